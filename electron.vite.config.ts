@@ -1,0 +1,32 @@
+import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+
+export default defineConfig({
+  main: {
+    build: {
+      // Two entries: the Electron app, and browser mode, which must never load `electron`.
+      rollupOptions: {
+        input: { index: resolve('src/main/index.ts'), browser: resolve('src/main/browser.ts') },
+      },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload can only require `electron`: bundle everything else into one CommonJS file.
+      externalizeDeps: false,
+      rollupOptions: {
+        input: { index: resolve('src/preload/index.ts') },
+        external: ['electron'],
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve('src/renderer'),
+    plugins: [react()],
+    build: {
+      rollupOptions: { input: { index: resolve('src/renderer/index.html') } },
+    },
+  },
+});

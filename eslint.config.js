@@ -1,0 +1,72 @@
+// @ts-check
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The import boundaries of ARCHITECTURE.md §1. Each entry: the files it governs, and the imports
+ * they may not make. `src/main/boundaries.test.ts` proves each rule fires.
+ */
+const ELECTRON = '^electron(/|$)';
+const NODE_BUILTINS = '^(node:|(fs|path|os|child_process|crypto|http|https|net|url|util|stream|worker_threads|module)(/|$))';
+const folder = (...names) => `(^|/)(${names.join('|')})(/|$)`;
+const SERVICE_FOLDERS = ['mcp', 'llm', 'approval', 'audit', 'chat', 'settings', 'storage'];
+
+/** @param {string[]} files @param {{ regex: string, message: string }[]} patterns @param {string[]} [ignores] */
+const restrict = (files, patterns, ignores = []) => ({
+  files,
+  ignores,
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+
+const electronOnlyInShell = { regex: ELECTRON, message: "Only src/main/electron and src/preload import 'electron'." };
+
+export const boundaries = [
+  restrict(['src/shared/**'], [
+    { regex: `${ELECTRON}|^react(-dom)?(/|$)|${NODE_BUILTINS}`, message: 'src/shared is the contract: it imports nothing from Node, the DOM, React or Electron.' },
+    { regex: folder('main', 'renderer', 'preload', 'cli'), message: 'src/shared imports only src/shared.' },
+  ]),
+  restrict(['src/renderer/**'], [
+    { regex: `${ELECTRON}|${NODE_BUILTINS}`, message: 'The renderer talks to main only through window.workbench.' },
+    { regex: folder('main', 'preload', 'cli'), message: 'The renderer imports only src/shared and browser packages.' },
+  ]),
+  restrict(['src/preload/**'], [
+    { regex: `${folder('main', 'renderer', 'cli')}|${NODE_BUILTINS}`, message: 'The preload imports only electron and src/shared.' },
+  ]),
+  restrict(['src/main/**', 'src/cli/**', 'scripts/**', 'e2e/**'], [electronOnlyInShell], ['src/main/electron/**']),
+  restrict(SERVICE_FOLDERS.map((name) => `src/main/${name}/**`), [
+    electronOnlyInShell,
+    { regex: folder('host', 'electron', 'cli', 'renderer'), message: 'Services never import the hosts; the hosts import the services.' },
+  ]),
+  restrict(['src/main/host/**'], [
+    electronOnlyInShell,
+    { regex: folder('electron', 'renderer', 'cli'), message: 'Host adapters stay free of Electron and the renderer.' },
+  ]),
+];
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', '.cache/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
+  },
+  {
+    // Tool configuration files must export default.
+    files: ['*.config.{js,ts}'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  ...boundaries,
+);

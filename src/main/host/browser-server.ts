@@ -1,0 +1,171 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CallFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
+import type { EventHub } from '../event-hub';
+import { securityHeaders } from './csp';
+import type { Dispatch } from './dispatcher';
+import { readStaticFile } from './static-files';
+
+export const WEBSOCKET_PATH = '/ws';
+const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+export interface BrowserServerOptions {
+  dispatch: Dispatch;
+  events: EventHub;
+  /** The built renderer (out/renderer). */
+  rendererDir: string;
+  /** 0 picks any free port. */
+  port: number;
+  /** Defaults to a fresh random token; tests pass their own. */
+  token?: string;
+  log?: (line: string) => void;
+}
+
+export interface BrowserServer {
+  readonly port: number;
+  readonly token: string;
+  /** The address to open, with the token in the fragment (never sent to the server, never logged). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Browser mode: serves the renderer on 127.0.0.1 and carries the contract over a WebSocket.
+ * A client must present the per-launch token (as a subprotocol) and come from our own origin;
+ * the Host header must name loopback, which defeats DNS rebinding.
+ */
+export async function startBrowserServer(options: BrowserServerOptions): Promise<BrowserServer> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const log = options.log ?? (() => {});
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    handleProtocols: (protocols) => (protocols.has(WIRE_PROTOCOL) ? WIRE_PROTOCOL : false),
+  });
+  let port = options.port;
+  const allowedHosts = (): Set<string> => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
+
+  const server = http.createServer((request, response) => {
+    void serveHttp(request, response);
+  });
+
+  async function serveHttp(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const headers = securityHeaders(connectSources());
+    if (!allowedHosts().has(request.headers.host ?? '')) {
+      response.writeHead(421, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Misdirected request\n');
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      return;
+    }
+    const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const file = urlPath === WEBSOCKET_PATH ? null : await readStaticFile(options.rendererDir, urlPath);
+    if (!file) {
+      response.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
+      return;
+    }
+    response.writeHead(200, {
+      ...headers,
+      'Content-Type': file.contentType,
+      'Content-Length': file.body.length,
+      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-store',
+    });
+    response.end(request.method === 'HEAD' ? undefined : file.body);
+  }
+
+  server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refusal = checkUpgrade(request);
+    if (refusal) {
+      log(`refused a WebSocket connection: ${refusal.reason}`);
+      socket.end(`HTTP/1.1 ${refusal.status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (client) => attach(client));
+  });
+
+  function checkUpgrade(request: http.IncomingMessage): { status: string; reason: string } | null {
+    const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (urlPath !== WEBSOCKET_PATH) return { status: '404 Not Found', reason: `path ${urlPath}` };
+    if (!allowedHosts().has(request.headers.host ?? '')) return { status: '421 Misdirected Request', reason: 'host' };
+    if (!allowedOrigins().has(request.headers.origin ?? '')) {
+      return { status: '403 Forbidden', reason: `origin ${request.headers.origin ?? '(none)'}` };
+    }
+    const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((value) => value.trim());
+    const presented = offered.find((value) => value.startsWith(WIRE_TOKEN_PREFIX))?.slice(WIRE_TOKEN_PREFIX.length);
+    if (!presented || !sameSecret(presented, token)) return { status: '401 Unauthorized', reason: 'missing or wrong token' };
+    if (!offered.includes(WIRE_PROTOCOL)) return { status: '400 Bad Request', reason: 'protocol' };
+    return null;
+  }
+
+  const clients = new Set<WebSocket>();
+  const unsubscribe = options.events.subscribe((event, payload) => {
+    const frame = JSON.stringify({ type: 'event', event, payload } satisfies ServerFrame);
+    for (const client of clients) if (client.readyState === client.OPEN) client.send(frame);
+  });
+
+  function attach(client: WebSocket): void {
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
+    client.on('error', (error) => log(`WebSocket error: ${error.message}`));
+    client.on('message', (data, isBinary) => {
+      void answer(client, isBinary ? null : data.toString());
+    });
+  }
+
+  async function answer(client: WebSocket, text: string | null): Promise<void> {
+    let frame: ServerFrame;
+    const call = text === null ? null : CallFrameSchema.safeParse(safeJson(text));
+    if (!call?.success) {
+      frame = {
+        type: 'result',
+        id: null,
+        result: { ok: false, error: { code: 'invalid_input', message: 'A call must be a JSON text frame {type:"call", id, method, input}.' } },
+      };
+    } else {
+      frame = { type: 'result', id: call.data.id, result: await options.dispatch(call.data.method, call.data.input) };
+    }
+    if (client.readyState === client.OPEN) client.send(JSON.stringify(frame));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    token,
+    url: `http://127.0.0.1:${port}/#token=${token}`,
+    close: async () => {
+      unsubscribe();
+      for (const client of clients) client.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,2 @@
+// The Electron app's entry: everything that needs `electron` lives in ./electron.
+import './electron/main';

@@ -1,0 +1,117 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { migrations as defaultMigrations } from './migrations';
+
+export type Database = BetterSqlite3.Database;
+
+/** 'AIWB' in ASCII: marks the file as ours, so we never migrate somebody else's database. */
+export const APPLICATION_ID = 0x41495742;
+export const DATABASE_FILE_NAME = 'workbench.db';
+
+export type DatabaseOpenErrorReason = 'corrupt' | 'newer-version' | 'foreign' | 'unreadable';
+
+/** The database could not be opened; the file is left exactly as it was. */
+export class DatabaseOpenError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: DatabaseOpenErrorReason,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DatabaseOpenError';
+  }
+}
+
+export interface OpenDatabaseOptions {
+  migrations?: readonly string[];
+  /** How long a writer waits for another process (the CLI, a second window) before failing. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (or creates) the SQLite database in WAL mode and brings its schema up to date.
+ * A corrupt file, a file from a newer version of the app or a file that is not ours raises
+ * `DatabaseOpenError` naming the file; it is never deleted, rewritten or recreated.
+ */
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database {
+  const migrations = options.migrations ?? defaultMigrations;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const isNew = !fs.existsSync(file) || fs.statSync(file).size === 0;
+  let db: Database;
+  try {
+    db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  } catch (error) {
+    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
+  }
+  try {
+    checkIdentity(db, file, isNew, migrations.length);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    if (error instanceof DatabaseOpenError) throw error;
+    if (isCorruption(error)) {
+      throw new DatabaseOpenError(
+        file,
+        'corrupt',
+        `The database ${file} is damaged (${messageOf(error)}). AI Workbench left it untouched: ` +
+          'restore it from a backup, or move it away to start with an empty one.',
+        { cause: error },
+      );
+    }
+    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+function checkIdentity(db: Database, file: string, isNew: boolean, known: number): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  const hasTables = (db.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number }).n > 0;
+  if (!isNew && hasTables && applicationId !== APPLICATION_ID) {
+    throw new DatabaseOpenError(
+      file,
+      'foreign',
+      `The file ${file} is an SQLite database, but not one of AI Workbench's. It was left untouched; ` +
+        'move it away or set WORKBENCH_HOME to another folder.',
+    );
+  }
+  if (version > known) {
+    throw new DatabaseOpenError(
+      file,
+      'newer-version',
+      `The database ${file} was written by a newer version of AI Workbench (schema ${version}; this version ` +
+        `knows up to ${known}). It was left untouched: update AI Workbench, or set WORKBENCH_HOME to another folder.`,
+    );
+  }
+}
+
+function migrate(db: Database, migrations: readonly string[]): void {
+  // Each step re-reads the version under the write lock, so two processes opening a new
+  // database at once (the app and the CLI) never apply the same migration twice.
+  const step = db.transaction((): boolean => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const migration = migrations[version];
+    if (migration === undefined) return false;
+    db.exec(migration);
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.pragma(`user_version = ${version + 1}`);
+    return true;
+  });
+  while (step.immediate()) {
+    // applied one migration; look for the next
+  }
+}
+
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,28 @@
+/**
+ * The only bridge between a page and the main process: `window.workbench`, one function per
+ * contract method and one subscription per event. `ipcRenderer` itself is never exposed.
+ */
+import { contextBridge, ipcRenderer } from 'electron';
+import { buildWorkbenchApi } from '../shared/api';
+import { isEventName, type EventName } from '../shared/contract';
+import type { Envelope } from '../shared/errors';
+import { callChannel, EVENT_CHANNEL } from '../shared/ipc';
+
+const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+
+ipcRenderer.on(EVENT_CHANNEL, (_event, frame: { event?: unknown; payload?: unknown }) => {
+  if (!isEventName(frame?.event)) return;
+  for (const listener of listeners.get(frame.event) ?? []) listener(frame.payload);
+});
+
+const workbench = buildWorkbenchApi({
+  invoke: (method, input) => ipcRenderer.invoke(callChannel(method), input) as Promise<Envelope>,
+  subscribe(event, listener) {
+    const set = listeners.get(event) ?? new Set();
+    listeners.set(event, set);
+    set.add(listener);
+    return () => set.delete(listener);
+  },
+});
+
+contextBridge.exposeInMainWorld('workbench', workbench);

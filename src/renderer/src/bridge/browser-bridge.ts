@@ -1,0 +1,126 @@
+import type { Unsubscribe, WorkbenchTransport } from '../../../shared/api';
+import { isEventName, type EventName, type MethodName } from '../../../shared/contract';
+import type { Envelope } from '../../../shared/errors';
+import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../../shared/wire';
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'refused';
+
+export interface BrowserBridge extends WorkbenchTransport {
+  readonly state: ConnectionState;
+  onDidChangeState(listener: (state: ConnectionState) => void): Unsubscribe;
+  close(): void;
+}
+
+interface PendingCall {
+  resolve(envelope: Envelope): void;
+}
+
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000];
+
+/**
+ * Browser mode's `WorkbenchTransport`: the contract over one WebSocket to the page's own origin,
+ * authenticated by the per-launch token. Reconnects with back-off; calls made while the
+ * connection is down fail at once with `unavailable` rather than hang.
+ */
+export function connectBrowserBridge(token: string, location: { host: string } = window.location): BrowserBridge {
+  const url = `ws://${location.host}/ws`;
+  const pending = new Map<number, PendingCall>();
+  const eventListeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  const stateListeners = new Set<(state: ConnectionState) => void>();
+  let state: ConnectionState = 'connecting';
+  let socket: WebSocket | null = null;
+  let nextId = 1;
+  let attempt = 0;
+  let everOpened = false;
+  let closed = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  const setState = (next: ConnectionState): void => {
+    if (next === state) return;
+    state = next;
+    for (const listener of [...stateListeners]) listener(next);
+  };
+
+  const failPending = (message: string): void => {
+    for (const call of pending.values()) call.resolve({ ok: false, error: { code: 'unavailable', message } });
+    pending.clear();
+  };
+
+  const open = (): void => {
+    const ws = new WebSocket(url, [WIRE_PROTOCOL, WIRE_TOKEN_PREFIX + token]);
+    socket = ws;
+    ws.onopen = () => {
+      attempt = 0;
+      everOpened = true;
+      setState('open');
+    };
+    ws.onmessage = (message) => {
+      if (typeof message.data !== 'string') return;
+      const parsed = ServerFrameSchema.safeParse(safeJson(message.data));
+      if (!parsed.success) return;
+      const frame = parsed.data;
+      if (frame.type === 'result') {
+        if (frame.id === null) return;
+        pending.get(frame.id)?.resolve(frame.result);
+        pending.delete(frame.id);
+      } else if (isEventName(frame.event)) {
+        for (const listener of [...(eventListeners.get(frame.event) ?? [])]) listener(frame.payload);
+      }
+    };
+    ws.onclose = () => {
+      socket = null;
+      failPending('The connection to AI Workbench was lost.');
+      if (closed) return;
+      // A socket refused before it ever opened means a wrong or stale token: retrying will not help.
+      if (!everOpened && attempt >= 2) {
+        setState('refused');
+        return;
+      }
+      setState(everOpened ? 'reconnecting' : 'connecting');
+      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)] ?? 4000;
+      attempt++;
+      retryTimer = setTimeout(open, delay);
+    };
+  };
+  open();
+
+  return {
+    get state() {
+      return state;
+    },
+    invoke(method: MethodName, input: unknown): Promise<Envelope> {
+      if (!socket || socket.readyState !== WebSocket.OPEN) {
+        return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
+      }
+      const id = nextId++;
+      const frame = JSON.stringify({ type: 'call', id, method, input });
+      return new Promise<Envelope>((resolve) => {
+        pending.set(id, { resolve });
+        socket?.send(frame);
+      });
+    },
+    subscribe(event, listener) {
+      const set = eventListeners.get(event) ?? new Set();
+      eventListeners.set(event, set);
+      set.add(listener);
+      return () => set.delete(listener);
+    },
+    onDidChangeState(listener) {
+      stateListeners.add(listener);
+      return () => stateListeners.delete(listener);
+    },
+    close() {
+      closed = true;
+      clearTimeout(retryTimer);
+      socket?.close();
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,53 @@
+import { useState } from 'react';
+import type { ChatsState, ChatsStore } from '../state/chats-store';
+import { ChatListItem } from './ChatListItem';
+import { PlusIcon, SearchIcon, ShieldIcon } from './icons';
+
+export interface SidebarProps {
+  store: ChatsStore;
+  state: ChatsState;
+}
+
+export function Sidebar({ store, state }: SidebarProps): React.JSX.Element {
+  const [query, setQuery] = useState('');
+  const needle = query.trim().toLocaleLowerCase();
+  const visible = needle ? state.chats.filter((chat) => chat.title.toLocaleLowerCase().includes(needle)) : state.chats;
+
+  return (
+    <nav className="sidebar" aria-label="Chats">
+      <header className="sidebar-header">
+        <div className="brand">
+          <span className="brand-mark">
+            <ShieldIcon size={18} />
+          </span>
+          <span className="brand-name">AI Workbench</span>
+        </div>
+        <button type="button" className="button button-primary new-chat" onClick={() => void store.create()} disabled={state.status !== 'ready'}>
+          <PlusIcon />
+          New chat
+        </button>
+      </header>
+      {state.chats.length > 0 && (
+        <label className="search">
+          <SearchIcon size={14} />
+          <input
+            type="search"
+            placeholder="Search chats"
+            aria-label="Search chats"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+          />
+        </label>
+      )}
+      <ul className="chat-list" aria-label="Chat list">
+        {visible.map((chat) => (
+          <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} />
+        ))}
+      </ul>
+      {state.status === 'ready' && state.chats.length === 0 && <p className="sidebar-empty muted">No chats yet.</p>}
+      {needle && state.chats.length > 0 && visible.length === 0 && (
+        <p className="sidebar-empty muted">No chat matches “{query.trim()}”.</p>
+      )}
+    </nav>
+  );
+}

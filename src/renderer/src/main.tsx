@@ -1,0 +1,23 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { buildWorkbenchApi } from '../../shared/api';
+import { App } from './App';
+import { connectBrowserBridge, type BrowserBridge } from './bridge/browser-bridge';
+import { takeToken } from './bridge/token';
+import { MissingToken } from './components/MissingToken';
+import './styles.css';
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+const root = createRoot(container);
+
+// In Electron the preload provides window.workbench; in browser mode we build it over the WebSocket.
+let bridge: BrowserBridge | undefined;
+const api = window.workbench ?? (() => {
+  const token = takeToken();
+  if (!token) return null;
+  bridge = connectBrowserBridge(token);
+  return buildWorkbenchApi(bridge);
+})();
+
+root.render(<StrictMode>{api ? <App api={api} bridge={bridge} /> : <MissingToken />}</StrictMode>);

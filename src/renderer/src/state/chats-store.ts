@@ -1,0 +1,129 @@
+import type { WorkbenchApi } from '../../../shared/api';
+import type { Chat, ChatChange } from '../../../shared/chat';
+import { isWorkbenchErrorData } from '../../../shared/errors';
+
+export type ChatsStatus = 'loading' | 'ready' | 'failed';
+
+export interface ChatsState {
+  readonly status: ChatsStatus;
+  readonly chats: readonly Chat[];
+  readonly selectedId: string | null;
+  /** The last error a person should see (a failed rename, a lost connection); cleared on the next success. */
+  readonly error: string | null;
+}
+
+const SELECTED_KEY = 'aiwb.selectedChat';
+
+/** The chat list of one window: loaded once, then kept current by `chat.onDidChange` from any client. */
+export class ChatsStore {
+  private state: ChatsState = { status: 'loading', chats: [], selectedId: readSelected(), error: null };
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly api: WorkbenchApi) {}
+
+  /** Follows changes made by any client (another window, the CLI); returns the function that stops it. */
+  follow(): () => void {
+    return this.api.chat.onDidChange((change) => this.apply(change));
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): ChatsState => this.state;
+
+  async load(): Promise<void> {
+    try {
+      const { chats } = await this.api.chat.list();
+      const selectedId = chats.some((chat) => chat.id === this.state.selectedId) ? this.state.selectedId : (chats[0]?.id ?? null);
+      this.set({ status: 'ready', chats: sortChats(chats), selectedId, error: null });
+    } catch (error) {
+      this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', error: describe(error) });
+    }
+  }
+
+  select(id: string | null): void {
+    this.set({ selectedId: id });
+  }
+
+  /** Creates a chat and selects it. Resolves false (with `error` set) when it failed. */
+  create(): Promise<boolean> {
+    return this.run(async () => {
+      const chat = await this.api.chat.create();
+      this.apply({ kind: 'created', chat });
+      this.set({ selectedId: chat.id });
+    });
+  }
+
+  rename(id: string, title: string): Promise<boolean> {
+    return this.run(async () => this.apply({ kind: 'updated', chat: await this.api.chat.rename({ id, title }) }));
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.run(async () => {
+      await this.api.chat.delete({ id });
+      this.apply({ kind: 'deleted', id });
+    });
+  }
+
+  dismissError(): void {
+    this.set({ error: null });
+  }
+
+  private async run(action: () => Promise<void>): Promise<boolean> {
+    try {
+      await action();
+      if (this.state.error) this.set({ error: null });
+      return true;
+    } catch (error) {
+      this.set({ error: describe(error) });
+      return false;
+    }
+  }
+
+  /** Applying a change twice (our own call, then its event) is harmless. */
+  private apply(change: ChatChange): void {
+    const others = this.state.chats.filter((chat) => chat.id !== (change.kind === 'deleted' ? change.id : change.chat.id));
+    if (change.kind === 'deleted') {
+      const index = this.state.chats.findIndex((chat) => chat.id === change.id);
+      const selectedId =
+        this.state.selectedId === change.id ? (others[Math.min(Math.max(index, 0), others.length - 1)]?.id ?? null) : this.state.selectedId;
+      this.set({ chats: others, selectedId });
+    } else {
+      this.set({ chats: sortChats([...others, change.chat]) });
+    }
+  }
+
+  private set(patch: Partial<ChatsState>): void {
+    this.state = { ...this.state, ...patch };
+    if ('selectedId' in patch) writeSelected(this.state.selectedId);
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+function sortChats(chats: readonly Chat[]): Chat[] {
+  return [...chats].sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+}
+
+function describe(error: unknown): string {
+  if (isWorkbenchErrorData(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function readSelected(): string | null {
+  try {
+    return localStorage.getItem(SELECTED_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function writeSelected(id: string | null): void {
+  try {
+    if (id) localStorage.setItem(SELECTED_KEY, id);
+    else localStorage.removeItem(SELECTED_KEY);
+  } catch {
+    // storage unavailable (private mode): selection just is not remembered
+  }
+}
