@@ -1,0 +1,31 @@
+/**
+ * `npm run bench [-- NAME…] [--json]`: one line per benchmark,
+ * `bench NAME: VALUE UNIT (goal OP GOAL) ok|FAIL`. Each benchmark compares against a baseline
+ * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
+ */
+import { contractRoundtrip } from './bench/contract-roundtrip.ts';
+import { formatLine, judge, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { ensureBuilt } from './lib/project.ts';
+
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip];
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const names = args.filter((arg) => !arg.startsWith('--'));
+const unknown = names.filter((name) => !BENCHMARKS.some((bench) => bench.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(', ')}. Known: ${BENCHMARKS.map((bench) => bench.name).join(', ')}.`);
+  process.exit(2);
+}
+const selected = names.length > 0 ? BENCHMARKS.filter((bench) => names.includes(bench.name)) : BENCHMARKS;
+
+await ensureBuilt();
+const results: BenchResult[] = [];
+for (const bench of selected) {
+  if (!json) console.error(`running ${bench.name}: ${bench.description}`);
+  const result = judge(bench.name, await bench.run());
+  results.push(result);
+  if (!json) console.log(formatLine(result));
+}
+if (json) console.log(JSON.stringify(results, null, 2));
+process.exit(results.every((result) => result.ok) ? 0 : 1);

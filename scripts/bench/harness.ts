@@ -1,0 +1,32 @@
+/** One benchmark's outcome: a value compared against a goal, usually a ratio to a baseline measured in the same run. */
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+  goal: { op: '<=' | '>='; value: number };
+  ok: boolean;
+  /** Raw measurements behind the value, for --json readers. */
+  details?: Record<string, number>;
+}
+
+export interface Benchmark {
+  name: string;
+  description: string;
+  run(): Promise<Omit<BenchResult, 'ok' | 'name'>>;
+}
+
+export function judge(name: string, result: Omit<BenchResult, 'ok' | 'name'>): BenchResult {
+  const ok = result.goal.op === '<=' ? result.value <= result.goal.value : result.value >= result.goal.value;
+  return { name, ...result, ok };
+}
+
+export function formatLine(result: BenchResult): string {
+  const value = Number.isInteger(result.value) ? String(result.value) : result.value.toFixed(3);
+  return `bench ${result.name}: ${value} ${result.unit} (goal ${result.goal.op} ${result.goal.value}) ${result.ok ? 'ok' : 'FAIL'}`;
+}
+
+export function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] ?? Number.NaN;
+}

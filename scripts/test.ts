@@ -1,0 +1,103 @@
+/**
+ * `npm test`: typecheck, lint, build, unit + integration tests (vitest), e2e tests (Playwright in
+ * Chromium against browser mode). Every stage runs even when an earlier one failed, and the run
+ * ends with one plain line `total: N passed, N failed, N skipped`; the exit code is non-zero on any failure.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { binPath, build, ROOT, runNode } from './lib/project.ts';
+
+interface Tally {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+interface StageResult extends Tally {
+  name: string;
+  note?: string;
+}
+
+const RESULTS_DIR = path.join(ROOT, '.cache', 'test-results');
+const results: StageResult[] = [];
+
+/** A stage without its own test count counts as one check. */
+async function check(name: string, steps: Array<() => Promise<{ code: number }>>): Promise<void> {
+  console.log(`\n▶ ${name}`);
+  for (const step of steps) {
+    const { code } = await step();
+    if (code !== 0) {
+      results.push({ name, passed: 0, failed: 1, skipped: 0, note: `exit code ${code}` });
+      return;
+    }
+  }
+  results.push({ name, passed: 1, failed: 0, skipped: 0 });
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** A runner stage: counts come from its JSON report; a crash without a report is one failure. */
+async function suite(name: string, reportFile: string, start: () => Promise<{ code: number }>, count: (report: unknown) => Tally | null): Promise<void> {
+  console.log(`\n▶ ${name}`);
+  fs.rmSync(reportFile, { force: true });
+  const { code } = await start();
+  const tally = count(readJson(reportFile));
+  if (!tally) {
+    results.push({ name, passed: 0, failed: 1, skipped: 0, note: `no report (exit code ${code})` });
+    return;
+  }
+  // A runner that exits non-zero with no failed test (a crash after the tests, a typecheck error) is still a failure.
+  if (code !== 0 && tally.failed === 0) tally.failed = 1;
+  results.push({ name, ...tally, ...(code !== 0 ? { note: `exit code ${code}` } : {}) });
+}
+
+const countVitest = (report: unknown): Tally | null => {
+  const r = report as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | null;
+  if (typeof r?.numPassedTests !== 'number') return null;
+  return { passed: r.numPassedTests, failed: r.numFailedTests ?? 0, skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) };
+};
+
+const countPlaywright = (report: unknown): Tally | null => {
+  const stats = (report as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | null)?.stats;
+  if (typeof stats?.expected !== 'number') return null;
+  // A flaky test passed only on a retry: we count it as failed, since a flaky test hides a real problem.
+  return { passed: stats.expected, failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0), skipped: stats.skipped ?? 0 };
+};
+
+fs.mkdirSync(RESULTS_DIR, { recursive: true });
+const tsc = binPath('typescript/bin/tsc');
+
+await check('typecheck', ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.scripts.json'].map((project) => () => runNode(tsc, ['--noEmit', '-p', project])));
+await check('lint', [() => runNode(binPath('eslint/bin/eslint.js'), ['--max-warnings', '0', '.'])]);
+await check('build', [build]);
+const unitReport = path.join(RESULTS_DIR, 'unit.json');
+await suite(
+  'unit and integration tests (vitest)',
+  unitReport,
+  () => runNode(binPath('vitest/vitest.mjs'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${unitReport}`]),
+  countVitest,
+);
+await suite(
+  'e2e tests (Playwright, Chromium against browser mode)',
+  path.join(RESULTS_DIR, 'e2e.json'),
+  () => runNode(binPath('@playwright/test/cli.js'), ['test']),
+  countPlaywright,
+);
+
+const total = results.reduce<Tally>((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+console.log('\nSummary');
+for (const r of results) {
+  console.log(`  ${r.failed ? '✗' : '✓'} ${r.name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.note ? ` (${r.note})` : ''}`);
+}
+if (total.passed === 0) {
+  total.failed++;
+  console.log('  ✗ no test ran');
+}
+console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed > 0 ? 1 : 0);
