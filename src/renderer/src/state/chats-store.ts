@@ -35,9 +35,9 @@ export class ChatsStore {
 
   async load(): Promise<void> {
     try {
-      const { chats } = await this.api.chat.list();
+      const chats = sortChats((await this.api.chat.list()).chats);
       const selectedId = chats.some((chat) => chat.id === this.state.selectedId) ? this.state.selectedId : (chats[0]?.id ?? null);
-      this.set({ status: 'ready', chats: sortChats(chats), selectedId, error: null });
+      this.set({ status: 'ready', chats, selectedId, error: null });
     } catch (error) {
       this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', error: describe(error) });
     }
