@@ -1,0 +1,140 @@
+/**
+ * Browser mode as a person starts it: flags, ports, a second instance, a damaged database, shutdown.
+ * These drive the built entry (out/main/browser.js) as a child process; no page is needed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { BROWSER_ENTRY, ROOT, expect, test } from './fixtures';
+
+interface Started {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  /** Resolves with the ready URL, or with null when the process exits first. */
+  ready: Promise<string | null>;
+  exit: Promise<number | null>;
+}
+
+function start(args: string[], home: string): Started {
+  const child = spawn(process.execPath, [BROWSER_ENTRY, '--no-open', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, WORKBENCH_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stderr?.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<string | null>((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output.stdout += chunk.toString();
+      const match = /ready at (http:\/\/\S+)/.exec(output.stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    void exit.then(() => resolve(null));
+  });
+  return { child, output, ready, exit };
+}
+
+const homes: string[] = [];
+const children: ChildProcess[] = [];
+function tempHome(): string {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-process-'));
+  homes.push(home);
+  return home;
+}
+function track(started: Started): Started {
+  children.push(started.child);
+  return started;
+}
+
+test.afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true });
+});
+
+test('prints exactly one ready line with the loopback address and the token only in the fragment', async () => {
+  const server = track(start(['--port', '0'], tempHome()));
+  const url = await server.ready;
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{40,}$/);
+  expect(server.output.stdout.trim().split('\n')).toEqual([`AI Workbench (browser mode) ready at ${url}`]);
+});
+
+test('a second instance started the same way gets another port', async () => {
+  const home = tempHome();
+  const first = track(start([], home));
+  const second = track(start([], home));
+  const [a, b] = await Promise.all([first.ready, second.ready]);
+  expect(a, first.output.stderr).not.toBeNull();
+  expect(b, second.output.stderr).not.toBeNull();
+  expect(new URL(a as string).port).not.toBe(new URL(b as string).port);
+});
+
+test('an explicit port that is taken is a clear error, not a silent switch', async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const server = track(start(['--port', String(port)], tempHome()));
+    expect(await server.exit).toBe(1);
+    expect(server.output.stderr).toContain(`Port ${port} is in use`);
+    expect(server.output.stdout).toBe('');
+  } finally {
+    blocker.close();
+  }
+});
+
+test('a bad flag value names the flag and shows the usage', async () => {
+  const server = track(start(['--port', 'eighty'], tempHome()));
+  expect(await server.exit).toBe(2);
+  expect(server.output.stderr).toContain('--port takes a number from 0 to 65535, not "eighty"');
+  expect(server.output.stderr).toContain('Usage:');
+});
+
+test('a damaged database stops the start with a message naming the file, and the file is kept as it was', async () => {
+  const home = tempHome();
+  const file = path.join(home, 'workbench.db');
+  const garbage = Buffer.from('This is not an SQLite database, but somebody’s precious notes.\n'.repeat(200));
+  fs.writeFileSync(file, garbage);
+  const server = track(start(['--port', '0'], home));
+  expect(await server.exit).toBe(1);
+  expect(server.output.stderr).toContain('AI Workbench cannot start');
+  expect(server.output.stderr).toContain(file);
+  expect(fs.readFileSync(file).equals(garbage)).toBe(true);
+});
+
+test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
+  const home = tempHome();
+  const server = track(start(['--port', '0'], home));
+  expect(await server.ready).not.toBeNull();
+  server.child.kill('SIGTERM');
+  expect(await server.exit).toBe(0);
+  expect(fs.existsSync(path.join(home, 'workbench.db'))).toBe(true);
+});
+
+test('npm start says in one line that there is no Electron binary, then serves browser mode', async () => {
+  const electronDist = path.join(ROOT, 'node_modules', 'electron', 'dist');
+  test.skip(fs.existsSync(electronDist), 'An Electron binary is installed here, so npm start runs the desktop app instead');
+  const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.ts'), '--port', '0', '--no-open'], {
+    cwd: ROOT,
+    env: { ...process.env, WORKBENCH_HOME: tempHome() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const ready = await new Promise<boolean>((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('ready at')) resolve(true);
+    });
+    child.once('exit', () => resolve(false));
+  });
+  expect(ready, stderr).toBe(true);
+  // A stale build prints the build's output first; the last two lines are what a person reads.
+  const lines = stdout.trim().split('\n').slice(-2);
+  expect(lines[0]).toBe('No Electron binary is installed on this machine, so AI Workbench starts in browser mode.');
+  expect(lines[1]).toMatch(/^AI Workbench \(browser mode\) ready at http:\/\/127\.0\.0\.1:\d+\/#token=/);
+});
