@@ -11,7 +11,9 @@ export const ChatTitleSchema = z
   .trim()
   .min(1, 'must not be empty')
   .max(CHAT_TITLE_MAX_LENGTH, `must be at most ${CHAT_TITLE_MAX_LENGTH} characters`)
-  .regex(/^[^\p{Cc}]*$/u, 'must be a single line without control characters');
+  .regex(/^[^\p{Cc}]*$/u, 'must be a single line without control characters')
+  // SQLite stores UTF-8: an unpaired surrogate would come back as U+FFFD, unlike the title we answered with.
+  .regex(/^[^\p{Cs}]*$/u, 'must be valid Unicode text (no unpaired surrogates)');
 
 export const ChatSchema = z.object({
   id: ChatIdSchema,

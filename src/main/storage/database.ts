@@ -72,7 +72,8 @@ function checkIdentity(db: Database, file: string, isNew: boolean, known: number
   const version = db.pragma('user_version', { simple: true }) as number;
   const applicationId = db.pragma('application_id', { simple: true }) as number;
   const hasTables = (db.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number }).n > 0;
-  if (!isNew && hasTables && applicationId !== APPLICATION_ID) {
+  // An empty database without an id (a crashed first start) is ours to fill; one stamped by another program is not.
+  if (!isNew && applicationId !== APPLICATION_ID && (hasTables || applicationId !== 0)) {
     throw new DatabaseOpenError(
       file,
       'foreign',
