@@ -21,6 +21,7 @@ const restrict = (files, patterns, ignores = []) => ({
 });
 
 const electronOnlyInShell = { regex: ELECTRON, message: "Only src/main/electron and src/preload import 'electron'." };
+const namedExportsOnly = { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' };
 
 export const boundaries = [
   restrict(['src/shared/**'], [
@@ -43,6 +44,18 @@ export const boundaries = [
     electronOnlyInShell,
     { regex: folder('electron', 'renderer', 'cli'), message: 'Host adapters stay free of Electron and the renderer.' },
   ]),
+  {
+    // `import('electron')` slips past no-restricted-imports; `require` is already refused by no-require-imports.
+    files: ['src/**', 'scripts/**', 'e2e/**'],
+    ignores: ['src/main/electron/**', 'src/preload/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        namedExportsOnly,
+        { selector: `ImportExpression[source.value=/${ELECTRON.replace('/', '\\u002F')}/]`, message: electronOnlyInShell.message },
+      ],
+    },
+  },
 ];
 
 export default tseslint.config(
@@ -54,7 +67,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
+      'no-restricted-syntax': ['error', namedExportsOnly],
     },
   },
   {

@@ -41,6 +41,23 @@ describe('import boundaries', () => {
     expect(errors.join('\n')).toContain(reason);
   });
 
+  it.each([
+    ['src/main/chat/leak.ts', "export const load = (): Promise<unknown> => import('electron');\n"],
+    ['src/renderer/src/state/leak.ts', "export const load = (): Promise<unknown> => import('electron/renderer');\n"],
+    ['src/main/chat/leak.ts', "export const load = (): unknown => require('electron');\n"],
+  ])('%s may not load electron dynamically: `%s`', async (file, code) => {
+    const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+    const rules = (result?.messages ?? []).map((message) => message.ruleId);
+    expect(rules.some((rule) => rule === 'no-restricted-syntax' || rule === '@typescript-eslint/no-require-imports')).toBe(true);
+  });
+
+  it('lets the shell load electron dynamically', async () => {
+    const [result] = await eslint.lintText("export const load = (): Promise<unknown> => import('electron');\n", {
+      filePath: path.join(root, 'src/main/electron/lazy.ts'),
+    });
+    expect(result?.messages).toEqual([]);
+  });
+
   it('catches a re-export of electron outside the shell', async () => {
     expect(await boundaryErrors('src/main/host/leak.ts', "export { ipcMain } from 'electron';\n")).not.toEqual([]);
   });

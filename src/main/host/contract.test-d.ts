@@ -1,11 +1,10 @@
 // Proves that the preload/bridge API, the main process's handler map and the contract's method map agree.
 import { describe, expectTypeOf, it } from 'vitest';
-// eslint-disable-next-line no-restricted-imports -- a type-only check of main's handler map against the contract
-import type { MethodHandlers } from '../main/host/dispatcher';
-import type { Unsubscribe, WorkbenchApi } from './api';
-import type { AppInfo } from './app';
-import type { Chat, ChatChange } from './chat';
-import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from './contract';
+import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
+import type { AppInfo } from '../../shared/app';
+import type { Chat, ChatChange } from '../../shared/chat';
+import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
+import type { MethodHandlers } from './dispatcher';
 
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
