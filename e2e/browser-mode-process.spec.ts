@@ -104,6 +104,17 @@ test('a damaged database stops the start with a message naming the file, and the
   expect(fs.readFileSync(file).equals(garbage)).toBe(true);
 });
 
+test('a broken settings file stops the start with a message naming the file, and the file is kept as it was', async () => {
+  const home = tempHome();
+  const file = path.join(home, 'settings.json');
+  const broken = '{ "mcpServers": { "Files": { "command": "node", } }';
+  fs.writeFileSync(file, broken);
+  const server = track(start(['--port', '0'], home));
+  expect(await server.exit).toBe(1);
+  expect(server.output.stderr).toContain(`AI Workbench cannot start: The settings file ${file} is not valid JSON`);
+  expect(fs.readFileSync(file, 'utf8')).toBe(broken);
+});
+
 test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   const home = tempHome();
   const server = track(start(['--port', '0'], home));

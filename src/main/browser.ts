@@ -9,9 +9,8 @@ import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
 import { openInDefaultBrowser } from './host/open-url';
-import { createServices, type Services } from './services';
+import { createServices, isStartupProblem, type Services } from './services';
 import { resolveDataDir } from './settings/data-dir';
-import { DatabaseOpenError } from './storage/database';
 
 export const DEFAULT_BROWSER_PORT = 4790;
 
@@ -82,7 +81,7 @@ async function main(): Promise<void> {
   try {
     services = createServices({ dataDir: resolveDataDir(), host: 'browser', version, onListenerError: (error) => console.error(error) });
   } catch (error) {
-    console.error(error instanceof DatabaseOpenError ? `AI Workbench cannot start: ${error.message}` : error);
+    console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
     process.exit(1);
   }
   const server = await listen(services, options).catch((error: unknown) => {

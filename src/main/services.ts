@@ -4,13 +4,17 @@ import { APP_NAME } from '../shared/app';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
-import { DATABASE_FILE_NAME, openDatabase, type Database } from './storage/database';
+import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
+import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsStore } from './settings/settings-store';
+import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
 
 /** The plain-Node services every host wires: the Electron app, browser mode and the CLI. */
 export interface Services {
   readonly dataDir: string;
   readonly databaseFile: string;
   readonly events: EventHub;
+  readonly settings: SettingsStore;
+  readonly secrets: SecretStore;
   readonly chats: ChatService;
   appInfo(): AppInfo;
   close(): void;
@@ -22,11 +26,23 @@ export interface ServicesOptions {
   version: string;
   /** Extra versions the host knows (Electron's and Chromium's). */
   versions?: { electron?: string; chrome?: string };
+  /** How secrets are protected at rest; the Electron host passes one built on safeStorage. */
+  secretCipher?: SecretCipher;
   onListenerError?: (error: unknown) => void;
 }
 
-/** Opens the database (throws `DatabaseOpenError`, naming the file, when it cannot) and builds the services. */
+/** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
+export function isStartupProblem(error: unknown): error is DatabaseOpenError | SettingsError {
+  return error instanceof DatabaseOpenError || error instanceof SettingsError;
+}
+
+/**
+ * Opens the settings, secrets and database and builds the services. Throws `SettingsError` or
+ * `DatabaseOpenError`, naming the file, when one of them cannot be used; nothing is overwritten.
+ */
 export function createServices(options: ServicesOptions): Services {
+  const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
+  const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCipher);
   const databaseFile = path.join(options.dataDir, DATABASE_FILE_NAME);
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
@@ -36,6 +52,8 @@ export function createServices(options: ServicesOptions): Services {
     dataDir: options.dataDir,
     databaseFile,
     events,
+    settings,
+    secrets,
     chats,
     appInfo: () => ({
       name: APP_NAME,

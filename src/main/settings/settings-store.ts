@@ -1,0 +1,93 @@
+import type { z } from 'zod';
+import { readFileIfExists, writeFileAtomic } from './atomic-file';
+
+export const SETTINGS_FILE_NAME = 'settings.json';
+
+/** The settings file cannot be read or a section of it is invalid. The file is left as it is. */
+export class SettingsError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SettingsError';
+  }
+}
+
+/** One top-level key of the settings document, owned by one service. */
+export interface SettingsSection<T> {
+  /** The current value; the defaults when the file has no such section. */
+  get(): T;
+  /**
+   * Validates the new value, writes the whole document atomically (keeping every other section
+   * as it is on disk now), then tells the listeners. Throws `SettingsError` and writes nothing
+   * when the value is invalid or the file on disk has become unreadable.
+   */
+  update(change: (current: T) => T): T;
+  onDidChange(listener: (value: T) => void): () => void;
+}
+
+/** The settings document: one JSON file (ARCHITECTURE.md §6), split into sections. */
+export interface SettingsStore {
+  readonly file: string;
+  /** Reads and validates a section; throws `SettingsError` naming the field when it is invalid. */
+  section<Schema extends z.ZodType>(name: string, schema: Schema, defaults: z.output<Schema>): SettingsSection<z.output<Schema>>;
+}
+
+type Document = Record<string, unknown>;
+
+export function openSettingsStore(file: string): SettingsStore {
+  let document = readDocument(file);
+  return {
+    file,
+    section(name, schema, defaults) {
+      type T = z.output<typeof schema>;
+      const parse = (raw: unknown): T => {
+        const result = schema.safeParse(raw);
+        if (result.success) return result.data;
+        const problems = result.error.issues
+          .map((issue) => `${[name, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+          .join('; ');
+        throw new SettingsError(file, `The settings file ${file} has an invalid value: ${problems}. It was left as it is; correct it or move it away.`);
+      };
+      let value: T = name in document ? parse(document[name]) : defaults;
+      const listeners = new Set<(value: T) => void>();
+      return {
+        get: () => value,
+        update(change) {
+          const next = parse(change(value));
+          const onDisk = readDocument(file);
+          document = { version: 1, ...onDisk, [name]: next };
+          writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
+          value = next;
+          for (const listener of [...listeners]) listener(next);
+          return next;
+        },
+        onDidChange(listener) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      };
+    },
+  };
+}
+
+function readDocument(file: string): Document {
+  const text = readFileIfExists(file);
+  if (text === null || text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new SettingsError(
+      file,
+      `The settings file ${file} is not valid JSON (${(error as Error).message}). It was left as it is; correct it or move it away.`,
+      { cause: error },
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new SettingsError(file, `The settings file ${file} must hold a JSON object. It was left as it is; correct it or move it away.`);
+  }
+  return parsed as Document;
+}
