@@ -60,7 +60,12 @@ export function connectBrowserBridge(token: string, location: { host: string } =
       if (!parsed.success) return;
       const frame = parsed.data;
       if (frame.type === 'result') {
-        if (frame.id === null) return;
+        if (frame.id === null) {
+          // The server could not read one of our frames, so it cannot say which call it was: fail every
+          // pending call with its message rather than leave the UI waiting forever.
+          if (!frame.result.ok) failPending(frame.result.error.message);
+          return;
+        }
         pending.get(frame.id)?.resolve(frame.result);
         pending.delete(frame.id);
       } else if (isEventName(frame.event)) {
@@ -93,7 +98,9 @@ export function connectBrowserBridge(token: string, location: { host: string } =
         return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
       }
       const id = nextId++;
-      const frame = JSON.stringify({ type: 'call', id, method, input });
+      // The wire requires an `input` in every call frame, but JSON drops an undefined one: a method
+      // called without input (`chat.list()`) sends `{}`, which the contract takes as "no input".
+      const frame = JSON.stringify({ type: 'call', id, method, input: input === undefined ? {} : input });
       return new Promise<Envelope>((resolve) => {
         pending.set(id, { resolve });
         socket?.send(frame);

@@ -1,3 +1,5 @@
+import { CloseIcon } from './icons';
+
 export interface ErrorToastProps {
   message: string;
   onDismiss(): void;
@@ -8,7 +10,7 @@ export function ErrorToast({ message, onDismiss }: ErrorToastProps): React.JSX.E
     <div className="toast" role="alert">
       <span>{message}</span>
       <button type="button" className="icon-button" aria-label="Dismiss" onClick={onDismiss}>
-        ×
+        <CloseIcon size={14} />
       </button>
     </div>
   );

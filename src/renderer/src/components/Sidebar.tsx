@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
-import { PlusIcon, SearchIcon, ShieldIcon } from './icons';
+import { CloseIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
 
 export interface SidebarProps {
   store: ChatsStore;
@@ -10,6 +10,7 @@ export interface SidebarProps {
 
 export function Sidebar({ store, state }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
+  const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
   const visible = needle ? state.chats.filter((chat) => chat.title.toLocaleLowerCase().includes(needle)) : state.chats;
 
@@ -22,32 +23,63 @@ export function Sidebar({ store, state }: SidebarProps): React.JSX.Element {
           </span>
           <span className="brand-name">AI Workbench</span>
         </div>
-        <button type="button" className="button button-primary new-chat" onClick={() => void store.create()} disabled={state.status !== 'ready'}>
+        <button
+          type="button"
+          className="button button-primary new-chat"
+          data-testid="new-chat"
+          onClick={() => void store.create()}
+          disabled={state.status !== 'ready'}
+        >
           <PlusIcon />
           New chat
         </button>
       </header>
       {state.chats.length > 0 && (
-        <label className="search">
-          <SearchIcon size={14} />
-          <input
-            type="search"
-            placeholder="Search chats"
-            aria-label="Search chats"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-          />
-        </label>
+        <div className="search">
+          <label className="search-field">
+            <SearchIcon size={14} />
+            <input
+              ref={searchInput}
+              type="search"
+              placeholder="Search chats"
+              aria-label="Search chats"
+              value={query}
+              onChange={(event) => setQuery(event.target.value)}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape' && query) {
+                  event.preventDefault();
+                  setQuery('');
+                }
+              }}
+            />
+          </label>
+          {query && (
+            <button
+              type="button"
+              className="icon-button search-clear"
+              aria-label="Clear search"
+              title="Clear search (Esc)"
+              onClick={() => {
+                setQuery('');
+                searchInput.current?.focus();
+              }}
+            >
+              <CloseIcon size={12} />
+            </button>
+          )}
+        </div>
       )}
-      <ul className="chat-list" aria-label="Chat list">
-        {visible.map((chat) => (
-          <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} />
-        ))}
-      </ul>
-      {state.status === 'ready' && state.chats.length === 0 && <p className="sidebar-empty muted">No chats yet.</p>}
-      {needle && state.chats.length > 0 && visible.length === 0 && (
-        <p className="sidebar-empty muted">No chat matches “{query.trim()}”.</p>
-      )}
+      <div className="chat-list-scroll">
+        <ul className="chat-list" aria-label="Chat list">
+          {visible.map((chat) => (
+            <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} />
+          ))}
+        </ul>
+        {state.status === 'ready' && state.chats.length === 0 && <p className="sidebar-empty muted">No chats yet.</p>}
+        {needle && state.chats.length > 0 && visible.length === 0 && (
+          <p className="sidebar-empty muted">No chat matches “{query.trim()}”.</p>
+        )}
+      </div>
     </nav>
   );
 }

@@ -66,3 +66,11 @@ export function SearchIcon({ size = 16 }: IconProps): React.JSX.Element {
     </svg>
   );
 }
+
+export function CloseIcon({ size = 16 }: IconProps): React.JSX.Element {
+  return (
+    <svg {...base(size)}>
+      <path d="M18 6 6 18M6 6l12 12" />
+    </svg>
+  );
+}
