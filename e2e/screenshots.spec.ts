@@ -103,8 +103,11 @@ for (const scheme of ['light', 'dark'] as const) {
     await restMouse(page);
     await shoot(page, `${scheme}-11-connection-lost`);
 
-    // Acting while disconnected explains itself in a toast instead of failing silently.
-    await view.newChat.click();
+    // Nothing can be created while disconnected; an edit made anyway explains itself in a toast and is kept.
+    await expect(view.newChat).toBeDisabled();
+    await view.chatTitleButton.click();
+    await view.titleEditor.fill('Renamed while offline');
+    await view.titleEditor.press('Enter');
     const toast = page.getByRole('alert');
     await expect(toast).toContainText('Not connected to AI Workbench');
     await expect(toast.getByRole('button', { name: 'Dismiss' })).toBeVisible();
@@ -112,6 +115,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await shoot(page, `${scheme}-12-error-toast`);
     await toast.getByRole('button', { name: 'Dismiss' }).click();
     await expect(toast).toBeHidden();
+    await expect(view.titleEditor).toHaveValue('Renamed while offline');
   });
 }
 

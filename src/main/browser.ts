@@ -89,9 +89,7 @@ async function main(): Promise<void> {
     services.close();
     process.exit(1);
   });
-  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
-  if (options.open) openInDefaultBrowser(server.url);
-
+  // Listen for signals before announcing readiness: whoever reads the line may stop us at once.
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -103,6 +101,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+
+  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
+  if (options.open) openInDefaultBrowser(server.url);
 }
 
 void main();

@@ -2,6 +2,8 @@
  * The only bridge between a page and the main process: `window.workbench`, one function per
  * contract method and one subscription per event. `ipcRenderer` itself is never exposed.
  */
+// Must stay the first import: zod must not probe for eval under the page's CSP.
+import '../shared/zod-jitless';
 import { contextBridge, ipcRenderer } from 'electron';
 import { buildWorkbenchApi } from '../shared/api';
 import { isEventName, type EventName } from '../shared/contract';

@@ -10,7 +10,8 @@ export const CallFrameSchema = z.object({
   type: z.literal('call'),
   id: z.number().int().nonnegative(),
   method: z.string(),
-  input: z.unknown(),
+  /** Absent for methods without input (JSON drops an undefined member). */
+  input: z.unknown().optional(),
 });
 export type CallFrame = z.infer<typeof CallFrameSchema>;
 

@@ -59,6 +59,10 @@ function wireContract(services: Services): void {
 
 function start(): void {
   app.setName('AI Workbench');
+  // The single-instance lock lives in userData: set it first, so an instance on another
+  // WORKBENCH_HOME (a test run, a second profile) does not collide with this one.
+  const dataDir = resolveDataDir();
+  app.setPath('userData', dataDir);
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return;
@@ -73,8 +77,6 @@ function start(): void {
     session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
     let services: Services;
     try {
-      const dataDir = resolveDataDir();
-      app.setPath('userData', dataDir);
       services = createServices({
         dataDir,
         host: 'electron',

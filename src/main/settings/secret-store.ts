@@ -55,8 +55,7 @@ export function openFileSecretStore(file: string, cipher: SecretCipher = plainCi
     delete(key) {
       const current = load();
       if (!(key in current)) return;
-      delete current[key];
-      values = current;
+      values = Object.fromEntries(Object.entries(current).filter(([name]) => name !== key));
       save();
     },
     keys: (prefix = '') => Object.keys(values).filter((key) => key.startsWith(prefix)).sort(),

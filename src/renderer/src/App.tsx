@@ -29,7 +29,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} />
       <main className="pane" aria-live="polite">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         {state.status === 'loading' ? (

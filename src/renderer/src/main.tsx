@@ -1,5 +1,5 @@
 // Must stay the first import: it configures zod before any schema is built.
-import './zod-setup';
+import '../../shared/zod-jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { buildWorkbenchApi } from '../../shared/api';

@@ -98,9 +98,7 @@ export function connectBrowserBridge(token: string, location: { host: string } =
         return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
       }
       const id = nextId++;
-      // The wire requires an `input` in every call frame, but JSON drops an undefined one: a method
-      // called without input (`chat.list()`) sends `{}`, which the contract takes as "no input".
-      const frame = JSON.stringify({ type: 'call', id, method, input: input === undefined ? {} : input });
+      const frame = JSON.stringify({ type: 'call', id, method, input });
       return new Promise<Envelope>((resolve) => {
         pending.set(id, { resolve });
         socket?.send(frame);

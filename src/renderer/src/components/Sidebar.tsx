@@ -6,9 +6,11 @@ import { CloseIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
 export interface SidebarProps {
   store: ChatsStore;
   state: ChatsState;
+  /** False while browser mode has lost its connection: nothing can be created then. */
+  connected: boolean;
 }
 
-export function Sidebar({ store, state }: SidebarProps): React.JSX.Element {
+export function Sidebar({ store, state, connected }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -28,7 +30,7 @@ export function Sidebar({ store, state }: SidebarProps): React.JSX.Element {
           className="button button-primary new-chat"
           data-testid="new-chat"
           onClick={() => void store.create()}
-          disabled={state.status !== 'ready'}
+          disabled={state.status !== 'ready' || !connected}
         >
           <PlusIcon />
           New chat

@@ -111,6 +111,18 @@ describe('ChatsStore', () => {
     expect(store.getSnapshot().chats[0]?.title).toBe('Better');
   });
 
+  it('opens a chat that arrives while none is open, and keeps the selection otherwise', async () => {
+    const { transport, push } = fakeTransport([]);
+    const store = new ChatsStore(buildWorkbenchApi(transport));
+    store.follow();
+    await store.load();
+    expect(store.getSnapshot().selectedId).toBeNull();
+    push({ kind: 'created', chat: chat(7, 100) });
+    expect(store.getSnapshot().selectedId).toBe(chat(7, 0).id);
+    push({ kind: 'created', chat: chat(8, 200) });
+    expect(store.getSnapshot().selectedId).toBe(chat(7, 0).id);
+  });
+
   it('reports a failed first load as failed, with the reason', async () => {
     const { transport, fail } = fakeTransport([]);
     const store = new ChatsStore(buildWorkbenchApi(transport));

@@ -91,7 +91,8 @@ export class ChatsStore {
         this.state.selectedId === change.id ? (others[Math.min(Math.max(index, 0), others.length - 1)]?.id ?? null) : this.state.selectedId;
       this.set({ chats: others, selectedId });
     } else {
-      this.set({ chats: sortChats([...others, change.chat]) });
+      // A chat that arrives while none is open (the welcome screen) is opened; otherwise the selection stays.
+      this.set({ chats: sortChats([...others, change.chat]), ...(this.state.selectedId === null ? { selectedId: change.chat.id } : {}) });
     }
   }
 
