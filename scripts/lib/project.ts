@@ -55,15 +55,16 @@ export function buildIsStale(): boolean {
   return BUILD_INPUTS.some((input) => newestMtime(path.join(ROOT, input)) > oldestOutput);
 }
 
-export function build(): Promise<RunResult> {
-  return runNode(binPath('electron-vite/bin/electron-vite.js'), ['build']);
+export function build(options: SpawnOptions = {}): Promise<RunResult> {
+  return runNode(binPath('electron-vite/bin/electron-vite.js'), ['build'], options);
 }
 
 /** Builds when something changed since the last build; exits the process when the build fails. */
 export async function ensureBuilt(log: (line: string) => void = console.error): Promise<void> {
   if (!buildIsStale()) return;
   log('Building AI Workbench…');
-  const { code } = await build();
+  // The build talks on stderr here, so that stdout stays what the caller prints (a ready line, JSON).
+  const { code } = await build({ stdio: ['ignore', 2, 2] });
   if (code !== 0) {
     console.error('The build failed; see the messages above.');
     process.exit(code);
