@@ -8,6 +8,7 @@ import type { EventHub } from '../event-hub';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
 import { readStaticFile } from './static-files';
+import { parseJsonOrUndefined } from '../../shared/json';
 
 export const WEBSOCKET_PATH = '/ws';
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -120,7 +121,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
 
   async function answer(client: WebSocket, text: string | null): Promise<void> {
     let frame: ServerFrame;
-    const call = text === null ? null : CallFrameSchema.safeParse(safeJson(text));
+    const call = text === null ? null : CallFrameSchema.safeParse(parseJsonOrUndefined(text));
     if (!call?.success) {
       frame = {
         type: 'result',
@@ -154,14 +155,6 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function sameSecret(presented: string, expected: string): boolean {

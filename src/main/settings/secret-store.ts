@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import { parseJsonOrUndefined } from '../../shared/json';
 
 export const SECRETS_FILE_NAME = 'secrets.json';
 
@@ -34,7 +35,7 @@ export function openFileSecretStore(file: string, cipher: SecretCipher = plainCi
   const load = (): Record<string, string> => {
     const text = readFileIfExists(file);
     if (text === null) return {};
-    const parsed = SecretsFileSchema.safeParse(safeJson(text));
+    const parsed = SecretsFileSchema.safeParse(parseJsonOrUndefined(text));
     if (!parsed.success) throw new Error(`The secrets file ${file} is damaged. It was left as it is; move it away to start without secrets.`);
     if (parsed.data.protection !== cipher.kind) {
       throw new Error(`The secrets file ${file} was written with "${parsed.data.protection}" protection; this host reads "${cipher.kind}".`);
@@ -60,12 +61,4 @@ export function openFileSecretStore(file: string, cipher: SecretCipher = plainCi
     },
     keys: (prefix = '') => Object.keys(values).filter((key) => key.startsWith(prefix)).sort(),
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

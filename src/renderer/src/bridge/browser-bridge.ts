@@ -2,6 +2,7 @@ import type { Unsubscribe, WorkbenchTransport } from '../../../shared/api';
 import { isEventName, type EventName, type MethodName } from '../../../shared/contract';
 import type { Envelope } from '../../../shared/errors';
 import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../../shared/wire';
+import { parseJsonOrUndefined } from '../../../shared/json';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'refused';
 
@@ -56,7 +57,7 @@ export function connectBrowserBridge(token: string, location: { host: string } =
     };
     ws.onmessage = (message) => {
       if (typeof message.data !== 'string') return;
-      const parsed = ServerFrameSchema.safeParse(safeJson(message.data));
+      const parsed = ServerFrameSchema.safeParse(parseJsonOrUndefined(message.data));
       if (!parsed.success) return;
       const frame = parsed.data;
       if (frame.type === 'result') {
@@ -120,12 +121,4 @@ export function connectBrowserBridge(token: string, location: { host: string } =
       socket?.close();
     },
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
