@@ -26,8 +26,11 @@ export interface ServicesOptions {
   version: string;
   /** Extra versions the host knows (Electron's and Chromium's). */
   versions?: { electron?: string; chrome?: string };
-  /** How secrets are protected at rest; the Electron host passes one built on safeStorage. */
-  secretCipher?: SecretCipher;
+  /**
+   * How secrets are protected at rest, the first one used for writing; the Electron host passes one
+   * built on safeStorage (and the plain one, to read what the CLI or browser mode wrote).
+   */
+  secretCiphers?: readonly SecretCipher[];
   onListenerError?: (error: unknown) => void;
 }
 
@@ -42,7 +45,7 @@ export function isStartupProblem(error: unknown): error is DatabaseOpenError | S
  */
 export function createServices(options: ServicesOptions): Services {
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
-  const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCipher);
+  const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
   const databaseFile = path.join(options.dataDir, DATABASE_FILE_NAME);
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);

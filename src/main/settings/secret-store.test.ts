@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openFileSecretStore, type SecretCipher } from './secret-store';
+import { openFileSecretStore, plainCipher, type SecretCipher } from './secret-store';
+
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -41,15 +42,23 @@ describe('file secret store', () => {
 
   it('stores what the cipher makes of a value, never the value itself', () => {
     const file = tempFile();
-    openFileSecretStore(file, reversing).set('k', 'abc-secret');
+    openFileSecretStore(file, [reversing]).set('k', 'abc-secret');
     expect(fs.readFileSync(file, 'utf8')).not.toContain('abc-secret');
-    expect(openFileSecretStore(file, reversing).get('k')).toBe('abc-secret');
+    expect(openFileSecretStore(file, [reversing]).get('k')).toBe('abc-secret');
   });
 
-  it('refuses a file written with another protection rather than misreading it', () => {
+  it("reads what another host wrote only with that host's cipher, and never loses it", () => {
     const file = tempFile();
-    openFileSecretStore(file, reversing).set('k', 'v');
-    expect(() => openFileSecretStore(file)).toThrow(/"test-reverse" protection/);
+    const app = openFileSecretStore(file, [reversing, plainCipher]);
+    app.set('llm.openai.apiKey', 'from-the-app');
+    const cli = openFileSecretStore(file);
+    expect(cli.has('llm.openai.apiKey')).toBe(true);
+    expect(() => cli.get('llm.openai.apiKey')).toThrow(/"test-reverse" protection/);
+    cli.set('mcp.Files.env.TOKEN', 'from-the-cli');
+    // The CLI's write kept the app's value, and the app reads both kinds.
+    const reopened = openFileSecretStore(file, [reversing, plainCipher]);
+    expect(reopened.get('llm.openai.apiKey')).toBe('from-the-app');
+    expect(reopened.get('mcp.Files.env.TOKEN')).toBe('from-the-cli');
   });
 
   it('names a damaged file and leaves it as it is', () => {
