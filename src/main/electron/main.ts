@@ -1,16 +1,36 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  protocol,
+  safeStorage,
+  screen,
+  session,
+  shell,
+  type IpcMainInvokeEvent,
+  type WebContents,
+} from 'electron';
+import Store from 'electron-store';
 import { EVENT_CHANNEL } from '../../shared/ipc';
+import { APP_NAME } from '../../shared/app';
 import { version } from '../../../package.json';
 import { securityHeaders } from '../host/csp';
 import { createDispatcher } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
 import { readStaticFile } from '../host/static-files';
-import { createServices, type Services } from '../services';
+import { createServices, isStartupProblem, type Services } from '../services';
 import { resolveDataDir } from '../settings/data-dir';
-import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, isAppUrl, mainWindowOptions } from './window-options';
+import { plainCipher } from '../settings/secret-store';
+import { aboutPanelOptions, appMenuTemplate } from './app-menu';
+import { safeStorageCipher } from './safe-storage-cipher';
+import { externalLinkPrompt, isTrustedIpcSender, navigationVerdict, permissionGranted } from './security-policy';
+import { restorableBounds, type WindowState } from './window-state';
+import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, mainWindowOptions } from './window-options';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rendererDir = path.join(here, '../renderer');
@@ -23,17 +43,61 @@ protocol.registerSchemesAsPrivileged([
 
 let mainWindow: BrowserWindow | null = null;
 
-function createWindow(): BrowserWindow {
-  const window = new BrowserWindow(mainWindowOptions(preloadPath));
-  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  window.webContents.on('will-navigate', (event, url) => {
-    if (!isAppUrl(url, devServerUrl)) event.preventDefault();
+/** Links leave the app only as http(s), only to the default browser, and only after the person agrees. */
+async function offerExternally(owner: BrowserWindow | null, url: string): Promise<void> {
+  const prompt = externalLinkPrompt(url);
+  const { response } = owner ? await dialog.showMessageBox(owner, prompt) : await dialog.showMessageBox(prompt);
+  if (response === 0) await shell.openExternal(url);
+}
+
+function guardNavigation(contents: WebContents): void {
+  contents.setWindowOpenHandler(({ url }) => {
+    if (navigationVerdict(url, devServerUrl) === 'open-externally-after-confirmation') {
+      void offerExternally(BrowserWindow.fromWebContents(contents), url);
+    }
+    return { action: 'deny' };
   });
-  window.once('ready-to-show', () => window.show());
-  void window.loadURL(devServerUrl ?? APP_ENTRY_URL);
+  contents.on('will-navigate', (event, url) => {
+    const verdict = navigationVerdict(url, devServerUrl);
+    if (verdict === 'allow') return;
+    event.preventDefault();
+    if (verdict === 'open-externally-after-confirmation') void offerExternally(BrowserWindow.fromWebContents(contents), url);
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  // A crashed renderer loses nothing (all state lives in main): offer to reload it.
+  contents.on('render-process-gone', (_event, details) => {
+    if (details.reason === 'clean-exit') return;
+    const owner = BrowserWindow.fromWebContents(contents);
+    void dialog
+      .showMessageBox({
+        type: 'error',
+        message: 'The AI Workbench window stopped unexpectedly.',
+        detail: `Reason: ${details.reason}. Your chats and settings are safe. Reload the window to continue.`,
+        buttons: ['Reload', 'Close window'],
+        defaultId: 0,
+      })
+      .then(({ response }) => (response === 0 ? contents.reload() : owner?.destroy()));
+  });
+}
+
+function createWindow(windowStore: Store<WindowState>): BrowserWindow {
+  const saved = windowStore.get('bounds');
+  const bounds = restorableBounds(saved, screen.getAllDisplays().map((display) => display.workArea));
+  // Its webContents is guarded by the 'web-contents-created' hook, like every other.
+  const window = new BrowserWindow({ ...mainWindowOptions(preloadPath), ...bounds });
+  window.once('ready-to-show', () => {
+    if (windowStore.get('maximized')) window.maximize();
+    window.show();
+  });
+  const remember = (): void => {
+    windowStore.set('maximized', window.isMaximized());
+    if (!window.isMaximized() && !window.isMinimized()) windowStore.set('bounds', window.getBounds());
+  };
+  window.on('close', remember);
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null;
   });
+  void window.loadURL(devServerUrl ?? APP_ENTRY_URL);
   return window;
 }
 
@@ -46,19 +110,34 @@ function serveRenderer(): void {
   });
 }
 
+function lockDownSession(): void {
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
+    callback(permissionGranted(permission, contents.getURL(), devServerUrl)),
+  );
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
+    permissionGranted(permission, requestingOrigin, devServerUrl),
+  );
+}
+
 function wireContract(services: Services): void {
   const dispatch = createDispatcher(createHandlers(services), (error, method) => console.error(`[${method}]`, error));
-  registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, (event) => {
-    const frameUrl = event.senderFrame?.url ?? '';
-    return BrowserWindow.fromWebContents(event.sender) !== null && isAppUrl(frameUrl, devServerUrl);
-  });
+  registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, (event) =>
+    isTrustedIpcSender(
+      {
+        frameUrl: event.senderFrame?.url,
+        isMainFrame: event.senderFrame !== null && event.senderFrame?.parent === null,
+        isOwnWindow: BrowserWindow.fromWebContents(event.sender) !== null,
+      },
+      devServerUrl,
+    ),
+  );
   services.events.subscribe((event, payload) => {
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(EVENT_CHANNEL, { event, payload });
   });
 }
 
 function start(): void {
-  app.setName('AI Workbench');
+  app.setName(APP_NAME);
   // The single-instance lock lives in userData: set it first, so an instance on another
   // WORKBENCH_HOME (a test run, a second profile) does not collide with this one.
   const dataDir = resolveDataDir();
@@ -72,9 +151,14 @@ function start(): void {
     if (mainWindow.isMinimized()) mainWindow.restore();
     mainWindow.focus();
   });
+  app.on('web-contents-created', (_event, contents) => guardNavigation(contents));
 
   void app.whenReady().then(() => {
-    session.defaultSession.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
+    lockDownSession();
+    app.setAboutPanelOptions(aboutPanelOptions(APP_NAME, version, process.versions));
+    Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME)));
+    const keychain = safeStorageCipher(safeStorage);
+    if (!keychain) console.warn('The OS offers no keychain encryption here: secrets are kept in an owner-only file instead.');
     let services: Services;
     try {
       services = createServices({
@@ -82,18 +166,21 @@ function start(): void {
         host: 'electron',
         version,
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
+        secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
         onListenerError: (error) => console.error(error),
       });
     } catch (error) {
-      dialog.showErrorBox('AI Workbench cannot start', error instanceof Error ? error.message : String(error));
+      const message = isStartupProblem(error) ? error.message : String(error instanceof Error ? error.stack : error);
+      dialog.showErrorBox('AI Workbench cannot start', message);
       app.exit(1);
       return;
     }
     serveRenderer();
     wireContract(services);
-    mainWindow = createWindow();
+    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false } });
+    mainWindow = createWindow(windowStore);
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow();
+      if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });
     app.on('will-quit', () => services.close());
   });
