@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { _electron as electron, type ElectronApplication } from '@playwright/test';
+import { eventNames, methodNames } from '../src/shared/contract';
 import { ROOT, expect, test } from './fixtures';
 import { ui } from './ui';
 
@@ -51,13 +52,54 @@ test.describe('the Electron app', () => {
     await fs.rm(home, { recursive: true, force: true });
   });
 
-  test('exposes only window.workbench, isolates the page, and creates a chat through the UI', async () => {
-    app = await electron.launch({
-      executablePath: executablePath ?? undefined,
-      args: [MAIN_ENTRY],
-      cwd: ROOT,
-      env: { ...process.env, WORKBENCH_HOME: home },
+  const launch = async (): Promise<ElectronApplication> =>
+    electron.launch({ executablePath: executablePath ?? undefined, args: [MAIN_ENTRY], cwd: ROOT, env: { ...process.env, WORKBENCH_HOME: home } });
+
+  test('serves its window from the app scheme, with Node out of reach of the page', async () => {
+    app = await launch();
+    const page = await app.firstWindow();
+    // The options themselves (contextIsolation, sandbox, nodeIntegration) are unit-tested in window-options.test.ts;
+    // here we check their effect in the running app.
+    const url = await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.webContents.getURL());
+    expect(url).toBe('app://workbench/index.html');
+    const reachable = await page.evaluate(() => {
+      const scope = globalThis as unknown as Record<string, unknown>;
+      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter((name) => typeof scope[name] !== 'undefined');
     });
+    expect(reachable).toEqual([]);
+  });
+
+  test('exposes exactly the contract on window.workbench', async () => {
+    app = await launch();
+    const page = await app.firstWindow();
+    const exposed = await page.evaluate(() => {
+      const api = (globalThis as unknown as { workbench: Record<string, Record<string, unknown>> }).workbench;
+      return Object.entries(api).flatMap(([space, members]) => Object.keys(members).map((member) => `${space}.${member}:${typeof members[member]}`));
+    });
+    const expected = [...methodNames, ...eventNames].map((name) => `${name}:function`);
+    expect(exposed.sort()).toEqual(expected.sort());
+  });
+
+  test('enforces the CSP and refuses to navigate to another origin', async () => {
+    app = await launch();
+    const page = await app.firstWindow();
+    const evalBlocked = await page.evaluate(() => {
+      try {
+        return (0, eval)('1 + 1') !== 2;
+      } catch {
+        return true;
+      }
+    });
+    expect(evalBlocked).toBe(true);
+    await page.evaluate(() => {
+      (globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com/';
+    });
+    await page.waitForTimeout(500);
+    expect(page.url()).toBe('app://workbench/index.html');
+  });
+
+  test('exposes only window.workbench, isolates the page, and creates a chat through the UI', async () => {
+    app = await launch();
     const page = await app.firstWindow();
     const view = ui(page);
     await expect(view.welcome).toBeVisible();
