@@ -1,7 +1,7 @@
 import type { Content, FunctionDeclaration, Part } from '@google/genai';
 import type { ContentPart, ConversationMessage, ModelToolCall, ToolSpec } from './conversation';
 import { toGeminiParameters } from './gemini-schema';
-import { resultText } from './message-helpers';
+import { mergeToolBatches, resultText } from './message-helpers';
 import { toolArgumentsObject } from './tool-arguments';
 
 /** Ids this provider made up for Gemini's id-less calls start with this; they are never sent back to Gemini. */
@@ -29,7 +29,7 @@ export function toGeminiContents(messages: readonly ConversationMessage[]): Cont
     if (last?.role === role) last.parts?.push(...parts);
     else out.push({ role, parts });
   };
-  for (const message of messages) {
+  for (const message of mergeToolBatches(messages)) {
     switch (message.role) {
       case 'user':
         append('user', message.content.map(part));

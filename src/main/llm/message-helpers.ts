@@ -1,16 +1,15 @@
-import type { ToolResult } from './conversation';
+import type { ConversationMessage, ToolResult } from './conversation';
 
 /**
- * A tool result's text parts as one text. Failed results say so first, for the formats that have no error flag
- * (OpenAI) or where the flag is easy for a model to miss; an empty result says it was empty.
+ * A tool result's text parts as one text, exactly as the loop wrote them ("User denied tool invocation" stays
+ * word for word); an empty result says it was empty, because some providers refuse empty tool content.
  */
 export function resultText(result: ToolResult): string {
   const text = result.content
     .filter((part) => part.type === 'text')
     .map((part) => part.text)
     .join('\n');
-  const body = text === '' ? '(no output)' : text;
-  return result.isError && !/^error\b/i.test(body) ? `Error: ${body}` : body;
+  return text === '' ? '(no output)' : text;
 }
 
 /**
@@ -19,4 +18,15 @@ export function resultText(result: ToolResult): string {
  */
 export function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
   return { ...schema, type: 'object', properties: schema['properties'] ?? {} };
+}
+
+/** Consecutive `tool` messages as one: all results of a batch, in order, whatever pieces the loop stored them in. */
+export function mergeToolBatches(messages: readonly ConversationMessage[]): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === 'tool' && last?.role === 'tool') out[out.length - 1] = { role: 'tool', results: [...last.results, ...message.results] };
+    else out.push(message);
+  }
+  return out;
 }
