@@ -73,13 +73,12 @@ function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters
   let finishMessage: string | undefined;
   let usage: GenerateEvent | undefined;
   let calls = 0;
-  // Gemini gives calls no ids: each gets one made of the response id (or a random one) and its position, so it is
-  // unique in the chat and the same wherever it is stored.
-  let idPrefix: string | undefined;
+  // Gemini gives calls no ids: each gets one made here, once, of a random part and its position in the reply. It is
+  // unique in the chat and stays the same wherever the loop stores it; it is never sent back to Gemini.
+  const idPrefix = `${MADE_UP_ID_PREFIX}${randomUUID()}-`;
   return {
     open: (signal) => client.models.generateContentStream({ ...params, config: { ...params.config, abortSignal: signal } }),
     *translate(response) {
-      idPrefix ??= `${MADE_UP_ID_PREFIX}${response.responseId ?? randomUUID()}-`;
       if (response.usageMetadata) {
         const meta = response.usageMetadata;
         usage = {

@@ -36,8 +36,11 @@ function finishReason(reply: FakeReply): string {
   return reply.finish === 'length' ? 'MAX_TOKENS' : 'STOP';
 }
 
-function response(candidate: Record<string, unknown>, model: string, usage?: Record<string, number>): Record<string, unknown> {
-  return { candidates: [{ ...candidate, index: 0 }], ...(usage ? { usageMetadata: usage } : {}), modelVersion: model, responseId: 'fake-response-id' };
+let responses = 0;
+
+/** One GenerateContentResponse; every chunk of one streamed reply carries the same response id, as Gemini's do. */
+function response(candidate: Record<string, unknown>, model: string, usage: Record<string, number>, responseId: string): Record<string, unknown> {
+  return { candidates: [{ ...candidate, index: 0 }], usageMetadata: usage, modelVersion: model, responseId };
 }
 
 const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (model: string) => string; details?: (retry?: number) => unknown[] }> = {
@@ -96,15 +99,16 @@ function errorBody(kind: FakeErrorKind, model: string, retryAfterSeconds?: numbe
 export const geminiWire: WireRenderer = {
   streamEvents(reply, model) {
     const { textParts, callParts, malformed } = parts(reply);
+    const id = `fake-response-${++responses}`;
     const event = (body: Record<string, unknown>): string => `data: ${JSON.stringify(body)}\r\n\r\n`;
-    const events = textParts.map((part) => event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply))));
+    const events = textParts.map((part) => event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id)));
     if (malformed !== undefined) {
-      events.push(event(response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply))));
+      events.push(event(response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply), id)));
       return events;
     }
-    callParts.forEach((part) => events.push(event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply)))));
+    callParts.forEach((part) => events.push(event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id))));
     // The last event carries the finish reason (Gemini says STOP for function calls too).
-    events.push(event(response({ content: { parts: [{ text: '' }], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply))));
+    events.push(event(response({ content: { parts: [{ text: '' }], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply), id)));
     return events;
   },
   streamError(error) {
@@ -112,11 +116,12 @@ export const geminiWire: WireRenderer = {
   },
   json(reply, model) {
     const { textParts, callParts, malformed } = parts(reply);
+    const id = `fake-response-${++responses}`;
     if (malformed !== undefined) {
-      return response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply));
+      return response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply), id);
     }
     const text = textParts.length > 0 ? [{ text: textParts.map((part) => part['text']).join('') }] : [];
-    return response({ content: { parts: [...text, ...callParts], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply));
+    return response({ content: { parts: [...text, ...callParts], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply), id);
   },
   error(kind, { model, retryAfterSeconds }) {
     return jsonResponse(ERRORS[kind].code, errorBody(kind, model, retryAfterSeconds));
