@@ -1,6 +1,6 @@
 import type { ContentBlockParam, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ContentPart, ConversationMessage, ToolSpec } from './conversation';
-import { objectSchema } from './message-helpers';
+import { objectSchema } from './adapter-helpers';
 import { toolArgumentsObject } from './tool-arguments';
 
 type UserBlock = Extract<ContentBlockParam, { type: 'text' | 'image' | 'tool_result' }>;

@@ -2,9 +2,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
+import { modelInfo } from './adapter-helpers';
 import { toAnthropicMessages, toAnthropicTools } from './anthropic-messages';
 import type { GenerateEvent } from './conversation';
-import { providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
+import { failureContexts, providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
 import { parseToolArguments } from './tool-arguments';
@@ -26,12 +27,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
   const baseURL = options.baseURL ?? ANTHROPIC_BASE_URL;
   // An explicit key and base URL keep the SDK from reading ANTHROPIC_* variables or credential files.
   const client = new Anthropic({ apiKey: options.apiKey ?? '', baseURL, maxRetries: 0 });
-  const context = (operation: FailureContext['operation'], model?: string): FailureContext => ({
-    providerLabel: options.label,
-    baseURL,
-    operation,
-    ...(model === undefined ? {} : { model }),
-  });
+  const context = failureContexts(options.label, baseURL);
 
   return {
     kind: 'anthropic',
@@ -50,12 +46,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
       try {
         const models: ModelInfo[] = [];
         for await (const model of client.models.list({}, { signal })) {
-          models.push({
-            id: model.id,
-            label: model.display_name,
-            ...(model.max_input_tokens ? { contextWindow: model.max_input_tokens } : {}),
-            ...(model.max_tokens ? { maxOutputTokens: model.max_tokens } : {}),
-          });
+          models.push(modelInfo(model.id, model.display_name, model.max_input_tokens, model.max_tokens));
         }
         return models;
       } catch (error) {

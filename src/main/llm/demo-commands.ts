@@ -11,7 +11,7 @@
  * - `/tool SERVER.TOOL` names the server by its key in mcpServers, exactly as the loop passed it to providerToolName.
  */
 import type { ConversationMessage, GenerateRequest, ToolSpec } from './conversation';
-import { resultText } from './message-helpers';
+import { resultText } from './adapter-helpers';
 import { providerToolName } from './tool-names';
 
 export interface DemoPlan {

@@ -1,7 +1,7 @@
 import type { Content, FunctionDeclaration, Part } from '@google/genai';
 import type { ContentPart, ConversationMessage, ModelToolCall, ToolSpec } from './conversation';
 import { toGeminiParameters } from './gemini-schema';
-import { mergeToolBatches, resultText } from './message-helpers';
+import { mergeToolBatches, resultText } from './adapter-helpers';
 import { toolArgumentsObject } from './tool-arguments';
 
 /** Ids this provider made up for Gemini's id-less calls start with this; they are never sent back to Gemini. */

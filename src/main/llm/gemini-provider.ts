@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, FinishReason as GeminiFinish, GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
+import { modelInfo } from './adapter-helpers';
 import type { GenerateEvent } from './conversation';
 import { MADE_UP_ID_PREFIX, toGeminiContents, toGeminiFunctionDeclarations } from './gemini-messages';
-import { providerError, secondsFromDuration, streamDroppedError, unreachableError, type FailureContext, type ProviderFailure } from './llm-errors';
+import { failureContexts, providerError, secondsFromDuration, streamDroppedError, unreachableError, type FailureContext, type ProviderFailure } from './llm-errors';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
 import { toolArgumentsFromValue } from './tool-arguments';
@@ -24,12 +25,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
   // `vertexai: false` so that GOOGLE_GENAI_USE_VERTEXAI in the environment cannot send requests elsewhere;
   // no retryOptions: the SDK then makes no retries.
   const client = new GoogleGenAI({ vertexai: false, apiKey: options.apiKey ?? '', httpOptions: { baseUrl: baseURL, apiVersion: 'v1beta' } });
-  const context = (operation: FailureContext['operation'], model?: string): FailureContext => ({
-    providerLabel: options.label,
-    baseURL,
-    operation,
-    ...(model === undefined ? {} : { model }),
-  });
+  const context = failureContexts(options.label, baseURL);
 
   return {
     kind: 'gemini',
@@ -53,12 +49,7 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
         for await (const model of pager) {
           // The list holds embedding and other models too; only those that can generate content can chat.
           if (!model.name || !(model.supportedActions ?? []).includes('generateContent')) continue;
-          models.push({
-            id: model.name.replace(/^models\//, ''),
-            ...(model.displayName ? { label: model.displayName } : {}),
-            ...(model.inputTokenLimit ? { contextWindow: model.inputTokenLimit } : {}),
-            ...(model.outputTokenLimit ? { maxOutputTokens: model.outputTokenLimit } : {}),
-          });
+          models.push(modelInfo(model.name.replace(/^models\//, ''), model.displayName, model.inputTokenLimit, model.outputTokenLimit));
         }
         return models;
       } catch (error) {

@@ -9,6 +9,11 @@ export interface FailureContext {
   model?: string;
 }
 
+/** The context maker an adapter keeps: its label and base URL, the operation and model filled in per call. */
+export function failureContexts(providerLabel: string, baseURL: string): (operation: FailureContext['operation'], model?: string) => FailureContext {
+  return (operation, model) => ({ providerLabel, baseURL, operation, ...(model === undefined ? {} : { model }) });
+}
+
 /** What an SDK error told us about a response the provider sent. */
 export interface ProviderFailure {
   /** The HTTP status; absent for an error event inside a stream that had already started. */

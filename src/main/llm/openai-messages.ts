@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { ContentPart, ConversationMessage, ToolResult, ToolSpec } from './conversation';
-import { objectSchema, resultText } from './message-helpers';
+import { objectSchema, resultText } from './adapter-helpers';
 import { toolArgumentsText } from './tool-arguments';
 
 /**

@@ -3,7 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
 import type { GenerateEvent, ModelToolCall } from './conversation';
-import { providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
+import { failureContexts, providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
 import { toOpenAiMessages, toOpenAiTools } from './openai-messages';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
@@ -30,12 +30,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
   // Retries are the person's decision (the error says when to retry), so the SDK makes none; the key goes
   // in explicitly so that the SDK never reads OPENAI_API_KEY or OPENAI_BASE_URL from the environment.
   const client = new OpenAI({ apiKey: options.apiKey ?? 'no-key', baseURL, maxRetries: 0 });
-  const context = (operation: FailureContext['operation'], model?: string): FailureContext => ({
-    providerLabel: options.label,
-    baseURL,
-    operation,
-    ...(model === undefined ? {} : { model }),
-  });
+  const context = failureContexts(options.label, baseURL);
 
   return {
     kind: options.kind,

@@ -1,3 +1,5 @@
+/** Small pieces the provider adapters share. */
+import type { ModelInfo } from '../../shared/llm';
 import type { ConversationMessage, ToolResult } from './conversation';
 
 /**
@@ -29,4 +31,9 @@ export function mergeToolBatches(messages: readonly ConversationMessage[]): Conv
     else out.push(message);
   }
   return out;
+}
+
+/** A model list entry without the fields the provider left empty. */
+export function modelInfo(id: string, label?: string | null, contextWindow?: number | null, maxOutputTokens?: number | null): ModelInfo {
+  return { id, ...(label ? { label } : {}), ...(contextWindow ? { contextWindow } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) };
 }
