@@ -1,5 +1,5 @@
 // The behaviour every adapter shares, driven through each official SDK against the fake server's real wire formats.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GenerateEvent } from './conversation';
 import { refusedURL, startFakeLlmServer, type FakeLlmServer } from './testing/fake-llm-server';
 import type { FakeErrorKind } from './testing/fake-turns';
@@ -157,6 +157,16 @@ describe.each(FORMATS)('%s adapter', (format) => {
       if (event.type === 'text') controller.abort();
     }
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'aborted' });
+    expect(await server.generations()[0]?.closed).toBe(true);
+  });
+
+  it('stops on abort while waiting for the response to start', async () => {
+    server.script({ kind: 'reply', text: ['Never sent'], holdOpenAfter: 0 });
+    const controller = new AbortController();
+    const run = collect(providerFor(format, server).generate(userText('Go'), controller.signal));
+    await vi.waitFor(() => expect(server.generations()).toHaveLength(1));
+    controller.abort();
+    expect((await run).events).toEqual([{ type: 'finish', reason: 'aborted' }]);
     expect(await server.generations()[0]?.closed).toBe(true);
   });
 
