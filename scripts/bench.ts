@@ -4,10 +4,11 @@
  * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
  */
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
+import { firstToken } from './bench/first-token.ts';
 import { formatLine, judge, type Benchmark, type BenchResult } from './bench/harness.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -4,6 +4,7 @@ import { APP_NAME } from '../shared/app';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
+import { createProviderService, type ProviderService } from './llm/provider-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
@@ -16,6 +17,8 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
+  /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
+  readonly providers: ProviderService;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -50,6 +53,7 @@ export function createServices(options: ServicesOptions): Services {
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
+  const providers = createProviderService({ settings, secrets, events });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -58,6 +62,7 @@ export function createServices(options: ServicesOptions): Services {
     settings,
     secrets,
     chats,
+    providers,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

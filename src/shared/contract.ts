@@ -9,6 +9,17 @@ import {
   ChatRenameInputSchema,
   ChatSchema,
 } from './chat';
+import {
+  ProviderAddInputSchema,
+  ProviderInfoSchema,
+  ProviderModelsOutputSchema,
+  ProviderRefInputSchema,
+  ProviderRemoveOutputSchema,
+  ProvidersChangeSchema,
+  ProvidersListOutputSchema,
+  ProviderTestOutputSchema,
+  ProviderUpdateInputSchema,
+} from './llm';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -32,6 +43,13 @@ export const methods = {
   'chat.get': { input: ChatRefInputSchema, output: ChatSchema },
   'chat.rename': { input: ChatRenameInputSchema, output: ChatSchema },
   'chat.delete': { input: ChatRefInputSchema, output: ChatDeleteOutputSchema },
+  'providers.list': { input: NoInputSchema, output: ProvidersListOutputSchema },
+  'providers.add': { input: ProviderAddInputSchema, output: ProviderInfoSchema },
+  'providers.update': { input: ProviderUpdateInputSchema, output: ProviderInfoSchema },
+  'providers.remove': { input: ProviderRefInputSchema, output: ProviderRemoveOutputSchema },
+  /** "Test connection": fetches the model list; answers ok or the error, never throws for a provider failure. */
+  'providers.test': { input: ProviderRefInputSchema, output: ProviderTestOutputSchema },
+  'providers.models': { input: ProviderRefInputSchema, output: ProviderModelsOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -40,6 +58,7 @@ export const methods = {
  */
 export const events = {
   'chat.onDidChange': { payload: ChatChangeSchema },
+  'providers.onDidChange': { payload: ProvidersChangeSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

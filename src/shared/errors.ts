@@ -8,6 +8,15 @@ export const ErrorCodeSchema = z.enum([
   'unauthorized',
   'unavailable',
   'internal',
+  // A language model provider failed; the message says what to do, `details` carries the provider's own words.
+  'llm_bad_key',
+  'llm_rate_limited',
+  'llm_context_too_long',
+  'llm_model_not_found',
+  'llm_server_error',
+  'llm_unreachable',
+  'llm_stream_dropped',
+  'llm_request_rejected',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

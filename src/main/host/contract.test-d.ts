@@ -4,15 +4,30 @@ import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
 import type { AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
+import type { ProviderInfo } from '../../shared/llm';
 import type { MethodHandlers } from './dispatcher';
 
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
+declare const provider: ProviderInfo;
 
 describe('the contract', () => {
   it('names every method and event', () => {
-    expectTypeOf<MethodName>().toEqualTypeOf<'app.info' | 'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete'>();
-    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange'>();
+    expectTypeOf<MethodName>().toEqualTypeOf<
+      | 'app.info'
+      | 'chat.create'
+      | 'chat.list'
+      | 'chat.get'
+      | 'chat.rename'
+      | 'chat.delete'
+      | 'providers.list'
+      | 'providers.add'
+      | 'providers.update'
+      | 'providers.remove'
+      | 'providers.test'
+      | 'providers.models'
+    >();
+    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange' | 'providers.onDidChange'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
   });
 
@@ -28,7 +43,8 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers'>();
+    expectTypeOf<keyof WorkbenchApi['providers']>().toEqualTypeOf<'list' | 'add' | 'update' | 'remove' | 'test' | 'models' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -104,6 +120,12 @@ describe('MethodHandlers (the main process)', () => {
       'chat.get': async () => chat,
       'chat.rename': ({ title }) => ({ ...chat, title }),
       'chat.delete': ({ id }) => ({ id }),
+      'providers.list': () => ({ providers: [provider] }),
+      'providers.add': () => provider,
+      'providers.update': ({ label }) => ({ ...provider, label: label ?? provider.label }),
+      'providers.remove': ({ id }) => ({ id }),
+      'providers.test': async () => ({ ok: false, error: { code: 'llm_bad_key', message: 'No key' } }),
+      'providers.models': async () => ({ models: [{ id: 'gpt-4o' }] }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

@@ -13,5 +13,14 @@ export function createHandlers(services: Services): MethodHandlers {
       services.chats.delete(id);
       return { id };
     },
+    'providers.list': () => ({ providers: services.providers.list() }),
+    'providers.add': (input) => services.providers.add(input),
+    'providers.update': (input) => services.providers.update(input),
+    'providers.remove': ({ id }) => {
+      services.providers.remove(id);
+      return { id };
+    },
+    'providers.test': ({ id }) => services.providers.test(id),
+    'providers.models': async ({ id }) => ({ models: await services.providers.models(id) }),
   };
 }
