@@ -113,7 +113,8 @@ export type PolicyUpdate = z.infer<typeof PolicyUpdateSchema>;
 
 // ── Managed policy (read-only, from the organisation) ───────────────────────────────────────────
 
-export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only') });
+/** The organisation's rules deny; `effect` may be left out. */
+export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny') });
 export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
 /** The file at WORKBENCH_MANAGED_POLICY. Unknown keys are refused: a misspelt switch must not be silently ignored. */
