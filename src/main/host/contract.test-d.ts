@@ -8,11 +8,29 @@ import type { MethodHandlers } from './dispatcher';
 
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
+declare const policyView: MethodOutput<'policy.get'>;
+declare const explanation: MethodOutput<'policy.explain'>;
+declare const grant: MethodOutput<'grants.revoke'>['revoked'];
 
 describe('the contract', () => {
   it('names every method and event', () => {
-    expectTypeOf<MethodName>().toEqualTypeOf<'app.info' | 'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete'>();
-    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange'>();
+    expectTypeOf<MethodName>().toEqualTypeOf<
+      | 'app.info'
+      | 'chat.create'
+      | 'chat.list'
+      | 'chat.get'
+      | 'chat.rename'
+      | 'chat.delete'
+      | 'policy.get'
+      | 'policy.update'
+      | 'policy.explain'
+      | 'grants.list'
+      | 'grants.revoke'
+      | 'approvals.pending'
+      | 'approvals.getChatMode'
+      | 'approvals.setChatMode'
+    >();
+    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange' | 'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
   });
 
@@ -28,7 +46,7 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'policy' | 'grants' | 'approvals'>();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -104,6 +122,14 @@ describe('MethodHandlers (the main process)', () => {
       'chat.get': async () => chat,
       'chat.rename': ({ title }) => ({ ...chat, title }),
       'chat.delete': ({ id }) => ({ id }),
+      'policy.get': () => policyView,
+      'policy.update': () => policyView,
+      'policy.explain': () => explanation,
+      'grants.list': () => ({ grants: [] }),
+      'grants.revoke': () => ({ revoked: grant }),
+      'approvals.pending': () => ({ approvals: [] }),
+      'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: 'always-ask' }),
+      'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

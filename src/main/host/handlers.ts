@@ -13,5 +13,13 @@ export function createHandlers(services: Services): MethodHandlers {
       services.chats.delete(id);
       return { id };
     },
+    'policy.get': () => services.approvals.policy.view(),
+    'policy.update': (change) => services.approvals.policy.update(change),
+    'policy.explain': (input) => services.approvals.gate.explain(input),
+    'grants.list': (input) => ({ grants: services.approvals.chats.grants(input?.chatId) }),
+    'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
+    'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
+    'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
+    'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
   };
 }
