@@ -1,3 +1,6 @@
+import path from 'node:path';
+import fc from 'fast-check';
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { RULE_LIMITS, type ApprovalRule } from '../../shared/approval';
 import { parsePointer, pointerProblem, resolvePointer } from './json-pointer';
@@ -106,5 +109,26 @@ describe('JSON pointers', () => {
     expect(resolvePointer(document, ['toString'])).toBeUndefined();
     expect(resolvePointer(document, ['list', '1', 'x'])).toBeUndefined();
     expect(pointerProblem('/ok/~0/~1')).toBeNull();
+  });
+});
+
+describe('glob matching of argument values', () => {
+  const globs = ['/etc/**', '/tmp/*', './src/**', '**/secret', 'a/{b,c}/d', '/x/[ab]/y', '\\*/x', '!/etc/**', '/home/me/**/*.txt', '~/x/**', '*.env', '/etc/**/'];
+  const segment = fc.constantFrom('etc', 'tmp', 'src', 'secret', 'a', 'b', 'c', 'd', 'x', 'y', 'home', 'me', 'f.txt', '.env', '.', '..', '', '*', '~');
+  const text = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 5 })).map(([absolute, parts]) => `${absolute ? '/' : ''}${parts.join('/')}`);
+
+  it('is picomatch on the text or its normalised form: any of them for deny and ask rules, all of them for allow rules', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...globs), text, (glob, value) => {
+        const regex = picomatch.makeRe(glob, { dot: true, strictBrackets: true });
+        const forms = [value, path.posix.normalize(value)];
+        const matcher = { pointer: '/p', match: 'glob' as const, value: glob };
+        const deny = compileRule(rule({ server: '*', tool: '*', args: [matcher] }), { managed: false });
+        const allow = compileRule(rule({ effect: 'allow', server: '*', tool: '*', args: [matcher] }), { managed: false });
+        expect(deny.matchesArgs({ p: value })).toBe(forms.some((form) => regex.test(form)));
+        expect(allow.matchesArgs({ p: value })).toBe(forms.every((form) => regex.test(form)));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -1,7 +1,6 @@
-import path from 'node:path';
-import picomatch from 'picomatch';
 import type { ApprovalRule, ArgumentMatcher, RuleEffect } from '../../shared/approval';
-import { parsePointer, pointerProblem, resolvePointer } from './json-pointer';
+import { compileGlob, compileMatcher, matcherHolds, type CompiledMatcher } from './argument-matcher';
+import { pointerProblem } from './json-pointer';
 import { regexProblem } from './regex-safety';
 
 /** What is wrong with one part of one rule, said so that a person can fix it. */
@@ -28,22 +27,24 @@ export interface CompiledRule {
   readonly number: number | undefined;
   /** "Files write_* when /path matches /etc/**" */
   readonly description: string;
+  /** All must hold (see `argumentsMatch`). */
+  readonly matchers: readonly CompiledMatcher[];
   matchesServer(name: string): boolean;
   matchesTool(name: string): boolean;
   matchesArgs(args: Record<string, unknown>): boolean;
 }
 
-/**
- * Globs are path-like: `*` stays within a segment, `**` spans `/`, and dot files match (a deny rule
- * on `/etc/**` must cover `/etc/.ssh`). Unbalanced brackets are an error, not a literal.
- */
-const GLOB_OPTIONS = { dot: true, strictBrackets: true } as const;
+/** Whether every argument condition of the rule holds; the hot path of a decision. */
+export function argumentsMatch(rule: CompiledRule, args: Record<string, unknown>): boolean {
+  for (const matcher of rule.matchers) if (!matcherHolds(matcher, args)) return false;
+  return true;
+}
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
 
 function globProblem(glob: string): string | null {
   if (glob.length === 0) return 'is empty';
   try {
-    picomatch.makeRe(glob, GLOB_OPTIONS);
+    compileGlob(glob);
     return null;
   } catch (error) {
     return `is not a valid glob: ${(error as Error).message}`;
@@ -54,7 +55,7 @@ function globProblem(glob: string): string | null {
 function nameMatcher(glob: string): (name: string) => boolean {
   if (glob === '*' || glob === '**') return () => true;
   if (!GLOB_SYNTAX.test(glob)) return (name) => name === glob;
-  const regex = picomatch.makeRe(glob, GLOB_OPTIONS);
+  const { regex } = compileGlob(glob);
   return (name) => regex.test(name);
 }
 
@@ -103,59 +104,21 @@ export function describeRule(rule: ApprovalRule): string {
   return conditions.length === 0 ? target : `${target} when ${conditions.join(' and ')}`;
 }
 
-/**
- * How a value is tested. Deny and ask rules match when ANY form of the value matches (each array
- * element, the path as written or normalised); allow rules only when ALL do, so that neither
- * `/home/me/../../etc/passwd` nor a list with one bad path slips through an allow rule.
- */
-type Quantifier = 'any' | 'all';
-
-function valueTester(matcher: ArgumentMatcher, quantifier: Quantifier): (value: unknown) => boolean {
-  const { value: expected } = matcher;
-  let testScalar: (value: unknown) => boolean;
-  if (matcher.match === 'equals') {
-    testScalar = (value) => value === expected;
-  } else {
-    const regex = matcher.match === 'glob' ? picomatch.makeRe(String(expected), GLOB_OPTIONS) : new RegExp(String(expected), 'u');
-    const testString = (text: string): boolean => {
-      if (matcher.match !== 'glob' || !text.includes('/')) return regex.test(text);
-      const normalised = path.posix.normalize(text);
-      if (normalised === text) return regex.test(text);
-      return quantifier === 'any' ? regex.test(text) || regex.test(normalised) : regex.test(text) && regex.test(normalised);
-    };
-    testScalar = (value) => {
-      if (typeof value === 'string') return testString(value);
-      if (typeof value === 'number' || typeof value === 'boolean') return testString(String(value));
-      return false;
-    };
-  }
-  return (value) => {
-    if (!Array.isArray(value)) return testScalar(value);
-    if (value.length === 0) return false;
-    return quantifier === 'any' ? value.some(testScalar) : value.every(testScalar);
-  };
-}
-
 /** Compiles a rule that `ruleProblems` found no fault with (throws otherwise). */
 export function compileRule(rule: ApprovalRule, options: { managed: boolean; number?: number | undefined }): CompiledRule {
   const problems = ruleProblems(rule, options.number);
   if (problems.length > 0) throw new Error(describeProblem(problems[0] as RuleProblem));
-  const quantifier: Quantifier = rule.effect === 'allow' ? 'all' : 'any';
-  const matchers = (rule.args ?? []).map((matcher) => ({ tokens: parsePointer(matcher.pointer), test: valueTester(matcher, quantifier) }));
-  return {
+  const matchers = (rule.args ?? []).map((matcher) => compileMatcher(matcher, rule.effect === 'allow'));
+  const compiled: CompiledRule = {
     rule,
     effect: rule.effect,
     managed: options.managed,
     number: options.number,
     description: describeRule(rule),
+    matchers,
     matchesServer: nameMatcher(rule.server),
     matchesTool: nameMatcher(rule.tool),
-    matchesArgs(args) {
-      for (const matcher of matchers) {
-        const value = resolvePointer(args, matcher.tokens);
-        if (value === undefined || !matcher.test(value)) return false;
-      }
-      return true;
-    },
+    matchesArgs: (args) => argumentsMatch(compiled, args),
   };
+  return compiled;
 }
