@@ -5,14 +5,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalResolution, ApprovalsChange, GrantsChange, ToolCallApproval } from '../../shared/approval';
 import { createChatRepository } from '../chat/chat-repository';
 import { createChatService, type ChatService } from '../chat/chat-service';
-import { WorkbenchError } from '../errors';
 import { createEventHub } from '../event-hub';
 import { openDatabase, type Database } from '../storage/database';
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore, type ChatApprovalStore } from './chat-approval-store';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
-import { makeTool, recordingAuditLog, requestFor, type RecordingAuditLog } from './testing/fixtures';
+import { makeTool, recordingAuditLog, refusal, requestFor, type RecordingAuditLog } from './testing/fixtures';
 
 const START = Date.UTC(2025, 0, 2, 12, 0, 0);
 const writeFile = makeTool('Files', 'write_file', {
@@ -63,16 +62,6 @@ function start(): void {
 function stop(): void {
   pending.dispose();
   db.close();
-}
-
-function refusal(action: () => unknown): WorkbenchError {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchError);
-    return error as WorkbenchError;
-  }
-  throw new Error('expected a refusal');
 }
 
 const answer = (toolCallId: string, decision: ToolCallApproval['decision'], extra: Partial<ToolCallApproval> = {}): ToolCallApproval => ({ toolCallId, decision, ...extra });

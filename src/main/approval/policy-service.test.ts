@@ -3,12 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyView } from '../../shared/approval';
-import { WorkbenchError } from '../errors';
 import { createEventHub } from '../event-hub';
 import { openSettingsStore, SettingsError } from '../settings/settings-store';
 import { decide } from './decision-pipeline';
 import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
-import { makeTool } from './testing/fixtures';
+import { makeTool, refusal } from './testing/fixtures';
 
 let dir: string;
 let file: string;
@@ -20,16 +19,6 @@ function open(managed: Parameters<typeof createPolicyService>[1] = null): Policy
     if (event === 'policy.onDidChange') views.push(payload as PolicyView);
   });
   return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events);
-}
-
-function refusal(action: () => unknown): WorkbenchError {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchError);
-    return error as WorkbenchError;
-  }
-  throw new Error('expected a refusal');
 }
 
 beforeEach(() => {

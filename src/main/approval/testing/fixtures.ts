@@ -9,6 +9,7 @@ import {
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
 import type { AuditLog, DecisionRecord, ToolResultRecord } from '../../audit/audit-log';
+import { WorkbenchError } from '../../errors';
 import { compilePolicy, type CompiledPolicy } from '../compiled-policy';
 
 /** Test helpers shared by the approval tests: tools with real definition hashes, policies from partial input, a recording audit log. */
@@ -44,6 +45,17 @@ export function policyOf(policy: unknown = {}, managed?: unknown): CompiledPolic
 
 export function grantOf(chatId: string, tool: ToolDefinition, grantedAt = Date.UTC(2025, 0, 2, 12, 0)): ChatGrant {
   return { chatId, serverName: tool.serverName, toolName: tool.name, definitionHash: tool.definitionHash, grantedAt };
+}
+
+/** The WorkbenchError the action throws; fails when it throws anything else or nothing. */
+export function refusal(action: () => unknown): WorkbenchError {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof WorkbenchError) return error;
+    throw error;
+  }
+  throw new Error('expected a WorkbenchError, but nothing was thrown');
 }
 
 export const ASK_DECISION: PolicyDecision = {
