@@ -255,6 +255,15 @@ describe('timeouts', () => {
     expect(pending.list(chatB)).toHaveLength(1);
   });
 
+  it('wait out the stored deadline even when the clock was set back meanwhile', () => {
+    pending.add(chatA, undefined, [requestFor(readFile, 'c1')]);
+    vi.setSystemTime(START - 100_000);
+    vi.advanceTimersByTime(300_000);
+    expect(pending.list(chatA)).toHaveLength(1);
+    vi.advanceTimersByTime(100_000);
+    expect(audit.decisions.map((record) => [record.toolCallId, record.decision])).toEqual([['c1', 'timeout']]);
+  });
+
   it('stop when the call is answered in time', () => {
     pending.add(chatA, undefined, [requestFor(readFile, 'r1')]);
     pending.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_ALLOW_ONCE')]);

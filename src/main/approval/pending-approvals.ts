@@ -162,8 +162,10 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       const time = now();
       const waiting = store.waiting(chatId);
       const due = waiting.filter((approval) => approval.expiresAt !== null && approval.expiresAt <= time);
-      // A clock set back (or a deadline moved by another process) leaves calls that are not due yet.
-      for (const approval of waiting) if (!due.includes(approval)) schedule(approval);
+      // A timer that fired early (the clock was set back) leaves its call waiting, without a timer: give it one.
+      for (const approval of waiting) {
+        if (!due.includes(approval) && !timers.get(chatId)?.has(approval.request.toolCallId)) schedule(approval);
+      }
       resolve(chatId, systemResolutions(due, 'timeout'), recordSystem(due, (approval) => `No one decided within ${duration(approval)} (approval timeout)`));
     } catch (error) {
       // The calls stay waiting (nothing runs); a person can still answer them.
