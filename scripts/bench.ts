@@ -5,10 +5,11 @@
  */
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
-import { formatLine, judge, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { policyDecision } from './bench/policy-decision.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -24,9 +25,10 @@ await ensureBuilt();
 const results: BenchResult[] = [];
 for (const bench of selected) {
   if (!json) console.error(`running ${bench.name}: ${bench.description}`);
-  const result = judge(bench.name, await bench.run());
-  results.push(result);
-  if (!json) console.log(formatLine(result));
+  for (const result of judgeAll(bench, await bench.run())) {
+    results.push(result);
+    if (!json) console.log(formatLine(result));
+  }
 }
 if (json) console.log(JSON.stringify(results, null, 2));
 process.exit(results.every((result) => result.ok) ? 0 : 1);

@@ -9,13 +9,24 @@ export interface BenchResult {
   details?: Record<string, number>;
 }
 
+/** One measured value; a benchmark that reports several values names each line itself. */
+export type BenchMeasurement = Omit<BenchResult, 'ok' | 'name'>;
+export type NamedBenchMeasurement = BenchMeasurement & { name: string };
+
 export interface Benchmark {
   name: string;
   description: string;
-  run(): Promise<Omit<BenchResult, 'ok' | 'name'>>;
+  /** One value (printed under the benchmark's name), or several lines with their own names and goals. */
+  run(): Promise<BenchMeasurement | NamedBenchMeasurement[]>;
 }
 
-export function judge(name: string, result: Omit<BenchResult, 'ok' | 'name'>): BenchResult {
+/** The lines a benchmark's run reports, each judged against its goal. */
+export function judgeAll(bench: Benchmark, outcome: BenchMeasurement | NamedBenchMeasurement[]): BenchResult[] {
+  if (!Array.isArray(outcome)) return [judge(bench.name, outcome)];
+  return outcome.map(({ name, ...measurement }) => judge(name, measurement));
+}
+
+export function judge(name: string, result: BenchMeasurement): BenchResult {
   const ok = result.goal.op === '<=' ? result.value <= result.goal.value : result.value >= result.goal.value;
   return { name, ...result, ok };
 }

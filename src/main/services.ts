@@ -1,6 +1,10 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
+import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
+import type { ToolCatalog } from './approval/tool-catalog';
+import type { AuditLog } from './audit/audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
@@ -19,6 +23,7 @@ export interface Services {
   readonly chats: ChatService;
   /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
   readonly providers: ProviderService;
+  readonly approvals: ApprovalServices;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -35,18 +40,26 @@ export interface ServicesOptions {
    */
   secretCiphers?: readonly SecretCipher[];
   onListenerError?: (error: unknown) => void;
+  /** The organisation's policy file; undefined reads WORKBENCH_MANAGED_POLICY, null means none. */
+  managedPolicyFile?: string | null;
+  /** Where approval decisions are recorded; until the audit log is wired, recording fails closed. */
+  audit?: AuditLog;
+  /** The tools of the connected MCP servers, for `policy.explain`. */
+  tools?: ToolCatalog;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
-export function isStartupProblem(error: unknown): error is DatabaseOpenError | SettingsError {
-  return error instanceof DatabaseOpenError || error instanceof SettingsError;
+export function isStartupProblem(error: unknown): error is DatabaseOpenError | SettingsError | ManagedPolicyError {
+  return error instanceof DatabaseOpenError || error instanceof SettingsError || error instanceof ManagedPolicyError;
 }
 
 /**
- * Opens the settings, secrets and database and builds the services. Throws `SettingsError` or
- * `DatabaseOpenError`, naming the file, when one of them cannot be used; nothing is overwritten.
+ * Opens the settings, secrets and database and builds the services. Throws `SettingsError`,
+ * `ManagedPolicyError` or `DatabaseOpenError`, naming the file, when one of them cannot be used;
+ * nothing is overwritten.
  */
 export function createServices(options: ServicesOptions): Services {
+  const managed = loadManagedPolicy(options.managedPolicyFile === undefined ? process.env[MANAGED_POLICY_ENV] : (options.managedPolicyFile ?? undefined));
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
   const databaseFile = path.join(options.dataDir, DATABASE_FILE_NAME);
@@ -54,6 +67,22 @@ export function createServices(options: ServicesOptions): Services {
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
   const providers = createProviderService({ settings, secrets, events });
+  let approvals: ApprovalServices;
+  try {
+    approvals = createApprovalServices({
+      db,
+      settings,
+      events,
+      chats,
+      managed,
+      audit: options.audit,
+      tools: options.tools,
+      onError: options.onListenerError,
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -63,6 +92,7 @@ export function createServices(options: ServicesOptions): Services {
     secrets,
     chats,
     providers,
+    approvals,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -71,6 +101,9 @@ export function createServices(options: ServicesOptions): Services {
       dataDir: options.dataDir,
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
-    close: () => db.close(),
+    close: () => {
+      approvals.dispose();
+      db.close();
+    },
   };
 }

@@ -1,6 +1,23 @@
 import { z } from 'zod';
 import { AppInfoSchema } from './app';
 import {
+  ApprovalsChangeSchema,
+  ApprovalsPendingInputSchema,
+  ApprovalsPendingOutputSchema,
+  ChatApprovalModeInputSchema,
+  ChatApprovalModeOutputSchema,
+  ChatApprovalModeSetInputSchema,
+  GrantRevokeInputSchema,
+  GrantRevokeOutputSchema,
+  GrantsChangeSchema,
+  GrantsListInputSchema,
+  GrantsListOutputSchema,
+  PolicyExplainInputSchema,
+  PolicyExplanationSchema,
+  PolicyUpdateSchema,
+  PolicyViewSchema,
+} from './approval';
+import {
   ChatChangeSchema,
   ChatCreateInputSchema,
   ChatDeleteOutputSchema,
@@ -50,6 +67,14 @@ export const methods = {
   /** "Test connection": fetches the model list; answers ok or the error, never throws for a provider failure. */
   'providers.test': { input: ProviderRefInputSchema, output: ProviderTestOutputSchema },
   'providers.models': { input: ProviderRefInputSchema, output: ProviderModelsOutputSchema },
+  'policy.get': { input: NoInputSchema, output: PolicyViewSchema },
+  'policy.update': { input: PolicyUpdateSchema, output: PolicyViewSchema },
+  'policy.explain': { input: PolicyExplainInputSchema, output: PolicyExplanationSchema },
+  'grants.list': { input: GrantsListInputSchema, output: GrantsListOutputSchema },
+  'grants.revoke': { input: GrantRevokeInputSchema, output: GrantRevokeOutputSchema },
+  'approvals.pending': { input: ApprovalsPendingInputSchema, output: ApprovalsPendingOutputSchema },
+  'approvals.getChatMode': { input: ChatApprovalModeInputSchema, output: ChatApprovalModeOutputSchema },
+  'approvals.setChatMode': { input: ChatApprovalModeSetInputSchema, output: ChatApprovalModeOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -59,6 +84,9 @@ export const methods = {
 export const events = {
   'chat.onDidChange': { payload: ChatChangeSchema },
   'providers.onDidChange': { payload: ProvidersChangeSchema },
+  'policy.onDidChange': { payload: PolicyViewSchema },
+  'grants.onDidChange': { payload: GrantsChangeSchema },
+  'approvals.onDidChange': { payload: ApprovalsChangeSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

@@ -10,6 +10,9 @@ import type { MethodHandlers } from './dispatcher';
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
 declare const provider: ProviderInfo;
+declare const policyView: MethodOutput<'policy.get'>;
+declare const explanation: MethodOutput<'policy.explain'>;
+declare const grant: MethodOutput<'grants.revoke'>['revoked'];
 
 describe('the contract', () => {
   it('names every method and event', () => {
@@ -26,8 +29,18 @@ describe('the contract', () => {
       | 'providers.remove'
       | 'providers.test'
       | 'providers.models'
+      | 'policy.get'
+      | 'policy.update'
+      | 'policy.explain'
+      | 'grants.list'
+      | 'grants.revoke'
+      | 'approvals.pending'
+      | 'approvals.getChatMode'
+      | 'approvals.setChatMode'
     >();
-    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange' | 'providers.onDidChange'>();
+    expectTypeOf<EventName>().toEqualTypeOf<
+      'chat.onDidChange' | 'providers.onDidChange' | 'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
+    >();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
   });
 
@@ -43,7 +56,7 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals'>();
     expectTypeOf<keyof WorkbenchApi['providers']>().toEqualTypeOf<'list' | 'add' | 'update' | 'remove' | 'test' | 'models' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
@@ -126,6 +139,14 @@ describe('MethodHandlers (the main process)', () => {
       'providers.remove': ({ id }) => ({ id }),
       'providers.test': async () => ({ ok: false, error: { code: 'llm_bad_key', message: 'No key' } }),
       'providers.models': async () => ({ models: [{ id: 'gpt-4o' }] }),
+      'policy.get': () => policyView,
+      'policy.update': () => policyView,
+      'policy.explain': () => explanation,
+      'grants.list': () => ({ grants: [] }),
+      'grants.revoke': () => ({ revoked: grant }),
+      'approvals.pending': () => ({ approvals: [] }),
+      'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: 'always-ask' }),
+      'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

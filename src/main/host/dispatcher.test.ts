@@ -265,8 +265,8 @@ function payloadFor(validIds: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
   );
 }
 
-/** The top-level fields of a method's input object: the only places an issue may point to. */
-function fieldsOf(method: MethodName): string[] {
+/** The top-level fields of a method's input: its object schema, unwrapped from optional. */
+function inputFields(method: MethodName): string[] {
   let schema: z.ZodType = methods[method].input;
   if (schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
@@ -298,7 +298,7 @@ describe('property: every contract method fed random and malformed payloads', ()
             expect(issues.length).toBeGreaterThan(0);
             for (const issue of issues) {
               // Each issue names its field (`title: …`), or `input: …` when the payload as a whole is wrong.
-              expect(['', ...fieldsOf(method)]).toContain(issue.path);
+              expect(issue.path === '' || inputFields(method).includes(issue.path.split('.')[0] ?? '')).toBe(true);
               expect(message).toContain(`${issue.path || 'input'}: ${issue.message}`);
             }
           }

@@ -22,5 +22,13 @@ export function createHandlers(services: Services): MethodHandlers {
     },
     'providers.test': ({ id }) => services.providers.test(id),
     'providers.models': async ({ id }) => ({ models: await services.providers.models(id) }),
+    'policy.get': () => services.approvals.policy.view(),
+    'policy.update': (change) => services.approvals.policy.update(change),
+    'policy.explain': (input) => services.approvals.gate.explain(input),
+    'grants.list': (input) => ({ grants: services.approvals.chats.grants(input?.chatId) }),
+    'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
+    'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
+    'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
+    'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
   };
 }

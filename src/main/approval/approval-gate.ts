@@ -1,0 +1,96 @@
+import type {
+  ConsideredStep,
+  PolicyDecision,
+  PolicyExplanation,
+  ToolCallRequest,
+} from '../../shared/approval';
+import type { AuditDecision } from '../../shared/audit';
+import type { ToolCall, ToolDefinition } from '../../shared/tool';
+import type { AuditLog } from '../audit/audit-log';
+import type { ChatService } from '../chat/chat-service';
+import type { ChatApprovalStore } from './chat-approval-store';
+import { decide, type ChatApprovalState } from './decision-pipeline';
+import type { PolicyService } from './policy-service';
+import type { ToolCatalog } from './tool-catalog';
+
+/** What the tool loop does with one call: run it, refuse it, or let it wait for a person (add the request to PendingApprovals). */
+export type GateResult =
+  | { readonly outcome: 'allow' | 'deny'; readonly decision: PolicyDecision }
+  | { readonly outcome: 'ask'; readonly decision: PolicyDecision; readonly request: ToolCallRequest };
+
+/** The approval engine as the tool loop and `policy.explain` use it. */
+export interface ApprovalGate {
+  /** The pipeline's decision for a call in a chat; no side effects. */
+  decide(chatId: string, call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>, tool: ToolDefinition | undefined): PolicyDecision;
+  /**
+   * Decides a call the model made. An allow or deny decided without asking is recorded in the audit
+   * log before this returns (so before the tool can run); an ask comes with the request for the card.
+   */
+  evaluate(context: { chatId: string; exchangeId?: string | undefined }, call: ToolCall, tool: ToolDefinition): GateResult;
+  /** What would happen to this call and why, step by step. Throws `not_found` for an unknown chat. */
+  explain(input: { server: string; tool: string; args?: Record<string, unknown> | undefined; chatId?: string | undefined }): PolicyExplanation;
+}
+
+export interface ApprovalGateDependencies {
+  policy: PolicyService;
+  store: ChatApprovalStore;
+  chats: Pick<ChatService, 'get'>;
+  audit: AuditLog;
+  tools: ToolCatalog;
+}
+
+/** How an automatic decision is written in the audit log. */
+export function auditDecisionOf(decision: PolicyDecision): AuditDecision {
+  if (decision.outcome === 'deny') return 'auto_deny';
+  return decision.source.kind === 'chat-grant' ? 'session_grant' : 'auto_allow';
+}
+
+export function createApprovalGate({ policy, store, chats, audit, tools }: ApprovalGateDependencies): ApprovalGate {
+  const chatState = (chatId: string): ChatApprovalState => ({ id: chatId, mode: store.mode(chatId), grants: store.grantsOf(chatId) });
+  const gate: ApprovalGate = {
+    decide: (chatId, call, tool) => decide({ call, tool, chat: chatState(chatId) }, policy.compiled()),
+    evaluate({ chatId, exchangeId }, call, tool) {
+      if (tool.serverName !== call.serverName || tool.name !== call.toolName) {
+        throw new Error(`The definition of ${tool.serverName}.${tool.name} was given for a call of ${call.serverName}.${call.toolName}.`);
+      }
+      const decision = gate.decide(chatId, call, tool);
+      if (decision.outcome === 'ask') {
+        const request: ToolCallRequest = {
+          ...call,
+          ...(tool.title === undefined ? {} : { title: tool.title }),
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+          definitionHash: tool.definitionHash,
+          inputSchema: tool.inputSchema,
+          decision,
+        };
+        return { outcome: 'ask', decision, request };
+      }
+      audit.recordDecision({
+        chatId,
+        exchangeId,
+        toolCallId: call.toolCallId,
+        serverName: call.serverName,
+        toolName: call.toolName,
+        definitionHash: tool.definitionHash,
+        decision: auditDecisionOf(decision),
+        actor: 'policy',
+        decidedBy: decision.reason,
+        args: call.args,
+      });
+      return { outcome: decision.outcome, decision };
+    },
+    explain({ server, tool: toolName, args = {}, chatId }) {
+      if (chatId !== undefined) chats.get(chatId);
+      const tool = tools.find(server, toolName);
+      const considered: ConsideredStep[] = [];
+      const decision = decide(
+        { call: { serverName: server, toolName, args }, tool, chat: chatId === undefined ? undefined : chatState(chatId) },
+        policy.compiled(),
+        considered,
+      );
+      return { ...decision, toolKnown: tool !== undefined, considered };
+    },
+  };
+  return gate;
+}

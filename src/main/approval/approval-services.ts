@@ -1,0 +1,73 @@
+import type { AuditLog } from '../audit/audit-log';
+import type { ChatService } from '../chat/chat-service';
+import { WorkbenchError } from '../errors';
+import type { EventHub } from '../event-hub';
+import type { SettingsStore } from '../settings/settings-store';
+import type { Database } from '../storage/database';
+import { createApprovalGate, type ApprovalGate } from './approval-gate';
+import { createArgumentsValidator } from './arguments-validator';
+import { createChatApprovalStore } from './chat-approval-store';
+import { createChatApprovals, type ChatApprovals } from './chat-approvals';
+import type { LoadedManagedPolicy } from './managed-policy';
+import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
+import { createPendingStore } from './pending-store';
+import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
+import { EMPTY_TOOL_CATALOG, type ToolCatalog } from './tool-catalog';
+
+/** The approval engine: the policy, the gate the tool loop asks, each chat's settings and grants, and the calls that wait. */
+export interface ApprovalServices {
+  readonly policy: PolicyService;
+  readonly gate: ApprovalGate;
+  readonly chats: ChatApprovals;
+  readonly pending: PendingApprovals;
+  dispose(): void;
+}
+
+export interface ApprovalServicesDependencies {
+  db: Database;
+  settings: SettingsStore;
+  events: EventHub;
+  chats: Pick<ChatService, 'get'>;
+  managed: LoadedManagedPolicy | null;
+  /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
+  audit?: AuditLog | undefined;
+  tools?: ToolCatalog | undefined;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** Until the audit log is wired: every record is refused, so no decision is applied without one. */
+const UNAVAILABLE_AUDIT_LOG: AuditLog = {
+  recordDecision() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
+  },
+  recordToolResult() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no tool result can be recorded.');
+  },
+};
+
+/** Opens the `approvals` settings section (a bad one throws `SettingsError` naming the field) and builds the engine. */
+export function createApprovalServices(dependencies: ApprovalServicesDependencies): ApprovalServices {
+  const { db, events, chats } = dependencies;
+  const audit = dependencies.audit ?? UNAVAILABLE_AUDIT_LOG;
+  const section = openApprovalSettings(dependencies.settings);
+  const policy = createPolicyService(section, dependencies.managed, events);
+  const store = createChatApprovalStore(db);
+  const pending = createPendingApprovals({
+    store: createPendingStore(db),
+    chatStore: store,
+    audit,
+    events,
+    validator: createArgumentsValidator(),
+    timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
+    now: dependencies.now,
+    onError: dependencies.onError,
+  });
+  return {
+    policy,
+    gate: createApprovalGate({ policy, store, chats, audit, tools: dependencies.tools ?? EMPTY_TOOL_CATALOG }),
+    chats: createChatApprovals({ chats, store, pending, events }),
+    pending,
+    dispose: () => pending.dispose(),
+  };
+}

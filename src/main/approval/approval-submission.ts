@@ -1,0 +1,102 @@
+import type { ToolCallApproval, ToolCallRequest } from '../../shared/approval';
+import { WorkbenchError } from '../errors';
+import { describeArgumentProblems, type ArgumentProblem, type ArgumentsValidator } from './arguments-validator';
+import type { PendingStore } from './pending-store';
+
+/** One thing wrong with an approval message; the message is refused whole when there is any. */
+export interface SubmissionProblem {
+  toolCallId: string;
+  problem: string;
+  /** Edited arguments: where each one fails the tool's input schema. */
+  arguments?: readonly ArgumentProblem[];
+}
+
+/** A checked answer, ready to record and apply. */
+export interface CheckedApproval {
+  readonly approval: ToolCallApproval;
+  readonly request: ToolCallRequest;
+  readonly exchangeId: string | null;
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  allow_session: "allowed for this chat",
+  allow_once: 'allowed once',
+  deny: 'denied',
+  timeout: 'timed out',
+  cancelled: 'cancelled when the chat was stopped',
+};
+
+/**
+ * Checks an approval message against what waits in THIS chat (ARCHITECTURE.md §4): every answer
+ * names a call waiting here, each exactly once, every waiting call is answered, and edited arguments
+ * fit the tool's input schema. Throws `invalid_input` listing every problem; nothing is applied then.
+ */
+export function checkSubmission(
+  chatId: string,
+  approvals: readonly ToolCallApproval[],
+  store: PendingStore,
+  validator: ArgumentsValidator,
+): CheckedApproval[] {
+  const problems: SubmissionProblem[] = [];
+  const checked: CheckedApproval[] = [];
+  const seen = new Set<string>();
+  for (const approval of approvals) {
+    const { toolCallId } = approval;
+    if (seen.has(toolCallId)) {
+      problems.push({ toolCallId, problem: 'is answered more than once in this message' });
+      continue;
+    }
+    seen.add(toolCallId);
+    const stored = store.get(chatId, toolCallId);
+    if (!stored) {
+      problems.push({
+        toolCallId,
+        problem: store.heldByAnotherChat(chatId, toolCallId)
+          ? 'is not a call of this chat (it belongs to another chat); a chat can only answer its own approvals'
+          : 'is not a tool call that waits for approval (unknown id)',
+      });
+      continue;
+    }
+    if (stored.status !== 'pending') {
+      problems.push({ toolCallId, problem: `was already decided (${STATUS_WORDS[stored.status] ?? stored.status})` });
+      continue;
+    }
+    const { request } = stored.approval;
+    if (approval.editedArgs !== undefined) {
+      if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
+        problems.push({ toolCallId, problem: 'has edited arguments with a deny decision; edits go only with an allow decision' });
+        continue;
+      }
+      const result = validator.check(request.definitionHash, request.inputSchema, approval.editedArgs);
+      if (!result.ok && 'schemaError' in result) {
+        problems.push({
+          toolCallId,
+          problem: `has edited arguments, but the input schema of ${request.serverName}.${request.toolName} is invalid, so they cannot be checked (${result.schemaError}); allow the call as it is or deny it`,
+        });
+        continue;
+      }
+      if (!result.ok) {
+        problems.push({
+          toolCallId,
+          problem: `has edited arguments that do not fit the input schema of ${request.serverName}.${request.toolName}: ${describeArgumentProblems(result.problems)}`,
+          arguments: result.problems,
+        });
+        continue;
+      }
+    }
+    checked.push({ approval, request, exchangeId: stored.approval.exchangeId });
+  }
+  for (const waiting of store.waiting(chatId)) {
+    if (!seen.has(waiting.request.toolCallId)) {
+      problems.push({
+        toolCallId: waiting.request.toolCallId,
+        problem: `waits for a decision too (${waiting.request.serverName}.${waiting.request.toolName}); an approval message answers every call waiting in the chat`,
+      });
+    }
+  }
+  if (problems.length > 0) {
+    const text = problems.map((problem) => `tool call '${problem.toolCallId}' ${problem.problem}`).join('; ');
+    throw new WorkbenchError('invalid_input', `The approval was not applied: ${text}.`, { problems });
+  }
+  return checked;
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { ArgumentMatcher } from '../../shared/approval';
+import { parsePointer, resolvePointer } from './json-pointer';
+
+/**
+ * Globs are path-like: `*` stays within a segment, `**` spans `/`, and dot files match (a deny rule
+ * on `/etc/**` must cover `/etc/.ssh`). Unbalanced brackets are an error, not a literal.
+ */
+export const GLOB_OPTIONS = { dot: true, strictBrackets: true } as const;
+
+/**
+ * One argument condition, as plain data tested by one function: every call runs these for every
+ * candidate rule, so they stay monomorphic (no closure per rule) and start with a cheap prefix test.
+ */
+export interface CompiledMatcher {
+  readonly tokens: readonly string[];
+  readonly kind: ArgumentMatcher['match'];
+  /**
+   * How a value with several forms is tested. Deny and ask rules match when ANY form matches (each
+   * array element, a path as written or normalised); allow rules only when ALL do, so that neither
+   * `/home/me/../../etc/passwd` nor a list with one bad path slips through an allow rule.
+   */
+  readonly all: boolean;
+  readonly expected: ArgumentMatcher['value'];
+  readonly regex: RegExp | null;
+  /** Text every match starts with ('' when nothing is known): tested before the regex. */
+  readonly prefix: string;
+}
+
+/** Compiles a condition whose pointer and value were validated. */
+export function compileMatcher(matcher: ArgumentMatcher, all: boolean): CompiledMatcher {
+  const tokens = parsePointer(matcher.pointer);
+  if (matcher.match === 'equals') return { tokens, kind: 'equals', all, expected: matcher.value, regex: null, prefix: '' };
+  const source = String(matcher.value);
+  if (matcher.match === 'regex') return { tokens, kind: 'regex', all, expected: source, regex: new RegExp(source, 'u'), prefix: regexPrefix(source) };
+  const { regex, prefix } = compileGlob(source);
+  return { tokens, kind: 'glob', all, expected: source, regex, prefix };
+}
+
+/** A compiled glob and the literal text its matches start with. */
+export interface CompiledGlob {
+  readonly regex: RegExp;
+  readonly prefix: string;
+}
+
+const GLOB_CACHE_LIMIT = 10_000;
+const globCache = new Map<string, CompiledGlob>();
+
+/**
+ * Compiles a glob (throws for an invalid one), once: policies repeat globs across rules, and a
+ * policy is validated and compiled again on every change.
+ */
+export function compileGlob(glob: string): CompiledGlob {
+  let compiled = globCache.get(glob);
+  if (compiled === undefined) {
+    const regex = picomatch.makeRe(glob, GLOB_OPTIONS);
+    const scan = picomatch.scan(glob);
+    // Negations match what does not start with the base; a base with an escape is not the literal text.
+    compiled = { regex, prefix: scan.negated || scan.base.includes('\\') ? '' : scan.base };
+    if (globCache.size >= GLOB_CACHE_LIMIT) globCache.clear();
+    globCache.set(glob, compiled);
+  }
+  return compiled;
+}
+
+/** Whether the arguments satisfy the condition; a missing value never does. */
+export function matcherHolds(matcher: CompiledMatcher, args: Record<string, unknown>): boolean {
+  const value = resolvePointer(args, matcher.tokens);
+  if (value === undefined) return false;
+  if (!Array.isArray(value)) return scalarMatches(matcher, value);
+  if (value.length === 0) return false;
+  for (const item of value) {
+    const matches = scalarMatches(matcher, item);
+    if (matcher.all !== matches) return matches;
+  }
+  return matcher.all;
+}
+
+function scalarMatches(matcher: CompiledMatcher, value: unknown): boolean {
+  if (matcher.kind === 'equals') return value === matcher.expected;
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else return false;
+  if (matcher.kind === 'regex') return textMatches(matcher, text);
+  const normalised = normalisedForm(text);
+  if (normalised === null) return textMatches(matcher, text);
+  return matcher.all ? textMatches(matcher, text) && textMatches(matcher, normalised) : textMatches(matcher, text) || textMatches(matcher, normalised);
+}
+
+// One decision tests the same argument against many rules: remember the last answer.
+let lastText: string | undefined;
+let lastNormalised: string | null = null;
+
+/** The normalised form of a path when it differs from the text, else null. */
+function normalisedForm(text: string): string | null {
+  if (text !== lastText) {
+    const normalised = mayNormalise(text) ? path.posix.normalize(text) : text;
+    lastText = text;
+    lastNormalised = normalised === text ? null : normalised;
+  }
+  return lastNormalised;
+}
+
+function textMatches(matcher: CompiledMatcher, text: string): boolean {
+  return text.startsWith(matcher.prefix) && (matcher.regex as RegExp).test(text);
+}
+
+/** Only these change under `path.posix.normalize`: `//`, `.` and `..` segments, a leading `./`. */
+function mayNormalise(text: string): boolean {
+  return text.charCodeAt(0) === 46 || text.includes('//') || text.includes('/.');
+}
+
+const PLAIN = /[A-Za-z0-9 _\-/:=,@%]/;
+const QUANTIFIERS = new Set(['?', '*', '+', '{']);
+
+/** The literal text an anchored regex without alternatives must start with: `cmd` of `^cmd\b`. */
+export function regexPrefix(source: string): string {
+  if (!source.startsWith('^') || source.includes('|')) return '';
+  let end = 1;
+  while (end < source.length && PLAIN.test(source[end] as string)) end += 1;
+  // A quantifier makes the character before it optional or repeated.
+  if (end < source.length && QUANTIFIERS.has(source[end] as string)) end -= 1;
+  return end > 1 ? source.slice(1, end) : '';
+}

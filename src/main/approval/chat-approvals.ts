@@ -1,0 +1,57 @@
+import type { ChatApprovalMode, ChatGrant, PendingApproval } from '../../shared/approval';
+import type { ChatService } from '../chat/chat-service';
+import { WorkbenchError } from '../errors';
+import type { EventHub } from '../event-hub';
+import type { ChatApprovalStore } from './chat-approval-store';
+import type { PendingApprovals } from './pending-approvals';
+
+/** What a person sees and changes about approvals in one chat. Every method throws `not_found` for an unknown chat. */
+export interface ChatApprovals {
+  mode(chatId: string): ChatApprovalMode;
+  setMode(chatId: string, mode: ChatApprovalMode): ChatApprovalMode;
+  /** One chat's grants, or every chat's (for the settings page) when no chat is named. */
+  grants(chatId?: string): ChatGrant[];
+  /** Throws `not_found` when the chat has no grant for that tool. */
+  revoke(chatId: string, serverName: string, toolName: string): ChatGrant;
+  pending(chatId: string): PendingApproval[];
+}
+
+export interface ChatApprovalsDependencies {
+  chats: Pick<ChatService, 'get'>;
+  store: ChatApprovalStore;
+  pending: Pick<PendingApprovals, 'list'>;
+  events: EventHub;
+}
+
+export function createChatApprovals({ chats, store, pending, events }: ChatApprovalsDependencies): ChatApprovals {
+  return {
+    mode(chatId) {
+      chats.get(chatId);
+      return store.mode(chatId);
+    },
+    setMode(chatId, mode) {
+      chats.get(chatId);
+      store.setMode(chatId, mode);
+      events.emit('approvals.onDidChange', { kind: 'chat-mode', chatId, mode });
+      return mode;
+    },
+    grants(chatId) {
+      if (chatId === undefined) return store.allGrants();
+      chats.get(chatId);
+      return store.grantsOf(chatId);
+    },
+    revoke(chatId, serverName, toolName) {
+      chats.get(chatId);
+      const grant = store.revoke(chatId, serverName, toolName);
+      if (!grant) {
+        throw new WorkbenchError('not_found', `This chat has no 'Allow for this chat' for ${serverName}.${toolName}.`, { chatId, serverName, toolName });
+      }
+      events.emit('grants.onDidChange', { kind: 'revoked', grant });
+      return grant;
+    },
+    pending(chatId) {
+      chats.get(chatId);
+      return pending.list(chatId);
+    },
+  };
+}

@@ -1,0 +1,269 @@
+import type {
+  ApprovalResolution,
+  PendingApproval,
+  ResolutionOutcome,
+  ToolCallApproval,
+  ToolCallDecision,
+  ToolCallRequest,
+} from '../../shared/approval';
+import type { AuditLog } from '../audit/audit-log';
+import { WorkbenchError } from '../errors';
+import type { EventHub } from '../event-hub';
+import { checkSubmission, type CheckedApproval } from './approval-submission';
+import type { ArgumentsValidator } from './arguments-validator';
+import type { ChatApprovalStore } from './chat-approval-store';
+import type { PendingStore } from './pending-store';
+
+/**
+ * The calls that wait for a person, per chat (ARCHITECTURE.md §4). They are kept in SQLite and
+ * survive a restart, timers included. Every resolution is recorded in the audit log before it is
+ * applied, and only `allow_*` resolutions may run.
+ */
+export interface PendingApprovals {
+  /** Keeps calls the policy asked about, starts their timeouts, and announces them. */
+  add(chatId: string, exchangeId: string | undefined, requests: readonly ToolCallRequest[]): PendingApproval[];
+  /** The chat's waiting calls, oldest first. */
+  list(chatId: string): PendingApproval[];
+  /**
+   * Applies seed 000's approval message, all or nothing: throws `invalid_input` naming each problem
+   * (unknown, already decided or another chat's call, an id twice, a waiting call unanswered, edited
+   * arguments that fail the tool's schema) and changes nothing. ALLOW_SESSION also grants the tool
+   * for this chat, bound to its definition hash.
+   */
+  submit(chatId: string, approvals: readonly ToolCallApproval[]): ApprovalResolution[];
+  /** The stop button: resolves the chat's waiting calls (of one exchange, when given) as `cancelled`. */
+  cancelAll(chatId: string, exchangeId?: string): ApprovalResolution[];
+  /** Every resolution, by a person, a timeout or a stop; how the tool loop learns that it may go on. */
+  onDidResolve(listener: (resolutions: readonly ApprovalResolution[]) => void): () => void;
+  /** Stops the timers (the rows stay; a later start restores them). */
+  dispose(): void;
+}
+
+export interface PendingApprovalsDependencies {
+  store: PendingStore;
+  chatStore: ChatApprovalStore;
+  audit: AuditLog;
+  events: EventHub;
+  validator: ArgumentsValidator;
+  /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
+  timeoutSeconds: () => number;
+  now?: () => number;
+  /** Failures that have no caller to throw to (a timeout that could not be recorded). */
+  onError?: (error: unknown) => void;
+}
+
+const DECISIONS: Record<ToolCallDecision, { outcome: ResolutionOutcome; words: string }> = {
+  TOOL_CALL_DECISION_ALLOW_SESSION: { outcome: 'allow_session', words: "You chose 'Allow for this chat'" },
+  TOOL_CALL_DECISION_ALLOW_ONCE: { outcome: 'allow_once', words: "You chose 'Allow once'" },
+  TOOL_CALL_DECISION_DENY: { outcome: 'deny', words: "You chose 'Deny'" },
+};
+
+export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
+  const { store, chatStore, audit, events, validator } = dependencies;
+  const now = dependencies.now ?? (() => Date.now());
+  const onError = dependencies.onError ?? (() => {});
+  const listeners = new Set<(resolutions: readonly ApprovalResolution[]) => void>();
+  /** chat id → tool call id → timer. */
+  const timers = new Map<string, Map<string, ReturnType<typeof setTimeout>>>();
+
+  const clearTimer = (chatId: string, toolCallId: string): void => {
+    const byCall = timers.get(chatId);
+    const timer = byCall?.get(toolCallId);
+    if (timer === undefined || byCall === undefined) return;
+    clearTimeout(timer);
+    byCall.delete(toolCallId);
+    if (byCall.size === 0) timers.delete(chatId);
+  };
+  const clearChat = (chatId: string): void => {
+    for (const timer of timers.get(chatId)?.values() ?? []) clearTimeout(timer);
+    timers.delete(chatId);
+  };
+  const schedule = (approval: PendingApproval): void => {
+    if (approval.expiresAt === null) return;
+    const { chatId } = approval;
+    const { toolCallId } = approval.request;
+    clearTimer(chatId, toolCallId);
+    const timer = setTimeout(() => {
+      clearTimer(chatId, toolCallId);
+      expire(chatId);
+    }, Math.max(0, approval.expiresAt - now()));
+    // A waiting approval must not keep a CLI process alive on its own.
+    timer.unref?.();
+    const byCall = timers.get(chatId) ?? new Map();
+    timers.set(chatId, byCall);
+    byCall.set(toolCallId, timer);
+  };
+
+  /** Records each resolution, then applies them together; announces them. */
+  const resolve = (chatId: string, resolutions: ApprovalResolution[], record: (resolution: ApprovalResolution) => void, grants: CheckedApproval[] = []): ApprovalResolution[] => {
+    if (resolutions.length === 0) return [];
+    // The audit rows commit before anything may run; if recording fails, nothing is resolved.
+    for (const resolution of resolutions) record(resolution);
+    const granted = store.transaction(() => {
+      for (const resolution of resolutions) {
+        if (!store.resolve(resolution)) {
+          throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+        }
+      }
+      return grants.map(({ request }) => {
+        const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
+        chatStore.grant(grant);
+        return grant;
+      });
+    });
+    for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
+    for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });
+    events.emit('approvals.onDidChange', { kind: 'resolved', chatId, resolutions });
+    for (const listener of [...listeners]) {
+      try {
+        listener(resolutions);
+      } catch (error) {
+        onError(error);
+      }
+    }
+    return resolutions;
+  };
+
+  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled'): ApprovalResolution[] =>
+    approvals.map((approval) => ({
+      chatId: approval.chatId,
+      exchangeId: approval.exchangeId,
+      toolCallId: approval.request.toolCallId,
+      serverName: approval.request.serverName,
+      toolName: approval.request.toolName,
+      outcome,
+      actor: 'system',
+      args: approval.request.args,
+      edited: false,
+      reason: null,
+      decidedAt: now(),
+    }));
+  const recordSystem = (approvals: readonly PendingApproval[], decidedBy: (approval: PendingApproval) => string) => {
+    const byId = new Map(approvals.map((approval) => [approval.request.toolCallId, approval]));
+    return (resolution: ApprovalResolution): void => {
+      const approval = byId.get(resolution.toolCallId) as PendingApproval;
+      audit.recordDecision({
+        chatId: resolution.chatId,
+        exchangeId: resolution.exchangeId ?? undefined,
+        toolCallId: resolution.toolCallId,
+        serverName: resolution.serverName,
+        toolName: resolution.toolName,
+        definitionHash: approval.request.definitionHash,
+        decision: resolution.outcome as 'timeout' | 'cancelled',
+        actor: 'system',
+        decidedBy: decidedBy(approval),
+        args: resolution.args,
+      });
+    };
+  };
+
+  function expire(chatId: string): void {
+    try {
+      const time = now();
+      const waiting = store.waiting(chatId);
+      const due = waiting.filter((approval) => approval.expiresAt !== null && approval.expiresAt <= time);
+      // A timer that fired early (the clock was set back) leaves its call waiting, without a timer: give it one.
+      for (const approval of waiting) {
+        if (!due.includes(approval) && !timers.get(chatId)?.has(approval.request.toolCallId)) schedule(approval);
+      }
+      resolve(chatId, systemResolutions(due, 'timeout'), recordSystem(due, (approval) => `No one decided within ${duration(approval)} (approval timeout)`));
+    } catch (error) {
+      // The calls stay waiting (nothing runs); a person can still answer them.
+      onError(error);
+    }
+  }
+
+  const unsubscribe = events.subscribe((event, payload) => {
+    if (event === 'chat.onDidChange' && (payload as { kind: string }).kind === 'deleted') clearChat((payload as { id: string }).id);
+  });
+  for (const approval of store.allWaiting()) schedule(approval);
+
+  return {
+    add(chatId, exchangeId, requests) {
+      if (requests.length === 0) return [];
+      for (const request of requests) {
+        if (request.decision.outcome !== 'ask') {
+          throw new Error(`Tool call '${request.toolCallId}' was decided '${request.decision.outcome}' by the policy; only calls it asks about wait for a person.`);
+        }
+      }
+      const createdAt = now();
+      const seconds = dependencies.timeoutSeconds();
+      const added: PendingApproval[] = requests.map((request) => ({
+        chatId,
+        exchangeId: exchangeId ?? null,
+        request,
+        createdAt,
+        expiresAt: seconds > 0 ? createdAt + seconds * 1000 : null,
+      }));
+      try {
+        store.insert(added);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
+        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw new WorkbenchError('invalid_input', `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`);
+        }
+        throw error;
+      }
+      for (const approval of added) schedule(approval);
+      events.emit('approvals.onDidChange', { kind: 'pending', chatId, approvals: added });
+      return added;
+    },
+    list: (chatId) => store.waiting(chatId),
+    submit(chatId, approvals) {
+      const checked = checkSubmission(chatId, approvals, store, validator);
+      const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({
+        chatId,
+        exchangeId,
+        toolCallId: request.toolCallId,
+        serverName: request.serverName,
+        toolName: request.toolName,
+        outcome: DECISIONS[approval.decision].outcome,
+        actor: 'user',
+        args: approval.editedArgs ?? request.args,
+        edited: approval.editedArgs !== undefined,
+        reason: approval.reason ?? null,
+        decidedAt: now(),
+      }));
+      const byId = new Map(checked.map((item) => [item.request.toolCallId, item]));
+      const record = (resolution: ApprovalResolution): void => {
+        const { approval, request } = byId.get(resolution.toolCallId) as CheckedApproval;
+        audit.recordDecision({
+          chatId,
+          exchangeId: resolution.exchangeId ?? undefined,
+          toolCallId: request.toolCallId,
+          serverName: request.serverName,
+          toolName: request.toolName,
+          definitionHash: request.definitionHash,
+          decision: resolution.outcome as 'allow_session' | 'allow_once' | 'deny',
+          actor: 'user',
+          decidedBy: DECISIONS[approval.decision].words,
+          reason: approval.reason,
+          args: request.args,
+          editedArgs: approval.editedArgs,
+        });
+      };
+      return resolve(chatId, resolutions, record, checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION'));
+    },
+    cancelAll(chatId, exchangeId) {
+      const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
+      return resolve(chatId, systemResolutions(waiting, 'cancelled'), recordSystem(waiting, () => 'The chat was stopped before anyone decided'));
+    },
+    onDidResolve(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    dispose() {
+      unsubscribe();
+      for (const chatId of [...timers.keys()]) clearChat(chatId);
+    },
+  };
+}
+
+/** "5 minutes", "90 seconds": how long the call waited. */
+function duration(approval: PendingApproval): string {
+  const seconds = Math.round(((approval.expiresAt ?? approval.createdAt) - approval.createdAt) / 1000);
+  if (seconds % 3600 === 0 && seconds >= 3600) return seconds === 3600 ? '1 hour' : `${seconds / 3600} hours`;
+  if (seconds % 60 === 0 && seconds >= 60) return seconds === 60 ? '1 minute' : `${seconds / 60} minutes`;
+  return seconds === 1 ? '1 second' : `${seconds} seconds`;
+}

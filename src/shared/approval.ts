@@ -1,0 +1,308 @@
+import { z } from 'zod';
+import { ChatIdSchema } from './chat';
+import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
+
+// ── Policy settings (the `approvals` section of the settings document) ──────────────────────────
+
+/**
+ * The global switch. `ask` asks before every call no rule or setting allows; the middle mode also
+ * lets read-only tools of servers whose annotations you trust run; `never-ask` turns approvals off
+ * (tools run as they would without this feature) and is shown as a warning wherever approvals are.
+ */
+export const GlobalApprovalModeSchema = z.enum(['ask', 'auto-approve-read-only-trusted', 'never-ask']);
+export type GlobalApprovalMode = z.infer<typeof GlobalApprovalModeSchema>;
+
+/** Per server: `autoApprove` runs all its tools without asking (seed 003's bypass); `trustAnnotations` lets its readOnlyHint count. */
+export const ServerApprovalSettingsSchema = z.strictObject({
+  autoApprove: z.boolean().default(false),
+  trustAnnotations: z.boolean().default(false),
+});
+export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema>;
+
+/** Per tool; `inherit` defers to the server setting, then the global one (tool > server > global). */
+export const ToolApprovalSettingSchema = z.enum(['auto-approve', 'always-ask', 'inherit']);
+export type ToolApprovalSetting = z.infer<typeof ToolApprovalSettingSchema>;
+
+export const RuleEffectSchema = z.enum(['allow', 'ask', 'deny']);
+export type RuleEffect = z.infer<typeof RuleEffectSchema>;
+
+export const RULE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const RuleIdSchema = z.string().regex(RULE_ID_PATTERN, 'must be 1–64 letters, digits, dots, dashes or underscores');
+
+/** Bounds that keep a policy cheap to evaluate; a regex longer than this is refused on save. */
+export const RULE_LIMITS = { rules: 5_000, matchersPerRule: 16, globLength: 512, regexLength: 256, valueLength: 4_096, pointerLength: 512 };
+
+/**
+ * One condition on the call's arguments: the value at `pointer` (RFC 6901, e.g. `/path`) must match.
+ * `glob` is path-like (`**` spans `/`); `regex` is a JavaScript regular expression searched anywhere in
+ * the value (anchor it with ^…$); `equals` compares the JSON value exactly. When the pointer selects an
+ * array, its elements are tested.
+ */
+export const ArgumentMatcherSchema = z.strictObject({
+  pointer: z.string().max(RULE_LIMITS.pointerLength),
+  match: z.enum(['glob', 'regex', 'equals']),
+  value: z.union([z.string().max(RULE_LIMITS.valueLength), z.number(), z.boolean(), z.null()]),
+});
+export type ArgumentMatcher = z.infer<typeof ArgumentMatcherSchema>;
+
+/** A pattern rule: deny beats ask beats allow; within one effect the first rule in the list decides. */
+export const ApprovalRuleSchema = z.strictObject({
+  id: RuleIdSchema,
+  effect: RuleEffectSchema,
+  /** Glob over the server's key in `mcpServers`. */
+  server: z.string().min(1).max(RULE_LIMITS.globLength),
+  /** Glob over the tool's name. */
+  tool: z.string().min(1).max(RULE_LIMITS.globLength),
+  /** All must match. */
+  args: z.array(ArgumentMatcherSchema).max(RULE_LIMITS.matchersPerRule).optional(),
+  note: z.string().max(500).optional(),
+});
+export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
+
+/** A rule as a person adds it: the id is made up when missing. */
+export const ApprovalRuleDraftSchema = ApprovalRuleSchema.extend({ id: RuleIdSchema.optional() });
+export type ApprovalRuleDraft = z.infer<typeof ApprovalRuleDraftSchema>;
+
+export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 300;
+/** A week: long enough for any person, short enough for one Node timer. */
+export const MAX_APPROVAL_TIMEOUT_SECONDS = 7 * 24 * 60 * 60;
+
+const uniqueRuleIds = (rules: readonly { id: string }[], context: z.RefinementCtx): void => {
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    if (seen.has(rule.id)) context.addIssue({ code: 'custom', path: [index, 'id'], message: `the id '${rule.id}' is used by an earlier rule` });
+    seen.add(rule.id);
+  });
+};
+
+/** The user's approval policy. The defaults ask before every tool call: nothing is auto-allowed on a fresh install. */
+export const ApprovalPolicySchema = z.strictObject({
+  mode: GlobalApprovalModeSchema.default('ask'),
+  /** How long a call waits for a person before it is resolved as `timeout`; 0 waits forever. */
+  timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
+  servers: z.record(z.string().min(1), ServerApprovalSettingsSchema).default({}),
+  /** server → tool → setting. */
+  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).default({}),
+  rules: z.array(ApprovalRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
+});
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.parse({});
+
+/**
+ * A partial change, applied as one: every part is validated before anything is saved. Servers map to
+ * `null` to forget their settings; a tool set to `inherit` is forgotten. Rule operations run in the
+ * order remove, update (by id), add (at the end, or at `index`), then `order` (every id, once).
+ */
+export const PolicyUpdateSchema = z.strictObject({
+  mode: GlobalApprovalModeSchema.optional(),
+  timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
+  servers: z.record(z.string().min(1), z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: z.boolean().optional() }).nullable()).optional(),
+  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).optional(),
+  rules: z
+    .strictObject({
+      remove: z.array(RuleIdSchema).optional(),
+      update: z.array(ApprovalRuleSchema).optional(),
+      add: z.array(ApprovalRuleDraftSchema).optional(),
+      /** Where the added rules go (0-based); the end when missing. */
+      index: z.number().int().min(0).optional(),
+      order: z.array(RuleIdSchema).optional(),
+    })
+    .optional(),
+});
+export type PolicyUpdate = z.infer<typeof PolicyUpdateSchema>;
+
+// ── Managed policy (read-only, from the organisation) ───────────────────────────────────────────
+
+/** The organisation's rules deny; `effect` may be left out. */
+export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny') });
+export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
+
+/** The file at WORKBENCH_MANAGED_POLICY. Unknown keys are refused: a misspelt switch must not be silently ignored. */
+export const ManagedPolicySchema = z.strictObject({
+  rules: z.array(ManagedRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
+  /** When true, the global and per-chat "never ask" are ignored. */
+  disallowNeverAsk: z.boolean().default(false),
+});
+export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
+
+export const PolicyWarningSchema = z.object({
+  kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve']),
+  message: z.string(),
+  serverName: z.string().optional(),
+});
+export type PolicyWarning = z.infer<typeof PolicyWarningSchema>;
+
+/** What `policy.get` answers: the user's policy, the organisation's (when there is one), and what to warn about. */
+export const PolicyViewSchema = z.object({
+  policy: ApprovalPolicySchema,
+  managed: z.object({ file: z.string(), rules: z.array(ManagedRuleSchema), disallowNeverAsk: z.boolean() }).nullable(),
+  warnings: z.array(PolicyWarningSchema),
+});
+export type PolicyView = z.infer<typeof PolicyViewSchema>;
+
+// ── Decisions ───────────────────────────────────────────────────────────────────────────────────
+
+export const ChatApprovalModeSchema = z.enum(['use-tool-settings', 'always-ask', 'never-ask']);
+export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
+
+export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);
+export type DecisionOutcome = z.infer<typeof DecisionOutcomeSchema>;
+
+/** The pipeline's steps (ARCHITECTURE.md §5), as the source of a decision. */
+export const DecisionSourceKindSchema = z.enum([
+  'managed-deny-rule',
+  'deny-rule',
+  'approvals-off',
+  'chat-grant',
+  'chat-mode',
+  'ask-rule',
+  'allow-rule',
+  'tool-setting',
+  'server-setting',
+  'global-setting',
+  'trusted-read-only',
+  'default',
+]);
+export type DecisionSourceKind = z.infer<typeof DecisionSourceKindSchema>;
+
+/** Machine-readable: which rule, setting or grant decided. */
+export const DecisionSourceSchema = z.object({
+  kind: DecisionSourceKindSchema,
+  ruleId: z.string().optional(),
+  /** The user's rules: the rule's place in the list, from 1. */
+  ruleNumber: z.number().int().positive().optional(),
+  serverName: z.string().optional(),
+  toolName: z.string().optional(),
+  /** The setting's value (`auto-approve`, `always-ask`, `never-ask`…). */
+  setting: z.string().optional(),
+  /** Chat grants: when "Allow for this chat" was chosen (ms since the epoch). */
+  grantedAt: z.number().optional(),
+});
+export type DecisionSource = z.infer<typeof DecisionSourceSchema>;
+
+export const PolicyDecisionSchema = z.object({
+  outcome: DecisionOutcomeSchema,
+  source: DecisionSourceSchema,
+  /** In words a person understands: "Denied by your rule #3: Files write_* when /path matches /etc/**". */
+  reason: z.string(),
+  /** A chat grant existed for an earlier definition of this tool: the card says it changed. */
+  definitionChanged: z.boolean(),
+});
+export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
+
+/** One step `explain` looked at, in pipeline order. */
+export const ConsideredStepSchema = z.object({
+  step: z.number().int().min(1).max(8),
+  kind: DecisionSourceKindSchema,
+  result: z.enum(['decided', 'passed', 'ignored']),
+  detail: z.string(),
+});
+export type ConsideredStep = z.infer<typeof ConsideredStepSchema>;
+
+export const PolicyExplainInputSchema = z.strictObject({
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).optional(),
+  chatId: ChatIdSchema.optional(),
+});
+export const PolicyExplanationSchema = PolicyDecisionSchema.extend({
+  /** Whether a connected server offers this tool (annotations and grants need its definition). */
+  toolKnown: z.boolean(),
+  considered: z.array(ConsideredStepSchema),
+});
+export type PolicyExplanation = z.infer<typeof PolicyExplanationSchema>;
+
+// ── Chat grants ("Allow for this chat") ─────────────────────────────────────────────────────────
+
+export const ChatGrantSchema = z.object({
+  chatId: ChatIdSchema,
+  serverName: z.string(),
+  toolName: z.string(),
+  /** The definition the person allowed; a changed tool is asked about again. */
+  definitionHash: z.string(),
+  grantedAt: z.number().int().nonnegative(),
+});
+export type ChatGrant = z.infer<typeof ChatGrantSchema>;
+
+export const GrantsListInputSchema = z.strictObject({ chatId: ChatIdSchema.optional() }).optional();
+export const GrantsListOutputSchema = z.object({ grants: z.array(ChatGrantSchema) });
+export const GrantRevokeInputSchema = z.strictObject({ chatId: ChatIdSchema, server: z.string().min(1), tool: z.string().min(1) });
+export const GrantRevokeOutputSchema = z.object({ revoked: ChatGrantSchema });
+export const GrantsChangeSchema = z.object({ kind: z.enum(['granted', 'revoked']), grant: ChatGrantSchema });
+export type GrantsChange = z.infer<typeof GrantsChangeSchema>;
+
+export const ChatApprovalModeInputSchema = z.strictObject({ chatId: ChatIdSchema });
+export const ChatApprovalModeSetInputSchema = z.strictObject({ chatId: ChatIdSchema, mode: ChatApprovalModeSchema });
+export const ChatApprovalModeOutputSchema = z.object({ chatId: ChatIdSchema, mode: ChatApprovalModeSchema });
+
+// ── Calls that wait for a person (seed 000's message flow) ──────────────────────────────────────
+
+/** A call that needs a person, with what the approval card shows: the tool's annotations, schema, hash, and why it asks. */
+export const ToolCallRequestSchema = ToolCallSchema.extend({
+  title: z.string().optional(),
+  description: z.string().optional(),
+  annotations: ToolAnnotationsSchema.optional(),
+  definitionHash: z.string(),
+  /** For schema-aware editing of the arguments (seed 004). */
+  inputSchema: JsonSchemaObjectSchema,
+  decision: PolicyDecisionSchema,
+});
+export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
+
+export const ToolCallDecisionSchema = z.enum(['TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_DENY']);
+export type ToolCallDecision = z.infer<typeof ToolCallDecisionSchema>;
+
+/** A person's answer to one pending call. Other fields (a whole ToolCallRequest echoed back) are dropped, never trusted. */
+export const ToolCallApprovalSchema = z.object({
+  toolCallId: z.string().min(1),
+  decision: ToolCallDecisionSchema,
+  /** Allow decisions only; checked against the tool's input schema. */
+  editedArgs: z.record(z.string(), z.unknown()).optional(),
+  /** Why the person denied; kept in the audit log and told to the model. */
+  reason: z.string().max(2_000).optional(),
+});
+export type ToolCallApproval = z.infer<typeof ToolCallApprovalSchema>;
+
+/** The `approval` message: one answer for every call pending in the chat. */
+export const ApprovalMessageSchema = z.object({ toolCallApprovals: z.array(ToolCallApprovalSchema).min(1) });
+export type ApprovalMessage = z.infer<typeof ApprovalMessageSchema>;
+
+export const PendingApprovalSchema = z.object({
+  chatId: ChatIdSchema,
+  exchangeId: z.string().nullable(),
+  request: ToolCallRequestSchema,
+  /** ms since the epoch. */
+  createdAt: z.number().int(),
+  /** When it resolves as `timeout`; null waits forever. */
+  expiresAt: z.number().int().nullable(),
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
+export const ResolutionOutcomeSchema = z.enum(['allow_session', 'allow_once', 'deny', 'timeout', 'cancelled']);
+export type ResolutionOutcome = z.infer<typeof ResolutionOutcomeSchema>;
+
+/** How a pending call ended. Only `allow_*` may run, with `args` (the edited ones when the person edited them). */
+export const ApprovalResolutionSchema = z.object({
+  chatId: ChatIdSchema,
+  exchangeId: z.string().nullable(),
+  toolCallId: z.string(),
+  serverName: z.string(),
+  toolName: z.string(),
+  outcome: ResolutionOutcomeSchema,
+  actor: z.enum(['user', 'system']),
+  args: z.record(z.string(), z.unknown()),
+  edited: z.boolean(),
+  reason: z.string().nullable(),
+  decidedAt: z.number().int(),
+});
+export type ApprovalResolution = z.infer<typeof ApprovalResolutionSchema>;
+
+export const ApprovalsPendingInputSchema = z.strictObject({ chatId: ChatIdSchema });
+export const ApprovalsPendingOutputSchema = z.object({ approvals: z.array(PendingApprovalSchema) });
+
+export const ApprovalsChangeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('pending'), chatId: ChatIdSchema, approvals: z.array(PendingApprovalSchema) }),
+  z.object({ kind: z.literal('resolved'), chatId: ChatIdSchema, resolutions: z.array(ApprovalResolutionSchema) }),
+  z.object({ kind: z.literal('chat-mode'), chatId: ChatIdSchema, mode: ChatApprovalModeSchema }),
+]);
+export type ApprovalsChange = z.infer<typeof ApprovalsChangeSchema>;
