@@ -4,6 +4,8 @@ import { APP_NAME } from '../shared/app';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
+import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
+import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
@@ -16,6 +18,10 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
+  /** The configured MCP servers (settings + secrets). */
+  readonly mcpServers: McpServerConfigService;
+  /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
+  readonly mcp: McpHost;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -29,6 +35,8 @@ export interface ServicesOptions {
   /** How secrets are protected at rest; the Electron host passes one built on safeStorage. */
   secretCipher?: SecretCipher;
   onListenerError?: (error: unknown) => void;
+  /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
+  mcp?: Partial<McpHostOptions>;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -47,6 +55,8 @@ export function createServices(options: ServicesOptions): Services {
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
+  const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
+  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -55,6 +65,8 @@ export function createServices(options: ServicesOptions): Services {
     settings,
     secrets,
     chats,
+    mcpServers,
+    mcp,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

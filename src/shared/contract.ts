@@ -9,6 +9,25 @@ import {
   ChatRenameInputSchema,
   ChatSchema,
 } from './chat';
+import {
+  McpAddInputSchema,
+  McpEditInputSchema,
+  McpImportInputSchema,
+  McpImportOutputSchema,
+  McpImportPreviewInputSchema,
+  McpImportPreviewSchema,
+  McpListOutputSchema,
+  McpLogsInputSchema,
+  McpLogsOutputSchema,
+  McpRemoveOutputSchema,
+  McpServerChangeSchema,
+  McpServerRefInputSchema,
+  McpServerViewSchema,
+  McpSetEnabledInputSchema,
+  McpToolsChangeSchema,
+  McpToolsInputSchema,
+  McpToolsOutputSchema,
+} from './mcp';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -32,6 +51,16 @@ export const methods = {
   'chat.get': { input: ChatRefInputSchema, output: ChatSchema },
   'chat.rename': { input: ChatRenameInputSchema, output: ChatSchema },
   'chat.delete': { input: ChatRefInputSchema, output: ChatDeleteOutputSchema },
+  'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
+  'mcp.add': { input: McpAddInputSchema, output: McpServerViewSchema },
+  'mcp.edit': { input: McpEditInputSchema, output: McpServerViewSchema },
+  'mcp.remove': { input: McpServerRefInputSchema, output: McpRemoveOutputSchema },
+  'mcp.setEnabled': { input: McpSetEnabledInputSchema, output: McpServerViewSchema },
+  'mcp.restart': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  'mcp.logs': { input: McpLogsInputSchema, output: McpLogsOutputSchema },
+  'mcp.tools': { input: McpToolsInputSchema, output: McpToolsOutputSchema },
+  'mcp.importPreview': { input: McpImportPreviewInputSchema, output: McpImportPreviewSchema },
+  'mcp.import': { input: McpImportInputSchema, output: McpImportOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -40,6 +69,8 @@ export const methods = {
  */
 export const events = {
   'chat.onDidChange': { payload: ChatChangeSchema },
+  'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
+  'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

@@ -8,6 +8,12 @@ export const ErrorCodeSchema = z.enum([
   'unauthorized',
   'unavailable',
   'internal',
+  /** The name or thing already exists (an MCP server name…). */
+  'conflict',
+  /** The operation did not finish in time (an MCP tool call, a server's initialize). */
+  'timeout',
+  /** The caller cancelled the operation. */
+  'cancelled',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

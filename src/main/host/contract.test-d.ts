@@ -4,16 +4,37 @@ import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
 import type { AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
+import type { McpServerChange, McpServerView, McpToolsChange } from '../../shared/mcp';
 import type { MethodHandlers } from './dispatcher';
 
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
+declare const server: McpServerView;
 
 describe('the contract', () => {
   it('names every method and event', () => {
-    expectTypeOf<MethodName>().toEqualTypeOf<'app.info' | 'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete'>();
-    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange'>();
+    expectTypeOf<MethodName>().toEqualTypeOf<
+      | 'app.info'
+      | 'chat.create'
+      | 'chat.list'
+      | 'chat.get'
+      | 'chat.rename'
+      | 'chat.delete'
+      | 'mcp.list'
+      | 'mcp.add'
+      | 'mcp.edit'
+      | 'mcp.remove'
+      | 'mcp.setEnabled'
+      | 'mcp.restart'
+      | 'mcp.logs'
+      | 'mcp.tools'
+      | 'mcp.importPreview'
+      | 'mcp.import'
+    >();
+    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange' | 'mcp.onDidChangeServer' | 'mcp.onDidChangeTools'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
+    expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
+    expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });
 
   it('infers inputs and outputs from the schemas', () => {
@@ -28,7 +49,10 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'mcp'>();
+    expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<
+      'list' | 'add' | 'edit' | 'remove' | 'setEnabled' | 'restart' | 'logs' | 'tools' | 'importPreview' | 'import' | 'onDidChangeServer' | 'onDidChangeTools'
+    >();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -104,6 +128,16 @@ describe('MethodHandlers (the main process)', () => {
       'chat.get': async () => chat,
       'chat.rename': ({ title }) => ({ ...chat, title }),
       'chat.delete': ({ id }) => ({ id }),
+      'mcp.list': () => ({ servers: [server] }),
+      'mcp.add': () => server,
+      'mcp.edit': () => server,
+      'mcp.remove': ({ name }) => ({ name }),
+      'mcp.setEnabled': () => server,
+      'mcp.restart': async () => server,
+      'mcp.logs': ({ name }) => ({ name, lines: [], dropped: 0 }),
+      'mcp.tools': () => ({ tools: [] }),
+      'mcp.importPreview': () => ({ file: '', format: 'cursor', add: [], skip: [] }),
+      'mcp.import': () => ({ added: [], skip: [] }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 
