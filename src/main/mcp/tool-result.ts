@@ -70,12 +70,12 @@ function describeForModel(part: McpContent): string {
       return part.text;
     case 'image':
     case 'audio':
-      return `[${part.type}: ${part.mimeType}, ${formatBytes(Math.floor((part.data.length * 3) / 4))}]`;
+      return `[${part.type}: ${part.mimeType}, ${formatBytes(base64Bytes(part.data))}]`;
     case 'resource_link':
       return `[resource link: ${part.title ?? part.name} <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}${part.description ? ` — ${part.description}` : ''}]`;
     case 'resource':
       if (part.text !== undefined) return `[resource <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}]\n${part.text}`;
-      return `[resource <${part.uri}>: ${part.mimeType ?? 'binary'}, ${formatBytes(Math.floor(((part.blob ?? '').length * 3) / 4))}]`;
+      return `[resource <${part.uri}>: ${part.mimeType ?? 'binary'}, ${formatBytes(base64Bytes(part.blob ?? ''))}]`;
     case 'unknown':
       return `[content the app does not know: ${(JSON.stringify(part.original) ?? '').slice(0, 500)}]`;
   }
@@ -90,6 +90,12 @@ function cutForModel(text: string, limit: number): McpToolResult['forModel'] {
   const kept = bytes.subarray(0, limit).toString('utf8').replace(/\uFFFD$/, '');
   const note = `\n\n[The result was cut: this is the first ${formatBytes(Buffer.byteLength(kept))} of ${formatBytes(bytes.length)}. The whole result is kept with the chat.]`;
   return { text: kept + note, truncated: true };
+}
+
+/** The size of what a base64 text decodes to, without decoding it. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
 function jsonBytes(value: unknown): number {

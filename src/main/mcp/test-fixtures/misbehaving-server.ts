@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const env = process.env;
@@ -90,7 +91,10 @@ async function serve(): Promise<void> {
     if (env.FIXTURE_RUG_PULL && listings === 1) setTimeout(() => void server.sendToolListChanged(), 20);
     return { tools: tools() } as never;
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Protocol's own registration, not Server's: Server checks every tools/call result against the
+  // schema of its protocol version, and this fixture must be able to send what a newer one might.
+  const setCallHandler = Protocol.prototype.setRequestHandler.bind(server) as typeof server.setRequestHandler;
+  setCallHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     switch (request.params.name) {
       case 'echo':
