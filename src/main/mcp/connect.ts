@@ -113,7 +113,7 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       throw new ConnectError(`The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
     }
-    if (reason) throw new ConnectError(`The server ${reason} ${seconds(Date.now() - startedAt)} after it started, before it was ready.`, false);
+    if (reason) throw new ConnectError(`The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`, false);
     throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
   }
   live = true;

@@ -40,6 +40,8 @@ export class ProcessTransport implements Transport {
   private exited: Promise<void> = Promise.resolve();
   private exitDescription: string | undefined;
   private closeReason: string | undefined;
+  private stopRequested = false;
+  private exitSignal: NodeJS.Signals | null = null;
   private closed = false;
   private readonly pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -50,9 +52,12 @@ export class ProcessTransport implements Transport {
     return this.child?.pid;
   }
 
-  /** Why the connection ended, once it has: "exited with code 3", "sent more than 64 MiB without a line break"… */
+  /** Why the connection ended, once it has: "exited with code 3", "was stopped: it wrote more than 64 MiB…"… */
   get endReason(): string | undefined {
-    return this.closeReason ?? this.exitDescription;
+    if (this.closeReason) return this.closeReason;
+    // Ended by our own signal: we stopped it. Exited by itself (even while we were stopping it): say how.
+    if (this.stopRequested && (this.exitSignal !== null || this.exitDescription === undefined)) return 'was stopped';
+    return this.exitDescription;
   }
 
   start(): Promise<void> {
@@ -76,6 +81,7 @@ export class ProcessTransport implements Transport {
       });
       child.once('spawn', () => resolve());
       child.once('exit', (code, signal) => {
+        this.exitSignal = signal;
         this.exitDescription = signal ? `was ended by ${signal}` : `exited with code ${code}`;
         // Whatever the server started dies with it.
         if (child.pid !== undefined) signalProcessTree(child.pid, 'SIGKILL');
@@ -115,7 +121,7 @@ export class ProcessTransport implements Transport {
       this.finish();
       return;
     }
-    this.closeReason ??= 'was stopped';
+    this.stopRequested = true;
     child.stdin?.end();
     signalProcessTree(child.pid, 'SIGTERM');
     const grace = this.options.stopGraceMs ?? STOP_GRACE_MS;

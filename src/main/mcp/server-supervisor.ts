@@ -214,11 +214,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       if (gen === generation) await launch(gen);
     },
     async stop() {
-      await halt();
-      if (status.state !== 'stopped') {
-        logs.push('host', 'Stopped.');
-        setStatus({ state: 'stopped' });
-      }
+      const wasStopped = status.state === 'stopped';
+      // It serves nothing from this moment; the status says so before its process has finished exiting.
+      const halted = halt();
+      if (!wasStopped) setStatus({ state: 'stopped' });
+      await halted;
+      if (!wasStopped) logs.push('host', 'Stopped.');
     },
     killNow() {
       generation++;
