@@ -5,9 +5,12 @@
  */
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { formatLine, judge, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
+import { mcpLargeResult } from './bench/mcp-large-result.ts';
+import { mcpStartup } from './bench/mcp-startup.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, mcpCallOverhead, mcpStartup, mcpLargeResult];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -73,7 +73,7 @@ const countPlaywright = (report: unknown): Tally | null => {
 fs.mkdirSync(RESULTS_DIR, { recursive: true });
 const tsc = binPath('typescript/bin/tsc');
 
-await check('typecheck', ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.scripts.json'].map((project) => () => runNode(tsc, ['--noEmit', '-p', project])));
+await check('typecheck', ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.scripts.json', 'tsconfig.bench.json'].map((project) => () => runNode(tsc, ['--noEmit', '-p', project])));
 await check('lint', [() => runNode(binPath('eslint/bin/eslint.js'), ['--max-warnings', '0', '.'])]);
 await check('build', [build]);
 const unitReport = path.join(RESULTS_DIR, 'unit.json');

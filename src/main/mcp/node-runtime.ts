@@ -33,6 +33,11 @@ export function detectNodeRuntime(current: RuntimeProcess = process): NodeRuntim
   return { command: current.execPath, env: {}, description: `Node.js ${current.versions.node}` };
 }
 
+/** The same runtime with Node's on-disk compile cache (NODE_COMPILE_CACHE, Node ≥ 22.1) in `directory`. */
+export function withCompileCache(runtime: NodeRuntime, directory: string): NodeRuntime {
+  return { ...runtime, env: { ...runtime.env, NODE_COMPILE_CACHE: directory } };
+}
+
 const requireHere = createRequire(import.meta.url);
 
 /**

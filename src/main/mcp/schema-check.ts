@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { canonicalJson } from '../../shared/canonical-json';
 
 /** Checks a JSON value against a schema; returns what is wrong, or undefined when it conforms. */
 export type SchemaValidator = (value: unknown) => string | undefined;
@@ -8,6 +10,9 @@ export type SchemaValidator = (value: unknown) => string | undefined;
 export type SchemaCheck = { ok: true; validate: SchemaValidator | undefined } | { ok: false; problem: string };
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
+/** Outcomes by the SHA-256 of the schema's canonical JSON, oldest dropped first. */
+const CACHE_SIZE = 1000;
+const checked = new Map<string, SchemaCheck>();
 const instances = new Map<Dialect, Ajv>();
 
 function ajvFor(dialect: Dialect): Ajv {
@@ -38,7 +43,24 @@ function dialectOf(schema: Record<string, unknown>): Dialect | null {
  */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, problem: 'it is not a JSON object' };
-  const dialect = dialectOf(schema as Record<string, unknown>);
+  // The same schemas come back at every reconnect and list_changed, and from every copy of a server:
+  // compiling takes milliseconds each, hashing microseconds.
+  let key: string;
+  try {
+    key = createHash('sha256').update(canonicalJson(schema)).digest('hex');
+  } catch (error) {
+    return { ok: false, problem: (error as Error).message };
+  }
+  const cached = checked.get(key);
+  if (cached) return cached;
+  const result = check(schema as Record<string, unknown>);
+  if (checked.size >= CACHE_SIZE) checked.delete(checked.keys().next().value as string);
+  checked.set(key, result);
+  return result;
+}
+
+function check(schema: Record<string, unknown>): SchemaCheck {
+  const dialect = dialectOf(schema);
   if (!dialect) return { ok: true, validate: undefined };
   const ajv = ajvFor(dialect);
   if (!ajv.validateSchema(schema)) return { ok: false, problem: ajv.errorsText(ajv.errors, { dataVar: 'schema' }) };

@@ -55,6 +55,8 @@ export interface McpServerConfigService {
   import(source: ImportSource, only?: readonly string[]): { added: string[]; skip: McpImportPreview['skip'] };
   /** The server's launch parameters with its secrets; throws `unavailable` naming a secret that is missing. */
   launchConfig(name: string): LaunchConfig;
+  /** The server's call timeout in ms (its own or the default); throws `not_found`. */
+  callTimeoutMs(name: string): number;
   /** The secret values of one server (to keep them out of its logs). */
   secretValues(name: string): string[];
   /**
@@ -197,6 +199,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         ...(server.cwd ? { cwd: server.cwd } : {}),
       };
     },
+    callTimeoutMs: (name) => require(name)[1].callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
     secretValues(name) {
       return secrets.keys(secretPrefix(name)).flatMap((key) => secrets.get(key) ?? []);
     },

@@ -38,7 +38,7 @@ export function normaliseToolResult(raw: LenientCallToolResult, options: Normali
     isError,
     content,
     ...(raw.structuredContent ? { structuredContent: raw.structuredContent } : {}),
-    sizeBytes: jsonBytes(content) + (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
+    sizeBytes: content.reduce((total, part) => total + partBytes(part), 0) + (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
     forModel: cutForModel(parts.join('\n\n'), options.modelLimitBytes ?? MODEL_RESULT_LIMIT_BYTES),
   };
   return result;
@@ -51,6 +51,9 @@ export function protocolErrorResult(code: number, message: string): McpToolResul
 }
 
 function toContent(part: unknown): McpContent {
+  // Most parts are plain text: take them without a schema walk (a call's overhead budget is tens of µs).
+  const plain = part as { type?: unknown; text?: unknown; annotations?: unknown } | null;
+  if (plain?.type === 'text' && typeof plain.text === 'string' && plain.annotations === undefined) return { type: 'text', text: plain.text };
   // MCP nests an embedded resource's fields in `resource`; the normalised part carries them flat.
   const embedded = (part as { type?: unknown; resource?: unknown } | null)?.type === 'resource' ? (part as { resource?: unknown }).resource : undefined;
   const candidate =
@@ -96,6 +99,11 @@ function cutForModel(text: string, limit: number): McpToolResult['forModel'] {
 function base64Bytes(data: string): number {
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/** A part's size as JSON, without serialising megabytes of text just to measure them. */
+function partBytes(part: McpContent): number {
+  return part.type === 'text' && part.annotations === undefined ? Buffer.byteLength(part.text) + 24 : jsonBytes(part);
 }
 
 function jsonBytes(value: unknown): number {
