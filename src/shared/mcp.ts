@@ -52,21 +52,16 @@ const ServerOptionsShape = {
 };
 
 /** A new server, in the Claude Desktop / Cursor shape plus our options. Exactly one of command, package or url. */
+const StdioShape = {
+  args: z.array(z.string()).optional(),
+  env: SecretMapSchema.optional(),
+  cwd: z.string().min(1).optional(),
+  ...ServerOptionsShape,
+};
+
 export const McpServerInputSchema = z.union([
-  z.strictObject({
-    command: z.string().trim().min(1),
-    args: z.array(z.string()).optional(),
-    env: SecretMapSchema.optional(),
-    cwd: z.string().min(1).optional(),
-    ...ServerOptionsShape,
-  }),
-  z.strictObject({
-    package: BundledServerPackageSchema,
-    args: z.array(z.string()).optional(),
-    env: SecretMapSchema.optional(),
-    cwd: z.string().min(1).optional(),
-    ...ServerOptionsShape,
-  }),
+  z.strictObject({ command: z.string().trim().min(1), ...StdioShape }),
+  z.strictObject({ package: BundledServerPackageSchema, ...StdioShape }),
   z.strictObject({
     url: HttpUrlSchema,
     headers: SecretMapSchema.optional(),
