@@ -125,6 +125,8 @@ describe('mcp.* through the dispatcher', () => {
     };
     expect(await failure('mcp.restart', { name: 'nope' })).toMatchObject({ code: 'not_found', message: 'No MCP server is named "nope".' });
     expect(await failure('mcp.logs', { name: 'nope' })).toMatchObject({ code: 'not_found' });
+    ok(await dispatch('mcp.setEnabled', { name: 'Files', enabled: false }));
+    expect(await failure('mcp.restart', { name: 'files' })).toMatchObject({ code: 'invalid_input', message: 'The MCP server "Files" is disabled; enable it to start it.' });
     expect(await failure('mcp.add', { name: 'Files', server: { command: 'x' } })).toMatchObject({ code: 'conflict' });
     expect(await failure('mcp.add', { name: 'x', server: { command: 'x', url: 'http://a' } })).toMatchObject({ code: 'invalid_input' });
     expect(await failure('mcp.add', { name: 'x', server: { url: 'file:///etc/passwd' } })).toMatchObject({ code: 'invalid_input' });

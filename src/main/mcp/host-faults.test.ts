@@ -139,6 +139,15 @@ describe('a server that misbehaves during a call', () => {
     ]);
   });
 
+  it('answers with something that is not a tool result: a clear error, and the server keeps serving', async () => {
+    const test = await withNeighbour({});
+    const error = await rejection(test.host.callTool({ serverName: 'faulty', toolName: 'malformed', args: {} }));
+    expect(error.code).toBe('unavailable');
+    expect(error.message).toMatch(/^"malformed" on "faulty" answered with something that is not an MCP tool result: .*content/s);
+    expect((await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'fine' } })).forModel.text).toBe('fine');
+    await expectHealthy(test);
+  });
+
   it('a tool the server does not know is answered as a failed result, not a crash', async () => {
     const test = createTestHost({ odd: fixtureServer({ FIXTURE_TOOLS: 'odd' }) });
     await test.waitFor('odd', (server) => server.status.toolCount > 0);

@@ -54,7 +54,7 @@ export interface McpHost {
   list(): McpServerView[];
   /** Throws `not_found`. */
   server(name: string): McpServerView;
-  /** Forgets the server's crashes and starts it again (or for the first time). Throws `not_found`. */
+  /** Forgets the server's crashes and starts it again. Throws `not_found`, or `invalid_input` for a disabled server. */
   restart(name: string): Promise<McpServerView>;
   /** Throws `not_found`. */
   logs(name: string, limit?: number): { name: string; lines: McpLogLine[]; dropped: number };
@@ -190,9 +190,17 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
     start() {
       if (phase !== 'idle') return;
       phase = 'running';
-      config.adoptPlaintextSecrets();
+      try {
+        config.adoptPlaintextSecrets();
+      } catch {
+        // The secret store cannot be written: the values keep working from settings.json and move at the next start.
+      }
       const sandbox = sandboxDir(dataDir);
-      if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true });
+      try {
+        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true });
+      } catch {
+        // The Files server then fails to start, and its status says why.
+      }
       unsubscribe = config.onDidChange(() => reconcile());
       reconcile();
     },
@@ -210,6 +218,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
     server: (name) => viewOf(require(name)),
     async restart(name) {
       const server = require(name);
+      if (!server.enabled) throw new WorkbenchError('invalid_input', `The MCP server "${name}" is disabled; enable it to start it.`, { name });
       if (phase === 'running') await entryFor(server).supervisor.restart();
       return viewOf(require(name));
     },

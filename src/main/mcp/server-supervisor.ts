@@ -256,6 +256,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           throw new WorkbenchError('unavailable', `The server "${name}" stopped during the call to "${toolName}": it ${ended ?? 'closed the connection'}.`);
         }
         if (error instanceof McpError) return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+        if (error instanceof z.core.$ZodError) {
+          throw new WorkbenchError('unavailable', `${what} answered with something that is not an MCP tool result: ${z.prettifyError(error)}`);
+        }
         // No answer over HTTP: the session is gone; reconnect as after a crash.
         if (current.transport !== 'stdio') crashed(gen, `The call to "${toolName}" failed: ${describeError(error)}.`);
         throw new WorkbenchError('unavailable', `The call to ${what} failed: ${describeError(error)}`);
