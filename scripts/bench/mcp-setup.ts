@@ -25,7 +25,8 @@ export interface BenchHost {
  * A host with these servers (no default "Files"). `dataDir` may be shared between hosts so that
  * Node's compile cache, like a real install's, is warm after the first start.
  */
-export function benchHost(servers: Record<string, McpServerInput>, dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-mcp-'))): BenchHost {
+export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir?: string): BenchHost {
+  const dataDir = sharedDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-mcp-'));
   const home = fs.mkdtempSync(path.join(dataDir, 'host-'));
   const settings = openSettingsStore(path.join(home, 'settings.json'));
   const secrets = openFileSecretStore(path.join(home, 'secrets.json'));
@@ -61,7 +62,7 @@ export function benchHost(servers: Record<string, McpServerInput>, dataDir = fs.
       }),
     dispose: async () => {
       await host.stop();
-      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(sharedDataDir ? home : dataDir, { recursive: true, force: true });
     },
   };
 }
