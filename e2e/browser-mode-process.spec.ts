@@ -124,6 +124,48 @@ test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   expect(fs.existsSync(path.join(home, 'workbench.db'))).toBe(true);
 });
 
+/** The direct children of a process, from /proc (Linux). */
+function childrenOf(pid: number): number[] {
+  const tasks = fs.readdirSync(`/proc/${pid}/task`, { withFileTypes: true });
+  return tasks.flatMap((task) => {
+    const text = fs.readFileSync(`/proc/${pid}/task/${task.name}/children`, 'utf8').trim();
+    return text ? text.split(/\s+/).map(Number) : [];
+  });
+}
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+/** Exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+  } catch {
+    return false;
+  }
+}
+
+test('a fresh data folder starts the Files MCP server in its sandbox, and SIGTERM leaves no server process behind', async () => {
+  test.skip(process.platform !== 'linux', 'reads the process tree from /proc');
+  const home = tempHome();
+  const server = track(start(['--port', '0'], home));
+  expect(await server.ready, server.output.stderr).not.toBeNull();
+  const pid = server.child.pid as number;
+  let files: number | undefined;
+  await expect
+    .poll(() => (files = childrenOf(pid).find((child) => commandLine(child).includes('server-filesystem'))), { timeout: 10_000 })
+    .toBeDefined();
+  expect(commandLine(files as number)).toContain(path.join(home, 'sandbox'));
+  expect(fs.statSync(path.join(home, 'sandbox')).isDirectory()).toBe(true);
+  server.child.kill('SIGTERM');
+  expect(await server.exit).toBe(0);
+  await expect.poll(() => alive(files as number), { timeout: 5_000 }).toBe(false);
+});
+
 test('npm start says in one line that there is no Electron binary, then serves browser mode', async () => {
   const electronDist = path.join(ROOT, 'node_modules', 'electron', 'dist');
   test.skip(fs.existsSync(electronDist), 'An Electron binary is installed here, so npm start runs the desktop app instead');

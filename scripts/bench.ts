@@ -6,10 +6,13 @@
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
 import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
+import { mcpLargeResult } from './bench/mcp-large-result.ts';
+import { mcpStartup } from './bench/mcp-startup.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

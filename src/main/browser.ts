@@ -94,13 +94,18 @@ async function main(): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void server.close().finally(() => {
+    // MCP servers first: their process trees must be gone before we are.
+    void Promise.allSettled([services.mcp.stop(), server.close()]).finally(() => {
       services.close();
       process.exit(0);
     });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Whatever ends the process another way (an uncaught error, process.exit elsewhere): no server outlives us.
+  process.on('exit', () => services.mcp.stopNow());
+  // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
+  services.mcp.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   if (options.open) openInDefaultBrowser(server.url);

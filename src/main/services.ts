@@ -9,6 +9,8 @@ import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
+import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
+import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
@@ -24,6 +26,10 @@ export interface Services {
   /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
   readonly providers: ProviderService;
   readonly approvals: ApprovalServices;
+  /** The configured MCP servers (settings + secrets). */
+  readonly mcpServers: McpServerConfigService;
+  /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
+  readonly mcp: McpHost;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -46,6 +52,8 @@ export interface ServicesOptions {
   audit?: AuditLog;
   /** The tools of the connected MCP servers, for `policy.explain`. */
   tools?: ToolCatalog;
+  /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
+  mcp?: Partial<McpHostOptions>;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -67,6 +75,11 @@ export function createServices(options: ServicesOptions): Services {
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
   const providers = createProviderService({ settings, secrets, events });
+  // The approval engine looks tools up in the MCP host's registry, which is built just below.
+  let mcpHost: McpHost | undefined;
+  const tools: ToolCatalog = options.tools ?? {
+    find: (serverName, toolName) => mcpHost?.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
+  };
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -76,13 +89,17 @@ export function createServices(options: ServicesOptions): Services {
       chats,
       managed,
       audit: options.audit,
-      tools: options.tools,
+      tools,
       onError: options.onListenerError,
     });
   } catch (error) {
     db.close();
     throw error;
   }
+  const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
+  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
+  mcpHost = mcp;
+  mcpHost = mcp;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -93,6 +110,8 @@ export function createServices(options: ServicesOptions): Services {
     chats,
     providers,
     approvals,
+    mcpServers,
+    mcp,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

@@ -37,6 +37,25 @@ import {
   ProviderTestOutputSchema,
   ProviderUpdateInputSchema,
 } from './llm';
+import {
+  McpAddInputSchema,
+  McpEditInputSchema,
+  McpImportInputSchema,
+  McpImportOutputSchema,
+  McpImportPreviewInputSchema,
+  McpImportPreviewSchema,
+  McpListOutputSchema,
+  McpLogsInputSchema,
+  McpLogsOutputSchema,
+  McpRemoveOutputSchema,
+  McpServerChangeSchema,
+  McpServerRefInputSchema,
+  McpServerViewSchema,
+  McpSetEnabledInputSchema,
+  McpToolsChangeSchema,
+  McpToolsInputSchema,
+  McpToolsOutputSchema,
+} from './mcp';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -75,6 +94,16 @@ export const methods = {
   'approvals.pending': { input: ApprovalsPendingInputSchema, output: ApprovalsPendingOutputSchema },
   'approvals.getChatMode': { input: ChatApprovalModeInputSchema, output: ChatApprovalModeOutputSchema },
   'approvals.setChatMode': { input: ChatApprovalModeSetInputSchema, output: ChatApprovalModeOutputSchema },
+  'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
+  'mcp.add': { input: McpAddInputSchema, output: McpServerViewSchema },
+  'mcp.edit': { input: McpEditInputSchema, output: McpServerViewSchema },
+  'mcp.remove': { input: McpServerRefInputSchema, output: McpRemoveOutputSchema },
+  'mcp.setEnabled': { input: McpSetEnabledInputSchema, output: McpServerViewSchema },
+  'mcp.restart': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  'mcp.logs': { input: McpLogsInputSchema, output: McpLogsOutputSchema },
+  'mcp.tools': { input: McpToolsInputSchema, output: McpToolsOutputSchema },
+  'mcp.importPreview': { input: McpImportPreviewInputSchema, output: McpImportPreviewSchema },
+  'mcp.import': { input: McpImportInputSchema, output: McpImportOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -87,6 +116,8 @@ export const events = {
   'policy.onDidChange': { payload: PolicyViewSchema },
   'grants.onDidChange': { payload: GrantsChangeSchema },
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
+  'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
+  'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

@@ -17,6 +17,12 @@ export const ErrorCodeSchema = z.enum([
   'llm_unreachable',
   'llm_stream_dropped',
   'llm_request_rejected',
+  /** The name or thing already exists (an MCP server name…). */
+  'conflict',
+  /** The operation did not finish in time (an MCP tool call, a server's initialize). */
+  'timeout',
+  /** The caller cancelled the operation. */
+  'cancelled',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

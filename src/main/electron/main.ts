@@ -179,10 +179,24 @@ function start(): void {
     wireContract(services);
     const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false } });
     mainWindow = createWindow(windowStore);
+    // In the background: the window is usable while the MCP servers start. Bundled servers run on this
+    // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
+    services.mcp.start();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });
-    app.on('will-quit', () => services.close());
+    let stopped = false;
+    app.on('will-quit', (event) => {
+      if (stopped) return;
+      // Hold the quit until every MCP server's process tree is gone, then quit for real.
+      event.preventDefault();
+      void services.mcp.stop().finally(() => {
+        stopped = true;
+        services.close();
+        app.quit();
+      });
+    });
+    process.on('exit', () => services.mcp.stopNow());
   });
 
   app.on('window-all-closed', () => {

@@ -5,6 +5,7 @@ import type { AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
 import type { ProviderInfo } from '../../shared/llm';
+import type { McpServerChange, McpServerView, McpToolsChange } from '../../shared/mcp';
 import type { MethodHandlers } from './dispatcher';
 
 declare const workbench: WorkbenchApi;
@@ -13,6 +14,7 @@ declare const provider: ProviderInfo;
 declare const policyView: MethodOutput<'policy.get'>;
 declare const explanation: MethodOutput<'policy.explain'>;
 declare const grant: MethodOutput<'grants.revoke'>['revoked'];
+declare const server: McpServerView;
 
 describe('the contract', () => {
   it('names every method and event', () => {
@@ -37,11 +39,29 @@ describe('the contract', () => {
       | 'approvals.pending'
       | 'approvals.getChatMode'
       | 'approvals.setChatMode'
+      | 'mcp.list'
+      | 'mcp.add'
+      | 'mcp.edit'
+      | 'mcp.remove'
+      | 'mcp.setEnabled'
+      | 'mcp.restart'
+      | 'mcp.logs'
+      | 'mcp.tools'
+      | 'mcp.importPreview'
+      | 'mcp.import'
     >();
     expectTypeOf<EventName>().toEqualTypeOf<
-      'chat.onDidChange' | 'providers.onDidChange' | 'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
+      | 'chat.onDidChange'
+      | 'providers.onDidChange'
+      | 'policy.onDidChange'
+      | 'grants.onDidChange'
+      | 'approvals.onDidChange'
+      | 'mcp.onDidChangeServer'
+      | 'mcp.onDidChangeTools'
     >();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
+    expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
+    expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });
 
   it('infers inputs and outputs from the schemas', () => {
@@ -56,8 +76,11 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals' | 'mcp'>();
     expectTypeOf<keyof WorkbenchApi['providers']>().toEqualTypeOf<'list' | 'add' | 'update' | 'remove' | 'test' | 'models' | 'onDidChange'>();
+    expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<
+      'list' | 'add' | 'edit' | 'remove' | 'setEnabled' | 'restart' | 'logs' | 'tools' | 'importPreview' | 'import' | 'onDidChangeServer' | 'onDidChangeTools'
+    >();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -147,6 +170,16 @@ describe('MethodHandlers (the main process)', () => {
       'approvals.pending': () => ({ approvals: [] }),
       'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: 'always-ask' }),
       'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode }),
+      'mcp.list': () => ({ servers: [server] }),
+      'mcp.add': () => server,
+      'mcp.edit': () => server,
+      'mcp.remove': ({ name }) => ({ name }),
+      'mcp.setEnabled': () => server,
+      'mcp.restart': async () => server,
+      'mcp.logs': ({ name }) => ({ name, lines: [], dropped: 0 }),
+      'mcp.tools': () => ({ tools: [] }),
+      'mcp.importPreview': () => ({ file: '', format: 'cursor', add: [], skip: [] }),
+      'mcp.import': () => ({ added: [], skip: [] }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

@@ -30,5 +30,18 @@ export function createHandlers(services: Services): MethodHandlers {
     'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
+    'mcp.list': () => ({ servers: services.mcp.list() }),
+    'mcp.add': ({ name, server }) => services.mcp.server(services.mcpServers.add(name, server).name),
+    'mcp.edit': (change) => services.mcp.server(services.mcpServers.edit(change).name),
+    'mcp.remove': ({ name }) => {
+      services.mcpServers.remove(name);
+      return { name };
+    },
+    'mcp.setEnabled': ({ name, enabled }) => services.mcp.server(services.mcpServers.setEnabled(name, enabled).name),
+    'mcp.restart': ({ name }) => services.mcp.restart(services.mcpServers.get(name).name),
+    'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
+    'mcp.tools': (input) => ({ tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name) }),
+    'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
+    'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),
   };
 }

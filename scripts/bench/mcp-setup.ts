@@ -1,0 +1,74 @@
+/** A real MCP host over throw-away settings, for the MCP benchmarks. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { McpServerInput } from '../../src/shared/mcp';
+import { createEventHub, type EventHub } from '../../src/main/event-hub';
+import { createMcpHost, type McpHost } from '../../src/main/mcp/mcp-host';
+import { createMcpServerConfigService } from '../../src/main/mcp/server-config-service';
+import { openFileSecretStore } from '../../src/main/settings/secret-store';
+import { openSettingsStore } from '../../src/main/settings/settings-store';
+import { ROOT } from '../lib/project.ts';
+
+export const FIXTURE_SERVER = path.join(ROOT, 'src/main/mcp/test-fixtures/misbehaving-server.ts');
+
+export interface BenchHost {
+  host: McpHost;
+  events: EventHub;
+  dataDir: string;
+  /** Starts the host and resolves once every server is ready with its tools listed. */
+  startAndWait(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A host with these servers (no default "Files"). `dataDir` may be shared between hosts so that
+ * Node's compile cache, like a real install's, is warm after the first start.
+ */
+export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir?: string): BenchHost {
+  const dataDir = sharedDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-mcp-'));
+  const home = fs.mkdtempSync(path.join(dataDir, 'host-'));
+  const settings = openSettingsStore(path.join(home, 'settings.json'));
+  const secrets = openFileSecretStore(path.join(home, 'secrets.json'));
+  const config = createMcpServerConfigService({ settings, secrets, dataDir: home });
+  config.remove('Files');
+  for (const [name, server] of Object.entries(servers)) config.add(name, server);
+  const events = createEventHub((error) => console.error(error));
+  const host = createMcpHost({ config, events, dataDir, options: { clientVersion: 'bench' } });
+  const names = Object.keys(servers);
+  const allReady = (): boolean => names.every((name) => {
+    const status = host.server(name).status;
+    if (status.state === 'error') throw new Error(`${name} failed: ${status.message}`);
+    return status.state === 'ready' && status.toolCount > 0;
+  });
+  return {
+    host,
+    events,
+    dataDir,
+    startAndWait: () =>
+      new Promise((resolve, reject) => {
+        const unsubscribe = events.subscribe(() => {
+          try {
+            if (!allReady()) return;
+          } catch (error) {
+            unsubscribe();
+            reject(error as Error);
+            return;
+          }
+          unsubscribe();
+          resolve();
+        });
+        host.start();
+      }),
+    dispose: async () => {
+      await host.stop();
+      fs.rmSync(sharedDataDir ? home : dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

@@ -1,0 +1,226 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { APP_NAME } from '../../shared/app';
+import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
+import { ProcessTransport, SpawnError } from './process-transport';
+import type { LaunchConfig } from './server-config-service';
+
+/** A live session with one server. */
+export interface Connection {
+  readonly client: Client;
+  readonly transport: 'stdio' | 'http' | 'sse';
+  readonly pid: number | undefined;
+  /** Why the session ended, once it has ("exited with code 3"…); undefined while it is open. */
+  endReason(): string | undefined;
+  /** Ends the session; a stdio server's process tree is stopped (SIGTERM, then SIGKILL). */
+  close(): Promise<void>;
+  /** Kills a stdio server's process tree synchronously; for a host that exits now. */
+  killNow(): void;
+}
+
+export interface ConnectOptions {
+  runtime: NodeRuntime;
+  initializeTimeoutMs: number;
+  clientVersion: string;
+  maxMessageBytes?: number;
+  stopGraceMs?: number;
+  /** A line for the server's log: `stderr` as the server wrote it, `host` for what we noticed. */
+  log(source: 'stderr' | 'host', text: string): void;
+  /** The session ended without us closing it (the process exited, the stream broke). */
+  onUnexpectedClose(reason: string): void;
+  onToolsChanged(): void;
+  /** Called as soon as there is something to stop, before initialize completes. */
+  onStarting?(handle: Pick<Connection, 'close' | 'killNow'>): void;
+}
+
+/** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
+export class ConnectError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'ConnectError';
+  }
+}
+
+/** Starts (stdio) or reaches (HTTP) a server and completes MCP's initialize handshake. */
+export async function connect(launch: LaunchConfig, options: ConnectOptions): Promise<Connection> {
+  return launch.kind === 'stdio' ? connectStdio(launch, options) : connectHttp(launch, options);
+}
+
+function newClient(options: ConnectOptions): Client {
+  const client = new Client({ name: APP_NAME, version: options.clientVersion }, { capabilities: {} });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    options.log('host', `[${params.level}${params.logger ? ` ${params.logger}` : ''}] ${data}`);
+  });
+  return client;
+}
+
+async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, options: ConnectOptions): Promise<Connection> {
+  let command: string;
+  let args: string[];
+  let env: Record<string, string>;
+  if (launch.package) {
+    let entry: string;
+    try {
+      entry = resolveBundledServerEntry(launch.package);
+    } catch (error) {
+      throw new ConnectError((error as Error).message, true);
+    }
+    command = options.runtime.command;
+    args = [entry, ...launch.args];
+    env = { ...getDefaultEnvironment(), ...options.runtime.env, ...launch.env };
+  } else {
+    command = launch.command as string;
+    args = launch.args;
+    // Only the variables a program needs to run (PATH, HOME…), never the app's whole environment.
+    env = { ...getDefaultEnvironment(), ...launch.env };
+  }
+  const transport = new ProcessTransport({
+    command,
+    args,
+    env,
+    cwd: launch.cwd,
+    maxMessageBytes: options.maxMessageBytes,
+    stopGraceMs: options.stopGraceMs,
+    onStderrLine: (line) => options.log('stderr', line),
+    onNotice: (text) => options.log('host', text),
+  });
+  const client = newClient(options);
+  // Only a session that was ready can end unexpectedly; a failed start is reported by the throw below.
+  let live = false;
+  let closing = false;
+  client.onclose = () => {
+    if (live && !closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
+  };
+  options.onStarting?.({ close: () => transport.close(), killNow: () => transport.killNow() });
+  const startedAt = Date.now();
+  try {
+    await client.connect(transport, { timeout: options.initializeTimeoutMs });
+  } catch (error) {
+    closing = true;
+    await transport.close();
+    const reason = transport.endReason && transport.endReason !== 'was stopped' ? transport.endReason : undefined;
+    if (error instanceof ConnectError) throw error;
+    if (error instanceof SpawnError) throw new ConnectError(error.message, true);
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      throw new ConnectError(`The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
+    }
+    if (reason) throw new ConnectError(`The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`, false);
+    throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
+  }
+  live = true;
+  options.log('host', `Connected to ${describeServer(client)} (pid ${transport.pid}).`);
+  return {
+    client,
+    transport: 'stdio',
+    pid: transport.pid,
+    endReason: () => transport.endReason,
+    close: async () => {
+      closing = true;
+      await transport.close();
+    },
+    killNow: () => transport.killNow(),
+  };
+}
+
+async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, options: ConnectOptions): Promise<Connection> {
+  let url: URL;
+  try {
+    url = new URL(launch.url);
+  } catch {
+    throw new ConnectError(`"${launch.url}" is not a URL.`, true);
+  }
+  const requestInit: RequestInit = { headers: launch.headers };
+  const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => {
+    const client = newClient(options);
+    const transport: Transport =
+      kind === 'http' ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+    let live = false;
+    let closing = false;
+    let ended: string | undefined;
+    client.onclose = () => {
+      ended ??= 'closed the connection';
+      if (live && !closing) options.onUnexpectedClose(`The server ${ended}.`);
+    };
+    options.onStarting?.({
+      close: () => client.close().catch(() => undefined),
+      killNow: () => void client.close().catch(() => undefined),
+    });
+    try {
+      await client.connect(transport, { timeout: options.initializeTimeoutMs });
+    } catch (error) {
+      closing = true;
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    live = true;
+    options.log('host', `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}.`);
+    return {
+      client,
+      transport: kind,
+      pid: undefined,
+      endReason: () => ended,
+      close: async () => {
+        closing = true;
+        ended ??= 'was stopped';
+        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+        await client.close().catch(() => undefined);
+      },
+      killNow: () => {
+        closing = true;
+        void client.close().catch(() => undefined);
+      },
+    };
+  };
+  const fail = (error: unknown): ConnectError => {
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return new ConnectError(`${url.href} did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
+    }
+    return new ConnectError(`Cannot connect to ${url.href}: ${describeError(error)}`, false);
+  };
+  if (launch.type === 'sse') return attempt('sse').catch((error: unknown) => Promise.reject(fail(error)));
+  try {
+    return await attempt('http');
+  } catch (error) {
+    // The MCP spec's backwards compatibility: a 4xx to the initialize POST means an older server that speaks SSE.
+    const status = error instanceof StreamableHTTPError ? error.code : undefined;
+    if (launch.type === 'auto' && status !== undefined && status >= 400 && status < 500) {
+      options.log('host', `${url.href} answered HTTP ${status} to Streamable HTTP; trying the older SSE transport.`);
+      return attempt('sse').catch((sseError: unknown) => Promise.reject(fail(sseError)));
+    }
+    throw fail(error);
+  }
+}
+
+function describeServer(client: Client): string {
+  const info = client.getServerVersion();
+  return info ? `${info.name} ${info.version}` : 'the server';
+}
+
+/** An error as one readable sentence: fetch's "fetch failed" says nothing; its cause does. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (error.message === 'fetch failed' && cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED') return 'the connection was refused (is the server running?)';
+    if (code === 'ENOTFOUND') return 'the host name was not found';
+    return cause.message;
+  }
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0) {
+    return `the server answered HTTP ${error.code}${error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ': ').replace(/^: $/, '')}`;
+  }
+  return error.message;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(1)} s`;
+}

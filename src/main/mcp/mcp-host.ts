@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
+import type { McpToolResult } from '../../shared/mcp-result';
+import { WorkbenchError } from '../errors';
+import type { EventHub } from '../event-hub';
+import { createLogRing, type LogRing } from './log-ring';
+import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-runtime';
+import type { McpServerConfigService, ServerConfigView } from './server-config-service';
+import { sandboxDir } from './server-settings';
+import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
+import { createToolRegistry, type RegisteredTool } from './tool-registry';
+
+export interface McpHostOptions {
+  /** Sent to servers as the client's version. */
+  clientVersion: string;
+  runtime?: NodeRuntime;
+  initializeTimeoutMs?: number;
+  restart?: Partial<RestartPolicy>;
+  maxMessageBytes?: number;
+  stopGraceMs?: number;
+}
+
+export interface McpHostDependencies {
+  config: McpServerConfigService;
+  events: EventHub;
+  dataDir: string;
+  options: McpHostOptions;
+}
+
+export interface ToolCallRequest {
+  serverName: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  /** Aborting cancels the call and tells the server (MCP notifications/cancelled). */
+  signal?: AbortSignal;
+  /** Overrides the server's call timeout. */
+  timeoutMs?: number;
+}
+
+/**
+ * The MCP servers of the settings, running: started together in the background, restarted when
+ * they crash, reconciled with every settings change, stopped (process trees and all) on quit.
+ * Status changes are pushed as `mcp.onDidChangeServer`, tool list changes as `mcp.onDidChangeTools`.
+ */
+export interface McpHost {
+  /** Starts every enabled server in the background and returns at once; later settings changes apply live. */
+  start(): void;
+  /** Stops every server and waits until their processes are gone; nothing starts again afterwards. */
+  stop(): Promise<void>;
+  /** Kills every server's process tree synchronously: for `process.on('exit')`, where nothing can wait. */
+  stopNow(): void;
+  list(): McpServerView[];
+  /** Throws `not_found`. */
+  server(name: string): McpServerView;
+  /** Forgets the server's crashes and starts it again. Throws `not_found`, or `invalid_input` for a disabled server. */
+  restart(name: string): Promise<McpServerView>;
+  /** Throws `not_found`. */
+  logs(name: string, limit?: number): { name: string; lines: McpLogLine[]; dropped: number };
+  /** Every known tool, or one server's (throws `not_found` for an unknown server). */
+  tools(serverName?: string): McpTool[];
+  /** The tool a provider-safe name stands for. */
+  findTool(providerName: string): McpTool | undefined;
+  /**
+   * Runs a tool. Answers with the normalised result when the server answered (a tool error is a
+   * result with `isError`); throws `not_found`, `invalid_input` (unusable tool), `unavailable`
+   * (server not ready, or it stopped during the call), `timeout` or `cancelled` otherwise.
+   */
+  callTool(request: ToolCallRequest): Promise<McpToolResult>;
+}
+
+interface Entry {
+  supervisor: ServerSupervisor;
+  logs: LogRing;
+  fingerprint: string;
+  trusted: boolean;
+}
+
+export function createMcpHost({ config, events, dataDir, options }: McpHostDependencies): McpHost {
+  const registry = createToolRegistry();
+  const entries = new Map<string, Entry>();
+  // Node's compile cache roughly halves the CPU a bundled server needs to start (it loads the SDK and zod
+  // every time), which matters when a dozen start at once on a laptop's few cores.
+  const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
+  const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
+  let phase: 'idle' | 'running' | 'stopped' = 'idle';
+  let unsubscribe: (() => void) | undefined;
+
+  const viewOf = (server: ServerConfigView): McpServerView => {
+    const entry = entries.get(server.name);
+    const status: SupervisorStatus = entry?.supervisor.status() ?? { state: 'stopped', since: Date.now(), recentCrashes: 0 };
+    return { ...server, status: { ...status, toolCount: registry.list(server.name).length } };
+  };
+  const emitServer = (name: string): void => {
+    const server = config.list().find((item) => item.name === name);
+    if (server) events.emit('mcp.onDidChangeServer', { kind: 'updated', server: viewOf(server) });
+  };
+  const emitTools = (name: string, changed: string[]): void => {
+    events.emit('mcp.onDidChangeTools', { serverName: name, toolCount: registry.list(name).length, changed });
+  };
+  const fingerprintOf = (server: ServerConfigView): string => {
+    let launch: string;
+    try {
+      launch = JSON.stringify(config.launchConfig(server.name));
+    } catch (error) {
+      launch = (error as Error).message;
+    }
+    // Hashed: the launch parameters include secret values, which need not sit in memory twice.
+    return createHash('sha256').update(`${server.enabled}\u0000${launch}`).digest('hex');
+  };
+  const entryFor = (server: ServerConfigView): Entry => {
+    const existing = entries.get(server.name);
+    if (existing) return existing;
+    const logs = createLogRing();
+    const name = server.name;
+    const entry: Entry = {
+      logs,
+      fingerprint: fingerprintOf(server),
+      trusted: server.trusted,
+      supervisor: createServerSupervisor({
+        name,
+        launchConfig: () => config.launchConfig(name),
+        secretValues: () => config.secretValues(name),
+        logs,
+        options: {
+          runtime,
+          clientVersion: options.clientVersion,
+          initializeTimeoutMs: options.initializeTimeoutMs ?? MCP_DEFAULT_INITIALIZE_TIMEOUT_MS,
+          restart: restartPolicy,
+          maxMessageBytes: options.maxMessageBytes,
+          stopGraceMs: options.stopGraceMs,
+        },
+        onStatus: () => emitServer(name),
+        onTools: (listing) => {
+          const outcome = registry.update(name, listing, entries.get(name)?.trusted ?? false);
+          for (const notice of outcome.notices) logs.push('host', notice);
+          emitTools(name, outcome.changed);
+          emitServer(name);
+        },
+      }),
+    };
+    entries.set(name, entry);
+    return entry;
+  };
+
+  const reconcile = (): void => {
+    if (phase !== 'running') return;
+    const servers = config.list();
+    for (const server of servers) {
+      const isNew = !entries.has(server.name);
+      const entry = entryFor(server);
+      const fingerprint = fingerprintOf(server);
+      if (entry.trusted !== server.trusted) {
+        entry.trusted = server.trusted;
+        registry.setTrusted(server.name, server.trusted);
+        emitTools(server.name, registry.list(server.name).filter((tool) => tool.previous).map((tool) => tool.name));
+      }
+      if (isNew || fingerprint !== entry.fingerprint) {
+        entry.fingerprint = fingerprint;
+        if (!server.enabled) void entry.supervisor.stop();
+        else if (isNew || entry.supervisor.status().state === 'stopped') entry.supervisor.start();
+        else void entry.supervisor.restart();
+      }
+      emitServer(server.name);
+    }
+    const names = new Set(servers.map((server) => server.name));
+    for (const [name, entry] of entries) {
+      if (names.has(name)) continue;
+      entries.delete(name);
+      void entry.supervisor.stop();
+      registry.remove(name);
+      events.emit('mcp.onDidChangeServer', { kind: 'removed', name });
+    }
+  };
+
+  const require = (name: string): ServerConfigView => {
+    const server = config.list().find((item) => item.name === name);
+    if (!server) throw new WorkbenchError('not_found', `No MCP server is named "${name}".`, { name });
+    return server;
+  };
+
+  const toContract = (tool: RegisteredTool): McpTool => {
+    const { validateOutput: _validator, ...rest } = tool;
+    const ready = entries.get(tool.serverName)?.supervisor.status().state === 'ready';
+    return { ...rest, available: ready && !tool.problem };
+  };
+
+  return {
+    start() {
+      if (phase !== 'idle') return;
+      phase = 'running';
+      try {
+        config.adoptPlaintextSecrets();
+      } catch {
+        // The secret store cannot be written: the values keep working from settings.json and move at the next start.
+      }
+      const sandbox = sandboxDir(dataDir);
+      try {
+        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true });
+      } catch {
+        // The Files server then fails to start, and its status says why.
+      }
+      unsubscribe = config.onDidChange(() => reconcile());
+      reconcile();
+    },
+    async stop() {
+      phase = 'stopped';
+      unsubscribe?.();
+      await Promise.all([...entries.values()].map((entry) => entry.supervisor.stop()));
+    },
+    stopNow() {
+      phase = 'stopped';
+      unsubscribe?.();
+      for (const entry of entries.values()) entry.supervisor.killNow();
+    },
+    list: () => config.list().map(viewOf),
+    server: (name) => viewOf(require(name)),
+    async restart(name) {
+      const server = require(name);
+      if (!server.enabled) throw new WorkbenchError('invalid_input', `The MCP server "${name}" is disabled; enable it to start it.`, { name });
+      if (phase === 'running') await entryFor(server).supervisor.restart();
+      return viewOf(require(name));
+    },
+    logs(name, limit) {
+      require(name);
+      const logs = entries.get(name)?.logs;
+      return { name, lines: logs?.lines(limit) ?? [], dropped: logs?.dropped ?? 0 };
+    },
+    tools(serverName) {
+      if (serverName !== undefined) require(serverName);
+      return registry.list(serverName).map(toContract);
+    },
+    findTool(providerName) {
+      const tool = registry.resolve(providerName);
+      return tool ? toContract(tool) : undefined;
+    },
+    async callTool({ serverName, toolName, args, signal, timeoutMs }) {
+      const tool = registry.get(serverName, toolName);
+      if (!tool) {
+        require(serverName);
+        throw new WorkbenchError('not_found', `The MCP server "${serverName}" has no tool named "${toolName}".`, { server: serverName, tool: toolName });
+      }
+      if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
+      const entry = entries.get(serverName);
+      if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
+      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { BundledServerPackage } from '../../shared/mcp';
+
+/**
+ * The Node.js that runs the MCP servers shipped with the app. In plain Node (browser mode, CLI,
+ * tests) it is the running Node itself. In Electron `process.execPath` is the app binary, which
+ * behaves as plain Node when started with ELECTRON_RUN_AS_NODE=1; so no system Node or `npx` is
+ * ever needed, and a bundled server runs on the same Node version the app was tested with.
+ */
+export interface NodeRuntime {
+  readonly command: string;
+  /** Variables to add to a server's environment so that `command` behaves as Node. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Names the runtime in logs and the UI. */
+  readonly description: string;
+}
+
+export interface RuntimeProcess {
+  execPath: string;
+  versions: { node: string; electron?: string };
+}
+
+export function detectNodeRuntime(current: RuntimeProcess = process): NodeRuntime {
+  if (current.versions.electron) {
+    return {
+      command: current.execPath,
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+      description: `AI Workbench's Node.js ${current.versions.node} (Electron ${current.versions.electron})`,
+    };
+  }
+  return { command: current.execPath, env: {}, description: `Node.js ${current.versions.node}` };
+}
+
+/** The same runtime with Node's on-disk compile cache (NODE_COMPILE_CACHE, Node ≥ 22.1) in `directory`. */
+export function withCompileCache(runtime: NodeRuntime, directory: string): NodeRuntime {
+  return { ...runtime, env: { ...runtime.env, NODE_COMPILE_CACHE: directory } };
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The file a bundled server package runs: its package.json `bin` entry, resolved in the app's own
+ * node_modules. Throws with the package's name when it is not installed.
+ */
+export function resolveBundledServerEntry(packageName: BundledServerPackage, resolve: (id: string) => string = requireHere.resolve): string {
+  let manifestPath: string;
+  try {
+    manifestPath = resolve(`${packageName}/package.json`);
+  } catch (error) {
+    throw new Error(`The bundled MCP server ${packageName} is not installed with the app.`, { cause: error });
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { bin?: string | Record<string, string>; main?: string };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
+  const entry = bin ?? manifest.main;
+  if (!entry) throw new Error(`The bundled MCP server ${packageName} names no program to run (no "bin" in its package.json).`);
+  return path.join(path.dirname(manifestPath), entry);
+}

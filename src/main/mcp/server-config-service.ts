@@ -1,0 +1,329 @@
+import fs from 'node:fs';
+import {
+  MCP_DEFAULT_CALL_TIMEOUT_MS,
+  type McpEditInput,
+  type McpImportPreview,
+  type McpImportSource,
+  type McpServerInput,
+  type McpServerView,
+} from '../../shared/mcp';
+import { WorkbenchError } from '../errors';
+import type { SecretStore } from '../settings/secret-store';
+import type { SettingsSection, SettingsStore } from '../settings/settings-store';
+import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } from './config-import';
+import { importLocation, type LocationEnvironment } from './import-locations';
+import {
+  defaultMcpServers,
+  isHttpServer,
+  MCP_SETTINGS_SECTION,
+  McpServersSettingsSchema,
+  SECRET_PLACEHOLDER,
+  secretKey,
+  secretPrefix,
+  type McpServersSettings,
+  type SecretKind,
+  type ServerSettings,
+} from './server-settings';
+
+/** A server's settings as the UI sees them: no secret values, no status (the host adds that). */
+export type ServerConfigView = Omit<McpServerView, 'status'>;
+
+/** Everything needed to start a server, secrets included. Never leaves the main process. */
+export type LaunchConfig =
+  | { kind: 'stdio'; name: string; command?: string; package?: McpServerView['package']; args: string[]; env: Record<string, string>; cwd?: string }
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse' };
+
+/** What can be imported: the contract's sources, and a path for front ends that may name files (the CLI). */
+export type ImportSource = McpImportSource | { path: string };
+
+/**
+ * The configured MCP servers: the `mcpServers` settings section plus their secrets. Every change
+ * writes the secrets first and the settings second, so whoever reacts to the settings finds them.
+ */
+export interface McpServerConfigService {
+  list(): ServerConfigView[];
+  /** Throws `not_found`. */
+  get(name: string): ServerConfigView;
+  /** Throws `conflict` when the name is taken (names compare case-insensitively). */
+  add(name: string, server: McpServerInput): ServerConfigView;
+  /** Throws `not_found`, `conflict` (rename to a taken name) or `invalid_input` (stdio fields on an HTTP server…). */
+  edit(change: McpEditInput): ServerConfigView;
+  remove(name: string): void;
+  setEnabled(name: string, enabled: boolean): ServerConfigView;
+  previewImport(source: ImportSource): McpImportPreview;
+  /** Adds what `previewImport` showed (or the servers named in `only`); returns the names they got. */
+  import(source: ImportSource, only?: readonly string[]): { added: string[]; skip: McpImportPreview['skip'] };
+  /** The server's launch parameters with its secrets; throws `unavailable` naming a secret that is missing. */
+  launchConfig(name: string): LaunchConfig;
+  /** The server's call timeout in ms (its own or the default); throws `not_found`. */
+  callTimeoutMs(name: string): number;
+  /** The secret values of one server (to keep them out of its logs). */
+  secretValues(name: string): string[];
+  /**
+   * Moves env and header values that someone wrote into settings.json by hand into the secret
+   * store, leaving SECRET_PLACEHOLDER behind. Returns the names of the servers it changed.
+   */
+  adoptPlaintextSecrets(): string[];
+  onDidChange(listener: (servers: McpServersSettings) => void): () => void;
+}
+
+export interface McpServerConfigDependencies {
+  settings: SettingsStore;
+  secrets: SecretStore;
+  dataDir: string;
+  /** Where other apps keep their configurations; tests point it at a temporary home. */
+  locations?: LocationEnvironment;
+}
+
+export function createMcpServerConfigService({ settings, secrets, dataDir, locations }: McpServerConfigDependencies): McpServerConfigService {
+  const section: SettingsSection<McpServersSettings> = settings.section(MCP_SETTINGS_SECTION, McpServersSettingsSchema, defaultMcpServers(dataDir));
+
+  const find = (name: string): [string, ServerSettings] | undefined => {
+    const servers = section.get();
+    if (Object.hasOwn(servers, name)) return [name, servers[name] as ServerSettings];
+    const key = Object.keys(servers).find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+    return key === undefined ? undefined : [key, servers[key] as ServerSettings];
+  };
+  const require = (name: string): [string, ServerSettings] => {
+    const found = find(name);
+    if (!found) throw new WorkbenchError('not_found', `No MCP server is named "${name}".`, { name });
+    return found;
+  };
+  const conflict = (name: string): WorkbenchError =>
+    new WorkbenchError('conflict', `An MCP server named "${name}" already exists; choose another name.`, { name });
+
+  const writeSecrets = (name: string, kind: SecretKind, values: Record<string, string | null> | undefined): void => {
+    for (const [key, value] of Object.entries(values ?? {})) {
+      if (value === null) secrets.delete(secretKey(name, kind, key));
+      else secrets.set(secretKey(name, kind, key), value);
+    }
+  };
+  const dropSecrets = (name: string): void => {
+    for (const key of secrets.keys(secretPrefix(name))) secrets.delete(key);
+  };
+  const placeholders = (values: Record<string, unknown> | undefined): Record<string, string> | undefined =>
+    values && Object.keys(values).length > 0 ? Object.fromEntries(Object.keys(values).map((key) => [key, SECRET_PLACEHOLDER])) : undefined;
+
+  const toSettings = (server: McpServerInput): ServerSettings => {
+    const { env, headers, ...rest } = server as McpServerInput & { env?: Record<string, string>; headers?: Record<string, string> };
+    const result: Record<string, unknown> = { ...rest };
+    if (placeholders(env)) result.env = placeholders(env);
+    if (placeholders(headers)) result.headers = placeholders(headers);
+    return result as ServerSettings;
+  };
+
+  const update = (change: (servers: McpServersSettings) => McpServersSettings): void => {
+    section.update(change);
+  };
+
+  const service: McpServerConfigService = {
+    list: () => Object.entries(section.get()).map(([name, server]) => toView(name, server)),
+    get: (name) => {
+      const [key, server] = require(name);
+      return toView(key, server);
+    },
+    add(name, server) {
+      if (find(name)) throw conflict(name);
+      writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
+      writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
+      update((servers) => ({ ...servers, [name]: toSettings(server) }));
+      return service.get(name);
+    },
+    edit(change) {
+      const [name, current] = require(change.name);
+      const target = change.rename ?? name;
+      if (target !== name && find(target) && find(target)?.[0] !== name) throw conflict(target);
+      const next = applyEdit(name, current, change);
+      if (target !== name) {
+        // Copy every secret to the new name before the settings point at it, then drop the old ones.
+        for (const key of secrets.keys(secretPrefix(name))) {
+          const value = secrets.get(key);
+          if (value !== undefined) secrets.set(secretPrefix(target) + key.slice(secretPrefix(name).length), value);
+        }
+      }
+      writeSecrets(target, 'env', change.env);
+      writeSecrets(target, 'headers', change.headers);
+      update((servers) => Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, next] : [key, value]))));
+      if (target !== name) dropSecrets(name);
+      return service.get(target);
+    },
+    remove(name) {
+      const [key] = require(name);
+      update((servers) => Object.fromEntries(Object.entries(servers).filter(([candidate]) => candidate !== key)));
+      dropSecrets(key);
+    },
+    setEnabled(name, enabled) {
+      return service.edit({ name, enabled });
+    },
+    previewImport(source) {
+      return planImport(readImport(source, locations), new Set(Object.keys(section.get())));
+    },
+    import(source, only) {
+      const parsed = readImport(source, locations);
+      const plan = planImport(parsed, new Set(Object.keys(section.get())));
+      const unknown = (only ?? []).filter((name) => !plan.add.some((item) => item.originalName === name));
+      if (unknown.length > 0) {
+        throw new WorkbenchError('invalid_input', `${plan.file} has no importable server named ${unknown.map((name) => `"${name}"`).join(', ')}.`, { unknown });
+      }
+      const chosen = plan.add
+        .filter((item) => !only || only.includes(item.originalName))
+        .map((item) => ({ name: item.name, server: (parsed.servers.find((server) => server.originalName === item.originalName) as ImportCandidate).server }));
+      for (const { name, server } of chosen) {
+        writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
+        writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
+      }
+      update((servers) => ({ ...servers, ...Object.fromEntries(chosen.map(({ name, server }) => [name, toSettings(server)])) }));
+      return { added: chosen.map(({ name }) => name), skip: plan.skip };
+    },
+    launchConfig(name) {
+      const [key, server] = require(name);
+      const read = (kind: SecretKind, values: Record<string, string> | undefined): Record<string, string> => {
+        const result: Record<string, string> = {};
+        for (const [entry, stored] of Object.entries(values ?? {})) {
+          const value = stored === SECRET_PLACEHOLDER ? secrets.get(secretKey(key, kind, entry)) : stored;
+          if (value === undefined) {
+            throw new WorkbenchError('unavailable', `The secret value of ${kind === 'env' ? 'environment variable' : 'header'} ${entry} is missing; set it again in the server's settings.`);
+          }
+          result[entry] = value;
+        }
+        return result;
+      };
+      if (isHttpServer(server)) return { kind: 'http', name: key, url: server.url, headers: read('headers', server.headers), type: server.type ?? 'auto' };
+      return {
+        kind: 'stdio',
+        name: key,
+        ...(server.command ? { command: server.command } : {}),
+        ...(server.package ? { package: server.package } : {}),
+        args: server.args ?? [],
+        env: read('env', server.env),
+        ...(server.cwd ? { cwd: server.cwd } : {}),
+      };
+    },
+    callTimeoutMs: (name) => require(name)[1].callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
+    secretValues(name) {
+      return secrets.keys(secretPrefix(name)).flatMap((key) => secrets.get(key) ?? []);
+    },
+    adoptPlaintextSecrets() {
+      const changed: string[] = [];
+      const servers = section.get();
+      const next: McpServersSettings = {};
+      for (const [name, server] of Object.entries(servers)) {
+        const adopt = (kind: SecretKind, values: Record<string, string> | undefined): Record<string, string> | undefined => {
+          if (!values) return values;
+          const result: Record<string, string> = {};
+          for (const [key, value] of Object.entries(values)) {
+            if (value !== SECRET_PLACEHOLDER) {
+              secrets.set(secretKey(name, kind, key), value);
+              if (!changed.includes(name)) changed.push(name);
+            }
+            result[key] = SECRET_PLACEHOLDER;
+          }
+          return result;
+        };
+        next[name] = isHttpServer(server)
+          ? { ...server, ...(server.headers ? { headers: adopt('headers', server.headers) } : {}) }
+          : { ...server, ...(server.env ? { env: adopt('env', server.env) } : {}) };
+      }
+      if (changed.length > 0) update(() => next);
+      return changed;
+    },
+    onDidChange: (listener) => section.onDidChange(listener),
+  };
+  return service;
+}
+
+function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {
+  const next: Record<string, unknown> = { ...current };
+  const invalid = (what: string): WorkbenchError =>
+    new WorkbenchError('invalid_input', `${what} To change how "${name}" is reached, remove it and add it again.`, { name });
+  if (isHttpServer(current)) {
+    if (change.command !== undefined || change.args !== undefined || change.cwd !== undefined || change.env !== undefined) {
+      throw invalid(`"${name}" is an HTTP server: it has no command, args, cwd or env.`);
+    }
+  } else if (change.url !== undefined || change.headers !== undefined || change.type !== undefined) {
+    throw invalid(`"${name}" is a stdio server: it has no url, headers or type.`);
+  }
+  const set = (key: string, value: unknown): void => {
+    if (value === undefined) return;
+    next[key] = value === null ? undefined : value;
+  };
+  set('displayName', change.displayName);
+  set('enabled', change.enabled);
+  set('trusted', change.trusted);
+  set('callTimeoutMs', change.callTimeoutMs);
+  set('args', change.args);
+  set('cwd', change.cwd);
+  set('url', change.url);
+  set('type', change.type);
+  if (change.command !== undefined) {
+    next.command = change.command;
+    next.package = undefined;
+  }
+  const mergeKeys = (existing: unknown, changes: Record<string, string | null> | undefined): Record<string, string> | undefined => {
+    const merged = new Map(Object.entries((existing as Record<string, string> | undefined) ?? {}));
+    for (const [key, value] of Object.entries(changes ?? {})) {
+      if (value === null) merged.delete(key);
+      else merged.set(key, SECRET_PLACEHOLDER);
+    }
+    return merged.size > 0 ? Object.fromEntries(merged) : undefined;
+  };
+  if (change.env !== undefined) set('env', mergeKeys(current.env, change.env) ?? null);
+  if (change.headers !== undefined) set('headers', mergeKeys((current as { headers?: unknown }).headers, change.headers) ?? null);
+  return Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)) as ServerSettings;
+}
+
+function toView(name: string, server: ServerSettings): ServerConfigView {
+  const common = {
+    name,
+    displayName: server.displayName?.trim() || name,
+    enabled: server.enabled ?? true,
+    trusted: server.trusted ?? false,
+    callTimeoutMs: server.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
+  };
+  if (isHttpServer(server)) {
+    return { ...common, kind: 'http', url: server.url, type: server.type ?? 'auto', envKeys: [], headerKeys: Object.keys(server.headers ?? {}) };
+  }
+  return {
+    ...common,
+    kind: 'stdio',
+    ...(server.command ? { command: server.command } : {}),
+    ...(server.package ? { package: server.package } : {}),
+    args: server.args ?? [],
+    ...(server.cwd ? { cwd: server.cwd } : {}),
+    envKeys: Object.keys(server.env ?? {}),
+    headerKeys: [],
+  };
+}
+
+function readImport(source: ImportSource, locations: LocationEnvironment | undefined): ParsedImport {
+  if ('text' in source) return parseImportFile(source.fileName, source.text);
+  const file = 'path' in source ? source.path : importLocation(source.app, locations);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new WorkbenchError(missing ? 'not_found' : 'unavailable', `Cannot import from ${file}: ${missing ? 'there is no such file' : (error as Error).message}.`, { file });
+  }
+  return parseImportFile(file, text, 'app' in source ? source.app : undefined);
+}
+
+function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPreview {
+  const taken = new Set(existing);
+  const add: McpImportPreview['add'] = [];
+  for (const { originalName, server } of parsed.servers) {
+    const name = uniqueName(originalName.replace(/[\p{Cc}\p{Cs}]+/gu, ' ').trim().slice(0, 56) || 'server', taken);
+    taken.add(name);
+    add.push({
+      name,
+      originalName,
+      renamed: name !== originalName,
+      kind: 'url' in server ? 'http' : 'stdio',
+      summary: 'url' in server ? server.url : [('command' in server ? server.command : server.package), ...(server.args ?? [])].join(' '),
+      enabled: server.enabled ?? true,
+      envKeys: Object.keys(('env' in server ? server.env : undefined) ?? {}),
+      headerKeys: Object.keys(('headers' in server ? server.headers : undefined) ?? {}),
+    });
+  }
+  return { file: parsed.file, format: parsed.format, add, skip: parsed.skip };
+}

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { BundledServerPackageSchema, McpHttpTransportSchema } from '../../shared/mcp';
+
+/**
+ * The `mcpServers` section of settings.json, in the shape Claude Desktop and Cursor use:
+ * `{ NAME: { command, args, env, cwd } }` for stdio and `{ NAME: { url, headers } }` for HTTP, plus
+ * our options (`enabled`, `displayName`, `trusted`, `callTimeoutMs`) and `package` for servers that
+ * ship with the app. `env` and `headers` hold SECRET_PLACEHOLDER: the values live in the secret store.
+ * Unknown members are kept as they are, so a hand-edited file loses nothing when we write it.
+ */
+
+export const MCP_SETTINGS_SECTION = 'mcpServers';
+
+/** What settings.json holds instead of an env or header value; the value itself is a secret. */
+export const SECRET_PLACEHOLDER = '<stored in secrets>';
+
+const OptionsShape = {
+  displayName: z.string().optional(),
+  enabled: z.boolean().optional(),
+  trusted: z.boolean().optional(),
+  callTimeoutMs: z.number().int().positive().optional(),
+};
+const StringMapSchema = z.record(z.string(), z.string());
+
+export const StdioServerSettingsSchema = z.looseObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1).optional(),
+  package: BundledServerPackageSchema.optional(),
+  args: z.array(z.string()).optional(),
+  env: StringMapSchema.optional(),
+  cwd: z.string().optional(),
+  ...OptionsShape,
+});
+export const HttpServerSettingsSchema = z.looseObject({
+  url: z.string().min(1),
+  type: McpHttpTransportSchema.optional(),
+  headers: StringMapSchema.optional(),
+  ...OptionsShape,
+});
+
+export const ServerSettingsSchema = z
+  .union([HttpServerSettingsSchema, StdioServerSettingsSchema])
+  .refine((server) => 'url' in server || Boolean(server.command) !== Boolean(server.package), {
+    message: 'needs exactly one of "command", "package" or "url"',
+  });
+export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
+export type StdioServerSettings = z.infer<typeof StdioServerSettingsSchema>;
+export type HttpServerSettings = z.infer<typeof HttpServerSettingsSchema>;
+
+export const McpServersSettingsSchema = z.record(z.string().min(1), ServerSettingsSchema);
+export type McpServersSettings = z.infer<typeof McpServersSettingsSchema>;
+
+export function isHttpServer(server: ServerSettings): server is HttpServerSettings {
+  return typeof (server as HttpServerSettings).url === 'string';
+}
+
+export const DEFAULT_SERVER_NAME = 'Files';
+export const SANDBOX_FOLDER_NAME = 'sandbox';
+
+export function sandboxDir(dataDir: string): string {
+  return path.join(dataDir, SANDBOX_FOLDER_NAME);
+}
+
+/** A fresh install's servers: "Files", the bundled filesystem server rooted at `<data dir>/sandbox`. */
+export function defaultMcpServers(dataDir: string): McpServersSettings {
+  return {
+    [DEFAULT_SERVER_NAME]: {
+      package: '@modelcontextprotocol/server-filesystem',
+      args: [sandboxDir(dataDir)],
+      enabled: true,
+      displayName: 'Files',
+    },
+  };
+}
+
+/**
+ * Secret-store keys: `mcp.<server>.env.<NAME>` and `mcp.<server>.headers.<NAME>`. The server's
+ * name is escaped so that a name with dots cannot be mistaken for another server's key.
+ */
+export type SecretKind = 'env' | 'headers';
+
+export function secretPrefix(serverName: string, kind?: SecretKind): string {
+  const escaped = serverName.replaceAll('%', '%25').replaceAll('.', '%2E');
+  return kind ? `mcp.${escaped}.${kind}.` : `mcp.${escaped}.`;
+}
+
+export function secretKey(serverName: string, kind: SecretKind, name: string): string {
+  return `${secretPrefix(serverName, kind)}${name}`;
+}

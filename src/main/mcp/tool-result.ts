@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { MODEL_RESULT_LIMIT_BYTES, McpContentSchema, type McpContent, type McpToolResult } from '../../shared/mcp-result';
+import { formatBytes } from './process-transport';
+
+/**
+ * The shape we ask the SDK to accept for a `tools/call` answer: loose on purpose. A content part
+ * of a kind this version does not know must not throw the whole result away; each part is
+ * checked on its own below.
+ */
+export const LenientCallToolResultSchema = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  isError: z.boolean().optional(),
+  /** Protocol 2024-10-07 answered with `toolResult` instead of `content`. */
+  toolResult: z.unknown().optional(),
+});
+export type LenientCallToolResult = z.infer<typeof LenientCallToolResultSchema>;
+
+export interface NormaliseOptions {
+  /** Bytes of UTF-8 text the model is sent at most. */
+  modelLimitBytes?: number;
+  /** Set when the structured result broke the tool's output schema: the result becomes an error saying so. */
+  outputSchemaProblem?: string | undefined;
+}
+
+/** One result type for the tool loop and the UI, from whatever the server answered. */
+export function normaliseToolResult(raw: LenientCallToolResult, options: NormaliseOptions = {}): McpToolResult {
+  const content: McpContent[] = (raw.content ?? []).map(toContent);
+  if (content.length === 0 && raw.toolResult !== undefined) content.push({ type: 'text', text: JSON.stringify(raw.toolResult) ?? '' });
+  let isError = raw.isError === true;
+  const parts = content.map(describeForModel);
+  if (parts.length === 0 && raw.structuredContent) parts.push(JSON.stringify(raw.structuredContent));
+  if (options.outputSchemaProblem) {
+    isError = true;
+    parts.unshift(`The tool's structured result does not match its output schema: ${options.outputSchemaProblem}`);
+  }
+  const result: McpToolResult = {
+    isError,
+    content,
+    ...(raw.structuredContent ? { structuredContent: raw.structuredContent } : {}),
+    sizeBytes: content.reduce((total, part) => total + partBytes(part), 0) + (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
+    forModel: cutForModel(parts.join('\n\n'), options.modelLimitBytes ?? MODEL_RESULT_LIMIT_BYTES),
+  };
+  return result;
+}
+
+/** A JSON-RPC error the server answered instead of a result, as a failed result the model can read. */
+export function protocolErrorResult(code: number, message: string): McpToolResult {
+  const text = `The tool failed: ${message} (JSON-RPC error ${code})`;
+  return { isError: true, content: [{ type: 'text', text }], protocolError: { code, message }, sizeBytes: Buffer.byteLength(text), forModel: { text, truncated: false } };
+}
+
+function toContent(part: unknown): McpContent {
+  // Most parts are plain text: take them without a schema walk (a call's overhead budget is tens of µs).
+  const plain = part as { type?: unknown; text?: unknown; annotations?: unknown } | null;
+  if (plain?.type === 'text' && typeof plain.text === 'string' && plain.annotations === undefined) return { type: 'text', text: plain.text };
+  // MCP nests an embedded resource's fields in `resource`; the normalised part carries them flat.
+  const embedded = (part as { type?: unknown; resource?: unknown } | null)?.type === 'resource' ? (part as { resource?: unknown }).resource : undefined;
+  const candidate =
+    typeof embedded === 'object' && embedded !== null
+      ? { ...embedded, type: 'resource', annotations: (part as { annotations?: unknown }).annotations }
+      : (part as { type?: unknown } | null)?.type === 'resource'
+        ? null
+        : part;
+  const parsed = McpContentSchema.safeParse(candidate);
+  if (parsed.success && parsed.data.type !== 'unknown') return parsed.data;
+  return { type: 'unknown', original: part };
+}
+
+function describeForModel(part: McpContent): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'image':
+    case 'audio':
+      return `[${part.type}: ${part.mimeType}, ${formatBytes(base64Bytes(part.data))}]`;
+    case 'resource_link':
+      return `[resource link: ${part.title ?? part.name} <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}${part.description ? ` — ${part.description}` : ''}]`;
+    case 'resource':
+      if (part.text !== undefined) return `[resource <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}]\n${part.text}`;
+      return `[resource <${part.uri}>: ${part.mimeType ?? 'binary'}, ${formatBytes(base64Bytes(part.blob ?? ''))}]`;
+    case 'unknown':
+      return `[content the app does not know: ${(JSON.stringify(part.original) ?? '').slice(0, 500)}]`;
+  }
+}
+
+/** Cuts at a character boundary below `limit` bytes of UTF-8 and says so, with the full size. */
+function cutForModel(text: string, limit: number): McpToolResult['forModel'] {
+  // Quick path: a UTF-16 string of n units is at most 3n bytes of UTF-8.
+  if (text.length * 3 <= limit) return { text, truncated: false };
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return { text, truncated: false };
+  const kept = bytes.subarray(0, limit).toString('utf8').replace(/\uFFFD$/, '');
+  const note = `\n\n[The result was cut: this is the first ${formatBytes(Buffer.byteLength(kept))} of ${formatBytes(bytes.length)}. The whole result is kept with the chat.]`;
+  return { text: kept + note, truncated: true };
+}
+
+/** The size of what a base64 text decodes to, without decoding it. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
+/** A part's size as JSON, without serialising megabytes of text just to measure them. */
+function partBytes(part: McpContent): number {
+  return part.type === 'text' && part.annotations === undefined ? Buffer.byteLength(part.text) + 24 : jsonBytes(part);
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * What a tool call produced, normalised from MCP's CallToolResult for the tool loop and the UI.
+ * `content` and `structuredContent` are kept whole however large; `forModel` is what a model is sent.
+ */
+
+/** Above this many bytes of UTF-8, `forModel.text` is cut (with a note saying so); the rest stays in `content`. */
+export const MODEL_RESULT_LIMIT_BYTES = 1024 * 1024;
+
+const AnnotationsSchema = z.record(z.string(), z.unknown()).optional();
+
+export const McpContentSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string(), annotations: AnnotationsSchema }),
+  z.object({ type: z.literal('image'), mimeType: z.string(), data: z.string(), annotations: AnnotationsSchema }),
+  z.object({ type: z.literal('audio'), mimeType: z.string(), data: z.string(), annotations: AnnotationsSchema }),
+  z.object({
+    type: z.literal('resource_link'),
+    uri: z.string(),
+    name: z.string(),
+    title: z.string().optional(),
+    description: z.string().optional(),
+    mimeType: z.string().optional(),
+    size: z.number().optional(),
+    annotations: AnnotationsSchema,
+  }),
+  z.object({
+    type: z.literal('resource'),
+    uri: z.string(),
+    mimeType: z.string().optional(),
+    /** A text resource's text, or … */
+    text: z.string().optional(),
+    /** … a binary resource's bytes in base64. */
+    blob: z.string().optional(),
+    annotations: AnnotationsSchema,
+  }),
+  /** A content part of a kind this version does not know, kept as the server sent it. */
+  z.object({ type: z.literal('unknown'), original: z.unknown() }),
+]);
+export type McpContent = z.infer<typeof McpContentSchema>;
+
+export const McpToolResultSchema = z.object({
+  /** The tool reports a failure (MCP `isError`, or an error the server answered instead of a result). */
+  isError: z.boolean(),
+  content: z.array(McpContentSchema),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+  /** Set when the server answered the call with a JSON-RPC error rather than a result. */
+  protocolError: z.object({ code: z.number(), message: z.string() }).optional(),
+  /** Size of the result as UTF-8 JSON, for the audit log and the UI. */
+  sizeBytes: z.number().int().nonnegative(),
+  /** What the model is sent: one text rendering of every part, cut at MODEL_RESULT_LIMIT_BYTES. */
+  forModel: z.object({ text: z.string(), truncated: z.boolean() }),
+});
+export type McpToolResult = z.infer<typeof McpToolResultSchema>;

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { ToolDefinitionSchema } from './tool';
+
+/**
+ * MCP servers as the contract shows them. Values of `env` and `headers` are secrets: they go in,
+ * they never come out (a view lists their names only).
+ */
+
+export const MCP_SERVER_NAME_MAX_LENGTH = 64;
+
+/** A server's key in `mcpServers`: what the user calls it in the settings file; one line, not empty. */
+export const McpServerNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MCP_SERVER_NAME_MAX_LENGTH, `must be at most ${MCP_SERVER_NAME_MAX_LENGTH} characters`)
+  .regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must be a single line of text');
+
+/** The npm packages of MCP servers that ship with the app and run on its own Node runtime. */
+export const BundledServerPackageSchema = z.enum([
+  '@modelcontextprotocol/server-filesystem',
+  '@modelcontextprotocol/server-memory',
+  '@modelcontextprotocol/server-everything',
+]);
+export type BundledServerPackage = z.infer<typeof BundledServerPackageSchema>;
+
+export const MCP_DEFAULT_CALL_TIMEOUT_MS = 60_000;
+export const MCP_DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
+const TimeoutSchema = z.number().int().min(100).max(24 * 60 * 60 * 1000);
+
+/** Environment variable and header names; their values are secrets. */
+const SecretNameSchema = z.string().min(1).max(256).regex(/^[^\p{Cc}=]+$/u, 'must be a name without "=" or control characters');
+const SecretMapSchema = z.record(SecretNameSchema, z.string());
+/** In an edit: a value sets the secret, null removes it, a name left out stays as it is. */
+const SecretChangesSchema = z.record(SecretNameSchema, z.string().nullable());
+
+const HttpUrlSchema = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http:// or https:// URL');
+
+/** `auto` tries Streamable HTTP and falls back to the older SSE transport when the server does not speak it. */
+export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
+export type McpHttpTransport = z.infer<typeof McpHttpTransportSchema>;
+
+const ServerOptionsShape = {
+  displayName: z.string().trim().max(200).optional(),
+  enabled: z.boolean().optional(),
+  /** The user trusts this server's tool annotations (readOnlyHint…); the approval engine reads it. */
+  trusted: z.boolean().optional(),
+  callTimeoutMs: TimeoutSchema.optional(),
+};
+
+/** A new server, in the Claude Desktop / Cursor shape plus our options. Exactly one of command, package or url. */
+const StdioShape = {
+  args: z.array(z.string()).optional(),
+  env: SecretMapSchema.optional(),
+  cwd: z.string().min(1).optional(),
+  ...ServerOptionsShape,
+};
+
+export const McpServerInputSchema = z.union([
+  z.strictObject({ command: z.string().trim().min(1), ...StdioShape }),
+  z.strictObject({ package: BundledServerPackageSchema, ...StdioShape }),
+  z.strictObject({
+    url: HttpUrlSchema,
+    headers: SecretMapSchema.optional(),
+    type: McpHttpTransportSchema.optional(),
+    ...ServerOptionsShape,
+  }),
+]);
+export type McpServerInput = z.infer<typeof McpServerInputSchema>;
+
+export const McpAddInputSchema = z.strictObject({ name: McpServerNameSchema, server: McpServerInputSchema });
+
+/** Changes to one server; what is left out stays. A stdio server cannot become an HTTP one (remove and add instead). */
+export const McpEditInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  rename: McpServerNameSchema.optional(),
+  displayName: z.string().trim().max(200).nullable().optional(),
+  enabled: z.boolean().optional(),
+  trusted: z.boolean().optional(),
+  callTimeoutMs: TimeoutSchema.nullable().optional(),
+  command: z.string().trim().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  cwd: z.string().min(1).nullable().optional(),
+  env: SecretChangesSchema.optional(),
+  url: HttpUrlSchema.optional(),
+  headers: SecretChangesSchema.optional(),
+  type: McpHttpTransportSchema.optional(),
+});
+export type McpEditInput = z.infer<typeof McpEditInputSchema>;
+
+export const McpServerRefInputSchema = z.strictObject({ name: McpServerNameSchema });
+export const McpSetEnabledInputSchema = z.strictObject({ name: McpServerNameSchema, enabled: z.boolean() });
+export const McpRemoveOutputSchema = z.object({ name: z.string() });
+
+export const McpServerStateSchema = z.enum(['starting', 'ready', 'error', 'stopped', 'restarting']);
+export type McpServerState = z.infer<typeof McpServerStateSchema>;
+
+export const McpServerStatusSchema = z.object({
+  state: McpServerStateSchema,
+  /** Why the server is in `error` (or what it is waiting for while `restarting`), in words a person reads. */
+  message: z.string().optional(),
+  /** Milliseconds since the epoch when the state was entered. */
+  since: z.number(),
+  /** Crashes within the last minute; at five the server stays in `error` until the user restarts it. */
+  recentCrashes: z.number().int().nonnegative(),
+  pid: z.number().int().optional(),
+  /** The transport that connected (an `auto` HTTP server may have fallen back to SSE). */
+  transport: z.enum(['stdio', 'http', 'sse']).optional(),
+  serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+  toolCount: z.number().int().nonnegative(),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
+
+/** One configured server as the UI sees it: its settings without secret values, and its status. */
+export const McpServerViewSchema = z.object({
+  name: z.string(),
+  displayName: z.string(),
+  enabled: z.boolean(),
+  trusted: z.boolean(),
+  callTimeoutMs: z.number().int(),
+  kind: z.enum(['stdio', 'http']),
+  command: z.string().optional(),
+  /** For a server that ships with the app: its npm package (run on the app's own Node runtime). */
+  package: BundledServerPackageSchema.optional(),
+  args: z.array(z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  type: McpHttpTransportSchema.optional(),
+  /** Names only: the values are secrets and stay in the main process. */
+  envKeys: z.array(z.string()),
+  headerKeys: z.array(z.string()),
+  status: McpServerStatusSchema,
+});
+export type McpServerView = z.infer<typeof McpServerViewSchema>;
+
+export const McpListOutputSchema = z.object({ servers: z.array(McpServerViewSchema) });
+
+export const McpLogLineSchema = z.object({
+  time: z.number(),
+  /** `stderr` is what the server wrote; `host` is what AI Workbench noticed (started, exited, bad output…). */
+  source: z.enum(['stderr', 'host']),
+  text: z.string(),
+});
+export type McpLogLine = z.infer<typeof McpLogLineSchema>;
+export const McpLogsInputSchema = z.strictObject({ name: McpServerNameSchema, limit: z.number().int().min(1).max(1000).optional() });
+export const McpLogsOutputSchema = z.object({
+  name: z.string(),
+  lines: z.array(McpLogLineSchema),
+  /** Lines that fell out of the ring buffer since the server was added. */
+  dropped: z.number().int().nonnegative(),
+});
+
+/** A tool in the registry: its definition (hash, first-seen `previous`) plus what the host knows about it. */
+export const McpToolSchema = ToolDefinitionSchema.extend({
+  /** `^[a-zA-Z0-9_-]{1,64}$`, unique across servers: the name a model sees; maps back to server + tool exactly. */
+  providerName: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/),
+  /** False unless the user marked the server trusted: annotations are only hints from the server. */
+  annotationsTrusted: z.boolean(),
+  /** The server is ready and the tool has no problem: it can be offered to a model and called. */
+  available: z.boolean(),
+  /** Why the tool cannot be used as declared (an input schema that is not valid JSON Schema…). */
+  problem: z.string().optional(),
+});
+export type McpTool = z.infer<typeof McpToolSchema>;
+
+export const McpToolsInputSchema = z.strictObject({ name: McpServerNameSchema.optional() }).optional();
+export const McpToolsOutputSchema = z.object({ tools: z.array(McpToolSchema) });
+
+export const McpServerChangeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('updated'), server: McpServerViewSchema }),
+  z.object({ kind: z.literal('removed'), name: z.string() }),
+]);
+export type McpServerChange = z.infer<typeof McpServerChangeSchema>;
+
+export const McpToolsChangeSchema = z.object({
+  serverName: z.string(),
+  toolCount: z.number().int().nonnegative(),
+  /** Tools whose definition differs from the one first seen (their `previous` holds it). */
+  changed: z.array(z.string()),
+});
+export type McpToolsChange = z.infer<typeof McpToolsChangeSchema>;
+
+/** Where to import servers from: another app's config file found where that app keeps it, or a file's text. */
+export const McpImportSourceSchema = z.union([
+  z.strictObject({ app: z.enum(['claude-desktop', 'cursor', 'vscode']) }),
+  z.strictObject({ fileName: z.string().min(1).max(500), text: z.string().max(5_000_000) }),
+]);
+export type McpImportSource = z.infer<typeof McpImportSourceSchema>;
+
+export const McpImportFormatSchema = z.enum(['claude-desktop', 'cursor', 'vscode']);
+
+export const McpImportPreviewSchema = z.object({
+  /** The file read, as a person would recognise it. */
+  file: z.string(),
+  format: McpImportFormatSchema,
+  add: z.array(
+    z.object({
+      /** The name it will have here. */
+      name: z.string(),
+      /** Its name in the file; differs from `name` when that name is taken. */
+      originalName: z.string(),
+      renamed: z.boolean(),
+      kind: z.enum(['stdio', 'http']),
+      /** `command args…` or the URL. */
+      summary: z.string(),
+      enabled: z.boolean(),
+      envKeys: z.array(z.string()),
+      headerKeys: z.array(z.string()),
+    }),
+  ),
+  skip: z.array(z.object({ name: z.string(), reason: z.string() })),
+});
+export type McpImportPreview = z.infer<typeof McpImportPreviewSchema>;
+
+export const McpImportInputSchema = z.strictObject({
+  source: McpImportSourceSchema,
+  /** Names as they are in the file; all importable servers when left out. */
+  only: z.array(z.string()).optional(),
+});
+export const McpImportPreviewInputSchema = z.strictObject({ source: McpImportSourceSchema });
+export const McpImportOutputSchema = z.object({
+  added: z.array(z.string()),
+  skip: McpImportPreviewSchema.shape.skip,
+});
