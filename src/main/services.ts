@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import type { AuditLog } from './audit/audit-log';
+import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
@@ -16,6 +18,7 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
+  readonly audit: AuditLog;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -47,6 +50,7 @@ export function createServices(options: ServicesOptions): Services {
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
+  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -55,6 +59,7 @@ export function createServices(options: ServicesOptions): Services {
     settings,
     secrets,
     chats,
+    audit,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

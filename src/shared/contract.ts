@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { AppInfoSchema } from './app';
 import {
+  AuditExportInputSchema,
+  AuditExportResultSchema,
+  AuditPageSchema,
+  AuditProgressSchema,
+  AuditQueryInputSchema,
+  AuditVerifyInputSchema,
+  AuditVerifyResultSchema,
+} from './audit';
+import {
   ChatChangeSchema,
   ChatCreateInputSchema,
   ChatDeleteOutputSchema,
@@ -32,6 +41,9 @@ export const methods = {
   'chat.get': { input: ChatRefInputSchema, output: ChatSchema },
   'chat.rename': { input: ChatRenameInputSchema, output: ChatSchema },
   'chat.delete': { input: ChatRefInputSchema, output: ChatDeleteOutputSchema },
+  'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
+  'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
+  'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -40,6 +52,7 @@ export const methods = {
  */
 export const events = {
   'chat.onDidChange': { payload: ChatChangeSchema },
+  'audit.onDidProgress': { payload: AuditProgressSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

@@ -39,7 +39,7 @@ beforeEach(() => {
   const events = createEventHub();
   events.subscribe((event, payload) => {
     expect(event).toBe('chat.onDidChange');
-    changes.push(payload);
+    changes.push(payload as ChatChange);
   });
   // A clock that moves only when told: the order of the list does not depend on real time.
   chats = createChatService({ repository: createChatRepository(db), events, now: () => clock });
@@ -168,7 +168,7 @@ describe('chats through createServices', () => {
   it('emits chat.onDidChange on the services event hub', () => {
     const services = start();
     const seen: string[] = [];
-    const unsubscribe = services.events.subscribe((event, payload) => seen.push(`${event}:${payload.kind}`));
+    const unsubscribe = services.events.subscribe((event, payload) => seen.push(`${event}:${(payload as ChatChange).kind}`));
     const chat = services.chats.create();
     services.chats.rename(chat.id, 'x');
     unsubscribe();

@@ -11,8 +11,10 @@ declare const chat: Chat;
 
 describe('the contract', () => {
   it('names every method and event', () => {
-    expectTypeOf<MethodName>().toEqualTypeOf<'app.info' | 'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete'>();
-    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange'>();
+    expectTypeOf<MethodName>().toEqualTypeOf<
+      'app.info' | 'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete' | 'audit.query' | 'audit.export' | 'audit.verify'
+    >();
+    expectTypeOf<EventName>().toEqualTypeOf<'chat.onDidChange' | 'audit.onDidProgress'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
   });
 
@@ -28,7 +30,8 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'audit'>();
+    expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<'query' | 'export' | 'verify' | 'onDidProgress'>();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -104,6 +107,9 @@ describe('MethodHandlers (the main process)', () => {
       'chat.get': async () => chat,
       'chat.rename': ({ title }) => ({ ...chat, title }),
       'chat.delete': ({ id }) => ({ id }),
+      'audit.query': () => ({ entries: [], nextCursor: null }),
+      'audit.export': ({ path, format }) => ({ path, format, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) }, bytes: 0 }),
+      'audit.verify': () => ({ ok: true, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) } }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

@@ -13,5 +13,16 @@ export function createHandlers(services: Services): MethodHandlers {
       services.chats.delete(id);
       return { id };
     },
+    'audit.query': (query) => services.audit.query(query),
+    'audit.export': (request) =>
+      services.audit.export({
+        ...request,
+        onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+      }),
+    'audit.verify': (request) =>
+      services.audit.verify({
+        anchor: request?.anchor,
+        onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'verify', done, total }),
+      }),
   };
 }
