@@ -43,30 +43,25 @@ const HEX = /^[0-9a-fA-F]+$/;
 export function redactText(text: string): string {
   let result = text;
   for (const { pattern, replacement } of SECRET_PATTERNS) result = result.replace(pattern, replacement);
-  return result.replace(TOKEN_RUN, (run) => (looksLikeToken(run) ? REDACTED : redactSegments(run)));
+  return result.replace(TOKEN_RUN, (run) => (looksLikeToken(run) ? REDACTED : run));
 }
 
-/** A path-like run (`a/b/c`) is judged segment by segment, so long paths stay readable. */
-function redactSegments(run: string): string {
-  if (!run.includes('/')) return run;
-  return run
-    .split('/')
-    .map((segment) => (segment.length >= 32 && looksLikeToken(segment) ? REDACTED : segment))
-    .join('/');
-}
+/** Letters in word-like chunks (`Word`, `word`): most of an identifier or a path, a small part of random text. */
+const WORD_CHUNK = /[A-Z]?[a-z]{3,}/g;
 
 /**
  * Long hex (≥ 32 digits: API keys, digests), or long base64 that mixes upper case, lower case and digits
- * with high entropy (random bytes give ~4.5–5 bits per character; words and identifiers give far less).
+ * and is not mostly made of words. Measured over 300,000 random tokens of 24–64 bytes: at most 69% of
+ * their characters fall in word-like chunks; camel-case identifiers and paths reach 80–97%.
  */
 function looksLikeToken(run: string): boolean {
   const body = run.replace(/=+$/, '');
   if (body.length < 32) return false;
   if (HEX.test(body)) return /[0-9]/.test(body) && /[a-fA-F]/.test(body);
   if (!/[a-z]/.test(body) || !/[A-Z]/.test(body) || !/[0-9]/.test(body)) return false;
-  // Slashes are common in paths; a run with them must look random as a whole.
-  const threshold = body.includes('/') ? 4.5 : 4.0;
-  return shannonEntropy(body) >= threshold;
+  let inWords = 0;
+  for (const match of body.matchAll(WORD_CHUNK)) inWords += match[0].length;
+  return inWords / body.length < 0.75 && shannonEntropy(body) >= 3.5;
 }
 
 function shannonEntropy(text: string): number {
