@@ -99,9 +99,6 @@ export class ChainChecker {
       const which = count === 1 ? `Row ${expected} is` : `Rows ${expected} to ${row.sequence - 1} are`;
       return { ...problem('missing', row, `${which} missing: the sequence jumps from ${previous.sequence} to ${row.sequence}.`), sequence: expected };
     }
-    if (head && row.sequence > head.sequence) {
-      return problem('inserted', row, `Row ${row.sequence} comes after the chain head recorded at the last commit (row ${head.sequence}): it was added outside the log.`);
-    }
     const linked = row.previousHash === previous.hash;
     if (!linked && this.beforePrevious !== null && row.previousHash === this.beforePrevious) {
       return {
@@ -110,6 +107,9 @@ export class ChainChecker {
         message: `Row ${row.sequence} chains to row ${previous.sequence - 1}, so row ${previous.sequence} was put in between.`,
         ...(previous.line === undefined ? {} : { line: previous.line }),
       };
+    }
+    if (head && row.sequence > head.sequence) {
+      return problem('inserted', row, `Row ${row.sequence} comes after the chain head recorded at the last commit (row ${head.sequence}): it was added outside the log.`);
     }
     if (!linked) {
       const chainedTo = await lookups.sequenceOfHash(row.previousHash);
