@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -47,8 +48,9 @@ const CHUNK_CHARS = 64 * 1024;
 export async function exportAuditLog(options: ExportAuditLogOptions): Promise<AuditExportResult> {
   const target = await exportTarget(options);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID().slice(0, 8)}.partial`);
-  const handle = await fs.open(temporary, 'wx', 0o600);
-  const stream = handle.createWriteStream({ autoClose: false, highWaterMark: CHUNK_CHARS });
+  // `flush` syncs the file to disk before it is closed, so a renamed export is a complete one.
+  const stream = createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: CHUNK_CHARS });
+  await once(stream, 'open');
   let streamError: unknown = null;
   stream.on('error', (error) => (streamError ??= error));
   try {
@@ -87,14 +89,12 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
     });
     stream.end();
     await finished(stream);
-    await handle.sync();
-    await handle.close();
     if (!options.overwrite) await refuseExisting(target);
     await fs.rename(temporary, target);
     return { path: target, format: options.format, rowCount: result.rowCount, head: result.head, bytes: stream.bytesWritten };
   } catch (error) {
     stream.destroy();
-    await handle.close().catch(() => undefined);
+    await finished(stream).catch(() => undefined); // the error that matters is the one being raised
     await fs.rm(temporary, { force: true });
     throw error;
   }

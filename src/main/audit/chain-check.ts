@@ -94,6 +94,12 @@ export class ChainChecker {
     if (row.sequence < expected) {
       return problem('inserted', row, `Row ${row.sequence} comes where row ${expected} belongs: it was put into the chain, not appended to it.`);
     }
+    if (row.sequence > expected && next !== null && next.sequence < row.sequence) {
+      return {
+        ...problem('reordered', row, `Row ${row.sequence} comes before row ${next.sequence}: rows were moved out of the order they were appended in.`),
+        sequence: expected,
+      };
+    }
     if (row.sequence > expected) {
       const count = row.sequence - expected;
       const which = count === 1 ? `Row ${expected} is` : `Rows ${expected} to ${row.sequence - 1} are`;
