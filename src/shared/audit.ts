@@ -86,7 +86,11 @@ export const AuditQueryInputSchema = z
     chatId: FilterTextSchema.optional(),
     serverName: FilterTextSchema.optional(),
     toolName: FilterTextSchema.optional(),
-    decision: z.union([AuditDecisionSchema, z.array(AuditDecisionSchema).min(1).max(AuditDecisionSchema.options.length)]).optional(),
+    decision: z
+      .union([AuditDecisionSchema, z.array(AuditDecisionSchema).min(1).max(AuditDecisionSchema.options.length)], {
+        error: `must be one of ${AuditDecisionSchema.options.join(', ')}, or a list of them`,
+      })
+      .optional(),
     actor: AuditActorSchema.optional(),
     kind: AuditKindSchema.optional(),
     cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page').optional(),
