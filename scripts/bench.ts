@@ -3,11 +3,14 @@
  * `bench NAME: VALUE UNIT (goal OP GOAL) ok|FAIL`. Each benchmark compares against a baseline
  * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
  */
+import { auditCommit } from './bench/audit-commit.ts';
+import { auditExport } from './bench/audit-export.ts';
+import { auditVerify } from './bench/audit-verify.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
-import { formatLine, judge, type Benchmark, type BenchResult } from './bench/harness.ts';
+import { formatLine, judge, measurementsOf, type Benchmark, type BenchResult } from './bench/harness.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, auditCommit, auditExport, auditVerify];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -23,9 +26,11 @@ await ensureBuilt();
 const results: BenchResult[] = [];
 for (const bench of selected) {
   if (!json) console.error(`running ${bench.name}: ${bench.description}`);
-  const result = judge(bench.name, await bench.run());
-  results.push(result);
-  if (!json) console.log(formatLine(result));
+  for (const measurement of measurementsOf(bench, await bench.run())) {
+    const result = judge(measurement.name, measurement);
+    results.push(result);
+    if (!json) console.log(formatLine(result));
+  }
 }
 if (json) console.log(JSON.stringify(results, null, 2));
 process.exit(results.every((result) => result.ok) ? 0 : 1);

@@ -9,15 +9,24 @@ export interface BenchResult {
   details?: Record<string, number>;
 }
 
+/** A value measured against one goal. */
+export type Measurement = Omit<BenchResult, 'ok' | 'name'>;
+
 export interface Benchmark {
   name: string;
   description: string;
-  run(): Promise<Omit<BenchResult, 'ok' | 'name'>>;
+  /** One measurement, printed under the benchmark's name; or several, each with its own name and goal (one line each). */
+  run(): Promise<Measurement | (Measurement & { name: string })[]>;
 }
 
-export function judge(name: string, result: Omit<BenchResult, 'ok' | 'name'>): BenchResult {
+export function judge(name: string, result: Measurement): BenchResult {
   const ok = result.goal.op === '<=' ? result.value <= result.goal.value : result.value >= result.goal.value;
-  return { name, ...result, ok };
+  return { ...result, name, ok };
+}
+
+/** Every measurement of one run, named. */
+export function measurementsOf(bench: Benchmark, outcome: Awaited<ReturnType<Benchmark['run']>>): (Measurement & { name: string })[] {
+  return Array.isArray(outcome) ? outcome : [{ ...outcome, name: bench.name }];
 }
 
 export function formatLine(result: BenchResult): string {

@@ -40,6 +40,8 @@ export interface AuditSnapshot {
   /** Every row through `sequence`, in sequence order, as arrays in `AUDIT_FIELDS` order. */
   rows(throughSequence?: number): IterableIterator<unknown[]>;
   sequenceOfHash(hash: string): number | null;
+  /** The stored hash of the row with this sequence, or null when there is none. */
+  hashAt(sequence: number): string | null;
 }
 
 function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
@@ -49,11 +51,13 @@ function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
   const all = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw();
   const through = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence <= ? ORDER BY sequence`).raw();
   const byHash = db.prepare('SELECT sequence FROM audit_log WHERE hash = ? ORDER BY sequence LIMIT 1').pluck();
+  const hashAt = db.prepare('SELECT hash FROM audit_log WHERE sequence = ?').pluck();
   return {
     recordedHead: () => (headRow.get() as AuditHead | undefined) ?? null,
     lastRow: () => (last.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH },
     countThrough: (sequence) => count.get(sequence) as number,
     rows: (throughSequence) => (throughSequence === undefined ? all.iterate() : through.iterate(throughSequence)) as IterableIterator<unknown[]>,
     sequenceOfHash: (hash) => (byHash.get(hash) as number | undefined) ?? null,
+    hashAt: (sequence) => (hashAt.get(sequence) as string | undefined) ?? null,
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEntry } from '../../shared/audit';
 import { canonicalJson } from '../../shared/canonical-json';
 
@@ -6,7 +6,8 @@ import { canonicalJson } from '../../shared/canonical-json';
 export const GENESIS_HASH = '0'.repeat(64);
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  // The one-shot form is about four times faster than createHash() per call, which counts over a million rows.
+  return hash('sha256', text, 'hex');
 }
 
 /** SHA-256 of the canonical JSON of a value: how arguments are hashed. */
@@ -69,18 +70,38 @@ export const PREVIOUS_HASH_INDEX = INDEX.previousHash;
  * Canonical JSON is written field by field in sorted key order, for speed (a million rows are hashed
  * in a verification). The property tests prove it equals `canonicalJson` of the same entry.
  */
-const SORTED = FIELDS.map(([name, , type], index) => ({ name, type, index })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-const CONTENT_FIELDS = SORTED.filter((field) => field.name !== 'hash');
-const KEY_PREFIXES = new Map(SORTED.map((field, position) => [field.name, `${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`]));
-const CONTENT_PREFIXES = new Map(CONTENT_FIELDS.map((field, position) => [field.name, `${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`]));
+interface Writer {
+  /** `{"name":` or `,"name":`, in sorted key order. */
+  prefixes: string[];
+  /** Where each field sits in a stored row. */
+  indexes: number[];
+  json: boolean[];
+}
 
-function writeCanonical(values: readonly unknown[], fields: typeof SORTED, prefixes: Map<string, string>): string {
+function writerFor(fields: readonly (readonly [AuditField, string, FieldType])[]): Writer {
+  const sorted = fields.map(([name, , type]) => ({ name, type, index: AUDIT_FIELDS.indexOf(name) })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  return {
+    prefixes: sorted.map((field, position) => `${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
+    indexes: sorted.map((field) => field.index),
+    json: sorted.map((field) => field.type === 'json'),
+  };
+}
+
+const ROW_WRITER = writerFor(FIELDS);
+const CONTENT_WRITER = writerFor(FIELDS.filter(([name]) => name !== 'hash'));
+
+/** Characters JSON.stringify would escape (and surrogates, which it may): text without them is quoted as it is. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function writeCanonical(values: readonly unknown[], { prefixes, indexes, json }: Writer): string {
   let text = '';
-  for (const field of fields) {
-    const value = values[field.index];
-    text += prefixes.get(field.name);
+  for (let position = 0; position < prefixes.length; position++) {
+    const value = values[indexes[position] as number];
+    text += prefixes[position] as string;
     if (value === null || value === undefined) text += 'null';
-    else if (field.type === 'json') text += value as string;
+    else if (json[position]) text += value as string;
+    else if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) text += `"${value}"`;
     else text += JSON.stringify(value);
   }
   return `${text}}`;
@@ -88,12 +109,12 @@ function writeCanonical(values: readonly unknown[], fields: typeof SORTED, prefi
 
 /** Canonical JSON of a stored row (as a `.raw()` array) without its hash: what the hash is taken over. */
 export function canonicalContentOf(values: readonly unknown[]): string {
-  return writeCanonical(values, CONTENT_FIELDS, CONTENT_PREFIXES);
+  return writeCanonical(values, CONTENT_WRITER);
 }
 
 /** Canonical JSON of a whole stored row, hash included: one line of a JSONL export. */
 export function canonicalRowOf(values: readonly unknown[]): string {
-  return writeCanonical(values, SORTED, KEY_PREFIXES);
+  return writeCanonical(values, ROW_WRITER);
 }
 
 /** The hash a stored row (as a `.raw()` array) should carry. */

@@ -15,15 +15,22 @@ export interface SqliteAuditLogOptions {
   /** The data folder: exports may not be written into it (the database, settings and secrets live there). */
   dataDir: string;
   now?: () => number;
+  /**
+   * How each row's commit is synced. Always `full` in the app; `normal` exists only so the audit-commit
+   * benchmark can measure what FULL costs against the same code path.
+   */
+  commitSync?: 'full' | 'normal';
+  /** The built audit-verify-worker script: verification of a large log then uses one thread per core. */
+  verifyWorkerFile?: string | undefined;
 }
 
 /** A row before it takes its place in the chain. */
 type RowContent = Omit<StoredAuditRow, 'sequence' | 'time' | 'previousHash' | 'hash'>;
 
-const SYNCHRONOUS_FULL = 2;
+const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 
 /** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
-export function createSqliteAuditLog({ db, dataDir, now = Date.now }: SqliteAuditLogOptions): AuditLog {
+export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', verifyWorkerFile }: SqliteAuditLogOptions): AuditLog {
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
   const insert = db.prepare(AUDIT_INSERT_SQL);
   const query = createAuditQuery(db);
@@ -49,7 +56,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now }: SqliteAudi
     // FULL syncs the WAL at this commit, so the row survives a power cut, not only a crash of the app.
     // The rest of the app keeps NORMAL; the setting is per connection and restored at once.
     const previous = db.pragma('synchronous', { simple: true }) as number;
-    db.pragma(`synchronous = ${SYNCHRONOUS_FULL}`);
+    db.pragma(`synchronous = ${SYNCHRONOUS[commitSync]}`);
     try {
       return entryOf(append.immediate(content));
     } finally {
@@ -100,7 +107,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now }: SqliteAudi
     },
     query,
     export: ({ format, path, overwrite, onProgress }) => exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
-    verify: (request = {}) => verifyAuditDatabase(db.name, request),
+    verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile: verifyWorkerFile }),
     head: readHead,
   };
 }
