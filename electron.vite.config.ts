@@ -11,7 +11,7 @@ export default defineConfig({
         input: {
           index: resolve('src/main/index.ts'),
           browser: resolve('src/main/browser.ts'),
-          'audit-verify-worker': resolve('src/main/audit/audit-verify-worker.ts'),
+          'audit-worker': resolve('src/main/audit/audit-worker.ts'),
         },
       },
     },

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { MILLION, millionRowDatabase, runAuditWorker } from './audit-fixture.ts';
+import { MILLION, millionRowDatabase, runBenchProcess } from './audit-fixture.ts';
 import type { Benchmark } from './harness.ts';
 
 const MB = 1024 * 1024;
@@ -21,7 +21,7 @@ export const auditExport: Benchmark = {
     const { file, buildMs } = await millionRowDatabase();
     const out = path.join(path.dirname(path.dirname(file)), 'export.jsonl');
     try {
-      const answer = await runAuditWorker<ExportAnswer>(['export', file, out]);
+      const answer = await runBenchProcess<ExportAnswer>(['export', file, out]);
       if (answer.rows !== MILLION) throw new Error(`exported ${answer.rows} rows, expected ${MILLION}`);
       const details = { rows: answer.rows, fileMb: answer.bytes / MB, baseRssMb: answer.baseRss / MB, peakRssMb: answer.peakRss / MB, fixtureBuildMs: buildMs };
       console.error(`  ${answer.rows} rows, ${details.fileMb.toFixed(0)} MB written; RSS ${details.baseRssMb.toFixed(1)} → peak ${details.peakRssMb.toFixed(1)} MB`);

@@ -65,10 +65,10 @@ export function buildAuditDatabase(file: string, rows: number): void {
   }
 }
 
-/** Runs one operation of audit-worker.ts in a fresh Node process (clean memory to measure) and returns its JSON answer. */
-export function runAuditWorker<T>(args: string[]): Promise<T> {
+/** Runs one operation of audit-bench-process.ts in a fresh Node process (clean memory to measure) and returns its JSON answer. */
+export function runBenchProcess<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'scripts/bench/audit-worker.ts'), ...args], {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'scripts/bench/audit-bench-process.ts'), ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -76,7 +76,7 @@ export function runAuditWorker<T>(args: string[]): Promise<T> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`audit-worker ${args[0]} exited with code ${code}`));
+      if (code !== 0) return reject(new Error(`audit-bench-process ${args[0]} exited with code ${code}`));
       resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as T);
     });
   });
@@ -90,7 +90,7 @@ export function millionRowDatabase(): Promise<{ file: string; buildMs: number }>
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-audit-'));
     process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'data', 'workbench.db');
-    const { ms } = await runAuditWorker<{ ms: number }>(['build', file, String(MILLION)]);
+    const { ms } = await runBenchProcess<{ ms: number }>(['build', file, String(MILLION)]);
     return { file, buildMs: ms };
   })();
   return million;

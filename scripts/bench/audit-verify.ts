@@ -1,4 +1,4 @@
-import { MILLION, millionRowDatabase, runAuditWorker } from './audit-fixture.ts';
+import { MILLION, millionRowDatabase, runBenchProcess } from './audit-fixture.ts';
 import type { Benchmark } from './harness.ts';
 
 /** Recomputes the chain of 1,000,000 rows in a process of its own. */
@@ -7,7 +7,7 @@ export const auditVerify: Benchmark = {
   description: `verify the hash chain of ${MILLION.toLocaleString('en')} audit rows`,
   async run() {
     const { file } = await millionRowDatabase();
-    const answer = await runAuditWorker<{ rows: number; ms: number; baseRss: number; peakRss: number }>(['verify', file]);
+    const answer = await runBenchProcess<{ rows: number; ms: number; baseRss: number; peakRss: number }>(['verify', file]);
     if (answer.rows !== MILLION) throw new Error(`verified ${answer.rows} rows, expected ${MILLION}`);
     return {
       value: answer.ms / 1000,

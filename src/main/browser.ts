@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       host: 'browser',
       version,
       onListenerError: (error) => console.error(error),
-      auditVerifyWorkerFile: fileURLToPath(new URL('./audit-verify-worker.js', import.meta.url)),
+      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);

@@ -32,8 +32,8 @@ export interface ServicesOptions {
   /** How secrets are protected at rest; the Electron host passes one built on safeStorage. */
   secretCipher?: SecretCipher;
   onListenerError?: (error: unknown) => void;
-  /** The built audit-verify-worker.js next to the host's entry; without it, audit verify runs on one thread. */
-  auditVerifyWorkerFile?: string;
+  /** The built audit-worker.js next to the host's entry; without it, audit verify runs on one thread. */
+  auditWorkerFile?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -52,7 +52,7 @@ export function createServices(options: ServicesOptions): Services {
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
-  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, verifyWorkerFile: options.auditVerifyWorkerFile });
+  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,

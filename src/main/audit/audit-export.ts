@@ -9,8 +9,9 @@ import { canonicalJson } from '../../shared/canonical-json';
 import { WorkbenchError } from '../errors';
 import type { AuditProgressListener } from './audit-log';
 import { ROWS_PER_PROGRESS, ROWS_PER_SLICE, withAuditSnapshot, yieldToEventLoop } from './audit-reader';
-import { AUDIT_FIELDS, canonicalRowOf, GENESIS_HASH } from './audit-row';
+import { AUDIT_FIELDS, GENESIS_HASH } from './audit-row';
 import { csvRecord } from './csv';
+import { ChunkedLineWriter, EXPORT_CHUNK_BYTES, lineWriter } from './export-lines';
 
 /** The first line of every export names it, so a file can be recognised and checked on its own. */
 export const EXPORT_MARKER = 'aiWorkbenchAuditExport';
@@ -36,24 +37,21 @@ export interface ExportAuditLogOptions {
   now?: () => number;
 }
 
-/** Lines are gathered into chunks of about this size before they go to the stream. */
-const CHUNK_CHARS = 64 * 1024;
-
 /**
  * Streams the whole log, as of one snapshot, into a file: the header, then one line (JSONL) or record
- * (CSV) per row in sequence order. Memory stays constant: rows are read one at a time and the writer
- * waits whenever the stream asks it to (backpressure). The rows go to a temporary file in the same
- * folder that is synced and renamed into place, so the target is never left half-written.
+ * (CSV) per row in sequence order. Memory stays constant: rows are read one at a time with `.iterate()`
+ * and encoded into a few reused buffers, and the writer waits whenever the stream asks it to
+ * (backpressure). The rows go to a temporary file in the same folder that is synced and renamed into
+ * place, so the target is never left half-written.
  */
 export async function exportAuditLog(options: ExportAuditLogOptions): Promise<AuditExportResult> {
   const target = await exportTarget(options);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID().slice(0, 8)}.partial`);
   // `flush` syncs the file to disk before it is closed, so a renamed export is a complete one.
-  const stream = createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: CHUNK_CHARS });
-  await once(stream, 'open');
-  let streamError: unknown = null;
-  stream.on('error', (error) => (streamError ??= error));
+  const stream = createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: EXPORT_CHUNK_BYTES });
+  const writer = new ChunkedLineWriter(stream);
   try {
+    await once(stream, 'open');
     const result = await withAuditSnapshot(options.databaseFile, async (snapshot) => {
       const head = snapshot.lastRow();
       const rowCount = snapshot.countThrough(head.sequence);
@@ -65,24 +63,22 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
         head,
         rowCount,
       };
-      const line = options.format === 'jsonl' ? (values: unknown[]): string => `${canonicalRowOf(values)}\n` : csvRecord;
-      let chunk = options.format === 'jsonl' ? `${canonicalJson(header)}\n` : csvHeader(header);
-      const flush = async (): Promise<void> => {
-        if (streamError) throw streamError;
-        const written = stream.write(chunk);
-        chunk = '';
-        if (!written) await once(stream, 'drain');
-      };
-
+      await writer.add(options.format === 'jsonl' ? `${canonicalJson(header)}\n` : csvHeader(header));
+      const line = lineWriter(options.format);
+      const rows = snapshot.rows(head.sequence);
       let done = 0;
-      for (const values of snapshot.rows(head.sequence)) {
-        chunk += line(values);
-        done++;
-        if (chunk.length >= CHUNK_CHARS) await flush();
-        if (done % ROWS_PER_PROGRESS === 0) options.onProgress?.(done, rowCount);
-        else if (done % ROWS_PER_SLICE === 0) await yieldToEventLoop();
+      try {
+        for (const values of rows) {
+          const pending = writer.add(line(values));
+          if (pending) await pending;
+          done++;
+          if (done % ROWS_PER_PROGRESS === 0) options.onProgress?.(done, rowCount);
+          if (done % ROWS_PER_SLICE === 0) await yieldToEventLoop();
+        }
+      } finally {
+        rows.return?.();
       }
-      await flush();
+      await writer.flush();
       if (done !== rowCount) throw new Error(`The audit log changed during the export (${done} rows read, ${rowCount} counted); nothing was written.`);
       options.onProgress?.(done, rowCount);
       return { head, rowCount };

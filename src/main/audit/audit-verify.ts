@@ -10,7 +10,7 @@ export interface VerifyOptions {
   anchor?: AuditHead | undefined;
   onProgress?: AuditProgressListener | undefined;
   /**
-   * The audit-verify-worker script (built, or `.ts` under tsx). With it, a large log is first checked in
+   * The audit-worker script (built, or `.ts` under tsx). With it, a large log is first checked in
    * slices on worker threads, one per core; without it, or when that check finds anything amiss, the
    * chain is walked row by row on this thread, which is also what names the first broken row.
    */

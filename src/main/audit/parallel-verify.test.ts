@@ -6,7 +6,7 @@ import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, rowValues,
 import { verifyAuditDatabase } from './audit-verify';
 import { intactInParallel, PARALLEL_FROM_ROWS } from './parallel-verify';
 
-const WORKER = path.join(import.meta.dirname, 'audit-verify-worker.ts');
+const WORKER = path.join(import.meta.dirname, 'audit-worker.ts');
 const ROWS = PARALLEL_FROM_ROWS + 1234;
 
 let target: TempAuditLog;

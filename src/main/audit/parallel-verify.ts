@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { AuditHead } from '../../shared/audit';
 import type { AuditProgressListener } from './audit-log';
 import { GENESIS_HASH } from './audit-row';
+import type { AuditWorkerRequest } from './audit-worker';
 import type { RangeRequest, RangeSummary } from './range-check';
+import { allOrStop, startAuditWorker, watchWorker } from './worker-threads';
 
 /** Below this many rows, starting threads costs more than it saves. */
 export const PARALLEL_FROM_ROWS = 20_000;
@@ -61,32 +63,26 @@ export async function intactInParallel(check: ParallelCheck): Promise<boolean> {
 }
 
 /** Runs one worker per slice; if one fails, the others are stopped and the failure is raised. */
-async function runAll(workerFile: string, requests: RangeRequest[], onRows: (slice: number, rows: number) => void): Promise<RangeSummary[]> {
+function runAll(workerFile: string, requests: RangeRequest[], onRows: (slice: number, rows: number) => void): Promise<RangeSummary[]> {
   const workers: Worker[] = [];
   const runs = requests.map(
     (request, slice) =>
       new Promise<RangeSummary>((resolve, reject) => {
-        const worker = new Worker(workerFile, {
-          workerData: request,
-          // Under the test runner and the benchmarks the worker is TypeScript source.
-          ...(workerFile.endsWith('.ts') ? { execArgv: ['--import', 'tsx'] } : {}),
-          // Each row's strings are garbage at once; a small young generation keeps the threads' memory small.
-          resourceLimits: { maxYoungGenerationSizeMb: 8 },
-        });
+        const task: AuditWorkerRequest = { task: 'verify', ...request };
+        const worker = startAuditWorker(workerFile, task);
         workers.push(worker);
         let summary: RangeSummary | null = null;
         worker.on('message', (message: { type: 'progress'; rows: number } | { type: 'done'; summary: RangeSummary }) => {
           if (message.type === 'progress') onRows(slice, message.rows);
           else summary = message.summary;
         });
-        worker.on('error', reject);
-        worker.on('exit', (code) => (summary ? resolve(summary) : reject(new Error(`An audit verification thread stopped (exit code ${code}) before it finished.`))));
+        watchWorker(
+          worker,
+          () => summary !== null,
+          () => resolve(summary as RangeSummary),
+          reject,
+        );
       }),
   );
-  try {
-    return await Promise.all(runs);
-  } catch (error) {
-    await Promise.all(workers.map((worker) => worker.terminate()));
-    throw error;
-  }
+  return allOrStop(workers, runs);
 }

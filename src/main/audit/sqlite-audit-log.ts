@@ -20,8 +20,8 @@ export interface SqliteAuditLogOptions {
    * benchmark can measure what FULL costs against the same code path.
    */
   commitSync?: 'full' | 'normal';
-  /** The built audit-verify-worker script: verification of a large log then uses one thread per core. */
-  verifyWorkerFile?: string | undefined;
+  /** The built audit-worker script: verification of a large log then uses one thread per core. */
+  workerFile?: string | undefined;
 }
 
 /** A row before it takes its place in the chain. */
@@ -30,7 +30,7 @@ type RowContent = Omit<StoredAuditRow, 'sequence' | 'time' | 'previousHash' | 'h
 const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 
 /** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
-export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', verifyWorkerFile }: SqliteAuditLogOptions): AuditLog {
+export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile }: SqliteAuditLogOptions): AuditLog {
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
   const insert = db.prepare(AUDIT_INSERT_SQL);
   const query = createAuditQuery(db);
@@ -106,8 +106,9 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       });
     },
     query,
-    export: ({ format, path, overwrite, onProgress }) => exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
-    verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile: verifyWorkerFile }),
+    export: ({ format, path, overwrite, onProgress }) =>
+      exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
+    verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile }),
     head: readHead,
   };
 }

@@ -83,7 +83,7 @@ function start(): void {
         version,
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
         onListenerError: (error) => console.error(error),
-        auditVerifyWorkerFile: path.join(here, 'audit-verify-worker.js'),
+        auditWorkerFile: path.join(here, 'audit-worker.js'),
       });
     } catch (error) {
       dialog.showErrorBox('AI Workbench cannot start', error instanceof Error ? error.message : String(error));

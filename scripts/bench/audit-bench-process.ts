@@ -9,7 +9,9 @@ import { verifyAuditDatabase } from '../../src/main/audit/audit-verify';
 import { buildAuditDatabase } from './audit-fixture.ts';
 
 const [operation, file, extra] = process.argv.slice(2);
-if (!operation || !file) throw new Error('usage: audit-worker build|export|verify FILE [ROWS|OUT]');
+if (!operation || !file) throw new Error('usage: audit-bench-process build|export|verify FILE [ROWS|OUT]');
+// The built worker, as the app runs it (`npm run bench` builds first).
+const workerFile = path.join(import.meta.dirname, '../../out/main/audit-worker.js');
 
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
 let peakRss = 0;
@@ -34,8 +36,6 @@ switch (operation) {
     break;
   }
   case 'verify': {
-    // The built worker, as the app runs it (`npm run bench` builds first).
-    const workerFile = path.join(import.meta.dirname, '../../out/main/audit-verify-worker.js');
     const result = await verifyAuditDatabase(file, { onProgress: sample, workerFile });
     if (!result.ok) throw new Error(`the benchmark database does not verify: ${result.problem.message}`);
     answer = { rows: result.rowCount };
