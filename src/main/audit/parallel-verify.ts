@@ -1,11 +1,10 @@
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { AuditHead } from '../../shared/audit';
 import type { AuditProgressListener } from './audit-log';
 import { GENESIS_HASH } from './audit-row';
 import type { AuditWorkerRequest } from './audit-worker';
 import type { RangeRequest, RangeSummary } from './range-check';
-import { allOrStop, startAuditWorker, watchWorker } from './worker-threads';
 
 /** Below this many rows, starting threads costs more than it saves. */
 export const PARALLEL_FROM_ROWS = 20_000;
@@ -63,26 +62,35 @@ export async function intactInParallel(check: ParallelCheck): Promise<boolean> {
 }
 
 /** Runs one worker per slice; if one fails, the others are stopped and the failure is raised. */
-function runAll(workerFile: string, requests: RangeRequest[], onRows: (slice: number, rows: number) => void): Promise<RangeSummary[]> {
+async function runAll(workerFile: string, requests: RangeRequest[], onRows: (slice: number, rows: number) => void): Promise<RangeSummary[]> {
   const workers: Worker[] = [];
   const runs = requests.map(
     (request, slice) =>
       new Promise<RangeSummary>((resolve, reject) => {
         const task: AuditWorkerRequest = { task: 'verify', ...request };
-        const worker = startAuditWorker(workerFile, task);
+        const worker = new Worker(workerFile, {
+          workerData: task,
+          // Under the test runner and the benchmarks the worker is TypeScript source, loaded through tsx.
+          ...(workerFile.endsWith('.ts') ? { execArgv: ['--import', 'tsx'] } : {}),
+          // Each row's strings are garbage at once: a small young generation keeps each thread's memory small.
+          resourceLimits: { maxYoungGenerationSizeMb: 8 },
+        });
         workers.push(worker);
         let summary: RangeSummary | null = null;
         worker.on('message', (message: { type: 'progress'; rows: number } | { type: 'done'; summary: RangeSummary }) => {
           if (message.type === 'progress') onRows(slice, message.rows);
           else summary = message.summary;
         });
-        watchWorker(
-          worker,
-          () => summary !== null,
-          () => resolve(summary as RangeSummary),
-          reject,
+        worker.on('error', reject);
+        worker.on('exit', (code) =>
+          summary ? resolve(summary) : reject(new Error(`An audit verification thread stopped (exit code ${code}) before it finished.`)),
         );
       }),
   );
-  return allOrStop(workers, runs);
+  try {
+    return await Promise.all(runs);
+  } catch (error) {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    throw error;
+  }
 }
