@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, rowValues, sha256Hex, type StoredAuditRow } from '../../src/main/audit/audit-row';
+import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from '../../src/main/audit/audit-row';
 import { openDatabase } from '../../src/main/storage/database';
 import { ROOT } from '../lib/project.ts';
 
@@ -22,14 +22,11 @@ function fixtureRow(index: number, sequence: number, previousHash: string): Stor
     previousHash,
     hash: '',
   };
-  const none = { decision: null, actor: null, decidedBy: null, reason: null, args: null, argsHash: null, editedArgs: null, editedArgsHash: null };
-  const noResult = { outcome: null, durationMs: null, resultBytes: null, error: null };
   if (index % 2 === 0) {
     const args = `{"content":"${'lorem ipsum '.repeat(index % 8)}","path":"/home/ada/project/src/module-${index % 997}.ts"}`;
     return {
       ...call,
-      ...none,
-      ...noResult,
+      ...NO_RESULT,
       kind: 'decision',
       decision: index % 10 === 0 ? 'deny' : 'auto_allow',
       actor: index % 10 === 0 ? 'user' : 'policy',
@@ -37,9 +34,11 @@ function fixtureRow(index: number, sequence: number, previousHash: string): Stor
       reason: index % 10 === 0 ? 'not that file' : null,
       args,
       argsHash: sha256Hex(args),
+      editedArgs: null,
+      editedArgsHash: null,
     };
   }
-  return { ...call, ...none, kind: 'result', outcome: index % 7 === 0 ? 'error' : 'success', durationMs: (index % 500) / 4, resultBytes: index % 65536, error: index % 7 === 0 ? 'ENOENT: no such file' : null };
+  return { ...call, ...NO_DECISION, kind: 'result', outcome: index % 7 === 0 ? 'error' : 'success', durationMs: (index % 500) / 4, resultBytes: index % 65536, error: index % 7 === 0 ? 'ENOENT: no such file' : null };
 }
 
 /**

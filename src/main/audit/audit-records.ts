@@ -7,14 +7,18 @@ const Text = z.string().min(1);
 const OptionalText = z.string().optional();
 const Args = z.record(z.string(), z.unknown());
 
-/** The records callers hand to the log, checked at run time: a bad record is refused, never stored half-right. */
-const DecisionRecordSchema = z.object({
+/** Which call a row is about: the same in decision and result records. */
+const CallSchema = z.object({
   chatId: Text,
   exchangeId: OptionalText,
   toolCallId: Text,
   serverName: z.string(),
   toolName: z.string(),
   definitionHash: OptionalText,
+});
+
+/** The records callers hand to the log, checked at run time: a bad record is refused, never stored half-right. */
+const DecisionRecordSchema = CallSchema.extend({
   decision: AuditDecisionSchema,
   actor: AuditActorSchema,
   decidedBy: Text,
@@ -23,23 +27,15 @@ const DecisionRecordSchema = z.object({
   editedArgs: Args.optional(),
 }) satisfies z.ZodType<DecisionRecord>;
 
-const ToolResultRecordSchema = z
-  .object({
-    chatId: Text,
-    exchangeId: OptionalText,
-    toolCallId: Text,
-    serverName: z.string(),
-    toolName: z.string(),
-    definitionHash: OptionalText,
-    outcome: z.enum(['success', 'error']),
-    durationMs: z.number().nonnegative().finite(),
-    resultBytes: z.number().int().nonnegative(),
-    error: OptionalText,
-  })
-  .refine((record) => record.outcome === 'error' || record.error === undefined, {
-    message: 'a successful result has no error',
-    path: ['error'],
-  }) satisfies z.ZodType<ToolResultRecord>;
+const ToolResultRecordSchema = CallSchema.extend({
+  outcome: z.enum(['success', 'error']),
+  durationMs: z.number().nonnegative().finite(),
+  resultBytes: z.number().int().nonnegative(),
+  error: OptionalText,
+}).refine((record) => record.outcome === 'error' || record.error === undefined, {
+  message: 'a successful result has no error',
+  path: ['error'],
+}) satisfies z.ZodType<ToolResultRecord>;
 
 /**
  * Raises `invalid_input` naming each bad field. Callers keep using their own record, not a parsed copy:

@@ -55,6 +55,21 @@ export const AUDIT_FIELDS: readonly AuditField[] = FIELDS.map(([name]) => name);
 /** A row as stored: JSON columns still as text. */
 export type StoredAuditRow = { [K in AuditField]: K extends 'args' | 'editedArgs' ? string | null : AuditEntry[K] };
 
+/** The decision columns, empty: how a result row stores them. */
+export const NO_DECISION = {
+  decision: null,
+  actor: null,
+  decidedBy: null,
+  reason: null,
+  args: null,
+  argsHash: null,
+  editedArgs: null,
+  editedArgsHash: null,
+} as const satisfies Partial<StoredAuditRow>;
+
+/** The result columns, empty: how a decision row stores them. */
+export const NO_RESULT = { outcome: null, durationMs: null, resultBytes: null, error: null } as const satisfies Partial<StoredAuditRow>;
+
 /** `SELECT` list that returns rows as arrays in `AUDIT_FIELDS` order (use with `.raw()`). */
 export const AUDIT_COLUMNS_SQL = FIELDS.map(([, column]) => column).join(', ');
 

@@ -42,14 +42,21 @@ export function openTempAuditLog(prefix = 'aiwb-audit-'): TempAuditLog {
 
 const DECISIONS: readonly AuditDecision[] = ['allow_once', 'allow_session', 'deny', 'timeout', 'auto_allow', 'auto_deny', 'session_grant', 'cancelled'];
 
-export function decisionRecord(index: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord {
-  const decision = DECISIONS[index % DECISIONS.length] ?? 'allow_once';
+/** Which call sample `index` is about: three chats, two servers with one tool each. */
+function sampleCall(index: number): Pick<DecisionRecord, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName'> {
   return {
     chatId: `chat-${index % 3}`,
     exchangeId: `exchange-${Math.floor(index / 4)}`,
     toolCallId: `call-${index}`,
     serverName: index % 2 === 0 ? 'Files' : 'Web',
     toolName: index % 2 === 0 ? 'read_file' : 'fetch',
+  };
+}
+
+export function decisionRecord(index: number, overrides: Partial<DecisionRecord> = {}): DecisionRecord {
+  const decision = DECISIONS[index % DECISIONS.length] ?? 'allow_once';
+  return {
+    ...sampleCall(index),
     definitionHash: 'd'.repeat(64),
     decision,
     actor: decision.startsWith('auto') ? 'policy' : decision === 'timeout' ? 'system' : 'user',
@@ -62,11 +69,7 @@ export function decisionRecord(index: number, overrides: Partial<DecisionRecord>
 
 export function resultRecord(index: number, overrides: Partial<ToolResultRecord> = {}): ToolResultRecord {
   return {
-    chatId: `chat-${index % 3}`,
-    exchangeId: `exchange-${Math.floor(index / 4)}`,
-    toolCallId: `call-${index}`,
-    serverName: index % 2 === 0 ? 'Files' : 'Web',
-    toolName: index % 2 === 0 ? 'read_file' : 'fetch',
+    ...sampleCall(index),
     outcome: index % 3 === 0 ? 'error' : 'success',
     durationMs: index * 1.25,
     resultBytes: index * 100,

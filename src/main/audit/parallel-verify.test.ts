@@ -2,7 +2,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTempAuditLog, type TempAuditLog } from './audit-test-support';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, rowValues, type StoredAuditRow } from './audit-row';
+import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, rowValues, type StoredAuditRow } from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 import { intactInParallel, PARALLEL_FROM_ROWS } from './parallel-verify';
 
@@ -27,14 +27,7 @@ function fill(rows: number): void {
         serverName: 'Files',
         toolName: 'read_file',
         definitionHash: null,
-        decision: null,
-        actor: null,
-        decidedBy: null,
-        reason: null,
-        args: null,
-        argsHash: null,
-        editedArgs: null,
-        editedArgsHash: null,
+        ...NO_DECISION,
         outcome: 'success',
         durationMs: sequence / 8,
         resultBytes: sequence,

@@ -5,7 +5,7 @@ import { exportAuditLog } from './audit-export';
 import type { AuditLog, DecisionRecord, ToolResultRecord } from './audit-log';
 import { createAuditQuery } from './audit-query';
 import { checkDecisionRecord, checkToolResultRecord } from './audit-records';
-import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
+import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 import { redactValue } from './redact';
 
@@ -80,10 +80,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
         argsHash: args.hash,
         editedArgs: edited?.stored ?? null,
         editedArgsHash: edited?.hash ?? null,
-        outcome: null,
-        durationMs: null,
-        resultBytes: null,
-        error: null,
+        ...NO_RESULT,
       });
     },
     recordToolResult(record: ToolResultRecord) {
@@ -91,14 +88,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       return commit({
         ...callFields(record),
         kind: 'result',
-        decision: null,
-        actor: null,
-        decidedBy: null,
-        reason: null,
-        args: null,
-        argsHash: null,
-        editedArgs: null,
-        editedArgsHash: null,
+        ...NO_DECISION,
         outcome: record.outcome,
         durationMs: record.durationMs,
         resultBytes: record.resultBytes,
