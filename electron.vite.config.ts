@@ -5,9 +5,14 @@ import { defineConfig } from 'electron-vite';
 export default defineConfig({
   main: {
     build: {
-      // Two entries: the Electron app, and browser mode, which must never load `electron`.
+      // Two entries: the Electron app, and browser mode, which must never load `electron`;
+      // and the worker thread that verifies slices of the audit log.
       rollupOptions: {
-        input: { index: resolve('src/main/index.ts'), browser: resolve('src/main/browser.ts') },
+        input: {
+          index: resolve('src/main/index.ts'),
+          browser: resolve('src/main/browser.ts'),
+          'audit-worker': resolve('src/main/audit/audit-worker.ts'),
+        },
       },
     },
   },

@@ -3,6 +3,9 @@
  * `bench NAME: VALUE UNIT (goal OP GOAL) ok|FAIL`. Each benchmark compares against a baseline
  * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
  */
+import { auditCommit } from './bench/audit-commit.ts';
+import { auditExport } from './bench/audit-export.ts';
+import { auditVerify } from './bench/audit-verify.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
 import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
@@ -12,7 +15,7 @@ import { mcpStartup } from './bench/mcp-startup.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

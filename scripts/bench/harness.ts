@@ -28,7 +28,7 @@ export function judgeAll(bench: Benchmark, outcome: BenchMeasurement | NamedBenc
 
 export function judge(name: string, result: BenchMeasurement): BenchResult {
   const ok = result.goal.op === '<=' ? result.value <= result.goal.value : result.value >= result.goal.value;
-  return { name, ...result, ok };
+  return { ...result, name, ok };
 }
 
 export function formatLine(result: BenchResult): string {

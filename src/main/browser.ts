@@ -79,7 +79,13 @@ async function main(): Promise<void> {
   }
   let services: Services;
   try {
-    services = createServices({ dataDir: resolveDataDir(), host: 'browser', version, onListenerError: (error) => console.error(error) });
+    services = createServices({
+      dataDir: resolveDataDir(),
+      host: 'browser',
+      version,
+      onListenerError: (error) => console.error(error),
+      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
+    });
   } catch (error) {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
     process.exit(1);

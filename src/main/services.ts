@@ -4,7 +4,8 @@ import { APP_NAME } from '../shared/app';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
-import type { AuditLog } from './audit/audit-log';
+import type { AuditLog, AuditRecorder } from './audit/audit-log';
+import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { createEventHub, type EventHub } from './event-hub';
@@ -30,6 +31,7 @@ export interface Services {
   readonly mcpServers: McpServerConfigService;
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
+  readonly audit: AuditLog;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -48,12 +50,14 @@ export interface ServicesOptions {
   onListenerError?: (error: unknown) => void;
   /** The organisation's policy file; undefined reads WORKBENCH_MANAGED_POLICY, null means none. */
   managedPolicyFile?: string | null;
-  /** Where approval decisions are recorded; until the audit log is wired, recording fails closed. */
-  audit?: AuditLog;
+  /** Where approval decisions are recorded; the app's own audit log unless a test passes another. */
+  audit?: AuditRecorder;
   /** The tools of the connected MCP servers, for `policy.explain`. */
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
+  /** The built audit-worker.js next to the host's entry; without it, audit verify runs on one thread. */
+  auditWorkerFile?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -75,11 +79,13 @@ export function createServices(options: ServicesOptions): Services {
   const events = createEventHub(options.onListenerError);
   const chats = createChatService({ repository: createChatRepository(db), events });
   const providers = createProviderService({ settings, secrets, events });
-  // The approval engine looks tools up in the MCP host's registry, which is built just below.
-  let mcpHost: McpHost | undefined;
+  const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
+  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
+  // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
-    find: (serverName, toolName) => mcpHost?.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
+    find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
+  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -88,7 +94,7 @@ export function createServices(options: ServicesOptions): Services {
       events,
       chats,
       managed,
-      audit: options.audit,
+      audit: options.audit ?? audit,
       tools,
       onError: options.onListenerError,
     });
@@ -96,10 +102,6 @@ export function createServices(options: ServicesOptions): Services {
     db.close();
     throw error;
   }
-  const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
-  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
-  mcpHost = mcp;
-  mcpHost = mcp;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -112,6 +114,7 @@ export function createServices(options: ServicesOptions): Services {
     approvals,
     mcpServers,
     mcp,
+    audit,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

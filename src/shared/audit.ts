@@ -58,3 +58,146 @@ export const AuditEntrySchema = z.object({
   previousHash: z.string(),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+/** The SHA-256 hex form used for every hash in the audit log. */
+export const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in lowercase hex');
+
+/** The last row of the chain: its sequence and hash (sequence 0 and the genesis hash for an empty log). */
+export const AuditHeadSchema = z.object({
+  sequence: z.number().int().nonnegative(),
+  hash: Sha256HexSchema,
+});
+export type AuditHead = z.infer<typeof AuditHeadSchema>;
+
+export const AUDIT_QUERY_MAX_LIMIT = 500;
+export const AUDIT_QUERY_DEFAULT_LIMIT = 100;
+
+const FilterTextSchema = z.string().min(1).max(1000);
+const InstantSchema = z.iso.datetime({ offset: true });
+
+/**
+ * Filters for `audit.query`; all optional and combined with AND. `from` is inclusive, `to` exclusive.
+ * Pages run newest first; pass the previous page's `nextCursor` as `cursor` for the next one.
+ */
+export const AuditQueryInputSchema = z
+  .strictObject({
+    from: InstantSchema.optional(),
+    to: InstantSchema.optional(),
+    chatId: FilterTextSchema.optional(),
+    serverName: FilterTextSchema.optional(),
+    toolName: FilterTextSchema.optional(),
+    decision: z
+      .union([AuditDecisionSchema, z.array(AuditDecisionSchema).min(1).max(AuditDecisionSchema.options.length)], {
+        error: `must be one of ${AuditDecisionSchema.options.join(', ')}, or a list of them`,
+      })
+      .optional(),
+    actor: AuditActorSchema.optional(),
+    kind: AuditKindSchema.optional(),
+    cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page').optional(),
+    limit: z.number().int().min(1).max(AUDIT_QUERY_MAX_LIMIT).optional(),
+  })
+  .refine((query) => query.from === undefined || query.to === undefined || Date.parse(query.from) <= Date.parse(query.to), {
+    message: 'from must not be after to',
+    path: ['from'],
+  })
+  .optional();
+export type AuditQueryInput = z.input<typeof AuditQueryInputSchema>;
+export type AuditQuery = NonNullable<z.output<typeof AuditQueryInputSchema>>;
+
+export const AuditPageSchema = z.object({
+  /** Newest first. */
+  entries: z.array(AuditEntrySchema),
+  /** Pass as `cursor` to get the next (older) page; null on the last page. */
+  nextCursor: z.string().nullable(),
+});
+export type AuditPage = z.infer<typeof AuditPageSchema>;
+
+export const AuditExportFormatSchema = z.enum(['csv', 'jsonl']);
+export type AuditExportFormat = z.infer<typeof AuditExportFormatSchema>;
+
+/**
+ * `audit.export`: the whole log to a file. The path must be absolute, end in `.csv` / `.jsonl` as the
+ * format says, and lie outside the data folder; an existing file is replaced only with `overwrite`.
+ */
+export const AuditExportInputSchema = z.strictObject({
+  format: AuditExportFormatSchema,
+  path: z.string().min(1).max(4096),
+  overwrite: z.boolean().optional(),
+});
+export type AuditExportInput = z.infer<typeof AuditExportInputSchema>;
+
+export const AuditExportResultSchema = z.object({
+  path: z.string(),
+  format: AuditExportFormatSchema,
+  rowCount: z.number().int().nonnegative(),
+  /** The chain head written into the file's header: the last exported row. */
+  head: AuditHeadSchema,
+  bytes: z.number().int().nonnegative(),
+});
+export type AuditExportResult = z.infer<typeof AuditExportResultSchema>;
+
+/**
+ * What `audit.verify` found wrong first:
+ * - `content-changed`: the row's content no longer gives its stored hash;
+ * - `missing`: a row is gone (a gap in the sequence, or rows after the recorded chain head);
+ * - `inserted`: a row that was never appended through the log;
+ * - `reordered`: a row sits at another place in the chain than where it was appended;
+ * - `previous-hash-mismatch`: the row does not chain to the row before it;
+ * - `head-mismatch`: the chain head recorded at each commit is gone or altered;
+ * - `anchor-mismatch`: the row named by a trusted anchor (an earlier export's header) differs or is gone;
+ * - `malformed`: an exported line or header that cannot be read.
+ */
+export const AuditProblemKindSchema = z.enum([
+  'content-changed',
+  'missing',
+  'inserted',
+  'reordered',
+  'previous-hash-mismatch',
+  'head-mismatch',
+  'anchor-mismatch',
+  'malformed',
+]);
+export type AuditProblemKind = z.infer<typeof AuditProblemKindSchema>;
+
+export const AuditProblemSchema = z.object({
+  /** The sequence number of the first broken row. */
+  sequence: z.number().int(),
+  kind: AuditProblemKindSchema,
+  /** What is wrong, in words. */
+  message: z.string(),
+  /** For an exported file: the 1-based line where the problem shows. */
+  line: z.number().int().positive().optional(),
+});
+export type AuditProblem = z.infer<typeof AuditProblemSchema>;
+
+/** `audit.verify`: optionally checks the chain still holds a row an earlier export recorded as its head. */
+export const AuditVerifyInputSchema = z
+  .strictObject({
+    anchor: z.strictObject({ sequence: z.number().int().positive(), hash: Sha256HexSchema }).optional(),
+  })
+  .optional();
+export type AuditVerifyInput = z.input<typeof AuditVerifyInputSchema>;
+
+export const AuditVerifyResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    /** Rows checked. */
+    rowCount: z.number().int().nonnegative(),
+    head: AuditHeadSchema,
+  }),
+  z.object({
+    ok: z.literal(false),
+    /** Rows that verified before the first problem. */
+    rowCount: z.number().int().nonnegative(),
+    problem: AuditProblemSchema,
+  }),
+]);
+export type AuditVerifyResult = z.infer<typeof AuditVerifyResultSchema>;
+
+/** Progress of a long audit operation (an export or a verification), pushed as `audit.onDidProgress`. */
+export const AuditProgressSchema = z.object({
+  operation: z.enum(['export', 'verify']),
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+});
+export type AuditProgress = z.infer<typeof AuditProgressSchema>;

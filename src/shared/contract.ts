@@ -18,6 +18,15 @@ import {
   PolicyViewSchema,
 } from './approval';
 import {
+  AuditExportInputSchema,
+  AuditExportResultSchema,
+  AuditPageSchema,
+  AuditProgressSchema,
+  AuditQueryInputSchema,
+  AuditVerifyInputSchema,
+  AuditVerifyResultSchema,
+} from './audit';
+import {
   ChatChangeSchema,
   ChatCreateInputSchema,
   ChatDeleteOutputSchema,
@@ -104,6 +113,9 @@ export const methods = {
   'mcp.tools': { input: McpToolsInputSchema, output: McpToolsOutputSchema },
   'mcp.importPreview': { input: McpImportPreviewInputSchema, output: McpImportPreviewSchema },
   'mcp.import': { input: McpImportInputSchema, output: McpImportOutputSchema },
+  'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
+  'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
+  'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -118,6 +130,7 @@ export const events = {
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
+  'audit.onDidProgress': { payload: AuditProgressSchema },
 } as const satisfies Record<string, EventSpec>;
 
 export type Methods = typeof methods;

@@ -5,6 +5,7 @@ export const ErrorCodeSchema = z.enum([
   'invalid_input',
   'unknown_method',
   'not_found',
+  'already_exists',
   'unauthorized',
   'unavailable',
   'internal',

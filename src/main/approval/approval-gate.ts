@@ -6,7 +6,7 @@ import type {
 } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import type { ToolCall, ToolDefinition } from '../../shared/tool';
-import type { AuditLog } from '../audit/audit-log';
+import type { AuditRecorder } from '../audit/audit-log';
 import type { ChatService } from '../chat/chat-service';
 import type { ChatApprovalStore } from './chat-approval-store';
 import { decide, type ChatApprovalState } from './decision-pipeline';
@@ -35,7 +35,7 @@ export interface ApprovalGateDependencies {
   policy: PolicyService;
   store: ChatApprovalStore;
   chats: Pick<ChatService, 'get'>;
-  audit: AuditLog;
+  audit: AuditRecorder;
   tools: ToolCatalog;
 }
 

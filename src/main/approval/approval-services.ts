@@ -1,4 +1,4 @@
-import type { AuditLog } from '../audit/audit-log';
+import type { AuditRecorder } from '../audit/audit-log';
 import type { ChatService } from '../chat/chat-service';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -30,14 +30,14 @@ export interface ApprovalServicesDependencies {
   chats: Pick<ChatService, 'get'>;
   managed: LoadedManagedPolicy | null;
   /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
-  audit?: AuditLog | undefined;
+  audit?: AuditRecorder | undefined;
   tools?: ToolCatalog | undefined;
   now?: () => number;
   onError?: (error: unknown) => void;
 }
 
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
-const UNAVAILABLE_AUDIT_LOG: AuditLog = {
+const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordDecision() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
   },

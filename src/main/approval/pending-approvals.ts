@@ -6,7 +6,7 @@ import type {
   ToolCallDecision,
   ToolCallRequest,
 } from '../../shared/approval';
-import type { AuditLog } from '../audit/audit-log';
+import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { checkSubmission, type CheckedApproval } from './approval-submission';
@@ -42,7 +42,7 @@ export interface PendingApprovals {
 export interface PendingApprovalsDependencies {
   store: PendingStore;
   chatStore: ChatApprovalStore;
-  audit: AuditLog;
+  audit: AuditRecorder;
   events: EventHub;
   validator: ArgumentsValidator;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */

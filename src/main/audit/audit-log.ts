@@ -1,4 +1,14 @@
-import type { AuditActor, AuditDecision, AuditEntry } from '../../shared/audit';
+import type {
+  AuditActor,
+  AuditDecision,
+  AuditEntry,
+  AuditExportFormat,
+  AuditExportResult,
+  AuditHead,
+  AuditPage,
+  AuditQuery,
+  AuditVerifyResult,
+} from '../../shared/audit';
 
 /** A decision about one tool call, recorded before the tool runs (or instead of running it). */
 export interface DecisionRecord {
@@ -26,6 +36,7 @@ export interface ToolResultRecord {
   toolCallId: string;
   serverName: string;
   toolName: string;
+  definitionHash?: string | undefined;
   outcome: 'success' | 'error';
   durationMs: number;
   resultBytes: number;
@@ -36,9 +47,45 @@ export interface ToolResultRecord {
  * The append-only, hash-chained audit log (ARCHITECTURE.md §6). Speaks in intents; no SQL crosses it.
  * Every method raises on failure; nothing is swallowed into an empty answer.
  */
-export interface AuditLog {
-  /** Appends a decision row and commits it durably before returning. */
+export interface AuditRecorder {
+  /**
+   * Appends a decision row and commits it durably (`synchronous=FULL`) before returning. Arguments are
+   * stored redacted and hashed whole. Raises when called inside another transaction on the same
+   * connection, because the row would not be committed when the call returns.
+   */
   recordDecision(record: DecisionRecord): AuditEntry;
   /** Appends a result row and commits it durably before returning. */
   recordToolResult(record: ToolResultRecord): AuditEntry;
+}
+
+/** The whole audit log: recording, and reading it back (query, export, verify). */
+export interface AuditLog extends AuditRecorder {
+  /** One page of rows, newest first, matching every filter given. */
+  query(query?: AuditQuery): AuditPage;
+  /**
+   * Writes the whole log to `path` in constant memory, behind a header that records the chain head and
+   * the row count. The file appears complete or not at all. Refuses relative paths, paths in the data
+   * folder, an extension other than the format's, and an existing file unless `overwrite`.
+   */
+  export(request: AuditExportRequest): Promise<AuditExportResult>;
+  /** Recomputes the whole chain and reports the first broken row; never changes the log. */
+  verify(request?: AuditVerifyRequest): Promise<AuditVerifyResult>;
+  /** The last row's sequence and hash (sequence 0 and the genesis hash when the log is empty). */
+  head(): AuditHead;
+}
+
+/** Called now and then during a long export or verification. */
+export type AuditProgressListener = (done: number, total: number) => void;
+
+export interface AuditExportRequest {
+  format: AuditExportFormat;
+  path: string;
+  overwrite?: boolean | undefined;
+  onProgress?: AuditProgressListener | undefined;
+}
+
+export interface AuditVerifyRequest {
+  /** A row trusted from elsewhere (an earlier export's header): the log must still hold it, unchanged. */
+  anchor?: AuditHead | undefined;
+  onProgress?: AuditProgressListener | undefined;
 }

@@ -168,6 +168,7 @@ function start(): void {
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
         secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
         onListenerError: (error) => console.error(error),
+        auditWorkerFile: path.join(here, 'audit-worker.js'),
       });
     } catch (error) {
       const message = isStartupProblem(error) ? error.message : String(error instanceof Error ? error.stack : error);

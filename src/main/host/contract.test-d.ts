@@ -49,6 +49,9 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.importPreview'
       | 'mcp.import'
+      | 'audit.query'
+      | 'audit.export'
+      | 'audit.verify'
     >();
     expectTypeOf<EventName>().toEqualTypeOf<
       | 'chat.onDidChange'
@@ -58,6 +61,7 @@ describe('the contract', () => {
       | 'approvals.onDidChange'
       | 'mcp.onDidChangeServer'
       | 'mcp.onDidChangeTools'
+      | 'audit.onDidProgress'
     >();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
@@ -76,11 +80,12 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals' | 'mcp'>();
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals' | 'mcp' | 'audit'>();
     expectTypeOf<keyof WorkbenchApi['providers']>().toEqualTypeOf<'list' | 'add' | 'update' | 'remove' | 'test' | 'models' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<
       'list' | 'add' | 'edit' | 'remove' | 'setEnabled' | 'restart' | 'logs' | 'tools' | 'importPreview' | 'import' | 'onDidChangeServer' | 'onDidChangeTools'
     >();
+    expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<'query' | 'export' | 'verify' | 'onDidProgress'>();
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
@@ -180,6 +185,9 @@ describe('MethodHandlers (the main process)', () => {
       'mcp.tools': () => ({ tools: [] }),
       'mcp.importPreview': () => ({ file: '', format: 'cursor', add: [], skip: [] }),
       'mcp.import': () => ({ added: [], skip: [] }),
+      'audit.query': () => ({ entries: [], nextCursor: null }),
+      'audit.export': ({ path, format }) => ({ path, format, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) }, bytes: 0 }),
+      'audit.verify': () => ({ ok: true, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) } }),
     };
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 

@@ -43,5 +43,16 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.tools': (input) => ({ tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name) }),
     'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
     'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),
+    'audit.query': (query) => services.audit.query(query),
+    'audit.export': (request) =>
+      services.audit.export({
+        ...request,
+        onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+      }),
+    'audit.verify': (request) =>
+      services.audit.verify({
+        anchor: request?.anchor,
+        onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'verify', done, total }),
+      }),
   };
 }

@@ -12,7 +12,73 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chats_by_updated ON chats (updated_at DESC);
   `,
-  /* 2 */ `
+  /* 2: the audit log (src/main/audit). Append-only and hash-chained; no foreign key to chats, because
+     the record of what ran must outlive the chat it ran in (deleting a chat never deletes its audit rows). */ `
+  CREATE TABLE audit_log (
+    sequence          INTEGER PRIMARY KEY,
+    time              TEXT NOT NULL,
+    kind              TEXT NOT NULL,
+    chat_id           TEXT NOT NULL,
+    exchange_id       TEXT,
+    tool_call_id      TEXT NOT NULL,
+    server_name       TEXT NOT NULL,
+    tool_name         TEXT NOT NULL,
+    definition_hash   TEXT,
+    decision          TEXT,
+    actor             TEXT,
+    decided_by        TEXT,
+    reason            TEXT,
+    args              TEXT,
+    args_hash         TEXT,
+    edited_args       TEXT,
+    edited_args_hash  TEXT,
+    outcome           TEXT,
+    duration_ms       REAL,
+    result_bytes      INTEGER,
+    error             TEXT,
+    previous_hash     TEXT NOT NULL,
+    hash              TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX audit_log_by_chat ON audit_log (chat_id, sequence);
+  CREATE INDEX audit_log_by_tool ON audit_log (server_name, tool_name, sequence);
+
+  CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: a row cannot be changed'); END;
+  CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: a row cannot be deleted'); END;
+  -- Every row extends the chain: the next sequence number (no gaps) and the last row's hash.
+  -- This also stops INSERT OR REPLACE, whose implicit delete would not fire the trigger above.
+  CREATE TRIGGER audit_log_extends_chain BEFORE INSERT ON audit_log
+  WHEN NEW.sequence IS NOT (SELECT coalesce(max(sequence), 0) + 1 FROM audit_log)
+    OR NEW.previous_hash IS NOT coalesce((SELECT hash FROM audit_log ORDER BY sequence DESC LIMIT 1),
+                                         '0000000000000000000000000000000000000000000000000000000000000000')
+  BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: a row must take the next sequence number and the last row''s hash'); END;
+
+  -- The chain head as of the last commit: lets verify see rows removed from (or rewritten at) the end,
+  -- which the chain alone cannot show. It can only ever name the actual last row.
+  CREATE TABLE audit_head (
+    id        INTEGER PRIMARY KEY CHECK (id = 1),
+    sequence  INTEGER NOT NULL,
+    hash      TEXT NOT NULL
+  ) STRICT;
+  CREATE TRIGGER audit_log_moves_head AFTER INSERT ON audit_log
+  BEGIN
+    INSERT INTO audit_head (id, sequence, hash) VALUES (1, NEW.sequence, NEW.hash)
+    ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash;
+  END;
+  CREATE TRIGGER audit_head_insert_is_last_row BEFORE INSERT ON audit_head
+  WHEN NEW.sequence IS NOT (SELECT max(sequence) FROM audit_log)
+    OR NEW.hash IS NOT (SELECT hash FROM audit_log WHERE sequence = NEW.sequence)
+  BEGIN SELECT RAISE(ABORT, 'audit_head follows the audit log: it names the last row'); END;
+  CREATE TRIGGER audit_head_update_is_last_row BEFORE UPDATE ON audit_head
+  WHEN NEW.id IS NOT 1
+    OR NEW.sequence IS NOT (SELECT max(sequence) FROM audit_log)
+    OR NEW.hash IS NOT (SELECT hash FROM audit_log WHERE sequence = NEW.sequence)
+  BEGIN SELECT RAISE(ABORT, 'audit_head follows the audit log: it names the last row'); END;
+  CREATE TRIGGER audit_head_no_delete BEFORE DELETE ON audit_head
+  BEGIN SELECT RAISE(ABORT, 'audit_head follows the audit log: it cannot be deleted'); END;
+  `,
+  /* 3 */ `
   -- The approval engine (src/main/approval). A chat without a row here uses the tool settings.
   CREATE TABLE chat_approval_modes (
     chat_id  TEXT PRIMARY KEY REFERENCES chats (id) ON DELETE CASCADE,

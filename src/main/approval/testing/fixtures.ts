@@ -8,7 +8,7 @@ import {
 } from '../../../shared/approval';
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
-import type { AuditLog, DecisionRecord, ToolResultRecord } from '../../audit/audit-log';
+import type { AuditRecorder, DecisionRecord, ToolResultRecord } from '../../audit/audit-log';
 import { WorkbenchError } from '../../errors';
 import { compilePolicy, type CompiledPolicy } from '../compiled-policy';
 
@@ -77,8 +77,8 @@ export function requestFor(tool: ToolDefinition, toolCallId: string, args: Recor
   };
 }
 
-/** An AuditLog that keeps what it was told, and can be told to fail. */
-export interface RecordingAuditLog extends AuditLog {
+/** An AuditRecorder that keeps what it was told, and can be told to fail. */
+export interface RecordingAuditLog extends AuditRecorder {
   readonly decisions: DecisionRecord[];
   readonly results: ToolResultRecord[];
   failNext: Error | null;
@@ -107,7 +107,7 @@ export function recordingAuditLog(): RecordingAuditLog {
   return log;
 }
 
-function entry(sequence: number, chatId: string, toolCallId: string, serverName: string, toolName: string): ReturnType<AuditLog['recordDecision']> {
+function entry(sequence: number, chatId: string, toolCallId: string, serverName: string, toolName: string): ReturnType<AuditRecorder['recordDecision']> {
   return {
     sequence,
     time: new Date(0).toISOString(),

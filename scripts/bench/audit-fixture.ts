@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from '../../src/main/audit/audit-row';
+import { openDatabase } from '../../src/main/storage/database';
+import { ROOT } from '../lib/project.ts';
+
+export const MILLION = 1_000_000;
+
+/** A row like the tool loop writes: decisions and results in turn, a few chats, servers and tools. */
+function fixtureRow(index: number, sequence: number, previousHash: string): StoredAuditRow {
+  const call = {
+    sequence,
+    time: new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString(),
+    chatId: `4b1f6c2e-0000-4000-8000-${String(index % 50).padStart(12, '0')}`,
+    exchangeId: `exchange-${Math.floor(index / 6)}`,
+    toolCallId: `toolu_${String(Math.floor(index / 2)).padStart(12, '0')}`,
+    serverName: index % 4 < 2 ? 'filesystem' : 'github',
+    toolName: ['read_file', 'write_file', 'search_code', 'create_issue'][index % 4] as string,
+    definitionHash: sha256Hex(`definition ${index % 4}`),
+    previousHash,
+    hash: '',
+  };
+  if (index % 2 === 0) {
+    const args = `{"content":"${'lorem ipsum '.repeat(index % 8)}","path":"/home/ada/project/src/module-${index % 997}.ts"}`;
+    return {
+      ...call,
+      ...NO_RESULT,
+      kind: 'decision',
+      decision: index % 10 === 0 ? 'deny' : 'auto_allow',
+      actor: index % 10 === 0 ? 'user' : 'policy',
+      decidedBy: index % 10 === 0 ? 'you denied it' : "tool setting 'filesystem.read_file': auto-approve",
+      reason: index % 10 === 0 ? 'not that file' : null,
+      args,
+      argsHash: sha256Hex(args),
+      editedArgs: null,
+      editedArgsHash: null,
+    };
+  }
+  return { ...call, ...NO_DECISION, kind: 'result', outcome: index % 7 === 0 ? 'error' : 'success', durationMs: (index % 500) / 4, resultBytes: index % 65536, error: index % 7 === 0 ? 'ENOENT: no such file' : null };
+}
+
+/**
+ * Fills a new database with `rows` chained audit rows in one transaction through one prepared
+ * statement (a million separate FULL commits would take most of an hour), hashing as the log does.
+ */
+export function buildAuditDatabase(file: string, rows: number): void {
+  const db = openDatabase(file);
+  try {
+    const insert = db.prepare(AUDIT_INSERT_SQL);
+    db.transaction(() => {
+      let previousHash = GENESIS_HASH;
+      for (let index = 0; index < rows; index++) {
+        const values = rowValues(fixtureRow(index, index + 1, previousHash));
+        previousHash = hashOfStoredRow(values);
+        values[HASH_INDEX] = previousHash;
+        insert.run(values);
+      }
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs one operation of audit-bench-process.ts in a fresh Node process (clean memory to measure) and returns its JSON answer. */
+export function runBenchProcess<T>(args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'scripts/bench/audit-bench-process.ts'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`audit-bench-process ${args[0]} exited with code ${code}`));
+      resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? 'null') as T);
+    });
+  });
+}
+
+let million: Promise<{ file: string; buildMs: number }> | null = null;
+
+/** One 1,000,000-row database per benchmark run, shared by audit-export and audit-verify, removed at exit. */
+export function millionRowDatabase(): Promise<{ file: string; buildMs: number }> {
+  million ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-audit-'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'data', 'workbench.db');
+    const { ms } = await runBenchProcess<{ ms: number }>(['build', file, String(MILLION)]);
+    return { file, buildMs: ms };
+  })();
+  return million;
+}

@@ -1,0 +1,137 @@
+import type { AuditEntry, AuditHead } from '../../shared/audit';
+import { canonicalJson } from '../../shared/canonical-json';
+import type { Database } from '../storage/database';
+import { exportAuditLog } from './audit-export';
+import type { AuditLog, DecisionRecord, ToolResultRecord } from './audit-log';
+import { createAuditQuery } from './audit-query';
+import { checkDecisionRecord, checkToolResultRecord } from './audit-records';
+import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
+import { verifyAuditDatabase } from './audit-verify';
+import { redactValue } from './redact';
+
+export interface SqliteAuditLogOptions {
+  /** The app's database, with the audit migration applied. */
+  db: Database;
+  /** The data folder: exports may not be written into it (the database, settings and secrets live there). */
+  dataDir: string;
+  now?: () => number;
+  /**
+   * How each row's commit is synced. Always `full` in the app; `normal` exists only so the audit-commit
+   * benchmark can measure what FULL costs against the same code path.
+   */
+  commitSync?: 'full' | 'normal';
+  /** The built audit-worker script: verification of a large log then uses one thread per core. */
+  workerFile?: string | undefined;
+}
+
+/** A row before it takes its place in the chain. */
+type RowContent = Omit<StoredAuditRow, 'sequence' | 'time' | 'previousHash' | 'hash'>;
+
+const SYNCHRONOUS = { normal: 1, full: 2 } as const;
+
+/** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
+export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile }: SqliteAuditLogOptions): AuditLog {
+  const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
+  const insert = db.prepare(AUDIT_INSERT_SQL);
+  const query = createAuditQuery(db);
+
+  const readHead = (): AuditHead => (lastRow.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH };
+
+  // Sequence, time and previous hash are taken under the write lock (BEGIN IMMEDIATE), so two
+  // processes appending at once (the app and the CLI) still build one gapless chain.
+  const append = db.transaction((content: RowContent): StoredAuditRow => {
+    const tail = readHead();
+    const row: StoredAuditRow = { ...content, sequence: tail.sequence + 1, time: new Date(now()).toISOString(), previousHash: tail.hash, hash: '' };
+    const values = rowValues(row);
+    row.hash = hashOfStoredRow(values);
+    values[HASH_INDEX] = row.hash;
+    insert.run(values);
+    return row;
+  });
+
+  const commit = (content: RowContent): AuditEntry => {
+    if (db.inTransaction) {
+      throw new Error('The audit log commits each row on its own: it cannot be written inside another transaction, which would leave the row uncommitted when the call returns.');
+    }
+    // FULL syncs the WAL at this commit, so the row survives a power cut, not only a crash of the app.
+    // The rest of the app keeps NORMAL; the setting is per connection and restored at once.
+    const previous = db.pragma('synchronous', { simple: true }) as number;
+    db.pragma(`synchronous = ${SYNCHRONOUS[commitSync]}`);
+    try {
+      return entryOf(append.immediate(content));
+    } finally {
+      db.pragma(`synchronous = ${previous}`);
+    }
+  };
+
+  return {
+    recordDecision(record: DecisionRecord) {
+      checkDecisionRecord(record);
+      const args = argumentColumns(record.args);
+      const edited = record.editedArgs === undefined ? null : argumentColumns(record.editedArgs);
+      return commit({
+        ...callFields(record),
+        kind: 'decision',
+        decision: record.decision,
+        actor: record.actor,
+        decidedBy: wellFormed(record.decidedBy),
+        reason: record.reason === undefined ? null : storedText(record.reason),
+        args: args.stored,
+        argsHash: args.hash,
+        editedArgs: edited?.stored ?? null,
+        editedArgsHash: edited?.hash ?? null,
+        ...NO_RESULT,
+      });
+    },
+    recordToolResult(record: ToolResultRecord) {
+      checkToolResultRecord(record);
+      return commit({
+        ...callFields(record),
+        kind: 'result',
+        ...NO_DECISION,
+        outcome: record.outcome,
+        durationMs: record.durationMs,
+        resultBytes: record.resultBytes,
+        error: record.error === undefined ? null : storedText(record.error),
+      });
+    },
+    query,
+    export: ({ format, path, overwrite, onProgress }) =>
+      exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
+    verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile }),
+    head: readHead,
+  };
+}
+
+function callFields(record: DecisionRecord | ToolResultRecord): Pick<RowContent, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash'> {
+  return {
+    chatId: wellFormed(record.chatId),
+    exchangeId: record.exchangeId === undefined ? null : wellFormed(record.exchangeId),
+    toolCallId: wellFormed(record.toolCallId),
+    serverName: wellFormed(record.serverName),
+    toolName: wellFormed(record.toolName),
+    definitionHash: record.definitionHash === undefined ? null : wellFormed(record.definitionHash),
+  };
+}
+
+/**
+ * The hash is taken over the canonical JSON of the arguments exactly as given; what is stored is that
+ * same JSON value (dates as their JSON text, `undefined` members dropped) with secrets redacted.
+ */
+function argumentColumns(args: Record<string, unknown>): { stored: string; hash: string } {
+  const canonical = canonicalJson(args);
+  return { stored: canonicalJson(redactValue(JSON.parse(canonical))), hash: sha256Hex(canonical) };
+}
+
+/** Free text (a reason, an error message): secrets taken out and length capped like argument values. */
+function storedText(text: string): string {
+  return wellFormed(redactValue(text) as string);
+}
+
+/**
+ * SQLite stores text as UTF-8, which cannot hold a lone UTF-16 surrogate: it would come back as U+FFFD
+ * and no longer match the hash taken at commit time. Such text is stored as it will read back.
+ */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}

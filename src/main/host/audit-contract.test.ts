@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AuditPage, AuditProgress, AuditVerifyResult } from '../../shared/audit';
+import type { Envelope, WorkbenchErrorData } from '../../shared/errors';
+import { decisionRecord, resultRecord } from '../audit/audit-test-support';
+import { createServices, type Services } from '../services';
+import { createDispatcher, type Dispatch } from './dispatcher';
+import { createHandlers } from './handlers';
+
+let dir: string;
+let dataDir: string;
+let services: Services;
+let dispatch: Dispatch;
+let onInternalError: ReturnType<typeof vi.fn<(error: unknown, method: string) => void>>;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-audit-contract-'));
+  dataDir = path.join(dir, 'data');
+  services = createServices({ dataDir, host: 'browser', version: '0.0.0' });
+  onInternalError = vi.fn<(error: unknown, method: string) => void>();
+  dispatch = createDispatcher(createHandlers(services), onInternalError);
+  for (let index = 0; index < 6; index++) {
+    services.audit.recordDecision(decisionRecord(index));
+    services.audit.recordToolResult(resultRecord(index));
+  }
+});
+
+afterEach(() => {
+  services.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function ok(envelope: Envelope): unknown {
+  if (!envelope.ok) throw new Error(`expected ok, got ${JSON.stringify(envelope.error)}`);
+  return envelope.value;
+}
+
+function failed(envelope: Envelope): WorkbenchErrorData {
+  if (envelope.ok) throw new Error(`expected an error, got ${JSON.stringify(envelope.value)}`);
+  return envelope.error;
+}
+
+describe('audit.query over the contract', () => {
+  it('answers a page of entries, filtered', async () => {
+    const page = ok(await dispatch('audit.query', { kind: 'decision', limit: 4 })) as AuditPage;
+    expect(page.entries.map((entry) => entry.sequence)).toEqual([11, 9, 7, 5]);
+    expect(page.nextCursor).toBe('5');
+    const rest = ok(await dispatch('audit.query', { kind: 'decision', cursor: page.nextCursor })) as AuditPage;
+    expect(rest.entries.map((entry) => entry.sequence)).toEqual([3, 1]);
+    expect((ok(await dispatch('audit.query', undefined)) as AuditPage).entries).toHaveLength(12);
+  });
+
+  it('refuses a bad decision name, a page too large and unknown filters with invalid_input naming the field', async () => {
+    const decision = failed(await dispatch('audit.query', { decision: 'allow_forever' }));
+    expect(decision.code).toBe('invalid_input');
+    expect(decision.message).toMatch(/^Invalid input for audit\.query: decision: /);
+    expect(decision.message).toContain('must be one of allow_session, allow_once, deny');
+    expect(failed(await dispatch('audit.query', { decision: ['deny', 'nope'] })).message).toMatch(/decision: must be one of/);
+    expect(failed(await dispatch('audit.query', { limit: 501 })).message).toMatch(/limit: /);
+    expect(failed(await dispatch('audit.query', { where: '1=1' })).code).toBe('invalid_input');
+    expect(onInternalError).not.toHaveBeenCalled();
+  });
+});
+
+describe('audit.export over the contract', () => {
+  it('exports to an absolute path outside the data folder and pushes progress events', async () => {
+    const seen: AuditProgress[] = [];
+    services.events.subscribe((event, payload) => {
+      if (event === 'audit.onDidProgress') seen.push(payload as AuditProgress);
+    });
+    const file = path.join(dir, 'audit.jsonl');
+    const result = ok(await dispatch('audit.export', { format: 'jsonl', path: file }));
+    expect(result).toMatchObject({ path: file, format: 'jsonl', rowCount: 12, head: { sequence: 12 } });
+    expect(fs.readFileSync(file, 'utf8').split('\n')).toHaveLength(14);
+    expect(seen.at(-1)).toEqual({ operation: 'export', done: 12, total: 12 });
+  });
+
+  it('refuses relative paths, paths in the data folder, a wrong format and an existing file', async () => {
+    expect(failed(await dispatch('audit.export', { format: 'csv', path: 'audit.csv' }))).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/absolute/) });
+    expect(failed(await dispatch('audit.export', { format: 'jsonl', path: path.join(dataDir, 'workbench.db') }))).toMatchObject({ code: 'invalid_input' });
+    expect(failed(await dispatch('audit.export', { format: 'jsonl', path: path.join(dataDir, 'a.jsonl') }))).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/inside the data folder/),
+    });
+    expect(failed(await dispatch('audit.export', { format: 'xml', path: path.join(dir, 'a.xml') })).message).toMatch(/format: /);
+    fs.writeFileSync(path.join(dir, 'taken.csv'), '');
+    expect(failed(await dispatch('audit.export', { format: 'csv', path: path.join(dir, 'taken.csv') })).code).toBe('already_exists');
+    expect(onInternalError).not.toHaveBeenCalled();
+  });
+});
+
+describe('audit.verify over the contract', () => {
+  it('reports ok with the head, and checks an anchor', async () => {
+    const result = ok(await dispatch('audit.verify', {})) as AuditVerifyResult;
+    expect(result).toEqual({ ok: true, rowCount: 12, head: services.audit.head() });
+    const anchored = ok(await dispatch('audit.verify', { anchor: { sequence: 3, hash: 'a'.repeat(64) } })) as AuditVerifyResult;
+    expect(anchored).toMatchObject({ ok: false, problem: { sequence: 3, kind: 'anchor-mismatch' } });
+  });
+
+  it('refuses a malformed anchor', async () => {
+    expect(failed(await dispatch('audit.verify', { anchor: { sequence: 0, hash: 'xyz' } })).message).toMatch(/anchor\.sequence: .*anchor\.hash: /);
+  });
+});
