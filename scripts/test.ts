@@ -63,6 +63,29 @@ const countVitest = (report: unknown): Tally | null => {
   return { passed: r.numPassedTests, failed: r.numFailedTests ?? 0, skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) };
 };
 
+interface PlaywrightSuite {
+  title: string;
+  specs?: Array<{ title: string; tests: Array<{ status?: string; annotations?: Array<{ type: string; description?: string }> }> }>;
+  suites?: PlaywrightSuite[];
+}
+
+/** Every skipped e2e test with the reason it gave, so a skip is never silent. */
+function skippedWithReasons(report: unknown): string[] {
+  const lines: string[] = [];
+  const walk = (suite: PlaywrightSuite, path: string[]): void => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        if (test.status !== 'skipped') continue;
+        const reason = test.annotations?.find((annotation) => annotation.type === 'skip')?.description ?? 'no reason given';
+        lines.push(`${[...path, spec.title].join(' › ')}: ${reason}`);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, [...path, child.title]);
+  };
+  for (const suite of (report as { suites?: PlaywrightSuite[] } | null)?.suites ?? []) walk(suite, [suite.title]);
+  return lines;
+}
+
 const countPlaywright = (report: unknown): Tally | null => {
   const stats = (report as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | null)?.stats;
   if (typeof stats?.expected !== 'number') return null;
@@ -89,6 +112,12 @@ await suite(
   () => runNode(binPath('@playwright/test/cli.js'), ['test']),
   countPlaywright,
 );
+
+const skipped = skippedWithReasons(readJson(path.join(RESULTS_DIR, 'e2e.json')));
+if (skipped.length > 0) {
+  console.log('\nSkipped (not counted as passed)');
+  for (const line of skipped) console.log(`  - ${line}`);
+}
 
 const total = results.reduce<Tally>((sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
 console.log('\nSummary');

@@ -10,14 +10,18 @@ import type {
   AuditVerifyResult,
 } from '../../shared/audit';
 
-/** A decision about one tool call, recorded before the tool runs (or instead of running it). */
-export interface DecisionRecord {
+/** Which tool call a row is about: the fields every audit row carries. */
+export interface AuditedCall {
   chatId: string;
   exchangeId?: string | undefined;
   toolCallId: string;
   serverName: string;
   toolName: string;
   definitionHash?: string | undefined;
+}
+
+/** A decision about one tool call, recorded before the tool runs (or instead of running it). */
+export interface DecisionRecord extends AuditedCall {
   decision: AuditDecision;
   actor: AuditActor;
   /** The rule, setting or grant that decided, in words a person understands. */
@@ -30,13 +34,7 @@ export interface DecisionRecord {
 }
 
 /** What became of a tool call that ran. */
-export interface ToolResultRecord {
-  chatId: string;
-  exchangeId?: string | undefined;
-  toolCallId: string;
-  serverName: string;
-  toolName: string;
-  definitionHash?: string | undefined;
+export interface ToolResultRecord extends AuditedCall {
   outcome: 'success' | 'error';
   durationMs: number;
   resultBytes: number;
