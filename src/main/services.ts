@@ -8,6 +8,8 @@ import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
+import { createConversationsPlaceholder, type Conversations } from './chat/conversations';
+import { createMessageStore } from './chat/message-store';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
@@ -24,6 +26,8 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
+  /** Chats as conversations: messages, the tool loop, stop. */
+  readonly conversations: Conversations;
   /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
   readonly providers: ProviderService;
   readonly approvals: ApprovalServices;
@@ -77,8 +81,18 @@ export function createServices(options: ServicesOptions): Services {
   const databaseFile = path.join(options.dataDir, DATABASE_FILE_NAME);
   const db: Database = openDatabase(databaseFile);
   const events = createEventHub(options.onListenerError);
-  const chats = createChatService({ repository: createChatRepository(db), events });
   const providers = createProviderService({ settings, secrets, events });
+  const chats = createChatService({
+    repository: createChatRepository(db),
+    events,
+    providers: {
+      defaults: () => {
+        const first = providers.list()[0];
+        return { providerId: first?.id ?? null, model: first?.defaultModel ?? null };
+      },
+      defaultModelOf: (id) => providers.get(id).defaultModel ?? null,
+    },
+  });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
   const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
   // The approval engine looks tools up in the MCP host's registry.
@@ -110,6 +124,7 @@ export function createServices(options: ServicesOptions): Services {
     settings,
     secrets,
     chats,
+    conversations: createConversationsPlaceholder(createMessageStore(db)),
     providers,
     approvals,
     mcpServers,

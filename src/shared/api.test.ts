@@ -62,7 +62,7 @@ describe('buildWorkbenchApi', () => {
   });
 
   it('resolves with the value of an ok envelope', async () => {
-    const chat = { id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1', title: 'x', createdAt: 1, updatedAt: 1 };
+    const chat = { id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1', title: 'x', createdAt: 1, updatedAt: 1, providerId: null, model: null, systemPrompt: null };
     const api = buildWorkbenchApi(fakeTransport(async () => ({ ok: true, value: chat })).transport);
     await expect(api.chat.create({ title: 'x' })).resolves.toEqual(chat);
   });

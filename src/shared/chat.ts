@@ -22,10 +22,37 @@ export const ChatSchema = z.object({
   createdAt: z.number().int().nonnegative(),
   /** Milliseconds since the epoch; chats are listed most recently updated first. */
   updatedAt: z.number().int().nonnegative(),
+  /** The provider (its id in `providers`) and model this chat talks to; null until one is picked. */
+  providerId: z.string().nullable(),
+  model: z.string().nullable(),
+  /** Sent to the model before the conversation; null for none. */
+  systemPrompt: z.string().nullable(),
 });
 export type Chat = z.infer<typeof ChatSchema>;
 
-export const ChatCreateInputSchema = z.strictObject({ title: ChatTitleSchema.optional() }).optional();
+export const SYSTEM_PROMPT_MAX_LENGTH = 100_000;
+const ProviderRefSchema = z.string().min(1).max(64);
+const ModelRefSchema = z.string().trim().min(1).max(200);
+const SystemPromptSchema = z.string().max(SYSTEM_PROMPT_MAX_LENGTH);
+
+/** A new chat; provider and model default to the first configured provider and its default model. */
+export const ChatCreateInputSchema = z
+  .strictObject({
+    title: ChatTitleSchema.optional(),
+    providerId: ProviderRefSchema.optional(),
+    model: ModelRefSchema.optional(),
+    systemPrompt: SystemPromptSchema.optional(),
+  })
+  .optional();
+export type ChatCreateInput = z.infer<typeof ChatCreateInputSchema>;
+/** Fields left out stay; `null` clears (an empty system prompt). */
+export const ChatConfigureInputSchema = z.strictObject({
+  id: ChatIdSchema,
+  providerId: ProviderRefSchema.optional(),
+  model: ModelRefSchema.optional(),
+  systemPrompt: SystemPromptSchema.nullable().optional(),
+});
+export type ChatConfigureInput = z.infer<typeof ChatConfigureInputSchema>;
 export const ChatListOutputSchema = z.object({ chats: z.array(ChatSchema) });
 export const ChatRefInputSchema = z.strictObject({ id: ChatIdSchema });
 export const ChatRenameInputSchema = z.strictObject({ id: ChatIdSchema, title: ChatTitleSchema });

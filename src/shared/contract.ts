@@ -28,6 +28,7 @@ import {
 } from './audit';
 import {
   ChatChangeSchema,
+  ChatConfigureInputSchema,
   ChatCreateInputSchema,
   ChatDeleteOutputSchema,
   ChatListOutputSchema,
@@ -65,6 +66,15 @@ import {
   McpToolsInputSchema,
   McpToolsOutputSchema,
 } from './mcp';
+import {
+  ChatMessagesInputSchema,
+  ChatMessagesOutputSchema,
+  ChatSendInputSchema,
+  ChatSendOutputSchema,
+  ChatStopInputSchema,
+  ChatStopOutputSchema,
+  ChatStreamEventSchema,
+} from './messages';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -88,6 +98,14 @@ export const methods = {
   'chat.get': { input: ChatRefInputSchema, output: ChatSchema },
   'chat.rename': { input: ChatRenameInputSchema, output: ChatSchema },
   'chat.delete': { input: ChatRefInputSchema, output: ChatDeleteOutputSchema },
+  /** Provider, model and system prompt of a chat. */
+  'chat.configure': { input: ChatConfigureInputSchema, output: ChatSchema },
+  /** A chat's messages (the newest `limit`, or a page before `beforeSeq`) and what it is doing now. */
+  'chat.messages': { input: ChatMessagesInputSchema, output: ChatMessagesOutputSchema },
+  /** Seed 000's user or approval message; answers once it is stored, the exchange then streams as `chat.onDidStream`. */
+  'chat.send': { input: ChatSendInputSchema, output: ChatSendOutputSchema },
+  /** The stop button: cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
+  'chat.stop': { input: ChatStopInputSchema, output: ChatStopOutputSchema },
   'providers.list': { input: NoInputSchema, output: ProvidersListOutputSchema },
   'providers.add': { input: ProviderAddInputSchema, output: ProviderInfoSchema },
   'providers.update': { input: ProviderUpdateInputSchema, output: ProviderInfoSchema },
@@ -124,6 +142,7 @@ export const methods = {
  */
 export const events = {
   'chat.onDidChange': { payload: ChatChangeSchema },
+  'chat.onDidStream': { payload: ChatStreamEventSchema },
   'providers.onDidChange': { payload: ProvidersChangeSchema },
   'policy.onDidChange': { payload: PolicyViewSchema },
   'grants.onDidChange': { payload: GrantsChangeSchema },

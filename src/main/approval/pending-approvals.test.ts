@@ -76,8 +76,8 @@ beforeEach(() => {
   errors = [];
   timeoutSeconds = 300;
   start();
-  chatA = chats.create('A').id;
-  chatB = chats.create('B').id;
+  chatA = chats.create({ title: 'A' }).id;
+  chatB = chats.create({ title: 'B' }).id;
 });
 
 afterEach(() => {

@@ -11,6 +11,7 @@ import { createChatRepository } from './chat-repository';
 import { createChatService, DEFAULT_CHAT_TITLE, type ChatService } from './chat-service';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+const NO_SETUP = { providerId: null, model: null, systemPrompt: null };
 
 let dir: string;
 let db: Database;
@@ -54,14 +55,14 @@ afterEach(() => {
 describe('ChatService', () => {
   it('creates a chat with the default title, a uuid and equal timestamps, and announces it', () => {
     const chat = chats.create();
-    expect(chat).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), title: DEFAULT_CHAT_TITLE, createdAt: 1_000, updatedAt: 1_000 });
+    expect(chat).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), title: DEFAULT_CHAT_TITLE, createdAt: 1_000, updatedAt: 1_000, ...NO_SETUP });
     expect(DEFAULT_CHAT_TITLE).toBe('New chat');
     expect(changes).toEqual([{ kind: 'created', chat }]);
     expect(chats.get(chat.id)).toEqual(chat);
   });
 
   it('creates a chat with the given title', () => {
-    const chat = chats.create('Trip planning');
+    const chat = chats.create({ title: 'Trip planning' });
     expect(chat.title).toBe('Trip planning');
     expect(chats.get(chat.id).title).toBe('Trip planning');
   });
@@ -72,11 +73,11 @@ describe('ChatService', () => {
   });
 
   it('lists chats most recently updated first', () => {
-    const first = chats.create('first');
+    const first = chats.create({ title: 'first' });
     clock = 2_000;
-    const second = chats.create('second');
+    const second = chats.create({ title: 'second' });
     clock = 3_000;
-    const third = chats.create('third');
+    const third = chats.create({ title: 'third' });
     expect(chats.list().map((chat) => chat.title)).toEqual(['third', 'second', 'first']);
 
     clock = 4_000;
@@ -85,25 +86,25 @@ describe('ChatService', () => {
   });
 
   it('lists chats updated in the same millisecond in a stable order', () => {
-    const created = Array.from({ length: 5 }, (_, index) => chats.create(`chat ${index}`));
+    const created = Array.from({ length: 5 }, (_, index) => chats.create({ title: `chat ${index}` }));
     const listed = chats.list().map((chat) => chat.id);
     expect(listed).toEqual([...created.map((chat) => chat.id)].sort());
     expect(chats.list().map((chat) => chat.id)).toEqual(listed);
   });
 
   it('renames a chat: new title and updatedAt, same createdAt, announced as updated', () => {
-    const chat = chats.create('old');
+    const chat = chats.create({ title: 'old' });
     changes.length = 0;
     clock = 5_000;
     const renamed = chats.rename(chat.id, 'new');
-    expect(renamed).toEqual({ id: chat.id, title: 'new', createdAt: 1_000, updatedAt: 5_000 });
+    expect(renamed).toEqual({ id: chat.id, title: 'new', createdAt: 1_000, updatedAt: 5_000, ...NO_SETUP });
     expect(chats.get(chat.id)).toEqual(renamed);
     expect(changes).toEqual([{ kind: 'updated', chat: renamed }]);
   });
 
   it('deletes a chat and announces it by id', () => {
-    const keep = chats.create('keep');
-    const gone = chats.create('gone');
+    const keep = chats.create({ title: 'keep' });
+    const gone = chats.create({ title: 'gone' });
     changes.length = 0;
     chats.delete(gone.id);
     expect(changes).toEqual([{ kind: 'deleted', id: gone.id }]);
@@ -129,7 +130,7 @@ describe('ChatService', () => {
 
   it('stores titles as given, quotes and unicode included', () => {
     const title = `Robert'); DROP TABLE chats;-- «日本語» 🧪`;
-    const chat = chats.create(title);
+    const chat = chats.create({ title });
     expect(chats.get(chat.id).title).toBe(title);
     expect(db.prepare('SELECT count(*) FROM chats').pluck().get()).toBe(1);
   });
@@ -150,9 +151,9 @@ describe('chats through createServices', () => {
   it('keeps chats across closing and reopening the database', () => {
     const first = start();
     expect(first.databaseFile).toBe(path.join(dir, 'workbench.db'));
-    const a = first.chats.create('kept');
-    const b = first.chats.create('renamed later');
-    const c = first.chats.create('deleted');
+    const a = first.chats.create({ title: 'kept' });
+    const b = first.chats.create({ title: 'renamed later' });
+    const c = first.chats.create({ title: 'deleted' });
     const renamed = first.chats.rename(b.id, 'renamed');
     first.chats.delete(c.id);
     const before = first.chats.list();

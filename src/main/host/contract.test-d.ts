@@ -4,41 +4,44 @@ import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
 import type { AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
-import type { ProviderInfo } from '../../shared/llm';
-import type { McpServerChange, McpServerView, McpToolsChange } from '../../shared/mcp';
+import type { McpServerChange, McpToolsChange } from '../../shared/mcp';
+import type { ChatStreamEvent } from '../../shared/messages';
+import type { Services } from '../services';
 import type { MethodHandlers } from './dispatcher';
+import { createHandlers } from './handlers';
 
 declare const workbench: WorkbenchApi;
 declare const chat: Chat;
-declare const provider: ProviderInfo;
-declare const policyView: MethodOutput<'policy.get'>;
-declare const explanation: MethodOutput<'policy.explain'>;
-declare const grant: MethodOutput<'grants.revoke'>['revoked'];
-declare const server: McpServerView;
+declare const services: Services;
 
 describe('the contract', () => {
-  it('names every method and event', () => {
-    expectTypeOf<MethodName>().toEqualTypeOf<
-      | 'app.info'
-      | 'chat.create'
-      | 'chat.list'
-      | 'chat.get'
-      | 'chat.rename'
-      | 'chat.delete'
-      | 'providers.list'
-      | 'providers.add'
-      | 'providers.update'
-      | 'providers.remove'
-      | 'providers.test'
-      | 'providers.models'
-      | 'policy.get'
-      | 'policy.update'
-      | 'policy.explain'
-      | 'grants.list'
-      | 'grants.revoke'
-      | 'approvals.pending'
-      | 'approvals.getChatMode'
-      | 'approvals.setChatMode'
+  // One check per namespace, so that branches adding methods to different namespaces do not touch the same lines.
+  type In<N extends string, U> = Extract<U, `${N}.${string}`>;
+  it('names the app and chat methods', () => {
+    expectTypeOf<In<'app', MethodName>>().toEqualTypeOf<'app.info'>();
+    expectTypeOf<In<'chat', MethodName>>().toEqualTypeOf<
+      'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete' | 'chat.configure' | 'chat.messages' | 'chat.send' | 'chat.stop'
+    >();
+    expectTypeOf<In<'chat', EventName>>().toEqualTypeOf<'chat.onDidChange' | 'chat.onDidStream'>();
+    expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
+    expectTypeOf<EventPayload<'chat.onDidStream'>>().toEqualTypeOf<ChatStreamEvent>();
+  });
+  it('names the providers methods', () => {
+    expectTypeOf<In<'providers', MethodName>>().toEqualTypeOf<
+      'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.models'
+    >();
+    expectTypeOf<In<'providers', EventName>>().toEqualTypeOf<'providers.onDidChange'>();
+  });
+  it('names the approval methods', () => {
+    expectTypeOf<In<'policy', MethodName>>().toEqualTypeOf<'policy.get' | 'policy.update' | 'policy.explain'>();
+    expectTypeOf<In<'grants', MethodName>>().toEqualTypeOf<'grants.list' | 'grants.revoke'>();
+    expectTypeOf<In<'approvals', MethodName>>().toEqualTypeOf<'approvals.pending' | 'approvals.getChatMode' | 'approvals.setChatMode'>();
+    expectTypeOf<In<'policy' | 'grants' | 'approvals', EventName>>().toEqualTypeOf<
+      'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
+    >();
+  });
+  it('names the mcp methods', () => {
+    expectTypeOf<In<'mcp', MethodName>>().toEqualTypeOf<
       | 'mcp.list'
       | 'mcp.add'
       | 'mcp.edit'
@@ -49,28 +52,21 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.importPreview'
       | 'mcp.import'
-      | 'audit.query'
-      | 'audit.export'
-      | 'audit.verify'
     >();
-    expectTypeOf<EventName>().toEqualTypeOf<
-      | 'chat.onDidChange'
-      | 'providers.onDidChange'
-      | 'policy.onDidChange'
-      | 'grants.onDidChange'
-      | 'approvals.onDidChange'
-      | 'mcp.onDidChangeServer'
-      | 'mcp.onDidChangeTools'
-      | 'audit.onDidProgress'
-    >();
-    expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
+    expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
     expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
+  });
+  it('names the audit methods', () => {
+    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify'>();
+    expectTypeOf<In<'audit', EventName>>().toEqualTypeOf<'audit.onDidProgress'>();
   });
 
   it('infers inputs and outputs from the schemas', () => {
     expectTypeOf<MethodInput<'chat.rename'>>().toEqualTypeOf<{ id: string; title: string }>();
-    expectTypeOf<MethodInput<'chat.create'>>().toEqualTypeOf<{ title?: string | undefined } | undefined>();
+    expectTypeOf<MethodInput<'chat.create'>>().toEqualTypeOf<
+      { title?: string | undefined; providerId?: string | undefined; model?: string | undefined; systemPrompt?: string | undefined } | undefined
+    >();
     expectTypeOf<MethodOutput<'chat.rename'>>().toEqualTypeOf<Chat>();
     expectTypeOf<MethodOutput<'chat.list'>>().toEqualTypeOf<{ chats: Chat[] }>();
     expectTypeOf<MethodOutput<'chat.delete'>>().toEqualTypeOf<{ id: string }>();
@@ -80,13 +76,12 @@ describe('the contract', () => {
 
 describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
-    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<'app' | 'chat' | 'providers' | 'policy' | 'grants' | 'approvals' | 'mcp' | 'audit'>();
-    expectTypeOf<keyof WorkbenchApi['providers']>().toEqualTypeOf<'list' | 'add' | 'update' | 'remove' | 'test' | 'models' | 'onDidChange'>();
-    expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<
-      'list' | 'add' | 'edit' | 'remove' | 'setEnabled' | 'restart' | 'logs' | 'tools' | 'importPreview' | 'import' | 'onDidChangeServer' | 'onDidChangeTools'
-    >();
-    expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<'query' | 'export' | 'verify' | 'onDidProgress'>();
-    expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<'create' | 'list' | 'get' | 'rename' | 'delete' | 'onDidChange'>();
+    type Namespace<N extends string> = N extends `${infer S}.${string}` ? S : never;
+    expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<Namespace<MethodName | EventName>>();
+    type Members<S extends string> = Extract<MethodName | EventName, `${S}.${string}`> extends `${S}.${infer F}` ? F : never;
+    expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<Members<'chat'>>();
+    expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<Members<'mcp'>>();
+    expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<Members<'audit'>>();
     expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
   });
 
@@ -138,7 +133,7 @@ describe('MethodHandlers (the main process)', () => {
   it('receives the parsed input and returns the output', () => {
     expectTypeOf<MethodHandlers['chat.rename']>().parameter(0).toEqualTypeOf<MethodParsedInput<'chat.rename'>>();
     expectTypeOf<MethodHandlers['chat.rename']>().returns.toEqualTypeOf<Chat | Promise<Chat>>();
-    expectTypeOf<MethodHandlers['chat.create']>().parameter(0).toEqualTypeOf<{ title?: string | undefined } | undefined>();
+    expectTypeOf<MethodHandlers['chat.create']>().parameter(0).toEqualTypeOf<MethodParsedInput<'chat.create'>>();
   });
 
   it('agrees with WorkbenchApi: what the page sends is what the handler gets, and back', () => {
@@ -154,41 +149,8 @@ describe('MethodHandlers (the main process)', () => {
   });
 
   it('refuses a handler map that misses a method or answers with the wrong shape', () => {
-    const complete: MethodHandlers = {
-      'app.info': () => ({ name: '', version: '', host: 'cli', platform: '', dataDir: '', versions: { node: '', sqlite: '' } }),
-      'chat.create': () => chat,
-      'chat.list': () => ({ chats: [] }),
-      'chat.get': async () => chat,
-      'chat.rename': ({ title }) => ({ ...chat, title }),
-      'chat.delete': ({ id }) => ({ id }),
-      'providers.list': () => ({ providers: [provider] }),
-      'providers.add': () => provider,
-      'providers.update': ({ label }) => ({ ...provider, label: label ?? provider.label }),
-      'providers.remove': ({ id }) => ({ id }),
-      'providers.test': async () => ({ ok: false, error: { code: 'llm_bad_key', message: 'No key' } }),
-      'providers.models': async () => ({ models: [{ id: 'gpt-4o' }] }),
-      'policy.get': () => policyView,
-      'policy.update': () => policyView,
-      'policy.explain': () => explanation,
-      'grants.list': () => ({ grants: [] }),
-      'grants.revoke': () => ({ revoked: grant }),
-      'approvals.pending': () => ({ approvals: [] }),
-      'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: 'always-ask' }),
-      'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode }),
-      'mcp.list': () => ({ servers: [server] }),
-      'mcp.add': () => server,
-      'mcp.edit': () => server,
-      'mcp.remove': ({ name }) => ({ name }),
-      'mcp.setEnabled': () => server,
-      'mcp.restart': async () => server,
-      'mcp.logs': ({ name }) => ({ name, lines: [], dropped: 0 }),
-      'mcp.tools': () => ({ tools: [] }),
-      'mcp.importPreview': () => ({ file: '', format: 'cursor', add: [], skip: [] }),
-      'mcp.import': () => ({ added: [], skip: [] }),
-      'audit.query': () => ({ entries: [], nextCursor: null }),
-      'audit.export': ({ path, format }) => ({ path, format, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) }, bytes: 0 }),
-      'audit.verify': () => ({ ok: true, rowCount: 0, head: { sequence: 0, hash: '0'.repeat(64) } }),
-    };
+    // The whole map is checked against the contract where it is built (handlers.ts); here, how a wrong one fails.
+    const complete: MethodHandlers = createHandlers(services);
     expectTypeOf(complete).toEqualTypeOf<MethodHandlers>();
 
     // @ts-expect-error chat.delete is missing

@@ -5,7 +5,7 @@ import type { MethodHandlers } from './dispatcher';
 export function createHandlers(services: Services): MethodHandlers {
   return {
     'app.info': () => services.appInfo(),
-    'chat.create': (input) => services.chats.create(input?.title),
+    'chat.create': (input) => services.chats.create(input),
     'chat.list': () => ({ chats: services.chats.list() }),
     'chat.get': ({ id }) => services.chats.get(id),
     'chat.rename': ({ id, title }) => services.chats.rename(id, title),
@@ -13,6 +13,10 @@ export function createHandlers(services: Services): MethodHandlers {
       services.chats.delete(id);
       return { id };
     },
+    'chat.configure': (input) => services.chats.configure(input),
+    'chat.messages': ({ chatId, beforeSeq, limit }) => services.conversations.messages(chatId, { beforeSeq, limit }),
+    'chat.send': ({ chatId, message }) => services.conversations.send(chatId, message),
+    'chat.stop': ({ chatId }) => services.conversations.stop(chatId),
     'providers.list': () => ({ providers: services.providers.list() }),
     'providers.add': (input) => services.providers.add(input),
     'providers.update': (input) => services.providers.update(input),

@@ -109,4 +109,21 @@ export const migrations: readonly string[] = [
   CREATE INDEX pending_approvals_waiting ON pending_approvals (chat_id) WHERE status = 'pending';
   CREATE INDEX pending_approvals_by_call ON pending_approvals (tool_call_id);
   `,
+  /* 4: the tool loop (src/main/chat). A chat's provider, model and system prompt, and its messages: seed 000's
+     user, assistant (a ModelReply, JSON), approval, system and error messages, in order, each with its exchange. */ `
+  ALTER TABLE chats ADD COLUMN provider_id TEXT;
+  ALTER TABLE chats ADD COLUMN model TEXT;
+  ALTER TABLE chats ADD COLUMN system_prompt TEXT;
+  CREATE TABLE chat_messages (
+    id           TEXT PRIMARY KEY,
+    chat_id      TEXT NOT NULL REFERENCES chats (id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,
+    exchange_id  TEXT NOT NULL,
+    role         TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'approval', 'system', 'error')),
+    created_at   INTEGER NOT NULL,
+    body         TEXT NOT NULL,
+    UNIQUE (chat_id, seq)
+  ) STRICT;
+  CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
+  `,
 ];

@@ -9,6 +9,9 @@ const chat = (id: number, updatedAt: number, title = `Chat ${id}`): Chat => ({
   title,
   createdAt: updatedAt,
   updatedAt,
+  providerId: 'demo',
+  model: 'demo',
+  systemPrompt: null,
 });
 
 /** A transport backed by an in-memory list, with a hand to push events as another client would. */
