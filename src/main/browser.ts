@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     // MCP servers first: their process trees must be gone before we are.
-    void Promise.allSettled([services.mcp.stop(), server.close()]).finally(() => {
+    void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), server.close()]).finally(() => {
       services.close();
       process.exit(0);
     });

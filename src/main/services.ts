@@ -8,14 +8,15 @@ import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
-import { createConversationsPlaceholder, type Conversations } from './chat/conversations';
+import { createConversations, openChatSettings, type ChatSettings, type Conversations } from './chat/conversations';
 import { createMessageStore } from './chat/message-store';
+import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
 import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
-import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsStore } from './settings/settings-store';
+import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
 
 /** The plain-Node services every host wires: the Electron app, browser mode and the CLI. */
@@ -26,8 +27,10 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
-  /** Chats as conversations: messages, the tool loop, stop. */
+  /** Chats as conversations: messages, the tool loop, stop. Hosts await `conversations.dispose()` before `close()`. */
   readonly conversations: Conversations;
+  /** The `chat` settings section: the round limit of the tool loop. */
+  readonly chatSettings: SettingsSection<ChatSettings>;
   /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
   readonly providers: ProviderService;
   readonly approvals: ApprovalServices;
@@ -116,6 +119,21 @@ export function createServices(options: ServicesOptions): Services {
     db.close();
     throw error;
   }
+  const messages = createMessageStore(db);
+  const chatSettings = openChatSettings(settings);
+  const onError = options.onListenerError ?? (() => {});
+  const loop = createToolLoop({
+    messages,
+    provider: (id) => providers.provider(id),
+    gate: approvals.gate,
+    pending: approvals.pending,
+    tools: mcp,
+    audit: options.audit ?? audit,
+    maxToolRounds: () => chatSettings.get().maxToolRounds,
+    now: Date.now,
+    onError,
+  });
+  const conversations = createConversations({ chats, messages, loop, pending: approvals.pending, events, onError });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -124,7 +142,8 @@ export function createServices(options: ServicesOptions): Services {
     settings,
     secrets,
     chats,
-    conversations: createConversationsPlaceholder(createMessageStore(db)),
+    conversations,
+    chatSettings,
     providers,
     approvals,
     mcpServers,
@@ -139,6 +158,7 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      void conversations.dispose();
       approvals.dispose();
       db.close();
     },

@@ -191,7 +191,7 @@ function start(): void {
       if (stopped) return;
       // Hold the quit until every MCP server's process tree is gone, then quit for real.
       event.preventDefault();
-      void services.mcp.stop().finally(() => {
+      void Promise.allSettled([services.conversations.dispose(), services.mcp.stop()]).finally(() => {
         stopped = true;
         services.close();
         app.quit();

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FinishReasonSchema, UsageSchema } from '../../shared/llm';
+import { ModelToolCallSchema } from '../../shared/messages';
 
 export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
 
@@ -18,29 +19,8 @@ export const ImagePartSchema = z.object({
 export const ContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, ImagePartSchema]);
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 
-/**
- * A tool's arguments as the model sent them: a parsed JSON object, or — when the model sent text that
- * is not a JSON object — that raw text and what is wrong with it, so the loop can answer with an error
- * result instead of running anything.
- */
-export const ToolCallArgumentsSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('parsed'), value: z.record(z.string(), z.unknown()) }),
-  z.object({ kind: z.literal('malformed'), raw: z.string(), problem: z.string() }),
-]);
-export type ToolCallArguments = z.infer<typeof ToolCallArgumentsSchema>;
-
-/**
- * One tool call the model made. `id` is the provider's own (made up, stable, for Gemini, which has none);
- * `name` is the provider-safe name the request's tool list gave. `providerMetadata` is opaque data the
- * provider needs back with this call in later requests (Gemini's thought signatures): store it, send it back.
- */
-export const ModelToolCallSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
-  arguments: ToolCallArgumentsSchema,
-  providerMetadata: z.record(z.string(), z.unknown()).optional(),
-});
-export type ModelToolCall = z.infer<typeof ModelToolCallSchema>;
+// The model's tool calls are part of the stored chat (src/shared/messages.ts), so their schemas live there.
+export { ModelToolCallSchema, ToolCallArgumentsSchema, type ModelToolCall, type ToolCallArguments } from '../../shared/messages';
 
 /** What became of one tool call: its text and images, and whether it failed (denied, timed out, errored). */
 export const ToolResultSchema = z.object({

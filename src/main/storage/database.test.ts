@@ -74,7 +74,7 @@ describe('openDatabase on a new file', () => {
 
   it('is idempotent: reopening keeps the schema, the version and the data', () => {
     const first = open();
-    first.prepare('INSERT INTO chats VALUES (?, ?, ?, ?)').run('a', 'kept', 1, 2);
+    first.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('a', 'kept', 1, 2);
     first.close();
 
     const second = open();
@@ -221,7 +221,7 @@ describe('openDatabase refuses files it must not touch', () => {
 
   it('a damaged page in the middle of a real database is not read at open time; the damage surfaces as SQLITE_CORRUPT on first use', () => {
     const db = open();
-    const insert = db.prepare('INSERT INTO chats VALUES (?, ?, ?, ?)');
+    const insert = db.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
     db.transaction(() => {
       for (let index = 0; index < 2000; index++) insert.run(`chat-${index}`, `title ${index} ${'x'.repeat(100)}`, index, index);
     })();
@@ -248,7 +248,7 @@ describe('openDatabase refuses files it must not touch', () => {
 
   it('a damaged first page (the header and schema) gives a clear corrupt error and the file is left alone', () => {
     const db = open();
-    db.prepare('INSERT INTO chats VALUES (?, ?, ?, ?)').run('a', 'b', 1, 1);
+    db.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('a', 'b', 1, 1);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     const handle = fs.openSync(file, 'r+');

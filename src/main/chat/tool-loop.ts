@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import type { ApprovalResolution, ToolCallRequest } from '../../shared/approval';
+import type { Chat } from '../../shared/chat';
+import type { FinishReason, Usage } from '../../shared/llm';
+import type { AssistantChatMessage, ChatMessage, ModelToolCall, ReplyEnd, ToolCallRecord, Turn } from '../../shared/messages';
+import type { ApprovalGate } from '../approval/approval-gate';
+import type { PendingApprovals } from '../approval/pending-approvals';
+import type { AuditRecorder } from '../audit/audit-log';
+import { WorkbenchError } from '../errors';
+import type { LlmProvider } from '../llm/provider';
+import type { McpHost } from '../mcp/mcp-host';
+import { conversationOf } from './history';
+import type { MessageStore, NewMessage } from './message-store';
+import { offerTools, recordOf } from './tool-offer';
+import { USER_DENIED_TEXT } from './tool-results';
+
+/** What one run of the loop reports as it goes; the conversations service turns it into events and activity. */
+export interface LoopReporter {
+  status(status: 'generating' | 'running-tools'): void;
+  text(message: AssistantChatMessage, turn: number, delta: string): void;
+  toolCall(message: AssistantChatMessage, turn: number, call: ToolCallRecord): void;
+  /** A message was added or changed whole. */
+  message(message: ChatMessage): void;
+}
+
+export interface ToolLoopDependencies {
+  messages: MessageStore;
+  provider(id: string): LlmProvider;
+  gate: Pick<ApprovalGate, 'evaluate'>;
+  pending: Pick<PendingApprovals, 'add'>;
+  tools: Pick<McpHost, 'tools' | 'callTool'>;
+  audit: AuditRecorder;
+  maxToolRounds(): number;
+  now(): number;
+  onError(error: unknown): void;
+}
+
+/** One exchange as the loop sees it. */
+export interface ExchangeRun {
+  chat: Chat;
+  exchangeId: string;
+  signal: AbortSignal;
+  report: LoopReporter;
+}
+
+/** What a person is told when a reply ended for a reason other than the model being done. */
+const FINISH_NOTICES: Partial<Record<FinishReason, string>> = {
+  length: 'The reply reached the most tokens the model may write at once and was cut off. Ask it to go on.',
+  content_filter: "The provider's safety system stopped this reply.",
+  malformed_tool_call: 'The model tried to call a tool but produced a call the provider could not read. Try again, or rephrase the request.',
+};
+
+const RESOLUTION_WORDS: Record<ApprovalResolution['outcome'], string> = {
+  allow_session: "You chose 'Allow for this chat'",
+  allow_once: "You chose 'Allow once'",
+  deny: "You chose 'Deny'",
+  timeout: 'Nobody decided before the approval timed out',
+  cancelled: 'The chat was stopped before anyone decided',
+};
+
+/**
+ * The ONE tool loop (ARCHITECTURE.md §4), written against the provider interface, the approval gate and the MCP
+ * host, so every provider and every front end runs the same code:
+ * generate → for each call: decide (the gate records allow/deny in the audit log first) → run what is allowed
+ * (concurrently), refuse what is denied, keep what needs a person → when calls wait, END the reply; otherwise
+ * generate again, until the model answers without tool calls or the exchange reaches its round limit.
+ */
+export interface ToolLoop {
+  /** Generates rounds until the exchange ends or waits for a person. Provider failures end it with an error message. */
+  run(exchange: ExchangeRun): Promise<void>;
+  /**
+   * Writes what people (or timeouts, or a stop) decided into the calls that waited; answers the message they are in
+   * and whether every call of that reply is now decided.
+   */
+  applyResolutions(chatId: string, exchangeId: string, resolutions: readonly ApprovalResolution[]): { message: AssistantChatMessage; settled: boolean } | undefined;
+  /** Runs the calls people allowed, then goes on generating in the same exchange (a new reply after the approval message). */
+  resume(exchange: ExchangeRun, message: AssistantChatMessage): Promise<void>;
+}
+
+export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
+  const { messages, gate, pending, tools, audit, now } = dependencies;
+
+  const save = (message: AssistantChatMessage, report: LoopReporter): void => {
+    messages.replace(message);
+    report.message(message);
+  };
+  const append = <M extends NewMessage>(message: M, report: LoopReporter): ChatMessage => {
+    const stored = messages.append(message, now());
+    report.message(stored);
+    return stored;
+  };
+  const endWithError = (run: ExchangeRun, reply: AssistantChatMessage | undefined, error: unknown): void => {
+    const data = error instanceof WorkbenchError ? error.toData() : { code: 'internal' as const, message: `The reply failed: ${error instanceof Error ? error.message : String(error)}` };
+    if (!(error instanceof WorkbenchError)) dependencies.onError(error);
+    if (reply) {
+      reply.end = 'error';
+      save(reply, run.report);
+    }
+    append({ role: 'error', chatId: run.chat.id, exchangeId: run.exchangeId, error: data }, run.report);
+  };
+  const turnsOf = (chatId: string, exchangeId: string): number =>
+    messages.exchange(chatId, exchangeId).reduce((count, message) => count + (message.role === 'assistant' ? message.reply.turns.length : 0), 0);
+
+  /** Runs one allowed call: records its result in the audit log and in the record, whatever happens. */
+  async function execute(run: ExchangeRun, reply: AssistantChatMessage, turn: number, record: ToolCallRecord, definitionHash: string | undefined): Promise<void> {
+    record.status = 'running';
+    record.startedAt = now();
+    run.report.toolCall(reply, turn, record);
+    const started = performance.now();
+    try {
+      const result = await tools.callTool({ serverName: record.serverName, toolName: record.toolName, args: record.args, signal: run.signal });
+      record.result = result;
+      record.status = result.isError ? 'error' : 'success';
+    } catch (error) {
+      record.status = run.signal.aborted ? 'cancelled' : 'error';
+      record.error = error instanceof Error ? error.message : String(error);
+    }
+    record.durationMs = performance.now() - started;
+    try {
+      audit.recordToolResult({
+        chatId: run.chat.id,
+        exchangeId: run.exchangeId,
+        toolCallId: record.toolCallId,
+        serverName: record.serverName,
+        toolName: record.toolName,
+        definitionHash,
+        outcome: record.status === 'success' ? 'success' : 'error',
+        durationMs: record.durationMs,
+        resultBytes: record.result?.sizeBytes ?? 0,
+        error: record.status === 'success' ? undefined : (record.error ?? (record.result?.forModel.text.slice(0, 500) || 'the tool reported an error')),
+      });
+    } catch (error) {
+      // The tool ran and its decision row is in the log; a lost result row must not lose the result itself.
+      dependencies.onError(error);
+    }
+    run.report.toolCall(reply, turn, record);
+  }
+
+  /** Decides each call of a turn: runs what is allowed, refuses what is denied, and answers the requests that wait. */
+  async function decideAndRun(run: ExchangeRun, reply: AssistantChatMessage, turn: number, calls: readonly ModelToolCall[]): Promise<ToolCallRequest[]> {
+    const offer = offerTools(tools.tools());
+    const records: ToolCallRecord[] = [];
+    const toRun: { record: ToolCallRecord; hash: string }[] = [];
+    const asks: ToolCallRequest[] = [];
+    for (const call of calls) {
+      const { record, tool } = recordOf(call, randomUUID(), offer);
+      records.push(record);
+      if (!tool || record.status !== 'pending') continue;
+      try {
+        const verdict = gate.evaluate({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, tool);
+        record.decision = { outcome: verdict.outcome, actor: 'policy', reason: verdict.decision.reason };
+        if (verdict.outcome === 'allow') toRun.push({ record, hash: tool.definitionHash });
+        else if (verdict.outcome === 'deny') {
+          record.status = 'denied';
+          record.error = verdict.decision.reason;
+        } else if (verdict.outcome === 'ask') asks.push(verdict.request);
+      } catch (error) {
+        // Fail closed: a decision that cannot be recorded is no decision, and the tool does not run.
+        record.status = 'error';
+        record.error = `The decision could not be recorded in the audit log, so the tool did not run: ${error instanceof Error ? error.message : String(error)}`;
+        dependencies.onError(error);
+      }
+    }
+    (reply.reply.turns[turn] as Turn).toolCalls = records;
+    save(reply, run.report);
+    if (toRun.length > 0) {
+      run.report.status('running-tools');
+      await Promise.all(toRun.map(({ record, hash }) => execute(run, reply, turn, record, hash)));
+    }
+    return asks;
+  }
+
+  /** One generation into a new turn of `reply`: its text and the calls the model made, or why it ended. */
+  async function generate(run: ExchangeRun, provider: LlmProvider, reply: AssistantChatMessage): Promise<{ calls: ModelToolCall[]; finish: FinishReason }> {
+    const { chat } = run;
+    const offer = offerTools(tools.tools());
+    const turn = reply.reply.turns.push({}) - 1;
+    const current = reply.reply.turns[turn] as Turn;
+    const calls: ModelToolCall[] = [];
+    let finish: FinishReason = 'other';
+    run.report.status('generating');
+    const request = {
+      model: chat.model as string,
+      ...(chat.systemPrompt === null ? {} : { system: chat.systemPrompt }),
+      messages: conversationOf(messages.all(chat.id)),
+      tools: offer.specs,
+    };
+    for await (const event of provider.generate(request, run.signal)) {
+      if (event.type === 'text') {
+        current.message = (current.message ?? '') + event.delta;
+        run.report.text(reply, turn, event.delta);
+      } else if (event.type === 'tool_call') calls.push(event.call);
+      else if (event.type === 'usage') reply.usage = addUsage(reply.usage, event.usage);
+      else finish = event.reason;
+    }
+    return { calls, finish: run.signal.aborted ? 'aborted' : finish };
+  }
+
+  async function rounds(run: ExchangeRun): Promise<void> {
+    const { chat, exchangeId, report } = run;
+    let reply: AssistantChatMessage | undefined;
+    const finishReply = (end: ReplyEnd): void => {
+      if (!reply) return;
+      reply.end = end;
+      save(reply, report);
+    };
+    try {
+      if (chat.providerId === null || chat.model === null) {
+        throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
+      }
+      const provider = dependencies.provider(chat.providerId);
+      for (;;) {
+        if (run.signal.aborted) return finishReply('aborted');
+        const max = dependencies.maxToolRounds();
+        if (turnsOf(chat.id, exchangeId) >= max) {
+          finishReply('max_rounds');
+          append(
+            {
+              role: 'system',
+              kind: 'max-rounds',
+              chatId: chat.id,
+              exchangeId,
+              text: `The model used ${max} rounds of tool calls without finishing, the most one reply may use; the reply was stopped. Send a message to let it go on.`,
+            },
+            report,
+          );
+          return;
+        }
+        reply ??= append(
+          { role: 'assistant', chatId: chat.id, exchangeId, providerId: chat.providerId, model: chat.model, reply: { timestamp: now(), turns: [] } },
+          report,
+        ) as AssistantChatMessage;
+        const { calls, finish } = await generate(run, provider, reply);
+        const turn = reply.reply.turns.length - 1;
+        if ((reply.reply.turns[turn] as Turn).message === undefined && calls.length === 0) reply.reply.turns.pop();
+        if (finish === 'aborted') return finishReply('aborted');
+        if (calls.length === 0) {
+          finishReply(finish);
+          const notice = FINISH_NOTICES[finish];
+          if (notice) append({ role: 'system', kind: 'info', chatId: chat.id, exchangeId, text: notice }, report);
+          return;
+        }
+        const asks = await decideAndRun(run, reply, turn, calls);
+        if (run.signal.aborted) return finishReply('aborted');
+        if (asks.length > 0) {
+          pending.add(chat.id, exchangeId, asks);
+          reply.reply.pendingToolCalls = asks;
+          return finishReply('waiting_approval');
+        }
+        save(reply, report);
+      }
+    } catch (error) {
+      if (run.signal.aborted) return finishReply('aborted');
+      endWithError(run, reply, error);
+    }
+  }
+
+  return {
+    run: (exchange) => rounds(exchange),
+    applyResolutions(chatId, exchangeId, resolutions) {
+      const byId = new Map(resolutions.map((resolution) => [resolution.toolCallId, resolution]));
+      const message = messages
+        .exchange(chatId, exchangeId)
+        .reverse()
+        .find((candidate): candidate is AssistantChatMessage => candidate.role === 'assistant' && (candidate.reply.pendingToolCalls ?? []).some((request) => byId.has(request.toolCallId)));
+      if (!message) return undefined;
+      for (const turn of message.reply.turns) {
+        for (const record of turn.toolCalls ?? []) {
+          const resolution = byId.get(record.toolCallId);
+          if (resolution) applyResolution(record, resolution);
+        }
+      }
+      const waiting = message.reply.turns.some((turn) => (turn.toolCalls ?? []).some((record) => record.status === 'pending' && record.decision?.outcome === 'ask'));
+      if (!waiting) {
+        delete message.reply.pendingToolCalls;
+        const stopped = resolutions.some((resolution) => resolution.outcome === 'cancelled');
+        if (stopped) message.end = 'aborted';
+      }
+      messages.replace(message);
+      return { message, settled: !waiting };
+    },
+    async resume(run, message) {
+      const allowed: { record: ToolCallRecord; turn: number }[] = [];
+      message.reply.turns.forEach((turn, index) => {
+        for (const record of turn.toolCalls ?? []) {
+          if (record.status === 'pending' && record.decision?.outcome === 'allow') allowed.push({ record, turn: index });
+        }
+      });
+      const hashes = new Map((message.reply.pendingToolCalls ?? []).map((request) => [request.toolCallId, request.definitionHash]));
+      const known = new Map(tools.tools().map((tool) => [`${tool.serverName}\u0000${tool.name}`, tool.definitionHash]));
+      if (allowed.length > 0) {
+        run.report.status('running-tools');
+        await Promise.all(
+          allowed.map(({ record, turn }) => execute(run, message, turn, record, hashes.get(record.toolCallId) ?? known.get(`${record.serverName}\u0000${record.toolName}`))),
+        );
+      }
+      message.end = run.signal.aborted ? 'aborted' : 'tool_calls';
+      save(message, run.report);
+      if (run.signal.aborted) return;
+      await rounds(run);
+    },
+  };
+}
+
+/** Writes one resolution into the call it answers. */
+function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution): void {
+  const reason = RESOLUTION_WORDS[resolution.outcome];
+  switch (resolution.outcome) {
+    case 'allow_session':
+    case 'allow_once':
+      record.decision = { outcome: 'allow', actor: 'user', reason, ...(resolution.edited ? { edited: true } : {}) };
+      if (resolution.edited) {
+        record.originalArgs = record.args;
+        record.args = resolution.args;
+      }
+      return;
+    case 'deny':
+      record.status = 'denied';
+      record.decision = { outcome: 'deny', actor: 'user', reason, ...(resolution.reason ? { userReason: resolution.reason } : {}) };
+      record.error = resolution.reason ? `${USER_DENIED_TEXT}: ${resolution.reason}` : USER_DENIED_TEXT;
+      return;
+    case 'timeout':
+    case 'cancelled':
+      record.status = resolution.outcome;
+      record.decision = { outcome: 'deny', actor: 'system', reason };
+      record.error = reason;
+      return;
+  }
+}
+
+function addUsage(total: Usage | undefined, usage: Usage): Usage {
+  if (!total) return usage;
+  const cached = (total.cachedInputTokens ?? 0) + (usage.cachedInputTokens ?? 0);
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    ...(cached > 0 ? { cachedInputTokens: cached } : {}),
+  };
+}
