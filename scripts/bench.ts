@@ -8,6 +8,7 @@ import { auditExport } from './bench/audit-export.ts';
 import { auditVerify } from './bench/audit-verify.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
+import { loopOverhead } from './bench/loop-overhead.ts';
 import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
 import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
@@ -15,7 +16,7 @@ import { mcpStartup } from './bench/mcp-startup.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

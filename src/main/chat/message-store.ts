@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChatMessageSchema, type ChatMessage } from '../../shared/messages';
+import { WorkbenchError } from '../errors';
 import type { Database } from '../storage/database';
 
 interface MessageRow {
@@ -18,17 +19,26 @@ export interface MessageStore {
   get(chatId: string, id: string): ChatMessage | undefined;
   /** The newest `limit` messages before `beforeSeq` (all when absent), oldest first, and whether older ones exist. */
   page(chatId: string, options?: { beforeSeq?: number | undefined; limit?: number | undefined }): { messages: ChatMessage[]; hasMore: boolean };
-  /** Every message of one exchange, in order. */
+  /** Every message of one exchange, in order (checked for their shape only: the loop's own reads). */
   exchange(chatId: string, exchangeId: string): ChatMessage[];
   /** The whole chat, in order. */
   all(chatId: string): ChatMessage[];
 }
 
+const ROLES = new Set<string>(['user', 'assistant', 'approval', 'system', 'error']);
+
+function readBody(row: MessageRow): unknown {
+  try {
+    return JSON.parse(row.body);
+  } catch {
+    throw new WorkbenchError('internal', 'A stored chat message is damaged: its body is not JSON.');
+  }
+}
+
 export function createMessageStore(db: Database): MessageStore {
-  const insert = db.prepare<[string, string, string, string, string, number, string]>(
-    `INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body)
-     VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM chat_messages WHERE chat_id = ?), ?, ?, ?, ?)
-     RETURNING seq`,
+  const nextSeq = db.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE chat_id = ?');
+  const insert = db.prepare<[string, string, number, string, string, number, string]>(
+    'INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const update = db.prepare<[string, string, string]>('UPDATE chat_messages SET body = ? WHERE chat_id = ? AND id = ?');
   const get = db.prepare<[string, string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? AND id = ?');
@@ -37,18 +47,27 @@ export function createMessageStore(db: Database): MessageStore {
   );
   const byExchange = db.prepare<[string, string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? AND exchange_id = ? ORDER BY seq');
   const all = db.prepare<[string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? ORDER BY seq');
-  const parse = (row: MessageRow): ChatMessage => ChatMessageSchema.parse(JSON.parse(row.body));
-  // The body is the whole message; seq is filled in after the insert picked it, in the same transaction.
+  // What front ends read is checked whole; the loop's own reads (every round) only for their shape, because a full
+  // check of a long chat on every round would cost more than the rest of the round.
+  const parse = (row: MessageRow): ChatMessage => {
+    const result = ChatMessageSchema.safeParse(readBody(row));
+    if (!result.success) throw new WorkbenchError('internal', `A stored chat message is damaged and cannot be shown: ${result.error.issues[0]?.message ?? 'invalid'}.`);
+    return result.data;
+  };
+  const parseOwn = (row: MessageRow): ChatMessage => {
+    const body = readBody(row) as ChatMessage;
+    if (typeof body !== 'object' || body === null || !ROLES.has(body.role)) throw new WorkbenchError('internal', 'A stored chat message is damaged: it has no known role.');
+    return body;
+  };
+  // The next seq is read and taken in one write transaction: two processes appending to one chat queue up.
   const append = db.transaction((message: NewMessage, createdAt: number): ChatMessage => {
-    const id = randomUUID();
-    const draft = { ...message, id, seq: 0, createdAt } as ChatMessage;
-    const { seq } = insert.get(id, message.chatId, message.chatId, message.exchangeId, message.role, createdAt, '{}') as { seq: number };
-    const stored = { ...draft, seq } as ChatMessage;
-    update.run(JSON.stringify(stored), message.chatId, id);
+    const { seq } = nextSeq.get(message.chatId) as { seq: number };
+    const stored = { ...message, id: randomUUID(), seq, createdAt } as ChatMessage;
+    insert.run(stored.id, message.chatId, seq, message.exchangeId, message.role, createdAt, JSON.stringify(stored));
     return stored;
   });
   return {
-    append: (message, createdAt) => append(message, createdAt) as never,
+    append: (message, createdAt) => append.immediate(message, createdAt) as never,
     replace(message) {
       update.run(JSON.stringify(message), message.chatId, message.id);
     },
@@ -62,7 +81,7 @@ export function createMessageStore(db: Database): MessageStore {
       const hasMore = rows.length > limit;
       return { messages: rows.slice(0, limit).reverse().map(parse), hasMore };
     },
-    exchange: (chatId, exchangeId) => byExchange.all(chatId, exchangeId).map(parse),
-    all: (chatId) => all.all(chatId).map(parse),
+    exchange: (chatId, exchangeId) => byExchange.all(chatId, exchangeId).map(parseOwn),
+    all: (chatId) => all.all(chatId).map(parseOwn),
   };
 }

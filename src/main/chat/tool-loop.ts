@@ -11,7 +11,7 @@ import type { LlmProvider } from '../llm/provider';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
 import type { MessageStore, NewMessage } from './message-store';
-import { offerTools, recordOf } from './tool-offer';
+import { offerTools, recordOf, type ToolOffer } from './tool-offer';
 import { USER_DENIED_TEXT } from './tool-results';
 
 /** What one run of the loop reports as it goes; the conversations service turns it into events and activity. */
@@ -137,8 +137,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
   }
 
   /** Decides each call of a turn: runs what is allowed, refuses what is denied, and answers the requests that wait. */
-  async function decideAndRun(run: ExchangeRun, reply: AssistantChatMessage, turn: number, calls: readonly ModelToolCall[]): Promise<ToolCallRequest[]> {
-    const offer = offerTools(tools.tools());
+  async function decideAndRun(run: ExchangeRun, reply: AssistantChatMessage, turn: number, calls: readonly ModelToolCall[], offer: ToolOffer): Promise<ToolCallRequest[]> {
     const records: ToolCallRecord[] = [];
     const toRun: { record: ToolCallRecord; hash: string }[] = [];
     const asks: ToolCallRequest[] = [];
@@ -171,9 +170,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
   }
 
   /** One generation into a new turn of `reply`: its text and the calls the model made, or why it ended. */
-  async function generate(run: ExchangeRun, provider: LlmProvider, reply: AssistantChatMessage): Promise<{ calls: ModelToolCall[]; finish: FinishReason }> {
+  async function generate(run: ExchangeRun, provider: LlmProvider, reply: AssistantChatMessage, offer: ToolOffer): Promise<{ calls: ModelToolCall[]; finish: FinishReason }> {
     const { chat } = run;
-    const offer = offerTools(tools.tools());
     const turn = reply.reply.turns.push({}) - 1;
     const current = reply.reply.turns[turn] as Turn;
     const calls: ModelToolCall[] = [];
@@ -209,10 +207,12 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
       }
       const provider = dependencies.provider(chat.providerId);
+      // Rounds this exchange took in earlier replies (before approvals split it), plus this reply's.
+      const earlier = turnsOf(chat.id, exchangeId);
       for (;;) {
         if (run.signal.aborted) return finishReply('aborted');
         const max = dependencies.maxToolRounds();
-        if (turnsOf(chat.id, exchangeId) >= max) {
+        if (earlier + (reply?.reply.turns.length ?? 0) >= max) {
           finishReply('max_rounds');
           append(
             {
@@ -230,7 +230,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           { role: 'assistant', chatId: chat.id, exchangeId, providerId: chat.providerId, model: chat.model, reply: { timestamp: now(), turns: [] } },
           report,
         ) as AssistantChatMessage;
-        const { calls, finish } = await generate(run, provider, reply);
+        // The calls are looked up in the tools this request offered, by the names it gave them.
+        const offer = offerTools(tools.tools());
+        const { calls, finish } = await generate(run, provider, reply, offer);
         const turn = reply.reply.turns.length - 1;
         if ((reply.reply.turns[turn] as Turn).message === undefined && calls.length === 0) reply.reply.turns.pop();
         if (finish === 'aborted') return finishReply('aborted');
@@ -240,7 +242,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           if (notice) append({ role: 'system', kind: 'info', chatId: chat.id, exchangeId, text: notice }, report);
           return;
         }
-        const asks = await decideAndRun(run, reply, turn, calls);
+        const asks = await decideAndRun(run, reply, turn, calls, offer);
         if (run.signal.aborted) return finishReply('aborted');
         if (asks.length > 0) {
           pending.add(chat.id, exchangeId, asks);
