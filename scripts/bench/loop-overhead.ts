@@ -46,7 +46,7 @@ export const loopOverhead: Benchmark = {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-loop-'));
     // Time spent inside the audit log's durable commits (synchronous=FULL, required by the audit log issue and
     // measured by audit-commit), so that the loop's own work can be told apart from the disk's fsync.
-    let real: AuditRecorder | undefined;
+    const log: { real?: AuditRecorder } = {};
     let commitMs = 0;
     const timed = <T>(work: () => T): T => {
       const start = performance.now();
@@ -57,11 +57,11 @@ export const loopOverhead: Benchmark = {
       }
     };
     const audit: AuditRecorder = {
-      recordDecision: (record) => timed(() => (real as AuditRecorder).recordDecision(record)),
-      recordToolResult: (record) => timed(() => (real as AuditRecorder).recordToolResult(record)),
+      recordDecision: (record) => timed(() => (log.real as AuditRecorder).recordDecision(record)),
+      recordToolResult: (record) => timed(() => (log.real as AuditRecorder).recordToolResult(record)),
     };
     const services = createServices({ dataDir, host: 'cli', version: 'bench', managedPolicyFile: null, audit });
-    real = services.audit;
+    log.real = services.audit;
     const db = openDatabase(services.databaseFile);
     try {
       services.mcpServers.remove('Files');
