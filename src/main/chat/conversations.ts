@@ -168,6 +168,11 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     }
   };
   const unsubscribe = pending.onDidResolve(onResolved);
+  // Deleting a chat stops its exchange (its messages, grants and waiting approvals go with it in SQLite).
+  const unsubscribeChats = events.subscribe((event, payload) => {
+    if (event !== 'chat.onDidChange' || (payload as { kind: string }).kind !== 'deleted') return;
+    runs.get((payload as { id: string }).id)?.controller.abort();
+  });
 
   const sendUser = (chatId: string, text: string): ChatSendOutput => {
     const chat = chats.get(chatId);
@@ -242,6 +247,7 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     settled,
     async dispose() {
       unsubscribe();
+      unsubscribeChats();
       const active = [...runs.values()];
       for (const run of active) run.controller.abort();
       await Promise.all(active.map((run) => run.done));

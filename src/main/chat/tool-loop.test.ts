@@ -282,6 +282,20 @@ describe('the tool loop', () => {
     expect(test.services.conversations.stop(test.chatId)).toEqual({ stopped: false });
   });
 
+  it('stops the exchange of a chat that is deleted while it streams, and keeps nothing of it', async () => {
+    const test = await start('openai');
+    test.fake.script({ kind: 'reply', text: ['one ', 'two'], holdOpenAfter: 2 });
+    test.services.conversations.send(test.chatId, { role: 'user', text: 'go' });
+    await expect.poll(() => test.streamed.some((event) => event.kind === 'text')).toBe(true);
+    const request = test.fake.generations()[0];
+    test.services.chats.delete(test.chatId);
+    expect((await test.services.conversations.settled(test.chatId)).status).toBe('idle');
+    expect(await request?.closed).toBe(true);
+    const db = (await import('../storage/database')).openDatabase(test.services.databaseFile);
+    expect(db.prepare('SELECT count(*) AS n FROM chat_messages').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
   it('ends an exchange that reaches the round limit with a notice', async () => {
     const test = await start('openai');
     test.services.chatSettings.update(() => ({ maxToolRounds: 2 }));
