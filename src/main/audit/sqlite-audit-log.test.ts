@@ -221,7 +221,7 @@ describe('append-only', () => {
   });
 
   it('deleting a chat keeps its audit rows', () => {
-    target.db.prepare('INSERT INTO chats VALUES (?, ?, ?, ?)').run('chat-0', 'x', 1, 1);
+    target.db.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('chat-0', 'x', 1, 1);
     target.log.recordDecision(decisionRecord(0));
     target.db.prepare('DELETE FROM chats WHERE id = ?').run('chat-0');
     expect(target.log.query({ chatId: 'chat-0' }).entries).toHaveLength(1);
