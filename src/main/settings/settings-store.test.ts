@@ -29,14 +29,14 @@ describe('settings store', () => {
   });
 
   it('writes a section, keeps the others and unknown keys, and tells listeners', () => {
-    const file = tempFile(JSON.stringify({ version: 1, mcpServers: { Files: { command: 'x' } }, future: [1, 2] }));
+    const file = tempFile(JSON.stringify({ version: 2, mcpServers: { Files: { command: 'x' } }, future: [1, 2] }));
     const ui = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
     const seen: unknown[] = [];
     ui.onDidChange((value) => seen.push(value));
     ui.update((current) => ({ ...current, theme: 'dark' }));
     expect(seen).toEqual([{ theme: 'dark', fontSize: 14 }]);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      version: 1,
+      version: 2,
       mcpServers: { Files: { command: 'x' } },
       future: [1, 2],
       ui: { theme: 'dark', fontSize: 14 },

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import {
+  migrateSettingsFile,
+  SETTINGS_VERSION,
+  SettingsMigrationProblem,
+  type SettingsDocument,
+  type SettingsMigrationOutcome,
+} from './settings-migrations';
 
 export const SETTINGS_FILE_NAME = 'settings.json';
 
@@ -31,16 +38,25 @@ export interface SettingsSection<T> {
 /** The settings document: one JSON file (ARCHITECTURE.md §6), split into sections. */
 export interface SettingsStore {
   readonly file: string;
+  /** When opening brought an older file up to this version: what happened (the host tells the person). */
+  readonly migration: SettingsMigrationOutcome | null;
   /** Reads and validates a section; throws `SettingsError` naming the field when it is invalid. */
   section<Schema extends z.ZodType>(name: string, schema: Schema, defaults: z.output<Schema>): SettingsSection<z.output<Schema>>;
 }
 
-type Document = Record<string, unknown>;
+type Document = SettingsDocument;
 
+/**
+ * Opens the settings file. A file from an older version is migrated first (the old file kept as
+ * `settings.v<N>.json`); a file from a newer version, or one that cannot be migrated, throws
+ * `SettingsError` naming the field and is left as it is.
+ */
 export function openSettingsStore(file: string): SettingsStore {
-  let document = readDocument(file);
+  const opened = loadDocument(file);
+  let document = opened.document;
   return {
     file,
+    migration: opened.migration,
     section(name, schema, defaults) {
       type T = z.output<typeof schema>;
       const parse = (raw: unknown): T => {
@@ -57,8 +73,8 @@ export function openSettingsStore(file: string): SettingsStore {
         get: () => value,
         update(change) {
           const next = parse(change(value));
-          const onDisk = readDocument(file);
-          document = { version: 1, ...onDisk, [name]: next };
+          const onDisk = loadDocument(file).document;
+          document = { ...onDisk, version: SETTINGS_VERSION, [name]: next };
           writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
           value = next;
           for (const listener of [...listeners]) listener(next);
@@ -73,9 +89,23 @@ export function openSettingsStore(file: string): SettingsStore {
   };
 }
 
-function readDocument(file: string): Document {
+/** The document on disk now, migrated (and the file rewritten) when it is older than this version. */
+function loadDocument(file: string): { document: Document; migration: SettingsMigrationOutcome | null } {
   const text = readFileIfExists(file);
-  if (text === null || text.trim() === '') return {};
+  if (text === null || text.trim() === '') return { document: {}, migration: null };
+  const document = parseDocument(file, text);
+  try {
+    const migrated = migrateSettingsFile(file, text, document);
+    return migrated ? { document: migrated.document, migration: migrated.outcome } : { document, migration: null };
+  } catch (error) {
+    if (!(error instanceof SettingsMigrationProblem)) throw error;
+    throw new SettingsError(file, `The settings file ${file} cannot be used: ${error.message}. It was left as it is; correct it or move it away.`, {
+      cause: error,
+    });
+  }
+}
+
+function parseDocument(file: string, text: string): Document {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
