@@ -122,6 +122,19 @@ describe('the policy service', () => {
     expect(decideRead().outcome).toBe('ask');
   });
 
+  it("applies a change to the policy as the file holds it, keeping another process's change", () => {
+    const app = open();
+    const cli = open();
+    cli.update({ rules: { add: [{ id: 'from-cli', effect: 'deny', server: '*', tool: 'rm' }] } });
+    app.update({ mode: 'auto-approve-read-only-trusted' });
+    expect(app.view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
+    expect(open().view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
+    // A rule id the other process already took is refused against the fresh policy.
+    expect(refusal(() => app.update({ rules: { add: [{ id: 'from-cli', effect: 'ask', server: '*', tool: '*' }] } })).message).toContain(
+      "a rule with the id 'from-cli' exists already",
+    );
+  });
+
   it('adds, updates, removes and reorders rules', () => {
     const service = open();
     service.update({ rules: { add: [{ id: 'a', effect: 'deny', server: '*', tool: 'rm' }, { effect: 'allow', server: 'Files', tool: 'read_*' }] } });

@@ -76,17 +76,19 @@ export function createPolicyService(
         const text = checked.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
         throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: checked.error.issues });
       }
-      const next = applyUpdate(compiled.policy, checked.data);
-      const parsed = ApprovalPolicySchema.safeParse(next);
-      if (!parsed.success) {
-        const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
-        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
-      }
-      const problems = policyProblems(parsed.data);
-      if (problems.length > 0) {
-        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
-      }
-      section.update(() => parsed.data);
+      // Applied to the policy as the file holds it now: another process (the CLI) may have changed it.
+      section.update((current) => {
+        const parsed = ApprovalPolicySchema.safeParse(applyUpdate(current, checked.data));
+        if (!parsed.success) {
+          const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
+          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
+        }
+        const problems = policyProblems(parsed.data);
+        if (problems.length > 0) {
+          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
+        }
+        return parsed.data;
+      });
       return view();
     },
   };

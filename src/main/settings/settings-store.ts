@@ -27,9 +27,10 @@ export interface SettingsSection<T> {
   /** The current value; the defaults when the file has no such section. */
   get(): T;
   /**
-   * Validates the new value, writes the whole document atomically (keeping every other section
-   * as it is on disk now), then tells the listeners. Throws `SettingsError` and writes nothing
-   * when the value is invalid or the file on disk has become unreadable.
+   * Re-reads the file, applies `change` to the section as it is on disk now (another process may
+   * have changed it), validates the result, writes the whole document atomically (keeping every
+   * other section as it is on disk now), then tells the listeners. Throws `SettingsError` and writes
+   * nothing when the value is invalid or the file on disk has become unreadable or invalid.
    */
   update(change: (current: T) => T): T;
   onDidChange(listener: (value: T) => void): () => void;
@@ -72,8 +73,11 @@ export function openSettingsStore(file: string): SettingsStore {
       return {
         get: () => value,
         update(change) {
-          const next = parse(change(value));
+          // The file may have changed since it was read (the CLI, another window): the change applies
+          // to the section as it is on disk now, never to this process's older copy of it.
           const onDisk = loadDocument(file).document;
+          const fresh: T = Object.hasOwn(onDisk, name) ? parse(onDisk[name]) : defaults;
+          const next = parse(change(fresh));
           document = { ...onDisk, version: SETTINGS_VERSION, [name]: next };
           writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
           value = next;
