@@ -46,7 +46,7 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
       if (provider) {
         await api.providers.update({
           id: provider.id,
-          label: label.trim() || provider.label,
+          label: kind === 'demo' ? undefined : label.trim() || provider.label,
           baseURL: baseURL.trim() ? baseURL.trim() : provider.baseURL ? null : undefined,
           defaultModel: defaultModel.trim() ? defaultModel.trim() : provider.defaultModel ? null : undefined,
           apiKey: apiKey.trim() ? apiKey : removeKey ? null : undefined,
@@ -54,7 +54,7 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
       } else {
         await api.providers.add({
           kind,
-          label: label.trim() || undefined,
+          label: kind === 'demo' ? undefined : label.trim() || undefined,
           baseURL: baseURL.trim() || undefined,
           defaultModel: defaultModel.trim() || undefined,
           apiKey: apiKey.trim() || undefined,
@@ -104,9 +104,13 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
             </select>
           )}
         </Field>
-        <Field label="Name" hint="How chats show it." problem={problems.label}>
-          {(props) => <input {...props} value={label} placeholder={PROVIDER_KIND_LABELS[kind]} onChange={(event) => setLabel(event.target.value)} autoFocus />}
-        </Field>
+        {kind === 'demo' ? (
+          <p className="muted small">The Demo provider answers from a script, offline, and keeps its name so nobody takes it for a model.</p>
+        ) : (
+          <Field label="Name" hint="How chats show it." problem={problems.label}>
+            {(props) => <input {...props} value={label} placeholder={PROVIDER_KIND_LABELS[kind]} onChange={(event) => setLabel(event.target.value)} autoFocus />}
+          </Field>
+        )}
         {showBaseURL && (
           <Field
             label={kind === 'openai-compatible' ? 'Base URL' : 'Base URL (optional)'}

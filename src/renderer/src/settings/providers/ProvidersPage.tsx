@@ -82,7 +82,7 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
               <div className="card-main">
                 <div className="card-title-row">
                   <span className="card-title">{provider.label}</span>
-                  <span className="badge">{PROVIDER_KIND_LABELS[provider.kind]}</span>
+                  {provider.label !== PROVIDER_KIND_LABELS[provider.kind] && <span className="badge">{PROVIDER_KIND_LABELS[provider.kind]}</span>}
                 </div>
                 <dl className="facts">
                   <div>
