@@ -15,11 +15,10 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
   await expect(demo.getByRole('status')).toContainText(/Connected — \d+ models? available/);
   await demo.getByRole('button', { name: 'Models' }).click();
   await expect(demo.getByLabel('Models of Demo — not an AI model').getByRole('listitem').first()).toBeVisible();
-  let form = page.getByTestId('provider-form');
 
   // An OpenAI-compatible server: the base URL is required and checked; the key goes in and never comes out.
   await dialog.getByRole('button', { name: 'Add provider' }).click();
-  form = page.getByTestId('provider-form');
+  const form = page.getByTestId('provider-form');
   await form.getByLabel('Kind').selectOption('openai-compatible');
   await form.getByLabel('Name').fill('Local server');
   await form.getByLabel('Base URL').fill('ftp://example.com');
@@ -37,7 +36,6 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
 
   // Editing shows that a key is set, never the key; renaming keeps it; removing it is explicit.
   await local.getByRole('button', { name: 'Edit Local server' }).click();
-  form = page.getByTestId('provider-form');
   const keyField = form.getByLabel('API key (optional)');
   await expect(keyField).toHaveValue('');
   await expect(keyField).toHaveAttribute('placeholder', /set/);
@@ -50,7 +48,6 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
   await expect(renamed.getByTestId('key-state')).toHaveText('Set');
 
   await renamed.getByRole('button', { name: 'Edit Local LLM' }).click();
-  form = page.getByTestId('provider-form');
   await form.getByLabel('Remove the key').check();
   await form.getByRole('button', { name: 'Save' }).click();
   await expect(renamed.getByTestId('key-state')).toHaveText('Not set');
