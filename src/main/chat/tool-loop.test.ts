@@ -251,6 +251,28 @@ describe('the tool loop', () => {
     expect(assistantReplies(test.messages()).at(-1)?.reply.turns[0]?.message).toBe('Written.');
   });
 
+  it('an approval given right after a restart waits for the Files server to start, then runs the call', async () => {
+    const test = await start('gemini');
+    test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'early.txt'), content: 'early' })] }, { kind: 'reply', text: ['Done.'] });
+    await test.say('write early.txt');
+    const id = test.calls()[0]?.toolCallId as string;
+    await test.restart({ waitForServers: false });
+    expect(test.services.mcp.server('Files').status.state).toBe('starting');
+    const done = await test.decide([{ toolCallId: id, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }]);
+    expect(done.status).toBe('idle');
+    expect(test.calls()[0]).toMatchObject({ status: 'success' });
+    expect(fs.readFileSync(path.join(test.sandbox, 'early.txt'), 'utf8')).toBe('early');
+  });
+
+  it('a message sent while the Files server is still starting is offered its tools', async () => {
+    const test = await start('openai');
+    await test.restart({ waitForServers: false });
+    test.fake.script({ kind: 'reply', text: ['Nothing to do.'] });
+    await test.say('hello');
+    const offered = test.fake.generations().at(-1);
+    expect(JSON.stringify(offered?.body)).toContain('Files__read_text_file');
+  });
+
   it('tells the model when an approval timed out and goes on', async () => {
     const test = await start('anthropic');
     test.services.approvals.policy.update({ timeoutSeconds: 1 });
