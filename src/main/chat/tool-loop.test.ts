@@ -285,6 +285,27 @@ describe('the tool loop', () => {
     expect(test.audit().map((entry) => entry.decision)).toEqual(['timeout']);
   });
 
+  it('tells the model when a front end with no person to ask denied the calls, as the system, and goes on', async () => {
+    const test = await start('openai');
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'n.txt'), content: 'N' }, 'call_n')] },
+      { kind: 'reply', text: ['I could not write it.'] },
+    );
+    expect((await test.say('write n.txt')).status).toBe('waiting-approval');
+    const why = "Denied by the CLI's non-interactive mode: no one at a terminal could be asked";
+    test.services.approvals.pending.denyUnattended(test.chatId, why);
+    expect((await test.services.conversations.settled(test.chatId)).status).toBe('idle');
+    expect(test.calls()[0]).toMatchObject({ status: 'denied', decision: { outcome: 'deny', actor: 'system', reason: why } });
+    expect(fs.existsSync(path.join(test.sandbox, 'n.txt'))).toBe(false);
+    const results = toolResultsOf('openai', test.fake.generations()[1]);
+    expect(results).toEqual([expect.stringContaining(`Denied: ${why}. The tool did not run.`)]);
+    expect(results[0]).not.toContain('User denied');
+    expect(test.audit().filter((row) => row.kind === 'decision')).toEqual([
+      expect.objectContaining({ decision: 'deny', actor: 'system', decidedBy: why, reason: null }),
+    ]);
+    expect(test.messages().some((message) => message.role === 'approval')).toBe(false);
+  });
+
   it('stops a streaming reply and cancels waiting approvals', async () => {
     const test = await start('openai');
     test.fake.script({ kind: 'reply', text: ['one ', 'two ', 'three'], holdOpenAfter: 2 });

@@ -323,6 +323,13 @@ function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution)
       return;
     case 'deny':
       record.status = 'denied';
+      if (resolution.actor === 'system') {
+        // No person decided (the CLI had no terminal to ask): the reason is the system's, never "You chose 'Deny'".
+        const why = resolution.reason ?? 'No one could be asked, so the call was denied';
+        record.decision = { outcome: 'deny', actor: 'system', reason: why };
+        record.error = why;
+        return;
+      }
       record.decision = { outcome: 'deny', actor: 'user', reason, ...(resolution.reason ? { userReason: resolution.reason } : {}) };
       record.error = resolution.reason ? `${USER_DENIED_TEXT}: ${resolution.reason}` : USER_DENIED_TEXT;
       return;
