@@ -19,6 +19,10 @@ import {
 } from './approval';
 import {
   AuditExportInputSchema,
+  AuditExportPrepareInputSchema,
+  AuditExportPrepareOutputSchema,
+  AuditExportReadInputSchema,
+  AuditExportReadOutputSchema,
   AuditExportResultSchema,
   AuditPageSchema,
   AuditProgressSchema,
@@ -134,6 +138,9 @@ export const methods = {
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
+  /** Export as a download: prepares the file in main, then the renderer reads it in chunks and saves it where the person picks. */
+  'audit.exportPrepare': { input: AuditExportPrepareInputSchema, output: AuditExportPrepareOutputSchema },
+  'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**

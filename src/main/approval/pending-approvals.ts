@@ -35,6 +35,11 @@ export interface PendingApprovals {
   submit(chatId: string, approvals: readonly ToolCallApproval[]): ApprovalResolution[];
   /** The stop button: resolves the chat's waiting calls (of one exchange, when given) as `cancelled`. */
   cancelAll(chatId: string, exchangeId?: string): ApprovalResolution[];
+  /**
+   * Denies every call waiting in the chat on behalf of a front end that has no person to ask (the CLI without a
+   * terminal). Recorded as `deny` by the actor `system` with `decidedBy` as the reason — never as a person's "Deny".
+   */
+  denyUnattended(chatId: string, decidedBy: string): ApprovalResolution[];
   /** Every resolution, by a person, a timeout or a stop; how the tool loop learns that it may go on. */
   onDidResolve(listener: (resolutions: readonly ApprovalResolution[]) => void): () => void;
   /** Stops the timers (the rows stay; a later start restores them). */
@@ -126,7 +131,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     return resolutions;
   };
 
-  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled'): ApprovalResolution[] =>
+  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled' | 'deny', reason: string | null = null): ApprovalResolution[] =>
     approvals.map((approval) => ({
       chatId: approval.chatId,
       exchangeId: approval.exchangeId,
@@ -137,7 +142,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       actor: 'system',
       args: approval.request.args,
       edited: false,
-      reason: null,
+      reason,
       decidedAt: now(),
     }));
   const recordSystem = (approvals: readonly PendingApproval[], decidedBy: (approval: PendingApproval) => string) => {
@@ -151,7 +156,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         serverName: resolution.serverName,
         toolName: resolution.toolName,
         definitionHash: approval.request.definitionHash,
-        decision: resolution.outcome as 'timeout' | 'cancelled',
+        decision: resolution.outcome as 'timeout' | 'cancelled' | 'deny',
         actor: 'system',
         decidedBy: decidedBy(approval),
         args: resolution.args,
@@ -251,6 +256,10 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     cancelAll(chatId, exchangeId) {
       const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
       return resolve(chatId, systemResolutions(waiting, 'cancelled'), recordSystem(waiting, () => 'The chat was stopped before anyone decided'));
+    },
+    denyUnattended(chatId, decidedBy) {
+      const waiting = store.waiting(chatId);
+      return resolve(chatId, systemResolutions(waiting, 'deny', decidedBy), recordSystem(waiting, () => decidedBy));
     },
     onDidResolve(listener) {
       listeners.add(listener);
