@@ -5,6 +5,7 @@ import { EVENT_CHANNEL } from '../../shared/ipc';
 import { createApprovalTracker, type ApprovalTracker, type ApprovalTrackerChange } from '../approval/approval-tracker';
 import type { Services } from '../services';
 import type { SettingsSection } from '../settings/settings-store';
+import type { QuickChatMenuItem } from './app-menu';
 import { approvalNotification, badgeBitmap, badgePlan } from './approval-attention';
 import { quickChatBounds, quickChatUrl, quickChatWindowOptions } from './quick-chat-window';
 import { trayMenuTemplate, trayTooltip } from './tray-menu';
@@ -25,6 +26,8 @@ export interface DesktopShellOptions {
   showMainWindow(): BrowserWindow;
   /** The main window if there is one (for the Windows overlay). */
   mainWindow(): BrowserWindow | null;
+  /** Puts Quick Chat, with the shortcut that is registered now, into the application menu. */
+  setAppMenu(quickChat: QuickChatMenuItem): void;
 }
 
 export interface DesktopShell {
@@ -104,6 +107,7 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     if (globalShortcut.register(accelerator, toggleQuickChat)) registeredShortcut = accelerator;
     else console.warn(`The quick chat shortcut ${accelerator} is taken by another app; choose another in settings.json (desktop.quickChatShortcut).`);
   };
+  const refreshAppMenu = (): void => options.setAppMenu({ open: toggleQuickChat, accelerator: registeredShortcut });
 
   const refreshTray = (): void => {
     if (!tray) return;
@@ -168,6 +172,7 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
 
   const settings = desktop.get();
   applyShortcut(settings.quickChatShortcut);
+  refreshAppMenu();
   applyTray(settings.tray);
   applyBadge({ count: tracker.count(), added: [] });
   const stopTracking = tracker.onDidChange((change) => {
@@ -177,6 +182,7 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
   });
   const stopSettings = desktop.onDidChange((next) => {
     applyShortcut(next.quickChatShortcut);
+    refreshAppMenu();
     applyTray(next.tray);
     refreshTray();
   });

@@ -224,6 +224,7 @@ function start(): void {
       devServerUrl,
       showMainWindow,
       mainWindow: () => mainWindow,
+      setAppMenu: (quickChat) => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME, quickChat))),
     });
     keepRunningInTray = () => desktop.get().tray;
     showMainWindowOnRequest = () => void showMainWindow();
