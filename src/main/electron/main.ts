@@ -50,6 +50,7 @@ let mainWindow: BrowserWindow | null = null;
 /** With the tray icon on, closing the window keeps the app running there (approvals still notify, quick chat still opens). */
 let keepRunningInTray = (): boolean => false;
 let showMainWindowOnRequest: (() => void) | null = null;
+let quitting = false;
 
 /** Links leave the app only as http(s), only to the default browser, and only after the person agrees. */
 async function offerExternally(owner: BrowserWindow | null, url: string): Promise<void> {
@@ -105,7 +106,7 @@ function createWindow(windowStore: Store<WindowState>): BrowserWindow {
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null;
     // A hidden quick chat window would otherwise keep the app alive with nothing on screen.
-    if (process.platform !== 'darwin' && !keepRunningInTray()) app.quit();
+    if (!quitting && process.platform !== 'darwin' && !keepRunningInTray()) app.quit();
   });
   void window.loadURL(devServerUrl ?? APP_ENTRY_URL);
   return window;
@@ -165,6 +166,9 @@ function start(): void {
     if (mainWindow.isMinimized()) mainWindow.restore();
     mainWindow.show();
     mainWindow.focus();
+  });
+  app.on('before-quit', () => {
+    quitting = true;
   });
   app.on('web-contents-created', (_event, contents) => guardNavigation(contents));
 
@@ -235,10 +239,13 @@ function start(): void {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });
     let stopped = false;
+    let stopping = false;
     app.on('will-quit', (event) => {
       if (stopped) return;
       // Hold the quit until every MCP server's process tree is gone, then quit for real.
       event.preventDefault();
+      if (stopping) return;
+      stopping = true;
       shell.dispose();
       void Promise.allSettled([services.conversations.dispose(), services.mcp.stop()]).finally(() => {
         stopped = true;
