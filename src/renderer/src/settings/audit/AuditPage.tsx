@@ -152,15 +152,15 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       <div className="audit-filters" role="search" aria-label="Filter the audit log">
         <label>
           <span>From</span>
-          <input type="datetime-local" value={filters.from} onChange={(event) => setFilter('from', event.target.value)} />
+          <input aria-label="From" type="datetime-local" value={filters.from} onChange={(event) => setFilter('from', event.target.value)} />
         </label>
         <label>
           <span>To</span>
-          <input type="datetime-local" value={filters.to} onChange={(event) => setFilter('to', event.target.value)} />
+          <input aria-label="To" type="datetime-local" value={filters.to} onChange={(event) => setFilter('to', event.target.value)} />
         </label>
         <label>
           <span>Chat</span>
-          <select value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
+          <select aria-label="Chat" value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
             <option value="">All chats</option>
             {chats.map((chat) => (
               <option key={chat.id} value={chat.id}>
@@ -171,7 +171,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Server</span>
-          <input list="audit-servers" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
+          <input aria-label="Server" list="audit-servers" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
           <datalist id="audit-servers">
             {servers.map((name) => (
               <option key={name} value={name} />
@@ -180,7 +180,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Tool</span>
-          <input list="audit-tools" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
+          <input aria-label="Tool" list="audit-tools" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
           <datalist id="audit-tools">
             {tools.map((name) => (
               <option key={name} value={name} />
@@ -189,7 +189,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Decision</span>
-          <select value={filters.decision} onChange={(event) => setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))}>
+          <select aria-label="Decision" value={filters.decision} onChange={(event) => setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))}>
             <option value="">Any</option>
             {AuditDecisionSchema.options.map((decision) => (
               <option key={decision} value={decision}>
@@ -200,7 +200,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Actor</span>
-          <select value={filters.actor} onChange={(event) => setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))}>
+          <select aria-label="Actor" value={filters.actor} onChange={(event) => setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))}>
             <option value="">Anyone</option>
             {AuditActorSchema.options.map((actor) => (
               <option key={actor} value={actor}>
@@ -211,7 +211,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Rows</span>
-          <select value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
+          <select aria-label="Rows" value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
             <option value="">Decisions and results</option>
             <option value="decision">Decisions</option>
             <option value="result">Results</option>
