@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { AuditActorSchema, AuditDecisionSchema, type AuditEntry, type AuditExportFormat, type AuditQueryInput, type AuditVerifyResult } from '../../../../shared/audit';
-import { Notice, PageHeader, errorText, formatTime } from '../common';
+import { Notice, PageHeader, errorText, formatShortTime, formatTime } from '../common';
 import { DownloadIcon } from '../settings-icons';
 import { ACTOR_LABELS, DECISION_LABELS, EMPTY_FILTERS, decisionTone, rowSummary, toAuditQuery, type AuditFilters } from './audit-filters';
 import { AuditRowDetail } from './AuditRowDetail';
@@ -217,9 +217,16 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
             <option value="result">Results</option>
           </select>
         </label>
+      </div>
+      <div className="audit-toolbar">
+        <span className="muted small">
+          {entries && entries.length > 0
+            ? `Rows #${entries.at(-1)?.sequence ?? ''}–#${entries[0]?.sequence ?? ''}${filtered ? ' matching the filters' : ''}, newest first`
+            : ''}
+        </span>
         <button
           type="button"
-          className="button button-small audit-clear"
+          className="button button-small"
           disabled={!filtered}
           onClick={() => {
             setFilters(EMPTY_FILTERS);
@@ -239,7 +246,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
               <tr>
                 <th scope="col">#</th>
                 <th scope="col">Time</th>
-                <th scope="col">Decision / result</th>
+                <th scope="col">Outcome</th>
                 <th scope="col">Actor</th>
                 <th scope="col">Server · tool</th>
                 <th scope="col">Chat</th>
@@ -263,7 +270,9 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                   }}
                 >
                   <td className="mono muted">{entry.sequence}</td>
-                  <td className="nowrap small">{formatTime(entry.time)}</td>
+                  <td className="nowrap small" title={formatTime(entry.time)}>
+                    {formatShortTime(entry.time)}
+                  </td>
                   <td>
                     {entry.decision ? (
                       <span className={`badge tone-${decisionTone(entry.decision)}`}>{DECISION_LABELS[entry.decision]}</span>
@@ -272,11 +281,13 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                     )}
                   </td>
                   <td className="small">{entry.actor ? ACTOR_LABELS[entry.actor] : '—'}</td>
-                  <td className="mono small">
+                  <td className="mono small nowrap">
                     {entry.serverName} · {entry.toolName}
                   </td>
                   <td className="small clamp-1">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
-                  <td className="small clamp-1 muted">{rowSummary(entry)}</td>
+                  <td className="small clamp-1 muted" title={rowSummary(entry)}>
+                    {rowSummary(entry)}
+                  </td>
                 </tr>
               ))}
             </tbody>
