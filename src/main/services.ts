@@ -117,6 +117,11 @@ export function createServices(options: ServicesOptions): Services {
       managed,
       audit: options.audit ?? audit,
       tools,
+      // A server's trust is its `trusted` flag in the MCP settings, and only there.
+      trustedServers: {
+        names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
+      },
       onError: options.onListenerError,
     });
   } catch (error) {

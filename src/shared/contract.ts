@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppInfoSchema } from './app';
+import { AppChatRequestSchema, AppInfoSchema } from './app';
 import {
   ApprovalsChangeSchema,
   ApprovalsPendingInputSchema,
@@ -148,6 +148,8 @@ export const methods = {
  * `window.workbench.namespace.onDidX(listener)` returning an unsubscribe function.
  */
 export const events = {
+  /** The desktop app asks the page to open a chat (and focus a tool call's card). */
+  'app.onDidRequestChat': { payload: AppChatRequestSchema },
   'chat.onDidChange': { payload: ChatChangeSchema },
   'chat.onDidStream': { payload: ChatStreamEventSchema },
   'providers.onDidChange': { payload: ProvidersChangeSchema },
