@@ -41,7 +41,7 @@ export function makeHome(): string {
 
 /** Environment for the child: the test's, without anything that would change colours or the data folder. */
 export function cliEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const merged = { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined, FORCE_COLOR: undefined, NO_COLOR: undefined, ...extra };
+  const merged = { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined, FORCE_COLOR: undefined, NO_COLOR: undefined, EDITOR: undefined, VISUAL: undefined, ...extra };
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
 }
 
