@@ -24,6 +24,8 @@ export interface PendingApprovals {
   add(chatId: string, exchangeId: string | undefined, requests: readonly ToolCallRequest[]): PendingApproval[];
   /** The chat's waiting calls, oldest first. */
   list(chatId: string): PendingApproval[];
+  /** Every chat's waiting calls, oldest first (for a count across chats: the tray, the badge). */
+  allWaiting(): PendingApproval[];
   /**
    * Applies seed 000's approval message, all or nothing: throws `invalid_input` naming each problem
    * (unknown, already decided or another chat's call, an id twice, a waiting call unanswered, edited
@@ -215,6 +217,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       return added;
     },
     list: (chatId) => store.waiting(chatId),
+    allWaiting: () => store.allWaiting(),
     submit(chatId, approvals) {
       const checked = checkSubmission(chatId, approvals, store, validator);
       const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({

@@ -6,6 +6,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { Sidebar } from './components/Sidebar';
 import { Welcome } from './components/Welcome';
+import { SettingsDialog } from './settings/SettingsDialog'; // settings (ui-settings)
 import { ChatsStore } from './state/chats-store';
 
 export interface AppProps {
@@ -18,6 +19,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const [store] = useState(() => new ChatsStore(api));
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
+  const [settingsOpen, setSettingsOpen] = useState(false); // settings (ui-settings)
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => {
@@ -29,7 +31,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen(true)} />
       <main className="pane" aria-live="polite">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         {state.status === 'loading' ? (
@@ -40,6 +42,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
           <Welcome onNewChat={() => void store.create()} failed={state.status === 'failed'} onRetry={() => void store.load()} />
         )}
       </main>
+      {settingsOpen && <SettingsDialog api={api} onClose={() => setSettingsOpen(false)} />}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>
   );
