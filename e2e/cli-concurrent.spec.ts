@@ -59,6 +59,12 @@ test('the CLI writes while browser mode runs: both see each other\'s chats, and 
   expect(verified.stdout).toMatch(/^OK: 4 rows verify/);
   expect(await workbench.call('audit.verify')).toMatchObject({ ok: true, rowCount: 4 });
 
+  // Settings too: what the CLI writes while the app runs is neither lost nor overwritten by the app's next change.
+  await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home });
+  await workbench.call('policy.update', { timeoutSeconds: 120 });
+  const policy = await cliJson<{ policy: { timeoutSeconds: number; tools: unknown } }>(['policy', 'show'], { home });
+  expect(policy.policy).toMatchObject({ timeoutSeconds: 120, tools: { Files: { read_text_file: 'auto-approve' } } });
+
   await page.reload();
   await expect(ui(page).itemButton('From the app')).toBeVisible();
   await page.screenshot({ path: 'test-results/e2e/cli-concurrent-chats.png' });

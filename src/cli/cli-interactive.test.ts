@@ -158,6 +158,39 @@ describe.skipIf(!tmux)(title, { timeout: 120_000 }, () => {
     expect(hasColors(term.screen(true))).toBe(false);
   });
 
+  it('run on a terminal asks too (prompt on stderr), --approve deny does not, and Ctrl+C at the prompt stops the run with 130', async () => {
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('asked.txt'), content: 'asked' })] },
+      { kind: 'reply', text: ['Written.'] },
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('never.txt'), content: 'never' })] },
+      { kind: 'reply', text: ['Not written.'] },
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('stopped.txt'), content: 'stopped' })] },
+    );
+    terminal = startInTmux(['run', 'write asked.txt', '--provider', 'fake'], test.home);
+    await terminal.waitFor(APPROVAL_CHOICES);
+    terminal.type('o');
+    await terminal.waitFor('EXITED 0');
+    expect(terminal.screen()).toContain('Written.');
+    expect(fs.readFileSync(file('asked.txt'), 'utf8')).toBe('asked');
+    await terminal.close();
+
+    terminal = startInTmux(['run', 'write never.txt', '--provider', 'fake', '--approve', 'deny'], test.home);
+    await terminal.waitFor('EXITED 2');
+    expect(terminal.screen()).not.toContain(APPROVAL_CHOICES);
+    await terminal.close();
+
+    terminal = startInTmux(['run', 'write stopped.txt', '--provider', 'fake'], test.home);
+    await terminal.waitFor(APPROVAL_CHOICES);
+    terminal.press('C-c');
+    await terminal.waitFor('EXITED 130');
+    expect(fs.existsSync(file('never.txt')) || fs.existsSync(file('stopped.txt'))).toBe(false);
+    expect((await decisions()).map((row) => [row.decision, row.actor])).toEqual([
+      ['allow_once', 'user'],
+      ['deny', 'system'],
+      ['cancelled', 'system'],
+    ]);
+  });
+
   it('stops a streaming reply on Ctrl+C and stays usable; Ctrl+C twice quits with 130', async () => {
     test.fake.script(
       { kind: 'reply', text: ['Thinking', ' very hard'], holdOpenAfter: 3 },
