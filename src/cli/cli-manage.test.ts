@@ -139,6 +139,7 @@ describe('workbench (management commands)', () => {
     const test = await runCli(['providers', 'test', 'local'], { home });
     expect(test.code).toBe(1);
     expect(test.stdout).toMatch(/^Failed: /);
+    expect(await cliJson<ProviderInfo>(['providers', 'set', 'local', '--model', 'qwen', '--clear-api-key'], { home })).toMatchObject({ defaultModel: 'qwen', hasApiKey: false });
     expect((await cliJson(['providers', 'remove', 'local'], { home })) as unknown).toEqual({ id: 'local' });
   });
 
@@ -154,6 +155,9 @@ describe('workbench (management commands)', () => {
     expect(text.stdout).toContain('› list files');
     expect(text.stdout).toMatch(/⏺ Files · list_directory · denied/);
     expect((await cliJson<Chat>(['chats', 'rename', prefix, 'Renamed in the CLI'], { home })).title).toBe('Renamed in the CLI');
+    expect(await cliJson(['chats', 'mode', prefix, 'always-ask'], { home })).toEqual({ chatId: chat?.id, mode: 'always-ask' });
+    expect((await runCli(['chats', 'mode', prefix], { home })).stdout).toBe(`Chat ${prefix}: always-ask\n`);
+    expect((await runCli(['chats', 'mode', prefix, 'sometimes'], { home })).stderr).toContain("A chat's mode must be one of use-tool-settings, always-ask, never-ask");
     const badTitle = await runCli(['chats', 'rename', prefix, '   '], { home });
     expect(badTitle.stderr).toContain('title: must not be empty');
     expect(await cliJson(['chats', 'delete', prefix], { home })).toEqual({ id: chat?.id });
