@@ -8,9 +8,11 @@ export interface SidebarProps {
   state: ChatsState;
   /** False while browser mode has lost its connection: nothing can be created then. */
   connected: boolean;
+  /** The slot for the settings gear, beside the product name. */
+  settingsButton?: React.ReactNode;
 }
 
-export function Sidebar({ store, state, connected }: SidebarProps): React.JSX.Element {
+export function Sidebar({ store, state, connected, settingsButton }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -24,6 +26,7 @@ export function Sidebar({ store, state, connected }: SidebarProps): React.JSX.El
             <ShieldIcon size={18} />
           </span>
           <span className="brand-name">AI Workbench</span>
+          {settingsButton && <span className="brand-actions">{settingsButton}</span>}
         </div>
         <button
           type="button"
