@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
@@ -32,7 +32,14 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
     [state.activity, state.drafts, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest],
   );
   const idle = phaseOf(state) === 'idle';
+  const edge = useMemo<ListEdge>(() => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }), [state.hasMore, state.loadingOlder]);
   const retry = useCallback((text: string) => void store.send(text), [store]);
+
+  // Open at the newest exchange. (Virtuoso's initialTopMostItemIndex keeps the list hidden until it has scrolled
+  // there, which never happens when everything fits on screen; so scroll once it has mounted.)
+  useLayoutEffect(() => {
+    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+  }, []);
 
   // A focus request for a card: bring its exchange into view first; the card focuses itself once rendered.
   useEffect(() => {
@@ -53,17 +60,27 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       className="message-list"
       data={rows as ExchangeRow[]}
       firstItemIndex={state.firstItemIndex}
-      initialTopMostItemIndex={{ index: 'LAST', align: 'end' }}
       computeItemKey={(_index, row) => row.exchangeId}
       itemContent={itemContent}
       followOutput={(atBottom) => (atBottom ? 'auto' : false)}
       atBottomThreshold={80}
       increaseViewportBy={{ top: 600, bottom: 300 }}
       startReached={() => void store.loadOlder()}
-      components={{
-        Header: () => (state.hasMore ? <div className="list-edge muted">{state.loadingOlder ? 'Loading earlier messages…' : ' '}</div> : <div className="list-edge" />),
-        Footer: () => <div className="list-footer" />,
-      }}
+      context={edge}
+      components={COMPONENTS}
     />
   );
 }
+
+interface ListEdge {
+  hasMore: boolean;
+  loadingOlder: boolean;
+}
+
+// Defined once: new component types on each render would make the list mount every row again (losing focus).
+const COMPONENTS = {
+  Header: ({ context }: { context?: ListEdge }) => (
+    <div className="list-edge muted">{context?.hasMore && context.loadingOlder ? 'Loading earlier messages…' : ''}</div>
+  ),
+  Footer: () => <div className="list-footer" />,
+};
