@@ -5,12 +5,14 @@ import { defineConfig } from 'electron-vite';
 export default defineConfig({
   main: {
     build: {
-      // Two entries: the Electron app, and browser mode, which must never load `electron`;
+      // The Electron app, browser mode and the CLI (which must never load `electron`);
       // and the worker thread that verifies slices of the audit log.
       rollupOptions: {
         input: {
           index: resolve('src/main/index.ts'),
           browser: resolve('src/main/browser.ts'),
+          // The `workbench` CLI (bin/workbench.js runs it): the same services, in a terminal.
+          cli: resolve('src/cli/main.ts'),
           'audit-worker': resolve('src/main/audit/audit-worker.ts'),
         },
       },

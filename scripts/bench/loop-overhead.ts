@@ -6,6 +6,7 @@ import { createMessageStore } from '../../src/main/chat/message-store.ts';
 import { createToolLoop } from '../../src/main/chat/tool-loop.ts';
 import type { AuditRecorder } from '../../src/main/audit/audit-log.ts';
 import type { GenerateEvent, LlmProvider } from '../../src/main/llm/provider.ts';
+import type { ChatStreamEvent } from '../../src/shared/messages.ts';
 import { createServices } from '../../src/main/services.ts';
 import { openDatabase } from '../../src/main/storage/database.ts';
 import type { Benchmark } from './harness.ts';
@@ -88,14 +89,23 @@ export const loopOverhead: Benchmark = {
       });
       const conversations = createConversations({ chats: services.chats, messages, loop, pending: services.approvals.pending, events: services.events });
 
+      // The exchange is done when the chat announces it is idle again: what the UI waits for.
+      const idle = new Map<string, () => void>();
+      services.events.subscribe((event, payload) => {
+        const stream = payload as ChatStreamEvent;
+        if (event === 'chat.onDidStream' && stream.kind === 'activity' && stream.activity.status === 'idle') idle.get(stream.chatId)?.();
+      });
       const commits: number[] = [];
       const viaLoop = async (): Promise<number> => {
         const chat = services.chats.create({ providerId: 'demo' });
+        const done = new Promise<void>((resolve) => idle.set(chat.id, resolve));
         commitMs = 0;
         const start = performance.now();
         conversations.send(chat.id, { role: 'user', text: 'echo' });
-        await conversations.settled(chat.id);
+        await done;
         const time = performance.now() - start;
+        idle.delete(chat.id);
+        await conversations.settled(chat.id);
         commits.push(commitMs);
         const last = conversations.messages(chat.id).messages.at(-1);
         if (last?.role !== 'assistant' || last.reply.turns.at(-1)?.message !== 'done') throw new Error('The exchange did not end with the answer.');

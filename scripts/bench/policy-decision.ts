@@ -66,13 +66,15 @@ export const policyDecision: Benchmark = {
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
     const settings = ApprovalPolicySchema.parse({
         mode: 'auto-approve-read-only-trusted',
-        servers: Object.fromEntries(Array.from({ length: 10 }, (_, index) => [server(index * 5), { autoApprove: index % 3 === 0, trustAnnotations: true }])),
+        servers: Object.fromEntries(Array.from({ length: 10 }, (_, index) => [server(index * 5), { autoApprove: index % 3 === 0 }])),
         tools: { [server(7)]: { run: 'always-ask', fetch: 'auto-approve' } },
         rules: makeRules(),
     });
     const managed = { disallowNeverAsk: false, rules: [{ id: 'org', effect: 'deny' as const, server: '*', tool: 'run', args: [{ pointer: '/command', match: 'regex' as const, value: '\\brm\\s+-rf\\b' }] }] };
+    // Every server trusted (as its `mcpServers.<name>.trusted`), so step 7 is reached and counts.
+    const trusted = Array.from({ length: 10 }, (_, index) => server(index * 5));
     const compileStart = process.hrtime.bigint();
-    const policy = compilePolicy(settings, managed);
+    const policy = compilePolicy(settings, managed, trusted);
     const compileMs = Number(process.hrtime.bigint() - compileStart) / 1e6;
     const tools = new Map<string, ToolDefinition>();
     const toolOf = (serverName: string, name: string): ToolDefinition => {
@@ -116,7 +118,7 @@ export const policyDecision: Benchmark = {
     const p99 = percentile(all, 99);
     if (sink === 0) throw new Error('the warm-up decided nothing');
     // The first decision for a (server, tool) pair after a policy change scans all the rules once.
-    const cold = compilePolicy(settings, managed);
+    const cold = compilePolicy(settings, managed, trusted);
     const coldTimes = calls.slice(0, 200).map((input) => {
       const start = process.hrtime.bigint();
       decide(input, cold);

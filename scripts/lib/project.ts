@@ -33,7 +33,7 @@ export function runNode(script: string, args: readonly string[], options: SpawnO
 }
 
 const BUILD_INPUTS = ['src', 'electron.vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.base.json'];
-const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/browser.js', 'out/main/audit-worker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/browser.js', 'out/main/cli.js', 'out/main/audit-worker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
 
 /** Tests sit next to the code but are not part of the build. */
 const isTestFile = (file: string): boolean => /\.test(-d)?\.tsx?$/.test(file);

@@ -10,6 +10,7 @@ import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
 import { openInDefaultBrowser } from './host/open-url';
 import { createServices, isStartupProblem, type Services } from './services';
+import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
 
 export const DEFAULT_BROWSER_PORT = 4790;
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
     process.exit(1);
   }
+  if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
   const server = await listen(services, options).catch((error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
     services.close();

@@ -5,6 +5,7 @@ import { createApprovalServices, type ApprovalServices } from './approval/approv
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
+import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -39,6 +40,8 @@ export interface Services {
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
   readonly audit: AuditLog;
+  /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
+  readonly auditDownloads: AuditExportDownloads;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -103,6 +106,7 @@ export function createServices(options: ServicesOptions): Services {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
   const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
+  const auditDownloads = createAuditExportDownloads({ audit });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -113,6 +117,11 @@ export function createServices(options: ServicesOptions): Services {
       managed,
       audit: options.audit ?? audit,
       tools,
+      // A server's trust is its `trusted` flag in the MCP settings, and only there.
+      trustedServers: {
+        names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
+      },
       onError: options.onListenerError,
     });
   } catch (error) {
@@ -149,6 +158,7 @@ export function createServices(options: ServicesOptions): Services {
     mcpServers,
     mcp,
     audit,
+    auditDownloads,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -159,6 +169,7 @@ export function createServices(options: ServicesOptions): Services {
     }),
     close: () => {
       void conversations.dispose();
+      void auditDownloads.dispose();
       approvals.dispose();
       db.close();
     },

@@ -1,6 +1,17 @@
 import { z } from 'zod';
+import { ChatIdSchema } from './chat';
 
 export const APP_NAME = 'AI Workbench';
+
+/**
+ * Main asks the page to open a chat and, when given, bring one tool call's card into view (a click
+ * on an approval notification or on "N approvals waiting" in the tray). Only the desktop app sends it.
+ */
+export const AppChatRequestSchema = z.object({
+  chatId: ChatIdSchema,
+  toolCallId: z.string().min(1).optional(),
+});
+export type AppChatRequest = z.infer<typeof AppChatRequestSchema>;
 
 export const HostKindSchema = z.enum(['electron', 'browser', 'cli']);
 export type HostKind = z.infer<typeof HostKindSchema>;

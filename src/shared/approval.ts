@@ -12,10 +12,21 @@ import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from '.
 export const GlobalApprovalModeSchema = z.enum(['ask', 'auto-approve-read-only-trusted', 'never-ask']);
 export type GlobalApprovalMode = z.infer<typeof GlobalApprovalModeSchema>;
 
-/** Per server: `autoApprove` runs all its tools without asking (seed 003's bypass); `trustAnnotations` lets its readOnlyHint count. */
+/**
+ * Where a server's trust lives now. Settings files before version 2 kept it here as `trustAnnotations`
+ * (the migration moves it); a file or a `policy.update` that still names it is refused with this message.
+ */
+export const TRUST_FLAG_MOVED_MESSAGE =
+  "a server's trust is no longer an approval setting: it is `mcpServers.<name>.trusted` in settings.json, changed with mcp.edit { name, trusted }";
+const MovedTrustFlagSchema = z.never({ error: TRUST_FLAG_MOVED_MESSAGE }).optional();
+
+/**
+ * Per server: `autoApprove` runs all its tools without asking (seed 003's bypass). Whether its
+ * annotations (readOnlyHint) count is the server's `trusted` flag in `mcpServers`, not a policy setting.
+ */
 export const ServerApprovalSettingsSchema = z.strictObject({
   autoApprove: z.boolean().default(false),
-  trustAnnotations: z.boolean().default(false),
+  trustAnnotations: MovedTrustFlagSchema,
 });
 export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema>;
 
@@ -96,7 +107,7 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.pars
 export const PolicyUpdateSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: z.record(z.string().min(1), z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: z.boolean().optional() }).nullable()).optional(),
+  servers: z.record(z.string().min(1), z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
   tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).optional(),
   rules: z
     .strictObject({

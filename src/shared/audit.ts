@@ -201,3 +201,29 @@ export const AuditProgressSchema = z.object({
   total: z.number().int().nonnegative(),
 });
 export type AuditProgress = z.infer<typeof AuditProgressSchema>;
+
+// ── Export as a download (the renderer saves it where the person picks, in Electron and browser mode alike) ──
+
+/** `audit.exportPrepare`: writes the export (the same file `audit.export` writes) to a private temporary file. */
+export const AuditExportPrepareInputSchema = z.strictObject({ format: AuditExportFormatSchema });
+export const AuditExportPrepareOutputSchema = AuditExportResultSchema.omit({ path: true }).extend({
+  /** Names the prepared file in `audit.exportRead`; valid until it is read to the end or expires. */
+  exportId: z.string(),
+  /** A file name to suggest to the person: `ai-workbench-audit-<date>.csv`. */
+  fileName: z.string(),
+});
+export type AuditExportPrepareOutput = z.infer<typeof AuditExportPrepareOutputSchema>;
+
+export const AUDIT_EXPORT_READ_CHUNK_BYTES = 1024 * 1024;
+
+/** `audit.exportRead`: the bytes of a prepared export from `offset`, base64-encoded; the file is removed after the last chunk. */
+export const AuditExportReadInputSchema = z.strictObject({
+  exportId: z.string().min(1).max(100),
+  offset: z.number().int().nonnegative(),
+});
+export const AuditExportReadOutputSchema = z.object({
+  base64: z.string(),
+  nextOffset: z.number().int().nonnegative(),
+  done: z.boolean(),
+});
+export type AuditExportReadOutput = z.infer<typeof AuditExportReadOutputSchema>;

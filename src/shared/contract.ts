@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppInfoSchema } from './app';
+import { AppChatRequestSchema, AppInfoSchema } from './app';
 import {
   ApprovalsChangeSchema,
   ApprovalsPendingInputSchema,
@@ -19,6 +19,10 @@ import {
 } from './approval';
 import {
   AuditExportInputSchema,
+  AuditExportPrepareInputSchema,
+  AuditExportPrepareOutputSchema,
+  AuditExportReadInputSchema,
+  AuditExportReadOutputSchema,
   AuditExportResultSchema,
   AuditPageSchema,
   AuditProgressSchema,
@@ -134,6 +138,9 @@ export const methods = {
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
+  /** Export as a download: prepares the file in main, then the renderer reads it in chunks and saves it where the person picks. */
+  'audit.exportPrepare': { input: AuditExportPrepareInputSchema, output: AuditExportPrepareOutputSchema },
+  'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**
@@ -141,6 +148,8 @@ export const methods = {
  * `window.workbench.namespace.onDidX(listener)` returning an unsubscribe function.
  */
 export const events = {
+  /** The desktop app asks the page to open a chat (and focus a tool call's card). */
+  'app.onDidRequestChat': { payload: AppChatRequestSchema },
   'chat.onDidChange': { payload: ChatChangeSchema },
   'chat.onDidStream': { payload: ChatStreamEventSchema },
   'providers.onDidChange': { payload: ProvidersChangeSchema },

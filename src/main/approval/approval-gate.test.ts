@@ -106,7 +106,8 @@ describe('the approval gate', () => {
 
   it('explains with the tool from the catalog, or says it is unknown', () => {
     const chat = services.chats.create();
-    services.approvals.policy.update({ mode: 'auto-approve-read-only-trusted', servers: { Files: { trustAnnotations: true } } });
+    services.approvals.policy.update({ mode: 'auto-approve-read-only-trusted' });
+    services.mcpServers.edit({ name: 'Files', trusted: true });
     const known = services.approvals.gate.explain({ server: 'Files', tool: 'read_file', chatId: chat.id });
     expect(known).toMatchObject({ outcome: 'allow', toolKnown: true, source: { kind: 'trusted-read-only' } });
     const unknown = services.approvals.gate.explain({ server: 'Files', tool: 'delete_all' });
@@ -142,5 +143,37 @@ describe("chats never see each other's grants (with the real store)", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("a server's trust: mcpServers.<name>.trusted, and only there", () => {
+  it('decides by the migrated trust of a version 1 settings file, and by mcp.edit afterwards', () => {
+    const oldDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-gate-v1-'));
+    try {
+      fs.writeFileSync(
+        path.join(oldDir, 'settings.json'),
+        JSON.stringify({ version: 1, approvals: { mode: 'auto-approve-read-only-trusted', servers: { Files: { trustAnnotations: true } } } }),
+      );
+      const old = createServices({ dataDir: oldDir, host: 'cli', version: '0', managedPolicyFile: null, audit, tools: { find: (server, tool) => catalog.get(`${server}/${tool}`) } });
+      try {
+        expect(old.settings.migration).toMatchObject({ from: 1, to: 2 });
+        expect(old.mcpServers.get('Files').trusted).toBe(true);
+        expect(old.approvals.policy.view().policy.servers).toEqual({});
+        expect(old.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({ outcome: 'allow', source: { kind: 'trusted-read-only' } });
+        old.mcpServers.edit({ name: 'Files', trusted: false });
+        expect(old.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({ outcome: 'ask', source: { kind: 'default' } });
+      } finally {
+        old.close();
+      }
+    } finally {
+      fs.rmSync(oldDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a server's approval settings never make its annotations count", () => {
+    services.approvals.policy.update({ mode: 'auto-approve-read-only-trusted', servers: { Files: { autoApprove: false } } });
+    expect(services.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({ outcome: 'ask' });
+    services.mcpServers.edit({ name: 'Files', trusted: true });
+    expect(services.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({ outcome: 'allow', source: { kind: 'trusted-read-only' } });
   });
 });

@@ -13,6 +13,7 @@ import { createPendingApprovals, type PendingApprovals } from './pending-approva
 import { createPendingStore } from './pending-store';
 import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
 import { EMPTY_TOOL_CATALOG, type ToolCatalog } from './tool-catalog';
+import { NO_TRUSTED_SERVERS, type TrustedServers } from './trusted-servers';
 
 /** The approval engine: the policy, the gate the tool loop asks, each chat's settings and grants, and the calls that wait. */
 export interface ApprovalServices {
@@ -32,6 +33,8 @@ export interface ApprovalServicesDependencies {
   /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
   audit?: AuditRecorder | undefined;
   tools?: ToolCatalog | undefined;
+  /** The servers marked trusted in the MCP settings; none without it. */
+  trustedServers?: TrustedServers | undefined;
   now?: () => number;
   onError?: (error: unknown) => void;
 }
@@ -51,7 +54,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const { db, events, chats } = dependencies;
   const audit = dependencies.audit ?? UNAVAILABLE_AUDIT_LOG;
   const section = openApprovalSettings(dependencies.settings);
-  const policy = createPolicyService(section, dependencies.managed, events);
+  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS);
   const store = createChatApprovalStore(db);
   const pending = createPendingApprovals({
     store: createPendingStore(db),

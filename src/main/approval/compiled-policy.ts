@@ -27,6 +27,10 @@ export interface CompiledPolicy {
   candidates(serverName: string, toolName: string): RuleCandidates;
   toolSetting(serverName: string, toolName: string): ToolApprovalSetting;
   serverSettings(serverName: string): ServerApprovalSettings | undefined;
+  /** The user marked the server trusted (`mcpServers.<name>.trusted`): its read-only hints may count (step 7). */
+  serverTrusted(serverName: string): boolean;
+  /** The trusted servers this policy was compiled with, sorted. */
+  readonly trustedServers: readonly string[];
 }
 
 /** How many (server, tool) pairs keep their candidate lists; past it the memo starts again. */
@@ -37,7 +41,11 @@ export function policyProblems(policy: Pick<ApprovalPolicy, 'rules'>): RuleProbl
   return policy.rules.flatMap((rule, index) => ruleProblems(rule, index + 1));
 }
 
-export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | null): CompiledPolicy {
+/**
+ * `trustedServers` are the names of the servers whose `mcpServers.<name>.trusted` is set: the MCP
+ * settings are the one place a server's trust is kept.
+ */
+export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | null, trustedServers: Iterable<string>): CompiledPolicy {
   const rules: CompiledRule[] = [
     ...(managed?.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
     ...policy.rules.map((rule, index) => compileRule(rule, { managed: false, number: index + 1 })),
@@ -45,6 +53,7 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
   // Own keys only, in Maps: a server called "__proto__" or "constructor" is just a name.
   const servers = new Map(Object.entries(policy.servers));
   const tools = new Map(Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
+  const trusted = new Set(trustedServers);
   const memo = new Map<string, Map<string, RuleCandidates>>();
   let memoSize = 0;
 
@@ -82,5 +91,7 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
     },
     toolSetting: (serverName, toolName) => tools.get(serverName)?.get(toolName) ?? 'inherit',
     serverSettings: (serverName) => servers.get(serverName),
+    serverTrusted: (serverName) => trusted.has(serverName),
+    trustedServers: [...trusted].sort(),
   };
 }

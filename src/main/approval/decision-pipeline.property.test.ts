@@ -34,7 +34,7 @@ const effect = fc.constantFrom('allow' as const, 'ask' as const, 'deny' as const
 const policyArbitrary: fc.Arbitrary<ApprovalPolicy> = fc
   .record({
     mode: fc.constantFrom('ask' as const, 'auto-approve-read-only-trusted' as const, 'never-ask' as const),
-    servers: fc.dictionary(fc.constantFrom(...SERVERS), fc.record({ autoApprove: fc.boolean(), trustAnnotations: fc.boolean() }), { maxKeys: 3 }),
+    servers: fc.dictionary(fc.constantFrom(...SERVERS), fc.record({ autoApprove: fc.boolean() }), { maxKeys: 3 }),
     tools: fc.dictionary(fc.constantFrom(...SERVERS), fc.dictionary(fc.constantFrom(...TOOLS), fc.constantFrom('auto-approve' as const, 'always-ask' as const, 'inherit' as const), { maxKeys: 3 }), { maxKeys: 3 }),
     rules: fc.array(fc.tuple(effect, ruleBody), { maxLength: 10 }),
   })
@@ -85,15 +85,21 @@ function stripUndefined<T extends object>(value: T): T {
 interface Scenario {
   policy: ApprovalPolicy;
   managed: ManagedPolicy | null;
+  /** The servers marked trusted in the MCP settings. */
+  trusted: string[];
   tool: ToolDefinition;
   args: Record<string, unknown>;
   chat: ChatApprovalState;
 }
 
-const scenario: fc.Arbitrary<Scenario> = fc.record({ policy: policyArbitrary, managed: managedArbitrary, tool: toolArbitrary, args: argsArbitrary, chat: chatArbitrary });
+const scenario: fc.Arbitrary<Scenario> = fc.record({
+  policy: policyArbitrary,
+  managed: managedArbitrary,
+  trusted: fc.subarray([...SERVERS]),
+  tool: toolArbitrary, args: argsArbitrary, chat: chatArbitrary });
 
-function decideScenario({ policy, managed, tool, args, chat }: Scenario): PolicyDecision {
-  return decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat }, compilePolicy(policy, managed));
+function decideScenario({ policy, managed, trusted, tool, args, chat }: Scenario): PolicyDecision {
+  return decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat }, compilePolicy(policy, managed, trusted));
 }
 
 /** Straight from the rules, without the compiled policy's memo: does any deny rule match this call? */
@@ -142,7 +148,7 @@ describe('precedence properties', () => {
       fc.property(scenario, (input) => {
         const decision = decideScenario(input);
         if (decision.outcome !== 'allow') return;
-        const { policy, managed, tool, chat } = input;
+        const { policy, managed, trusted, tool, chat } = input;
         const neverAskAllowed = !(managed?.disallowNeverAsk ?? false);
         const source = decision.source;
         switch (source.kind) {
@@ -168,7 +174,7 @@ describe('precedence properties', () => {
             break;
           case 'trusted-read-only':
             expect(policy.mode).toBe('auto-approve-read-only-trusted');
-            expect(policy.servers[tool.serverName]?.trustAnnotations).toBe(true);
+            expect(trusted).toContain(tool.serverName);
             expect(tool.annotations?.readOnlyHint).toBe(true);
             break;
           default:
@@ -219,7 +225,7 @@ describe('precedence properties', () => {
       fc.property(toolArbitrary, argsArbitrary, (tool, args) => {
         const decision = decide(
           { call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: { id: CHAT, mode: 'use-tool-settings', grants: [] } },
-          compilePolicy(ApprovalPolicySchema.parse({}), null),
+          compilePolicy(ApprovalPolicySchema.parse({}), null, []),
         );
         expect(decision.outcome).toBe('ask');
       }),
@@ -242,7 +248,7 @@ describe('precedence properties', () => {
   it('decides the same from a memoised policy as from a freshly compiled one', () => {
     fc.assert(
       fc.property(scenario, fc.array(fc.tuple(toolArbitrary, argsArbitrary), { maxLength: 5 }), (input, warmup) => {
-        const compiled = compilePolicy(input.policy, input.managed);
+        const compiled = compilePolicy(input.policy, input.managed, input.trusted);
         for (const [tool, args] of warmup) decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: input.chat }, compiled);
         const call = { serverName: input.tool.serverName, toolName: input.tool.name, args: input.args };
         expect(decide({ call, tool: input.tool, chat: input.chat }, compiled)).toEqual(decideScenario(input));

@@ -147,9 +147,9 @@ describe('the decision pipeline, step by step', () => {
   it('6. the tool setting beats the server setting, which beats the global one', () => {
     const policy = policyOf({
       mode: 'auto-approve-read-only-trusted',
-      servers: { Files: { autoApprove: true, trustAnnotations: true } },
+      servers: { Files: { autoApprove: true } },
       tools: { Files: { read_file: 'always-ask' }, Other: { run: 'auto-approve' } },
-    });
+    }, undefined, ['Files']);
     expect(run(policy, readFile)).toEqual({
       outcome: 'ask',
       source: { kind: 'tool-setting', serverName: 'Files', toolName: 'read_file', setting: 'always-ask' },
@@ -170,7 +170,7 @@ describe('the decision pipeline, step by step', () => {
   });
 
   it('7. auto-approves read-only tools only of trusted servers, only in that global mode', () => {
-    const trusted = policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Files: { trustAnnotations: true } } });
+    const trusted = policyOf({ mode: 'auto-approve-read-only-trusted' }, undefined, ['Files']);
     expect(run(trusted, readFile)).toEqual({
       outcome: 'allow',
       source: { kind: 'trusted-read-only', serverName: 'Files', toolName: 'read_file' },
@@ -182,7 +182,9 @@ describe('the decision pipeline, step by step', () => {
     const untrusted = makeTool('Evil', 'steal', { annotations: { readOnlyHint: true } });
     expect(run(trusted, untrusted).outcome).toBe('ask');
     // Trusted, but the global mode is 'ask'.
-    expect(run(policyOf({ servers: { Files: { trustAnnotations: true } } }), readFile).source.kind).toBe('global-setting');
+    expect(run(policyOf({}, undefined, ['Files']), readFile).source.kind).toBe('global-setting');
+    // The server's approval settings say nothing about trust: auto-approve alone does not make its hints count.
+    expect(run(policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Evil: { autoApprove: false } } }, undefined, ['Files']), untrusted).outcome).toBe('ask');
   });
 
   it('1. a matching deny rule beats approvals off, server bypass, chat grants and never-ask chats', () => {
@@ -266,7 +268,7 @@ describe('argument conditions', () => {
 
 describe('explain', () => {
   it('lists every step it looked at, in order, ending with the one that decided', () => {
-    const policy = policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Files: { trustAnnotations: true } } }, { rules: [] });
+    const policy = policyOf({ mode: 'auto-approve-read-only-trusted' }, { rules: [] }, ['Files']);
     const trace: ConsideredStep[] = [];
     const decision = decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool: readFile, chat: chat() }, policy, trace);
     expect(decision.source.kind).toBe('trusted-read-only');
@@ -297,7 +299,7 @@ describe('explain', () => {
       'You allowed Files.write_file for this chat at 14:02, but the tool changed since: it is asked about again.',
     );
     expect(trace.find((step) => step.kind === 'trusted-read-only')?.detail).toBe(
-      "You do not trust the annotations of 'Files', so its read-only hints do not count.",
+      "You have not marked the server 'Files' trusted, so its read-only hints do not count.",
     );
   });
 });

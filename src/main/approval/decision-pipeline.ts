@@ -117,10 +117,11 @@ export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: Con
 
   // 7. Read-only tools of trusted servers, only in that global mode and only for servers the user trusts.
   if (mode === 'auto-approve-read-only-trusted') {
-    if (server?.trustAnnotations && tool?.annotations?.readOnlyHint === true) {
+    const trusted = policy.serverTrusted(serverName);
+    if (trusted && tool?.annotations?.readOnlyHint === true) {
       return finish(trace, changedGrant, 'allow', { kind: 'trusted-read-only', serverName, toolName }, reasons.trustedReadOnly(serverName, toolName), 7);
     }
-    if (trace) note(trace, 7, 'trusted-read-only', 'passed', readOnlyDetail(serverName, toolName, server?.trustAnnotations ?? false, tool));
+    if (trace) note(trace, 7, 'trusted-read-only', 'passed', readOnlyDetail(serverName, toolName, trusted, tool));
   } else if (trace) {
     note(trace, 7, 'trusted-read-only', 'passed', "Read-only tools are auto-approved only in the global mode 'auto-approve read-only tools of trusted servers'.");
   }
@@ -180,7 +181,7 @@ function grantDetail(name: string, hasChat: boolean, hasGrant: boolean): string 
 }
 
 function readOnlyDetail(serverName: string, toolName: string, trusted: boolean, tool: ToolDefinition | undefined): string {
-  if (!trusted) return `You do not trust the annotations of '${serverName}', so its read-only hints do not count.`;
+  if (!trusted) return `You have not marked the server '${serverName}' trusted, so its read-only hints do not count.`;
   if (!tool) return `The tool ${serverName}.${toolName} is not known now, so its annotations cannot be read.`;
   return `'${toolName}' does not say it is read-only.`;
 }

@@ -316,6 +316,30 @@ describe('a restart', () => {
   });
 });
 
+describe('a front end with no person to ask (the CLI without a terminal)', () => {
+  it("denies every waiting call as the system with the front end's reason, never as a person's 'Deny'", () => {
+    pending.add(chatA, 'x1', [requestFor(readFile, 'u1'), requestFor(writeFile, 'u2', { path: '/x' })]);
+    pending.add(chatB, 'x2', [requestFor(readFile, 'u3')]);
+    const why = "Denied by the CLI's non-interactive mode: no one at a terminal could be asked";
+    const denied = pending.denyUnattended(chatA, why);
+    expect(denied).toEqual([
+      expect.objectContaining({ toolCallId: 'u1', outcome: 'deny', actor: 'system', reason: why, edited: false }),
+      expect.objectContaining({ toolCallId: 'u2', outcome: 'deny', actor: 'system', reason: why }),
+    ]);
+    expect(audit.decisions).toEqual([
+      expect.objectContaining({ toolCallId: 'u1', decision: 'deny', actor: 'system', decidedBy: why }),
+      expect.objectContaining({ toolCallId: 'u2', decision: 'deny', actor: 'system', decidedBy: why }),
+    ]);
+    expect(audit.decisions.some((decision) => decision.actor === 'user')).toBe(false);
+    expect(resolved).toEqual([denied]);
+    expect(pending.list(chatA)).toEqual([]);
+    // Only that chat's calls; another chat's wait on.
+    expect(pending.list(chatB).map((approval) => approval.request.toolCallId)).toEqual(['u3']);
+    expect(refusal(() => pending.submit(chatA, [answer('u1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain("'u1' was already decided (denied)");
+    expect(pending.denyUnattended(chatA, why)).toEqual([]);
+  });
+});
+
 describe('stopping a chat and deleting it', () => {
   it('cancels the waiting calls of one exchange, recorded as the system', () => {
     pending.add(chatA, 'x1', [requestFor(readFile, 'c1')]);

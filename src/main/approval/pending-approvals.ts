@@ -24,6 +24,8 @@ export interface PendingApprovals {
   add(chatId: string, exchangeId: string | undefined, requests: readonly ToolCallRequest[]): PendingApproval[];
   /** The chat's waiting calls, oldest first. */
   list(chatId: string): PendingApproval[];
+  /** Every chat's waiting calls, oldest first (for a count across chats: the tray, the badge). */
+  allWaiting(): PendingApproval[];
   /**
    * Applies seed 000's approval message, all or nothing: throws `invalid_input` naming each problem
    * (unknown, already decided or another chat's call, an id twice, a waiting call unanswered, edited
@@ -33,6 +35,11 @@ export interface PendingApprovals {
   submit(chatId: string, approvals: readonly ToolCallApproval[]): ApprovalResolution[];
   /** The stop button: resolves the chat's waiting calls (of one exchange, when given) as `cancelled`. */
   cancelAll(chatId: string, exchangeId?: string): ApprovalResolution[];
+  /**
+   * Denies every call waiting in the chat on behalf of a front end that has no person to ask (the CLI without a
+   * terminal). Recorded as `deny` by the actor `system` with `decidedBy` as the reason — never as a person's "Deny".
+   */
+  denyUnattended(chatId: string, decidedBy: string): ApprovalResolution[];
   /** Every resolution, by a person, a timeout or a stop; how the tool loop learns that it may go on. */
   onDidResolve(listener: (resolutions: readonly ApprovalResolution[]) => void): () => void;
   /** Stops the timers (the rows stay; a later start restores them). */
@@ -124,7 +131,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     return resolutions;
   };
 
-  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled'): ApprovalResolution[] =>
+  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled' | 'deny', reason: string | null = null): ApprovalResolution[] =>
     approvals.map((approval) => ({
       chatId: approval.chatId,
       exchangeId: approval.exchangeId,
@@ -135,7 +142,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       actor: 'system',
       args: approval.request.args,
       edited: false,
-      reason: null,
+      reason,
       decidedAt: now(),
     }));
   const recordSystem = (approvals: readonly PendingApproval[], decidedBy: (approval: PendingApproval) => string) => {
@@ -149,7 +156,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         serverName: resolution.serverName,
         toolName: resolution.toolName,
         definitionHash: approval.request.definitionHash,
-        decision: resolution.outcome as 'timeout' | 'cancelled',
+        decision: resolution.outcome as 'timeout' | 'cancelled' | 'deny',
         actor: 'system',
         decidedBy: decidedBy(approval),
         args: resolution.args,
@@ -210,6 +217,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       return added;
     },
     list: (chatId) => store.waiting(chatId),
+    allWaiting: () => store.allWaiting(),
     submit(chatId, approvals) {
       const checked = checkSubmission(chatId, approvals, store, validator);
       const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({
@@ -248,6 +256,10 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     cancelAll(chatId, exchangeId) {
       const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
       return resolve(chatId, systemResolutions(waiting, 'cancelled'), recordSystem(waiting, () => 'The chat was stopped before anyone decided'));
+    },
+    denyUnattended(chatId, decidedBy) {
+      const waiting = store.waiting(chatId);
+      return resolve(chatId, systemResolutions(waiting, 'deny', decidedBy), recordSystem(waiting, () => decidedBy));
     },
     onDidResolve(listener) {
       listeners.add(listener);

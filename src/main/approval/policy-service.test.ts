@@ -8,17 +8,35 @@ import { openSettingsStore, SettingsError } from '../settings/settings-store';
 import { decide } from './decision-pipeline';
 import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
 import { makeTool, refusal } from './testing/fixtures';
+import type { TrustedServers } from './trusted-servers';
 
 let dir: string;
 let file: string;
 let views: PolicyView[];
 
-function open(managed: Parameters<typeof createPolicyService>[1] = null): PolicyService {
+/** What the MCP settings would say: a list of trusted names that a test changes, and the listeners to tell. */
+function trustedServers(initial: string[] = []): TrustedServers & { set(names: string[]): void } {
+  let names = initial;
+  const listeners = new Set<() => void>();
+  return {
+    names: () => names,
+    onDidChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    set(next) {
+      names = next;
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
+function open(managed: Parameters<typeof createPolicyService>[1] = null, trusted: TrustedServers = trustedServers()): PolicyService {
   const events = createEventHub();
   events.subscribe((event, payload) => {
     if (event === 'policy.onDidChange') views.push(payload as PolicyView);
   });
-  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events);
+  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events, trusted);
 }
 
 beforeEach(() => {
@@ -53,7 +71,7 @@ describe('the policy service', () => {
     expect(saved.approvals).toEqual({
       mode: 'ask',
       timeoutSeconds: 0,
-      servers: { Files: { autoApprove: true, trustAnnotations: false } },
+      servers: { Files: { autoApprove: true } },
       tools: { Files: { read_file: 'always-ask' } },
       rules: [],
     });
@@ -65,13 +83,56 @@ describe('the policy service', () => {
 
   it("forgets a server set to null and a tool set to 'inherit'", () => {
     const service = open();
-    service.update({ servers: { Files: { trustAnnotations: true }, Web: { autoApprove: true } }, tools: { Files: { a: 'auto-approve', b: 'always-ask' } } });
-    service.update({ servers: { Files: { autoApprove: true } } });
-    expect(service.view().policy.servers.Files).toEqual({ autoApprove: true, trustAnnotations: true });
+    service.update({ servers: { Files: { autoApprove: true }, Web: { autoApprove: true } }, tools: { Files: { a: 'auto-approve', b: 'always-ask' } } });
+    service.update({ servers: { Files: {} } });
+    expect(service.view().policy.servers.Files).toEqual({ autoApprove: true });
     service.update({ servers: { Web: null }, tools: { Files: { a: 'inherit', b: 'inherit' } } });
-    expect(service.view().policy).toMatchObject({ servers: { Files: { autoApprove: true, trustAnnotations: true } }, tools: {} });
-    service.update({ servers: { Files: { autoApprove: false, trustAnnotations: false } } });
+    expect(service.view().policy).toMatchObject({ servers: { Files: { autoApprove: true } }, tools: {} });
+    service.update({ servers: { Files: { autoApprove: false } } });
     expect(service.view().policy.servers).toEqual({});
+  });
+
+  it("refuses the old per-server trust key, saying where trust lives now, and saves nothing", () => {
+    const service = open();
+    service.update({ mode: 'auto-approve-read-only-trusted' });
+    const before = fs.readFileSync(file, 'utf8');
+    const error = refusal(() => service.update({ servers: { Files: { trustAnnotations: true } } } as never));
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toBe(
+      "The approval policy was not changed: servers.Files.trustAnnotations: a server's trust is no longer an approval setting: it is `mcpServers.<name>.trusted` in settings.json, changed with mcp.edit { name, trusted }.",
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('takes the trusted servers from the MCP settings, and recompiles when they change', () => {
+    const trusted = trustedServers();
+    const service = open(null, trusted);
+    service.update({ mode: 'auto-approve-read-only-trusted' });
+    const tool = makeTool('Files', 'read_file', { annotations: { readOnlyHint: true } });
+    const decideRead = () => decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool }, service.compiled());
+    expect(decideRead().outcome).toBe('ask');
+    const announced = views.length;
+    trusted.set(['Files']);
+    expect(decideRead()).toMatchObject({ outcome: 'allow', source: { kind: 'trusted-read-only' } });
+    expect(views).toHaveLength(announced + 1);
+    // The same names again: nothing to recompile or announce.
+    trusted.set(['Files']);
+    expect(views).toHaveLength(announced + 1);
+    trusted.set([]);
+    expect(decideRead().outcome).toBe('ask');
+  });
+
+  it("applies a change to the policy as the file holds it, keeping another process's change", () => {
+    const app = open();
+    const cli = open();
+    cli.update({ rules: { add: [{ id: 'from-cli', effect: 'deny', server: '*', tool: 'rm' }] } });
+    app.update({ mode: 'auto-approve-read-only-trusted' });
+    expect(app.view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
+    expect(open().view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
+    // A rule id the other process already took is refused against the fresh policy.
+    expect(refusal(() => app.update({ rules: { add: [{ id: 'from-cli', effect: 'ask', server: '*', tool: '*' }] } })).message).toContain(
+      "a rule with the id 'from-cli' exists already",
+    );
   });
 
   it('adds, updates, removes and reorders rules', () => {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import {
   ApprovalPolicySchema,
   DEFAULT_APPROVAL_POLICY,
+  PolicyUpdateSchema,
   type ApprovalPolicy,
   type PolicyUpdate,
   type PolicyView,
@@ -15,6 +16,7 @@ import type { SettingsSection, SettingsStore } from '../settings/settings-store'
 import { compilePolicy, policyProblems, type CompiledPolicy } from './compiled-policy';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { describeProblem } from './rule-compiler';
+import { sameNames, type TrustedServers } from './trusted-servers';
 
 export const APPROVALS_SECTION = 'approvals';
 
@@ -41,32 +43,52 @@ export function openApprovalSettings(settings: SettingsStore): SettingsSection<z
   return settings.section(APPROVALS_SECTION, ApprovalSettingsSchema, DEFAULT_APPROVAL_POLICY);
 }
 
-export function createPolicyService(section: SettingsSection<ApprovalPolicy>, managed: LoadedManagedPolicy | null, events: EventHub): PolicyService {
-  let compiled = compilePolicy(section.get(), managed?.policy ?? null);
+export function createPolicyService(
+  section: SettingsSection<ApprovalPolicy>,
+  managed: LoadedManagedPolicy | null,
+  events: EventHub,
+  trusted: TrustedServers,
+): PolicyService {
+  const compile = (policy: ApprovalPolicy): CompiledPolicy => compilePolicy(policy, managed?.policy ?? null, trusted.names());
+  let compiled = compile(section.get());
   const view = (): PolicyView => ({
     policy: compiled.policy,
     managed: managed && { file: managed.file, rules: managed.policy.rules, disallowNeverAsk: managed.policy.disallowNeverAsk },
     warnings: warningsOf(compiled),
   });
   section.onDidChange((policy) => {
-    compiled = compilePolicy(policy, managed?.policy ?? null);
+    compiled = compile(policy);
+    events.emit('policy.onDidChange', view());
+  });
+  // A server marked trusted (or no longer) in the MCP settings changes what step 7 allows.
+  trusted.onDidChange(() => {
+    if (sameNames(compiled.trustedServers, trusted.names())) return;
+    compiled = compile(compiled.policy);
     events.emit('policy.onDidChange', view());
   });
   return {
     view,
     compiled: () => compiled,
     update(change) {
-      const next = applyUpdate(compiled.policy, change);
-      const parsed = ApprovalPolicySchema.safeParse(next);
-      if (!parsed.success) {
-        const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
-        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
+      // The contract validates this already; front ends that call the service directly (the CLI) get the same refusal.
+      const checked = PolicyUpdateSchema.safeParse(change);
+      if (!checked.success) {
+        const text = checked.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
+        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: checked.error.issues });
       }
-      const problems = policyProblems(parsed.data);
-      if (problems.length > 0) {
-        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
-      }
-      section.update(() => parsed.data);
+      // Applied to the policy as the file holds it now: another process (the CLI) may have changed it.
+      section.update((current) => {
+        const parsed = ApprovalPolicySchema.safeParse(applyUpdate(current, checked.data));
+        if (!parsed.success) {
+          const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
+          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
+        }
+        const problems = policyProblems(parsed.data);
+        if (problems.length > 0) {
+          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
+        }
+        return parsed.data;
+      });
       return view();
     },
   };
@@ -82,8 +104,8 @@ export function applyUpdate(current: ApprovalPolicy, change: PolicyUpdate): Appr
   const servers = new Map(Object.entries(current.servers));
   const tools = new Map(Object.entries(current.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
   for (const [server, settings] of Object.entries(change.servers ?? {})) {
-    const merged = settings && { autoApprove: false, trustAnnotations: false, ...servers.get(server), ...settings };
-    if (merged && (merged.autoApprove || merged.trustAnnotations)) servers.set(server, merged);
+    const autoApprove = settings?.autoApprove ?? servers.get(server)?.autoApprove ?? false;
+    if (settings && autoApprove) servers.set(server, { autoApprove });
     else servers.delete(server);
   }
   for (const [server, byTool] of Object.entries(change.tools ?? {})) {

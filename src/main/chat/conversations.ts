@@ -190,9 +190,8 @@ export function createConversations(dependencies: ConversationsDependencies): Co
       throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
     }
     const exchangeId = randomUUID();
-    const firstMessage = !messages.page(chatId, { limit: 1 }).messages.length;
     const message = messages.append({ role: 'user', chatId, exchangeId, text }, now()) as UserChatMessage;
-    if (firstMessage && chat.title === DEFAULT_CHAT_TITLE) chats.rename(chatId, titleFrom(text));
+    if (message.seq === 1 && chat.title === DEFAULT_CHAT_TITLE) chats.rename(chatId, titleFrom(text));
     announceMessage(message);
     start(chatId, exchangeId, (exchange) => loop.run(exchange));
     return { exchangeId, message };

@@ -36,9 +36,13 @@ function readBody(row: MessageRow): unknown {
 }
 
 export function createMessageStore(db: Database): MessageStore {
-  const nextSeq = db.prepare<[string], { seq: number }>('SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE chat_id = ?');
-  const insert = db.prepare<[string, string, number, string, string, number, string]>(
-    'INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  // One statement takes the next seq and writes it into the body too, so it is atomic on its own: two processes
+  // appending to one chat queue up on SQLite's write lock, and no separate transaction is needed.
+  const insert = db.prepare<[{ id: string; chatId: string; exchangeId: string; role: string; createdAt: number; body: string }], { seq: number }>(
+    `INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body)
+     SELECT @id, @chatId, next.seq, @exchangeId, @role, @createdAt, json_set(@body, '$.seq', next.seq)
+     FROM (SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE chat_id = @chatId) AS next
+     RETURNING seq`,
   );
   const update = db.prepare<[string, string, string]>('UPDATE chat_messages SET body = ? WHERE chat_id = ? AND id = ?');
   const get = db.prepare<[string, string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? AND id = ?');
@@ -59,15 +63,16 @@ export function createMessageStore(db: Database): MessageStore {
     if (typeof body !== 'object' || body === null || !ROLES.has(body.role)) throw new WorkbenchError('internal', 'A stored chat message is damaged: it has no known role.');
     return body;
   };
-  // The next seq is read and taken in one write transaction: two processes appending to one chat queue up.
-  const append = db.transaction((message: NewMessage, createdAt: number): ChatMessage => {
-    const { seq } = nextSeq.get(message.chatId) as { seq: number };
-    const stored = { ...message, id: randomUUID(), seq, createdAt } as ChatMessage;
-    insert.run(stored.id, message.chatId, seq, message.exchangeId, message.role, createdAt, JSON.stringify(stored));
+  const append = (message: NewMessage, createdAt: number): ChatMessage => {
+    // seq 0 holds the key's place in the body; SQL puts the real one there.
+    const stored = { ...message, id: randomUUID(), seq: 0, createdAt } as ChatMessage;
+    const row = { id: stored.id, chatId: message.chatId, exchangeId: message.exchangeId, role: message.role, createdAt, body: JSON.stringify(stored) };
+    const { seq } = insert.get(row) as { seq: number };
+    stored.seq = seq;
     return stored;
-  });
+  };
   return {
-    append: (message, createdAt) => append.immediate(message, createdAt) as never,
+    append: (message, createdAt) => append(message, createdAt) as never,
     replace(message) {
       update.run(JSON.stringify(message), message.chatId, message.id);
     },

@@ -251,6 +251,28 @@ describe('the tool loop', () => {
     expect(assistantReplies(test.messages()).at(-1)?.reply.turns[0]?.message).toBe('Written.');
   });
 
+  it('an approval given right after a restart waits for the Files server to start, then runs the call', async () => {
+    const test = await start('gemini');
+    test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'early.txt'), content: 'early' })] }, { kind: 'reply', text: ['Done.'] });
+    await test.say('write early.txt');
+    const id = test.calls()[0]?.toolCallId as string;
+    await test.restart({ waitForServers: false });
+    expect(test.services.mcp.server('Files').status.state).toBe('starting');
+    const done = await test.decide([{ toolCallId: id, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }]);
+    expect(done.status).toBe('idle');
+    expect(test.calls()[0]).toMatchObject({ status: 'success' });
+    expect(fs.readFileSync(path.join(test.sandbox, 'early.txt'), 'utf8')).toBe('early');
+  });
+
+  it('a message sent while the Files server is still starting is offered its tools', async () => {
+    const test = await start('openai');
+    await test.restart({ waitForServers: false });
+    test.fake.script({ kind: 'reply', text: ['Nothing to do.'] });
+    await test.say('hello');
+    const offered = test.fake.generations().at(-1);
+    expect(JSON.stringify(offered?.body)).toContain('Files__read_text_file');
+  });
+
   it('tells the model when an approval timed out and goes on', async () => {
     const test = await start('anthropic');
     test.services.approvals.policy.update({ timeoutSeconds: 1 });
@@ -261,6 +283,27 @@ describe('the tool loop', () => {
     expect(test.calls()[0]).toMatchObject({ status: 'timeout', decision: { actor: 'system' } });
     expect(toolResultsOf('anthropic', test.fake.generations()[1])[0]).toMatch(/timed out/);
     expect(test.audit().map((entry) => entry.decision)).toEqual(['timeout']);
+  });
+
+  it('tells the model when a front end with no person to ask denied the calls, as the system, and goes on', async () => {
+    const test = await start('openai');
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'n.txt'), content: 'N' }, 'call_n')] },
+      { kind: 'reply', text: ['I could not write it.'] },
+    );
+    expect((await test.say('write n.txt')).status).toBe('waiting-approval');
+    const why = "Denied by the CLI's non-interactive mode: no one at a terminal could be asked";
+    test.services.approvals.pending.denyUnattended(test.chatId, why);
+    expect((await test.services.conversations.settled(test.chatId)).status).toBe('idle');
+    expect(test.calls()[0]).toMatchObject({ status: 'denied', decision: { outcome: 'deny', actor: 'system', reason: why } });
+    expect(fs.existsSync(path.join(test.sandbox, 'n.txt'))).toBe(false);
+    const results = toolResultsOf('openai', test.fake.generations()[1]);
+    expect(results).toEqual([expect.stringContaining(`Denied: ${why}. The tool did not run.`)]);
+    expect(results[0]).not.toContain('User denied');
+    expect(test.audit().filter((row) => row.kind === 'decision')).toEqual([
+      expect.objectContaining({ decision: 'deny', actor: 'system', decidedBy: why, reason: null }),
+    ]);
+    expect(test.messages().some((message) => message.role === 'approval')).toBe(false);
   });
 
   it('stops a streaming reply and cancels waiting approvals', async () => {

@@ -28,7 +28,7 @@ export interface ToolLoopDependencies {
   provider(id: string): LlmProvider;
   gate: Pick<ApprovalGate, 'evaluate'>;
   pending: Pick<PendingApprovals, 'add'>;
-  tools: Pick<McpHost, 'tools' | 'callTool'>;
+  tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;
   audit: AuditRecorder;
   maxToolRounds(): number;
   now(): number;
@@ -230,6 +230,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           { role: 'assistant', chatId: chat.id, exchangeId, providerId: chat.providerId, model: chat.model, reply: { timestamp: now(), turns: [] } },
           report,
         ) as AssistantChatMessage;
+        // Servers still starting (just after launch, or after a restart) would be missing from the offer.
+        await tools.whenSettled({ signal: run.signal });
+        if (run.signal.aborted) return finishReply('aborted');
         // The calls are looked up in the tools this request offered, by the names it gave them.
         const offer = offerTools(tools.tools());
         const { calls, finish } = await generate(run, provider, reply, offer);
@@ -289,6 +292,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         }
       });
       const hashes = new Map((message.reply.pendingToolCalls ?? []).map((request) => [request.toolCallId, request.definitionHash]));
+      // After a restart, approved calls wait for their servers to come back rather than fail as "no such tool".
+      if (allowed.length > 0) await tools.whenSettled({ signal: run.signal });
       const known = new Map(tools.tools().map((tool) => [`${tool.serverName}\u0000${tool.name}`, tool.definitionHash]));
       if (allowed.length > 0) {
         run.report.status('running-tools');
@@ -318,6 +323,13 @@ function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution)
       return;
     case 'deny':
       record.status = 'denied';
+      if (resolution.actor === 'system') {
+        // No person decided (the CLI had no terminal to ask): the reason is the system's, never "You chose 'Deny'".
+        const why = resolution.reason ?? 'No one could be asked, so the call was denied';
+        record.decision = { outcome: 'deny', actor: 'system', reason: why };
+        record.error = why;
+        return;
+      }
       record.decision = { outcome: 'deny', actor: 'user', reason, ...(resolution.reason ? { userReason: resolution.reason } : {}) };
       record.error = resolution.reason ? `${USER_DENIED_TEXT}: ${resolution.reason}` : USER_DENIED_TEXT;
       return;

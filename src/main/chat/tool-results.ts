@@ -31,6 +31,7 @@ export function toolResultFor(record: ToolCallRecord): ToolResult {
         const reason = record.decision.userReason?.trim();
         return text(reason ? `${USER_DENIED_TEXT}. The user's reason: ${reason}` : USER_DENIED_TEXT);
       }
+      if (record.decision?.actor === 'system') return text(`Denied: ${record.decision.reason}. The tool did not run.`);
       return text(`Denied by policy: ${record.decision?.reason ?? 'a rule denied it'}. The tool did not run.`);
     case 'timeout':
       return text(`The approval request timed out: nobody allowed this tool call in time, so it did not run. ${record.decision?.reason ?? ''}`.trim());

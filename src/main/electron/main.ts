@@ -25,6 +25,7 @@ import { registerIpcHandlers } from '../host/ipc-adapter';
 import { readStaticFile } from '../host/static-files';
 import { createServices, isStartupProblem, type Services } from '../services';
 import { resolveDataDir } from '../settings/data-dir';
+import { describeSettingsMigration } from '../settings/settings-migrations';
 import { plainCipher } from '../settings/secret-store';
 import { aboutPanelOptions, appMenuTemplate } from './app-menu';
 import { safeStorageCipher } from './safe-storage-cipher';
@@ -175,6 +176,13 @@ function start(): void {
       dialog.showErrorBox('AI Workbench cannot start', message);
       app.exit(1);
       return;
+    }
+    const migration = services.settings.migration;
+    if (migration) {
+      const lines = describeSettingsMigration(migration);
+      for (const line of lines) console.error(line);
+      // Notes change what runs without asking: the person should read them, once, without blocking the start.
+      if (migration.notes.length > 0) void dialog.showMessageBox({ type: 'info', message: 'Your settings were updated', detail: lines.join('\n\n') });
     }
     serveRenderer();
     wireContract(services);

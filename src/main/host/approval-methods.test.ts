@@ -88,6 +88,15 @@ describe('policy.get and policy.update', () => {
     expect(malformed.message).toMatch(/^Invalid input for policy\.update: mode: .*servers\.Files: Unrecognized key: "bypass"/);
     expect(emitted).toEqual([]);
   });
+
+  it("refuse the old trust key, saying that a server's trust is mcpServers.<name>.trusted (mcp.edit)", async () => {
+    const old = await failure('policy.update', { servers: { Files: { trustAnnotations: true } } });
+    expect(old.code).toBe('invalid_input');
+    expect(old.message).toContain(
+      "servers.Files.trustAnnotations: a server's trust is no longer an approval setting: it is `mcpServers.<name>.trusted` in settings.json, changed with mcp.edit { name, trusted }",
+    );
+    expect(emitted).toEqual([]);
+  });
 });
 
 describe('policy.explain', () => {
@@ -122,7 +131,8 @@ describe('policy.explain', () => {
         return explain({ server: 'Files', tool: 'write_file', args: { path: '/home/x' } });
       }, "Auto-approved: server setting 'Files' (auto-approve all its tools)"],
       ['trusted-read-only', async () => {
-        await ok('policy.update', { mode: 'auto-approve-read-only-trusted', servers: { Files: { autoApprove: false, trustAnnotations: true } } });
+        await ok('policy.update', { mode: 'auto-approve-read-only-trusted', servers: { Files: { autoApprove: false } } });
+        await ok('mcp.edit', { name: 'Files', trusted: true });
         return explain({ server: 'Files', tool: 'read_file' });
       }, "Auto-approved: 'read_file' says it is read-only, and you trust the annotations of 'Files'"],
       ['default', () => explain({ server: 'Files', tool: 'write_file' }), 'Asked: no rule or setting allows this tool without asking'],

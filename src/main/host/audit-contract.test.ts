@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AuditPage, AuditProgress, AuditVerifyResult } from '../../shared/audit';
+import type { AuditExportPrepareOutput, AuditExportReadOutput, AuditPage, AuditProgress, AuditVerifyResult } from '../../shared/audit';
 import type { Envelope, WorkbenchErrorData } from '../../shared/errors';
 import { decisionRecord, resultRecord } from '../audit/audit-test-support';
 import { createServices, type Services } from '../services';
@@ -87,6 +87,24 @@ describe('audit.export over the contract', () => {
     expect(failed(await dispatch('audit.export', { format: 'xml', path: path.join(dir, 'a.xml') })).message).toMatch(/format: /);
     fs.writeFileSync(path.join(dir, 'taken.csv'), '');
     expect(failed(await dispatch('audit.export', { format: 'csv', path: path.join(dir, 'taken.csv') })).code).toBe('already_exists');
+    expect(onInternalError).not.toHaveBeenCalled();
+  });
+});
+
+describe('audit.exportPrepare and audit.exportRead over the contract', () => {
+  it('prepares the same file audit.export writes, reads it back in chunks, then forgets it', async () => {
+    const prepared = ok(await dispatch('audit.exportPrepare', { format: 'csv' })) as AuditExportPrepareOutput;
+    expect(prepared).toMatchObject({ format: 'csv', rowCount: 12, head: { sequence: 12 }, fileName: expect.stringMatching(/^ai-workbench-audit-[\d-]+\.csv$/) });
+    const read = ok(await dispatch('audit.exportRead', { exportId: prepared.exportId, offset: 0 })) as AuditExportReadOutput;
+    expect(read).toMatchObject({ nextOffset: prepared.bytes, done: true });
+    const text = Buffer.from(read.base64, 'base64').toString('utf8');
+    expect(text.split('\n')[0]).toContain('# aiWorkbenchAuditExport=1');
+    const direct = path.join(dir, 'direct.csv');
+    await dispatch('audit.export', { format: 'csv', path: direct });
+    // Same rows as a direct export; only the header's exportedAt may differ.
+    expect(text.split('\n').slice(1)).toEqual(fs.readFileSync(direct, 'utf8').split('\n').slice(1));
+    expect(failed(await dispatch('audit.exportRead', { exportId: prepared.exportId, offset: 0 }))).toMatchObject({ code: 'not_found', message: expect.stringMatching(/export again/) });
+    expect(failed(await dispatch('audit.exportPrepare', { format: 'xml' })).code).toBe('invalid_input');
     expect(onInternalError).not.toHaveBeenCalled();
   });
 });

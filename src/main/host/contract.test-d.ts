@@ -1,7 +1,7 @@
 // Proves that the preload/bridge API, the main process's handler map and the contract's method map agree.
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
-import type { AppInfo } from '../../shared/app';
+import type { AppChatRequest, AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
 import type { McpServerChange, McpToolsChange } from '../../shared/mcp';
@@ -19,6 +19,8 @@ describe('the contract', () => {
   type In<N extends string, U> = Extract<U, `${N}.${string}`>;
   it('names the app and chat methods', () => {
     expectTypeOf<In<'app', MethodName>>().toEqualTypeOf<'app.info'>();
+    expectTypeOf<In<'app', EventName>>().toEqualTypeOf<'app.onDidRequestChat'>();
+    expectTypeOf<EventPayload<'app.onDidRequestChat'>>().toEqualTypeOf<AppChatRequest>();
     expectTypeOf<In<'chat', MethodName>>().toEqualTypeOf<
       'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete' | 'chat.configure' | 'chat.messages' | 'chat.send' | 'chat.stop'
     >();
@@ -58,7 +60,7 @@ describe('the contract', () => {
     expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });
   it('names the audit methods', () => {
-    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify'>();
+    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify' | 'audit.exportPrepare' | 'audit.exportRead'>();
     expectTypeOf<In<'audit', EventName>>().toEqualTypeOf<'audit.onDidProgress'>();
   });
 
@@ -82,7 +84,7 @@ describe('WorkbenchApi (the preload and the browser bridge)', () => {
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<Members<'chat'>>();
     expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<Members<'mcp'>>();
     expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<Members<'audit'>>();
-    expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info'>();
+    expectTypeOf<keyof WorkbenchApi['app']>().toEqualTypeOf<'info' | 'onDidRequestChat'>();
   });
 
   it('takes each method input and resolves with its output', () => {

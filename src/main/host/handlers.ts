@@ -58,5 +58,8 @@ export function createHandlers(services: Services): MethodHandlers {
         anchor: request?.anchor,
         onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'verify', done, total }),
       }),
+    'audit.exportPrepare': ({ format }) =>
+      services.auditDownloads.prepare(format, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
+    'audit.exportRead': ({ exportId, offset }) => services.auditDownloads.read(exportId, offset),
   };
 }

@@ -27,6 +27,11 @@ describe('providerError', () => {
     expect(error.details).toEqual({ provider: 'Ollama', status: 404, providerCode: 'not_found', providerMessage: 'model "llama3" not found, try pulling it first' });
   });
 
+  it('does not double the full stop when the provider ends its sentence with one', () => {
+    const error = providerError({ status: 500, providerMessage: 'Internal error. Please retry later.' }, context);
+    expect(error.message).toBe('Ollama had a server error (HTTP 500): Internal error. Please retry later. Try again later.');
+  });
+
   it('reads a missing model list as a wrong base URL, not a missing model', () => {
     const error = providerError({ status: 404 }, { ...context, operation: 'listModels' });
     expect(error.code).toBe('llm_request_rejected');

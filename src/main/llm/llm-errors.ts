@@ -39,7 +39,8 @@ export function providerError(failure: ProviderFailure, context: FailureContext)
   const { status, providerMessage, providerCode } = failure;
   const who = context.providerLabel;
   const http = status === undefined ? '' : ` (HTTP ${status})`;
-  const said = providerMessage ? `: ${providerMessage}` : '';
+  // The provider's own sentence ends where ours goes on, so its final full stop goes ("…later.. Try again").
+  const said = providerMessage ? `: ${providerMessage.trim().replace(/\.+$/, '')}` : '';
   const details = {
     provider: who,
     ...(status === undefined ? {} : { status }),

@@ -1,5 +1,6 @@
 /** Starting, reconciling with settings changes, restarting and stopping servers, with real child processes. */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { McpServerInput } from '../../shared/mcp';
 import { isProcessAlive } from './process-tree';
 import { createTestHost, disposeTestHosts, eventually, fixtureServer, type TestHost } from './test-fixtures/harness';
 
@@ -31,6 +32,35 @@ describe('starting', () => {
     expect(states).toContain('ready');
     expect(ready.status).toMatchObject({ state: 'ready', transport: 'stdio', serverInfo: { name: 'misbehaving-fixture', version: '1.0.0' } });
     expect(ready.status.pid && isProcessAlive(ready.status.pid)).toBe(true);
+  });
+});
+
+describe('whenSettled', () => {
+  it('waits until every starting server is ready with its tools listed, or failed', async () => {
+    const test = createTestHost({ a: fixtureServer(), b: fixtureServer(), broken: { command: 'aiwb-no-such-command-here' } as McpServerInput }, { start: false });
+    test.host.start();
+    await test.host.whenSettled();
+    expect(test.host.server('a').status.state).toBe('ready');
+    expect(test.host.tools('a').length).toBeGreaterThan(0);
+    expect(test.host.tools('b').length).toBeGreaterThan(0);
+    expect(test.host.server('broken').status.state).toBe('error');
+  });
+
+  it('gives up after its timeout, or when aborted, on a server that never finishes starting', async () => {
+    const test = createTestHost({ slow: fixtureServer({ FIXTURE_NO_INITIALIZE: '1' }) });
+    await test.host.whenSettled({ timeoutMs: 200 });
+    expect(test.host.server('slow').status.state).toBe('starting');
+    const abort = new AbortController();
+    const waiting = test.host.whenSettled({ signal: abort.signal });
+    abort.abort();
+    await waiting;
+    expect(test.host.server('slow').status.state).toBe('starting');
+  });
+
+  it('resolves at once when the host is not running', async () => {
+    const test = createTestHost({ a: fixtureServer() }, { start: false });
+    await test.host.whenSettled({ timeoutMs: 60_000 });
+    expect(test.host.server('a').status.state).toBe('stopped');
   });
 });
 

@@ -68,6 +68,12 @@ export interface McpHost {
    * (server not ready, or it stopped during the call), `timeout` or `cancelled` otherwise.
    */
   callTool(request: ToolCallRequest): Promise<McpToolResult>;
+  /**
+   * Resolves once no server is still starting: each is ready with its tools listed, failed, or stopped. Resolves
+   * at once when the host is not running, and after `timeoutMs` (default: the initialize timeout) or when `signal`
+   * aborts at the latest, so a caller never waits on a server that hangs.
+   */
+  whenSettled(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
 }
 
 interface Entry {
@@ -75,6 +81,8 @@ interface Entry {
   logs: LogRing;
   fingerprint: string;
   trusted: boolean;
+  /** Whether the tools were listed since the server last started. */
+  listed: boolean;
 }
 
 export function createMcpHost({ config, events, dataDir, options }: McpHostDependencies): McpHost {
@@ -86,6 +94,18 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let unsubscribe: (() => void) | undefined;
+  const settleWaiters = new Set<() => void>();
+
+  const settled = (): boolean =>
+    phase !== 'running' ||
+    [...entries.values()].every((entry) => {
+      const { state } = entry.supervisor.status();
+      return state === 'error' || state === 'stopped' || (state === 'ready' && entry.listed);
+    });
+  const checkSettled = (): void => {
+    if (settleWaiters.size === 0 || !settled()) return;
+    for (const wake of [...settleWaiters]) wake();
+  };
 
   const viewOf = (server: ServerConfigView): McpServerView => {
     const entry = entries.get(server.name);
@@ -118,6 +138,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       logs,
       fingerprint: fingerprintOf(server),
       trusted: server.trusted,
+      listed: false,
       supervisor: createServerSupervisor({
         name,
         launchConfig: () => config.launchConfig(name),
@@ -131,12 +152,19 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
           maxMessageBytes: options.maxMessageBytes,
           stopGraceMs: options.stopGraceMs,
         },
-        onStatus: () => emitServer(name),
+        onStatus: () => {
+          const { state } = entry.supervisor.status();
+          if (state === 'starting' || state === 'restarting') entry.listed = false;
+          emitServer(name);
+          checkSettled();
+        },
         onTools: (listing) => {
-          const outcome = registry.update(name, listing, entries.get(name)?.trusted ?? false);
+          const outcome = registry.update(name, listing, entry.trusted);
           for (const notice of outcome.notices) logs.push('host', notice);
+          entry.listed = true;
           emitTools(name, outcome.changed);
           emitServer(name);
+          checkSettled();
         },
       }),
     };
@@ -207,6 +235,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
     async stop() {
       phase = 'stopped';
       unsubscribe?.();
+      checkSettled();
       await Promise.all([...entries.values()].map((entry) => entry.supervisor.stop()));
     },
     stopNow() {
@@ -245,6 +274,20 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
       return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput });
+    },
+    whenSettled({ signal, timeoutMs } = {}) {
+      if (settled() || signal?.aborted) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = (): void => {
+          settleWaiters.delete(done);
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs ?? options.initializeTimeoutMs ?? MCP_DEFAULT_INITIALIZE_TIMEOUT_MS);
+        signal?.addEventListener('abort', done, { once: true });
+        settleWaiters.add(done);
+      });
     },
   };
 }

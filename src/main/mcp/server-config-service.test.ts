@@ -76,6 +76,14 @@ describe('the mcpServers settings', () => {
     expect(() => config.edit({ name: 'a', url: 'https://x.example' })).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/is a stdio server/) }));
   });
 
+  it("edits a server as the file holds it now, keeping another process's change to it", () => {
+    config.add('Notes', { command: 'notes-server', args: ['--a'] });
+    const cli = open();
+    cli.edit({ name: 'Notes', args: ['--from-cli'] });
+    config.edit({ name: 'Notes', trusted: true });
+    expect(onDisk().mcpServers?.Notes).toEqual({ command: 'notes-server', args: ['--from-cli'], trusted: true });
+  });
+
   it('renames, moving the secrets; removes, deleting them', () => {
     config.add('old.name', { command: 'node', env: { TOKEN: 'tok-1234' } });
     config.add('other', { command: 'node', env: { TOKEN: 'tok-other' } });

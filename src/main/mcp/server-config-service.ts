@@ -133,7 +133,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       const [name, current] = require(change.name);
       const target = change.rename ?? name;
       if (target !== name && find(target) && find(target)?.[0] !== name) throw conflict(target);
-      const next = applyEdit(name, current, change);
+      applyEdit(name, current, change); // refuses a bad edit before any secret is written
       if (target !== name) {
         // Copy every secret to the new name before the settings point at it, then drop the old ones.
         for (const key of secrets.keys(secretPrefix(name))) {
@@ -143,7 +143,8 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       }
       writeSecrets(target, 'env', change.env);
       writeSecrets(target, 'headers', change.headers);
-      update((servers) => Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, next] : [key, value]))));
+      // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
+      update((servers) => Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, applyEdit(name, value, change)] : [key, value]))));
       if (target !== name) dropSecrets(name);
       return service.get(target);
     },

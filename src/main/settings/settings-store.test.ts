@@ -29,14 +29,14 @@ describe('settings store', () => {
   });
 
   it('writes a section, keeps the others and unknown keys, and tells listeners', () => {
-    const file = tempFile(JSON.stringify({ version: 1, mcpServers: { Files: { command: 'x' } }, future: [1, 2] }));
+    const file = tempFile(JSON.stringify({ version: 2, mcpServers: { Files: { command: 'x' } }, future: [1, 2] }));
     const ui = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
     const seen: unknown[] = [];
     ui.onDidChange((value) => seen.push(value));
     ui.update((current) => ({ ...current, theme: 'dark' }));
     expect(seen).toEqual([{ theme: 'dark', fontSize: 14 }]);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
-      version: 1,
+      version: 2,
       mcpServers: { Files: { command: 'x' } },
       future: [1, 2],
       ui: { theme: 'dark', fontSize: 14 },
@@ -51,6 +51,42 @@ describe('settings store', () => {
     fs.writeFileSync(file, JSON.stringify({ mcpServers: { Added: { command: 'by the CLI' } } }));
     ui.update((current) => ({ ...current, fontSize: 16 }));
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers).toEqual({ Added: { command: 'by the CLI' } });
+  });
+
+  it('applies a change to the section as another process left it, not to its own older copy (two stores, one file)', () => {
+    const file = tempFile('{}');
+    const app = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
+    const cli = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
+    expect(app.get()).toEqual(UI_DEFAULTS);
+    cli.update((current) => ({ ...current, theme: 'dark' }));
+    const seen: unknown[] = [];
+    app.onDidChange((value) => seen.push(value));
+    // The app still holds the defaults; its change must not put theme back to 'system'.
+    app.update((current) => ({ ...current, fontSize: 18 }));
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).ui).toEqual({ theme: 'dark', fontSize: 18 });
+    expect(app.get()).toEqual({ theme: 'dark', fontSize: 18 });
+    expect(seen).toEqual([{ theme: 'dark', fontSize: 18 }]);
+    // And the other way round.
+    cli.update((current) => ({ ...current, theme: 'light' }));
+    expect(openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS).get()).toEqual({ theme: 'light', fontSize: 18 });
+  });
+
+  it('sees a section another process removed: the change applies to the defaults', () => {
+    const file = tempFile(JSON.stringify({ ui: { theme: 'dark', fontSize: 20 } }));
+    const app = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
+    fs.writeFileSync(file, JSON.stringify({ version: 2 }));
+    app.update((current) => ({ ...current, theme: 'light' }));
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).ui).toEqual({ theme: 'light', fontSize: 14 });
+  });
+
+  it('refuses a change when another process left the section invalid, and writes nothing', () => {
+    const file = tempFile('{}');
+    const app = openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS);
+    const invalid = JSON.stringify({ ui: { theme: 'purple' } });
+    fs.writeFileSync(file, invalid);
+    expect(() => app.update((current) => ({ ...current, fontSize: 12 }))).toThrow(/ui\.theme/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(invalid);
+    expect(app.get()).toEqual(UI_DEFAULTS);
   });
 
   it('refuses an invalid update and writes nothing', () => {

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import {
+  migrateSettingsFile,
+  SETTINGS_VERSION,
+  SettingsMigrationProblem,
+  type SettingsDocument,
+  type SettingsMigrationOutcome,
+} from './settings-migrations';
 
 export const SETTINGS_FILE_NAME = 'settings.json';
 
@@ -20,9 +27,10 @@ export interface SettingsSection<T> {
   /** The current value; the defaults when the file has no such section. */
   get(): T;
   /**
-   * Validates the new value, writes the whole document atomically (keeping every other section
-   * as it is on disk now), then tells the listeners. Throws `SettingsError` and writes nothing
-   * when the value is invalid or the file on disk has become unreadable.
+   * Re-reads the file, applies `change` to the section as it is on disk now (another process may
+   * have changed it), validates the result, writes the whole document atomically (keeping every
+   * other section as it is on disk now), then tells the listeners. Throws `SettingsError` and writes
+   * nothing when the value is invalid or the file on disk has become unreadable or invalid.
    */
   update(change: (current: T) => T): T;
   onDidChange(listener: (value: T) => void): () => void;
@@ -31,16 +39,25 @@ export interface SettingsSection<T> {
 /** The settings document: one JSON file (ARCHITECTURE.md §6), split into sections. */
 export interface SettingsStore {
   readonly file: string;
+  /** When opening brought an older file up to this version: what happened (the host tells the person). */
+  readonly migration: SettingsMigrationOutcome | null;
   /** Reads and validates a section; throws `SettingsError` naming the field when it is invalid. */
   section<Schema extends z.ZodType>(name: string, schema: Schema, defaults: z.output<Schema>): SettingsSection<z.output<Schema>>;
 }
 
-type Document = Record<string, unknown>;
+type Document = SettingsDocument;
 
+/**
+ * Opens the settings file. A file from an older version is migrated first (the old file kept as
+ * `settings.v<N>.json`); a file from a newer version, or one that cannot be migrated, throws
+ * `SettingsError` naming the field and is left as it is.
+ */
 export function openSettingsStore(file: string): SettingsStore {
-  let document = readDocument(file);
+  const opened = loadDocument(file);
+  let document = opened.document;
   return {
     file,
+    migration: opened.migration,
     section(name, schema, defaults) {
       type T = z.output<typeof schema>;
       const parse = (raw: unknown): T => {
@@ -56,9 +73,12 @@ export function openSettingsStore(file: string): SettingsStore {
       return {
         get: () => value,
         update(change) {
-          const next = parse(change(value));
-          const onDisk = readDocument(file);
-          document = { version: 1, ...onDisk, [name]: next };
+          // The file may have changed since it was read (the CLI, another window): the change applies
+          // to the section as it is on disk now, never to this process's older copy of it.
+          const onDisk = loadDocument(file).document;
+          const fresh: T = Object.hasOwn(onDisk, name) ? parse(onDisk[name]) : defaults;
+          const next = parse(change(fresh));
+          document = { ...onDisk, version: SETTINGS_VERSION, [name]: next };
           writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
           value = next;
           for (const listener of [...listeners]) listener(next);
@@ -73,9 +93,23 @@ export function openSettingsStore(file: string): SettingsStore {
   };
 }
 
-function readDocument(file: string): Document {
+/** The document on disk now, migrated (and the file rewritten) when it is older than this version. */
+function loadDocument(file: string): { document: Document; migration: SettingsMigrationOutcome | null } {
   const text = readFileIfExists(file);
-  if (text === null || text.trim() === '') return {};
+  if (text === null || text.trim() === '') return { document: {}, migration: null };
+  const document = parseDocument(file, text);
+  try {
+    const migrated = migrateSettingsFile(file, text, document);
+    return migrated ? { document: migrated.document, migration: migrated.outcome } : { document, migration: null };
+  } catch (error) {
+    if (!(error instanceof SettingsMigrationProblem)) throw error;
+    throw new SettingsError(file, `The settings file ${file} cannot be used: ${error.message}. It was left as it is; correct it or move it away.`, {
+      cause: error,
+    });
+  }
+}
+
+function parseDocument(file: string, text: string): Document {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -9,6 +9,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { Sidebar } from './components/Sidebar';
 import { Welcome } from './components/Welcome';
+import { SettingsDialog } from './settings/SettingsDialog'; // settings (ui-settings)
 import { ChatsStore } from './state/chats-store';
 
 export interface AppProps {
@@ -23,6 +24,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
+  const [settingsOpen, setSettingsOpen] = useState(false); // settings (ui-settings)
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => {
@@ -31,6 +33,15 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
     void store.load();
     chatStores.reloadAll();
   }, [store, chatStores, connection]);
+  // A notification or the tray asks for a chat: show its tab and bring the waiting call's card into focus.
+  useEffect(
+    () =>
+      api.app.onDidRequestChat(({ chatId, toolCallId }) => {
+        store.select(chatId);
+        if (toolCallId) chatStores.get(chatId).requestFocus(toolCallId);
+      }),
+    [api, store, chatStores],
+  );
   // Open tabs keep their chat's messages and answers; closed or deleted ones let them go.
   useEffect(() => chatStores.retain(new Set(state.openIds)), [chatStores, state.openIds]);
 
@@ -39,7 +50,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen(true)} />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} />
@@ -51,6 +62,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
           <Welcome onNewChat={() => void store.create()} failed={state.status === 'failed'} onRetry={() => void store.load()} />
         )}
       </main>
+      {settingsOpen && <SettingsDialog api={api} onClose={() => setSettingsOpen(false)} />}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>
   );

@@ -39,8 +39,9 @@ export function changedTool(tool: ToolDefinition, description = `${tool.descript
   return { ...next, serverName, definitionHash: definitionHash(next), previous: { ...content, definitionHash: previousHash } };
 }
 
-export function policyOf(policy: unknown = {}, managed?: unknown): CompiledPolicy {
-  return compilePolicy(ApprovalPolicySchema.parse(policy), managed === undefined ? null : ManagedPolicySchema.parse(managed));
+/** `trusted`: the servers marked trusted in the MCP settings. */
+export function policyOf(policy: unknown = {}, managed?: unknown, trusted: readonly string[] = []): CompiledPolicy {
+  return compilePolicy(ApprovalPolicySchema.parse(policy), managed === undefined ? null : ManagedPolicySchema.parse(managed), trusted);
 }
 
 export function grantOf(chatId: string, tool: ToolDefinition, grantedAt = Date.UTC(2025, 0, 2, 12, 0)): ChatGrant {

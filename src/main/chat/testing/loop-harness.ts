@@ -26,8 +26,11 @@ export interface LoopHarness {
   /** Every tool call record of the chat, in order. */
   calls(): ToolCallRecord[];
   audit(): AuditEntry[];
-  /** Closes the services and opens new ones on the same data folder: a restart. */
-  restart(): Promise<void>;
+  /**
+   * Closes the services and opens new ones on the same data folder: a restart. With `waitForServers: false` it
+   * returns while the Files server is still starting, as the app does.
+   */
+  restart(options?: { waitForServers?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,13 +41,13 @@ export async function startLoopHarness(format: WireFormat, options: Partial<Serv
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-loop-'));
   const fake = await startFakeLlmServer();
   const streamed: ChatStreamEvent[] = [];
-  const open = async (): Promise<Services> => {
+  const open = async (waitForServers = true): Promise<Services> => {
     const services = createServices({ dataDir, host: 'cli', version: '0.0.0-test', managedPolicyFile: null, ...options });
     services.events.subscribe((event, payload) => {
       if (event === 'chat.onDidStream') streamed.push(payload as ChatStreamEvent);
     });
     services.mcp.start();
-    await waitUntilReady(services);
+    if (waitForServers) await waitUntilReady(services);
     return services;
   };
   const services = await open();
@@ -70,9 +73,9 @@ export async function startLoopHarness(format: WireFormat, options: Partial<Serv
         .messages()
         .flatMap((message) => (message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [])),
     audit: () => harness.services.audit.query({ chatId: harness.chatId, limit: 500 }).entries.slice().reverse(),
-    async restart() {
+    async restart({ waitForServers = true } = {}) {
       await shutDown(harness.services);
-      harness.services = await open();
+      harness.services = await open(waitForServers);
     },
     async close() {
       await shutDown(harness.services);

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
+import { GearIcon } from '../settings/settings-icons'; // settings (ui-settings)
 import { ChatListItem } from './ChatListItem';
 import { CloseIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
 
@@ -8,11 +9,11 @@ export interface SidebarProps {
   state: ChatsState;
   /** False while browser mode has lost its connection: nothing can be created then. */
   connected: boolean;
-  /** The slot for the settings gear, beside the product name. */
-  settingsButton?: React.ReactNode;
+  /** Opens the settings (providers, servers, approvals, audit). */
+  onOpenSettings?: () => void;
 }
 
-export function Sidebar({ store, state, connected, settingsButton }: SidebarProps): React.JSX.Element {
+export function Sidebar({ store, state, connected, onOpenSettings }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -26,7 +27,6 @@ export function Sidebar({ store, state, connected, settingsButton }: SidebarProp
             <ShieldIcon size={18} />
           </span>
           <span className="brand-name">AI Workbench</span>
-          {settingsButton && <span className="brand-actions">{settingsButton}</span>}
         </div>
         <button
           type="button"
@@ -85,6 +85,14 @@ export function Sidebar({ store, state, connected, settingsButton }: SidebarProp
           <p className="sidebar-empty muted">No chat matches “{query.trim()}”.</p>
         )}
       </div>
+      {onOpenSettings && (
+        <footer className="sidebar-footer">
+          <button type="button" className="sidebar-settings" data-testid="open-settings" onClick={onOpenSettings}>
+            <GearIcon size={16} />
+            Settings
+          </button>
+        </footer>
+      )}
     </nav>
   );
 }

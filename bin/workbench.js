@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The `workbench` command. Plain JavaScript that any Node runs: it moves itself onto Node 22 (the `node`
+// package, where the system Node is older: better-sqlite3 needs ≥ 22), rebuilds out/ in a checkout when a
+// source changed since the last build, then runs the built CLI (out/main/cli.js).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const major = Number(process.versions.node.split('.')[0]);
+
+if (major < 22) {
+  const candidates = [path.join(root, 'node_modules', 'node', 'bin', 'node'), path.join(root, 'node_modules', '.bin', 'node')];
+  const node22 = candidates.find((file) => existsSync(file));
+  if (!node22) {
+    process.stderr.write(`workbench: AI Workbench needs Node.js 22 or newer (this is ${process.version}); install it, or run \`npm install\` to get the project's own.\n`);
+    process.exit(1);
+  }
+  const result = spawnSync(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  if (result.error) {
+    process.stderr.write(`workbench: cannot start ${node22}: ${result.error.message}\n`);
+    process.exit(1);
+  }
+  process.exit(result.status ?? (result.signal === 'SIGINT' ? 130 : 1));
+}
+
+// In a checkout (sources next to us, not inside node_modules) keep the build fresh; an installed package ships out/.
+const checkout = existsSync(path.join(root, 'src', 'cli')) && !root.split(path.sep).includes('node_modules');
+if (checkout && process.env.WORKBENCH_SKIP_BUILD !== '1') {
+  const { ensureBuilt } = await import(pathToFileURL(path.join(root, 'scripts', 'lib', 'project.ts')).href);
+  await ensureBuilt((line) => process.stderr.write(`${line}\n`));
+}
+
+const entry = path.join(root, 'out', 'main', 'cli.js');
+if (!existsSync(entry)) {
+  process.stderr.write(`workbench: ${path.relative(process.cwd(), entry)} is missing: run \`npm run build\` first.\n`);
+  process.exit(1);
+}
+await import(pathToFileURL(entry).href);

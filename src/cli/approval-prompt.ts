@@ -1,0 +1,205 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { PolicyExplanation, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
+import { INTERRUPTED, type LineReader } from './line-reader';
+import type { Colors } from './terminal';
+
+/** Seed 000's prompt, in a terminal. */
+export const APPROVAL_WARNING =
+  'Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.';
+export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
+
+export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
+
+export interface ApprovalPromptDependencies {
+  reader: LineReader;
+  write(text: string): void;
+  colors: Colors;
+  /** `policy.explain` for this call in this chat: the `?` answer. */
+  explain(request: ToolCallRequest): Promise<PolicyExplanation | undefined>;
+  env?: NodeJS.ProcessEnv;
+}
+
+const LONG_VALUE = 160;
+
+/** The arguments pretty-printed, each long string folded to its start and how much more there is. */
+export function foldedArguments(args: Record<string, unknown>): string {
+  const fold = (value: unknown): unknown => {
+    if (typeof value === 'string' && value.length > LONG_VALUE) return `${value.slice(0, LONG_VALUE)}… (${value.length - LONG_VALUE} more characters)`;
+    if (Array.isArray(value)) return value.length > 20 ? [...value.slice(0, 20).map(fold), `… ${value.length - 20} more items`] : value.map(fold);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fold(inner)]));
+    return value;
+  };
+  return JSON.stringify(fold(args), null, 2);
+}
+
+/**
+ * Asks about each pending call, one at a time (seed 000 "CLI support"); answers once every call is decided.
+ * There is no default: Enter asks again. `e` edits the arguments in $VISUAL/$EDITOR, or inline as one line of
+ * JSON, checked against the tool's input schema before it is accepted.
+ */
+export async function askAboutCalls(requests: readonly ToolCallRequest[], dependencies: ApprovalPromptDependencies): Promise<PromptOutcome> {
+  const { reader, write, colors } = dependencies;
+  const validator = createArgumentsValidator();
+  const approvals: ToolCallApproval[] = [];
+  for (const [index, request] of requests.entries()) {
+    const server = request.serverName;
+    let args = request.args;
+    let edited = false;
+    const card = (): void => {
+      write('\n');
+      write(`${colors.bold(`Allow tool call from ${server}?`)}${requests.length > 1 ? colors.dim(`  (${index + 1} of ${requests.length})`) : ''}\n`);
+      write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
+      write(`${indent(foldedArguments(args), '  ')}\n`);
+      if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
+      write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
+      write(`${APPROVAL_CHOICES}\n`);
+    };
+    card();
+    for (;;) {
+      const answer = await reader.ask('> ');
+      if (answer === INTERRUPTED) return { kind: 'interrupted' };
+      if (answer === null) return { kind: 'closed' };
+      const key = answer.trim().toLowerCase();
+      const editedArgs = edited ? { editedArgs: args } : {};
+      if (key === 's') {
+        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', ...editedArgs });
+        write(colors.green('→ Allowed for this chat\n'));
+        break;
+      }
+      if (key === 'o') {
+        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs });
+        write(colors.green('→ Allowed once\n'));
+        break;
+      }
+      if (key === 'd') {
+        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_DENY' });
+        write(colors.red('→ Denied\n'));
+        break;
+      }
+      if (key === 'r') {
+        const reason = await askReason(reader);
+        if (reason === INTERRUPTED) return { kind: 'interrupted' };
+        if (reason === null) return { kind: 'closed' };
+        if (reason === '') {
+          write(`${APPROVAL_CHOICES}\n`);
+          continue;
+        }
+        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_DENY', reason });
+        write(colors.red(`→ Denied: "${reason}"\n`));
+        break;
+      }
+      if (key === 'e') {
+        const result = await editArguments(request, args, dependencies, validator);
+        if (result === INTERRUPTED) return { kind: 'interrupted' };
+        if (result === null) return { kind: 'closed' };
+        if (result !== undefined) {
+          args = result;
+          edited = true;
+          write(colors.green('Arguments accepted. Now allow (s, o) or deny (d, r) the call with them.\n'));
+          card();
+        } else write(`${APPROVAL_CHOICES}\n`);
+        continue;
+      }
+      if (key === '?') {
+        await explainWhy(request, dependencies);
+        write(`${APPROVAL_CHOICES}\n`);
+        continue;
+      }
+      if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));
+      write(`Type s, o, d, r, e or ? and press Enter.\n`);
+    }
+  }
+  return { kind: 'answers', approvals };
+}
+
+async function askReason(reader: LineReader): Promise<string | null | typeof INTERRUPTED> {
+  const reason = await reader.ask('Reason (told to the model; empty goes back): ');
+  return typeof reason === 'string' ? reason.trim().slice(0, 2_000) : reason;
+}
+
+/** New arguments that fit the schema; `undefined` when the person gave up (the call stays as it was). */
+async function editArguments(
+  request: ToolCallRequest,
+  current: Record<string, unknown>,
+  { reader, write, colors, env = process.env }: ApprovalPromptDependencies,
+  validator: ReturnType<typeof createArgumentsValidator>,
+): Promise<Record<string, unknown> | undefined | null | typeof INTERRUPTED> {
+  const editor = env.VISUAL?.trim() || env.EDITOR?.trim();
+  for (;;) {
+    let text: string | null | typeof INTERRUPTED;
+    if (editor) {
+      const written = reader.suspend(() => editInEditor(editor, current, write));
+      if (written === undefined) return undefined;
+      text = written;
+    } else {
+      write(colors.dim('Type the arguments as one line of JSON (empty keeps them as they are):\n'));
+      text = await reader.ask('json> ');
+      if (text === INTERRUPTED || text === null) return text;
+      if (text.trim() === '') return undefined;
+    }
+    const problem = checkArguments(text, request, validator);
+    if (typeof problem !== 'string') return problem;
+    write(colors.red(`${problem}\n`));
+    if (editor) {
+      const again = await reader.ask('Edit again? [y/n] ');
+      if (again === INTERRUPTED || again === null) return again;
+      if (!/^y/i.test(again.trim())) return undefined;
+    }
+  }
+}
+
+/** The parsed arguments, or what is wrong with them in words. */
+export function checkArguments(text: string, request: ToolCallRequest, validator = createArgumentsValidator()): Record<string, unknown> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `That is not valid JSON: ${(error as Error).message}. The arguments were not changed.`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'The arguments must be a JSON object ({ … }). The arguments were not changed.';
+  const result = validator.check(request.definitionHash, request.inputSchema, value as Record<string, unknown>);
+  if (result.ok) return value as Record<string, unknown>;
+  if ('schemaError' in result) return `The tool's input schema is invalid (${result.schemaError}), so edits cannot be checked: allow the call as it is or deny it.`;
+  return `The arguments do not fit the input schema of ${request.serverName}.${request.toolName}: ${describeArgumentProblems(result.problems)}. The arguments were not changed.`;
+}
+
+function editInEditor(editor: string, current: Record<string, unknown>, write: (text: string) => void): string | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-args-'));
+  const file = path.join(dir, 'arguments.json');
+  try {
+    fs.writeFileSync(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
+    // The editor may carry arguments of its own ("code --wait"); run it through the shell as git does.
+    const result = spawnSync(`${editor} "$@"`, ['editor', file], { stdio: 'inherit', shell: true });
+    if (result.error || result.status !== 0) {
+      write(`The editor (${editor}) ended with ${result.error ? result.error.message : `exit code ${result.status}`}; the arguments were not changed.\n`);
+      return undefined;
+    }
+    return fs.readFileSync(file, 'utf8');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function explainWhy(request: ToolCallRequest, { write, colors, explain }: ApprovalPromptDependencies): Promise<void> {
+  write(`${colors.bold('Why this is asked:')} ${request.decision.reason}\n`);
+  const hints = request.annotations ?? {};
+  const flags = [hints.readOnlyHint ? 'says it only reads' : '', hints.destructiveHint ? 'says it may destroy data' : '', hints.openWorldHint ? 'reaches outside this machine' : '']
+    .filter(Boolean)
+    .join(', ');
+  if (request.description) write(`  ${colors.dim(request.toolName)}: ${request.description.split('\n')[0]}\n`);
+  if (flags) write(`  The server ${flags} (a hint from the server, not a guarantee).\n`);
+  const explanation = await explain(request).catch(() => undefined);
+  for (const step of explanation?.considered ?? []) write(colors.dim(`  ${step.step}. ${step.kind}: ${step.detail}\n`));
+  write(colors.dim(`  To stop being asked: allow it for this chat (s), or set a rule: workbench policy set tool ${request.serverName} ${request.toolName} auto-approve\n`));
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n');
+}

@@ -1,0 +1,143 @@
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { AuditActorSchema, AuditDecisionSchema, AuditKindSchema, type AuditEntry, type AuditProgress } from '../../shared/audit';
+import { act, integer, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
+import { CliError, EXIT } from '../exit-codes';
+import { table } from '../terminal';
+
+/** `workbench audit …`: the audit page of the app. */
+export function auditCommand(program: Command, options: ProgramOptions): void {
+  const audit = program.command('audit').description('query, export and verify the audit log');
+
+  act(
+    leaf(audit, 'query', 'rows of the audit log, newest first')
+      .option('--from <time>', 'from this ISO 8601 time (inclusive)')
+      .option('--to <time>', 'before this ISO 8601 time')
+      .option('--chat <id>', 'one chat')
+      .option('--server <name>', 'one server')
+      .option('--tool <name>', 'one tool')
+      .option('--decision <decision...>', `one or more of ${AuditDecisionSchema.options.join(', ')}`)
+      .addOption(new Option('--actor <actor>', 'who decided').choices(AuditActorSchema.options))
+      .addOption(new Option('--kind <kind>', 'decision or result rows').choices(AuditKindSchema.options))
+      .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))
+      .option('--cursor <cursor>', 'the next page: the cursor the previous page printed'),
+    options,
+    async (
+      context,
+      flags: { from?: string; to?: string; chat?: string; server?: string; tool?: string; decision?: string[]; actor?: 'user'; kind?: 'decision'; limit?: number; cursor?: string },
+    ) => {
+      for (const decision of flags.decision ?? []) {
+        if (!AuditDecisionSchema.safeParse(decision).success) throw new CliError(`--decision must be one of ${AuditDecisionSchema.options.join(', ')}, not ${JSON.stringify(decision)}.`);
+      }
+      for (const [flag, value] of [['--from', flags.from], ['--to', flags.to]] as const) {
+        if (value !== undefined && Number.isNaN(Date.parse(value))) throw new CliError(`${flag} takes an ISO 8601 time like 2026-01-31T09:00:00Z, not ${JSON.stringify(value)}.`);
+      }
+      const iso = (value: string | undefined): string | undefined => (value === undefined ? undefined : new Date(value).toISOString());
+      const chatId = flags.chat === undefined ? undefined : await resolveChatIdOrRaw(context, flags.chat);
+      const page = await context.session().call('audit.query', {
+        ...(flags.from ? { from: iso(flags.from) } : {}),
+        ...(flags.to ? { to: iso(flags.to) } : {}),
+        ...(chatId ? { chatId } : {}),
+        ...(flags.server ? { serverName: flags.server } : {}),
+        ...(flags.tool ? { toolName: flags.tool } : {}),
+        ...(flags.decision ? { decision: flags.decision as AuditEntry['decision'][] as never } : {}),
+        ...(flags.actor ? { actor: flags.actor } : {}),
+        ...(flags.kind ? { kind: flags.kind } : {}),
+        ...(flags.limit ? { limit: flags.limit } : {}),
+        ...(flags.cursor ? { cursor: flags.cursor } : {}),
+      });
+      if (context.json) return context.terminal.json(page);
+      const { colors } = context.terminal;
+      if (page.entries.length === 0) return context.terminal.line('No rows match.');
+      context.terminal.line(
+        table([
+          ['#', 'TIME', 'KIND', 'SERVER.TOOL', 'WHAT', 'BY', 'WHY'].map((cell) => colors.bold(cell)),
+          ...page.entries.map((entry) => [
+            String(entry.sequence),
+            entry.time,
+            entry.kind,
+            `${entry.serverName}.${entry.toolName}`,
+            entry.kind === 'decision' ? (entry.decision ?? '') : `${entry.outcome ?? ''}${entry.durationMs === null ? '' : ` ${Math.round(entry.durationMs)} ms`}`,
+            entry.actor ?? '',
+            entry.kind === 'decision' ? `${entry.decidedBy ?? ''}${entry.reason ? ` — "${entry.reason}"` : ''}` : (entry.error ?? ''),
+          ]),
+        ]),
+      );
+      if (page.nextCursor) context.terminal.note(colors.dim(`More rows: add --cursor ${page.nextCursor}`));
+    },
+  );
+
+  act(
+    leaf(audit, 'export', 'write the whole log to a file, with a header that anchors its chain head')
+      .addOption(new Option('--format <format>', 'csv or jsonl (JSONL is the form to verify)').choices(['csv', 'jsonl']).makeOptionMandatory())
+      .requiredOption('--out <file>', 'the file to write (outside the data folder; ends in .csv or .jsonl)')
+      .option('--overwrite', 'replace the file if it exists'),
+    options,
+    async (context, flags: { format: 'csv' | 'jsonl'; out: string; overwrite?: boolean }) => {
+      const stopProgress = progressOnStderr(context, 'export', 'Exporting');
+      try {
+        const result = await context.session().call('audit.export', { format: flags.format, path: path.resolve(flags.out), ...(flags.overwrite ? { overwrite: true } : {}) });
+        stopProgress();
+        if (context.json) return context.terminal.json(result);
+        context.terminal.line(`Exported ${result.rowCount} rows to ${result.path} (head #${result.head.sequence} ${result.head.hash}).`);
+      } finally {
+        stopProgress();
+      }
+    },
+  );
+
+  act(
+    leaf(audit, 'verify', 'recompute the hash chain and name the first broken row (exit code 3 when broken)')
+      .option('--anchor-sequence <n>', "an earlier export's head sequence, to check that row is still there unchanged", integer('--anchor-sequence', 1, Number.MAX_SAFE_INTEGER))
+      .option('--anchor-hash <hash>', "that export's head hash"),
+    options,
+    async (context, flags: { anchorSequence?: number; anchorHash?: string }) => {
+      if ((flags.anchorSequence === undefined) !== (flags.anchorHash === undefined)) throw new CliError('--anchor-sequence and --anchor-hash go together.');
+      const stopProgress = progressOnStderr(context, 'verify', 'Verifying');
+      let result;
+      try {
+        result = await context.session().call('audit.verify', flags.anchorSequence === undefined ? undefined : { anchor: { sequence: flags.anchorSequence, hash: flags.anchorHash as string } });
+      } finally {
+        stopProgress();
+      }
+      if (context.json) context.terminal.json(result);
+      else if (result.ok) context.terminal.line(`${context.terminal.colors.green('OK')}: ${result.rowCount} rows verify; head #${result.head.sequence} ${result.head.hash}`);
+      else context.terminal.line(`${context.terminal.colors.red('BROKEN')} at row #${result.problem.sequence} (${result.problem.kind}): ${result.problem.message}. ${result.rowCount} rows verified before it.`);
+      return result.ok ? EXIT.ok : EXIT.verifyFailed;
+    },
+  );
+}
+
+/** Audit rows keep the ids of deleted chats: an id that no chat has any more is still a fine filter. */
+async function resolveChatIdOrRaw(context: CommandContext, given: string): Promise<string> {
+  try {
+    return await resolveChatId(context, given);
+  } catch {
+    return given;
+  }
+}
+
+/** "Exporting… 40% (4,000 of 10,000 rows)" on stderr, rewritten in place on a terminal, a line at a time otherwise. */
+function progressOnStderr(context: CommandContext, operation: AuditProgress['operation'], verb: string): () => void {
+  const { err } = context.terminal;
+  const tty = (err as { isTTY?: boolean }).isTTY === true;
+  let last = -1;
+  let shown = false;
+  const unsubscribe = context.session().services.events.subscribe((event, payload) => {
+    if (event !== 'audit.onDidProgress') return;
+    const progress = payload as AuditProgress;
+    if (progress.operation !== operation || progress.total === 0) return;
+    const percent = Math.floor((progress.done / progress.total) * 100);
+    if (percent === last || (!tty && percent - last < 10 && percent !== 100)) return;
+    last = percent;
+    shown = true;
+    err.write(`${tty ? '\r\u001b[2K' : ''}${verb}… ${percent}% (${progress.done.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows)${tty ? '' : '\n'}`);
+  });
+  let stopped = false;
+  return () => {
+    if (stopped) return;
+    stopped = true;
+    unsubscribe();
+    if (shown && tty) err.write('\n');
+  };
+}

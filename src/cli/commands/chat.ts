@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import { askAboutCalls } from '../approval-prompt';
+import { act, type ProgramOptions } from '../command-kit';
+import { createExchangeDriver, type Approver } from '../exchange';
+import { CliError, EXIT, type ExitCode } from '../exit-codes';
+import { createLineReader, INTERRUPTED } from '../line-reader';
+import { renderTranscript } from '../transcript';
+import { chatFor, type ChatFlags } from './conversation-setup';
+
+const HELP_LINE = 'Type a message and press Enter. /exit or Ctrl+D quits; Ctrl+C stops a reply, and a second Ctrl+C quits.';
+
+/** `workbench chat`: the chat tab of the app, in a terminal (seed 000 "CLI support"). */
+export function chatCommand(program: Command, options: ProgramOptions): void {
+  const command = program
+    .command('chat')
+    .description('chat interactively: streamed replies, tool call lines, and an approval prompt for each call that needs you')
+    .option('--chat <id>', 'continue this chat (an id, or the start of one); a new chat otherwise')
+    .option('--provider <id>', 'the provider to use (see: workbench providers list)')
+    .option('--model <model>', 'the model to use');
+  act(command, options, async (context, flags: ChatFlags) => {
+    const { terminal } = context;
+    const { colors } = terminal;
+    if (!terminal.interactive) throw new CliError('workbench chat needs a terminal (stdin and stdout). For scripts and pipes use: workbench run "PROMPT"');
+    const session = context.session();
+    let chat = await chatFor(context, flags);
+    terminal.line(`${colors.bold('AI Workbench')} ${colors.dim('·')} ${chat.title} ${colors.dim(`· ${chat.providerId ?? 'no provider'}/${chat.model ?? 'no model'} · ${chat.id.slice(0, 8)}`)}`);
+    terminal.line(colors.dim(HELP_LINE));
+    if (flags.chat !== undefined) {
+      const { messages } = await session.call('chat.messages', { chatId: chat.id, limit: 20 });
+      if (messages.length > 0) terminal.line(renderTranscript(messages, colors));
+    }
+    await session.startServers();
+
+    let interrupts = 0;
+    let resolveExit: ((code: ExitCode) => void) | undefined;
+    const exited = new Promise<ExitCode>((resolve) => (resolveExit = resolve));
+    const onInterrupt = (): void => {
+      interrupts++;
+      if (interrupts > 1) return resolveExit?.(EXIT.interrupted);
+      if (driver.busy) {
+        terminal.line(colors.yellow('\nStopping the reply… (Ctrl+C again to quit)'));
+        driver.interrupt();
+      }
+    };
+    const reader = createLineReader(process.stdin, process.stdout, onInterrupt);
+    let atLineStart = true;
+    const approver: Approver = async (requests) => {
+      if (!atLineStart) terminal.out.write('\n');
+      atLineStart = true;
+      const outcome = await askAboutCalls(requests, {
+        reader,
+        write: (text) => void terminal.out.write(text),
+        colors,
+        explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
+      });
+      if (outcome.kind === 'answers') return outcome;
+      if (outcome.kind === 'interrupted') interrupts++;
+      return { kind: 'stop' };
+    };
+    const driver = createExchangeDriver(
+      session,
+      {
+        text: (delta) => {
+          terminal.out.write(delta);
+          atLineStart = delta.endsWith('\n');
+        },
+        line: (text) => {
+          if (!atLineStart) terminal.out.write('\n');
+          atLineStart = true;
+          terminal.out.write(`${text}\n`);
+        },
+      },
+      colors,
+      approver,
+    );
+
+    const converse = async (): Promise<ExitCode> => {
+      // Calls may already wait in this chat (asked in the app, or before a restart): answer them first.
+      if ((await session.call('chat.messages', { chatId: chat.id, limit: 1 })).activity.status === 'waiting-approval') {
+        await driver.send(chat.id, null);
+      }
+      for (;;) {
+        const line = await reader.ask(colors.bold(colors.cyan('› ')));
+        if (line === null) return EXIT.ok;
+        if (line === INTERRUPTED) {
+          interrupts++;
+          if (interrupts > 1) return EXIT.interrupted;
+          terminal.line(colors.dim('(Ctrl+C again to quit, or type /exit)'));
+          continue;
+        }
+        interrupts = 0;
+        const text = line.trim();
+        if (text === '') continue;
+        if (text === '/exit' || text === '/quit') return EXIT.ok;
+        if (text === '/help') {
+          terminal.line(colors.dim(HELP_LINE));
+          continue;
+        }
+        try {
+          const outcome = await driver.send(chat.id, text);
+          if (!atLineStart) terminal.out.write('\n');
+          atLineStart = true;
+          if (outcome.status === 'stopped' && interrupts > 1) return EXIT.interrupted;
+          chat = await session.call('chat.get', { id: chat.id });
+        } catch (error) {
+          if (!atLineStart) terminal.out.write('\n');
+          atLineStart = true;
+          terminal.line(colors.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+        }
+      }
+    };
+    try {
+      return await Promise.race([converse(), exited]);
+    } finally {
+      reader.close();
+    }
+  });
+}

@@ -1,0 +1,195 @@
+import type { Command } from 'commander';
+import { GlobalApprovalModeSchema, ToolApprovalSettingSchema, type ApprovalRuleDraft, type PolicyUpdate, type PolicyView } from '../../shared/approval';
+import { act, integer, jsonObject, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
+import { CliError } from '../exit-codes';
+import { table } from '../terminal';
+
+/** `workbench policy …` and `workbench grants …`: the approvals page of the app. */
+export function policyCommand(program: Command, options: ProgramOptions): void {
+  const policy = program.command('policy').description('show and change the approval policy; explain what would happen to a call');
+
+  act(leaf(policy, 'show', 'the policy: global mode, timeout, server and tool settings, rules, warnings'), options, async (context) => {
+    const view = await context.session().call('policy.get');
+    if (context.json) return context.terminal.json(view);
+    printPolicy(context, view);
+  });
+
+  const set = leaf(policy, 'set <setting> [values...]', 'change one setting (see the examples below)')
+    .addHelpText(
+      'after',
+      `
+Settings:
+  mode ask|auto-approve-read-only-trusted|never-ask   the global switch (never-ask turns approvals off)
+  timeout SECONDS                                     how long a call waits for you (0 = forever)
+  tool SERVER TOOL auto-approve|always-ask|inherit    one tool's setting
+  server SERVER auto-approve|ask                      all of a server's tools (seed 003's bypass) or not
+  server SERVER trust-annotations|distrust-annotations
+  server SERVER forget                                drop the server's settings
+  rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals:VALUE …] [--note TEXT] [--id ID]
+  rule remove ID
+  json '{"mode": "ask", …}'                            any change policy.update takes, as JSON
+
+Examples:
+  workbench policy set tool Files read_text_file auto-approve
+  workbench policy set rule add deny '*' 'write_*' --arg '/path:glob:/etc/**'`,
+    )
+    .option('--arg <condition...>', 'a rule condition POINTER:MATCH:VALUE (MATCH is glob, regex or equals)')
+    .option('--note <text>', 'a note on the rule')
+    .option('--id <id>', "the rule's id (made up when missing)");
+  act(set, options, async (context, setting: string, values: string[], flags: { arg?: string[]; note?: string; id?: string }) => {
+    const change = policyChange(setting, values, flags);
+    const view = await context.session().call('policy.update', change);
+    if (context.json) return context.terminal.json(view);
+    context.terminal.line('Policy updated.');
+    for (const warning of view.warnings) context.terminal.line(context.terminal.colors.yellow(`warning: ${warning.message}`));
+  });
+
+  act(
+    leaf(policy, 'explain <server> <tool> [args_json]', 'what would happen to this call, and why, step by step').option('--chat <id>', "in this chat (its mode and grants count)"),
+    options,
+    async (context, server: string, tool: string, argsJson: string | undefined, flags: { chat?: string }) => {
+      const args = argsJson === undefined ? undefined : jsonObject('ARGS_JSON', argsJson);
+      const session = context.session();
+      // Annotations and grants need the tool's definition: ask the servers for it.
+      await session.startServers();
+      const chatId = flags.chat === undefined ? undefined : await resolveChatId(context, flags.chat);
+      const explanation = await session.call('policy.explain', { server, tool, ...(args ? { args } : {}), ...(chatId ? { chatId } : {}) });
+      if (context.json) return context.terminal.json(explanation);
+      const { colors } = context.terminal;
+      const color = explanation.outcome === 'allow' ? colors.green : explanation.outcome === 'deny' ? colors.red : colors.yellow;
+      context.terminal.line(`${color(explanation.outcome.toUpperCase())}: ${explanation.reason}`);
+      if (!explanation.toolKnown) context.terminal.line(colors.dim(`(no connected server offers ${server}.${tool}; its annotations could not count)`));
+      for (const step of explanation.considered) {
+        const mark = step.result === 'decided' ? colors.bold('→') : step.result === 'ignored' ? colors.dim('×') : colors.dim('·');
+        context.terminal.line(`  ${mark} ${step.step}. ${step.kind}: ${step.detail}`);
+      }
+    },
+  );
+
+  const grants = program.command('grants').description('"Allow for this chat" grants: list and revoke');
+  act(leaf(grants, 'list', 'every grant, or one chat\'s').option('--chat <id>', 'only this chat'), options, async (context, flags: { chat?: string }) => {
+    const chatId = flags.chat === undefined ? undefined : await resolveChatId(context, flags.chat);
+    const { grants: list } = await context.session().call('grants.list', chatId ? { chatId } : undefined);
+    if (context.json) return context.terminal.json(list);
+    if (list.length === 0) return context.terminal.line('No grants.');
+    const { colors } = context.terminal;
+    context.terminal.line(
+      table([
+        ['CHAT', 'SERVER', 'TOOL', 'GRANTED'].map((cell) => colors.bold(cell)),
+        ...list.map((grant) => [grant.chatId, grant.serverName, grant.toolName, new Date(grant.grantedAt).toISOString()]),
+      ]),
+    );
+  });
+  act(leaf(grants, 'revoke <chat> <server> <tool>', 'the tool is asked about again in that chat'), options, async (context, chat: string, server: string, tool: string) => {
+    const chatId = await resolveChatId(context, chat);
+    const { revoked } = await context.session().call('grants.revoke', { chatId, server, tool });
+    if (context.json) return context.terminal.json(revoked);
+    context.terminal.line(`Revoked: ${revoked.serverName}.${revoked.toolName} is asked about again in chat ${revoked.chatId}.`);
+  });
+}
+
+function policyChange(setting: string, values: string[], flags: { arg?: string[]; note?: string; id?: string }): PolicyUpdate {
+  const need = (count: number, usage: string): void => {
+    if (values.length !== count) throw new CliError(`policy set ${setting} takes ${usage}; got ${values.length === 0 ? 'nothing' : values.join(' ')}.`);
+  };
+  switch (setting) {
+    case 'mode': {
+      need(1, GlobalApprovalModeSchema.options.join('|'));
+      const mode = GlobalApprovalModeSchema.safeParse(values[0]);
+      if (!mode.success) throw new CliError(`mode must be one of ${GlobalApprovalModeSchema.options.join(', ')}, not ${JSON.stringify(values[0])}.`);
+      return { mode: mode.data };
+    }
+    case 'timeout':
+      need(1, 'SECONDS');
+      return { timeoutSeconds: integer('timeout', 0, 604_800)(values[0] as string) };
+    case 'tool': {
+      need(3, 'SERVER TOOL auto-approve|always-ask|inherit');
+      const [server, tool, value] = values as [string, string, string];
+      const parsed = ToolApprovalSettingSchema.safeParse(value);
+      if (!parsed.success) throw new CliError(`a tool setting must be one of ${ToolApprovalSettingSchema.options.join(', ')}, not ${JSON.stringify(value)}.`);
+      return { tools: { [server]: { [tool]: parsed.data } } };
+    }
+    case 'server': {
+      need(2, 'SERVER auto-approve|ask|trust-annotations|distrust-annotations|forget');
+      const [server, value] = values as [string, string];
+      const changes: Record<string, PolicyUpdate['servers']> = {
+        'auto-approve': { [server]: { autoApprove: true } },
+        ask: { [server]: { autoApprove: false } },
+        'trust-annotations': { [server]: { trustAnnotations: true } },
+        'distrust-annotations': { [server]: { trustAnnotations: false } },
+        forget: { [server]: null },
+      };
+      const servers = changes[value];
+      if (!servers) throw new CliError(`a server setting must be one of ${Object.keys(changes).join(', ')}, not ${JSON.stringify(value)}.`);
+      return { servers };
+    }
+    case 'rule': {
+      const [verb, ...rest] = values;
+      if (verb === 'remove') {
+        if (rest.length === 0) throw new CliError('policy set rule remove takes the ids of the rules to remove (see: workbench policy show).');
+        return { rules: { remove: rest } };
+      }
+      if (verb !== 'add' || rest.length !== 3) throw new CliError('policy set rule takes: add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg …], or remove ID…');
+      const [effect, server, tool] = rest as [string, string, string];
+      if (effect !== 'deny' && effect !== 'ask' && effect !== 'allow') throw new CliError(`a rule's effect must be deny, ask or allow, not ${JSON.stringify(effect)}.`);
+      const rule: ApprovalRuleDraft = {
+        effect,
+        server,
+        tool,
+        ...(flags.id ? { id: flags.id } : {}),
+        ...(flags.note ? { note: flags.note } : {}),
+        ...(flags.arg ? { args: flags.arg.map(argumentCondition) } : {}),
+      };
+      return { rules: { add: [rule] } };
+    }
+    case 'json':
+      need(1, "one JSON object, as policy.update takes it ('{\"mode\": \"ask\"}')");
+      return jsonObject('The policy change', values[0] as string) as PolicyUpdate;
+    default:
+      throw new CliError(`Unknown setting ${JSON.stringify(setting)}: use mode, timeout, tool, server, rule or json (see: workbench policy set --help).`);
+  }
+}
+
+function argumentCondition(text: string): NonNullable<ApprovalRuleDraft['args']>[number] {
+  const match = /^([^:]*):(glob|regex|equals):(.*)$/s.exec(text);
+  if (!match) throw new CliError(`--arg takes POINTER:glob|regex|equals:VALUE (like /path:glob:/etc/**), not ${JSON.stringify(text)}.`);
+  const [, pointer, kind, value] = match as unknown as [string, string, 'glob' | 'regex' | 'equals', string];
+  if (kind !== 'equals') return { pointer, match: kind, value };
+  let parsed: unknown = value;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    // A bare word compares as text.
+  }
+  if (parsed !== null && typeof parsed === 'object') throw new CliError(`--arg equals compares a string, number, boolean or null, not ${value}.`);
+  return { pointer, match: 'equals', value: parsed as string | number | boolean | null };
+}
+
+function printPolicy(context: CommandContext, view: PolicyView): void {
+  const { terminal } = context;
+  const { colors } = terminal;
+  const { policy } = view;
+  terminal.line(`${colors.bold('Mode:')} ${policy.mode}`);
+  terminal.line(`${colors.bold('Timeout:')} ${policy.timeoutSeconds === 0 ? 'none (calls wait forever)' : `${policy.timeoutSeconds} s`}`);
+  for (const warning of view.warnings) terminal.line(colors.yellow(`warning: ${warning.message}`));
+  const servers = Object.entries(policy.servers);
+  if (servers.length > 0) {
+    terminal.line(colors.bold('\nServers:'));
+    for (const [name, settings] of servers) terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}${settings.trustAnnotations ? ', trusts annotations' : ''}`);
+  }
+  const tools = Object.entries(policy.tools).flatMap(([server, byTool]) => Object.entries(byTool).map(([tool, setting]) => `  ${server}.${tool}: ${setting}`));
+  if (tools.length > 0) terminal.line(`${colors.bold('\nTools:')}\n${tools.join('\n')}`);
+  if (view.managed) {
+    terminal.line(colors.bold(`\nYour organisation's policy (${view.managed.file}):`));
+    if (view.managed.disallowNeverAsk) terminal.line('  "never ask" is not allowed');
+    for (const rule of view.managed.rules) terminal.line(`  ${ruleWords(rule)}`);
+  }
+  terminal.line(colors.bold('\nRules:'));
+  if (policy.rules.length === 0) terminal.line('  none');
+  policy.rules.forEach((rule, index) => terminal.line(`  #${index + 1} ${ruleWords(rule)}`));
+}
+
+function ruleWords(rule: { id: string; effect: string; server: string; tool: string; args?: { pointer: string; match: string; value: unknown }[] | undefined; note?: string | undefined }): string {
+  const conditions = (rule.args ?? []).map((arg) => ` when ${arg.pointer} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : 'matches'} ${JSON.stringify(arg.value)}`).join(' and');
+  return `[${rule.id}] ${rule.effect} ${rule.server} ${rule.tool}${conditions}${rule.note ? `  (${rule.note})` : ''}`;
+}

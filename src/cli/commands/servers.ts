@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { McpServerInput } from '../../shared/mcp';
+import { act, integer, leaf, type ProgramOptions } from '../command-kit';
+import { CliError } from '../exit-codes';
+import { formatTime, table } from '../terminal';
+
+/** `workbench servers …`: the MCP servers page of the app. */
+export function serversCommand(program: Command, options: ProgramOptions): void {
+  const servers = program.command('servers').description('list, add, remove, enable, disable, restart MCP servers; their logs and tools');
+
+  act(leaf(servers, 'list', 'the configured servers and their status').option('--status', 'start the servers first and show whether each is ready'), options, async (context, flags: { status?: boolean }) => {
+    const session = context.session();
+    if (flags.status) await session.startServers();
+    const { servers: list } = await session.call('mcp.list');
+    if (context.json) return context.terminal.json(list);
+    const { colors } = context.terminal;
+    if (list.length === 0) return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
+    context.terminal.line(
+      table([
+        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'LAUNCH'].map((cell) => colors.bold(cell)),
+        ...list.map((server) => [
+          server.name,
+          server.enabled ? 'yes' : 'no',
+          server.trusted ? 'yes' : 'no',
+          flags.status ? stateWords(server.status.state, server.status.toolCount, server.status.message) : server.kind,
+          launchWords(server),
+        ]),
+      ]),
+    );
+  });
+
+  act(
+    leaf(servers, 'add <name> [command...]', 'add a server: a command and its arguments (after --), --package for a bundled one, or --url')
+      .option('--package <package>', 'a bundled server: @modelcontextprotocol/server-filesystem, -memory or -everything')
+      .option('--url <url>', 'an HTTP (Streamable HTTP or SSE) server')
+      .option('--env <NAME=VALUE...>', 'environment variables (stored as secrets)')
+      .option('--header <NAME=VALUE...>', 'HTTP headers (stored as secrets)')
+      .option('--cwd <dir>', 'working directory of a command')
+      .option('--trusted', "trust the server's tool annotations (readOnlyHint…)")
+      .option('--disabled', 'add it without starting it')
+      .option('--timeout <ms>', 'how long a tool call may take, in ms', integer('--timeout', 100, 86_400_000))
+      .addHelpText('after', '\nExamples:\n  workbench servers add notes --package @modelcontextprotocol/server-memory\n  workbench servers add git -- uvx mcp-server-git --repository .\n  workbench servers add docs --url https://docs.example.com/mcp --header "Authorization=Bearer …"'),
+    options,
+    async (
+      context,
+      name: string,
+      command: string[],
+      flags: { package?: string; url?: string; env?: string[]; header?: string[]; cwd?: string; trusted?: boolean; disabled?: boolean; timeout?: number },
+    ) => {
+      const given = [command.length > 0, flags.package !== undefined, flags.url !== undefined].filter(Boolean).length;
+      if (given !== 1) throw new CliError('Give exactly one of: a command (after --), --package PACKAGE, or --url URL.');
+      const common = {
+        ...(flags.trusted ? { trusted: true } : {}),
+        ...(flags.disabled ? { enabled: false } : {}),
+        ...(flags.timeout === undefined ? {} : { callTimeoutMs: flags.timeout }),
+      };
+      const stdio = { ...(flags.env ? { env: pairs('--env', flags.env) } : {}), ...(flags.cwd ? { cwd: path.resolve(flags.cwd) } : {}), ...common };
+      const server: McpServerInput = flags.url
+        ? { url: flags.url, ...(flags.header ? { headers: pairs('--header', flags.header) } : {}), ...common }
+        : flags.package
+          ? ({ package: flags.package, ...stdio } as McpServerInput)
+          : { command: command[0] as string, args: command.slice(1), ...stdio };
+      const added = await context.session().call('mcp.add', { name, server });
+      if (context.json) return context.terminal.json(added);
+      context.terminal.line(`Added ${added.name}${added.enabled ? '' : ' (disabled)'}: ${launchWords(added)}`);
+    },
+  );
+
+  act(leaf(servers, 'remove <name>', 'remove a server (its secrets too)'), options, async (context, name: string) => {
+    const removed = await context.session().call('mcp.remove', { name });
+    if (context.json) return context.terminal.json(removed);
+    context.terminal.line(`Removed ${removed.name}.`);
+  });
+
+  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+    act(leaf(servers, `${verb} <name>`, `${verb} a server`), options, async (context, name: string) => {
+      const server = await context.session().call('mcp.setEnabled', { name, enabled });
+      if (context.json) return context.terminal.json(server);
+      context.terminal.line(`${server.name} is ${enabled ? 'enabled' : 'disabled'}.`);
+    });
+  }
+
+  act(leaf(servers, 'restart <name>', "start a server afresh (forgetting its crashes) and report whether it comes up"), options, async (context, name: string) => {
+    const session = context.session();
+    await session.startServers();
+    const server = await session.call('mcp.restart', { name });
+    await session.startServers();
+    const now = await session.call('mcp.list').then(({ servers: list }) => list.find((item) => item.name === server.name) ?? server);
+    if (context.json) return context.terminal.json(now);
+    context.terminal.line(`${now.name}: ${stateWords(now.status.state, now.status.toolCount, now.status.message)}`);
+    if (now.status.state !== 'ready') throw new CliError(`${now.name} did not come up; see: workbench servers logs ${now.name}`);
+  });
+
+  act(
+    leaf(servers, 'logs <name>', "start the server and show what it wrote to stderr and what AI Workbench noticed").option(
+      '-n, --lines <count>',
+      'the last this many lines',
+      integer('--lines', 1, 1000),
+    ),
+    options,
+    async (context, name: string, flags: { lines?: number }) => {
+      const session = context.session();
+      await session.startServers();
+      const logs = await session.call('mcp.logs', { name, ...(flags.lines ? { limit: flags.lines } : {}) });
+      if (context.json) return context.terminal.json(logs);
+      const { colors } = context.terminal;
+      for (const line of logs.lines) context.terminal.line(`${colors.dim(formatTime(line.time))} ${line.source === 'host' ? colors.cyan('[workbench]') : colors.dim('[stderr]')} ${line.text}`);
+      if (logs.lines.length === 0) context.terminal.line(`${logs.name} wrote nothing.`);
+    },
+  );
+
+  act(leaf(servers, 'tools [name]', "start the servers and list their tools (one server's when named)"), options, async (context, name: string | undefined) => {
+    const session = context.session();
+    await session.startServers();
+    const { tools } = await session.call('mcp.tools', name === undefined ? undefined : { name });
+    if (context.json) return context.terminal.json(tools);
+    const { colors } = context.terminal;
+    if (tools.length === 0) return context.terminal.line(name ? `${name} offers no tools (is it ready? try: workbench servers list --status)` : 'No tools: no server is ready.');
+    context.terminal.line(
+      table([
+        ['SERVER', 'TOOL', 'HINTS', 'DESCRIPTION'].map((cell) => colors.bold(cell)),
+        ...tools.map((tool) => [tool.serverName, tool.name, hints(tool.annotations), firstLine(tool.description ?? '')]),
+      ]),
+    );
+  });
+
+  act(
+    leaf(servers, 'import <file>', 'import servers from a Claude Desktop, Cursor or VS Code configuration file (or: claude-desktop, cursor, vscode)')
+      .option('--only <names...>', 'import only these servers')
+      .option('--dry-run', 'show what would be imported and skipped'),
+    options,
+    async (context, file: string, flags: { only?: string[]; dryRun?: boolean }) => {
+      const source = importSource(file);
+      const session = context.session();
+      if (flags.dryRun) {
+        const preview = await session.call('mcp.importPreview', { source });
+        return context.json ? context.terminal.json(preview) : context.terminal.line(JSON.stringify(preview, null, 2));
+      }
+      const result = await session.call('mcp.import', { source, ...(flags.only ? { only: flags.only } : {}) });
+      if (context.json) return context.terminal.json(result);
+      context.terminal.line(result.added.length > 0 ? `Imported: ${result.added.join(', ')}` : 'Nothing was imported.');
+      for (const skipped of result.skip) context.terminal.line(`Skipped ${skipped.name}: ${skipped.reason}`);
+    },
+  );
+}
+
+function importSource(file: string): { app: 'claude-desktop' | 'cursor' | 'vscode' } | { fileName: string; text: string } {
+  if (file === 'claude-desktop' || file === 'cursor' || file === 'vscode') return { app: file };
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  return { fileName: path.resolve(file), text };
+}
+
+function pairs(flag: string, values: readonly string[]): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const value of values) {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new CliError(`${flag} takes NAME=VALUE, not ${JSON.stringify(value)}.`);
+    result[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return result;
+}
+
+function launchWords(server: { kind: string; command?: string | undefined; package?: string | undefined; args?: string[] | undefined; url?: string | undefined }): string {
+  if (server.url) return server.url;
+  const head = server.package ?? server.command ?? '';
+  return [head, ...(server.args ?? [])].join(' ');
+}
+
+function stateWords(state: string, toolCount: number, message: string | undefined): string {
+  if (state === 'ready') return `ready (${toolCount} tool${toolCount === 1 ? '' : 's'})`;
+  return message ? `${state}: ${message}` : state;
+}
+
+function hints(annotations: { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined } | undefined): string {
+  if (!annotations) return '';
+  return [annotations.readOnlyHint ? 'read-only' : '', annotations.destructiveHint ? 'destructive' : ''].filter(Boolean).join(',');
+}
+
+export function firstLine(text: string, max = 70): string {
+  const line = text.split('\n')[0]?.trim() ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+

@@ -1,0 +1,151 @@
+import type { ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
+import type { CliSession } from './session';
+import type { Colors } from './terminal';
+import { toolCallLine } from './transcript';
+
+/** What decides the calls that wait for a person: answers, "no one can be asked", or "stop". */
+export type Approver = (requests: readonly ToolCallRequest[]) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
+
+export interface ExchangeOutcome {
+  exchangeId: string;
+  /** `done`: the model finished; `stopped`: Ctrl+C (or a stop) ended it; `error`: it failed (the message says why). */
+  status: 'done' | 'stopped' | 'error';
+  error?: string;
+  /** Tool calls of the exchange that were denied (by a rule, a person, or because no one could be asked). */
+  denied: number;
+  text: string;
+  calls: ToolCallRecord[];
+}
+
+export interface ExchangeView {
+  /** Reply text as it streams. */
+  text(delta: string): void;
+  /** A line about a tool call, a notice or an error; starts on a line of its own. */
+  line(text: string): void;
+}
+
+/** Calls in a final state are printed once each; pending ones are shown by the approval prompt instead. */
+const FINAL = new Set<ToolCallRecord['status']>(['success', 'error', 'denied', 'timeout', 'cancelled', 'interrupted']);
+
+/**
+ * Drives one exchange through the shared services (the ONE tool loop): sends the user's message with `chat.send`,
+ * shows what streams (`chat.onDidStream`), and whenever the reply ends with calls waiting, asks `approve` and
+ * submits seed 000's approval message — until the exchange ends. `interrupt()` stops it (`chat.stop`).
+ */
+export interface ExchangeDriver {
+  send(chatId: string, text: string | null): Promise<ExchangeOutcome>;
+  /** True while a reply is running (not while a person is being asked). */
+  readonly busy: boolean;
+  interrupt(): void;
+}
+
+export function createExchangeDriver(session: CliSession, view: ExchangeView, colors: Colors, approve: Approver): ExchangeDriver {
+  let busy = false;
+  let stopRequested = false;
+  let currentChat: string | null = null;
+
+  async function send(chatId: string, text: string | null): Promise<ExchangeOutcome> {
+    currentChat = chatId;
+    stopRequested = false;
+    const printed = new Map<string, ToolCallRecord['status']>();
+    let exchangeId: string | null = null;
+    let streamedText = '';
+    const showCall = (call: ToolCallRecord): void => {
+      if (!FINAL.has(call.status) || printed.get(call.toolCallId) === call.status) return;
+      printed.set(call.toolCallId, call.status);
+      view.line(toolCallLine(call, colors));
+    };
+    const unsubscribe = session.services.events.subscribe((event, payload) => {
+      if (event !== 'chat.onDidStream') return;
+      const streamed = payload as ChatStreamEvent;
+      if (streamed.chatId !== chatId || (exchangeId !== null && 'exchangeId' in streamed && streamed.exchangeId !== exchangeId)) return;
+      switch (streamed.kind) {
+        case 'text':
+          streamedText += streamed.delta;
+          view.text(streamed.delta);
+          break;
+        case 'tool-call':
+          showCall(streamed.call);
+          break;
+        case 'message':
+          showMessage(streamed.message);
+          break;
+        case 'error':
+          break;
+        case 'activity':
+          break;
+      }
+    });
+    const showMessage = (message: ChatMessage): void => {
+      if (message.role === 'assistant') for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) showCall(call);
+      else if (message.role === 'system') view.line(colors.dim(`· ${message.text}`));
+      else if (message.role === 'error') view.line(colors.red(`error: ${message.error.message}`));
+    };
+    try {
+      if (text !== null) {
+        busy = true;
+        const sent = await session.call('chat.send', { chatId, message: { role: 'user', text } });
+        exchangeId = sent.exchangeId;
+      }
+      for (;;) {
+        busy = true;
+        const activity = await session.services.conversations.settled(chatId);
+        busy = false;
+        exchangeId ??= activity.exchangeId;
+        if (activity.status !== 'waiting-approval') break;
+        const { approvals } = await session.call('approvals.pending', { chatId });
+        const requests = approvals.map((approval) => approval.request);
+        if (requests.length === 0) continue;
+        if (stopRequested) {
+          await session.call('chat.stop', { chatId });
+          continue;
+        }
+        const decision = await approve(requests);
+        if (decision.kind === 'stop' || stopRequested) {
+          stopRequested = true;
+          await session.call('chat.stop', { chatId });
+        } else if (decision.kind === 'unattended') {
+          // No person can answer: the approval engine denies them as the system, with this reason.
+          session.services.approvals.pending.denyUnattended(chatId, decision.reason);
+        } else {
+          await session.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: decision.approvals } });
+        }
+      }
+    } finally {
+      busy = false;
+      unsubscribe();
+      currentChat = null;
+    }
+    return outcomeOf(session, chatId, exchangeId, streamedText, stopRequested);
+  }
+
+  return {
+    send,
+    get busy() {
+      return busy;
+    },
+    interrupt() {
+      if (currentChat === null || stopRequested) return;
+      stopRequested = true;
+      void session.call('chat.stop', { chatId: currentChat }).catch(() => undefined);
+    },
+  };
+}
+
+async function outcomeOf(session: CliSession, chatId: string, exchangeId: string | null, streamedText: string, stopped: boolean): Promise<ExchangeOutcome> {
+  const { messages } = await session.call('chat.messages', { chatId });
+  const mine = messages.filter((message) => message.exchangeId === exchangeId);
+  const calls = mine.flatMap((message) => (message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : []));
+  const text = mine.flatMap((message) => (message.role === 'assistant' ? message.reply.turns.map((turn) => turn.message ?? '') : [])).join('\n') || streamedText;
+  const error = mine.find((message) => message.role === 'error');
+  const wasStopped = stopped || mine.some((message) => message.role === 'system' && message.kind === 'stopped');
+  return {
+    exchangeId: exchangeId ?? '',
+    status: error ? 'error' : wasStopped ? 'stopped' : 'done',
+    ...(error?.role === 'error' ? { error: error.error.message } : {}),
+    denied: calls.filter((call) => call.status === 'denied').length,
+    text,
+    calls,
+  };
+}

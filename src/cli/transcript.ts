@@ -1,0 +1,58 @@
+import type { ChatMessage, ToolCallRecord } from '../shared/messages';
+import { formatDuration, type Colors } from './terminal';
+
+const STATUS_WORDS: Record<ToolCallRecord['status'], string> = {
+  pending: 'waiting for you',
+  running: 'running',
+  success: 'ok',
+  error: 'error',
+  denied: 'denied',
+  timeout: 'timed out',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+};
+
+/** `  ⏺ Files · write_file · ok · 12 ms` — one line per tool call (server · tool · status · duration), and why when it did not run. */
+export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
+  const status = STATUS_WORDS[call.status];
+  const paint = call.status === 'success' ? colors.green : call.status === 'running' || call.status === 'pending' ? colors.yellow : colors.red;
+  const parts = [call.serverName || '?', call.toolName || call.modelCall.name, paint(status)];
+  if (call.durationMs !== undefined) parts.push(formatDuration(call.durationMs));
+  let line = `  ${paint('⏺')} ${parts.join(colors.dim(' · '))}`;
+  if (call.decision?.edited) line += colors.dim(' (edited arguments)');
+  const why = call.status === 'denied' || call.status === 'timeout' || call.status === 'cancelled' || call.status === 'error' ? (call.decision?.userReason ? `${call.decision.reason}: "${call.decision.userReason}"` : (call.error ?? call.decision?.reason)) : undefined;
+  if (why) line += `\n      ${colors.dim(firstLine(why))}`;
+  return line;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** A whole chat for `chats show`: the same lines the live chat prints. */
+export function renderTranscript(messages: readonly ChatMessage[], colors: Colors): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        lines.push('', `${colors.bold(colors.cyan('›'))} ${colors.bold(message.text)}`);
+        break;
+      case 'assistant':
+        for (const turn of message.reply.turns) {
+          if (turn.message) lines.push(turn.message.trimEnd());
+          for (const call of turn.toolCalls ?? []) lines.push(toolCallLine(call, colors));
+        }
+        break;
+      case 'approval':
+        break;
+      case 'system':
+        lines.push(colors.dim(`· ${message.text}`));
+        break;
+      case 'error':
+        lines.push(colors.red(`error: ${message.error.message}`));
+        break;
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,95 @@
+import { useEffect, useRef, useState } from 'react';
+import type { WorkbenchApi } from '../../../shared/api';
+import { CloseIcon } from '../components/icons';
+import { ApprovalsPage } from './approvals/ApprovalsPage';
+import { AuditPage } from './audit/AuditPage';
+import { ProvidersPage } from './providers/ProvidersPage';
+import { ServersPage } from './servers/ServersPage';
+import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, ServerIcon } from './settings-icons';
+import './settings.css';
+
+export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit';
+
+const SECTIONS: readonly { id: SettingsSection; label: string; icon: React.JSX.Element }[] = [
+  { id: 'providers', label: 'Providers', icon: <KeyIcon /> },
+  { id: 'servers', label: 'MCP servers', icon: <ServerIcon /> },
+  { id: 'approvals', label: 'Approvals', icon: <CheckShieldIcon /> },
+  { id: 'audit', label: 'Audit log', icon: <ListIcon /> },
+];
+
+export interface SettingsDialogProps {
+  api: WorkbenchApi;
+  initialSection?: SettingsSection;
+  onClose(): void;
+}
+
+/** Settings as one large modal <dialog>: sections on the left, the chosen page on the right. Escape closes it. */
+export function SettingsDialog({ api, initialSection = 'providers', onClose }: SettingsDialogProps): React.JSX.Element {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [section, setSection] = useState<SettingsSection>(initialSection);
+
+  useEffect(() => {
+    const element = dialog.current;
+    element?.showModal();
+    return () => element?.close();
+  }, []);
+
+  const moveFocus = (event: React.KeyboardEvent<HTMLButtonElement>, index: number): void => {
+    const step = event.key === 'ArrowDown' ? 1 : event.key === 'ArrowUp' ? -1 : 0;
+    if (step === 0) return;
+    event.preventDefault();
+    const next = SECTIONS[(index + step + SECTIONS.length) % SECTIONS.length];
+    if (!next) return;
+    setSection(next.id);
+    document.getElementById(`settings-tab-${next.id}`)?.focus();
+  };
+
+  return (
+    <dialog
+      ref={dialog}
+      className="settings-dialog"
+      aria-labelledby="settings-title"
+      data-testid="settings"
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+    >
+      <div className="settings-layout">
+        <aside className="settings-nav">
+          <h1 id="settings-title" className="settings-title">
+            <GearIcon size={16} /> Settings
+          </h1>
+          <div role="tablist" aria-orientation="vertical" aria-label="Settings sections">
+            {SECTIONS.map((entry, index) => (
+              <button
+                key={entry.id}
+                id={`settings-tab-${entry.id}`}
+                type="button"
+                role="tab"
+                aria-selected={section === entry.id}
+                aria-controls="settings-panel"
+                tabIndex={section === entry.id ? 0 : -1}
+                className={`settings-tab${section === entry.id ? ' is-selected' : ''}`}
+                onClick={() => setSection(entry.id)}
+                onKeyDown={(event) => moveFocus(event, index)}
+              >
+                {entry.icon}
+                {entry.label}
+              </button>
+            ))}
+          </div>
+        </aside>
+        <section id="settings-panel" role="tabpanel" aria-labelledby={`settings-tab-${section}`} className="settings-panel">
+          <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>
+            <CloseIcon size={16} />
+          </button>
+          {section === 'providers' && <ProvidersPage api={api} />}
+          {section === 'servers' && <ServersPage api={api} />}
+          {section === 'approvals' && <ApprovalsPage api={api} />}
+          {section === 'audit' && <AuditPage api={api} />}
+        </section>
+      </div>
+    </dialog>
+  );
+}

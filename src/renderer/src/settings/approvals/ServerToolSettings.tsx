@@ -1,0 +1,169 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { WorkbenchApi } from '../../../../shared/api';
+import type { PolicyUpdate, PolicyView, ToolApprovalSetting } from '../../../../shared/approval';
+import type { McpServerView, McpTool } from '../../../../shared/mcp';
+import { Modal, Notice, Switch, errorText } from '../common';
+import { annotationBadges } from '../servers/server-text';
+import { ToolSettingSelect } from './ToolSettingSelect';
+import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
+
+interface Props {
+  api: WorkbenchApi;
+  view: PolicyView;
+  update(change: PolicyUpdate): Promise<PolicyView>;
+}
+
+/** Per-server and per-tool settings (tool > server > global), searchable, with "reset to defaults". */
+export function ServerToolSettings({ api, view, update }: Props): React.JSX.Element {
+  const [servers, setServers] = useState<McpServerView[]>([]);
+  const [tools, setTools] = useState<McpTool[]>([]);
+  const [query, setQuery] = useState('');
+  const [onlyChanged, setOnlyChanged] = useState(false);
+  const [expanded, setExpanded] = useState<string[]>([]);
+  const [confirmReset, setConfirmReset] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const load = (): void => {
+      Promise.all([api.mcp.list(), api.mcp.tools()]).then(
+        ([list, all]) => {
+          setServers(list.servers);
+          setTools(all.tools);
+        },
+        (failure: unknown) => setError(errorText(failure)),
+      );
+    };
+    load();
+    const stopTools = api.mcp.onDidChangeTools(load);
+    const stopServers = api.mcp.onDidChangeServer(load);
+    return () => {
+      stopTools();
+      stopServers();
+    };
+  }, [api]);
+
+  const rows: ServerToolsRow[] = useMemo(
+    () => filterServerTools({ servers: servers.map((server) => server.name), tools, policy: view.policy, query, onlyChanged }),
+    [servers, tools, view.policy, query, onlyChanged],
+  );
+  const searching = query.trim().length > 0 || onlyChanged;
+  const hasCustom = Object.keys(view.policy.servers).length > 0 || Object.keys(view.policy.tools).length > 0;
+
+  const apply = async (change: PolicyUpdate): Promise<void> => {
+    setError(null);
+    try {
+      await update(change);
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  return (
+    <section className="settings-section" aria-labelledby="tool-settings-title">
+      <div className="section-title-row">
+        <h3 id="tool-settings-title">Servers and tools</h3>
+        <button type="button" className="button button-small" disabled={!hasCustom} onClick={() => setConfirmReset(true)}>
+          Reset to defaults
+        </button>
+      </div>
+      <p className="muted small">A tool’s own setting beats its server’s, which beats the global mode.</p>
+      <div className="filter-bar">
+        <input type="search" aria-label="Filter servers and tools" placeholder="Filter by server or tool" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <label className="inline-check">
+          <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} /> Only changed settings
+        </label>
+      </div>
+      {error && <Notice kind="error">{error}</Notice>}
+      {rows.length === 0 && <p className="muted">{searching ? 'Nothing matches the filter.' : 'No MCP server is configured.'}</p>}
+      <ul className="server-settings" aria-label="Server and tool settings">
+        {rows.map((row) => {
+          const open = searching || expanded.includes(row.server);
+          return (
+            <li key={row.server} className="server-settings-item" aria-label={row.server}>
+              <div className="server-settings-head">
+                <button
+                  type="button"
+                  className="disclosure"
+                  aria-expanded={open}
+                  aria-label={`${open ? 'Hide' : 'Show'} tools of ${row.server}`}
+                  onClick={() => setExpanded((current) => (current.includes(row.server) ? current.filter((name) => name !== row.server) : [...current, row.server]))}
+                >
+                  <span className="disclosure-arrow" aria-hidden="true">
+                    ▸
+                  </span>
+                  <span className="server-settings-name">{row.server}</span>
+                  <span className="muted small">
+                    {row.totalTools} tool{row.totalTools === 1 ? '' : 's'}
+                    {row.customTools > 0 && ` · ${row.customTools} set`}
+                  </span>
+                </button>
+                <Switch
+                  label={`Run all tools of ${row.server} without asking`}
+                  checked={row.autoApprove}
+                  onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
+                />
+              </div>
+              {open && (
+                <table className="table compact">
+                  <tbody>
+                    {row.tools.length === 0 && (
+                      <tr>
+                        <td className="muted small">{searching ? 'No tool of this server matches.' : 'No tools known (is the server running?).'}</td>
+                      </tr>
+                    )}
+                    {row.tools.map((tool) => (
+                      <tr key={tool.name}>
+                        <td className="mono">{tool.name}</td>
+                        <td>
+                          <div className="badges">
+                            {annotationBadges(tool.annotations).map((badge) => (
+                              <span key={badge.label} className={`badge tone-${badge.tone}`} title={badge.title}>
+                                {badge.label}
+                              </span>
+                            ))}
+                          </div>
+                        </td>
+                        <td className="align-end">
+                          <ToolSettingSelect
+                            label={`Approval for ${row.server} ${tool.name}`}
+                            value={tool.setting}
+                            onChange={(setting: ToolApprovalSetting) => void apply({ tools: { [row.server]: { [tool.name]: setting } } })}
+                          />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {confirmReset && (
+        <Modal
+          title="Reset server and tool settings?"
+          onClose={() => setConfirmReset(false)}
+          actions={
+            <>
+              <button type="button" className="button" onClick={() => setConfirmReset(false)} autoFocus>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button button-danger"
+                onClick={() => {
+                  setConfirmReset(false);
+                  void apply(resetToDefaults(view.policy));
+                }}
+              >
+                Reset
+              </button>
+            </>
+          }
+        >
+          <p>Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and the timeout stay.</p>
+        </Modal>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,25 @@
+import { ToolApprovalSettingSchema, type ToolApprovalSetting } from '../../../../shared/approval';
+
+export const TOOL_SETTING_LABELS: Readonly<Record<ToolApprovalSetting, string>> = {
+  inherit: 'Use server setting',
+  'auto-approve': 'Run without asking',
+  'always-ask': 'Always ask',
+};
+
+/** The per-tool approval setting (tool > server > global). */
+export function ToolSettingSelect({ label, value, onChange }: { label: string; value: ToolApprovalSetting; onChange(value: ToolApprovalSetting): void }): React.JSX.Element {
+  return (
+    <select
+      className={`setting-select is-${value}`}
+      aria-label={label}
+      value={value}
+      onChange={(event) => onChange(ToolApprovalSettingSchema.parse(event.target.value))}
+    >
+      {ToolApprovalSettingSchema.options.map((option) => (
+        <option key={option} value={option}>
+          {TOOL_SETTING_LABELS[option]}
+        </option>
+      ))}
+    </select>
+  );
+}

@@ -1,0 +1,248 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { WorkbenchApi } from '../../../../shared/api';
+import type { McpServerView } from '../../../../shared/mcp';
+import { Modal, Notice, PageHeader, Switch, errorText, formatTime } from '../common';
+import { RefreshIcon } from '../settings-icons';
+import { ImportDialog } from './ImportDialog';
+import { ServerForm } from './ServerForm';
+import { ServerLogs } from './ServerLogs';
+import { ServerTools } from './ServerTools';
+import { statusOf, summaryOf } from './server-text';
+
+/** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
+export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
+  const [servers, setServers] = useState<McpServerView[] | null>(null);
+  const [selectedName, setSelectedName] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<McpServerView | 'new' | null>(null);
+  const [importing, setImporting] = useState(false);
+  const [removing, setRemoving] = useState<McpServerView | null>(null);
+
+  const load = useCallback(
+    () =>
+      api.mcp.list().then(
+        (result) => setServers(result.servers),
+        (failure: unknown) => setError(errorText(failure)),
+      ),
+    [api],
+  );
+
+  useEffect(() => {
+    void load();
+    return api.mcp.onDidChangeServer((change) => {
+      setServers((current) => {
+        if (!current) return current;
+        if (change.kind === 'removed') return current.filter((server) => server.name !== change.name);
+        const index = current.findIndex((server) => server.name === change.server.name);
+        if (index < 0) return [...current, change.server];
+        return current.map((server, at) => (at === index ? change.server : server));
+      });
+    });
+  }, [api, load]);
+
+  const selected = servers?.find((server) => server.name === selectedName) ?? servers?.[0] ?? null;
+
+  const act = async (action: () => Promise<unknown>): Promise<void> => {
+    setError(null);
+    try {
+      await action();
+    } catch (failure) {
+      setError(errorText(failure));
+    }
+  };
+
+  return (
+    <div className="settings-page" data-testid="servers-page">
+      <PageHeader
+        title="MCP servers"
+        description="Programs and services that give models tools. Every call still goes through your approval settings."
+        actions={
+          <>
+            <button type="button" className="button" onClick={() => setImporting(true)}>
+              Import…
+            </button>
+            <button type="button" className="button button-primary" onClick={() => setForm('new')}>
+              Add server
+            </button>
+          </>
+        }
+      />
+      {error && <Notice kind="error">{error}</Notice>}
+      {servers === null && !error && <p className="muted">Loading…</p>}
+      {servers?.length === 0 && <div className="settings-empty">No MCP server is configured. Add one, or import them from Claude Desktop, Cursor or VS Code.</div>}
+      {servers && servers.length > 0 && selected && (
+        <div className="master-detail">
+          <ul className="server-list" aria-label="Servers">
+            {servers.map((server) => {
+              const status = statusOf(server);
+              const isSelected = server.name === selected.name;
+              return (
+                <li key={server.name}>
+                  <button
+                    type="button"
+                    className={`server-item${isSelected ? ' is-selected' : ''}`}
+                    aria-current={isSelected ? 'true' : undefined}
+                    onClick={() => setSelectedName(server.name)}
+                  >
+                    <span className={`dot tone-${status.tone}`} aria-hidden="true" />
+                    <span className="server-item-text">
+                      <span className="server-item-name">{server.displayName || server.name}</span>
+                      <span className="server-item-status muted">
+                        {status.label}
+                        {server.enabled && server.status.state === 'ready' && ` · ${server.status.toolCount} tools`}
+                      </span>
+                    </span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+          <ServerDetail
+            key={selected.name}
+            api={api}
+            server={selected}
+            onEdit={() => setForm(selected)}
+            onRemove={() => setRemoving(selected)}
+            act={act}
+          />
+        </div>
+      )}
+      {form && (
+        <ServerForm
+          api={api}
+          server={form === 'new' ? null : form}
+          onClose={() => setForm(null)}
+          onSaved={(name) => {
+            setSelectedName(name);
+            void load();
+          }}
+        />
+      )}
+      {importing && <ImportDialog api={api} onClose={() => setImporting(false)} onImported={() => void load()} />}
+      {removing && (
+        <Modal
+          title={`Remove ${removing.displayName || removing.name}?`}
+          onClose={() => setRemoving(null)}
+          actions={
+            <>
+              <button type="button" className="button" onClick={() => setRemoving(null)} autoFocus>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="button button-danger"
+                onClick={() => {
+                  const name = removing.name;
+                  setRemoving(null);
+                  setSelectedName(null);
+                  void act(() => api.mcp.remove({ name }));
+                }}
+              >
+                Remove
+              </button>
+            </>
+          }
+        >
+          <p>The server is stopped and its settings and stored secrets are deleted. Its tools disappear from every chat.</p>
+        </Modal>
+      )}
+    </div>
+  );
+}
+
+interface ServerDetailProps {
+  api: WorkbenchApi;
+  server: McpServerView;
+  onEdit(): void;
+  onRemove(): void;
+  act(action: () => Promise<unknown>): Promise<void>;
+}
+
+function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps): React.JSX.Element {
+  const status = statusOf(server);
+  const [tab, setTab] = useState<'tools' | 'logs'>('tools');
+  return (
+    <section className="server-detail" aria-label={`Server ${server.name}`}>
+      <header className="server-detail-header">
+        <div className="server-detail-title">
+          <h3>{server.displayName || server.name}</h3>
+          <span className={`status-pill tone-${status.tone}`} data-testid="server-status">
+            {status.label}
+          </span>
+        </div>
+        <div className="card-actions">
+          <button type="button" className="button" disabled={!server.enabled} onClick={() => void act(() => api.mcp.restart({ name: server.name }))}>
+            <RefreshIcon size={14} /> Restart
+          </button>
+          <button type="button" className="button" onClick={onEdit}>
+            Edit
+          </button>
+          <button type="button" className="button button-quiet-danger" onClick={onRemove}>
+            Remove
+          </button>
+        </div>
+      </header>
+      <p className="mono server-summary" title={summaryOf(server)}>
+        {summaryOf(server)}
+      </p>
+      {server.enabled && server.status.message && (
+        <Notice kind={server.status.state === 'error' ? 'error' : 'info'}>{server.status.message}</Notice>
+      )}
+      <dl className="facts">
+        {server.name !== server.displayName && server.displayName && (
+          <div>
+            <dt>Key</dt>
+            <dd className="mono">{server.name}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Since</dt>
+          <dd>{formatTime(server.status.since)}</dd>
+        </div>
+        {server.status.serverInfo && (
+          <div>
+            <dt>Reports as</dt>
+            <dd>
+              {server.status.serverInfo.name} {server.status.serverInfo.version}
+            </dd>
+          </div>
+        )}
+        {server.status.pid !== undefined && (
+          <div>
+            <dt>Process</dt>
+            <dd className="mono">{server.status.pid}</dd>
+          </div>
+        )}
+        {(server.envKeys.length > 0 || server.headerKeys.length > 0) && (
+          <div>
+            <dt>{server.kind === 'http' ? 'Headers' : 'Environment'}</dt>
+            <dd className="mono">{[...server.envKeys, ...server.headerKeys].map((key) => `${key}=••••`).join('  ')}</dd>
+          </div>
+        )}
+      </dl>
+      <div className="switch-group">
+        <Switch
+          label="Enabled"
+          description="A disabled server is stopped and offers no tools."
+          checked={server.enabled}
+          onChange={(enabled) => void act(() => api.mcp.setEnabled({ name: server.name, enabled }))}
+        />
+        <Switch
+          label="Trust this server's annotations"
+          description="Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you know."
+          checked={server.trusted}
+          onChange={(trusted) => void act(() => api.mcp.edit({ name: server.name, trusted }))}
+        />
+      </div>
+      <div className="subtabs" role="tablist" aria-label="Server details">
+        <button type="button" role="tab" aria-selected={tab === 'tools'} className={`subtab${tab === 'tools' ? ' is-selected' : ''}`} onClick={() => setTab('tools')}>
+          Tools
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'logs'} className={`subtab${tab === 'logs' ? ' is-selected' : ''}`} onClick={() => setTab('logs')}>
+          Logs
+        </button>
+      </div>
+      <div role="tabpanel">{tab === 'tools' ? <ServerTools api={api} server={server} /> : <ServerLogs api={api} server={server} />}</div>
+    </section>
+  );
+}
