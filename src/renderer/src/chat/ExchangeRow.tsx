@@ -59,7 +59,8 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
                 )}
               </div>
             ))}
-            {working && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
+            {/* While text streams, the text itself shows progress: no animation repainting every frame beside it. */}
+            {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
             {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting_approval' && (
               <div className="assistant-actions">
                 <CopyButton text={answerText} label="Copy answer" />

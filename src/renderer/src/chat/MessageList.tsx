@@ -64,7 +64,8 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       itemContent={itemContent}
       followOutput={(atBottom) => (atBottom ? 'auto' : false)}
       atBottomThreshold={80}
-      increaseViewportBy={{ top: 600, bottom: 300 }}
+      increaseViewportBy={{ top: 200, bottom: 200 }}
+      defaultItemSize={180}
       startReached={() => void store.loadOlder()}
       context={edge}
       components={COMPONENTS}

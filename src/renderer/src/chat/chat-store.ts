@@ -38,7 +38,7 @@ export interface ChatState {
 }
 
 export const FIRST_INDEX = 1_000_000;
-export const PAGE_SIZE = 150;
+export const PAGE_SIZE = 100;
 
 /** The calls of the chat that wait for a person, in the order the replies asked for them. */
 export function pendingRequests(timeline: Timeline): ToolCallRequest[] {

@@ -28,9 +28,21 @@ hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' }
 /** Longer code is shown plain: highlighting it would cost more than it helps. */
 const MAX_HIGHLIGHT_LENGTH = 40_000;
 
-/** The highlighted HTML of `code` (highlight.js escapes the code itself), or null for an unknown language. */
+const CACHE_LIMIT = 200;
+const cache = new Map<string, string>();
+
+/**
+ * The highlighted HTML of `code` (highlight.js escapes the code itself), or null for an unknown language.
+ * Cached: scrolling a long chat mounts the same code blocks again and again.
+ */
 export function highlightCode(code: string, language: string | undefined): string | null {
   const name = language?.trim().split(/\s/)[0]?.toLowerCase();
   if (!name || code.length > MAX_HIGHLIGHT_LENGTH || !hljs.getLanguage(name)) return null;
-  return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+  const key = `${name}\u0000${code}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+  cache.set(key, html);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  return html;
 }
