@@ -119,7 +119,7 @@ function WorkingIndicator({ status, empty }: { status: ChatActivity['status']; e
 function Notice({ notice, onRetry }: { notice: Extract<ChatMessage, { role: 'system' | 'error' }>; onRetry: (() => void) | null }): React.JSX.Element {
   if (notice.role === 'error') return <ErrorNotice error={notice.error} onRetry={onRetry} />;
   return (
-    <p className={`notice notice-${notice.kind}`} role="note">
+    <p className={`chat-notice chat-notice-${notice.kind}`} role="note">
       {notice.text}
     </p>
   );

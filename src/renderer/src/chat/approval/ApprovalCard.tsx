@@ -104,8 +104,8 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
       </header>
 
       <div className="approval-run">
-        <button type="button" className="disclosure" aria-expanded={showArgs} aria-controls={argsId} onClick={() => setShowArgs(!showArgs)}>
-          <span className="disclosure-arrow" aria-hidden="true">
+        <button type="button" className="run-disclosure" aria-expanded={showArgs} aria-controls={argsId} onClick={() => setShowArgs(!showArgs)}>
+          <span className="run-disclosure-arrow" aria-hidden="true">
             ▸
           </span>
           Run <strong>{tool}</strong> from {server}
@@ -117,16 +117,21 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           {prettyJson(draft?.editedArgs ?? edited ?? request.args)}
         </pre>
       )}
-      {request.description && <p className="approval-description muted">{request.description}</p>}
+      {/* Once decided, the card keeps only what was decided (the buttons' place shows it, with Undo). */}
+      {!draft && (
+        <>
+          {request.description && <p className="approval-description muted">{request.description}</p>}
 
-      {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
 
-      <p className="approval-warning">
-        <WarningIcon size={14} /> {WARNING_TEXT}
-      </p>
-      <p className="approval-review">
-        <strong>Review each action carefully before approving</strong>
-      </p>
+          <p className="approval-warning">
+            <WarningIcon size={14} /> {WARNING_TEXT}
+          </p>
+          <p className="approval-review">
+            <strong>Review each action carefully before approving</strong>
+          </p>
+        </>
+      )}
 
       {editing && !draft && (
         <ArgumentsEditor
@@ -147,7 +152,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           <span className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}>{DISPOSITIONS[draft.decision]}</span>
           {draft.reason && <span className="muted"> — “{draft.reason}”</span>}
           {!locked && (
-            <button type="button" className="link-button" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITIONS[draft.decision]} for ${tool}`}>
+            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITIONS[draft.decision]} for ${tool}`}>
               Undo
             </button>
           )}
@@ -197,13 +202,13 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
             Deny
           </button>
           <span className="approval-secondary">
-            <button type="button" className="link-button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            <button type="button" className="chat-link" aria-expanded={editing} onClick={() => setEditing(!editing)}>
               {editing ? 'Done editing' : 'Edit arguments'}
             </button>
             {edited && editing && (
               <button
                 type="button"
-                className="link-button"
+                className="chat-link"
                 onClick={() => {
                   setEdited(null);
                   setEditError(null);
@@ -213,7 +218,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
                 Reset
               </button>
             )}
-            <button type="button" className="link-button" onClick={() => setDenying(true)}>
+            <button type="button" className="chat-link" onClick={() => setDenying(true)}>
               Deny with reason…
             </button>
           </span>

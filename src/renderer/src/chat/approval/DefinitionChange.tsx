@@ -29,7 +29,7 @@ export function DefinitionChange({ serverName, toolName }: { serverName: string;
       {diff && (
         <>
           {' '}
-          <button type="button" className="link-button" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <button type="button" className="chat-link" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide changes' : 'Show changes'}
           </button>
           {open && (
