@@ -65,7 +65,7 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       followOutput={(atBottom) => (atBottom ? 'auto' : false)}
       atBottomThreshold={80}
       increaseViewportBy={{ top: 200, bottom: 200 }}
-      defaultItemSize={180}
+      defaultItemHeight={180}
       startReached={() => void store.loadOlder()}
       context={edge}
       components={COMPONENTS}
