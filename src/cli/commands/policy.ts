@@ -23,7 +23,7 @@ Settings:
   timeout SECONDS                                     how long a call waits for you (0 = forever)
   tool SERVER TOOL auto-approve|always-ask|inherit    one tool's setting
   server SERVER auto-approve|ask                      all of a server's tools (seed 003's bypass) or not
-  server SERVER trust-annotations|distrust-annotations
+  (a server's trust in its own annotations: workbench servers trust|distrust SERVER)
   server SERVER forget                                drop the server's settings
   rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals:VALUE …] [--note TEXT] [--id ID]
   rule remove ID
@@ -110,13 +110,14 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
       return { tools: { [server]: { [tool]: parsed.data } } };
     }
     case 'server': {
-      need(2, 'SERVER auto-approve|ask|trust-annotations|distrust-annotations|forget');
+      need(2, 'SERVER auto-approve|ask|forget');
+      if (values[1] === 'trust-annotations' || values[1] === 'distrust-annotations') {
+        throw new CliError(`A server's trust is a setting of the server now: workbench servers ${values[1] === 'trust-annotations' ? 'trust' : 'distrust'} ${values[0]}`);
+      }
       const [server, value] = values as [string, string];
       const changes: Record<string, PolicyUpdate['servers']> = {
         'auto-approve': { [server]: { autoApprove: true } },
         ask: { [server]: { autoApprove: false } },
-        'trust-annotations': { [server]: { trustAnnotations: true } },
-        'distrust-annotations': { [server]: { trustAnnotations: false } },
         forget: { [server]: null },
       };
       const servers = changes[value];
@@ -175,7 +176,7 @@ function printPolicy(context: CommandContext, view: PolicyView): void {
   const servers = Object.entries(policy.servers);
   if (servers.length > 0) {
     terminal.line(colors.bold('\nServers:'));
-    for (const [name, settings] of servers) terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}${settings.trustAnnotations ? ', trusts annotations' : ''}`);
+    for (const [name, settings] of servers) terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}`);
   }
   const tools = Object.entries(policy.tools).flatMap(([server, byTool]) => Object.entries(byTool).map(([tool, setting]) => `  ${server}.${tool}: ${setting}`));
   if (tools.length > 0) terminal.line(`${colors.bold('\nTools:')}\n${tools.join('\n')}`);

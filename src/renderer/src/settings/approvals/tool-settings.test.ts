@@ -4,7 +4,7 @@ import { filterServerTools, resetToDefaults } from './tool-settings';
 
 const policy: ApprovalPolicy = {
   ...DEFAULT_APPROVAL_POLICY,
-  servers: { Files: { autoApprove: true, trustAnnotations: false }, Gone: { autoApprove: true, trustAnnotations: false } },
+  servers: { Files: { autoApprove: true }, Gone: { autoApprove: true } },
   tools: { Files: { write_file: 'always-ask' }, Memory: { old_tool: 'auto-approve' } },
 };
 const tools = [
