@@ -25,6 +25,10 @@ for (const scheme of ['light', 'dark'] as const) {
       },
     });
 
+    await page.goto(workbench.url);
+    await expect(page.getByTestId('open-settings')).toBeVisible();
+    await page.getByTestId('open-settings').focus();
+    await shoot(page, `${scheme}-00-sidebar-entry`);
     const dialog = await openSettings(page, workbench, 'Providers');
     await expect(dialog.getByRole('listitem', { name: 'Anthropic (work)' }).getByTestId('key-state')).toHaveText('Set');
     await dialog.getByRole('listitem', { name: 'Ollama on this machine' }).getByRole('button', { name: 'Test connection' }).click();
