@@ -11,9 +11,8 @@ export interface BrowserModeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the built browser-mode server on a free port with a throw-away data directory. */
-export async function startBrowserMode(): Promise<BrowserModeProcess> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-'));
+/** Starts the built browser-mode server on a free port with a throw-away data directory (`home`, removed on stop). */
+export async function startBrowserMode(home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-'))): Promise<BrowserModeProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'out/main/browser.js'), '--port', '0', '--no-open'], {
     cwd: ROOT,
     env: { ...process.env, WORKBENCH_HOME: home },

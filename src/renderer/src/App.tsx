@@ -1,7 +1,10 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { WorkbenchApi } from '../../shared/api';
 import type { BrowserBridge, ConnectionState } from './bridge/browser-bridge';
-import { ChatView } from './components/ChatView';
+import { ChatPane } from './chat/ChatPane';
+import { ChatStores } from './chat/chat-store';
+import { TabBar } from './chat/TabBar';
+import { useTrustedServers } from './chat/use-trusted-servers';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { Sidebar } from './components/Sidebar';
@@ -17,27 +20,44 @@ export interface AppProps {
 
 export function App({ api, bridge }: AppProps): React.JSX.Element {
   const [store] = useState(() => new ChatsStore(api));
+  const [chatStores] = useState(() => new ChatStores(api));
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
+  const trustedServers = useTrustedServers(api);
   const [settingsOpen, setSettingsOpen] = useState(false); // settings (ui-settings)
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => {
     // Load on start, and again after a reconnect: changes made while we were away were not pushed to us.
-    if (connection === 'open') void store.load();
-  }, [store, connection]);
+    if (connection !== 'open') return;
+    void store.load();
+    chatStores.reloadAll();
+  }, [store, chatStores, connection]);
+  // A notification or the tray asks for a chat: show its tab and bring the waiting call's card into focus.
+  useEffect(
+    () =>
+      api.app.onDidRequestChat(({ chatId, toolCallId }) => {
+        store.select(chatId);
+        if (toolCallId) chatStores.get(chatId).requestFocus(toolCallId);
+      }),
+    [api, store, chatStores],
+  );
+  // Open tabs keep their chat's messages and answers; closed or deleted ones let them go.
+  useEffect(() => chatStores.retain(new Set(state.openIds)), [chatStores, state.openIds]);
 
   const selected = state.chats.find((chat) => chat.id === state.selectedId) ?? null;
+  const tabs = useMemo(() => state.openIds.flatMap((id) => state.chats.find((chat) => chat.id === id) ?? []), [state.openIds, state.chats]);
 
   return (
     <div className="app">
       <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen(true)} />
-      <main className="pane" aria-live="polite">
+      <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
+        <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} />
         {state.status === 'loading' ? (
           <div className="pane-center muted">Loading…</div>
         ) : selected ? (
-          <ChatView key={selected.id} chat={selected} store={store} />
+          <ChatPane key={selected.id} api={api} chat={selected} chats={store} store={chatStores.get(selected.id)} trustedServers={trustedServers} />
         ) : (
           <Welcome onNewChat={() => void store.create()} failed={state.status === 'failed'} onRetry={() => void store.load()} />
         )}

@@ -87,18 +87,41 @@ describe('ChatsStore', () => {
     expect(store.getSnapshot().chats).toHaveLength(2);
   });
 
-  it('moves the selection to a neighbour when the selected chat is deleted', async () => {
+  it('moves the selection to the neighbouring tab, else the neighbouring chat, when the selected chat is deleted', async () => {
     const { transport, push } = fakeTransport([chat(1, 300), chat(2, 200), chat(3, 100)]);
     const store = new ChatsStore(buildWorkbenchApi(transport));
     store.follow();
     await store.load();
     store.select(chat(2, 0).id);
+    expect(store.getSnapshot().openIds).toEqual([chat(1, 0).id, chat(2, 0).id]);
     push({ kind: 'deleted', id: chat(2, 0).id });
-    expect(store.getSnapshot().selectedId).toBe(chat(3, 0).id);
-    expect(await store.remove(chat(3, 0).id)).toBe(true);
     expect(store.getSnapshot().selectedId).toBe(chat(1, 0).id);
+    expect(store.getSnapshot().openIds).toEqual([chat(1, 0).id]);
     expect(await store.remove(chat(1, 0).id)).toBe(true);
+    expect(store.getSnapshot().selectedId).toBe(chat(3, 0).id);
+    expect(store.getSnapshot().openIds).toEqual([chat(3, 0).id]);
+    expect(await store.remove(chat(3, 0).id)).toBe(true);
     expect(store.getSnapshot().selectedId).toBeNull();
+    expect(store.getSnapshot().openIds).toEqual([]);
+  });
+
+  it('opens, closes and reorders tabs', async () => {
+    const { transport } = fakeTransport([chat(1, 300), chat(2, 200), chat(3, 100)]);
+    const store = new ChatsStore(buildWorkbenchApi(transport));
+    await store.load();
+    const [one, two, three] = [chat(1, 0).id, chat(2, 0).id, chat(3, 0).id];
+    store.select(two);
+    store.select(three);
+    expect(store.getSnapshot().openIds).toEqual([one, two, three]);
+    store.moveTab(three, 0);
+    expect(store.getSnapshot().openIds).toEqual([three, one, two]);
+    store.closeTab(three);
+    // The selected tab closed: the one that took its place is shown.
+    expect(store.getSnapshot()).toMatchObject({ openIds: [one, two], selectedId: one });
+    store.closeTab(two);
+    expect(store.getSnapshot()).toMatchObject({ openIds: [one], selectedId: one });
+    store.closeTab(one);
+    expect(store.getSnapshot()).toMatchObject({ openIds: [], selectedId: null });
   });
 
   it('keeps the list and shows the error when a rename is refused, and clears it on the next success', async () => {

@@ -8,15 +8,18 @@ export interface ChatsState {
   readonly status: ChatsStatus;
   readonly chats: readonly Chat[];
   readonly selectedId: string | null;
+  /** The chats open as tabs, in tab order; the selected chat is always one of them. */
+  readonly openIds: readonly string[];
   /** The last error a person should see (a failed rename, a lost connection); cleared on the next success. */
   readonly error: string | null;
 }
 
 const SELECTED_KEY = 'aiwb.selectedChat';
+const TABS_KEY = 'aiwb.openTabs';
 
 /** The chat list of one window: loaded once, then kept current by `chat.onDidChange` from any client. */
 export class ChatsStore {
-  private state: ChatsState = { status: 'loading', chats: [], selectedId: readSelected(), error: null };
+  private state: ChatsState = { status: 'loading', chats: [], selectedId: readSelected(), openIds: readTabs(), error: null };
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly api: WorkbenchApi) {}
@@ -36,15 +39,35 @@ export class ChatsStore {
   async load(): Promise<void> {
     try {
       const chats = sortChats((await this.api.chat.list()).chats);
-      const selectedId = chats.some((chat) => chat.id === this.state.selectedId) ? this.state.selectedId : (chats[0]?.id ?? null);
-      this.set({ status: 'ready', chats, selectedId, error: null });
+      const known = new Set(chats.map((chat) => chat.id));
+      const openIds = this.state.openIds.filter((id) => known.has(id));
+      const selectedId = this.state.selectedId && known.has(this.state.selectedId) ? this.state.selectedId : (openIds[0] ?? chats[0]?.id ?? null);
+      this.set({ status: 'ready', chats, selectedId, openIds: withTab(openIds, selectedId), error: null });
     } catch (error) {
       this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', error: describe(error) });
     }
   }
 
+  /** Shows a chat, opening a tab for it when it has none. */
   select(id: string | null): void {
-    this.set({ selectedId: id });
+    this.set({ selectedId: id, openIds: withTab(this.state.openIds, id) });
+  }
+
+  /** Closes a chat's tab; the tab to its right (else its left) is shown when it was the selected one. */
+  closeTab(id: string): void {
+    const index = this.state.openIds.indexOf(id);
+    if (index < 0) return;
+    const openIds = this.state.openIds.filter((open) => open !== id);
+    const selectedId = this.state.selectedId === id ? (openIds[Math.min(index, openIds.length - 1)] ?? null) : this.state.selectedId;
+    this.set({ openIds, selectedId });
+  }
+
+  /** Moves a tab to another place in the tab bar. */
+  moveTab(id: string, toIndex: number): void {
+    const openIds = this.state.openIds.filter((open) => open !== id);
+    if (openIds.length === this.state.openIds.length) return;
+    openIds.splice(Math.max(0, Math.min(toIndex, openIds.length)), 0, id);
+    this.set({ openIds });
   }
 
   /** Creates a chat and selects it. Resolves false (with `error` set) when it failed. */
@@ -52,7 +75,7 @@ export class ChatsStore {
     return this.run(async () => {
       const chat = await this.api.chat.create();
       this.apply({ kind: 'created', chat });
-      this.set({ selectedId: chat.id });
+      this.select(chat.id);
     });
   }
 
@@ -86,25 +109,38 @@ export class ChatsStore {
   private apply(change: ChatChange): void {
     const others = this.state.chats.filter((chat) => chat.id !== (change.kind === 'deleted' ? change.id : change.chat.id));
     if (change.kind === 'deleted') {
-      const index = this.state.chats.findIndex((chat) => chat.id === change.id);
-      const selectedId =
-        this.state.selectedId === change.id ? (others[Math.min(Math.max(index, 0), others.length - 1)]?.id ?? null) : this.state.selectedId;
-      this.set({ chats: others, selectedId });
+      const tabIndex = this.state.openIds.indexOf(change.id);
+      const openIds = this.state.openIds.filter((id) => id !== change.id);
+      let selectedId = this.state.selectedId;
+      if (selectedId === change.id) {
+        // The neighbouring tab, else the neighbouring chat of the list.
+        const index = this.state.chats.findIndex((chat) => chat.id === change.id);
+        selectedId = openIds[Math.min(Math.max(tabIndex, 0), openIds.length - 1)] ?? others[Math.min(Math.max(index, 0), others.length - 1)]?.id ?? null;
+      }
+      this.set({ chats: others, selectedId, openIds: withTab(openIds, selectedId) });
     } else {
       // A chat that arrives while none is open (the welcome screen) is opened; otherwise the selection stays.
-      this.set({ chats: sortChats([...others, change.chat]), ...(this.state.selectedId === null ? { selectedId: change.chat.id } : {}) });
+      this.set({
+        chats: sortChats([...others, change.chat]),
+        ...(this.state.selectedId === null ? { selectedId: change.chat.id, openIds: withTab(this.state.openIds, change.chat.id) } : {}),
+      });
     }
   }
 
   private set(patch: Partial<ChatsState>): void {
     this.state = { ...this.state, ...patch };
     if ('selectedId' in patch) writeSelected(this.state.selectedId);
+    if ('openIds' in patch) writeTabs(this.state.openIds);
     for (const listener of [...this.listeners]) listener();
   }
 }
 
 function sortChats(chats: readonly Chat[]): Chat[] {
   return [...chats].sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+}
+
+function withTab(openIds: readonly string[], id: string | null): readonly string[] {
+  return id === null || openIds.includes(id) ? openIds : [...openIds, id];
 }
 
 function describe(error: unknown): string {
@@ -126,5 +162,22 @@ function writeSelected(id: string | null): void {
     else localStorage.removeItem(SELECTED_KEY);
   } catch {
     // storage unavailable (private mode): selection just is not remembered
+  }
+}
+
+function readTabs(): string[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(TABS_KEY) ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeTabs(ids: readonly string[]): void {
+  try {
+    localStorage.setItem(TABS_KEY, JSON.stringify(ids));
+  } catch {
+    // storage unavailable: tabs are just not restored
   }
 }

@@ -1,0 +1,265 @@
+/**
+ * Seed 000's approval flow in the UI, end to end: the scripted fake LLM server (OpenAI wire format) asks for
+ * real tool calls on the real Files server; the person answers in the approval cards.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import type { FakeLlmServer } from '../src/main/llm/testing/fake-llm-server';
+import { expect, test, type Workbench } from './fixtures';
+import { chatUi, filesCall, filesReady, say, scriptedChat, shoot } from './chat-ui';
+
+/** The text of every tool result the model was sent in its last request. */
+function toolResultsSent(fake: FakeLlmServer): string[] {
+  const body = fake.generations().at(-1)?.body as { messages: { role: string; content: unknown }[] };
+  return body.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+}
+
+async function open(page: Page, workbench: Workbench, title = 'Scripted chat'): Promise<FakeLlmServer> {
+  await filesReady(workbench);
+  const { fake } = await scriptedChat(workbench, title);
+  await page.goto(workbench.url);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
+  return fake;
+}
+
+/** Two writes in one turn: a batch of two cards. */
+function scriptBatch(fake: FakeLlmServer): void {
+  fake.script(
+    { kind: 'reply', text: ['I will write both files.'], toolCalls: [filesCall('write_file', { path: 'a.txt', content: 'alpha' }, 'call_a'), filesCall('write_file', { path: 'b.txt', content: 'beta' }, 'call_b')] },
+    { kind: 'reply', text: ['Both files are handled.'] },
+  );
+}
+
+test('a single call: "Allow for this chat" runs it and later calls of that tool run without asking, with the reason shown', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', text: ['Writing.'], toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')] },
+    { kind: 'reply', text: ['Written once.'] },
+  );
+  await say(page, 'write one');
+  await expect(view.input).toBeDisabled();
+  await view.card('write_file').getByRole('button', { name: 'Allow for this chat' }).click();
+  await expect(view.pane.getByText('Written once.')).toBeVisible();
+  await expect(view.input).toBeEnabled();
+
+  fake.script(
+    { kind: 'reply', text: ['Writing again.'], toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')] },
+    { kind: 'reply', text: ['Written twice.'] },
+  );
+  await say(page, 'write two');
+  await expect(view.pane.getByText('Written twice.')).toBeVisible();
+  await expect(view.cards).toHaveCount(0);
+  const second = view.toolCalls.nth(1);
+  await expect(second).toContainText('Auto-approved');
+  await expect(second.getByText('Auto-approved')).toHaveAttribute('title', /Allow for this chat|grant|this chat/i);
+  expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'two.txt'), 'utf8')).toBe('2');
+});
+
+test('Deny: the tool does not run, the model is told, and the call reads as denied', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'no.txt', content: 'x' }, 'call_no')] },
+    { kind: 'reply', text: ['Understood, I did not write it.'] },
+  );
+  await say(page, 'write no.txt');
+  await view.card('write_file').getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(view.pane.getByText('Understood, I did not write it.')).toBeVisible();
+  await expect(view.toolCalls.first()).toContainText('Denied');
+  expect(toolResultsSent(fake).join('\n')).toContain('User denied tool invocation');
+  await expect(fs.access(path.join(workbench.dataDir, 'sandbox', 'no.txt'))).rejects.toThrow();
+});
+
+test('deny with a reason: the model is told the reason', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'secret.txt', content: 'x' }, 'call_r')] },
+    { kind: 'reply', text: ['I will not touch it.'] },
+  );
+  await say(page, 'write secret');
+  const card = view.card('write_file');
+  await card.getByRole('button', { name: 'Deny with reason…' }).click();
+  await card.getByRole('textbox', { name: /Why deny/ }).fill('not that file');
+  await card.getByRole('textbox', { name: /Why deny/ }).press('Enter');
+  await expect(view.pane.getByText('I will not touch it.')).toBeVisible();
+  expect(toolResultsSent(fake).join('\n')).toContain('not that file');
+  await expect(view.toolCalls.first()).toContainText('not that file');
+});
+
+test('a batch: each decision shows its disposition with Undo; the last one sends, and the exchange is one message', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.cards).toHaveCount(2);
+  await expect(view.announcer).toHaveText(/2 tool calls need your approval/);
+  await expect(view.pane.getByText('2 tool calls wait for your decision')).toBeVisible();
+
+  const [first, second] = [view.cards.nth(0), view.cards.nth(1)];
+  await first.getByRole('button', { name: 'Allow once', exact: true }).click();
+  await expect(first).toContainText('Approved once');
+  await expect(first.getByRole('button', { name: 'Allow once', exact: true })).toHaveCount(0);
+  await expect(view.input).toBeDisabled();
+  // Undo brings the buttons back; nothing was sent.
+  await first.getByRole('button', { name: /^Undo/ }).click();
+  await expect(first.getByRole('button', { name: 'Allow once', exact: true })).toBeVisible();
+  expect(fake.generations()).toHaveLength(1);
+
+  await first.getByRole('button', { name: 'Allow for this chat' }).click();
+  await expect(first).toContainText('Approved for session');
+  await second.getByRole('button', { name: 'Deny', exact: true }).click();
+
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  await expect(view.cards).toHaveCount(0);
+  await expect(view.toolCalls).toHaveCount(2);
+  await expect(view.toolCalls.nth(0)).toContainText('Done');
+  await expect(view.toolCalls.nth(1)).toContainText('Denied');
+  await expect(view.userMessages).toHaveCount(1);
+  await expect(view.assistantMessages).toHaveCount(1);
+  await expect(view.assistantMessages.first()).toContainText('I will write both files.');
+  await expect(view.input).toBeEnabled();
+  expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'a.txt'), 'utf8')).toBe('alpha');
+  await expect(fs.access(path.join(workbench.dataDir, 'sandbox', 'b.txt'))).rejects.toThrow();
+});
+
+test('Allow all once and Deny all answer every undecided call', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.allowAll).toHaveAttribute('title', 'Allow all once (Alt+Enter)');
+  await view.allowAll.click();
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  await expect(view.toolCalls.filter({ hasText: 'Done' })).toHaveCount(2);
+
+  scriptBatch(fake);
+  await say(page, 'write both again');
+  await expect(view.cards).toHaveCount(2);
+  await view.denyAll.click();
+  await expect(view.pane.getByText('Both files are handled.').nth(1)).toBeVisible();
+  await expect(view.toolCalls.filter({ hasText: 'Denied' })).toHaveCount(2);
+});
+
+test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter allows all, Alt+Escape denies all', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await view.cards.nth(0).focus();
+  await page.keyboard.press('Enter');
+  await expect(view.cards.nth(0)).toContainText('Approved once');
+  await view.cards.nth(1).focus();
+  await expect(view.cards.nth(1).getByRole('button', { name: 'Deny', exact: true })).toHaveAttribute('title', 'Deny (Escape)');
+  await page.keyboard.press('Escape');
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  await expect(view.toolCalls.nth(0)).toContainText('Done');
+  await expect(view.toolCalls.nth(1)).toContainText('Denied');
+
+  scriptBatch(fake);
+  await say(page, 'again');
+  await expect(view.cards).toHaveCount(2);
+  await page.keyboard.press('Alt+Enter');
+  await expect(view.pane.getByText('Both files are handled.').nth(1)).toBeVisible();
+  await expect(view.toolCalls.filter({ hasText: 'Done' })).toHaveCount(3);
+
+  scriptBatch(fake);
+  await say(page, 'and again');
+  await expect(view.cards).toHaveCount(2);
+  await page.keyboard.press('Alt+Escape');
+  await expect(view.pane.getByText('Both files are handled.').nth(2)).toBeVisible();
+  await expect(view.toolCalls.filter({ hasText: 'Denied' })).toHaveCount(3);
+});
+
+test('edit arguments: the form runs the edited call (tagged "edited"); invalid JSON is refused inline and cannot be sent', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'draft.txt', content: 'model text' }, 'call_e')] },
+    { kind: 'reply', text: ['Saved your version.'] },
+  );
+  await say(page, 'write draft');
+  const card = view.card('write_file');
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  // JSON first: invalid input shows its problem and blocks Allow.
+  await card.getByRole('tab', { name: 'JSON' }).click();
+  const json = card.getByRole('textbox', { name: 'Arguments as JSON' });
+  await json.fill('{"path": "draft.txt"');
+  await expect(card.getByRole('alert').first()).toContainText('Not valid JSON');
+  await expect(card.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+  await json.fill('{"path": "draft.txt"}');
+  await expect(card.getByRole('alert').first()).toContainText('Missing required property: content.');
+  await expect(card.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+  // The form: a valid edit.
+  await card.getByRole('tab', { name: 'Form' }).click();
+  await card.getByRole('textbox', { name: /content/ }).fill('my text');
+  await expect(card.getByText('edited', { exact: true })).toBeVisible();
+  await card.getByRole('button', { name: 'Allow once', exact: true }).click();
+
+  await expect(view.pane.getByText('Saved your version.')).toBeVisible();
+  expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'draft.txt'), 'utf8')).toBe('my text');
+  await expect(view.toolCalls.first().getByText('edited', { exact: true })).toBeVisible();
+  await view.toolCalls.first().getByRole('button').first().click();
+  await expect(view.toolCalls.first()).toContainText('Arguments the model sent');
+  await expect(view.toolCalls.first()).toContainText('model text');
+});
+
+test('a timeout shows a countdown; when it runs out the call ends as timed out and the input opens', async ({ page, workbench }) => {
+  await workbench.call('policy.update', { timeoutSeconds: 4 });
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: 'late.txt', content: 'x' }, 'call_t')] }, { kind: 'reply', text: ['Nobody answered in time.'] });
+  await say(page, 'write late');
+  const countdown = view.card('write_file').getByTestId('countdown');
+  await expect(countdown).toHaveText(/Times out in 0:0[1-4]/);
+  await expect(view.cards).toHaveCount(0, { timeout: 15_000 });
+  await expect(view.toolCalls.first()).toContainText('Timed out');
+  await expect(view.pane.getByText('Nobody answered in time.')).toBeVisible();
+  await expect(view.input).toBeEnabled();
+});
+
+test('approvals that wait survive a restart of the app and can be answered after it', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.cards).toHaveCount(2);
+  await view.cards.nth(0).getByRole('button', { name: 'Allow once', exact: true }).click();
+
+  await workbench.restart();
+  await filesReady(workbench);
+  await page.goto(workbench.url);
+  await expect(view.cards).toHaveCount(2);
+  await expect(view.input).toBeDisabled();
+  await view.allowAll.click();
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  await expect(view.toolCalls.filter({ hasText: 'Done' })).toHaveCount(2);
+  await expect(view.assistantMessages).toHaveCount(1);
+});
+
+test('Stop ends a reply that is still streaming', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script({ kind: 'reply', text: ['Thinking about it', ' for a long time'], holdOpenAfter: 2 });
+  await say(page, 'take your time');
+  await expect(view.stop).toBeVisible();
+  await expect(view.input).toBeDisabled();
+  await view.stop.click();
+  await expect(view.pane.getByText('You stopped this reply.')).toBeVisible();
+  await expect(view.input).toBeEnabled();
+});
+
+test('a provider error is shown in the chat with what to do, and Try again sends again', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script({ kind: 'error', error: 'rate_limit', retryAfterSeconds: 2 }, { kind: 'reply', text: ['Now it works.'] });
+  await say(page, 'hello');
+  await expect(view.errors).toBeVisible();
+  await expect(view.errors).toContainText(/rate|limit/i);
+  await expect(view.input).toBeEnabled();
+  await shoot(page, 'light-35-provider-error');
+  await view.errors.getByRole('button', { name: 'Try again' }).click();
+  await expect(view.pane.getByText('Now it works.')).toBeVisible();
+});

@@ -1,0 +1,50 @@
+/** Chat tabs: opened from the list, closed, reordered, and restored after a reload. */
+import { expect, test } from './fixtures';
+import { chatUi } from './chat-ui';
+
+test('tabs open from the chat list, close, reorder with the keyboard, and come back after a reload', async ({ page, workbench }) => {
+  for (const title of ['Alpha', 'Beta', 'Gamma']) await workbench.call('chat.create', { title });
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  const list = page.getByRole('navigation', { name: 'Chats' });
+  for (const title of ['Alpha', 'Beta', 'Gamma']) await list.getByRole('button', { name: title, exact: true }).click();
+  await expect(view.tabs).toHaveText(['Gamma', 'Alpha', 'Beta']);
+  await expect(page.getByRole('tab', { selected: true })).toHaveText('Gamma');
+
+  // Alt+Shift+← moves the focused tab left; ← and → move between tabs.
+  await page.getByRole('tab', { name: 'Beta' }).click();
+  await page.getByRole('tab', { name: 'Beta' }).press('Alt+Shift+ArrowLeft');
+  await expect(view.tabs).toHaveText(['Gamma', 'Beta', 'Alpha']);
+  await page.getByRole('tab', { name: 'Beta' }).press('ArrowRight');
+  await expect(page.getByRole('tab', { selected: true })).toHaveText('Alpha');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Alpha');
+
+  // Closing the shown tab shows its neighbour.
+  await page.getByRole('button', { name: 'Close Alpha' }).click();
+  await expect(view.tabs).toHaveText(['Gamma', 'Beta']);
+  await expect(page.getByRole('tab', { selected: true })).toHaveText('Beta');
+
+  await page.reload();
+  await expect(view.tabs).toHaveText(['Gamma', 'Beta']);
+  await expect(page.getByRole('tab', { selected: true })).toHaveText('Beta');
+
+  // A deleted chat loses its tab.
+  await workbench.call('chat.delete', { id: ((await workbench.call('chat.list')) as { chats: { id: string; title: string }[] }).chats.find((chat) => chat.title === 'Beta')?.id });
+  await expect(view.tabs).toHaveText(['Gamma']);
+});
+
+test('changing the provider, model and approval mode of a chat', async ({ page, workbench }) => {
+  await workbench.call('chat.create', { title: 'Configured' });
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  await expect(view.providerPicker).toHaveValue('demo');
+  await view.modePicker.selectOption('always-ask');
+  await expect.poll(async () => ((await workbench.call('approvals.getChatMode', { chatId: await chatId(workbench) })) as { mode: string }).mode).toBe('always-ask');
+  await view.modelPicker.fill('demo-2');
+  await view.modelPicker.press('Enter');
+  await expect.poll(async () => ((await workbench.call('chat.get', { id: await chatId(workbench) })) as { model: string }).model).toBe('demo-2');
+});
+
+async function chatId(workbench: { call(method: string, input?: unknown): Promise<unknown> }): Promise<string> {
+  return ((await workbench.call('chat.list')) as { chats: { id: string }[] }).chats[0]?.id ?? '';
+}

@@ -1,0 +1,134 @@
+/**
+ * `ui-long-chat`: a chat of 10,000 messages (5,000 exchanges of text, code, tables and tool calls) opened in
+ * Chromium: its latest exchange must be on screen within 1 s of the click, and scrolling all the way to its
+ * first message (paging back as it goes) must cause no long task (> 50 ms, PerformanceObserver `longtask`).
+ */
+import type { NewMessage } from '../../src/main/chat/message-store.ts';
+import { createMessageStore } from '../../src/main/chat/message-store.ts';
+import { openDatabase } from '../../src/main/storage/database.ts';
+import type { ToolCallRecord } from '../../src/shared/messages.ts';
+import type { Benchmark, NamedBenchMeasurement } from './harness.ts';
+import { loadAverage, openUi, profileIfAsked, seededHome } from './ui-support.ts';
+import path from 'node:path';
+
+const EXCHANGES = 5_000;
+/** One wheel step every frame: about 75,000 px/s, a fast flick through the whole chat. */
+const WHEEL_STEP_PX = 1200;
+const LONG_TITLE = 'Long chat';
+
+function reply(index: number): string {
+  const parts = [`Answer **${index}**: here is what I found about item ${index}, with a [link](https://example.com/${index}) and \`inline code\`.`];
+  if (index % 5 === 0) parts.push('```ts\n' + `export function item${index}(value: number): number {\n  // doubles the value\n  return value * 2 + ${index};\n}\n` + '```');
+  if (index % 11 === 0) parts.push('| name | value |\n| --- | ---: |\n' + `| alpha | ${index} |\n| beta | ${index * 2} |`);
+  if (index % 3 === 0) parts.push(`- first point about ${index}\n- second point\n- third point, a little longer than the others so that it wraps on narrow windows`);
+  return parts.join('\n\n');
+}
+
+function toolCall(index: number): ToolCallRecord {
+  const text = `Contents of notes-${index}.txt:\n` + 'line of text\n'.repeat(8);
+  return {
+    toolCallId: `call-${index}`,
+    serverName: 'Files',
+    toolName: 'read_text_file',
+    args: { path: `notes-${index}.txt` },
+    modelCall: { id: `call-${index}`, name: 'Files__read_text_file', arguments: { kind: 'parsed', value: { path: `notes-${index}.txt` } } },
+    status: 'success',
+    decision: { outcome: 'allow', actor: 'policy', reason: "Auto-approved: tool setting 'Files.read_text_file'" },
+    result: { isError: false, content: [{ type: 'text', text }], sizeBytes: text.length, forModel: { text, truncated: false } },
+    durationMs: 3.2,
+  };
+}
+
+export const exchangeId = (index: number): string => `x-${String(index).padStart(5, '0')}`;
+
+async function seed(): Promise<string> {
+  let chatId = '';
+  const home = await seededHome((services) => {
+    chatId = services.chats.create({ title: LONG_TITLE }).id;
+    services.chats.create({ title: 'Other chat' });
+  });
+  const db = openDatabase(path.join(home, 'workbench.db'));
+  const store = createMessageStore(db);
+  db.transaction(() => {
+    for (let index = 0; index < EXCHANGES; index++) {
+      const x = exchangeId(index);
+      store.append({ role: 'user', chatId, exchangeId: x, text: `Question ${index}: tell me about item ${index}.` } as NewMessage, 1_700_000_000_000 + index * 1000);
+      const turns = index % 7 === 0 ? [{ message: 'Let me read the notes.', toolCalls: [toolCall(index)] }, { message: reply(index) }] : [{ message: reply(index) }];
+      store.append(
+        { role: 'assistant', chatId, exchangeId: x, providerId: 'demo', model: 'demo', reply: { timestamp: 0, turns }, end: 'stop' } as NewMessage,
+        1_700_000_000_000 + index * 1000 + 500,
+      );
+    }
+  })();
+  db.close();
+  return home;
+}
+
+const OBSERVE_LONG_TASKS = `(() => {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); }).observe({ type: 'longtask' });
+})()`;
+
+const OPEN_AND_TIME = `(async () => {
+  const button = [...document.querySelectorAll('.chat-item-title')].find((element) => element.textContent === ${JSON.stringify(LONG_TITLE)});
+  const started = performance.now();
+  button.click();
+  return await new Promise((resolve) => {
+    const check = () => {
+      const last = document.querySelector('[data-exchange-id="${exchangeId(EXCHANGES - 1)}"]');
+      const box = last?.getBoundingClientRect();
+      if (box && box.height > 0 && box.top < innerHeight && box.bottom > 0 && getComputedStyle(last).visibility === 'visible') resolve(performance.now() - started);
+      else requestAnimationFrame(check);
+    };
+    check();
+  });
+})()`;
+
+export const uiLongChat: Benchmark = {
+  name: 'ui-long-chat',
+  description: `a chat of ${EXCHANGES * 2} messages opened and scrolled through in Chromium`,
+  async run(): Promise<NamedBenchMeasurement[]> {
+    const home = await seed();
+    const session = await openUi(home);
+    try {
+      const { page } = session;
+      await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'Other chat', exact: true }).click();
+      await page.locator('.chat-title', { hasText: 'Other chat' }).waitFor();
+      await page.evaluate(OBSERVE_LONG_TASKS);
+      const openMs = (await page.evaluate(OPEN_AND_TIME)) as number;
+      const openTasks = (await page.evaluate('window.__longTasks.splice(0)')) as number[];
+
+      // Scroll to the very first message with the wheel, as a person would (fast), paging back on the way.
+      const list = page.locator('.message-list');
+      const box = await list.boundingBox();
+      if (!box) throw new Error('The message list is not on screen.');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const first = page.locator(`[data-exchange-id="${exchangeId(0)}"]`);
+      let steps = 0;
+      const started = Date.now();
+      const stopProfile = await profileIfAsked(await page.context().newCDPSession(page));
+      while (!(await first.isVisible())) {
+        await page.mouse.wheel(0, -WHEEL_STEP_PX);
+        await page.waitForTimeout(16);
+        if (++steps > 20_000 || Date.now() - started > 600_000) throw new Error('Scrolling never reached the first message.');
+      }
+      await stopProfile();
+      const scrollTasks = (await page.evaluate('window.__longTasks.splice(0)')) as number[];
+      const longest = Math.max(0, ...scrollTasks);
+      const load = loadAverage();
+      console.error(`ui-long-chat: opened in ${openMs.toFixed(0)} ms; ${steps} wheel steps in ${((Date.now() - started) / 1000).toFixed(1)} s; long tasks while opening ${JSON.stringify(openTasks.map(Math.round))}, while scrolling ${JSON.stringify(scrollTasks.map(Math.round))}; load average ${load}`);
+      return [
+        { name: 'ui-long-chat-open', value: openMs, unit: 'ms', goal: { op: '<=', value: 1000 }, details: { messages: EXCHANGES * 2, longTasksWhileOpening: openTasks.length } },
+        {
+          name: 'ui-long-chat-scroll-longest-task',
+          value: longest,
+          unit: 'ms',
+          goal: { op: '<=', value: 50 },
+          details: { longTasks: scrollTasks.length, wheelSteps: steps, load1: Number(load.split(' ')[0]) },
+        },
+      ];
+    } finally {
+      await session.close();
+    }
+  },
+};

@@ -1,0 +1,111 @@
+import { useEffect, useRef, useState } from 'react';
+import { SendIcon, StopIcon } from './chat-icons';
+import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
+
+export interface ComposerProps {
+  store: ChatStore;
+  state: ChatState;
+  /** The chat has a provider and a model. */
+  ready: boolean;
+}
+
+const PLACEHOLDERS = {
+  loading: 'Loading…',
+  idle: 'Message AI Workbench — Enter to send, Shift+Enter for a new line',
+  replying: 'Waiting for the reply…',
+  'awaiting-approval': 'Answer the tool calls above to continue',
+  submitting: 'Waiting for the reply…',
+} as const;
+
+/** The message input. Disabled from the start of an approval cycle until the next response (seed 000). */
+export function Composer({ store, state, ready }: ComposerProps): React.JSX.Element {
+  const [text, setText] = useState('');
+  const input = useRef<HTMLTextAreaElement>(null);
+  const phase = phaseOf(state);
+  const waiting = pendingRequests(state.timeline);
+  const undecided = waiting.filter((request) => !state.drafts.has(request.toolCallId)).length;
+  const enabled = phase === 'idle' && ready;
+  const running = state.activity.status !== 'idle' || phase === 'awaiting-approval';
+
+  useEffect(() => {
+    const element = input.current;
+    if (!element) return;
+    element.style.height = 'auto';
+    element.style.height = `${Math.min(element.scrollHeight, 240)}px`;
+  }, [text]);
+  // Back to the input when the reply is done.
+  useEffect(() => {
+    if (phase === 'idle') input.current?.focus();
+  }, [phase]);
+
+  const send = async (): Promise<void> => {
+    const message = text.trim();
+    if (!message || !enabled) return;
+    setText('');
+    if (!(await store.send(message))) setText(message);
+  };
+
+  return (
+    <div className="composer-area">
+      {phase === 'awaiting-approval' && waiting.length > 0 && (
+        <div className="approval-bar" role="group" aria-label="Pending tool calls">
+          <span className="approval-bar-count">
+            {undecided === 0
+              ? 'Sending your decisions…'
+              : `${undecided} tool call${undecided === 1 ? '' : 's'} ${undecided === 1 ? 'waits' : 'wait'} for your decision`}
+          </span>
+          {undecided > 0 && waiting.length > 1 && (
+            <span className="approval-bar-actions">
+              <button type="button" className="button" onClick={() => store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')} title="Allow all once (Alt+Enter)" aria-keyshortcuts="Alt+Enter">
+                Allow all once
+              </button>
+              <button type="button" className="button button-danger-soft" onClick={() => store.decideAll('TOOL_CALL_DECISION_DENY')} title="Deny all (Alt+Escape)" aria-keyshortcuts="Alt+Escape">
+                Deny all
+              </button>
+            </span>
+          )}
+        </div>
+      )}
+      {state.actionError && (
+        <div className="composer-error" role="alert">
+          <span>{state.actionError}</span>
+          <button type="button" className="icon-button" aria-label="Dismiss" onClick={() => store.dismissError()}>
+            ×
+          </button>
+        </div>
+      )}
+      <form
+        className={`composer${enabled ? '' : ' is-disabled'}`}
+        onSubmit={(event) => {
+          event.preventDefault();
+          void send();
+        }}
+      >
+        <textarea
+          ref={input}
+          rows={1}
+          aria-label="Message"
+          placeholder={ready ? PLACEHOLDERS[phase] : 'Pick a provider and model above to start'}
+          value={text}
+          disabled={!enabled}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.nativeEvent.isComposing) {
+              event.preventDefault();
+              void send();
+            }
+          }}
+        />
+        {running ? (
+          <button type="button" className="composer-button stop" aria-label="Stop" title="Stop the reply" onClick={() => void store.stop()}>
+            <StopIcon size={14} />
+          </button>
+        ) : (
+          <button type="submit" className="composer-button" aria-label="Send" title="Send (Enter)" disabled={!enabled || text.trim() === ''}>
+            <SendIcon size={16} />
+          </button>
+        )}
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,131 @@
+import { memo, useMemo } from 'react';
+import type { ToolCallRequest } from '../../../shared/approval';
+import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../../shared/messages';
+import { ApprovalCard } from './approval/ApprovalCard';
+import type { Draft } from './chat-store';
+import { CopyButton, Markdown } from './markdown/Markdown';
+import { ErrorNotice } from './ErrorNotice';
+import { viewOf, type ExchangeRow } from './timeline';
+import { ToolCallBlock } from './ToolCallBlock';
+
+/** What only the newest exchange needs: its approvals and what the chat is doing. */
+export interface LiveExchangeState {
+  activity: ChatActivity;
+  drafts: ReadonlyMap<string, Draft>;
+  expiries: ReadonlyMap<string, number | null>;
+  submitting: boolean;
+  /** Undo is gone: every call is answered and the approval message is on its way. */
+  locked: boolean;
+  focusRequest: { toolCallId: string; nonce: number } | null;
+}
+
+export interface ExchangeRowProps {
+  row: ExchangeRow;
+  live: LiveExchangeState | null;
+  onRetry: ((text: string) => void) | null;
+}
+
+/** One exchange: the person's words, then ONE assistant message for every reply the exchange took (seed 000 "NEXT"). */
+export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetry }: ExchangeRowProps): React.JSX.Element {
+  const view = useMemo(() => viewOf(row), [row]);
+  const requests = useMemo(() => {
+    const map = new Map<string, ToolCallRequest>();
+    for (const reply of view.replies) for (const request of reply.reply.pendingToolCalls ?? []) map.set(request.toolCallId, request);
+    return map;
+  }, [view]);
+  const working = live !== null && live.activity.exchangeId === row.exchangeId && live.activity.status !== 'idle' && live.activity.status !== 'waiting-approval';
+  const hasContent = view.turns.some((turn) => turn.message || (turn.toolCalls?.length ?? 0) > 0);
+  const answerText = view.turns.map((turn) => turn.message ?? '').filter(Boolean).join('\n\n');
+  const lastTextTurn = findLastIndex(view.turns, (turn) => turn.message !== undefined);
+
+  return (
+    <article className="exchange" data-exchange-id={row.exchangeId}>
+      {view.user && <UserBubble text={view.user.text} />}
+      {(hasContent || working || (live?.submitting && live.activity.exchangeId === row.exchangeId)) && (
+        <div className="assistant" data-testid="assistant-message" aria-label="Assistant message">
+          <div className="assistant-avatar" aria-hidden="true">
+            AI
+          </div>
+          <div className="assistant-body">
+            {view.turns.map((turn, index) => (
+              <div className="turn" key={index}>
+                {turn.message && <Markdown text={turn.message} streaming={view.streaming && index === lastTextTurn} />}
+                {turn.toolCalls && turn.toolCalls.length > 0 && (
+                  <div className="tool-calls">
+                    {turn.toolCalls.map((call) => (
+                      <CallView key={call.toolCallId} call={call} request={requests.get(call.toolCallId)} live={live} />
+                    ))}
+                  </div>
+                )}
+              </div>
+            ))}
+            {/* While text streams, the text itself shows progress: no animation repainting every frame beside it. */}
+            {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
+            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting_approval' && (
+              <div className="assistant-actions">
+                <CopyButton text={answerText} label="Copy answer" />
+                {view.replies.at(-1) && <span className="muted assistant-model">{view.replies.at(-1)?.model}</span>}
+              </div>
+            )}
+          </div>
+        </div>
+      )}
+      {view.notices.map((notice) => (
+        <Notice key={notice.id} notice={notice} onRetry={onRetry && view.user ? () => onRetry(view.user?.text ?? '') : null} />
+      ))}
+    </article>
+  );
+});
+
+function CallView({ call, request, live }: { call: ToolCallRecord; request: ToolCallRequest | undefined; live: LiveExchangeState | null }): React.JSX.Element {
+  if (request && live) {
+    return (
+      <ApprovalCard
+        request={request}
+        draft={live.drafts.get(call.toolCallId)}
+        expiresAt={live.expiries.get(call.toolCallId)}
+        locked={live.locked}
+        focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}
+      />
+    );
+  }
+  return <ToolCallBlock call={call} />;
+}
+
+const UserBubble = memo(function UserBubble({ text }: { text: string }): React.JSX.Element {
+  return (
+    <div className="user-row">
+      <div className="user-bubble" data-testid="user-message">
+        {text}
+      </div>
+    </div>
+  );
+});
+
+function WorkingIndicator({ status, empty }: { status: ChatActivity['status']; empty: boolean }): React.JSX.Element {
+  const label = status === 'running-tools' ? 'Running tools…' : empty ? 'Thinking…' : 'Writing…';
+  return (
+    <div className="working" role="status" aria-label={label}>
+      <span className="dots" aria-hidden="true">
+        <span />
+        <span />
+        <span />
+      </span>
+      <span className="muted">{label}</span>
+    </div>
+  );
+}
+
+function Notice({ notice, onRetry }: { notice: Extract<ChatMessage, { role: 'system' | 'error' }>; onRetry: (() => void) | null }): React.JSX.Element {
+  if (notice.role === 'error') return <ErrorNotice error={notice.error} onRetry={onRetry} />;
+  return (
+    <p className={`chat-notice chat-notice-${notice.kind}`} role="note">
+      {notice.text}
+    </p>
+  );
+}
+
+function findLastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let index = items.length - 1; index >= 0; index--) if (test(items[index] as T)) return index;
+  return -1;
+}

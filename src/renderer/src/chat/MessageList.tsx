@@ -1,0 +1,87 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso';
+import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
+import { ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
+import type { ExchangeRow } from './timeline';
+
+export interface MessageListProps {
+  store: ChatStore;
+  state: ChatState;
+}
+
+/**
+ * The chat's exchanges in a virtualised list (react-virtuoso: only what is on screen is in the DOM, heights are
+ * measured as rows render, it stays at the bottom while a reply grows, and keeps its place when older pages
+ * are put in front). Opens at the newest exchange; scrolling to the top loads the page before.
+ */
+export function MessageList({ store, state }: MessageListProps): React.JSX.Element {
+  const list = useRef<VirtuosoHandle>(null);
+  const rows = state.timeline.rows;
+  const lastId = rows.at(-1)?.exchangeId;
+  const waiting = pendingRequests(state.timeline);
+  const allDecided = waiting.length > 0 && waiting.every((request) => state.drafts.has(request.toolCallId));
+  const live = useMemo<LiveExchangeState>(
+    () => ({
+      activity: state.activity,
+      drafts: state.drafts,
+      expiries: state.expiries,
+      submitting: state.submitting,
+      locked: state.submitting || (allDecided && state.actionError === null),
+      focusRequest: state.focusRequest,
+    }),
+    [state.activity, state.drafts, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest],
+  );
+  const idle = phaseOf(state) === 'idle';
+  const edge = useMemo<ListEdge>(() => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }), [state.hasMore, state.loadingOlder]);
+  const retry = useCallback((text: string) => void store.send(text), [store]);
+
+  // Open at the newest exchange. (Virtuoso's initialTopMostItemIndex keeps the list hidden until it has scrolled
+  // there, which never happens when everything fits on screen; so scroll once it has mounted.)
+  useLayoutEffect(() => {
+    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+  }, []);
+
+  // A focus request for a card: bring its exchange into view first; the card focuses itself once rendered.
+  useEffect(() => {
+    if (!state.focusRequest) return;
+    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+  }, [state.focusRequest]);
+
+  const itemContent = useCallback(
+    (_index: number, row: ExchangeRow) => (
+      <ExchangeRowView row={row} live={row.exchangeId === lastId ? live : null} onRetry={row.exchangeId === lastId && idle ? retry : null} />
+    ),
+    [lastId, live, idle, retry],
+  );
+
+  return (
+    <Virtuoso
+      ref={list}
+      className="message-list"
+      data={rows as ExchangeRow[]}
+      firstItemIndex={state.firstItemIndex}
+      computeItemKey={(_index, row) => row.exchangeId}
+      itemContent={itemContent}
+      followOutput={(atBottom) => (atBottom ? 'auto' : false)}
+      atBottomThreshold={80}
+      increaseViewportBy={{ top: 200, bottom: 200 }}
+      defaultItemHeight={180}
+      startReached={() => void store.loadOlder()}
+      context={edge}
+      components={COMPONENTS}
+    />
+  );
+}
+
+interface ListEdge {
+  hasMore: boolean;
+  loadingOlder: boolean;
+}
+
+// Defined once: new component types on each render would make the list mount every row again (losing focus).
+const COMPONENTS = {
+  Header: ({ context }: { context?: ListEdge }) => (
+    <div className="list-edge muted">{context?.hasMore && context.loadingOlder ? 'Loading earlier messages…' : ''}</div>
+  ),
+  Footer: () => <div className="list-footer" />,
+};

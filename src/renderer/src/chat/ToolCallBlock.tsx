@@ -1,0 +1,131 @@
+import { memo, useId, useState } from 'react';
+import type { McpContent } from '../../../shared/mcp-result';
+import type { ToolCallRecord } from '../../../shared/messages';
+import { ChevronIcon, ToolIcon } from './chat-icons';
+import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
+import { CopyButton } from './markdown/Markdown';
+
+/**
+ * A tool call as it looks in a reply (seed 000 "as they look now"): collapsed, one line — server · tool · status ·
+ * duration; expanded, its arguments and output. An auto-approved or auto-denied call says why in a small badge.
+ */
+export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolCallRecord }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  const bodyId = useId();
+  const status = call.status;
+  const auto = call.decision?.actor === 'policy' ? (call.decision.outcome === 'allow' ? 'Auto-approved' : call.decision.outcome === 'deny' ? 'Auto-denied' : null) : null;
+  const label = call.serverName ? `${call.serverName} · ${call.toolName}` : call.modelCall.name;
+  return (
+    <div className={`tool-block status-${status}`} data-tool-call-id={call.toolCallId} data-testid="tool-call">
+      <button type="button" className="tool-block-head" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
+        <span className="tool-block-chevron">
+          <ChevronIcon size={14} />
+        </span>
+        <span className="tool-block-icon">
+          <ToolIcon size={14} />
+        </span>
+        <span className="tool-block-name">
+          {call.serverName && <span className="tool-block-server">{call.serverName}</span>}
+          {call.serverName && <span className="tool-block-dot"> · </span>}
+          <span className="tool-block-tool">{call.toolName || call.modelCall.name}</span>
+        </span>
+        <span className={`status-chip status-chip-${status}`} aria-label={`Status: ${STATUS_LABELS[status]}`}>
+          {status === 'running' && <span className="spinner" aria-hidden="true" />}
+          {STATUS_LABELS[status]}
+        </span>
+        {call.decision?.edited && <span className="tag">edited</span>}
+        {auto && (
+          <span className={`why-badge ${call.decision?.outcome === 'deny' ? 'why-deny' : ''}`} title={call.decision?.reason}>
+            {auto}
+          </span>
+        )}
+        {call.durationMs !== undefined && <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>}
+      </button>
+      {(status === 'error' || status === 'denied' || status === 'timeout') && !open && (call.error || call.decision?.userReason) && (
+        <p className="tool-block-error-line" role={status === 'error' ? 'note' : undefined}>
+          {call.error ?? call.decision?.userReason}
+        </p>
+      )}
+      {open && (
+        <div className="tool-block-body" id={bodyId} role="region" aria-label={`${label} details`}>
+          {call.decision && (
+            <p className="tool-block-why">
+              <span className="muted">Why: </span>
+              {call.decision.reason}
+              {call.decision.userReason && <> — “{call.decision.userReason}”</>}
+            </p>
+          )}
+          <Section title={call.decision?.edited ? 'Arguments (edited)' : 'Arguments'} text={prettyJson(call.args)} />
+          {call.originalArgs && <Section title="Arguments the model sent" text={prettyJson(call.originalArgs)} />}
+          {call.error && (
+            <div className="tool-output-error" role="note">
+              {call.error}
+            </div>
+          )}
+          {call.result && <Output call={call} />}
+        </div>
+      )}
+    </div>
+  );
+});
+
+function Section({ title, text }: { title: string; text: string }): React.JSX.Element {
+  return (
+    <div className="tool-section">
+      <div className="tool-section-bar">
+        <span>{title}</span>
+        <CopyButton text={text} label={`Copy ${title.toLowerCase()}`} />
+      </div>
+      <pre className="tool-pre">{text}</pre>
+    </div>
+  );
+}
+
+function Output({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
+  const result = call.result;
+  if (!result) return null;
+  const parts = result.content;
+  return (
+    <div className={`tool-section${result.isError ? ' is-error' : ''}`}>
+      <div className="tool-section-bar">
+        <span>{result.isError ? 'Output (the tool reported an error)' : 'Output'}</span>
+        <CopyButton text={result.forModel.text} label="Copy output" />
+      </div>
+      {parts.length === 0 && result.structuredContent === undefined && <p className="muted tool-empty">The tool returned nothing.</p>}
+      {parts.map((part, index) => (
+        <Part key={index} part={part} />
+      ))}
+      {parts.length === 0 && result.structuredContent !== undefined && <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>}
+      {result.protocolError && <p className="tool-output-error">Server error {result.protocolError.code}: {result.protocolError.message}</p>}
+    </div>
+  );
+}
+
+function Part({ part }: { part: McpContent }): React.JSX.Element {
+  switch (part.type) {
+    case 'text': {
+      const pretty = prettyText(part.text);
+      return <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`}>{pretty.text}</pre>;
+    }
+    case 'image':
+      return <img className="tool-image" src={`data:${part.mimeType};base64,${part.data}`} alt="Image returned by the tool" />;
+    case 'audio':
+      return <p className="muted tool-empty">Audio ({part.mimeType}, {Math.round((part.data.length * 3) / 4 / 1024)} KB)</p>;
+    case 'resource_link':
+      return (
+        <p className="tool-resource">
+          {part.title ?? part.name} <span className="muted">{part.uri}</span>
+        </p>
+      );
+    case 'resource':
+      return part.text !== undefined ? (
+        <pre className="tool-pre">{part.text}</pre>
+      ) : (
+        <p className="muted tool-empty">
+          {part.uri} ({part.mimeType ?? 'binary'})
+        </p>
+      );
+    case 'unknown':
+      return <pre className="tool-pre">{prettyJson(part.original)}</pre>;
+  }
+}

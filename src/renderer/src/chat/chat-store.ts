@@ -1,0 +1,330 @@
+import type { WorkbenchApi } from '../../../shared/api';
+import type { ApprovalsChange, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
+import { isWorkbenchErrorData } from '../../../shared/errors';
+import type { ChatActivity, ChatMessage, ChatStreamEvent } from '../../../shared/messages';
+import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
+
+/** A person's answer to one waiting call, held in the card until every waiting call of the chat has one. */
+export interface Draft {
+  decision: ToolCallDecision;
+  editedArgs?: Record<string, unknown>;
+  reason?: string;
+}
+
+/**
+ * What the chat tab is doing, as one named state (STYLE.md 7):
+ * `idle` the input is open; `replying` the model or tools work; `awaiting-approval` calls wait for the person
+ * (the input is disabled, seed 000); `submitting` the approval message or a user message is on its way.
+ */
+export type ChatPhase = 'loading' | 'idle' | 'replying' | 'awaiting-approval' | 'submitting';
+
+export interface ChatState {
+  readonly status: 'loading' | 'ready' | 'failed';
+  readonly loadError: string | null;
+  readonly timeline: Timeline;
+  /** The list's index of the first row: lowered by the rows a page of older messages added in front. */
+  readonly firstItemIndex: number;
+  readonly hasMore: boolean;
+  readonly loadingOlder: boolean;
+  readonly activity: ChatActivity;
+  /** toolCallId → when the wait ends as a timeout (ms since the epoch), null for never. */
+  readonly expiries: ReadonlyMap<string, number | null>;
+  readonly drafts: ReadonlyMap<string, Draft>;
+  readonly submitting: boolean;
+  /** The last failed action (send, stop, the approval message), in words; cleared by the next success. */
+  readonly actionError: string | null;
+  /** The approval card to bring into view and focus (a notification was clicked). */
+  readonly focusRequest: { toolCallId: string; nonce: number } | null;
+}
+
+export const FIRST_INDEX = 1_000_000;
+export const PAGE_SIZE = 100;
+
+/** The calls of the chat that wait for a person, in the order the replies asked for them. */
+export function pendingRequests(timeline: Timeline): ToolCallRequest[] {
+  const last = timeline.rows.at(-1);
+  if (!last) return [];
+  return viewOf(last).replies.flatMap((reply) => reply.reply.pendingToolCalls ?? []);
+}
+
+export function phaseOf(state: ChatState): ChatPhase {
+  if (state.status === 'loading') return 'loading';
+  if (state.submitting) return 'submitting';
+  if (pendingRequests(state.timeline).length > 0) return 'awaiting-approval';
+  if (state.activity.status === 'waiting-approval') return 'awaiting-approval';
+  return state.activity.status === 'idle' ? 'idle' : 'replying';
+}
+
+/** Drops the oldest exchange of a page when it may be cut (older messages of it come with the next page). */
+export function trimPage(messages: readonly ChatMessage[], hasMore: boolean): { messages: ChatMessage[]; hasMore: boolean } {
+  const first = messages[0];
+  if (!hasMore || !first) return { messages: [...messages], hasMore };
+  const cut = messages.findIndex((message) => message.exchangeId !== first.exchangeId);
+  // A page that is all one exchange is kept whole; it joins its older part when that arrives.
+  return cut <= 0 ? { messages: [...messages], hasMore } : { messages: messages.slice(cut), hasMore: true };
+}
+
+export function describeError(error: unknown): string {
+  if (isWorkbenchErrorData(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One chat tab's messages and approvals: loaded in pages, kept current by `chat.onDidStream` and `approvals.onDidChange`. */
+export class ChatStore {
+  private state: ChatState = {
+    status: 'loading',
+    loadError: null,
+    timeline: EMPTY_TIMELINE,
+    firstItemIndex: FIRST_INDEX,
+    hasMore: false,
+    loadingOlder: false,
+    activity: { status: 'idle', exchangeId: null },
+    expiries: new Map(),
+    drafts: new Map(),
+    submitting: false,
+    actionError: null,
+    focusRequest: null,
+  };
+  private readonly listeners = new Set<() => void>();
+  private queued: ChatStreamEvent[] | null = null;
+  private oldestSeq: number | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private generation = 0;
+
+  constructor(
+    private readonly api: WorkbenchApi,
+    readonly chatId: string,
+  ) {}
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): ChatState => this.state;
+
+  /** Follows the chat's events and loads its newest messages; call again after a reconnect. */
+  start(): void {
+    if (!this.unsubscribe) {
+      const offStream = this.api.chat.onDidStream((event) => {
+        if (event.chatId === this.chatId) this.onStream(event);
+      });
+      const offApprovals = this.api.approvals.onDidChange((change) => {
+        if (change.chatId === this.chatId) this.onApprovals(change);
+      });
+      this.unsubscribe = () => {
+        offStream();
+        offApprovals();
+      };
+    }
+    void this.load();
+  }
+
+  dispose(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.listeners.clear();
+  }
+
+  async load(): Promise<void> {
+    const generation = ++this.generation;
+    this.queued = [];
+    try {
+      const [page, pending] = await Promise.all([
+        this.api.chat.messages({ chatId: this.chatId, limit: PAGE_SIZE }),
+        this.api.approvals.pending({ chatId: this.chatId }),
+      ]);
+      if (generation !== this.generation) return;
+      const trimmed = trimPage(page.messages, page.hasMore);
+      this.oldestSeq = trimmed.messages[0]?.seq ?? null;
+      const queued = this.queued;
+      this.queued = null;
+      this.set({
+        status: 'ready',
+        loadError: null,
+        timeline: timelineOf(trimmed.messages),
+        firstItemIndex: FIRST_INDEX,
+        hasMore: trimmed.hasMore,
+        activity: page.activity,
+        expiries: new Map(pending.approvals.map((approval) => [approval.request.toolCallId, approval.expiresAt])),
+      });
+      for (const event of queued) this.onStream(event);
+      this.forgetStaleDrafts();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.queued = null;
+      this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', loadError: describeError(error) });
+    }
+  }
+
+  /** The page before the oldest loaded message (scrolling up). */
+  async loadOlder(): Promise<void> {
+    if (!this.state.hasMore || this.state.loadingOlder || this.oldestSeq === null) return;
+    this.set({ loadingOlder: true });
+    try {
+      const page = await this.api.chat.messages({ chatId: this.chatId, beforeSeq: this.oldestSeq, limit: PAGE_SIZE });
+      const trimmed = trimPage(page.messages, page.hasMore);
+      this.oldestSeq = trimmed.messages[0]?.seq ?? this.oldestSeq;
+      const { timeline, added } = prependMessages(this.state.timeline, trimmed.messages);
+      this.set({ timeline, firstItemIndex: this.state.firstItemIndex - added, hasMore: trimmed.hasMore, loadingOlder: false });
+    } catch (error) {
+      this.set({ loadingOlder: false, actionError: describeError(error) });
+    }
+  }
+
+  async send(text: string): Promise<boolean> {
+    this.set({ submitting: true });
+    try {
+      const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'user', text } });
+      this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
+      return true;
+    } catch (error) {
+      this.set({ submitting: false, actionError: describeError(error) });
+      return false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    try {
+      await this.api.chat.stop({ chatId: this.chatId });
+      this.set({ actionError: null });
+    } catch (error) {
+      this.set({ actionError: describeError(error) });
+    }
+  }
+
+  /** Records a person's answer to one call; the approval message goes once every waiting call has one. */
+  decide(toolCallId: string, draft: Draft): void {
+    if (this.state.submitting) return;
+    const drafts = new Map(this.state.drafts);
+    drafts.set(toolCallId, draft);
+    this.set({ drafts, actionError: null });
+    void this.submitWhenComplete();
+  }
+
+  /** Every undecided call (Allow all / Deny all); decided ones keep their answer. */
+  decideAll(decision: ToolCallDecision): void {
+    if (this.state.submitting) return;
+    const drafts = new Map(this.state.drafts);
+    for (const request of pendingRequests(this.state.timeline)) if (!drafts.has(request.toolCallId)) drafts.set(request.toolCallId, { decision });
+    this.set({ drafts, actionError: null });
+    void this.submitWhenComplete();
+  }
+
+  undo(toolCallId: string): void {
+    if (this.state.submitting) return;
+    const drafts = new Map(this.state.drafts);
+    drafts.delete(toolCallId);
+    this.set({ drafts });
+  }
+
+  /** Brings a call's card into view (from a notification); the card focuses itself. */
+  requestFocus(toolCallId: string): void {
+    this.set({ focusRequest: { toolCallId, nonce: (this.state.focusRequest?.nonce ?? 0) + 1 } });
+  }
+
+  dismissError(): void {
+    this.set({ actionError: null });
+  }
+
+  private async submitWhenComplete(): Promise<void> {
+    const requests = pendingRequests(this.state.timeline);
+    if (requests.length === 0 || requests.some((request) => !this.state.drafts.has(request.toolCallId))) return;
+    const toolCallApprovals: ToolCallApproval[] = requests.map((request) => {
+      const draft = this.state.drafts.get(request.toolCallId) as Draft;
+      return {
+        toolCallId: request.toolCallId,
+        decision: draft.decision,
+        ...(draft.editedArgs && draft.decision !== 'TOOL_CALL_DECISION_DENY' ? { editedArgs: draft.editedArgs } : {}),
+        ...(draft.reason && draft.decision === 'TOOL_CALL_DECISION_DENY' ? { reason: draft.reason } : {}),
+      };
+    });
+    this.set({ submitting: true });
+    try {
+      const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'approval', toolCallApprovals } });
+      this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
+    } catch (error) {
+      // Nothing was decided: the cards stay, with their answers, so the person can change one and send again.
+      this.set({ submitting: false, actionError: `The decisions were not sent: ${describeError(error)}` });
+    }
+  }
+
+  private onStream(event: ChatStreamEvent): void {
+    if (this.queued) {
+      this.queued.push(event);
+      return;
+    }
+    switch (event.kind) {
+      case 'text':
+      case 'tool-call':
+        this.set({ timeline: applyStreamEvent(this.state.timeline, event) });
+        return;
+      case 'message':
+        this.set({ timeline: upsertMessage(this.state.timeline, event.message) });
+        this.forgetStaleDrafts();
+        return;
+      case 'activity':
+        this.set({ activity: event.activity });
+        return;
+      case 'error':
+        // The same error arrives as an `error` message, which the list shows.
+        return;
+    }
+  }
+
+  private onApprovals(change: ApprovalsChange): void {
+    if (change.kind === 'pending') {
+      const expiries = new Map(this.state.expiries);
+      for (const approval of change.approvals) expiries.set(approval.request.toolCallId, approval.expiresAt);
+      this.set({ expiries });
+    } else if (change.kind === 'resolved') {
+      const expiries = new Map(this.state.expiries);
+      for (const resolution of change.resolutions) expiries.delete(resolution.toolCallId);
+      this.set({ expiries });
+    }
+  }
+
+  /** Answers to calls that no longer wait (decided, timed out, stopped) are dropped. */
+  private forgetStaleDrafts(): void {
+    if (this.state.drafts.size === 0) return;
+    const waiting = new Set(pendingRequests(this.state.timeline).map((request) => request.toolCallId));
+    if ([...this.state.drafts.keys()].every((id) => waiting.has(id))) return;
+    this.set({ drafts: new Map([...this.state.drafts].filter(([id]) => waiting.has(id))) });
+  }
+
+  private set(patch: Partial<ChatState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** The stores of the open chats, kept while their tab is open so a tab switch loses nothing. */
+export class ChatStores {
+  private readonly stores = new Map<string, ChatStore>();
+
+  constructor(private readonly api: WorkbenchApi) {}
+
+  get(chatId: string): ChatStore {
+    let store = this.stores.get(chatId);
+    if (!store) {
+      store = new ChatStore(this.api, chatId);
+      this.stores.set(chatId, store);
+      store.start();
+    }
+    return store;
+  }
+
+  /** Forgets chats whose tab closed or that were deleted. */
+  retain(chatIds: ReadonlySet<string>): void {
+    for (const [id, store] of this.stores) {
+      if (chatIds.has(id)) continue;
+      store.dispose();
+      this.stores.delete(id);
+    }
+  }
+
+  /** After a reconnect: what was pushed while away was missed. */
+  reloadAll(): void {
+    for (const store of this.stores.values()) void store.load();
+  }
+}
