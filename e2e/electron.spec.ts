@@ -129,4 +129,83 @@ test.describe('the Electron app', () => {
     });
     expect(listed).toEqual(['New chat']);
   });
+
+  /** Opens quick chat the way a person would without the global shortcut: View › Quick Chat. */
+  const openQuickChat = async (electronApp: ElectronApplication) => {
+    const opened = electronApp.waitForEvent('window', (page) => page.url().endsWith('#/quick'));
+    await electronApp.evaluate(({ Menu }) => Menu.getApplicationMenu()?.getMenuItemById('quick-chat')?.click());
+    return opened;
+  };
+
+  test('opens quick chat from the View menu: a small always-on-top window on #/quick, locked down like the main window', async () => {
+    app = await launch();
+    await app.firstWindow();
+    const quick = await openQuickChat(app);
+    expect(quick.url()).toBe('app://workbench/index.html#/quick');
+    const shape = await app.evaluate(({ BrowserWindow }) => {
+      const window = BrowserWindow.getAllWindows().find((candidate) => candidate.webContents.getURL().endsWith('#/quick'));
+      return { alwaysOnTop: window?.isAlwaysOnTop(), maximizable: window?.isMaximizable(), width: window?.getBounds().width };
+    });
+    expect(shape).toEqual({ alwaysOnTop: true, maximizable: false, width: 520 });
+    // Its web preferences are the main window's (unit-tested item by item); here, their effect in the page.
+    const reachable = await quick.evaluate(() => {
+      const scope = globalThis as unknown as Record<string, unknown>;
+      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter((name) => typeof scope[name] !== 'undefined');
+    });
+    expect(reachable).toEqual([]);
+    // Escape hides it; the menu item brings it back (the same window, not a second one).
+    await quick.keyboard.press('Escape');
+    await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length)).toBe(1);
+    await app.evaluate(({ Menu }) => Menu.getApplicationMenu()?.getMenuItemById('quick-chat')?.click());
+    await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().length)).toBe(2);
+    await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length)).toBe(2);
+  });
+
+  test('quick chat round trip: a prompt from the quick window, a call that waits for approval there, allowed, and the reply', async () => {
+    app = await launch();
+    await app.firstWindow();
+    const quick = await openQuickChat(app);
+    type Api = {
+      chat: {
+        create(): Promise<{ id: string }>;
+        send(input: unknown): Promise<unknown>;
+        messages(input: { chatId: string }): Promise<{ messages: { role: string }[]; activity: { status: string } }>;
+      };
+      approvals: { pending(input: { chatId: string }): Promise<{ approvals: { request: { toolCallId: string; toolName: string } }[] }> };
+    };
+    const chatId = await quick.evaluate(async () => {
+      const api = (globalThis as unknown as { workbench: Api }).workbench;
+      const chat = await api.chat.create();
+      // The offline Demo provider turns this into a real list_directory call on the bundled Files server.
+      await api.chat.send({ chatId: chat.id, message: { role: 'user', text: 'list files' } });
+      return chat.id;
+    });
+    const pending = async () =>
+      quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.approvals.pending({ chatId: id })).approvals, chatId);
+    await expect.poll(async () => (await pending()).map((approval) => approval.request.toolName), { timeout: 20_000 }).toEqual(['list_directory']);
+    // While it waits, the tracker counts it: the badge (where the OS shows one) and the tray say so.
+    const [waiting] = await pending();
+    await quick.evaluate(
+      async ({ id, toolCallId }) => {
+        const api = (globalThis as unknown as { workbench: Api }).workbench;
+        await api.chat.send({ chatId: id, message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] } });
+      },
+      { id: chatId, toolCallId: waiting?.request.toolCallId ?? '' },
+    );
+    await expect
+      .poll(async () => quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).activity.status, chatId), {
+        timeout: 20_000,
+      })
+      .toBe('idle');
+    const roles = await quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).messages.map((message) => message.role), chatId);
+    expect(roles[0]).toBe('user');
+    expect(roles).toContain('approval');
+    expect(roles.at(-1)).toBe('assistant');
+    // The main window sees the same chat: one set of services behind both windows.
+    const listed = await (await app.firstWindow()).evaluate(async () => {
+      const api = (globalThis as unknown as { workbench: { chat: { list(): Promise<{ chats: { id: string }[] }> } } }).workbench;
+      return (await api.chat.list()).chats.map((chat) => chat.id);
+    });
+    expect(listed).toContain(chatId);
+  });
 });

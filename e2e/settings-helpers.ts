@@ -31,3 +31,47 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(5, 5);
   await page.screenshot({ path: path.join(SETTINGS_SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
 }
+
+interface Pending {
+  approvals: { request: { toolCallId: string } }[];
+}
+interface Activity {
+  activity: { status: string };
+}
+
+/**
+ * A real approval cycle with the Demo provider and the Files server, through the contract: the model asks
+ * to list files, the call waits, and it is answered with `decision`. Leaves audit rows (and a chat grant
+ * for ALLOW_SESSION). Returns the chat's id.
+ */
+export async function runApprovalCycle(
+  workbench: Workbench,
+  options: { title: string; decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' | 'TOOL_CALL_DECISION_ALLOW_ONCE' | 'TOOL_CALL_DECISION_DENY'; reason?: string; chatId?: string },
+): Promise<string> {
+  const chatId = options.chatId ?? ((await workbench.call('chat.create', { title: options.title })) as { id: string }).id;
+  await workbench.call('chat.send', { chatId, message: { role: 'user', text: 'list files' } });
+  let pending: Pending['approvals'] = [];
+  await expect
+    .poll(async () => {
+      pending = ((await workbench.call('approvals.pending', { chatId })) as Pending).approvals;
+      return pending.length;
+    }, { timeout: 10_000 })
+    .toBe(1);
+  const toolCallId = pending[0]?.request.toolCallId ?? '';
+  await workbench.call('chat.send', {
+    chatId,
+    message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: options.decision, ...(options.reason ? { reason: options.reason } : {}) }] },
+  });
+  await waitIdle(workbench, chatId);
+  return chatId;
+}
+
+/** Sends "list files" in a chat whose call needs no approval (a grant or a setting allows it) and waits until it is done. */
+export async function runAllowedCall(workbench: Workbench, chatId: string): Promise<void> {
+  await workbench.call('chat.send', { chatId, message: { role: 'user', text: 'list files' } });
+  await waitIdle(workbench, chatId);
+}
+
+async function waitIdle(workbench: Workbench, chatId: string): Promise<void> {
+  await expect.poll(async () => ((await workbench.call('chat.messages', { chatId })) as Activity).activity.status, { timeout: 10_000 }).toBe('idle');
+}

@@ -7,6 +7,7 @@ import { ROOT } from './lib/project.ts';
 
 interface BuilderConfig {
   files: string[];
+  extraResources: Array<{ from: string; to: string }>;
   asar: boolean;
   asarUnpack: string[];
   electronFuses: Record<string, boolean>;
@@ -30,6 +31,11 @@ describe('packaging', () => {
       loadBrowserProcessSpecificV8Snapshot: false,
       grantFileProtocolExtraPrivileges: false,
     });
+  });
+
+  it('ships the icon beside the asar, where the tray reads it (process.resourcesPath/icon.png)', () => {
+    expect(config.extraResources).toContainEqual({ from: 'resources/icon.png', to: 'icon.png' });
+    expect(fs.existsSync(path.join(ROOT, 'resources', 'icon.png'))).toBe(true);
   });
 
   it('ships only the build output in an asar, with native modules and MCP servers unpacked', () => {

@@ -173,7 +173,10 @@ function editInEditor(editor: string, current: Record<string, unknown>, write: (
   try {
     fs.writeFileSync(file, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 });
     // The editor may carry arguments of its own ("code --wait"); run it through the shell as git does.
-    const result = spawnSync(`${editor} "$@"`, ['editor', file], { stdio: 'inherit', shell: true });
+    const result =
+      process.platform === 'win32'
+        ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true })
+        : spawnSync('/bin/sh', ['-c', `${editor} "$@"`, 'editor', file], { stdio: 'inherit' });
     if (result.error || result.status !== 0) {
       write(`The editor (${editor}) ended with ${result.error ? result.error.message : `exit code ${result.status}`}; the arguments were not changed.\n`);
       return undefined;

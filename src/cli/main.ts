@@ -7,6 +7,9 @@ import { version } from '../../package.json';
 import { EXIT } from './exit-codes';
 import { buildProgram, exitCodeOf } from './program';
 
+// Ended by a signal other than Ctrl+C (a closed terminal, kill): exit normally, so 'exit' handlers stop the MCP servers.
+for (const [signal, number] of [['SIGTERM', 15], ['SIGHUP', 1]] as const) process.on(signal, () => process.exit(128 + number));
+
 async function main(): Promise<void> {
   let code: number = EXIT.ok;
   const program = buildProgram({ version, setExitCode: (value) => (code = value) });

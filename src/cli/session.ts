@@ -15,7 +15,7 @@ export interface CliSession {
   readonly services: Services;
   /** Calls a contract method; a failure becomes a `CliError` with the service's message. */
   call<M extends MethodName>(method: M, input?: MethodInput<M>): Promise<MethodOutput<M>>;
-  /** Starts the enabled MCP servers and waits until each is ready or has failed (at most `timeoutMs`). */
+  /** Starts the enabled MCP servers and waits until each is ready with its tools, or has failed (at most `timeoutMs`). */
   startServers(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,8 +25,6 @@ export interface SessionOptions {
   /** Where the internal errors of the dispatcher go (stderr). */
   onInternalError?: (error: unknown, method: string) => void;
 }
-
-const SETTLED_STATES = new Set(['ready', 'error', 'stopped']);
 
 export function openSession(options: SessionOptions): CliSession {
   let services: Services;
@@ -55,17 +53,10 @@ export function openSession(options: SessionOptions): CliSession {
       if (!envelope.ok) throw new CliError(envelope.error.message);
       return envelope.value as MethodOutput<typeof method>;
     },
-    async startServers(timeoutMs = 35_000) {
+    async startServers(timeoutMs) {
       if (!serversStarted) services.mcp.start();
       serversStarted = true;
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const servers = services.mcp.list().filter((server) => server.enabled);
-        // 'ready' is announced before the tool list arrives: wait for the tools too.
-        const settled = servers.every((server) => SETTLED_STATES.has(server.status.state) && (server.status.state !== 'ready' || server.status.toolCount > 0 || Date.now() - server.status.since > 2_000));
-        if (settled || Date.now() > deadline) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await services.mcp.whenSettled(timeoutMs === undefined ? undefined : { timeoutMs });
     },
     async close() {
       await services.conversations.dispose();

@@ -47,6 +47,11 @@ export function table(rows: readonly (readonly string[])[]): string {
 
 // eslint-disable-next-line no-control-regex -- colour codes start with ESC
 const ANSI = /\u001b\[[0-9;]*m/g;
+/** Whether the text carries colour codes. */
+export function hasColors(text: string): boolean {
+  return text.includes('\u001b[');
+}
+
 export function visibleLength(text: string): number {
   return text.replace(ANSI, '').length;
 }

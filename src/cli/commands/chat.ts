@@ -29,7 +29,8 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       const { messages } = await session.call('chat.messages', { chatId: chat.id, limit: 20 });
       if (messages.length > 0) terminal.line(renderTranscript(messages, colors));
     }
-    await session.startServers();
+    // The tool loop waits for servers still starting; the prompt need not.
+    void session.startServers();
 
     let interrupts = 0;
     let resolveExit: ((code: ExitCode) => void) | undefined;

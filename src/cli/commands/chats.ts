@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { ChatApprovalModeSchema } from '../../shared/approval';
 import type { ChatMessage } from '../../shared/messages';
+import { CliError } from '../exit-codes';
 import { act, leaf, resolveChatId, type ProgramOptions } from '../command-kit';
 import { renderTranscript } from '../transcript';
 import { table } from '../terminal';
@@ -37,6 +39,24 @@ export function chatsCommand(program: Command, options: ProgramOptions): void {
     if (context.json) return context.terminal.json(chat);
     context.terminal.line(`Renamed ${chat.id.slice(0, 8)} to "${chat.title}".`);
   });
+
+  act(
+    leaf(chats, 'mode <id> [mode]', `show or set how a chat asks: ${ChatApprovalModeSchema.options.join(', ')}`),
+    options,
+    async (context, id: string, mode: string | undefined) => {
+      const chatId = await resolveChatId(context, id);
+      const session = context.session();
+      if (mode !== undefined && !ChatApprovalModeSchema.safeParse(mode).success) {
+        throw new CliError(`A chat's mode must be one of ${ChatApprovalModeSchema.options.join(', ')}, not ${JSON.stringify(mode)}.`);
+      }
+      const result =
+        mode === undefined
+          ? await session.call('approvals.getChatMode', { chatId })
+          : await session.call('approvals.setChatMode', { chatId, mode: mode as (typeof ChatApprovalModeSchema.options)[number] });
+      if (context.json) return context.terminal.json(result);
+      context.terminal.line(`Chat ${chatId.slice(0, 8)}: ${result.mode}${result.mode === 'never-ask' ? context.terminal.colors.yellow(' (its tools run without asking, except what deny rules refuse)') : ''}`);
+    },
+  );
 
   act(leaf(chats, 'delete <id>', 'delete a chat (its audit rows stay)'), options, async (context, id: string) => {
     const deleted = await context.session().call('chat.delete', { id: await resolveChatId(context, id) });

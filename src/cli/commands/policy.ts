@@ -23,7 +23,7 @@ Settings:
   timeout SECONDS                                     how long a call waits for you (0 = forever)
   tool SERVER TOOL auto-approve|always-ask|inherit    one tool's setting
   server SERVER auto-approve|ask                      all of a server's tools (seed 003's bypass) or not
-  (a server's trust in its own annotations: workbench servers trust|distrust SERVER)
+  (a server's trust is an MCP server setting: workbench servers trust|distrust SERVER)
   server SERVER forget                                drop the server's settings
   rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals:VALUE …] [--note TEXT] [--id ID]
   rule remove ID
@@ -111,10 +111,11 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
     }
     case 'server': {
       need(2, 'SERVER auto-approve|ask|forget');
-      if (values[1] === 'trust-annotations' || values[1] === 'distrust-annotations') {
-        throw new CliError(`A server's trust is a setting of the server now: workbench servers ${values[1] === 'trust-annotations' ? 'trust' : 'distrust'} ${values[0]}`);
-      }
       const [server, value] = values as [string, string];
+      if (value === 'trust-annotations' || value === 'distrust-annotations') {
+        const verb = value === 'trust-annotations' ? 'trust' : 'distrust';
+        throw new CliError(`A server's trust is no longer a policy setting: it is the server's own "trusted" setting. Use: workbench servers ${verb} ${server}`);
+      }
       const changes: Record<string, PolicyUpdate['servers']> = {
         'auto-approve': { [server]: { autoApprove: true } },
         ask: { [server]: { autoApprove: false } },

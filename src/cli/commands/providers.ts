@@ -48,6 +48,32 @@ export function providersCommand(program: Command, options: ProgramOptions): voi
     },
   );
 
+  act(
+    leaf(providers, 'set <id>', "change a provider: its label, base URL, default model or key")
+      .option('--label <label>', 'its name in lists')
+      .option('--base-url <url>', 'the server')
+      .option('--model <model>', 'the default model')
+      .option('--api-key-env <VAR>', 'read a new API key from this environment variable')
+      .option('--clear-api-key', 'delete its key'),
+    options,
+    async (context, id: string, flags: { label?: string; baseUrl?: string; model?: string; apiKeyEnv?: string; clearApiKey?: boolean }) => {
+      let apiKey: string | null | undefined = flags.clearApiKey ? null : undefined;
+      if (flags.apiKeyEnv !== undefined) {
+        apiKey = process.env[flags.apiKeyEnv];
+        if (!apiKey) throw new CliError(`--api-key-env names ${flags.apiKeyEnv}, but that environment variable is not set.`);
+      }
+      const provider = await context.session().call('providers.update', {
+        id,
+        ...(flags.label ? { label: flags.label } : {}),
+        ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
+        ...(flags.model ? { defaultModel: flags.model } : {}),
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
+      if (context.json) return context.terminal.json(provider);
+      context.terminal.line(`Updated ${provider.id}.`);
+    },
+  );
+
   act(leaf(providers, 'remove <id>', 'remove a provider and its key'), options, async (context, id: string) => {
     const removed = await context.session().call('providers.remove', { id });
     if (context.json) return context.terminal.json(removed);

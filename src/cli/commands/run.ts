@@ -38,7 +38,8 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
     if (prompt === '') throw new CliError('Give the prompt: workbench run "PROMPT" (or pipe it on stdin).');
     const session = context.session();
     const chat = await chatFor(context, flags);
-    await session.startServers();
+    // The tool loop waits for servers still starting; the prompt need not.
+    void session.startServers();
 
     let reader: LineReader | undefined;
     let interrupts = 0;

@@ -83,15 +83,11 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   }
 
   for (const [verb, trusted] of [['trust', true], ['distrust', false]] as const) {
-    act(
-      leaf(servers, `${verb} <name>`, trusted ? "trust the server's tool annotations (a read-only hint may then auto-approve, in that global mode)" : "treat the server's annotations as unverified hints"),
-      options,
-      async (context, name: string) => {
-        const server = await context.session().call('mcp.edit', { name, trusted });
-        if (context.json) return context.terminal.json(server);
-        context.terminal.line(`${server.name} is ${trusted ? 'trusted' : 'not trusted'}.`);
-      },
-    );
+    act(leaf(servers, `${verb} <name>`, `${trusted ? 'trust' : 'stop trusting'} a server's tool annotations (readOnlyHint…); the approval policy reads this`), options, async (context, name: string) => {
+      const server = await context.session().call('mcp.edit', { name, trusted });
+      if (context.json) return context.terminal.json(server);
+      context.terminal.line(`${server.name} is ${trusted ? 'trusted: its read-only tools may run without asking in the mode auto-approve-read-only-trusted' : 'not trusted: its annotations do not count'}.`);
+    });
   }
 
   act(leaf(servers, 'restart <name>', "start a server afresh (forgetting its crashes) and report whether it comes up"), options, async (context, name: string) => {

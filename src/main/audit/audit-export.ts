@@ -11,7 +11,8 @@ import type { AuditProgressListener } from './audit-log';
 import { ROWS_PER_PROGRESS, ROWS_PER_SLICE, withAuditSnapshot, yieldToEventLoop } from './audit-reader';
 import { AUDIT_FIELDS, GENESIS_HASH } from './audit-row';
 import { csvRecord } from './csv';
-import { ChunkedLineWriter, EXPORT_CHUNK_BYTES, lineWriter } from './export-lines';
+import { ChunkedLineWriter, EXPORT_CHUNK_BYTES } from './export-lines';
+import { exportLineQuery, joinExportLine } from './export-sql';
 
 /** The first line of every export names it, so a file can be recognised and checked on its own. */
 export const EXPORT_MARKER = 'aiWorkbenchAuditExport';
@@ -64,12 +65,12 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
         rowCount,
       };
       await writer.add(options.format === 'jsonl' ? `${canonicalJson(header)}\n` : csvHeader(header));
-      const line = lineWriter(options.format);
-      const rows = snapshot.rows(head.sequence);
+      const { nullDuration } = exportLineQuery(options.format);
+      const rows = snapshot.exportLines(options.format, head.sequence);
       let done = 0;
       try {
-        for (const values of rows) {
-          const pending = writer.add(line(values));
+        for (const parts of rows) {
+          const pending = writer.add(joinExportLine(parts, nullDuration));
           if (pending) await pending;
           done++;
           if (done % ROWS_PER_PROGRESS === 0) options.onProgress?.(done, rowCount);

@@ -1,6 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { AuditHead } from '../../shared/audit';
+import type { AuditExportFormat } from '../../shared/audit';
 import { AUDIT_COLUMNS_SQL, GENESIS_HASH } from './audit-row';
+import { exportLineQuery } from './export-sql';
 
 /** Rows handled between two yields to the event loop, so a long read never freezes the app. */
 export const ROWS_PER_SLICE = 4096;
@@ -39,6 +41,8 @@ export interface AuditSnapshot {
   countThrough(sequence: number): number;
   /** Every row through `sequence`, in sequence order, as arrays in `AUDIT_FIELDS` order. */
   rows(throughSequence?: number): IterableIterator<unknown[]>;
+  /** Every row through `sequence` as the export's line, in three parts (see export-sql.ts). */
+  exportLines(format: AuditExportFormat, throughSequence: number): IterableIterator<unknown[]>;
   sequenceOfHash(hash: string): number | null;
   /** The stored hash of the row with this sequence, or null when there is none. */
   hashAt(sequence: number): string | null;
@@ -50,6 +54,7 @@ function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
   const count = db.prepare('SELECT count(*) FROM audit_log WHERE sequence <= ?').pluck();
   const all = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw();
   const through = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence <= ? ORDER BY sequence`).raw();
+  const lines = { jsonl: db.prepare(exportLineQuery('jsonl').sql).raw(), csv: db.prepare(exportLineQuery('csv').sql).raw() };
   const byHash = db.prepare('SELECT sequence FROM audit_log WHERE hash = ? ORDER BY sequence LIMIT 1').pluck();
   const hashAt = db.prepare('SELECT hash FROM audit_log WHERE sequence = ?').pluck();
   return {
@@ -57,6 +62,7 @@ function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
     lastRow: () => (last.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH },
     countThrough: (sequence) => count.get(sequence) as number,
     rows: (throughSequence) => (throughSequence === undefined ? all.iterate() : through.iterate(throughSequence)) as IterableIterator<unknown[]>,
+    exportLines: (format, throughSequence) => lines[format].iterate(throughSequence) as IterableIterator<unknown[]>,
     sequenceOfHash: (hash) => (byHash.get(hash) as number | undefined) ?? null,
     hashAt: (sequence) => (hashAt.get(sequence) as string | undefined) ?? null,
   };

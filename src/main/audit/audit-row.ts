@@ -15,7 +15,7 @@ export function hashOfValue(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }
 
-type FieldType = 'text' | 'number' | 'json';
+export type FieldType = 'text' | 'number' | 'json';
 
 /**
  * The columns of `audit_log`, named as in `AuditEntry`. `json` columns hold canonical JSON text
@@ -48,6 +48,11 @@ const FIELDS = [
 ] as const satisfies readonly (readonly [keyof AuditEntry, string, FieldType])[];
 
 export type AuditField = (typeof FIELDS)[number][0];
+
+/** Each field with its column and how its value is written, in `AUDIT_FIELDS` order. */
+export const AUDIT_FIELD_COLUMNS: readonly { readonly name: AuditField; readonly column: string; readonly type: FieldType }[] = FIELDS.map(
+  ([name, column, type]) => ({ name, column, type }),
+);
 
 /** The field names in the order export columns and stored rows use. */
 export const AUDIT_FIELDS: readonly AuditField[] = FIELDS.map(([name]) => name);

@@ -1,13 +1,5 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { AuditExportFormat } from '../../shared/audit';
-import { canonicalRowOf } from './audit-row';
-import { csvRecord } from './csv';
-
-/** One stored row (a `.raw()` array) as one line of the export. */
-export function lineWriter(format: AuditExportFormat): (values: unknown[]) => string {
-  return format === 'jsonl' ? (values) => `${canonicalRowOf(values)}\n` : csvRecord;
-}
 
 /** Size of the buffers lines are encoded into: large enough that writes are few. */
 export const EXPORT_CHUNK_BYTES = 1024 * 1024;

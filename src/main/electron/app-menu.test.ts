@@ -17,6 +17,20 @@ describe('app menu', () => {
     expect(roles(template)).toContain('about');
   });
 
+  it('offers Quick Chat in the View menu once the desktop shell runs, showing its global shortcut', () => {
+    const opened: string[] = [];
+    const template = appMenuTemplate('linux', 'AI Workbench', { open: () => opened.push('quick'), accelerator: 'CommandOrControl+Shift+Space' });
+    const view = template.find((item) => item.label === 'View');
+    const item = Array.isArray(view?.submenu) ? view.submenu[0] : undefined;
+    expect(item).toMatchObject({ id: 'quick-chat', label: 'Quick Chat', accelerator: 'CommandOrControl+Shift+Space', registerAccelerator: false });
+    (item?.click as () => void)();
+    expect(opened).toEqual(['quick']);
+    const withoutShortcut = appMenuTemplate('linux', 'AI Workbench', { open: () => {}, accelerator: null }).find((entry) => entry.label === 'View');
+    expect(Array.isArray(withoutShortcut?.submenu) && withoutShortcut.submenu[0]?.accelerator).toBeUndefined();
+    const before = appMenuTemplate('linux', 'AI Workbench').find((entry) => entry.label === 'View');
+    expect(Array.isArray(before?.submenu) && before.submenu[0]).toEqual({ role: 'reload' });
+  });
+
   it('shows the versions in the About panel', () => {
     const about = aboutPanelOptions('AI Workbench', '0.1.0', { ...process.versions, electron: '45.4.1', chrome: '142.0.0.0' });
     expect(about.applicationVersion).toBe('0.1.0');

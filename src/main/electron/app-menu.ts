@@ -1,7 +1,13 @@
 import type { MenuItemConstructorOptions } from 'electron';
 
+/** Quick chat in the View menu, once the desktop shell runs: the shortcut is a global one, shown here, registered there. */
+export interface QuickChatMenuItem {
+  open(): void;
+  accelerator: string | null;
+}
+
 /** The application menu with the usual roles and shortcuts; plain data so it can be checked without Electron. */
-export function appMenuTemplate(platform: NodeJS.Platform, appName: string): MenuItemConstructorOptions[] {
+export function appMenuTemplate(platform: NodeJS.Platform, appName: string, quickChat?: QuickChatMenuItem): MenuItemConstructorOptions[] {
   const isMac = platform === 'darwin';
   const appMenu: MenuItemConstructorOptions = {
     label: appName,
@@ -24,6 +30,17 @@ export function appMenuTemplate(platform: NodeJS.Platform, appName: string): Men
     {
       label: 'View',
       submenu: [
+        ...(quickChat
+          ? [
+              {
+                id: 'quick-chat',
+                label: 'Quick Chat',
+                ...(quickChat.accelerator ? { accelerator: quickChat.accelerator, registerAccelerator: false } : {}),
+                click: () => quickChat.open(),
+              },
+              { type: 'separator' as const },
+            ]
+          : []),
         { role: 'reload' },
         { role: 'forceReload' },
         { type: 'separator' },

@@ -27,7 +27,11 @@ import { createServices, isStartupProblem, type Services } from '../services';
 import { resolveDataDir } from '../settings/data-dir';
 import { describeSettingsMigration } from '../settings/settings-migrations';
 import { plainCipher } from '../settings/secret-store';
+import type { DesktopSettings } from '../../shared/desktop';
+import type { SettingsSection } from '../settings/settings-store';
 import { aboutPanelOptions, appMenuTemplate } from './app-menu';
+import { openDesktopSettings } from './desktop-settings';
+import { startDesktopShell } from './desktop-shell';
 import { safeStorageCipher } from './safe-storage-cipher';
 import { externalLinkPrompt, isTrustedIpcSender, navigationVerdict, permissionGranted } from './security-policy';
 import { restorableBounds, type WindowState } from './window-state';
@@ -43,6 +47,10 @@ protocol.registerSchemesAsPrivileged([
 ]);
 
 let mainWindow: BrowserWindow | null = null;
+/** With the tray icon on, closing the window keeps the app running there (approvals still notify, quick chat still opens). */
+let keepRunningInTray = (): boolean => false;
+let showMainWindowOnRequest: (() => void) | null = null;
+let quitting = false;
 
 /** Links leave the app only as http(s), only to the default browser, and only after the person agrees. */
 async function offerExternally(owner: BrowserWindow | null, url: string): Promise<void> {
@@ -97,6 +105,8 @@ function createWindow(windowStore: Store<WindowState>): BrowserWindow {
   window.on('close', remember);
   window.on('closed', () => {
     if (mainWindow === window) mainWindow = null;
+    // A hidden quick chat window would otherwise keep the app alive with nothing on screen.
+    if (!quitting && process.platform !== 'darwin' && !keepRunningInTray()) app.quit();
   });
   void window.loadURL(devServerUrl ?? APP_ENTRY_URL);
   return window;
@@ -148,9 +158,17 @@ function start(): void {
     return;
   }
   app.on('second-instance', () => {
-    if (!mainWindow) return;
+    // Also when the window was closed into the tray: a second launch brings it back.
+    if (!mainWindow) {
+      if (app.isReady() && showMainWindowOnRequest) showMainWindowOnRequest();
+      return;
+    }
     if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.show();
     mainWindow.focus();
+  });
+  app.on('before-quit', () => {
+    quitting = true;
   });
   app.on('web-contents-created', (_event, contents) => guardNavigation(contents));
 
@@ -161,6 +179,7 @@ function start(): void {
     const keychain = safeStorageCipher(safeStorage);
     if (!keychain) console.warn('The OS offers no keychain encryption here: secrets are kept in an owner-only file instead.');
     let services: Services;
+    let desktop: SettingsSection<DesktopSettings>;
     try {
       services = createServices({
         dataDir,
@@ -171,6 +190,12 @@ function start(): void {
         onListenerError: (error) => console.error(error),
         auditWorkerFile: path.join(here, 'audit-worker.js'),
       });
+      try {
+        desktop = openDesktopSettings(services.settings);
+      } catch (error) {
+        services.close();
+        throw error;
+      }
     } catch (error) {
       const message = isStartupProblem(error) ? error.message : String(error instanceof Error ? error.stack : error);
       dialog.showErrorBox('AI Workbench cannot start', message);
@@ -188,6 +213,25 @@ function start(): void {
     wireContract(services);
     const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false } });
     mainWindow = createWindow(windowStore);
+    const showMainWindow = (): BrowserWindow => {
+      const window = mainWindow ?? (mainWindow = createWindow(windowStore));
+      if (window.isMinimized()) window.restore();
+      window.show();
+      window.focus();
+      return window;
+    };
+    const shell = startDesktopShell({
+      services,
+      desktop,
+      preloadPath,
+      iconPath: app.isPackaged ? path.join(process.resourcesPath, 'icon.png') : path.join(here, '../../resources/icon.png'),
+      devServerUrl,
+      showMainWindow,
+      mainWindow: () => mainWindow,
+      setAppMenu: (quickChat) => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME, quickChat))),
+    });
+    keepRunningInTray = () => desktop.get().tray;
+    showMainWindowOnRequest = () => void showMainWindow();
     // In the background: the window is usable while the MCP servers start. Bundled servers run on this
     // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
     services.mcp.start();
@@ -195,10 +239,14 @@ function start(): void {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });
     let stopped = false;
+    let stopping = false;
     app.on('will-quit', (event) => {
       if (stopped) return;
       // Hold the quit until every MCP server's process tree is gone, then quit for real.
       event.preventDefault();
+      if (stopping) return;
+      stopping = true;
+      shell.dispose();
       void Promise.allSettled([services.conversations.dispose(), services.mcp.stop()]).finally(() => {
         stopped = true;
         services.close();
@@ -209,7 +257,7 @@ function start(): void {
   });
 
   app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit();
+    if (process.platform !== 'darwin' && !keepRunningInTray()) app.quit();
   });
 }
 

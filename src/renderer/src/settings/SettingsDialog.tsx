@@ -81,14 +81,14 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
           </div>
         </aside>
         <section id="settings-panel" role="tabpanel" aria-labelledby={`settings-tab-${section}`} className="settings-panel">
-          <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>
-            <CloseIcon size={16} />
-          </button>
           {section === 'providers' && <ProvidersPage api={api} />}
           {section === 'servers' && <ServersPage api={api} />}
           {section === 'approvals' && <ApprovalsPage api={api} />}
           {section === 'audit' && <AuditPage api={api} />}
         </section>
+        <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>
+          <CloseIcon size={16} />
+        </button>
       </div>
     </dialog>
   );

@@ -16,6 +16,14 @@ export function formatTime(value: number | string): string {
     : date.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** `23 Nov 13:49:32`: for tables, where the full time is in the cell's tooltip. */
+export function formatShortTime(value: number | string): string {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime())
+    ? String(value)
+    : date.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+}
+
 export interface ModalProps {
   title: string;
   /** A wider dialog for forms and tables. */

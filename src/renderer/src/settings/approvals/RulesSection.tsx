@@ -163,6 +163,7 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
       }
     >
       <form
+        noValidate
         id="rule-form"
         className="form form-grid"
         autoComplete="off"

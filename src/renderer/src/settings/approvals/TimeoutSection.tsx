@@ -54,6 +54,7 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
     <section className="settings-section" aria-labelledby="timeout-title">
       <h3 id="timeout-title">Approval timeout</h3>
       <form
+        noValidate
         className="inline-form"
         onSubmit={(event) => {
           event.preventDefault();

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { AuditActorSchema, AuditDecisionSchema, type AuditEntry, type AuditExportFormat, type AuditQueryInput, type AuditVerifyResult } from '../../../../shared/audit';
-import { Notice, PageHeader, errorText, formatTime } from '../common';
+import { Notice, PageHeader, errorText, formatShortTime, formatTime } from '../common';
 import { DownloadIcon } from '../settings-icons';
 import { ACTOR_LABELS, DECISION_LABELS, EMPTY_FILTERS, decisionTone, rowSummary, toAuditQuery, type AuditFilters } from './audit-filters';
 import { AuditRowDetail } from './AuditRowDetail';
@@ -152,15 +152,15 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       <div className="audit-filters" role="search" aria-label="Filter the audit log">
         <label>
           <span>From</span>
-          <input type="datetime-local" value={filters.from} onChange={(event) => setFilter('from', event.target.value)} />
+          <input aria-label="From" type="datetime-local" value={filters.from} onChange={(event) => setFilter('from', event.target.value)} />
         </label>
         <label>
           <span>To</span>
-          <input type="datetime-local" value={filters.to} onChange={(event) => setFilter('to', event.target.value)} />
+          <input aria-label="To" type="datetime-local" value={filters.to} onChange={(event) => setFilter('to', event.target.value)} />
         </label>
         <label>
           <span>Chat</span>
-          <select value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
+          <select aria-label="Chat" value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
             <option value="">All chats</option>
             {chats.map((chat) => (
               <option key={chat.id} value={chat.id}>
@@ -171,7 +171,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Server</span>
-          <input list="audit-servers" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
+          <input aria-label="Server" list="audit-servers" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
           <datalist id="audit-servers">
             {servers.map((name) => (
               <option key={name} value={name} />
@@ -180,7 +180,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Tool</span>
-          <input list="audit-tools" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
+          <input aria-label="Tool" list="audit-tools" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
           <datalist id="audit-tools">
             {tools.map((name) => (
               <option key={name} value={name} />
@@ -189,7 +189,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Decision</span>
-          <select value={filters.decision} onChange={(event) => setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))}>
+          <select aria-label="Decision" value={filters.decision} onChange={(event) => setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))}>
             <option value="">Any</option>
             {AuditDecisionSchema.options.map((decision) => (
               <option key={decision} value={decision}>
@@ -200,7 +200,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Actor</span>
-          <select value={filters.actor} onChange={(event) => setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))}>
+          <select aria-label="Actor" value={filters.actor} onChange={(event) => setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))}>
             <option value="">Anyone</option>
             {AuditActorSchema.options.map((actor) => (
               <option key={actor} value={actor}>
@@ -211,15 +211,22 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         </label>
         <label>
           <span>Rows</span>
-          <select value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
+          <select aria-label="Rows" value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
             <option value="">Decisions and results</option>
             <option value="decision">Decisions</option>
             <option value="result">Results</option>
           </select>
         </label>
+      </div>
+      <div className="audit-toolbar">
+        <span className="muted small">
+          {entries && entries.length > 0
+            ? `Rows #${entries.at(-1)?.sequence ?? ''}–#${entries[0]?.sequence ?? ''}${filtered ? ' matching the filters' : ''}, newest first`
+            : ''}
+        </span>
         <button
           type="button"
-          className="button button-small audit-clear"
+          className="button button-small"
           disabled={!filtered}
           onClick={() => {
             setFilters(EMPTY_FILTERS);
@@ -239,7 +246,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
               <tr>
                 <th scope="col">#</th>
                 <th scope="col">Time</th>
-                <th scope="col">Decision / result</th>
+                <th scope="col">Outcome</th>
                 <th scope="col">Actor</th>
                 <th scope="col">Server · tool</th>
                 <th scope="col">Chat</th>
@@ -263,7 +270,9 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                   }}
                 >
                   <td className="mono muted">{entry.sequence}</td>
-                  <td className="nowrap small">{formatTime(entry.time)}</td>
+                  <td className="nowrap small" title={formatTime(entry.time)}>
+                    {formatShortTime(entry.time)}
+                  </td>
                   <td>
                     {entry.decision ? (
                       <span className={`badge tone-${decisionTone(entry.decision)}`}>{DECISION_LABELS[entry.decision]}</span>
@@ -272,11 +281,13 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                     )}
                   </td>
                   <td className="small">{entry.actor ? ACTOR_LABELS[entry.actor] : '—'}</td>
-                  <td className="mono small">
+                  <td className="mono small nowrap">
                     {entry.serverName} · {entry.toolName}
                   </td>
                   <td className="small clamp-1">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
-                  <td className="small clamp-1 muted">{rowSummary(entry)}</td>
+                  <td className="small clamp-1 muted" title={rowSummary(entry)}>
+                    {rowSummary(entry)}
+                  </td>
                 </tr>
               ))}
             </tbody>

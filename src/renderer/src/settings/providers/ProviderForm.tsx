@@ -85,6 +85,7 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
       }
     >
       <form
+        noValidate
         id="provider-form"
         className="form"
         autoComplete="off"

@@ -119,6 +119,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
       }
     >
       <form
+        noValidate
         id="server-form"
         className="form form-grid"
         autoComplete="off"
