@@ -14,7 +14,7 @@ interface Messages {
 }
 
 test('the CLI writes while browser mode runs: both see each other\'s chats, and the audit log verifies', async ({ page, workbench }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000);
   const home = workbench.dataDir;
 
   // A chat started in the CLI (the Demo provider asks to list files; no one can be asked, so it is denied).

@@ -20,7 +20,7 @@ let terminal: TmuxSession | undefined;
 beforeEach(async () => {
   if (!tmux) return;
   test = await withFakeProvider(makeHome());
-});
+}, 60_000);
 afterEach(async () => {
   if (!tmux) return;
   await terminal?.close();
@@ -37,7 +37,7 @@ const decisions = async (): Promise<AuditPage['entries']> =>
   (await cliJson<AuditPage>(['audit', 'query', '--kind', 'decision'], { home: test.home })).entries.slice().reverse();
 const file = (name: string): string => path.join(test.sandbox, name);
 
-describe.skipIf(!tmux)(title, { timeout: 120_000 }, () => {
+describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
   it('asks about several waiting calls one at a time and applies s, o, d and r (with the reason)', async () => {
     test.fake.script(
       {

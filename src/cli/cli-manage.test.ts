@@ -19,7 +19,8 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
 
-describe('workbench (management commands)', () => {
+// Each test runs several commands, each allowed HANG_LIMIT_MS; a loaded 2-core machine needs far more than vitest's 30 s.
+describe('workbench (management commands)', { timeout: 300_000 }, () => {
   it('starts through bin/workbench.js and prints its version and, bare, the help with the exit codes', async () => {
     const version = await runCli(['--version'], { home, entry: BIN, env: { WORKBENCH_SKIP_BUILD: '1' } });
     expect(version.code).toBe(0);

@@ -14,7 +14,7 @@ import { withFakeProvider, type FakeWorkbench } from './testing/fake-provider';
 let test: FakeWorkbench;
 beforeEach(async () => {
   test = await withFakeProvider(makeHome());
-});
+}, 60_000);
 afterEach(async () => {
   await test.fake.close();
   fs.rmSync(test.home, { recursive: true, force: true });
@@ -29,7 +29,7 @@ const scriptWrite = (file: string): void => {
   );
 };
 
-describe('workbench run (no terminal)', () => {
+describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
   it('denies a call that needs a person, recorded as denied by the non-interactive mode; exit code 2', async () => {
     scriptWrite('denied.txt');
     const result = await runCli(['run', 'write denied.txt', ...test.providerFlags], { home: test.home });

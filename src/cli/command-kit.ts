@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
-import { openSession, type CliSession } from './session';
+import type { CliSession } from './session';
 import { createTerminal, type Terminal } from './terminal';
 
 /** What every command's action gets: the terminal, the session (opened on first use) and `--json`. */
@@ -34,6 +34,8 @@ export function act(command: Command, options: ProgramOptions, action: Action): 
     const opts = commandObject.opts<{ json?: boolean }>();
     const terminal = createTerminal();
     let session: CliSession | undefined;
+    // The services (SQLite, SDKs, the MCP host) load only once a command runs: help, version and a bad flag stay quick.
+    const { openSession } = await import('./session');
     const context: CommandContext = {
       terminal,
       json: opts.json === true,

@@ -159,6 +159,60 @@ describe('migrations', () => {
   });
 });
 
+describe('a database another process holds', () => {
+  /** Opens `file` through the real openDatabase in a child process; resolves with its exit code and stderr. */
+  function openInChild(busyTimeoutMs: number): Promise<{ code: number | null; stderr: string }> {
+    const databaseModule = pathToFileURL(path.join(import.meta.dirname, 'database.ts')).href;
+    const resolveHook = `export async function resolve(specifier, context, next) {
+      try { return await next(specifier, context); }
+      catch (error) { if (specifier.startsWith('.')) return next(specifier + '.ts', context); throw error; }
+    }`;
+    const child = `
+      import { register } from 'node:module';
+      register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(resolveHook)}));
+      const { openDatabase } = await import(${JSON.stringify(databaseModule)});
+      try { openDatabase(${JSON.stringify(file)}, { busyTimeoutMs: ${busyTimeoutMs} }).close(); }
+      catch (error) { process.stderr.write(error.message); process.exitCode = 1; }
+    `;
+    const proc = spawn(process.execPath, ['--experimental-transform-types', '--no-warnings', '--input-type=module', '-e', child], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stderr })));
+  }
+
+  /** Holds the write lock of `file` (as another process would, migrating) until the returned function is called. */
+  function holdWriteLock(): () => void {
+    const holder = new BetterSqlite3(file);
+    holder.exec('BEGIN EXCLUSIVE');
+    return () => {
+      holder.exec('COMMIT');
+      holder.close();
+    };
+  }
+
+  it('is waited for when it holds the file longer than one busy timeout, then opened', async () => {
+    open(file).close();
+    const release = holdWriteLock();
+    const opening = openInChild(400);
+    setTimeout(release, 900);
+    expect(await opening).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('gives up with an error naming the file when it holds the file for too long', async () => {
+    open(file).close();
+    const release = holdWriteLock();
+    try {
+      const { code, stderr } = await openInChild(100);
+      expect(code).toBe(1);
+      expect(stderr).toBe(`Cannot open the database ${file}: database is locked`);
+    } finally {
+      release();
+    }
+  });
+});
+
 describe('openDatabase refuses files it must not touch', () => {
   it.each([
     ['random bytes', () => randomBytes(64 * 1024)],

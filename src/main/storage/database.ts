@@ -36,12 +36,27 @@ export interface OpenDatabaseOptions {
  * `DatabaseOpenError` naming the file; it is never deleted, rewritten or recreated.
  */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): Database {
-  const migrations = options.migrations ?? defaultMigrations;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  // Another process opening the same new file (the app and the CLI at once, on a busy machine) can hold it for
+  // longer than one busy timeout, and SQLite does not wait at all in some cases (changing the journal mode):
+  // a locked open is tried again, as a whole, for a while before it counts as an error.
+  const deadline = Date.now() + 3 * busyTimeoutMs;
+  for (;;) {
+    try {
+      return openOnce(file, options.migrations ?? defaultMigrations, busyTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof DatabaseOpenError && isBusy(error.cause)) || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+}
+
+function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: number): Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const isNew = !fs.existsSync(file) || fs.statSync(file).size === 0;
   let db: Database;
   try {
-    db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = new BetterSqlite3(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
   }
@@ -111,6 +126,11 @@ function migrate(db: Database, migrations: readonly string[]): void {
 function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 function messageOf(error: unknown): string {
