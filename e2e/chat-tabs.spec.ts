@@ -48,3 +48,28 @@ test('changing the provider, model and approval mode of a chat', async ({ page, 
 async function chatId(workbench: { call(method: string, input?: unknown): Promise<unknown> }): Promise<string> {
   return ((await workbench.call('chat.list')) as { chats: { id: string }[] }).chats[0]?.id ?? '';
 }
+
+test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "New" starts another', async ({ page, workbench }) => {
+  await page.goto(workbench.url);
+  await page.setViewportSize({ width: 520, height: 600 });
+  // The token is kept for this tab; the quick chat window loads the page at #/quick.
+  await page.goto(`${workbench.origin}/#/quick`);
+  await page.reload();
+  const view = chatUi(page);
+  await expect(page.getByText('Quick chat', { exact: true }).first()).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Chats' })).toHaveCount(0);
+  await view.input.fill('list files');
+  await view.input.press('Enter');
+  await expect(view.card('list_directory')).toBeVisible();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: 'test-results/screens/dark-40-quick-chat.png' });
+  await view.card('list_directory').getByRole('button', { name: 'Allow once', exact: true }).click();
+  await expect(view.toolCalls.first()).toContainText('Done');
+
+  await page.reload();
+  await expect(view.userMessages).toHaveText(['list files']);
+  await page.getByRole('button', { name: 'New' }).click();
+  await expect(view.userMessages).toHaveCount(0);
+  const { chats } = (await workbench.call('chat.list')) as { chats: unknown[] };
+  expect(chats).toHaveLength(2);
+});

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { WorkbenchApi } from '../../shared/api';
-import type { BrowserBridge, ConnectionState } from './bridge/browser-bridge';
+import type { BrowserBridge } from './bridge/browser-bridge';
+import { useConnectionState } from './bridge/use-connection-state';
 import { ChatPane } from './chat/ChatPane';
 import { ChatStores } from './chat/chat-store';
 import { TabBar } from './chat/TabBar';
@@ -65,12 +66,5 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
       {settingsOpen && <SettingsDialog api={api} onClose={() => setSettingsOpen(false)} />}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>
-  );
-}
-
-function useConnectionState(bridge: BrowserBridge | undefined): ConnectionState {
-  return useSyncExternalStore(
-    (listener) => bridge?.onDidChangeState(listener) ?? (() => {}),
-    () => bridge?.state ?? 'open',
   );
 }

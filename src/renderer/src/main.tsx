@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { buildWorkbenchApi } from '../../shared/api';
 import { App } from './App';
+import { QuickChat } from './chat/QuickChat';
 import { connectBrowserBridge, type BrowserBridge } from './bridge/browser-bridge';
 import { takeToken } from './bridge/token';
 import { MissingToken } from './components/MissingToken';
@@ -22,4 +23,9 @@ const api = window.workbench ?? (() => {
   return buildWorkbenchApi(bridge);
 })();
 
-root.render(<StrictMode>{api ? <App api={api} bridge={bridge} /> : <MissingToken />}</StrictMode>);
+// The desktop app's quick chat window loads the same page at #/quick.
+const quick = window.location.hash.startsWith('#/quick');
+
+root.render(
+  <StrictMode>{api ? quick ? <QuickChat api={api} bridge={bridge} /> : <App api={api} bridge={bridge} /> : <MissingToken />}</StrictMode>,
+);

@@ -11,7 +11,8 @@ import { describeError } from './chat-store';
 export interface ChatHeaderProps {
   api: WorkbenchApi;
   chat: Chat;
-  chats: ChatsStore;
+  /** Renames the chat: resolves false (and shows why elsewhere) when it failed. */
+  chats: Pick<ChatsStore, 'rename'>;
   /** Changing the model or mode is refused while a reply runs. */
   busy: boolean;
 }

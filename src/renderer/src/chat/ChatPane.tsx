@@ -13,7 +13,7 @@ import './chat.css';
 export interface ChatPaneProps {
   api: WorkbenchApi;
   chat: Chat;
-  chats: ChatsStore;
+  chats: Pick<ChatsStore, 'rename'>;
   store: ChatStore;
   trustedServers: ReadonlySet<string>;
 }

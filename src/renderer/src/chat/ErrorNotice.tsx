@@ -15,13 +15,16 @@ const WHAT_TO_DO: Partial<Record<ErrorCode, string>> = {
 };
 
 export function ErrorNotice({ error, onRetry }: { error: WorkbenchErrorData; onRetry: (() => void) | null }): React.JSX.Element {
+  // The main process's message often says what to do already ("Try again in 20 s"): no second, vaguer hint then.
+  const said = error.message.toLowerCase();
   const hint = WHAT_TO_DO[error.code];
+  const showHint = hint !== undefined && !said.includes(hint.toLowerCase()) && !(error.code === 'llm_rate_limited' && said.includes('try again'));
   return (
     <div className="error-notice" role="alert" data-testid="error-notice">
       <WarningIcon size={16} />
       <div>
         <p className="error-notice-message">{error.message}</p>
-        {hint && !error.message.includes(hint) && <p className="error-notice-hint">{hint}</p>}
+        {showHint && <p className="error-notice-hint">{hint}</p>}
         {onRetry && (
           <button type="button" className="button error-notice-retry" onClick={onRetry}>
             Try again

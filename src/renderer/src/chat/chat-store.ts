@@ -38,6 +38,11 @@ export interface ChatState {
 }
 
 export const FIRST_INDEX = 1_000_000;
+/**
+ * Text deltas are applied at most this often: a render per delta (the main process sends one about every 30 ms)
+ * costs layout and paint each time, and 20 updates a second already read as fluid streaming.
+ */
+export const TEXT_FLUSH_MS = 50;
 export const PAGE_SIZE = 100;
 
 /** The calls of the chat that wait for a person, in the order the replies asked for them. */
@@ -90,6 +95,8 @@ export class ChatStore {
   private oldestSeq: number | null = null;
   private unsubscribe: (() => void) | null = null;
   private generation = 0;
+  private textBuffer: Extract<ChatStreamEvent, { kind: 'text' }>[] = [];
+  private textTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly api: WorkbenchApi,
@@ -121,6 +128,8 @@ export class ChatStore {
   }
 
   dispose(): void {
+    if (this.textTimer) clearTimeout(this.textTimer);
+    this.textTimer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
     this.listeners.clear();
@@ -254,8 +263,14 @@ export class ChatStore {
       this.queued.push(event);
       return;
     }
+    if (event.kind === 'text') {
+      this.textBuffer.push(event);
+      this.textTimer ??= setTimeout(() => this.flushText(), TEXT_FLUSH_MS);
+      return;
+    }
+    // Everything else lands after the text that came before it.
+    this.flushText();
     switch (event.kind) {
-      case 'text':
       case 'tool-call':
         this.set({ timeline: applyStreamEvent(this.state.timeline, event) });
         return;
@@ -270,6 +285,16 @@ export class ChatStore {
         // The same error arrives as an `error` message, which the list shows.
         return;
     }
+  }
+
+  private flushText(): void {
+    if (this.textTimer) clearTimeout(this.textTimer);
+    this.textTimer = null;
+    if (this.textBuffer.length === 0) return;
+    let timeline = this.state.timeline;
+    for (const event of this.textBuffer) timeline = applyStreamEvent(timeline, event);
+    this.textBuffer = [];
+    this.set({ timeline });
   }
 
   private onApprovals(change: ApprovalsChange): void {

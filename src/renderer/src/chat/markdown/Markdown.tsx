@@ -23,8 +23,8 @@ export function Markdown({ text, streaming = false }: MarkdownProps): React.JSX.
   );
   return (
     <div className="markdown">
-      {blocks.stable.map((token, index) => (
-        <Block key={index} token={token} />
+      {groupsOf(blocks.stable).map((group, index) => (
+        <BlockGroup key={index} tokens={group} />
       ))}
       {blocks.live.map((token, index) => (
         <LiveBlock key={`live-${blocks.stable.length + index}`} token={token} />
@@ -32,6 +32,31 @@ export function Markdown({ text, streaming = false }: MarkdownProps): React.JSX.
     </div>
   );
 }
+
+/**
+ * Finished blocks go in groups of GROUP_SIZE: a long reply then has a few dozen children to reconcile and lay out
+ * per update instead of hundreds, and a full group never changes again.
+ */
+const GROUP_SIZE = 16;
+
+function groupsOf(tokens: readonly Token[]): Token[][] {
+  const groups: Token[][] = [];
+  for (let start = 0; start < tokens.length; start += GROUP_SIZE) groups.push(tokens.slice(start, start + GROUP_SIZE));
+  return groups;
+}
+
+const BlockGroup = memo(
+  function BlockGroup({ tokens }: { tokens: readonly Token[] }): React.JSX.Element {
+    return (
+      <div className="md-group">
+        {tokens.map((token, index) => (
+          <Block key={index} token={token} />
+        ))}
+      </div>
+    );
+  },
+  (before, after) => before.tokens.length === after.tokens.length && before.tokens.every((token, index) => token === after.tokens[index]),
+);
 
 const Block = memo(function Block({ token }: { token: Token }): React.ReactNode {
   return renderBlock(token, false);

@@ -1,0 +1,167 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildWorkbenchApi, type WorkbenchTransport } from '../../../shared/api';
+import type { ToolCallRequest } from '../../../shared/approval';
+import type { Envelope } from '../../../shared/errors';
+import type { AssistantChatMessage, ChatMessage, ChatStreamEvent } from '../../../shared/messages';
+import { ChatStore, phaseOf, TEXT_FLUSH_MS, trimPage } from './chat-store';
+import { viewOf, type ExchangeRow } from './timeline';
+
+const CHAT = '6f1c2d6e-3b7a-4d4e-9a55-0d3c5b2f9a10';
+
+const request = (id: string): ToolCallRequest => ({
+  toolCallId: id,
+  serverName: 'Files',
+  toolName: 'write_file',
+  args: { path: `${id}.txt` },
+  definitionHash: 'h',
+  inputSchema: { type: 'object' },
+  decision: { outcome: 'ask', source: { kind: 'default' }, reason: 'asks', definitionChanged: false },
+});
+
+const waitingReply = (ids: string[]): AssistantChatMessage => ({
+  id: 'r1',
+  chatId: CHAT,
+  exchangeId: 'x1',
+  seq: 2,
+  createdAt: 2,
+  role: 'assistant',
+  providerId: 'p',
+  model: 'm',
+  end: 'waiting_approval',
+  reply: {
+    timestamp: 0,
+    turns: [
+      {
+        toolCalls: ids.map((id) => ({
+          toolCallId: id,
+          serverName: 'Files',
+          toolName: 'write_file',
+          args: { path: `${id}.txt` },
+          modelCall: { id, name: 'Files__write_file', arguments: { kind: 'parsed' as const, value: {} } },
+          status: 'pending' as const,
+          decision: { outcome: 'ask' as const, actor: 'policy' as const, reason: 'asks' },
+        })),
+      },
+    ],
+    pendingToolCalls: ids.map(request),
+  },
+});
+
+const user: ChatMessage = { id: 'u1', chatId: CHAT, exchangeId: 'x1', seq: 1, createdAt: 1, role: 'user', text: 'go' };
+
+/** A transport that answers `chat.messages` with `messages` and records `chat.send` calls; `push` sends events. */
+function fake(messages: ChatMessage[], activity: 'idle' | 'waiting-approval' | 'generating' = 'idle') {
+  const sent: unknown[] = [];
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  let failNext: string | null = null;
+  const transport: WorkbenchTransport = {
+    async invoke(method, input): Promise<Envelope> {
+      switch (method) {
+        case 'chat.messages':
+          return { ok: true, value: { messages, hasMore: false, activity: { status: activity, exchangeId: 'x1' } } };
+        case 'approvals.pending':
+          return { ok: true, value: { approvals: [] } };
+        case 'chat.send': {
+          sent.push(input);
+          if (failNext) {
+            const message = failNext;
+            failNext = null;
+            return { ok: false, error: { code: 'invalid_input', message } };
+          }
+          return { ok: true, value: { exchangeId: 'x1', message: { id: `a${sent.length}`, chatId: CHAT, exchangeId: 'x1', seq: 10 + sent.length, createdAt: 3, role: 'approval', toolCallApprovals: (input as { message: { toolCallApprovals: [] } }).message.toolCallApprovals } } };
+        }
+        default:
+          return { ok: false, error: { code: 'unknown_method', message: method } };
+      }
+    },
+    subscribe(event, listener) {
+      const set = listeners.get(event) ?? new Set();
+      set.add(listener);
+      listeners.set(event, set);
+      return () => set.delete(listener);
+    },
+  };
+  return {
+    api: buildWorkbenchApi(transport),
+    sent,
+    failNext: (message: string) => (failNext = message),
+    push: (event: ChatStreamEvent) => listeners.get('chat.onDidStream')?.forEach((listener) => listener(event)),
+  };
+}
+
+async function started(messages: ChatMessage[], activity?: 'idle' | 'waiting-approval' | 'generating') {
+  const transport = fake(messages, activity);
+  const store = new ChatStore(transport.api, CHAT);
+  store.start();
+  await vi.waitFor(() => expect(store.getSnapshot().status).toBe('ready'));
+  return { store, ...transport };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('ChatStore approvals', () => {
+  it('sends the approval message only when every waiting call has an answer, with edits and reasons', async () => {
+    const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
+    expect(phaseOf(store.getSnapshot())).toBe('awaiting-approval');
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'edited.txt' } });
+    expect(sent).toHaveLength(0);
+    store.undo('c1');
+    expect(store.getSnapshot().drafts.size).toBe(0);
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', editedArgs: { path: 'edited.txt' } });
+    store.decide('c2', { decision: 'TOOL_CALL_DECISION_DENY', reason: 'no', editedArgs: { path: 'ignored' } });
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]).toEqual({
+      chatId: CHAT,
+      message: {
+        role: 'approval',
+        toolCallApprovals: [
+          { toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', editedArgs: { path: 'edited.txt' } },
+          { toolCallId: 'c2', decision: 'TOOL_CALL_DECISION_DENY', reason: 'no' },
+        ],
+      },
+    });
+  });
+
+  it('Allow all answers only the undecided calls; a refused message keeps the answers and says why', async () => {
+    const { store, sent, failNext } = await started([user, waitingReply(['c1', 'c2', 'c3'])], 'waiting-approval');
+    failNext('c1: the edited arguments do not fit the tool');
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_DENY' });
+    store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE');
+    await vi.waitFor(() => expect(store.getSnapshot().actionError).toMatch(/not sent: c1/));
+    const toolCallApprovals = (sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message.toolCallApprovals;
+    expect(toolCallApprovals.map((approval) => approval.decision)).toEqual(['TOOL_CALL_DECISION_DENY', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_ALLOW_ONCE']);
+    expect(store.getSnapshot().drafts.size).toBe(3);
+    expect(store.getSnapshot().submitting).toBe(false);
+  });
+});
+
+describe('ChatStore streaming', () => {
+  it('applies text deltas together at most every TEXT_FLUSH_MS, and before any other event', async () => {
+    const streaming: AssistantChatMessage = { ...waitingReply([]), end: undefined, reply: { timestamp: 0, turns: [] } };
+    const { store, push } = await started([user, streaming], 'generating');
+    vi.useFakeTimers();
+    const text = (delta: string): ChatStreamEvent => ({ kind: 'text', chatId: CHAT, exchangeId: 'x1', messageId: 'r1', turn: 0, delta });
+    const shown = (): string | undefined => viewOf(store.getSnapshot().timeline.rows[0] as ExchangeRow).turns[0]?.message;
+    push(text('Hel'));
+    push(text('lo'));
+    expect(shown()).toBeUndefined();
+    vi.advanceTimersByTime(TEXT_FLUSH_MS);
+    expect(shown()).toBe('Hello');
+    push(text(' world'));
+    push({ kind: 'activity', chatId: CHAT, activity: { status: 'idle', exchangeId: null } });
+    expect(shown()).toBe('Hello world');
+    expect(phaseOf(store.getSnapshot())).toBe('idle');
+    store.dispose();
+  });
+});
+
+describe('trimPage', () => {
+  it('drops the oldest exchange of a page that may be cut, unless the page is all one exchange', () => {
+    const messages = [user, waitingReply([]), { ...user, id: 'u2', exchangeId: 'x2', seq: 3 }];
+    expect(trimPage(messages, true).messages.map((message) => message.id)).toEqual(['u2']);
+    expect(trimPage(messages, false).messages).toHaveLength(3);
+    expect(trimPage(messages.slice(0, 2), true).messages).toHaveLength(2);
+  });
+});
