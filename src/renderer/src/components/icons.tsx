@@ -1,8 +1,9 @@
-interface IconProps {
+export interface IconProps {
   size?: number;
 }
 
-const base = (size: number): React.SVGProps<SVGSVGElement> => ({
+/** The SVG attributes every icon of the app shares: a 24-unit stroked outline in the text colour, hidden from screen readers. */
+export const base = (size: number): React.SVGProps<SVGSVGElement> => ({
   width: size,
   height: size,
   viewBox: '0 0 24 24',

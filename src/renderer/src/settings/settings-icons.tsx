@@ -1,19 +1,4 @@
-interface IconProps {
-  size?: number;
-}
-
-const base = (size: number): React.SVGProps<SVGSVGElement> => ({
-  width: size,
-  height: size,
-  viewBox: '0 0 24 24',
-  fill: 'none',
-  stroke: 'currentColor',
-  strokeWidth: 2,
-  strokeLinecap: 'round',
-  strokeLinejoin: 'round',
-  'aria-hidden': true,
-  focusable: false,
-});
+import { base, type IconProps } from '../components/icons';
 
 export function GearIcon({ size = 16 }: IconProps): React.JSX.Element {
   return (
