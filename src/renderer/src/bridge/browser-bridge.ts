@@ -17,11 +17,15 @@ interface PendingCall {
 }
 
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000];
+/** How long a call made before the first connection waits for it. */
+const FIRST_CONNECT_WAIT_MS = 10_000;
+const NOT_CONNECTED = 'Not connected to AI Workbench.';
 
 /**
  * Browser mode's `WorkbenchTransport`: the contract over one WebSocket to the page's own origin,
- * authenticated by the per-launch token. Reconnects with back-off; calls made while the
- * connection is down fail at once with `unavailable` rather than hang.
+ * authenticated by the per-launch token. Reconnects with back-off. Calls made while the page is still
+ * connecting for the first time wait for it (for a while); calls made after the connection was lost fail at
+ * once with `unavailable` rather than hang.
  */
 export function connectBrowserBridge(token: string, location: { host: string } = window.location): BrowserBridge {
   const url = `ws://${location.host}/ws`;
@@ -35,10 +39,13 @@ export function connectBrowserBridge(token: string, location: { host: string } =
   let everOpened = false;
   let closed = false;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  // Calls made before the first connection opened: sent when it opens, failed when it is refused or takes too long.
+  const early = new Set<{ send(): void; fail(): void }>();
 
   const setState = (next: ConnectionState): void => {
     if (next === state) return;
     state = next;
+    if (next !== 'connecting') for (const call of [...early]) (next === 'open' ? call.send : call.fail)();
     for (const listener of [...stateListeners]) listener(next);
   };
 
@@ -95,14 +102,34 @@ export function connectBrowserBridge(token: string, location: { host: string } =
       return state;
     },
     invoke(method: MethodName, input: unknown): Promise<Envelope> {
-      if (!socket || socket.readyState !== WebSocket.OPEN) {
-        return Promise.resolve({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
-      }
-      const id = nextId++;
-      const frame = JSON.stringify({ type: 'call', id, method, input });
+      const notConnected: Envelope = { ok: false, error: { code: 'unavailable', message: NOT_CONNECTED } };
+      const send = (): Promise<Envelope> => {
+        if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve(notConnected);
+        const id = nextId++;
+        const frame = JSON.stringify({ type: 'call', id, method, input });
+        return new Promise<Envelope>((resolve) => {
+          pending.set(id, { resolve });
+          socket?.send(frame);
+        });
+      };
+      if (state !== 'connecting' || closed) return send();
       return new Promise<Envelope>((resolve) => {
-        pending.set(id, { resolve });
-        socket?.send(frame);
+        const call = {
+          send: () => {
+            settle();
+            void send().then(resolve);
+          },
+          fail: () => {
+            settle();
+            resolve(notConnected);
+          },
+        };
+        const timer = setTimeout(call.fail, FIRST_CONNECT_WAIT_MS);
+        const settle = (): void => {
+          clearTimeout(timer);
+          early.delete(call);
+        };
+        early.add(call);
       });
     },
     subscribe(event, listener) {
@@ -118,6 +145,7 @@ export function connectBrowserBridge(token: string, location: { host: string } =
     close() {
       closed = true;
       clearTimeout(retryTimer);
+      for (const call of [...early]) call.fail();
       socket?.close();
     },
   };

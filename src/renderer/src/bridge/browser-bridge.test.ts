@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { connectBrowserBridge } from './browser-bridge';
+
+/** A WebSocket whose opening, messages and closing the test drives. */
+class FakeSocket {
+  static readonly OPEN = 1;
+  static instances: FakeSocket[] = [];
+  readyState = 0;
+  sent: string[] = [];
+  onopen: (() => void) | null = null;
+  onmessage: ((message: { data: string }) => void) | null = null;
+  onclose: (() => void) | null = null;
+
+  constructor(readonly url: string) {
+    FakeSocket.instances.push(this);
+  }
+  send(frame: string): void {
+    this.sent.push(frame);
+  }
+  close(): void {
+    this.readyState = 3;
+    this.onclose?.();
+  }
+  open(): void {
+    this.readyState = FakeSocket.OPEN;
+    this.onopen?.();
+  }
+  /** Answers the call in `frame` with `result`. */
+  answer(frame: string, result: unknown): void {
+    const { id } = JSON.parse(frame) as { id: number };
+    this.onmessage?.({ data: JSON.stringify({ type: 'result', id, result: { ok: true, value: result } }) });
+  }
+}
+
+afterEach(() => {
+  FakeSocket.instances = [];
+  vi.unstubAllGlobals();
+  vi.useRealTimers();
+});
+
+function connect(): { bridge: ReturnType<typeof connectBrowserBridge>; socket: () => FakeSocket } {
+  vi.stubGlobal('WebSocket', FakeSocket);
+  const bridge = connectBrowserBridge('token', { host: '127.0.0.1:4790' });
+  return { bridge, socket: () => FakeSocket.instances.at(-1) as FakeSocket };
+}
+
+describe('the browser bridge', () => {
+  it('holds a call made before the first connection opened, and sends it when it opens', async () => {
+    const { bridge, socket } = connect();
+    const answer = bridge.invoke('app.info', undefined);
+    expect(socket().sent).toEqual([]);
+    socket().open();
+    expect(socket().sent).toHaveLength(1);
+    socket().answer(socket().sent[0] as string, { name: 'AI Workbench' });
+    await expect(answer).resolves.toEqual({ ok: true, value: { name: 'AI Workbench' } });
+  });
+
+  it('fails a held call when the first connection does not come within ten seconds', async () => {
+    vi.useFakeTimers();
+    const { bridge } = connect();
+    const answer = bridge.invoke('app.info', undefined);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await expect(answer).resolves.toEqual({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
+  });
+
+  it('fails a held call at once when the token is refused', async () => {
+    vi.useFakeTimers();
+    const { bridge, socket } = connect();
+    const answer = bridge.invoke('app.info', undefined);
+    // Refused before it ever opened, three times: a wrong or stale token.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      socket().close();
+      await vi.advanceTimersByTimeAsync(1000);
+    }
+    expect(bridge.state).toBe('refused');
+    await expect(answer).resolves.toMatchObject({ ok: false, error: { code: 'unavailable' } });
+  });
+
+  it('fails a call at once while reconnecting after the connection was lost', async () => {
+    const { bridge, socket } = connect();
+    socket().open();
+    socket().close();
+    expect(bridge.state).toBe('reconnecting');
+    await expect(bridge.invoke('app.info', undefined)).resolves.toEqual({
+      ok: false,
+      error: { code: 'unavailable', message: 'Not connected to AI Workbench.' },
+    });
+    bridge.close();
+  });
+});
