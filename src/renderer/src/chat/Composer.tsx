@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { SendIcon, StopIcon } from './chat-icons';
+import { SendIcon, StopIcon } from '../components/icons';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 
 export interface ComposerProps {

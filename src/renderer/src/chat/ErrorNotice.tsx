@@ -1,5 +1,5 @@
 import type { ErrorCode, WorkbenchErrorData } from '../../../shared/errors';
-import { WarningIcon } from './chat-icons';
+import { WarningIcon } from '../components/icons';
 
 /** What a person can do about each kind of failure, after the message (which says what happened). */
 const WHAT_TO_DO: Partial<Record<ErrorCode, string>> = {

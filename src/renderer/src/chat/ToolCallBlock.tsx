@@ -1,7 +1,7 @@
 import { memo, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord } from '../../../shared/messages';
-import { ChevronIcon, ToolIcon } from './chat-icons';
+import { ChevronIcon, ToolIcon } from '../components/icons';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from './markdown/Markdown';
 

@@ -1,8 +1,7 @@
 import { useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
-import { GearIcon } from '../settings/settings-icons'; // settings (ui-settings)
 import { ChatListItem } from './ChatListItem';
-import { CloseIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
+import { CloseIcon, GearIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
 
 export interface SidebarProps {
   store: ChatsStore;

@@ -5,7 +5,7 @@ import { ApprovalsPage } from './approvals/ApprovalsPage';
 import { AuditPage } from './audit/AuditPage';
 import { ProvidersPage } from './providers/ProvidersPage';
 import { ServersPage } from './servers/ServersPage';
-import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, ServerIcon } from './settings-icons';
+import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, ServerIcon } from '../components/icons';
 import './settings.css';
 
 export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit';

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { WarningIcon } from '../chat-icons';
+import { WarningIcon } from '../../components/icons';
 import { useChatContext } from '../chat-context';
 import type { Draft } from '../chat-store';
 import { prettyJson } from '../format';

@@ -2,7 +2,7 @@ import { memo, useMemo, useState } from 'react';
 import type { Token, Tokens } from 'marked';
 import { completeBlocks, IncrementalMarkdown } from './markdown-blocks';
 import { highlightCode } from './highlight';
-import { CheckIcon, CopyIcon } from '../chat-icons';
+import { CheckIcon, CopyIcon } from '../../components/icons';
 
 export interface MarkdownProps {
   text: string;

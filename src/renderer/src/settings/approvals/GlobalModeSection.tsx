@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { GlobalApprovalMode, PolicyUpdate, PolicyView } from '../../../../shared/approval';
 import { Modal, Notice, errorText } from '../common';
-import { WarningIcon } from '../settings-icons';
+import { WarningIcon } from '../../components/icons';
 
 const MODES: readonly { mode: GlobalApprovalMode; label: string; description: string }[] = [
   { mode: 'ask', label: 'Ask before every tool call', description: 'Unless a rule, a server or a tool setting says otherwise. The safest choice.' },

@@ -3,7 +3,7 @@ import { RuleEffectSchema, type ApprovalRule, type PolicyUpdate, type PolicyView
 import { Field, Modal, Notice, errorText } from '../common';
 import { fieldProblems } from '../field-problems';
 import { TrashIcon } from '../../components/icons';
-import { ArrowDownIcon, ArrowUpIcon } from '../settings-icons';
+import { ArrowDownIcon, ArrowUpIcon } from '../../components/icons';
 import { EMPTY_RULE, describeRule, formToDraft, ruleFieldProblems, ruleToForm, type RuleForm } from './rule-draft';
 
 const EFFECT_LABELS: Record<RuleEffect, string> = { deny: 'Deny', ask: 'Ask', allow: 'Allow' };

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { AuditActorSchema, AuditDecisionSchema, type AuditEntry, type AuditExportFormat, type AuditQueryInput, type AuditVerifyResult } from '../../../../shared/audit';
 import { Notice, PageHeader, errorText, formatShortTime, formatTime } from '../common';
-import { DownloadIcon } from '../settings-icons';
+import { DownloadIcon } from '../../components/icons';
 import { ACTOR_LABELS, DECISION_LABELS, EMPTY_FILTERS, decisionTone, rowSummary, toAuditQuery, type AuditFilters } from './audit-filters';
 import { AuditRowDetail } from './AuditRowDetail';
 import { fetchExport, saveBlob } from './export-download';

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { McpLogLine, McpServerView } from '../../../../shared/mcp';
 import { Notice, errorText } from '../common';
-import { RefreshIcon } from '../settings-icons';
+import { RefreshIcon } from '../../components/icons';
 
 const LOG_LIMIT = 1000;
 const FOLLOW_INTERVAL_MS = 2000;

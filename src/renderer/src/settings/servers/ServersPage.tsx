@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { McpServerView } from '../../../../shared/mcp';
 import { Modal, Notice, PageHeader, Switch, errorText, formatTime } from '../common';
-import { RefreshIcon } from '../settings-icons';
+import { RefreshIcon } from '../../components/icons';
 import { ImportDialog } from './ImportDialog';
 import { ServerForm } from './ServerForm';
 import { ServerLogs } from './ServerLogs';
