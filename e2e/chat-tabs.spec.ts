@@ -70,6 +70,8 @@ test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "Ne
   await expect(view.userMessages).toHaveText(['list files']);
   await page.getByRole('button', { name: 'New' }).click();
   await expect(view.userMessages).toHaveCount(0);
-  const { chats } = (await workbench.call('chat.list')) as { chats: unknown[] };
+  const { chats } = (await workbench.call('chat.list')) as { chats: { title: string }[] };
   expect(chats).toHaveLength(2);
+  // A quick chat is titled by its first message, like any other, so the main window's list tells them apart.
+  expect(chats.map((chat) => chat.title)).toContain('list files');
 });

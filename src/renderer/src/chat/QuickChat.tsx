@@ -14,7 +14,7 @@ const QUICK_KEY = 'aiwb.quickChat';
 /**
  * Quick chat (`#/quick`, the desktop app's small always-on-top window): one chat in the same chat pane as the main
  * window — the same cards, keys and stores — without the sidebar and tabs. It keeps to the chat it last showed,
- * and "New" starts another. It never touches the main window's tabs.
+ * and "New" starts another, titled by its first message like any chat. It never touches the main window's tabs.
  */
 export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: BrowserBridge | undefined }): React.JSX.Element {
   const connection = useConnectionState(bridge);
@@ -36,7 +36,7 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
 
   const startNew = async (): Promise<void> => {
     try {
-      const created = await api.chat.create({ title: 'Quick chat' });
+      const created = await api.chat.create({});
       writeQuickId(created.id);
       setChat(created);
     } catch (error) {
@@ -53,7 +53,7 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
       (found) => live && setChat(found),
       () => {
         if (!live) return;
-        void api.chat.create({ title: 'Quick chat' }).then(
+        void api.chat.create({}).then(
           (created) => {
             writeQuickId(created.id);
             if (live) setChat(created);
