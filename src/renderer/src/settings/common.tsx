@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
+import { Dialog } from '../components/Dialog';
 import { isWorkbenchErrorData } from '../../../shared/errors';
 
 /** What a failed contract call says, in words (calls reject with plain `{ code, message }` data). */
@@ -34,31 +35,12 @@ export interface ModalProps {
   testId?: string;
 }
 
-/** A modal on the native <dialog>, stacked above the settings: focus is trapped, Escape closes it. */
+/** A modal stacked above the settings: focus is trapped, Escape closes it alone. */
 export function Modal({ title, wide, children, actions, onClose, testId }: ModalProps): React.JSX.Element {
-  const dialog = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const element = dialog.current;
-    element?.showModal();
-    return () => element?.close();
-  }, []);
   return (
-    <dialog
-      ref={dialog}
-      className={`dialog settings-modal${wide ? ' is-wide' : ''}`}
-      aria-labelledby={titleId}
-      data-testid={testId}
-      onCancel={(event) => {
-        event.preventDefault();
-        event.stopPropagation();
-        onClose();
-      }}
-    >
-      <h2 id={titleId}>{title}</h2>
+    <Dialog title={title} className={`dialog settings-modal${wide ? ' is-wide' : ''}`} actions={actions} onClose={onClose} testId={testId}>
       <div className="settings-modal-body">{children}</div>
-      <div className="dialog-actions">{actions}</div>
-    </dialog>
+    </Dialog>
   );
 }
 
