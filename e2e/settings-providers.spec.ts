@@ -66,3 +66,18 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 });
+
+test('a removal that fails says why inside the confirmation, which stays open', async ({ page, workbench }) => {
+  const dialog = await openSettings(page, workbench, 'Providers');
+  const demo = dialog.getByRole('list', { name: 'Providers' }).getByRole('listitem', { name: 'Demo — not an AI model' });
+  await demo.getByRole('button', { name: 'Remove Demo — not an AI model' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Remove Demo — not an AI model?' });
+  // Another window (or the CLI) removes it first.
+  await workbench.call('providers.remove', { id: 'demo' });
+  await confirm.getByRole('button', { name: 'Remove' }).click();
+  await expect(confirm.getByRole('alert')).toHaveText('No provider has the id demo.');
+  await expect(confirm.getByRole('button', { name: 'Remove' })).toBeEnabled();
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(dialog).toBeVisible();
+});

@@ -40,6 +40,12 @@ export function isWorkbenchErrorData(value: unknown): value is WorkbenchErrorDat
   return WorkbenchErrorDataSchema.safeParse(value).success;
 }
 
+/** What a failed call says, in words: contract calls reject with plain `{ code, message }` data, other code with an Error. */
+export function errorText(error: unknown): string {
+  if (isWorkbenchErrorData(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The result of one contract call, as it travels over IPC or WebSocket. */
 export const EnvelopeSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), value: z.unknown() }),

@@ -6,7 +6,7 @@ import type { ModelInfo, ProviderInfo } from '../../../shared/llm';
 import { PencilIcon } from '../components/icons';
 import { TitleEditor } from '../components/TitleEditor';
 import type { ChatsStore } from '../state/chats-store';
-import { describeError } from './chat-store';
+import { errorText } from '../../../shared/errors';
 
 export interface ChatHeaderProps {
   api: WorkbenchApi;
@@ -103,7 +103,7 @@ function ModelPicker({ api, chat, disabled }: { api: WorkbenchApi; chat: Chat; d
       setTyped(null);
       setProblem(null);
     } catch (error) {
-      setProblem(describeError(error));
+      setProblem(errorText(error));
     }
   };
 
@@ -195,7 +195,7 @@ function ApprovalModePicker({ api, chatId, disabled }: { api: WorkbenchApi; chat
               setMode(result.mode);
               setProblem(null);
             },
-            (error: unknown) => setProblem(describeError(error)),
+            (error: unknown) => setProblem(errorText(error)),
           );
         }}
       >

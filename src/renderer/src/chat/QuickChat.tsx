@@ -6,7 +6,8 @@ import type { BrowserBridge } from '../bridge/browser-bridge';
 import { useConnectionState } from '../bridge/use-connection-state';
 import type { ChatsStore } from '../state/chats-store';
 import { ChatPane } from './ChatPane';
-import { ChatStores, describeError } from './chat-store';
+import { errorText } from '../../../shared/errors';
+import { ChatStores } from './chat-store';
 import { useTrustedServers } from './use-trusted-servers';
 
 const QUICK_KEY = 'aiwb.quickChat';
@@ -25,7 +26,7 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
       api.chat.rename({ id, title }).then(
         () => true,
         (error: unknown) => {
-          setProblem(describeError(error));
+          setProblem(errorText(error));
           return false;
         },
       ),
@@ -40,7 +41,7 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
       writeQuickId(created.id);
       setChat(created);
     } catch (error) {
-      setProblem(describeError(error));
+      setProblem(errorText(error));
     }
   };
 
@@ -58,7 +59,7 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
             writeQuickId(created.id);
             if (live) setChat(created);
           },
-          (error: unknown) => live && setProblem(describeError(error)),
+          (error: unknown) => live && setProblem(errorText(error)),
         );
       },
     );

@@ -1,6 +1,6 @@
 import type { WorkbenchApi } from '../../../shared/api';
 import type { ApprovalsChange, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
-import { isWorkbenchErrorData } from '../../../shared/errors';
+import { errorText } from '../../../shared/errors';
 import type { ChatActivity, ChatMessage, ChatStreamEvent } from '../../../shared/messages';
 import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
 
@@ -67,11 +67,6 @@ export function trimPage(messages: readonly ChatMessage[], hasMore: boolean): { 
   const cut = messages.findIndex((message) => message.exchangeId !== first.exchangeId);
   // A page that is all one exchange is kept whole; it joins its older part when that arrives.
   return cut <= 0 ? { messages: [...messages], hasMore } : { messages: messages.slice(cut), hasMore: true };
-}
-
-export function describeError(error: unknown): string {
-  if (isWorkbenchErrorData(error)) return error.message;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** One chat tab's messages and approvals: loaded in pages, kept current by `chat.onDidStream` and `approvals.onDidChange`. */
@@ -162,7 +157,7 @@ export class ChatStore {
     } catch (error) {
       if (generation !== this.generation) return;
       this.queued = null;
-      this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', loadError: describeError(error) });
+      this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', loadError: errorText(error) });
     }
   }
 
@@ -177,7 +172,7 @@ export class ChatStore {
       const { timeline, added } = prependMessages(this.state.timeline, trimmed.messages);
       this.set({ timeline, firstItemIndex: this.state.firstItemIndex - added, hasMore: trimmed.hasMore, loadingOlder: false });
     } catch (error) {
-      this.set({ loadingOlder: false, actionError: describeError(error) });
+      this.set({ loadingOlder: false, actionError: errorText(error) });
     }
   }
 
@@ -188,7 +183,7 @@ export class ChatStore {
       this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
       return true;
     } catch (error) {
-      this.set({ submitting: false, actionError: describeError(error) });
+      this.set({ submitting: false, actionError: errorText(error) });
       return false;
     }
   }
@@ -198,7 +193,7 @@ export class ChatStore {
       await this.api.chat.stop({ chatId: this.chatId });
       this.set({ actionError: null });
     } catch (error) {
-      this.set({ actionError: describeError(error) });
+      this.set({ actionError: errorText(error) });
     }
   }
 
@@ -254,7 +249,7 @@ export class ChatStore {
       this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
     } catch (error) {
       // Nothing was decided: the cards stay, with their answers, so the person can change one and send again.
-      this.set({ submitting: false, actionError: `The decisions were not sent: ${describeError(error)}` });
+      this.set({ submitting: false, actionError: `The decisions were not sent: ${errorText(error)}` });
     }
   }
 

@@ -1,17 +1,20 @@
 import { useState, type ReactNode } from 'react';
+import { errorText } from '../../../shared/errors';
 import { Dialog } from './Dialog';
 
 export interface ConfirmDialogProps {
   title: string;
   confirmLabel: string;
   children: ReactNode;
+  /** A rejection keeps the dialog open and shows what went wrong in it. */
   onConfirm(): Promise<void>;
   onCancel(): void;
 }
 
-/** A modal confirmation: focus is trapped, Escape cancels. */
+/** A modal confirmation of something that cannot be undone: focus is trapped, Escape cancels. */
 export function ConfirmDialog({ title, confirmLabel, children, onConfirm, onCancel }: ConfirmDialogProps): React.JSX.Element {
   const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
   return (
     <Dialog
       title={title}
@@ -28,7 +31,14 @@ export function ConfirmDialog({ title, confirmLabel, children, onConfirm, onCanc
             disabled={busy}
             onClick={() => {
               setBusy(true);
-              void onConfirm().finally(() => setBusy(false));
+              setProblem(null);
+              onConfirm().then(
+                () => setBusy(false),
+                (error: unknown) => {
+                  setProblem(errorText(error));
+                  setBusy(false);
+                },
+              );
             }}
           >
             {confirmLabel}
@@ -37,6 +47,11 @@ export function ConfirmDialog({ title, confirmLabel, children, onConfirm, onCanc
       }
     >
       <p>{children}</p>
+      {problem && (
+        <p className="dialog-error" role="alert">
+          {problem}
+        </p>
+      )}
     </Dialog>
   );
 }

@@ -1,13 +1,7 @@
 import { useId, type ReactNode } from 'react';
 import { Dialog } from '../components/Dialog';
-import { isWorkbenchErrorData } from '../../../shared/errors';
 
-/** What a failed contract call says, in words (calls reject with plain `{ code, message }` data). */
-export function errorText(error: unknown): string {
-  if (isWorkbenchErrorData(error)) return error.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+export { errorText } from '../../../shared/errors';
 
 /** `12 Mar 2026, 14:05:09` in the person's locale. */
 export function formatTime(value: number | string): string {

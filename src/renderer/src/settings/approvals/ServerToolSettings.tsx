@@ -1,8 +1,9 @@
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useEffect, useMemo, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { PolicyUpdate, PolicyView, ToolApprovalSetting } from '../../../../shared/approval';
 import type { McpServerView, McpTool } from '../../../../shared/mcp';
-import { Modal, Notice, Switch, errorText } from '../common';
+import { Notice, Switch, errorText } from '../common';
 import { annotationBadges } from '../servers/server-text';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
@@ -140,29 +141,17 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
         })}
       </ul>
       {confirmReset && (
-        <Modal
+        <ConfirmDialog
           title="Reset server and tool settings?"
-          onClose={() => setConfirmReset(false)}
-          actions={
-            <>
-              <button type="button" className="button" onClick={() => setConfirmReset(false)} autoFocus>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button button-danger"
-                onClick={() => {
-                  setConfirmReset(false);
-                  void apply(resetToDefaults(view.policy));
-                }}
-              >
-                Reset
-              </button>
-            </>
-          }
+          confirmLabel="Reset"
+          onCancel={() => setConfirmReset(false)}
+          onConfirm={async () => {
+            setConfirmReset(false);
+            await apply(resetToDefaults(view.policy));
+          }}
         >
-          <p>Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and the timeout stay.</p>
-        </Modal>
+          Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and the timeout stay.
+        </ConfirmDialog>
       )}
     </section>
   );

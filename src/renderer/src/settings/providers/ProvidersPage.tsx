@@ -1,7 +1,8 @@
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { PROVIDER_KIND_LABELS, type ModelInfo, type ProviderInfo, type ProviderTestOutput } from '../../../../shared/llm';
-import { Modal, Notice, PageHeader, errorText } from '../common';
+import { Notice, PageHeader, errorText } from '../common';
 import { ProviderForm } from './ProviderForm';
 
 type TestState = { state: 'testing' } | { state: 'done'; result: ProviderTestOutput };
@@ -158,51 +159,19 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
       </ul>
       {editing && <ProviderForm api={api} provider={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => void load()} />}
       {removing && (
-        <RemoveProvider
-          provider={removing}
+        <ConfirmDialog
+          title={`Remove ${removing.label}?`}
+          confirmLabel="Remove"
           onCancel={() => setRemoving(null)}
           onConfirm={async () => {
             await api.providers.remove({ id: removing.id });
             setRemoving(null);
             await load();
           }}
-        />
+        >
+          Its settings and its stored key are deleted. Chats that use it keep their messages but need another provider to continue.
+        </ConfirmDialog>
       )}
     </div>
-  );
-}
-
-function RemoveProvider({ provider, onCancel, onConfirm }: { provider: ProviderInfo; onCancel(): void; onConfirm(): Promise<void> }): React.JSX.Element {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <Modal
-      title={`Remove ${provider.label}?`}
-      onClose={onCancel}
-      actions={
-        <>
-          <button type="button" className="button" onClick={onCancel} disabled={busy} autoFocus>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            disabled={busy}
-            onClick={() => {
-              setBusy(true);
-              onConfirm().catch((failure: unknown) => {
-                setError(errorText(failure));
-                setBusy(false);
-              });
-            }}
-          >
-            Remove
-          </button>
-        </>
-      }
-    >
-      <p>Its settings and its stored key are deleted. Chats that use it keep their messages but need another provider to continue.</p>
-      {error && <Notice kind="error">{error}</Notice>}
-    </Modal>
   );
 }

@@ -1,7 +1,8 @@
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { McpServerView } from '../../../../shared/mcp';
-import { Modal, Notice, PageHeader, Switch, errorText, formatTime } from '../common';
+import { Notice, PageHeader, Switch, errorText, formatTime } from '../common';
 import { RefreshIcon } from '../../components/icons';
 import { ImportDialog } from './ImportDialog';
 import { ServerForm } from './ServerForm';
@@ -120,31 +121,19 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       )}
       {importing && <ImportDialog api={api} onClose={() => setImporting(false)} onImported={() => void load()} />}
       {removing && (
-        <Modal
+        <ConfirmDialog
           title={`Remove ${removing.displayName || removing.name}?`}
-          onClose={() => setRemoving(null)}
-          actions={
-            <>
-              <button type="button" className="button" onClick={() => setRemoving(null)} autoFocus>
-                Cancel
-              </button>
-              <button
-                type="button"
-                className="button button-danger"
-                onClick={() => {
-                  const name = removing.name;
-                  setRemoving(null);
-                  setSelectedName(null);
-                  void act(() => api.mcp.remove({ name }));
-                }}
-              >
-                Remove
-              </button>
-            </>
-          }
+          confirmLabel="Remove"
+          onCancel={() => setRemoving(null)}
+          onConfirm={async () => {
+            const name = removing.name;
+            setRemoving(null);
+            setSelectedName(null);
+            await act(() => api.mcp.remove({ name }));
+          }}
         >
-          <p>The server is stopped and its settings and stored secrets are deleted. Its tools disappear from every chat.</p>
-        </Modal>
+          The server is stopped and its settings and stored secrets are deleted. Its tools disappear from every chat.
+        </ConfirmDialog>
       )}
     </div>
   );
