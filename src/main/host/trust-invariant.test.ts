@@ -8,15 +8,18 @@
  *  3. no decision row exists for a decision that did not apply;
  *  4. `audit verify` is OK;
  *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so.
- * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally.
+ * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
+ * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyExplanation } from '../../shared/approval';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
 import { COMMANDS, PATHS, RULES, ruleDraft, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
-import { invariantCommands, managedPolicyArb, type InvariantModel, type InvariantWorld } from './testing/invariant-commands';
+import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
 import { createHarness, emptyTally, recordCall, type Harness } from './testing/invariant-harness';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
 import { createScriptedModel } from './testing/scripted-model';
@@ -27,20 +30,23 @@ const STEPS = Number(process.env['INVARIANT_STEPS'] ?? 14);
 
 let servers: RecordingServers;
 let fake: FakeLlmServer;
+let template: string;
 const model = createScriptedModel();
 
 beforeAll(async () => {
   servers = await startRecordingServers(recordCall);
   fake = await startFakeLlmServer({ respond: (request) => model.respond(request) });
+  template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
 });
 afterAll(async () => {
+  fs.rmSync(path.dirname(template), { recursive: true, force: true });
   await servers.close();
   await fake.close();
 });
 
 describe('the catalogue of the invariant test', () => {
   it("means by each rule what the pipeline's own matching means", async () => {
-    const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally() });
+    const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
     try {
       for (const rule of RULES) {
         const view = await harness.ok('policy.update', { rules: { remove: harness.userRules().map((old) => old.id), add: [ruleDraft(rule.key, 'deny', `${rule.key}--1`)] } });
@@ -74,7 +80,7 @@ describe('the trust invariant', () => {
       await fc.assert(
         fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
           sequences += 1;
-          const harness: Harness = await createHarness({ servers, fake, managed, tally });
+          const harness: Harness = await createHarness({ servers, fake, managed, tally, template });
           const world: InvariantWorld = {
             harness,
             model,
@@ -86,7 +92,7 @@ describe('the trust invariant', () => {
           };
           try {
             await checkInvariants(harness, world.checks);
-            await fc.asyncModelRun(() => ({ model: {} as InvariantModel, real: world }), commands);
+            await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
           } catch (error) {
             // While shrinking, the last sequence that failed is the smallest counterexample so far.
             failingLog = harness.log;

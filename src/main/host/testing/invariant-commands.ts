@@ -23,34 +23,43 @@ export interface InvariantWorld {
   nextRuleId: number;
 }
 
-/** fast-check's model: the commands need none of their own; the real services are the state. */
-export type InvariantModel = Record<string, never>;
+/**
+ * fast-check's model: how many calls wait in each chat, as the services said after the last step. The services are
+ * the state; the model only lets fast-check skip answers when nothing waits (one such refusal per run is plenty).
+ */
+export interface InvariantModel {
+  waiting: number[];
+}
+export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0] });
 type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
 
 abstract class Step implements Command {
-  check(): boolean {
+  check(_model: Readonly<InvariantModel>): boolean {
     return true;
   }
-  async run(_model: InvariantModel, world: InvariantWorld): Promise<void> {
+  async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
     await this.act(world);
     await world.harness.settle();
-    await logWaiting(world);
+    model.waiting = await logWaiting(world);
     await checkInvariants(world.harness, world.checks);
   }
   protected abstract act(world: InvariantWorld): Promise<void>;
   abstract toString(): string;
 }
 
-/** The counterexample reads better with what waits after each step. */
-async function logWaiting(world: InvariantWorld): Promise<void> {
+/** What waits in each chat; the counterexample reads better with it after each step. */
+async function logWaiting(world: InvariantWorld): Promise<number[]> {
+  const counts: number[] = [];
   for (const [index, chatId] of world.harness.chats.entries()) {
     const waiting = (await world.harness.ok('approvals.pending', { chatId })).approvals;
+    counts.push(waiting.length);
     if (waiting.length === 0) continue;
     const calls = waiting.map(({ request }) => `${request.serverName}.${request.toolName} ${JSON.stringify(request.args)}`);
     world.harness.log.push(`  waiting in chat ${index}: ${calls.join('; ')}`);
   }
+  return counts;
 }
 
 const chatOf = (world: InvariantWorld, index: number): string => world.harness.chats[index % world.harness.chats.length] as string;
@@ -73,8 +82,13 @@ class SendMessage extends Step {
     readonly plan: Plan,
     /** Stop the reply after this many turns of the event loop; null lets it go on. */
     readonly stopAfter: number | null,
+    /** Only when the chat is idle (fast-check skips it otherwise); a message to a busy chat must be refused. */
+    readonly onlyWhenIdle: boolean,
   ) {
     super();
+  }
+  override check(model: Readonly<InvariantModel>): boolean {
+    return !this.onlyWhenIdle || model.waiting[this.chat] === 0;
   }
   protected async act(world: InvariantWorld): Promise<void> {
     const { harness } = world;
@@ -111,6 +125,9 @@ class Approve extends Step {
     readonly mistake: Mistake,
   ) {
     super();
+  }
+  override check(model: Readonly<InvariantModel>): boolean {
+    return this.mistake !== 'none' || model.waiting.some((count) => count > 0);
   }
   protected async act(world: InvariantWorld): Promise<void> {
     const { harness } = world;
@@ -312,9 +329,9 @@ export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
 export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
   return fc.commands(
     [
-      fc.tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 })).map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter)),
-      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null)),
-      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null)),
+      fc.tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 })).map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
+      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
+      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb).map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),

@@ -79,6 +79,8 @@ export interface Harness {
   /** Errors no caller saw (listener failures, internal errors of the dispatcher). */
   readonly internalErrors: unknown[];
   dispose(): Promise<void>;
+  /** Stops the services and answers the data folder, left in place for `HarnessOptions.template`. */
+  keepAsTemplate(): Promise<string>;
 }
 
 export interface HarnessOptions {
@@ -86,6 +88,8 @@ export interface HarnessOptions {
   fake: FakeLlmServer;
   managed: ManagedPolicy | null;
   tally: Tally;
+  /** A data folder made by `prepareTemplate`, copied instead of set up again. */
+  template?: string;
 }
 
 /** The harness whose servers receive calls now; the recording servers are shared by every run. */
@@ -100,6 +104,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   // Memory-backed when the machine has it: every audit row is committed with fsync, hundreds of times per run.
   const dir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'aiwb-invariant-'));
   const dataDir = path.join(dir, 'data');
+  // Setting up through the contract takes longer than the rest of a short run: runs start from a copy.
+  if (options.template) fs.cpSync(options.template, dataDir, { recursive: true });
   const internalErrors: unknown[] = [];
   const runs: RecordedRun[] = [];
   const log: string[] = [];
@@ -109,6 +115,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let dispatch: Dispatch;
   let reader: BetterSqlite3.Database;
   let userRules: readonly ApprovalRule[] = [];
+  let closed = false;
 
   const writeManaged = (policy: ManagedPolicy | null): string | null => {
     if (policy === null) return null;
@@ -117,6 +124,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     return file;
   };
   const open = (): void => {
+    closed = false;
     services = createServices({
       dataDir,
       host: 'cli',
@@ -128,6 +136,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     reader = new BetterSqlite3(services.databaseFile, { readonly: true, fileMustExist: true });
   };
   const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
     await services.conversations.dispose();
     await services.mcp.stop();
     services.close();
@@ -181,6 +191,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       await close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+    async keepAsTemplate() {
+      if (current === recorder) current = undefined;
+      await close();
+      return dataDir;
+    },
   };
   const recorder = {
     record(serverName: string, toolName: string, args: CallArguments): void {
@@ -192,23 +207,19 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   };
   current = recorder;
 
-  let t = performance.now();
-  const lap = (what: string): void => { if (process.env['PROF']) console.log(what, performance.now() - t); t = performance.now(); };
   open();
-  lap('open');
-  // A fresh data folder comes with the bundled filesystem server; the test's own servers replace it.
-  for (const server of (await ok('mcp.list')).servers) await ok('mcp.remove', { name: server.name });
-  for (const name of SERVER_NAMES) await ok('mcp.add', { name, server: { url: options.servers.urls[name] as string, type: 'http' } });
-  lap('mcp');
-  await ok('providers.add', { kind: 'openai', id: 'fake', baseURL: options.fake.baseURL('openai'), defaultModel: 'fake-large', apiKey: TEST_KEY });
-  lap('providers');
-  const chat = { providerId: 'fake', model: 'fake-large' };
-  const chats = [(await ok('chat.create', chat)).id, (await ok('chat.create', chat)).id];
-  (harness as { chats: readonly string[] }).chats = chats;
-  lap('chats');
+  if (options.template) {
+    (harness as { chats: readonly string[] }).chats = (await ok('chat.list')).chats.map((chat) => chat.id).sort();
+  } else {
+    // A fresh data folder comes with the bundled filesystem server; the test's own servers replace it.
+    for (const server of (await ok('mcp.list')).servers) await ok('mcp.remove', { name: server.name });
+    for (const name of SERVER_NAMES) await ok('mcp.add', { name, server: { url: options.servers.urls[name] as string, type: 'http' } });
+    await ok('providers.add', { kind: 'openai', id: 'fake', baseURL: options.fake.baseURL('openai'), defaultModel: 'fake-large', apiKey: TEST_KEY });
+    const chat = { providerId: 'fake', model: 'fake-large' };
+    (harness as { chats: readonly string[] }).chats = [(await ok('chat.create', chat)).id, (await ok('chat.create', chat)).id].sort();
+  }
   harness.services().mcp.start();
   await harness.services().mcp.whenSettled();
-  lap('start');
   harness.noteView(await ok('policy.get'));
   return harness;
 }
