@@ -124,12 +124,23 @@ function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[
       }
       const editedHash = answer.editedArgs === undefined ? null : argumentsHash(answer.editedArgs);
       if (row.editedArgsHash !== editedHash) throw new InvariantError('a person\'s decision row records other edits than the answer applied', where);
+      const record = records.get(row.toolCallId);
+      const shown = record?.decision;
+      // What the chat shows: the person's decision, or a deny rule that stopped the allowed call when it was about to run.
+      const applied =
+        row.decision === 'deny'
+          ? record?.status === 'denied' && shown?.actor === 'user'
+          : (shown?.outcome === 'allow' && shown.actor === 'user') || (record?.status === 'denied' && shown?.actor === 'policy');
+      if (!applied) throw new InvariantError('a person\'s decision row for a call the chat shows otherwise', `${where}; the call shows ${record?.status} ${JSON.stringify(shown)}`);
       continue;
     }
     const record = records.get(row.toolCallId);
     if (!record) throw new InvariantError('a decision row names a call no chat shows', where);
     if ((row.decision === 'timeout' || row.decision === 'cancelled') && record.status !== row.decision) {
       throw new InvariantError('a timeout or stop row for a call that did not end that way', `${where}; the call shows ${record.status}`);
+    }
+    if (row.decision === 'auto_deny' && record.status !== 'denied') {
+      throw new InvariantError('a policy deny row for a call the chat does not show as denied', `${where}; the call shows ${record.status}`);
     }
   }
   for (const id of answers.keys()) {
