@@ -1,5 +1,5 @@
 /**
- * The `workbench` command: the CLI host (ARCHITECTURE.md §7). The same services as the app and browser
+ * The `workbench` command: the CLI host (docs/dev/architecture.md "Hosts"). The same services as the app and browser
  * mode, built by the same factory and called through the same contract dispatcher. Never loads `electron`.
  */
 import { CommanderError } from 'commander';

@@ -159,7 +159,7 @@ export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
 export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);
 export type DecisionOutcome = z.infer<typeof DecisionOutcomeSchema>;
 
-/** The pipeline's steps (ARCHITECTURE.md §5), as the source of a decision. */
+/** The pipeline's steps (docs/dev/architecture.md "The decision pipeline"), as the source of a decision. */
 export const DecisionSourceKindSchema = z.enum([
   'managed-deny-rule',
   'deny-rule',

@@ -30,7 +30,7 @@ export interface DecisionInput {
 export const NO_CHAT_MODE: ChatApprovalMode = 'use-tool-settings';
 
 /**
- * The decision pipeline of ARCHITECTURE.md §5: pure, first match wins, always with a reason.
+ * The decision pipeline of docs/dev/architecture.md "The decision pipeline": pure, first match wins, always with a reason.
  *  1. deny rules, the organisation's first — nothing overrides them
  *  2. approvals off (unless the organisation forbids it) → allow
  *  3. this chat's grant, while the tool's definition hash is unchanged → allow
