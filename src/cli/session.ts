@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { MethodInput, MethodName, MethodOutput } from '../shared/contract';
 import { createDispatcher, type Dispatch } from '../main/host/dispatcher';
 import { createHandlers } from '../main/host/handlers';
@@ -34,7 +33,6 @@ export function openSession(options: SessionOptions): CliSession {
       host: 'cli',
       version: options.version,
       onListenerError: (error) => process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);

@@ -2,9 +2,9 @@
  * Browser mode: the main-process services behind a loopback HTTP + WebSocket server, for
  * machines where Electron cannot run. Never imports `electron`.
  */
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version } from '../../package.json';
+import { builtAssets } from './assets';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
@@ -53,7 +53,7 @@ async function listen(services: Services, options: BrowserModeOptions): Promise<
   const dispatch = createDispatcher(createHandlers(services), (error, method) => {
     console.error(`[${method}]`, error);
   });
-  const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+  const { rendererDir } = builtAssets();
   const start = (port: number): Promise<BrowserServer> =>
     startBrowserServer({ dispatch, events: services.events, rendererDir, port, log: (line) => console.error(line) });
   try {
@@ -85,7 +85,6 @@ async function main(): Promise<void> {
       host: 'browser',
       version,
       onListenerError: (error) => console.error(error),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settingsRecord } from './setting-names';
 import { ChatIdSchema } from './chat';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
@@ -91,9 +92,9 @@ export const ApprovalPolicySchema = z.strictObject({
   mode: GlobalApprovalModeSchema.default('ask'),
   /** How long a call waits for a person before it is resolved as `timeout`; 0 waits forever. */
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
-  servers: z.record(z.string().min(1), ServerApprovalSettingsSchema).default({}),
+  servers: settingsRecord(ServerApprovalSettingsSchema).default({}),
   /** server → tool → setting. */
-  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).default({}),
+  tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).default({}),
   rules: z.array(ApprovalRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
@@ -107,8 +108,8 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.pars
 export const PolicyUpdateSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: z.record(z.string().min(1), z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
-  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).optional(),
+  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
+  tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).optional(),
   rules: z
     .strictObject({
       remove: z.array(RuleIdSchema).optional(),
