@@ -199,12 +199,18 @@ export const PolicyDecisionSchema = z.object({
   reason: z.string(),
   /** A chat grant existed for an earlier definition of this tool: the card says it changed. */
   definitionChanged: z.boolean(),
+  /**
+   * Set when an explicit ask decided (an ask rule, a tool set to "always ask", a chat set to "always ask"):
+   * names that setting in words, for the card and the CLI to show beside "Allow for this chat", which is
+   * recorded but cannot silence it (docs/dev/architecture.md, the decision pipeline, step 3). Absent in requests stored before it existed.
+   */
+  keepsAsking: z.string().optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
 /** One step `explain` looked at, in pipeline order. */
 export const ConsideredStepSchema = z.object({
-  step: z.number().int().min(1).max(8),
+  step: z.number().int().min(1).max(9),
   kind: DecisionSourceKindSchema,
   result: z.enum(['decided', 'passed', 'ignored']),
   detail: z.string(),
