@@ -8,7 +8,7 @@ import { builtAssets } from './assets';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
-import { openInDefaultBrowser } from './host/open-url';
+import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
 import { createServices, isStartupProblem, type Services } from './services';
 import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
@@ -98,9 +98,11 @@ async function main(): Promise<void> {
   });
   // Listen for signals before announcing readiness: whoever reads the line may stop us at once.
   let stopping = false;
+  let redirectPage: RedirectPage | null = null;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
+    redirectPage?.remove();
     // MCP servers first: their process trees must be gone before we are.
     void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), server.close()]).finally(() => {
       services.close();
@@ -110,12 +112,27 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   // Whatever ends the process another way (an uncaught error, process.exit elsewhere): no server outlives us.
-  process.on('exit', () => services.mcp.stopNow());
+  process.on('exit', () => {
+    services.mcp.stopNow();
+    redirectPage?.remove();
+  });
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
   services.mcp.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
-  if (options.open) openInDefaultBrowser(server.url);
+  // The browser gets a page only the owner can read that redirects to the address: the token stays off
+  // every command line (docs/user/data.md, "Browser mode's token").
+  if (options.open) {
+    try {
+      redirectPage = writeRedirectPage(services.dataDir, server.url);
+      if (!openInDefaultBrowser(redirectPage.fileUrl)) {
+        redirectPage.remove();
+        redirectPage = null;
+      }
+    } catch (error) {
+      console.error(`Could not open a browser (${(error as Error).message}); open the address above.`);
+    }
+  }
 }
 
 void main();
