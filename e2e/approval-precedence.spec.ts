@@ -8,9 +8,13 @@ import { expect, test } from './fixtures';
 import { chatUi, filesCall, filesReady, say, scriptedChat } from './chat-ui';
 import { openSettings } from './settings-helpers';
 
+/** Each wait spans a model round trip and a tool run; the shared machine can be slow. */
+const SLOW = { timeout: 20_000 };
 const KEEPS_ASKING = "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.";
 
 test("a tool set to 'Always ask': the card says 'Allow for this chat' will not stop the questions, and the next call is asked again", async ({ page, workbench }) => {
+  // Two exchanges with the Files server on a shared machine: more than the default 30 s (as chat-screens.spec.ts).
+  test.setTimeout(90_000);
   await filesReady(workbench);
   const { fake, chatId } = await scriptedChat(workbench, 'Always ask');
   await workbench.call('policy.update', { tools: { Files: { write_file: 'always-ask' } } });
@@ -24,10 +28,10 @@ test("a tool set to 'Always ask': the card says 'Allow for this chat' will not s
   );
   await say(page, 'write one');
   const card = view.card('write_file');
-  await expect(card.getByTestId('approval-keeps-asking')).toHaveText(KEEPS_ASKING);
+  await expect(card.getByTestId('approval-keeps-asking')).toHaveText(KEEPS_ASKING, SLOW);
   for (const name of ['Allow for this chat', 'Allow once', 'Deny']) await expect(card.getByRole('button', { name, exact: true })).toBeEnabled();
   await card.getByRole('button', { name: 'Allow for this chat' }).click();
-  await expect(view.pane.getByText('Written once.')).toBeVisible();
+  await expect(view.pane.getByText('Written once.')).toBeVisible(SLOW);
   // The grant is recorded…
   const { grants } = (await workbench.call('grants.list', { chatId })) as { grants: { toolName: string }[] };
   expect(grants.map((grant) => grant.toolName)).toEqual(['write_file']);
@@ -38,12 +42,12 @@ test("a tool set to 'Always ask': the card says 'Allow for this chat' will not s
     { kind: 'reply', text: ['Written twice.'] },
   );
   await say(page, 'write two');
-  await expect(view.cards).toHaveCount(1);
+  await expect(view.cards).toHaveCount(1, SLOW);
   const again = view.card('write_file');
-  await expect(again.getByTestId('approval-keeps-asking')).toHaveText(KEEPS_ASKING);
+  await expect(again.getByTestId('approval-keeps-asking')).toHaveText(KEEPS_ASKING, SLOW);
   await expect(fs.access(path.join(workbench.dataDir, 'sandbox', 'two.txt'))).rejects.toThrow();
   await again.getByRole('button', { name: 'Allow once' }).click();
-  await expect(view.pane.getByText('Written twice.')).toBeVisible();
+  await expect(view.pane.getByText('Written twice.')).toBeVisible(SLOW);
   expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'two.txt'), 'utf8')).toBe('2');
 });
 
