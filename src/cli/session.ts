@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { MethodInput, MethodName, MethodOutput } from '../shared/contract';
 import { createDispatcher, type Dispatch } from '../main/host/dispatcher';
 import { createHandlers } from '../main/host/handlers';
@@ -36,7 +35,6 @@ export function openSession(options: SessionOptions): CliSession {
       version: options.version,
       onListenerError: (error) => process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`),
       onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${error instanceof Error ? error.message : String(error)}\n`),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);

@@ -2,13 +2,13 @@
  * Browser mode: the main-process services behind a loopback HTTP + WebSocket server, for
  * machines where Electron cannot run. Never imports `electron`.
  */
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version } from '../../package.json';
+import { builtAssets } from './assets';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
-import { openInDefaultBrowser } from './host/open-url';
+import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
 import { startServices, type ServicesLifecycle } from './lifecycle';
 import { exitOnSignals } from './shutdown';
 import { isStartupProblem, type Services } from './services';
@@ -55,7 +55,7 @@ async function listen(services: Services, options: BrowserModeOptions): Promise<
   const dispatch = createDispatcher(createHandlers(services), (error, method) => {
     console.error(`[${method}]`, error);
   });
-  const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+  const { rendererDir } = builtAssets();
   const start = (port: number): Promise<BrowserServer> =>
     startBrowserServer({ dispatch, events: services.events, rendererDir, port, log: (line) => console.error(line) });
   try {
@@ -88,7 +88,6 @@ async function main(): Promise<void> {
       version,
       onListenerError: (error) => console.error(error),
       onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
@@ -101,14 +100,32 @@ async function main(): Promise<void> {
     await lifecycle.stop();
     process.exit(1);
   });
+  let redirectPage: RedirectPage | null = null;
+  // The page that carries the token goes first (it is a way in), then the server.
+  lifecycle.addInput('redirect page', () => redirectPage?.remove());
   lifecycle.addInput('browser-mode server', () => server.close());
   // Listen for signals before announcing readiness: whoever reads the line may stop us at once.
   exitOnSignals({ signals: { SIGINT: 0, SIGTERM: 0 }, stop: () => lifecycle.stop() });
+  // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
+  // guard stops the MCP servers.
+  process.on('exit', () => redirectPage?.remove());
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
   services.mcp.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
-  if (options.open) openInDefaultBrowser(server.url);
+  // The browser gets a page only the owner can read that redirects to the address: the token stays off
+  // every command line (docs/user/data.md, "Browser mode's token").
+  if (options.open) {
+    try {
+      redirectPage = writeRedirectPage(services.dataDir, server.url);
+      if (!openInDefaultBrowser(redirectPage.fileUrl)) {
+        redirectPage.remove();
+        redirectPage = null;
+      }
+    } catch (error) {
+      console.error(`Could not open a browser (${(error as Error).message}); open the address above.`);
+    }
+  }
 }
 
 void main();

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   app,
   BrowserWindow,
@@ -18,6 +17,7 @@ import Store from 'electron-store';
 import { EVENT_CHANNEL } from '../../shared/ipc';
 import { APP_NAME } from '../../shared/app';
 import { version } from '../../../package.json';
+import { builtAssets } from '../assets';
 import { securityHeaders } from '../host/csp';
 import { createDispatcher } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
@@ -38,9 +38,9 @@ import { externalLinkPrompt, isTrustedIpcSender, navigationVerdict, permissionGr
 import { restorableBounds, type WindowState } from './window-state';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, mainWindowOptions } from './window-options';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const rendererDir = path.join(here, '../renderer');
-const preloadPath = path.join(here, '../preload/index.cjs');
+const assets = builtAssets();
+const rendererDir = assets.rendererDir;
+const preloadPath = assets.preload;
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;
 
 protocol.registerSchemesAsPrivileged([
@@ -201,7 +201,6 @@ function start(): void {
         secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
         onListenerError: (error) => console.error(error),
         onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
-        auditWorkerFile: path.join(here, 'audit-worker.js'),
       });
     } catch (error) {
       cannotStart(error);
@@ -237,7 +236,7 @@ function start(): void {
       services,
       desktop,
       preloadPath,
-      iconPath: app.isPackaged ? path.join(process.resourcesPath, 'icon.png') : path.join(here, '../../resources/icon.png'),
+      iconPath: app.isPackaged ? path.join(process.resourcesPath, 'icon.png') : assets.icon,
       devServerUrl,
       showMainWindow,
       mainWindow: () => mainWindow,
