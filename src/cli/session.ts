@@ -4,6 +4,7 @@ import { createDispatcher, type Dispatch } from '../main/host/dispatcher';
 import { createHandlers } from '../main/host/handlers';
 import { createServices, isStartupProblem, type Services } from '../main/services';
 import { resolveDataDir } from '../main/settings/data-dir';
+import { describeDataFolderRepair } from '../main/storage/owner-only';
 import { CliError } from './exit-codes';
 
 /**
@@ -40,6 +41,8 @@ export function openSession(options: SessionOptions): CliSession {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);
     throw error;
   }
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) process.stderr.write(`workbench: ${repaired}\n`);
   const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${String(error)}\n`)));
   let serversStarted = false;
   // Whatever ends the process (an error, process.exit): no MCP server outlives the CLI.

@@ -12,6 +12,7 @@ import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './ho
 import { createServices, isStartupProblem, type Services } from './services';
 import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
+import { describeDataFolderRepair } from './storage/owner-only';
 
 export const DEFAULT_BROWSER_PORT = 4790;
 
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
     process.exit(1);
   }
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) console.error(repaired);
   if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
   const server = await listen(services, options).catch((error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
