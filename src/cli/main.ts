@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { EXIT } from './exit-codes';
+import { sanitizeForTerminal } from './terminal-text';
 import { buildProgram, exitCodeOf } from './program';
 
 // Ended by a signal other than Ctrl+C (a closed terminal, kill): exit normally, so 'exit' handlers stop the MCP servers.
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     code = error instanceof CommanderError ? exitCodeOf(error) : EXIT.error;
-    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
   }
   // Whatever is left (an idle socket of an SDK, a stdin listener) must not keep a finished command alive.
   process.exitCode = code;

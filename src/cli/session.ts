@@ -6,6 +6,7 @@ import { createServices, isStartupProblem, type Services } from '../main/service
 import { resolveDataDir } from '../main/settings/data-dir';
 import { describeDataFolderRepair } from '../main/storage/owner-only';
 import { CliError } from './exit-codes';
+import { sanitizeForTerminal } from './terminal-text';
 
 /**
  * The CLI's composition root: the same services as the app and browser mode, reached through the same
@@ -34,7 +35,7 @@ export function openSession(options: SessionOptions): CliSession {
       dataDir: resolveDataDir(),
       host: 'cli',
       version: options.version,
-      onListenerError: (error) => process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`),
+      onListenerError: (error) => process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
       auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
     });
   } catch (error) {
@@ -42,8 +43,8 @@ export function openSession(options: SessionOptions): CliSession {
     throw error;
   }
   const repaired = describeDataFolderRepair(services.dataFolderRepair);
-  if (repaired) process.stderr.write(`workbench: ${repaired}\n`);
-  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${String(error)}\n`)));
+  if (repaired) process.stderr.write(`workbench: ${sanitizeForTerminal(repaired)}\n`);
+  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${sanitizeForTerminal(String(error))}\n`)));
   let serversStarted = false;
   // Whatever ends the process (an error, process.exit): no MCP server outlives the CLI.
   const onExit = (): void => services.mcp.stopNow();
