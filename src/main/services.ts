@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
@@ -69,8 +70,6 @@ export interface ServicesOptions {
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
-  /** The built audit-worker.js next to the host's entry; without it, audit verify runs on one thread. */
-  auditWorkerFile?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -110,7 +109,7 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
+  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker });
   const auditDownloads = createAuditExportDownloads({ audit });
   let approvals: ApprovalServices;
   try {

@@ -42,7 +42,7 @@ export interface ToolResultRecord extends AuditedCall {
 }
 
 /**
- * The append-only, hash-chained audit log (ARCHITECTURE.md §6). Speaks in intents; no SQL crosses it.
+ * The append-only, hash-chained audit log (docs/user/audit-log.md). Speaks in intents; no SQL crosses it.
  * Every method raises on failure; nothing is swallowed into an empty answer.
  */
 export interface AuditRecorder {

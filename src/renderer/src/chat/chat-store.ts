@@ -12,7 +12,7 @@ export interface Draft {
 }
 
 /**
- * What the chat tab is doing, as one named state (STYLE.md 7):
+ * What the chat tab is doing, as one named state (docs/dev/style.md, convention 7):
  * `idle` the input is open; `replying` the model or tools work; `awaiting-approval` calls wait for the person
  * (the input is disabled, seed 000); `submitting` the approval message or a user message is on its way.
  */

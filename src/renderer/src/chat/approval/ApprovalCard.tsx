@@ -7,6 +7,7 @@ import { prettyJson } from '../format';
 import { ArgumentsEditor } from './ArgumentsEditor';
 import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
+import { KeepsAsking } from './KeepsAsking';
 import { riskBadges } from './risk';
 
 export const WARNING_TEXT =
@@ -123,6 +124,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
           <p className="approval-warning">
             <WarningIcon size={14} /> {WARNING_TEXT}
