@@ -116,6 +116,18 @@ test('a broken settings file stops the start with a message naming the file, and
   expect(fs.readFileSync(file, 'utf8')).toBe(broken);
 });
 
+test('a data folder other users could read is made owner-only at start, with a notice on stderr', async () => {
+  test.skip(process.platform === 'win32', 'POSIX file modes');
+  const home = tempHome();
+  fs.chmodSync(home, 0o755);
+  const server = track(start(['--port', '0'], home));
+  expect(await server.ready, server.output.stderr).not.toBeNull();
+  // stderr is another pipe: its line may arrive after the ready line.
+  await expect.poll(() => server.output.stderr).toContain(`Other users of this computer could read AI Workbench's data folder ${home}`);
+  expect(fs.statSync(home).mode & 0o777).toBe(0o700);
+  for (const name of ['workbench.db', 'workbench.db-wal', 'workbench.db-shm']) expect(fs.statSync(path.join(home, name)).mode & 0o777, name).toBe(0o600);
+});
+
 test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   const home = tempHome();
   const server = track(start(['--port', '0'], home));

@@ -6,6 +6,7 @@ import { CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { EXIT } from './exit-codes';
 import { exitOnSignals, stopRunningLifecycles } from '../main/shutdown';
+import { sanitizeForTerminal } from './terminal-text';
 import { buildProgram, exitCodeOf } from './program';
 
 // Ended by a signal other than Ctrl+C (a closed terminal, kill): stop the services in order (exchanges, MCP servers,
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     code = error instanceof CommanderError ? exitCodeOf(error) : EXIT.error;
-    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
   }
   // Whatever is left (an idle socket of an SDK, a stdin listener) must not keep a finished command alive.
   process.exitCode = code;

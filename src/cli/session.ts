@@ -4,7 +4,9 @@ import { createHandlers } from '../main/host/handlers';
 import { startServices, type ServicesLifecycle } from '../main/lifecycle';
 import { isStartupProblem, type Services } from '../main/services';
 import { resolveDataDir } from '../main/settings/data-dir';
+import { describeDataFolderRepair } from '../main/storage/owner-only';
 import { CliError } from './exit-codes';
+import { sanitizeForTerminal } from './terminal-text';
 
 /**
  * The CLI's composition root: the same services as the app and browser mode, reached through the same
@@ -33,15 +35,17 @@ export function openSession(options: SessionOptions): CliSession {
       dataDir: resolveDataDir(),
       host: 'cli',
       version: options.version,
-      onListenerError: (error) => process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`),
-      onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${error instanceof Error ? error.message : String(error)}\n`),
+      onListenerError: (error) => process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
+      onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
     });
   } catch (error) {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);
     throw error;
   }
   const { services } = lifecycle;
-  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${String(error)}\n`)));
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) process.stderr.write(`workbench: ${sanitizeForTerminal(repaired)}\n`);
+  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${sanitizeForTerminal(String(error))}\n`)));
   // The session's input is its callers: once closing began, no call reaches a service.
   let accepting = true;
   lifecycle.addInput('cli calls', () => {

@@ -14,6 +14,7 @@ import { exitOnSignals } from './shutdown';
 import { isStartupProblem, type Services } from './services';
 import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
+import { describeDataFolderRepair } from './storage/owner-only';
 
 export const DEFAULT_BROWSER_PORT = 4790;
 
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { services } = lifecycle;
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) console.error(repaired);
   if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
   const server = await listen(services, options).catch(async (error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
@@ -114,7 +117,7 @@ async function main(): Promise<void> {
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   // The browser gets a page only the owner can read that redirects to the address: the token stays off
-  // every command line (docs/user/data.md, "Browser mode's token").
+  // every command line (docs/user/browser-mode.md, "Browser mode's token").
   if (options.open) {
     try {
       redirectPage = writeRedirectPage(services.dataDir, server.url);

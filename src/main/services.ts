@@ -20,10 +20,13 @@ import { createMcpServerConfigService, type McpServerConfigService } from './mcp
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
+import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
 /** The plain-Node services every host wires: the Electron app, browser mode and the CLI. */
 export interface Services {
   readonly dataDir: string;
+  /** What was tightened in the data folder at start; the hosts tell the person (`describeDataFolderRepair`). */
+  readonly dataFolderRepair: DataFolderRepair;
   readonly databaseFile: string;
   readonly events: EventHub;
   readonly settings: SettingsStore;
@@ -80,6 +83,8 @@ export function isStartupProblem(error: unknown): error is DatabaseOpenError | S
  * nothing is overwritten.
  */
 export function createServices(options: ServicesOptions): Services {
+  // Before anything reads or writes it: the folder 0700 and our files in it 0600 (docs/user/data.md).
+  const dataFolderRepair = secureDataFolder(options.dataDir);
   const managed = loadManagedPolicy(options.managedPolicyFile === undefined ? process.env[MANAGED_POLICY_ENV] : (options.managedPolicyFile ?? undefined));
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
@@ -145,6 +150,7 @@ export function createServices(options: ServicesOptions): Services {
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
+    dataFolderRepair,
     databaseFile,
     events,
     settings,

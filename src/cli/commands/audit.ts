@@ -120,7 +120,7 @@ async function resolveChatIdOrRaw(context: CommandContext, given: string): Promi
 /** "Exporting… 40% (4,000 of 10,000 rows)" on stderr, rewritten in place on a terminal, a line at a time otherwise. */
 function progressOnStderr(context: CommandContext, operation: AuditProgress['operation'], verb: string): () => void {
   const { err } = context.terminal;
-  const tty = (err as { isTTY?: boolean }).isTTY === true;
+  const tty = err.isTTY;
   let last = -1;
   let shown = false;
   const unsubscribe = context.session().services.events.subscribe((event, payload) => {
@@ -131,7 +131,9 @@ function progressOnStderr(context: CommandContext, operation: AuditProgress['ope
     if (percent === last || (!tty && percent - last < 10 && percent !== 100)) return;
     last = percent;
     shown = true;
-    err.write(`${tty ? '\r\u001b[2K' : ''}${verb}… ${percent}% (${progress.done.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows)${tty ? '' : '\n'}`);
+    // Rewriting the line in place is the CLI's own control sequence: it goes to the stream, not through the sink.
+    if (tty) err.stream.write('\r\u001b[2K');
+    err.write(`${verb}… ${percent}% (${progress.done.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows)${tty ? '' : '\n'}`);
   });
   let stopped = false;
   return () => {

@@ -30,6 +30,7 @@ import { describeSettingsMigration } from '../settings/settings-migrations';
 import { plainCipher } from '../settings/secret-store';
 import type { DesktopSettings } from '../../shared/desktop';
 import type { SettingsSection } from '../settings/settings-store';
+import { describeDataFolderRepair, OWNER_ONLY_FILE } from '../storage/owner-only';
 import { aboutPanelOptions, appMenuTemplate } from './app-menu';
 import { openDesktopSettings } from './desktop-settings';
 import { startDesktopShell } from './desktop-shell';
@@ -214,6 +215,11 @@ function start(): void {
       cannotStart(error);
       return;
     }
+    const repaired = describeDataFolderRepair(services.dataFolderRepair);
+    if (repaired) {
+      console.error(repaired);
+      void dialog.showMessageBox({ type: 'info', message: 'Your data folder is now private', detail: repaired });
+    }
     const migration = services.settings.migration;
     if (migration) {
       const lines = describeSettingsMigration(migration);
@@ -223,7 +229,7 @@ function start(): void {
     }
     serveRenderer();
     lifecycle.addInput('contract over IPC', wireContract(services));
-    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false } });
+    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false }, configFileMode: OWNER_ONLY_FILE });
     mainWindow = createWindow(windowStore);
     const showMainWindow = (): BrowserWindow => {
       const window = mainWindow ?? (mainWindow = createWindow(windowStore));

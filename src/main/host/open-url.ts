@@ -18,7 +18,7 @@ export interface RedirectPage {
  * Writes a page that sends the browser on to `url` (which carries the token), readable by its owner only:
  * the folder is 0700 and the file 0600, whatever the umask. The browser is then opened on the FILE, so the
  * token never appears on a command line, where /proc/PID/cmdline shows it to every local user. Jupyter
- * does the same (jupyter_server's "browser open file"); see docs/dev/architecture.md, browser mode.
+ * does the same (jupyter_server's "browser open file"); see docs/user/browser-mode.md, "Browser mode's token".
  */
 export function writeRedirectPage(dataDir: string, url: string, pid = process.pid): RedirectPage {
   const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
