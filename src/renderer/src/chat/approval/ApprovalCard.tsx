@@ -88,7 +88,9 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const onKeyDown = (event: React.KeyboardEvent<HTMLElement>): void => {
     if (draft || event.altKey || event.ctrlKey || event.metaKey) return;
     const onCard = event.target === event.currentTarget;
-    const onButton = event.target instanceof HTMLButtonElement;
+    // Escape in the editor (its Form/JSON tabs are buttons too) must not throw the edit away by denying the call.
+    const inEditor = event.target instanceof Node && editor.current?.contains(event.target) === true;
+    const onButton = event.target instanceof HTMLButtonElement && !inEditor;
     if (event.key === 'Enter' && onCard) {
       event.preventDefault();
       decide('TOOL_CALL_DECISION_ALLOW_ONCE');
