@@ -72,3 +72,53 @@ describe('workbench audit on a large log (the built CLI)', { timeout: 120_000 },
     else expect(fs.readFileSync(file, 'utf8').trimEnd().split('\r\n')).toHaveLength(LARGE_LOG_ROWS + 2);
   });
 });
+
+describe('workbench audit verify: what the log remembers about itself (the built CLI)', { timeout: 120_000 }, () => {
+  /** A data folder with five rows, changed by hand as someone with a SQLite shell would. */
+  function homeWith(change: (db: ReturnType<typeof openDatabase>) => void): string {
+    const small = makeHome();
+    const db = openDatabase(path.join(small, DATABASE_FILE_NAME));
+    try {
+      fillLogFast(db, 5);
+      change(db);
+    } finally {
+      db.close();
+    }
+    return small;
+  }
+
+  it('a log wiped together with its head: "empty, but 5 rows were written", exit 3', async () => {
+    const wiped = homeWith((db) => db.exec('DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DELETE FROM audit_log; DELETE FROM audit_head'));
+    try {
+      const result = await runCli(['audit', 'verify'], { home: wiped });
+      expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
+      expect(result.stdout).toMatch(/^BROKEN at row #1 \(missing\): The log is empty, but 5 rows were written: it was wiped, together with its head\./);
+      expect(result.stdout).toMatch(/WARNING: The log's protections were found changed and put back at .* \(trigger audit_log_no_delete was missing; trigger audit_head_no_delete was missing\); no row came in meanwhile\./);
+      expect(result.stderr).toContain('only an anchor kept elsewhere catches that');
+    } finally {
+      fs.rmSync(wiped, { recursive: true, force: true });
+    }
+  });
+
+  it('triggers dropped and a row slipped in: the CLI puts them back and names the row, exit 3', async () => {
+    const slipped = homeWith((db) => {
+      // The CLI's first open finds the protections in place and checks rows 1–5; then they are dropped.
+      db.prepare('UPDATE audit_watermark SET checked_sequence = 5').run();
+      db.exec('DROP TRIGGER audit_log_extends_chain');
+      fillLogFast(db, 1);
+    });
+    try {
+      const result = await runCli(['audit', 'verify', '--json'], { home: slipped });
+      expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
+      expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, rowCount: 5, problem: { sequence: 6, kind: 'unprotected' }, notices: [{ firstRow: 6, lastRow: 6 }] });
+      const db = openDatabase(path.join(slipped, DATABASE_FILE_NAME));
+      try {
+        expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_log_extends_chain'").pluck().get()).toBe(1);
+      } finally {
+        db.close();
+      }
+    } finally {
+      fs.rmSync(slipped, { recursive: true, force: true });
+    }
+  });
+});

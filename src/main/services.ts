@@ -176,7 +176,12 @@ export function createServices(options: ServicesOptions): Services {
       void conversations.dispose();
       void auditDownloads.dispose();
       approvals.dispose();
-      db.close();
+      try {
+        // The last check of the log's protections: the rows of this session came in with them in place.
+        if (db.open) audit.checkProtections();
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -100,9 +100,19 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       } finally {
         stopProgress();
       }
+      const { colors } = context.terminal;
       if (context.json) context.terminal.json(result);
-      else if (result.ok) context.terminal.line(`${context.terminal.colors.green('OK')}: ${result.rowCount} rows verify; head #${result.head.sequence} ${result.head.hash}`);
-      else context.terminal.line(`${context.terminal.colors.red('BROKEN')} at row #${result.problem.sequence} (${result.problem.kind}): ${result.problem.message}. ${result.rowCount} rows verified before it.`);
+      else if (result.ok) context.terminal.line(`${colors.green('OK')}: ${result.rowCount} rows verify; head #${result.head.sequence} ${result.head.hash}`);
+      else context.terminal.line(`${colors.red('BROKEN')} at row #${result.problem.sequence} (${result.problem.kind}): ${result.problem.message} ${result.rowCount} rows verified before it.`);
+      if (!context.json) {
+        for (const notice of result.notices ?? []) context.terminal.line(`${colors.yellow('WARNING')}: ${notice.message}`);
+        // What a check of the log against itself cannot see (docs/user/audit-log.md).
+        if (flags.anchorSequence === undefined) {
+          context.terminal.note(
+            colors.dim('Checked against the log itself: a log rewritten whole (rows, head and count) verifies too; only an anchor kept elsewhere catches that (--anchor-sequence/--anchor-hash from an exported file).'),
+          );
+        }
+      }
       return result.ok ? EXIT.ok : EXIT.verifyFailed;
     },
   );

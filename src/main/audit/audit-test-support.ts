@@ -30,7 +30,7 @@ export function openTempAuditLog(prefix = 'aiwb-audit-'): TempAuditLog {
   const db = openDatabase(file);
   const clock = { now: Date.UTC(2026, 0, 1, 12, 0, 0) };
   const log = createSqliteAuditLog({ db, dataDir, now: () => clock.now });
-  return {
+  const target: TempAuditLog = {
     dir,
     dataDir,
     file,
@@ -38,10 +38,13 @@ export function openTempAuditLog(prefix = 'aiwb-audit-'): TempAuditLog {
     log,
     clock,
     close: () => {
+      // The database a test reopened, if it did.
+      if (target.db.open) target.db.close();
       if (db.open) db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return target;
 }
 
 const DECISIONS: readonly AuditDecision[] = ['allow_once', 'allow_session', 'deny', 'timeout', 'auto_allow', 'auto_deny', 'session_grant', 'cancelled'];
