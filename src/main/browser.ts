@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     // MCP servers first: their process trees must be gone before we are.
-    void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), server.close()]).finally(() => {
+    void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), server.close(), services.auditShipping.stop()]).finally(() => {
       services.close();
       process.exit(0);
     });
@@ -114,6 +114,8 @@ async function main(): Promise<void> {
   process.on('exit', () => services.mcp.stopNow());
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
   services.mcp.start();
+  // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+  services.auditShipping.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   if (options.open) openInDefaultBrowser(server.url);

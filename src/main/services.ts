@@ -1,11 +1,15 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import { AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
+import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
+import { createAuditSink } from './audit/shipping/create-sink';
+import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -40,6 +44,11 @@ export interface Services {
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
   readonly audit: AuditLog;
+  /**
+   * Ships the audit log to the configured sinks (the `auditShipping` settings section). Built stopped: the
+   * long-running hosts call `start()` once they are up and await `stop()` before `close()`.
+   */
+  readonly auditShipping: AuditShipper;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
   appInfo(): AppInfo;
@@ -105,7 +114,16 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
+  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+  const auditShipping = createAuditShipper({
+    db,
+    targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
+    onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
+    createSink: createAuditSink,
+    onError: options.onListenerError,
+  });
+  // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
+  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
   let approvals: ApprovalServices;
   try {
@@ -158,6 +176,7 @@ export function createServices(options: ServicesOptions): Services {
     mcpServers,
     mcp,
     audit,
+    auditShipping,
     auditDownloads,
     appInfo: () => ({
       name: APP_NAME,
@@ -170,6 +189,7 @@ export function createServices(options: ServicesOptions): Services {
     close: () => {
       void conversations.dispose();
       void auditDownloads.dispose();
+      void auditShipping.stop();
       approvals.dispose();
       db.close();
     },

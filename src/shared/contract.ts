@@ -30,6 +30,7 @@ import {
   AuditVerifyInputSchema,
   AuditVerifyResultSchema,
 } from './audit';
+import { AuditShippingStatusSchema } from './audit-shipping';
 import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
@@ -141,6 +142,8 @@ export const methods = {
   /** Export as a download: prepares the file in main, then the renderer reads it in chunks and saves it where the person picks. */
   'audit.exportPrepare': { input: AuditExportPrepareInputSchema, output: AuditExportPrepareOutputSchema },
   'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
+  /** Each audit sink's lag (rows and time) and last error. */
+  'audit.shippingStatus': { input: NoInputSchema, output: AuditShippingStatusSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**

@@ -106,6 +106,38 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       return result.ok ? EXIT.ok : EXIT.verifyFailed;
     },
   );
+
+  shippingCommand(audit, options);
+}
+
+/** `workbench audit shipping …`: where the audit log is shipped, and how far each sink has got. */
+function shippingCommand(audit: Command, options: ProgramOptions): void {
+  const shipping = audit.command('shipping').description('the audit log shipped to syslog or OpenTelemetry (the auditShipping settings)');
+  act(leaf(shipping, 'status', "each sink's lag (rows and time) and last error"), options, async (context) => {
+    const status = await context.session().call('audit.shippingStatus', undefined);
+    if (context.json) return context.terminal.json(status);
+    const { colors } = context.terminal;
+    if (status.sinks.length === 0) return context.terminal.line('No audit sinks are configured (the auditShipping section of the settings).');
+    context.terminal.line(
+      table([
+        ['SINK', 'TYPE', 'STATE', 'ACKNOWLEDGED', 'LAG', 'LAST ERROR'].map((cell) => colors.bold(cell)),
+        ...status.sinks.map((sink) => [
+          sink.id,
+          sink.type,
+          sink.enabled ? (sink.lastError ? colors.red('failing') : sink.lagRows === 0 ? colors.green('up to date') : 'shipping') : colors.dim('disabled'),
+          `#${sink.acknowledgedSequence} of #${sink.headSequence}${sink.acknowledgedAt ? ` at ${sink.acknowledgedAt}` : ''}`,
+          `${sink.lagRows} rows, ${formatSeconds(sink.lagSeconds)}`,
+          sink.lastError ? `${sink.lastErrorAt ?? ''} ${sink.lastError}` : '',
+        ]),
+      ]),
+    );
+  });
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }
 
 /** Audit rows keep the ids of deleted chats: an id that no chat has any more is still a fine filter. */

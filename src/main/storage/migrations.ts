@@ -126,4 +126,17 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
   `,
+  /* 5: audit shipping (src/main/audit/shipping). How far each sink has acknowledged the audit log; the rows
+     themselves are read from audit_log (no second copy). The lease lets one process ship a sink at a time
+     (the app, browser mode and the CLI share the database). */ `
+  CREATE TABLE audit_shipping_cursors (
+    sink_id          TEXT PRIMARY KEY,
+    sequence         INTEGER NOT NULL DEFAULT 0 CHECK (sequence >= 0),
+    acknowledged_at  INTEGER,
+    last_error       TEXT,
+    last_error_at    INTEGER,
+    lease_owner      TEXT,
+    lease_until      INTEGER
+  ) STRICT;
+  `,
 ];
