@@ -119,7 +119,7 @@ export function createServices(options: ServicesOptions): Services {
     db,
     targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
     onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
-    createSink: createAuditSink,
+    createSink: (config) => createAuditSink(config, { version: options.version }),
     onError: options.onListenerError,
   });
   // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.

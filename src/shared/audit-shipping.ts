@@ -54,7 +54,7 @@ export const OtlpSinkSchema = z.strictObject({
 });
 export type OtlpSinkConfig = z.output<typeof OtlpSinkSchema>;
 
-export const AuditSinkSchema = z.discriminatedUnion('type', [SyslogSinkSchema]);
+export const AuditSinkSchema = z.discriminatedUnion('type', [SyslogSinkSchema, OtlpSinkSchema]);
 export type AuditSinkConfig = z.output<typeof AuditSinkSchema>;
 
 export const AuditShippingSettingsSchema = z

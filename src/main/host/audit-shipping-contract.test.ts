@@ -13,6 +13,7 @@ import { createServices, type Services } from '../services';
 import { SettingsError } from '../settings/settings-store';
 import { decisionRecord } from '../audit/audit-test-support';
 import { parseReceivedLine } from '../audit/shipping/received-rows';
+import { startOtlpReceiver } from '../audit/shipping/testing/otlp-receiver';
 import { waitFor } from '../audit/shipping/testing/shipping-fixture';
 
 let dir: string;
@@ -113,5 +114,23 @@ describe('audit shipping in the services', () => {
     const failing = (await status(app)).sinks[0];
     expect(failing).toMatchObject({ headSequence: 3, lastError: expect.stringMatching(/127\.0\.0\.1/) });
     expect(failing?.lagRows).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an OTLP sink from the settings ships through the OpenTelemetry SDK, loaded only when it first ships', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      writeSettings({ sinks: [{ type: 'otlp', id: 'otel', endpoint: receiver.url }] });
+      const app = open();
+      app.auditShipping.start();
+      app.audit.recordDecision(decisionRecord(1));
+      app.audit.recordDecision(decisionRecord(2));
+      await waitFor('the rows to arrive', () => receiver.accepted.flatMap((request) => request.records).length === 2);
+      expect(receiver.accepted.flatMap((request) => request.records).map((record) => record.attributes['workbench.audit.sequence'])).toEqual([1, 2]);
+      await waitFor('the cursor to move', () => app.auditShipping.status().sinks[0]?.lagRows === 0);
+      expect((await status(app)).sinks).toEqual([expect.objectContaining({ id: 'otel', type: 'otlp', acknowledgedSequence: 2, lastError: null })]);
+    } finally {
+      await services?.auditShipping.stop();
+      await receiver.close();
+    }
   });
 });

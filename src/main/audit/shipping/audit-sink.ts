@@ -1,3 +1,6 @@
+/** How shipped audit rows name their source: syslog's APP-NAME, OpenTelemetry's `service.name`. */
+export const AUDIT_SOURCE_NAME = 'ai-workbench';
+
 /** A stored audit row as `.raw()` returns it: values in `AUDIT_FIELDS` order (audit-row.ts). */
 export type RawAuditRow = readonly unknown[];
 

@@ -1,4 +1,5 @@
 import { canonicalRowOf, storedRowOf } from '../audit-row';
+import { AUDIT_SOURCE_NAME } from './audit-sink';
 
 /**
  * One audit row as an RFC 5424 syslog message, framed for TCP by octet counting (RFC 6587 §3.4.1):
@@ -13,7 +14,6 @@ import { canonicalRowOf, storedRowOf } from '../audit-row';
 
 /** The SD-ID. 32473 is the private enterprise number RFC 5612 reserves for documentation and examples. */
 export const SYSLOG_SD_ID = 'workbench@32473';
-export const SYSLOG_APP_NAME = 'ai-workbench';
 
 export interface SyslogIdentity {
   /** RFC 5424 facility, 0–23. */
@@ -68,7 +68,7 @@ export function syslogMessage(values: readonly unknown[], identity: SyslogIdenti
     data += ` ${name}="${escapeParamValue(String(value))}"`;
   }
   data += ']';
-  return `<${priority}>1 ${row.time} ${headerField(identity.hostname, 255)} ${SYSLOG_APP_NAME} ${headerField(identity.procId, 128)} audit-${row.kind} ${data} ${BOM}${canonicalRowOf(values)}`;
+  return `<${priority}>1 ${row.time} ${headerField(identity.hostname, 255)} ${AUDIT_SOURCE_NAME} ${headerField(identity.procId, 128)} audit-${row.kind} ${data} ${BOM}${canonicalRowOf(values)}`;
 }
 
 /** RFC 5424 §6.3.3: `"`, `\` and `]` are escaped with a backslash inside a PARAM-VALUE. */
