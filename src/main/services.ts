@@ -9,6 +9,7 @@ import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
 import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
 import { createAuditSink } from './audit/shipping/create-sink';
+import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
@@ -49,6 +50,8 @@ export interface Services {
    * long-running hosts call `start()` once they are up and await `stop()` before `close()`.
    */
   readonly auditShipping: AuditShipper;
+  /** The local log checked against the rows a collector received (`audit verify --against`). */
+  readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
   appInfo(): AppInfo;
@@ -125,6 +128,7 @@ export function createServices(options: ServicesOptions): Services {
   // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
   const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
+  const auditReceived = createReceivedVerifier({ db, audit });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -177,6 +181,7 @@ export function createServices(options: ServicesOptions): Services {
     mcp,
     audit,
     auditShipping,
+    auditReceived,
     auditDownloads,
     appInfo: () => ({
       name: APP_NAME,

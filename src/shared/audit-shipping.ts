@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AuditHeadSchema, AuditProblemSchema } from './audit';
 
 /**
  * Audit shipping (issue 15 §1): every audit row delivered, at least once and in sequence order, to the
@@ -93,3 +94,36 @@ export type AuditSinkStatus = z.infer<typeof AuditSinkStatusSchema>;
 
 export const AuditShippingStatusSchema = z.object({ sinks: z.array(AuditSinkStatusSchema) });
 export type AuditShippingStatus = z.infer<typeof AuditShippingStatusSchema>;
+
+// ── Anchoring outside the machine: the local chain checked against what a collector received ──
+
+/**
+ * `audit.verifyAgainst`: the local log checked against a file of shipped rows (JSONL, or an rsyslog file written
+ * with the raw-message template). The path must be absolute; the file is only read, and no text of it is ever
+ * echoed back (a problem names line numbers, sequences and hashes).
+ */
+export const AuditVerifyAgainstInputSchema = z.strictObject({ path: z.string().min(1).max(4096) });
+export type AuditVerifyAgainstInput = z.infer<typeof AuditVerifyAgainstInputSchema>;
+
+/** What the collector's file held. */
+export const ReceivedSummarySchema = z.object({
+  /** Distinct audit rows received. */
+  rows: z.number().int().nonnegative(),
+  /** The highest sequence received (0: none). */
+  lastSequence: z.number().int().nonnegative(),
+  /** Rows received more than once (at-least-once delivery; each copy identical). */
+  duplicates: z.number().int().nonnegative(),
+  /** Messages cut off in transit (a killed sender): their rows count only if a whole copy arrived too. */
+  cutOff: z.number().int().nonnegative(),
+  /** Lines that are not audit rows (other messages in the same file). */
+  otherLines: z.number().int().nonnegative(),
+  /** Sequences up to `lastSequence` the collector never received (a sink that was added late starts at 1 all the same). */
+  notReceived: z.number().int().nonnegative(),
+});
+export type ReceivedSummary = z.infer<typeof ReceivedSummarySchema>;
+
+export const AuditVerifyAgainstResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), rowCount: z.number().int().nonnegative(), head: AuditHeadSchema, received: ReceivedSummarySchema }),
+  z.object({ ok: z.literal(false), rowCount: z.number().int().nonnegative(), problem: AuditProblemSchema, received: ReceivedSummarySchema }),
+]);
+export type AuditVerifyAgainstResult = z.infer<typeof AuditVerifyAgainstResultSchema>;

@@ -30,7 +30,7 @@ import {
   AuditVerifyInputSchema,
   AuditVerifyResultSchema,
 } from './audit';
-import { AuditShippingStatusSchema } from './audit-shipping';
+import { AuditShippingStatusSchema, AuditVerifyAgainstInputSchema, AuditVerifyAgainstResultSchema } from './audit-shipping';
 import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
@@ -144,6 +144,8 @@ export const methods = {
   'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
   /** Each audit sink's lag (rows and time) and last error. */
   'audit.shippingStatus': { input: NoInputSchema, output: AuditShippingStatusSchema },
+  /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
+  'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**

@@ -62,5 +62,6 @@ export function createHandlers(services: Services): MethodHandlers {
       services.auditDownloads.prepare(format, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
     'audit.exportRead': ({ exportId, offset }) => services.auditDownloads.read(exportId, offset),
     'audit.shippingStatus': () => services.auditShipping.status(),
+    'audit.verifyAgainst': ({ path }) => services.auditReceived.verifyAgainst(path),
   };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditShippingStatus, AuditSinkConfig, AuditSinkStatus } from '../../../shared/audit-shipping';
 import type { Database } from '../../storage/database';
 import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
-import type { AuditSink, RawAuditRow } from './audit-sink';
+import { nextTurn, SLICE_ROWS, type AuditSink, type RawAuditRow } from './audit-sink';
 import { createShippingCursors, type ShippingCursors } from './shipping-cursors';
 
 /** A configured sink and where its configuration came from. */
@@ -184,6 +184,18 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
     if (lost) cursors.rewind(config.id, lost.first - 1);
   };
 
+  // Read in slices with a turn of the event loop between them: a batch never holds up a tool call for long.
+  const readBatch = async (after: number): Promise<RawAuditRow[]> => {
+    const rows: RawAuditRow[] = [];
+    for (;;) {
+      const last = rows.length === 0 ? after : (rows[rows.length - 1]?.[SEQUENCE_INDEX] as number);
+      const slice = context.rowsAfter.all(last, Math.min(SLICE_ROWS, config.batchSize - rows.length)) as RawAuditRow[];
+      rows.push(...slice);
+      if (slice.length < SLICE_ROWS || rows.length >= config.batchSize) return rows;
+      await nextTurn();
+    }
+  };
+
   const loop = async (): Promise<void> => {
     let backoff = initialBackoffMs;
     while (!stopped) {
@@ -192,8 +204,7 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
         await pause(leaseMs / 2);
         continue;
       }
-      const cursor = cursors.get(config.id).sequence;
-      const rows = context.rowsAfter.all(cursor, config.batchSize) as RawAuditRow[];
+      const rows = await readBatch(cursors.get(config.id).sequence);
       if (rows.length === 0) {
         await pause(pollMs);
         continue;
@@ -206,6 +217,9 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
         const horizon = now() - resendWindowMs;
         while (recent.length > 0 && (recent[0] as Sent).at < horizon) recent.shift();
         backoff = initialBackoffMs;
+        // A socket that takes the bytes at once calls back on the same turn of the event loop: without this
+        // pause a backlog would be shipped in one go, and the tool calls' own work would wait until it is done.
+        await nextTurn();
       } catch (error) {
         if (stopped) break;
         cursors.recordError(config.id, error instanceof Error ? error.message : String(error), now());

@@ -23,3 +23,11 @@ export interface AuditSink {
   /** Closes the connection; pending sends reject. */
   close(): Promise<void>;
 }
+
+/** Rows read or formatted between two turns of the event loop: shipping never holds up a tool call for long. */
+export const SLICE_ROWS = 100;
+
+/** Lets timers and I/O (the tool calls' own work) run before shipping goes on. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

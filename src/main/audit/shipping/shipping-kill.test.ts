@@ -7,7 +7,9 @@ import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../storage/database';
+import { createSqliteAuditLog } from '../sqlite-audit-log';
 import { parseReceivedLine } from './received-rows';
+import { createReceivedVerifier } from './verify-against';
 import { createRsyslog, findRsyslogd, type Rsyslog } from './testing/rsyslog';
 import { waitFor } from './testing/shipping-fixture';
 
@@ -141,6 +143,14 @@ describe.skipIf(!rsyslogd)(title, { timeout: 180_000 }, () => {
     // A cut-off message is only possible for an unacknowledged batch too.
     const cut = received.filter((row) => row !== null && row.json === null).map((row) => row?.sequence as number);
     for (const sequence of cut) expect(kills.some((kill) => sequence > kill.cursor)).toBe(true);
+    // The rsyslog file, duplicates and all, anchors the local chain.
+    const db = openDatabase(databaseFile);
+    try {
+      const verified = await createReceivedVerifier({ db, audit: createSqliteAuditLog({ db, dataDir }) }).verifyAgainst(rsyslog.file);
+      expect(verified).toMatchObject({ ok: true, rowCount: head, received: { rows: head, lastSequence: head, notReceived: 0 } });
+    } finally {
+      db.close();
+    }
     console.log(`shipping kill test: ${KILLS} kills, ${head} rows, ${received.length} messages received, ${duplicated.length} rows twice, ${cut.length} cut off; cursors at the kills: ${kills.map((kill) => `${kill.cursor}/${kill.head}`).join(', ')}`);
   });
 });

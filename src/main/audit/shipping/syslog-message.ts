@@ -1,4 +1,4 @@
-import { canonicalRowOf, storedRowOf } from '../audit-row';
+import { AUDIT_FIELDS, canonicalRowOf, type AuditField } from '../audit-row';
 import { AUDIT_SOURCE_NAME } from './audit-sink';
 
 /**
@@ -26,7 +26,7 @@ export interface SyslogIdentity {
 const SEVERITY = { notice: 5, informational: 6 } as const;
 
 /** SD-PARAM names (RFC 5424 §6.3.3: up to 32 printable characters) for each row field shipped. */
-const PARAMS = [
+const PARAMS: readonly (readonly [string, AuditField])[] = [
   ['sequence', 'sequence'],
   ['row_hash', 'hash'],
   ['prev_hash', 'previousHash'],
@@ -47,33 +47,59 @@ const PARAMS = [
   ['duration_ms', 'durationMs'],
   ['result_bytes', 'resultBytes'],
   ['error', 'error'],
-] as const;
+];
 
 const BOM = '\ufeff';
 
-/** The framed message for one stored row (a `.raw()` array in `AUDIT_FIELDS` order). */
-export function syslogFrame(values: readonly unknown[], identity: SyslogIdentity): Buffer {
-  const message = Buffer.from(syslogMessage(values, identity), 'utf8');
-  return Buffer.concat([Buffer.from(`${message.length} `, 'ascii'), message]);
+/** Where each shipped field sits in a stored row, and how its parameter starts. */
+const PARAM_PREFIXES = PARAMS.map(([name]) => ` ${name}="`);
+const PARAM_INDEXES = PARAMS.map(([, field]) => AUDIT_FIELDS.indexOf(field));
+const KIND_INDEX = AUDIT_FIELDS.indexOf('kind');
+const TIME_INDEX = AUDIT_FIELDS.indexOf('time');
+const DECISION_INDEX = AUDIT_FIELDS.indexOf('decision');
+const OUTCOME_INDEX = AUDIT_FIELDS.indexOf('outcome');
+
+/**
+ * The framed messages for a batch of stored rows (`.raw()` arrays in `AUDIT_FIELDS` order), as one buffer for
+ * one write.
+ */
+export function syslogFrames(rows: readonly (readonly unknown[])[], identity: SyslogIdentity): Buffer {
+  const header = headerOf(identity);
+  const parts: Buffer[] = [];
+  for (const values of rows) {
+    const message = Buffer.from(messageWith(values, identity.facility, header), 'utf8');
+    parts.push(Buffer.from(`${message.length} `, 'latin1'), message);
+  }
+  return Buffer.concat(parts);
 }
 
+/** One row's RFC 5424 message, unframed. */
 export function syslogMessage(values: readonly unknown[], identity: SyslogIdentity): string {
-  const row = storedRowOf(values);
-  const denied = row.decision === 'deny' || row.decision === 'auto_deny' || row.outcome === 'error';
-  const priority = identity.facility * 8 + (denied ? SEVERITY.notice : SEVERITY.informational);
-  let data = `[${SYSLOG_SD_ID}`;
-  for (const [name, field] of PARAMS) {
-    const value = row[field];
-    if (value === null || value === undefined) continue;
-    data += ` ${name}="${escapeParamValue(String(value))}"`;
-  }
-  data += ']';
-  return `<${priority}>1 ${row.time} ${headerField(identity.hostname, 255)} ${AUDIT_SOURCE_NAME} ${headerField(identity.procId, 128)} audit-${row.kind} ${data} ${BOM}${canonicalRowOf(values)}`;
+  return messageWith(values, identity.facility, headerOf(identity));
 }
+
+/** HOSTNAME APP-NAME PROCID and the start of MSGID: the same for every message of a sink. */
+function headerOf(identity: SyslogIdentity): string {
+  return ` ${headerField(identity.hostname, 255)} ${AUDIT_SOURCE_NAME} ${headerField(identity.procId, 128)} audit-`;
+}
+
+function messageWith(values: readonly unknown[], facility: number, header: string): string {
+  const decision = values[DECISION_INDEX];
+  const notice = decision === 'deny' || decision === 'auto_deny' || values[OUTCOME_INDEX] === 'error';
+  let data = `<${facility * 8 + (notice ? SEVERITY.notice : SEVERITY.informational)}>1 ${String(values[TIME_INDEX])}${header}${String(values[KIND_INDEX])} [${SYSLOG_SD_ID}`;
+  for (let param = 0; param < PARAM_INDEXES.length; param++) {
+    const value = values[PARAM_INDEXES[param] as number];
+    if (value === null || value === undefined) continue;
+    data += `${PARAM_PREFIXES[param] as string}${typeof value === 'string' ? escapeParamValue(value) : String(value)}"`;
+  }
+  return `${data}] ${BOM}${canonicalRowOf(values)}`;
+}
+
+const NEEDS_ESCAPE = /["\\\]]/;
 
 /** RFC 5424 §6.3.3: `"`, `\` and `]` are escaped with a backslash inside a PARAM-VALUE. */
 function escapeParamValue(value: string): string {
-  return value.replace(/["\\\]]/g, (character) => `\\${character}`);
+  return NEEDS_ESCAPE.test(value) ? value.replace(/["\\\]]/g, (character) => `\\${character}`) : value;
 }
 
 /** Header fields are printable US-ASCII without spaces (RFC 5424 §6); anything else becomes `_`, empty becomes the NILVALUE. */

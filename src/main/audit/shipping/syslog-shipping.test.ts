@@ -12,6 +12,7 @@ import { createSqliteAuditLog } from '../sqlite-audit-log';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
 import { parseReceivedLine } from './received-rows';
 import { createSyslogSink } from './syslog-sink';
+import { createReceivedVerifier } from './verify-against';
 import { createRsyslog, findRsyslogd, type Rsyslog } from './testing/rsyslog';
 import { recordRows, waitFor } from './testing/shipping-fixture';
 
@@ -91,6 +92,8 @@ describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
 
     const status = shipper?.status().sinks[0];
     expect(status).toMatchObject({ id: 'siem', type: 'syslog', origin: 'settings', acknowledgedSequence: 500, headSequence: 500, lagRows: 0, lagSeconds: 0, lastError: null });
+    // What rsyslog wrote is an anchor for the local chain (audit verify --against).
+    expect(await createReceivedVerifier({ db, audit: log }).verifyAgainst(rsyslog.file)).toMatchObject({ ok: true, rowCount: 500, received: { rows: 500, lastSequence: 500, duplicates: 0 } });
   });
 
   it('resumes from the persistent cursor: a second shipper (a restart) sends only the rows after it', async () => {

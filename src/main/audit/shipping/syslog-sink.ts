@@ -3,8 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import tls from 'node:tls';
 import type { SyslogSinkConfig } from '../../../shared/audit-shipping';
-import type { AuditSink, RawAuditRow } from './audit-sink';
-import { syslogFrame, type SyslogIdentity } from './syslog-message';
+import { nextTurn, SLICE_ROWS, type AuditSink, type RawAuditRow } from './audit-sink';
+import { syslogFrames, type SyslogIdentity } from './syslog-message';
 
 export interface SyslogSinkOptions {
   config: Pick<SyslogSinkConfig, 'host' | 'port' | 'tls' | 'facility'>;
@@ -81,8 +81,14 @@ export function createSyslogSink({ config, connectTimeoutMs = 10_000, hostname =
   return {
     async send(rows: readonly RawAuditRow[]) {
       if (closed) throw new Error('the sink is closed');
+      // Formatted in slices, with a turn of the event loop between them (audit-sink.ts `nextTurn`).
+      const parts: Buffer[] = [];
+      for (let start = 0; start < rows.length; start += SLICE_ROWS) {
+        if (start > 0) await nextTurn();
+        parts.push(syslogFrames(rows.slice(start, start + SLICE_ROWS), identity));
+      }
+      const bytes = Buffer.concat(parts);
       const target = socket ?? (await connect());
-      const bytes = Buffer.concat(rows.map((row) => syslogFrame(row, identity)));
       await new Promise<void>((resolve, reject) => {
         const onBreak = (reason: string): void => reject(new Error(`the connection broke while sending: ${reason}`));
         listeners.add(onBreak);
