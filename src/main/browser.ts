@@ -114,6 +114,8 @@ async function main(): Promise<void> {
   process.on('exit', () => redirectPage?.remove());
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
   services.mcp.start();
+  // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+  services.auditShipping.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   // The browser gets a page only the owner can read that redirects to the address: the token stays off

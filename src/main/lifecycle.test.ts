@@ -43,6 +43,7 @@ function spyOnSteps(order: string[]): void {
   spy(services.conversations, 'dispose', 'exchanges');
   spy(services.approvals, 'dispose', 'approval timers');
   spy(services.auditDownloads, 'dispose', 'audit export downloads');
+  spy(services.auditShipping, 'stop', 'audit shipping');
   spy(services.mcp, 'stop', 'mcp servers');
   spy(services, 'close', 'database');
 }
@@ -57,7 +58,7 @@ describe('startServices → stop()', () => {
       order.push('input: tray');
     });
     const report = await lifecycle.stop();
-    expect(order).toEqual(['input: server', 'input: tray', 'exchanges', 'approval timers', 'audit export downloads', 'mcp servers', 'database']);
+    expect(order).toEqual(['input: server', 'input: tray', 'exchanges', 'approval timers', 'audit export downloads', 'audit shipping', 'mcp servers', 'database']);
     expect(report).toEqual({ steps: ['input: server', 'input: tray', ...SERVICE_STOP_STEPS], failures: [] });
     expect(lifecycle.state).toBe('stopped');
   });

@@ -10,7 +10,7 @@ import { createShutdown, trackRunning, type LifecycleState, type StopReport, typ
  *   1. stop accepting input (the host's inputs, in the order they were added): no new call reaches a service;
  *   2. stop the exchanges: streams and running tool calls are cancelled and awaited (calls waiting for a person
  *      stay in the database, to be answered after a restart);
- *   3. dispose pending timers: the approval timeouts and the audit export downloads;
+ *   3. dispose pending timers: the approval timeouts and the audit export downloads; stop audit shipping;
  *   4. stop the MCP servers, with every process they started;
  *   5. close the database — last, so every step before it can still write its rows.
  *
@@ -36,6 +36,8 @@ const SERVICE_STEPS: ReadonlyArray<readonly [name: string, run: (services: Servi
   ['exchanges', (services) => services.conversations.dispose()],
   ['approval timers', (services) => services.approvals.dispose()],
   ['audit export downloads', (services) => services.auditDownloads.dispose()],
+  // What was not shipped yet stays behind the sinks' cursors in the database, and goes at the next start.
+  ['audit shipping', (services) => services.auditShipping.stop()],
   ['mcp servers', (services) => services.mcp.stop()],
   // `close()` also disposes what the steps above already disposed; each of those is safe to repeat.
   ['database', (services) => services.close()],

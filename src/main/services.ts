@@ -2,11 +2,16 @@ import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
 import { builtAssets } from './assets';
+import { AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
+import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
+import { createAuditSink } from './audit/shipping/create-sink';
+import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
+import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -44,6 +49,13 @@ export interface Services {
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
   readonly audit: AuditLog;
+  /**
+   * Ships the audit log to the configured sinks (the `auditShipping` settings section). Built stopped: the
+   * long-running hosts call `start()` once they are up and await `stop()` before `close()`.
+   */
+  readonly auditShipping: AuditShipper;
+  /** The local log checked against the rows a collector received (`audit verify --against`). */
+  readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
   appInfo(): AppInfo;
@@ -109,8 +121,18 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker });
+  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+  const auditShipping = createAuditShipper({
+    db,
+    targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
+    onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
+    createSink: (config) => createAuditSink(config, { version: options.version }),
+    onError: options.onListenerError,
+  });
+  // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
+  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
+  const auditReceived = createReceivedVerifier({ db, audit });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -163,6 +185,8 @@ export function createServices(options: ServicesOptions): Services {
     mcpServers,
     mcp,
     audit,
+    auditShipping,
+    auditReceived,
     auditDownloads,
     appInfo: () => ({
       name: APP_NAME,
@@ -175,6 +199,7 @@ export function createServices(options: ServicesOptions): Services {
     close: () => {
       void conversations.dispose();
       void auditDownloads.dispose();
+      void auditShipping.stop();
       approvals.dispose();
       try {
         // The last check of the log's protections: the rows of this session came in with them in place.

@@ -254,6 +254,8 @@ function start(): void {
     // In the background: the window is usable while the MCP servers start. Bundled servers run on this
     // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
     services.mcp.start();
+    // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+    services.auditShipping.start();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });

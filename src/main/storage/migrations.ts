@@ -158,4 +158,17 @@ export const migrations: readonly string[] = [
   CREATE TRIGGER audit_guard_events_no_delete BEFORE DELETE ON audit_guard_events
   BEGIN SELECT RAISE(ABORT, 'audit_guard_events is append-only'); END;
   `,
+  /* 6: audit shipping (src/main/audit/shipping). How far each sink has acknowledged the audit log; the rows
+     themselves are read from audit_log (no second copy). The lease lets one process ship a sink at a time
+     (the app, browser mode and the CLI share the database). */ `
+  CREATE TABLE audit_shipping_cursors (
+    sink_id          TEXT PRIMARY KEY,
+    sequence         INTEGER NOT NULL DEFAULT 0 CHECK (sequence >= 0),
+    acknowledged_at  INTEGER,
+    last_error       TEXT,
+    last_error_at    INTEGER,
+    lease_owner      TEXT,
+    lease_until      INTEGER
+  ) STRICT;
+  `,
 ];
