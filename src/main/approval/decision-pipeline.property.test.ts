@@ -260,7 +260,7 @@ describe('precedence properties', () => {
   });
 });
 
-// ── The precedence, for every combination of what a person can set (ARCHITECTURE.md §5) ─────────
+// ── The precedence, for every combination of what a person can set (docs/dev/architecture.md, the decision pipeline) ─────────
 
 /** What may surround the one call without changing its decision: other rules, other tools' settings, other chats' grants, rule order. */
 interface Noise {
@@ -388,7 +388,7 @@ function expectAgreement(factors: PrecedenceFactors, noise: Noise): void {
   else expect(decision.reason, label).toBe(trace.at(-1)?.detail);
 }
 
-describe('the precedence table (ARCHITECTURE.md §5)', () => {
+describe('the precedence table (docs/dev/architecture.md, the decision pipeline)', () => {
   it('decides every one of the 20,736 combinations as the table does', () => {
     let count = 0;
     for (const factors of everyCombination()) {

@@ -91,7 +91,7 @@ describe('the decision pipeline, step by step', () => {
       reason: "Allowed for this chat (you chose 'Allow for this chat' at 14:02)",
       definitionChanged: false,
     });
-    // Changed by the revised order (ARCHITECTURE.md §5): a chat set to 'Always ask' is an explicit ask (step 3), which
+    // Changed by the revised order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3), which
     // the grant does not silence; this was an allow by the grant before.
     expect(run(policyOf(), writeFile, {}, chat('always-ask', [grantOf(CHAT, writeFile, AT_14_02)]))).toEqual({
       outcome: 'ask',

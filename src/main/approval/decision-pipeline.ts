@@ -8,7 +8,7 @@ import type {
   PolicyDecision,
 } from '../../shared/approval';
 import type { ToolDefinition } from '../../shared/tool';
-import type { CompiledPolicy } from './compiled-policy';
+import type { CompiledPolicy, RuleCandidates } from './compiled-policy';
 import { clockTime, reasons } from './decision-reasons';
 import { argumentsMatch, type CompiledRule } from './rule-compiler';
 
@@ -30,7 +30,7 @@ export interface DecisionInput {
 export const NO_CHAT_MODE: ChatApprovalMode = 'use-tool-settings';
 
 /**
- * The decision pipeline of ARCHITECTURE.md §5 (docs/dev/architecture.md): pure, first match wins, always
+ * The decision pipeline of docs/dev/architecture.md "The decision pipeline": pure, first match wins, always
  * with a reason. This comment, `decision-reasons.ts` and the trace for `policy.explain` follow one order:
  *  1. deny rules, the organisation's first — nothing overrides them
  *  2. approvals off (unless the organisation forbids it) → allow
@@ -54,12 +54,10 @@ export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: Con
   const name = trace ? `${serverName}.${toolName}` : '';
   // No closures here: this runs for every tool call, and a closure per call is measurable.
 
-  // 1. Deny rules.
-  const managedDeny = firstMatch(candidates.managedDeny, args);
-  if (managedDeny) return finish(trace, undefined, 'deny', ruleSource('managed-deny-rule', managedDeny), reasons.managedDeny(managedDeny), 1);
-  if (trace && policy.managed) note(trace, 1, 'managed-deny-rule', 'passed', `No rule of your organisation's policy denies ${name}.`);
-  const deny = firstMatch(candidates.deny, args);
-  if (deny) return finish(trace, undefined, 'deny', ruleSource('deny-rule', deny), reasons.deny(deny), 1);
+  // 1. Deny rules (the same code that re-checks edited arguments and every call about to run: denyCheck).
+  const denied = denyStep(candidates, args);
+  if (trace && policy.managed && denied?.source.kind !== 'managed-deny-rule') note(trace, 1, 'managed-deny-rule', 'passed', `No rule of your organisation's policy denies ${name}.`);
+  if (denied) return finish(trace, undefined, 'deny', denied.source, denied.reason, 1);
   if (trace) note(trace, 1, 'deny-rule', 'passed', `None of your deny rules matches ${name}${describeArgsChecked(candidates.deny.length)}.`);
 
   // 2. Approvals off.
@@ -142,6 +140,29 @@ export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: Con
   if (neverAskIgnored) return finish(trace, changedGrant, 'ask', { kind: 'default' }, reasons.organisationRequiresApprovals(), 9);
   if (mode === 'ask') return finish(trace, changedGrant, 'ask', { kind: 'global-setting', setting: mode }, reasons.globalAsk(), 9);
   return finish(trace, changedGrant, 'ask', { kind: 'default' }, reasons.noAllowSource(), 9);
+}
+
+/** Which deny rule stops a call: the organisation's first, then the person's. */
+export interface DenyVerdict {
+  readonly source: DecisionSource;
+  readonly reason: string;
+}
+
+/**
+ * The pipeline's step 1 alone (docs/dev/architecture.md, the decision order): whether a deny rule in force matches
+ * this call with these arguments. Pure. Used for edited arguments before an approval applies and for every call at
+ * the moment it is about to run, so a rule added while a call waited, or an edit, cannot get past a deny rule.
+ */
+export function denyCheck(call: DecisionInput['call'], policy: CompiledPolicy): DenyVerdict | undefined {
+  return denyStep(policy.candidates(call.serverName, call.toolName), call.args);
+}
+
+function denyStep(candidates: RuleCandidates, args: Record<string, unknown>): DenyVerdict | undefined {
+  const managedDeny = firstMatch(candidates.managedDeny, args);
+  if (managedDeny) return { source: ruleSource('managed-deny-rule', managedDeny), reason: reasons.managedDeny(managedDeny) };
+  const deny = firstMatch(candidates.deny, args);
+  if (deny) return { source: ruleSource('deny-rule', deny), reason: reasons.deny(deny) };
+  return undefined;
 }
 
 function findGrant(chat: ChatApprovalState, serverName: string, toolName: string): ChatGrant | undefined {

@@ -61,5 +61,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.exportPrepare': ({ format }) =>
       services.auditDownloads.prepare(format, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
     'audit.exportRead': ({ exportId, offset }) => services.auditDownloads.read(exportId, offset),
+    'audit.shippingStatus': () => services.auditShipping.status(),
+    'audit.verifyAgainst': ({ path }) => services.auditReceived.verifyAgainst(path),
   };
 }

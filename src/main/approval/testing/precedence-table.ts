@@ -1,7 +1,7 @@
 import type { ChatApprovalMode, DecisionOutcome, DecisionSourceKind, GlobalApprovalMode, ToolApprovalSetting } from '../../../shared/approval';
 
 /**
- * The precedence of ARCHITECTURE.md §5 (docs/dev/architecture.md) written a second time, as a plain table
+ * The precedence of docs/dev/architecture.md ("The decision pipeline") written a second time, as a plain table
  * over the things a person can set, so the property tests can hold the pipeline to it. It shares no code
  * with `decision-pipeline.ts` on purpose: if both are wrong, they must be wrong in the same words.
  */
