@@ -139,6 +139,8 @@ test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
 
 test('the browser is opened on a redirect page only its owner can read: the token is on no command line', async ({ page }) => {
   test.skip(process.platform === 'win32', 'POSIX file modes and a shell-script xdg-open');
+  // A start, a page load and a stop: 10 s on a quiet machine, 30 s when 2 cores serve a load of 20.
+  test.setTimeout(90_000);
   const home = tempHome();
   // A stand-in for xdg-open that records its command line, as /proc/PID/cmdline shows it to every user.
   const bin = path.join(home, 'bin');
@@ -154,7 +156,7 @@ test('the browser is opened on a redirect page only its owner can read: the toke
   let stdout = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await expect.poll(() => /ready at (\S+)/.exec(stdout)?.[1], { timeout: 15_000 }).toBeDefined();
+  await expect.poll(() => /ready at (\S+)/.exec(stdout)?.[1], { timeout: 30_000 }).toBeDefined();
   const url = (/ready at (\S+)/.exec(stdout) as RegExpExecArray)[1] as string;
   const token = new URL(url).hash.replace('#token=', '');
   expect(token.length).toBeGreaterThanOrEqual(40);
