@@ -7,6 +7,7 @@ import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './app
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
+import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -43,6 +44,8 @@ export interface Services {
   readonly audit: AuditLog;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
+  /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
+  readonly auditExports: AuditExportFolder;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -106,6 +109,7 @@ export function createServices(options: ServicesOptions): Services {
   };
   const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker });
   const auditDownloads = createAuditExportDownloads({ audit });
+  const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -158,6 +162,7 @@ export function createServices(options: ServicesOptions): Services {
     mcp,
     audit,
     auditDownloads,
+    auditExports,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
