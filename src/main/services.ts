@@ -12,6 +12,7 @@ import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-sh
 import { createAuditSink } from './audit/shipping/create-sink';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
+import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -58,6 +59,8 @@ export interface Services {
   readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
+  /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
+  readonly auditExports: AuditExportFolder;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -133,6 +136,7 @@ export function createServices(options: ServicesOptions): Services {
   const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
   const auditReceived = createReceivedVerifier({ db, audit });
+  const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -188,6 +192,7 @@ export function createServices(options: ServicesOptions): Services {
     auditShipping,
     auditReceived,
     auditDownloads,
+    auditExports,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

@@ -116,12 +116,15 @@ export const AuditExportFormatSchema = z.enum(['csv', 'jsonl']);
 export type AuditExportFormat = z.infer<typeof AuditExportFormatSchema>;
 
 /**
- * `audit.export`: the whole log to a file. The path must be absolute, end in `.csv` / `.jsonl` as the
- * format says, and lie outside the data folder; an existing file is replaced only with `overwrite`.
+ * `audit.export`: the whole log to a file in the data folder's exports/ folder, named by `fileName` (or by
+ * a `path` inside that folder; a name with the time when neither is given). The name must end in `.csv` /
+ * `.jsonl` as the format says; an existing file is replaced only with `overwrite`. A path anywhere else is
+ * refused: saving elsewhere is the Export button's download or `workbench audit export --out`.
  */
 export const AuditExportInputSchema = z.strictObject({
   format: AuditExportFormatSchema,
-  path: z.string().min(1).max(4096),
+  fileName: z.string().min(1).max(255).optional(),
+  path: z.string().min(1).max(4096).optional(),
   overwrite: z.boolean().optional(),
 });
 export type AuditExportInput = z.infer<typeof AuditExportInputSchema>;

@@ -76,7 +76,15 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
     async (context, flags: { format: 'csv' | 'jsonl'; out: string; overwrite?: boolean }) => {
       const stopProgress = progressOnStderr(context, 'export', 'Exporting');
       try {
-        const result = await context.session().call('audit.export', { format: flags.format, path: path.resolve(flags.out), ...(flags.overwrite ? { overwrite: true } : {}) });
+        // Not the contract's audit.export, which writes only into the data folder's exports/: the person named
+        // this file on their own command line, so the log's own export writes it (export-folder.ts).
+        const { services } = context.session();
+        const result = await services.audit.export({
+          format: flags.format,
+          path: path.resolve(flags.out),
+          overwrite: flags.overwrite === true,
+          onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+        });
         stopProgress();
         if (context.json) return context.terminal.json(result);
         context.terminal.line(`Exported ${result.rowCount} rows to ${result.path} (head #${result.head.sequence} ${result.head.hash}).`);

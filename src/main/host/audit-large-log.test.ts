@@ -7,10 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { MethodName } from '../../shared/contract';
-import { AUDIT_EXPORT_READ_CHUNK_BYTES, type AuditExportPrepareOutput, type AuditExportReadOutput, type AuditProgress, type AuditVerifyResult } from '../../shared/audit';
+import { AUDIT_EXPORT_READ_CHUNK_BYTES, type AuditExportPrepareOutput, type AuditExportResult, type AuditExportReadOutput, type AuditProgress, type AuditVerifyResult } from '../../shared/audit';
 import type { Envelope } from '../../shared/errors';
 import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import { fillLogFast, LARGE_LOG_ROWS } from '../audit/audit-test-support';
+import { EXPORT_CHUNK_BYTES } from '../audit/export-lines';
 import { verifyExportFile } from '../audit/export-verify';
 import { createServices } from '../services';
 import { DATABASE_FILE_NAME, openDatabase } from '../storage/database';
@@ -58,6 +59,13 @@ async function checkLargeLog(call: Call, progress: AuditProgress[]): Promise<voi
   const verified = value<AuditVerifyResult>(await call('audit.verify'));
   expect(verified).toMatchObject({ ok: true, rowCount: LARGE_LOG_ROWS, head: { sequence: LARGE_LOG_ROWS } });
   expect(progress.filter((event) => event.operation === 'verify').at(-1)).toEqual({ operation: 'verify', done: LARGE_LOG_ROWS, total: LARGE_LOG_ROWS });
+
+  // audit.export: into the data folder's exports/ only, however large.
+  const exported = value<AuditExportResult>(await call('audit.export', { format: 'jsonl', fileName: 'large.jsonl' }));
+  expect(exported).toMatchObject({ rowCount: LARGE_LOG_ROWS, path: expect.stringMatching(/[\\/]exports[\\/]large\.jsonl$/) });
+  expect(exported.bytes).toBeGreaterThan(2 * EXPORT_CHUNK_BYTES);
+  expect(await verifyExportFile(exported.path)).toMatchObject({ ok: true, rowCount: LARGE_LOG_ROWS });
+  expect(progress.filter((event) => event.operation === 'export').at(-1)).toEqual({ operation: 'export', done: LARGE_LOG_ROWS, total: LARGE_LOG_ROWS });
 
   const prepared = value<AuditExportPrepareOutput>(await call('audit.exportPrepare', { format: 'jsonl' }));
   expect(prepared).toMatchObject({ rowCount: LARGE_LOG_ROWS, head: verified.ok ? verified.head : {} });
