@@ -286,7 +286,9 @@ test('Allow all once (the button and Alt+Enter) runs each card\'s edit, and is r
   const json = second.getByRole('textbox', { name: 'Arguments as JSON' });
   await json.fill('{"path": "b.txt"');
 
-  await view.allowAll.click();
+  await expect(view.allowAll).toBeDisabled();
+  await expect(view.allowAll).toHaveAccessibleDescription('Fix the arguments of write_file first');
+  await view.allowAll.click({ force: true });
   const refusal = view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' });
   await expect(refusal).toContainText('the edited arguments of write_file are not valid. Fix them, reset the edit, or deny that call.');
   await expect(json).toBeFocused();

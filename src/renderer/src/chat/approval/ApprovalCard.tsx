@@ -246,7 +246,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           </span>
         </div>
       )}
-      {allowBlocked && !draft && (
+      {allowBlocked && !draft && !denying && (
         <p className="field-problem approval-blocked" id={blockedId}>
           Fix the arguments first: {editError}
         </p>
