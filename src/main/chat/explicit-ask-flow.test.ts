@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { callOf, startLoopHarness, type LoopHarness } from './testing/loop-harness';
 
 /**
- * ARCHITECTURE.md §5 step 3 (docs/dev/architecture.md, the decision order) through the real services, SQLite,
+ * Step 3 of the decision order (docs/dev/architecture.md "The decision pipeline") through the real services, SQLite,
  * the Files server and a scripted model: a tool set to "Always ask" is asked every time, even after "Allow for
  * this chat" and in a chat set to "Never ask"; the grant is recorded, inert while the setting stands.
  */
