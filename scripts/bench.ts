@@ -5,6 +5,7 @@
  */
 import { auditCommit } from './bench/audit-commit.ts';
 import { auditExport } from './bench/audit-export.ts';
+import { auditShip } from './bench/audit-ship.ts';
 import { auditVerify } from './bench/audit-verify.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
@@ -18,7 +19,7 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, uiLongChat, uiStreaming];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -1,11 +1,18 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import { builtAssets } from './assets';
+import { AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
+import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
+import { createAuditSink } from './audit/shipping/create-sink';
+import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
+import { wakingAuditLog } from './audit/shipping/waking-audit-log';
+import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -19,10 +26,13 @@ import { createMcpServerConfigService, type McpServerConfigService } from './mcp
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
+import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
 /** The plain-Node services every host wires: the Electron app, browser mode and the CLI. */
 export interface Services {
   readonly dataDir: string;
+  /** What was tightened in the data folder at start; the hosts tell the person (`describeDataFolderRepair`). */
+  readonly dataFolderRepair: DataFolderRepair;
   readonly databaseFile: string;
   readonly events: EventHub;
   readonly settings: SettingsStore;
@@ -40,8 +50,17 @@ export interface Services {
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
   readonly audit: AuditLog;
+  /**
+   * Ships the audit log to the configured sinks (the `auditShipping` settings section). Built stopped: the
+   * long-running hosts call `start()` once they are up and await `stop()` before `close()`.
+   */
+  readonly auditShipping: AuditShipper;
+  /** The local log checked against the rows a collector received (`audit verify --against`). */
+  readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
+  /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
+  readonly auditExports: AuditExportFolder;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -66,8 +85,6 @@ export interface ServicesOptions {
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
-  /** The built audit-worker.js next to the host's entry; without it, audit verify runs on one thread. */
-  auditWorkerFile?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -81,6 +98,8 @@ export function isStartupProblem(error: unknown): error is DatabaseOpenError | S
  * nothing is overwritten.
  */
 export function createServices(options: ServicesOptions): Services {
+  // Before anything reads or writes it: the folder 0700 and our files in it 0600 (docs/user/data.md).
+  const dataFolderRepair = secureDataFolder(options.dataDir);
   const managed = loadManagedPolicy(options.managedPolicyFile === undefined ? process.env[MANAGED_POLICY_ENV] : (options.managedPolicyFile ?? undefined));
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
@@ -105,8 +124,19 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const audit = createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile });
+  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+  const auditShipping = createAuditShipper({
+    db,
+    targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
+    onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
+    createSink: (config) => createAuditSink(config, { version: options.version }),
+    onError: options.onListenerError,
+  });
+  // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
+  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
+  const auditReceived = createReceivedVerifier({ db, audit });
+  const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -146,6 +176,7 @@ export function createServices(options: ServicesOptions): Services {
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
+    dataFolderRepair,
     databaseFile,
     events,
     settings,
@@ -158,7 +189,10 @@ export function createServices(options: ServicesOptions): Services {
     mcpServers,
     mcp,
     audit,
+    auditShipping,
+    auditReceived,
     auditDownloads,
+    auditExports,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -170,8 +204,14 @@ export function createServices(options: ServicesOptions): Services {
     close: () => {
       void conversations.dispose();
       void auditDownloads.dispose();
+      void auditShipping.stop();
       approvals.dispose();
-      db.close();
+      try {
+        // The last check of the log's protections: the rows of this session came in with them in place.
+        if (db.open) audit.checkProtections();
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -30,6 +30,7 @@ import {
   AuditVerifyInputSchema,
   AuditVerifyResultSchema,
 } from './audit';
+import { AuditShippingStatusSchema, AuditVerifyAgainstInputSchema, AuditVerifyAgainstResultSchema } from './audit-shipping';
 import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
@@ -141,6 +142,10 @@ export const methods = {
   /** Export as a download: prepares the file in main, then the renderer reads it in chunks and saves it where the person picks. */
   'audit.exportPrepare': { input: AuditExportPrepareInputSchema, output: AuditExportPrepareOutputSchema },
   'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
+  /** Each audit sink's lag (rows and time) and last error. */
+  'audit.shippingStatus': { input: NoInputSchema, output: AuditShippingStatusSchema },
+  /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
+  'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
 } as const satisfies Record<string, MethodSpec>;
 
 /**

@@ -33,7 +33,7 @@ const STATUS_WORDS: Record<string, string> = {
 };
 
 /**
- * Checks an approval message against what waits in THIS chat (ARCHITECTURE.md §4): every answer
+ * Checks an approval message against what waits in THIS chat (docs/dev/architecture.md "The approval round trip"): every answer
  * names a call waiting here, each exactly once, every waiting call is answered, and edited arguments
  * fit the tool's input schema and pass the deny rules in force (the organisation's first): an edit must not turn a
  * call the person saw into one a deny rule refuses. Throws `invalid_input` listing every problem; nothing is applied then.

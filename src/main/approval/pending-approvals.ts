@@ -15,7 +15,7 @@ import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
 
 /**
- * The calls that wait for a person, per chat (ARCHITECTURE.md §4). They are kept in SQLite and
+ * The calls that wait for a person, per chat (docs/dev/architecture.md "The approval round trip"). They are kept in SQLite and
  * survive a restart, timers included. Every resolution is recorded in the audit log before it is
  * applied, and only `allow_*` resolutions may run.
  */

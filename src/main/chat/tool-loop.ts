@@ -59,7 +59,7 @@ const RESOLUTION_WORDS: Record<ApprovalResolution['outcome'], string> = {
 };
 
 /**
- * The ONE tool loop (ARCHITECTURE.md §4), written against the provider interface, the approval gate and the MCP
+ * The ONE tool loop (docs/dev/architecture.md "The tool loop"), written against the provider interface, the approval gate and the MCP
  * host, so every provider and every front end runs the same code:
  * generate → for each call: decide (the gate records allow/deny in the audit log first) → run what is allowed
  * (concurrently), refuse what is denied, keep what needs a person → when calls wait, END the reply; otherwise

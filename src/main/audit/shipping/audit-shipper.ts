@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditShippingStatus, AuditSinkConfig, AuditSinkStatus } from '../../../shared/audit-shipping';
+import type { Database } from '../../storage/database';
+import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
+import { nextTurn, SLICE_ROWS, type AuditSink, type RawAuditRow } from './audit-sink';
+import { createShippingCursors, type ShippingCursors } from './shipping-cursors';
+
+/** A configured sink and where its configuration came from. */
+export interface ShippingTarget {
+  config: AuditSinkConfig;
+  origin: 'settings' | 'managed';
+}
+
+export interface AuditShipperOptions {
+  db: Database;
+  /** The sinks to ship to now (disabled ones included: they show in the status). */
+  targets: () => readonly ShippingTarget[];
+  /** Subscribes to changes of `targets`; the shipper restarts its sinks on each. */
+  onDidChangeTargets?: (listener: () => void) => () => void;
+  createSink: (config: AuditSinkConfig) => AuditSink;
+  now?: () => number;
+  /** Rows written by another process (the CLI) wake nobody here: the shipper also looks this often. */
+  pollMs?: number;
+  /** Backoff after a failure: doubles from `initialBackoffMs` up to `maxBackoffMs`. */
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /**
+   * Syslog over TCP has no acknowledgement: when a connection breaks, what was written to it within this
+   * long before is sent again (at least once: the receiver may see those rows twice).
+   */
+  resendWindowMs?: number;
+  /** How long a process's claim on a sink lasts without renewal (the claim is renewed with every batch). */
+  leaseMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * Ships the audit log to every enabled sink, at least once and in sequence order, off the decision path:
+ * committing a row only wakes the shipper, which reads batches from `audit_log` itself (no second copy)
+ * after the sink's persistent cursor and advances the cursor once the sink acknowledged a batch.
+ */
+export interface AuditShipper {
+  /** Starts shipping (the hosts call it once they are up); idempotent. */
+  start(): void;
+  /** A row was committed: ship it soon. Cheap and never throws; the work happens later, in batches. */
+  wake(): void;
+  status(): AuditShippingStatus;
+  /** Stops every sink, closing its connection after the batch in flight, and gives up the leases. */
+  stop(): Promise<void>;
+}
+
+export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
+  const { db, now = Date.now } = options;
+  const cursors = createShippingCursors(db);
+  const owner = `${process.pid}-${randomUUID()}`;
+  const headRow = db.prepare('SELECT sequence FROM audit_head WHERE id = 1');
+  const rowTime = db.prepare('SELECT time FROM audit_log WHERE sequence = ?').pluck();
+  const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
+  let runners: Runner[] = [];
+  let started = false;
+  let unsubscribe: (() => void) | null = null;
+  let wakeScheduled = false;
+
+  const startRunners = (): void => {
+    runners = options
+      .targets()
+      .filter((target) => target.config.enabled)
+      .map((target) => startRunner(target.config, { ...options, cursors, owner, rowsAfter, now }));
+  };
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      startRunners();
+      unsubscribe =
+        options.onDidChangeTargets?.(() => {
+          const old = runners;
+          runners = [];
+          // The new sinks start only once the old ones have let go of their leases and connections.
+          void Promise.all(old.map((runner) => runner.stop())).then(() => {
+            if (started) startRunners();
+          });
+        }) ?? null;
+    },
+    wake() {
+      // Deferred: the committing call returns first, and a burst of commits wakes the runners once.
+      if (wakeScheduled || runners.length === 0) return;
+      wakeScheduled = true;
+      setImmediate(() => {
+        wakeScheduled = false;
+        for (const runner of runners) runner.wake();
+      });
+    },
+    status() {
+      const head = (headRow.get() as { sequence: number } | undefined)?.sequence ?? 0;
+      const at = now();
+      return {
+        sinks: options.targets().map(({ config, origin }): AuditSinkStatus => {
+          const cursor = cursors.get(config.id);
+          const acknowledged = Math.min(cursor.sequence, head);
+          const oldest = head > acknowledged ? (rowTime.get(acknowledged + 1) as string | undefined) : undefined;
+          return {
+            id: config.id,
+            type: config.type,
+            origin,
+            enabled: config.enabled,
+            acknowledgedSequence: cursor.sequence,
+            acknowledgedAt: iso(cursor.acknowledgedAt),
+            headSequence: head,
+            lagRows: head - acknowledged,
+            lagSeconds: oldest === undefined ? 0 : Math.max(0, (at - Date.parse(oldest)) / 1000),
+            lastError: cursor.lastError,
+            lastErrorAt: iso(cursor.lastErrorAt),
+          };
+        }),
+      };
+    },
+    async stop() {
+      started = false;
+      unsubscribe?.();
+      unsubscribe = null;
+      const old = runners;
+      runners = [];
+      await Promise.all(old.map((runner) => runner.stop()));
+    },
+  };
+}
+
+interface Runner {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+interface RunnerContext extends AuditShipperOptions {
+  cursors: ShippingCursors;
+  owner: string;
+  rowsAfter: { all(...parameters: unknown[]): unknown[] };
+  now: () => number;
+}
+
+/** A batch the sink acknowledged, kept for the resend window. */
+interface Sent {
+  first: number;
+  at: number;
+}
+
+/** One sink's loop, top to bottom: claim, read after the cursor, send, acknowledge; on failure back off. */
+function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
+  const { cursors, owner, now } = context;
+  const pollMs = context.pollMs ?? 2000;
+  const initialBackoffMs = context.initialBackoffMs ?? 250;
+  const maxBackoffMs = context.maxBackoffMs ?? 60_000;
+  const resendWindowMs = context.resendWindowMs ?? 2000;
+  const leaseMs = context.leaseMs ?? 30_000;
+  const sink = context.createSink(config);
+  let stopped = false;
+  let recent: Sent[] = [];
+  let brokeAt: number | null = null;
+  let wakeUp: (() => void) | null = null;
+
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(finish, ms);
+      function finish(): void {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = finish;
+    });
+
+  // What the broken connection may have dropped: every batch acknowledged within the window before the break.
+  const unsubscribeBreak = sink.onDidBreak(() => {
+    brokeAt = now();
+    wakeUp?.();
+  });
+  const resendAfterBreak = (): void => {
+    if (brokeAt === null) return;
+    const since = brokeAt - resendWindowMs;
+    brokeAt = null;
+    const lost = recent.find((sent) => sent.at >= since);
+    recent = [];
+    if (lost) cursors.rewind(config.id, lost.first - 1);
+  };
+
+  // Read in slices with a turn of the event loop between them: a batch never holds up a tool call for long.
+  const readBatch = async (after: number): Promise<RawAuditRow[]> => {
+    const rows: RawAuditRow[] = [];
+    for (;;) {
+      const last = rows.length === 0 ? after : (rows[rows.length - 1]?.[SEQUENCE_INDEX] as number);
+      const slice = context.rowsAfter.all(last, Math.min(SLICE_ROWS, config.batchSize - rows.length)) as RawAuditRow[];
+      rows.push(...slice);
+      if (slice.length < SLICE_ROWS || rows.length >= config.batchSize) return rows;
+      await nextTurn();
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    let backoff = initialBackoffMs;
+    while (!stopped) {
+      resendAfterBreak();
+      if (!cursors.lease(config.id, owner, now(), now() + leaseMs)) {
+        await pause(leaseMs / 2);
+        continue;
+      }
+      const rows = await readBatch(cursors.get(config.id).sequence);
+      if (rows.length === 0) {
+        await pause(pollMs);
+        continue;
+      }
+      try {
+        await sink.send(rows);
+        const last = rows[rows.length - 1]?.[SEQUENCE_INDEX] as number;
+        cursors.acknowledge(config.id, last, now());
+        recent.push({ first: rows[0]?.[SEQUENCE_INDEX] as number, at: now() });
+        const horizon = now() - resendWindowMs;
+        while (recent.length > 0 && (recent[0] as Sent).at < horizon) recent.shift();
+        backoff = initialBackoffMs;
+        // A socket that takes the bytes at once calls back on the same turn of the event loop: without this
+        // pause a backlog would be shipped in one go, and the tool calls' own work would wait until it is done.
+        await nextTurn();
+      } catch (error) {
+        if (stopped) break;
+        cursors.recordError(config.id, error instanceof Error ? error.message : String(error), now());
+        await pause(backoff);
+        backoff = Math.min(backoff * 2, maxBackoffMs);
+      }
+    }
+  };
+
+  const running = loop().catch((error: unknown) => context.onError?.(error));
+  return {
+    wake() {
+      wakeUp?.();
+    },
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      // The batch in flight finishes (and is acknowledged) before the connection closes.
+      await running;
+      await sink.close();
+      unsubscribeBreak();
+      // A host that closed the database without waiting for this stop: the lease simply expires.
+      if (!context.db.open) return;
+      // Whatever broke during the last send is still owed to the receiver: rewind before letting go.
+      resendAfterBreak();
+      cursors.release(config.id, owner);
+    },
+  };
+}
+
+function iso(time: number | null): string | null {
+  return time === null ? null : new Date(time).toISOString();
+}

@@ -1,0 +1,29 @@
+import type { AuditSinkConfig, OtlpSinkConfig } from '../../../shared/audit-shipping';
+import type { AuditSink } from './audit-sink';
+import { createSyslogSink } from './syslog-sink';
+
+/** The sink a configuration names; `version` is the app's, which OpenTelemetry records as `service.version`. */
+export function createAuditSink(config: AuditSinkConfig, { version }: { version: string }): AuditSink {
+  switch (config.type) {
+    case 'syslog':
+      return createSyslogSink({ config });
+    case 'otlp':
+      return lazyOtlpSink(config, version);
+  }
+}
+
+/**
+ * The OpenTelemetry SDK takes about 0.3 s to load here: it loads when an OTLP sink first ships, never when
+ * the app, browser mode or a CLI command starts without one.
+ */
+function lazyOtlpSink(config: OtlpSinkConfig, version: string): AuditSink {
+  let sink: Promise<AuditSink> | null = null;
+  const load = (): Promise<AuditSink> => (sink ??= import('./otlp-sink').then(({ createOtlpSink }) => createOtlpSink({ config, version })));
+  return {
+    send: async (rows) => (await load()).send(rows),
+    onDidBreak: () => () => {},
+    close: async () => {
+      if (sink) await (await sink).close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { SeverityNumber, type Attributes, type LogRecord } from '@opentelemetry/api';
+import { canonicalRowOf, storedRowOf, type AuditField } from '../audit-row';
+
+/**
+ * One audit row as an OpenTelemetry log record. The row's fields are attributes in the `workbench.audit.*`
+ * namespace (snake_case, as OpenTelemetry's semantic conventions name attributes), plus the GenAI conventions'
+ * `gen_ai.tool.name` and `gen_ai.tool.call.id` so generic dashboards find the tool; the body is the row's
+ * canonical JSON (the line `audit export --format jsonl` writes), so a log store's copy can be verified
+ * against the local chain. Rows are stored redacted (redact.ts); nothing here needs redacting again.
+ */
+
+export const OTLP_ATTRIBUTE_PREFIX = 'workbench.audit.';
+
+/** Attribute name (after the prefix) for each row field shipped; the redacted arguments travel in the body. */
+const ATTRIBUTES: readonly (readonly [string, AuditField])[] = [
+  ['sequence', 'sequence'],
+  ['row_hash', 'hash'],
+  ['prev_hash', 'previousHash'],
+  ['kind', 'kind'],
+  ['chat_id', 'chatId'],
+  ['exchange_id', 'exchangeId'],
+  ['tool_call_id', 'toolCallId'],
+  ['server', 'serverName'],
+  ['tool', 'toolName'],
+  ['definition_hash', 'definitionHash'],
+  ['decision', 'decision'],
+  ['actor', 'actor'],
+  ['decided_by', 'decidedBy'],
+  ['reason', 'reason'],
+  ['args_hash', 'argsHash'],
+  ['edited_args_hash', 'editedArgsHash'],
+  ['outcome', 'outcome'],
+  ['duration_ms', 'durationMs'],
+  ['result_bytes', 'resultBytes'],
+  ['error', 'error'],
+];
+
+/** The log record for one stored row (a `.raw()` array in `AUDIT_FIELDS` order). */
+export function otlpLogRecord(values: readonly unknown[]): LogRecord {
+  const row = storedRowOf(values);
+  const attributes: Attributes = { 'gen_ai.tool.name': row.toolName, 'gen_ai.tool.call.id': row.toolCallId };
+  for (const [name, field] of ATTRIBUTES) {
+    const value = row[field];
+    if (value !== null && value !== undefined) attributes[`${OTLP_ATTRIBUTE_PREFIX}${name}`] = value as string | number;
+  }
+  // OpenTelemetry maps syslog's "notice" to INFO2 (log data model, appendix B): the same severities as the syslog sink.
+  const notice = row.decision === 'deny' || row.decision === 'auto_deny' || row.outcome === 'error';
+  return {
+    eventName: `workbench.audit.${row.kind}`,
+    timestamp: Date.parse(row.time),
+    severityNumber: notice ? SeverityNumber.INFO2 : SeverityNumber.INFO,
+    severityText: notice ? 'NOTICE' : 'INFO',
+    body: canonicalRowOf(values),
+    attributes,
+  };
+}
