@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
- * The import boundaries of ARCHITECTURE.md §1. Each entry: the files it governs, and the imports
+ * The import boundaries of docs/dev/architecture.md "Import boundaries". Each entry: the files it governs, and the imports
  * they may not make. `src/main/boundaries.test.ts` proves each rule fires.
  */
 const ELECTRON = '^electron(/|$)';

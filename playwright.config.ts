@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 
-/** Debian's Chromium (TOOLCHAIN.md): Playwright cannot download its own browser on these machines. */
+/** Debian's Chromium (docs/dev/toolchain.md): Playwright cannot download its own browser on these machines. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BROWSER_ENTRY, ROOT, expect, test } from './fixtures';
+import { ui } from './ui';
 
 interface Started {
   child: ChildProcess;
@@ -115,6 +116,18 @@ test('a broken settings file stops the start with a message naming the file, and
   expect(fs.readFileSync(file, 'utf8')).toBe(broken);
 });
 
+test('a data folder other users could read is made owner-only at start, with a notice on stderr', async () => {
+  test.skip(process.platform === 'win32', 'POSIX file modes');
+  const home = tempHome();
+  fs.chmodSync(home, 0o755);
+  const server = track(start(['--port', '0'], home));
+  expect(await server.ready, server.output.stderr).not.toBeNull();
+  // stderr is another pipe: its line may arrive after the ready line.
+  await expect.poll(() => server.output.stderr).toContain(`Other users of this computer could read AI Workbench's data folder ${home}`);
+  expect(fs.statSync(home).mode & 0o777).toBe(0o700);
+  for (const name of ['workbench.db', 'workbench.db-wal', 'workbench.db-shm']) expect(fs.statSync(path.join(home, name)).mode & 0o777, name).toBe(0o600);
+});
+
 test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   const home = tempHome();
   const server = track(start(['--port', '0'], home));
@@ -122,6 +135,53 @@ test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   server.child.kill('SIGTERM');
   expect(await server.exit).toBe(0);
   expect(fs.existsSync(path.join(home, 'workbench.db'))).toBe(true);
+});
+
+test('the browser is opened on a redirect page only its owner can read: the token is on no command line', async ({ page }) => {
+  test.skip(process.platform === 'win32', 'POSIX file modes and a shell-script xdg-open');
+  // A start, a page load and a stop: 10 s on a quiet machine, 30 s when 2 cores serve a load of 20.
+  test.setTimeout(90_000);
+  const home = tempHome();
+  // A stand-in for xdg-open that records its command line, as /proc/PID/cmdline shows it to every user.
+  const bin = path.join(home, 'bin');
+  const recorded = path.join(home, 'xdg-open-args');
+  fs.mkdirSync(bin);
+  fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > '${recorded}'\n`, { mode: 0o755 });
+  const child = spawn(process.execPath, [BROWSER_ENTRY, '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, WORKBENCH_HOME: home, DISPLAY: ':99', PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await expect.poll(() => /ready at (\S+)/.exec(stdout)?.[1], { timeout: 30_000 }).toBeDefined();
+  const url = (/ready at (\S+)/.exec(stdout) as RegExpExecArray)[1] as string;
+  const token = new URL(url).hash.replace('#token=', '');
+  expect(token.length).toBeGreaterThanOrEqual(40);
+  await expect.poll(() => fs.existsSync(recorded), { timeout: 10_000 }).toBe(true);
+
+  const commandLine = fs.readFileSync(recorded, 'utf8').trim().split('\n');
+  expect(commandLine.join(' ')).not.toContain(token);
+  expect(commandLine).toHaveLength(2);
+  const fileUrl = commandLine[1] as string;
+  expect(fileUrl).toMatch(/^file:\/\//);
+  const file = new URL(fileUrl).pathname;
+  expect(path.dirname(path.dirname(file))).toBe(home);
+  expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+
+  // The page takes Chromium to the app, signed in with the token.
+  await page.goto(fileUrl);
+  await expect(page).toHaveURL(new RegExp(`^${new URL(url).origin}/`));
+  const view = ui(page);
+  await expect(view.newChat).toBeVisible();
+  await expect(view.missingToken).toHaveCount(0);
+
+  child.kill('SIGTERM');
+  expect(await exit).toBe(0);
+  expect(fs.existsSync(file)).toBe(false);
 });
 
 /** The direct children of a process, from /proc (Linux). */

@@ -23,6 +23,14 @@ async function open(page: Page, workbench: Workbench, title = 'Scripted chat'): 
   return fake;
 }
 
+/** The audit log's decision rows for a call (its id as the card holds it): what was decided, and the edit's arguments. */
+async function decisionOf(workbench: Workbench, toolCallId: string): Promise<{ decision: string; editedArgs: unknown }[]> {
+  const page = (await workbench.call('audit.query', { kind: 'decision', toolName: 'write_file' })) as { entries: { toolCallId: string; decision: string; editedArgs: unknown }[] };
+  return page.entries.filter((entry) => entry.toolCallId === toolCallId).map(({ decision, editedArgs }) => ({ decision, editedArgs }));
+}
+
+const sandbox = (workbench: Workbench, file: string): string => path.join(workbench.dataDir, 'sandbox', file);
+
 /** Two writes in one turn: a batch of two cards. */
 function scriptBatch(fake: FakeLlmServer): void {
   fake.script(
@@ -204,6 +212,234 @@ test('edit arguments: the form runs the edited call (tagged "edited"); invalid J
   await view.toolCalls.first().getByRole('button').first().click();
   await expect(view.toolCalls.first()).toContainText('Arguments the model sent');
   await expect(view.toolCalls.first()).toContainText('model text');
+});
+
+test('an invalid edit: the Allow buttons are disabled and say why; pressing them, Enter, Alt+Enter or Done editing runs nothing; Deny still works', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'kept.txt', content: 'model text' }, 'call_i')] },
+    { kind: 'reply', text: ['Not written.'] },
+  );
+  await say(page, 'write kept');
+  const card = view.card('write_file');
+  const callId = (await card.getAttribute('data-tool-call-id')) as string;
+  const allowOnce = card.getByRole('button', { name: 'Allow once', exact: true });
+  const allowChat = card.getByRole('button', { name: 'Allow for this chat' });
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  await card.getByRole('tab', { name: 'JSON' }).click();
+  const json = card.getByRole('textbox', { name: 'Arguments as JSON' });
+  await json.fill('{"path": "other.txt", "content": ');
+  for (const button of [allowOnce, allowChat]) {
+    await expect(button).toBeDisabled();
+    await expect(button).toHaveAccessibleDescription(/^Fix the arguments first: Not valid JSON/);
+    // Still reachable with Tab, so a screen reader hears why.
+    await button.focus();
+    await expect(button).toBeFocused();
+  }
+  await expect(card.getByText('edit not valid', { exact: true })).toBeVisible();
+
+  // Pressing them anyway does nothing but lead to the problem.
+  await allowOnce.click({ force: true });
+  await expect(json).toBeFocused();
+  await allowChat.click({ force: true });
+  await allowChat.press('Enter');
+  // Done editing keeps the editor open, at its problem.
+  await card.getByRole('button', { name: 'Done editing' }).click();
+  await expect(json).toBeVisible();
+  await expect(json).toBeFocused();
+  await expect(json).toHaveAttribute('aria-invalid', 'true');
+  // Enter on the card and Alt+Enter (Allow all once) are refused too, and say why.
+  await card.focus();
+  await page.keyboard.press('Enter');
+  await expect(json).toBeFocused();
+  await page.keyboard.press('Alt+Enter');
+  await expect(view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' })).toContainText('the edited arguments of write_file are not valid');
+  await expect(card.getByText(/Approved/)).toHaveCount(0);
+  expect(fake.generations()).toHaveLength(1);
+  expect(await decisionOf(workbench, callId)).toEqual([]);
+
+  await card.getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(view.pane.getByText('Not written.')).toBeVisible();
+  await expect(view.toolCalls.first()).toContainText('Denied');
+  expect(await decisionOf(workbench, callId)).toEqual([{ decision: 'deny', editedArgs: null }]);
+  await expect(fs.access(sandbox(workbench, 'other.txt'))).rejects.toThrow();
+  await expect(fs.access(sandbox(workbench, 'kept.txt'))).rejects.toThrow();
+});
+
+test('Allow all once (the button and Alt+Enter) runs each card\'s edit, and is refused as a whole while one card\'s edit is invalid', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.cards).toHaveCount(2);
+  const [first, second] = [view.cards.nth(0), view.cards.nth(1)];
+  const [firstId, secondId] = [(await first.getAttribute('data-tool-call-id')) as string, (await second.getAttribute('data-tool-call-id')) as string];
+  // The first card: a form edit, editor closed again.
+  await first.getByRole('button', { name: 'Edit arguments' }).click();
+  await first.getByRole('textbox', { name: /content/ }).fill('alpha edited');
+  await first.getByRole('button', { name: 'Done editing' }).click();
+  await expect(first.getByText('edited', { exact: true })).toBeVisible();
+  // The second: JSON that does not parse.
+  await second.getByRole('button', { name: 'Edit arguments' }).click();
+  await second.getByRole('tab', { name: 'JSON' }).click();
+  const json = second.getByRole('textbox', { name: 'Arguments as JSON' });
+  await json.fill('{"path": "b.txt"');
+
+  await expect(view.allowAll).toBeDisabled();
+  await expect(view.allowAll).toHaveAccessibleDescription('Fix the arguments of write_file first');
+  await view.allowAll.click({ force: true });
+  const refusal = view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' });
+  await expect(refusal).toContainText('the edited arguments of write_file are not valid. Fix them, reset the edit, or deny that call.');
+  await expect(json).toBeFocused();
+  await page.keyboard.press('Alt+Enter');
+  await expect(refusal).toBeVisible();
+  await expect(view.pane.getByText(/Approved/)).toHaveCount(0);
+  expect(fake.generations()).toHaveLength(1);
+
+  // Fixed, and the editor still open with the focus in it: Alt+Enter sends what it shows.
+  await json.fill('{"path": "b2.txt", "content": "beta edited"}');
+  await expect(json).toBeFocused();
+  await page.keyboard.press('Alt+Enter');
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  expect(await fs.readFile(sandbox(workbench, 'a.txt'), 'utf8')).toBe('alpha edited');
+  expect(await fs.readFile(sandbox(workbench, 'b2.txt'), 'utf8')).toBe('beta edited');
+  await expect(fs.access(sandbox(workbench, 'b.txt'))).rejects.toThrow();
+  expect(await decisionOf(workbench, firstId)).toEqual([{ decision: 'allow_once', editedArgs: { path: 'a.txt', content: 'alpha edited' } }]);
+  expect(await decisionOf(workbench, secondId)).toEqual([{ decision: 'allow_once', editedArgs: { path: 'b2.txt', content: 'beta edited' } }]);
+
+  // The button sends edits too.
+  scriptBatch(fake);
+  await say(page, 'write both again');
+  await expect(view.cards).toHaveCount(2);
+  await view.cards.nth(1).getByRole('button', { name: 'Edit arguments' }).click();
+  await view.cards.nth(1).getByRole('textbox', { name: /content/ }).fill('beta by button');
+  await view.allowAll.click();
+  await expect(view.pane.getByText('Both files are handled.').nth(1)).toBeVisible();
+  expect(await fs.readFile(sandbox(workbench, 'a.txt'), 'utf8')).toBe('alpha');
+  expect(await fs.readFile(sandbox(workbench, 'b.txt'), 'utf8')).toBe('beta by button');
+});
+
+test('form and JSON: switching carries what is shown over, mistakes included; JSON the form cannot show keeps the Form tab shut, saying why', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'model.txt', content: 'model text' }, 'call_f')] },
+    { kind: 'reply', text: ['Written your way.'] },
+  );
+  await say(page, 'write it');
+  const card = view.card('write_file');
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  await card.getByRole('textbox', { name: /content/ }).fill('');
+  await expect(card.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+  // The empty required field goes over to JSON as a missing property, named there.
+  await card.getByRole('tab', { name: 'JSON' }).click();
+  const json = card.getByRole('textbox', { name: 'Arguments as JSON' });
+  await expect(json).toHaveValue(/"path": "model.txt"/);
+  await expect(json).toHaveAttribute('aria-invalid', 'true');
+  await expect(card.getByRole('alert').first()).toHaveText('Missing required property: content.');
+  await expect(card.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+
+  // A property the form has no field for: the Form tab stays shut and says why.
+  await json.fill('{"path": "json.txt", "content": "from json", "extra": 1}');
+  const formTab = card.getByRole('tab', { name: 'Form' });
+  await expect(formTab).toHaveAttribute('aria-disabled', 'true');
+  await expect(formTab).toHaveAccessibleDescription(/The form has no field for extra/);
+  await formTab.click({ force: true });
+  await expect(json).toBeVisible();
+  // JSON that does not parse cannot switch either.
+  await json.fill('{"path": ');
+  await expect(formTab).toHaveAccessibleDescription('Fix the JSON to switch to the form.');
+
+  await json.fill('{"path": "json.txt", "content": "from json"}');
+  await expect(formTab).not.toHaveAttribute('aria-disabled', 'true');
+  await formTab.click();
+  await expect(card.getByRole('textbox', { name: /^path/ })).toHaveValue('json.txt');
+  await expect(card.getByRole('textbox', { name: /content/ })).toHaveValue('from json');
+  await card.getByRole('button', { name: 'Allow once', exact: true }).click();
+  await expect(view.pane.getByText('Written your way.')).toBeVisible();
+  expect(await fs.readFile(sandbox(workbench, 'json.txt'), 'utf8')).toBe('from json');
+  await expect(fs.access(sandbox(workbench, 'model.txt'))).rejects.toThrow();
+});
+
+test('Undo after an edit: the card keeps the edit, a later edit is what runs; an invalid edit denied and undone comes back as typed', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  const [first, second] = [view.cards.nth(0), view.cards.nth(1)];
+  await first.getByRole('button', { name: 'Edit arguments' }).click();
+  await first.getByRole('textbox', { name: /content/ }).fill('first edit');
+  await first.getByRole('button', { name: 'Allow once', exact: true }).click();
+  await expect(first).toContainText('Approved once');
+  await expect(first.getByText('edited', { exact: true })).toBeVisible();
+  await first.getByRole('button', { name: /^Undo/ }).click();
+  await first.getByRole('button', { name: 'Edit arguments' }).click();
+  await expect(first.getByRole('textbox', { name: /content/ })).toHaveValue('first edit');
+  await first.getByRole('textbox', { name: /content/ }).fill('second edit');
+
+  // The second card: an invalid edit, denied, undone: it comes back as typed, and Allow is still blocked.
+  await second.getByRole('button', { name: 'Edit arguments' }).click();
+  await second.getByRole('tab', { name: 'JSON' }).click();
+  await second.getByRole('textbox', { name: 'Arguments as JSON' }).fill('{"path": "b.txt", ');
+  await second.getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(second).toContainText('Denied');
+  await expect(second.getByRole('textbox', { name: 'Arguments as JSON' })).toBeHidden();
+  await second.getByRole('button', { name: /^Undo/ }).click();
+  await expect(second.getByRole('textbox', { name: 'Arguments as JSON' })).toHaveValue('{"path": "b.txt", ');
+  await expect(second.getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+  // Reset takes the model's arguments back, and Allow opens again.
+  await second.getByRole('button', { name: 'Reset' }).click();
+  await expect(second.getByRole('button', { name: 'Allow once', exact: true })).toBeEnabled();
+  await second.getByRole('button', { name: 'Allow once', exact: true }).click();
+  await expect(second).toContainText('Approved once');
+  await first.getByRole('button', { name: 'Allow once', exact: true }).click();
+
+  await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
+  expect(await fs.readFile(sandbox(workbench, 'a.txt'), 'utf8')).toBe('second edit');
+  expect(await fs.readFile(sandbox(workbench, 'b.txt'), 'utf8')).toBe('beta');
+});
+
+test('keys in the editor stay in the editor: Enter writes a new line, Escape denies nothing; Deny with reason sends no edit', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'keys.txt', content: 'model text' }, 'call_k')] },
+    { kind: 'reply', text: ['Left it alone.'] },
+  );
+  await say(page, 'write keys');
+  const card = view.card('write_file');
+  const callId = (await card.getAttribute('data-tool-call-id')) as string;
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  const path_ = card.getByRole('textbox', { name: /^path/ });
+  await path_.fill('elsewhere.txt');
+  await path_.press('Enter');
+  await path_.press('Escape');
+  await card.getByRole('tab', { name: 'JSON' }).click();
+  const json = card.getByRole('textbox', { name: 'Arguments as JSON' });
+  await json.press('Escape');
+  await card.getByRole('tab', { name: 'JSON' }).press('Escape');
+  await json.focus();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.press('Enter');
+  await expect(json).toHaveValue(/\n$/);
+  await expect(card.getByText(/Approved|Denied/)).toHaveCount(0);
+  expect(fake.generations()).toHaveLength(1);
+
+  // Deny with a reason: Escape in the reason closes it (no deny), then the reason is sent and the edit is not.
+  await card.getByRole('button', { name: 'Deny with reason…' }).click();
+  const reason = card.getByRole('textbox', { name: /Why deny/ });
+  await reason.press('Escape');
+  await expect(reason).toBeHidden();
+  await expect(card.getByText(/Denied/)).toHaveCount(0);
+  await card.getByRole('button', { name: 'Deny with reason…' }).click();
+  await reason.fill('not now');
+  await reason.press('Enter');
+  await expect(view.pane.getByText('Left it alone.')).toBeVisible();
+  expect(await decisionOf(workbench, callId)).toEqual([{ decision: 'deny', editedArgs: null }]);
+  expect(toolResultsSent(fake).join('\n')).toContain('not now');
+  await expect(fs.access(sandbox(workbench, 'elsewhere.txt'))).rejects.toThrow();
+  await expect(fs.access(sandbox(workbench, 'keys.txt'))).rejects.toThrow();
 });
 
 test('a timeout shows a countdown; when it runs out the call ends as timed out and the input opens', async ({ page, workbench }) => {

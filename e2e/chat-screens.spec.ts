@@ -62,7 +62,12 @@ for (const scheme of ['light', 'dark'] as const) {
     await view.cards.nth(1).getByRole('textbox', { name: 'Arguments as JSON' }).fill('{"path": 1}');
     await expect(view.cards.nth(1).getByRole('alert').first()).toBeVisible();
     await shoot(page, `${scheme}-34-edit-json-invalid`);
+    // Done editing with invalid JSON stays at the problem; Allow is off and says why.
     await view.cards.nth(1).getByRole('button', { name: 'Done editing' }).click();
+    await expect(view.cards.nth(1).getByRole('textbox', { name: 'Arguments as JSON' })).toBeFocused();
+    await expect(view.cards.nth(1).getByRole('button', { name: 'Allow once', exact: true })).toBeDisabled();
+    await hideCaret(page);
+    await shoot(page, `${scheme}-38-edit-invalid-done`);
 
     await view.cards.nth(1).getByRole('button', { name: 'Deny with reason…' }).click();
     await view.cards.nth(1).getByRole('textbox', { name: /Why deny/ }).fill('keep the old notes');

@@ -1,6 +1,6 @@
 /**
  * The real Electron app through Playwright's Electron support. Runs only where an Electron binary
- * exists: on these machines it cannot be downloaded (TOOLCHAIN.md), so the test is reported as skipped.
+ * exists: on these machines it cannot be downloaded (docs/dev/toolchain.md), so the test is reported as skipped.
  *
  * The binary is found the way node_modules/electron/index.js finds it, without requiring that
  * package: requiring it without a binary tries to download one and throws.

@@ -21,7 +21,7 @@ const config = JSON.parse(fs.readFileSync(path.join(ROOT, 'electron-builder.json
 describe('packaging', () => {
   it('flips the fuses that close Node entry points, keeping RunAsNode for the bundled MCP servers', () => {
     expect(config.electronFuses).toEqual({
-      // Bundled Node-based MCP servers run as children of the app binary with ELECTRON_RUN_AS_NODE=1 (README).
+      // Bundled Node-based MCP servers run as children of the app binary with ELECTRON_RUN_AS_NODE=1 (docs/user/desktop.md).
       runAsNode: true,
       enableCookieEncryption: true,
       enableNodeOptionsEnvironmentVariable: false,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallRequest } from '../shared/approval';
-import { checkArguments, foldedArguments } from './approval-prompt';
+import { askAboutCalls, checkArguments, foldedArguments, stopAskingHint } from './approval-prompt';
+import type { LineReader } from './line-reader';
+import type { Colors } from './terminal';
 
 const request: ToolCallRequest = {
   toolCallId: 'c1',
@@ -27,5 +29,29 @@ describe('the approval prompt', () => {
     expect(checkArguments('[1, 2]', request)).toBe('The arguments must be a JSON object ({ … }). The arguments were not changed.');
     expect(checkArguments('{"path": 5, "extra": true}', request)).toMatch(/^The arguments do not fit the input schema of Files\.write_file: .*\/content.*required.*\/path.*string/);
     expect(checkArguments('{"path": "x"}', { ...request, inputSchema: { type: 'object', properties: { path: { type: 'nonsense' } } } })).toMatch(/input schema is invalid/);
+  });
+
+  it("says on the card that a tool set to 'Always ask' keeps asking after 's', records the grant anyway, and points to the setting", async () => {
+    const keepsAsking = "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.";
+    const explicit: ToolCallRequest = {
+      ...request,
+      decision: { outcome: 'ask', source: { kind: 'tool-setting', serverName: 'Files', toolName: 'write_file', setting: 'always-ask' }, reason: 'Asked', definitionChanged: false, keepsAsking },
+    };
+    const answers = ['?', 's'];
+    const reader: LineReader = { ask: () => Promise.resolve(answers.shift() ?? null), suspend: (work) => work(), close: () => {} };
+    const plain = (text: string | number | null | undefined): string => String(text ?? '');
+    const colors: Colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+    let written = '';
+    const outcome = await askAboutCalls([explicit], { reader, colors, write: (text) => (written += text), explain: () => Promise.resolve(undefined) });
+    expect(outcome).toEqual({ kind: 'answers', approvals: [{ toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] });
+    expect(written).toContain(`  ${keepsAsking}\n`);
+    expect(written).toContain('→ Allowed for this chat (recorded, but this tool keeps asking while that setting stands)');
+    expect(written).toContain('To stop being asked: workbench policy set tool Files write_file inherit (or auto-approve); allowing it for this chat (s) does not.');
+    expect(written).not.toContain('To stop being asked: allow it for this chat (s)');
+    // Without an explicit ask, 's' is what stops the questions.
+    expect(stopAskingHint(request)).toBe('To stop being asked: allow it for this chat (s), or set a rule: workbench policy set tool Files write_file auto-approve');
+    expect(stopAskingHint({ ...explicit, decision: { ...explicit.decision, source: { kind: 'ask-rule', ruleId: 'look', ruleNumber: 1 } } })).toBe(
+      'To stop being asked: change or remove the ask rule (workbench policy set rule remove look); allowing it for this chat (s) does not.',
+    );
   });
 });

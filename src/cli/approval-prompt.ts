@@ -55,6 +55,8 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
       write(`${indent(foldedArguments(args), '  ')}\n`);
       if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
+      // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
+      if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
       write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
       write(`${APPROVAL_CHOICES}\n`);
     };
@@ -67,7 +69,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       const editedArgs = edited ? { editedArgs: args } : {};
       if (key === 's') {
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', ...editedArgs });
-        write(colors.green('→ Allowed for this chat\n'));
+        write(colors.green(`→ Allowed for this chat${request.decision.keepsAsking ? ' (recorded, but this tool keeps asking while that setting stands)' : ''}\n`));
         break;
       }
       if (key === 'o') {
@@ -197,7 +199,23 @@ async function explainWhy(request: ToolCallRequest, { write, colors, explain }: 
   if (flags) write(`  The server ${flags} (a hint from the server, not a guarantee).\n`);
   const explanation = await explain(request).catch(() => undefined);
   for (const step of explanation?.considered ?? []) write(colors.dim(`  ${step.step}. ${step.kind}: ${step.detail}\n`));
-  write(colors.dim(`  To stop being asked: allow it for this chat (s), or set a rule: workbench policy set tool ${request.serverName} ${request.toolName} auto-approve\n`));
+  write(colors.dim(`  ${stopAskingHint(request)}\n`));
+}
+
+/** What would stop the questions: after an explicit ask only changing that setting does, not `s`. */
+export function stopAskingHint(request: ToolCallRequest): string {
+  const { serverName, toolName, decision } = request;
+  const tool = `${serverName} ${toolName}`;
+  switch (decision.keepsAsking === undefined ? undefined : decision.source.kind) {
+    case 'ask-rule':
+      return `To stop being asked: change or remove the ask rule (workbench policy set rule remove ${decision.source.ruleId ?? 'ID'}); allowing it for this chat (s) does not.`;
+    case 'tool-setting':
+      return `To stop being asked: workbench policy set tool ${tool} inherit (or auto-approve); allowing it for this chat (s) does not.`;
+    case 'chat-mode':
+      return "To stop being asked: set this chat back to its tool settings (workbench chats mode ID use-tool-settings); allowing it for this chat (s) does not.";
+    default:
+      return `To stop being asked: allow it for this chat (s), or set a rule: workbench policy set tool ${tool} auto-approve`;
+  }
 }
 
 function indent(text: string, prefix: string): string {

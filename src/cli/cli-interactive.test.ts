@@ -191,6 +191,43 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     ]);
   });
 
+  it('shows escape sequences from the model and from a tool as nothing: the screen is not cleared, nothing is coloured or faked', async () => {
+    const attack = '\u001b[2J\u001b[31mFAKE: Allowed once\u001b[0m';
+    await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home: test.home });
+    test.fake.script(
+      // The reply's text arrives in pieces that cut the sequences in two.
+      { kind: 'reply', text: ['Reading it. \u001b[2', 'J\u001b[3', '1mFAKE: Allowed once\u001b]0;pwned\u0007\u202Edone'], toolCalls: [callOf('read_text_file', { path: file(`missing${attack}.txt`) })] },
+      { kind: 'reply', text: ['Finished.'] },
+    );
+    const term = chat();
+    await term.waitFor('› ');
+    term.type('read the file');
+    const screen = await term.waitFor('Finished.');
+    // ESC[2J would have wiped the header and the prompt above it.
+    expect(screen).toContain('AI Workbench');
+    expect(screen).toContain('› read the file');
+    expect(screen).toContain('Reading it. FAKE: Allowed oncedone');
+    expect(screen).toMatch(/⏺ Files · read_text_file · error/);
+    const withEscapes = term.screen(true);
+    // eslint-disable-next-line no-control-regex -- looking for the escape sequence itself
+    expect(withEscapes).not.toMatch(/\u001b\[31m\s*FAKE/);
+    expect(withEscapes).not.toContain('\u202E');
+    // The CLI's own colours are still there.
+    expect(hasColors(withEscapes)).toBe(true);
+    term.type('/exit');
+    await term.waitFor('EXITED 0');
+    await term.close();
+
+    // The tool's own words (its error names the file) reach the terminal through the audit log: harmless there too.
+    terminal = startInTmux(['audit', 'query', '--kind', 'result'], test.home);
+    const rows = await terminal.waitFor('EXITED 0');
+    expect(rows).toContain('Files.read_text_file');
+    expect(rows).toContain('FAKE: Allowed once');
+    expect(rows).toContain('EXITED 0');
+    // eslint-disable-next-line no-control-regex -- looking for the escape sequence itself
+    expect(terminal.screen(true)).not.toMatch(/\u001b\[31m\s*FAKE/);
+  });
+
   it('stops a streaming reply on Ctrl+C and stays usable; Ctrl+C twice quits with 130', async () => {
     test.fake.script(
       { kind: 'reply', text: ['Thinking', ' very hard'], holdOpenAfter: 3 },

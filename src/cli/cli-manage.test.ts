@@ -31,6 +31,23 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
     expect(bare.stdout).toMatch(/Exit codes:\n\s+0\s+success\n\s+1\s+an error.*\n\s+2\s+a tool call was denied.*\n\s+3\s+audit verify.*\n\s+130\s+interrupted/);
   });
 
+  it.skipIf(process.platform === 'win32')('tightens a data folder other users could read, and says so on stderr once', async () => {
+    const loose = makeHome();
+    try {
+      fs.chmodSync(loose, 0o755);
+      const first = await runCli(['chats', 'list'], { home: loose });
+      expect(first.code).toBe(0);
+      expect(first.stderr).toContain(`workbench: Other users of this computer could read AI Workbench's data folder ${loose}`);
+      expect(first.stderr).toContain(`${loose}: 0755 → 0700`);
+      expect(fs.statSync(loose).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(path.join(loose, 'workbench.db')).mode & 0o777).toBe(0o600);
+      const second = await runCli(['chats', 'list'], { home: loose });
+      expect(second.stderr).not.toContain('Other users');
+    } finally {
+      fs.rmSync(loose, { recursive: true, force: true });
+    }
+  });
+
   it('manages MCP servers: add a bundled one, list, disable, enable, list its tools, show its logs, remove', async () => {
     const added = await cliJson<McpServerView>(['servers', 'add', 'notes', '--package', '@modelcontextprotocol/server-memory'], { home });
     expect(added).toMatchObject({ name: 'notes', enabled: true, package: '@modelcontextprotocol/server-memory' });

@@ -3,6 +3,7 @@
 // leave the right rows in the audit log.
 import fs from 'node:fs';
 import path from 'node:path';
+/* eslint-disable no-control-regex -- one test looks for control characters in the output */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditPage } from '../shared/audit';
 import { callOf } from '../main/chat/testing/loop-harness';
@@ -46,6 +47,35 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
     expect(told).toContain(`Denied: ${NON_INTERACTIVE_REASON}`);
     expect(told).not.toContain('User denied');
     expect((await cliJson<AuditPage>(['audit', 'verify'], { home: test.home })) as unknown).toMatchObject({ ok: true, rowCount: 1 });
+  });
+
+  it('prints no escape sequence or control character that a model or a tool sent, in run, chats show and audit query; --json keeps them exactly', async () => {
+    const attack = '\u001b[2J\u001b[31mFAKE: Allowed once\u001b]8;;https://evil.example\u0007\r\u202E';
+    await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home: test.home });
+    const script = (): void =>
+      test.fake.script(
+        { kind: 'reply', text: [`Reading. ${attack}`], toolCalls: [callOf('read_text_file', { path: path.join(test.sandbox, `missing${attack}.txt`) }, 'call_r')] },
+        { kind: 'reply', text: [`Done. ${attack}`] },
+      );
+    const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    script();
+    const result = await runCli(['run', 'read it', ...test.providerFlags], { home: test.home });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Reading. FAKE: Allowed once\nDone. FAKE: Allowed once\n');
+    expect(result.stderr).toMatch(/⏺ Files · read_text_file · error/);
+    expect(result.stderr).not.toMatch(unsafe);
+    const [chat] = await cliJson<{ id: string }[]>(['chats', 'list'], { home: test.home });
+    const shown = await runCli(['chats', 'show', chat?.id as string], { home: test.home });
+    expect(shown.stdout).toContain('Done. FAKE: Allowed once');
+    expect(shown.stdout).not.toMatch(unsafe);
+    const audit = await runCli(['audit', 'query'], { home: test.home });
+    expect(audit.stdout).toContain('FAKE: Allowed once');
+    expect(audit.stdout).not.toMatch(unsafe);
+
+    script();
+    const json = await runCli(['run', 'read it again', ...test.providerFlags, '--json'], { home: test.home });
+    expect(json.stdout).not.toMatch(unsafe);
+    expect((JSON.parse(json.stdout) as { text: string }).text).toContain(`Done. ${attack}`);
   });
 
   it('runs the call when the policy allows it; exit code 0, decision and result rows', async () => {

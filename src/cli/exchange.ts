@@ -2,6 +2,7 @@ import type { ToolCallApproval, ToolCallRequest } from '../shared/approval';
 import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
 import type { CliSession } from './session';
 import type { Colors } from './terminal';
+import { createStreamSanitizer } from './terminal-text';
 import { toolCallLine } from './transcript';
 
 /** What decides the calls that wait for a person: answers, "no one can be asked", or "stop". */
@@ -51,6 +52,12 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
     const printed = new Map<string, ToolCallRecord['status']>();
     let exchangeId: string | null = null;
     let streamedText = '';
+    // One escape sequence may come in two pieces of the stream: held until it is whole, then dropped.
+    const streamSanitizer = createStreamSanitizer();
+    const showText = (delta: string): void => {
+      const shown = streamSanitizer.push(delta);
+      if (shown !== '') view.text(shown);
+    };
     const showCall = (call: ToolCallRecord): void => {
       if (!FINAL.has(call.status) || printed.get(call.toolCallId) === call.status) return;
       printed.set(call.toolCallId, call.status);
@@ -63,7 +70,7 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       switch (streamed.kind) {
         case 'text':
           streamedText += streamed.delta;
-          view.text(streamed.delta);
+          showText(streamed.delta);
           break;
         case 'tool-call':
           showCall(streamed.call);

@@ -1,4 +1,4 @@
-/** How `workbench` ends; documented in `workbench --help` and the README. */
+/** How `workbench` ends; documented in `workbench --help` and docs/user/cli.md. */
 export const EXIT = {
   ok: 0,
   /** Anything went wrong: a bad flag or value, a service error, a failed reply. */

@@ -1,14 +1,17 @@
 /**
- * The `workbench` command: the CLI host (ARCHITECTURE.md §7). The same services as the app and browser
+ * The `workbench` command: the CLI host (docs/dev/architecture.md "Hosts"). The same services as the app and browser
  * mode, built by the same factory and called through the same contract dispatcher. Never loads `electron`.
  */
 import { CommanderError } from 'commander';
 import { version } from '../../package.json';
 import { EXIT } from './exit-codes';
+import { exitOnSignals, stopRunningLifecycles } from '../main/shutdown';
+import { sanitizeForTerminal } from './terminal-text';
 import { buildProgram, exitCodeOf } from './program';
 
-// Ended by a signal other than Ctrl+C (a closed terminal, kill): exit normally, so 'exit' handlers stop the MCP servers.
-for (const [signal, number] of [['SIGTERM', 15], ['SIGHUP', 1]] as const) process.on(signal, () => process.exit(128 + number));
+// Ended by a signal other than Ctrl+C (a closed terminal, kill): stop the services in order (exchanges, MCP servers,
+// database) and exit with 128 + the signal's number. Ctrl+C is the chat's own (stop the reply, then quit).
+exitOnSignals({ signals: { SIGTERM: 128 + 15, SIGHUP: 128 + 1 }, stop: stopRunningLifecycles });
 
 async function main(): Promise<void> {
   let code: number = EXIT.ok;
@@ -19,7 +22,7 @@ async function main(): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     code = error instanceof CommanderError ? exitCodeOf(error) : EXIT.error;
-    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
   }
   // Whatever is left (an idle socket of an SDK, a stdin listener) must not keep a finished command alive.
   process.exitCode = code;

@@ -1,10 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import type { MethodInput, MethodName, MethodOutput } from '../shared/contract';
 import { createDispatcher, type Dispatch } from '../main/host/dispatcher';
 import { createHandlers } from '../main/host/handlers';
-import { createServices, isStartupProblem, type Services } from '../main/services';
+import { startServices, type ServicesLifecycle } from '../main/lifecycle';
+import { isStartupProblem, type Services } from '../main/services';
 import { resolveDataDir } from '../main/settings/data-dir';
+import { describeDataFolderRepair } from '../main/storage/owner-only';
 import { CliError } from './exit-codes';
+import { sanitizeForTerminal } from './terminal-text';
 
 /**
  * The CLI's composition root: the same services as the app and browser mode, reached through the same
@@ -27,42 +29,43 @@ export interface SessionOptions {
 }
 
 export function openSession(options: SessionOptions): CliSession {
-  let services: Services;
+  let lifecycle: ServicesLifecycle;
   try {
-    services = createServices({
+    lifecycle = startServices({
       dataDir: resolveDataDir(),
       host: 'cli',
       version: options.version,
-      onListenerError: (error) => process.stderr.write(`workbench: ${error instanceof Error ? error.message : String(error)}\n`),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
+      onListenerError: (error) => process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
+      onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
     });
   } catch (error) {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);
     throw error;
   }
-  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${String(error)}\n`)));
-  let serversStarted = false;
-  // Whatever ends the process (an error, process.exit): no MCP server outlives the CLI.
-  const onExit = (): void => services.mcp.stopNow();
-  process.on('exit', onExit);
+  const { services } = lifecycle;
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) process.stderr.write(`workbench: ${sanitizeForTerminal(repaired)}\n`);
+  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${sanitizeForTerminal(String(error))}\n`)));
+  // The session's input is its callers: once closing began, no call reaches a service.
+  let accepting = true;
+  lifecycle.addInput('cli calls', () => {
+    accepting = false;
+  });
 
   return {
     services,
     async call(method, input) {
+      if (!accepting) throw new CliError(`AI Workbench is shutting down; ${method} was not called.`);
       const envelope = await dispatch(method, input);
       if (!envelope.ok) throw new CliError(envelope.error.message);
       return envelope.value as MethodOutput<typeof method>;
     },
     async startServers(timeoutMs) {
-      if (!serversStarted) services.mcp.start();
-      serversStarted = true;
+      services.mcp.start();
       await services.mcp.whenSettled(timeoutMs === undefined ? undefined : { timeoutMs });
     },
     async close() {
-      await services.conversations.dispose();
-      if (serversStarted) await services.mcp.stop();
-      services.close();
-      process.off('exit', onExit);
+      await lifecycle.stop();
     },
   };
 }

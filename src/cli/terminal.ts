@@ -1,10 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import pc from 'picocolors';
+import { escapeJsonForTerminal, sanitizeForTerminal } from './terminal-text';
+
+/** One of the terminal's output streams, through the sink: `write` shows text, never lets it drive the terminal. */
+export interface TerminalStream {
+  /** Writes the text as `renderForTerminal` makes it: the CLI's colours, nobody else's escape sequences. */
+  write(text: string): void;
+  readonly isTTY: boolean;
+  /** The stream itself, for the CLI's own control sequences (rewriting a progress line) and readline. */
+  readonly stream: NodeJS.WritableStream;
+}
 
 /** Where a command writes, and whether it may use colours (a TTY, and never with NO_COLOR). */
 export interface Terminal {
-  readonly out: NodeJS.WritableStream;
-  readonly err: NodeJS.WritableStream;
+  readonly out: TerminalStream;
+  readonly err: TerminalStream;
   readonly colors: Colors;
   /** Both stdin and stdout are terminals: a person can be asked. */
   readonly interactive: boolean;
@@ -14,7 +24,7 @@ export interface Terminal {
   json(value: unknown): void;
 }
 
-export type Colors = Pick<typeof pc, 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta'>;
+export type Colors = Record<'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta', (text: string) => string>;
 
 /** NO_COLOR (any non-empty value, https://no-color.org) wins over everything; otherwise colours only on a TTY. */
 export function colorsEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -23,16 +33,57 @@ export function colorsEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEn
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
+/**
+ * The CLI's own colours are not escape codes while a line is built: they are a mark made of this process's
+ * random nonce (in private-use characters) and the SGR number. At the sink, `renderForTerminal` first removes
+ * every escape sequence and control character (`sanitizeForTerminal`: whatever a model or a server put in the
+ * text), then turns the marks into SGR codes. Text from outside cannot forge a mark: it does not know the nonce.
+ */
+const NONCE = `\ue000${randomBytes(8).toString('hex')}\ue001`;
+const MARK = new RegExp(`${NONCE}(\\d+)m`, 'g');
+const mark = (sgr: number): string => `${NONCE}${sgr}m`;
+const STYLES: Record<keyof Colors, readonly [open: number, close: number]> = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+  magenta: [35, 39],
+};
+
+/** The CLI's colours (identity functions when `enabled` is false); nested styles reopen after an inner close, as picocolors does. */
+export function createColors(enabled: boolean): Colors {
+  const style = ([open, close]: readonly [number, number]): ((text: string) => string) => {
+    if (!enabled) return (text) => text;
+    const opening = mark(open);
+    const closing = mark(close);
+    return (text) => opening + text.replaceAll(closing, closing + opening) + closing;
+  };
+  return Object.fromEntries(Object.entries(STYLES).map(([name, codes]) => [name, style(codes)])) as Colors;
+}
+
+/** What reaches the terminal for a text the CLI built: nobody's escape sequences, then the CLI's colours as SGR. */
+export function renderForTerminal(text: string): string {
+  return sanitizeForTerminal(text).replace(MARK, '\u001b[$1m');
+}
+
+function terminalStream(stream: NodeJS.WriteStream): TerminalStream {
+  return { write: (text) => void stream.write(renderForTerminal(text)), isTTY: stream.isTTY === true, stream };
+}
+
 export function createTerminal(): Terminal {
-  const colors = pc.createColors(colorsEnabled(process.stdout));
+  const colors = createColors(colorsEnabled(process.stdout));
+  const out = terminalStream(process.stdout);
+  const err = terminalStream(process.stderr);
   return {
-    out: process.stdout,
-    err: process.stderr,
+    out,
+    err,
     colors,
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
-    line: (text = '') => void process.stdout.write(`${text}\n`),
-    note: (text) => void process.stderr.write(`${text}\n`),
-    json: (value) => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    line: (text = '') => out.write(`${text}\n`),
+    note: (text) => err.write(`${text}\n`),
+    json: (value) => void process.stdout.write(`${escapeJsonForTerminal(JSON.stringify(value, null, 2))}\n`),
   };
 }
 
@@ -45,15 +96,14 @@ export function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-// eslint-disable-next-line no-control-regex -- colour codes start with ESC
-const ANSI = /\u001b\[[0-9;]*m/g;
+const PRIVATE_MARK = new RegExp(`${NONCE}\\d+m`, 'g');
 /** Whether the text carries colour codes. */
 export function hasColors(text: string): boolean {
   return text.includes('\u001b[');
 }
 
 export function visibleLength(text: string): number {
-  return text.replace(ANSI, '').length;
+  return sanitizeForTerminal(text).replace(PRIVATE_MARK, '').length;
 }
 
 export function formatTime(ms: number): string {

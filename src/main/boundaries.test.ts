@@ -1,4 +1,4 @@
-// The import boundaries of ARCHITECTURE.md §1, as the project's own eslint.config.js enforces them.
+// The import boundaries of docs/dev/architecture.md "Import boundaries", as the project's own eslint.config.js enforces them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ESLint } from 'eslint';

@@ -2,16 +2,19 @@
  * Browser mode: the main-process services behind a loopback HTTP + WebSocket server, for
  * machines where Electron cannot run. Never imports `electron`.
  */
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { version } from '../../package.json';
+import { builtAssets } from './assets';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
-import { openInDefaultBrowser } from './host/open-url';
-import { createServices, isStartupProblem, type Services } from './services';
+import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
+import { startServices, type ServicesLifecycle } from './lifecycle';
+import { exitOnSignals } from './shutdown';
+import { isStartupProblem, type Services } from './services';
 import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
+import { describeDataFolderRepair } from './storage/owner-only';
 
 export const DEFAULT_BROWSER_PORT = 4790;
 
@@ -53,7 +56,7 @@ async function listen(services: Services, options: BrowserModeOptions): Promise<
   const dispatch = createDispatcher(createHandlers(services), (error, method) => {
     console.error(`[${method}]`, error);
   });
-  const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+  const { rendererDir } = builtAssets();
   const start = (port: number): Promise<BrowserServer> =>
     startBrowserServer({ dispatch, events: services.events, rendererDir, port, log: (line) => console.error(line) });
   try {
@@ -78,47 +81,56 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  let services: Services;
+  let lifecycle: ServicesLifecycle;
   try {
-    services = createServices({
+    lifecycle = startServices({
       dataDir: resolveDataDir(),
       host: 'browser',
       version,
       onListenerError: (error) => console.error(error),
-      auditWorkerFile: fileURLToPath(new URL('./audit-worker.js', import.meta.url)),
+      onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
     });
   } catch (error) {
     console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
     process.exit(1);
   }
+  const { services } = lifecycle;
+  const repaired = describeDataFolderRepair(services.dataFolderRepair);
+  if (repaired) console.error(repaired);
   if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
-  const server = await listen(services, options).catch((error: unknown) => {
+  const server = await listen(services, options).catch(async (error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
-    services.close();
+    await lifecycle.stop();
     process.exit(1);
   });
+  let redirectPage: RedirectPage | null = null;
+  // The page that carries the token goes first (it is a way in), then the server.
+  lifecycle.addInput('redirect page', () => redirectPage?.remove());
+  lifecycle.addInput('browser-mode server', () => server.close());
   // Listen for signals before announcing readiness: whoever reads the line may stop us at once.
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    // MCP servers first: their process trees must be gone before we are.
-    void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), server.close(), services.auditShipping.stop()]).finally(() => {
-      services.close();
-      process.exit(0);
-    });
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  // Whatever ends the process another way (an uncaught error, process.exit elsewhere): no server outlives us.
-  process.on('exit', () => services.mcp.stopNow());
+  exitOnSignals({ signals: { SIGINT: 0, SIGTERM: 0 }, stop: () => lifecycle.stop() });
+  // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
+  // guard stops the MCP servers.
+  process.on('exit', () => redirectPage?.remove());
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
   services.mcp.start();
   // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
   services.auditShipping.start();
 
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
-  if (options.open) openInDefaultBrowser(server.url);
+  // The browser gets a page only the owner can read that redirects to the address: the token stays off
+  // every command line (docs/user/browser-mode.md, "Browser mode's token").
+  if (options.open) {
+    try {
+      redirectPage = writeRedirectPage(services.dataDir, server.url);
+      if (!openInDefaultBrowser(redirectPage.fileUrl)) {
+        redirectPage.remove();
+        redirectPage = null;
+      }
+    } catch (error) {
+      console.error(`Could not open a browser (${(error as Error).message}); open the address above.`);
+    }
+  }
 }
 
 void main();

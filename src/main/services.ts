@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
+import { builtAssets } from './assets';
 import { AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
@@ -11,6 +12,7 @@ import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-sh
 import { createAuditSink } from './audit/shipping/create-sink';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
+import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -24,10 +26,13 @@ import { createMcpServerConfigService, type McpServerConfigService } from './mcp
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
+import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
 /** The plain-Node services every host wires: the Electron app, browser mode and the CLI. */
 export interface Services {
   readonly dataDir: string;
+  /** What was tightened in the data folder at start; the hosts tell the person (`describeDataFolderRepair`). */
+  readonly dataFolderRepair: DataFolderRepair;
   readonly databaseFile: string;
   readonly events: EventHub;
   readonly settings: SettingsStore;
@@ -54,6 +59,8 @@ export interface Services {
   readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
   readonly auditDownloads: AuditExportDownloads;
+  /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
+  readonly auditExports: AuditExportFolder;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -78,8 +85,6 @@ export interface ServicesOptions {
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
-  /** The built audit-worker.js next to the host's entry; without it, audit verify runs on one thread. */
-  auditWorkerFile?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -93,6 +98,8 @@ export function isStartupProblem(error: unknown): error is DatabaseOpenError | S
  * nothing is overwritten.
  */
 export function createServices(options: ServicesOptions): Services {
+  // Before anything reads or writes it: the folder 0700 and our files in it 0600 (docs/user/data.md).
+  const dataFolderRepair = secureDataFolder(options.dataDir);
   const managed = loadManagedPolicy(options.managedPolicyFile === undefined ? process.env[MANAGED_POLICY_ENV] : (options.managedPolicyFile ?? undefined));
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
@@ -126,9 +133,10 @@ export function createServices(options: ServicesOptions): Services {
     onError: options.onListenerError,
   });
   // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
-  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: options.auditWorkerFile }), () => auditShipping.wake());
+  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker }), () => auditShipping.wake());
   const auditDownloads = createAuditExportDownloads({ audit });
   const auditReceived = createReceivedVerifier({ db, audit });
+  const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
   try {
     approvals = createApprovalServices({
@@ -168,6 +176,7 @@ export function createServices(options: ServicesOptions): Services {
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
+    dataFolderRepair,
     databaseFile,
     events,
     settings,
@@ -183,6 +192,7 @@ export function createServices(options: ServicesOptions): Services {
     auditShipping,
     auditReceived,
     auditDownloads,
+    auditExports,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -196,7 +206,12 @@ export function createServices(options: ServicesOptions): Services {
       void auditDownloads.dispose();
       void auditShipping.stop();
       approvals.dispose();
-      db.close();
+      try {
+        // The last check of the log's protections: the rows of this session came in with them in place.
+        if (db.open) audit.checkProtections();
+      } finally {
+        db.close();
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settingsRecord } from './setting-names';
 import { ChatIdSchema } from './chat';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
@@ -91,9 +92,9 @@ export const ApprovalPolicySchema = z.strictObject({
   mode: GlobalApprovalModeSchema.default('ask'),
   /** How long a call waits for a person before it is resolved as `timeout`; 0 waits forever. */
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).default(DEFAULT_APPROVAL_TIMEOUT_SECONDS),
-  servers: z.record(z.string().min(1), ServerApprovalSettingsSchema).default({}),
+  servers: settingsRecord(ServerApprovalSettingsSchema).default({}),
   /** server → tool → setting. */
-  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).default({}),
+  tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).default({}),
   rules: z.array(ApprovalRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
@@ -107,8 +108,8 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.pars
 export const PolicyUpdateSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: z.record(z.string().min(1), z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
-  tools: z.record(z.string().min(1), z.record(z.string().min(1), ToolApprovalSettingSchema)).optional(),
+  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
+  tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).optional(),
   rules: z
     .strictObject({
       remove: z.array(RuleIdSchema).optional(),
@@ -159,7 +160,7 @@ export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
 export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);
 export type DecisionOutcome = z.infer<typeof DecisionOutcomeSchema>;
 
-/** The pipeline's steps (ARCHITECTURE.md §5), as the source of a decision. */
+/** The pipeline's steps (docs/dev/architecture.md "The decision pipeline"), as the source of a decision. */
 export const DecisionSourceKindSchema = z.enum([
   'managed-deny-rule',
   'deny-rule',
@@ -198,12 +199,18 @@ export const PolicyDecisionSchema = z.object({
   reason: z.string(),
   /** A chat grant existed for an earlier definition of this tool: the card says it changed. */
   definitionChanged: z.boolean(),
+  /**
+   * Set when an explicit ask decided (an ask rule, a tool set to "always ask", a chat set to "always ask"):
+   * names that setting in words, for the card and the CLI to show beside "Allow for this chat", which is
+   * recorded but cannot silence it (docs/dev/architecture.md, the decision pipeline, step 3). Absent in requests stored before it existed.
+   */
+  keepsAsking: z.string().optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
 /** One step `explain` looked at, in pipeline order. */
 export const ConsideredStepSchema = z.object({
-  step: z.number().int().min(1).max(8),
+  step: z.number().int().min(1).max(9),
   kind: DecisionSourceKindSchema,
   result: z.enum(['decided', 'passed', 'ignored']),
   detail: z.string(),

@@ -116,12 +116,15 @@ export const AuditExportFormatSchema = z.enum(['csv', 'jsonl']);
 export type AuditExportFormat = z.infer<typeof AuditExportFormatSchema>;
 
 /**
- * `audit.export`: the whole log to a file. The path must be absolute, end in `.csv` / `.jsonl` as the
- * format says, and lie outside the data folder; an existing file is replaced only with `overwrite`.
+ * `audit.export`: the whole log to a file in the data folder's exports/ folder, named by `fileName` (or by
+ * a `path` inside that folder; a name with the time when neither is given). The name must end in `.csv` /
+ * `.jsonl` as the format says; an existing file is replaced only with `overwrite`. A path anywhere else is
+ * refused: saving elsewhere is the Export button's download or `workbench audit export --out`.
  */
 export const AuditExportInputSchema = z.strictObject({
   format: AuditExportFormatSchema,
-  path: z.string().min(1).max(4096),
+  fileName: z.string().min(1).max(255).optional(),
+  path: z.string().min(1).max(4096).optional(),
   overwrite: z.boolean().optional(),
 });
 export type AuditExportInput = z.infer<typeof AuditExportInputSchema>;
@@ -145,7 +148,8 @@ export type AuditExportResult = z.infer<typeof AuditExportResultSchema>;
  * - `previous-hash-mismatch`: the row does not chain to the row before it;
  * - `head-mismatch`: the chain head recorded at each commit is gone or altered;
  * - `anchor-mismatch`: the row named by a trusted anchor (an earlier export's header) differs or is gone;
- * - `malformed`: an exported line or header that cannot be read.
+ * - `malformed`: an exported line or header that cannot be read;
+ * - `unprotected`: rows that came in while the append-only triggers were missing (found and put back at an open).
  */
 export const AuditProblemKindSchema = z.enum([
   'content-changed',
@@ -156,6 +160,7 @@ export const AuditProblemKindSchema = z.enum([
   'head-mismatch',
   'anchor-mismatch',
   'malformed',
+  'unprotected',
 ]);
 export type AuditProblemKind = z.infer<typeof AuditProblemKindSchema>;
 
@@ -178,18 +183,33 @@ export const AuditVerifyInputSchema = z
   .optional();
 export type AuditVerifyInput = z.input<typeof AuditVerifyInputSchema>;
 
+/**
+ * A time the log's protections (its append-only triggers, the count of rows ever written) were found
+ * missing or altered when it was opened or closed, and put back; with the rows that came in meanwhile.
+ */
+export const AuditNoticeSchema = z.object({
+  detectedAt: z.string(),
+  message: z.string(),
+  /** The rows that came in without the protections; null when none did. */
+  firstRow: z.number().int().positive().nullable(),
+  lastRow: z.number().int().positive().nullable(),
+});
+export type AuditNotice = z.infer<typeof AuditNoticeSchema>;
+
 export const AuditVerifyResultSchema = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
     /** Rows checked. */
     rowCount: z.number().int().nonnegative(),
     head: AuditHeadSchema,
+    notices: z.array(AuditNoticeSchema).optional(),
   }),
   z.object({
     ok: z.literal(false),
     /** Rows that verified before the first problem. */
     rowCount: z.number().int().nonnegative(),
     problem: AuditProblemSchema,
+    notices: z.array(AuditNoticeSchema).optional(),
   }),
 ]);
 export type AuditVerifyResult = z.infer<typeof AuditVerifyResultSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { settingName } from './setting-names';
 import { WorkbenchErrorDataSchema } from './errors';
 
 /**
@@ -22,9 +23,9 @@ export const PROVIDER_KIND_LABELS: Readonly<Record<ProviderKind, string>> = {
 export const KINDS_THAT_NEED_A_KEY: readonly ProviderKind[] = ['openai', 'anthropic', 'gemini'];
 
 /** A provider's id names it in settings, in chats and in its secret's key (`llm.<id>.apiKey`). */
-export const ProviderIdSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 lowercase letters, digits, "-" or "_", starting with a letter or digit');
+export const ProviderIdSchema = settingName(
+  z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 lowercase letters, digits, "-" or "_", starting with a letter or digit'),
+);
 export type ProviderId = z.infer<typeof ProviderIdSchema>;
 
 export const ProviderLabelSchema = z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guardedRecord, settingName } from './setting-names';
 import { ToolDefinitionSchema } from './tool';
 
 /**
@@ -9,12 +10,14 @@ import { ToolDefinitionSchema } from './tool';
 export const MCP_SERVER_NAME_MAX_LENGTH = 64;
 
 /** A server's key in `mcpServers`: what the user calls it in the settings file; one line, not empty. */
-export const McpServerNameSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(MCP_SERVER_NAME_MAX_LENGTH, `must be at most ${MCP_SERVER_NAME_MAX_LENGTH} characters`)
-  .regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must be a single line of text');
+export const McpServerNameSchema = settingName(
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(MCP_SERVER_NAME_MAX_LENGTH, `must be at most ${MCP_SERVER_NAME_MAX_LENGTH} characters`)
+    .regex(/^[^\p{Cc}\p{Cs}]*$/u, 'must be a single line of text'),
+);
 
 /** The npm packages of MCP servers that ship with the app and run on its own Node runtime. */
 export const BundledServerPackageSchema = z.enum([
@@ -29,10 +32,10 @@ export const MCP_DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 const TimeoutSchema = z.number().int().min(100).max(24 * 60 * 60 * 1000);
 
 /** Environment variable and header names; their values are secrets. */
-const SecretNameSchema = z.string().min(1).max(256).regex(/^[^\p{Cc}=]+$/u, 'must be a name without "=" or control characters');
-const SecretMapSchema = z.record(SecretNameSchema, z.string());
+const SecretNameSchema = settingName(z.string().min(1).max(256).regex(/^[^\p{Cc}=]+$/u, 'must be a name without "=" or control characters'));
+const SecretMapSchema = guardedRecord(SecretNameSchema, z.string());
 /** In an edit: a value sets the secret, null removes it, a name left out stays as it is. */
-const SecretChangesSchema = z.record(SecretNameSchema, z.string().nullable());
+const SecretChangesSchema = guardedRecord(SecretNameSchema, z.string().nullable());
 
 const HttpUrlSchema = z
   .string()

@@ -7,7 +7,7 @@ import { McpToolResultSchema } from './mcp-result';
 import { ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
 /**
- * A chat's messages (ARCHITECTURE.md §3, seed 000 made durable). A user message starts an **exchange**; every
+ * A chat's messages (docs/dev/architecture.md "Messages", seed 000 made durable). A user message starts an **exchange**; every
  * message until the exchange ends carries its id, so a front end shows one assistant message per exchange even
  * when approvals split the work into several replies (seed 000 "NEXT").
  */

@@ -76,7 +76,15 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
     async (context, flags: { format: 'csv' | 'jsonl'; out: string; overwrite?: boolean }) => {
       const stopProgress = progressOnStderr(context, 'export', 'Exporting');
       try {
-        const result = await context.session().call('audit.export', { format: flags.format, path: path.resolve(flags.out), ...(flags.overwrite ? { overwrite: true } : {}) });
+        // Not the contract's audit.export, which writes only into the data folder's exports/: the person named
+        // this file on their own command line, so the log's own export writes it (export-folder.ts).
+        const { services } = context.session();
+        const result = await services.audit.export({
+          format: flags.format,
+          path: path.resolve(flags.out),
+          overwrite: flags.overwrite === true,
+          onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+        });
         stopProgress();
         if (context.json) return context.terminal.json(result);
         context.terminal.line(`Exported ${result.rowCount} rows to ${result.path} (head #${result.head.sequence} ${result.head.hash}).`);
@@ -105,9 +113,19 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       } finally {
         stopProgress();
       }
+      const { colors } = context.terminal;
       if (context.json) context.terminal.json(result);
-      else if (result.ok) context.terminal.line(`${context.terminal.colors.green('OK')}: ${result.rowCount} rows verify; head #${result.head.sequence} ${result.head.hash}`);
-      else context.terminal.line(`${context.terminal.colors.red('BROKEN')} at row #${result.problem.sequence} (${result.problem.kind}): ${result.problem.message}. ${result.rowCount} rows verified before it.`);
+      else if (result.ok) context.terminal.line(`${colors.green('OK')}: ${result.rowCount} rows verify; head #${result.head.sequence} ${result.head.hash}`);
+      else context.terminal.line(`${colors.red('BROKEN')} at row #${result.problem.sequence} (${result.problem.kind}): ${result.problem.message} ${result.rowCount} rows verified before it.`);
+      if (!context.json) {
+        for (const notice of result.notices ?? []) context.terminal.line(`${colors.yellow('WARNING')}: ${notice.message}`);
+        // What a check of the log against itself cannot see (docs/user/audit-log.md).
+        if (flags.anchorSequence === undefined) {
+          context.terminal.note(
+            colors.dim('Checked against the log itself: a log rewritten whole (rows, head and count) verifies too; only an anchor kept elsewhere catches that (--anchor-sequence/--anchor-hash from an exported file).'),
+          );
+        }
+      }
       return result.ok ? EXIT.ok : EXIT.verifyFailed;
     },
   );
@@ -185,7 +203,7 @@ async function resolveChatIdOrRaw(context: CommandContext, given: string): Promi
 /** "Exporting… 40% (4,000 of 10,000 rows)" on stderr, rewritten in place on a terminal, a line at a time otherwise. */
 function progressOnStderr(context: CommandContext, operation: AuditProgress['operation'], verb: string): () => void {
   const { err } = context.terminal;
-  const tty = (err as { isTTY?: boolean }).isTTY === true;
+  const tty = err.isTTY;
   let last = -1;
   let shown = false;
   const unsubscribe = context.session().services.events.subscribe((event, payload) => {
@@ -196,7 +214,9 @@ function progressOnStderr(context: CommandContext, operation: AuditProgress['ope
     if (percent === last || (!tty && percent - last < 10 && percent !== 100)) return;
     last = percent;
     shown = true;
-    err.write(`${tty ? '\r\u001b[2K' : ''}${verb}… ${percent}% (${progress.done.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows)${tty ? '' : '\n'}`);
+    // Rewriting the line in place is the CLI's own control sequence: it goes to the stream, not through the sink.
+    if (tty) err.stream.write('\r\u001b[2K');
+    err.write(`${verb}… ${percent}% (${progress.done.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows)${tty ? '' : '\n'}`);
   });
   let stopped = false;
   return () => {

@@ -4,6 +4,7 @@ import { act, type ProgramOptions } from '../command-kit';
 import { createExchangeDriver, type Approver } from '../exchange';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { createLineReader, INTERRUPTED } from '../line-reader';
+import { renderForTerminal } from '../terminal';
 import { renderTranscript } from '../transcript';
 import { chatFor, type ChatFlags } from './conversation-setup';
 
@@ -81,7 +82,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         await driver.send(chat.id, null);
       }
       for (;;) {
-        const line = await reader.ask(colors.bold(colors.cyan('› ')));
+        const line = await reader.ask(renderForTerminal(colors.bold(colors.cyan('› '))));
         if (line === null) return EXIT.ok;
         if (line === INTERRUPTED) {
           interrupts++;

@@ -54,7 +54,7 @@ export function chatsCommand(program: Command, options: ProgramOptions): void {
           ? await session.call('approvals.getChatMode', { chatId })
           : await session.call('approvals.setChatMode', { chatId, mode: mode as (typeof ChatApprovalModeSchema.options)[number] });
       if (context.json) return context.terminal.json(result);
-      context.terminal.line(`Chat ${chatId.slice(0, 8)}: ${result.mode}${result.mode === 'never-ask' ? context.terminal.colors.yellow(' (its tools run without asking, except what deny rules refuse)') : ''}`);
+      context.terminal.line(`Chat ${chatId.slice(0, 8)}: ${result.mode}${result.mode === 'never-ask' ? context.terminal.colors.yellow(" (its tools run without asking, except what deny rules refuse and what an ask rule or a tool's 'always-ask' asks about)") : ''}`);
     },
   );
 

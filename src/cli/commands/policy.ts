@@ -58,6 +58,7 @@ Examples:
       const { colors } = context.terminal;
       const color = explanation.outcome === 'allow' ? colors.green : explanation.outcome === 'deny' ? colors.red : colors.yellow;
       context.terminal.line(`${color(explanation.outcome.toUpperCase())}: ${explanation.reason}`);
+      if (explanation.keepsAsking) context.terminal.line(colors.yellow(explanation.keepsAsking));
       if (!explanation.toolKnown) context.terminal.line(colors.dim(`(no connected server offers ${server}.${tool}; its annotations could not count)`));
       for (const step of explanation.considered) {
         const mark = step.result === 'decided' ? colors.bold('→') : step.result === 'ignored' ? colors.dim('×') : colors.dim('·');

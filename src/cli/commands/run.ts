@@ -55,7 +55,7 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       reader ??= createLineReader(process.stdin, process.stderr, onInterrupt);
       const outcome = await askAboutCalls(requests, {
         reader,
-        write: (text) => void process.stderr.write(text),
+        write: (text) => terminal.err.write(text),
         colors: terminal.colors,
         explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
       });

@@ -9,7 +9,7 @@ import type { ToolCall, ToolDefinition } from '../../shared/tool';
 import type { AuditRecorder } from '../audit/audit-log';
 import type { ChatService } from '../chat/chat-service';
 import type { ChatApprovalStore } from './chat-approval-store';
-import { decide, type ChatApprovalState } from './decision-pipeline';
+import { decide, denyCheck, type ChatApprovalState, type DenyVerdict } from './decision-pipeline';
 import type { PolicyService } from './policy-service';
 import type { ToolCatalog } from './tool-catalog';
 
@@ -27,6 +27,14 @@ export interface ApprovalGate {
    * log before this returns (so before the tool can run); an ask comes with the request for the card.
    */
   evaluate(context: { chatId: string; exchangeId?: string | undefined }, call: ToolCall, tool: ToolDefinition): GateResult;
+  /** The deny step alone, against the rules in force now (the organisation's first); no side effects. */
+  denyCheck(call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>): DenyVerdict | undefined;
+  /**
+   * Asked right before a call runs, whoever allowed it: when a deny rule in force now matches its arguments, records
+   * an `auto_deny` row naming the rule and answers why; the call must then not run. Throws when that row cannot be
+   * recorded (the call must not run either).
+   */
+  checkBeforeRun(context: { chatId: string; exchangeId?: string | undefined }, call: ToolCall, definitionHash: string | undefined): DenyVerdict | undefined;
   /** What would happen to this call and why, step by step. Throws `not_found` for an unknown chat. */
   explain(input: { server: string; tool: string; args?: Record<string, unknown> | undefined; chatId?: string | undefined }): PolicyExplanation;
 }
@@ -38,6 +46,9 @@ export interface ApprovalGateDependencies {
   audit: AuditRecorder;
   tools: ToolCatalog;
 }
+
+/** Said of a deny rule that stopped a call at the moment it was about to run (after it had been allowed). */
+export const RUN_TIME_CHECK_WORDS = '(checked when the call was about to run)';
 
 /** How an automatic decision is written in the audit log. */
 export function auditDecisionOf(decision: PolicyDecision): AuditDecision {
@@ -79,6 +90,24 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
         args: call.args,
       });
       return { outcome: decision.outcome, decision };
+    },
+    denyCheck: (call) => denyCheck(call, policy.compiled()),
+    checkBeforeRun({ chatId, exchangeId }, call, definitionHash) {
+      const verdict = denyCheck(call, policy.compiled());
+      if (!verdict) return undefined;
+      audit.recordDecision({
+        chatId,
+        exchangeId,
+        toolCallId: call.toolCallId,
+        serverName: call.serverName,
+        toolName: call.toolName,
+        definitionHash,
+        decision: 'auto_deny',
+        actor: 'policy',
+        decidedBy: `${verdict.reason} ${RUN_TIME_CHECK_WORDS}`,
+        args: call.args,
+      });
+      return verdict;
     },
     explain({ server, tool: toolName, args = {}, chatId }) {
       if (chatId !== undefined) chats.get(chatId);

@@ -8,6 +8,7 @@ import { createApprovalGate, type ApprovalGate } from './approval-gate';
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore } from './chat-approval-store';
 import { createChatApprovals, type ChatApprovals } from './chat-approvals';
+import { denyCheck } from './decision-pipeline';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
@@ -62,6 +63,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     audit,
     events,
     validator: createArgumentsValidator(),
+    denyCheck: (call) => denyCheck(call, policy.compiled()),
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
     now: dependencies.now,
     onError: dependencies.onError,

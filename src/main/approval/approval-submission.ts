@@ -1,7 +1,11 @@
 import type { ToolCallApproval, ToolCallRequest } from '../../shared/approval';
 import { WorkbenchError } from '../errors';
 import { describeArgumentProblems, type ArgumentProblem, type ArgumentsValidator } from './arguments-validator';
+import type { DenyVerdict } from './decision-pipeline';
 import type { PendingStore } from './pending-store';
+
+/** The pipeline's deny step (decision-pipeline.ts `denyCheck`) against the rules in force now. */
+export type DenyCheck = (call: { serverName: string; toolName: string; args: Record<string, unknown> }) => DenyVerdict | undefined;
 
 /** One thing wrong with an approval message; the message is refused whole when there is any. */
 export interface SubmissionProblem {
@@ -9,6 +13,8 @@ export interface SubmissionProblem {
   problem: string;
   /** Edited arguments: where each one fails the tool's input schema. */
   arguments?: readonly ArgumentProblem[];
+  /** Edited arguments a deny rule refuses: which rule, in its words. */
+  deniedBy?: DenyVerdict;
 }
 
 /** A checked answer, ready to record and apply. */
@@ -27,15 +33,17 @@ const STATUS_WORDS: Record<string, string> = {
 };
 
 /**
- * Checks an approval message against what waits in THIS chat (ARCHITECTURE.md §4): every answer
+ * Checks an approval message against what waits in THIS chat (docs/dev/architecture.md "The approval round trip"): every answer
  * names a call waiting here, each exactly once, every waiting call is answered, and edited arguments
- * fit the tool's input schema. Throws `invalid_input` listing every problem; nothing is applied then.
+ * fit the tool's input schema and pass the deny rules in force (the organisation's first): an edit must not turn a
+ * call the person saw into one a deny rule refuses. Throws `invalid_input` listing every problem; nothing is applied then.
  */
 export function checkSubmission(
   chatId: string,
   approvals: readonly ToolCallApproval[],
   store: PendingStore,
   validator: ArgumentsValidator,
+  denyCheck: DenyCheck,
 ): CheckedApproval[] {
   const problems: SubmissionProblem[] = [];
   const checked: CheckedApproval[] = [];
@@ -80,6 +88,15 @@ export function checkSubmission(
           toolCallId,
           problem: `has edited arguments that do not fit the input schema of ${request.serverName}.${request.toolName}: ${describeArgumentProblems(result.problems)}`,
           arguments: result.problems,
+        });
+        continue;
+      }
+      const denied = denyCheck({ serverName: request.serverName, toolName: request.toolName, args: approval.editedArgs });
+      if (denied) {
+        problems.push({
+          toolCallId,
+          problem: `has edited arguments that a deny rule refuses (${denied.reason}); allow the call as it is, edit it again, or deny it`,
+          deniedBy: denied,
         });
         continue;
       }

@@ -6,6 +6,7 @@ import {
   type ApprovalPolicy,
   type ChatApprovalMode,
   type ChatGrant,
+  type ConsideredStep,
   type ManagedPolicy,
   type PolicyDecision,
 } from '../../shared/approval';
@@ -14,6 +15,7 @@ import { compilePolicy } from './compiled-policy';
 import { decide, type ChatApprovalState } from './decision-pipeline';
 import { compileRule } from './rule-compiler';
 import { makeTool } from './testing/fixtures';
+import { everyCombination, expectedDecision, type PrecedenceFactors } from './testing/precedence-table';
 
 const CHAT = '11111111-1111-4111-8111-111111111111';
 const OTHER_CHAT = '22222222-2222-4222-8222-222222222222';
@@ -257,3 +259,186 @@ describe('precedence properties', () => {
     );
   });
 });
+
+// ── The precedence, for every combination of what a person can set (docs/dev/architecture.md, the decision pipeline) ─────────
+
+/** What may surround the one call without changing its decision: other rules, other tools' settings, other chats' grants, rule order. */
+interface Noise {
+  /** Which of the globs that match `Files.write_file` each rule uses. */
+  serverGlob: string;
+  toolGlob: string;
+  /** The rules that match carry an argument condition that holds. */
+  matchingCondition: boolean;
+  /** Rules that name the tool but whose argument condition fails, or name another tool. */
+  decoys: Array<{ effect: 'allow' | 'ask' | 'deny'; kind: 'other-tool' | 'failing-condition' }>;
+  /** A permutation key for the user's rules. */
+  order: number[];
+  managedEvenWithoutRules: boolean;
+  otherSettings: boolean;
+  foreignGrants: boolean;
+  annotateFalse: boolean;
+}
+
+const NO_NOISE: Noise = { serverGlob: 'Files', toolGlob: 'write_file', matchingCondition: false, decoys: [], order: [], managedEvenWithoutRules: false, otherSettings: false, foreignGrants: false, annotateFalse: true };
+
+const noiseArbitrary: fc.Arbitrary<Noise> = fc.record({
+  serverGlob: fc.constantFrom('Files', '*', 'F*', '{Files,Web}'),
+  toolGlob: fc.constantFrom('write_file', '*', 'write_*', '*_file'),
+  matchingCondition: fc.boolean(),
+  decoys: fc.array(fc.record({ effect: effect, kind: fc.constantFrom('other-tool' as const, 'failing-condition' as const) }), { maxLength: 6 }),
+  order: fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 12, maxLength: 12 }),
+  managedEvenWithoutRules: fc.boolean(),
+  otherSettings: fc.boolean(),
+  foreignGrants: fc.boolean(),
+  annotateFalse: fc.boolean(),
+});
+
+const factorsArbitrary: fc.Arbitrary<PrecedenceFactors> = fc.record({
+  managedDeny: fc.boolean(),
+  userDeny: fc.boolean(),
+  globalMode: fc.constantFrom('ask' as const, 'auto-approve-read-only-trusted' as const, 'never-ask' as const),
+  organisationForbidsNeverAsk: fc.boolean(),
+  askRule: fc.boolean(),
+  toolSetting: fc.constantFrom('inherit' as const, 'always-ask' as const, 'auto-approve' as const),
+  serverAutoApprove: fc.boolean(),
+  chatMode: fc.constantFrom<ChatApprovalMode>('use-tool-settings', 'always-ask', 'never-ask'),
+  grant: fc.constantFrom('none' as const, 'valid' as const, 'stale' as const),
+  allowRule: fc.boolean(),
+  readOnlyHint: fc.boolean(),
+  serverTrusted: fc.boolean(),
+});
+
+const CALL_ARGS = { path: '/home/me/notes.txt' };
+
+interface Built {
+  compiled: ReturnType<typeof compilePolicy>;
+  tool: ToolDefinition;
+  chat: ChatApprovalState;
+}
+
+/** The policy, tool and chat that a combination of factors describes, for `Files.write_file {path: /home/me/notes.txt}`. */
+function build(factors: PrecedenceFactors, noise: Noise): Built {
+  const annotations = factors.readOnlyHint ? { readOnlyHint: true } : noise.annotateFalse ? { readOnlyHint: false } : undefined;
+  const tool = makeTool('Files', 'write_file', annotations ? { annotations } : {});
+  const earlier = makeTool('Files', 'write_file', { description: 'an earlier definition', ...(annotations ? { annotations } : {}) });
+  const holds = noise.matchingCondition ? { args: [{ pointer: '/path', match: 'glob' as const, value: '/home/**' }] } : {};
+  const matching = (id: string, ruleEffect: 'allow' | 'ask' | 'deny'): ApprovalPolicy['rules'][number] => ({ id, effect: ruleEffect, server: noise.serverGlob, tool: noise.toolGlob, ...holds });
+  const decoy = (id: string, { effect: ruleEffect, kind }: Noise['decoys'][number]): ApprovalPolicy['rules'][number] =>
+    kind === 'other-tool'
+      ? { id, effect: ruleEffect, server: '*', tool: 'read_file' }
+      : { id, effect: ruleEffect, server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] };
+  const rules = [
+    ...(factors.userDeny ? [matching('user-deny', 'deny')] : []),
+    ...(factors.askRule ? [matching('user-ask', 'ask')] : []),
+    ...(factors.allowRule ? [matching('user-allow', 'allow')] : []),
+    ...noise.decoys.map((item, index) => decoy(`decoy-${index}`, item)),
+  ];
+  const ordered = rules.map((rule, index) => ({ rule, key: noise.order[index] ?? index })).sort((a, b) => a.key - b.key).map(({ rule }) => rule);
+  const policy = ApprovalPolicySchema.parse({
+    mode: factors.globalMode,
+    servers: { Files: { autoApprove: factors.serverAutoApprove }, ...(noise.otherSettings ? { Shell: { autoApprove: true } } : {}) },
+    tools: {
+      Files: { write_file: factors.toolSetting, ...(noise.otherSettings ? { read_file: 'auto-approve' } : {}) },
+      ...(noise.otherSettings ? { Shell: { write_file: 'auto-approve' } } : {}),
+    },
+    rules: ordered,
+  });
+  const needsManaged = factors.managedDeny || factors.organisationForbidsNeverAsk || noise.managedEvenWithoutRules;
+  const managed = needsManaged
+    ? ManagedPolicySchema.parse({
+        disallowNeverAsk: factors.organisationForbidsNeverAsk,
+        rules: [
+          ...(factors.managedDeny ? [{ id: 'org-deny', server: noise.serverGlob, tool: noise.toolGlob, ...holds }] : []),
+          { id: 'org-decoy', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] },
+        ],
+      })
+    : null;
+  const grants: ChatGrant[] = [];
+  if (noise.foreignGrants) {
+    grants.push({ chatId: OTHER_CHAT, serverName: 'Files', toolName: 'write_file', definitionHash: tool.definitionHash, grantedAt: 1 });
+    grants.push({ chatId: CHAT, serverName: 'Files', toolName: 'read_file', definitionHash: tool.definitionHash, grantedAt: 1 });
+  }
+  if (factors.grant !== 'none') grants.push({ chatId: CHAT, serverName: 'Files', toolName: 'write_file', definitionHash: (factors.grant === 'valid' ? tool : earlier).definitionHash, grantedAt: 2 });
+  const trusted = [...(factors.serverTrusted ? ['Files'] : []), ...(noise.otherSettings ? ['Shell'] : [])];
+  return { compiled: compilePolicy(policy, managed, trusted), tool, chat: { id: CHAT, mode: factors.chatMode, grants } };
+}
+
+/** The pipeline's decision and trace agree with the table: outcome, source, step, `keepsAsking`, and what a stale grant adds. */
+function expectAgreement(factors: PrecedenceFactors, noise: Noise): void {
+  const { compiled, tool, chat } = build(factors, noise);
+  const trace: ConsideredStep[] = [];
+  const decision = decide({ call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat }, compiled, trace);
+  const expected = expectedDecision(factors);
+  const label = JSON.stringify(factors);
+  expect({ outcome: decision.outcome, kind: decision.source.kind, keepsAsking: decision.keepsAsking !== undefined }, label).toEqual({
+    outcome: expected.outcome,
+    kind: expected.kind,
+    keepsAsking: expected.keepsAsking,
+  });
+  // explain's trace follows the same order: steps never go back, and the last one decided at the table's step.
+  expect(trace.at(-1), label).toMatchObject({ step: expected.step, kind: expected.kind, result: 'decided' });
+  expect(trace.slice(0, -1).every((step) => step.result !== 'decided'), label).toBe(true);
+  expect(trace.every((step, index) => index === 0 || step.step >= (trace[index - 1]?.step ?? 0)), label).toBe(true);
+  if (expected.kind === 'tool-setting' || expected.kind === 'chat-mode') {
+    expect(decision.source.setting, label).toBe(expected.step === 3 ? 'always-ask' : expected.kind === 'tool-setting' ? 'auto-approve' : 'never-ask');
+  }
+  const stale = factors.grant === 'stale' && expected.step >= 3;
+  expect(decision.definitionChanged, label).toBe(stale);
+  if (stale && expected.outcome === 'ask' && !expected.keepsAsking) expect(decision.reason, label).toMatch(/^Asked because this tool changed since you allowed it/);
+  else expect(decision.reason, label).toBe(trace.at(-1)?.detail);
+}
+
+describe('the precedence table (docs/dev/architecture.md, the decision pipeline)', () => {
+  it('decides every one of the 20,736 combinations as the table does', () => {
+    let count = 0;
+    for (const factors of everyCombination()) {
+      expectAgreement(factors, NO_NOISE);
+      count += 1;
+    }
+    expect(count).toBe(2 * 2 * 3 * 2 * 2 * 3 * 2 * 3 * 3 * 2 * 2 * 2);
+  });
+
+  it('agrees with the table whatever surrounds the call: rule order, globs, decoy rules, other settings, other chats', () => {
+    fc.assert(fc.property(factorsArbitrary, noiseArbitrary, (factors, noise) => expectAgreement(factors, noise)), { numRuns: 2_000 });
+  });
+
+  it('an explicit ask is silenced only by a deny rule or approvals off: never by a grant, a never-ask chat, an allow rule or auto-approve', () => {
+    fc.assert(
+      fc.property(scenario, (input) => {
+        const { policy, managed, tool, chat } = input;
+        const explicitAsk =
+          policy.rules.some((rule) => rule.effect === 'ask' && ruleMatches(rule, input)) ||
+          policy.tools[tool.serverName]?.[tool.name] === 'always-ask' ||
+          chat.mode === 'always-ask';
+        fc.pre(explicitAsk);
+        const decision = decideScenario(input);
+        if (decision.outcome === 'allow') {
+          expect(decision.source.kind).toBe('approvals-off');
+          expect(policy.mode === 'never-ask' && !(managed?.disallowNeverAsk ?? false)).toBe(true);
+        } else if (decision.outcome === 'ask') {
+          expect(decision.keepsAsking).toBeDefined();
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('a grant adds nothing to an explicit ask: with or without it, the same decision', () => {
+    fc.assert(
+      fc.property(factorsArbitrary, noiseArbitrary, (factors, noise) => {
+        fc.pre(expectedDecision(factors).step === 3);
+        const decideWith = (grant: PrecedenceFactors['grant']): PolicyDecision => {
+          const { compiled, tool, chat } = build({ ...factors, grant }, noise);
+          return decide({ call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat }, compiled);
+        };
+        expect(decideWith('valid')).toEqual(decideWith('none'));
+      }),
+      RUNS,
+    );
+  });
+});
+
+function ruleMatches(rule: ApprovalPolicy['rules'][number], { tool, args }: Scenario): boolean {
+  const compiled = compileRule(rule, { managed: false });
+  return compiled.matchesServer(tool.serverName) && compiled.matchesTool(tool.name) && compiled.matchesArgs(args);
+}

@@ -83,17 +83,26 @@ describe('the decision pipeline, step by step', () => {
     });
   });
 
-  it("3. allows a tool this chat allowed, with the time the person chose 'Allow for this chat'", () => {
-    const decision = run(policyOf(), writeFile, {}, chat('always-ask', [grantOf(CHAT, writeFile, AT_14_02)]));
+  it("4. allows a tool this chat allowed, with the time the person chose 'Allow for this chat'", () => {
+    const decision = run(policyOf(), writeFile, {}, chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]));
     expect(decision).toEqual({
       outcome: 'allow',
       source: { kind: 'chat-grant', serverName: 'Files', toolName: 'write_file', grantedAt: AT_14_02 },
       reason: "Allowed for this chat (you chose 'Allow for this chat' at 14:02)",
       definitionChanged: false,
     });
+    // Changed by the revised order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3), which
+    // the grant does not silence; this was an allow by the grant before.
+    expect(run(policyOf(), writeFile, {}, chat('always-ask', [grantOf(CHAT, writeFile, AT_14_02)]))).toEqual({
+      outcome: 'ask',
+      source: { kind: 'chat-mode', setting: 'always-ask' },
+      reason: "Asked because this chat is set to 'Always ask'",
+      definitionChanged: false,
+      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': this chat is set to 'Always ask'.",
+    });
   });
 
-  it('3. asks again when the tool changed since it was allowed, and says so', () => {
+  it('4. asks again when the tool changed since it was allowed, and says so', () => {
     const changed = changedTool(writeFile);
     const decision = run(policyOf(), changed, {}, chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]));
     expect(decision.outcome).toBe('ask');
@@ -101,13 +110,13 @@ describe('the decision pipeline, step by step', () => {
     expect(decision.reason).toBe('Asked because this tool changed since you allowed it for this chat at 14:02');
   });
 
-  it("3. never uses another chat's grant, nor a grant without the tool's definition", () => {
+  it("4. never uses another chat's grant, nor a grant without the tool's definition", () => {
     expect(run(policyOf(), writeFile, {}, chat('use-tool-settings', [grantOf(OTHER_CHAT, writeFile)])).outcome).toBe('ask');
     const unknownTool = decide({ call: { serverName: 'Files', toolName: 'write_file', args: {} }, chat: chat('use-tool-settings', [grantOf(CHAT, writeFile)]) }, policyOf());
     expect(unknownTool.outcome).toBe('ask');
   });
 
-  it("4. allows in a chat set to 'Never ask', unless the organisation forbids it", () => {
+  it("5. allows in a chat set to 'Never ask', unless the organisation forbids it", () => {
     expect(run(policyOf(), writeFile, {}, chat('never-ask'))).toEqual({
       outcome: 'allow',
       source: { kind: 'chat-mode', setting: 'never-ask' },
@@ -119,17 +128,18 @@ describe('the decision pipeline, step by step', () => {
     expect(forbidden.reason).toBe("Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored");
   });
 
-  it("4. asks in a chat set to 'Always ask', even when rules and settings would allow", () => {
+  it("3. asks in a chat set to 'Always ask', even when rules and settings would allow", () => {
     const policy = policyOf({ servers: { Files: { autoApprove: true } }, rules: [{ id: 'r', effect: 'allow', server: '*', tool: '*' }] });
     expect(run(policy, readFile, {}, chat('always-ask'))).toEqual({
       outcome: 'ask',
       source: { kind: 'chat-mode', setting: 'always-ask' },
       reason: "Asked because this chat is set to 'Always ask'",
       definitionChanged: false,
+      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': this chat is set to 'Always ask'.",
     });
   });
 
-  it('5. ask rules beat allow rules, and both beat the tool and server settings', () => {
+  it('3, 6. ask rules beat allow rules, and both beat the tool and server settings', () => {
     const policy = policyOf({
       servers: { Files: { autoApprove: true } },
       tools: { Files: { write_file: 'auto-approve' } },
@@ -144,7 +154,7 @@ describe('the decision pipeline, step by step', () => {
     expect(run(policy, readFile)).toMatchObject({ outcome: 'allow', reason: 'Auto-approved by your rule #1: Files *' });
   });
 
-  it('6. the tool setting beats the server setting, which beats the global one', () => {
+  it('3, 7. the tool setting beats the server setting, which beats the global one', () => {
     const policy = policyOf({
       mode: 'auto-approve-read-only-trusted',
       servers: { Files: { autoApprove: true } },
@@ -155,6 +165,7 @@ describe('the decision pipeline, step by step', () => {
       source: { kind: 'tool-setting', serverName: 'Files', toolName: 'read_file', setting: 'always-ask' },
       reason: "Asked because of the tool setting 'Files.read_file' (always ask)",
       definitionChanged: false,
+      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.read_file' is 'Always ask'.",
     });
     expect(run(policy, writeFile)).toEqual({
       outcome: 'allow',
@@ -169,7 +180,7 @@ describe('the decision pipeline, step by step', () => {
     });
   });
 
-  it('7. auto-approves read-only tools only of trusted servers, only in that global mode', () => {
+  it('8. auto-approves read-only tools only of trusted servers, only in that global mode', () => {
     const trusted = policyOf({ mode: 'auto-approve-read-only-trusted' }, undefined, ['Files']);
     expect(run(trusted, readFile)).toEqual({
       outcome: 'allow',
@@ -185,6 +196,67 @@ describe('the decision pipeline, step by step', () => {
     expect(run(policyOf({}, undefined, ['Files']), readFile).source.kind).toBe('global-setting');
     // The server's approval settings say nothing about trust: auto-approve alone does not make its hints count.
     expect(run(policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Evil: { autoApprove: false } } }, undefined, ['Files']), untrusted).outcome).toBe('ask');
+  });
+
+  it("3. an explicit ask is never silenced by a chat grant, a 'Never ask' chat, an allow rule or auto-approve; the card is told why", () => {
+    const grant = grantOf(CHAT, writeFile, AT_14_02);
+    const everythingAllows = {
+      servers: { Files: { autoApprove: true } },
+      rules: [{ id: 'allow-all', effect: 'allow', server: '*', tool: '*' }],
+    };
+    // The tool set to 'Always ask', with a grant for exactly this definition, in a 'Never ask' chat.
+    const toolAsks = policyOf({ ...everythingAllows, tools: { Files: { write_file: 'always-ask' } } });
+    expect(run(toolAsks, writeFile, {}, chat('never-ask', [grant]))).toEqual({
+      outcome: 'ask',
+      source: { kind: 'tool-setting', serverName: 'Files', toolName: 'write_file', setting: 'always-ask' },
+      reason: "Asked because of the tool setting 'Files.write_file' (always ask)",
+      definitionChanged: false,
+      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.",
+    });
+    // An ask rule, the same way; it is named by its number and its words.
+    const ruleAsks = policyOf({ ...everythingAllows, rules: [...everythingAllows.rules, { id: 'look', effect: 'ask', server: 'Files', tool: 'write_*' }] });
+    expect(run(ruleAsks, writeFile, {}, chat('never-ask', [grant]))).toMatchObject({
+      outcome: 'ask',
+      source: { kind: 'ask-rule', ruleId: 'look', ruleNumber: 2 },
+      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': your rule #2 asks every time (Files write_*).",
+    });
+    // A tool setting to ask beats its server's auto-approve, and the server's auto-approve alone is no explicit ask.
+    expect(run(policyOf(everythingAllows), writeFile, {}, chat('use-tool-settings', [grant])).source.kind).toBe('chat-grant');
+  });
+
+  it('2, 3. approvals off stands above an explicit ask, unless the organisation forbids it', () => {
+    const policy = { mode: 'never-ask', tools: { Files: { write_file: 'always-ask' } } };
+    expect(run(policyOf(policy), writeFile, {}, chat('always-ask')).source.kind).toBe('approvals-off');
+    expect(run(policyOf(policy, { disallowNeverAsk: true }), writeFile, {}, chat('always-ask')).source).toEqual({
+      kind: 'tool-setting', serverName: 'Files', toolName: 'write_file', setting: 'always-ask',
+    });
+  });
+
+  it('3. a stale grant beside an explicit ask: the explicit ask is the reason, and the change is still shown', () => {
+    const changed = changedTool(writeFile);
+    const decision = run(policyOf({ tools: { Files: { write_file: 'always-ask' } } }), changed, {}, chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]));
+    expect(decision).toMatchObject({
+      outcome: 'ask',
+      reason: "Asked because of the tool setting 'Files.write_file' (always ask)",
+      definitionChanged: true,
+    });
+    expect(decision.keepsAsking).toBeDefined();
+  });
+
+  it('explain: the trace of an explicit ask says which setting asked, and where a grant would have stood', () => {
+    const trace: ConsideredStep[] = [];
+    const decision = decide(
+      { call: { serverName: 'Files', toolName: 'write_file', args: {} }, tool: writeFile, chat: chat('never-ask', [grantOf(CHAT, writeFile)]) },
+      policyOf({ tools: { Files: { write_file: 'always-ask' } } }),
+      trace,
+    );
+    expect(trace.map((step) => [step.step, step.kind, step.result])).toEqual([
+      [1, 'deny-rule', 'passed'],
+      [2, 'approvals-off', 'passed'],
+      [3, 'ask-rule', 'passed'],
+      [3, 'tool-setting', 'decided'],
+    ]);
+    expect(trace.at(-1)?.detail).toBe(decision.reason);
   });
 
   it('1. a matching deny rule beats approvals off, server bypass, chat grants and never-ask chats', () => {
@@ -276,13 +348,15 @@ describe('explain', () => {
       [1, 'managed-deny-rule', 'passed'],
       [1, 'deny-rule', 'passed'],
       [2, 'approvals-off', 'passed'],
-      [3, 'chat-grant', 'passed'],
-      [4, 'chat-mode', 'passed'],
-      [5, 'ask-rule', 'passed'],
-      [5, 'allow-rule', 'passed'],
-      [6, 'tool-setting', 'passed'],
-      [6, 'server-setting', 'passed'],
-      [7, 'trusted-read-only', 'decided'],
+      [3, 'ask-rule', 'passed'],
+      [3, 'tool-setting', 'passed'],
+      [3, 'chat-mode', 'passed'],
+      [4, 'chat-grant', 'passed'],
+      [5, 'chat-mode', 'passed'],
+      [6, 'allow-rule', 'passed'],
+      [7, 'tool-setting', 'passed'],
+      [7, 'server-setting', 'passed'],
+      [8, 'trusted-read-only', 'decided'],
     ]);
     expect(trace.at(-1)?.detail).toBe(decision.reason);
   });

@@ -40,4 +40,15 @@ export const reasons = {
   noAllowSource: (): string => 'Asked: no rule or setting allows this tool without asking',
   changed: (grant: ChatGrant): string =>
     `Asked because this tool changed since you allowed it for this chat at ${clockTime(grant.grantedAt)}`,
+  /**
+   * Step 3's explicit asks, as the card and the CLI show them beside "Allow for this chat": the grant is
+   * recorded but cannot silence the setting that asks (docs/user/approvals.md, "Which setting wins").
+   */
+  keepsAsking: {
+    askRule: (rule: CompiledRule): string =>
+      `This tool will keep asking, even after 'Allow for this chat': ${ruleName(rule)} asks every time (${rule.description}).`,
+    toolAlwaysAsk: (server: string, tool: string): string =>
+      `This tool will keep asking, even after 'Allow for this chat': the tool setting '${server}.${tool}' is 'Always ask'.`,
+    chatAlwaysAsk: (): string => "This tool will keep asking, even after 'Allow for this chat': this chat is set to 'Always ask'.",
+  },
 };

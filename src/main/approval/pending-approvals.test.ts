@@ -9,9 +9,10 @@ import { createEventHub } from '../event-hub';
 import { openDatabase, type Database } from '../storage/database';
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore, type ChatApprovalStore } from './chat-approval-store';
+import { denyCheck } from './decision-pipeline';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
-import { makeTool, recordingAuditLog, refusal, requestFor, type RecordingAuditLog } from './testing/fixtures';
+import { makeTool, policyOf, recordingAuditLog, refusal, requestFor, type RecordingAuditLog } from './testing/fixtures';
 
 const START = Date.UTC(2025, 0, 2, 12, 0, 0);
 const writeFile = makeTool('Files', 'write_file', {
@@ -23,6 +24,11 @@ const writeFile = makeTool('Files', 'write_file', {
   },
 });
 const readFile = makeTool('Files', 'read_file');
+/** The organisation forbids writing /etc; the person forbids any file named forbidden*. */
+const DENY_POLICY = policyOf(
+  { rules: [{ id: 'no-forbidden', effect: 'deny', server: 'Files', tool: 'write_file', args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }] }] },
+  { rules: [{ id: 'no-etc', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] },
+);
 
 let dir: string;
 let db: Database;
@@ -53,6 +59,7 @@ function start(): void {
     audit,
     events,
     validator: createArgumentsValidator(),
+    denyCheck: (call) => denyCheck(call, DENY_POLICY),
     timeoutSeconds: () => timeoutSeconds,
     onError: (error) => errors.push(error),
   });
@@ -201,6 +208,26 @@ describe('submitting an approval message', () => {
     const fine = pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: '/tmp/edited', count: 2 } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]);
     expect(fine[0]).toMatchObject({ args: { path: '/tmp/edited', count: 2 }, edited: true, outcome: 'allow_once' });
     expect(audit.decisions[0]).toMatchObject({ args: { path: '/tmp/a' }, editedArgs: { path: '/tmp/edited', count: 2 } });
+  });
+
+  it("refuses edited arguments a deny rule refuses, the organisation's first, naming the rule; nothing is applied", () => {
+    const error = refusal(() =>
+      pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: 'forbidden.txt' } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
+    );
+    expect(error.code).toBe('invalid_input');
+    expect(error.message).toMatch(/^The approval was not applied: tool call 'a1' has edited arguments that a deny rule refuses \(Denied by your rule #1: /);
+    expect(error.details).toEqual({
+      problems: [{ toolCallId: 'a1', problem: expect.stringContaining('Denied by your rule #1'), deniedBy: { source: { kind: 'deny-rule', ruleId: 'no-forbidden', ruleNumber: 1 }, reason: expect.any(String) } }],
+    });
+    expectNothingApplied();
+    // The organisation's rule is checked first, on any path of the edit.
+    const managed = refusal(() =>
+      pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION', { editedArgs: { path: '/etc/forbidden' } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
+    );
+    expect(managed.details).toMatchObject({ problems: [{ toolCallId: 'a1', deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-etc' } } }] });
+    expect(managed.message).toContain("Denied by your organisation's policy, rule 'no-etc'");
+    expectNothingApplied();
+    expect(chatStore.grantsOf(chatA)).toEqual([]);
   });
 
   it('refuses edits with a deny decision', () => {

@@ -9,13 +9,13 @@ import type {
 import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
-import { checkSubmission, type CheckedApproval } from './approval-submission';
+import { checkSubmission, type CheckedApproval, type DenyCheck } from './approval-submission';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
 
 /**
- * The calls that wait for a person, per chat (ARCHITECTURE.md §4). They are kept in SQLite and
+ * The calls that wait for a person, per chat (docs/dev/architecture.md "The approval round trip"). They are kept in SQLite and
  * survive a restart, timers included. Every resolution is recorded in the audit log before it is
  * applied, and only `allow_*` resolutions may run.
  */
@@ -52,6 +52,8 @@ export interface PendingApprovalsDependencies {
   audit: AuditRecorder;
   events: EventHub;
   validator: ArgumentsValidator;
+  /** The deny step of the decision pipeline, for edited arguments. */
+  denyCheck: DenyCheck;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
   timeoutSeconds: () => number;
   now?: () => number;
@@ -66,7 +68,7 @@ const DECISIONS: Record<ToolCallDecision, { outcome: ResolutionOutcome; words: s
 };
 
 export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
-  const { store, chatStore, audit, events, validator } = dependencies;
+  const { store, chatStore, audit, events, validator, denyCheck } = dependencies;
   const now = dependencies.now ?? (() => Date.now());
   const onError = dependencies.onError ?? (() => {});
   const listeners = new Set<(resolutions: readonly ApprovalResolution[]) => void>();
@@ -219,7 +221,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     list: (chatId) => store.waiting(chatId),
     allWaiting: () => store.allWaiting(),
     submit(chatId, approvals) {
-      const checked = checkSubmission(chatId, approvals, store, validator);
+      const checked = checkSubmission(chatId, approvals, store, validator, denyCheck);
       const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({
         chatId,
         exchangeId,

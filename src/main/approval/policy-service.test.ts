@@ -196,7 +196,7 @@ describe('the policy service', () => {
     service.update({ mode: 'never-ask', servers: { Shell: { autoApprove: true } } });
     expect(service.view().warnings).toEqual([
       { kind: 'approvals-off', message: 'Approvals are off (never ask): tools run without asking you, unless a deny rule stops them.' },
-      { kind: 'server-auto-approve', serverName: 'Shell', message: "Every tool of 'Shell' runs without asking you (server setting)." },
+      { kind: 'server-auto-approve', serverName: 'Shell', message: "Every tool of 'Shell' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks." },
     ]);
   });
 

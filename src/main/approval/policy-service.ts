@@ -184,7 +184,7 @@ function warningsOf(compiled: CompiledPolicy): PolicyWarning[] {
   }
   for (const [serverName, settings] of Object.entries(compiled.policy.servers)) {
     if (settings.autoApprove) {
-      warnings.push({ kind: 'server-auto-approve', serverName, message: `Every tool of '${serverName}' runs without asking you (server setting).` });
+      warnings.push({ kind: 'server-auto-approve', serverName, message: `Every tool of '${serverName}' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks.` });
     }
   }
   return warnings;

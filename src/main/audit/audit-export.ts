@@ -14,6 +14,9 @@ import { csvRecord } from './csv';
 import { ChunkedLineWriter, EXPORT_CHUNK_BYTES } from './export-lines';
 import { exportLineQuery, joinExportLine } from './export-sql';
 
+/** The data folder's folder for exports: the only place the contract's `audit.export` writes to. */
+export const EXPORTS_FOLDER_NAME = 'exports';
+
 /** The first line of every export names it, so a file can be recognised and checked on its own. */
 export const EXPORT_MARKER = 'aiWorkbenchAuditExport';
 export const EXPORT_VERSION = 1;
@@ -113,9 +116,10 @@ function csvHeader(header: ExportHeader): string {
 }
 
 /**
- * Where the export may go. Until the UI puts a save dialog in front, the renderer names the path, so it
- * is held to: absolute; the format's extension (so no export ever replaces `.bashrc` or a database);
- * an existing folder outside the data folder; an existing file only with `overwrite`.
+ * Where the export may go: absolute; the format's extension (so no export ever replaces `.bashrc` or a
+ * database); an existing folder outside the data folder (or its exports/ folder); an existing file only with
+ * `overwrite`. Any such path is for the person's own command line (`workbench audit export --out`); what the
+ * contract may name is narrower still (export-folder.ts).
  */
 async function exportTarget({ path: requested, format, dataDir, overwrite }: ExportAuditLogOptions): Promise<string> {
   const refuse = (why: string): WorkbenchError => new WorkbenchError('invalid_input', `Cannot export the audit log to ${requested}: ${why}.`, { path: requested });
@@ -129,7 +133,10 @@ async function exportTarget({ path: requested, format, dataDir, overwrite }: Exp
     throw refuse('its folder does not exist');
   }
   const data = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
-  if (isInside(folder, data)) throw refuse('it is inside the data folder, next to the database, settings and secrets');
+  // The data folder's exports/ is the one place in it meant for exports (export-folder.ts).
+  if (isInside(folder, data) && folder !== path.join(data, EXPORTS_FOLDER_NAME)) {
+    throw refuse('it is inside the data folder, next to the database, settings and secrets');
+  }
   const target = path.join(folder, path.basename(resolved));
   const existing = await fs.lstat(target).catch(() => null);
   if (existing) {

@@ -42,7 +42,7 @@ export interface ToolResultRecord extends AuditedCall {
 }
 
 /**
- * The append-only, hash-chained audit log (ARCHITECTURE.md §6). Speaks in intents; no SQL crosses it.
+ * The append-only, hash-chained audit log (docs/user/audit-log.md). Speaks in intents; no SQL crosses it.
  * Every method raises on failure; nothing is swallowed into an empty answer.
  */
 export interface AuditRecorder {
@@ -70,6 +70,11 @@ export interface AuditLog extends AuditRecorder {
   verify(request?: AuditVerifyRequest): Promise<AuditVerifyResult>;
   /** The last row's sequence and hash (sequence 0 and the genesis hash when the log is empty). */
   head(): AuditHead;
+  /**
+   * Puts back the log's protections (append-only triggers, the count of rows ever written) when they are
+   * missing or altered, and records that; done when the log is opened, and by the host when it closes (audit-guard.ts).
+   */
+  checkProtections(): void;
 }
 
 /** Called now and then during a long export or verification. */

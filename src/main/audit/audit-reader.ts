@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { AuditHead } from '../../shared/audit';
 import type { AuditExportFormat } from '../../shared/audit';
+import { readGuardState, type AuditGuardState } from './audit-guard';
 import { AUDIT_COLUMNS_SQL, GENESIS_HASH } from './audit-row';
 import { exportLineQuery } from './export-sql';
 
@@ -46,6 +47,8 @@ export interface AuditSnapshot {
   sequenceOfHash(hash: string): number | null;
   /** The stored hash of the row with this sequence, or null when there is none. */
   hashAt(sequence: number): string | null;
+  /** What the log remembers about itself: the rows ever written, the times its protections were put back. */
+  guardState(): AuditGuardState;
 }
 
 function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
@@ -65,5 +68,6 @@ function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
     exportLines: (format, throughSequence) => lines[format].iterate(throughSequence) as IterableIterator<unknown[]>,
     sequenceOfHash: (hash) => (byHash.get(hash) as number | undefined) ?? null,
     hashAt: (sequence) => (hashAt.get(sequence) as string | undefined) ?? null,
+    guardState: () => readGuardState(db),
   };
 }

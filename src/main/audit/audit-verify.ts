@@ -3,7 +3,8 @@ import { HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX, SEQUENCE_INDEX } from
 import { ChainChecker, type ChainLink } from './chain-check';
 import { intactInParallel, PARALLEL_FROM_ROWS } from './parallel-verify';
 import type { AuditProgressListener } from './audit-log';
-import { ROWS_PER_PROGRESS, ROWS_PER_SLICE, withAuditSnapshot, yieldToEventLoop } from './audit-reader';
+import { ROWS_PER_PROGRESS, ROWS_PER_SLICE, withAuditSnapshot, yieldToEventLoop, type AuditSnapshot } from './audit-reader';
+import { withGuardState } from './audit-guard';
 
 export interface VerifyOptions {
   /** A row trusted from elsewhere (an earlier export's header): the log must still hold it, unchanged. */
@@ -44,31 +45,37 @@ export class StoredRowLink implements ChainLink {
  */
 export function verifyAuditDatabase(databaseFile: string, options: VerifyOptions = {}): Promise<AuditVerifyResult> {
   return withAuditSnapshot(databaseFile, async (snapshot) => {
-    const head = snapshot.recordedHead();
     const last = snapshot.lastRow();
-    const total = last.sequence;
-    if (options.workerFile !== undefined && total >= PARALLEL_FROM_ROWS) {
-      const anchorHash = options.anchor ? snapshot.hashAt(options.anchor.sequence) : undefined;
-      if (await intactInParallel({ databaseFile, workerFile: options.workerFile, last, head, anchor: options.anchor, anchorHash, onProgress: options.onProgress })) {
-        return { ok: true, rowCount: total, head: last };
-      }
-    }
-    const checker = new ChainChecker({ head, anchor: options.anchor });
-    const rows = snapshot.rows();
-    let done = 0;
-    try {
-      for (const values of rows) {
-        if (!checker.push(new StoredRowLink(values))) break;
-        done++;
-        if (done % ROWS_PER_PROGRESS === 0) options.onProgress?.(done, total);
-        if (done % ROWS_PER_SLICE === 0) await yieldToEventLoop();
-      }
-    } finally {
-      rows.return?.();
-    }
-    const problem = await checker.finish({ sequenceOfHash: async (hash) => snapshot.sequenceOfHash(hash) });
-    options.onProgress?.(problem ? checker.verified : done, total);
-    if (problem) return { ok: false, rowCount: Math.min(checker.verified, Math.max(0, problem.sequence - 1)), problem };
-    return { ok: true, rowCount: checker.verified, head: checker.last };
+    return withGuardState(await verifyChain(databaseFile, snapshot, last, options), snapshot.guardState(), last);
   });
 }
+
+/** The chain alone: every row's hash and link, the recorded head, the anchor. */
+async function verifyChain(databaseFile: string, snapshot: AuditSnapshot, last: AuditHead, options: VerifyOptions): Promise<AuditVerifyResult> {
+  const head = snapshot.recordedHead();
+  const total = last.sequence;
+  if (options.workerFile !== undefined && total >= PARALLEL_FROM_ROWS) {
+    const anchorHash = options.anchor ? snapshot.hashAt(options.anchor.sequence) : undefined;
+    if (await intactInParallel({ databaseFile, workerFile: options.workerFile, last, head, anchor: options.anchor, anchorHash, onProgress: options.onProgress })) {
+      return { ok: true, rowCount: total, head: last };
+    }
+  }
+  const checker = new ChainChecker({ head, anchor: options.anchor });
+  const rows = snapshot.rows();
+  let done = 0;
+  try {
+    for (const values of rows) {
+      if (!checker.push(new StoredRowLink(values))) break;
+      done++;
+      if (done % ROWS_PER_PROGRESS === 0) options.onProgress?.(done, total);
+      if (done % ROWS_PER_SLICE === 0) await yieldToEventLoop();
+    }
+  } finally {
+    rows.return?.();
+  }
+  const problem = await checker.finish({ sequenceOfHash: async (hash) => snapshot.sequenceOfHash(hash) });
+  options.onProgress?.(problem ? checker.verified : done, total);
+  if (problem) return { ok: false, rowCount: Math.min(checker.verified, Math.max(0, problem.sequence - 1)), problem };
+  return { ok: true, rowCount: checker.verified, head: checker.last };
+}
+

@@ -1,51 +1,19 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTempAuditLog, type TempAuditLog } from './audit-test-support';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, rowValues, type StoredAuditRow } from './audit-row';
+import { builtAssets } from '../assets';
+import { fillLogFast, openTempAuditLog, type TempAuditLog } from './audit-test-support';
 import { verifyAuditDatabase } from './audit-verify';
 import { intactInParallel, PARALLEL_FROM_ROWS } from './parallel-verify';
 
-const WORKER = path.join(import.meta.dirname, 'audit-worker.ts');
+const WORKER = builtAssets().auditWorker;
 const ROWS = PARALLEL_FROM_ROWS + 1234;
 
 let target: TempAuditLog;
 
-/** Fills the log fast: one transaction, rows chained as the log chains them. */
-function fill(rows: number): void {
-  const insert = target.db.prepare(AUDIT_INSERT_SQL);
-  target.db.transaction(() => {
-    let previousHash = GENESIS_HASH;
-    for (let sequence = 1; sequence <= rows; sequence++) {
-      const row: StoredAuditRow = {
-        sequence,
-        time: new Date(Date.UTC(2026, 0, 1) + sequence).toISOString(),
-        kind: 'result',
-        chatId: `chat-${sequence % 7}`,
-        exchangeId: null,
-        toolCallId: `call-${sequence}`,
-        serverName: 'Files',
-        toolName: 'read_file',
-        definitionHash: null,
-        ...NO_DECISION,
-        outcome: 'success',
-        durationMs: sequence / 8,
-        resultBytes: sequence,
-        error: null,
-        previousHash,
-        hash: '',
-      };
-      const values = rowValues(row);
-      previousHash = hashOfStoredRow(values);
-      values[HASH_INDEX] = previousHash;
-      insert.run(values);
-    }
-  })();
-}
-
 beforeAll(() => {
   target = openTempAuditLog('aiwb-parallel-');
-  fill(ROWS);
+  fillLogFast(target.db, ROWS);
 }, 60_000);
 
 afterAll(() => target.close());

@@ -18,7 +18,8 @@ export interface RangeSummary {
   broken: boolean;
 }
 
-const PROGRESS_EVERY = 16_384;
+/** Rows between two progress reports from a worker. */
+export const RANGE_PROGRESS_EVERY = 16_384;
 
 /**
  * Checks one slice of the chain on a read-only connection of its own: every row's hash against its
@@ -43,7 +44,7 @@ export function checkRange({ databaseFile, after, through }: RangeRequest, onPro
       first ??= { sequence, previousHash };
       last = { sequence, hash };
       rows++;
-      if (rows % PROGRESS_EVERY === 0) onProgress(rows);
+      if (rows % RANGE_PROGRESS_EVERY === 0) onProgress(rows);
     }
     return { rows, first, last, broken: false };
   } finally {

@@ -2,6 +2,7 @@ import type { AuditEntry, AuditHead } from '../../shared/audit';
 import { canonicalJson } from '../../shared/canonical-json';
 import type { Database } from '../storage/database';
 import { exportAuditLog } from './audit-export';
+import { guardAuditLog } from './audit-guard';
 import type { AuditLog, DecisionRecord, ToolResultRecord } from './audit-log';
 import { createAuditQuery } from './audit-query';
 import { checkDecisionRecord, checkToolResultRecord } from './audit-records';
@@ -31,6 +32,8 @@ const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 
 /** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
 export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile }: SqliteAuditLogOptions): AuditLog {
+  // Before anything is appended: triggers dropped by hand are put back, and the rows that came in without them recorded.
+  guardAuditLog(db, now);
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
   const insert = db.prepare(AUDIT_INSERT_SQL);
   const query = createAuditQuery(db);
@@ -100,6 +103,9 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
     verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile }),
     head: readHead,
+    checkProtections: () => {
+      guardAuditLog(db, now);
+    },
   };
 }
 

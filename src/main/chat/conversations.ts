@@ -12,7 +12,7 @@ import { createTextBatcher } from './text-batcher';
 import type { ExchangeRun, LoopReporter, ToolLoop } from './tool-loop';
 
 /**
- * Chats as conversations: the ONE tool loop of ARCHITECTURE.md §4 behind seed 000's message flow, for every
+ * Chats as conversations: the ONE tool loop (docs/dev/architecture.md "The tool loop") behind seed 000's message flow, for every
  * provider and every front end (app, browser mode, CLI). Progress is announced as `chat.onDidStream` events.
  *
  * Guarantees:

@@ -3,7 +3,7 @@ import type { ConversationMessage, UserMessage } from '../llm/conversation';
 import { toolResultFor } from './tool-results';
 
 /**
- * The clean conversation a provider is sent (ARCHITECTURE.md §3): user words, the model's turns with their tool
+ * The clean conversation a provider is sent (docs/dev/architecture.md "Messages"): user words, the model's turns with their tool
  * calls, and one result for each call. Approval messages, system notices and errors are bookkeeping for people and
  * the audit log; they are never sent. Consecutive user messages (after a failed exchange) are joined into one,
  * because some providers require turns to alternate.

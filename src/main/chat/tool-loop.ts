@@ -26,7 +26,7 @@ export interface LoopReporter {
 export interface ToolLoopDependencies {
   messages: MessageStore;
   provider(id: string): LlmProvider;
-  gate: Pick<ApprovalGate, 'evaluate'>;
+  gate: Pick<ApprovalGate, 'evaluate' | 'checkBeforeRun'>;
   pending: Pick<PendingApprovals, 'add'>;
   tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;
   audit: AuditRecorder;
@@ -59,7 +59,7 @@ const RESOLUTION_WORDS: Record<ApprovalResolution['outcome'], string> = {
 };
 
 /**
- * The ONE tool loop (ARCHITECTURE.md §4), written against the provider interface, the approval gate and the MCP
+ * The ONE tool loop (docs/dev/architecture.md "The tool loop"), written against the provider interface, the approval gate and the MCP
  * host, so every provider and every front end runs the same code:
  * generate → for each call: decide (the gate records allow/deny in the audit log first) → run what is allowed
  * (concurrently), refuse what is denied, keep what needs a person → when calls wait, END the reply; otherwise
@@ -103,6 +103,25 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
 
   /** Runs one allowed call: records its result in the audit log and in the record, whatever happens. */
   async function execute(run: ExchangeRun, reply: AssistantChatMessage, turn: number, record: ToolCallRecord, definitionHash: string | undefined): Promise<void> {
+    // Whoever allowed it (a rule, a person, a grant), a deny rule in force NOW still wins: one added while the call
+    // waited, or one its edited arguments hit (docs/dev/architecture.md, the decision order).
+    try {
+      const denied = gate.checkBeforeRun({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, definitionHash);
+      if (denied) {
+        record.status = 'denied';
+        record.decision = { outcome: 'deny', actor: 'policy', reason: denied.reason };
+        record.error = denied.reason;
+        run.report.toolCall(reply, turn, record);
+        return;
+      }
+    } catch (error) {
+      // Fail closed: a deny rule that cannot be checked, or whose stop cannot be recorded, keeps the tool from running.
+      record.status = 'error';
+      record.error = `The deny rules could not be checked before the call ran, so the tool did not run: ${error instanceof Error ? error.message : String(error)}`;
+      dependencies.onError(error);
+      run.report.toolCall(reply, turn, record);
+      return;
+    }
     record.status = 'running';
     record.startedAt = now();
     run.report.toolCall(reply, turn, record);

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   app,
   BrowserWindow,
@@ -18,17 +17,20 @@ import Store from 'electron-store';
 import { EVENT_CHANNEL } from '../../shared/ipc';
 import { APP_NAME } from '../../shared/app';
 import { version } from '../../../package.json';
+import { builtAssets } from '../assets';
 import { securityHeaders } from '../host/csp';
 import { createDispatcher } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
 import { readStaticFile } from '../host/static-files';
-import { createServices, isStartupProblem, type Services } from '../services';
+import { startServices, type ServicesLifecycle } from '../lifecycle';
+import { isStartupProblem, type Services } from '../services';
 import { resolveDataDir } from '../settings/data-dir';
 import { describeSettingsMigration } from '../settings/settings-migrations';
 import { plainCipher } from '../settings/secret-store';
 import type { DesktopSettings } from '../../shared/desktop';
 import type { SettingsSection } from '../settings/settings-store';
+import { describeDataFolderRepair, OWNER_ONLY_FILE } from '../storage/owner-only';
 import { aboutPanelOptions, appMenuTemplate } from './app-menu';
 import { openDesktopSettings } from './desktop-settings';
 import { startDesktopShell } from './desktop-shell';
@@ -37,9 +39,9 @@ import { externalLinkPrompt, isTrustedIpcSender, navigationVerdict, permissionGr
 import { restorableBounds, type WindowState } from './window-state';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, mainWindowOptions } from './window-options';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const rendererDir = path.join(here, '../renderer');
-const preloadPath = path.join(here, '../preload/index.cjs');
+const assets = builtAssets();
+const rendererDir = assets.rendererDir;
+const preloadPath = assets.preload;
 const devServerUrl = process.env.ELECTRON_RENDERER_URL;
 
 protocol.registerSchemesAsPrivileged([
@@ -130,9 +132,10 @@ function lockDownSession(): void {
   );
 }
 
-function wireContract(services: Services): void {
+/** Returns what stops the contract's traffic: the IPC handlers and the event forwarding. */
+function wireContract(services: Services): () => void {
   const dispatch = createDispatcher(createHandlers(services), (error, method) => console.error(`[${method}]`, error));
-  registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, (event) =>
+  const removeHandlers = registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, (event) =>
     isTrustedIpcSender(
       {
         frameUrl: event.senderFrame?.url,
@@ -142,9 +145,19 @@ function wireContract(services: Services): void {
       devServerUrl,
     ),
   );
-  services.events.subscribe((event, payload) => {
+  const unsubscribe = services.events.subscribe((event, payload) => {
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(EVENT_CHANNEL, { event, payload });
   });
+  return () => {
+    removeHandlers();
+    unsubscribe();
+  };
+}
+
+function cannotStart(error: unknown): void {
+  const message = isStartupProblem(error) ? error.message : String(error instanceof Error ? error.stack : error);
+  dialog.showErrorBox('AI Workbench cannot start', message);
+  app.exit(1);
 }
 
 function start(): void {
@@ -172,35 +185,40 @@ function start(): void {
   });
   app.on('web-contents-created', (_event, contents) => guardNavigation(contents));
 
-  void app.whenReady().then(() => {
+  void app.whenReady().then(async () => {
     lockDownSession();
     app.setAboutPanelOptions(aboutPanelOptions(APP_NAME, version, process.versions));
     Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME)));
     const keychain = safeStorageCipher(safeStorage);
     if (!keychain) console.warn('The OS offers no keychain encryption here: secrets are kept in an owner-only file instead.');
-    let services: Services;
+    let lifecycle: ServicesLifecycle;
     let desktop: SettingsSection<DesktopSettings>;
     try {
-      services = createServices({
+      lifecycle = startServices({
         dataDir,
         host: 'electron',
         version,
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
         secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
         onListenerError: (error) => console.error(error),
-        auditWorkerFile: path.join(here, 'audit-worker.js'),
+        onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
       });
-      try {
-        desktop = openDesktopSettings(services.settings);
-      } catch (error) {
-        services.close();
-        throw error;
-      }
     } catch (error) {
-      const message = isStartupProblem(error) ? error.message : String(error instanceof Error ? error.stack : error);
-      dialog.showErrorBox('AI Workbench cannot start', message);
-      app.exit(1);
+      cannotStart(error);
       return;
+    }
+    const { services } = lifecycle;
+    try {
+      desktop = openDesktopSettings(services.settings);
+    } catch (error) {
+      await lifecycle.stop();
+      cannotStart(error);
+      return;
+    }
+    const repaired = describeDataFolderRepair(services.dataFolderRepair);
+    if (repaired) {
+      console.error(repaired);
+      void dialog.showMessageBox({ type: 'info', message: 'Your data folder is now private', detail: repaired });
     }
     const migration = services.settings.migration;
     if (migration) {
@@ -210,8 +228,8 @@ function start(): void {
       if (migration.notes.length > 0) void dialog.showMessageBox({ type: 'info', message: 'Your settings were updated', detail: lines.join('\n\n') });
     }
     serveRenderer();
-    wireContract(services);
-    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false } });
+    lifecycle.addInput('contract over IPC', wireContract(services));
+    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false }, configFileMode: OWNER_ONLY_FILE });
     mainWindow = createWindow(windowStore);
     const showMainWindow = (): BrowserWindow => {
       const window = mainWindow ?? (mainWindow = createWindow(windowStore));
@@ -224,12 +242,13 @@ function start(): void {
       services,
       desktop,
       preloadPath,
-      iconPath: app.isPackaged ? path.join(process.resourcesPath, 'icon.png') : path.join(here, '../../resources/icon.png'),
+      iconPath: app.isPackaged ? path.join(process.resourcesPath, 'icon.png') : assets.icon,
       devServerUrl,
       showMainWindow,
       mainWindow: () => mainWindow,
       setAppMenu: (quickChat) => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME, quickChat))),
     });
+    lifecycle.addInput('desktop shell', () => shell.dispose());
     keepRunningInTray = () => desktop.get().tray;
     showMainWindowOnRequest = () => void showMainWindow();
     // In the background: the window is usable while the MCP servers start. Bundled servers run on this
@@ -240,22 +259,13 @@ function start(): void {
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);
     });
-    let stopped = false;
-    let stopping = false;
     app.on('will-quit', (event) => {
-      if (stopped) return;
-      // Hold the quit until every MCP server's process tree is gone, then quit for real.
+      if (lifecycle.state === 'stopped') return;
+      // Hold the quit until the services stopped in order (every MCP server's process tree gone), then quit for real.
       event.preventDefault();
-      if (stopping) return;
-      stopping = true;
-      shell.dispose();
-      void Promise.allSettled([services.conversations.dispose(), services.mcp.stop(), services.auditShipping.stop()]).finally(() => {
-        stopped = true;
-        services.close();
-        app.quit();
-      });
+      if (lifecycle.state === 'stopping') return;
+      void lifecycle.stop().then(() => app.quit());
     });
-    process.on('exit', () => services.mcp.stopNow());
   });
 
   app.on('window-all-closed', () => {

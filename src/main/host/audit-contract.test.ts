@@ -64,30 +64,62 @@ describe('audit.query over the contract', () => {
   });
 });
 
-describe('audit.export over the contract', () => {
-  it('exports to an absolute path outside the data folder and pushes progress events', async () => {
+describe('audit.export over the contract: only into the data folder\'s exports/ (issue 12 §1.6)', () => {
+  const exports = (): string => path.join(dataDir, 'exports');
+
+  it('exports by file name into exports/ (owner-only) and pushes progress events', async () => {
     const seen: AuditProgress[] = [];
     services.events.subscribe((event, payload) => {
       if (event === 'audit.onDidProgress') seen.push(payload as AuditProgress);
     });
-    const file = path.join(dir, 'audit.jsonl');
-    const result = ok(await dispatch('audit.export', { format: 'jsonl', path: file }));
+    const file = path.join(exports(), 'audit.jsonl');
+    const result = ok(await dispatch('audit.export', { format: 'jsonl', fileName: 'audit.jsonl' }));
     expect(result).toMatchObject({ path: file, format: 'jsonl', rowCount: 12, head: { sequence: 12 } });
     expect(fs.readFileSync(file, 'utf8').split('\n')).toHaveLength(14);
     expect(seen.at(-1)).toEqual({ operation: 'export', done: 12, total: 12 });
+    if (process.platform !== 'win32') expect(fs.statSync(exports()).mode & 0o777).toBe(0o700);
+    // A path inside the folder is the same; no name at all gets one with the time.
+    expect(ok(await dispatch('audit.export', { format: 'csv', path: path.join(exports(), 'by-path.csv') }))).toMatchObject({ path: path.join(exports(), 'by-path.csv') });
+    expect(ok(await dispatch('audit.export', { format: 'csv' }))).toMatchObject({ path: expect.stringMatching(/exports[\\/]ai-workbench-audit-[\d-]+\.csv$/) });
   });
 
-  it('refuses relative paths, paths in the data folder, a wrong format and an existing file', async () => {
-    expect(failed(await dispatch('audit.export', { format: 'csv', path: 'audit.csv' }))).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/absolute/) });
-    expect(failed(await dispatch('audit.export', { format: 'jsonl', path: path.join(dataDir, 'workbench.db') }))).toMatchObject({ code: 'invalid_input' });
-    expect(failed(await dispatch('audit.export', { format: 'jsonl', path: path.join(dataDir, 'a.jsonl') }))).toMatchObject({
-      code: 'invalid_input',
-      message: expect.stringMatching(/inside the data folder/),
-    });
-    expect(failed(await dispatch('audit.export', { format: 'xml', path: path.join(dir, 'a.xml') })).message).toMatch(/format: /);
-    fs.writeFileSync(path.join(dir, 'taken.csv'), '');
-    expect(failed(await dispatch('audit.export', { format: 'csv', path: path.join(dir, 'taken.csv') })).code).toBe('already_exists');
+  it('refuses any path outside exports/, even with overwrite, and writes nothing there', async () => {
+    const outside = path.join(dir, 'audit.jsonl');
+    const victim = path.join(dir, 'notes.jsonl');
+    fs.writeFileSync(victim, 'keep me');
+    for (const target of [outside, victim, path.join(dataDir, 'a.jsonl'), path.join(exports(), 'sub', 'a.jsonl'), path.join(exports(), '..', 'a.jsonl')]) {
+      const error = failed(await dispatch('audit.export', { format: 'jsonl', path: target, overwrite: true }));
+      expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('audit.export writes only into') });
+      expect(error.message).toContain('workbench audit export --out');
+    }
+    expect(fs.existsSync(outside)).toBe(false);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('keep me');
+    expect(failed(await dispatch('audit.export', { format: 'csv', path: 'audit.csv' })).message).toMatch(/writes only into/);
     expect(onInternalError).not.toHaveBeenCalled();
+  });
+
+  it('refuses names that are paths, a wrong format, and an existing file without overwrite', async () => {
+    for (const fileName of ['../a.jsonl', 'sub/a.jsonl', '..', '.hidden.jsonl', '/tmp/a.jsonl']) {
+      expect(failed(await dispatch('audit.export', { format: 'jsonl', fileName })).code).toBe('invalid_input');
+    }
+    expect(failed(await dispatch('audit.export', { format: 'jsonl', fileName: 'a.csv' })).message).toMatch(/must end in \.jsonl/);
+    expect(failed(await dispatch('audit.export', { format: 'xml', fileName: 'a.xml' })).message).toMatch(/format: /);
+    expect(failed(await dispatch('audit.export', { format: 'csv', fileName: 'a.csv', path: path.join(exports(), 'a.csv') })).message).toMatch(/not both/);
+    ok(await dispatch('audit.export', { format: 'csv', fileName: 'taken.csv' }));
+    expect(failed(await dispatch('audit.export', { format: 'csv', fileName: 'taken.csv' })).code).toBe('already_exists');
+    expect(ok(await dispatch('audit.export', { format: 'csv', fileName: 'taken.csv', overwrite: true }))).toMatchObject({ rowCount: 12 });
+  });
+
+  it('refuses an exports/ that is a link to somewhere else', async () => {
+    if (process.platform === 'win32') return;
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-elsewhere-'));
+    try {
+      fs.symlinkSync(elsewhere, exports());
+      expect(failed(await dispatch('audit.export', { format: 'jsonl', fileName: 'a.jsonl' }))).toMatchObject({ code: 'invalid_input', message: expect.stringMatching(/is not a folder/) });
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
 
@@ -99,8 +131,8 @@ describe('audit.exportPrepare and audit.exportRead over the contract', () => {
     expect(read).toMatchObject({ nextOffset: prepared.bytes, done: true });
     const text = Buffer.from(read.base64, 'base64').toString('utf8');
     expect(text.split('\n')[0]).toContain('# aiWorkbenchAuditExport=1');
-    const direct = path.join(dir, 'direct.csv');
-    await dispatch('audit.export', { format: 'csv', path: direct });
+    const direct = path.join(dataDir, 'exports', 'direct.csv');
+    ok(await dispatch('audit.export', { format: 'csv', fileName: 'direct.csv' }));
     // Same rows as a direct export; only the header's exportedAt may differ.
     expect(text.split('\n').slice(1)).toEqual(fs.readFileSync(direct, 'utf8').split('\n').slice(1));
     expect(failed(await dispatch('audit.exportRead', { exportId: prepared.exportId, offset: 0 }))).toMatchObject({ code: 'not_found', message: expect.stringMatching(/export again/) });

@@ -48,11 +48,9 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
     'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),
     'audit.query': (query) => services.audit.query(query),
+    // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>
-      services.audit.export({
-        ...request,
-        onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
-      }),
+      services.auditExports.export(request, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
     'audit.verify': (request) =>
       services.audit.verify({
         anchor: request?.anchor,

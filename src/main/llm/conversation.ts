@@ -1,7 +1,7 @@
 /**
  * The provider-neutral conversation: what the tool loop sends a provider and what comes back.
  * Every provider adapter translates these into its own wire format and back; nothing here knows
- * about approvals (the clean conversation of ARCHITECTURE.md §3).
+ * about approvals (the clean conversation of docs/dev/architecture.md "Messages").
  */
 import { z } from 'zod';
 import { FinishReasonSchema, UsageSchema } from '../../shared/llm';

@@ -9,6 +9,7 @@ import {
   type ProviderTestOutput,
   type ProviderUpdateInput,
 } from '../../shared/llm';
+import { RESERVED_SETTING_NAMES } from '../../shared/setting-names';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
@@ -188,7 +189,8 @@ function uniqueId(label: string, existing: readonly ProviderConfig[]): string {
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 56) || 'provider';
-  const taken = new Set(existing.map((provider) => provider.id));
+  // A label such as "Constructor" makes an id no settings map may hold: it gets a suffix like a taken one.
+  const taken = new Set([...existing.map((provider) => provider.id), ...RESERVED_SETTING_NAMES]);
   if (!taken.has(base)) return base;
   for (let suffix = 2; ; suffix++) if (!taken.has(`${base}-${suffix}`)) return `${base}-${suffix}`;
 }

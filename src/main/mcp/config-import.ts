@@ -1,5 +1,6 @@
 import type { McpImportPreview, McpServerInput } from '../../shared/mcp';
 import { WorkbenchError } from '../errors';
+import { isReservedSettingName, reservedNameMessage } from '../../shared/setting-names';
 
 /**
  * Reading other apps' MCP configurations: Claude Desktop's claude_desktop_config.json and Cursor's
@@ -52,7 +53,7 @@ export function parseImportFile(file: string, text: string, expected?: ImportFor
   }
   const result: ParsedImport = { file, format, servers: [], skip: [] };
   for (const [name, entry] of Object.entries(entries as Json)) {
-    const outcome = convertEntry(entry, format);
+    const outcome = isReservedSettingName(name.trim()) ? reservedNameMessage(name.trim()) : convertEntry(entry, format);
     if (typeof outcome === 'string') result.skip.push({ name, reason: outcome });
     else result.servers.push({ originalName: name, server: outcome });
   }
@@ -69,6 +70,7 @@ function convertEntry(entry: unknown, format: ImportFormat): McpServerInput | st
     if (!isObject(value)) return `"${what}" is not an object`;
     const map: Record<string, string> = {};
     for (const [key, item] of Object.entries(value)) {
+      if (isReservedSettingName(key)) return `"${what}": ${reservedNameMessage(key)}`;
       if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') return `"${what}.${key}" is not a string`;
       const text = String(item);
       if (/\$\{input:[^}]*\}/.test(text)) return `"${what}.${key}" asks for a VS Code input (${text}), which only VS Code can prompt for; add the server by hand`;

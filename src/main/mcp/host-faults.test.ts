@@ -245,7 +245,7 @@ describe('a server that cannot start', () => {
       }
     });
     const flaky = await test.waitFor('flaky', 'error');
-    expect(flaky.status.message).toMatch(/^The server exited with code 7 before it was ready \(\d+ m?s after it started\)\. It failed 5 times within 60 s, so it stays stopped until you restart it\.$/);
+    expect(flaky.status.message).toMatch(/^The server exited with code 7 before it was ready \(\d+(?:\.\d+)? m?s after it started\)\. It failed 5 times within 60 s, so it stays stopped until you restart it\.$/);
     expect(flaky.status.recentCrashes).toBe(5);
     // Exponential backoff (the test policy starts at 20 ms).
     expect(delays).toEqual(['20 ms', '40 ms', '80 ms', '160 ms']);

@@ -225,7 +225,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       }
       const sandbox = sandboxDir(dataDir);
       try {
-        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true });
+        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true, mode: 0o700 });
       } catch {
         // The Files server then fails to start, and its status says why.
       }

@@ -7,6 +7,7 @@ import {
   type McpServerInput,
   type McpServerView,
 } from '../../shared/mcp';
+import { isReservedSettingName, reservedNameMessage } from '../../shared/setting-names';
 import { WorkbenchError } from '../errors';
 import type { SecretStore } from '../settings/secret-store';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
@@ -18,6 +19,7 @@ import {
   MCP_SETTINGS_SECTION,
   McpServersSettingsSchema,
   SECRET_PLACEHOLDER,
+  ServerSettingsSchema,
   secretKey,
   secretPrefix,
   type McpServersSettings,
@@ -115,6 +117,19 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
   const update = (change: (servers: McpServersSettings) => McpServersSettings): void => {
     section.update(change);
   };
+  /** New servers' secrets, then the settings that point at them; when the settings cannot be written, the secrets go again. */
+  const writeAll = (added: readonly { name: string; server: McpServerInput }[], writeSettings: () => void): void => {
+    try {
+      for (const { name, server } of added) {
+        writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
+        writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
+      }
+      writeSettings();
+    } catch (error) {
+      for (const { name } of added) dropSecrets(name);
+      throw error;
+    }
+  };
 
   const service: McpServerConfigService = {
     list: () => Object.entries(section.get()).map(([name, server]) => toView(name, server)),
@@ -123,10 +138,11 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       return toView(key, server);
     },
     add(name, server) {
+      // Everything is checked before anything is written: a refused add leaves settings and secrets as they were.
+      refuseReservedName(name);
       if (find(name)) throw conflict(name);
-      writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
-      writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
-      update((servers) => ({ ...servers, [name]: toSettings(server) }));
+      const added = checkedSettings(name, toSettings(server));
+      writeAll([{ name, server }], () => update((servers) => ({ ...servers, [name]: added })));
       return service.get(name);
     },
     edit(change) {
@@ -169,11 +185,11 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       const chosen = plan.add
         .filter((item) => !only || only.includes(item.originalName))
         .map((item) => ({ name: item.name, server: (parsed.servers.find((server) => server.originalName === item.originalName) as ImportCandidate).server }));
-      for (const { name, server } of chosen) {
-        writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
-        writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
-      }
-      update((servers) => ({ ...servers, ...Object.fromEntries(chosen.map(({ name, server }) => [name, toSettings(server)])) }));
+      const added = chosen.map(({ name, server }) => {
+        refuseReservedName(name);
+        return [name, checkedSettings(name, toSettings(server))] as const;
+      });
+      writeAll(chosen, () => update((servers) => ({ ...servers, ...Object.fromEntries(added) })));
       return { added: chosen.map(({ name }) => name), skip: plan.skip };
     },
     launchConfig(name) {
@@ -327,4 +343,17 @@ function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPrevi
     });
   }
   return { file: parsed.file, format: parsed.format, add, skip: parsed.skip };
+}
+
+/** A name no settings map can hold (issue 12 §1.6): refused before anything is written. */
+function refuseReservedName(name: string): void {
+  if (isReservedSettingName(name.trim())) throw new WorkbenchError('invalid_input', `Cannot add this MCP server: ${reservedNameMessage(name.trim())}.`, { name });
+}
+
+/** The settings a new server will have, checked as the settings file will check them, before anything is written. */
+function checkedSettings(name: string, server: ServerSettings): ServerSettings {
+  const parsed = ServerSettingsSchema.safeParse(server);
+  if (parsed.success) return server;
+  const issues = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'server'}: ${issue.message}`);
+  throw new WorkbenchError('invalid_input', `Cannot add the MCP server "${name}": ${issues.join('; ')}.`, { name, issues });
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { guardedRecord, settingName, settingsRecord } from '../../shared/setting-names';
 import { BundledServerPackageSchema, McpHttpTransportSchema } from '../../shared/mcp';
 
 /**
@@ -21,7 +22,7 @@ const OptionsShape = {
   trusted: z.boolean().optional(),
   callTimeoutMs: z.number().int().positive().optional(),
 };
-const StringMapSchema = z.record(z.string(), z.string());
+const StringMapSchema = guardedRecord(settingName(z.string()), z.string());
 
 export const StdioServerSettingsSchema = z.looseObject({
   type: z.literal('stdio').optional(),
@@ -48,7 +49,7 @@ export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 export type StdioServerSettings = z.infer<typeof StdioServerSettingsSchema>;
 export type HttpServerSettings = z.infer<typeof HttpServerSettingsSchema>;
 
-export const McpServersSettingsSchema = z.record(z.string().min(1), ServerSettingsSchema);
+export const McpServersSettingsSchema = settingsRecord(ServerSettingsSchema);
 export type McpServersSettings = z.infer<typeof McpServersSettingsSchema>;
 
 export function isHttpServer(server: ServerSettings): server is HttpServerSettings {

@@ -1,15 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from '../storage/owner-only';
 
 /**
  * Replaces a file's content so that a reader (or a crash) sees either the old or the new content,
  * never half of it: write a temporary file beside it, flush it, then rename it over the original.
+ * The file is owner-only (0600) unless told otherwise, whatever the umask (docs/user/data.md).
  */
-export function writeFileAtomic(file: string, content: string, mode = 0o644): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+export function writeFileAtomic(file: string, content: string, mode = OWNER_ONLY_FILE): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_FOLDER });
   const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
   const descriptor = fs.openSync(temporary, 'w', mode);
   try {
+    fs.fchmodSync(descriptor, mode);
     fs.writeFileSync(descriptor, content);
     fs.fsyncSync(descriptor);
   } finally {

@@ -76,7 +76,7 @@ export function migrateSettingsFile(file: string, text: string, document: Settin
   // Nothing but the number would change: the file stays as it is (the next change of a section stamps the version).
   if (sameContent(migrated.document, document)) return null;
   const backup = writeBackup(file, text, migrated.from);
-  writeFileAtomic(file, `${JSON.stringify(migrated.document, null, 2)}\n`, fileMode(file));
+  writeFileAtomic(file, `${JSON.stringify(migrated.document, null, 2)}\n`);
   return { document: migrated.document, outcome: { from: migrated.from, to: SETTINGS_VERSION, backup, notes: migrated.notes } };
 }
 
@@ -93,17 +93,10 @@ function writeBackup(file: string, text: string, version: number): string {
   const existing = fs.existsSync(plain) ? fs.readFileSync(plain, 'utf8') : null;
   if (existing === text) return plain;
   const backup = existing === null ? plain : `${base}.${new Date().toISOString().replace(/[:.]/g, '-')}${extension}`;
-  writeFileAtomic(backup, text, fileMode(file));
+  writeFileAtomic(backup, text);
   return backup;
 }
 
-function fileMode(file: string): number {
-  try {
-    return fs.statSync(file).mode & 0o777;
-  } catch {
-    return 0o644;
-  }
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

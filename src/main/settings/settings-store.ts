@@ -36,7 +36,7 @@ export interface SettingsSection<T> {
   onDidChange(listener: (value: T) => void): () => void;
 }
 
-/** The settings document: one JSON file (ARCHITECTURE.md §6), split into sections. */
+/** The settings document: one JSON file (docs/user/data.md), split into sections. */
 export interface SettingsStore {
   readonly file: string;
   /** When opening brought an older file up to this version: what happened (the host tells the person). */

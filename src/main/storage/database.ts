@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { migrations as defaultMigrations } from './migrations';
+import { createOwnerOnlyFile, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from './owner-only';
 
 export type Database = BetterSqlite3.Database;
 
@@ -52,10 +53,12 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 }
 
 function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: number): Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: OWNER_ONLY_FOLDER });
   const isNew = !fs.existsSync(file) || fs.statSync(file).size === 0;
   let db: Database;
   try {
+    // SQLite would create the file 0644; made 0600 first, its WAL and SHM follow (docs/user/data.md).
+    createOwnerOnlyFile(file);
     db = new BetterSqlite3(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
@@ -63,6 +66,7 @@ function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: nu
   try {
     checkIdentity(db, file, isNew, migrations.length);
     db.pragma('journal_mode = WAL');
+    tightenCompanions(file);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db, migrations);
@@ -80,6 +84,21 @@ function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: nu
       );
     }
     throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/**
+ * SQLite creates the WAL and SHM with the database file's mode, but ones left by an older version (0644) keep
+ * theirs: after the switch to WAL, both exist and are made owner-only. Not on Windows, which has no such modes.
+ */
+function tightenCompanions(file: string): void {
+  if (process.platform === 'win32') return;
+  for (const companion of [`${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(companion).mode & 0o077) !== 0) fs.chmodSync(companion, OWNER_ONLY_FILE);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 

@@ -126,7 +126,39 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
   `,
-  /* 5: audit shipping (src/main/audit/shipping). How far each sink has acknowledged the audit log; the rows
+  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts, issue 12 §1.6). The count of rows
+     ever written, beside the head, so a log wiped together with its head is not an empty log; the last row known to
+     have come in while the append-only triggers were in place (checked at every open and close); and each time the
+     triggers were found missing or altered and put back, with the rows that came in meanwhile. */ `
+  CREATE TABLE audit_watermark (
+    id                INTEGER PRIMARY KEY CHECK (id = 1),
+    rows_written      INTEGER NOT NULL,
+    checked_sequence  INTEGER,
+    checked_at        TEXT
+  ) STRICT;
+  INSERT INTO audit_watermark (id, rows_written, checked_sequence, checked_at)
+  SELECT 1, coalesce(max(sequence), 0), NULL, NULL FROM audit_log;
+  CREATE TRIGGER audit_log_counts_rows AFTER INSERT ON audit_log
+  BEGIN UPDATE audit_watermark SET rows_written = max(rows_written, NEW.sequence) WHERE id = 1; END;
+  CREATE TRIGGER audit_watermark_never_lower BEFORE UPDATE ON audit_watermark
+  WHEN NEW.id IS NOT 1 OR NEW.rows_written < OLD.rows_written
+  BEGIN SELECT RAISE(ABORT, 'audit_watermark only grows: the rows ever written cannot be fewer'); END;
+  CREATE TRIGGER audit_watermark_no_delete BEFORE DELETE ON audit_watermark
+  BEGIN SELECT RAISE(ABORT, 'audit_watermark cannot be deleted'); END;
+
+  CREATE TABLE audit_guard_events (
+    id                INTEGER PRIMARY KEY,
+    detected_at       TEXT NOT NULL,
+    what              TEXT NOT NULL,
+    after_sequence    INTEGER,
+    through_sequence  INTEGER NOT NULL
+  ) STRICT;
+  CREATE TRIGGER audit_guard_events_no_update BEFORE UPDATE ON audit_guard_events
+  BEGIN SELECT RAISE(ABORT, 'audit_guard_events is append-only'); END;
+  CREATE TRIGGER audit_guard_events_no_delete BEFORE DELETE ON audit_guard_events
+  BEGIN SELECT RAISE(ABORT, 'audit_guard_events is append-only'); END;
+  `,
+  /* 6: audit shipping (src/main/audit/shipping). How far each sink has acknowledged the audit log; the rows
      themselves are read from audit_log (no second copy). The lease lets one process ship a sink at a time
      (the app, browser mode and the CLI share the database). */ `
   CREATE TABLE audit_shipping_cursors (

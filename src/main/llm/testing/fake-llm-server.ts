@@ -38,6 +38,12 @@ export interface FakeLlmServerOptions {
   /** When set, requests with any other key get the format's bad-key error. */
   apiKey?: string;
   models?: FakeModel[];
+  /**
+   * Answers each generation request from what it holds instead of from the script, for tests whose model must
+   * react to the conversation (a stop or a restart would leave a fixed script out of step). Undefined falls back
+   * to the script.
+   */
+  respond?: (request: RecordedRequest) => FakeTurn | undefined;
 }
 
 export interface FakeLlmServer {
@@ -145,7 +151,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
       send(response, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(renderer.models(models)) });
       return;
     }
-    const turn = turns.shift();
+    const turn = options.respond?.(requests.at(-1) as RecordedRequest) ?? turns.shift();
     if (!turn) {
       send(response, { status: 500, headers: { 'content-type': 'text/plain' }, body: `fake LLM server: no scripted turn for request ${requests.length}` });
       return;

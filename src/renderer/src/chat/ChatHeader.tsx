@@ -20,7 +20,8 @@ export interface ChatHeaderProps {
 const MODES: { value: ChatApprovalMode; label: string }[] = [
   { value: 'use-tool-settings', label: 'Ask per tool settings' },
   { value: 'always-ask', label: 'Always ask' },
-  { value: 'never-ask', label: 'Never ask (approvals off)' },
+  // Not "approvals off": in a chat, ask rules and tools set to "Always ask" still ask (docs/dev/architecture.md, the decision order).
+  { value: 'never-ask', label: 'Never ask (except “Always ask”)' },
 ];
 
 /** The chat's title (click to rename), its provider and model, and its approval mode. */

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { SendIcon, StopIcon } from '../components/icons';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 
@@ -24,6 +24,9 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   const phase = phaseOf(state);
   const waiting = pendingRequests(state.timeline);
   const undecided = waiting.filter((request) => !state.drafts.has(request.toolCallId)).length;
+  // Allow all once is off while an undecided call's edit is invalid (the store refuses it too, and says why).
+  const blocked = waiting.find((request) => !state.drafts.has(request.toolCallId) && state.edits.get(request.toolCallId)?.ok === false);
+  const blockedId = useId();
   const enabled = phase === 'idle' && ready;
   const running = state.activity.status !== 'idle' || phase === 'awaiting-approval';
 
@@ -56,7 +59,19 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           </span>
           {undecided > 0 && waiting.length > 1 && (
             <span className="approval-bar-actions">
-              <button type="button" className="button" onClick={() => store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')} title="Allow all once (Alt+Enter)" aria-keyshortcuts="Alt+Enter">
+              {blocked && (
+                <span id={blockedId} className="approval-bar-blocked">
+                  Fix the arguments of {blocked.toolName} first
+                </span>
+              )}
+              <button
+                type="button"
+                className="button"
+                onClick={() => store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')}
+                title="Allow all once (Alt+Enter)"
+                aria-keyshortcuts="Alt+Enter"
+                {...(blocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {})}
+              >
                 Allow all once
               </button>
               <button type="button" className="button button-danger-soft" onClick={() => store.decideAll('TOOL_CALL_DECISION_DENY')} title="Deny all (Alt+Escape)" aria-keyshortcuts="Alt+Escape">

@@ -2,7 +2,7 @@ import { memo, useMemo } from 'react';
 import type { ToolCallRequest } from '../../../shared/approval';
 import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../../shared/messages';
 import { ApprovalCard } from './approval/ApprovalCard';
-import type { Draft } from './chat-store';
+import type { ArgsEdit, Draft } from './chat-store';
 import { CopyButton, Markdown } from './markdown/Markdown';
 import { ErrorNotice } from './ErrorNotice';
 import { viewOf, type ExchangeRow } from './timeline';
@@ -12,6 +12,7 @@ import { ToolCallBlock } from './ToolCallBlock';
 export interface LiveExchangeState {
   activity: ChatActivity;
   drafts: ReadonlyMap<string, Draft>;
+  edits: ReadonlyMap<string, ArgsEdit>;
   expiries: ReadonlyMap<string, number | null>;
   submitting: boolean;
   /** Undo is gone: every call is answered and the approval message is on its way. */
@@ -83,6 +84,7 @@ function CallView({ call, request, live }: { call: ToolCallRecord; request: Tool
       <ApprovalCard
         request={request}
         draft={live.drafts.get(call.toolCallId)}
+        edit={live.edits.get(call.toolCallId)}
         expiresAt={live.expiries.get(call.toolCallId)}
         locked={live.locked}
         focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}

@@ -105,12 +105,15 @@ describe('ChatStore approvals', () => {
   it('sends the approval message only when every waiting call has an answer, with edits and reasons', async () => {
     const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
     expect(phaseOf(store.getSnapshot())).toBe('awaiting-approval');
-    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'edited.txt' } });
+    store.edit('c1', { ok: true, args: { path: 'edited.txt' } });
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
     expect(sent).toHaveLength(0);
     store.undo('c1');
     expect(store.getSnapshot().drafts.size).toBe(0);
-    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', editedArgs: { path: 'edited.txt' } });
-    store.decide('c2', { decision: 'TOOL_CALL_DECISION_DENY', reason: 'no', editedArgs: { path: 'ignored' } });
+    // Undo keeps the edit: allowing again sends it.
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' });
+    store.edit('c2', { ok: true, args: { path: 'ignored' } });
+    store.decide('c2', { decision: 'TOOL_CALL_DECISION_DENY', reason: 'no' });
     await vi.waitFor(() => expect(sent).toHaveLength(1));
     expect(sent[0]).toEqual({
       chatId: CHAT,
@@ -134,6 +137,55 @@ describe('ChatStore approvals', () => {
     expect(toolCallApprovals.map((approval) => approval.decision)).toEqual(['TOOL_CALL_DECISION_DENY', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_ALLOW_ONCE']);
     expect(store.getSnapshot().drafts.size).toBe(3);
     expect(store.getSnapshot().submitting).toBe(false);
+  });
+});
+
+describe('ChatStore edits', () => {
+  it('an invalid edit blocks every allow of its call (one answer or Allow all), says why, and never falls back to the model\'s arguments', async () => {
+    const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
+    store.edit('c1', { ok: true, args: { path: 'mine.txt' } });
+    store.edit('c1', { ok: false, error: 'Not valid JSON' });
+    expect(store.allowBlocked('c1')).toBe('Fix the arguments first: Not valid JSON');
+    expect(store.allowBlocked('c2')).toBeNull();
+    expect(store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' })).toBe(false);
+    expect(store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' })).toBe(false);
+    expect(store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')).toBe(false);
+    expect(store.getSnapshot().drafts.size).toBe(0);
+    expect(store.getSnapshot().actionError).toMatch(/Nothing was allowed: the edited arguments of write_file are not valid/);
+    expect(store.getSnapshot().focusRequest?.toolCallId).toBe('c1');
+    expect(sent).toHaveLength(0);
+
+    // Deny stays available; the other call can still be allowed on its own.
+    expect(store.decide('c2', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' })).toBe(true);
+    expect(store.decide('c1', { decision: 'TOOL_CALL_DECISION_DENY' })).toBe(true);
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect((sent[0] as { message: { toolCallApprovals: unknown[] } }).message.toolCallApprovals).toEqual([
+      { toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_DENY' },
+      { toolCallId: 'c2', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' },
+    ]);
+  });
+
+  it('Allow all sends each call\'s edit; Deny all is never blocked by an invalid edit', async () => {
+    const { store, sent } = await started([user, waitingReply(['c1', 'c2', 'c3'])], 'waiting-approval');
+    store.edit('c1', { ok: true, args: { path: 'one.txt' } });
+    store.edit('c3', { ok: true, args: { path: 'three.txt' } });
+    store.edit('c3', null);
+    expect(store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')).toBe(true);
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
+    expect((sent[0] as { message: { toolCallApprovals: unknown[] } }).message.toolCallApprovals).toEqual([
+      { toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'one.txt' } },
+      { toolCallId: 'c2', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' },
+      { toolCallId: 'c3', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' },
+    ]);
+
+    const second = await started([user, waitingReply(['d1', 'd2'])], 'waiting-approval');
+    second.store.edit('d1', { ok: false, error: 'Missing required property: path.' });
+    expect(second.store.decideAll('TOOL_CALL_DECISION_DENY')).toBe(true);
+    await vi.waitFor(() => expect(second.sent).toHaveLength(1));
+    expect((second.sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message.toolCallApprovals.map((approval) => approval.decision)).toEqual([
+      'TOOL_CALL_DECISION_DENY',
+      'TOOL_CALL_DECISION_DENY',
+    ]);
   });
 });
 

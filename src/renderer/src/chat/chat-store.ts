@@ -12,7 +12,22 @@ export interface Draft {
 }
 
 /**
- * What the chat tab is doing, as one named state (STYLE.md 7):
+ * What a card's argument editor holds, reported on every keystroke: arguments that can be sent, or the problem that
+ * keeps them from being sent. The store keeps it (not the card) so every way of allowing (the card's buttons, Enter,
+ * Allow all once, Alt+Enter) sends exactly what the card shows, and none of them can allow a call whose edit is invalid.
+ */
+export type ArgsEdit = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
+
+/** The answer a person gives; the edited arguments come from the call's edit in the store. */
+export interface Answer {
+  decision: ToolCallDecision;
+  reason?: string;
+}
+
+const ALLOW_BLOCKED = 'Fix the arguments first';
+
+/**
+ * What the chat tab is doing, as one named state (docs/dev/style.md, convention 7):
  * `idle` the input is open; `replying` the model or tools work; `awaiting-approval` calls wait for the person
  * (the input is disabled, seed 000); `submitting` the approval message or a user message is on its way.
  */
@@ -30,6 +45,8 @@ export interface ChatState {
   /** toolCallId → when the wait ends as a timeout (ms since the epoch), null for never. */
   readonly expiries: ReadonlyMap<string, number | null>;
   readonly drafts: ReadonlyMap<string, Draft>;
+  /** toolCallId → the card's edit of the arguments; absent when they are the model's. */
+  readonly edits: ReadonlyMap<string, ArgsEdit>;
   readonly submitting: boolean;
   /** The last failed action (send, stop, the approval message), in words; cleared by the next success. */
   readonly actionError: string | null;
@@ -81,6 +98,7 @@ export class ChatStore {
     activity: { status: 'idle', exchangeId: null },
     expiries: new Map(),
     drafts: new Map(),
+    edits: new Map(),
     submitting: false,
     actionError: null,
     focusRequest: null,
@@ -197,22 +215,55 @@ export class ChatStore {
     }
   }
 
-  /** Records a person's answer to one call; the approval message goes once every waiting call has one. */
-  decide(toolCallId: string, draft: Draft): void {
-    if (this.state.submitting) return;
+  /** The card's edit of a call's arguments; null when they are back to the model's. */
+  edit(toolCallId: string, edit: ArgsEdit | null): void {
+    const edits = new Map(this.state.edits);
+    if (edit) edits.set(toolCallId, edit);
+    else edits.delete(toolCallId);
+    this.set({ edits });
+  }
+
+  /** Why a call cannot be allowed now (its edit is invalid), or null. */
+  allowBlocked(toolCallId: string): string | null {
+    const edit = this.state.edits.get(toolCallId);
+    return edit && !edit.ok ? `${ALLOW_BLOCKED}: ${edit.error}` : null;
+  }
+
+  /**
+   * Records a person's answer to one call, with the card's edit when it allows; the approval message goes once every
+   * waiting call has one. An allow is refused (false) while the call's edit is invalid: the model's arguments must
+   * never run in place of an edit the person is making.
+   */
+  decide(toolCallId: string, answer: Answer): boolean {
+    if (this.state.submitting) return false;
+    const draft = this.draftOf(toolCallId, answer);
+    if (!draft) return false;
     const drafts = new Map(this.state.drafts);
     drafts.set(toolCallId, draft);
     this.set({ drafts, actionError: null });
     void this.submitWhenComplete();
+    return true;
   }
 
-  /** Every undecided call (Allow all / Deny all); decided ones keep their answer. */
-  decideAll(decision: ToolCallDecision): void {
-    if (this.state.submitting) return;
+  /**
+   * Every undecided call (Allow all / Deny all); decided ones keep their answer, and each allowed call takes its card's
+   * edit. Allow all is refused as a whole (false, with the reason shown and the card brought into view) when one
+   * undecided call's edit is invalid: allowing the others would send a batch the person has not finished.
+   */
+  decideAll(decision: ToolCallDecision): boolean {
+    if (this.state.submitting) return false;
+    const undecided = pendingRequests(this.state.timeline).filter((request) => !this.state.drafts.has(request.toolCallId));
+    const blocked = decision === 'TOOL_CALL_DECISION_DENY' ? undefined : undecided.find((request) => this.allowBlocked(request.toolCallId));
+    if (blocked) {
+      this.set({ actionError: `Nothing was allowed: the edited arguments of ${blocked.toolName} are not valid. Fix them, reset the edit, or deny that call.` });
+      this.requestFocus(blocked.toolCallId);
+      return false;
+    }
     const drafts = new Map(this.state.drafts);
-    for (const request of pendingRequests(this.state.timeline)) if (!drafts.has(request.toolCallId)) drafts.set(request.toolCallId, { decision });
+    for (const request of undecided) drafts.set(request.toolCallId, this.draftOf(request.toolCallId, { decision }) as Draft);
     this.set({ drafts, actionError: null });
     void this.submitWhenComplete();
+    return true;
   }
 
   undo(toolCallId: string): void {
@@ -229,6 +280,13 @@ export class ChatStore {
 
   dismissError(): void {
     this.set({ actionError: null });
+  }
+
+  private draftOf(toolCallId: string, { decision, reason }: Answer): Draft | null {
+    if (decision === 'TOOL_CALL_DECISION_DENY') return { decision, ...(reason ? { reason } : {}) };
+    const edit = this.state.edits.get(toolCallId);
+    if (edit && !edit.ok) return null;
+    return { decision, ...(edit ? { editedArgs: edit.args } : {}) };
   }
 
   private async submitWhenComplete(): Promise<void> {
@@ -304,12 +362,16 @@ export class ChatStore {
     }
   }
 
-  /** Answers to calls that no longer wait (decided, timed out, stopped) are dropped. */
+  /** Answers and edits of calls that no longer wait (decided, timed out, stopped) are dropped. */
   private forgetStaleDrafts(): void {
-    if (this.state.drafts.size === 0) return;
+    if (this.state.drafts.size === 0 && this.state.edits.size === 0) return;
     const waiting = new Set(pendingRequests(this.state.timeline).map((request) => request.toolCallId));
-    if ([...this.state.drafts.keys()].every((id) => waiting.has(id))) return;
-    this.set({ drafts: new Map([...this.state.drafts].filter(([id]) => waiting.has(id))) });
+    const stale = (map: ReadonlyMap<string, unknown>): boolean => [...map.keys()].some((id) => !waiting.has(id));
+    if (!stale(this.state.drafts) && !stale(this.state.edits)) return;
+    this.set({
+      drafts: new Map([...this.state.drafts].filter(([id]) => waiting.has(id))),
+      edits: new Map([...this.state.edits].filter(([id]) => waiting.has(id))),
+    });
   }
 
   private set(patch: Partial<ChatState>): void {

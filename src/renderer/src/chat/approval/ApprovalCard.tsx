@@ -2,11 +2,12 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
 import { WarningIcon } from '../../components/icons';
 import { useChatContext } from '../chat-context';
-import type { Draft } from '../chat-store';
+import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
 import { ArgumentsEditor } from './ArgumentsEditor';
 import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
+import { KeepsAsking } from './KeepsAsking';
 import { riskBadges } from './risk';
 
 export const WARNING_TEXT =
@@ -21,6 +22,8 @@ const DISPOSITIONS: Record<ToolCallDecision, string> = {
 export interface ApprovalCardProps {
   request: ToolCallRequest;
   draft: Draft | undefined;
+  /** The person's edit of the arguments (kept by the store, so Allow all once sends it too). */
+  edit: ArgsEdit | undefined;
   /** When the wait ends as a timeout; null or undefined: never. */
   expiresAt: number | null | undefined;
   /** Every waiting call is answered and the approval message is on its way: no more undo. */
@@ -29,44 +32,66 @@ export interface ApprovalCardProps {
 }
 
 /** Seed 000's permission prompt, inline where the call belongs in the reply, with seeds 001/004's additions. */
-export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: ApprovalCardProps): React.JSX.Element {
+export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNonce }: ApprovalCardProps): React.JSX.Element {
   const { store, trustedServers } = useChatContext();
   const card = useRef<HTMLElement>(null);
   const titleId = useId();
   const argsId = useId();
+  const blockedId = useId();
+  const editor = useRef<HTMLDivElement>(null);
   const [showArgs, setShowArgs] = useState(false);
   const [editing, setEditing] = useState(false);
-  const [edited, setEdited] = useState<Record<string, unknown> | null>(null);
-  const [editError, setEditError] = useState<string | null>(null);
+  const edited = edit?.ok ? edit.args : null;
+  // While the edit is invalid nothing can allow this call (the store refuses too): the editor stays open with the problem.
+  const editError = edit && !edit.ok ? edit.error : null;
   const [denying, setDenying] = useState(false);
   const [reason, setReason] = useState('');
   const server = request.serverName;
   const tool = request.toolName;
   const badges = riskBadges(request.annotations, trustedServers.has(server));
 
-  useEffect(() => {
-    if (focusNonce === undefined || !card.current) return;
-    card.current.scrollIntoView({ block: 'center' });
-    card.current.focus();
-  }, [focusNonce]);
 
-  const decide = (decision: ToolCallDecision, extra: Partial<Draft> = {}): void => {
-    if (decision !== 'TOOL_CALL_DECISION_DENY' && editError) return;
-    store.decide(request.toolCallId, {
-      decision,
-      ...(decision !== 'TOOL_CALL_DECISION_DENY' && edited ? { editedArgs: edited } : {}),
-      ...extra,
-    });
-    setEditing(false);
+  /** To the first field with a problem, whose description the screen reader then reads. */
+  const focusProblem = (): void => {
+    queueMicrotask(() => editor.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+  };
+  const showProblem = (): void => {
+    setEditing(true);
+    focusProblem();
+  };
+
+  const decide = (decision: ToolCallDecision, reason?: string): void => {
+    if (!store.decide(request.toolCallId, { decision, ...(reason ? { reason } : {}) })) {
+      if (decision !== 'TOOL_CALL_DECISION_DENY') showProblem();
+      return;
+    }
+    // An invalid edit stays open (hidden while denied) so Undo brings back what was typed.
+    if (!editError) setEditing(false);
     setDenying(false);
     // Keep the keyboard in the card so Undo (or the next card) is one Tab away.
     queueMicrotask(() => card.current?.focus());
   };
 
+  useEffect(() => {
+    if (focusNonce === undefined || !card.current) return;
+    card.current.scrollIntoView({ block: 'center' });
+    // Brought here because Allow all was refused for this card: straight to the problem (an invalid edit keeps the
+    // editor open, so it is there).
+    if (editError && !draft) focusProblem();
+    else card.current.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs per focus request
+  }, [focusNonce]);
+
+  const onEdit = (result: ArgsEdit): void => {
+    store.edit(request.toolCallId, result.ok && JSON.stringify(result.args) === JSON.stringify(request.args) ? null : result);
+  };
+
   const onKeyDown = (event: React.KeyboardEvent<HTMLElement>): void => {
     if (draft || event.altKey || event.ctrlKey || event.metaKey) return;
     const onCard = event.target === event.currentTarget;
-    const onButton = event.target instanceof HTMLButtonElement;
+    // Escape in the editor (its Form/JSON tabs are buttons too) must not throw the edit away by denying the call.
+    const inEditor = event.target instanceof Node && editor.current?.contains(event.target) === true;
+    const onButton = event.target instanceof HTMLButtonElement && !inEditor;
     if (event.key === 'Enter' && onCard) {
       event.preventDefault();
       decide('TOOL_CALL_DECISION_ALLOW_ONCE');
@@ -76,7 +101,8 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
     }
   };
 
-  const allowBlocked = editing && editError !== null;
+  const allowBlocked = editError !== null;
+  const blockedProps = allowBlocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {};
   return (
     <section
       ref={card}
@@ -111,6 +137,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           Run <strong>{tool}</strong> from {server}
         </button>
         {(edited || draft?.editedArgs) && <span className="tag">edited</span>}
+        {editError && !draft && <span className="tag tag-invalid">edit not valid</span>}
       </div>
       {showArgs && (
         <pre id={argsId} className="tool-pre approval-args" aria-label="Arguments">
@@ -123,6 +150,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
           <p className="approval-warning">
             <WarningIcon size={14} /> {WARNING_TEXT}
@@ -133,18 +161,10 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
         </>
       )}
 
-      {editing && !draft && (
-        <ArgumentsEditor
-          schema={request.inputSchema}
-          original={request.args}
-          initial={edited ?? request.args}
-          onChange={(result) => {
-            if (result.ok) {
-              setEditError(null);
-              setEdited(JSON.stringify(result.args) === JSON.stringify(request.args) ? null : result.args);
-            } else setEditError(result.error);
-          }}
-        />
+      {editing && (
+        <div ref={editor} hidden={draft !== undefined}>
+          <ArgumentsEditor schema={request.inputSchema} original={request.args} initial={edited ?? request.args} onChange={onEdit} />
+        </div>
       )}
 
       {draft ? (
@@ -162,7 +182,7 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           className="deny-reason"
           onSubmit={(event) => {
             event.preventDefault();
-            decide('TOOL_CALL_DECISION_DENY', reason.trim() ? { reason: reason.trim() } : {});
+            decide('TOOL_CALL_DECISION_DENY', reason.trim());
           }}
         >
           <label className="visually-hidden" htmlFor={`${titleId}-reason`}>
@@ -192,28 +212,30 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
         </form>
       ) : (
         <div className="approval-actions">
-          <button type="button" className="button" disabled={allowBlocked} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_SESSION')} title="Allow this tool for the rest of this chat">
+          {/* aria-disabled, not disabled: the buttons stay in the Tab order so a screen reader reaches them and hears why. */}
+          <button type="button" className="button" {...blockedProps} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_SESSION')} title="Allow this tool for the rest of this chat">
             Allow for this chat
           </button>
-          <button type="button" className="button button-primary" disabled={allowBlocked} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_ONCE')} title="Allow once (Enter)">
+          <button type="button" className="button button-primary" {...blockedProps} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_ONCE')} title="Allow once (Enter)">
             Allow once
           </button>
           <button type="button" className="button button-danger-soft" onClick={() => decide('TOOL_CALL_DECISION_DENY')} title="Deny (Escape)">
             Deny
           </button>
           <span className="approval-secondary">
-            <button type="button" className="chat-link" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            {/* Done editing keeps an invalid edit open, at its problem: closing it would hide why Allow does nothing. */}
+            <button type="button" className="chat-link" aria-expanded={editing} onClick={() => (editing && editError ? showProblem() : setEditing(!editing))}>
               {editing ? 'Done editing' : 'Edit arguments'}
             </button>
-            {edited && editing && (
+            {edit && editing && (
               <button
                 type="button"
                 className="chat-link"
                 onClick={() => {
-                  setEdited(null);
-                  setEditError(null);
+                  store.edit(request.toolCallId, null);
                   setEditing(false);
                 }}
+                title="Back to the arguments the model sent"
               >
                 Reset
               </button>
@@ -224,7 +246,11 @@ export function ApprovalCard({ request, draft, expiresAt, locked, focusNonce }: 
           </span>
         </div>
       )}
-      {allowBlocked && !draft && <p className="field-problem approval-blocked">Fix the arguments to allow this call: {editError}</p>}
+      {allowBlocked && !draft && !denying && (
+        <p className="field-problem approval-blocked" id={blockedId}>
+          Fix the arguments first: {editError}
+        </p>
+      )}
     </section>
   );
 }

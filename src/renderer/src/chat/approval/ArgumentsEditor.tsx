@@ -1,6 +1,7 @@
 import { useId, useMemo, useState } from 'react';
+import type { ArgsEdit } from '../chat-store';
 import { prettyJson } from '../format';
-import { argsFromForm, argsFromJson, formFields, formValues } from './schema-form';
+import { argsFromForm, argsFromJson, fieldsMissing, formFields, formObject, formValues, jsonObject, type FormField } from './schema-form';
 
 export interface ArgumentsEditorProps {
   schema: Record<string, unknown>;
@@ -9,29 +10,79 @@ export interface ArgumentsEditorProps {
   /** What the editor starts with (earlier edits). */
   initial: Record<string, unknown>;
   /** Called on every change: the arguments, or the problem that keeps them from being sent. */
-  onChange(result: { ok: true; args: Record<string, unknown> } | { ok: false; error: string }): void;
+  onChange(result: ArgsEdit): void;
 }
 
-/** Seed 004's argument editing: a form from the JSON Schema for simple tools, a validated JSON editor otherwise. */
+type Mode = 'form' | 'json';
+
+/**
+ * Seed 004's argument editing: a form from the JSON Schema for simple tools, a validated JSON editor otherwise.
+ * Switching between the two carries what is on screen over, mistakes included (the other editor names them), so the
+ * arguments reported are always the ones shown; JSON that is no object, or has properties the form has no field for,
+ * cannot switch to the form (it would drop them), and the Form tab says why.
+ */
 export function ArgumentsEditor({ schema, original, initial, onChange }: ArgumentsEditorProps): React.JSX.Element {
   const fields = useMemo(() => formFields(schema), [schema]);
-  const [mode, setMode] = useState<'form' | 'json'>(fields ? 'form' : 'json');
+  const [mode, setMode] = useState<Mode>(fields ? 'form' : 'json');
+  // What is on screen as an object, for the other editor; a reason when it cannot be one.
+  const [shown, setShown] = useState<{ ok: true; object: Record<string, unknown> } | { ok: false; error: string }>({ ok: true, object: initial });
+  // Switching mounts the other editor with its problems shown at once (they are the ones just carried over).
+  const [checkOnOpen, setCheckOnOpen] = useState(false);
+  const formBlocked = !fields ? null : !shown.ok ? 'Fix the JSON to switch to the form.' : formBlockReason(fields, shown.object);
+  const hintId = useId();
+
+  const switchTo = (next: Mode): void => {
+    if (next === mode || !fields || !shown.ok || (next === 'form' && formBlocked)) return;
+    onChange(next === 'form' ? fromForm(fields, formValues(fields, shown.object)) : argsFromJson(schema, prettyJson(shown.object)));
+    setCheckOnOpen(true);
+    setMode(next);
+  };
+
   return (
     <div className="args-editor">
       {fields && (
         <div className="args-editor-modes" role="tablist" aria-label="Edit as">
-          <button type="button" role="tab" aria-selected={mode === 'form'} className={mode === 'form' ? 'is-active' : ''} onClick={() => setMode('form')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'form'}
+            aria-disabled={mode !== 'form' && formBlocked ? true : undefined}
+            aria-describedby={mode !== 'form' && formBlocked ? hintId : undefined}
+            className={mode === 'form' ? 'is-active' : ''}
+            onClick={() => switchTo('form')}
+          >
             Form
           </button>
-          <button type="button" role="tab" aria-selected={mode === 'json'} className={mode === 'json' ? 'is-active' : ''} onClick={() => setMode('json')}>
+          <button type="button" role="tab" aria-selected={mode === 'json'} className={mode === 'json' ? 'is-active' : ''} onClick={() => switchTo('json')}>
             JSON
           </button>
+          {mode !== 'form' && formBlocked && (
+            <span id={hintId} className="args-editor-hint muted">
+              {formBlocked}
+            </span>
+          )}
         </div>
       )}
       {mode === 'form' && fields ? (
-        <FormEditor fields={fields} initial={initial} onChange={onChange} />
+        <FormEditor
+          fields={fields}
+          initial={shown.ok ? shown.object : initial}
+          checkOnOpen={checkOnOpen}
+          onChange={(result, object) => {
+            setShown({ ok: true, object });
+            onChange(result);
+          }}
+        />
       ) : (
-        <JsonEditor schema={schema} initial={initial} onChange={onChange} />
+        <JsonEditor
+          schema={schema}
+          initial={shown.ok ? shown.object : initial}
+          checkOnOpen={checkOnOpen}
+          onChange={(result, object) => {
+            setShown(object);
+            onChange(result);
+          }}
+        />
       )}
       <p className="args-editor-note muted">
         The model sent: <code className="inline-code">{JSON.stringify(original)}</code>
@@ -40,24 +91,41 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
   );
 }
 
+function formBlockReason(fields: readonly FormField[], object: Record<string, unknown>): string | null {
+  const missing = fieldsMissing(fields, object);
+  if (missing.length === 0) return null;
+  return `The form has no field for ${missing.join(', ')}: edit ${missing.length === 1 ? 'it' : 'them'} here or remove ${missing.length === 1 ? 'it' : 'them'}.`;
+}
+
+function fromForm(fields: readonly FormField[], values: Record<string, string>): ArgsEdit {
+  const parsed = argsFromForm(fields, values);
+  return parsed.ok ? parsed : { ok: false, error: Object.entries(parsed.errors).map(([field, problem]) => `${field}: ${problem}`).join(' ') };
+}
+
 function FormEditor({
   fields,
   initial,
+  checkOnOpen,
   onChange,
 }: {
-  fields: NonNullable<ReturnType<typeof formFields>>;
+  fields: readonly FormField[];
   initial: Record<string, unknown>;
-  onChange: ArgumentsEditorProps['onChange'];
+  checkOnOpen: boolean;
+  onChange(result: ArgsEdit, object: Record<string, unknown>): void;
 }): React.JSX.Element {
   const [values, setValues] = useState(() => formValues(fields, initial));
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>(() => {
+    if (!checkOnOpen) return {};
+    const parsed = argsFromForm(fields, values);
+    return parsed.ok ? {} : parsed.errors;
+  });
   const baseId = useId();
   const update = (name: string, value: string): void => {
     const next = { ...values, [name]: value };
     setValues(next);
     const parsed = argsFromForm(fields, next);
     setErrors(parsed.ok ? {} : parsed.errors);
-    onChange(parsed.ok ? parsed : { ok: false, error: Object.entries(parsed.errors).map(([field, problem]) => `${field}: ${problem}`).join(' ') });
+    onChange(fromForm(fields, next), formObject(fields, next));
   };
   return (
     <div className="args-form">
@@ -114,9 +182,23 @@ function FormEditor({
   );
 }
 
-function JsonEditor({ schema, initial, onChange }: { schema: Record<string, unknown>; initial: Record<string, unknown>; onChange: ArgumentsEditorProps['onChange'] }): React.JSX.Element {
+function JsonEditor({
+  schema,
+  initial,
+  checkOnOpen,
+  onChange,
+}: {
+  schema: Record<string, unknown>;
+  initial: Record<string, unknown>;
+  checkOnOpen: boolean;
+  onChange(result: ArgsEdit, object: ReturnType<typeof jsonObject>): void;
+}): React.JSX.Element {
   const [text, setText] = useState(() => prettyJson(initial));
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(() => {
+    if (!checkOnOpen) return null;
+    const parsed = argsFromJson(schema, text);
+    return parsed.ok ? null : parsed.error;
+  });
   const id = useId();
   return (
     <div className="args-json">
@@ -135,7 +217,7 @@ function JsonEditor({ schema, initial, onChange }: { schema: Record<string, unkn
           setText(event.target.value);
           const parsed = argsFromJson(schema, event.target.value);
           setError(parsed.ok ? null : parsed.error);
-          onChange(parsed);
+          onChange(parsed, jsonObject(event.target.value));
         }}
       />
       {error && (

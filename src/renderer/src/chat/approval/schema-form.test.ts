@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { riskBadges } from './risk';
-import { argsFromForm, argsFromJson, formFields, formValues } from './schema-form';
+import { argsFromForm, argsFromJson, fieldsMissing, formFields, formObject, formValues } from './schema-form';
 
 const WRITE_FILE = {
   type: 'object',
@@ -51,6 +51,23 @@ describe('argsFromJson', () => {
     expect(argsFromJson(WRITE_FILE, '{"path":"a"}')).toEqual({ ok: false, error: 'Missing required property: content.' });
     expect(argsFromJson(WRITE_FILE, '{"path":1,"content":"x"}')).toEqual({ ok: false, error: '“path” must be a string.' });
     expect(argsFromJson(WRITE_FILE, '{"path":"a","content":"x","extra":1}')).toEqual({ ok: false, error: 'Unknown property: extra.' });
+  });
+});
+
+describe('switching between the form and JSON', () => {
+  const fields = formFields(WRITE_FILE) ?? [];
+  it('carries what the form shows over to JSON, mistakes included, so the JSON editor names them', () => {
+    const object = formObject(fields, { path: 'a.txt', content: '', lines: 'many', force: 'true', mode: '' });
+    expect(object).toEqual({ path: 'a.txt', lines: 'many', force: true });
+    expect(argsFromJson(WRITE_FILE, JSON.stringify(object))).toEqual({ ok: false, error: 'Missing required property: content.' });
+    expect(argsFromJson(WRITE_FILE, JSON.stringify({ ...object, content: 'x' }))).toEqual({ ok: false, error: '“lines” must be an integer.' });
+  });
+  it('names the properties the form has no field for (switching would drop them)', () => {
+    expect(fieldsMissing(fields, { path: 'a', extra: 1, other: true })).toEqual(['extra', 'other']);
+    expect(fieldsMissing(fields, { path: 'a' })).toEqual([]);
+  });
+  it('a required property is one the object has itself, not one it inherits', () => {
+    expect(argsFromJson({ type: 'object', required: ['constructor'] }, '{}')).toEqual({ ok: false, error: 'Missing required property: constructor.' });
   });
 });
 

@@ -92,8 +92,38 @@ export function argsFromForm(fields: readonly FormField[], values: Record<string
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, args };
 }
 
+/**
+ * What a form shows, as an object, even when a field is wrong (a number field holding "abc" stays the string "abc"):
+ * switching to the JSON editor keeps what the person typed, and the JSON editor then names the problem.
+ */
+export function formObject(fields: readonly FormField[], values: Record<string, string>): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const field of fields) {
+    const text = values[field.name] ?? '';
+    if (text === '' || (field.type !== 'string' && text.trim() === '')) continue;
+    if (field.type === 'number' || field.type === 'integer') {
+      const number = Number(text.trim());
+      object[field.name] = Number.isFinite(number) ? number : text;
+    } else if (field.type === 'boolean') object[field.name] = text === 'true' ? true : text === 'false' ? false : text;
+    else object[field.name] = text;
+  }
+  return object;
+}
+
+/** The properties of an object that the form has no field for (switching to the form would drop them). */
+export function fieldsMissing(fields: readonly FormField[], object: Record<string, unknown>): string[] {
+  const names = new Set(fields.map((field) => field.name));
+  return Object.keys(object).filter((name) => !names.has(name));
+}
+
 /** JSON text of the arguments: must be an object; required properties and simple property types are checked. */
 export function argsFromJson(schema: Schema, text: string): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
+  const parsed = jsonObject(text);
+  return parsed.ok ? argsFromObject(schema, parsed.object) : parsed;
+}
+
+/** JSON text as an object, or why it is not one. */
+export function jsonObject(text: string): { ok: true; object: Record<string, unknown> } | { ok: false; error: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -101,16 +131,21 @@ export function argsFromJson(schema: Schema, text: string): { ok: true; args: Re
     return { ok: false, error: `Not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
   if (!isRecord(value)) return { ok: false, error: 'The arguments must be a JSON object ({ … }).' };
+  return { ok: true, object: value };
+}
+
+/** An object checked against what the form can tell of the schema: required properties and simple property types. */
+function argsFromObject(schema: Schema, value: Record<string, unknown>): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
   const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]) : [];
-  const missing = required.filter((name): name is string => typeof name === 'string' && !(name in value));
+  const missing = required.filter((name): name is string => typeof name === 'string' && !Object.hasOwn(value, name));
   if (missing.length > 0) return { ok: false, error: `Missing required ${missing.length === 1 ? 'property' : 'properties'}: ${missing.join(', ')}.` };
   const properties = isRecord(schema['properties']) ? schema['properties'] : {};
   for (const [name, property] of Object.entries(properties)) {
-    if (!(name in value) || !isRecord(property) || typeof property['type'] !== 'string') continue;
+    if (!Object.hasOwn(value, name) || !isRecord(property) || typeof property['type'] !== 'string') continue;
     if (!matchesType(value[name], property['type'])) return { ok: false, error: `“${name}” must be ${article(property['type'])}.` };
   }
   if (schema['additionalProperties'] === false) {
-    const unknown = Object.keys(value).filter((name) => !(name in properties));
+    const unknown = Object.keys(value).filter((name) => !Object.hasOwn(properties, name));
     if (unknown.length > 0) return { ok: false, error: `Unknown ${unknown.length === 1 ? 'property' : 'properties'}: ${unknown.join(', ')}.` };
   }
   return { ok: true, args: value };

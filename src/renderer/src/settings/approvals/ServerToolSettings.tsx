@@ -67,7 +67,12 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
           Reset to defaults
         </button>
       </div>
-      <p className="muted small">A tool’s own setting beats its server’s, which beats the global mode.</p>
+      {/* The decision order of docs/dev/architecture.md, in the words of this page; the pipeline's property tests hold it. */}
+      <p className="muted small">
+        A tool’s own setting beats its server’s, which beats the global mode; only deny rules and turning approvals off stand above them.
+        “Always ask” is never silenced by “Allow for this chat”, a chat set to “Never ask” or an allow rule. “Run without asking” still
+        yields to deny rules, ask rules and a chat set to “Always ask”.
+      </p>
       <div className="filter-bar">
         <input type="search" aria-label="Filter servers and tools" placeholder="Filter by server or tool" value={query} onChange={(event) => setQuery(event.target.value)} />
         <label className="inline-check">

@@ -1,0 +1,99 @@
+/**
+ * The world of the trust invariant test (trust-invariant.test.ts): the tools its MCP servers offer, the arguments
+ * the scripted model and the person pick from, and the rules the policy changes pick from. Every rule carries its
+ * meaning twice: as the rule the pipeline reads, and as a plain predicate the test checks runs with, so a mistake
+ * in the pipeline's matching cannot hide itself (the two are compared once in the test).
+ */
+import type { ApprovalRuleDraft, RuleEffect } from '../../../shared/approval';
+
+/** A tool of the test's servers, by its server's key in `mcpServers` and its MCP name. */
+export interface CatalogueTool {
+  readonly serverName: string;
+  readonly name: string;
+  /** The argument a rule or an edit looks at. */
+  readonly field: 'path' | 'command';
+  readonly readOnly: boolean;
+}
+
+export const TOOLS: readonly CatalogueTool[] = [
+  { serverName: 'Files', name: 'write_file', field: 'path', readOnly: false },
+  { serverName: 'Files', name: 'read_file', field: 'path', readOnly: true },
+  { serverName: 'Shell', name: 'run', field: 'command', readOnly: false },
+];
+export const SERVER_NAMES = ['Files', 'Shell'] as const;
+
+/** Values of `path`: harmless ones, and ones the deny rules below are about. */
+export const PATHS = ['notes.txt', 'docs/readme.md', 'a/forbidden.txt', 'forbidden', 'forbidden/inside.txt', '/etc/passwd', '/tmp/ok.txt'] as const;
+/** Values of `command`. */
+export const COMMANDS = ['ls', 'echo hi', 'rm -rf /', 'shutdown', 'format c:'] as const;
+
+export type CallArguments = Record<string, unknown>;
+
+/** A rule the test may add, with what it means in plain code. */
+export interface CatalogueRule {
+  readonly key: string;
+  readonly draft: Omit<ApprovalRuleDraft, 'id' | 'effect'>;
+  readonly matches: (serverName: string, toolName: string, args: CallArguments) => boolean;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const lastSegment = (value: string): string => value.slice(value.lastIndexOf('/') + 1);
+
+/** Rule shapes over the tools above; `effect` and `id` are added when one is used. */
+export const RULES: readonly CatalogueRule[] = [
+  {
+    // `**` spans folders and `*` does not: the file's own name starts with "forbidden".
+    key: 'write-forbidden',
+    draft: { server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }] },
+    matches: (server, tool, args) => server === 'Files' && tool.startsWith('write_') && lastSegment(text(args['path']) ?? '/').startsWith('forbidden'),
+  },
+  {
+    key: 'etc',
+    draft: { server: '*', tool: '*', args: [{ pointer: '/path', match: 'regex', value: '^/etc/' }] },
+    matches: (_server, _tool, args) => text(args['path'])?.startsWith('/etc/') ?? false,
+  },
+  {
+    key: 'rm',
+    draft: { server: 'Shell', tool: 'run', args: [{ pointer: '/command', match: 'regex', value: 'rm ' }] },
+    matches: (server, tool, args) => server === 'Shell' && tool === 'run' && (text(args['command'])?.includes('rm ') ?? false),
+  },
+  {
+    key: 'shutdown',
+    draft: { server: 'Shell', tool: '*', args: [{ pointer: '/command', match: 'equals', value: 'shutdown' }] },
+    matches: (server, _tool, args) => server === 'Shell' && args['command'] === 'shutdown',
+  },
+  {
+    key: 'reads',
+    draft: { server: 'Files', tool: 'read_file' },
+    matches: (server, tool) => server === 'Files' && tool === 'read_file',
+  },
+  {
+    key: 'shell',
+    draft: { server: 'Shell', tool: '*' },
+    matches: (server) => server === 'Shell',
+  },
+];
+
+export function catalogueRule(key: string): CatalogueRule {
+  const rule = RULES.find((candidate) => candidate.key === key);
+  if (!rule) throw new Error(`no catalogue rule '${key}'`);
+  return rule;
+}
+
+/** The catalogue rule a rule id was made from (`<key>--<n>`), or undefined for an id the test did not make. */
+export function ruleOfId(id: string): CatalogueRule | undefined {
+  const key = id.split('--')[0] as string;
+  return RULES.find((rule) => rule.key === key);
+}
+
+/** A rule ready for `policy.update` or a managed policy file. */
+export function ruleDraft(key: string, effect: RuleEffect, id: string): ApprovalRuleDraft {
+  return { ...catalogueRule(key).draft, effect, id };
+}
+
+/** The JSON Schema of each tool's input: the field a rule looks at, optional text, and the model's nonce. */
+export function inputSchemaOf(tool: CatalogueTool): Record<string, unknown> {
+  const properties: Record<string, unknown> = { [tool.field]: { type: 'string' }, nonce: { type: 'string' } };
+  if (tool.name === 'write_file') properties['content'] = { type: 'string' };
+  return { type: 'object', properties, required: [tool.field] };
+}

@@ -1,0 +1,179 @@
+/**
+ * The promise of AI Workbench as checks over what a run of the invariant test can observe (docs/dev/architecture.md,
+ * the tool loop and the decision order): what the servers ran, the audit log, and what the contract shows.
+ * Each check throws an Error naming the invariant and the evidence.
+ */
+import { createHash } from 'node:crypto';
+import type { ToolCallApproval } from '../../../shared/approval';
+import type { AuditEntry } from '../../../shared/audit';
+import { canonicalJson } from '../../../shared/canonical-json';
+import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
+import type { Harness, RecordedRun } from './invariant-harness';
+
+const ALLOW_DECISIONS = new Set(['auto_allow', 'session_grant', 'allow_once', 'allow_session']);
+const USER_DECISIONS: Record<ToolCallApproval['decision'], string> = {
+  TOOL_CALL_DECISION_ALLOW_ONCE: 'allow_once',
+  TOOL_CALL_DECISION_ALLOW_SESSION: 'allow_session',
+  TOOL_CALL_DECISION_DENY: 'deny',
+};
+
+/** The hash the audit log keeps of a call's arguments. */
+export const argumentsHash = (args: unknown): string => createHash('sha256').update(canonicalJson(args)).digest('hex');
+
+/** State the checks carry from one step to the next. */
+export interface CheckState {
+  /** Runs already matched to their allow row. */
+  checkedRuns: number;
+  /** Tool call ids whose allow row already justified a run. */
+  readonly spent: Set<string>;
+}
+
+export const newCheckState = (): CheckState => ({ checkedRuns: 0, spent: new Set() });
+
+class InvariantError extends Error {
+  constructor(invariant: string, detail: string) {
+    super(`${invariant}: ${detail}`);
+    this.name = 'InvariantError';
+  }
+}
+
+async function auditRows(harness: Harness): Promise<AuditEntry[]> {
+  const rows: AuditEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await harness.ok('audit.query', { limit: 500, ...(cursor ? { cursor } : {}) });
+    rows.push(...page.entries);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return rows.sort((a, b) => a.sequence - b.sequence);
+}
+
+const describeRun = (run: RecordedRun): string => `${run.serverName}.${run.toolName} ${JSON.stringify(run.args)} (during ${run.step})`;
+
+/**
+ * (1) every call that ran had an allow decision row, for exactly these arguments, committed before the server
+ * received it, and no later decision about that call (a deny, a timeout) came before it ran; each allow row
+ * justifies one run; (2) no deny rule in force when it ran matched its arguments.
+ */
+function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckState): void {
+  for (const run of harness.runs.slice(state.checkedRuns)) {
+    if (run.denyHits.length > 0) {
+      throw new InvariantError('a deny rule in force matched a call that ran', `${describeRun(run)} matched ${run.denyHits.join(', ')}`);
+    }
+    const hash = argumentsHash(run.args);
+    const allowRow = rows.find(
+      (row) =>
+        row.kind === 'decision' &&
+        row.sequence <= run.committedSequence &&
+        ALLOW_DECISIONS.has(row.decision ?? '') &&
+        row.serverName === run.serverName &&
+        row.toolName === run.toolName &&
+        (row.editedArgsHash ?? row.argsHash) === hash &&
+        !state.spent.has(row.toolCallId),
+    );
+    if (!allowRow) {
+      throw new InvariantError(
+        'a call ran without an allow decision for its arguments committed before it',
+        `${describeRun(run)}; ${run.committedSequence} rows were committed then`,
+      );
+    }
+    const last = rows.filter((row) => row.kind === 'decision' && row.toolCallId === allowRow.toolCallId && row.sequence <= run.committedSequence).at(-1);
+    if (last && !ALLOW_DECISIONS.has(last.decision ?? '')) {
+      throw new InvariantError('a call ran after its last decision said no', `${describeRun(run)}: row ${last.sequence} says ${last.decision} (${last.decidedBy})`);
+    }
+    state.spent.add(allowRow.toolCallId);
+    state.checkedRuns += 1;
+  }
+}
+
+interface ChatView {
+  chatId: string;
+  messages: ChatMessage[];
+  records: Map<string, ToolCallRecord>;
+}
+
+/**
+ * (3) no decision row for a decision that did not apply: every person's row answers a call in an approval message
+ * the chat kept (same decision, same edit), one row per answer and one answer per row; a timeout or stop row
+ * belongs to a call that ended that way; a policy row belongs to a call the model made.
+ */
+function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[]): void {
+  const answers = new Map<string, ToolCallApproval>();
+  const records = new Map<string, ToolCallRecord>();
+  for (const chat of chats) {
+    for (const [id, record] of chat.records) records.set(id, record);
+    for (const message of chat.messages) {
+      if (message.role !== 'approval') continue;
+      for (const answer of message.toolCallApprovals) {
+        if (answers.has(answer.toolCallId)) throw new InvariantError('a call was answered twice', `tool call ${answer.toolCallId}`);
+        answers.set(answer.toolCallId, answer);
+      }
+    }
+  }
+  const userRows = new Set<string>();
+  for (const row of rows) {
+    if (row.kind !== 'decision') continue;
+    const where = `row ${row.sequence} (${row.decision} by ${row.actor}: ${row.decidedBy}) for ${row.serverName}.${row.toolName} ${row.toolCallId}`;
+    if (row.actor === 'user') {
+      const answer = answers.get(row.toolCallId);
+      if (!answer) throw new InvariantError('a person\'s decision row has no approval message that applied it', where);
+      if (userRows.has(row.toolCallId)) throw new InvariantError('a person\'s decision was recorded twice', where);
+      userRows.add(row.toolCallId);
+      if (USER_DECISIONS[answer.decision] !== row.decision) {
+        throw new InvariantError('a person\'s decision row differs from the answer applied', `${where}; the answer was ${answer.decision}`);
+      }
+      const editedHash = answer.editedArgs === undefined ? null : argumentsHash(answer.editedArgs);
+      if (row.editedArgsHash !== editedHash) throw new InvariantError('a person\'s decision row records other edits than the answer applied', where);
+      continue;
+    }
+    const record = records.get(row.toolCallId);
+    if (!record) throw new InvariantError('a decision row names a call no chat shows', where);
+    if ((row.decision === 'timeout' || row.decision === 'cancelled') && record.status !== row.decision) {
+      throw new InvariantError('a timeout or stop row for a call that did not end that way', `${where}; the call shows ${record.status}`);
+    }
+  }
+  for (const id of answers.keys()) {
+    if (!userRows.has(id)) throw new InvariantError('an applied answer has no decision row', `tool call ${id}`);
+  }
+}
+
+/** (5) the calls that wait in a chat are exactly the ones it shows on its last reply, and the chat says it waits. */
+async function checkPendingShown(harness: Harness, chat: ChatView): Promise<void> {
+  const waiting = (await harness.ok('approvals.pending', { chatId: chat.chatId })).approvals.map((approval) => approval.request.toolCallId).sort();
+  const lastReply = chat.messages.findLast((message) => message.role === 'assistant');
+  const shown = (lastReply?.role === 'assistant' ? (lastReply.reply.pendingToolCalls ?? []) : []).map((request) => request.toolCallId).sort();
+  if (JSON.stringify(waiting) !== JSON.stringify(shown)) {
+    throw new InvariantError('the calls waiting in a chat differ from the ones it shows', `chat ${chat.chatId}: waiting ${waiting.join(', ') || 'none'}, shown ${shown.join(', ') || 'none'}`);
+  }
+  const { activity } = await harness.ok('chat.messages', { chatId: chat.chatId, limit: 1 });
+  const expected = waiting.length > 0 ? 'waiting-approval' : 'idle';
+  if (activity.status !== expected) {
+    throw new InvariantError('a settled chat says it is doing something else', `chat ${chat.chatId} is ${activity.status} with ${waiting.length} calls waiting`);
+  }
+}
+
+async function chatView(harness: Harness, chatId: string): Promise<ChatView> {
+  const { messages } = await harness.ok('chat.messages', { chatId });
+  const records = new Map<string, ToolCallRecord>();
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const turn of message.reply.turns) for (const record of turn.toolCalls ?? []) records.set(record.toolCallId, record);
+  }
+  return { chatId, messages, records };
+}
+
+/** Every invariant, after a step that left every chat settled. */
+export async function checkInvariants(harness: Harness, state: CheckState): Promise<void> {
+  if (harness.internalErrors.length > 0) {
+    throw new InvariantError('an internal error nobody was told about', harness.internalErrors.map(String).join('; '));
+  }
+  const rows = await auditRows(harness);
+  checkRuns(harness, rows, state);
+  const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
+  checkRowsApplied(rows, chats);
+  // (4) the log verifies.
+  const verified = await harness.ok('audit.verify');
+  if (!verified.ok) throw new InvariantError('audit verify failed', `${verified.problem.kind} at row ${verified.problem.sequence}: ${verified.problem.message}`);
+  if (verified.rowCount !== rows.length) throw new InvariantError('audit verify checked another number of rows than the log shows', `${verified.rowCount} vs ${rows.length}`);
+  for (const chat of chats) await checkPendingShown(harness, chat);
+}

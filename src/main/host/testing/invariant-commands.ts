@@ -1,0 +1,348 @@
+/**
+ * The steps of the trust invariant test as fast-check commands: what a person, the organisation, the model and the
+ * clock can do to the running services, each through the contract. A step checks what it can know on its own (a
+ * well-formed approval must be applied, a malformed one refused); every step then lets the chats settle and checks
+ * every invariant (invariant-checks.ts).
+ */
+import fc from 'fast-check';
+import type { ChatApprovalMode, GlobalApprovalMode, ManagedPolicy, RuleEffect, ToolApprovalSetting, ToolCallApproval } from '../../../shared/approval';
+import type { Envelope } from '../../../shared/errors';
+import { RULES, SERVER_NAMES, TOOLS, ruleDraft } from './invariant-catalogue';
+import { checkInvariants, type CheckState } from './invariant-checks';
+import type { Harness } from './invariant-harness';
+import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
+
+/** What the commands act on: one run's harness, the model, and the test's clock. */
+export interface InvariantWorld {
+  harness: Harness;
+  model: ScriptedModel;
+  checks: CheckState;
+  /** Moves the fake clock on, firing the approval timeouts that fall due. */
+  advanceTime(ms: number): Promise<void>;
+  /** Made-up rule ids stay unique within a run. */
+  nextRuleId: number;
+}
+
+/**
+ * fast-check's model: how many calls wait in each chat, as the services said after the last step. The services are
+ * the state; the model only lets fast-check skip answers when nothing waits (one such refusal per run is plenty).
+ */
+export interface InvariantModel {
+  waiting: number[];
+}
+export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0] });
+type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
+
+abstract class Step implements Command {
+  check(_model: Readonly<InvariantModel>): boolean {
+    return true;
+  }
+  async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
+    world.harness.step = this.toString();
+    world.harness.log.push(this.toString());
+    await this.act(world);
+    await world.harness.settle();
+    model.waiting = await logWaiting(world);
+    await checkInvariants(world.harness, world.checks);
+  }
+  protected abstract act(world: InvariantWorld): Promise<void>;
+  abstract toString(): string;
+}
+
+/** What waits in each chat; the counterexample reads better with it after each step. */
+async function logWaiting(world: InvariantWorld): Promise<number[]> {
+  const counts: number[] = [];
+  for (const [index, chatId] of world.harness.chats.entries()) {
+    const waiting = (await world.harness.ok('approvals.pending', { chatId })).approvals;
+    counts.push(waiting.length);
+    if (waiting.length === 0) continue;
+    const calls = waiting.map(({ request }) => `${request.serverName}.${request.toolName} ${JSON.stringify(request.args)}`);
+    world.harness.log.push(`  waiting in chat ${index}: ${calls.join('; ')}`);
+  }
+  return counts;
+}
+
+const chatOf = (world: InvariantWorld, index: number): string => world.harness.chats[index % world.harness.chats.length] as string;
+
+function expectOutcome(world: InvariantWorld, what: string, envelope: Envelope, expected: 'ok' | 'refused' | 'either'): void {
+  world.harness.log.push(`  ${what} → ${envelope.ok ? 'ok' : `${envelope.error.code}: ${envelope.error.message}`}`);
+  if (expected === 'ok' && !envelope.ok) throw new Error(`${what} should have been applied, but was refused: ${envelope.error.message}`);
+  if (expected === 'refused' && envelope.ok) throw new Error(`${what} should have been refused, but was applied`);
+}
+
+const ticks = async (count: number): Promise<void> => {
+  for (let index = 0; index < count; index++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+// ── The person talks to the model ─────────────────────────────────────────────────────────────
+
+class SendMessage extends Step {
+  constructor(
+    readonly chat: number,
+    readonly plan: Plan,
+    /** Stop the reply after this many turns of the event loop; null lets it go on. */
+    readonly stopAfter: number | null,
+    /** Only when the chat is idle (fast-check skips it otherwise); a message to a busy chat must be refused. */
+    readonly onlyWhenIdle: boolean,
+  ) {
+    super();
+  }
+  override check(model: Readonly<InvariantModel>): boolean {
+    return !this.onlyWhenIdle || model.waiting[this.chat] === 0;
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const chatId = chatOf(world, this.chat);
+    const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
+    const envelope = await harness.call('chat.send', { chatId, message: { role: 'user', text: world.model.messageFor(this.plan) } });
+    expectOutcome(world, 'chat.send', envelope, before.status === 'idle' ? 'ok' : 'refused');
+    if (!envelope.ok && envelope.error.code !== 'conflict') throw new Error(`a message sent to a busy chat was refused as ${envelope.error.code}, not conflict`);
+    if (envelope.ok) harness.tally.userMessages += 1;
+    if (this.stopAfter === null) return;
+    await ticks(this.stopAfter);
+    await harness.ok('chat.stop', { chatId });
+    harness.tally.stops += 1;
+  }
+  toString(): string {
+    const calls = this.plan.map((round) => round.map((call) => `${call.tool}:${call.value}`).join(' ')).join(' | ');
+    return `send(chat ${this.chat}, [${calls}]${this.stopAfter === null ? '' : `, stop after ${this.stopAfter} ticks`})`;
+  }
+}
+
+/** One answer a person gives; applied to the waiting calls in order, round robin. */
+export interface AnswerPick {
+  decision: ToolCallApproval['decision'];
+  /** Change the call's rule-relevant argument to this value (an index), or to a value of the wrong type. */
+  edit: number | 'wrong-type' | null;
+  reason: string | null;
+}
+type Mistake = 'none' | 'leave-one-out' | 'unknown-id' | 'answer-twice';
+
+class Approve extends Step {
+  constructor(
+    readonly chat: number,
+    readonly picks: readonly AnswerPick[],
+    readonly mistake: Mistake,
+  ) {
+    super();
+  }
+  override check(model: Readonly<InvariantModel>): boolean {
+    return this.mistake !== 'none' || model.waiting.some((count) => count > 0);
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    // The chat picked, or the other one when only that one has calls waiting: most answers should have something to answer.
+    let chatId = chatOf(world, this.chat);
+    let waiting = (await harness.ok('approvals.pending', { chatId })).approvals;
+    if (waiting.length === 0) {
+      chatId = chatOf(world, this.chat + 1);
+      waiting = (await harness.ok('approvals.pending', { chatId })).approvals;
+    }
+    let expected: 'ok' | 'refused' | 'either' = waiting.length === 0 || this.mistake !== 'none' ? 'refused' : 'ok';
+    const answers: ToolCallApproval[] = waiting.map((approval, index) => {
+      const pick = this.picks[index % this.picks.length] as AnswerPick;
+      const { request } = approval;
+      const tool = TOOLS.find((candidate) => candidate.serverName === request.serverName && candidate.name === request.toolName);
+      const answer: ToolCallApproval = { toolCallId: request.toolCallId, decision: pick.decision, ...(pick.reason === null ? {} : { reason: pick.reason }) };
+      if (pick.edit !== null && tool) {
+        answer.editedArgs = { ...request.args, [tool.field]: pick.edit === 'wrong-type' ? 42 : valueFor(tool.field, pick.edit) };
+        // An edit goes with an allow only, and must fit the tool's schema.
+        if (pick.decision === 'TOOL_CALL_DECISION_DENY' || pick.edit === 'wrong-type') expected = 'refused';
+      }
+      // What a deny rule in force matches may be refused outright or denied when it would run; both keep the promise.
+      const effective = answer.editedArgs ?? request.args;
+      if (expected === 'ok' && pick.decision !== 'TOOL_CALL_DECISION_DENY' && harness.denyHits(request.serverName, request.toolName, effective).length > 0) expected = 'either';
+      return answer;
+    });
+    if (this.mistake === 'leave-one-out') answers.pop();
+    if (this.mistake === 'unknown-id' || answers.length === 0) answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+    if (this.mistake === 'answer-twice' && answers[0]) answers.push({ ...answers[0], decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+    const envelope = await harness.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: answers } });
+    expectOutcome(world, `chat.send ${JSON.stringify(answers)}`, envelope, answers.length === 0 ? 'refused' : expected);
+    if (envelope.ok) {
+      harness.tally.approvalsApplied += 1;
+      harness.tally.editsApplied += answers.filter((answer) => answer.editedArgs !== undefined).length;
+    } else harness.tally.approvalsRefused += 1;
+  }
+  toString(): string {
+    const picks = this.picks.map((pick) => `${pick.decision.replace('TOOL_CALL_DECISION_', '')}${pick.edit === null ? '' : ` edit=${pick.edit}`}`).join(', ');
+    return `approve(chat ${this.chat}, [${picks}]${this.mistake === 'none' ? '' : `, ${this.mistake}`})`;
+  }
+}
+
+class Stop extends Step {
+  constructor(readonly chat: number) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { stopped } = await world.harness.ok('chat.stop', { chatId: chatOf(world, this.chat) });
+    world.harness.log.push(`  chat.stop → stopped: ${stopped}`);
+    if (stopped) world.harness.tally.stops += 1;
+  }
+  toString(): string {
+    return `stop(chat ${this.chat})`;
+  }
+}
+
+// ── The person's settings ────────────────────────────────────────────────────────────────────
+
+export type PolicyChange =
+  | { kind: 'add-rule'; rule: string; effect: RuleEffect; first: boolean }
+  | { kind: 'remove-rule'; pick: number }
+  | { kind: 'mode'; mode: GlobalApprovalMode }
+  | { kind: 'tool'; tool: number; setting: ToolApprovalSetting }
+  | { kind: 'server'; server: string; autoApprove: boolean }
+  | { kind: 'timeout'; seconds: number }
+  | { kind: 'trust'; server: string; trusted: boolean };
+
+class ChangePolicy extends Step {
+  constructor(readonly change: PolicyChange) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const change = this.change;
+    if (change.kind === 'trust') {
+      expectOutcome(world, 'mcp.edit', await harness.call('mcp.edit', { name: change.server, trusted: change.trusted }), 'ok');
+      await harness.services().mcp.whenSettled();
+      harness.tally.policyChanges += 1;
+      return;
+    }
+    let update: object;
+    switch (change.kind) {
+      case 'add-rule':
+        update = { rules: { add: [ruleDraft(change.rule, change.effect, `${change.rule}--${world.nextRuleId++}`)], ...(change.first ? { index: 0 } : {}) } };
+        break;
+      case 'remove-rule': {
+        const rules = harness.userRules();
+        if (rules.length === 0) return;
+        update = { rules: { remove: [(rules[change.pick % rules.length] as { id: string }).id] } };
+        break;
+      }
+      case 'mode':
+        update = { mode: change.mode };
+        break;
+      case 'tool': {
+        const tool = TOOLS[change.tool % TOOLS.length] as (typeof TOOLS)[number];
+        update = { tools: { [tool.serverName]: { [tool.name]: change.setting } } };
+        break;
+      }
+      case 'server':
+        update = { servers: { [change.server]: { autoApprove: change.autoApprove } } };
+        break;
+      case 'timeout':
+        update = { timeoutSeconds: change.seconds };
+        break;
+    }
+    const envelope = await harness.call('policy.update', update);
+    expectOutcome(world, 'policy.update', envelope, 'ok');
+    if (envelope.ok) harness.noteView(envelope.value as Parameters<Harness['noteView']>[0]);
+    harness.tally.policyChanges += 1;
+  }
+  toString(): string {
+    return `policy(${JSON.stringify(this.change)})`;
+  }
+}
+
+class SetChatMode extends Step {
+  constructor(
+    readonly chat: number,
+    readonly mode: ChatApprovalMode,
+  ) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    expectOutcome(world, 'approvals.setChatMode', await world.harness.call('approvals.setChatMode', { chatId: chatOf(world, this.chat), mode: this.mode }), 'ok');
+    world.harness.tally.policyChanges += 1;
+  }
+  toString(): string {
+    return `chatMode(chat ${this.chat}, ${this.mode})`;
+  }
+}
+
+// ── The clock and the process ────────────────────────────────────────────────────────────────
+
+/** Longer than any timeout the test sets, so every waiting call with a timeout falls due. */
+const PAST_EVERY_TIMEOUT_MS = 301_000;
+
+class TimePasses extends Step {
+  protected async act(world: InvariantWorld): Promise<void> {
+    await world.advanceTime(PAST_EVERY_TIMEOUT_MS);
+    world.harness.tally.timeouts += 1;
+  }
+  toString(): string {
+    return 'timePasses(301 s)';
+  }
+}
+
+class Restart extends Step {
+  /** `undefined` keeps the organisation's policy; otherwise the host starts with this one (null: none). */
+  constructor(readonly managed: ManagedPolicy | null | undefined) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    await world.harness.restart(this.managed);
+    world.harness.tally.restarts += 1;
+  }
+  toString(): string {
+    return `restart(${this.managed === undefined ? 'same managed policy' : JSON.stringify(this.managed)})`;
+  }
+}
+
+// ── Arbitraries ──────────────────────────────────────────────────────────────────────────────
+
+const chatArb = fc.nat({ max: 1 });
+const planArb: fc.Arbitrary<Plan> = fc.array(fc.array(fc.record({ tool: fc.nat({ max: TOOLS.length - 1 }), value: fc.nat({ max: 6 }) }), { minLength: 1, maxLength: 3 }), {
+  minLength: 1,
+  maxLength: 2,
+});
+const decisionArb = fc.constantFrom<ToolCallApproval['decision']>('TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_DENY');
+const answerArb: fc.Arbitrary<AnswerPick> = fc.record({
+  decision: decisionArb,
+  edit: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.nat({ max: 6 }), weight: 5 }, { arbitrary: fc.constant('wrong-type' as const), weight: 1 }),
+  reason: fc.option(fc.constantFrom('not now', 'looks wrong'), { nil: null }),
+});
+const mistakeArb: fc.Arbitrary<Mistake> = fc.oneof(
+  { arbitrary: fc.constant('none' as const), weight: 8 },
+  { arbitrary: fc.constantFrom('leave-one-out' as const, 'unknown-id' as const, 'answer-twice' as const), weight: 1 },
+);
+const ruleKeyArb = fc.constantFrom(...RULES.map((rule) => rule.key));
+const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('add-rule' as const), rule: ruleKeyArb, effect: fc.constantFrom<RuleEffect>('deny', 'deny', 'ask', 'allow'), first: fc.boolean() }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('remove-rule' as const), pick: fc.nat({ max: 9 }) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom<GlobalApprovalMode>('ask', 'auto-approve-read-only-trusted', 'never-ask') }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('tool' as const), tool: fc.nat({ max: TOOLS.length - 1 }), setting: fc.constantFrom<ToolApprovalSetting>('auto-approve', 'always-ask', 'inherit') }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('server' as const), server: fc.constantFrom(...SERVER_NAMES), autoApprove: fc.boolean() }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('timeout' as const), seconds: fc.constantFrom(0, 1, 30) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('trust' as const), server: fc.constantFrom(...SERVER_NAMES), trusted: fc.boolean() }), weight: 1 },
+);
+
+/** An organisation's policy: some of the catalogue's rules, as deny rules; sometimes "never ask" is not allowed. */
+export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
+  fc.record({
+    rules: fc.subarray(RULES.map((rule) => rule.key), { maxLength: 2 }).map((keys) => keys.map((key) => ({ ...ruleDraft(key, 'deny', `${key}--org`), effect: 'deny' as const, id: `${key}--org` }))),
+    disallowNeverAsk: fc.boolean(),
+  }),
+  { nil: null, freq: 2 },
+);
+
+export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+  return fc.commands(
+    [
+      fc.tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 })).map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
+      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
+      fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
+      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb).map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
+      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
+      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
+      policyChangeArb.map((change) => new ChangePolicy(change)),
+      policyChangeArb.map((change) => new ChangePolicy(change)),
+      fc.tuple(chatArb, fc.constantFrom<ChatApprovalMode>('use-tool-settings', 'always-ask', 'never-ask')).map(([chat, mode]) => new SetChatMode(chat, mode)),
+      chatArb.map((chat) => new Stop(chat)),
+      fc.constant(new TimePasses()),
+      fc.option(managedPolicyArb, { nil: undefined, freq: 2 }).map((managed) => new Restart(managed)),
+    ],
+    // Long sequences: the holes need a few steps in a row (a rule, a call that waits, an answer).
+    { maxCommands, size: 'max' },
+  );
+}

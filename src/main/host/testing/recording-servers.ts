@@ -1,0 +1,80 @@
+/**
+ * The MCP servers of the trust invariant test: real MCP over Streamable HTTP on 127.0.0.1 (the host has no way to
+ * take an in-process transport), one URL per server of the catalogue. Every call a server actually runs is handed
+ * to `onCall` at the moment it arrives, with its raw arguments, before the server answers.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { inputSchemaOf, SERVER_NAMES, TOOLS } from './invariant-catalogue';
+
+export interface RecordingServers {
+  /** The URL of each server, by its key in `mcpServers`. */
+  readonly urls: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export type CallListener = (serverName: string, toolName: string, args: Record<string, unknown>) => void;
+
+function mcpServerFor(serverName: string, onCall: CallListener): Server {
+  const server = new Server({ name: `invariant-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const tools = TOOLS.filter((tool) => tool.serverName === serverName);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: `${tool.name} (invariant test)`,
+      inputSchema: inputSchemaOf(tool) as { type: 'object' },
+      annotations: { readOnlyHint: tool.readOnly },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (!tools.some((tool) => tool.name === request.params.name)) throw new Error(`unknown tool ${request.params.name}`);
+    onCall(serverName, request.params.name, structuredClone(args));
+    return { content: [{ type: 'text', text: `ran ${request.params.name}` }] };
+  });
+  return server;
+}
+
+async function readBody(request: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString();
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function startRecordingServers(onCall: CallListener): Promise<RecordingServers> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const server = http.createServer({ noDelay: true }, async (request, response) => {
+    const serverName = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname.slice(1));
+    if (!(SERVER_NAMES as readonly string[]).includes(serverName)) return void response.writeHead(404).end();
+    const body = request.method === 'POST' ? await readBody(request) : undefined;
+    const sessionId = request.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void sessions.set(id, created),
+      });
+      created.onclose = () => {
+        if (created.sessionId) sessions.delete(created.sessionId);
+      };
+      transport = created;
+      await mcpServerFor(serverName, onCall).connect(transport);
+    }
+    await transport.handleRequest(request, response, body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    urls: Object.fromEntries(SERVER_NAMES.map((name) => [name, `${origin}/${name}`])),
+    async close() {
+      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The scripted model of the trust invariant test, answering the fake LLM server's generation requests from the
+ * conversation it is sent (so a stop or a restart never puts it out of step): the person's last message names a
+ * plan, and the number of assistant turns since that message says which round of the plan comes next. Each call
+ * gets a fresh nonce, so every call the model makes has arguments no other call has.
+ */
+import type { FakeTurn, RecordedRequest } from '../../llm/testing/fake-llm-server';
+import { providerToolName } from '../../llm/tool-names';
+import { COMMANDS, PATHS, TOOLS, type CallArguments } from './invariant-catalogue';
+
+/** One call of a plan: which tool, and which value of its field (an index into PATHS or COMMANDS). */
+export interface PlannedCall {
+  readonly tool: number;
+  readonly value: number;
+}
+/** Rounds of tool calls; after the last round the model answers with text. */
+export type Plan = readonly (readonly PlannedCall[])[];
+
+export interface ScriptedModel {
+  /** The user message that starts `plan`. */
+  messageFor(plan: Plan): string;
+  respond(request: RecordedRequest): FakeTurn;
+}
+
+export function valueFor(field: 'path' | 'command', index: number): string {
+  const values: readonly string[] = field === 'path' ? PATHS : COMMANDS;
+  return values[index % values.length] as string;
+}
+
+export function argumentsFor(call: PlannedCall, nonce: string): { serverName: string; toolName: string; args: CallArguments } {
+  const tool = TOOLS[call.tool % TOOLS.length] as (typeof TOOLS)[number];
+  const args: CallArguments = { [tool.field]: valueFor(tool.field, call.value), nonce };
+  if (tool.name === 'write_file') args['content'] = 'hello';
+  return { serverName: tool.serverName, toolName: tool.name, args };
+}
+
+interface WireMessage {
+  role?: string;
+  content?: unknown;
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as { text?: string }).text ?? '').join('') : '';
+
+export function createScriptedModel(): ScriptedModel {
+  const plans = new Map<number, Plan>();
+  let calls = 0;
+  return {
+    messageFor(plan) {
+      const id = plans.size + 1;
+      plans.set(id, plan);
+      return `plan ${id}`;
+    },
+    respond(request) {
+      const messages = ((request.body as { messages?: WireMessage[] } | undefined)?.messages ?? []) as WireMessage[];
+      const lastUser = messages.findLastIndex((message) => message.role === 'user');
+      const id = Number(/plan (\d+)/.exec(textOf(messages[lastUser]?.content))?.[1]);
+      const round = messages.slice(lastUser + 1).filter((message) => message.role === 'assistant').length;
+      const planned = plans.get(id)?.[round];
+      if (!planned || planned.length === 0) return { kind: 'reply', text: ['Done.'] };
+      return {
+        kind: 'reply',
+        toolCalls: planned.map((call) => {
+          calls += 1;
+          const { serverName, toolName, args } = argumentsFor(call, `n${calls}`);
+          return { id: `call_${calls}`, name: providerToolName(serverName, toolName), argumentChunks: [JSON.stringify(args)] };
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The trust invariant (issue 12 §4): random sequences of what people, the organisation, the model and the clock do,
+ * driven through the contract against the real services (real SQLite, real MCP over HTTP, the fake LLM server
+ * speaking OpenAI's wire format), and after EVERY step the promise is checked:
+ *  1. every call a server ran had an allow decision for exactly its arguments in the audit log, committed before the
+ *     server received it;
+ *  2. no deny rule in force when it ran (the organisation's or the person's) matched its arguments;
+ *  3. no decision row exists for a decision that did not apply;
+ *  4. `audit verify` is OK;
+ *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so.
+ * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
+ * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { PolicyExplanation } from '../../shared/approval';
+import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
+import { COMMANDS, PATHS, RULES, ruleDraft, TOOLS } from './testing/invariant-catalogue';
+import { checkInvariants, newCheckState } from './testing/invariant-checks';
+import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
+import { createHarness, emptyTally, recordCall, type Harness } from './testing/invariant-harness';
+import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
+import { createScriptedModel } from './testing/scripted-model';
+
+const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
+const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
+const STEPS = Number(process.env['INVARIANT_STEPS'] ?? 14);
+
+let servers: RecordingServers;
+let fake: FakeLlmServer;
+let template: string;
+const model = createScriptedModel();
+
+beforeAll(async () => {
+  servers = await startRecordingServers(recordCall);
+  fake = await startFakeLlmServer({ respond: (request) => model.respond(request) });
+  template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
+});
+afterAll(async () => {
+  fs.rmSync(path.dirname(template), { recursive: true, force: true });
+  await servers.close();
+  await fake.close();
+});
+
+describe('the catalogue of the invariant test', () => {
+  it("means by each rule what the pipeline's own matching means", async () => {
+    const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
+    try {
+      for (const rule of RULES) {
+        const view = await harness.ok('policy.update', { rules: { remove: harness.userRules().map((old) => old.id), add: [ruleDraft(rule.key, 'deny', `${rule.key}--1`)] } });
+        harness.noteView(view);
+        for (const tool of TOOLS) {
+          for (const value of tool.field === 'path' ? PATHS : COMMANDS) {
+            const args = { [tool.field]: value, nonce: 'n' };
+            const explained: PolicyExplanation = await harness.ok('policy.explain', { server: tool.serverName, tool: tool.name, args });
+            expect({ rule: rule.key, tool: tool.name, value, denied: explained.outcome === 'deny' }).toEqual({
+              rule: rule.key,
+              tool: tool.name,
+              value,
+              denied: rule.matches(tool.serverName, tool.name, args),
+            });
+          }
+        }
+      }
+    } finally {
+      await harness.dispose();
+    }
+  });
+});
+
+describe('the trust invariant', () => {
+  it(`holds over ${RUNS} random sequences of up to ${STEPS} steps (seed ${SEED})`, { timeout: Math.max(120_000, RUNS * 2_000) }, async () => {
+    const tally = emptyTally();
+    let sequences = 0;
+    let failingLog: string[] = [];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      await fc.assert(
+        fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
+          sequences += 1;
+          const harness: Harness = await createHarness({ servers, fake, managed, tally, template });
+          const world: InvariantWorld = {
+            harness,
+            model,
+            checks: newCheckState(),
+            advanceTime: async (ms) => {
+              await vi.advanceTimersByTimeAsync(ms);
+            },
+            nextRuleId: 1,
+          };
+          try {
+            await checkInvariants(harness, world.checks);
+            await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
+          } catch (error) {
+            // While shrinking, the last sequence that failed is the smallest counterexample so far.
+            failingLog = harness.log;
+            throw error;
+          } finally {
+            if (process.env['INVARIANT_DEBUG']) console.log(harness.log.join('\n'));
+            await harness.dispose();
+          }
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: process.env['INVARIANT_SHRINK'] !== '1' },
+      );
+    } catch (error) {
+      console.error(`trust invariant: failed after ${sequences} sequences (seed ${SEED}); the smallest failing sequence did:\n  ${failingLog.join('\n  ')}`);
+      throw error;
+    } finally {
+      vi.useRealTimers();
+    }
+    console.log(`trust invariant: ${sequences} sequences, seed ${SEED}, up to ${STEPS} steps each; ${JSON.stringify(tally)}`);
+    // A run that exercised nothing proves nothing.
+    expect(tally.runs).toBeGreaterThan(0);
+    expect(tally.approvalsApplied).toBeGreaterThan(0);
+    expect(tally.approvalsRefused).toBeGreaterThan(0);
+    expect(tally.editsApplied).toBeGreaterThan(0);
+    expect(tally.restarts).toBeGreaterThan(0);
+    expect(tally.timeouts).toBeGreaterThan(0);
+  });
+});
