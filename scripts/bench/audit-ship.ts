@@ -102,7 +102,10 @@ export const auditShip: Benchmark = {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-ship-'));
     const dataDir = path.join(dir, 'data');
     const file = path.join(dataDir, 'workbench.db');
-    const rsyslog = await createRsyslog(path.join(dir, 'rsyslog'), rsyslogd);
+    // The receiver's disk is not ours in real life: rsyslog writes to memory when it can, so its 140 MB of
+    // writes do not compete with the fsync of the commits being measured.
+    const receiverDir = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/aiwb-bench-rsyslog-') : path.join(dir, 'rsyslog');
+    const rsyslog = await createRsyslog(receiverDir, rsyslogd);
     try {
       buildAuditDatabase(file, ROWS);
       await rsyslog.start();
@@ -147,6 +150,7 @@ export const auditShip: Benchmark = {
     } finally {
       await rsyslog.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(receiverDir, { recursive: true, force: true });
     }
   },
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { AuditShippingStatus, AuditSinkConfig, AuditSinkStatus } from '../../../shared/audit-shipping';
 import type { Database } from '../../storage/database';
 import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
@@ -52,7 +53,7 @@ export interface AuditShipper {
 export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
   const { db, now = Date.now } = options;
   const cursors = createShippingCursors(db);
-  const owner = `${process.pid}-${randomUUID()}`;
+  const owner = leaseOwner();
   const headRow = db.prepare('SELECT sequence FROM audit_head WHERE id = 1');
   const rowTime = db.prepare('SELECT time FROM audit_log WHERE sequence = ?').pluck();
   const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
@@ -157,6 +158,7 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
   let stopped = false;
   let recent: Sent[] = [];
   let brokeAt: number | null = null;
+  let leasedUntil = 0;
   let wakeUp: (() => void) | null = null;
 
   const pause = (ms: number): Promise<void> =>
@@ -184,6 +186,13 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
     if (lost) cursors.rewind(config.id, lost.first - 1);
   };
 
+  // After a crash the next start need not wait for the lease to run out: a holder on this machine whose
+  // process is gone (its id is in the owner) cannot be shipping any more.
+  const takeOverFromTheDead = (): boolean => {
+    const holder = cursors.holder(config.id);
+    return holder !== null && isDeadHere(holder) && cursors.takeOver(config.id, holder, owner, now() + leaseMs);
+  };
+
   // Read in slices with a turn of the event loop between them: a batch never holds up a tool call for long.
   const readBatch = async (after: number): Promise<RawAuditRow[]> => {
     const rows: RawAuditRow[] = [];
@@ -200,9 +209,14 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
     let backoff = initialBackoffMs;
     while (!stopped) {
       resendAfterBreak();
-      if (!cursors.lease(config.id, owner, now(), now() + leaseMs)) {
-        await pause(leaseMs / 2);
-        continue;
+      // The lease is renewed once a third of it has passed, not with every batch: one write fewer per batch.
+      if (now() > leasedUntil - (leaseMs * 2) / 3) {
+        if (cursors.lease(config.id, owner, now(), now() + leaseMs) || takeOverFromTheDead()) leasedUntil = now() + leaseMs;
+        else {
+          leasedUntil = 0;
+          await pause(leaseMs / 2);
+          continue;
+        }
       }
       const rows = await readBatch(cursors.get(config.id).sequence);
       if (rows.length === 0) {
@@ -248,6 +262,23 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
       cursors.release(config.id, owner);
     },
   };
+}
+
+/** `host/pid/random`: unique per process, and tells a process on this machine whether the holder still runs. */
+function leaseOwner(): string {
+  return `${os.hostname()}/${process.pid}/${randomUUID()}`;
+}
+
+function isDeadHere(owner: string): boolean {
+  const [host, pid] = owner.split('/');
+  if (host !== os.hostname() || !pid || !/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process exists (another user's); only ESRCH says it is gone.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 function iso(time: number | null): string | null {

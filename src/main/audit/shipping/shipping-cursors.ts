@@ -15,7 +15,7 @@ export interface SinkCursor {
  * transaction, never inside an audit commit, so a cursor never holds the audit log's write lock for long.
  */
 export interface ShippingCursors {
-  /** The sink's cursor; a sink never seen starts at 0 (every row is shipped). */
+  /** The sink's cursor; a sink never seen starts at 0 (every row is shipped). Only reads. */
   get(sinkId: string): SinkCursor;
   /** Moves the cursor to `sequence` (forward after an acknowledgement, back when a resend is needed) and clears the error. */
   acknowledge(sinkId: string, sequence: number, at: number): void;
@@ -27,6 +27,10 @@ export interface ShippingCursors {
    * processes never ship the same sink at once (each would resend what the other sent).
    */
   lease(sinkId: string, owner: string, now: number, until: number): boolean;
+  /** Who holds the sink's lease now, if anyone. */
+  holder(sinkId: string): string | null;
+  /** Takes the lease from `from` (a process known to be gone); false when someone else took it meanwhile. */
+  takeOver(sinkId: string, from: string, owner: string, until: number): boolean;
   /** Gives the lease up (on a clean stop), so another process may ship at once. */
   release(sinkId: string, owner: string): void;
 }
@@ -38,33 +42,45 @@ export function createShippingCursors(db: Database): ShippingCursors {
   const select = db.prepare(
     'SELECT sink_id AS sinkId, sequence, acknowledged_at AS acknowledgedAt, last_error AS lastError, last_error_at AS lastErrorAt FROM audit_shipping_cursors WHERE sink_id = ?',
   );
-  const acknowledge = db.prepare('UPDATE audit_shipping_cursors SET sequence = ?, acknowledged_at = ?, last_error = NULL, last_error_at = NULL WHERE sink_id = ?');
+  // One statement each: a batch's acknowledgement is a single small write.
+  const acknowledge = db.prepare(
+    'INSERT INTO audit_shipping_cursors (sink_id, sequence, acknowledged_at) VALUES (?, ?, ?) ' +
+      'ON CONFLICT (sink_id) DO UPDATE SET sequence = excluded.sequence, acknowledged_at = excluded.acknowledged_at, last_error = NULL, last_error_at = NULL',
+  );
   const rewind = db.prepare('UPDATE audit_shipping_cursors SET sequence = min(sequence, ?) WHERE sink_id = ?');
-  const error = db.prepare('UPDATE audit_shipping_cursors SET last_error = ?, last_error_at = ? WHERE sink_id = ?');
+  const error = db.prepare(
+    'INSERT INTO audit_shipping_cursors (sink_id, last_error, last_error_at) VALUES (?, ?, ?) ' +
+      'ON CONFLICT (sink_id) DO UPDATE SET last_error = excluded.last_error, last_error_at = excluded.last_error_at',
+  );
   const lease = db.prepare(
     'UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until < ?)',
   );
+  const holder = db.prepare('SELECT lease_owner FROM audit_shipping_cursors WHERE sink_id = ?').pluck();
+  const takeOver = db.prepare('UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ? AND lease_owner = ?');
   const release = db.prepare('UPDATE audit_shipping_cursors SET lease_owner = NULL, lease_until = NULL WHERE sink_id = ? AND lease_owner = ?');
 
   return {
     get(sinkId) {
-      ensure.run(sinkId);
-      return select.get(sinkId) as SinkCursor;
+      return (select.get(sinkId) as SinkCursor | undefined) ?? { sinkId, sequence: 0, acknowledgedAt: null, lastError: null, lastErrorAt: null };
     },
     acknowledge(sinkId, sequence, at) {
-      ensure.run(sinkId);
-      acknowledge.run(sequence, at, sinkId);
+      acknowledge.run(sinkId, sequence, at);
     },
     rewind(sinkId, sequence) {
       rewind.run(sequence, sinkId);
     },
     recordError(sinkId, message, at) {
-      ensure.run(sinkId);
-      error.run(message.slice(0, MAX_ERROR_LENGTH), at, sinkId);
+      error.run(sinkId, message.slice(0, MAX_ERROR_LENGTH), at);
     },
     lease(sinkId, owner, now, until) {
       ensure.run(sinkId);
       return lease.run(owner, until, sinkId, owner, now).changes === 1;
+    },
+    holder(sinkId) {
+      return (holder.get(sinkId) as string | null | undefined) ?? null;
+    },
+    takeOver(sinkId, from, owner, until) {
+      return takeOver.run(owner, until, sinkId, from).changes === 1;
     },
     release(sinkId, owner) {
       release.run(sinkId, owner);

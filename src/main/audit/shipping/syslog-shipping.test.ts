@@ -1,5 +1,6 @@
 // Audit rows shipped into a real rsyslog (Debian package; .ci/run installs it): in order, through an outage,
 // and with the cursor in SQLite deciding what is sent again.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -150,5 +151,23 @@ describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
     await waitFor('every row twice', () => receivedSequences().length >= 200);
     const received = receivedSequences();
     expect(received.slice(0, 100)).toEqual(received.slice(100));
+  });
+
+  it('takes over at once the lease of a process on this machine that is gone (a crash), but not from a live one', async () => {
+    recordRows(log, 50);
+    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number;
+    db.prepare('INSERT INTO audit_shipping_cursors (sink_id, lease_owner, lease_until) VALUES (?, ?, ?)').run('siem', `${os.hostname()}/${gone}/crashed`, Date.now() + 3_600_000);
+    startShipper();
+    await waitFor('the sink to catch up', () => lag() === 0);
+    await waitForReceived(50);
+    await shipper?.stop();
+
+    // A live holder (this test's parent process) keeps its lease: nothing is shipped past it.
+    recordRows(log, 10, 'blocked');
+    db.prepare('UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ?').run(`${os.hostname()}/${process.ppid}/alive`, Date.now() + 3_600_000, 'siem');
+    startShipper();
+    shipper?.wake();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(shipper?.status().sinks[0]).toMatchObject({ acknowledgedSequence: 50, lagRows: 10 });
   });
 });
