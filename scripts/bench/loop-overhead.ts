@@ -63,6 +63,7 @@ export const loopOverhead: Benchmark = {
     };
     const audit: AuditRecorder = {
       recordDecision: (record) => timed(() => (log.real as AuditRecorder).recordDecision(record)),
+      recordDecisionsWith: (records, claim) => timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim)),
       recordToolResult: (record) => timed(() => (log.real as AuditRecorder).recordToolResult(record)),
     };
     const services = createServices({ dataDir, host: 'cli', version: 'bench', managedPolicyFile: null, audit });

@@ -114,7 +114,7 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           await session.call('chat.stop', { chatId });
         } else if (decision.kind === 'unattended') {
           // No person can answer: the approval engine denies them as the system, with this reason.
-          session.services.approvals.pending.denyUnattended(chatId, decision.reason);
+          session.services.conversations.handle({ kind: 'unattended', chatId, reason: decision.reason });
         } else {
           await session.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: decision.approvals } });
         }

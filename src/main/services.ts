@@ -16,7 +16,8 @@ import { createAuditExportFolder, type AuditExportFolder } from './audit/export-
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
-import { createConversations, openChatSettings, type ChatSettings, type Conversations } from './chat/conversations';
+import { openChatSettings, type ChatSettings } from './chat/chat-settings';
+import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
@@ -38,8 +39,8 @@ export interface Services {
   readonly settings: SettingsStore;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
-  /** Chats as conversations: messages, the tool loop, stop. Hosts await `conversations.dispose()` before `close()`. */
-  readonly conversations: Conversations;
+  /** Chats as conversations, the one owner of the approval round trip: messages, the tool loop, stop. Hosts await `conversations.dispose()` before `close()`. */
+  readonly conversations: ExchangeCoordinator;
   /** The `chat` settings section: the round limit of the tool loop. */
   readonly chatSettings: SettingsSection<ChatSettings>;
   /** LLM providers: configuration, keys (never returned), adapters for the tool loop. */
@@ -138,6 +139,8 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
+  // Built after the approval engine; a timer cannot fire before this function returns.
+  const late: { coordinator?: ExchangeCoordinator } = {};
   try {
     approvals = createApprovalServices({
       db,
@@ -153,6 +156,8 @@ export function createServices(options: ServicesOptions): Services {
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
       },
       onError: options.onListenerError,
+      // A call reached its timeout: the coordinator resolves it and goes on with the exchange.
+      onApprovalsDue: (chatId) => late.coordinator?.handle({ kind: 'timeout', chatId }),
     });
   } catch (error) {
     db.close();
@@ -172,7 +177,8 @@ export function createServices(options: ServicesOptions): Services {
     now: Date.now,
     onError,
   });
-  const conversations = createConversations({ chats, messages, loop, pending: approvals.pending, events, onError });
+  const conversations = createExchangeCoordinator({ chats, messages, loop, pending: approvals.pending, events, onError });
+  late.coordinator = conversations;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,

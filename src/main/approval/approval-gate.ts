@@ -7,7 +7,6 @@ import type {
 import type { AuditDecision } from '../../shared/audit';
 import type { ToolCall, ToolDefinition } from '../../shared/tool';
 import type { AuditRecorder } from '../audit/audit-log';
-import type { ChatService } from '../chat/chat-service';
 import type { ChatApprovalStore } from './chat-approval-store';
 import { decide, denyCheck, type ChatApprovalState, type DenyVerdict } from './decision-pipeline';
 import type { PolicyService } from './policy-service';
@@ -39,10 +38,15 @@ export interface ApprovalGate {
   explain(input: { server: string; tool: string; args?: Record<string, unknown> | undefined; chatId?: string | undefined }): PolicyExplanation;
 }
 
+/** The chats as the approval engine needs them: `get` throws `not_found` for an unknown chat (the chat service's). */
+export interface KnownChats {
+  get(id: string): unknown;
+}
+
 export interface ApprovalGateDependencies {
   policy: PolicyService;
   store: ChatApprovalStore;
-  chats: Pick<ChatService, 'get'>;
+  chats: KnownChats;
   audit: AuditRecorder;
   tools: ToolCatalog;
 }

@@ -1,10 +1,9 @@
 import type { AuditRecorder } from '../audit/audit-log';
-import type { ChatService } from '../chat/chat-service';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsStore } from '../settings/settings-store';
 import type { Database } from '../storage/database';
-import { createApprovalGate, type ApprovalGate } from './approval-gate';
+import { createApprovalGate, type ApprovalGate, type KnownChats } from './approval-gate';
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore } from './chat-approval-store';
 import { createChatApprovals, type ChatApprovals } from './chat-approvals';
@@ -29,7 +28,7 @@ export interface ApprovalServicesDependencies {
   db: Database;
   settings: SettingsStore;
   events: EventHub;
-  chats: Pick<ChatService, 'get'>;
+  chats: KnownChats;
   managed: LoadedManagedPolicy | null;
   /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
   audit?: AuditRecorder | undefined;
@@ -38,11 +37,16 @@ export interface ApprovalServicesDependencies {
   trustedServers?: TrustedServers | undefined;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** A waiting call reached its timeout (the exchange coordinator's `timeout` event). */
+  onApprovalsDue: (chatId: string) => void;
 }
 
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
 const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordDecision() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
+  },
+  recordDecisionsWith() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
   },
   recordToolResult() {
@@ -67,6 +71,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
     now: dependencies.now,
     onError: dependencies.onError,
+    onDue: dependencies.onApprovalsDue,
   });
   return {
     policy,

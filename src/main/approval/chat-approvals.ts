@@ -1,7 +1,7 @@
 import type { ChatApprovalMode, ChatGrant, PendingApproval } from '../../shared/approval';
-import type { ChatService } from '../chat/chat-service';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
+import type { KnownChats } from './approval-gate';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingApprovals } from './pending-approvals';
 
@@ -17,7 +17,7 @@ export interface ChatApprovals {
 }
 
 export interface ChatApprovalsDependencies {
-  chats: Pick<ChatService, 'get'>;
+  chats: KnownChats;
   store: ChatApprovalStore;
   pending: Pick<PendingApprovals, 'list'>;
   events: EventHub;

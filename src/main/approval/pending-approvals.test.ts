@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalResolution, ApprovalsChange, GrantsChange, ToolCallApproval } from '../../shared/approval';
+import { createSqliteAuditLog } from '../audit/sqlite-audit-log';
 import { createChatRepository } from '../chat/chat-repository';
 import { createChatService, type ChatService } from '../chat/chat-service';
 import { createEventHub } from '../event-hub';
@@ -39,6 +40,7 @@ let changes: ApprovalsChange[];
 let grantChanges: GrantsChange[];
 let resolved: ApprovalResolution[][];
 let errors: unknown[];
+let due: string[];
 let timeoutSeconds: number;
 let pending: PendingApprovals;
 let chatA: string;
@@ -49,6 +51,10 @@ function start(): void {
   const events = createEventHub();
   events.subscribe((event, payload) => {
     if (event === 'approvals.onDidChange') changes.push(payload as ApprovalsChange);
+    // Every claimed resolution is announced once, whoever asked (a person, a timeout, a stop).
+    if (event === 'approvals.onDidChange' && (payload as ApprovalsChange).kind === 'resolved') {
+      resolved.push([...(payload as Extract<ApprovalsChange, { kind: 'resolved' }>).resolutions]);
+    }
     if (event === 'grants.onDidChange') grantChanges.push(payload as GrantsChange);
   });
   chats = createChatService({ repository: createChatRepository(db), events });
@@ -62,8 +68,12 @@ function start(): void {
     denyCheck: (call) => denyCheck(call, DENY_POLICY),
     timeoutSeconds: () => timeoutSeconds,
     onError: (error) => errors.push(error),
+    // The store only says a call is due; the exchange coordinator then expires it (here, the test does).
+    onDue: (chatId) => {
+      due.push(chatId);
+      pending.expire(chatId);
+    },
   });
-  pending.onDidResolve((resolutions) => resolved.push([...resolutions]));
 }
 
 function stop(): void {
@@ -81,6 +91,7 @@ beforeEach(() => {
   grantChanges = [];
   resolved = [];
   errors = [];
+  due = [];
   timeoutSeconds = 300;
   start();
   chatA = chats.create({ title: 'A' }).id;
@@ -392,5 +403,46 @@ describe('stopping a chat and deleting it', () => {
     expect(audit.decisions).toHaveLength(recorded);
     expect(errors).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('a call resolved meanwhile (another window or process)', () => {
+  it('rolls back the claim and its audit rows together: no row for a decision that never applied', () => {
+    // The real SQLite audit log on the same database, and a second engine that read the waiting calls before the
+    // first one resolved them (as another process could): its check passes, its claim finds the call gone.
+    const sqliteAudit = createSqliteAuditLog({ db, dataDir: dir });
+    const store = createPendingStore(db);
+    const other = createPendingApprovals({
+      store: { ...store, get: (chatId, toolCallId) => stale.get(`${chatId}\u0000${toolCallId}`), waiting: () => [] },
+      chatStore,
+      audit: sqliteAudit,
+      events: createEventHub(),
+      validator: createArgumentsValidator(),
+      denyCheck: () => undefined,
+      timeoutSeconds: () => 0,
+      onDue: () => {},
+    });
+    const first = createPendingApprovals({
+      store,
+      chatStore,
+      audit: sqliteAudit,
+      events: createEventHub(),
+      validator: createArgumentsValidator(),
+      denyCheck: () => undefined,
+      timeoutSeconds: () => 0,
+      onDue: () => {},
+    });
+    first.add(chatA, 'x1', [requestFor(writeFile, 'r1', { path: '/tmp/a' })]);
+    const stale = new Map([[`${chatA}\u0000r1`, store.get(chatA, 'r1')]]);
+    first.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_DENY')]);
+
+    const error = refusal(() => other.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_ALLOW_SESSION')]));
+    expect(error.message).toBe("Tool call 'r1' was resolved meanwhile (by another window or process); nothing was applied.");
+    const rows = sqliteAudit.query({ chatId: chatA, limit: 10 }).entries;
+    expect(rows.map((row) => [row.toolCallId, row.decision, row.actor])).toEqual([['r1', 'deny', 'user']]);
+    expect(store.get(chatA, 'r1')?.status).toBe('deny');
+    expect(chatStore.grantsOf(chatA)).toEqual([]);
+    other.dispose();
+    first.dispose();
   });
 });

@@ -6,7 +6,7 @@ import type {
   ToolCallDecision,
   ToolCallRequest,
 } from '../../shared/approval';
-import type { AuditRecorder } from '../audit/audit-log';
+import type { AuditRecorder, DecisionRecord } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { checkSubmission, type CheckedApproval, type DenyCheck } from './approval-submission';
@@ -15,9 +15,11 @@ import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
 
 /**
- * The calls that wait for a person, per chat (docs/dev/architecture.md "The approval round trip"). They are kept in SQLite and
- * survive a restart, timers included. Every resolution is recorded in the audit log before it is
- * applied, and only `allow_*` resolutions may run.
+ * The calls that wait for a person, per chat (docs/dev/architecture.md, the approval round trip). Passive: it stores
+ * them in SQLite (they survive a restart, timers included), checks answers, claims resolutions, and says when a call is
+ * due; it never goes on with an exchange. The exchange coordinator (chat/exchange-coordinator.ts) is its only caller for
+ * changes. A resolution's audit rows commit in the same transaction as its claim, before anything may run; only
+ * `allow_*` resolutions may run.
  */
 export interface PendingApprovals {
   /** Keeps calls the policy asked about, starts their timeouts, and announces them. */
@@ -40,8 +42,8 @@ export interface PendingApprovals {
    * terminal). Recorded as `deny` by the actor `system` with `decidedBy` as the reason — never as a person's "Deny".
    */
   denyUnattended(chatId: string, decidedBy: string): ApprovalResolution[];
-  /** Every resolution, by a person, a timeout or a stop; how the tool loop learns that it may go on. */
-  onDidResolve(listener: (resolutions: readonly ApprovalResolution[]) => void): () => void;
+  /** Resolves the chat's calls whose time is up as `timeout` (called by the coordinator when told they are due). */
+  expire(chatId: string): ApprovalResolution[];
   /** Stops the timers (the rows stay; a later start restores them). */
   dispose(): void;
 }
@@ -57,8 +59,10 @@ export interface PendingApprovalsDependencies {
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
   timeoutSeconds: () => number;
   now?: () => number;
-  /** Failures that have no caller to throw to (a timeout that could not be recorded). */
+  /** Failures that have no caller to throw to. */
   onError?: (error: unknown) => void;
+  /** A call of this chat reached its timeout: the one way a timer reaches the exchange (the coordinator's `timeout` event). */
+  onDue: (chatId: string) => void;
 }
 
 const DECISIONS: Record<ToolCallDecision, { outcome: ResolutionOutcome; words: string }> = {
@@ -71,7 +75,6 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
   const { store, chatStore, audit, events, validator, denyCheck } = dependencies;
   const now = dependencies.now ?? (() => Date.now());
   const onError = dependencies.onError ?? (() => {});
-  const listeners = new Set<(resolutions: readonly ApprovalResolution[]) => void>();
   /** chat id → tool call id → timer. */
   const timers = new Map<string, Map<string, ReturnType<typeof setTimeout>>>();
 
@@ -94,7 +97,12 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     clearTimer(chatId, toolCallId);
     const timer = setTimeout(() => {
       clearTimer(chatId, toolCallId);
-      expire(chatId);
+      try {
+        dependencies.onDue(chatId);
+      } catch (error) {
+        // The calls stay waiting (nothing runs); a person can still answer them.
+        onError(error);
+      }
     }, Math.max(0, approval.expiresAt - now()));
     // A waiting approval must not keep a CLI process alive on its own.
     timer.unref?.();
@@ -103,33 +111,29 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     byCall.set(toolCallId, timer);
   };
 
-  /** Records each resolution, then applies them together; announces them. */
-  const resolve = (chatId: string, resolutions: ApprovalResolution[], record: (resolution: ApprovalResolution) => void, grants: CheckedApproval[] = []): ApprovalResolution[] => {
+  /**
+   * Claims the resolutions and records their audit rows in ONE transaction (a call resolved meanwhile rolls back both:
+   * no row for a decision that never applied); grants 'Allow for this chat'; announces them.
+   */
+  const resolve = (chatId: string, resolutions: ApprovalResolution[], records: readonly DecisionRecord[], grants: CheckedApproval[] = []): ApprovalResolution[] => {
     if (resolutions.length === 0) return [];
-    // The audit rows commit before anything may run; if recording fails, nothing is resolved.
-    for (const resolution of resolutions) record(resolution);
-    const granted = store.transaction(() => {
-      for (const resolution of resolutions) {
-        if (!store.resolve(resolution)) {
-          throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+    const granted = audit.recordDecisionsWith(records, () =>
+      store.transaction(() => {
+        for (const resolution of resolutions) {
+          if (!store.resolve(resolution)) {
+            throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+          }
         }
-      }
-      return grants.map(({ request }) => {
-        const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
-        chatStore.grant(grant);
-        return grant;
-      });
-    });
+        return grants.map(({ request }) => {
+          const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
+          chatStore.grant(grant);
+          return grant;
+        });
+      }),
+    );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
     for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });
     events.emit('approvals.onDidChange', { kind: 'resolved', chatId, resolutions });
-    for (const listener of [...listeners]) {
-      try {
-        listener(resolutions);
-      } catch (error) {
-        onError(error);
-      }
-    }
     return resolutions;
   };
 
@@ -147,11 +151,10 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       reason,
       decidedAt: now(),
     }));
-  const recordSystem = (approvals: readonly PendingApproval[], decidedBy: (approval: PendingApproval) => string) => {
-    const byId = new Map(approvals.map((approval) => [approval.request.toolCallId, approval]));
-    return (resolution: ApprovalResolution): void => {
-      const approval = byId.get(resolution.toolCallId) as PendingApproval;
-      audit.recordDecision({
+  const systemRecords = (approvals: readonly PendingApproval[], resolutions: readonly ApprovalResolution[], decidedBy: (approval: PendingApproval) => string): DecisionRecord[] =>
+    resolutions.map((resolution, index) => {
+      const approval = approvals[index] as PendingApproval;
+      return {
         chatId: resolution.chatId,
         exchangeId: resolution.exchangeId ?? undefined,
         toolCallId: resolution.toolCallId,
@@ -162,25 +165,12 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         actor: 'system',
         decidedBy: decidedBy(approval),
         args: resolution.args,
-      });
-    };
+      };
+    });
+  const resolveSystem = (chatId: string, approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled' | 'deny', decidedBy: (approval: PendingApproval) => string, reason: string | null = null) => {
+    const resolutions = systemResolutions(approvals, outcome, reason);
+    return resolve(chatId, resolutions, systemRecords(approvals, resolutions, decidedBy));
   };
-
-  function expire(chatId: string): void {
-    try {
-      const time = now();
-      const waiting = store.waiting(chatId);
-      const due = waiting.filter((approval) => approval.expiresAt !== null && approval.expiresAt <= time);
-      // A timer that fired early (the clock was set back) leaves its call waiting, without a timer: give it one.
-      for (const approval of waiting) {
-        if (!due.includes(approval) && !timers.get(chatId)?.has(approval.request.toolCallId)) schedule(approval);
-      }
-      resolve(chatId, systemResolutions(due, 'timeout'), recordSystem(due, (approval) => `No one decided within ${duration(approval)} (approval timeout)`));
-    } catch (error) {
-      // The calls stay waiting (nothing runs); a person can still answer them.
-      onError(error);
-    }
-  }
 
   const unsubscribe = events.subscribe((event, payload) => {
     if (event === 'chat.onDidChange' && (payload as { kind: string }).kind === 'deleted') clearChat((payload as { id: string }).id);
@@ -235,37 +225,38 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         reason: approval.reason ?? null,
         decidedAt: now(),
       }));
-      const byId = new Map(checked.map((item) => [item.request.toolCallId, item]));
-      const record = (resolution: ApprovalResolution): void => {
-        const { approval, request } = byId.get(resolution.toolCallId) as CheckedApproval;
-        audit.recordDecision({
-          chatId,
-          exchangeId: resolution.exchangeId ?? undefined,
-          toolCallId: request.toolCallId,
-          serverName: request.serverName,
-          toolName: request.toolName,
-          definitionHash: request.definitionHash,
-          decision: resolution.outcome as 'allow_session' | 'allow_once' | 'deny',
-          actor: 'user',
-          decidedBy: DECISIONS[approval.decision].words,
-          reason: approval.reason,
-          args: request.args,
-          editedArgs: approval.editedArgs,
-        });
-      };
-      return resolve(chatId, resolutions, record, checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION'));
+      const records = checked.map(({ approval, request, exchangeId }): DecisionRecord => ({
+        chatId,
+        exchangeId: exchangeId ?? undefined,
+        toolCallId: request.toolCallId,
+        serverName: request.serverName,
+        toolName: request.toolName,
+        definitionHash: request.definitionHash,
+        decision: DECISIONS[approval.decision].outcome,
+        actor: 'user',
+        decidedBy: DECISIONS[approval.decision].words,
+        reason: approval.reason,
+        args: request.args,
+        editedArgs: approval.editedArgs,
+      }));
+      return resolve(chatId, resolutions, records, checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION'));
     },
     cancelAll(chatId, exchangeId) {
       const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
-      return resolve(chatId, systemResolutions(waiting, 'cancelled'), recordSystem(waiting, () => 'The chat was stopped before anyone decided'));
+      return resolveSystem(chatId, waiting, 'cancelled', () => 'The chat was stopped before anyone decided');
     },
     denyUnattended(chatId, decidedBy) {
-      const waiting = store.waiting(chatId);
-      return resolve(chatId, systemResolutions(waiting, 'deny', decidedBy), recordSystem(waiting, () => decidedBy));
+      return resolveSystem(chatId, store.waiting(chatId), 'deny', () => decidedBy, decidedBy);
     },
-    onDidResolve(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    expire(chatId) {
+      const time = now();
+      const waiting = store.waiting(chatId);
+      const due = waiting.filter((approval) => approval.expiresAt !== null && approval.expiresAt <= time);
+      // A timer that fired early (the clock was set back) leaves its call waiting, without a timer: give it one.
+      for (const approval of waiting) {
+        if (!due.includes(approval) && !timers.get(chatId)?.has(approval.request.toolCallId)) schedule(approval);
+      }
+      return resolveSystem(chatId, due, 'timeout', (approval) => `No one decided within ${duration(approval)} (approval timeout)`);
     },
     dispose() {
       unsubscribe();

@@ -52,6 +52,12 @@ export interface AuditRecorder {
    * connection, because the row would not be committed when the call returns.
    */
   recordDecision(record: DecisionRecord): AuditEntry;
+  /**
+   * Runs `claim` (a change on the same database: the calls a decision resolves) and appends `records` in ONE durable
+   * transaction: either the claim and its decision rows commit together, or neither does. A claim that throws (the call
+   * was resolved meanwhile) leaves no row for a decision that never applied (docs/dev/architecture.md, the approval round trip).
+   */
+  recordDecisionsWith<T>(records: readonly DecisionRecord[], claim: () => T): T;
   /** Appends a result row and commits it durably before returning. */
   recordToolResult(record: ToolResultRecord): AuditEntry;
 }

@@ -52,7 +52,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     return row;
   });
 
-  const commit = (content: RowContent): AuditEntry => {
+  const durably = <T>(work: () => T): T => {
     if (db.inTransaction) {
       throw new Error('The audit log commits each row on its own: it cannot be written inside another transaction, which would leave the row uncommitted when the call returns.');
     }
@@ -61,30 +61,45 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     const previous = db.pragma('synchronous', { simple: true }) as number;
     db.pragma(`synchronous = ${SYNCHRONOUS[commitSync]}`);
     try {
-      return entryOf(append.immediate(content));
+      return work();
     } finally {
       db.pragma(`synchronous = ${previous}`);
     }
   };
+  const commit = (content: RowContent): AuditEntry => durably(() => entryOf(append.immediate(content)));
+  const decisionRow = (record: DecisionRecord): RowContent => {
+    checkDecisionRecord(record);
+    const args = argumentColumns(record.args);
+    const edited = record.editedArgs === undefined ? null : argumentColumns(record.editedArgs);
+    return {
+      ...callFields(record),
+      kind: 'decision',
+      decision: record.decision,
+      actor: record.actor,
+      decidedBy: wellFormed(record.decidedBy),
+      reason: record.reason === undefined ? null : storedText(record.reason),
+      args: args.stored,
+      argsHash: args.hash,
+      editedArgs: edited?.stored ?? null,
+      editedArgsHash: edited?.hash ?? null,
+      ...NO_RESULT,
+    };
+  };
 
   return {
-    recordDecision(record: DecisionRecord) {
-      checkDecisionRecord(record);
-      const args = argumentColumns(record.args);
-      const edited = record.editedArgs === undefined ? null : argumentColumns(record.editedArgs);
-      return commit({
-        ...callFields(record),
-        kind: 'decision',
-        decision: record.decision,
-        actor: record.actor,
-        decidedBy: wellFormed(record.decidedBy),
-        reason: record.reason === undefined ? null : storedText(record.reason),
-        args: args.stored,
-        argsHash: args.hash,
-        editedArgs: edited?.stored ?? null,
-        editedArgsHash: edited?.hash ?? null,
-        ...NO_RESULT,
-      });
+    recordDecision: (record: DecisionRecord) => commit(decisionRow(record)),
+    recordDecisionsWith(records, claim) {
+      // Built (and checked) before the transaction: a bad record fails before anything is claimed.
+      const rows = records.map(decisionRow);
+      return durably(() =>
+        db
+          .transaction(() => {
+            const claimed = claim();
+            for (const row of rows) append(row);
+            return claimed;
+          })
+          .immediate(),
+      );
     },
     recordToolResult(record: ToolResultRecord) {
       checkToolResultRecord(record);

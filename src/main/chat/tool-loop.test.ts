@@ -293,7 +293,7 @@ describe('the tool loop', () => {
     );
     expect((await test.say('write n.txt')).status).toBe('waiting-approval');
     const why = "Denied by the CLI's non-interactive mode: no one at a terminal could be asked";
-    test.services.approvals.pending.denyUnattended(test.chatId, why);
+    test.services.conversations.handle({ kind: 'unattended', chatId: test.chatId, reason: why });
     expect((await test.services.conversations.settled(test.chatId)).status).toBe('idle');
     expect(test.calls()[0]).toMatchObject({ status: 'denied', decision: { outcome: 'deny', actor: 'system', reason: why } });
     expect(fs.existsSync(path.join(test.sandbox, 'n.txt'))).toBe(false);

@@ -100,6 +100,17 @@ export function recordingAuditLog(): RecordingAuditLog {
       log.decisions.push(record);
       return entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName);
     },
+    recordDecisionsWith(records, claim) {
+      // Fails before the claim, as the SQLite log's one transaction would roll the claim back.
+      if (log.failNext) {
+        const error = log.failNext;
+        log.failNext = null;
+        throw error;
+      }
+      const claimed = claim();
+      log.decisions.push(...records);
+      return claimed;
+    },
     recordToolResult(record) {
       log.results.push(record);
       return entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName);

@@ -1,31 +1,47 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import type { ApprovalResolution } from '../../shared/approval';
+import type { ApprovalResolution, ToolCallApproval } from '../../shared/approval';
 import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, UserChatMessage } from '../../shared/messages';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
-import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { DEFAULT_CHAT_TITLE, type ChatService } from './chat-service';
 import type { MessageStore } from './message-store';
 import { createTextBatcher } from './text-batcher';
 import type { ExchangeRun, LoopReporter, ToolLoop } from './tool-loop';
 
+/** Where a chat's exchange is: nothing going on, the loop running, or calls waiting for a person. */
+export type ExchangeState =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'running'; readonly exchangeId: string; readonly status: 'generating' | 'running-tools' }
+  | { readonly kind: 'awaiting-approval'; readonly exchangeId: string | null };
+
+/** What else moves a waiting exchange besides a person's approval message: one typed way in. */
+export type ExchangeEvent =
+  | { readonly kind: 'timeout'; readonly chatId: string }
+  | { readonly kind: 'stop'; readonly chatId: string }
+  /** A front end with no person to ask (the CLI without a terminal) denies every waiting call, as the system. */
+  | { readonly kind: 'unattended'; readonly chatId: string; readonly reason: string };
+
 /**
- * Chats as conversations: the ONE tool loop (docs/dev/architecture.md "The tool loop") behind seed 000's message flow, for every
- * provider and every front end (app, browser mode, CLI). Progress is announced as `chat.onDidStream` events.
+ * The ONE owner of the approval round trip (docs/dev/architecture.md, the tool loop and the approval round trip): it
+ * holds each chat's exchange state and is the only caller of the pending store's changes and of the tool loop, for
+ * every provider and every front end (app, browser mode, CLI). Progress is announced as `chat.onDidStream` events.
  *
  * Guarantees:
  * - `send` stores the message before it returns; the exchange then goes on in the background.
  * - A user message is refused (`conflict`) while the chat's exchange runs or waits for approvals; an approval
  *   message is refused (`invalid_input`, naming each problem) unless it answers exactly the calls that wait.
- * - No tool runs unless the decision pipeline or a person allowed it, and its decision row is in the audit log first.
+ * - No tool runs unless the decision pipeline or a person allowed it, its decision row is in the audit log first,
+ *   and no deny rule in force when it runs matches it.
  * - What a provider is sent is the clean conversation: tool calls and results, never approval bookkeeping.
  */
-export interface Conversations {
+export interface ExchangeCoordinator {
   send(chatId: string, message: OutgoingMessage): ChatSendOutput;
   /** Cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
   stop(chatId: string): { stopped: boolean };
+  /** Timeouts, stops and unattended denials enter here. */
+  handle(event: ExchangeEvent): void;
+  state(chatId: string): ExchangeState;
   messages(chatId: string, options?: { beforeSeq?: number | undefined; limit?: number | undefined }): ChatMessagesOutput;
   activity(chatId: string): ChatActivity;
   /** Resolves once the chat is idle or waits for a person (for the CLI and tests): what it is doing then. */
@@ -34,19 +50,11 @@ export interface Conversations {
   dispose(): Promise<void>;
 }
 
-/** The `chat` settings section. */
-export const ChatSettingsSchema = z.strictObject({
-  /** Rounds of generation one exchange may take before it is stopped with a notice. */
-  maxToolRounds: z.number().int().min(1).max(500).default(20),
-});
-export type ChatSettings = z.infer<typeof ChatSettingsSchema>;
-export const CHAT_SECTION = 'chat';
-
-export interface ConversationsDependencies {
+export interface ExchangeCoordinatorDependencies {
   chats: ChatService;
   messages: MessageStore;
   loop: ToolLoop;
-  pending: Pick<PendingApprovals, 'list' | 'submit' | 'cancelAll' | 'onDidResolve'>;
+  pending: Pick<PendingApprovals, 'list' | 'submit' | 'cancelAll' | 'denyUnattended' | 'expire'>;
   events: EventHub;
   now?: () => number;
   /** How often text deltas are sent at most, per chat. */
@@ -72,12 +80,7 @@ export function titleFrom(text: string): string {
   return `${(space > TITLE_LENGTH / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/** The `chat` settings section (a bad one throws `SettingsError` naming the field). */
-export function openChatSettings(settings: SettingsStore): SettingsSection<ChatSettings> {
-  return settings.section(CHAT_SECTION, ChatSettingsSchema, ChatSettingsSchema.parse({}));
-}
-
-export function createConversations(dependencies: ConversationsDependencies): Conversations {
+export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDependencies): ExchangeCoordinator {
   const { chats, messages, loop, pending, events } = dependencies;
   const now = dependencies.now ?? Date.now;
   const onError = dependencies.onError ?? (() => {});
@@ -86,11 +89,17 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     events.emit('chat.onDidStream', { kind: 'text', chatId, exchangeId, messageId, turn, delta });
   }, dependencies.textIntervalMs);
 
-  const activity = (chatId: string): ChatActivity => {
+  const state = (chatId: string): ExchangeState => {
     const run = runs.get(chatId);
-    if (run) return { status: run.status, exchangeId: run.exchangeId };
+    if (run) return { kind: 'running', exchangeId: run.exchangeId, status: run.status };
     const waiting = pending.list(chatId)[0];
-    return waiting ? { status: 'waiting-approval', exchangeId: waiting.exchangeId } : { status: 'idle', exchangeId: null };
+    return waiting ? { kind: 'awaiting-approval', exchangeId: waiting.exchangeId } : { kind: 'idle' };
+  };
+  const activity = (chatId: string): ChatActivity => {
+    const current = state(chatId);
+    if (current.kind === 'running') return { status: current.status, exchangeId: current.exchangeId };
+    if (current.kind === 'awaiting-approval') return { status: 'waiting-approval', exchangeId: current.exchangeId };
+    return { status: 'idle', exchangeId: null };
   };
   const announceActivity = (chatId: string): void => {
     batcher.flush(chatId);
@@ -141,33 +150,21 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     })();
   };
 
-  /** Calls that waited were decided (by a person here, a timeout, or a stop): go on once none of the exchange waits. */
-  const onResolved = (resolutions: readonly ApprovalResolution[]): void => {
-    const groups = new Map<string, ApprovalResolution[]>();
-    for (const resolution of resolutions) {
-      const key = `${resolution.chatId}\u0000${resolution.exchangeId ?? ''}`;
-      groups.set(key, [...(groups.get(key) ?? []), resolution]);
-    }
-    for (const group of groups.values()) {
-      const { chatId, exchangeId } = group[0] as ApprovalResolution;
-      if (exchangeId === null) continue;
-      try {
-        const applied = loop.applyResolutions(chatId, exchangeId, group);
-        if (!applied) continue;
-        announceMessage(applied.message);
-        if (!applied.settled) continue;
-        if (applied.message.end === 'aborted') {
-          announceActivity(chatId);
-          continue;
-        }
-        // After the approval message is stored (send stores it right after the submission returns).
-        queueMicrotask(() => start(chatId, exchangeId, (exchange) => loop.resume(exchange, applied.message)));
-      } catch (error) {
-        onError(error);
-      }
-    }
+  /**
+   * Writes resolutions (already claimed and recorded) into the calls that waited, and goes on once none of the
+   * exchange waits: runs what was allowed — each call re-checked against the deny rules as it runs — then generates.
+   */
+  const apply = (chatId: string, resolutions: readonly ApprovalResolution[]): void => {
+    const exchangeId = resolutions[0]?.exchangeId;
+    if (!exchangeId) return;
+    const applied = loop.applyResolutions(chatId, exchangeId, resolutions);
+    if (!applied) return;
+    announceMessage(applied.message);
+    if (!applied.settled) return;
+    if (applied.message.end === 'aborted') return announceActivity(chatId);
+    start(chatId, exchangeId, (exchange) => loop.resume(exchange, applied.message));
   };
-  const unsubscribe = pending.onDidResolve(onResolved);
+
   // Deleting a chat stops its exchange (its messages, grants and waiting approvals go with it in SQLite).
   const unsubscribeChats = events.subscribe((event, payload) => {
     if (event !== 'chat.onDidChange' || (payload as { kind: string }).kind !== 'deleted') return;
@@ -197,43 +194,68 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     return { exchangeId, message };
   };
 
-  const sendApproval = (chatId: string, toolCallApprovals: Extract<OutgoingMessage, { role: 'approval' }>['toolCallApprovals']): ChatSendOutput => {
+  /** The person's path, top to bottom: check → claim with its audit rows (one transaction) → approval message → apply → resume. */
+  const sendApproval = (chatId: string, toolCallApprovals: readonly ToolCallApproval[]): ChatSendOutput => {
     chats.get(chatId);
-    const waiting = pending.list(chatId);
-    const exchangeId = waiting[0]?.exchangeId;
-    if (waiting.length === 0 || !exchangeId) {
+    const current = state(chatId);
+    if (current.kind !== 'awaiting-approval' || !current.exchangeId) {
       throw new WorkbenchError('invalid_input', 'No tool call in this chat waits for a decision, so there is nothing to approve or deny.');
     }
-    // Validated, recorded in the audit log and applied as one; the resolution listener then goes on.
+    const { exchangeId } = current;
+    // Checked (schema, deny rules, every waiting call answered once), claimed and recorded as one; throws, changing nothing.
     const resolutions = pending.submit(chatId, toolCallApprovals);
-    const message = messages.append({ role: 'approval', chatId, exchangeId, toolCallApprovals }, now());
+    const message = messages.append({ role: 'approval', chatId, exchangeId, toolCallApprovals: [...toolCallApprovals] }, now());
     announceMessage(message);
+    apply(chatId, resolutions);
     return { exchangeId, message: message as Extract<ChatMessage, { role: 'approval' }>, resolutions };
   };
 
-  async function settled(chatId: string): Promise<ChatActivity> {
-    for (;;) {
-      for (let run = runs.get(chatId); run; run = runs.get(chatId)) await run.done;
-      // A resolution may have queued a resumption that has not started yet.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (!runs.has(chatId)) return activity(chatId);
+  const stop = (chatId: string): { stopped: boolean } => {
+    chats.get(chatId);
+    const run = runs.get(chatId);
+    const exchangeId = run?.exchangeId ?? pending.list(chatId)[0]?.exchangeId ?? null;
+    run?.controller.abort();
+    const cancelled = pending.cancelAll(chatId);
+    apply(chatId, cancelled);
+    const stopped = run !== undefined || cancelled.length > 0;
+    if (stopped && exchangeId) {
+      announceMessage(messages.append({ role: 'system', kind: 'stopped', chatId, exchangeId, text: 'You stopped this reply.' }, now()));
     }
+    if (stopped) announceActivity(chatId);
+    return { stopped };
+  };
+
+  const handle = (event: ExchangeEvent): void => {
+    switch (event.kind) {
+      case 'stop':
+        stop(event.chatId);
+        return;
+      case 'unattended':
+        apply(event.chatId, pending.denyUnattended(event.chatId, event.reason));
+        return;
+      case 'timeout':
+        try {
+          apply(event.chatId, pending.expire(event.chatId));
+        } catch (error) {
+          // The calls stay waiting (nothing runs); a person can still answer them.
+          onError(error);
+        }
+        return;
+    }
+  };
+
+  async function settled(chatId: string): Promise<ChatActivity> {
+    for (let run = runs.get(chatId); run; run = runs.get(chatId)) await run.done;
+    return activity(chatId);
   }
 
   return {
     send: (chatId, message) => (message.role === 'user' ? sendUser(chatId, message.text) : sendApproval(chatId, message.toolCallApprovals)),
-    stop(chatId) {
+    stop,
+    handle,
+    state(chatId) {
       chats.get(chatId);
-      const run = runs.get(chatId);
-      const exchangeId = run?.exchangeId ?? pending.list(chatId)[0]?.exchangeId ?? null;
-      run?.controller.abort();
-      const cancelled = pending.cancelAll(chatId);
-      const stopped = run !== undefined || cancelled.length > 0;
-      if (stopped && exchangeId) {
-        announceMessage(messages.append({ role: 'system', kind: 'stopped', chatId, exchangeId, text: 'You stopped this reply.' }, now()));
-      }
-      if (stopped) announceActivity(chatId);
-      return { stopped };
+      return state(chatId);
     },
     messages(chatId, options) {
       chats.get(chatId);
@@ -245,7 +267,6 @@ export function createConversations(dependencies: ConversationsDependencies): Co
     },
     settled,
     async dispose() {
-      unsubscribe();
       unsubscribeChats();
       const active = [...runs.values()];
       for (const run of active) run.controller.abort();
