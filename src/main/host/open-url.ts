@@ -2,6 +2,7 @@ import { spawn as spawnProcess, type ChildProcess, type SpawnOptions } from 'nod
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ensureOwnerOnlyFolder, OWNER_ONLY_FILE } from '../storage/owner-only';
 
 /** The folder, inside the data folder, that holds the redirect pages; only its owner may enter it. */
 export const REDIRECT_FOLDER_NAME = 'browser-open';
@@ -22,14 +23,13 @@ export interface RedirectPage {
  */
 export function writeRedirectPage(dataDir: string, url: string, pid = process.pid): RedirectPage {
   const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  fs.chmodSync(folder, 0o700);
+  ensureOwnerOnlyFolder(folder);
   const file = path.join(folder, `browser-${pid}.html`);
   // A leftover of an earlier process with this pid: never write through whatever is there (a link).
   fs.rmSync(file, { force: true });
-  const descriptor = fs.openSync(file, 'wx', 0o600);
+  const descriptor = fs.openSync(file, 'wx', OWNER_ONLY_FILE);
   try {
-    fs.fchmodSync(descriptor, 0o600);
+    fs.fchmodSync(descriptor, OWNER_ONLY_FILE);
     fs.writeFileSync(descriptor, redirectPageHtml(url));
   } finally {
     fs.closeSync(descriptor);
