@@ -6,8 +6,7 @@ import { ROOT, expect, type Workbench } from './fixtures';
 
 export const SCREENS = path.join(ROOT, 'test-results', 'screens');
 
-export const WARNING_TEXT =
-  'Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.';
+export { APPROVAL_WARNING as WARNING_TEXT } from '../src/shared/decisions';
 
 export function chatUi(page: Page) {
   const pane = page.getByRole('main');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createConversations } from '../../src/main/chat/conversations.ts';
+import { createExchangeCoordinator } from '../../src/main/chat/exchange-coordinator.ts';
 import { createMessageStore } from '../../src/main/chat/message-store.ts';
 import { createToolLoop } from '../../src/main/chat/tool-loop.ts';
 import type { AuditRecorder } from '../../src/main/audit/audit-log.ts';
@@ -92,7 +92,7 @@ export const loopOverhead: Benchmark = {
         now: Date.now,
         onError: (error) => console.error(error),
       });
-      const conversations = createConversations({ chats: services.chats, messages, loop, pending: services.approvals.pending, events: services.events });
+      const conversations = createExchangeCoordinator({ chats: services.chats, messages, loop, pending: services.approvals.pending, events: services.events });
 
       // The exchange is done when the chat announces it is idle again: what the UI waits for.
       const idle = new Map<string, () => void>();

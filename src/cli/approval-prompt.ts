@@ -3,13 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { PolicyExplanation, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { APPROVAL_WARNING } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
 import { INTERRUPTED, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
-export const APPROVAL_WARNING =
-  'Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.';
 export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
 
 export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };

@@ -1,4 +1,5 @@
 import type { ToolCallApproval, ToolCallRequest } from '../../shared/approval';
+import { RESOLVED_WORDS } from '../../shared/decisions';
 import { WorkbenchError } from '../errors';
 import { describeArgumentProblems, type ArgumentProblem, type ArgumentsValidator } from './arguments-validator';
 import type { DenyVerdict } from './decision-pipeline';
@@ -24,13 +25,6 @@ export interface CheckedApproval {
   readonly exchangeId: string | null;
 }
 
-const STATUS_WORDS: Record<string, string> = {
-  allow_session: "allowed for this chat",
-  allow_once: 'allowed once',
-  deny: 'denied',
-  timeout: 'timed out',
-  cancelled: 'cancelled when the chat was stopped',
-};
 
 /**
  * Checks an approval message against what waits in THIS chat (docs/dev/architecture.md "The approval round trip"): every answer
@@ -66,7 +60,7 @@ export function checkSubmission(
       continue;
     }
     if (stored.status !== 'pending') {
-      problems.push({ toolCallId, problem: `was already decided (${STATUS_WORDS[stored.status] ?? stored.status})` });
+      problems.push({ toolCallId, problem: `was already decided (${RESOLVED_WORDS[stored.status]})` });
       continue;
     }
     const { request } = stored.approval;

@@ -412,26 +412,19 @@ describe('a call resolved meanwhile (another window or process)', () => {
     // first one resolved them (as another process could): its check passes, its claim finds the call gone.
     const sqliteAudit = createSqliteAuditLog({ db, dataDir: dir });
     const store = createPendingStore(db);
-    const other = createPendingApprovals({
-      store: { ...store, get: (chatId, toolCallId) => stale.get(`${chatId}\u0000${toolCallId}`), waiting: () => [] },
-      chatStore,
-      audit: sqliteAudit,
-      events: createEventHub(),
-      validator: createArgumentsValidator(),
-      denyCheck: () => undefined,
-      timeoutSeconds: () => 0,
-      onDue: () => {},
-    });
-    const first = createPendingApprovals({
-      store,
-      chatStore,
-      audit: sqliteAudit,
-      events: createEventHub(),
-      validator: createArgumentsValidator(),
-      denyCheck: () => undefined,
-      timeoutSeconds: () => 0,
-      onDue: () => {},
-    });
+    const engine = (engineStore: typeof store): PendingApprovals =>
+      createPendingApprovals({
+        store: engineStore,
+        chatStore,
+        audit: sqliteAudit,
+        events: createEventHub(),
+        validator: createArgumentsValidator(),
+        denyCheck: () => undefined,
+        timeoutSeconds: () => 0,
+        onDue: () => {},
+      });
+    const other = engine({ ...store, get: (chatId, toolCallId) => stale.get(`${chatId}\u0000${toolCallId}`), waiting: () => [] });
+    const first = engine(store);
     first.add(chatA, 'x1', [requestFor(writeFile, 'r1', { path: '/tmp/a' })]);
     const stale = new Map([[`${chatA}\u0000r1`, store.get(chatA, 'r1')]]);
     first.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_DENY')]);

@@ -1,11 +1,10 @@
 import type {
   ApprovalResolution,
   PendingApproval,
-  ResolutionOutcome,
   ToolCallApproval,
-  ToolCallDecision,
   ToolCallRequest,
 } from '../../shared/approval';
+import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS } from '../../shared/decisions';
 import type { AuditRecorder, DecisionRecord } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -65,11 +64,6 @@ export interface PendingApprovalsDependencies {
   onDue: (chatId: string) => void;
 }
 
-const DECISIONS: Record<ToolCallDecision, { outcome: ResolutionOutcome; words: string }> = {
-  TOOL_CALL_DECISION_ALLOW_SESSION: { outcome: 'allow_session', words: "You chose 'Allow for this chat'" },
-  TOOL_CALL_DECISION_ALLOW_ONCE: { outcome: 'allow_once', words: "You chose 'Allow once'" },
-  TOOL_CALL_DECISION_DENY: { outcome: 'deny', words: "You chose 'Deny'" },
-};
 
 export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
   const { store, chatStore, audit, events, validator, denyCheck } = dependencies;
@@ -161,7 +155,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         serverName: resolution.serverName,
         toolName: resolution.toolName,
         definitionHash: approval.request.definitionHash,
-        decision: resolution.outcome as 'timeout' | 'cancelled' | 'deny',
+        decision: AUDIT_DECISION_OF[resolution.outcome],
         actor: 'system',
         decidedBy: decidedBy(approval),
         args: resolution.args,
@@ -218,7 +212,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         toolCallId: request.toolCallId,
         serverName: request.serverName,
         toolName: request.toolName,
-        outcome: DECISIONS[approval.decision].outcome,
+        outcome: RESOLUTION_OF[approval.decision],
         actor: 'user',
         args: approval.editedArgs ?? request.args,
         edited: approval.editedArgs !== undefined,
@@ -232,9 +226,9 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         serverName: request.serverName,
         toolName: request.toolName,
         definitionHash: request.definitionHash,
-        decision: DECISIONS[approval.decision].outcome,
+        decision: AUDIT_DECISION_OF[RESOLUTION_OF[approval.decision]],
         actor: 'user',
-        decidedBy: DECISIONS[approval.decision].words,
+        decidedBy: RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]],
         reason: approval.reason,
         args: request.args,
         editedArgs: approval.editedArgs,
@@ -243,7 +237,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     },
     cancelAll(chatId, exchangeId) {
       const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
-      return resolveSystem(chatId, waiting, 'cancelled', () => 'The chat was stopped before anyone decided');
+      return resolveSystem(chatId, waiting, 'cancelled', () => RESOLUTION_WORDS.cancelled);
     },
     denyUnattended(chatId, decidedBy) {
       return resolveSystem(chatId, store.waiting(chatId), 'deny', () => decidedBy, decidedBy);

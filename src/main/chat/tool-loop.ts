@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResolution, ToolCallRequest } from '../../shared/approval';
 import type { Chat } from '../../shared/chat';
+import { RESOLUTION_WORDS } from '../../shared/decisions';
 import type { FinishReason, Usage } from '../../shared/llm';
 import type { AssistantChatMessage, ChatMessage, ModelToolCall, ReplyEnd, ToolCallRecord, Turn } from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
@@ -50,13 +51,6 @@ const FINISH_NOTICES: Partial<Record<FinishReason, string>> = {
   malformed_tool_call: 'The model tried to call a tool but produced a call the provider could not read. Try again, or rephrase the request.',
 };
 
-const RESOLUTION_WORDS: Record<ApprovalResolution['outcome'], string> = {
-  allow_session: "You chose 'Allow for this chat'",
-  allow_once: "You chose 'Allow once'",
-  deny: "You chose 'Deny'",
-  timeout: 'Nobody decided before the approval timed out',
-  cancelled: 'The chat was stopped before anyone decided',
-};
 
 /**
  * The ONE tool loop (docs/dev/architecture.md "The tool loop"), written against the provider interface, the approval gate and the MCP

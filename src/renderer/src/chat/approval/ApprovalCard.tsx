@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
+import { APPROVAL_WARNING, DISPOSITION_WORDS } from '../../../../shared/decisions';
 import { WarningIcon } from '../../components/icons';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
@@ -10,14 +11,6 @@ import { DefinitionChange } from './DefinitionChange';
 import { KeepsAsking } from './KeepsAsking';
 import { riskBadges } from './risk';
 
-export const WARNING_TEXT =
-  'Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.';
-
-const DISPOSITIONS: Record<ToolCallDecision, string> = {
-  TOOL_CALL_DECISION_ALLOW_SESSION: 'Approved for session',
-  TOOL_CALL_DECISION_ALLOW_ONCE: 'Approved once',
-  TOOL_CALL_DECISION_DENY: 'Denied',
-};
 
 export interface ApprovalCardProps {
   request: ToolCallRequest;
@@ -153,7 +146,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
           <p className="approval-warning">
-            <WarningIcon size={14} /> {WARNING_TEXT}
+            <WarningIcon size={14} /> {APPROVAL_WARNING}
           </p>
           <p className="approval-review">
             <strong>Review each action carefully before approving</strong>
@@ -169,10 +162,10 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
 
       {draft ? (
         <div className="approval-disposition" role="status">
-          <span className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}>{DISPOSITIONS[draft.decision]}</span>
+          <span className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}>{DISPOSITION_WORDS[draft.decision]}</span>
           {draft.reason && <span className="muted"> — “{draft.reason}”</span>}
           {!locked && (
-            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITIONS[draft.decision]} for ${tool}`}>
+            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]} for ${tool}`}>
               Undo
             </button>
           )}
