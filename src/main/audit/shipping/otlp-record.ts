@@ -1,5 +1,6 @@
 import { SeverityNumber, type Attributes, type LogRecord } from '@opentelemetry/api';
-import { canonicalRowOf, storedRowOf, type AuditField } from '../audit-row';
+import { canonicalRowOf, storedRowOf } from '../audit-row';
+import { SHIPPED_FIELDS } from './shipped-fields';
 
 /**
  * One audit row as an OpenTelemetry log record. The row's fields are attributes in the `workbench.audit.*`
@@ -11,35 +12,12 @@ import { canonicalRowOf, storedRowOf, type AuditField } from '../audit-row';
 
 export const OTLP_ATTRIBUTE_PREFIX = 'workbench.audit.';
 
-/** Attribute name (after the prefix) for each row field shipped; the redacted arguments travel in the body. */
-const ATTRIBUTES: readonly (readonly [string, AuditField])[] = [
-  ['sequence', 'sequence'],
-  ['row_hash', 'hash'],
-  ['prev_hash', 'previousHash'],
-  ['kind', 'kind'],
-  ['chat_id', 'chatId'],
-  ['exchange_id', 'exchangeId'],
-  ['tool_call_id', 'toolCallId'],
-  ['server', 'serverName'],
-  ['tool', 'toolName'],
-  ['definition_hash', 'definitionHash'],
-  ['decision', 'decision'],
-  ['actor', 'actor'],
-  ['decided_by', 'decidedBy'],
-  ['reason', 'reason'],
-  ['args_hash', 'argsHash'],
-  ['edited_args_hash', 'editedArgsHash'],
-  ['outcome', 'outcome'],
-  ['duration_ms', 'durationMs'],
-  ['result_bytes', 'resultBytes'],
-  ['error', 'error'],
-];
 
 /** The log record for one stored row (a `.raw()` array in `AUDIT_FIELDS` order). */
 export function otlpLogRecord(values: readonly unknown[]): LogRecord {
   const row = storedRowOf(values);
   const attributes: Attributes = { 'gen_ai.tool.name': row.toolName, 'gen_ai.tool.call.id': row.toolCallId };
-  for (const [name, field] of ATTRIBUTES) {
+  for (const [name, field] of SHIPPED_FIELDS) {
     const value = row[field];
     if (value !== null && value !== undefined) attributes[`${OTLP_ATTRIBUTE_PREFIX}${name}`] = value as string | number;
   }

@@ -1,5 +1,6 @@
-import { AUDIT_FIELDS, canonicalRowOf, type AuditField } from '../audit-row';
+import { AUDIT_FIELDS, canonicalRowOf } from '../audit-row';
 import { AUDIT_SOURCE_NAME } from './audit-sink';
+import { SHIPPED_FIELDS } from './shipped-fields';
 
 /**
  * One audit row as an RFC 5424 syslog message, framed for TCP by octet counting (RFC 6587 §3.4.1):
@@ -25,35 +26,11 @@ export interface SyslogIdentity {
 /** RFC 5424 severities used: notice for a denial or a failed tool, informational for the rest. */
 const SEVERITY = { notice: 5, informational: 6 } as const;
 
-/** SD-PARAM names (RFC 5424 §6.3.3: up to 32 printable characters) for each row field shipped. */
-const PARAMS: readonly (readonly [string, AuditField])[] = [
-  ['sequence', 'sequence'],
-  ['row_hash', 'hash'],
-  ['prev_hash', 'previousHash'],
-  ['kind', 'kind'],
-  ['chat_id', 'chatId'],
-  ['exchange_id', 'exchangeId'],
-  ['tool_call_id', 'toolCallId'],
-  ['server', 'serverName'],
-  ['tool', 'toolName'],
-  ['definition_hash', 'definitionHash'],
-  ['decision', 'decision'],
-  ['actor', 'actor'],
-  ['decided_by', 'decidedBy'],
-  ['reason', 'reason'],
-  ['args_hash', 'argsHash'],
-  ['edited_args_hash', 'editedArgsHash'],
-  ['outcome', 'outcome'],
-  ['duration_ms', 'durationMs'],
-  ['result_bytes', 'resultBytes'],
-  ['error', 'error'],
-];
-
 const BOM = '\ufeff';
 
 /** Where each shipped field sits in a stored row, and how its parameter starts. */
-const PARAM_PREFIXES = PARAMS.map(([name]) => ` ${name}="`);
-const PARAM_INDEXES = PARAMS.map(([, field]) => AUDIT_FIELDS.indexOf(field));
+const PARAM_PREFIXES = SHIPPED_FIELDS.map(([name]) => ` ${name}="`);
+const PARAM_INDEXES = SHIPPED_FIELDS.map(([, field]) => AUDIT_FIELDS.indexOf(field));
 const KIND_INDEX = AUDIT_FIELDS.indexOf('kind');
 const TIME_INDEX = AUDIT_FIELDS.indexOf('time');
 const DECISION_INDEX = AUDIT_FIELDS.indexOf('decision');
