@@ -40,6 +40,15 @@ export const boundaries = [
     electronOnlyInShell,
     { regex: folder('host', 'electron', 'cli', 'renderer'), message: 'Services never import the hosts; the hosts import the services.' },
   ]),
+  // The pure policy engine (approval/policy): no I/O and no other service, so it is the same in every host and in tests.
+  restrict(['src/main/approval/policy/**'], [
+    electronOnlyInShell,
+    { regex: folder('host', 'electron', 'cli', 'renderer'), message: 'Services never import the hosts; the hosts import the services.' },
+    {
+      regex: `${folder('mcp', 'llm', 'audit', 'chat', 'settings', 'storage')}|^\\.\\./([^.]|\\.\\./[^.])|^(node:)?(fs|child_process|net|http|https|worker_threads)(/|$)|^better-sqlite3$`,
+      message: 'The policy engine (approval/policy) is pure: it imports only src/shared, itself and matching libraries; no I/O, no other service.',
+    },
+  ], ['src/main/approval/policy/**/*.test.ts', 'src/main/approval/policy/testing/**']),
   restrict(['src/main/host/**'], [
     electronOnlyInShell,
     { regex: folder('electron', 'renderer', 'cli'), message: 'Host adapters stay free of Electron and the renderer.' },

@@ -1,7 +1,7 @@
 import { ApprovalPolicySchema, type ApprovalRule, type ChatGrant } from '../../src/shared/approval.ts';
 import type { ToolDefinition } from '../../src/shared/tool.ts';
-import { compilePolicy } from '../../src/main/approval/compiled-policy.ts';
-import { decide, type ChatApprovalState } from '../../src/main/approval/decision-pipeline.ts';
+import { compilePolicy } from '../../src/main/approval/policy/compiled-policy.ts';
+import { decide, type ChatApprovalState } from '../../src/main/approval/policy/decision-pipeline.ts';
 import { percentile, type Benchmark } from './harness.ts';
 
 const RULES = 1_000;

@@ -36,6 +36,10 @@ describe('import boundaries', () => {
     ['src/main/services.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
     ['src/cli/leak.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
     ['src/preload/leak.ts', "import { createServices } from '../main/services';", 'The preload imports only electron and src/shared'],
+    ['src/main/approval/policy/leak.ts', "import fs from 'node:fs';", 'The policy engine (approval/policy) is pure'],
+    ['src/main/approval/policy/leak.ts', "import { createPendingStore } from '../pending-store';", 'The policy engine (approval/policy) is pure'],
+    ['src/main/approval/policy/leak.ts', "import { openDatabase } from '../../storage/database';", 'The policy engine (approval/policy) is pure'],
+    ['src/main/approval/policy/leak.ts', "import { WorkbenchError } from '../../errors';", 'The policy engine (approval/policy) is pure'],
     ['src/preload/leak.ts', "import fs from 'node:fs';", 'The preload imports only electron and src/shared'],
   ])('%s may not `%s`', async (file, code, reason) => {
     const errors = await boundaryErrors(file, `${code}\n`);
@@ -72,6 +76,7 @@ describe('import boundaries', () => {
     ['src/preload/index.ts', "import { contextBridge } from 'electron';\nimport { buildWorkbenchApi } from '../shared/api';\nexport const bridge = [contextBridge, buildWorkbenchApi];\n"],
     ['src/main/host/ok.ts', "import { createServices } from '../services';\nimport fs from 'node:fs';\nexport const used = [createServices, fs];\n"],
     ['src/main/chat/ok.ts', "import { openDatabase } from '../storage/database';\nimport { randomUUID } from 'node:crypto';\nexport const used = [openDatabase, randomUUID];\n"],
+    ['src/main/approval/policy/ok.ts', "import picomatch from 'picomatch';\nimport path from 'node:path';\nimport type { ApprovalRule } from '../../../shared/approval';\nimport { compileRule } from './rule-compiler';\nexport const used: unknown[] = [picomatch, path, compileRule];\nexport type Rule = ApprovalRule;\n"],
     ['src/shared/ok.ts', "import { z } from 'zod';\nimport { methodNames } from './contract';\nexport const used = [z, methodNames];\n"],
   ])('%s may import what it needs', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);

@@ -8,7 +8,7 @@ import type { AuditDecision } from '../../shared/audit';
 import type { ToolCall, ToolDefinition } from '../../shared/tool';
 import type { AuditRecorder } from '../audit/audit-log';
 import type { ChatApprovalStore } from './chat-approval-store';
-import { decide, denyCheck, type ChatApprovalState, type DenyVerdict } from './decision-pipeline';
+import { decide, denyCheck, type ChatApprovalState, type DenyVerdict } from './policy/decision-pipeline';
 import type { PolicyService } from './policy-service';
 import type { ToolCatalog } from './tool-catalog';
 

@@ -7,7 +7,7 @@ import { createApprovalGate, type ApprovalGate, type KnownChats } from './approv
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore } from './chat-approval-store';
 import { createChatApprovals, type ChatApprovals } from './chat-approvals';
-import { denyCheck } from './decision-pipeline';
+import { denyCheck } from './policy/decision-pipeline';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';

@@ -2,7 +2,7 @@ import type { ToolCallApproval, ToolCallRequest } from '../../shared/approval';
 import { RESOLVED_WORDS } from '../../shared/decisions';
 import { WorkbenchError } from '../errors';
 import { describeArgumentProblems, type ArgumentProblem, type ArgumentsValidator } from './arguments-validator';
-import type { DenyVerdict } from './decision-pipeline';
+import type { DenyVerdict } from './policy/decision-pipeline';
 import type { PendingStore } from './pending-store';
 
 /** The pipeline's deny step (decision-pipeline.ts `denyCheck`) against the rules in force now. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManagedPolicySchema, type ManagedPolicy } from '../../shared/approval';
-import { ruleProblems } from './rule-compiler';
+import { ruleProblems } from './policy/rule-compiler';
 
 /** The environment variable that names the organisation's policy file. */
 export const MANAGED_POLICY_ENV = 'WORKBENCH_MANAGED_POLICY';

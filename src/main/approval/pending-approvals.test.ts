@@ -10,7 +10,7 @@ import { createEventHub } from '../event-hub';
 import { openDatabase, type Database } from '../storage/database';
 import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore, type ChatApprovalStore } from './chat-approval-store';
-import { denyCheck } from './decision-pipeline';
+import { denyCheck } from './policy/decision-pipeline';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
 import { makeTool, policyOf, recordingAuditLog, refusal, requestFor, type RecordingAuditLog } from './testing/fixtures';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PolicyView } from '../../shared/approval';
 import { createEventHub } from '../event-hub';
 import { openSettingsStore, SettingsError } from '../settings/settings-store';
-import { decide } from './decision-pipeline';
+import { decide } from './policy/decision-pipeline';
 import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
 import { makeTool, refusal } from './testing/fixtures';
 import type { TrustedServers } from './trusted-servers';

@@ -13,9 +13,9 @@ import {
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
-import { compilePolicy, policyProblems, type CompiledPolicy } from './compiled-policy';
+import { compilePolicy, policyProblems, type CompiledPolicy } from './policy/compiled-policy';
 import type { LoadedManagedPolicy } from './managed-policy';
-import { describeProblem } from './rule-compiler';
+import { describeProblem } from './policy/rule-compiler';
 import { sameNames, type TrustedServers } from './trusted-servers';
 
 export const APPROVALS_SECTION = 'approvals';

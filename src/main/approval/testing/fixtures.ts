@@ -10,7 +10,7 @@ import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
 import type { AuditRecorder, DecisionRecord, ToolResultRecord } from '../../audit/audit-log';
 import { WorkbenchError } from '../../errors';
-import { compilePolicy, type CompiledPolicy } from '../compiled-policy';
+import { compilePolicy, type CompiledPolicy } from '../policy/compiled-policy';
 
 /** Test helpers shared by the approval tests: tools with real definition hashes, policies from partial input, a recording audit log. */
 

@@ -1,4 +1,4 @@
-import { RULE_LIMITS } from '../../shared/approval';
+import { RULE_LIMITS } from '../../../shared/approval';
 
 /**
  * Why a rule's regular expression is refused, or null when it may be saved. JavaScript regexes have

@@ -1,4 +1,4 @@
-import type { ApprovalRule, ArgumentMatcher, RuleEffect } from '../../shared/approval';
+import type { ApprovalRule, ArgumentMatcher, RuleEffect } from '../../../shared/approval';
 import { compileGlob, compileMatcher, matcherHolds, type CompiledMatcher } from './argument-matcher';
 import { pointerProblem } from './json-pointer';
 import { regexProblem } from './regex-safety';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { RULE_LIMITS, type ApprovalRule } from '../../shared/approval';
+import { RULE_LIMITS, type ApprovalRule } from '../../../shared/approval';
 import { parsePointer, pointerProblem, resolvePointer } from './json-pointer';
 import { regexProblem } from './regex-safety';
 import { compileRule, describeProblem, describeRule, ruleProblems } from './rule-compiler';

@@ -3,7 +3,7 @@ import type {
   ManagedPolicy,
   ServerApprovalSettings,
   ToolApprovalSetting,
-} from '../../shared/approval';
+} from '../../../shared/approval';
 import { compileRule, ruleProblems, type CompiledRule, type RuleProblem } from './rule-compiler';
 
 /** The rules whose server and tool globs match one (server, tool) pair, in list order, by step of the pipeline. */

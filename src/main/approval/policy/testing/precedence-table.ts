@@ -1,4 +1,4 @@
-import type { ChatApprovalMode, DecisionOutcome, DecisionSourceKind, GlobalApprovalMode, ToolApprovalSetting } from '../../../shared/approval';
+import type { ChatApprovalMode, DecisionOutcome, DecisionSourceKind, GlobalApprovalMode, ToolApprovalSetting } from '../../../../shared/approval';
 
 /**
  * The precedence of docs/dev/architecture.md ("The decision pipeline") written a second time, as a plain table

@@ -1,4 +1,4 @@
-import type { ChatGrant } from '../../shared/approval';
+import type { ChatGrant } from '../../../shared/approval';
 import type { CompiledRule } from './rule-compiler';
 
 /**

@@ -6,8 +6,8 @@ import type {
   DecisionSource,
   DecisionSourceKind,
   PolicyDecision,
-} from '../../shared/approval';
-import type { ToolDefinition } from '../../shared/tool';
+} from '../../../shared/approval';
+import type { ToolDefinition } from '../../../shared/tool';
 import type { CompiledPolicy, RuleCandidates } from './compiled-policy';
 import { clockTime, reasons } from './decision-reasons';
 import { argumentsMatch, type CompiledRule } from './rule-compiler';

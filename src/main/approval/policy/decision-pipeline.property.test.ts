@@ -9,12 +9,12 @@ import {
   type ConsideredStep,
   type ManagedPolicy,
   type PolicyDecision,
-} from '../../shared/approval';
-import type { ToolDefinition } from '../../shared/tool';
+} from '../../../shared/approval';
+import type { ToolDefinition } from '../../../shared/tool';
 import { compilePolicy } from './compiled-policy';
 import { decide, type ChatApprovalState } from './decision-pipeline';
 import { compileRule } from './rule-compiler';
-import { makeTool } from './testing/fixtures';
+import { makeTool } from '../testing/fixtures';
 import { everyCombination, expectedDecision, type PrecedenceFactors } from './testing/precedence-table';
 
 const CHAT = '11111111-1111-4111-8111-111111111111';

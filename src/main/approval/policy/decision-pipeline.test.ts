@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatApprovalMode, ChatGrant, ConsideredStep } from '../../shared/approval';
-import type { ToolDefinition } from '../../shared/tool';
+import type { ChatApprovalMode, ChatGrant, ConsideredStep } from '../../../shared/approval';
+import type { ToolDefinition } from '../../../shared/tool';
 import type { CompiledPolicy } from './compiled-policy';
 import { decide, type ChatApprovalState } from './decision-pipeline';
-import { changedTool, grantOf, makeTool, policyOf } from './testing/fixtures';
+import { changedTool, grantOf, makeTool, policyOf } from '../testing/fixtures';
 
 const CHAT = '11111111-1111-4111-8111-111111111111';
 const OTHER_CHAT = '22222222-2222-4222-8222-222222222222';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { ArgumentMatcher } from '../../shared/approval';
+import type { ArgumentMatcher } from '../../../shared/approval';
 import { parsePointer, resolvePointer } from './json-pointer';
 
 /**
