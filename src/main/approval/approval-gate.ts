@@ -62,6 +62,16 @@ export function auditDecisionOf(decision: PolicyDecision): AuditDecision {
 
 export function createApprovalGate({ policy, store, chats, audit, tools }: ApprovalGateDependencies): ApprovalGate {
   const chatState = (chatId: string): ChatApprovalState => ({ id: chatId, mode: store.mode(chatId), grants: store.grantsOf(chatId) });
+  /** A decision the policy made without a person (when the model asked, or just before the call ran). */
+  const recordPolicyDecision = (
+    { chatId, exchangeId }: { chatId: string; exchangeId?: string | undefined },
+    call: Pick<ToolCall, 'toolCallId' | 'serverName' | 'toolName' | 'args'>,
+    definitionHash: string | undefined,
+    decision: AuditDecision,
+    decidedBy: string,
+  ): void => {
+    audit.recordDecision({ chatId, exchangeId, toolCallId: call.toolCallId, serverName: call.serverName, toolName: call.toolName, definitionHash, decision, actor: 'policy', decidedBy, args: call.args });
+  };
   const gate: ApprovalGate = {
     decide: (chatId, call, tool) => decide({ call, tool, chat: chatState(chatId) }, policy.compiled()),
     evaluate({ chatId, exchangeId }, call, tool) {
@@ -81,36 +91,14 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
         };
         return { outcome: 'ask', decision, request };
       }
-      audit.recordDecision({
-        chatId,
-        exchangeId,
-        toolCallId: call.toolCallId,
-        serverName: call.serverName,
-        toolName: call.toolName,
-        definitionHash: tool.definitionHash,
-        decision: auditDecisionOf(decision),
-        actor: 'policy',
-        decidedBy: decision.reason,
-        args: call.args,
-      });
+      recordPolicyDecision({ chatId, exchangeId }, call, tool.definitionHash, auditDecisionOf(decision), decision.reason);
       return { outcome: decision.outcome, decision };
     },
     denyCheck: (call) => denyCheck(call, policy.compiled()),
     checkBeforeRun({ chatId, exchangeId }, call, definitionHash) {
       const verdict = denyCheck(call, policy.compiled());
       if (!verdict) return undefined;
-      audit.recordDecision({
-        chatId,
-        exchangeId,
-        toolCallId: call.toolCallId,
-        serverName: call.serverName,
-        toolName: call.toolName,
-        definitionHash,
-        decision: 'auto_deny',
-        actor: 'policy',
-        decidedBy: `${verdict.reason} ${RUN_TIME_CHECK_WORDS}`,
-        args: call.args,
-      });
+      recordPolicyDecision({ chatId, exchangeId }, call, definitionHash, 'auto_deny', `${verdict.reason} ${RUN_TIME_CHECK_WORDS}`);
       return verdict;
     },
     explain({ server, tool: toolName, args = {}, chatId }) {
