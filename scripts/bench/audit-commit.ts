@@ -1,28 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { createSqliteAuditLog } from '../../src/main/audit/sqlite-audit-log';
 import { openDatabase } from '../../src/main/storage/database';
+import { benchDecision } from './audit-fixture.ts';
 import { percentile, type Benchmark } from './harness.ts';
 
 const WARMUP = 50;
 const SAMPLES = 1000;
-
-function decision(index: number): DecisionRecord {
-  return {
-    chatId: '4b1f6c2e-0000-4000-8000-000000000001',
-    exchangeId: `exchange-${index}`,
-    toolCallId: `toolu_${index}`,
-    serverName: 'filesystem',
-    toolName: 'write_file',
-    definitionHash: 'a'.repeat(64),
-    decision: 'allow_once',
-    actor: 'user',
-    decidedBy: 'you allowed it once',
-    args: { path: `/home/ada/project/notes-${index}.md`, content: 'lorem ipsum '.repeat(8) },
-  };
-}
 
 /**
  * What durability costs: decision commits under synchronous=FULL (as the app commits them) against the
@@ -41,10 +26,10 @@ export const auditCommit: Benchmark = {
       const normalTimes: number[] = [];
       for (let index = 0; index < WARMUP + SAMPLES; index++) {
         let start = performance.now();
-        full.recordDecision(decision(index));
+        full.recordDecision(benchDecision(index));
         const fullTime = performance.now() - start;
         start = performance.now();
-        normal.recordDecision(decision(index));
+        normal.recordDecision(benchDecision(index));
         const normalTime = performance.now() - start;
         if (index >= WARMUP) {
           fullTimes.push(fullTime);

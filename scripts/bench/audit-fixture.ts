@@ -3,10 +3,27 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from '../../src/main/audit/audit-row';
+import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { openDatabase } from '../../src/main/storage/database';
 import { ROOT } from '../lib/project.ts';
 
 export const MILLION = 1_000_000;
+
+/** One person's decision of a typical size, the row the commit benchmarks record (index makes its ids unique). */
+export function benchDecision(index: number): DecisionRecord {
+  return {
+    chatId: '4b1f6c2e-0000-4000-8000-000000000001',
+    exchangeId: `exchange-${index}`,
+    toolCallId: `toolu_${index}`,
+    serverName: 'filesystem',
+    toolName: 'write_file',
+    definitionHash: 'a'.repeat(64),
+    decision: 'allow_once',
+    actor: 'user',
+    decidedBy: 'you allowed it once',
+    args: { path: `/home/ada/project/notes-${index}.md`, content: 'lorem ipsum '.repeat(8) },
+  };
+}
 
 /** A row like the tool loop writes: decisions and results in turn, a few chats, servers and tools. */
 function fixtureRow(index: number, sequence: number, previousHash: string): StoredAuditRow {

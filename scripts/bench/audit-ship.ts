@@ -1,35 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { createAuditShipper, type AuditShipper } from '../../src/main/audit/shipping/audit-shipper';
 import { createSyslogSink } from '../../src/main/audit/shipping/syslog-sink';
 import { createRsyslog, findRsyslogd, type Rsyslog } from '../../src/main/audit/shipping/testing/rsyslog';
 import { createSqliteAuditLog } from '../../src/main/audit/sqlite-audit-log';
 import { openDatabase, type Database } from '../../src/main/storage/database';
 import type { SyslogSinkConfig } from '../../src/shared/audit-shipping';
-import { buildAuditDatabase } from './audit-fixture.ts';
+import { benchDecision, buildAuditDatabase } from './audit-fixture.ts';
 import { percentile, type Benchmark, type NamedBenchMeasurement } from './harness.ts';
 
 const ROWS = 100_000;
 const COMMIT_SAMPLES = 1000;
 /** How often a commit is wanted while measuring: about as often as a busy tool loop records. */
 const COMMIT_EVERY_MS = 4;
-
-function decision(index: number): DecisionRecord {
-  return {
-    chatId: '4b1f6c2e-0000-4000-8000-000000000001',
-    exchangeId: `exchange-${index}`,
-    toolCallId: `toolu_bench_${index}`,
-    serverName: 'filesystem',
-    toolName: 'write_file',
-    definitionHash: 'a'.repeat(64),
-    decision: 'allow_once',
-    actor: 'user',
-    decidedBy: 'you allowed it once',
-    args: { path: `/home/ada/project/notes-${index}.md`, content: 'lorem ipsum '.repeat(8) },
-  };
-}
 
 /** Counts the lines rsyslog has written so far, reading only what was appended since the last look. */
 function lineCounter(file: string): () => number {
@@ -67,7 +51,7 @@ async function commitLatencies(db: Database, dataDir: string, samples: number, l
     const due = performance.now() + COMMIT_EVERY_MS;
     await pause(COMMIT_EVERY_MS);
     const start = Math.min(due, performance.now());
-    log.recordDecision(decision(index + (label === 'with' ? 1_000_000 : 0)));
+    log.recordDecision(benchDecision(index + (label === 'with' ? 1_000_000 : 0)));
     onCommit();
     times.push(performance.now() - start);
     if (until !== undefined && until()) break;
