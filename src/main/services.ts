@@ -19,6 +19,7 @@ import { createChatService, type ChatService } from './chat/chat-service';
 import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
+import { createServerRequests } from './chat/server-requests';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
@@ -120,7 +121,18 @@ export function createServices(options: ServicesOptions): Services {
     },
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
-  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
+  // Built before the coordinator that answers the servers' requests: they reach it through `late`.
+  const late: { coordinator?: ExchangeCoordinator } = {};
+  const mcp = createMcpHost({
+    config: mcpServers,
+    events,
+    dataDir: options.dataDir,
+    options: { clientVersion: options.version, ...options.mcp },
+    serverRequests: {
+      sample: (origin, params) => (late.coordinator ? late.coordinator.sample(origin, params) : Promise.reject(new Error('AI Workbench is not ready.'))),
+      elicit: (origin, params) => (late.coordinator ? late.coordinator.elicit(origin, params) : Promise.resolve({ action: 'decline' as const })),
+    },
+  });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
@@ -139,8 +151,7 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
-  // Built after the approval engine; a timer cannot fire before this function returns.
-  const late: { coordinator?: ExchangeCoordinator } = {};
+  // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     approvals = createApprovalServices({
       db,
@@ -177,7 +188,19 @@ export function createServices(options: ServicesOptions): Services {
     now: Date.now,
     onError,
   });
-  const conversations = createExchangeCoordinator({ chats, messages, loop, pending: approvals.pending, events, onError });
+  const serverRequests = createServerRequests({
+    audit,
+    events,
+    policy: () => approvals.policy.compiled(),
+    modelFor: (chatId) => {
+      const chat = chatId === null ? undefined : chats.get(chatId);
+      if (chat?.providerId && chat.model) return { providerId: chat.providerId, model: chat.model };
+      const first = providers.list()[0];
+      return first?.defaultModel ? { providerId: first.id, model: first.defaultModel } : null;
+    },
+    provider: (id) => providers.provider(id),
+  });
+  const conversations = createExchangeCoordinator({ chats, messages, loop, pending: approvals.pending, events, onError, serverRequests });
   late.coordinator = conversations;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {

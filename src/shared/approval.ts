@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { settingsRecord } from './setting-names';
 import { ChatIdSchema } from './chat';
+import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-requests';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
 // ── Policy settings (the `approvals` section of the settings document) ──────────────────────────
@@ -28,6 +29,10 @@ const MovedTrustFlagSchema = z.never({ error: TRUST_FLAG_MOVED_MESSAGE }).option
 export const ServerApprovalSettingsSchema = z.strictObject({
   autoApprove: z.boolean().default(false),
   trustAnnotations: MovedTrustFlagSchema,
+  /** May the server sample the chat's model (docs/user/server-requests.md): ask (the default), allow, or deny. */
+  sampling: SamplingPolicySchema.optional(),
+  /** The most tokens the model may write for this server in one chat; the default when absent. */
+  samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
 });
 export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema>;
 
@@ -108,7 +113,16 @@ export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.pars
 export const PolicyUpdateSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean().optional(), trustAnnotations: MovedTrustFlagSchema }).nullable()).optional(),
+  servers: settingsRecord(
+    z
+      .strictObject({
+        autoApprove: z.boolean().optional(),
+        trustAnnotations: MovedTrustFlagSchema,
+        sampling: SamplingPolicySchema.optional(),
+        samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
+      })
+      .nullable(),
+  ).optional(),
   tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).optional(),
   rules: z
     .strictObject({

@@ -21,7 +21,11 @@ export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
 export const AuditActorSchema = z.enum(['user', 'policy', 'system']);
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 
-export const AuditKindSchema = z.enum(['decision', 'result']);
+/**
+ * `decision` and `result` are about tool calls; `sampling` and `elicitation` rows record what became of a server's
+ * request of the model or the person (docs/user/server-requests.md): the request, its answer and who decided.
+ */
+export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** One row of the audit log as it can be shown and exported (arguments already redacted). */

@@ -80,6 +80,13 @@ import {
   ChatStopOutputSchema,
   ChatStreamEventSchema,
 } from './messages';
+import {
+  ServerRequestDecideInputSchema,
+  ServerRequestDecideOutputSchema,
+  ServerRequestsChangeSchema,
+  ServerRequestsListInputSchema,
+  ServerRequestsListOutputSchema,
+} from './server-requests';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -126,6 +133,10 @@ export const methods = {
   'approvals.pending': { input: ApprovalsPendingInputSchema, output: ApprovalsPendingOutputSchema },
   'approvals.getChatMode': { input: ChatApprovalModeInputSchema, output: ChatApprovalModeOutputSchema },
   'approvals.setChatMode': { input: ChatApprovalModeSetInputSchema, output: ChatApprovalModeOutputSchema },
+  /** What servers ask of the model or the person and waits (sampling, elicitation): one chat's, the chat-less (null), or all. */
+  'serverRequests.list': { input: ServerRequestsListInputSchema, output: ServerRequestsListOutputSchema },
+  /** The person's answer to one server request (docs/user/server-requests.md). */
+  'serverRequests.decide': { input: ServerRequestDecideInputSchema, output: ServerRequestDecideOutputSchema },
   'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
   'mcp.add': { input: McpAddInputSchema, output: McpServerViewSchema },
   'mcp.edit': { input: McpEditInputSchema, output: McpServerViewSchema },
@@ -161,6 +172,7 @@ export const events = {
   'policy.onDidChange': { payload: PolicyViewSchema },
   'grants.onDidChange': { payload: GrantsChangeSchema },
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
+  'serverRequests.onDidChange': { payload: ServerRequestsChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },

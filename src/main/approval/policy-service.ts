@@ -104,8 +104,16 @@ export function applyUpdate(current: ApprovalPolicy, change: PolicyUpdate): Appr
   const servers = new Map(Object.entries(current.servers));
   const tools = new Map(Object.entries(current.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
   for (const [server, settings] of Object.entries(change.servers ?? {})) {
-    const autoApprove = settings?.autoApprove ?? servers.get(server)?.autoApprove ?? false;
-    if (settings && autoApprove) servers.set(server, { autoApprove });
+    const before = servers.get(server);
+    const autoApprove = settings?.autoApprove ?? before?.autoApprove ?? false;
+    const sampling = settings?.sampling ?? before?.sampling;
+    const samplingTokenBudget = settings?.samplingTokenBudget ?? before?.samplingTokenBudget;
+    const kept = {
+      autoApprove,
+      ...(sampling !== undefined && sampling !== 'ask' ? { sampling } : {}),
+      ...(samplingTokenBudget !== undefined ? { samplingTokenBudget } : {}),
+    };
+    if (settings && (autoApprove || Object.keys(kept).length > 1)) servers.set(server, kept);
     else servers.delete(server);
   }
   for (const [server, byTool] of Object.entries(change.tools ?? {})) {

@@ -62,8 +62,26 @@ export interface AuditRecorder {
   recordToolResult(record: ToolResultRecord): AuditEntry;
 }
 
+/**
+ * A decision about a server's request of the model or the person (sampling, elicitation). `toolCallId` is the
+ * request's id, `toolName` what was decided (`sampling/createMessage`, `sampling/answer`, `elicitation/create`),
+ * `args` the request (or the answer) and `editedArgs` the person's edit, redacted like a tool call's arguments.
+ * `chatId` is `SERVER_REQUEST_NO_CHAT` when no chat made the request.
+ */
+export interface ServerRequestRecord extends DecisionRecord {
+  kind: 'sampling' | 'elicitation';
+}
+
+/** The chat id of a server request's rows when no chat was running a tool of that server. */
+export const SERVER_REQUEST_NO_CHAT = '-';
+
+export interface ServerRequestRecorder {
+  /** Appends the row and commits it durably before returning, before the decision applies. */
+  recordServerRequest(record: ServerRequestRecord): AuditEntry;
+}
+
 /** The whole audit log: recording, and reading it back (query, export, verify). */
-export interface AuditLog extends AuditRecorder {
+export interface AuditLog extends AuditRecorder, ServerRequestRecorder {
   /** One page of rows, newest first, matching every filter given. */
   query(query?: AuditQuery): AuditPage;
   /**

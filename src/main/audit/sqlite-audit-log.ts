@@ -3,7 +3,7 @@ import { canonicalJson } from '../../shared/canonical-json';
 import type { Database } from '../storage/database';
 import { exportAuditLog } from './audit-export';
 import { guardAuditLog } from './audit-guard';
-import type { AuditLog, DecisionRecord, ToolResultRecord } from './audit-log';
+import type { AuditLog, DecisionRecord, ServerRequestRecord, ToolResultRecord } from './audit-log';
 import { createAuditQuery } from './audit-query';
 import { checkDecisionRecord, checkToolResultRecord } from './audit-records';
 import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
@@ -88,6 +88,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
 
   return {
     recordDecision: (record: DecisionRecord) => commit(decisionRow(record)),
+    recordServerRequest: ({ kind, ...record }: ServerRequestRecord) => commit({ ...decisionRow(record), kind }),
     recordDecisionsWith(records, claim) {
       // Built (and checked) before the transaction: a bad record fails before anything is claimed.
       const rows = records.map(decisionRow);

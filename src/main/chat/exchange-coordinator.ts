@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResolution, ToolCallApproval } from '../../shared/approval';
 import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, UserChatMessage } from '../../shared/messages';
+import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-requests';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { DEFAULT_CHAT_TITLE, type ChatService } from './chat-service';
+import type { ServerRequestHandler } from '../mcp/server-requests';
 import type { MessageStore } from './message-store';
+import type { ServerRequests } from './server-requests';
 import { createTextBatcher } from './text-batcher';
 import type { ExchangeRun, LoopReporter, ToolLoop } from './tool-loop';
 
@@ -35,7 +38,7 @@ export type ExchangeEvent =
  *   and no deny rule in force when it runs matches it.
  * - What a provider is sent is the clean conversation: tool calls and results, never approval bookkeeping.
  */
-export interface ExchangeCoordinator {
+export interface ExchangeCoordinator extends ServerRequestHandler {
   send(chatId: string, message: OutgoingMessage): ChatSendOutput;
   /** Cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
   stop(chatId: string): { stopped: boolean };
@@ -46,6 +49,13 @@ export interface ExchangeCoordinator {
   activity(chatId: string): ChatActivity;
   /** Resolves once the chat is idle or waits for a person (for the CLI and tests): what it is doing then. */
   settled(chatId: string): Promise<ChatActivity>;
+  /**
+   * What servers ask while a chat's tool call runs (sampling, elicitation), decided like tool calls
+   * (docs/user/server-requests.md): `chatId` null for the requests no chat made, undefined for all.
+   */
+  serverRequests(chatId?: string | null): ServerRequestView[];
+  /** The person's answer; its audit row is committed before it applies. */
+  decideServerRequest(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null };
   /** Stops every running exchange (waiting approvals stay, to be answered after a restart) and waits for them. */
   dispose(): Promise<void>;
 }
@@ -55,6 +65,8 @@ export interface ExchangeCoordinatorDependencies {
   messages: MessageStore;
   loop: ToolLoop;
   pending: Pick<PendingApprovals, 'list' | 'submit' | 'cancelAll' | 'denyUnattended' | 'expire'>;
+  /** The servers' requests of the model and the person; without it, each is refused. */
+  serverRequests?: ServerRequests | undefined;
   events: EventHub;
   now?: () => number;
   /** How often text deltas are sent at most, per chat. */
@@ -215,6 +227,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     const run = runs.get(chatId);
     const exchangeId = run?.exchangeId ?? pending.list(chatId)[0]?.exchangeId ?? null;
     run?.controller.abort();
+    dependencies.serverRequests?.cancelChat(chatId);
     const cancelled = pending.cancelAll(chatId);
     apply(chatId, cancelled);
     const stopped = run !== undefined || cancelled.length > 0;
@@ -266,8 +279,25 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
       return activity(chatId);
     },
     settled,
+    sample(origin, params) {
+      if (!dependencies.serverRequests) return Promise.reject(new WorkbenchError('unavailable', 'Sampling is not available here.'));
+      return dependencies.serverRequests.sample(origin, params);
+    },
+    elicit(origin, params) {
+      if (!dependencies.serverRequests) return Promise.resolve({ action: 'decline' });
+      return dependencies.serverRequests.elicit(origin, params);
+    },
+    serverRequests(chatId) {
+      if (chatId) chats.get(chatId);
+      return dependencies.serverRequests?.list(chatId) ?? [];
+    },
+    decideServerRequest(id, decision) {
+      if (!dependencies.serverRequests) throw new WorkbenchError('not_found', 'No server request waits by that id.', { id });
+      return dependencies.serverRequests.decide(id, decision);
+    },
     async dispose() {
       unsubscribeChats();
+      dependencies.serverRequests?.dispose();
       const active = [...runs.values()];
       for (const run of active) run.controller.abort();
       await Promise.all(active.map((run) => run.done));

@@ -121,7 +121,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     run.report.toolCall(reply, turn, record);
     const started = performance.now();
     try {
-      const result = await tools.callTool({ serverName: record.serverName, toolName: record.toolName, args: record.args, signal: run.signal });
+      const result = await tools.callTool({ serverName: record.serverName, toolName: record.toolName, args: record.args, signal: run.signal, chatId: run.chat.id });
       record.result = result;
       record.status = result.isError ? 'error' : 'success';
     } catch (error) {

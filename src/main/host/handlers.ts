@@ -34,6 +34,8 @@ export function createHandlers(services: Services): MethodHandlers {
     'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
+    'serverRequests.list': (input) => ({ requests: services.conversations.serverRequests(input?.chatId) }),
+    'serverRequests.decide': ({ id, decision }) => services.conversations.decideServerRequest(id, decision),
     'mcp.list': () => ({ servers: services.mcp.list() }),
     'mcp.add': ({ name, server }) => services.mcp.server(services.mcpServers.add(name, server).name),
     'mcp.edit': (change) => services.mcp.server(services.mcpServers.edit(change).name),

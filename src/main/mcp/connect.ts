@@ -8,6 +8,7 @@ import { APP_NAME } from '../../shared/app';
 import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
+import { registerServerRequests, type BoundServerRequests } from './server-requests';
 
 /** A live session with one server. */
 export interface Connection {
@@ -35,6 +36,8 @@ export interface ConnectOptions {
   onToolsChanged(): void;
   /** Called as soon as there is something to stop, before initialize completes. */
   onStarting?(handle: Pick<Connection, 'close' | 'killNow'>): void;
+  /** Who answers the server's sampling and elicitation requests; without it, neither is advertised. */
+  serverRequests?: BoundServerRequests | undefined;
 }
 
 /** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
@@ -60,6 +63,7 @@ function newClient(options: ConnectOptions): Client {
     const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
     options.log('host', `[${params.level}${params.logger ? ` ${params.logger}` : ''}] ${data}`);
   });
+  registerServerRequests(client, options.serverRequests);
   return client;
 }
 

@@ -10,6 +10,7 @@ import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-ru
 import type { McpServerConfigService, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
+import type { ServerRequestHandler } from './server-requests';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
 export interface McpHostOptions {
@@ -27,6 +28,8 @@ export interface McpHostDependencies {
   events: EventHub;
   dataDir: string;
   options: McpHostOptions;
+  /** Who decides the servers' sampling and elicitation requests; without it, servers are not offered either. */
+  serverRequests?: ServerRequestHandler | undefined;
 }
 
 export interface ToolCallRequest {
@@ -37,6 +40,8 @@ export interface ToolCallRequest {
   signal?: AbortSignal;
   /** Overrides the server's call timeout. */
   timeoutMs?: number;
+  /** The chat the call runs for: a sampling or elicitation request the server makes meanwhile belongs to it. */
+  chatId?: string | undefined;
 }
 
 /**
@@ -83,9 +88,11 @@ interface Entry {
   trusted: boolean;
   /** Whether the tools were listed since the server last started. */
   listed: boolean;
+  /** The chat of each call running now: where the server's requests belong. */
+  running: Map<symbol, string | undefined>;
 }
 
-export function createMcpHost({ config, events, dataDir, options }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // Node's compile cache roughly halves the CPU a bundled server needs to start (it loads the SDK and zod
@@ -139,8 +146,19 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       fingerprint: fingerprintOf(server),
       trusted: server.trusted,
       listed: false,
+      running: new Map(),
       supervisor: createServerSupervisor({
         name,
+        serverRequests: serverRequests && {
+          handler: serverRequests,
+          serverName: name,
+          // One chat running the server's tools: its request. None, or several: nobody can tell, so "Server requests".
+          chatOf: () => {
+            const chats = new Set(entry.running.values());
+            const [only] = chats;
+            return chats.size === 1 && only !== undefined ? only : null;
+          },
+        },
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
         logs,
@@ -264,7 +282,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId }) {
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
@@ -273,7 +291,13 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
-      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput });
+      const call = Symbol(toolName);
+      entry.running.set(call, chatId);
+      try {
+        return await entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId });
+      } finally {
+        entry.running.delete(call);
+      }
     },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();

@@ -8,6 +8,7 @@ import type { LogRing } from './log-ring';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
+import type { BoundServerRequests } from './server-requests';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
 export interface RestartPolicy {
@@ -40,6 +41,8 @@ export interface SupervisorDependencies {
   onStatus(): void;
   /** A fresh `tools/list` answer (the raw tools), after every connect and every list_changed notification. */
   onTools(tools: unknown[]): void;
+  /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
+  serverRequests?: BoundServerRequests | undefined;
 }
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
@@ -48,6 +51,9 @@ export interface CallOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   validateOutput?: SchemaValidator | undefined;
+  chatId?: string | undefined;
+  /** Set on the one retry after a -32042: a second one is reported, not asked again. */
+  afterUrlElicitation?: boolean | undefined;
 }
 
 /**
@@ -111,6 +117,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         onStarting: (handle) => {
           if (gen === generation) starting = handle;
         },
+        serverRequests: deps.serverRequests,
       });
     } catch (error) {
       if (gen === generation) starting = undefined;
@@ -200,7 +207,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     await Promise.all(open.map((item) => item?.close()));
   };
 
-  return {
+  const supervisor: ServerSupervisor = {
     status: () => status,
     start() {
       if (status.state === 'starting' || status.state === 'ready' || status.state === 'restarting') return;
@@ -229,7 +236,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       connection = undefined;
       starting = undefined;
     },
-    async callTool(toolName, args, { timeoutMs, signal, validateOutput }) {
+    async callTool(toolName, args, options) {
+      const { timeoutMs, signal, validateOutput } = options;
       const current = connection;
       if (!current || status.state !== 'ready') {
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
@@ -255,6 +263,11 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         if (ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
           throw new WorkbenchError('unavailable', `The server "${name}" stopped during the call to "${toolName}": it ${ended ?? 'closed the connection'}.`);
         }
+        if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && deps.serverRequests && !options.afterUrlElicitation) {
+          // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
+          // and the call retried once when every page was confirmed.
+          if (await urlElicitationsConfirmed(deps.serverRequests, error, options)) return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+        }
         if (error instanceof McpError) return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
         if (error instanceof z.core.$ZodError) {
           throw new WorkbenchError('unavailable', `${what} answered with something that is not an MCP tool result: ${z.prettifyError(error)}`);
@@ -265,6 +278,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       }
     },
   };
+  return supervisor;
 }
 
 async function listTools(connection: Connection, timeoutMs: number): Promise<unknown[]> {
@@ -278,3 +292,21 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
   }
   return tools;
 }
+
+/** Each URL a -32042 error names, asked of the person in turn; true only when every one was accepted. */
+async function urlElicitationsConfirmed(requests: BoundServerRequests, error: McpError, options: CallOptions): Promise<boolean> {
+  const parsed = UrlElicitationsSchema.safeParse(error.data);
+  if (!parsed.success || parsed.data.elicitations.length === 0) return false;
+  const signal = options.signal ?? new AbortController().signal;
+  for (const elicitation of parsed.data.elicitations) {
+    const answer = await requests.handler.elicit({ serverName: requests.serverName, chatId: options.chatId ?? requests.chatOf(), signal }, elicitation);
+    if (answer.action !== 'accept') return false;
+  }
+  return true;
+}
+
+const UrlElicitationsSchema = z.object({
+  elicitations: z
+    .array(z.object({ mode: z.literal('url'), url: z.string(), message: z.string(), elicitationId: z.string() }))
+    .max(10),
+});

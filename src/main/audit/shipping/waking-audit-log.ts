@@ -12,6 +12,11 @@ export function wakingAuditLog(log: AuditLog, onDidCommit: () => void): AuditLog
       onDidCommit();
       return entry;
     },
+    recordServerRequest(record) {
+      const entry = log.recordServerRequest(record);
+      onDidCommit();
+      return entry;
+    },
     recordToolResult(record) {
       const entry = log.recordToolResult(record);
       onDidCommit();

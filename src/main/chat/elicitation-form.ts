@@ -1,0 +1,46 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+/** One reason a form's content does not fit its schema: the field (a JSON pointer, '' for the whole form) and what. */
+export interface ElicitationProblem {
+  path: string;
+  message: string;
+}
+
+// ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+
+// The formats MCP's restricted schema names (email, uri, date, date-time) checked for real; unknown keywords ignored.
+const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
+addFormats(ajv, ['email', 'uri', 'date', 'date-time']);
+
+const compiled = new Map<string, ValidateFunction | string>();
+const COMPILED_LIMIT = 256;
+
+/**
+ * Checks a person's answer against an elicitation's requested schema (MCP: a flat object of strings — with
+ * formats — numbers, booleans and enums) before it is sent back. A schema that cannot be compiled is one problem.
+ */
+export function checkElicitationContent(schema: Record<string, unknown>, content: Record<string, unknown>): ElicitationProblem[] {
+  const text = JSON.stringify(schema);
+  let validate = compiled.get(text);
+  if (validate === undefined) {
+    try {
+      // The dialect is MCP's own restricted one; an $id would make two servers' forms collide.
+      const { $schema: _dialect, $id: _id, ...rest } = schema;
+      validate = ajv.compile(rest);
+    } catch (error) {
+      validate = (error as Error).message;
+    }
+    if (compiled.size >= COMPILED_LIMIT) compiled.clear();
+    compiled.set(text, validate);
+  }
+  if (typeof validate === 'string') return [{ path: '', message: `the server's form schema cannot be checked: ${validate}` }];
+  if (validate(content)) return [];
+  return (validate.errors ?? []).map((error) => {
+    const missing = error.keyword === 'required' ? `/${String((error.params as { missingProperty?: unknown }).missingProperty)}` : '';
+    const path = `${error.instancePath}${missing}`;
+    const field = path.replace(/^\//, '') || 'the form';
+    return { path, message: error.keyword === 'required' ? `${field} is required` : `${field} ${error.message ?? 'is not valid'}` };
+  });
+}

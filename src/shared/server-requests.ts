@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { ChatIdSchema } from './chat';
+
+/**
+ * What an MCP server asks of the person or the model while it works (docs/user/server-requests.md): to sample the
+ * chat's model (`sampling/createMessage`) or to ask the person something (`elicitation/create`). Each is decided
+ * like a tool call: a card in the chat whose tool call made it (or in "Server requests" when no chat is running
+ * one of the server's tools), the policy first, every decision in the audit log.
+ */
+
+/** Per server: whether it may sample the chat's model, and how many tokens it may have the model write per chat. */
+export const SamplingPolicySchema = z.enum(['ask', 'allow', 'deny']);
+export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
+export const DEFAULT_SAMPLING_TOKEN_BUDGET = 10_000;
+export const MAX_SAMPLING_TOKEN_BUDGET = 10_000_000;
+
+/** The names deny rules match for a server's requests: `{ server: "Everything", tool: "sampling" }` stops its sampling. */
+export const SERVER_REQUEST_RULE_NAMES = { sampling: 'sampling', elicitation: 'elicitation' } as const;
+
+export const ServerRequestIdSchema = z.string().min(1).max(100);
+
+export const SamplingMessageViewSchema = z.object({
+  role: z.enum(['user', 'assistant']),
+  /** The message's text; parts that are not text are named in it ("[image image/png]"). */
+  text: z.string(),
+});
+export type SamplingMessageView = z.infer<typeof SamplingMessageViewSchema>;
+
+export const ModelPreferencesViewSchema = z.object({
+  hints: z.array(z.string()),
+  costPriority: z.number().nullable(),
+  speedPriority: z.number().nullable(),
+  intelligencePriority: z.number().nullable(),
+});
+
+export const SamplingAnswerViewSchema = z.object({
+  text: z.string(),
+  model: z.string(),
+  stopReason: z.string(),
+  outputTokens: z.number().int().nonnegative(),
+});
+export type SamplingAnswerView = z.infer<typeof SamplingAnswerViewSchema>;
+
+const RequestBaseSchema = z.object({
+  id: ServerRequestIdSchema,
+  serverName: z.string(),
+  /** The chat whose tool call the server was running; null when no chat (or more than one) was running one. */
+  chatId: ChatIdSchema.nullable(),
+  /** Epoch ms. */
+  createdAt: z.number(),
+});
+
+export const SamplingRequestViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('sampling'),
+  /** `request`: may the server send this to the model? `answer`: may this answer go back to the server? */
+  stage: z.enum(['request', 'answer']),
+  messages: z.array(SamplingMessageViewSchema),
+  systemPrompt: z.string().nullable(),
+  maxTokens: z.number().int(),
+  temperature: z.number().nullable(),
+  modelPreferences: ModelPreferencesViewSchema.nullable(),
+  /** The provider and model that answer (the chat's, or the first provider's default). */
+  model: z.object({ providerId: z.string(), model: z.string() }).nullable(),
+  /** Tokens the model wrote for this server in this chat so far, and the most it may. */
+  budget: z.object({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative() }),
+  answer: SamplingAnswerViewSchema.nullable(),
+});
+export type SamplingRequestView = z.infer<typeof SamplingRequestViewSchema>;
+
+export const ElicitationFormViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('elicitation'),
+  mode: z.literal('form'),
+  message: z.string(),
+  /** The restricted JSON Schema of MCP elicitation: a flat object of strings, numbers, booleans and enums. */
+  requestedSchema: z.record(z.string(), z.unknown()),
+});
+export const ElicitationUrlViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('elicitation'),
+  mode: z.literal('url'),
+  message: z.string(),
+  url: z.string(),
+  elicitationId: z.string(),
+});
+export type ElicitationFormView = z.infer<typeof ElicitationFormViewSchema>;
+export type ElicitationUrlView = z.infer<typeof ElicitationUrlViewSchema>;
+
+export const ServerRequestViewSchema = z.union([SamplingRequestViewSchema, ElicitationFormViewSchema, ElicitationUrlViewSchema]);
+export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
+
+/**
+ * The person's answer. Sampling, first stage: `allow-once`, `allow-chat` or `deny`, with the messages' texts and the
+ * system prompt as edited; second stage (the model's answer): `send` (with the text as edited) or `deny`.
+ * Elicitation: `accept` (with the form's content; for a URL: the person confirmed, and the page opens it),
+ * `decline` or `cancel`, as the MCP spec names them.
+ */
+export const ServerRequestActionSchema = z.enum(['allow-once', 'allow-chat', 'deny', 'send', 'accept', 'decline', 'cancel']);
+export type ServerRequestAction = z.infer<typeof ServerRequestActionSchema>;
+
+export const ElicitationValueSchema = z.union([z.string().max(100_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).max(1_000)]);
+
+export const ServerRequestDecisionSchema = z.strictObject({
+  action: ServerRequestActionSchema,
+  messages: z.array(z.string().max(1_000_000)).max(1_000).optional(),
+  systemPrompt: z.string().max(1_000_000).optional(),
+  text: z.string().max(1_000_000).optional(),
+  content: z.record(z.string(), ElicitationValueSchema).optional(),
+  reason: z.string().max(2_000).optional(),
+});
+export type ServerRequestDecision = z.infer<typeof ServerRequestDecisionSchema>;
+
+export const ServerRequestsListInputSchema = z.strictObject({ chatId: ChatIdSchema.nullable().optional() }).optional();
+export const ServerRequestsListOutputSchema = z.object({ requests: z.array(ServerRequestViewSchema) });
+export const ServerRequestDecideInputSchema = z.strictObject({ id: ServerRequestIdSchema, decision: ServerRequestDecisionSchema });
+export const ServerRequestDecideOutputSchema = z.object({
+  /** The request as it waits now (a sampling request's answer stage), or null once it is done. */
+  request: ServerRequestViewSchema.nullable(),
+});
+export const ServerRequestsChangeSchema = z.object({
+  kind: z.enum(['waiting', 'resolved']),
+  request: ServerRequestViewSchema,
+  /** For `resolved`: what became of it, in words ("Denied by you", "Timed out"). */
+  outcome: z.string().optional(),
+});
+export type ServerRequestsChange = z.infer<typeof ServerRequestsChangeSchema>;
