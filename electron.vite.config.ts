@@ -6,7 +6,7 @@ export default defineConfig({
   main: {
     build: {
       // The Electron app, browser mode and the CLI (which must never load `electron`);
-      // and the worker thread that verifies slices of the audit log.
+      // the worker thread that verifies slices of the audit log, and the one that ships it.
       rollupOptions: {
         input: {
           index: resolve('src/main/index.ts'),
@@ -14,6 +14,8 @@ export default defineConfig({
           // The `workbench` CLI (bin/workbench.js runs it): the same services, in a terminal.
           cli: resolve('src/cli/main.ts'),
           'audit-worker': resolve('src/main/audit/audit-worker.ts'),
+          // The thread that reads, encodes and sends audit rows to the organisation's log pipeline.
+          'audit-ship-worker': resolve('src/main/audit/shipping/ship-worker.ts'),
         },
       },
     },

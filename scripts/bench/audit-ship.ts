@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAuditShipper, type AuditShipper } from '../../src/main/audit/shipping/audit-shipper';
-import { createSyslogSink } from '../../src/main/audit/shipping/syslog-sink';
 import { createRsyslog, findRsyslogd, type Rsyslog } from '../../src/main/audit/shipping/testing/rsyslog';
 import { createSqliteAuditLog } from '../../src/main/audit/sqlite-audit-log';
 import { openDatabase, type Database } from '../../src/main/storage/database';
@@ -11,6 +10,8 @@ import { benchDecision, buildAuditDatabase } from './audit-fixture.ts';
 import { percentile, type Benchmark, type NamedBenchMeasurement } from './harness.ts';
 
 const ROWS = 100_000;
+/** The built shipping thread, as the app runs it (`npm run bench` builds first). */
+const SHIP_WORKER = path.join(import.meta.dirname, '../../out/main/audit-ship-worker.js');
 const COMMIT_SAMPLES = 1000;
 /** How often a commit is wanted while measuring: about as often as a busy tool loop records. */
 const COMMIT_EVERY_MS = 4;
@@ -61,7 +62,7 @@ async function commitLatencies(db: Database, dataDir: string, samples: number, l
 
 async function shipAll(db: Database, rsyslog: Rsyslog, sinkId: string, expectedLines: number): Promise<{ shipper: AuditShipper; done: Promise<number> }> {
   const config: SyslogSinkConfig = { type: 'syslog', id: sinkId, enabled: true, host: '127.0.0.1', port: rsyslog.port, facility: 13, batchSize: 500 };
-  const shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], createSink: () => createSyslogSink({ config }) });
+  const shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], workerFile: SHIP_WORKER });
   const count = lineCounter(rsyslog.file);
   const start = performance.now();
   shipper.start();

@@ -13,6 +13,7 @@ describe('builtAssets: one place that knows the build layout, wherever the bundl
     expect(builtAssets(path.join(root, file))).toEqual({
       mode: 'built',
       auditWorker: path.join(root, 'out/main/audit-worker.js'),
+      auditShipWorker: path.join(root, 'out/main/audit-ship-worker.js'),
       rendererDir: path.join(root, 'out/renderer'),
       preload: path.join(root, 'out/preload/index.cjs'),
       icon: path.join(root, 'resources/icon.png'),
@@ -28,6 +29,7 @@ describe('builtAssets: one place that knows the build layout, wherever the bundl
     const assets = builtAssets();
     expect(assets).toMatchObject({ mode: 'source', auditWorker: path.join(root, 'src/main/audit/audit-worker.ts') });
     expect(fs.existsSync(assets.auditWorker)).toBe(true);
+    expect(fs.existsSync(assets.auditShipWorker)).toBe(true);
     expect(fs.existsSync(assets.icon)).toBe(true);
   });
 

@@ -17,6 +17,8 @@ export interface BuiltAssets {
   readonly mode: 'built' | 'source';
   /** The worker thread that checks a slice of the audit chain (`.ts` from source, run through tsx). */
   readonly auditWorker: string;
+  /** The worker thread that reads, encodes and sends audit rows to the sinks (audit/shipping/ship-worker.ts). */
+  readonly auditShipWorker: string;
   /** The built renderer (index.html and its assets). From source, the last build's. */
   readonly rendererDir: string;
   /** The sandboxed preload script (CommonJS). From source, the last build's. */
@@ -43,6 +45,7 @@ export function builtAssets(moduleFile: string = fileURLToPath(import.meta.url))
     return {
       mode: 'built',
       auditWorker: path.join(mainDir, 'audit-worker.js'),
+      auditShipWorker: path.join(mainDir, 'audit-ship-worker.js'),
       rendererDir: path.join(outDir, 'renderer'),
       preload: path.join(outDir, 'preload', 'index.cjs'),
       icon: path.join(path.dirname(outDir), 'resources', 'icon.png'),
@@ -53,6 +56,7 @@ export function builtAssets(moduleFile: string = fileURLToPath(import.meta.url))
     return {
       mode: 'source',
       auditWorker: path.join(here, 'audit', 'audit-worker.ts'),
+      auditShipWorker: path.join(here, 'audit', 'shipping', 'ship-worker.ts'),
       rendererDir: path.join(root, OUT, 'renderer'),
       preload: path.join(root, OUT, 'preload', 'index.cjs'),
       icon: path.join(root, 'resources', 'icon.png'),

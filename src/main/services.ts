@@ -9,7 +9,6 @@ import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
 import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
-import { createAuditSink } from './audit/shipping/create-sink';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
@@ -142,7 +141,8 @@ export function createServices(options: ServicesOptions): Services {
     db,
     targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
     onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
-    createSink: (config) => createAuditSink(config, { version: options.version }),
+    workerFile: builtAssets().auditShipWorker,
+    version: options.version,
     onError: options.onListenerError,
   });
   // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.

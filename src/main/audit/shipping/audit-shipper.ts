@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { AuditShippingStatus, AuditSinkConfig, AuditSinkStatus } from '../../../shared/audit-shipping';
 import type { Database } from '../../storage/database';
-import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
-import { nextTurn, SLICE_ROWS, type AuditSink, type RawAuditRow } from './audit-sink';
 import { createShippingCursors, type ShippingCursors } from './shipping-cursors';
+import { createShippingThread, type ShippingThread } from './shipping-thread';
 
 /** A configured sink and where its configuration came from. */
 export interface ShippingTarget {
@@ -18,7 +17,15 @@ export interface AuditShipperOptions {
   targets: () => readonly ShippingTarget[];
   /** Subscribes to changes of `targets`; the shipper restarts its sinks on each. */
   onDidChangeTargets?: (listener: () => void) => () => void;
-  createSink: (config: AuditSinkConfig) => AuditSink;
+  /**
+   * The shipping thread's file (`builtAssets().auditShipWorker`): rows are read, encoded and sent there, on
+   * a read-only connection of its own, never on the thread that commits them.
+   */
+  workerFile: string;
+  /** The app's version (OpenTelemetry's `service.version`). */
+  version?: string;
+  /** Syslog sinks: connection timeout and HOSTNAME (shipping-thread-protocol.ts). */
+  sinkOptions?: { connectTimeoutMs?: number; hostname?: string };
   now?: () => number;
   /** Rows written by another process (the CLI) wake nobody here: the shipper also looks this often. */
   pollMs?: number;
@@ -37,8 +44,9 @@ export interface AuditShipperOptions {
 
 /**
  * Ships the audit log to every enabled sink, at least once and in sequence order, off the decision path:
- * committing a row only wakes the shipper, which reads batches from `audit_log` itself (no second copy)
- * after the sink's persistent cursor and advances the cursor once the sink acknowledged a batch.
+ * committing a row only wakes the shipper, whose thread (ship-worker.ts) reads batches from `audit_log` itself
+ * (no second copy) after the sink's persistent cursor; the cursor advances once the sink acknowledged a batch.
+ * The main thread keeps only the cursors and leases: one small write per batch.
  */
 export interface AuditShipper {
   /** Starts shipping (the hosts call it once they are up); idempotent. */
@@ -56,17 +64,23 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
   const owner = leaseOwner();
   const headRow = db.prepare('SELECT sequence FROM audit_head WHERE id = 1');
   const rowTime = db.prepare('SELECT time FROM audit_log WHERE sequence = ?').pluck();
-  const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
+  let thread: ShippingThread | null = null;
   let runners: Runner[] = [];
   let started = false;
   let unsubscribe: (() => void) | null = null;
   let wakeScheduled = false;
 
   const startRunners = (): void => {
-    runners = options
-      .targets()
-      .filter((target) => target.config.enabled)
-      .map((target) => startRunner(target.config, { ...options, cursors, owner, rowsAfter, now }));
+    const enabled = options.targets().filter((target) => target.config.enabled);
+    if (enabled.length === 0) return;
+    thread ??= createShippingThread({
+      workerFile: options.workerFile,
+      databaseFile: db.name,
+      version: options.version ?? '0.0.0',
+      ...options.sinkOptions,
+    });
+    const shipping = thread;
+    runners = enabled.map((target) => startRunner(target.config, { ...options, cursors, owner, thread: shipping, now }));
   };
 
   return {
@@ -124,6 +138,9 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
       const old = runners;
       runners = [];
       await Promise.all(old.map((runner) => runner.stop()));
+      const ended = thread;
+      thread = null;
+      await ended?.terminate();
     },
   };
 }
@@ -136,7 +153,7 @@ interface Runner {
 interface RunnerContext extends AuditShipperOptions {
   cursors: ShippingCursors;
   owner: string;
-  rowsAfter: { all(...parameters: unknown[]): unknown[] };
+  thread: ShippingThread;
   now: () => number;
 }
 
@@ -148,13 +165,12 @@ interface Sent {
 
 /** One sink's loop, top to bottom: claim, read after the cursor, send, acknowledge; on failure back off. */
 function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
-  const { cursors, owner, now } = context;
+  const { cursors, owner, now, thread } = context;
   const pollMs = context.pollMs ?? 2000;
   const initialBackoffMs = context.initialBackoffMs ?? 250;
   const maxBackoffMs = context.maxBackoffMs ?? 60_000;
   const resendWindowMs = context.resendWindowMs ?? 2000;
   const leaseMs = context.leaseMs ?? 30_000;
-  const sink = context.createSink(config);
   let stopped = false;
   let recent: Sent[] = [];
   let brokeAt: number | null = null;
@@ -173,7 +189,7 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
     });
 
   // What the broken connection may have dropped: every batch acknowledged within the window before the break.
-  const unsubscribeBreak = sink.onDidBreak(() => {
+  const unsubscribeBreak = thread.onDidBreak(config.id, () => {
     brokeAt = now();
     wakeUp?.();
   });
@@ -193,18 +209,6 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
     return holder !== null && isDeadHere(holder) && cursors.takeOver(config.id, holder, owner, now() + leaseMs);
   };
 
-  // Read in slices with a turn of the event loop between them: a batch never holds up a tool call for long.
-  const readBatch = async (after: number): Promise<RawAuditRow[]> => {
-    const rows: RawAuditRow[] = [];
-    for (;;) {
-      const last = rows.length === 0 ? after : (rows[rows.length - 1]?.[SEQUENCE_INDEX] as number);
-      const slice = context.rowsAfter.all(last, Math.min(SLICE_ROWS, config.batchSize - rows.length)) as RawAuditRow[];
-      rows.push(...slice);
-      if (slice.length < SLICE_ROWS || rows.length >= config.batchSize) return rows;
-      await nextTurn();
-    }
-  };
-
   const loop = async (): Promise<void> => {
     let backoff = initialBackoffMs;
     while (!stopped) {
@@ -218,22 +222,20 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
           continue;
         }
       }
-      const rows = await readBatch(cursors.get(config.id).sequence);
-      if (rows.length === 0) {
-        await pause(pollMs);
-        continue;
-      }
       try {
-        await sink.send(rows);
-        const last = rows[rows.length - 1]?.[SEQUENCE_INDEX] as number;
-        cursors.acknowledge(config.id, last, now());
-        recent.push({ first: rows[0]?.[SEQUENCE_INDEX] as number, at: now() });
+        // The thread reads the batch after the cursor, encodes and sends it; here only its ends come back.
+        const batch = await thread.ship(config, cursors.get(config.id).sequence);
+        // A host that closed the database without waiting for stop(): the cursor stays where it was (at least once).
+        if (!context.db.open) break;
+        if (batch.count === 0) {
+          if (!stopped) await pause(pollMs);
+          continue;
+        }
+        cursors.acknowledge(config.id, batch.last, now());
+        recent.push({ first: batch.first, at: now() });
         const horizon = now() - resendWindowMs;
         while (recent.length > 0 && (recent[0] as Sent).at < horizon) recent.shift();
         backoff = initialBackoffMs;
-        // A socket that takes the bytes at once calls back on the same turn of the event loop: without this
-        // pause a backlog would be shipped in one go, and the tool calls' own work would wait until it is done.
-        await nextTurn();
       } catch (error) {
         if (stopped) break;
         cursors.recordError(config.id, error instanceof Error ? error.message : String(error), now());
@@ -253,7 +255,7 @@ function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
       wakeUp?.();
       // The batch in flight finishes (and is acknowledged) before the connection closes.
       await running;
-      await sink.close();
+      await thread.close(config.id).catch((error: unknown) => context.onError?.(error));
       unsubscribeBreak();
       // A host that closed the database without waiting for this stop: the lease simply expires.
       if (!context.db.open) return;

@@ -2,11 +2,19 @@ import type { AuditSinkConfig, OtlpSinkConfig } from '../../../shared/audit-ship
 import type { AuditSink } from './audit-sink';
 import { createSyslogSink } from './syslog-sink';
 
-/** The sink a configuration names; `version` is the app's, which OpenTelemetry records as `service.version`. */
-export function createAuditSink(config: AuditSinkConfig, { version }: { version: string }): AuditSink {
+export interface AuditSinkOptions {
+  /** The app's version, which OpenTelemetry records as `service.version`. */
+  version: string;
+  /** Syslog: how long a connection may take, and the HOSTNAME field (the machine's name when absent). */
+  connectTimeoutMs?: number;
+  hostname?: string;
+}
+
+/** The sink a configuration names. */
+export function createAuditSink(config: AuditSinkConfig, { version, connectTimeoutMs, hostname }: AuditSinkOptions): AuditSink {
   switch (config.type) {
     case 'syslog':
-      return createSyslogSink({ config });
+      return createSyslogSink({ config, connectTimeoutMs, hostname });
     case 'otlp':
       return lazyOtlpSink(config, version);
   }

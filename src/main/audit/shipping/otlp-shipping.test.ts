@@ -9,8 +9,8 @@ import { openDatabase, type Database } from '../../storage/database';
 import type { AuditLog } from '../audit-log';
 import { AUDIT_COLUMNS_SQL, canonicalRowOf } from '../audit-row';
 import { createSqliteAuditLog } from '../sqlite-audit-log';
+import { builtAssets } from '../../assets';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
-import { createOtlpSink } from './otlp-sink';
 import { startOtlpReceiver, type OtlpReceiver } from './testing/otlp-receiver';
 import { recordRows, waitFor } from './testing/shipping-fixture';
 
@@ -41,7 +41,8 @@ const startShipper = (config: Partial<OtlpSinkConfig> = {}): AuditShipper => {
   shipper = createAuditShipper({
     db,
     targets: () => [{ config: sink, origin: 'settings' }],
-    createSink: () => createOtlpSink({ config: sink, version: '9.9.9' }),
+    workerFile: builtAssets().auditShipWorker,
+    version: '9.9.9',
     pollMs: 100,
     initialBackoffMs: 50,
     maxBackoffMs: 400,

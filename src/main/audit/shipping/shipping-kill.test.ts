@@ -29,8 +29,13 @@ let rsyslog: Rsyslog;
 beforeAll(async () => {
   if (!rsyslogd) return;
   buildSync({
-    entryPoints: [path.join(import.meta.dirname, 'testing', 'shipping-kill-child.ts')],
-    outfile: BUNDLE,
+    // The child and its shipping thread, side by side.
+    entryPoints: {
+      child: path.join(import.meta.dirname, 'testing', 'shipping-kill-child.ts'),
+      worker: path.join(import.meta.dirname, 'testing', 'shipping-kill-worker.ts'),
+    },
+    outdir: path.dirname(BUNDLE),
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -10,9 +10,9 @@ import { openDatabase, type Database } from '../../storage/database';
 import type { AuditLog } from '../audit-log';
 import { AUDIT_COLUMNS_SQL, canonicalRowOf } from '../audit-row';
 import { createSqliteAuditLog } from '../sqlite-audit-log';
+import { builtAssets } from '../../assets';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
 import { parseReceivedLine } from './received-rows';
-import { createSyslogSink } from './syslog-sink';
 import { createReceivedVerifier } from './verify-against';
 import { createRsyslog, findRsyslogd, type Rsyslog } from './testing/rsyslog';
 import { recordRows, waitFor } from './testing/shipping-fixture';
@@ -51,7 +51,8 @@ const startShipper = (overrides: Partial<Parameters<typeof createAuditShipper>[0
   shipper = createAuditShipper({
     db,
     targets: () => [{ config, origin: 'settings' }],
-    createSink: () => createSyslogSink({ config, connectTimeoutMs: 2000, hostname: 'test-host' }),
+    workerFile: builtAssets().auditShipWorker,
+    sinkOptions: { connectTimeoutMs: 2000, hostname: 'test-host' },
     pollMs: 100,
     initialBackoffMs: 50,
     maxBackoffMs: 400,

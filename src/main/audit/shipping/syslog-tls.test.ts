@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SyslogSinkConfig } from '../../../shared/audit-shipping';
 import { openDatabase, type Database } from '../../storage/database';
 import { createSqliteAuditLog } from '../sqlite-audit-log';
+import { builtAssets } from '../../assets';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
 import { parseReceivedLine } from './received-rows';
-import { createSyslogSink } from './syslog-sink';
 import { recordRows, waitFor } from './testing/shipping-fixture';
 
 const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
@@ -74,7 +74,7 @@ async function listen(identity: { cert: string; key: string }): Promise<{ port: 
 }
 
 const ship = (config: SyslogSinkConfig): AuditShipper => {
-  shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], createSink: () => createSyslogSink({ config, connectTimeoutMs: 5000 }), pollMs: 100, initialBackoffMs: 50, maxBackoffMs: 400 });
+  shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], workerFile: builtAssets().auditShipWorker, sinkOptions: { connectTimeoutMs: 5000 }, pollMs: 100, initialBackoffMs: 50, maxBackoffMs: 400 });
   shipper.start();
   return shipper;
 };

@@ -2,15 +2,15 @@
  * The child of the SIGKILL test (shipping-kill.test.ts), bundled by it into one file so it starts fast.
  * `record`: records audit rows without end, each commit waking the shipper, which ships them to the syslog
  * port as the app does, until it is killed. `ship`: ships until the sink has acknowledged the whole log, then
- * prints `caught-up <sequence>` and exits.
+ * prints `caught-up <sequence>` and exits. Its shipping thread is shipping-kill-worker.ts, bundled beside it
+ * as `worker.mjs`.
  */
 import { writeSync } from 'node:fs';
+import path from 'node:path';
 import type { SyslogSinkConfig } from '../../../../shared/audit-shipping';
 import { openDatabase } from '../../../storage/database';
-import { SEQUENCE_INDEX } from '../../audit-row';
 import { createSqliteAuditLog } from '../../sqlite-audit-log';
 import { createAuditShipper } from '../audit-shipper';
-import { createSyslogSink } from '../syslog-sink';
 import { recordRow } from './shipping-fixture';
 
 const [databaseFile, dataDir, port, mode, batchSize] = process.argv.slice(2);
@@ -20,28 +20,16 @@ const say = (line: string): void => {
   writeSync(1, `${line}\n`);
 };
 
+// The shipping thread holds each written batch open only while recording (the kill comes then); a restart ships at full speed.
+process.env.SHIPPING_KILL_HOLD_MS = mode === 'record' ? '3000' : '0';
 const db = openDatabase(databaseFile);
 const log = createSqliteAuditLog({ db, dataDir, commitSync: 'normal' });
 const config: SyslogSinkConfig = { type: 'syslog', id: 'siem', enabled: true, host: '127.0.0.1', port: Number(port), facility: 13, batchSize: Number(batchSize ?? 200) };
 const shipper = createAuditShipper({
   db,
   targets: () => [{ config, origin: 'settings' }],
-  createSink: () => {
-    const sink = createSyslogSink({ config, connectTimeoutMs: 2000 });
-    // Tells the test a batch is on its way, so it can kill this process in the middle of it.
-    return {
-      ...sink,
-      send: async (rows) => {
-        const range = `${String(rows[0]?.[SEQUENCE_INDEX])} ${String(rows[rows.length - 1]?.[SEQUENCE_INDEX])}`;
-        say(`sending ${range}`);
-        await sink.send(rows);
-        // Written and flushed, the cursor not yet moved: the test kills the process in this gap (held open long
-        // enough for a busy machine to deliver the kill; a killed process does not wait it out).
-        say(`written ${range}`);
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000);
-      },
-    };
-  },
+  // Tells the test each batch on its way, so it can kill this process in the middle of one.
+  workerFile: path.join(import.meta.dirname, 'worker.mjs'),
   pollMs: 50,
   initialBackoffMs: 50,
   maxBackoffMs: 400,
@@ -53,10 +41,10 @@ if (mode === 'record') {
   for (; index < 1500; index++) recordRow(log, index, `k${process.pid}`);
   shipper.start();
   const next = (): void => {
-    // Rows keep coming, a burst at a time; the event loop turns between bursts so the shipper's batches interleave.
+    // Rows keep coming, a burst every 10 ms (as a busy tool loop records); the shipping thread ships meanwhile.
     for (let burst = 0; burst < 20; burst++) recordRow(log, index++, `k${process.pid}`);
     shipper.wake();
-    setImmediate(next);
+    setTimeout(next, 10);
   };
   next();
 } else {
