@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
+import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { createLogRing, type LogRing } from './log-ring';
@@ -37,6 +38,8 @@ export interface ToolCallRequest {
   signal?: AbortSignal;
   /** Overrides the server's call timeout. */
   timeoutMs?: number;
+  /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 /**
@@ -264,7 +267,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, onProgress }) {
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
@@ -273,7 +276,7 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
-      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput });
+      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, onProgress });
     },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();
