@@ -3,7 +3,7 @@ import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/mes
 import type { CliSession } from './session';
 import type { Colors } from './terminal';
 import { createStreamSanitizer } from './terminal-text';
-import { toolCallLine } from './transcript';
+import { progressLine, toolCallLine } from './transcript';
 
 /** What decides the calls that wait for a person: answers, "no one can be asked", or "stop". */
 export type Approver = (requests: readonly ToolCallRequest[]) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
@@ -58,7 +58,13 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       const shown = streamSanitizer.push(delta);
       if (shown !== '') view.text(shown);
     };
+    const shownProgress = new Map<string, string>();
     const showCall = (call: ToolCallRecord): void => {
+      const progress = progressLine(call, colors);
+      if (progress !== undefined && shownProgress.get(call.toolCallId) !== progress) {
+        shownProgress.set(call.toolCallId, progress);
+        view.line(progress);
+      }
       if (!FINAL.has(call.status) || printed.get(call.toolCallId) === call.status) return;
       printed.set(call.toolCallId, call.status);
       view.line(toolCallLine(call, colors));

@@ -25,6 +25,17 @@ export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
   return line;
 }
 
+/** `    ↳ everything · trigger-long-running-operation · 3 of 5 (60%)` — a running call's progress (docs/user/mcp-servers.md#progress). */
+export function progressLine(call: ToolCallRecord, colors: Colors): string | undefined {
+  const progress = call.progress;
+  if (call.status !== 'running' || !progress) return undefined;
+  const known = progress.total !== undefined && progress.total > 0;
+  const amount = known ? `${progress.progress} of ${progress.total} (${Math.round((Math.min(progress.progress, progress.total as number) / (progress.total as number)) * 100)}%)` : `${progress.progress} so far`;
+  const parts = [call.serverName || '?', call.toolName || call.modelCall.name, amount];
+  if (progress.message) parts.push(firstLine(progress.message));
+  return colors.dim(`    ↳ ${parts.join(' · ')}`);
+}
+
 function firstLine(text: string): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;

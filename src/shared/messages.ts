@@ -64,6 +64,14 @@ export type ToolCallDecisionInfo = z.infer<typeof ToolCallDecisionInfoSchema>;
  * One tool call in a turn and everything that became of it (seed 000's ToolCallResult). `serverName`/`toolName`
  * are empty when the model named a tool nobody offers; `args` are what ran (or would run).
  */
+/** A server's `notifications/progress` for a running call: `progress` grows; `total` when the server knows it. */
+export const ToolProgressSchema = z.object({
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional(),
+});
+export type ToolProgress = z.infer<typeof ToolProgressSchema>;
+
 export const ToolCallRecordSchema = ToolCallSchema.extend({
   /** The call exactly as the model made it; sent back to the provider in later requests. */
   modelCall: ModelToolCallSchema,
@@ -78,6 +86,8 @@ export const ToolCallRecordSchema = ToolCallSchema.extend({
   error: z.string().optional(),
   startedAt: z.number().optional(),
   durationMs: z.number().nonnegative().optional(),
+  /** The server's latest progress while the call runs (cleared when it ends). */
+  progress: ToolProgressSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 

@@ -121,13 +121,26 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     run.report.toolCall(reply, turn, record);
     const started = performance.now();
     try {
-      const result = await tools.callTool({ serverName: record.serverName, toolName: record.toolName, args: record.args, signal: run.signal, chatId: run.chat.id });
+      const result = await tools.callTool({
+        serverName: record.serverName,
+        toolName: record.toolName,
+        args: record.args,
+        signal: run.signal,
+        chatId: run.chat.id,
+        // The server's progress shows on the tool block and in the CLI while the call runs (docs/user/mcp-servers.md#progress).
+        onProgress: (progress) => {
+          if (record.status !== 'running') return;
+          record.progress = progress;
+          run.report.toolCall(reply, turn, record);
+        },
+      });
       record.result = result;
       record.status = result.isError ? 'error' : 'success';
     } catch (error) {
       record.status = run.signal.aborted ? 'cancelled' : 'error';
       record.error = error instanceof Error ? error.message : String(error);
     }
+    delete record.progress;
     record.durationMs = performance.now() - started;
     try {
       audit.recordToolResult({

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
+import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { createLogRing, type LogRing } from './log-ring';
@@ -42,6 +43,8 @@ export interface ToolCallRequest {
   timeoutMs?: number;
   /** The chat the call runs for: a sampling or elicitation request the server makes meanwhile belongs to it. */
   chatId?: string | undefined;
+  /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 /**
@@ -282,7 +285,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress }) {
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
@@ -294,7 +297,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const call = Symbol(toolName);
       entry.running.set(call, chatId);
       try {
-        return await entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId });
+        return await entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId, onProgress });
       } finally {
         entry.running.delete(call);
       }

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { McpServerStatus } from '../../shared/mcp';
+import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
 import { connect, ConnectError, describeError, type Connection } from './connect';
@@ -54,6 +55,8 @@ export interface CallOptions {
   chatId?: string | undefined;
   /** Set on the one retry after a -32042: a second one is reported, not asked again. */
   afterUrlElicitation?: boolean | undefined;
+  /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
+  onProgress?: ((progress: ToolProgress) => void) | undefined;
 }
 
 /**
@@ -237,7 +240,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       starting = undefined;
     },
     async callTool(toolName, args, options) {
-      const { timeoutMs, signal, validateOutput } = options;
+      const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
       if (!current || status.state !== 'ready') {
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
@@ -249,7 +252,18 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         const raw = await current.client.request(
           { method: 'tools/call', params: { name: toolName, arguments: args } },
           LenientCallToolResultSchema,
-          { timeout: timeoutMs, signal },
+          {
+            timeout: timeoutMs,
+            signal,
+            // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
+            ...(onProgress
+              ? {
+                  onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+                    onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
+                  resetTimeoutOnProgress: true,
+                }
+              : {}),
+          },
         );
         const problem = raw.structuredContent && !raw.isError ? validateOutput?.(raw.structuredContent) : undefined;
         return normaliseToolResult(raw, { outputSchemaProblem: problem });

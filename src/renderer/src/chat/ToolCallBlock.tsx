@@ -1,6 +1,6 @@
 import { memo, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
-import type { ToolCallRecord } from '../../../shared/messages';
+import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from './markdown/Markdown';
@@ -41,6 +41,7 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
         )}
         {call.durationMs !== undefined && <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>}
       </button>
+      {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
       {(status === 'error' || status === 'denied' || status === 'timeout') && !open && (call.error || call.decision?.userReason) && (
         <p className="tool-block-error-line" role={status === 'error' ? 'note' : undefined}>
           {call.error ?? call.decision?.userReason}
@@ -68,6 +69,32 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
     </div>
   );
 });
+
+/** The server's progress notifications (docs/user/mcp-servers.md#progress): a bar when it says the total, else a count. */
+function ProgressLine({ progress, label }: { progress: ToolProgress; label: string }): React.JSX.Element {
+  const known = progress.total !== undefined && progress.total > 0;
+  const fraction = known ? Math.min(1, Math.max(0, progress.progress / (progress.total as number))) : undefined;
+  const words = known ? `${progress.progress} of ${progress.total}` : `${progress.progress} so far`;
+  return (
+    <div className="tool-progress" data-testid="tool-progress">
+      <div
+        className={`tool-progress-track${known ? '' : ' is-indeterminate'}`}
+        role="progressbar"
+        aria-label={`${label} progress`}
+        aria-valuemin={0}
+        aria-valuemax={known ? progress.total : undefined}
+        aria-valuenow={known ? progress.progress : undefined}
+        aria-valuetext={progress.message ? `${words}: ${progress.message}` : words}
+      >
+        <div className="tool-progress-fill" style={fraction !== undefined ? { width: `${Math.round(fraction * 100)}%` } : undefined} />
+      </div>
+      <span className="tool-progress-text">
+        {progress.message ? `${progress.message} · ` : ''}
+        {known ? `${Math.round((fraction as number) * 100)}%` : words}
+      </span>
+    </div>
+  );
+}
 
 function Section({ title, text }: { title: string; text: string }): React.JSX.Element {
   return (

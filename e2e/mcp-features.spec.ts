@@ -1,0 +1,55 @@
+/**
+ * The parts of MCP beyond tools (issue 13 §4) in the UI, against the real server-everything: progress on a tool
+ * block, a server's log with its level, roots, resources, prompts. Screenshots go to .cache/screenshots/.
+ */
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { ROOT, expect, test, type Workbench } from './fixtures';
+import { chatUi, say, scriptedChat } from './chat-ui';
+
+// server-everything starts beside the Files server; on a loaded machine that takes a while.
+test.describe.configure({ timeout: 120_000 });
+
+const SHOTS = path.join(ROOT, '.cache', 'screenshots');
+
+async function shootBoth(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(2, 2);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), caret: 'hide' });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Adds server-everything and waits until its tools are listed. */
+async function addEverything(workbench: Workbench, autoApprove = true): Promise<void> {
+  await workbench.call('mcp.add', { name: 'everything', server: { package: '@modelcontextprotocol/server-everything' } });
+  if (autoApprove) await workbench.call('policy.update', { servers: { everything: { autoApprove: true } } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'everything' })) as { tools: unknown[] }).tools.length, { timeout: 20_000 })
+    .toBeGreaterThan(0);
+}
+
+test('a long tool call shows the server’s progress as a bar on its block; Stop cancels it', async ({ page, workbench }) => {
+  await addEverything(workbench);
+  const { fake } = await scriptedChat(workbench, 'Progress');
+  fake.script(
+    { kind: 'reply', text: ['Starting the long operation.'], toolCalls: [{ id: 'call_long', name: 'everything__trigger-long-running-operation', argumentChunks: [JSON.stringify({ duration: 40, steps: 20 })] }] },
+    { kind: 'reply', text: ['never sent'] },
+  );
+  await page.goto(workbench.url);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Progress');
+  const view = chatUi(page);
+  await say(page, 'run the long operation');
+  const bar = view.toolCalls.first().getByRole('progressbar');
+  await expect(bar).toBeVisible({ timeout: 15_000 });
+  await expect(bar).toHaveAttribute('aria-valuemax', '20');
+  await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+  await expect(view.toolCalls.first().getByTestId('tool-progress')).toContainText('%');
+  await shootBoth(page, 'tool-progress');
+
+  await view.stop.click();
+  await expect(view.toolCalls.first()).toContainText('Cancelled');
+  await expect(view.toolCalls.first().getByRole('progressbar')).toHaveCount(0);
+  await expect(view.input).toBeEnabled();
+});

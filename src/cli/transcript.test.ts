@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolCallRecord } from '../shared/messages';
+import { createColors } from './terminal';
+import { progressLine } from './transcript';
+
+const colors = createColors(false);
+const call = (extra: Partial<ToolCallRecord>): ToolCallRecord =>
+  ({
+    toolCallId: 'c1',
+    serverName: 'everything',
+    toolName: 'trigger-long-running-operation',
+    args: {},
+    modelCall: { id: 'c1', name: 'everything__trigger-long-running-operation', arguments: '{}' },
+    status: 'running',
+    ...extra,
+  }) as ToolCallRecord;
+
+describe('progressLine (docs/user/mcp-servers.md#progress)', () => {
+  it('says how far a running call is, with the percentage when the server gives a total', () => {
+    expect(progressLine(call({ progress: { progress: 3, total: 5 } }), colors)).toBe('    ↳ everything · trigger-long-running-operation · 3 of 5 (60%)');
+    expect(progressLine(call({ progress: { progress: 7, message: 'indexing\nmore' } }), colors)).toBe('    ↳ everything · trigger-long-running-operation · 7 so far · indexing');
+  });
+
+  it('says nothing for a call without progress or one that ended', () => {
+    expect(progressLine(call({}), colors)).toBeUndefined();
+    expect(progressLine(call({ status: 'success', progress: { progress: 1, total: 1 } }), colors)).toBeUndefined();
+  });
+});

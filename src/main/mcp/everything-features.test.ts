@@ -1,0 +1,118 @@
+/**
+ * The parts of MCP beyond tools (issue 13 §4), against the real server-everything spawned as a child process:
+ * progress and cancellation, logging, roots, resources, prompts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpServerInput } from '../../shared/mcp';
+import type { ToolProgress } from '../../shared/messages';
+import type { WorkbenchError } from '../errors';
+import { resolveBundledServerEntry } from './node-runtime';
+import { createTestHost, disposeTestHosts, eventually, type TestHost } from './test-fixtures/harness';
+
+afterEach(disposeTestHosts);
+
+const EVERYTHING: McpServerInput = { package: '@modelcontextprotocol/server-everything' };
+
+async function everything(server: McpServerInput = EVERYTHING): Promise<TestHost> {
+  const test = createTestHost({ everything: server });
+  await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.toolCount > 0);
+  return test;
+}
+
+/**
+ * server-everything with everything the client writes to it copied to `wire` (a shell `tee` in front of its
+ * stdin), so a test can see what the server received — `notifications/cancelled`, `logging/setLevel`…
+ */
+function tappedEverything(dir: string): { server: McpServerInput; received: () => { method?: string; params?: Record<string, unknown> }[] } {
+  const wire = path.join(dir, 'wire.jsonl');
+  const entry = resolveBundledServerEntry('@modelcontextprotocol/server-everything');
+  return {
+    server: { command: 'sh', args: ['-c', 'tee "$0" | exec "$1" "$2" stdio', wire, process.execPath, entry] },
+    received: () =>
+      fs.existsSync(wire)
+        ? fs
+            .readFileSync(wire, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as { method?: string; params?: Record<string, unknown> })
+        : [],
+  };
+}
+
+describe('progress and cancellation (trigger-long-running-operation)', () => {
+  it('passes each progress notification to the caller, in order, with the total', async () => {
+    const test = await everything();
+    const seen: ToolProgress[] = [];
+    const result = await test.host.callTool({
+      serverName: 'everything',
+      toolName: 'trigger-long-running-operation',
+      args: { duration: 0.4, steps: 4 },
+      onProgress: (progress) => seen.push(progress),
+    });
+    expect(result.isError).toBe(false);
+    expect(result.forModel.text).toContain('Long running operation completed');
+    // The SDK hands notifications to their handler a microtask later than it settles the answer, so the last one,
+    // written just before the answer, may come after the call ended and be dropped; the ones before it arrive in order.
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual([1, 2, 3, 4].slice(0, seen.length).map((progress) => ({ progress, total: 4 })));
+  });
+
+  it('restarts the call timeout on each progress notification, so a call that keeps reporting is not cut off', async () => {
+    const test = await everything();
+    let count = 0;
+    // Twelve steps of 250 ms: 3 s in all, four times the timeout, but never 1 s without a word from the server.
+    const result = await test.host.callTool({
+      serverName: 'everything',
+      toolName: 'trigger-long-running-operation',
+      args: { duration: 3, steps: 12 },
+      timeoutMs: 1000,
+      onProgress: () => count++,
+    });
+    expect(result.isError).toBe(false);
+    expect(count).toBeGreaterThanOrEqual(11);
+  });
+
+  it('without a listener sends no progress token, and the timeout is the whole call’s', async () => {
+    const test = createTestHost({});
+    const tapped = tappedEverything(test.dir);
+    test.config.add('everything', tapped.server);
+    await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.toolCount > 0);
+    const error = (await test.host
+      .callTool({ serverName: 'everything', toolName: 'trigger-long-running-operation', args: { duration: 3, steps: 12 }, timeoutMs: 1000 })
+      .catch((caught: unknown) => caught)) as WorkbenchError;
+    expect(error.code).toBe('timeout');
+    const call = tapped.received().find((message) => message.method === 'tools/call');
+    expect(call?.params?._meta).toBeUndefined();
+  });
+
+  it('stopping the call sends notifications/cancelled for that request to the server', async () => {
+    const test = createTestHost({});
+    const tapped = tappedEverything(test.dir);
+    test.config.add('everything', tapped.server);
+    await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.toolCount > 0);
+    const controller = new AbortController();
+    const seen: ToolProgress[] = [];
+    const call = test.host.callTool({
+      serverName: 'everything',
+      toolName: 'trigger-long-running-operation',
+      args: { duration: 20, steps: 40 },
+      signal: controller.signal,
+      onProgress: (progress) => {
+        seen.push(progress);
+        if (seen.length === 2) controller.abort();
+      },
+    });
+    const error = (await call.catch((caught: unknown) => caught)) as WorkbenchError;
+    expect(error.code).toBe('cancelled');
+    await eventually(() => tapped.received().some((message) => message.method === 'notifications/cancelled'), 'the server to receive notifications/cancelled');
+    const sent = tapped.received();
+    const request = sent.find((message) => message.method === 'tools/call') as { id?: number; params?: { _meta?: { progressToken?: unknown } } };
+    expect(request.params?._meta?.progressToken).toBeDefined();
+    const cancelled = sent.find((message) => message.method === 'notifications/cancelled');
+    expect(cancelled?.params?.requestId).toBe(request.id);
+    // The server goes on serving.
+    expect((await test.host.callTool({ serverName: 'everything', toolName: 'echo', args: { message: 'still here' } })).forModel.text).toBe('Echo: still here');
+  });
+});
