@@ -7,11 +7,15 @@ import { auditCommit } from './bench/audit-commit.ts';
 import { auditExport } from './bench/audit-export.ts';
 import { auditShip } from './bench/audit-ship.ts';
 import { auditVerify } from './bench/audit-verify.ts';
+import { cliRunTool } from './bench/cli-run-tool.ts';
+import { cliStart } from './bench/cli-start.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
 import { firstToken } from './bench/first-token.ts';
+import { firstTokenCold } from './bench/first-token-cold.ts';
 import { loopOverhead } from './bench/loop-overhead.ts';
 import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
 import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
+import { mcpStartCpu } from './bench/mcp-start-cpu.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
 import { mcpStartup } from './bench/mcp-startup.ts';
 import { policyDecision } from './bench/policy-decision.ts';
@@ -19,7 +23,7 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
+const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

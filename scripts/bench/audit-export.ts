@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { MILLION, millionRowDatabase, runBenchProcess } from './audit-fixture.ts';
-import type { Benchmark } from './harness.ts';
+import { MILLION, millionRowDatabase, runBenchProcess, sqliteJsonDump } from './audit-fixture.ts';
+import { loadDetails, type Benchmark } from './harness.ts';
 
 const MB = 1024 * 1024;
 
@@ -13,7 +13,11 @@ interface ExportAnswer {
   peakRss: number;
 }
 
-/** 1,000,000 rows to JSONL in a process of its own: wall time, and how far its RSS rose above where it started. */
+/**
+ * 1,000,000 rows to JSONL in a process of its own: wall time, and how far its RSS rose above where it started; and
+ * the time against the floor in the same run, sqlite3's own JSON dump of the same table (the mean of one dump just
+ * before and one just after ours).
+ */
 export const auditExport: Benchmark = {
   name: 'audit-export',
   description: `export ${MILLION.toLocaleString('en')} audit rows to JSONL: time, and RSS growth of the exporting process`,
@@ -21,11 +25,15 @@ export const auditExport: Benchmark = {
     const { file, buildMs } = await millionRowDatabase();
     const out = path.join(path.dirname(path.dirname(file)), 'export.jsonl');
     try {
+      const sqliteBefore = await sqliteJsonDump(file, { out });
       const answer = await runBenchProcess<ExportAnswer>(['export', file, out]);
+      const sqliteAfter = await sqliteJsonDump(file, { out });
+      const sqliteMs = (sqliteBefore + sqliteAfter) / 2;
       if (answer.rows !== MILLION) throw new Error(`exported ${answer.rows} rows, expected ${MILLION}`);
-      const details = { rows: answer.rows, fileMb: answer.bytes / MB, baseRssMb: answer.baseRss / MB, peakRssMb: answer.peakRss / MB, fixtureBuildMs: buildMs };
-      console.error(`  ${answer.rows} rows, ${details.fileMb.toFixed(0)} MB written; RSS ${details.baseRssMb.toFixed(1)} → peak ${details.peakRssMb.toFixed(1)} MB`);
+      const details = { rows: answer.rows, exportMs: answer.ms, sqliteJsonMs: sqliteMs, sqliteBeforeMs: sqliteBefore, sqliteAfterMs: sqliteAfter, fileMb: answer.bytes / MB, baseRssMb: answer.baseRss / MB, peakRssMb: answer.peakRss / MB, fixtureBuildMs: buildMs, ...loadDetails() };
+      console.error(`  ${answer.rows} rows, ${details.fileMb.toFixed(0)} MB written in ${(answer.ms / 1000).toFixed(2)} s; sqlite3 -json ${(sqliteMs / 1000).toFixed(2)} s; RSS ${details.baseRssMb.toFixed(1)} → peak ${details.peakRssMb.toFixed(1)} MB; load ${details.load1.toFixed(2)}`);
       return [
+        { name: 'audit-export-vs-sqlite', value: answer.ms / sqliteMs, unit: 'x', goal: { op: '<=', value: 1.5 }, details },
         { name: 'audit-export-time', value: answer.ms / 1000, unit: 's', goal: { op: '<=', value: 10 }, details },
         { name: 'audit-export-rss', value: (answer.peakRss - answer.baseRss) / MB, unit: 'MB', goal: { op: '<=', value: 50 }, details },
       ];

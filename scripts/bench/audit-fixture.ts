@@ -6,6 +6,7 @@ import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISIO
 import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { openDatabase } from '../../src/main/storage/database';
 import { ROOT } from '../lib/project.ts';
+import { measureProcess } from './process-measure.ts';
 
 export const MILLION = 1_000_000;
 
@@ -110,4 +111,18 @@ export function millionRowDatabase(): Promise<{ file: string; buildMs: number }>
     return { file, buildMs: ms };
   })();
   return million;
+}
+
+/**
+ * The floor of the audit benchmarks: Debian's `sqlite3` CLI dumping the whole audit table as JSON (`.mode json`),
+ * into `out` (export), or through `sha256sum` (verify: read every row and hash the bytes). A whole process, timed
+ * from its spawn. Throws when `sqlite3` is not installed (`apt-get install sqlite3`).
+ */
+export async function sqliteJsonDump(file: string, target: { out: string } | 'sha256sum'): Promise<number> {
+  const query = `sqlite3 -readonly -json '${file}' 'SELECT * FROM audit_log ORDER BY sequence'`;
+  const command = target === 'sha256sum' ? `${query} | sha256sum > /dev/null` : `${query} > '${target.out}'`;
+  const result = await measureProcess({ argv: ['sh', '-c', `command -v sqlite3 > /dev/null || exit 127; ${command}`] });
+  if (result.status === 127) throw new Error('The audit benchmarks compare against the sqlite3 command-line tool: install it (apt-get install sqlite3).');
+  if (result.status !== 0) throw new Error(`sqlite3 failed (${result.status}): ${result.stderr}`);
+  return result.wallMs;
 }

@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 /** One benchmark's outcome: a value compared against a goal, usually a ratio to a baseline measured in the same run. */
 export interface BenchResult {
   name: string;
@@ -40,4 +42,16 @@ export function percentile(samples: readonly number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[index] ?? Number.NaN;
+}
+
+export function median(samples: readonly number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** The 1, 5 and 15 minute load averages, for the details: a figure measured at load 9 is not one measured at 0.2. */
+export function loadDetails(): { load1: number; load5: number; load15: number } {
+  const [load1 = 0, load5 = 0, load15 = 0] = os.loadavg();
+  return { load1, load5, load15 };
 }

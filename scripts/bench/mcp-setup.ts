@@ -67,8 +67,4 @@ export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir
   };
 }
 
-export function median(samples: readonly number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
+export { median } from './harness.ts';

@@ -1,0 +1,151 @@
+/**
+ * Whole-process measurements: wall time, CPU time (user + system, the process and the children it waited for) and
+ * peak RSS of one command, as the kernel accounts them. Node cannot read another process's resource usage, so a
+ * few lines of Python do the spawning and `os.wait4` (µs resolution; `/usr/bin/time` rounds to 10 ms, too coarse
+ * for a 30 ms `node -e 0`). Python's own start is outside every figure: the clock starts at the spawn.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { median } from './harness.ts';
+
+const MEASURE_PY = String.raw`
+import json, os, signal, subprocess, sys, tempfile, time
+spec = json.loads(sys.stdin.read())
+err = tempfile.TemporaryFile()
+start = time.perf_counter()
+child = subprocess.Popen(spec['argv'], cwd=spec.get('cwd'), env=spec.get('env'), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+if spec.get('input') is not None:
+    child.stdin.write(spec['input'].encode())
+    child.stdin.flush()
+if not spec.get('keepStdinOpen'):
+    child.stdin.close()
+first = None
+out = b''
+stop = spec.get('stopAt')
+fd = child.stdout.fileno()
+while True:
+    chunk = os.read(fd, 65536)
+    if not chunk:
+        break
+    if first is None:
+        first = time.perf_counter() - start
+    out += chunk
+    if stop is not None and stop.encode() in out:
+        stopped = time.perf_counter() - start
+        os.kill(child.pid, signal.SIGKILL)
+        break
+_, status, usage = os.wait4(child.pid, 0)
+wall = time.perf_counter() - start
+child.returncode = 0
+err.seek(0)
+print(json.dumps({
+    'wallMs': wall * 1000,
+    'firstOutputMs': None if first is None else first * 1000,
+    'cpuMs': (usage.ru_utime + usage.ru_stime) * 1000,
+    'maxRssMB': usage.ru_maxrss / 1024,
+    'status': os.waitstatus_to_exitcode(status),
+    'stdout': out.decode('utf-8', 'replace'),
+    'stderr': err.read().decode('utf-8', 'replace'),
+}))
+`;
+
+export interface ProcessSpec {
+  argv: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Written to stdin, which is then closed unless `keepStdinOpen`. */
+  input?: string;
+  keepStdinOpen?: boolean;
+  /** Kill (SIGKILL) the process as soon as its stdout contains this; the CPU counted is up to then. */
+  stopAt?: string;
+}
+
+export interface ProcessMeasurement {
+  wallMs: number;
+  /** From the spawn to the first byte on stdout (a streamed token, a response). */
+  firstOutputMs: number | null;
+  /** User + system CPU of the process and of the children it waited for. */
+  cpuMs: number;
+  /** Peak resident memory of the process (or of the largest child it waited for). */
+  maxRssMB: number;
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function measureProcess(spec: ProcessSpec): Promise<ProcessMeasurement> {
+  return new Promise((resolve, reject) => {
+    const python = spawn('python3', ['-c', MEASURE_PY], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    python.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    python.once('error', (error) => reject(new Error(`The process benchmarks need python3 to measure CPU and memory: ${error.message}`)));
+    python.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`measuring ${spec.argv.join(' ')} failed (python exit ${code})`));
+      resolve(JSON.parse(output) as ProcessMeasurement);
+    });
+    python.stdin.end(JSON.stringify({ ...spec, env: spec.env ?? process.env }));
+  });
+}
+
+/** Measures and checks the exit status (and that the process printed something when asked to stop on output). */
+export async function measureOk(spec: ProcessSpec, label: string): Promise<ProcessMeasurement> {
+  const result = await measureProcess(spec);
+  const stoppedOnOutput = spec.stopAt !== undefined && result.stdout.includes(spec.stopAt);
+  if (!stoppedOnOutput && result.status !== 0) throw new Error(`${label} ended with ${result.status}:\n${result.stderr}\n${result.stdout}`);
+  if (spec.stopAt !== undefined && !stoppedOnOutput) throw new Error(`${label} never printed ${JSON.stringify(spec.stopAt)}:\n${result.stderr}\n${result.stdout}`);
+  return result;
+}
+
+export interface Pairs {
+  subject: ProcessMeasurement[];
+  floor: ProcessMeasurement[];
+}
+
+/** `count` pairs of subject and floor, interleaved, which one goes first alternating, so noise hits both alike. */
+export async function measurePairs(count: number, subject: () => Promise<ProcessMeasurement>, floor: () => Promise<ProcessMeasurement>): Promise<Pairs> {
+  const pairs: Pairs = { subject: [], floor: [] };
+  for (let index = 0; index < count; index++) {
+    if (index % 2 === 0) {
+      pairs.subject.push(await subject());
+      pairs.floor.push(await floor());
+    } else {
+      pairs.floor.push(await floor());
+      pairs.subject.push(await subject());
+    }
+  }
+  return pairs;
+}
+
+export const medianOf = (samples: readonly ProcessMeasurement[], pick: (sample: ProcessMeasurement) => number | null): number => median(samples.map((sample) => pick(sample) ?? Number.NaN));
+
+/** A bare `node -e 0` of the same Node binary: the floor of any Node process's start. */
+export const bareNode = (): Promise<ProcessMeasurement> => measureOk({ argv: [process.execPath, '-e', '0'] }, 'node -e 0');
+
+/** The live child processes of this process (a scan of `/proc/PID/stat` for their parent). */
+export function childPids(parent = process.pid): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields && Number(fields[1]) === parent) children.push(Number(entry));
+  }
+  return children;
+}
+
+/** The fields of `/proc/PID/stat` after the command name (so [0] is the state, [1] the parent's id); null once gone. */
+function statFields(pid: number): string[] | null {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** The user + system CPU a live process has used so far, every thread it ever had (in 10 ms clock ticks). */
+export function liveCpuMs(pid: number): number {
+  const fields = statFields(pid);
+  if (!fields) return Number.NaN;
+  // utime and stime are fields 14 and 15 of stat, 11 and 12 here; USER_HZ is 100 on Linux.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
