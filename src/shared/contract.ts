@@ -3,6 +3,8 @@ import { AppChatRequestSchema, AppInfoSchema } from './app';
 import {
   ApprovalsChangeSchema,
   ApprovalsPendingInputSchema,
+  RememberOptionsInputSchema,
+  RememberOptionsSchema,
   ApprovalsPendingOutputSchema,
   ChatApprovalModeInputSchema,
   ChatApprovalModeOutputSchema,
@@ -126,6 +128,8 @@ export const methods = {
   'approvals.pending': { input: ApprovalsPendingInputSchema, output: ApprovalsPendingOutputSchema },
   'approvals.getChatMode': { input: ChatApprovalModeInputSchema, output: ChatApprovalModeOutputSchema },
   'approvals.setChatMode': { input: ChatApprovalModeSetInputSchema, output: ChatApprovalModeOutputSchema },
+  /** The card's "More…" menu: which remember actions a waiting call offers, and the rule suggested from its arguments. */
+  'approvals.rememberOptions': { input: RememberOptionsInputSchema, output: RememberOptionsSchema },
   'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
   'mcp.add': { input: McpAddInputSchema, output: McpServerViewSchema },
   'mcp.edit': { input: McpEditInputSchema, output: McpServerViewSchema },
