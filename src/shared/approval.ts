@@ -284,6 +284,55 @@ export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 export const ToolCallDecisionSchema = z.enum(['TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_DENY']);
 export type ToolCallDecision = z.infer<typeof ToolCallDecisionSchema>;
 
+// ── Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") ─────────
+
+/**
+ * What a person may ask the policy to remember while allowing one call: the tool's own setting to auto-approve,
+ * an allow rule for calls like this one (the call's server and tool, with argument conditions the person may edit),
+ * or the server set to run all its tools without asking (seed 003's bypass). Checked in main before anything
+ * changes (docs/dev/architecture.md "Remember from the card"); the call itself is allowed once.
+ */
+export const RememberActionSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('tool') }),
+  z.strictObject({ kind: z.literal('server') }),
+  z.strictObject({
+    kind: z.literal('rule'),
+    /** Chosen by the front end so that Settings can find the rule again (highlight, Undo). */
+    id: RuleIdSchema,
+    args: z.array(ArgumentMatcherSchema).max(RULE_LIMITS.matchersPerRule),
+  }),
+]);
+export type RememberAction = z.infer<typeof RememberActionSchema>;
+export type RememberKind = RememberAction['kind'];
+
+/** Whether one remember action is offered for a call, and in words what it would change and where to undo it. */
+export const RememberOfferSchema = z.object({
+  kind: z.enum(['tool', 'server', 'rule']),
+  offered: z.boolean(),
+  /** Why it is not offered (a deny rule catches the call, the organisation locked it, an ask rule overlaps…). */
+  refusal: z.string().optional(),
+  /** "The tool setting of Files.write_file becomes 'Auto-approve': …" */
+  change: z.string(),
+  /** "Settings › Approvals › Servers and tools: set it back to 'Use server setting'." */
+  undo: z.string(),
+});
+export type RememberOffer = z.infer<typeof RememberOfferSchema>;
+
+export const RememberOptionsInputSchema = z.strictObject({
+  chatId: ChatIdSchema,
+  toolCallId: z.string().min(1),
+  /** The arguments the card shows (an edit), when they are not the model's. */
+  args: z.record(z.string(), z.unknown()).optional(),
+  /** A rule the person edited, to check before saving; the suggestion when missing. */
+  rule: z.array(ArgumentMatcherSchema).max(RULE_LIMITS.matchersPerRule).optional(),
+});
+export const RememberOptionsSchema = z.object({
+  tool: RememberOfferSchema,
+  server: RememberOfferSchema,
+  rule: RememberOfferSchema.extend({ args: z.array(ArgumentMatcherSchema) }),
+});
+export type RememberOptions = z.infer<typeof RememberOptionsSchema>;
+
 /** A person's answer to one pending call. Other fields (a whole ToolCallRequest echoed back) are dropped, never trusted. */
 export const ToolCallApprovalSchema = z.object({
   toolCallId: z.string().min(1),
@@ -292,6 +341,8 @@ export const ToolCallApprovalSchema = z.object({
   editedArgs: z.record(z.string(), z.unknown()).optional(),
   /** Why the person denied; kept in the audit log and told to the model. */
   reason: z.string().max(2_000).optional(),
+  /** Allow decisions only: what the policy should remember from this answer (issue 16 §1). */
+  remember: RememberActionSchema.optional(),
 });
 export type ToolCallApproval = z.infer<typeof ToolCallApprovalSchema>;
 

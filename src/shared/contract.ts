@@ -3,6 +3,8 @@ import { AppChatRequestSchema, AppInfoSchema } from './app';
 import {
   ApprovalsChangeSchema,
   ApprovalsPendingInputSchema,
+  RememberOptionsInputSchema,
+  RememberOptionsSchema,
   ApprovalsPendingOutputSchema,
   ChatApprovalModeInputSchema,
   ChatApprovalModeOutputSchema,
@@ -137,6 +139,8 @@ export const methods = {
   'serverRequests.list': { input: ServerRequestsListInputSchema, output: ServerRequestsListOutputSchema },
   /** The person's answer to one server request (docs/user/server-requests.md). */
   'serverRequests.decide': { input: ServerRequestDecideInputSchema, output: ServerRequestDecideOutputSchema },
+  /** The card's "More…" menu: which remember actions a waiting call offers, and the rule suggested from its arguments. */
+  'approvals.rememberOptions': { input: RememberOptionsInputSchema, output: RememberOptionsSchema },
   'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
   'mcp.add': { input: McpAddInputSchema, output: McpServerViewSchema },
   'mcp.edit': { input: McpEditInputSchema, output: McpServerViewSchema },

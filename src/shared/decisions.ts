@@ -1,4 +1,4 @@
-import type { ResolutionOutcome, ToolCallDecision } from './approval';
+import type { RememberKind, ResolutionOutcome, ToolCallDecision } from './approval';
 import type { AuditDecision } from './audit';
 
 /**
@@ -51,3 +51,15 @@ export const DISPOSITION_WORDS: Record<ToolCallDecision, string> = {
   TOOL_CALL_DECISION_ALLOW_ONCE: 'Approved once',
   TOOL_CALL_DECISION_DENY: 'Denied',
 };
+
+/** The card's "More…" actions and the CLI's keys for them (issue 16 §1): one name each, everywhere. */
+export const REMEMBER_WORDS: Record<RememberKind, string> = {
+  tool: 'Always allow this tool',
+  rule: 'Always allow calls like this',
+  server: 'Trust this server',
+};
+
+/** An answer that also remembered, as its audit row's `decidedBy` says it. */
+export function rememberedDecidedBy(kind: RememberKind, change: string): string {
+  return `You chose '${REMEMBER_WORDS[kind]}' (this call allowed once; policy change: ${change})`;
+}

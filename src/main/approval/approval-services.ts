@@ -8,6 +8,7 @@ import { createArgumentsValidator } from './arguments-validator';
 import { createChatApprovalStore } from './chat-approval-store';
 import { createChatApprovals, type ChatApprovals } from './chat-approvals';
 import { denyCheck } from './policy/decision-pipeline';
+import { checkRemember, type RememberContext } from './policy/remember';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
@@ -61,6 +62,10 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const section = openApprovalSettings(dependencies.settings);
   const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS);
   const store = createChatApprovalStore(db);
+  const rememberContext = (): RememberContext => {
+    const compiled = policy.compiled();
+    return { policy: compiled.policy, managed: compiled.managed, trustedServers: compiled.trustedServers };
+  };
   const pending = createPendingApprovals({
     store: createPendingStore(db),
     chatStore: store,
@@ -68,6 +73,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     events,
     validator: createArgumentsValidator(),
     denyCheck: (call) => denyCheck(call, policy.compiled()),
+    remember: { check: (call, action) => checkRemember(call, action, rememberContext()), apply: (update) => void policy.update(update) },
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
     now: dependencies.now,
     onError: dependencies.onError,
@@ -76,7 +82,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   return {
     policy,
     gate: createApprovalGate({ policy, store, chats, audit, tools: dependencies.tools ?? EMPTY_TOOL_CATALOG }),
-    chats: createChatApprovals({ chats, store, pending, events }),
+    chats: createChatApprovals({ chats, store, pending, events, rememberContext }),
     pending,
     dispose: () => pending.dispose(),
   };

@@ -1,12 +1,16 @@
-import type { ToolCallApproval, ToolCallRequest } from '../../shared/approval';
+import type { PolicyUpdate, RememberAction, ToolCallApproval, ToolCallRequest } from '../../shared/approval';
 import { RESOLVED_WORDS } from '../../shared/decisions';
 import { WorkbenchError } from '../errors';
 import { describeArgumentProblems, type ArgumentProblem, type ArgumentsValidator } from './arguments-validator';
 import type { DenyVerdict } from './policy/decision-pipeline';
+import type { RememberCall, RememberVerdict } from './policy/remember';
 import type { PendingStore } from './pending-store';
 
 /** The pipeline's deny step (decision-pipeline.ts `denyCheck`) against the rules in force now. */
 export type DenyCheck = (call: { serverName: string; toolName: string; args: Record<string, unknown> }) => DenyVerdict | undefined;
+
+/** `checkRemember` (policy/remember.ts) against the policy in force now. */
+export type RememberCheck = (call: RememberCall, action: RememberAction) => RememberVerdict;
 
 /** One thing wrong with an approval message; the message is refused whole when there is any. */
 export interface SubmissionProblem {
@@ -23,6 +27,8 @@ export interface CheckedApproval {
   readonly approval: ToolCallApproval;
   readonly request: ToolCallRequest;
   readonly exchangeId: string | null;
+  /** What the policy remembers with this answer (issue 16 §1), checked: the change and its words. */
+  readonly remember?: { readonly update: PolicyUpdate; readonly words: string };
 }
 
 
@@ -38,6 +44,7 @@ export function checkSubmission(
   store: PendingStore,
   validator: ArgumentsValidator,
   denyCheck: DenyCheck,
+  rememberCheck?: RememberCheck,
 ): CheckedApproval[] {
   const problems: SubmissionProblem[] = [];
   const checked: CheckedApproval[] = [];
@@ -94,6 +101,20 @@ export function checkSubmission(
         });
         continue;
       }
+    }
+    if (approval.remember !== undefined) {
+      if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
+        problems.push({ toolCallId, problem: 'asks to remember an allow with a deny decision; remember goes only with an allow decision' });
+        continue;
+      }
+      const call = { serverName: request.serverName, toolName: request.toolName, args: approval.editedArgs ?? request.args };
+      const verdict = rememberCheck ? rememberCheck(call, approval.remember) : ({ ok: false, refusal: 'remembering is not available here' } as const);
+      if (!verdict.ok) {
+        problems.push({ toolCallId, problem: `cannot be remembered: ${verdict.refusal}` });
+        continue;
+      }
+      checked.push({ approval, request, exchangeId: stored.approval.exchangeId, remember: { update: verdict.update, words: verdict.words } });
+      continue;
     }
     checked.push({ approval, request, exchangeId: stored.approval.exchangeId });
   }

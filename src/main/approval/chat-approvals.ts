@@ -1,9 +1,10 @@
-import type { ChatApprovalMode, ChatGrant, PendingApproval } from '../../shared/approval';
+import type { ArgumentMatcher, ChatApprovalMode, ChatGrant, PendingApproval, RememberOptions } from '../../shared/approval';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { KnownChats } from './approval-gate';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingApprovals } from './pending-approvals';
+import { rememberOffers, type RememberContext } from './policy/remember';
 
 /** What a person sees and changes about approvals in one chat. Every method throws `not_found` for an unknown chat. */
 export interface ChatApprovals {
@@ -14,6 +15,11 @@ export interface ChatApprovals {
   /** Throws `not_found` when the chat has no grant for that tool. */
   revoke(chatId: string, serverName: string, toolName: string): ChatGrant;
   pending(chatId: string): PendingApproval[];
+  /**
+   * What the card's "More…" menu offers for a call waiting in this chat (issue 16 §1), for the arguments the card
+   * shows and the rule the person is editing. Throws `not_found` when the call does not wait here.
+   */
+  rememberOptions(input: { chatId: string; toolCallId: string; args?: Record<string, unknown> | undefined; rule?: ArgumentMatcher[] | undefined }): RememberOptions;
 }
 
 export interface ChatApprovalsDependencies {
@@ -21,9 +27,11 @@ export interface ChatApprovalsDependencies {
   store: ChatApprovalStore;
   pending: Pick<PendingApprovals, 'list'>;
   events: EventHub;
+  /** The policy in force now, for the remember offers. */
+  rememberContext: () => RememberContext;
 }
 
-export function createChatApprovals({ chats, store, pending, events }: ChatApprovalsDependencies): ChatApprovals {
+export function createChatApprovals({ chats, store, pending, events, rememberContext }: ChatApprovalsDependencies): ChatApprovals {
   return {
     mode(chatId) {
       chats.get(chatId);
@@ -52,6 +60,13 @@ export function createChatApprovals({ chats, store, pending, events }: ChatAppro
     pending(chatId) {
       chats.get(chatId);
       return pending.list(chatId);
+    },
+    rememberOptions({ chatId, toolCallId, args, rule }) {
+      chats.get(chatId);
+      const waiting = pending.list(chatId).find((approval) => approval.request.toolCallId === toolCallId);
+      if (!waiting) throw new WorkbenchError('not_found', `Tool call '${toolCallId}' does not wait for a decision in this chat.`, { chatId, toolCallId });
+      const call = { serverName: waiting.request.serverName, toolName: waiting.request.toolName, args: args ?? waiting.request.args };
+      return rememberOffers(call, rememberContext(), rule);
     },
   };
 }

@@ -4,11 +4,12 @@ import type {
   ToolCallApproval,
   ToolCallRequest,
 } from '../../shared/approval';
-import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS } from '../../shared/decisions';
+import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy } from '../../shared/decisions';
 import type { AuditRecorder, DecisionRecord } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
-import { checkSubmission, type CheckedApproval, type DenyCheck } from './approval-submission';
+import type { PolicyUpdate } from '../../shared/approval';
+import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberCheck } from './approval-submission';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
@@ -55,6 +56,12 @@ export interface PendingApprovalsDependencies {
   validator: ArgumentsValidator;
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
+  /**
+   * Remember from the card (issue 16 §1): the check of an answer's `remember` against the policy in force, and the
+   * policy change, saved inside the claim's transaction (after the audit rows are written, before they commit): a
+   * change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
+   */
+  remember?: { check: RememberCheck; apply(update: PolicyUpdate): void } | undefined;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
   timeoutSeconds: () => number;
   now?: () => number;
@@ -109,7 +116,13 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
    * Claims the resolutions and records their audit rows in ONE transaction (a call resolved meanwhile rolls back both:
    * no row for a decision that never applied); grants 'Allow for this chat'; announces them.
    */
-  const resolve = (chatId: string, resolutions: ApprovalResolution[], records: readonly DecisionRecord[], grants: CheckedApproval[] = []): ApprovalResolution[] => {
+  const resolve = (
+    chatId: string,
+    resolutions: ApprovalResolution[],
+    records: readonly DecisionRecord[],
+    grants: CheckedApproval[] = [],
+    policyChanges: readonly PolicyUpdate[] = [],
+  ): ApprovalResolution[] => {
     if (resolutions.length === 0) return [];
     const granted = audit.recordDecisionsWith(records, () =>
       store.transaction(() => {
@@ -118,11 +131,14 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
             throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
           }
         }
-        return grants.map(({ request }) => {
+        const granted = grants.map(({ request }) => {
           const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
           chatStore.grant(grant);
           return grant;
         });
+        // Last, so that nothing before it can fail after the settings file was written.
+        for (const update of policyChanges) dependencies.remember?.apply(update);
+        return granted;
       }),
     );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
@@ -205,7 +221,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     list: (chatId) => store.waiting(chatId),
     allWaiting: () => store.allWaiting(),
     submit(chatId, approvals) {
-      const checked = checkSubmission(chatId, approvals, store, validator, denyCheck);
+      const checked = checkSubmission(chatId, approvals, store, validator, denyCheck, dependencies.remember?.check);
       const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({
         chatId,
         exchangeId,
@@ -219,7 +235,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         reason: approval.reason ?? null,
         decidedAt: now(),
       }));
-      const records = checked.map(({ approval, request, exchangeId }): DecisionRecord => ({
+      const records = checked.map(({ approval, request, exchangeId, remember: remembered }): DecisionRecord => ({
         chatId,
         exchangeId: exchangeId ?? undefined,
         toolCallId: request.toolCallId,
@@ -228,12 +244,15 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         definitionHash: request.definitionHash,
         decision: AUDIT_DECISION_OF[RESOLUTION_OF[approval.decision]],
         actor: 'user',
-        decidedBy: RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]],
+        decidedBy: remembered === undefined || approval.remember === undefined
+            ? RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]]
+            : rememberedDecidedBy(approval.remember.kind, remembered.words),
         reason: approval.reason,
         args: request.args,
         editedArgs: approval.editedArgs,
       }));
-      return resolve(chatId, resolutions, records, checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION'));
+      const grants = checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION');
+      return resolve(chatId, resolutions, records, grants, checked.flatMap(({ remember: remembered }) => (remembered ? [remembered.update] : [])));
     },
     cancelAll(chatId, exchangeId) {
       const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);

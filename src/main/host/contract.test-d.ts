@@ -37,7 +37,7 @@ describe('the contract', () => {
   it('names the approval methods', () => {
     expectTypeOf<In<'policy', MethodName>>().toEqualTypeOf<'policy.get' | 'policy.update' | 'policy.explain'>();
     expectTypeOf<In<'grants', MethodName>>().toEqualTypeOf<'grants.list' | 'grants.revoke'>();
-    expectTypeOf<In<'approvals', MethodName>>().toEqualTypeOf<'approvals.pending' | 'approvals.getChatMode' | 'approvals.setChatMode'>();
+    expectTypeOf<In<'approvals', MethodName>>().toEqualTypeOf<'approvals.pending' | 'approvals.getChatMode' | 'approvals.setChatMode' | 'approvals.rememberOptions'>();
     expectTypeOf<In<'policy' | 'grants' | 'approvals', EventName>>().toEqualTypeOf<
       'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
     >();

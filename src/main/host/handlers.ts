@@ -33,6 +33,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
     'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
+    'approvals.rememberOptions': (input) => services.approvals.chats.rememberOptions(input),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
     'serverRequests.list': (input) => ({ requests: services.conversations.serverRequests(input?.chatId) }),
     'serverRequests.decide': ({ id, decision }) => services.conversations.decideServerRequest(id, decision),

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { ApprovalPolicySchema, ManagedPolicySchema, type RememberAction } from '../../../shared/approval';
+import { compilePolicy } from './compiled-policy';
+import { decide } from './decision-pipeline';
+import { applyUpdate } from './policy-change';
+import { checkRemember, rememberOffers, suggestRule, type RememberContext } from './remember';
+
+const context = (policy: unknown = {}, managed?: unknown): RememberContext => ({
+  policy: ApprovalPolicySchema.parse(policy),
+  managed: managed === undefined ? null : ManagedPolicySchema.parse(managed),
+  trustedServers: [],
+});
+const write = { serverName: 'Files', toolName: 'write_file', args: { path: 'notes/today.md', content: 'hello' } };
+const rule = (args = suggestRule(write.args)): RememberAction => ({ kind: 'rule', id: 'remembered-1', args });
+
+describe('remember from the card: the suggested rule', () => {
+  it('takes a path argument to its folder as a glob and leaves the content free', () => {
+    expect(suggestRule(write.args)).toEqual([{ pointer: '/path', match: 'glob', value: 'notes/**' }]);
+    expect(suggestRule({ path: '/home/me/a/../b/c.txt' })).toEqual([{ pointer: '/path', match: 'glob', value: '/home/me/b/**' }]);
+  });
+
+  it('keeps a path it cannot turn into a plain folder glob as an equality', () => {
+    expect(suggestRule({ path: 'a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: 'a.md' }]);
+    expect(suggestRule({ path: '../secret/a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: '../secret/a.md' }]);
+    expect(suggestRule({ path: 'notes[1]/a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: 'notes[1]/a.md' }]);
+  });
+
+  it('takes a URL to its host, which a user-info trick or another host does not match', () => {
+    const [matcher] = suggestRule({ url: 'https://example.com/docs?q=1' });
+    expect(matcher).toEqual({ pointer: '/url', match: 'regex', value: '^https://example\\.com(?:[/?#]|$)' });
+    const regex = new RegExp(String(matcher?.value), 'u');
+    expect(['https://example.com', 'https://example.com/x', 'https://example.com?x'].every((url) => regex.test(url))).toBe(true);
+    expect(['https://example.com@evil.test/', 'https://example.com.evil.test/', 'http://example.com/', 'https://evil.test/?https://example.com/'].some((url) => regex.test(url))).toBe(false);
+  });
+
+  it('compares every scalar argument when there is no path or URL', () => {
+    expect(suggestRule({ a: 1, b: 'x', c: { nested: true } })).toEqual([
+      { pointer: '/a', match: 'equals', value: 1 },
+      { pointer: '/b', match: 'equals', value: 'x' },
+    ]);
+  });
+});
+
+describe('remember from the card: what is offered', () => {
+  it('offers all three on a fresh policy, and each change makes the pipeline allow the call', () => {
+    const offers = rememberOffers(write, context());
+    expect([offers.tool.offered, offers.rule.offered, offers.server.offered]).toEqual([true, true, true]);
+    for (const action of [{ kind: 'tool' }, { kind: 'server' }, rule()] as RememberAction[]) {
+      const verdict = checkRemember(write, action, context());
+      if (!verdict.ok) throw new Error(verdict.refusal);
+      const after = compilePolicy(applyUpdate(context().policy, verdict.update), null, []);
+      expect(decide({ call: write }, after).outcome).toBe('allow');
+    }
+  });
+
+  it('offers nothing for a call a deny rule catches, the organisation\'s or the person\'s', () => {
+    const denied = context({ rules: [{ id: 'no-notes', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'notes/**' }] }] });
+    const managed = context({}, { rules: [{ id: 'org', server: '*', tool: 'write_*' }] });
+    for (const ctx of [denied, managed]) {
+      const offers = rememberOffers(write, ctx);
+      expect([offers.tool.offered, offers.rule.offered, offers.server.offered]).toEqual([false, false, false]);
+      expect(offers.tool.refusal).toMatch(/A deny rule catches this call/);
+    }
+  });
+
+  it('does not offer trusting the server when the organisation requires approvals (the lock seam)', () => {
+    const offers = rememberOffers(write, context({}, { disallowNeverAsk: true }));
+    expect(offers.server).toMatchObject({ offered: false, refusal: expect.stringMatching(/organisation's policy requires approvals/) });
+    expect(offers.tool.offered).toBe(true);
+  });
+
+  it('says which setting would keep asking when the change could not stop the question', () => {
+    const askRule = context({ rules: [{ id: 'ask-notes', effect: 'ask', server: 'Files', tool: 'write_file' }] });
+    expect(rememberOffers(write, askRule).tool.refusal).toMatch(/would not stop the question.*rule #1/);
+  });
+
+  it('refuses a rule that could also allow calls an ask rule means to catch, and says which', () => {
+    const askSecret = context({ rules: [{ id: 'ask-secret', effect: 'ask', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: 'notes/secret/**' }] }] });
+    const offers = rememberOffers(write, askSecret);
+    expect(offers.rule.offered).toBe(false);
+    expect(offers.rule.refusal).toMatch(/could also allow calls that your rule #1 means to ask about/);
+    // Narrowed to a folder the ask rule cannot reach, it is offered.
+    const narrow = rememberOffers(write, askSecret, [{ pointer: '/path', match: 'equals', value: 'notes/today.md' }]);
+    expect(narrow.rule.offered).toBe(true);
+    // An ask rule on an argument the allow rule leaves free can always be met.
+    const askContent = context({ rules: [{ id: 'ask-content', effect: 'ask', server: 'Files', tool: 'write_file', args: [{ pointer: '/content', match: 'regex', value: 'password' }] }] });
+    expect(rememberOffers(write, askContent).rule.offered).toBe(false);
+  });
+
+  it('refuses a rule that does not match the call, has no condition, or is not valid', () => {
+    expect(checkRemember(write, rule([{ pointer: '/path', match: 'glob', value: 'other/**' }]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/does not match this call/) });
+    expect(checkRemember(write, rule([]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/no condition/) });
+    expect(checkRemember(write, rule([{ pointer: 'path', match: 'glob', value: 'notes/**' }]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/not valid/) });
+  });
+
+  it('an allow rule never lets a path climb out of its folder', () => {
+    const verdict = checkRemember(write, rule(), context());
+    if (!verdict.ok) throw new Error(verdict.refusal);
+    const after = compilePolicy(applyUpdate(context().policy, verdict.update), null, []);
+    expect(decide({ call: { ...write, args: { path: 'notes/../.ssh/id_rsa' } } }, after).outcome).toBe('ask');
+  });
+});
