@@ -86,6 +86,8 @@ export interface ServicesOptions {
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
+  /** Shows an MCP server's OAuth sign-in page in the person's browser; false (or left out) where it cannot. */
+  openSignInPage?: (url: string) => boolean;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -120,7 +122,14 @@ export function createServices(options: ServicesOptions): Services {
     },
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
-  const mcp = createMcpHost({ config: mcpServers, events, dataDir: options.dataDir, options: { clientVersion: options.version, ...options.mcp } });
+  const mcp = createMcpHost({
+    config: mcpServers,
+    events,
+    dataDir: options.dataDir,
+    options: { clientVersion: options.version, ...options.mcp },
+    secrets,
+    ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
+  });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { McpServerStatus } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
-import { connect, ConnectError, describeError, type Connection } from './connect';
+import { connect, ConnectError, describeError, isSignInError, type Connection, type ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
@@ -40,6 +40,8 @@ export interface SupervisorDependencies {
   onStatus(): void;
   /** A fresh `tools/list` answer (the raw tools), after every connect and every list_changed notification. */
   onTools(tools: unknown[]): void;
+  /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
+  oauth?(config: LaunchConfig): ConnectOptions['oauth'];
 }
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
@@ -61,10 +63,14 @@ export interface ServerSupervisor {
   start(): void;
   /** The user's restart: forgets earlier crashes, stops what runs and starts again. */
   restart(): Promise<void>;
+  /** While the server waits for a sign-in: says what the sign-in is doing (waiting for the browser, why it failed). */
+  noteSignIn(message: string): void;
   stop(): Promise<void>;
   killNow(): void;
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
 }
+
+const SIGN_IN_MESSAGE = 'Sign in to use this server.';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
@@ -111,12 +117,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         onStarting: (handle) => {
           if (gen === generation) starting = handle;
         },
+        oauth: deps.oauth?.(config),
       });
     } catch (error) {
       if (gen === generation) starting = undefined;
       if (gen !== generation) return;
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof ConnectError && error.permanent) {
+      if (error instanceof ConnectError && error.needsSignIn) {
+        logs.push('host', message);
+        setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+      } else if (error instanceof ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });
       } else {
@@ -202,6 +212,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
 
   return {
     status: () => status,
+    noteSignIn(message) {
+      if (status.state === 'needs-sign-in') setStatus({ state: 'needs-sign-in', message });
+    },
     start() {
       if (status.state === 'starting' || status.state === 'ready' || status.state === 'restarting') return;
       void launch(++generation);
@@ -247,6 +260,17 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
         const what = `"${toolName}" on "${name}"`;
+        if (isSignInError(error)) {
+          // The refresh token stopped working: wait for the person, never reconnect in a loop.
+          if (gen === generation && connection === current) {
+            generation++;
+            connection = undefined;
+            void current.close();
+            logs.push('host', `The call to "${toolName}" needs a new sign-in: the server no longer accepts the stored token.`);
+            setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+          }
+          throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
+        }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
           throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
