@@ -87,6 +87,8 @@ async function main(): Promise<void> {
       dataDir: resolveDataDir(),
       host: 'browser',
       version,
+      // An MCP server's OAuth sign-in page: its address holds no secret (PKCE protects the code), so it goes as is.
+      openSignInPage: (url) => openInDefaultBrowser(url),
       onListenerError: (error) => console.error(error),
       onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
     });

@@ -86,6 +86,8 @@ export interface ServicesOptions {
   tools?: ToolCatalog;
   /** Timeouts, restart policy and Node runtime of the MCP host; tests shorten them. */
   mcp?: Partial<McpHostOptions>;
+  /** Shows an MCP server's OAuth sign-in page in the person's browser; false (or left out) where it cannot. */
+  openSignInPage?: (url: string) => boolean;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -131,6 +133,8 @@ export function createServices(options: ServicesOptions): Services {
       sample: (origin, params) => (late.coordinator ? late.coordinator.sample(origin, params) : Promise.reject(new Error('AI Workbench is not ready.'))),
       elicit: (origin, params) => (late.coordinator ? late.coordinator.elicit(origin, params) : Promise.resolve({ action: 'decline' as const })),
     },
+    secrets,
+    ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {

@@ -42,6 +42,9 @@ const HttpUrlSchema = z
   .trim()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http:// or https:// URL');
 
+/** A client id the person got from the server's owner, for an OAuth server without dynamic client registration. Not a secret. */
+const OAuthClientIdSchema = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
+
 /** `auto` tries Streamable HTTP and falls back to the older SSE transport when the server does not speak it. */
 export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
 export type McpHttpTransport = z.infer<typeof McpHttpTransportSchema>;
@@ -69,6 +72,7 @@ export const McpServerInputSchema = z.union([
     url: HttpUrlSchema,
     headers: SecretMapSchema.optional(),
     type: McpHttpTransportSchema.optional(),
+    oauthClientId: OAuthClientIdSchema.optional(),
     ...ServerOptionsShape,
   }),
 ]);
@@ -91,6 +95,7 @@ export const McpEditInputSchema = z.strictObject({
   url: HttpUrlSchema.optional(),
   headers: SecretChangesSchema.optional(),
   type: McpHttpTransportSchema.optional(),
+  oauthClientId: OAuthClientIdSchema.nullable().optional(),
 });
 export type McpEditInput = z.infer<typeof McpEditInputSchema>;
 
@@ -98,7 +103,8 @@ export const McpServerRefInputSchema = z.strictObject({ name: McpServerNameSchem
 export const McpSetEnabledInputSchema = z.strictObject({ name: McpServerNameSchema, enabled: z.boolean() });
 export const McpRemoveOutputSchema = z.object({ name: z.string() });
 
-export const McpServerStateSchema = z.enum(['starting', 'ready', 'error', 'stopped', 'restarting']);
+/** `needs-sign-in`: an OAuth server without a usable token; it waits for the person to sign in (never retried by itself). */
+export const McpServerStateSchema = z.enum(['starting', 'ready', 'error', 'stopped', 'restarting', 'needs-sign-in']);
 export type McpServerState = z.infer<typeof McpServerStateSchema>;
 
 export const McpServerStatusSchema = z.object({
@@ -132,6 +138,10 @@ export const McpServerViewSchema = z.object({
   cwd: z.string().optional(),
   url: z.string().optional(),
   type: McpHttpTransportSchema.optional(),
+  /** The OAuth client id the person entered, when the server does not register clients itself. */
+  oauthClientId: z.string().optional(),
+  /** Whether OAuth tokens are stored for this server (never the tokens: they stay in the main process). */
+  signedIn: z.boolean().optional(),
   /** Names only: the values are secrets and stay in the main process. */
   envKeys: z.array(z.string()),
   headerKeys: z.array(z.string()),
@@ -228,3 +238,13 @@ export const McpImportOutputSchema = z.object({
   added: z.array(z.string()),
   skip: McpImportPreviewSchema.shape.skip,
 });
+
+/** A sign-in started (docs/user/mcp-oauth.md): the page to sign in on, and whether a browser already shows it. */
+export const McpSignInOutputSchema = z.object({
+  name: z.string(),
+  /** The authorization server's page; a front end shows it when no browser could be opened. */
+  authorizationUrl: z.string(),
+  openedBrowser: z.boolean(),
+});
+export type McpSignInOutput = z.infer<typeof McpSignInOutputSchema>;
+export const McpAwaitSignInOutputSchema = z.object({ name: z.string(), signedIn: z.literal(true) });

@@ -8,7 +8,7 @@ import { formatTime, table } from '../terminal';
 
 /** `workbench servers …`: the MCP servers page of the app. */
 export function serversCommand(program: Command, options: ProgramOptions): void {
-  const servers = program.command('servers').description('list, add, remove, enable, disable, restart MCP servers; their logs and tools');
+  const servers = program.command('servers').description('list, add, remove, enable, disable, restart MCP servers, sign in to them; their logs and tools');
 
   act(leaf(servers, 'list', 'the configured servers and their status').option('--status', 'start the servers first and show whether each is ready'), options, async (context, flags: { status?: boolean }) => {
     const session = context.session();
@@ -37,6 +37,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       .option('--url <url>', 'an HTTP (Streamable HTTP or SSE) server')
       .option('--env <NAME=VALUE...>', 'environment variables (stored as secrets)')
       .option('--header <NAME=VALUE...>', 'HTTP headers (stored as secrets)')
+      .option('--oauth-client-id <id>', 'for an OAuth server without dynamic registration: the client ID its owner gave you')
       .option('--cwd <dir>', 'working directory of a command')
       .option('--trusted', "trust the server's tool annotations (readOnlyHint…)")
       .option('--disabled', 'add it without starting it')
@@ -47,7 +48,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       context,
       name: string,
       command: string[],
-      flags: { package?: string; url?: string; env?: string[]; header?: string[]; cwd?: string; trusted?: boolean; disabled?: boolean; timeout?: number },
+      flags: { package?: string; url?: string; env?: string[]; header?: string[]; oauthClientId?: string; cwd?: string; trusted?: boolean; disabled?: boolean; timeout?: number },
     ) => {
       const given = [command.length > 0, flags.package !== undefined, flags.url !== undefined].filter(Boolean).length;
       if (given !== 1) throw new CliError('Give exactly one of: a command (after --), --package PACKAGE, or --url URL.');
@@ -58,7 +59,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       };
       const stdio = { ...(flags.env ? { env: pairs('--env', flags.env) } : {}), ...(flags.cwd ? { cwd: path.resolve(flags.cwd) } : {}), ...common };
       const server: McpServerInput = flags.url
-        ? { url: flags.url, ...(flags.header ? { headers: pairs('--header', flags.header) } : {}), ...common }
+        ? { url: flags.url, ...(flags.header ? { headers: pairs('--header', flags.header) } : {}), ...(flags.oauthClientId ? { oauthClientId: flags.oauthClientId } : {}), ...common }
         : flags.package
           ? ({ package: flags.package, ...stdio } as McpServerInput)
           : { command: command[0] as string, args: command.slice(1), ...stdio };
@@ -100,6 +101,34 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     context.terminal.line(`${now.name}: ${stateWords(now.status.state, now.status.toolCount, now.status.message)}`);
     if (now.status.state !== 'ready') throw new CliError(`${now.name} did not come up; see: workbench servers logs ${now.name}`);
   });
+
+  act(
+    leaf(servers, 'login <name>', "sign in to an HTTP server that uses OAuth: opens the sign-in page (or prints its address) and waits for it").option(
+      '--logout',
+      'forget the stored tokens instead',
+    ),
+    options,
+    async (context, name: string, flags: { logout?: boolean }) => {
+      const session = context.session();
+      if (flags.logout) {
+        const server = await session.call('mcp.signOut', { name });
+        if (context.json) return context.terminal.json(server);
+        return context.terminal.line(`Signed out of ${server.name}; its tokens are forgotten.`);
+      }
+      // docs/user/mcp-oauth.md: the same sign-in as the app's Sign in button, through the same service.
+      const started = await session.call('mcp.signIn', { name });
+      context.terminal.note(
+        started.openedBrowser
+          ? `Your browser shows the sign-in page of ${started.name}. If it did not open, open this address:`
+          : `Open this address in a browser on this machine to sign in to ${started.name}:`,
+      );
+      context.terminal.note(started.authorizationUrl);
+      context.terminal.note('Waiting for the sign-in to finish (5 minutes at most)…');
+      await session.call('mcp.awaitSignIn', { name: started.name });
+      if (context.json) return context.terminal.json({ name: started.name, signedIn: true });
+      context.terminal.line(`Signed in to ${started.name}.`);
+    },
+  );
 
   act(
     leaf(servers, 'logs <name>', "start the server and show what it wrote to stderr and what AI Workbench noticed").option(

@@ -54,6 +54,12 @@ let keepRunningInTray = (): boolean => false;
 let showMainWindowOnRequest: (() => void) | null = null;
 let quitting = false;
 
+/** An MCP server's sign-in page, at the person's request (Sign in); its address was checked to be https or loopback. */
+function openSignInPage(url: string): boolean {
+  void shell.openExternal(url);
+  return true;
+}
+
 /** Links leave the app only as http(s), only to the default browser, and only after the person agrees. */
 async function offerExternally(owner: BrowserWindow | null, url: string): Promise<void> {
   const prompt = externalLinkPrompt(url);
@@ -200,6 +206,8 @@ function start(): void {
         version,
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
         secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
+        // An MCP server's OAuth sign-in page (https or loopback only, checked in src/main/mcp/oauth) in the system browser.
+        openSignInPage,
         onListenerError: (error) => console.error(error),
         onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
       });

@@ -54,6 +54,9 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.importPreview'
       | 'mcp.import'
+      | 'mcp.signIn'
+      | 'mcp.awaitSignIn'
+      | 'mcp.signOut'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();

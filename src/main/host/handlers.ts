@@ -50,6 +50,13 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.tools': (input) => ({ tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name) }),
     'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
     'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),
+    'mcp.signIn': ({ name }) => services.mcp.signIn(services.mcpServers.get(name).name),
+    'mcp.awaitSignIn': async ({ name }) => {
+      const server = services.mcpServers.get(name).name;
+      await services.mcp.awaitSignIn(server);
+      return { name: server, signedIn: true as const };
+    },
+    'mcp.signOut': ({ name }) => services.mcp.signOut(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>

@@ -2,10 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { APP_NAME } from '../../shared/app';
 import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
+import { SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-requests';
@@ -38,6 +40,8 @@ export interface ConnectOptions {
   onStarting?(handle: Pick<Connection, 'close' | 'killNow'>): void;
   /** Who answers the server's sampling and elicitation requests; without it, neither is advertised. */
   serverRequests?: BoundServerRequests | undefined;
+  /** OAuth for an HTTP server (src/main/mcp/oauth): the SDK's provider and the fetch that guards and refreshes. */
+  oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
 }
 
 /** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
@@ -45,6 +49,8 @@ export class ConnectError extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    /** The server waits for the person to sign in (docs/user/mcp-oauth.md); retrying will not help. */
+    readonly needsSignIn = false,
   ) {
     super(message);
     this.name = 'ConnectError';
@@ -143,10 +149,11 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     throw new ConnectError(`"${launch.url}" is not a URL.`, true);
   }
   const requestInit: RequestInit = { headers: launch.headers };
+  const oauth = options.oauth ? { authProvider: options.oauth.provider, fetch: options.oauth.fetch } : {};
   const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => {
     const client = newClient(options);
     const transport: Transport =
-      kind === 'http' ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+      kind === 'http' ? new StreamableHTTPClientTransport(url, { requestInit, ...oauth }) : new SSEClientTransport(url, { requestInit, ...oauth });
     let live = false;
     let closing = false;
     let ended: string | undefined;
@@ -185,6 +192,8 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     };
   };
   const fail = (error: unknown): ConnectError => {
+    if (isSignInError(error)) return new ConnectError(`${url.href} needs you to sign in.`, true, true);
+    if (error instanceof UnsafeEndpointError) return new ConnectError(error.message, true);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new ConnectError(`${url.href} did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
     }
@@ -202,6 +211,11 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     }
     throw fail(error);
   }
+}
+
+/** The server wants a sign-in: no token, or a refresh token that no longer works. */
+export function isSignInError(error: unknown): boolean {
+  return error instanceof SignInRequiredError || error instanceof UnauthorizedError;
 }
 
 function describeServer(client: Client): string {

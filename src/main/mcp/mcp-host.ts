@@ -6,9 +6,11 @@ import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
+import type { SecretStore } from '../settings/secret-store';
 import { createLogRing, type LogRing } from './log-ring';
+import { createOAuthSession, type OAuthSession } from './oauth/oauth-session';
 import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-runtime';
-import type { McpServerConfigService, ServerConfigView } from './server-config-service';
+import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
 import type { ServerRequestHandler } from './server-requests';
@@ -31,6 +33,17 @@ export interface McpHostDependencies {
   options: McpHostOptions;
   /** Who decides the servers' sampling and elicitation requests; without it, servers are not offered either. */
   serverRequests?: ServerRequestHandler | undefined;
+  /** Where OAuth tokens and client registrations live; without it, HTTP servers get no OAuth. */
+  secrets?: SecretStore;
+  /** Shows a sign-in page in the person's browser; false when this machine cannot (docs/user/mcp-oauth.md). */
+  openSignInPage?: (url: string) => boolean;
+}
+
+/** A sign-in started for a server: where to sign in, and whether a browser shows it already. */
+export interface SignInStarted {
+  name: string;
+  authorizationUrl: string;
+  openedBrowser: boolean;
 }
 
 export interface ToolCallRequest {
@@ -82,6 +95,21 @@ export interface McpHost {
    * aborts at the latest, so a caller never waits on a server that hangs.
    */
   whenSettled(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+  /**
+   * Starts the OAuth sign-in of an HTTP server (docs/user/mcp-oauth.md): returns once the sign-in page is known and
+   * shown; the server starts again when the browser comes back. A second sign-in cancels the first.
+   * Throws `not_found`, or `invalid_input` for a server that does not use OAuth.
+   */
+  signIn(name: string): Promise<SignInStarted>;
+  /** Resolves when the server's sign-in in progress ends with tokens stored; throws `unauthorized` with why it did not. */
+  awaitSignIn(name: string): Promise<void>;
+  /** Forgets the server's tokens and client registration; it then needs a sign-in. */
+  signOut(name: string): Promise<McpServerView>;
+}
+
+/** Whether the server's own headers carry its credentials (then AI Workbench does not do OAuth for it). */
+function hasOwnAuthorization(launch: Extract<LaunchConfig, { kind: 'http' }>): boolean {
+  return Object.keys(launch.headers).some((header) => header.toLowerCase() === 'authorization');
 }
 
 interface Entry {
@@ -95,7 +123,7 @@ interface Entry {
   running: Map<symbol, string | undefined>;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // Node's compile cache roughly halves the CPU a bundled server needs to start (it loads the SDK and zod
@@ -105,12 +133,26 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let unsubscribe: (() => void) | undefined;
   const settleWaiters = new Set<() => void>();
+  const signIns = new Map<string, { cancel(): void; done: Promise<void> }>();
+
+  const oauthSession = (launch: LaunchConfig): OAuthSession | undefined =>
+    secrets && launch.kind === 'http' && !hasOwnAuthorization(launch)
+      ? createOAuthSession({ secrets, serverName: launch.name, serverUrl: launch.url, clientId: launch.oauthClientId })
+      : undefined;
+  const signedIn = (server: ServerConfigView): boolean | undefined => {
+    if (server.kind !== 'http' || !secrets || !server.url) return undefined;
+    try {
+      return createOAuthSession({ secrets, serverName: server.name, serverUrl: server.url }).hasTokens();
+    } catch {
+      return undefined;
+    }
+  };
 
   const settled = (): boolean =>
     phase !== 'running' ||
     [...entries.values()].every((entry) => {
       const { state } = entry.supervisor.status();
-      return state === 'error' || state === 'stopped' || (state === 'ready' && entry.listed);
+      return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.listed);
     });
   const checkSettled = (): void => {
     if (settleWaiters.size === 0 || !settled()) return;
@@ -120,7 +162,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const viewOf = (server: ServerConfigView): McpServerView => {
     const entry = entries.get(server.name);
     const status: SupervisorStatus = entry?.supervisor.status() ?? { state: 'stopped', since: Date.now(), recentCrashes: 0 };
-    return { ...server, status: { ...status, toolCount: registry.list(server.name).length } };
+    const oauth = signedIn(server);
+    return { ...server, ...(oauth !== undefined ? { signedIn: oauth } : {}), status: { ...status, toolCount: registry.list(server.name).length } };
   };
   const emitServer = (name: string): void => {
     const server = config.list().find((item) => item.name === name);
@@ -164,6 +207,10 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         },
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
+        oauth: (launch) => {
+          const session = oauthSession(launch);
+          return session ? { provider: session.provider, fetch: session.fetch } : undefined;
+        },
         logs,
         options: {
           runtime,
@@ -302,6 +349,71 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         entry.running.delete(call);
       }
     },
+    async signIn(name) {
+      require(name);
+      let launch: LaunchConfig;
+      try {
+        launch = config.launchConfig(name);
+      } catch (error) {
+        throw new WorkbenchError('unavailable', (error as Error).message, { name });
+      }
+      const session = oauthSession(launch);
+      if (!session) {
+        throw new WorkbenchError(
+          'invalid_input',
+          launch.kind === 'http' ? `"${name}" sends its own Authorization header; it does not sign in with OAuth.` : `"${name}" is not an HTTP server; only HTTP servers sign in.`,
+          { name },
+        );
+      }
+      signIns.get(name)?.cancel();
+      const entry = phase === 'running' ? entries.get(name) : undefined;
+      let started;
+      try {
+        started = await session.signIn({ open: (url) => openSignInPage?.(url) ?? false });
+      } catch (error) {
+        const message = `Sign-in could not start: ${describeSignInError(error)}`;
+        entry?.logs.push('host', message);
+        entry?.supervisor.noteSignIn(message);
+        throw new WorkbenchError('unavailable', message, { name });
+      }
+      entry?.logs.push('host', `Sign-in started${started.openedBrowser ? ' in the browser' : ''}: waiting for the browser to come back.`);
+      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Open the sign-in page to finish signing in.');
+      const pending = { cancel: started.cancel, done: started.done };
+      signIns.set(name, pending);
+      started.done.then(
+        () => {
+          if (signIns.get(name) === pending) signIns.delete(name);
+          entry?.logs.push('host', 'Signed in.');
+          // Tokens are stored: connect again now (the host may have stopped or the server been disabled meanwhile).
+          if (phase === 'running' && entries.get(name) === entry && config.list().find((item) => item.name === name)?.enabled) void entry?.supervisor.restart();
+          else emitServer(name);
+        },
+        (error: unknown) => {
+          if (signIns.get(name) === pending) signIns.delete(name);
+          const message = `Sign-in failed: ${describeSignInError(error)}`;
+          entry?.logs.push('host', message);
+          entry?.supervisor.noteSignIn(message);
+        },
+      );
+      return { name, authorizationUrl: started.authorizationUrl, openedBrowser: started.openedBrowser };
+    },
+    async awaitSignIn(name) {
+      require(name);
+      const pending = signIns.get(name);
+      if (!pending) throw new WorkbenchError('not_found', `No sign-in is in progress for "${name}".`, { name });
+      try {
+        await pending.done;
+      } catch (error) {
+        throw new WorkbenchError('unauthorized', `Sign-in failed: ${describeSignInError(error)}`, { name });
+      }
+    },
+    async signOut(name) {
+      const server = require(name);
+      const launch = config.launchConfig(name);
+      oauthSession(launch)?.signOut();
+      if (phase === 'running' && server.enabled) await entries.get(name)?.supervisor.restart();
+      return viewOf(require(name));
+    },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();
       return new Promise((resolve) => {
@@ -317,4 +429,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       });
     },
   };
+}
+
+function describeSignInError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\.$/, '') + '.';
 }

@@ -33,7 +33,7 @@ export type ServerConfigView = Omit<McpServerView, 'status'>;
 /** Everything needed to start a server, secrets included. Never leaves the main process. */
 export type LaunchConfig =
   | { kind: 'stdio'; name: string; command?: string; package?: McpServerView['package']; args: string[]; env: Record<string, string>; cwd?: string }
-  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse' };
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string };
 
 /** What can be imported: the contract's sources, and a path for front ends that may name files (the CLI). */
 export type ImportSource = McpImportSource | { path: string };
@@ -205,7 +205,16 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         }
         return result;
       };
-      if (isHttpServer(server)) return { kind: 'http', name: key, url: server.url, headers: read('headers', server.headers), type: server.type ?? 'auto' };
+      if (isHttpServer(server)) {
+        return {
+          kind: 'http',
+          name: key,
+          url: server.url,
+          headers: read('headers', server.headers),
+          type: server.type ?? 'auto',
+          ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
+        };
+      }
       return {
         kind: 'stdio',
         name: key,
@@ -257,8 +266,8 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     if (change.command !== undefined || change.args !== undefined || change.cwd !== undefined || change.env !== undefined) {
       throw invalid(`"${name}" is an HTTP server: it has no command, args, cwd or env.`);
     }
-  } else if (change.url !== undefined || change.headers !== undefined || change.type !== undefined) {
-    throw invalid(`"${name}" is a stdio server: it has no url, headers or type.`);
+  } else if (change.url !== undefined || change.headers !== undefined || change.type !== undefined || change.oauthClientId !== undefined) {
+    throw invalid(`"${name}" is a stdio server: it has no url, headers, type or OAuth client id.`);
   }
   const set = (key: string, value: unknown): void => {
     if (value === undefined) return;
@@ -272,6 +281,7 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
   set('cwd', change.cwd);
   set('url', change.url);
   set('type', change.type);
+  set('oauthClientId', change.oauthClientId);
   if (change.command !== undefined) {
     next.command = change.command;
     next.package = undefined;
@@ -298,7 +308,15 @@ function toView(name: string, server: ServerSettings): ServerConfigView {
     callTimeoutMs: server.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
   };
   if (isHttpServer(server)) {
-    return { ...common, kind: 'http', url: server.url, type: server.type ?? 'auto', envKeys: [], headerKeys: Object.keys(server.headers ?? {}) };
+    return {
+      ...common,
+      kind: 'http',
+      url: server.url,
+      type: server.type ?? 'auto',
+      ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
+      envKeys: [],
+      headerKeys: Object.keys(server.headers ?? {}),
+    };
   }
   return {
     ...common,

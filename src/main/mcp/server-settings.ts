@@ -37,6 +37,8 @@ export const HttpServerSettingsSchema = z.looseObject({
   url: z.string().min(1),
   type: McpHttpTransportSchema.optional(),
   headers: StringMapSchema.optional(),
+  /** An OAuth client id the person entered (docs/user/mcp-oauth.md); tokens are never here, they are secrets. */
+  oauthClientId: z.string().optional(),
   ...OptionsShape,
 });
 
@@ -88,4 +90,9 @@ export function secretPrefix(serverName: string, kind?: SecretKind): string {
 
 export function secretKey(serverName: string, kind: SecretKind, name: string): string {
   return `${secretPrefix(serverName, kind)}${name}`;
+}
+
+/** The secret-store key of a server's OAuth state (tokens, client registration): under the server's prefix, so it is moved and removed with it. */
+export function oauthSecretKey(serverName: string): string {
+  return `${secretPrefix(serverName)}oauth`;
 }

@@ -4,7 +4,7 @@ import type { McpServerStatus } from '../../shared/mcp';
 import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
-import { connect, ConnectError, describeError, type Connection } from './connect';
+import { connect, ConnectError, describeError, isSignInError, type Connection, type ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
@@ -44,6 +44,8 @@ export interface SupervisorDependencies {
   onTools(tools: unknown[]): void;
   /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
   serverRequests?: BoundServerRequests | undefined;
+  /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
+  oauth?(config: LaunchConfig): ConnectOptions['oauth'];
 }
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
@@ -70,10 +72,14 @@ export interface ServerSupervisor {
   start(): void;
   /** The user's restart: forgets earlier crashes, stops what runs and starts again. */
   restart(): Promise<void>;
+  /** While the server waits for a sign-in: says what the sign-in is doing (waiting for the browser, why it failed). */
+  noteSignIn(message: string): void;
   stop(): Promise<void>;
   killNow(): void;
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
 }
+
+const SIGN_IN_MESSAGE = 'Sign in to use this server.';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
@@ -121,12 +127,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (gen === generation) starting = handle;
         },
         serverRequests: deps.serverRequests,
+        oauth: deps.oauth?.(config),
       });
     } catch (error) {
       if (gen === generation) starting = undefined;
       if (gen !== generation) return;
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof ConnectError && error.permanent) {
+      if (error instanceof ConnectError && error.needsSignIn) {
+        logs.push('host', message);
+        setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+      } else if (error instanceof ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });
       } else {
@@ -212,6 +222,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
 
   const supervisor: ServerSupervisor = {
     status: () => status,
+    noteSignIn(message) {
+      if (status.state === 'needs-sign-in') setStatus({ state: 'needs-sign-in', message });
+    },
     start() {
       if (status.state === 'starting' || status.state === 'ready' || status.state === 'restarting') return;
       void launch(++generation);
@@ -269,6 +282,17 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
         const what = `"${toolName}" on "${name}"`;
+        if (isSignInError(error)) {
+          // The refresh token stopped working: wait for the person, never reconnect in a loop.
+          if (gen === generation && connection === current) {
+            generation++;
+            connection = undefined;
+            void current.close();
+            logs.push('host', `The call to "${toolName}" needs a new sign-in: the server no longer accepts the stored token.`);
+            setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+          }
+          throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
+        }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
           throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);

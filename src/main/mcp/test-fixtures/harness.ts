@@ -39,7 +39,11 @@ const hosts = new Set<TestHost>();
  */
 export function createTestHost(
   servers: Record<string, McpServerInput> | null,
-  { start = true, options = {} }: { start?: boolean; options?: Partial<McpHostOptions> } = {},
+  {
+    start = true,
+    options = {},
+    openSignInPage,
+  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean } = {},
 ): TestHost {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
   const settings = openSettingsStore(path.join(dir, SETTINGS_FILE_NAME));
@@ -55,6 +59,9 @@ export function createTestHost(
     events,
     dataDir: dir,
     options: { clientVersion: '0.0.0-test', restart: FAST_RESTART, initializeTimeoutMs: 10_000, stopGraceMs: 1000, ...options },
+    // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
+    secrets,
+    ...(openSignInPage ? { openSignInPage } : {}),
   });
   const test: TestHost = {
     dir,

@@ -36,6 +36,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [cwd, setCwd] = useState(server?.cwd ?? '');
   const [url, setUrl] = useState(server?.url ?? '');
   const [transport, setTransport] = useState<McpHttpTransport>(server?.type ?? 'auto');
+  const [oauthClientId, setOauthClientId] = useState(server?.oauthClientId ?? '');
   const [secrets, setSecrets] = useState('');
   const [removedKeys, setRemovedKeys] = useState<string[]>([]);
   const [enabled, setEnabled] = useState(server?.enabled ?? true);
@@ -72,7 +73,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           trusted,
           callTimeoutMs,
           ...(launch === 'url'
-            ? { url: url.trim(), type: transport, headers: changes }
+            ? { url: url.trim(), type: transport, headers: changes, oauthClientId: oauthClientId.trim() || null }
             : { args: parseArgumentLines(args), cwd: cwd.trim() ? cwd.trim() : null, env: changes, ...(launch === 'command' ? { command: command.trim() } : {}) }),
         };
         const saved = await api.mcp.edit(edit);
@@ -82,7 +83,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
         const stdio = { args: parseArgumentLines(args), cwd: cwd.trim() || undefined, env: parsedSecrets.values, ...options };
         const input: McpServerInput =
           launch === 'url'
-            ? { url: url.trim(), type: transport, headers: parsedSecrets.values, ...options }
+            ? { url: url.trim(), type: transport, headers: parsedSecrets.values, ...(oauthClientId.trim() ? { oauthClientId: oauthClientId.trim() } : {}), ...options }
             : launch === 'package'
               ? { package: bundled, ...stdio }
               : { command: command.trim(), ...stdio };
@@ -98,7 +99,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     }
   };
 
-  const known = new Set(['name', 'rename', 'displayName', 'command', 'package', 'args', 'cwd', 'url', 'type', 'env', 'headers', 'callTimeoutMs']);
+  const known = new Set(['name', 'rename', 'displayName', 'command', 'package', 'args', 'cwd', 'url', 'type', 'env', 'headers', 'callTimeoutMs', 'oauthClientId']);
   const otherProblems = Object.entries(problems).filter(([field]) => !known.has(field.split('.')[0] ?? ''));
 
   return (
@@ -193,6 +194,13 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                   <option value="sse">SSE (older servers)</option>
                 </select>
               )}
+            </Field>
+            <Field
+              label="OAuth client ID (optional)"
+              hint="Only for a server that asks you to sign in but does not register apps by itself: the client ID its owner gave you."
+              problem={problems.oauthClientId}
+            >
+              {(props) => <input {...props} className="mono" value={oauthClientId} onChange={(event) => setOauthClientId(event.target.value)} />}
             </Field>
           </>
         )}

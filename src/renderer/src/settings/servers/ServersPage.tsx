@@ -8,6 +8,7 @@ import { ImportDialog } from './ImportDialog';
 import { ServerForm } from './ServerForm';
 import { ServerLogs } from './ServerLogs';
 import { ServerTools } from './ServerTools';
+import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
@@ -174,7 +175,8 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
       <p className="mono server-summary" title={summaryOf(server)}>
         {summaryOf(server)}
       </p>
-      {server.enabled && server.status.message && (
+      {server.enabled && server.status.state === 'needs-sign-in' && <SignInPanel api={api} server={server} />}
+      {server.enabled && server.status.message && server.status.state !== 'needs-sign-in' && (
         <Notice kind={server.status.state === 'error' ? 'error' : 'info'}>{server.status.message}</Notice>
       )}
       <dl className="facts">
@@ -200,6 +202,17 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           <div>
             <dt>Process</dt>
             <dd className="mono">{server.status.pid}</dd>
+          </div>
+        )}
+        {server.signedIn && (
+          <div>
+            <dt>Sign-in</dt>
+            <dd>
+              Signed in with OAuth{' '}
+              <button type="button" className="link-button" onClick={() => void act(() => api.mcp.signOut({ name: server.name }))}>
+                Sign out
+              </button>
+            </dd>
           </div>
         )}
         {(server.envKeys.length > 0 || server.headerKeys.length > 0) && (

@@ -12,6 +12,7 @@ export function statusOf(server: Pick<McpServerView, 'enabled' | 'status'>): { l
     restarting: { label: 'Restarting…', tone: 'busy' },
     error: { label: 'Error', tone: 'bad' },
     stopped: { label: 'Stopped', tone: 'off' },
+    'needs-sign-in': { label: 'Needs sign-in', tone: 'warn' },
   };
   return labels[server.status.state];
 }

@@ -1,0 +1,83 @@
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { z } from 'zod';
+import { parseJsonOrUndefined } from '../../../shared/json';
+import type { SecretStore } from '../../settings/secret-store';
+import { oauthSecretKey } from '../server-settings';
+
+/**
+ * One server's OAuth state (tokens, client registration, discovery) as ONE secret-store entry,
+ * `mcp.<server>.oauth` (docs/dev/oauth.md). It is bound to the server's URL: after the URL changes,
+ * nothing stored for the old one is read, so a token never travels to a server it was not issued for.
+ * Removing or renaming the server removes or moves it with the server's other secrets.
+ */
+export interface OAuthCredentials {
+  tokens(): OAuthTokens | undefined;
+  /** When the access token stops working (ms since the epoch), if the server said (`expires_in`). */
+  expiresAt(): number | undefined;
+  saveTokens(tokens: OAuthTokens): void;
+  client(): OAuthClientInformationMixed | undefined;
+  saveClient(client: OAuthClientInformationMixed): void;
+  discovery(): OAuthDiscoveryState | undefined;
+  saveDiscovery(state: OAuthDiscoveryState): void;
+  /** Forgets part of the state (the SDK's invalidateCredentials scopes). */
+  forget(scope: 'all' | 'client' | 'tokens' | 'discovery'): void;
+}
+
+const RecordSchema = z.object({
+  url: z.string(),
+  tokens: z.looseObject({ access_token: z.string(), token_type: z.string() }).optional(),
+  expiresAt: z.number().optional(),
+  client: z.looseObject({ client_id: z.string() }).optional(),
+  discovery: z.looseObject({ authorizationServerUrl: z.string() }).optional(),
+});
+type StoredRecord = z.infer<typeof RecordSchema>;
+
+export function openOAuthCredentials(secrets: SecretStore, serverName: string, serverUrl: string, now: () => number = Date.now): OAuthCredentials {
+  const key = oauthSecretKey(serverName);
+  const read = (): StoredRecord => {
+    const text = secrets.get(key);
+    const parsed = text === undefined ? undefined : RecordSchema.safeParse(parseJsonOrUndefined(text));
+    // A record for another URL, or one that does not parse, counts as nothing stored.
+    return parsed?.success && parsed.data.url === serverUrl ? parsed.data : { url: serverUrl };
+  };
+  const write = (change: (record: StoredRecord) => StoredRecord): void => {
+    secrets.set(key, JSON.stringify(change(read())));
+  };
+  return {
+    tokens: () => read().tokens as OAuthTokens | undefined,
+    expiresAt: () => read().expiresAt,
+    saveTokens(tokens) {
+      write((record) => {
+        // A refresh answer may leave the refresh token out: the old one stays valid (RFC 6749 §6).
+        const refresh = tokens.refresh_token ?? record.tokens?.refresh_token;
+        const { expiresAt: _old, ...rest } = record;
+        return {
+          ...rest,
+          tokens: { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) },
+          ...(tokens.expires_in !== undefined ? { expiresAt: now() + tokens.expires_in * 1000 } : {}),
+        };
+      });
+    },
+    client: () => read().client as OAuthClientInformationMixed | undefined,
+    saveClient: (client) => write((record) => ({ ...record, client })),
+    discovery: () => read().discovery as OAuthDiscoveryState | undefined,
+    saveDiscovery: (discovery) => write((record) => ({ ...record, discovery: discovery as StoredRecord['discovery'] })),
+    forget(scope) {
+      if (scope === 'all') {
+        secrets.delete(key);
+        return;
+      }
+      write((record) => {
+        const next = { ...record };
+        if (scope === 'tokens') {
+          delete next.tokens;
+          delete next.expiresAt;
+        }
+        if (scope === 'client') delete next.client;
+        if (scope === 'discovery') delete next.discovery;
+        return next;
+      });
+    },
+  };
+}
