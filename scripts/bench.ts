@@ -3,6 +3,7 @@
  * `bench NAME: VALUE UNIT (goal OP GOAL) ok|FAIL`. Each benchmark compares against a baseline
  * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
  */
+import { appStart, rendererFirstLoad } from './bench/app-start.ts';
 import { auditCommit } from './bench/audit-commit.ts';
 import { auditExport } from './bench/audit-export.ts';
 import { auditShip } from './bench/audit-ship.ts';
@@ -23,7 +24,7 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
+const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -11,8 +11,11 @@ export interface BrowserModeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the built browser-mode server on a free port with a throw-away data directory (`home`, removed on stop). */
-export async function startBrowserMode(home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-'))): Promise<BrowserModeProcess> {
+/**
+ * Starts the built browser-mode server on a free port with a throw-away data directory (`home`, removed on stop
+ * unless `keepHome`: a benchmark that starts the app several times on the same folder).
+ */
+export async function startBrowserMode(home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-')), { keepHome = false } = {}): Promise<BrowserModeProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'out/main/browser.js'), '--port', '0', '--no-open'], {
     cwd: ROOT,
     env: { ...process.env, WORKBENCH_HOME: home },
@@ -38,7 +41,7 @@ export async function startBrowserMode(home = fs.mkdtempSync(path.join(os.tmpdir
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
-      fs.rmSync(home, { recursive: true, force: true });
+      if (!keepHome) fs.rmSync(home, { recursive: true, force: true });
     },
   };
 }
