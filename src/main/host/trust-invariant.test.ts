@@ -116,6 +116,7 @@ describe('the trust invariant', () => {
     expect(tally.approvalsApplied).toBeGreaterThan(0);
     expect(tally.approvalsRefused).toBeGreaterThan(0);
     expect(tally.editsApplied).toBeGreaterThan(0);
+    expect(tally.remembered).toBeGreaterThan(0);
     expect(tally.restarts).toBeGreaterThan(0);
     expect(tally.timeouts).toBeGreaterThan(0);
   });

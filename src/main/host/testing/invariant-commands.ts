@@ -115,7 +115,14 @@ export interface AnswerPick {
   /** Change the call's rule-relevant argument to this value (an index), or to a value of the wrong type. */
   edit: number | 'wrong-type' | null;
   reason: string | null;
+  /**
+   * Remember from the card (issue 16 §1) with an allow: the suggested rule, an attacker-wide rule (`**` on the
+   * rule-relevant field), the tool set to auto-approve, or the server trusted. What a deny rule catches must be
+   * refused outright; anything else may be refused (locked, an ask rule overlaps, it would keep asking).
+   */
+  remember: 'none' | 'tool' | 'server' | 'rule' | 'wide-rule';
 }
+let rememberedRules = 0;
 type Mistake = 'none' | 'leave-one-out' | 'unknown-id' | 'answer-twice';
 
 class Approve extends Step {
@@ -139,7 +146,8 @@ class Approve extends Step {
       waiting = (await harness.ok('approvals.pending', { chatId })).approvals;
     }
     let expected: 'ok' | 'refused' | 'either' = waiting.length === 0 || this.mistake !== 'none' ? 'refused' : 'ok';
-    const answers: ToolCallApproval[] = waiting.map((approval, index) => {
+    const answers: ToolCallApproval[] = [];
+    for (const [index, approval] of waiting.entries()) {
       const pick = this.picks[index % this.picks.length] as AnswerPick;
       const { request } = approval;
       const tool = TOOLS.find((candidate) => candidate.serverName === request.serverName && candidate.name === request.toolName);
@@ -151,9 +159,24 @@ class Approve extends Step {
       }
       // What a deny rule in force matches may be refused outright or denied when it would run; both keep the promise.
       const effective = answer.editedArgs ?? request.args;
-      if (expected === 'ok' && pick.decision !== 'TOOL_CALL_DECISION_DENY' && harness.denyHits(request.serverName, request.toolName, effective).length > 0) expected = 'either';
-      return answer;
-    });
+      const denyHit = harness.denyHits(request.serverName, request.toolName, effective).length > 0;
+      if (expected === 'ok' && pick.decision !== 'TOOL_CALL_DECISION_DENY' && denyHit) expected = 'either';
+      if (pick.remember !== 'none' && tool) {
+        if (pick.remember === 'tool' || pick.remember === 'server') answer.remember = { kind: pick.remember };
+        else {
+          const id = `inv-remembered-${(rememberedRules += 1)}`;
+          const args =
+            pick.remember === 'wide-rule'
+              ? [{ pointer: `/${tool.field}`, match: 'glob' as const, value: '**' }]
+              : (await harness.ok('approvals.rememberOptions', { chatId, toolCallId: request.toolCallId, ...(answer.editedArgs ? { args: answer.editedArgs } : {}) })).rule.args;
+          answer.remember = { kind: 'rule', id, args };
+        }
+        // Remembering goes with an allow only; a deny rule that catches the call refuses the whole answer.
+        if (pick.decision === 'TOOL_CALL_DECISION_DENY' || denyHit) expected = 'refused';
+        else if (expected === 'ok') expected = 'either';
+      }
+      answers.push(answer);
+    }
     if (this.mistake === 'leave-one-out') answers.pop();
     if (this.mistake === 'unknown-id' || answers.length === 0) answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
     if (this.mistake === 'answer-twice' && answers[0]) answers.push({ ...answers[0], decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
@@ -162,10 +185,13 @@ class Approve extends Step {
     if (envelope.ok) {
       harness.tally.approvalsApplied += 1;
       harness.tally.editsApplied += answers.filter((answer) => answer.editedArgs !== undefined).length;
+      harness.tally.remembered += answers.filter((answer) => answer.remember !== undefined).length;
     } else harness.tally.approvalsRefused += 1;
   }
   toString(): string {
-    const picks = this.picks.map((pick) => `${pick.decision.replace('TOOL_CALL_DECISION_', '')}${pick.edit === null ? '' : ` edit=${pick.edit}`}`).join(', ');
+    const picks = this.picks
+      .map((pick) => `${pick.decision.replace('TOOL_CALL_DECISION_', '')}${pick.edit === null ? '' : ` edit=${pick.edit}`}${pick.remember === 'none' ? '' : ` remember=${pick.remember}`}`)
+      .join(', ');
     return `approve(chat ${this.chat}, [${picks}]${this.mistake === 'none' ? '' : `, ${this.mistake}`})`;
   }
 }
@@ -301,6 +327,10 @@ const answerArb: fc.Arbitrary<AnswerPick> = fc.record({
   decision: decisionArb,
   edit: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.nat({ max: 6 }), weight: 5 }, { arbitrary: fc.constant('wrong-type' as const), weight: 1 }),
   reason: fc.option(fc.constantFrom('not now', 'looks wrong'), { nil: null }),
+  remember: fc.oneof(
+    { arbitrary: fc.constant('none' as const), weight: 8 },
+    { arbitrary: fc.constantFrom('tool' as const, 'server' as const, 'rule' as const, 'wide-rule' as const), weight: 3 },
+  ),
 });
 const mistakeArb: fc.Arbitrary<Mistake> = fc.oneof(
   { arbitrary: fc.constant('none' as const), weight: 8 },

@@ -38,6 +38,8 @@ export interface Tally {
   approvalsApplied: number;
   approvalsRefused: number;
   editsApplied: number;
+  /** Answers that remembered something (issue 16 §1) and were applied. */
+  remembered: number;
   stops: number;
   timeouts: number;
   restarts: number;
@@ -50,6 +52,7 @@ export const emptyTally = (): Tally => ({
   approvalsApplied: 0,
   approvalsRefused: 0,
   editsApplied: 0,
+  remembered: 0,
   stops: 0,
   timeouts: 0,
   restarts: 0,
