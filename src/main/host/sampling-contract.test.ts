@@ -193,7 +193,7 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
 
     const other = chatOnFake();
     await askTool(other, 'three');
-    expect((await waiting((view) => view.chatId === other)).stage).toBe('request');
+    expect(await waiting((view) => view.chatId === other)).toMatchObject({ kind: 'sampling', stage: 'request' });
     services.conversations.stop(other);
     await services.conversations.settled(other);
     expect(samplingRows().at(-1)).toMatchObject({ chatId: other, decision: 'cancelled', actor: 'system' });
