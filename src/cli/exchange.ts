@@ -1,5 +1,7 @@
 import type { ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { errorText } from '../shared/errors';
 import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
+import type { ServerRequestDecision, ServerRequestsChange, ServerRequestView } from '../shared/server-requests';
 import type { CliSession } from './session';
 import type { Colors } from './terminal';
 import { createStreamSanitizer } from './terminal-text';
@@ -7,6 +9,14 @@ import { progressLine, toolCallLine } from './transcript';
 
 /** What decides the calls that wait for a person: answers, "no one can be asked", or "stop". */
 export type Approver = (requests: readonly ToolCallRequest[]) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
+
+/**
+ * What answers a server's request of the model or the person while the exchange's tool calls run
+ * (docs/user/server-requests.md), one at a time like tool calls: a decision, "no one can be asked", or "stop".
+ */
+export type ServerRequestAnswerer = (
+  request: ServerRequestView,
+) => Promise<{ kind: 'decision'; decision: ServerRequestDecision } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
 
 export interface ExchangeOutcome {
   exchangeId: string;
@@ -41,7 +51,7 @@ export interface ExchangeDriver {
   interrupt(): void;
 }
 
-export function createExchangeDriver(session: CliSession, view: ExchangeView, colors: Colors, approve: Approver): ExchangeDriver {
+export function createExchangeDriver(session: CliSession, view: ExchangeView, colors: Colors, approve: Approver, answerServerRequest?: ServerRequestAnswerer): ExchangeDriver {
   let busy = false;
   let stopRequested = false;
   let currentChat: string | null = null;
@@ -90,6 +100,38 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           break;
       }
     });
+    // The servers' requests of this chat (and of none) are answered in arrival order, one at a time.
+    let answering: Promise<void> = Promise.resolve();
+    const answerOne = async (request: ServerRequestView): Promise<void> => {
+      for (;;) {
+        const answer = answerServerRequest ? await answerServerRequest(request) : { kind: 'unattended' as const, reason: 'no one can be asked here' };
+        let decision: ServerRequestDecision;
+        if (answer.kind === 'decision') decision = answer.decision;
+        else {
+          if (answer.kind === 'stop') {
+            stopRequested = true;
+            void session.call('chat.stop', { chatId }).catch(() => undefined);
+          }
+          const reason = answer.kind === 'unattended' ? answer.reason : 'you stopped the reply';
+          decision = request.kind === 'sampling' ? { action: 'deny', reason } : { action: 'cancel', reason };
+        }
+        try {
+          await session.call('serverRequests.decide', { id: request.id, decision });
+          return;
+        } catch (error) {
+          view.line(colors.red(`error: ${errorText(error)}`));
+          // Gone (answered elsewhere, timed out, cancelled) or no person to ask again: nothing more to do.
+          const stillWaiting = session.services.conversations.serverRequests().some((waiting) => waiting.id === request.id);
+          if (!stillWaiting || answer.kind !== 'decision') return;
+        }
+      }
+    };
+    const unsubscribeRequests = session.services.events.subscribe((event, payload) => {
+      if (event !== 'serverRequests.onDidChange') return;
+      const change = payload as ServerRequestsChange;
+      if (change.kind !== 'waiting' || (change.request.chatId !== chatId && change.request.chatId !== null)) return;
+      answering = answering.then(() => answerOne(change.request));
+    });
     const showMessage = (message: ChatMessage): void => {
       if (message.role === 'assistant') for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) showCall(call);
       else if (message.role === 'system') view.line(colors.dim(`· ${message.text}`));
@@ -127,6 +169,8 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       }
     } finally {
       busy = false;
+      unsubscribeRequests();
+      await answering;
       unsubscribe();
       currentChat = null;
     }

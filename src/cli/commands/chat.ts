@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { askAboutCalls } from '../approval-prompt';
 import { act, type ProgramOptions } from '../command-kit';
 import { createExchangeDriver, type Approver } from '../exchange';
+import { askAboutServerRequest } from '../server-request-prompt';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { createLineReader, INTERRUPTED } from '../line-reader';
 import { renderForTerminal } from '../terminal';
@@ -74,6 +75,14 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       },
       colors,
       approver,
+      async (request) => {
+        if (!atLineStart) terminal.out.write('\n');
+        atLineStart = true;
+        const outcome = await askAboutServerRequest(request, { reader, write: (text) => void terminal.out.write(text), colors });
+        if (outcome.kind === 'decision') return outcome;
+        if (outcome.kind === 'interrupted') interrupts++;
+        return { kind: 'stop' };
+      },
     );
 
     const converse = async (): Promise<ExitCode> => {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { askAboutCalls } from '../approval-prompt';
 import { act, type ProgramOptions } from '../command-kit';
 import { createExchangeDriver, type Approver } from '../exchange';
+import { askAboutServerRequest } from '../server-request-prompt';
 import { CliError, EXIT } from '../exit-codes';
 import { createLineReader, type LineReader } from '../line-reader';
 import { chatFor, type ChatFlags } from './conversation-setup';
@@ -81,6 +82,14 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       },
       terminal.colors,
       approver,
+      async (request) => {
+        if (!askable) return { kind: 'unattended', reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON };
+        reader ??= createLineReader(process.stdin, process.stderr, onInterrupt);
+        const outcome = await askAboutServerRequest(request, { reader, write: (text) => terminal.err.write(text), colors: terminal.colors });
+        if (outcome.kind === 'decision') return outcome;
+        if (outcome.kind === 'closed') return { kind: 'unattended', reason: NON_INTERACTIVE_REASON };
+        return { kind: 'stop' };
+      },
     );
     process.on('SIGINT', onInterrupt);
     try {

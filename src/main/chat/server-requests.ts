@@ -262,6 +262,11 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
               maxTokens: view.maxTokens,
             }
           : undefined;
+      // Like an edited tool call: a deny rule the edit hits refuses the answer, with the rule's words, and records nothing.
+      if (edited) {
+        const verdict = decideSampling({ serverName: view.serverName, args: edited, grantedInChat: false }, policy());
+        if (verdict.outcome === 'deny') throw new WorkbenchError('invalid_input', `The edited request is refused: ${verdict.decidedBy}`, { id });
+      }
       const auditDecision: AuditDecision = decision.action === 'deny' ? 'deny' : decision.action === 'allow-chat' ? 'allow_session' : 'allow_once';
       record('sampling', view, NAMES.sampling, auditDecision, 'user', `the person: ${decision.action}`, args, { reason: decision.reason, editedArgs: edited });
     } else if (view.kind === 'sampling') {

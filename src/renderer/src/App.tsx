@@ -9,6 +9,7 @@ import { useTrustedServers } from './chat/use-trusted-servers';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { Sidebar } from './components/Sidebar';
+import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { SettingsDialog } from './settings/SettingsDialog'; // settings (ui-settings)
 import { ChatsStore } from './state/chats-store';
@@ -63,6 +64,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
           <Welcome onNewChat={() => void store.create()} failed={state.status === 'failed'} onRetry={() => void store.load()} />
         )}
       </main>
+      <ServerRequestsTray api={api} />
       {settingsOpen && <SettingsDialog api={api} onClose={() => setSettingsOpen(false)} />}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>

@@ -1,0 +1,168 @@
+/**
+ * Server requests in the UI (docs/user/server-requests.md): server-everything (a real child process of browser mode)
+ * asks to sample the chat's model (the fake LLM server) and to ask the person (a form, a page to open); the person
+ * answers on the cards. Screenshots in light and dark go to .cache/screenshots/.
+ */
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../src/main/llm/testing/fake-llm-server';
+import { chatUi, say } from './chat-ui';
+import { ROOT, expect, test, type Workbench } from './fixtures';
+
+const SHOTS = path.join(ROOT, '.cache', 'screenshots');
+const SERVER = 'Everything';
+
+interface Setup {
+  fake: FakeLlmServer;
+  /** The chat's turns; a sampling request (no tools offered) is answered with `sampledText`. */
+  turns: FakeTurn[];
+  chatId: string;
+}
+
+async function setUp(page: Page, workbench: Workbench): Promise<Setup> {
+  const turns: FakeTurn[] = [];
+  const fake = await startFakeLlmServer({
+    respond: (request) => {
+      const body = request.body as { tools?: unknown[] };
+      if (!body.tools || body.tools.length === 0) return { kind: 'reply', text: ['A haiku from the model.'], usage: { input: 12, output: 6 } };
+      return turns.shift() ?? { kind: 'reply', text: ['All done.'] };
+    },
+  });
+  await workbench.call('providers.add', { kind: 'openai', id: 'scripted', label: 'Scripted', baseURL: fake.baseURL('openai'), apiKey: 'sk-test-key-0123456789', defaultModel: 'fake-large' });
+  await workbench.call('mcp.add', { name: SERVER, server: { package: '@modelcontextprotocol/server-everything' } });
+  await workbench.call('policy.update', {
+    tools: { [SERVER]: { 'trigger-sampling-request': 'auto-approve', 'trigger-elicitation-request': 'auto-approve', 'trigger-url-elicitation': 'auto-approve' } },
+  });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'trigger-url-elicitation'), {
+      timeout: 30_000,
+    })
+    .toBe(true);
+  const chat = (await workbench.call('chat.create', { title: 'Server requests', providerId: 'scripted', model: 'fake-large' })) as { id: string };
+  await page.goto(workbench.url);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Server requests');
+  return { fake, turns, chatId: chat.id };
+}
+
+async function toolCall(workbench: Workbench, tool: string, args: Record<string, unknown>): Promise<FakeTurn> {
+  const tools = (await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string; providerName: string }[] };
+  const providerName = tools.tools.find((item) => item.name === tool)?.providerName as string;
+  return { kind: 'reply', toolCalls: [{ id: `call_${tool.length}_${Date.now()}`, name: providerName, argumentChunks: [JSON.stringify(args)] }] };
+}
+
+async function shootBoth(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(2, 2);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test.describe.configure({ timeout: 90_000 });
+
+test('sampling: the prompt is shown and edited in the chat, then the answer is shown and sent back', async ({ page, workbench }) => {
+  await page.setViewportSize({ width: 1200, height: 1000 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(await toolCall(workbench, 'trigger-sampling-request', { prompt: 'write a haiku about tests', maxTokens: 64 }), { kind: 'reply', text: ['The server got its answer.'] });
+  await say(page, 'sample please');
+
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-request"]');
+  await expect(card.getByRole('heading')).toHaveText(`Allow ${SERVER} to use your model?`);
+  await expect(card.getByLabel('System prompt')).toHaveValue('You are a helpful test server.');
+  const message = card.getByLabel('Message 1 · user');
+  await expect(message).toHaveValue('Resource trigger-sampling-request context: write a haiku about tests');
+  await expect(card).toContainText('fake-large (scripted)');
+  await expect(card).toContainText('0 of 10,000 tokens used in this chat');
+  await message.fill('Write a haiku about careful reviews.');
+  await shootBoth(page, 'sampling-request');
+  const before = fake.generations().length;
+  await card.getByRole('button', { name: 'Allow once' }).click();
+
+  const answer = view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-answer"]');
+  await expect(answer.getByRole('heading')).toHaveText(`Send the model's answer to ${SERVER}?`);
+  await expect(answer.getByLabel('Answer')).toHaveValue('A haiku from the model.');
+  expect(JSON.stringify(fake.generations()[before]?.body)).toContain('careful reviews');
+  await answer.getByLabel('Answer').fill('An edited haiku.');
+  await shootBoth(page, 'sampling-answer');
+  await answer.getByRole('button', { name: 'Send answer' }).click();
+  await expect(view.pane.getByText('The server got its answer.')).toBeVisible();
+  await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
+  const sent = JSON.stringify(fake.generations().at(-1)?.body);
+  expect(sent).toContain('An edited haiku.');
+  await fake.close();
+});
+
+test('elicitation form: rendered from its schema, refused while invalid, accepted once valid', async ({ page, workbench }) => {
+  await page.setViewportSize({ width: 1200, height: 1400 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), { kind: 'reply', text: ['Thanks for the details.'] });
+  await say(page, 'ask me');
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
+  await expect(card.getByRole('heading')).toHaveText(`${SERVER} asks for information`);
+  await expect(card.getByLabel('String with default')).toHaveValue('It was a dark and stormy night.');
+  await expect(card.getByLabel('Integer', { exact: true })).toHaveValue('42');
+  await expect(card.getByLabel('Titled Single Select Enum', { exact: true })).toHaveValue('hero-1');
+  await card.getByLabel('String with email format').fill('not-an-email');
+  await card.getByRole('button', { name: 'Accept' }).click();
+  await expect(card.getByRole('alert')).toContainText('name is required');
+  await expect(card.getByRole('alert')).toContainText('email must match format "email"');
+  await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+  await card.getByLabel('String with email format').fill('ada@example.com');
+  await card.getByLabel('Boolean', { exact: true }).check();
+  await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'elicitation-form');
+  await card.getByRole('button', { name: 'Accept' }).click();
+  await expect(view.pane.getByText('Thanks for the details.')).toBeVisible();
+  expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
+  await fake.close();
+});
+
+test('elicitation URL: the full address is shown, and the page opens only after "Open page"', async ({ page, workbench, context }) => {
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  const url = 'https://auth.example.com/authorize?client_id=workbench&state=e2e';
+  const opened: string[] = [];
+  await context.route('https://auth.example.com/**', (route) => {
+    opened.push(route.request().url());
+    return route.fulfill({ contentType: 'text/html', body: '<title>Signed in</title>' });
+  });
+  turns.push(await toolCall(workbench, 'trigger-url-elicitation', { url, message: 'Sign in to Example to continue.' }), { kind: 'reply', text: ['Signed in.'] });
+  await say(page, 'sign me in');
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-url"]');
+  await expect(card.getByTestId('elicitation-url')).toHaveText(url);
+  await expect(card).toContainText('on auth.example.com');
+  await shootBoth(page, 'elicitation-url');
+  expect(opened).toEqual([]);
+  expect(context.pages()).toHaveLength(1);
+  const popup = page.waitForEvent('popup');
+  await card.getByRole('button', { name: 'Open page' }).click();
+  await (await popup).waitForLoadState();
+  expect(opened).toEqual([url]);
+  await expect(view.pane.getByText('Signed in.')).toBeVisible();
+  await fake.close();
+});
+
+test('a request no single chat made waits in "Server requests"; Decline answers it there', async ({ page, workbench }) => {
+  const { fake, turns, chatId } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}));
+  await say(page, 'first');
+  await expect(view.pane.locator('[data-kind="elicitation-form"]')).toBeVisible({ timeout: 20_000 });
+  // A second chat runs the same server's tool now: whose is the next request? Nobody can tell, so it waits in the tray.
+  const other = (await workbench.call('chat.create', { title: 'Other', providerId: 'scripted', model: 'fake-large' })) as { id: string };
+  turns.push(await toolCall(workbench, 'trigger-url-elicitation', { url: 'https://example.com/which-chat' }));
+  await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: 'second' } });
+  const tray = page.getByTestId('server-requests-tray');
+  await expect(tray.getByRole('button', { name: /Server requests/ })).toContainText('1');
+  await expect(tray.getByTestId('elicitation-url')).toHaveText('https://example.com/which-chat');
+  await shootBoth(page, 'server-requests-tray');
+  await tray.getByRole('button', { name: 'Decline' }).click();
+  await expect(tray).toHaveCount(0);
+  await view.pane.locator('[data-kind="elicitation-form"]').getByRole('button', { name: 'Cancel' }).click();
+  await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
+  expect(chatId).not.toBe(other.id);
+  await fake.close();
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerRequestView } from '../shared/server-requests';
+import type { LineReader } from './line-reader';
+import { INTERRUPTED } from './line-reader';
+import { askAboutServerRequest, SAMPLING_CHAT_LESS_CHOICES, SAMPLING_CHOICES } from './server-request-prompt';
+import type { Colors } from './terminal';
+
+const plain = (text: string): string => text;
+const colors: Colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+
+function prompt(request: ServerRequestView, answers: (string | null | typeof INTERRUPTED)[]) {
+  const reader: LineReader = { ask: () => Promise.resolve(answers.length > 0 ? (answers.shift() as string) : null), suspend: (work) => work(), close: () => {} };
+  let written = '';
+  return { outcome: askAboutServerRequest(request, { reader, colors, write: (text) => (written += text) }), written: () => written };
+}
+
+const sampling: ServerRequestView = {
+  id: 'r1',
+  serverName: 'Everything',
+  chatId: '00000000-0000-4000-8000-000000000001',
+  createdAt: 0,
+  kind: 'sampling',
+  stage: 'request',
+  messages: [{ role: 'user', text: 'Summarise \u001b[31mthis\u001b[0m' }],
+  systemPrompt: 'Be brief.',
+  maxTokens: 50,
+  temperature: null,
+  modelPreferences: null,
+  model: { providerId: 'fake', model: 'fake-large' },
+  budget: { used: 10, limit: 100 },
+  answer: null,
+};
+
+describe('the server request prompt (one at a time, like tool calls)', () => {
+  it('sampling: shows the prompt without the terminal escapes the server put in it, takes an edit, then allow for this chat', async () => {
+    const run = prompt(sampling, ['', 'x', 'e', 'Summarise that', 's']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'allow-chat', messages: ['Summarise that'] } });
+    expect(run.written()).toContain('Allow Everything to use your model?');
+    expect(run.written()).toContain('max 50 tokens · budget 10 of 100 used');
+    expect(run.written()).toContain('System prompt: Be brief.');
+    expect(run.written()).not.toContain('\u001b[31m');
+    expect(run.written()).toContain(SAMPLING_CHOICES);
+  });
+
+  it('sampling with no chat: "allow for this chat" is not offered, and s is not taken', async () => {
+    const run = prompt({ ...sampling, chatId: null }, ['s', 'd']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'deny' } });
+    expect(run.written()).toContain(SAMPLING_CHAT_LESS_CHOICES);
+    expect(run.written()).toContain('Type o, d or e and press Enter.');
+  });
+
+  it("the model's answer: shown, edited, sent; Ctrl+C and a closed input stop asking", async () => {
+    const answer: ServerRequestView = { ...sampling, stage: 'answer', answer: { text: 'The summary.', model: 'fake-large', stopReason: 'endTurn', outputTokens: 3 } };
+    const run = prompt(answer, ['e', 'A better summary.', 'y']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'send', text: 'A better summary.' } });
+    expect(run.written()).toContain('The summary.');
+    expect(await prompt(answer, [INTERRUPTED]).outcome).toEqual({ kind: 'interrupted' });
+    expect(await prompt(answer, [null]).outcome).toEqual({ kind: 'closed' });
+  });
+
+  it('a form is filled one field per line: defaults kept, numbers and booleans typed, lists split', async () => {
+    const form: ServerRequestView = {
+      id: 'r2',
+      serverName: 'Everything',
+      chatId: null,
+      createdAt: 0,
+      kind: 'elicitation',
+      mode: 'form',
+      message: 'Tell me',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', title: 'Name' },
+          age: { type: 'integer' },
+          ok: { type: 'boolean' },
+          color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
+          tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+        },
+        required: ['name'],
+      },
+    };
+    const run = prompt(form, ['a', 'Ada', '36', 'yes', '', 'a, b']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept', content: { name: 'Ada', age: 36, ok: true, color: 'red', tags: ['a', 'b'] } } });
+    expect(run.written()).toContain('Everything asks for information');
+    expect(await prompt(form, ['c']).outcome).toEqual({ kind: 'decision', decision: { action: 'cancel' } });
+  });
+
+  it('a URL is printed whole and only a confirmation accepts it', async () => {
+    const url: ServerRequestView = { id: 'r3', serverName: 'Everything', chatId: null, createdAt: 0, kind: 'elicitation', mode: 'url', message: 'Sign in', url: 'https://example.com/a?b=c', elicitationId: 'e1' };
+    const run = prompt(url, ['', 'o']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept' } });
+    expect(run.written()).toContain('https://example.com/a?b=c');
+    expect(await prompt(url, ['d']).outcome).toEqual({ kind: 'decision', decision: { action: 'decline' } });
+  });
+});

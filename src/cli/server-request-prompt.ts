@@ -1,0 +1,139 @@
+import type { ServerRequestDecision, ServerRequestView } from '../shared/server-requests';
+import { INTERRUPTED, type LineReader } from './line-reader';
+import type { Colors } from './terminal';
+import { sanitizeForTerminal } from './terminal-text';
+
+/** The answers a server request takes in a terminal (docs/user/server-requests.md), like seed 000's prompt. */
+export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [e] edit the prompt';
+export const SAMPLING_CHAT_LESS_CHOICES = '[o] allow once  [d] deny  [e] edit the prompt';
+export const ANSWER_CHOICES = '[y] send the answer  [e] edit it  [d] deny';
+export const FORM_CHOICES = '[a] accept  [d] decline  [c] cancel';
+export const URL_CHOICES = '[o] I will open it (accept)  [d] decline  [c] cancel';
+
+export type ServerRequestPromptOutcome = { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'interrupted' } | { kind: 'closed' };
+
+export interface ServerRequestPromptDependencies {
+  reader: LineReader;
+  write(text: string): void;
+  colors: Colors;
+}
+
+/**
+ * Asks about one server request; there is no default (Enter asks again). A form is filled one field per line (Enter
+ * keeps the default or leaves an optional field out); the main process checks it against the schema, and the
+ * caller asks again with its words when it does not fit. A URL is printed whole and never opened from here.
+ */
+export async function askAboutServerRequest(request: ServerRequestView, { reader, write, colors }: ServerRequestPromptDependencies): Promise<ServerRequestPromptOutcome> {
+  const show = (text: string): string => sanitizeForTerminal(text);
+  const ask = async (question: string): Promise<string | null | typeof INTERRUPTED> => reader.ask(question);
+  const stopped = (answer: string | null | typeof INTERRUPTED): ServerRequestPromptOutcome | undefined =>
+    answer === INTERRUPTED ? { kind: 'interrupted' } : answer === null ? { kind: 'closed' } : undefined;
+  const decided = (decision: ServerRequestDecision): ServerRequestPromptOutcome => ({ kind: 'decision', decision });
+
+  write('\n');
+  if (request.kind === 'sampling' && request.stage === 'request') {
+    write(`${colors.bold(`Allow ${show(request.serverName)} to use your model?`)}\n`);
+    write(`  Model ${request.model ? `${request.model.model} (${request.model.providerId})` : 'none'} · max ${request.maxTokens} tokens · budget ${request.budget.used} of ${request.budget.limit} used\n`);
+    if (request.systemPrompt) write(`  System prompt: ${show(request.systemPrompt)}\n`);
+    for (const [index, message] of request.messages.entries()) write(`  ${index + 1}. ${message.role}: ${show(message.text)}\n`);
+    write(`${colors.dim('The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.')}\n`);
+    const choices = request.chatId === null ? SAMPLING_CHAT_LESS_CHOICES : SAMPLING_CHOICES;
+    write(`${choices}\n`);
+    let messages: string[] | undefined;
+    for (;;) {
+      const answer = await ask('> ');
+      const stop = stopped(answer);
+      if (stop) return stop;
+      const key = (answer as string).trim().toLowerCase();
+      if (key === 's' && request.chatId !== null) return decided({ action: 'allow-chat', ...(messages ? { messages } : {}) });
+      if (key === 'o') return decided({ action: 'allow-once', ...(messages ? { messages } : {}) });
+      if (key === 'd') return decided({ action: 'deny' });
+      if (key === 'e') {
+        const last = request.messages.length - 1;
+        const text = await ask(`New text of message ${last + 1} (one line; empty keeps it): `);
+        const stopEdit = stopped(text);
+        if (stopEdit) return stopEdit;
+        if ((text as string).trim() !== '') {
+          messages = request.messages.map((message, index) => (index === last ? (text as string) : message.text));
+          write(colors.green('Prompt edited. Now allow or deny it.\n'));
+        }
+        write(`${choices}\n`);
+        continue;
+      }
+      write(`Type ${request.chatId === null ? 'o, d or e' : 's, o, d or e'} and press Enter.\n`);
+    }
+  }
+  if (request.kind === 'sampling') {
+    write(`${colors.bold(`Send the model's answer to ${show(request.serverName)}?`)}\n`);
+    write(`${show(request.answer?.text ?? '')}\n`);
+    write(`${ANSWER_CHOICES}\n`);
+    let text: string | undefined;
+    for (;;) {
+      const answer = await ask('> ');
+      const stop = stopped(answer);
+      if (stop) return stop;
+      const key = (answer as string).trim().toLowerCase();
+      if (key === 'y') return decided({ action: 'send', ...(text !== undefined ? { text } : {}) });
+      if (key === 'd') return decided({ action: 'deny' });
+      if (key === 'e') {
+        const edited = await ask('New answer (one line; empty keeps it): ');
+        const stopEdit = stopped(edited);
+        if (stopEdit) return stopEdit;
+        if ((edited as string).trim() !== '') text = edited as string;
+        write(`${ANSWER_CHOICES}\n`);
+        continue;
+      }
+      write('Type y, e or d and press Enter.\n');
+    }
+  }
+  if (request.mode === 'url') {
+    write(`${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n`);
+    write(`  ${colors.cyan(show(request.url))}\n`);
+    write(`${colors.dim('Check the address: the server chose it. AI Workbench does not open it from the terminal.')}\n${URL_CHOICES}\n`);
+    for (;;) {
+      const answer = await ask('> ');
+      const stop = stopped(answer);
+      if (stop) return stop;
+      const key = (answer as string).trim().toLowerCase();
+      if (key === 'o') return decided({ action: 'accept' });
+      if (key === 'd') return decided({ action: 'decline' });
+      if (key === 'c') return decided({ action: 'cancel' });
+      write('Type o, d or c and press Enter.\n');
+    }
+  }
+  write(`${colors.bold(`${show(request.serverName)} asks for information`)}\n  ${show(request.message)}\n`);
+  write(`${FORM_CHOICES}\n`);
+  for (;;) {
+    const answer = await ask('> ');
+    const stop = stopped(answer);
+    if (stop) return stop;
+    const key = (answer as string).trim().toLowerCase();
+    if (key === 'd') return decided({ action: 'decline' });
+    if (key === 'c') return decided({ action: 'cancel' });
+    if (key !== 'a') {
+      write('Type a, d or c and press Enter.\n');
+      continue;
+    }
+    const content: Record<string, string | number | boolean | string[]> = {};
+    const properties = (request.requestedSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const required = new Set((request.requestedSchema.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries(properties)) {
+      const label = typeof schema.title === 'string' ? schema.title : name;
+      const options = Array.isArray(schema.enum) ? ` (${(schema.enum as unknown[]).join(', ')})` : '';
+      const fallback = schema.default === undefined ? '' : ` [${JSON.stringify(schema.default)}]`;
+      const value = await ask(`  ${show(label)}${required.has(name) ? ' *' : ''}${show(options)}${show(fallback)}: `);
+      const stopField = stopped(value);
+      if (stopField) return stopField;
+      const typed = (value as string).trim();
+      if (typed === '') {
+        if (schema.default !== undefined) content[name] = schema.default as string | number | boolean | string[];
+        continue;
+      }
+      if (schema.type === 'number' || schema.type === 'integer') content[name] = Number(typed);
+      else if (schema.type === 'boolean') content[name] = /^(y|yes|true|1)$/i.test(typed);
+      else if (schema.type === 'array') content[name] = typed.split(',').map((item) => item.trim()).filter(Boolean);
+      else content[name] = typed;
+    }
+    return decided({ action: 'accept', content });
+  }
+}

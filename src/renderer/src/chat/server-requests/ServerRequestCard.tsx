@@ -1,0 +1,345 @@
+import { useId, useState } from 'react';
+import type { WorkbenchApi } from '../../../../shared/api';
+import { errorText } from '../../../../shared/errors';
+import type {
+  ElicitationFormView,
+  ElicitationUrlView,
+  SamplingRequestView,
+  ServerRequestDecision,
+  ServerRequestView,
+} from '../../../../shared/server-requests';
+import { WarningIcon } from '../../components/icons';
+import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
+
+export interface ServerRequestCardProps {
+  api: WorkbenchApi;
+  request: ServerRequestView;
+}
+
+/**
+ * A server's request of the model or the person, decided like a tool call (docs/user/server-requests.md): sampling
+ * (the prompt, editable, then the model's answer, editable), a form, or a page to open.
+ */
+export function ServerRequestCard({ api, request }: ServerRequestCardProps): React.JSX.Element {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const decide = async (decision: ServerRequestDecision): Promise<boolean> => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await api.serverRequests.decide({ id: request.id, decision });
+      return true;
+    } catch (error) {
+      setProblem(errorText(error));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const props = { request, busy, problem, decide } as const;
+  if (request.kind === 'sampling') {
+    return request.stage === 'request' ? <SamplingPrompt key={`${request.id}-request`} {...props} request={request} /> : <SamplingAnswer key={`${request.id}-answer`} {...props} request={request} />;
+  }
+  return request.mode === 'form' ? <ElicitationForm {...props} request={request} /> : <ElicitationUrl {...props} request={request} />;
+}
+
+interface PartProps<R extends ServerRequestView> {
+  request: R;
+  busy: boolean;
+  problem: string | null;
+  decide(decision: ServerRequestDecision): Promise<boolean>;
+}
+
+function Card({ request, title, children }: { request: ServerRequestView; title: string; children: React.ReactNode }): React.JSX.Element {
+  const titleId = useId();
+  const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
+  return (
+    <section className="approval-card server-request-card" aria-labelledby={titleId} data-testid="server-request-card" data-kind={kind} data-request-id={request.id}>
+      <header className="approval-head">
+        <h3 id={titleId} className="approval-title">
+          {title}
+        </h3>
+        <div className="approval-badges">
+          <span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>
+        </div>
+      </header>
+      {children}
+    </section>
+  );
+}
+
+function Problem({ text }: { text: string | null }): React.JSX.Element | null {
+  return text ? (
+    <p className="server-request-problem" role="alert">
+      {text}
+    </p>
+  ) : null;
+}
+
+function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRequestView>): React.JSX.Element {
+  const id = useId();
+  const [messages, setMessages] = useState(() => request.messages.map((message) => message.text));
+  const [systemPrompt, setSystemPrompt] = useState(request.systemPrompt ?? '');
+  const edits = (): Pick<ServerRequestDecision, 'messages' | 'systemPrompt'> => ({
+    ...(messages.some((text, index) => text !== request.messages[index]?.text) ? { messages } : {}),
+    ...(systemPrompt !== (request.systemPrompt ?? '') ? { systemPrompt } : {}),
+  });
+  const preferences = request.modelPreferences;
+  return (
+    <Card request={request} title={`Allow ${request.serverName} to use your model?`}>
+      <dl className="server-request-facts">
+        <dt>Model</dt>
+        <dd>{request.model ? `${request.model.model} (${request.model.providerId})` : 'none'}</dd>
+        <dt>Max tokens</dt>
+        <dd>{request.maxTokens}</dd>
+        {request.temperature !== null && (
+          <>
+            <dt>Temperature</dt>
+            <dd>{request.temperature}</dd>
+          </>
+        )}
+        <dt>Budget</dt>
+        <dd>
+          {request.budget.used.toLocaleString()} of {request.budget.limit.toLocaleString()} tokens used {request.chatId ? 'in this chat' : ''}
+        </dd>
+        {preferences && (
+          <>
+            <dt>Model preferences</dt>
+            <dd>
+              {[
+                preferences.hints.length > 0 ? `hints: ${preferences.hints.join(', ')}` : null,
+                preferences.intelligencePriority !== null ? `intelligence ${preferences.intelligencePriority}` : null,
+                preferences.speedPriority !== null ? `speed ${preferences.speedPriority}` : null,
+                preferences.costPriority !== null ? `cost ${preferences.costPriority}` : null,
+              ]
+                .filter(Boolean)
+                .join(' · ') || 'none'}
+            </dd>
+          </>
+        )}
+      </dl>
+      <label className="server-request-label" htmlFor={`${id}-system`}>
+        System prompt
+      </label>
+      <textarea id={`${id}-system`} className="server-request-text" rows={2} value={systemPrompt} onChange={(event) => setSystemPrompt(event.target.value)} />
+      {request.messages.map((message, index) => (
+        <div key={index} className="server-request-message">
+          <label className="server-request-label" htmlFor={`${id}-m${index}`}>
+            Message {index + 1} · {message.role}
+          </label>
+          <textarea
+            id={`${id}-m${index}`}
+            className="server-request-text"
+            rows={Math.min(8, Math.max(2, Math.ceil((messages[index]?.length ?? 0) / 80)))}
+            value={messages[index] ?? ''}
+            onChange={(event) => setMessages(messages.map((text, at) => (at === index ? event.target.value : text)))}
+          />
+        </div>
+      ))}
+      <p className="approval-warning">
+        <WarningIcon size={14} /> The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer before it goes back.
+      </p>
+      <Problem text={problem} />
+      <div className="approval-actions">
+        {request.chatId !== null && (
+          <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'allow-chat', ...edits() })} title="Let this server sample without asking for the rest of this chat">
+            Allow for this chat
+          </button>
+        )}
+        <button type="button" className="button button-primary" disabled={busy} onClick={() => void decide({ action: 'allow-once', ...edits() })}>
+          Allow once
+        </button>
+        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'deny' })}>
+          Deny
+        </button>
+      </div>
+    </Card>
+  );
+}
+
+function SamplingAnswer({ request, busy, problem, decide }: PartProps<SamplingRequestView>): React.JSX.Element {
+  const id = useId();
+  const [text, setText] = useState(request.answer?.text ?? '');
+  return (
+    <Card request={request} title={`Send the model's answer to ${request.serverName}?`}>
+      <p className="muted server-request-meta">
+        {request.answer?.model} wrote {request.answer?.outputTokens ?? 0} tokens ({request.budget.used.toLocaleString()} of {request.budget.limit.toLocaleString()} used).
+      </p>
+      <label className="server-request-label" htmlFor={`${id}-answer`}>
+        Answer
+      </label>
+      <textarea id={`${id}-answer`} className="server-request-text" rows={Math.min(10, Math.max(3, Math.ceil(text.length / 80)))} value={text} onChange={(event) => setText(event.target.value)} />
+      <Problem text={problem} />
+      <div className="approval-actions">
+        <button type="button" className="button button-primary" disabled={busy} onClick={() => void decide({ action: 'send', ...(text !== request.answer?.text ? { text } : {}) })}>
+          Send answer
+        </button>
+        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'deny' })}>
+          Deny
+        </button>
+      </div>
+    </Card>
+  );
+}
+
+function ElicitationForm({ request, busy, problem, decide }: PartProps<ElicitationFormView>): React.JSX.Element {
+  const [fields] = useState(() => elicitationFields(request.requestedSchema));
+  const [values, setValues] = useState(() => initialValues(fields));
+  const set = (name: string, value: FieldValue): void => setValues({ ...values, [name]: value });
+  return (
+    <Card request={request} title={`${request.serverName} asks for information`}>
+      <p className="server-request-message-text">{request.message}</p>
+      <form
+        className="elicitation-form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          void decide({ action: 'accept', content: contentOf(fields, values) });
+        }}
+      >
+        {fields.map((field) => (
+          <Field key={field.name} field={field} value={values[field.name]} onChange={(value) => set(field.name, value)} />
+        ))}
+        <Problem text={problem} />
+        <div className="approval-actions">
+          <button type="submit" className="button button-primary" disabled={busy}>
+            Accept
+          </button>
+          <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
+            Decline
+          </button>
+          <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'cancel' })}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+function Field({ field, value, onChange }: { field: ElicitationField; value: FieldValue | undefined; onChange(value: FieldValue): void }): React.JSX.Element {
+  const id = useId();
+  const label = (
+    <label className="server-request-label" htmlFor={id}>
+      {field.label}
+      {field.required && <span aria-hidden="true"> *</span>}
+    </label>
+  );
+  const description = field.description ? (
+    <span id={`${id}-description`} className="muted elicitation-description">
+      {field.description}
+    </span>
+  ) : null;
+  const describedBy = field.description ? `${id}-description` : undefined;
+  switch (field.kind) {
+    case 'boolean':
+      return (
+        <div className="elicitation-field elicitation-check">
+          <input id={id} type="checkbox" checked={value === true} aria-describedby={describedBy} onChange={(event) => onChange(event.target.checked)} />
+          {label}
+          {description}
+        </div>
+      );
+    case 'select':
+      return (
+        <div className="elicitation-field">
+          {label}
+          <select id={id} value={typeof value === 'string' ? value : ''} required={field.required} aria-describedby={describedBy} onChange={(event) => onChange(event.target.value)}>
+            {!field.required && <option value="">—</option>}
+            {field.options.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+          {description}
+        </div>
+      );
+    case 'multi': {
+      const chosen = Array.isArray(value) ? value : [];
+      return (
+        <fieldset className="elicitation-field elicitation-multi" aria-describedby={describedBy}>
+          <legend className="server-request-label">{field.label}</legend>
+          {field.options.map((option) => (
+            <label key={option.value} className="elicitation-option">
+              <input
+                type="checkbox"
+                checked={chosen.includes(option.value)}
+                onChange={(event) => onChange(event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value))}
+              />
+              {option.label}
+            </label>
+          ))}
+          {description}
+        </fieldset>
+      );
+    }
+    case 'unsupported':
+      return (
+        <div className="elicitation-field">
+          {label}
+          <span className="muted">This field cannot be filled here (not part of MCP&apos;s form schema).</span>
+        </div>
+      );
+    default:
+      return (
+        <div className="elicitation-field">
+          {label}
+          <input
+            id={id}
+            type={field.kind === 'number' ? 'number' : field.inputType}
+            step={field.kind === 'number' ? (field.integer ? 1 : 'any') : undefined}
+            min={field.kind === 'number' ? field.min : undefined}
+            max={field.kind === 'number' ? field.max : undefined}
+            required={field.required}
+            aria-describedby={describedBy}
+            value={typeof value === 'string' ? value : ''}
+            onChange={(event) => onChange(event.target.value)}
+          />
+          {description}
+        </div>
+      );
+  }
+}
+
+function ElicitationUrl({ request, busy, problem, decide }: PartProps<ElicitationUrlView>): React.JSX.Element {
+  const host = hostOf(request.url);
+  const open = async (): Promise<void> => {
+    // Opened only once the main process recorded the person's confirmation; never before.
+    if (await decide({ action: 'accept' })) window.open(request.url, '_blank', 'noopener,noreferrer');
+  };
+  return (
+    <Card request={request} title={`${request.serverName} asks you to open a page`}>
+      <p className="server-request-message-text">{request.message}</p>
+      <p className="server-request-label">
+        The full address{host ? ` (on ${host})` : ''}:
+      </p>
+      <code className="server-request-url" data-testid="elicitation-url">
+        {request.url}
+      </code>
+      <p className="approval-warning">
+        <WarningIcon size={14} /> Check the address before you open it: the server chose it.
+      </p>
+      <Problem text={problem} />
+      <div className="approval-actions">
+        <button type="button" className="button button-primary" disabled={busy} onClick={() => void open()}>
+          Open page
+        </button>
+        <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
+          Decline
+        </button>
+        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'cancel' })}>
+          Cancel
+        </button>
+      </div>
+    </Card>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}

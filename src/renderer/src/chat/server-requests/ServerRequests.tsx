@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import type { WorkbenchApi } from '../../../../shared/api';
+import { ServerRequestCard } from './ServerRequestCard';
+import { useServerRequests } from './use-server-requests';
+import './server-requests.css';
+
+/** The requests a chat's tool calls made of the model or the person, above its input (docs/user/server-requests.md). */
+export function ChatServerRequests({ api, chatId }: { api: WorkbenchApi; chatId: string }): React.JSX.Element | null {
+  const requests = useServerRequests(api, chatId);
+  if (requests.length === 0) return null;
+  return (
+    <div className="server-requests" role="region" aria-label="Requests from MCP servers">
+      {requests.map((request) => (
+        <ServerRequestCard key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`} api={api} request={request} />
+      ))}
+    </div>
+  );
+}
+
+/**
+ * "Server requests": what servers ask while no chat (or more than one) runs their tools, where the person finds it
+ * from any chat. Shown only while something waits.
+ */
+export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.Element | null {
+  const requests = useServerRequests(api, null);
+  const [open, setOpen] = useState(true);
+  if (requests.length === 0) return null;
+  return (
+    <aside className="server-requests-tray" aria-label="Server requests" data-testid="server-requests-tray">
+      <button type="button" className="server-requests-tray-head" aria-expanded={open} onClick={() => setOpen(!open)}>
+        Server requests <span className="server-requests-count">{requests.length}</span>
+      </button>
+      {open && (
+        <div className="server-requests-tray-body">
+          <p className="muted server-request-meta">No single chat was running this server&apos;s tools when it asked, so its requests wait here.</p>
+          {requests.map((request) => (
+            <ServerRequestCard key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`} api={api} request={request} />
+          ))}
+        </div>
+      )}
+    </aside>
+  );
+}
