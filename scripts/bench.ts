@@ -25,7 +25,7 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad, ] = [contractRoundtrip];
+const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

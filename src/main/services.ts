@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
 import { builtAssets } from './assets';
-import { AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
 import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
+import { createShippingSettings, type ShippingSettings } from './audit/shipping/shipping-settings';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
@@ -56,6 +56,8 @@ export interface Services {
    * long-running hosts call `start()` once they are up and await `stop()` before `close()`.
    */
   readonly auditShipping: AuditShipper;
+  /** The person's audit sinks (the `auditShipping` section and the OTLP headers in the secret store). */
+  readonly shippingSettings: ShippingSettings;
   /** The local log checked against the rows a collector received (`audit verify --against`). */
   readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
@@ -140,11 +142,11 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+  const shippingSettings = createShippingSettings({ settings, secrets });
   const auditShipping = createAuditShipper({
     db,
-    targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
-    onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
+    targets: () => shippingSettings.targets(),
+    onDidChangeTargets: (listener) => shippingSettings.onDidChange(listener),
     workerFile: builtAssets().auditShipWorker,
     version: options.version,
     onError: options.onListenerError,
@@ -223,6 +225,7 @@ export function createServices(options: ServicesOptions): Services {
     mcp,
     audit,
     auditShipping,
+    shippingSettings,
     auditReceived,
     auditDownloads,
     auditExports,

@@ -70,6 +70,34 @@ export type AuditShippingSettings = z.output<typeof AuditShippingSettingsSchema>
 
 export const AUDIT_SHIPPING_SECTION = 'auditShipping';
 
+// ── The settings page: sinks added, edited and removed through the contract ──
+
+/** An HTTP header name (RFC 9110 token). Header values are secrets: they go in, they never come out. */
+export const OtlpHeaderNameSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name (letters, digits, dashes)');
+
+/** A sink as the settings page sees it: its settings, and for OTLP the names of the headers it sends (never their values). */
+export const AuditSinkViewSchema = z.discriminatedUnion('type', [SyslogSinkSchema, OtlpSinkSchema.extend({ headerNames: z.array(z.string()) })]);
+export type AuditSinkView = z.infer<typeof AuditSinkViewSchema>;
+
+export const AuditShippingSinksSchema = z.object({ sinks: z.array(AuditSinkViewSchema) });
+export type AuditShippingSinks = z.infer<typeof AuditShippingSinksSchema>;
+
+/** `audit.saveShippingSink`: adds a sink, or replaces the one called `previousId` (renaming it ships the whole log to it again). */
+export const AuditSinkSaveInputSchema = z.strictObject({
+  previousId: SinkIdSchema.optional(),
+  sink: AuditSinkSchema,
+  /** OTLP only: a value sets the header, null removes it, a name left out stays as it is. */
+  headers: z.record(OtlpHeaderNameSchema, z.string().max(8192).regex(/^[^\r\n]*$/, 'must be one line').nullable()).optional(),
+});
+export type AuditSinkSaveInput = z.input<typeof AuditSinkSaveInputSchema>;
+
+export const AuditSinkRemoveInputSchema = z.strictObject({ id: SinkIdSchema });
+export type AuditSinkRemoveInput = z.infer<typeof AuditSinkRemoveInputSchema>;
+
 /** One sink's progress: how far behind the log it is, and what went wrong last. */
 export const AuditSinkStatusSchema = z.object({
   id: z.string(),

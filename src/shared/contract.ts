@@ -32,7 +32,14 @@ import {
   AuditVerifyInputSchema,
   AuditVerifyResultSchema,
 } from './audit';
-import { AuditShippingStatusSchema, AuditVerifyAgainstInputSchema, AuditVerifyAgainstResultSchema } from './audit-shipping';
+import {
+  AuditShippingSinksSchema,
+  AuditShippingStatusSchema,
+  AuditSinkRemoveInputSchema,
+  AuditSinkSaveInputSchema,
+  AuditVerifyAgainstInputSchema,
+  AuditVerifyAgainstResultSchema,
+} from './audit-shipping';
 import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
@@ -164,6 +171,11 @@ export const methods = {
   'audit.exportRead': { input: AuditExportReadInputSchema, output: AuditExportReadOutputSchema },
   /** Each audit sink's lag (rows and time) and last error. */
   'audit.shippingStatus': { input: NoInputSchema, output: AuditShippingStatusSchema },
+  /** The person's audit sinks (OTLP header names only, never their values). */
+  'audit.shippingSinks': { input: NoInputSchema, output: AuditShippingSinksSchema },
+  /** Adds a sink, or replaces the one called `previousId`. */
+  'audit.saveShippingSink': { input: AuditSinkSaveInputSchema, output: AuditShippingSinksSchema },
+  'audit.removeShippingSink': { input: AuditSinkRemoveInputSchema, output: AuditShippingSinksSchema },
   /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
   'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
 } as const satisfies Record<string, MethodSpec>;

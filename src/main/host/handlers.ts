@@ -70,6 +70,9 @@ export function createHandlers(services: Services): MethodHandlers {
       services.auditDownloads.prepare(format, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
     'audit.exportRead': ({ exportId, offset }) => services.auditDownloads.read(exportId, offset),
     'audit.shippingStatus': () => services.auditShipping.status(),
+    'audit.shippingSinks': () => services.shippingSettings.list(),
+    'audit.saveShippingSink': (input) => services.shippingSettings.save(input),
+    'audit.removeShippingSink': ({ id }) => services.shippingSettings.remove(id),
     'audit.verifyAgainst': ({ path }) => services.auditReceived.verifyAgainst(path),
   };
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { AuditShippingStatus, AuditSinkConfig, AuditSinkStatus } from '../../../shared/audit-shipping';
+import type { AuditShippingStatus, AuditSinkStatus } from '../../../shared/audit-shipping';
 import type { Database } from '../../storage/database';
+import type { ShippedSinkConfig } from './audit-sink';
 import { createShippingCursors, type ShippingCursors } from './shipping-cursors';
 import { createShippingThread, type ShippingThread } from './shipping-thread';
 
 /** A configured sink and where its configuration came from. */
 export interface ShippingTarget {
-  config: AuditSinkConfig;
+  config: ShippedSinkConfig;
   origin: 'settings' | 'managed';
 }
 
@@ -164,7 +165,7 @@ interface Sent {
 }
 
 /** One sink's loop, top to bottom: claim, read after the cursor, send, acknowledge; on failure back off. */
-function startRunner(config: AuditSinkConfig, context: RunnerContext): Runner {
+function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner {
   const { cursors, owner, now, thread } = context;
   const pollMs = context.pollMs ?? 2000;
   const initialBackoffMs = context.initialBackoffMs ?? 250;

@@ -1,3 +1,8 @@
+import type { OtlpSinkConfig, SyslogSinkConfig } from '../../../shared/audit-shipping';
+
+/** A sink's settings with what the secret store adds (an OTLP sink's header values): main process only. */
+export type ShippedSinkConfig = SyslogSinkConfig | (OtlpSinkConfig & { headers?: Record<string, string> });
+
 /** How shipped audit rows name their source: syslog's APP-NAME, OpenTelemetry's `service.name`. */
 export const AUDIT_SOURCE_NAME = 'ai-workbench';
 

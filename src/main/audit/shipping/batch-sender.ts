@@ -1,8 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { MessagePort } from 'node:worker_threads';
-import type { AuditSinkConfig } from '../../../shared/audit-shipping';
 import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
-import type { AuditSink, RawAuditRow } from './audit-sink';
+import type { AuditSink, RawAuditRow, ShippedSinkConfig } from './audit-sink';
 import type { FromShippingThread, ShippingThreadData, ToShippingThread } from './shipping-thread-protocol';
 
 /**
@@ -11,13 +10,13 @@ import type { FromShippingThread, ShippingThreadData, ToShippingThread } from '.
  * cursors and leases belong to the main thread, so a thread that dies loses nothing but the batch in flight.
  * `createSink` is a parameter so the SIGKILL test can watch the batches go (testing/shipping-kill-worker.ts).
  */
-export function runBatchSender(port: MessagePort, data: ShippingThreadData, createSink: (config: AuditSinkConfig) => AuditSink): void {
+export function runBatchSender(port: MessagePort, data: ShippingThreadData, createSink: (config: ShippedSinkConfig) => AuditSink): void {
   const db = new BetterSqlite3(data.databaseFile, { readonly: true, fileMustExist: true });
   const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
   const sinks = new Map<string, AuditSink>();
   const post = (message: FromShippingThread): void => port.postMessage(message);
 
-  const sinkFor = (config: AuditSinkConfig): AuditSink => {
+  const sinkFor = (config: ShippedSinkConfig): AuditSink => {
     let sink = sinks.get(config.id);
     if (!sink) {
       const opened = createSink(config);
@@ -28,7 +27,7 @@ export function runBatchSender(port: MessagePort, data: ShippingThreadData, crea
     return sink;
   };
 
-  const ship = async (request: number, config: AuditSinkConfig, after: number): Promise<void> => {
+  const ship = async (request: number, config: ShippedSinkConfig, after: number): Promise<void> => {
     try {
       const rows = rowsAfter.all(after, config.batchSize) as RawAuditRow[];
       if (rows.length === 0) return post({ type: 'shipped', request, count: 0, first: after, last: after });

@@ -1,5 +1,4 @@
-import type { AuditSinkConfig, OtlpSinkConfig } from '../../../shared/audit-shipping';
-import type { AuditSink } from './audit-sink';
+import type { AuditSink, ShippedSinkConfig } from './audit-sink';
 import { createSyslogSink } from './syslog-sink';
 
 export interface AuditSinkOptions {
@@ -11,7 +10,7 @@ export interface AuditSinkOptions {
 }
 
 /** The sink a configuration names. */
-export function createAuditSink(config: AuditSinkConfig, { version, connectTimeoutMs, hostname }: AuditSinkOptions): AuditSink {
+export function createAuditSink(config: ShippedSinkConfig, { version, connectTimeoutMs, hostname }: AuditSinkOptions): AuditSink {
   switch (config.type) {
     case 'syslog':
       return createSyslogSink({ config, connectTimeoutMs, hostname });
@@ -24,7 +23,7 @@ export function createAuditSink(config: AuditSinkConfig, { version, connectTimeo
  * The OpenTelemetry SDK takes about 0.3 s to load here: it loads when an OTLP sink first ships, never when
  * the app, browser mode or a CLI command starts without one.
  */
-function lazyOtlpSink(config: OtlpSinkConfig, version: string): AuditSink {
+function lazyOtlpSink(config: Extract<ShippedSinkConfig, { type: 'otlp' }>, version: string): AuditSink {
   let sink: Promise<AuditSink> | null = null;
   const load = (): Promise<AuditSink> => (sink ??= import('./otlp-sink').then(({ createOtlpSink }) => createOtlpSink({ config, version })));
   return {

@@ -8,7 +8,7 @@ import { AUDIT_SOURCE_NAME, type AuditSink, type RawAuditRow } from './audit-sin
 import { otlpLogRecord } from './otlp-record';
 
 export interface OtlpSinkOptions {
-  config: Pick<OtlpSinkConfig, 'endpoint'>;
+  config: Pick<OtlpSinkConfig, 'endpoint'> & { headers?: Record<string, string> };
   /** The app's version, for the resource's `service.version`. */
   version: string;
   /** Where the standard `OTEL_EXPORTER_OTLP_*` variables are read (the SDK reads process.env itself). */
@@ -27,7 +27,11 @@ export interface OtlpSinkOptions {
 export function createOtlpSink({ config, version, env = process.env }: OtlpSinkOptions): AuditSink {
   const protocol = env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
   const unsupported = protocol !== undefined && protocol !== '' && protocol !== 'http/protobuf' ? protocol : null;
-  const exporter = new OTLPLogExporter(config.endpoint === undefined ? {} : { url: config.endpoint });
+  // Headers set in the settings page (values from the secret store) join those of OTEL_EXPORTER_OTLP_HEADERS.
+  const exporter = new OTLPLogExporter({
+    ...(config.endpoint === undefined ? {} : { url: config.endpoint }),
+    ...(config.headers === undefined || Object.keys(config.headers).length === 0 ? {} : { headers: config.headers }),
+  });
   let emitted: ReadableLogRecord[] = [];
   const collect: LogRecordProcessor = {
     onEmit: (record) => {

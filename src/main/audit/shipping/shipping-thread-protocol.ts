@@ -1,4 +1,4 @@
-import type { AuditSinkConfig } from '../../../shared/audit-shipping';
+import type { ShippedSinkConfig } from './audit-sink';
 
 /**
  * The messages between the shipper (main thread, audit-shipper.ts) and its shipping thread (ship-worker.ts).
@@ -18,7 +18,7 @@ export interface ShippingThreadData {
 
 export type ToShippingThread =
   /** Reads up to the sink's batch size of rows after `after` and sends them; answered by `shipped` or `failed`. */
-  | { type: 'ship'; request: number; sink: AuditSinkConfig; after: number }
+  | { type: 'ship'; request: number; sink: ShippedSinkConfig; after: number }
   /** Closes the sink's connection (after the batch in flight); answered by `closed`. */
   | { type: 'close'; request: number; sinkId: string };
 

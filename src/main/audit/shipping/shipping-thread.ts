@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { AuditSinkConfig } from '../../../shared/audit-shipping';
+import type { ShippedSinkConfig } from './audit-sink';
 import type { FromShippingThread, ShippingThreadData, ToShippingThread } from './shipping-thread-protocol';
 
 /** A batch the thread shipped: `count` rows from `first` to `last` (0: nothing after the cursor). */
@@ -16,7 +16,7 @@ export interface ShippedBatch {
  */
 export interface ShippingThread {
   /** Ships the batch after `after` to the sink; rejects with the sink's error (or the thread's death). */
-  ship(sink: AuditSinkConfig, after: number): Promise<ShippedBatch>;
+  ship(sink: ShippedSinkConfig, after: number): Promise<ShippedBatch>;
   /** The sink's connection broke (audit-sink.ts `onDidBreak`). */
   onDidBreak(sinkId: string, listener: (reason: string) => void): () => void;
   /** Closes the sink's connection after the batch in flight. */

@@ -5,16 +5,18 @@ import { ApprovalsPage } from './approvals/ApprovalsPage';
 import { AuditPage } from './audit/AuditPage';
 import { ProvidersPage } from './providers/ProvidersPage';
 import { ServersPage } from './servers/ServersPage';
-import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, ServerIcon } from '../components/icons';
+import { ShippingPage } from './shipping/ShippingPage';
+import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, SendIcon, ServerIcon } from '../components/icons';
 import './settings.css';
 
-export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit';
+export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit' | 'shipping';
 
 const SECTIONS: readonly { id: SettingsSection; label: string; icon: React.JSX.Element }[] = [
   { id: 'providers', label: 'Providers', icon: <KeyIcon /> },
   { id: 'servers', label: 'MCP servers', icon: <ServerIcon /> },
   { id: 'approvals', label: 'Approvals', icon: <CheckShieldIcon /> },
   { id: 'audit', label: 'Audit log', icon: <ListIcon /> },
+  { id: 'shipping', label: 'Audit shipping', icon: <SendIcon /> },
 ];
 
 export interface SettingsDialogProps {
@@ -85,6 +87,7 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
           {section === 'servers' && <ServersPage api={api} />}
           {section === 'approvals' && <ApprovalsPage api={api} />}
           {section === 'audit' && <AuditPage api={api} />}
+          {section === 'shipping' && <ShippingPage api={api} />}
         </section>
         <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>
           <CloseIcon size={16} />
