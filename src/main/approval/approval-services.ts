@@ -1,4 +1,4 @@
-import type { AuditRecorder } from '../audit/audit-log';
+import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsStore } from '../settings/settings-store';
@@ -30,6 +30,8 @@ export interface ApprovalServicesDependencies {
   events: EventHub;
   chats: KnownChats;
   managed: LoadedManagedPolicy | null;
+  /** Who changes the policy in this process: `user` (the app, browser mode) or `cli`; its policy rows say so. */
+  actor: PolicyChangeActor;
   /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
   audit?: AuditRecorder | undefined;
   tools?: ToolCatalog | undefined;
@@ -52,6 +54,9 @@ const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordToolResult() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no tool result can be recorded.');
   },
+  recordPolicyChange() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no change of the approval policy can be recorded or made.');
+  },
 };
 
 /** Opens the `approvals` settings section (a bad one throws `SettingsError` naming the field) and builds the engine. */
@@ -59,7 +64,8 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const { db, events, chats } = dependencies;
   const audit = dependencies.audit ?? UNAVAILABLE_AUDIT_LOG;
   const section = openApprovalSettings(dependencies.settings);
-  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS);
+  const recording = { audit, actor: dependencies.actor, onError: dependencies.onError };
+  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS, recording);
   const store = createChatApprovalStore(db);
   const pending = createPendingApprovals({
     store: createPendingStore(db),
@@ -67,6 +73,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     audit,
     events,
     validator: createArgumentsValidator(),
+    actor: dependencies.actor,
     denyCheck: (call) => denyCheck(call, policy.compiled()),
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
     now: dependencies.now,
@@ -76,7 +83,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   return {
     policy,
     gate: createApprovalGate({ policy, store, chats, audit, tools: dependencies.tools ?? EMPTY_TOOL_CATALOG }),
-    chats: createChatApprovals({ chats, store, pending, events }),
+    chats: createChatApprovals({ chats, store, pending, events, recording }),
     pending,
     dispose: () => pending.dispose(),
   };

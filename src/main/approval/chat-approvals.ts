@@ -4,6 +4,8 @@ import type { EventHub } from '../event-hub';
 import type { KnownChats } from './approval-gate';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingApprovals } from './pending-approvals';
+import { chatModeChange, revokeChange } from './policy-changes';
+import type { PolicyRecording } from './policy-service';
 
 /** What a person sees and changes about approvals in one chat. Every method throws `not_found` for an unknown chat. */
 export interface ChatApprovals {
@@ -17,13 +19,15 @@ export interface ChatApprovals {
 }
 
 export interface ChatApprovalsDependencies {
+  /** Where each change of a chat's mode and each revocation is recorded, and as whom (docs/user/audit-log.md). */
+  recording: PolicyRecording;
   chats: KnownChats;
   store: ChatApprovalStore;
   pending: Pick<PendingApprovals, 'list'>;
   events: EventHub;
 }
 
-export function createChatApprovals({ chats, store, pending, events }: ChatApprovalsDependencies): ChatApprovals {
+export function createChatApprovals({ chats, store, pending, events, recording }: ChatApprovalsDependencies): ChatApprovals {
   return {
     mode(chatId) {
       chats.get(chatId);
@@ -31,6 +35,9 @@ export function createChatApprovals({ chats, store, pending, events }: ChatAppro
     },
     setMode(chatId, mode) {
       chats.get(chatId);
+      // Recorded before it is made: a change the audit log cannot record is not made.
+      const change = chatModeChange(chatId, store.mode(chatId), mode, recording.actor);
+      if (change) recording.audit.recordPolicyChange(change);
       store.setMode(chatId, mode);
       events.emit('approvals.onDidChange', { kind: 'chat-mode', chatId, mode });
       return mode;
@@ -46,6 +53,8 @@ export function createChatApprovals({ chats, store, pending, events }: ChatAppro
       if (!grant) {
         throw new WorkbenchError('not_found', `This chat has no 'Allow for this chat' for ${serverName}.${toolName}.`, { chatId, serverName, toolName });
       }
+      // Recorded once the grant is gone (taking a grant away is never the unsafe direction).
+      recording.audit.recordPolicyChange(revokeChange(grant, recording.actor));
       events.emit('grants.onDidChange', { kind: 'revoked', grant });
       return grant;
     },

@@ -5,13 +5,14 @@ import type {
   ToolCallRequest,
 } from '../../shared/approval';
 import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS } from '../../shared/decisions';
-import type { AuditRecorder, DecisionRecord } from '../audit/audit-log';
+import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { checkSubmission, type CheckedApproval, type DenyCheck } from './approval-submission';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
+import { grantChange } from './policy-changes';
 
 /**
  * The calls that wait for a person, per chat (docs/dev/architecture.md, the approval round trip). Passive: it stores
@@ -53,6 +54,8 @@ export interface PendingApprovalsDependencies {
   audit: AuditRecorder;
   events: EventHub;
   validator: ArgumentsValidator;
+  /** Who makes a grant in this process (the person in the app or at the CLI): its policy row says so. */
+  actor: PolicyChangeActor;
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
@@ -111,19 +114,21 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
    */
   const resolve = (chatId: string, resolutions: ApprovalResolution[], records: readonly DecisionRecord[], grants: CheckedApproval[] = []): ApprovalResolution[] => {
     if (resolutions.length === 0) return [];
-    const granted = audit.recordDecisionsWith(records, () =>
-      store.transaction(() => {
-        for (const resolution of resolutions) {
-          if (!store.resolve(resolution)) {
-            throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+    const granted = grants.map(({ request }) => ({ chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() }));
+    // Each grant is a change of the chat's policy: its row commits with the decision rows and the claim (docs/user/audit-log.md).
+    const changes = granted.map((grant) => grantChange(grant, dependencies.actor));
+    audit.recordDecisionsWith(
+      records,
+      () =>
+        store.transaction(() => {
+          for (const resolution of resolutions) {
+            if (!store.resolve(resolution)) {
+              throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+            }
           }
-        }
-        return grants.map(({ request }) => {
-          const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
-          chatStore.grant(grant);
-          return grant;
-        });
-      }),
+          for (const grant of granted) chatStore.grant(grant);
+        }),
+      changes,
     );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
     for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });
