@@ -6,9 +6,12 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, test, type Workbench } from './fixtures';
 import { filesReady, openSettings, runAllowedCall, runApprovalCycle } from './settings-helpers';
 
-/** 2 rows for the allowed-for-chat cycle, 2 per call the grant lets through, 1 for the denial: 55 rows, two pages of 50. */
+/**
+ * 3 rows for the allowed-for-chat cycle (its decision, the grant's policy row, its result), 2 per call the grant lets
+ * through, 1 for the denial: 56 rows, two pages of 50.
+ */
 const GRANTED_CALLS = 26;
-const TOTAL_ROWS = 2 + GRANTED_CALLS * 2 + 1;
+const TOTAL_ROWS = 3 + GRANTED_CALLS * 2 + 1;
 
 async function seed(workbench: Workbench): Promise<void> {
   await filesReady(workbench);
@@ -50,10 +53,13 @@ test('filters, paging and a row in detail', async ({ page, workbench }) => {
   await expect(rows(dialog).first()).toContainText('Careful chat');
   await filter(dialog, 'Decision', 'Any');
   await filter(dialog, 'Actor', 'You');
-  await expect(rows(dialog)).toHaveCount(2);
+  await expect(rows(dialog)).toHaveCount(3);
   await filter(dialog, 'Chat', 'Busy chat');
-  await expect(rows(dialog)).toHaveCount(1);
-  await expect(rows(dialog).first()).toContainText('Allowed for chat');
+  await expect(rows(dialog)).toHaveCount(2);
+  await expect(rows(dialog).last()).toContainText('Allowed for chat');
+  // The grant itself is a change of the chat's policy, recorded right after the decision.
+  await expect(rows(dialog).first()).toContainText('Policy change');
+  await expect(rows(dialog).first()).toContainText('Allowed Files.list_directory for this chat');
   await filter(dialog, 'Actor', 'Anyone');
   await filter(dialog, 'Decision', 'Chat grant');
   await expect(rows(dialog)).toHaveCount(GRANTED_CALLS);
@@ -72,6 +78,18 @@ test('filters, paging and a row in detail', async ({ page, workbench }) => {
   await expect(dialog.getByRole('alert')).toHaveText('“From” must not be after “To”.');
   await dialog.getByRole('button', { name: 'Clear filters' }).click();
   await expect(rows(dialog)).toHaveCount(50);
+
+  // A policy row in detail: who changed what, the values before and after.
+  await filter(dialog, 'Rows', 'Policy changes');
+  await expect(rows(dialog)).toHaveCount(1);
+  await rows(dialog).first().click();
+  const change = page.getByTestId('audit-detail');
+  await expect(change).toContainText('Changed by');
+  await expect(change).toContainText('Allowed Files.list_directory for this chat');
+  await expect(change.getByTestId('policy-before')).toContainText('"grant": null');
+  await expect(change.getByTestId('policy-after')).toContainText('"grantedAt"');
+  await change.getByRole('button', { name: 'Close' }).click();
+  await dialog.getByRole('button', { name: 'Clear filters' }).click();
 
   // The denial in detail: who, why, which rule, redacted arguments and the hashes.
   await filter(dialog, 'Decision', 'Denied');

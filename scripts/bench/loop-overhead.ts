@@ -63,7 +63,8 @@ export const loopOverhead: Benchmark = {
     };
     const audit: AuditRecorder = {
       recordDecision: (record) => timed(() => (log.real as AuditRecorder).recordDecision(record)),
-      recordDecisionsWith: (records, claim) => timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim)),
+      recordDecisionsWith: (records, claim, changes) => timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim, changes)),
+      recordPolicyChange: (record) => timed(() => (log.real as AuditRecorder).recordPolicyChange(record)),
       recordToolResult: (record) => timed(() => (log.real as AuditRecorder).recordToolResult(record)),
     };
     const services = createServices({ dataDir, host: 'cli', version: 'bench', managedPolicyFile: null, audit });

@@ -3,7 +3,8 @@ import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app';
 import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
-import { loadManagedPolicy, MANAGED_POLICY_ENV, ManagedPolicyError } from './approval/managed-policy';
+import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
+import { recordManagedPolicySeen } from './approval/managed-policy-audit';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
@@ -80,7 +81,7 @@ export interface ServicesOptions {
    */
   secretCiphers?: readonly SecretCipher[];
   onListenerError?: (error: unknown) => void;
-  /** The organisation's policy file; undefined reads WORKBENCH_MANAGED_POLICY, null means none. */
+  /** The organisation's policy file; undefined reads WORKBENCH_MANAGED_POLICY, else the OS location; null means none. */
   managedPolicyFile?: string | null;
   /** Where approval decisions are recorded; the app's own audit log unless a test passes another. */
   audit?: AuditRecorder;
@@ -105,7 +106,9 @@ export function isStartupProblem(error: unknown): error is DatabaseOpenError | S
 export function createServices(options: ServicesOptions): Services {
   // Before anything reads or writes it: the folder 0700 and our files in it 0600 (docs/user/data.md).
   const dataFolderRepair = secureDataFolder(options.dataDir);
-  const managed = loadManagedPolicy(options.managedPolicyFile === undefined ? process.env[MANAGED_POLICY_ENV] : (options.managedPolicyFile ?? undefined));
+  // WORKBENCH_MANAGED_POLICY, else the OS's managed-settings location (docs/user/organisation-policy.md).
+  const located = options.managedPolicyFile === undefined ? locateManagedPolicy() : options.managedPolicyFile === null ? null : { file: options.managedPolicyFile, source: 'env' as const };
+  const managed = loadManagedPolicy(located?.file, located?.source);
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
   const databaseFile = path.join(options.dataDir, DATABASE_FILE_NAME);
@@ -159,12 +162,15 @@ export function createServices(options: ServicesOptions): Services {
   let approvals: ApprovalServices;
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
+    // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
+    recordManagedPolicySeen(db, audit, managed);
     approvals = createApprovalServices({
       db,
       settings,
       events,
       chats,
       managed,
+      actor: options.host === 'cli' ? 'cli' : 'user',
       audit: options.audit ?? audit,
       tools,
       // A server's trust is its `trusted` flag in the MCP settings, and only there.

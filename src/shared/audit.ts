@@ -17,15 +17,22 @@ export const AuditDecisionSchema = z.enum([
 ]);
 export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
 
-/** Who decided: a person, the policy (rules, settings, grants), or the system (timeouts, stops, the CLI's non-interactive mode). */
-export const AuditActorSchema = z.enum(['user', 'policy', 'system']);
+/**
+ * Who decided: a person, the policy (rules, settings, grants), or the system (timeouts, stops, the CLI's non-interactive mode).
+ * Policy rows (`kind: 'policy'`) say who changed the policy: `user` (the app or browser mode), `cli` (a person at the
+ * `workbench` CLI) or `managed` (the organisation's policy file, as seen at start) (docs/user/audit-log.md).
+ */
+export const AuditActorSchema = z.enum(['user', 'policy', 'system', 'cli', 'managed']);
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 
 /**
- * `decision` and `result` are about tool calls; `sampling` and `elicitation` rows record what became of a server's
- * request of the model or the person (docs/user/server-requests.md): the request, its answer and who decided.
+ * `decision` and `result` rows are about one tool call; `sampling` and `elicitation` rows record what became of a
+ * server's request of the model or the person (docs/user/server-requests.md): the request, its answer and who decided;
+ * a `policy` row records a change of the approval policy (rules, modes, server trust, tool settings), a chat's mode,
+ * grant or revocation, or the organisation's policy file: `args` holds the redacted values before the change and
+ * `editedArgs` those after, keyed by what changed (docs/user/audit-log.md).
  */
-export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation']);
+export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation', 'policy']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** One row of the audit log as it can be shown and exported (arguments already redacted). */

@@ -18,13 +18,13 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       .option('--tool <name>', 'one tool')
       .option('--decision <decision...>', `one or more of ${AuditDecisionSchema.options.join(', ')}`)
       .addOption(new Option('--actor <actor>', 'who decided').choices(AuditActorSchema.options))
-      .addOption(new Option('--kind <kind>', 'decision or result rows').choices(AuditKindSchema.options))
+      .addOption(new Option('--kind <kind>', 'decision, result or policy rows (policy: changes of the approval policy)').choices(AuditKindSchema.options))
       .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))
       .option('--cursor <cursor>', 'the next page: the cursor the previous page printed'),
     options,
     async (
       context,
-      flags: { from?: string; to?: string; chat?: string; server?: string; tool?: string; decision?: string[]; actor?: 'user'; kind?: 'decision'; limit?: number; cursor?: string },
+      flags: { from?: string; to?: string; chat?: string; server?: string; tool?: string; decision?: string[]; actor?: 'user'; kind?: 'decision' | 'result' | 'policy'; limit?: number; cursor?: string },
     ) => {
       for (const decision of flags.decision ?? []) {
         if (!AuditDecisionSchema.safeParse(decision).success) throw new CliError(`--decision must be one of ${AuditDecisionSchema.options.join(', ')}, not ${JSON.stringify(decision)}.`);
@@ -56,10 +56,10 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
             String(entry.sequence),
             entry.time,
             entry.kind,
-            `${entry.serverName}.${entry.toolName}`,
-            entry.kind === 'decision' ? (entry.decision ?? '') : `${entry.outcome ?? ''}${entry.durationMs === null ? '' : ` ${Math.round(entry.durationMs)} ms`}`,
+            entry.serverName === '' && entry.toolName === '' ? '' : `${entry.serverName}.${entry.toolName}`,
+            whatOf(entry),
             entry.actor ?? '',
-            entry.kind === 'decision' ? `${entry.decidedBy ?? ''}${entry.reason ? ` — "${entry.reason}"` : ''}` : (entry.error ?? ''),
+            entry.kind === 'result' ? (entry.error ?? '') : `${entry.decidedBy ?? ''}${entry.reason ? ` — "${entry.reason}"` : ''}`,
           ]),
         ]),
       );
@@ -183,6 +183,14 @@ function shippingCommand(audit: Command, options: ProgramOptions): void {
       ]),
     );
   });
+}
+
+/** The WHAT column: the decision, the result, or for a policy row what changed (its keys). */
+function whatOf(entry: AuditEntry): string {
+  if (entry.kind === 'decision') return entry.decision ?? '';
+  if (entry.kind === 'result') return `${entry.outcome ?? ''}${entry.durationMs === null ? '' : ` ${Math.round(entry.durationMs)} ms`}`;
+  const keys = entry.editedArgs !== null && typeof entry.editedArgs === 'object' ? Object.keys(entry.editedArgs) : [];
+  return `changed ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ', …' : ''}`;
 }
 
 function formatSeconds(seconds: number): string {

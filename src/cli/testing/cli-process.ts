@@ -41,7 +41,9 @@ export function makeHome(): string {
 
 /** Environment for the child: the test's, without anything that would change colours or the data folder. */
 export function cliEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const merged = { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined, FORCE_COLOR: undefined, NO_COLOR: undefined, EDITOR: undefined, VISUAL: undefined, ...extra };
+  // No organisation policy unless a test gives one: not the environment's, and not this machine's OS location.
+  const noSystemPolicy = path.join(home, 'no-managed-policy.json');
+  const merged = { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined, WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: noSystemPolicy, FORCE_COLOR: undefined, NO_COLOR: undefined, EDITOR: undefined, VISUAL: undefined, ...extra };
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
 }
 

@@ -1,4 +1,4 @@
-import type { AuditRecorder } from '../audit/audit-log';
+import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsStore } from '../settings/settings-store';
@@ -31,6 +31,8 @@ export interface ApprovalServicesDependencies {
   events: EventHub;
   chats: KnownChats;
   managed: LoadedManagedPolicy | null;
+  /** Who changes the policy in this process: `user` (the app, browser mode) or `cli`; its policy rows say so. */
+  actor: PolicyChangeActor;
   /** Without one, recording fails closed: nothing that needs a record can be decided, so nothing runs. */
   audit?: AuditRecorder | undefined;
   tools?: ToolCatalog | undefined;
@@ -53,6 +55,9 @@ const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordToolResult() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no tool result can be recorded.');
   },
+  recordPolicyChange() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no change of the approval policy can be recorded or made.');
+  },
 };
 
 /** Opens the `approvals` settings section (a bad one throws `SettingsError` naming the field) and builds the engine. */
@@ -60,7 +65,8 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const { db, events, chats } = dependencies;
   const audit = dependencies.audit ?? UNAVAILABLE_AUDIT_LOG;
   const section = openApprovalSettings(dependencies.settings);
-  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS);
+  const recording = { audit, actor: dependencies.actor, onError: dependencies.onError };
+  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS, recording);
   const store = createChatApprovalStore(db);
   const rememberContext = (): RememberContext => {
     const compiled = policy.compiled();
@@ -72,6 +78,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     audit,
     events,
     validator: createArgumentsValidator(),
+    actor: dependencies.actor,
     denyCheck: (call) => denyCheck(call, policy.compiled()),
     remember: { check: (call, action) => checkRemember(call, action, rememberContext()), apply: (update) => void policy.update(update) },
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
@@ -82,7 +89,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   return {
     policy,
     gate: createApprovalGate({ policy, store, chats, audit, tools: dependencies.tools ?? EMPTY_TOOL_CATALOG }),
-    chats: createChatApprovals({ chats, store, pending, events, rememberContext }),
+    chats: createChatApprovals({ chats, store, pending, events, rememberContext, recording }),
     pending,
     dispose: () => pending.dispose(),
   };

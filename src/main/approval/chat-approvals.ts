@@ -5,6 +5,8 @@ import type { KnownChats } from './approval-gate';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingApprovals } from './pending-approvals';
 import { rememberOffers, type RememberContext } from './policy/remember';
+import { chatModeChange, revokeChange } from './policy-changes';
+import type { PolicyRecording } from './policy-service';
 
 /** What a person sees and changes about approvals in one chat. Every method throws `not_found` for an unknown chat. */
 export interface ChatApprovals {
@@ -23,6 +25,8 @@ export interface ChatApprovals {
 }
 
 export interface ChatApprovalsDependencies {
+  /** Where each change of a chat's mode and each revocation is recorded, and as whom (docs/user/audit-log.md). */
+  recording: PolicyRecording;
   chats: KnownChats;
   store: ChatApprovalStore;
   pending: Pick<PendingApprovals, 'list'>;
@@ -31,7 +35,7 @@ export interface ChatApprovalsDependencies {
   rememberContext: () => RememberContext;
 }
 
-export function createChatApprovals({ chats, store, pending, events, rememberContext }: ChatApprovalsDependencies): ChatApprovals {
+export function createChatApprovals({ chats, store, pending, events, rememberContext, recording }: ChatApprovalsDependencies): ChatApprovals {
   return {
     mode(chatId) {
       chats.get(chatId);
@@ -39,6 +43,9 @@ export function createChatApprovals({ chats, store, pending, events, rememberCon
     },
     setMode(chatId, mode) {
       chats.get(chatId);
+      // Recorded before it is made: a change the audit log cannot record is not made.
+      const change = chatModeChange(chatId, store.mode(chatId), mode, recording.actor);
+      if (change) recording.audit.recordPolicyChange(change);
       store.setMode(chatId, mode);
       events.emit('approvals.onDidChange', { kind: 'chat-mode', chatId, mode });
       return mode;
@@ -54,6 +61,8 @@ export function createChatApprovals({ chats, store, pending, events, rememberCon
       if (!grant) {
         throw new WorkbenchError('not_found', `This chat has no 'Allow for this chat' for ${serverName}.${toolName}.`, { chatId, serverName, toolName });
       }
+      // Recorded once the grant is gone (taking a grant away is never the unsafe direction).
+      recording.audit.recordPolicyChange(revokeChange(grant, recording.actor));
       events.emit('grants.onDidChange', { kind: 'revoked', grant });
       return grant;
     },

@@ -43,6 +43,7 @@ describe('the managed policy file', () => {
     write({ disallowNeverAsk: true, rules: [{ id: 'no-etc', server: '*', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] });
     expect(loadManagedPolicy(policyFile)).toEqual({
       file: policyFile,
+      source: 'env',
       policy: { disallowNeverAsk: true, rules: [{ id: 'no-etc', effect: 'deny', server: '*', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] },
     });
     write({});

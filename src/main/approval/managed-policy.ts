@@ -3,8 +3,46 @@ import path from 'node:path';
 import { ManagedPolicySchema, type ManagedPolicy } from '../../shared/approval';
 import { ruleProblems } from './policy/rule-compiler';
 
-/** The environment variable that names the organisation's policy file. */
+/** The environment variable that names the organisation's policy file; it wins over the OS location. */
 export const MANAGED_POLICY_ENV = 'WORKBENCH_MANAGED_POLICY';
+
+/**
+ * Replaces the OS location below, for tests (a test cannot write to /etc). It gives no one more power than
+ * WORKBENCH_MANAGED_POLICY already does (docs/user/organisation-policy.md, "Where the file is read from").
+ */
+export const MANAGED_POLICY_SYSTEM_FILE_ENV = 'WORKBENCH_MANAGED_POLICY_SYSTEM_FILE';
+
+/** Where the file came from: the environment variable, or the OS's managed-settings location. */
+export type ManagedPolicySource = 'env' | 'system';
+
+/**
+ * The OS's managed-settings location, where administrators deploy machine-wide policy (as Claude Code's
+ * `managed-settings.json` and VS Code's policies do): only administrators can write there.
+ */
+export function systemManagedPolicyFile(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+  const override = env[MANAGED_POLICY_SYSTEM_FILE_ENV];
+  if (override !== undefined && override.trim() !== '') return override;
+  if (platform === 'darwin') return '/Library/Application Support/AIWorkbench/managed-policy.json';
+  if (platform === 'win32') return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'AIWorkbench', 'managed-policy.json');
+  return '/etc/ai-workbench/managed-policy.json';
+}
+
+/**
+ * Which policy file applies: the one WORKBENCH_MANAGED_POLICY names, else the OS location's when a file is there,
+ * else none. A file that is there but cannot be looked at (EACCES) is returned, so reading it fails closed.
+ */
+export function locateManagedPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; source: ManagedPolicySource } | null {
+  const named = env[MANAGED_POLICY_ENV];
+  if (named !== undefined && named.trim() !== '') return { file: named, source: 'env' };
+  const file = systemManagedPolicyFile(platform, env);
+  try {
+    fs.statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+  }
+  return { file, source: 'system' };
+}
 
 /** The organisation's policy file cannot be used. AI Workbench does not start without it: its rules would not apply. */
 export class ManagedPolicyError extends Error {
@@ -21,6 +59,7 @@ export class ManagedPolicyError extends Error {
 /** The organisation's policy as read at start, and the file it came from. */
 export interface LoadedManagedPolicy {
   readonly file: string;
+  readonly source: ManagedPolicySource;
   readonly policy: ManagedPolicy;
 }
 
@@ -29,13 +68,14 @@ export interface LoadedManagedPolicy {
  * that is missing, unreadable, not JSON, or has an invalid field raises `ManagedPolicyError` naming
  * the file and the field: failing closed, because starting without it would drop the organisation's rules.
  */
-export function loadManagedPolicy(file: string | undefined): LoadedManagedPolicy | null {
+export function loadManagedPolicy(file: string | undefined, source: ManagedPolicySource = 'env'): LoadedManagedPolicy | null {
   if (file === undefined || file.trim() === '') return null;
   const resolved = path.resolve(file);
+  const from = source === 'env' ? MANAGED_POLICY_ENV : "the system's managed-settings location";
   const fail = (problem: string, cause?: unknown): ManagedPolicyError =>
     new ManagedPolicyError(
       resolved,
-      `The managed policy file ${resolved} (from ${MANAGED_POLICY_ENV}) ${problem}. AI Workbench does not start without it, ` +
+      `The managed policy file ${resolved} (from ${from}) ${problem}. AI Workbench does not start without it, ` +
         "because your organisation's approval rules would not apply; ask whoever manages this machine.",
       { cause },
     );
@@ -60,5 +100,5 @@ export function loadManagedPolicy(file: string | undefined): LoadedManagedPolicy
     ruleProblems(rule).map((problem) => `rules.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`),
   );
   if (problems.length > 0) throw fail(`has an invalid rule: ${problems.join('; ')}`);
-  return { file: resolved, policy: parsed.data };
+  return { file: resolved, source, policy: parsed.data };
 }

@@ -5,7 +5,7 @@ import type {
   ToolCallRequest,
 } from '../../shared/approval';
 import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy } from '../../shared/decisions';
-import type { AuditRecorder, DecisionRecord } from '../audit/audit-log';
+import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { PolicyUpdate } from '../../shared/approval';
@@ -13,6 +13,7 @@ import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberChe
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore } from './pending-store';
+import { grantChange } from './policy-changes';
 
 /**
  * The calls that wait for a person, per chat (docs/dev/architecture.md, the approval round trip). Passive: it stores
@@ -54,6 +55,8 @@ export interface PendingApprovalsDependencies {
   audit: AuditRecorder;
   events: EventHub;
   validator: ArgumentsValidator;
+  /** Who makes a grant in this process (the person in the app or at the CLI): its policy row says so. */
+  actor: PolicyChangeActor;
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
   /**
@@ -124,22 +127,23 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     policyChanges: readonly PolicyUpdate[] = [],
   ): ApprovalResolution[] => {
     if (resolutions.length === 0) return [];
-    const granted = audit.recordDecisionsWith(records, () =>
-      store.transaction(() => {
-        for (const resolution of resolutions) {
-          if (!store.resolve(resolution)) {
-            throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+    const granted = grants.map(({ request }) => ({ chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() }));
+    // Each grant is a change of the chat's policy: its row commits with the decision rows and the claim (docs/user/audit-log.md).
+    const changes = granted.map((grant) => grantChange(grant, dependencies.actor));
+    audit.recordDecisionsWith(
+      records,
+      () =>
+        store.transaction(() => {
+          for (const resolution of resolutions) {
+            if (!store.resolve(resolution)) {
+              throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+            }
           }
-        }
-        const granted = grants.map(({ request }) => {
-          const grant = { chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() };
-          chatStore.grant(grant);
-          return grant;
-        });
-        // Last, so that nothing before it can fail after the settings file was written.
-        for (const update of policyChanges) dependencies.remember?.apply(update);
-        return granted;
-      }),
+          for (const grant of granted) chatStore.grant(grant);
+          // Last, so that nothing before it can fail after the settings file was written.
+          for (const update of policyChanges) dependencies.remember?.apply(update);
+        }),
+      changes,
     );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
     for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });

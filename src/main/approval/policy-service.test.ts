@@ -7,12 +7,13 @@ import { createEventHub } from '../event-hub';
 import { openSettingsStore, SettingsError } from '../settings/settings-store';
 import { decide } from './policy/decision-pipeline';
 import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
-import { makeTool, refusal } from './testing/fixtures';
+import { makeTool, recordingAuditLog, refusal, type RecordingAuditLog } from './testing/fixtures';
 import type { TrustedServers } from './trusted-servers';
 
 let dir: string;
 let file: string;
 let views: PolicyView[];
+let audit: RecordingAuditLog;
 
 /** What the MCP settings would say: a list of trusted names that a test changes, and the listeners to tell. */
 function trustedServers(initial: string[] = []): TrustedServers & { set(names: string[]): void } {
@@ -36,13 +37,14 @@ function open(managed: Parameters<typeof createPolicyService>[1] = null, trusted
   events.subscribe((event, payload) => {
     if (event === 'policy.onDidChange') views.push(payload as PolicyView);
   });
-  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events, trusted);
+  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events, trusted, { audit, actor: 'user' });
 }
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-policy-'));
   file = path.join(dir, 'settings.json');
   views = [];
+  audit = recordingAuditLog();
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -201,7 +203,7 @@ describe('the policy service', () => {
   });
 
   it("shows the organisation's policy, and that it overrides 'never ask'", () => {
-    const managed = { file: '/etc/aiwb/policy.json', policy: { disallowNeverAsk: true, rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }] } };
+    const managed = { source: 'env' as const, file: '/etc/aiwb/policy.json', policy: { disallowNeverAsk: true, rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }] } };
     const service = open(managed);
     service.update({ mode: 'never-ask' });
     expect(service.view().managed).toEqual({ file: '/etc/aiwb/policy.json', disallowNeverAsk: true, rules: managed.policy.rules });

@@ -16,6 +16,8 @@ import type { LoadedManagedPolicy } from './managed-policy';
 import { applyUpdate, PolicyChangeError } from './policy/policy-change';
 import { describeProblem } from './policy/rule-compiler';
 import { sameNames, type TrustedServers } from './trusted-servers';
+import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
+import { approvalPolicyChange, trustChanges } from './policy-changes';
 
 export const APPROVALS_SECTION = 'approvals';
 
@@ -42,11 +44,21 @@ export function openApprovalSettings(settings: SettingsStore): SettingsSection<z
   return settings.section(APPROVALS_SECTION, ApprovalSettingsSchema, DEFAULT_APPROVAL_POLICY);
 }
 
+/** Where the policy service records each change (docs/user/audit-log.md, policy rows), and as whom. */
+export interface PolicyRecording {
+  audit: Pick<AuditRecorder, 'recordPolicyChange'>;
+  /** Who changes the policy in this process: the person in the app or browser mode (`user`), or at the CLI (`cli`). */
+  actor: PolicyChangeActor;
+  /** A change made elsewhere in this process (a server's trust) that could not be recorded. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
 export function createPolicyService(
   section: SettingsSection<ApprovalPolicy>,
   managed: LoadedManagedPolicy | null,
   events: EventHub,
   trusted: TrustedServers,
+  recording: PolicyRecording,
 ): PolicyService {
   const compile = (policy: ApprovalPolicy): CompiledPolicy => compilePolicy(policy, managed?.policy ?? null, trusted.names());
   let compiled = compile(section.get());
@@ -62,6 +74,12 @@ export function createPolicyService(
   // A server marked trusted (or no longer) in the MCP settings changes what step 7 allows.
   trusted.onDidChange(() => {
     if (sameNames(compiled.trustedServers, trusted.names())) return;
+    // The MCP settings hold trust and were written already: the row follows the change (docs/user/audit-log.md).
+    try {
+      for (const change of trustChanges(compiled.trustedServers, trusted.names(), recording.actor)) recording.audit.recordPolicyChange(change);
+    } catch (error) {
+      recording.onError?.(error);
+    }
     compiled = compile(compiled.policy);
     events.emit('policy.onDidChange', view());
   });
@@ -93,6 +111,9 @@ export function createPolicyService(
         if (problems.length > 0) {
           throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
         }
+        // Recorded before it is saved: a change the audit log cannot record is not made.
+        const record = approvalPolicyChange(current, parsed.data, recording.actor);
+        if (record) recording.audit.recordPolicyChange(record);
         return parsed.data;
       });
       return view();

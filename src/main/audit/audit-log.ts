@@ -41,6 +41,28 @@ export interface ToolResultRecord extends AuditedCall {
   error?: string | undefined;
 }
 
+/** Who changed the policy: a person in the app or browser mode, a person at the CLI, or the organisation's file. */
+export type PolicyChangeActor = 'user' | 'cli' | 'managed';
+
+/**
+ * A change of the approval policy (docs/user/audit-log.md, policy rows): its rules, modes, server and tool settings, server
+ * trust, a chat's mode, a grant or its revocation, or the organisation's policy file. `before` and `after` hold only what
+ * changed, keyed by the same names (`mode`, `rules/<id>`, `tools/<server>/<tool>`…); both are stored redacted, hashed whole.
+ */
+export interface PolicyChangeRecord {
+  actor: PolicyChangeActor;
+  /** What changed, in words a person understands ("Global mode: ask → never-ask"). */
+  summary: string;
+  /** The chat a chat mode, grant or revocation belongs to. */
+  chatId?: string | undefined;
+  serverName?: string | undefined;
+  toolName?: string | undefined;
+  /** A grant's tool definition. */
+  definitionHash?: string | undefined;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+}
+
 /**
  * The append-only, hash-chained audit log (docs/user/audit-log.md). Speaks in intents; no SQL crosses it.
  * Every method raises on failure; nothing is swallowed into an empty answer.
@@ -56,8 +78,15 @@ export interface AuditRecorder {
    * Runs `claim` (a change on the same database: the calls a decision resolves) and appends `records` in ONE durable
    * transaction: either the claim and its decision rows commit together, or neither does. A claim that throws (the call
    * was resolved meanwhile) leaves no row for a decision that never applied (docs/dev/architecture.md, the approval round trip).
+   * `changes` (the grants an "Allow for this chat" makes) are appended after the decision rows, in the same transaction.
    */
-  recordDecisionsWith<T>(records: readonly DecisionRecord[], claim: () => T): T;
+  recordDecisionsWith<T>(records: readonly DecisionRecord[], claim: () => T, changes?: readonly PolicyChangeRecord[]): T;
+  /**
+   * Appends a `policy` row and commits it durably before returning: the policy service records a change before it
+   * applies it, so no change goes unrecorded (a change the log cannot record is refused). Called inside the claim of
+   * `recordDecisionsWith` (a change an answer makes), the row is part of that one transaction instead.
+   */
+  recordPolicyChange(record: PolicyChangeRecord): AuditEntry;
   /** Appends a result row and commits it durably before returning. */
   recordToolResult(record: ToolResultRecord): AuditEntry;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AuditActorSchema, AuditDecisionSchema } from '../../shared/audit';
 import { WorkbenchError } from '../errors';
-import type { DecisionRecord, ToolResultRecord } from './audit-log';
+import type { DecisionRecord, PolicyChangeRecord, ToolResultRecord } from './audit-log';
 
 const Text = z.string().min(1);
 const OptionalText = z.string().optional();
@@ -37,12 +37,27 @@ const ToolResultRecordSchema = CallSchema.extend({
   path: ['error'],
 }) satisfies z.ZodType<ToolResultRecord>;
 
+const PolicyChangeRecordSchema = z.object({
+  actor: z.enum(['user', 'cli', 'managed']),
+  summary: Text,
+  chatId: OptionalText,
+  serverName: OptionalText,
+  toolName: OptionalText,
+  definitionHash: OptionalText,
+  before: Args,
+  after: Args,
+}) satisfies z.ZodType<PolicyChangeRecord>;
+
 /**
  * Raises `invalid_input` naming each bad field. Callers keep using their own record, not a parsed copy:
  * the arguments must be hashed exactly as given (a copy could drop or reorder odd keys such as `__proto__`).
  */
 export function checkDecisionRecord(record: DecisionRecord): void {
   check(DecisionRecordSchema, record, 'decision');
+}
+
+export function checkPolicyChangeRecord(record: PolicyChangeRecord): void {
+  check(PolicyChangeRecordSchema, record, 'policy change');
 }
 
 export function checkToolResultRecord(record: ToolResultRecord): void {

@@ -3,9 +3,9 @@ import { canonicalJson } from '../../shared/canonical-json';
 import type { Database } from '../storage/database';
 import { exportAuditLog } from './audit-export';
 import { guardAuditLog } from './audit-guard';
-import type { AuditLog, DecisionRecord, ServerRequestRecord, ToolResultRecord } from './audit-log';
+import type { AuditLog, DecisionRecord, PolicyChangeRecord, ServerRequestRecord, ToolResultRecord } from './audit-log';
 import { createAuditQuery } from './audit-query';
-import { checkDecisionRecord, checkToolResultRecord } from './audit-records';
+import { checkDecisionRecord, checkPolicyChangeRecord, checkToolResultRecord } from './audit-records';
 import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 import { redactValue } from './redact';
@@ -67,6 +67,8 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     }
   };
   const commit = (content: RowContent): AuditEntry => durably(() => entryOf(append.immediate(content)));
+  /** True while recordDecisionsWith runs its claim: a policy row recorded then belongs to that transaction. */
+  let claiming = false;
   const decisionRow = (record: DecisionRecord): RowContent => {
     checkDecisionRecord(record);
     const args = argumentColumns(record.args);
@@ -86,18 +88,51 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     };
   };
 
+  /** A policy row: who changed what; the values before and after, redacted, in the argument columns (hashed whole). */
+  const policyRow = (record: PolicyChangeRecord): RowContent => {
+    checkPolicyChangeRecord(record);
+    const before = argumentColumns(record.before);
+    const after = argumentColumns(record.after);
+    return {
+      kind: 'policy',
+      chatId: wellFormed(record.chatId ?? ''),
+      exchangeId: null,
+      toolCallId: '',
+      serverName: wellFormed(record.serverName ?? ''),
+      toolName: wellFormed(record.toolName ?? ''),
+      definitionHash: record.definitionHash === undefined ? null : wellFormed(record.definitionHash),
+      decision: null,
+      actor: record.actor,
+      decidedBy: storedText(record.summary),
+      reason: null,
+      args: before.stored,
+      argsHash: before.hash,
+      editedArgs: after.stored,
+      editedArgsHash: after.hash,
+      ...NO_RESULT,
+    };
+  };
+
   return {
     recordDecision: (record: DecisionRecord) => commit(decisionRow(record)),
     recordServerRequest: ({ kind, ...record }: ServerRequestRecord) => commit({ ...decisionRow(record), kind }),
-    recordDecisionsWith(records, claim) {
+    // Inside a claim of recordDecisionsWith (a policy change the answer makes: remember from the card), the row joins
+    // that durable transaction; anywhere else it commits on its own.
+    recordPolicyChange: (record: PolicyChangeRecord) => (claiming ? entryOf(append(policyRow(record))) : commit(policyRow(record))),
+    recordDecisionsWith(records, claim, changes = []) {
       // Built (and checked) before the transaction: a bad record fails before anything is claimed.
-      const rows = records.map(decisionRow);
+      const rows = [...records.map(decisionRow), ...changes.map(policyRow)];
       return durably(() =>
         db
           .transaction(() => {
-            const claimed = claim();
-            for (const row of rows) append(row);
-            return claimed;
+            claiming = true;
+            try {
+              const claimed = claim();
+              for (const row of rows) append(row);
+              return claimed;
+            } finally {
+              claiming = false;
+            }
           })
           .immediate(),
       );

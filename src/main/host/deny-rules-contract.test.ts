@@ -84,7 +84,7 @@ async function auditOf(chatId: string): Promise<AuditEntry[]> {
   const page = await ok<{ entries: AuditEntry[] }>('audit.query', { chatId, limit: 100 });
   return page.entries.slice().reverse();
 }
-const rows = (entries: readonly AuditEntry[]) => entries.map((entry) => [entry.decision ?? entry.outcome, entry.actor ?? null]);
+const rows = (entries: readonly AuditEntry[]) => entries.map((entry) => [entry.kind === 'policy' ? 'policy' : (entry.decision ?? entry.outcome), entry.actor ?? null]);
 
 describe.each([
   ['a rule of your own', USER_RULE, [], 'deny-rule', /^Denied by your rule #1: /],
@@ -150,11 +150,13 @@ describe('a deny rule added while a call waited', () => {
       { toolCallId, status: 'denied', decision: { outcome: 'deny', actor: 'policy', reason: expect.stringMatching(/^Denied by your rule #1: /) } },
     ]);
     const entries = await auditOf(chatId);
+    // The grant "Allow for this chat" made is a policy row, committed with the decision (docs/user/audit-log.md).
     expect(rows(entries)).toEqual([
       ['allow_session', 'user'],
+      ['policy', 'user'],
       ['auto_deny', 'policy'],
     ]);
-    expect(entries[1]?.decidedBy).toMatch(/^Denied by your rule #1: .*\(checked when the call was about to run\)$/);
+    expect(entries[2]?.decidedBy).toMatch(/^Denied by your rule #1: .*\(checked when the call was about to run\)$/);
     expect(entries.some((entry) => entry.outcome === 'success')).toBe(false);
     // The model is told the call was refused, and the chat goes on.
     const { messages } = await ok<{ messages: ChatMessage[] }>('chat.messages', { chatId });

@@ -171,4 +171,13 @@ export const migrations: readonly string[] = [
     lease_until      INTEGER
   ) STRICT;
   `,
+  /* 7: what the organisation's policy file held when a start last saw it (src/main/approval/managed-policy-audit.ts):
+     a file that changed, appeared or went away between two starts becomes a policy row in the audit log. */ `
+  CREATE TABLE policy_snapshots (
+    subject   TEXT PRIMARY KEY,
+    hash      TEXT NOT NULL,
+    snapshot  TEXT NOT NULL,
+    seen_at   INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];

@@ -8,7 +8,7 @@ import {
 } from '../../../shared/approval';
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
-import type { AuditRecorder, DecisionRecord, ToolResultRecord } from '../../audit/audit-log';
+import type { AuditRecorder, DecisionRecord, PolicyChangeRecord, ToolResultRecord } from '../../audit/audit-log';
 import { WorkbenchError } from '../../errors';
 import { compilePolicy, type CompiledPolicy } from '../policy/compiled-policy';
 
@@ -82,6 +82,7 @@ export function requestFor(tool: ToolDefinition, toolCallId: string, args: Recor
 export interface RecordingAuditLog extends AuditRecorder {
   readonly decisions: DecisionRecord[];
   readonly results: ToolResultRecord[];
+  readonly changes: PolicyChangeRecord[];
   failNext: Error | null;
 }
 
@@ -90,6 +91,7 @@ export function recordingAuditLog(): RecordingAuditLog {
   const log: RecordingAuditLog = {
     decisions: [],
     results: [],
+    changes: [],
     failNext: null,
     recordDecision(record) {
       if (log.failNext) {
@@ -100,7 +102,7 @@ export function recordingAuditLog(): RecordingAuditLog {
       log.decisions.push(record);
       return entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName);
     },
-    recordDecisionsWith(records, claim) {
+    recordDecisionsWith(records, claim, changes = []) {
       // Fails before the claim, as the SQLite log's one transaction would roll the claim back.
       if (log.failNext) {
         const error = log.failNext;
@@ -109,7 +111,17 @@ export function recordingAuditLog(): RecordingAuditLog {
       }
       const claimed = claim();
       log.decisions.push(...records);
+      log.changes.push(...changes);
       return claimed;
+    },
+    recordPolicyChange(record) {
+      if (log.failNext) {
+        const error = log.failNext;
+        log.failNext = null;
+        throw error;
+      }
+      log.changes.push(record);
+      return { ...entry(++sequence, record.chatId ?? '', '', record.serverName ?? '', record.toolName ?? ''), kind: 'policy', actor: record.actor };
     },
     recordToolResult(record) {
       log.results.push(record);

@@ -12,6 +12,16 @@ export function wakingAuditLog(log: AuditLog, onDidCommit: () => void): AuditLog
       onDidCommit();
       return entry;
     },
+    recordDecisionsWith(records, claim, changes) {
+      const claimed = log.recordDecisionsWith(records, claim, changes);
+      onDidCommit();
+      return claimed;
+    },
+    recordPolicyChange(record) {
+      const entry = log.recordPolicyChange(record);
+      onDidCommit();
+      return entry;
+    },
     recordServerRequest(record) {
       const entry = log.recordServerRequest(record);
       onDidCommit();

@@ -107,7 +107,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
     <div className="settings-page settings-page-wide" data-testid="audit-page">
       <PageHeader
         title="Audit log"
-        description="Every decision about a tool call and every result, in a tamper-evident chain. Arguments are stored redacted, with a hash of the original."
+        description="Every decision about a tool call, every result and every change of the approval policy, in a tamper-evident chain. Arguments are stored redacted, with a hash of the original."
         actions={
           <>
             <button type="button" className="button" onClick={() => void runVerify()} disabled={verify?.state === 'running'}>
@@ -212,9 +212,10 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         <label>
           <span>Rows</span>
           <select aria-label="Rows" value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
-            <option value="">Decisions and results</option>
+            <option value="">Every row</option>
             <option value="decision">Decisions</option>
             <option value="result">Results</option>
+            <option value="policy">Policy changes</option>
           </select>
         </label>
       </div>
@@ -274,16 +275,16 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                     {formatShortTime(entry.time)}
                   </td>
                   <td>
-                    {entry.decision ? (
+                    {entry.kind === 'policy' ? (
+                      <span className="badge tone-warn">Policy change</span>
+                    ) : entry.decision ? (
                       <span className={`badge tone-${decisionTone(entry.decision)}`}>{DECISION_LABELS[entry.decision]}</span>
                     ) : (
                       <span className={`badge tone-${entry.outcome === 'error' ? 'bad' : 'info'}`}>{entry.outcome === 'error' ? 'Error' : 'Result'}</span>
                     )}
                   </td>
                   <td className="small">{entry.actor ? ACTOR_LABELS[entry.actor] : '—'}</td>
-                  <td className="mono small nowrap">
-                    {entry.serverName} · {entry.toolName}
-                  </td>
+                  <td className="mono small nowrap">{entry.serverName === '' && entry.toolName === '' ? '—' : `${entry.serverName} · ${entry.toolName}`}</td>
                   <td className="small clamp-1">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
                   <td className="small clamp-1 muted" title={rowSummary(entry)}>
                     {rowSummary(entry)}

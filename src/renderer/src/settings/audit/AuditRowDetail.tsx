@@ -1,18 +1,22 @@
 import type { AuditEntry } from '../../../../shared/audit';
 import { Modal, Notice, formatTime } from '../common';
-import { ACTOR_LABELS, DECISION_LABELS } from './audit-filters';
+import { ACTOR_LABELS, DECISION_LABELS, KIND_LABELS } from './audit-filters';
 
 /** One audit row in full: redacted arguments, hashes, who and what decided, and the chain links. */
 export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: AuditEntry; chatTitle?: string | undefined; broken: boolean; onClose(): void }): React.JSX.Element {
+  const policy = entry.kind === 'policy';
   const facts: [string, React.ReactNode][] = [
     ['Time', formatTime(entry.time)],
-    ['Kind', entry.kind === 'decision' ? 'Decision' : 'Result'],
-    ['Chat', chatTitle ? `${chatTitle} (${entry.chatId})` : entry.chatId],
-    ['Server · tool', `${entry.serverName} · ${entry.toolName}`],
-    ['Tool call', entry.toolCallId],
+    ['Kind', KIND_LABELS[entry.kind]],
   ];
+  if (!policy || entry.chatId !== '') facts.push(['Chat', chatTitle ? `${chatTitle} (${entry.chatId})` : entry.chatId]);
+  if (!policy || entry.serverName !== '') facts.push(['Server · tool', `${entry.serverName} · ${entry.toolName}`]);
+  if (!policy) facts.push(['Tool call', entry.toolCallId]);
   if (entry.decision) facts.push(['Decision', DECISION_LABELS[entry.decision]]);
-  if (entry.actor) facts.push(['Decided by', `${ACTOR_LABELS[entry.actor]}${entry.decidedBy ? ` — ${entry.decidedBy}` : ''}`]);
+  if (policy) {
+    if (entry.actor) facts.push(['Changed by', ACTOR_LABELS[entry.actor]]);
+    facts.push(['What changed', entry.decidedBy ?? '']);
+  } else if (entry.actor) facts.push(['Decided by', `${ACTOR_LABELS[entry.actor]}${entry.decidedBy ? ` — ${entry.decidedBy}` : ''}`]);
   if (entry.reason) facts.push(['Reason given', entry.reason]);
   if (entry.outcome) facts.push(['Outcome', entry.outcome === 'success' ? 'Succeeded' : 'Failed']);
   if (entry.durationMs !== null) facts.push(['Duration', `${Math.round(entry.durationMs)} ms`]);
@@ -20,8 +24,8 @@ export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: A
   if (entry.error) facts.push(['Error', entry.error]);
 
   const hashes: [string, string | null][] = [
-    ['Arguments hash', entry.argsHash],
-    ['Edited arguments hash', entry.editedArgsHash],
+    [policy ? 'Before hash' : 'Arguments hash', entry.argsHash],
+    [policy ? 'After hash' : 'Edited arguments hash', entry.editedArgsHash],
     ['Tool definition hash', entry.definitionHash],
     ['Row hash', entry.hash],
     ['Previous row hash', entry.previousHash],
@@ -58,6 +62,14 @@ export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: A
               <pre className="code-block">{JSON.stringify(entry.editedArgs, null, 2)}</pre>
             </>
           )}
+        </>
+      )}
+      {policy && (
+        <>
+          <h3 className="small-heading">Before (redacted)</h3>
+          <pre className="code-block" data-testid="policy-before">{JSON.stringify(entry.args, null, 2)}</pre>
+          <h3 className="small-heading">After (redacted)</h3>
+          <pre className="code-block" data-testid="policy-after">{JSON.stringify(entry.editedArgs, null, 2)}</pre>
         </>
       )}
       <h3 className="small-heading">Hashes (SHA-256)</h3>

@@ -25,7 +25,9 @@ export const DECISION_LABELS: Readonly<Record<AuditDecision, string>> = {
   session_grant: 'Chat grant',
 };
 
-export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = { user: 'You', policy: 'Policy', system: 'System' };
+export const KIND_LABELS: Readonly<Record<AuditKind, string>> = { decision: 'Decision', result: 'Result', policy: 'Policy change' };
+
+export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = { user: 'You', policy: 'Policy', system: 'System', cli: 'You (CLI)', managed: 'Organisation' };
 
 /** The tone of a decision's badge: allowed, denied, or neither. */
 export function decisionTone(decision: AuditDecision): 'good' | 'bad' | 'off' {
@@ -67,6 +69,7 @@ export function toAuditQuery(filters: AuditFilters, cursor: string | null, limit
 
 /** What a row says in the table's "what happened" column. */
 export function rowSummary(entry: AuditEntry): string {
+  if (entry.kind === 'policy') return entry.decidedBy ?? '';
   if (entry.kind === 'result') {
     const duration = entry.durationMs === null ? '' : ` in ${Math.round(entry.durationMs)} ms`;
     return entry.outcome === 'error' ? `Failed${duration}${entry.error ? `: ${entry.error}` : ''}` : `Succeeded${duration}`;

@@ -1,0 +1,29 @@
+// The organisation's policy and the policy rows of the audit log at the CLI (issue 15 §3, §4): the built CLI as a child
+// process on a temporary data folder, against the real services and SQLite.
+import fs from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditPage } from '../shared/audit';
+import { cliJson, makeHome, runCli } from './testing/cli-process';
+
+let home: string;
+beforeEach(() => {
+  home = makeHome();
+});
+afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+describe('workbench and the policy rows of the audit log', { timeout: 300_000 }, () => {
+  it('records a policy change made at the CLI as a policy row by the CLI; audit query --kind policy shows it', async () => {
+    expect((await runCli(['policy', 'set', 'mode', 'never-ask'], { home })).code).toBe(0);
+    expect((await runCli(['policy', 'set', 'tool', 'Files', 'write_file', 'always-ask'], { home })).code).toBe(0);
+    const page = await cliJson<AuditPage>(['audit', 'query', '--kind', 'policy'], { home });
+    expect(page.entries.map((entry) => [entry.kind, entry.actor, entry.decidedBy])).toEqual([
+      ['policy', 'cli', 'Approval policy: tool Files.write_file: inherit → always-ask'],
+      ['policy', 'cli', 'Approval policy: global mode: ask → never-ask'],
+    ]);
+    const text = await runCli(['audit', 'query', '--kind', 'policy'], { home });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/1\s+\S+\s+policy\s+changed mode\s+cli\s+Approval policy: global mode: ask → never-ask/);
+    expect(text.stdout).toMatch(/policy\s+changed tools\/Files\/write_file\s+cli/);
+    expect((await runCli(['audit', 'verify'], { home })).code).toBe(0);
+  });
+});
