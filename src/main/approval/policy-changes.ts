@@ -15,7 +15,7 @@ export function policyEntries(policy: Partial<ApprovalPolicy>): Map<string, unkn
   const entries = new Map<string, unknown>();
   if (policy.mode !== undefined) entries.set('mode', policy.mode);
   if (policy.timeoutSeconds !== undefined) entries.set('timeoutSeconds', policy.timeoutSeconds);
-  for (const [server, settings] of Object.entries(policy.servers ?? {})) entries.set(`servers/${part(server)}`, { autoApprove: settings.autoApprove });
+  for (const [server, settings] of Object.entries(policy.servers ?? {})) entries.set(`servers/${part(server)}`, settings);
   for (const [server, byTool] of Object.entries(policy.tools ?? {})) {
     for (const [tool, setting] of Object.entries(byTool)) entries.set(`tools/${part(server)}/${part(tool)}`, setting);
   }
@@ -52,7 +52,12 @@ function describeKey(key: string, before: unknown, after: unknown): string {
   if (head === 'mode') return `global mode: ${shown(before)} → ${shown(after)}`;
   if (head === 'timeoutSeconds') return `approval timeout: ${shown(before)} → ${shown(after)} s`;
   if (head === 'servers') {
-    const value = (setting: unknown): string => (setting === null ? 'ask' : (setting as { autoApprove: boolean }).autoApprove ? 'auto-approve' : 'ask');
+    const value = (setting: unknown): string => {
+      if (setting === null) return 'ask';
+      const { autoApprove, sampling, samplingTokenBudget } = setting as { autoApprove: boolean; sampling?: string; samplingTokenBudget?: number };
+      const extra = [sampling !== undefined ? `sampling ${sampling}` : '', samplingTokenBudget !== undefined ? `budget ${samplingTokenBudget} tokens` : ''].filter(Boolean);
+      return [autoApprove ? 'auto-approve' : 'ask', ...extra].join(', ');
+    };
     return `server '${name}': ${value(before)} → ${value(after)}`;
   }
   if (head === 'tools') return `tool ${name}: ${before === null ? 'inherit' : shown(before)} → ${after === null ? 'inherit' : shown(after)}`;
