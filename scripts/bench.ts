@@ -14,12 +14,13 @@ import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/
 import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
 import { mcpStartup } from './bench/mcp-startup.ts';
+import { oauthRefresh } from './bench/oauth-refresh.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
+const BENCHMARKS: readonly Benchmark[] = [contractRoundtrip, firstToken, loopOverhead, policyDecision, mcpCallOverhead, mcpStartup, mcpLargeResult, oauthRefresh, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
