@@ -360,7 +360,7 @@ export function createMcpHost({ config, events, dataDir, options, secrets, openS
         throw new WorkbenchError('unavailable', message, { name });
       }
       entry?.logs.push('host', `Sign-in started${started.openedBrowser ? ' in the browser' : ''}: waiting for the browser to come back.`);
-      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Open the sign-in page to finish signing in.');
+      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Waiting for you to sign in.');
       const pending = { cancel: started.cancel, done: started.done };
       signIns.set(name, pending);
       started.done.then(
