@@ -19,13 +19,14 @@ import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
 import { mcpStartCpu } from './bench/mcp-start-cpu.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
 import { mcpStartup } from './bench/mcp-startup.ts';
+import { oauthRefresh } from './bench/oauth-refresh.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { samplingOverhead } from './bench/sampling-overhead.ts';
 import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
+const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, oauthRefresh, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

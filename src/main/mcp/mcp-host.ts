@@ -135,14 +135,23 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const settleWaiters = new Set<() => void>();
   const signIns = new Map<string, { cancel(): void; done: Promise<void> }>();
 
+  // One OAuth session per server and URL: a reconnect shares its refresh in flight and its tokens not yet written.
+  const sessions = new Map<string, { key: string; session: OAuthSession }>();
+  const sessionFor = (name: string, url: string, clientId: string | undefined): OAuthSession | undefined => {
+    if (!secrets) return undefined;
+    const key = JSON.stringify([url, clientId]);
+    const known = sessions.get(name);
+    if (known?.key === key) return known.session;
+    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, clientId });
+    sessions.set(name, { key, session });
+    return session;
+  };
   const oauthSession = (launch: LaunchConfig): OAuthSession | undefined =>
-    secrets && launch.kind === 'http' && !hasOwnAuthorization(launch)
-      ? createOAuthSession({ secrets, serverName: launch.name, serverUrl: launch.url, clientId: launch.oauthClientId })
-      : undefined;
+    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId) : undefined;
   const signedIn = (server: ServerConfigView): boolean | undefined => {
-    if (server.kind !== 'http' || !secrets || !server.url) return undefined;
+    if (server.kind !== 'http' || !server.url) return undefined;
     try {
-      return createOAuthSession({ secrets, serverName: server.name, serverUrl: server.url }).hasTokens();
+      return sessionFor(server.name, server.url, server.oauthClientId)?.hasTokens();
     } catch {
       return undefined;
     }
@@ -264,6 +273,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     for (const [name, entry] of entries) {
       if (names.has(name)) continue;
       entries.delete(name);
+      sessions.delete(name);
       void entry.supervisor.stop();
       registry.remove(name);
       events.emit('mcp.onDidChangeServer', { kind: 'removed', name });
@@ -377,7 +387,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         throw new WorkbenchError('unavailable', message, { name });
       }
       entry?.logs.push('host', `Sign-in started${started.openedBrowser ? ' in the browser' : ''}: waiting for the browser to come back.`);
-      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Open the sign-in page to finish signing in.');
+      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Waiting for you to sign in.');
       const pending = { cancel: started.cancel, done: started.done };
       signIns.set(name, pending);
       started.done.then(

@@ -16,6 +16,12 @@ export interface OAuthCredentials {
   /** When the access token stops working (ms since the epoch), if the server said (`expires_in`). */
   expiresAt(): number | undefined;
   saveTokens(tokens: OAuthTokens): void;
+  /**
+   * Like saveTokens, but the secret store's write (an fsync, ~10 ms on a slow disk) happens FLUSH_DELAY_MS later (or
+   * at exit), once the request that waited for the quiet refresh has its answer. Read back at once from memory;
+   * the MCP host keeps one credentials object per server, so a reconnect reads it too.
+   */
+  saveTokensSoon(tokens: OAuthTokens): void;
   client(): OAuthClientInformationMixed | undefined;
   saveClient(client: OAuthClientInformationMixed): void;
   discovery(): OAuthDiscoveryState | undefined;
@@ -33,31 +39,63 @@ const RecordSchema = z.object({
 });
 type StoredRecord = z.infer<typeof RecordSchema>;
 
+export const FLUSH_DELAY_MS = 100;
+const unflushed = new Set<() => void>();
+let flushAtExit = false;
+function flushLater(flush: () => void): void {
+  unflushed.add(flush);
+  if (!flushAtExit) {
+    flushAtExit = true;
+    process.once('exit', () => {
+      for (const pending of unflushed) pending();
+    });
+  }
+  setTimeout(() => {
+    unflushed.delete(flush);
+    flush();
+  }, FLUSH_DELAY_MS).unref();
+}
+
 export function openOAuthCredentials(secrets: SecretStore, serverName: string, serverUrl: string, now: () => number = Date.now): OAuthCredentials {
   const key = oauthSecretKey(serverName);
+  /** A record written by saveTokensSoon that the secret store does not have yet. */
+  let unwritten: StoredRecord | undefined;
+  const flush = (): void => {
+    if (unwritten === undefined) return;
+    const record = unwritten;
+    unwritten = undefined;
+    secrets.set(key, JSON.stringify(record));
+  };
   const read = (): StoredRecord => {
+    if (unwritten) return unwritten;
     const text = secrets.get(key);
     const parsed = text === undefined ? undefined : RecordSchema.safeParse(parseJsonOrUndefined(text));
     // A record for another URL, or one that does not parse, counts as nothing stored.
     return parsed?.success && parsed.data.url === serverUrl ? parsed.data : { url: serverUrl };
   };
   const write = (change: (record: StoredRecord) => StoredRecord): void => {
-    secrets.set(key, JSON.stringify(change(read())));
+    const next = change(read());
+    unwritten = undefined;
+    secrets.set(key, JSON.stringify(next));
+  };
+  const withTokens = (record: StoredRecord, tokens: OAuthTokens): StoredRecord => {
+    // A refresh answer may leave the refresh token out: the old one stays valid (RFC 6749 §6).
+    const refresh = tokens.refresh_token ?? record.tokens?.refresh_token;
+    const { expiresAt: _old, ...rest } = record;
+    return {
+      ...rest,
+      tokens: { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) },
+      ...(tokens.expires_in !== undefined ? { expiresAt: now() + tokens.expires_in * 1000 } : {}),
+    };
   };
   return {
     tokens: () => read().tokens as OAuthTokens | undefined,
     expiresAt: () => read().expiresAt,
-    saveTokens(tokens) {
-      write((record) => {
-        // A refresh answer may leave the refresh token out: the old one stays valid (RFC 6749 §6).
-        const refresh = tokens.refresh_token ?? record.tokens?.refresh_token;
-        const { expiresAt: _old, ...rest } = record;
-        return {
-          ...rest,
-          tokens: { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) },
-          ...(tokens.expires_in !== undefined ? { expiresAt: now() + tokens.expires_in * 1000 } : {}),
-        };
-      });
+    saveTokens: (tokens) => write((record) => withTokens(record, tokens)),
+    saveTokensSoon(tokens) {
+      const pending = unwritten === undefined;
+      unwritten = withTokens(read(), tokens);
+      if (pending) flushLater(flush);
     },
     client: () => read().client as OAuthClientInformationMixed | undefined,
     saveClient: (client) => write((record) => ({ ...record, client })),

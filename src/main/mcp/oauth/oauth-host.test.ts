@@ -11,6 +11,7 @@ import { SETTINGS_FILE_NAME } from '../../settings/settings-store';
 import { createTestHost, disposeTestHosts, type TestHost } from '../test-fixtures/harness';
 import { startOAuthServer, type OAuthFixture } from '../test-fixtures/oauth-server';
 import { oauthSecretKey } from '../server-settings';
+import { FLUSH_DELAY_MS } from './oauth-credentials';
 
 let fixture: OAuthFixture | undefined;
 afterEach(async () => {
@@ -60,7 +61,9 @@ describe('an OAuth-protected MCP server', () => {
     expect(await call(test)).toMatchObject({ isError: false });
     expect(fixture.counts.refreshes).toBe(1);
 
-    // We know it is about to expire: refreshed before the request, no 401 on the way.
+    // We know it is about to expire: refreshed before the request, no 401 on the way. (The refresh above reaches the
+    // secret store a moment after its request; wait for it before changing the stored record behind the host's back.)
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS + 50));
     const record = storedRecord(test);
     test.secrets.set(oauthSecretKey('remote'), JSON.stringify({ ...record, expiresAt: Date.now() - 1000 }));
     fixture.expireAccessTokens();
@@ -88,6 +91,7 @@ describe('an OAuth-protected MCP server', () => {
     expect(await call(test)).toMatchObject({ isError: false });
 
     // Tokens and the client registration live in the secret store only.
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS + 50));
     const settingsText = fs.readFileSync(path.join(test.dir, SETTINGS_FILE_NAME), 'utf8');
     const token = storedRecord(test).tokens?.access_token ?? 'missing';
     expect(settingsText).not.toContain(token);
@@ -95,7 +99,7 @@ describe('an OAuth-protected MCP server', () => {
     expect(JSON.stringify(test.host.list())).not.toContain(token);
   }, 60_000);
 
-  it('a failed sign-in says why and leaves the server waiting; signing out forgets the tokens', async () => {
+  it('a failed sign-in says why and leaves the server waiting', async () => {
     fixture = await startOAuthServer();
     const test = createTestHost(
       { remote: { url: fixture.url } },

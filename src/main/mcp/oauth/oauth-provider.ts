@@ -92,7 +92,8 @@ export function createOAuthProvider({ credentials, clientId, mode }: ProviderOpt
     },
     saveClientInformation: (client) => credentials.saveClient(client),
     tokens: () => credentials.tokens(),
-    saveTokens: (tokens) => credentials.saveTokens(tokens),
+    // In the background, tokens come from a quiet refresh that a request waits for: written right after it goes out.
+    saveTokens: (tokens) => (mode.kind === 'background' ? credentials.saveTokensSoon(tokens) : credentials.saveTokens(tokens)),
     redirectToAuthorization(url) {
       if (mode.kind === 'background') throw new SignInRequiredError();
       requireSafeEndpoint('its authorization page', url);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFileSecretStore, type SecretStore } from '../../settings/secret-store';
 import { startOAuthServer, type OAuthFixture } from '../test-fixtures/oauth-server';
 import { startLoopbackReceiver } from './loopback-receiver';
+import { FLUSH_DELAY_MS } from './oauth-credentials';
 import { createOAuthSession } from './oauth-session';
 import { isSafeEndpoint, UnsafeEndpointError } from './oauth-provider';
 
@@ -58,6 +59,8 @@ describe('OAuth sign-in against the SDK-built fixture', () => {
     const response = await session.fetch(fixture.url, { method: 'POST', headers: { authorization: `Bearer ${before}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     await response.body?.cancel();
     expect(fixture.counts.refreshes).toBe(1);
+    // The refreshed tokens reach the secret store a moment after the request that waited for them.
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS + 50));
     const after = JSON.parse(secrets.get('mcp.Remote.oauth') ?? '{}').tokens.access_token;
     expect(after).not.toBe(before);
     expect(fixture.authorizations.at(-1)).toBe(`Bearer ${after}`);

@@ -27,9 +27,11 @@ export function SignInPanel({ api, server }: { api: WorkbenchApi; server: McpSer
       <div className="sign-in-panel-text">
         <strong>Sign-in needed</strong>
         <span>{server.status.message ?? 'Sign in to use this server.'}</span>
-        <span className="muted">
-          Your browser opens the server&apos;s sign-in page. The tokens it gives stay in AI Workbench&apos;s secret store.
-        </span>
+        {!started && (
+          <span className="muted">
+            Your browser opens the server&apos;s sign-in page. The tokens it gives stay in AI Workbench&apos;s secret store.
+          </span>
+        )}
         {started && !started.openedBrowser && (
           <span>
             Open this page to sign in:{' '}
