@@ -63,6 +63,7 @@ import {
   McpLogsInputSchema,
   McpLogsOutputSchema,
   McpRemoveOutputSchema,
+  McpResourceUpdatedSchema,
   McpServerChangeSchema,
   McpServerRefInputSchema,
   McpServerViewSchema,
@@ -163,6 +164,8 @@ export const events = {
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
+  /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */
+  'mcp.onDidUpdateResource': { payload: McpResourceUpdatedSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },
 } as const satisfies Record<string, EventSpec>;
 
