@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 import { chatUi, say, scriptedChat } from './chat-ui';
+import { openSettings } from './settings-helpers';
 
 // server-everything starts beside the Files server; on a loaded machine that takes a while.
 test.describe.configure({ timeout: 120_000 });
@@ -52,4 +53,38 @@ test('a long tool call shows the server’s progress as a bar on its block; Stop
   await expect(view.toolCalls.first()).toContainText('Cancelled');
   await expect(view.toolCalls.first().getByRole('progressbar')).toHaveCount(0);
   await expect(view.input).toBeEnabled();
+});
+
+test('a server’s log shows its MCP log messages with levels; the level is set from the Logs tab; roots show and are edited', async ({ page, workbench }) => {
+  const rootA = path.join(workbench.dataDir, 'project-a');
+  await workbench.call('mcp.add', { name: 'everything', server: { package: '@modelcontextprotocol/server-everything', roots: [rootA] } });
+  const dialog = await openSettings(page, workbench, 'MCP servers');
+  await dialog.getByRole('list', { name: 'Servers' }).getByRole('button', { name: /everything/ }).click();
+  const detail = dialog.getByRole('region', { name: 'Server everything' });
+  await expect(detail.getByTestId('server-status')).toHaveText('Running', { timeout: 30_000 });
+  await expect(detail.getByTestId('server-roots')).toHaveText(rootA);
+
+  await detail.getByRole('tab', { name: 'Logs' }).click();
+  const log = detail.getByLabel('Log of everything');
+  // server-everything asks for its roots after initialize and logs what it got, at level info.
+  await expect(log.locator('[data-level="info"]').filter({ hasText: 'Roots updated: 1 root(s) received from client' })).toBeVisible({ timeout: 15_000 });
+  await expect(log).toContainText('Asked the server to log at level info and above.');
+  const picker = detail.getByRole('combobox', { name: 'Server log level' });
+  await expect(picker).toHaveValue('info');
+  await shootBoth(page, 'server-logs-levels');
+
+  await picker.selectOption('warning');
+  await expect(log).toContainText('Asked the server to log at level warning and above.', { timeout: 10_000 });
+  await expect.poll(async () => ((await workbench.call('mcp.list')) as { servers: { name: string; logLevel: string }[] }).servers.find((server) => server.name === 'everything')?.logLevel).toBe('warning');
+
+  // Roots edited in the server's form: told to the running server (it fetches them again), no restart.
+  const rootB = path.join(workbench.dataDir, 'project-b');
+  await detail.getByRole('button', { name: 'Edit' }).click();
+  const form = page.getByTestId('server-form');
+  await form.getByLabel('Roots').fill(`${rootA}\n${rootB}`);
+  await form.getByRole('button', { name: /Save/ }).click();
+  await expect(form).toBeHidden();
+  await expect(detail.getByTestId('server-roots')).toHaveText(`${rootA}  ${rootB}`);
+  const roots = (await workbench.call('mcp.list')) as { servers: { name: string; roots: string[] }[] };
+  expect(roots.servers.find((server) => server.name === 'everything')?.roots).toEqual([rootA, rootB]);
 });

@@ -74,6 +74,7 @@ import {
   McpLogsInputSchema,
   McpLogsOutputSchema,
   McpRemoveOutputSchema,
+  McpResourceUpdatedSchema,
   McpServerChangeSchema,
   McpServerRefInputSchema,
   McpServerViewSchema,
@@ -196,6 +197,8 @@ export const events = {
   'serverRequests.onDidChange': { payload: ServerRequestsChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
+  /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */
+  'mcp.onDidUpdateResource': { payload: McpResourceUpdatedSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },
 } as const satisfies Record<string, EventSpec>;
 

@@ -49,12 +49,25 @@ const OAuthClientIdSchema = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*
 export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
 export type McpHttpTransport = z.infer<typeof McpHttpTransportSchema>;
 
+/** MCP's log levels (RFC 5424 severities), least to most severe. */
+export const McpLogLevelSchema = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+export type McpLogLevel = z.infer<typeof McpLogLevelSchema>;
+/** What a server is asked to send (`logging/setLevel`) unless its settings say otherwise. */
+export const MCP_DEFAULT_LOG_LEVEL: McpLogLevel = 'info';
+
+/** Folders a server is told about (MCP roots): absolute paths; at most 32. */
+const RootsSchema = z.array(z.string().trim().min(1).max(4096).refine((value) => value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value), 'must be an absolute path')).max(32);
+
 const ServerOptionsShape = {
   displayName: z.string().trim().max(200).optional(),
   enabled: z.boolean().optional(),
   /** The user trusts this server's tool annotations (readOnlyHint…); the approval engine reads it. */
   trusted: z.boolean().optional(),
   callTimeoutMs: TimeoutSchema.optional(),
+  /** The least severe log message the server should send (docs/user/mcp-servers.md#logging). */
+  logLevel: McpLogLevelSchema.optional(),
+  /** The folders the server is told it may work in (MCP roots; docs/user/mcp-servers.md#roots). */
+  roots: RootsSchema.optional(),
 };
 
 /** A new server, in the Claude Desktop / Cursor shape plus our options. Exactly one of command, package or url. */
@@ -88,6 +101,9 @@ export const McpEditInputSchema = z.strictObject({
   enabled: z.boolean().optional(),
   trusted: z.boolean().optional(),
   callTimeoutMs: TimeoutSchema.nullable().optional(),
+  logLevel: McpLogLevelSchema.nullable().optional(),
+  /** null: back to the default (the Files server: its sandbox; others: none). */
+  roots: RootsSchema.nullable().optional(),
   command: z.string().trim().min(1).optional(),
   args: z.array(z.string()).optional(),
   cwd: z.string().min(1).nullable().optional(),
@@ -119,6 +135,10 @@ export const McpServerStatusSchema = z.object({
   /** The transport that connected (an `auto` HTTP server may have fallen back to SSE). */
   transport: z.enum(['stdio', 'http', 'sse']).optional(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+  /** What the running server offers besides tools (from its initialize answer). */
+  features: z
+    .object({ logging: z.boolean(), resources: z.boolean(), resourceSubscriptions: z.boolean(), prompts: z.boolean(), completions: z.boolean() })
+    .optional(),
   toolCount: z.number().int().nonnegative(),
 });
 export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
@@ -145,6 +165,9 @@ export const McpServerViewSchema = z.object({
   /** Names only: the values are secrets and stay in the main process. */
   envKeys: z.array(z.string()),
   headerKeys: z.array(z.string()),
+  logLevel: McpLogLevelSchema,
+  /** The folders the server is told about: its own setting, or the default (the Files server's sandbox). */
+  roots: z.array(z.string()),
   status: McpServerStatusSchema,
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
@@ -153,9 +176,14 @@ export const McpListOutputSchema = z.object({ servers: z.array(McpServerViewSche
 
 export const McpLogLineSchema = z.object({
   time: z.number(),
-  /** `stderr` is what the server wrote; `host` is what AI Workbench noticed (started, exited, bad output…). */
-  source: z.enum(['stderr', 'host']),
+  /**
+   * `stderr` is what the server wrote; `host` is what AI Workbench noticed (started, exited, bad output…);
+   * `server` is a log message the server sent over MCP (`notifications/message`), with its level.
+   */
+  source: z.enum(['stderr', 'host', 'server']),
   text: z.string(),
+  level: McpLogLevelSchema.optional(),
+  logger: z.string().optional(),
 });
 export type McpLogLine = z.infer<typeof McpLogLineSchema>;
 export const McpLogsInputSchema = z.strictObject({ name: McpServerNameSchema, limit: z.number().int().min(1).max(1000).optional() });
@@ -248,3 +276,6 @@ export const McpSignInOutputSchema = z.object({
 });
 export type McpSignInOutput = z.infer<typeof McpSignInOutputSchema>;
 export const McpAwaitSignInOutputSchema = z.object({ name: z.string(), signedIn: z.literal(true) });
+/** A resource the app subscribed to changed on its server (`notifications/resources/updated`). */
+export const McpResourceUpdatedSchema = z.object({ serverName: z.string(), uri: z.string() });
+export type McpResourceUpdated = z.infer<typeof McpResourceUpdatedSchema>;

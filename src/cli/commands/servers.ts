@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { McpServerInput } from '../../shared/mcp';
+import { McpLogLevelSchema, type McpServerInput } from '../../shared/mcp';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { formatTime, table } from '../terminal';
@@ -143,8 +143,33 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       const logs = await session.call('mcp.logs', { name, ...(flags.lines ? { limit: flags.lines } : {}) });
       if (context.json) return context.terminal.json(logs);
       const { colors } = context.terminal;
-      for (const line of logs.lines) context.terminal.line(`${colors.dim(formatTime(line.time))} ${line.source === 'host' ? colors.cyan('[workbench]') : colors.dim('[stderr]')} ${line.text}`);
+      for (const line of logs.lines) {
+        const source = line.level
+          ? (['debug', 'info', 'notice'].includes(line.level) ? colors.dim : line.level === 'warning' ? colors.yellow : colors.red)(`[${line.level}]`)
+          : line.source === 'host'
+            ? colors.cyan('[workbench]')
+            : colors.dim('[stderr]');
+        context.terminal.line(`${colors.dim(formatTime(line.time))} ${source} ${line.logger ? `${line.logger}: ` : ''}${line.text}`);
+      }
       if (logs.lines.length === 0) context.terminal.line(`${logs.name} wrote nothing.`);
+    },
+  );
+
+  act(
+    leaf(servers, 'log-level <name> [level]', `show or set the level a server logs at (${McpLogLevelSchema.options.join(', ')}); sent to it as logging/setLevel`),
+    options,
+    async (context, name: string, level: string | undefined) => {
+      const session = context.session();
+      let server;
+      if (level === undefined) server = (await session.call('mcp.list')).servers.find((item) => item.name.toLowerCase() === name.toLowerCase());
+      else {
+        const parsed = McpLogLevelSchema.safeParse(level);
+        if (!parsed.success) throw new CliError(`"${level}" is not a log level; use one of: ${McpLogLevelSchema.options.join(', ')}.`);
+        server = await session.call('mcp.edit', { name, logLevel: parsed.data });
+      }
+      if (!server) throw new CliError(`No MCP server is named "${name}".`);
+      if (context.json) return context.terminal.json({ name: server.name, logLevel: server.logLevel });
+      context.terminal.line(`${server.name} logs at ${server.logLevel} and above.`);
     },
   );
 

@@ -58,7 +58,7 @@ describe('the contract', () => {
       | 'mcp.awaitSignIn'
       | 'mcp.signOut'
     >();
-    expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools'>();
+    expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
     expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });

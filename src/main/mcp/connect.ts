@@ -4,7 +4,15 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { ErrorCode, LoggingMessageNotificationSchema, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app';
 import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
 import { SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
@@ -31,8 +39,12 @@ export interface ConnectOptions {
   clientVersion: string;
   maxMessageBytes?: number;
   stopGraceMs?: number;
-  /** A line for the server's log: `stderr` as the server wrote it, `host` for what we noticed. */
-  log(source: 'stderr' | 'host', text: string): void;
+  /** A line for the server's log: `stderr` as the server wrote it, `host` for what we noticed, `server` for its MCP log messages. */
+  log(source: 'stderr' | 'host' | 'server', text: string, detail?: { level: McpLogLevel; logger?: string }): void;
+  /** The folders the server may work in, as `file://` URIs (MCP roots; docs/user/mcp-servers.md#roots). */
+  roots?(): { uri: string; name?: string }[];
+  /** A resource the client subscribed to changed (`notifications/resources/updated`). */
+  onResourceUpdated?(uri: string): void;
   /** The session ended without us closing it (the process exited, the stream broke). */
   onUnexpectedClose(reason: string): void;
   onToolsChanged(): void;
@@ -63,13 +75,16 @@ export async function connect(launch: LaunchConfig, options: ConnectOptions): Pr
 }
 
 function newClient(options: ConnectOptions): Client {
-  const client = new Client({ name: APP_NAME, version: options.clientVersion }, { capabilities: {} });
+  const client = new Client({ name: APP_NAME, version: options.clientVersion }, { capabilities: options.roots ? { roots: { listChanged: true } } : {} });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
     const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
-    options.log('host', `[${params.level}${params.logger ? ` ${params.logger}` : ''}] ${data}`);
+    options.log('server', data, { level: params.level, ...(params.logger ? { logger: params.logger } : {}) });
   });
   registerServerRequests(client, options.serverRequests);
+  const { roots, onResourceUpdated } = options;
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
+  if (onResourceUpdated) client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => onResourceUpdated(params.uri));
   return client;
 }
 

@@ -116,3 +116,64 @@ describe('progress and cancellation (trigger-long-running-operation)', () => {
     expect((await test.host.callTool({ serverName: 'everything', toolName: 'echo', args: { message: 'still here' } })).forModel.text).toBe('Echo: still here');
   });
 });
+
+const serverLines = (test: TestHost): { level?: string; logger?: string; text: string }[] =>
+  test.host.logs('everything').lines.filter((line) => line.source === 'server');
+
+describe('logging (notifications/message and logging/setLevel)', () => {
+  it('keeps the server’s log messages with their level and logger, asks for "info" by default, and sends a new level at once', async () => {
+    const test = createTestHost({});
+    const tapped = tappedEverything(test.dir);
+    test.config.add('everything', { ...tapped.server, roots: [test.dir] });
+    await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.features?.logging === true);
+    expect(test.host.server('everything').logLevel).toBe('info');
+    await eventually(() => tapped.received().some((message) => message.method === 'logging/setLevel'), 'logging/setLevel to reach the server');
+    expect(tapped.received().find((message) => message.method === 'logging/setLevel')?.params).toEqual({ level: 'info' });
+    // 350 ms after initialize, server-everything asks for the roots and logs what it got, at level info.
+    await eventually(() => serverLines(test).length > 0, 'the server’s first log message', 10_000);
+    expect(serverLines(test)[0]).toMatchObject({ level: 'info', logger: 'everything-server', text: 'Roots updated: 1 root(s) received from client' });
+
+    // Raised to "error": sent to the running server without a restart, and stored in the settings.
+    const pid = test.host.server('everything').status.pid;
+    test.config.edit({ name: 'everything', logLevel: 'error' });
+    await eventually(() => tapped.received().filter((message) => message.method === 'logging/setLevel').length === 2, 'the new level to reach the server');
+    expect(tapped.received().filter((message) => message.method === 'logging/setLevel').at(-1)?.params).toEqual({ level: 'error' });
+    expect(test.host.server('everything')).toMatchObject({ logLevel: 'error', status: { state: 'ready', pid } });
+    // An info message (the roots log) is no longer sent.
+    const before = serverLines(test).length;
+    test.config.edit({ name: 'everything', roots: [test.dir, path.join(test.dir, 'other')] });
+    await eventually(() => tapped.received().some((message) => message.method === 'notifications/roots/list_changed'), 'roots/list_changed');
+    const answer = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
+    expect(answer.forModel.text).toContain('other');
+    expect(serverLines(test).length).toBe(before);
+  });
+
+  it('a server that offers no logging is not sent logging/setLevel', async () => {
+    const test = createTestHost(null);
+    await test.waitFor('Files', (view) => view.status.state === 'ready');
+    expect(test.host.server('Files').status.features?.logging).toBe(false);
+    expect(test.host.logs('Files').lines.some((line) => line.text.includes('log at level'))).toBe(false);
+  });
+});
+
+describe('roots', () => {
+  it('the Files server is told its sandbox; server-everything sees the roots of its settings, and each change', async () => {
+    const files = createTestHost(null);
+    const sandbox = path.join(files.dir, 'sandbox');
+    await files.waitFor('Files', (view) => view.status.state === 'ready');
+    expect(files.host.server('Files').roots).toEqual([sandbox]);
+
+    const test = await everything({ ...EVERYTHING, roots: [path.join(files.dir, 'a')] });
+    expect(test.host.server('everything').roots).toEqual([path.join(files.dir, 'a')]);
+    const first = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
+    expect(first.forModel.text).toContain(`file://${path.join(files.dir, 'a')}`);
+    test.config.edit({ name: 'everything', roots: [path.join(files.dir, 'b'), path.join(files.dir, 'c')] });
+    await eventually(() => serverLines(test).some((line) => line.text === 'Roots updated: 2 root(s) received from client'), 'the server to fetch the new roots');
+    const second = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
+    expect(second.forModel.text).toContain(`file://${path.join(files.dir, 'c')}`);
+    expect(second.forModel.text).not.toContain(`file://${path.join(files.dir, 'a')}`);
+    // Back to the default: a server that is not a filesystem server has none.
+    test.config.edit({ name: 'everything', roots: null });
+    expect(test.host.server('everything').roots).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ export const LOG_LINE_MAX_LENGTH = 4000;
 
 /** The last LOG_RING_CAPACITY lines a server wrote to stderr, with what the host noticed in between. */
 export interface LogRing {
-  push(source: McpLogLine['source'], text: string): void;
+  push(source: McpLogLine['source'], text: string, detail?: Pick<McpLogLine, 'level' | 'logger'>): void;
   /** The newest `limit` lines, oldest first. */
   lines(limit?: number): McpLogLine[];
   /** How many lines fell out of the buffer since it was made. */
@@ -24,10 +24,10 @@ export function createLogRing(capacity = LOG_RING_CAPACITY, now: () => number = 
   // Short values would turn ordinary words into "•••"; secrets are longer than this.
   let secrets: string[] = [];
   return {
-    push(source, text) {
+    push(source, text, detail) {
       let line = text.length > LOG_LINE_MAX_LENGTH ? `${text.slice(0, LOG_LINE_MAX_LENGTH)}… (${text.length - LOG_LINE_MAX_LENGTH} more characters)` : text;
       for (const secret of secrets) line = line.replaceAll(secret, '•••');
-      buffer[next] = { time: now(), source, text: line };
+      buffer[next] = { time: now(), source, text: line, ...(detail?.level ? { level: detail.level } : {}), ...(detail?.logger ? { logger: detail.logger } : {}) };
       next = (next + 1) % capacity;
       if (size < capacity) size++;
       else dropped++;

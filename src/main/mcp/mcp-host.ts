@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
+import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
@@ -117,6 +117,9 @@ interface Entry {
   logs: LogRing;
   fingerprint: string;
   trusted: boolean;
+  /** What the running server was last told: changes are sent without a restart. */
+  logLevel: McpLogLevel;
+  roots: string;
   /** Whether the tools were listed since the server last started. */
   listed: boolean;
   /** The chat of each call running now: where the server's requests belong. */
@@ -200,6 +203,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       logs,
       fingerprint: fingerprintOf(server),
       trusted: server.trusted,
+      logLevel: server.logLevel,
+      roots: JSON.stringify(server.roots),
       listed: false,
       running: new Map(),
       supervisor: createServerSupervisor({
@@ -220,6 +225,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           const session = oauthSession(launch);
           return session ? { provider: session.provider, fetch: session.fetch } : undefined;
         },
+        logLevel: () => entry.logLevel,
+        roots: () => JSON.parse(entry.roots) as string[],
+        onResourceUpdated: (uri) => events.emit('mcp.onDidUpdateResource', { serverName: name, uri }),
         logs,
         options: {
           runtime,
@@ -260,6 +268,15 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         entry.trusted = server.trusted;
         registry.setTrusted(server.name, server.trusted);
         emitTools(server.name, registry.list(server.name).filter((tool) => tool.previous).map((tool) => tool.name));
+      }
+      if (entry.logLevel !== server.logLevel) {
+        entry.logLevel = server.logLevel;
+        void entry.supervisor.setLogLevel(server.logLevel);
+      }
+      const roots = JSON.stringify(server.roots);
+      if (entry.roots !== roots) {
+        entry.roots = roots;
+        void entry.supervisor.rootsChanged();
       }
       if (isNew || fingerprint !== entry.fingerprint) {
         entry.fingerprint = fingerprint;

@@ -39,6 +39,9 @@ describe('the mcpServers settings', () => {
         args: [path.join(dir, 'sandbox')],
         envKeys: [],
         headerKeys: [],
+        logLevel: 'info',
+        // Told its sandbox as its one root (docs/user/mcp-servers.md#roots).
+        roots: [path.join(dir, 'sandbox')],
       },
     ]);
   });

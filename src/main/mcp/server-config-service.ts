@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import {
   MCP_DEFAULT_CALL_TIMEOUT_MS,
+  MCP_DEFAULT_LOG_LEVEL,
   type McpEditInput,
   type McpImportPreview,
   type McpImportSource,
@@ -15,6 +16,7 @@ import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } 
 import { importLocation, type LocationEnvironment } from './import-locations';
 import {
   defaultMcpServers,
+  effectiveRoots,
   isHttpServer,
   MCP_SETTINGS_SECTION,
   McpServersSettingsSchema,
@@ -277,6 +279,8 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
   set('enabled', change.enabled);
   set('trusted', change.trusted);
   set('callTimeoutMs', change.callTimeoutMs);
+  set('logLevel', change.logLevel);
+  set('roots', change.roots);
   set('args', change.args);
   set('cwd', change.cwd);
   set('url', change.url);
@@ -306,6 +310,8 @@ function toView(name: string, server: ServerSettings): ServerConfigView {
     enabled: server.enabled ?? true,
     trusted: server.trusted ?? false,
     callTimeoutMs: server.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
+    logLevel: server.logLevel ?? MCP_DEFAULT_LOG_LEVEL,
+    roots: effectiveRoots(server),
   };
   if (isHttpServer(server)) {
     return {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { guardedRecord, settingName, settingsRecord } from '../../shared/setting-names';
-import { BundledServerPackageSchema, McpHttpTransportSchema } from '../../shared/mcp';
+import { BundledServerPackageSchema, McpHttpTransportSchema, McpLogLevelSchema } from '../../shared/mcp';
 
 /**
  * The `mcpServers` section of settings.json, in the shape Claude Desktop and Cursor use:
@@ -21,6 +21,8 @@ const OptionsShape = {
   enabled: z.boolean().optional(),
   trusted: z.boolean().optional(),
   callTimeoutMs: z.number().int().positive().optional(),
+  logLevel: McpLogLevelSchema.optional(),
+  roots: z.array(z.string()).optional(),
 };
 const StringMapSchema = guardedRecord(settingName(z.string()), z.string());
 
@@ -75,6 +77,16 @@ export function defaultMcpServers(dataDir: string): McpServersSettings {
       displayName: 'Files',
     },
   };
+}
+
+/**
+ * The folders a server is told about (MCP roots, docs/user/mcp-servers.md#roots): its `roots` setting, or by
+ * default the directories a filesystem server was given (the Files server: its sandbox), else none.
+ */
+export function effectiveRoots(server: ServerSettings): string[] {
+  if (server.roots) return server.roots;
+  if (isHttpServer(server) || server.package !== '@modelcontextprotocol/server-filesystem') return [];
+  return (server.args ?? []).filter((arg) => path.isAbsolute(arg));
 }
 
 /**

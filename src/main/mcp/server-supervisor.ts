@@ -1,6 +1,8 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { McpServerStatus } from '../../shared/mcp';
+import { pathToFileURL } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpLogLevel, McpServerStatus } from '../../shared/mcp';
 import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
@@ -46,6 +48,12 @@ export interface SupervisorDependencies {
   serverRequests?: BoundServerRequests | undefined;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
+  /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
+  logLevel(): McpLogLevel;
+  /** The folders the server is told about (MCP roots), read whenever it asks. */
+  roots(): string[];
+  /** A subscribed resource changed on the server. */
+  onResourceUpdated?(uri: string): void;
 }
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
@@ -77,6 +85,12 @@ export interface ServerSupervisor {
   stop(): Promise<void>;
   killNow(): void;
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
+  /** Asks the running server to log at this level; does nothing when it offers no logging. */
+  setLogLevel(level: McpLogLevel): Promise<void>;
+  /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
+  rootsChanged(): Promise<void>;
+  /** The live MCP session, for requests beyond tools (resources, prompts); throws `unavailable` when not ready. */
+  session(): Client;
 }
 
 const SIGN_IN_MESSAGE = 'Sign in to use this server.';
@@ -120,7 +134,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         clientVersion: options.clientVersion,
         maxMessageBytes: options.maxMessageBytes,
         stopGraceMs: options.stopGraceMs,
-        log: (source, text) => logs.push(source, text),
+        log: (source, text, detail) => logs.push(source, text, detail),
+        roots: () => deps.roots().map((folder) => ({ uri: pathToFileURL(folder).href, name: folder.split(/[\\/]/).filter(Boolean).at(-1) ?? folder })),
+        ...(deps.onResourceUpdated ? { onResourceUpdated: deps.onResourceUpdated } : {}),
         onUnexpectedClose: (reason) => crashed(gen, reason),
         onToolsChanged: () => void refreshTools(gen),
         onStarting: (handle) => {
@@ -151,12 +167,21 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     starting = undefined;
     connection = opened;
     const info = opened.client.getServerVersion();
+    const offers = opened.client.getServerCapabilities() ?? {};
     setStatus({
       state: 'ready',
       ...(opened.pid !== undefined ? { pid: opened.pid } : {}),
       transport: opened.transport,
       ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
+      features: {
+        logging: Boolean(offers.logging),
+        resources: Boolean(offers.resources),
+        resourceSubscriptions: Boolean(offers.resources?.subscribe),
+        prompts: Boolean(offers.prompts),
+        completions: Boolean(offers.completions),
+      },
     });
+    await sendLogLevel(opened, deps.logLevel());
     await refreshTools(gen);
   };
 
@@ -210,6 +235,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     }
   };
 
+  const sendLogLevel = async (current: Connection, level: McpLogLevel): Promise<void> => {
+    if (!current.client.getServerCapabilities()?.logging) return;
+    try {
+      await current.client.setLoggingLevel(level, { timeout: options.initializeTimeoutMs });
+      logs.push('host', `Asked the server to log at level ${level} and above.`);
+    } catch (error) {
+      logs.push('host', `Could not set the log level to ${level}: ${describeError(error)}`);
+    }
+  };
+
   const halt = async (): Promise<void> => {
     generation++;
     clearTimeout(restartTimer);
@@ -251,6 +286,20 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       starting?.killNow();
       connection = undefined;
       starting = undefined;
+    },
+    async setLogLevel(level) {
+      if (connection && status.state === 'ready') await sendLogLevel(connection, level);
+    },
+    async rootsChanged() {
+      const current = connection;
+      if (!current || status.state !== 'ready') return;
+      await current.client.sendRootsListChanged().catch((error: unknown) => logs.push('host', `Could not tell the server its roots changed: ${describeError(error)}`));
+    },
+    session() {
+      if (!connection || status.state !== 'ready') {
+        throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
+      }
+      return connection.client;
     },
     async callTool(toolName, args, options) {
       const { timeoutMs, signal, validateOutput, onProgress } = options;

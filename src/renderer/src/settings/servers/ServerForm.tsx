@@ -42,6 +42,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [enabled, setEnabled] = useState(server?.enabled ?? true);
   const [trusted, setTrusted] = useState(server?.trusted ?? false);
   const [timeoutSeconds, setTimeoutSeconds] = useState(String((server?.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS) / 1000));
+  const [roots, setRoots] = useState((server?.roots ?? []).join('\n'));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
 
@@ -61,6 +62,9 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     setBusy(true);
     setProblems({});
     const callTimeoutMs = Math.round(seconds * 1000);
+    // Roots are sent only when they differ from what the server is told now, so a default stays a default.
+    const rootList = parseArgumentLines(roots);
+    const rootsChanged = JSON.stringify(rootList) !== JSON.stringify(server?.roots ?? []);
     try {
       if (server) {
         const changes: Record<string, string | null> = { ...parsedSecrets.values };
@@ -72,6 +76,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           enabled,
           trusted,
           callTimeoutMs,
+          ...(rootsChanged ? { roots: rootList } : {}),
           ...(launch === 'url'
             ? { url: url.trim(), type: transport, headers: changes, oauthClientId: oauthClientId.trim() || null }
             : { args: parseArgumentLines(args), cwd: cwd.trim() ? cwd.trim() : null, env: changes, ...(launch === 'command' ? { command: command.trim() } : {}) }),
@@ -79,7 +84,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
         const saved = await api.mcp.edit(edit);
         onSaved(saved.name);
       } else {
-        const options = { displayName: displayName.trim() || undefined, enabled, trusted, callTimeoutMs };
+        const options = { displayName: displayName.trim() || undefined, enabled, trusted, callTimeoutMs, ...(rootsChanged ? { roots: rootList } : {}) };
         const stdio = { args: parseArgumentLines(args), cwd: cwd.trim() || undefined, env: parsedSecrets.values, ...options };
         const input: McpServerInput =
           launch === 'url'
@@ -99,7 +104,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     }
   };
 
-  const known = new Set(['name', 'rename', 'displayName', 'command', 'package', 'args', 'cwd', 'url', 'type', 'env', 'headers', 'callTimeoutMs', 'oauthClientId']);
+  const known = new Set(['name', 'rename', 'displayName', 'command', 'package', 'args', 'cwd', 'url', 'type', 'env', 'headers', 'callTimeoutMs', 'oauthClientId', 'roots']);
   const otherProblems = Object.entries(problems).filter(([field]) => !known.has(field.split('.')[0] ?? ''));
 
   return (
@@ -232,6 +237,9 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
               </ul>
             </>
           )}
+          <Field label="Roots" hint="Folders the server is told it may work in (MCP roots), one per line. The Files server's default is its sandbox." problem={problems.roots}>
+            {(props) => <textarea {...props} rows={2} className="mono" value={roots} onChange={(event) => setRoots(event.target.value)} />}
+          </Field>
           <Field label="Call timeout (seconds)" problem={problems.callTimeoutMs}>
             {(props) => <input {...props} type="number" min={0.1} step="any" value={timeoutSeconds} onChange={(event) => setTimeoutSeconds(event.target.value)} />}
           </Field>

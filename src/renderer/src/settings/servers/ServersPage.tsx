@@ -215,6 +215,12 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
             </dd>
           </div>
         )}
+        <div>
+          <dt>Roots</dt>
+          <dd className="mono" data-testid="server-roots">
+            {server.roots.length > 0 ? server.roots.join('  ') : <span className="muted">none</span>}
+          </dd>
+        </div>
         {(server.envKeys.length > 0 || server.headerKeys.length > 0) && (
           <div>
             <dt>{server.kind === 'http' ? 'Headers' : 'Environment'}</dt>
