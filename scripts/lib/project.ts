@@ -55,8 +55,11 @@ export function buildIsStale(): boolean {
   return BUILD_INPUTS.some((input) => newestMtime(path.join(ROOT, input)) > oldestOutput);
 }
 
-export function build(options: SpawnOptions = {}): Promise<RunResult> {
-  return runNode(binPath('electron-vite/bin/electron-vite.js'), ['build'], options);
+/** `npm run build`: electron-vite, then the one-file bundles of the bundled MCP servers (bundle-servers.ts). */
+export async function build(options: SpawnOptions = {}): Promise<RunResult> {
+  const vite = await runNode(binPath('electron-vite/bin/electron-vite.js'), ['build'], options);
+  if (vite.code !== 0) return vite;
+  return runNode(path.join(ROOT, 'scripts', 'lib', 'bundle-servers.ts'), [], options);
 }
 
 /** Builds when something changed since the last build; exits the process when the build fails. */

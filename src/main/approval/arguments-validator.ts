@@ -1,6 +1,5 @@
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import { newAjv, type AjvDialect, type AnyAjv } from '../ajv';
 
 /** One reason the arguments do not fit the schema: where (a JSON pointer, '' for the whole object) and what. */
 export interface ArgumentProblem {
@@ -34,24 +33,28 @@ const OPTIONS: Options = {
 const COMPILED_LIMIT = 1_024;
 
 export function createArgumentsValidator(): ArgumentsValidator {
-  const draft07 = new Ajv(OPTIONS);
-  const draft2019 = new Ajv2019(OPTIONS);
-  const draft2020 = new Ajv2020(OPTIONS);
+  // One Ajv per dialect, made (and Ajv loaded) when the first schema of that dialect is checked.
+  const instances = new Map<AjvDialect, AnyAjv>();
+  const ajvFor = (dialect: AjvDialect): AnyAjv => {
+    let ajv = instances.get(dialect);
+    if (!ajv) instances.set(dialect, (ajv = newAjv(dialect, OPTIONS)));
+    return ajv;
+  };
   const compiled = new Map<string, ValidateFunction | string>();
 
   const compile = (inputSchema: Record<string, unknown>): ValidateFunction | string => {
     const dialect = typeof inputSchema.$schema === 'string' ? inputSchema.$schema : '';
-    let ajv: Ajv | Ajv2019 | Ajv2020 = draft07;
+    let ajv: AnyAjv | undefined;
     let schema = inputSchema;
-    if (dialect.includes('2020-12')) ajv = draft2020;
-    else if (dialect.includes('2019-09')) ajv = draft2019;
+    if (dialect.includes('2020-12')) ajv = ajvFor('2020-12');
+    else if (dialect.includes('2019-09')) ajv = ajvFor('2019-09');
     else if (dialect !== '' && !dialect.includes('draft-07')) {
       // draft-04/06 and unknown dialects: checked as draft-07, which reads them the same for argument objects.
       const { $schema: _ignored, ...rest } = inputSchema;
       schema = rest;
     }
     try {
-      return ajv.compile(schema);
+      return (ajv ?? ajvFor('draft-07')).compile(schema);
     } catch (error) {
       return (error as Error).message;
     }

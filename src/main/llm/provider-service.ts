@@ -138,12 +138,16 @@ export function createProviderService({
     async test(id) {
       const config = find(id);
       if (KINDS_THAT_NEED_A_KEY.includes(config.kind) && !hasKey(id)) return { ok: false, error: missingKey(config).toData() };
-      const timeout = AbortSignal.timeout(testTimeoutMs);
+      let timeout: AbortSignal | undefined;
       try {
-        const models = await service.provider(id).listModels(timeout);
+        const provider = service.provider(id);
+        // The time limit is the server's: loading the adapter's SDK first is not part of it.
+        await provider.loaded?.();
+        timeout = AbortSignal.timeout(testTimeoutMs);
+        const models = await provider.listModels(timeout);
         return { ok: true, modelCount: models.length };
       } catch (error) {
-        if (timeout.aborted) {
+        if (timeout?.aborted) {
           const message = `${config.label} did not answer within ${testTimeoutMs / 1000} seconds. Check the address and that the server is running.`;
           return { ok: false, error: { code: 'llm_unreachable', message, details: { provider: config.label } } };
         }

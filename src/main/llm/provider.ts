@@ -32,4 +32,6 @@ export interface LlmProvider {
   generate(request: GenerateRequest, signal?: AbortSignal): AsyncIterable<GenerateEvent>;
   /** The models this provider offers. Raises the same `llm_*` errors as `generate`. */
   listModels(signal?: AbortSignal): Promise<ModelInfo[]>;
+  /** Resolves once the adapter and its SDK are loaded (they load on first use: provider-factory.ts); absent when nothing loads. */
+  loaded?(): Promise<void>;
 }

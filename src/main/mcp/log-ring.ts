@@ -71,3 +71,10 @@ export function createLineSplitter(onLine: (line: string) => void, maxLength = L
     },
   };
 }
+
+/** A size as people read it: "812 bytes", "3.5 KiB", "4 MiB". */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { detectNodeRuntime, resolveBundledServerEntry } from './node-runtime';
+import { bundledServerFileName, detectNodeRuntime, resolveBundledServerEntry } from './node-runtime';
+
+const require = createRequire(import.meta.url);
 
 describe('the Node runtime for bundled servers', () => {
   it('is the running Node in plain Node', () => {
@@ -15,12 +18,17 @@ describe('the Node runtime for bundled servers', () => {
     });
   });
 
-  it('finds each bundled server’s program through its package.json bin', () => {
-    for (const name of ['@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/server-memory', '@modelcontextprotocol/server-everything'] as const) {
+  it('finds each bundled server’s program through its package.json bin, or the build\'s one-file bundle of that version', () => {
+    for (const name of ['@modelcontextprotocol/server-memory', '@modelcontextprotocol/server-everything'] as const) {
       const entry = resolveBundledServerEntry(name);
       expect(entry.endsWith('/dist/index.js')).toBe(true);
       expect(fs.existsSync(entry)).toBe(true);
     }
+    const files = resolveBundledServerEntry('@modelcontextprotocol/server-filesystem');
+    const manifest = JSON.parse(fs.readFileSync(require.resolve('@modelcontextprotocol/server-filesystem/package.json'), 'utf8')) as { version: string };
+    // After `npm run build` the bundle of the installed version; before it (or for another version) the package's bin.
+    expect([`/out/servers/${bundledServerFileName('@modelcontextprotocol/server-filesystem', manifest.version)}`, '/dist/index.js'].some((end) => files.endsWith(end))).toBe(true);
+    expect(fs.existsSync(files)).toBe(true);
   });
 
   it('names a package that is not installed', () => {

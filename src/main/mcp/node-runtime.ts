@@ -40,9 +40,15 @@ export function withCompileCache(runtime: NodeRuntime, directory: string): NodeR
 
 const requireHere = createRequire(import.meta.url);
 
+/** The one-file build of a bundled server (scripts/lib/bundle-servers.ts), in `out/servers/`: NAME-VERSION.mjs. */
+export function bundledServerFileName(packageName: string, version: string): string {
+  return `${packageName.split('/').at(-1) as string}-${version}.mjs`;
+}
+
 /**
- * The file a bundled server package runs: its package.json `bin` entry, resolved in the app's own
- * node_modules. Throws with the package's name when it is not installed.
+ * The file a bundled server package runs: the build's one-file bundle of it (`out/servers/`, all its dependencies
+ * in one file, so a start loads one module) when there is one of the installed version; else its package.json
+ * `bin` entry, resolved in the app's own node_modules. Throws with the package's name when it is not installed.
  */
 export function resolveBundledServerEntry(packageName: BundledServerPackage, resolve: (id: string) => string = requireHere.resolve): string {
   let manifestPath: string;
@@ -51,7 +57,12 @@ export function resolveBundledServerEntry(packageName: BundledServerPackage, res
   } catch (error) {
     throw new Error(`The bundled MCP server ${packageName} is not installed with the app.`, { cause: error });
   }
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { bin?: string | Record<string, string>; main?: string };
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { version?: string; bin?: string | Record<string, string>; main?: string };
+  const modules = manifestPath.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  if (modules >= 0 && manifest.version) {
+    const bundle = path.join(manifestPath.slice(0, modules), 'out', 'servers', bundledServerFileName(packageName, manifest.version));
+    if (fs.existsSync(bundle)) return bundle;
+  }
   const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   const entry = bin ?? manifest.main;
   if (!entry) throw new Error(`The bundled MCP server ${packageName} names no program to run (no "bin" in its package.json).`);

@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import spawn from 'cross-spawn';
-import { createLineSplitter } from './log-ring';
+import { createLineSplitter, formatBytes } from './log-ring';
 import { signalProcessTree } from './process-tree';
 
 /** One JSON-RPC message may be this large; a server that sends more without a line break is stopped. */
@@ -203,8 +203,3 @@ export class SpawnError extends Error {
   }
 }
 
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} bytes`;
-}

@@ -1,26 +1,25 @@
 import { createHash } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { canonicalJson } from '../../shared/canonical-json';
+import { newAjv, type AjvDialect, type AnyAjv } from '../ajv';
 
 /** Checks a JSON value against a schema; returns what is wrong, or undefined when it conforms. */
 export type SchemaValidator = (value: unknown) => string | undefined;
 
 export type SchemaCheck = { ok: true; validate: SchemaValidator | undefined } | { ok: false; problem: string };
 
-type Dialect = 'draft-07' | '2019-09' | '2020-12';
+type Dialect = AjvDialect;
 /** Outcomes by the SHA-256 of the schema's canonical JSON, oldest dropped first. */
 const CACHE_SIZE = 1000;
 const checked = new Map<string, SchemaCheck>();
-const instances = new Map<Dialect, Ajv>();
+const instances = new Map<Dialect, AnyAjv>();
 
-function ajvFor(dialect: Dialect): Ajv {
+function ajvFor(dialect: Dialect): AnyAjv {
   let ajv = instances.get(dialect);
   if (!ajv) {
     // Not strict: servers add keywords of their own ("title" on properties, vendor extensions), which JSON Schema allows.
     const options = { strict: false, allErrors: false, validateFormats: false };
-    ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    ajv = newAjv(dialect, options);
     instances.set(dialect, ajv);
   }
   return ajv;

@@ -6,13 +6,23 @@ import type { McpLogLevel, McpServerStatus } from '../../shared/mcp';
 import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
-import { connect, ConnectError, describeError, isSignInError, type Connection, type ConnectOptions } from './connect';
+import type * as ConnectModule from './connect';
+import type { Connection, ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
 import type { BoundServerRequests } from './server-requests';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
+
+/**
+ * The MCP client side (the SDK's Client and transports, cross-spawn) loads with the first server start, not with the
+ * host: a command or a launch that starts no server never pays for it (docs/dev/benchmarks.md, cli-start).
+ */
+let connectModule: typeof ConnectModule | undefined;
+const loadConnect = async (): Promise<typeof ConnectModule> => (connectModule ??= await import('./connect'));
+/** How an error reads in a log line; only errors of a connection (so the module is loaded) come here. */
+const describeError = (error: unknown): string => (connectModule ? connectModule.describeError(error) : String(error));
 
 export interface RestartPolicy {
   /** The first restart waits this long; each further crash within the window doubles it, up to maxDelayMs. */
@@ -127,8 +137,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     logs.redact(deps.secretValues());
     logs.push('host', `Starting: ${config.kind === 'stdio' ? [config.package ?? config.command, ...config.args].join(' ') : config.url}`);
     let opened: Connection;
+    let connector: typeof ConnectModule | undefined;
     try {
-      opened = await connect(config, {
+      connector = await loadConnect();
+      opened = await connector.connect(config, {
         runtime: options.runtime,
         initializeTimeoutMs: options.initializeTimeoutMs,
         clientVersion: options.clientVersion,
@@ -149,10 +161,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       if (gen === generation) starting = undefined;
       if (gen !== generation) return;
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof ConnectError && error.needsSignIn) {
+      if (connector && error instanceof connector.ConnectError && error.needsSignIn) {
         logs.push('host', message);
         setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
-      } else if (error instanceof ConnectError && error.permanent) {
+      } else if (connector && error instanceof connector.ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });
       } else {
@@ -331,7 +343,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
         const what = `"${toolName}" on "${name}"`;
-        if (isSignInError(error)) {
+        if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
           if (gen === generation && connection === current) {
             generation++;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_RESULT_LIMIT_BYTES, McpContentSchema, type McpContent, type McpToolResult } from '../../shared/mcp-result';
-import { formatBytes } from './process-transport';
+import { formatBytes } from './log-ring';
 
 /**
  * The shape we ask the SDK to accept for a `tools/call` answer: loose on purpose. A content part
