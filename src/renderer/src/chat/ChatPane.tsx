@@ -8,6 +8,7 @@ import { pendingRequests, phaseOf, type ChatStore } from './chat-store';
 import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { EmptyChat } from './EmptyChat';
+import { RememberedNotice } from './RememberedNotice';
 import './chat.css';
 
 export interface ChatPaneProps {
@@ -64,6 +65,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
             <MessageList store={store} state={state} />
           )}
         </div>
+        <RememberedNotice api={api} chatId={chat.id} />
         <Composer store={store} state={state} ready={chat.providerId !== null && chat.model !== null} />
         <div className="visually-hidden" aria-live="assertive" data-testid="approval-announcer">
           {announcement}
