@@ -2,14 +2,16 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PolicyExplanation, ToolCallApproval, ToolCallRequest } from '../shared/approval';
-import { APPROVAL_WARNING } from '../shared/decisions';
+import type { PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { APPROVAL_WARNING, REMEMBER_WORDS } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
 import { INTERRUPTED, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
 export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
+/** Remember from the prompt (issue 16 §1), on a line of its own so seed 000's choices read as they always did. */
+export const REMEMBER_CHOICES = `[a] ${REMEMBER_WORDS.tool.toLowerCase()}  [l] ${REMEMBER_WORDS.rule.toLowerCase()}`;
 
 export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
 
@@ -19,6 +21,8 @@ export interface ApprovalPromptDependencies {
   colors: Colors;
   /** `policy.explain` for this call in this chat: the `?` answer. */
   explain(request: ToolCallRequest): Promise<PolicyExplanation | undefined>;
+  /** `approvals.rememberOptions` for this call with these arguments: the `a` and `l` answers. */
+  rememberOptions?(request: ToolCallRequest, args: Record<string, unknown>): Promise<RememberOptions>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -58,6 +62,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
       write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
       write(`${APPROVAL_CHOICES}\n`);
+      if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
     };
     card();
     for (;;) {
@@ -105,13 +110,25 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         } else write(`${APPROVAL_CHOICES}\n`);
         continue;
       }
+      if ((key === 'a' || key === 'l') && dependencies.rememberOptions) {
+        const remember = await confirmRemember(key === 'a' ? 'tool' : 'rule', request, args, dependencies);
+        if (remember === INTERRUPTED) return { kind: 'interrupted' };
+        if (remember === null) return { kind: 'closed' };
+        if (remember === undefined) {
+          write(`${APPROVAL_CHOICES}\n`);
+          continue;
+        }
+        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs, remember });
+        write(colors.green(`→ Allowed once, and remembered: ${REMEMBER_WORDS[remember.kind]}\n`));
+        break;
+      }
       if (key === '?') {
         await explainWhy(request, dependencies);
         write(`${APPROVAL_CHOICES}\n`);
         continue;
       }
       if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));
-      write(`Type s, o, d, r, e or ? and press Enter.\n`);
+      write(`Type s, o, d, r, e${dependencies.rememberOptions ? ', a, l' : ''} or ? and press Enter.\n`);
     }
   }
   return { kind: 'answers', approvals };
@@ -222,4 +239,38 @@ function indent(text: string, prefix: string): string {
     .split('\n')
     .map((line) => prefix + line)
     .join('\n');
+}
+
+/**
+ * The same confirmation as the card's (issue 16 §1): what changes and where to undo it, or why it is not offered.
+ * The action, or undefined when the person went back (or it is not offered).
+ */
+async function confirmRemember(
+  kind: 'tool' | 'rule',
+  request: ToolCallRequest,
+  args: Record<string, unknown>,
+  { reader, write, colors, rememberOptions }: ApprovalPromptDependencies,
+): Promise<RememberAction | undefined | null | typeof INTERRUPTED> {
+  let options: RememberOptions;
+  try {
+    options = await (rememberOptions as NonNullable<typeof rememberOptions>)(request, args);
+  } catch (error) {
+    write(colors.red(`Cannot remember: ${(error as { message?: string }).message ?? String(error)}\n`));
+    return undefined;
+  }
+  const offer = options[kind];
+  if (!offer.offered) {
+    write(colors.yellow(`${REMEMBER_WORDS[kind]} is not offered: ${offer.refusal ?? ''}\n`));
+    return undefined;
+  }
+  write(`${colors.bold(`${REMEMBER_WORDS[kind]}?`)} This call is allowed once now, and:\n  ${offer.change}\n  ${colors.dim(`Where to undo: ${offer.undo}`)}\n`);
+  for (;;) {
+    const answer = await reader.ask('Allow and remember? [y/n] ');
+    if (answer === INTERRUPTED || answer === null) return answer;
+    const key = answer.trim().toLowerCase();
+    if (key === 'n' || key === '') return undefined;
+    if (key === 'y') {
+      return kind === 'tool' ? { kind } : { kind, id: `remembered-${request.toolName.replace(/[^A-Za-z0-9._-]/g, '').slice(0, 40) || 'tool'}-${Date.now().toString(36)}`, args: options.rule.args };
+    }
+  }
 }

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatGrant } from '../shared/approval';
 import type { AuditPage } from '../shared/audit';
 import { callOf } from '../main/chat/testing/loop-harness';
-import { APPROVAL_CHOICES } from './approval-prompt';
+import { APPROVAL_CHOICES, REMEMBER_CHOICES } from './approval-prompt';
 import { hasColors } from './terminal';
 import { cliJson, makeHome, tmuxAvailable } from './testing/cli-process';
 import { withFakeProvider, type FakeWorkbench } from './testing/fake-provider';
@@ -98,6 +98,38 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     await term.waitFor('EXITED 0');
   });
 
+  it('remembers from the prompt: l shows the suggested rule with the same confirmation, y saves it and the next call like it runs without asking', async () => {
+    fs.mkdirSync(file('notes'), { recursive: true });
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('notes/a.md'), content: 'a' })] },
+      { kind: 'reply', text: ['First note written.'] },
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('notes/b.md'), content: 'b' })] },
+      { kind: 'reply', text: ['Second note written.'] },
+    );
+    const term = chat();
+    await term.waitFor('› ');
+    term.type('write a note');
+    const prompt = await term.waitFor(REMEMBER_CHOICES);
+    expect(prompt).toContain('[a] always allow this tool  [l] always allow calls like this');
+    term.type('l');
+    const confirm = await term.waitFor('Allow and remember? [y/n]');
+    expect(confirm).toContain('Always allow calls like this? This call is allowed once now, and:');
+    expect(confirm).toContain(`Files write_file when /path matches ${file('notes')}/**`);
+    expect(confirm).toContain('Where to undo: Settings › Approvals › Rules');
+    term.type('y');
+    await term.waitFor('First note written.');
+    await term.waitFor('› ');
+    term.type('another note');
+    await term.waitFor('Second note written.');
+    expect(fs.readFileSync(file('notes/b.md'), 'utf8')).toBe('b');
+    const rows = await decisions();
+    expect(rows.map((row) => [row.decision, row.actor])).toEqual([
+      ['allow_once', 'user'],
+      ['auto_allow', 'policy'],
+    ]);
+    expect(rows[0]?.decidedBy).toContain("You chose 'Always allow calls like this'");
+  });
+
   it('asks again on Enter and on a non-answer, explains with ?, and edits the arguments inline (refusing bad JSON and schema misfits)', async () => {
     test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: file('original.txt'), content: 'original' })] }, { kind: 'reply', text: ['Edited and written.'] });
     const term = chat();
@@ -105,9 +137,9 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     term.type('write a file');
     await term.waitFor(APPROVAL_CHOICES);
     term.press('Enter');
-    await term.waitFor('Type s, o, d, r, e or ? and press Enter.');
+    await term.waitFor('Type s, o, d, r, e, a, l or ? and press Enter.');
     term.type('yes');
-    await term.waitFor('"yes" is not an answer. Type s, o, d, r, e or ? and press Enter.');
+    await term.waitFor('"yes" is not an answer. Type s, o, d, r, e, a, l or ? and press Enter.');
     term.type('?');
     const why = await term.waitFor('To stop being asked');
     expect(why).toContain('Why this is asked: Asked: your global setting is to ask before every tool call');

@@ -55,6 +55,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         write: (text) => void terminal.out.write(text),
         colors,
         explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
+        rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
       });
       if (outcome.kind === 'answers') return outcome;
       if (outcome.kind === 'interrupted') interrupts++;

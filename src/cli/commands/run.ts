@@ -59,6 +59,7 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
         write: (text) => terminal.err.write(text),
         colors: terminal.colors,
         explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
+        rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
       });
       if (outcome.kind === 'answers') return outcome;
       if (outcome.kind === 'closed') return { kind: 'unattended', reason: NON_INTERACTIVE_REASON };

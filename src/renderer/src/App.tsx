@@ -13,6 +13,7 @@ import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { SettingsDialog } from './settings/SettingsDialog'; // settings (ui-settings)
 import { ChatsStore } from './state/chats-store';
+import { rememberedStore } from './state/remembered';
 
 export interface AppProps {
   api: WorkbenchApi;
@@ -26,7 +27,9 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
-  const [settingsOpen, setSettingsOpen] = useState(false); // settings (ui-settings)
+  const [settingsOpen, setSettingsOpen] = useState<false | 'providers' | 'approvals'>(false); // settings (ui-settings)
+  // "Show in Settings" after a card remembered something (issue 16 §1).
+  useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => {
@@ -52,7 +55,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen(true)} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} />
@@ -65,7 +68,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         )}
       </main>
       <ServerRequestsTray api={api} />
-      {settingsOpen && <SettingsDialog api={api} onClose={() => setSettingsOpen(false)} />}
+      {settingsOpen && <SettingsDialog api={api} initialSection={settingsOpen} onClose={() => setSettingsOpen(false)} />}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>
   );

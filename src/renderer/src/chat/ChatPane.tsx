@@ -9,6 +9,7 @@ import { Composer } from './Composer';
 import { MessageList } from './MessageList';
 import { EmptyChat } from './EmptyChat';
 import { ChatServerRequests } from './server-requests/ServerRequests';
+import { RememberedNotice } from './RememberedNotice';
 import './chat.css';
 
 export interface ChatPaneProps {
@@ -66,6 +67,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
           )}
         </div>
         <ChatServerRequests api={api} chatId={chat.id} />
+        <RememberedNotice api={api} chatId={chat.id} />
         <Composer store={store} state={state} ready={chat.providerId !== null && chat.model !== null} />
         <div className="visually-hidden" aria-live="assertive" data-testid="approval-announcer">
           {announcement}

@@ -1,5 +1,6 @@
 import type { WorkbenchApi } from '../../../shared/api';
-import type { ApprovalsChange, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
+import type { ApprovalsChange, ArgumentMatcher, RememberAction, RememberOptions, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
+import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/errors';
 import type { ChatActivity, ChatMessage, ChatStreamEvent } from '../../../shared/messages';
 import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
@@ -9,6 +10,8 @@ export interface Draft {
   decision: ToolCallDecision;
   editedArgs?: Record<string, unknown>;
   reason?: string;
+  /** Allow only: what the policy remembers with this answer (issue 16 §1). */
+  remember?: RememberAction;
 }
 
 /**
@@ -22,6 +25,7 @@ export type ArgsEdit = { ok: true; args: Record<string, unknown> } | { ok: false
 export interface Answer {
   decision: ToolCallDecision;
   reason?: string;
+  remember?: RememberAction;
 }
 
 const ALLOW_BLOCKED = 'Fix the arguments first';
@@ -282,11 +286,20 @@ export class ChatStore {
     this.set({ actionError: null });
   }
 
-  private draftOf(toolCallId: string, { decision, reason }: Answer): Draft | null {
+  /**
+   * What the card's "More…" menu offers for a waiting call, for the arguments the card shows (its valid edit) and a
+   * rule the person is editing; checked by main with the same function that checks the approval message.
+   */
+  rememberOptions(toolCallId: string, rule?: ArgumentMatcher[]): Promise<RememberOptions> {
+    const edit = this.state.edits.get(toolCallId);
+    return this.api.approvals.rememberOptions({ chatId: this.chatId, toolCallId, ...(edit?.ok ? { args: edit.args } : {}), ...(rule ? { rule } : {}) });
+  }
+
+  private draftOf(toolCallId: string, { decision, reason, remember }: Answer): Draft | null {
     if (decision === 'TOOL_CALL_DECISION_DENY') return { decision, ...(reason ? { reason } : {}) };
     const edit = this.state.edits.get(toolCallId);
     if (edit && !edit.ok) return null;
-    return { decision, ...(edit ? { editedArgs: edit.args } : {}) };
+    return { decision, ...(edit ? { editedArgs: edit.args } : {}), ...(remember ? { remember } : {}) };
   }
 
   private async submitWhenComplete(): Promise<void> {
@@ -299,12 +312,19 @@ export class ChatStore {
         decision: draft.decision,
         ...(draft.editedArgs && draft.decision !== 'TOOL_CALL_DECISION_DENY' ? { editedArgs: draft.editedArgs } : {}),
         ...(draft.reason && draft.decision === 'TOOL_CALL_DECISION_DENY' ? { reason: draft.reason } : {}),
+        ...(draft.remember && draft.decision !== 'TOOL_CALL_DECISION_DENY' ? { remember: draft.remember } : {}),
       };
     });
     this.set({ submitting: true });
     try {
       const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'approval', toolCallApprovals } });
       this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
+      for (const approval of toolCallApprovals) {
+        const request = requests.find((candidate) => candidate.toolCallId === approval.toolCallId);
+        if (approval.remember && request) {
+          rememberedStore.set({ chatId: this.chatId, serverName: request.serverName, toolName: request.toolName, action: approval.remember, at: Date.now() });
+        }
+      }
     } catch (error) {
       // Nothing was decided: the cards stay, with their answers, so the person can change one and send again.
       this.set({ submitting: false, actionError: `The decisions were not sent: ${errorText(error)}` });

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { APPROVAL_WARNING, DISPOSITION_WORDS } from '../../../../shared/decisions';
+import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
 import { WarningIcon } from '../../components/icons';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
@@ -9,6 +9,7 @@ import { ArgumentsEditor } from './ArgumentsEditor';
 import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
 import { KeepsAsking } from './KeepsAsking';
+import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 
 
@@ -164,8 +165,9 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
         <div className="approval-disposition" role="status">
           <span className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}>{DISPOSITION_WORDS[draft.decision]}</span>
           {draft.reason && <span className="muted"> — “{draft.reason}”</span>}
+          {draft.remember && <span className="remember-disposition"> · and remember: {REMEMBER_WORDS[draft.remember.kind]}</span>}
           {!locked && (
-            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]} for ${tool}`}>
+            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]}${draft.remember ? ` and ${REMEMBER_WORDS[draft.remember.kind]}` : ''} for ${tool}`}>
               Undo
             </button>
           )}
@@ -236,6 +238,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
             <button type="button" className="chat-link" onClick={() => setDenying(true)}>
               Deny with reason…
             </button>
+            <RememberMenu store={store} request={request} blocked={allowBlocked} />
           </span>
         </div>
       )}

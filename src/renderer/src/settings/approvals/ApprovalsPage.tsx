@@ -4,6 +4,7 @@ import type { PolicyUpdate, PolicyView } from '../../../../shared/approval';
 import { Notice, PageHeader, errorText } from '../common';
 import { GlobalModeSection } from './GlobalModeSection';
 import { GrantsSection } from './GrantsSection';
+import { RememberedSection } from './RememberedSection';
 import { RulesSection } from './RulesSection';
 import { ServerToolSettings } from './ServerToolSettings';
 import { TimeoutSection } from './TimeoutSection';
@@ -44,6 +45,7 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
               ))}
             </div>
           )}
+          <RememberedSection view={view} update={update} />
           <GlobalModeSection view={view} update={update} />
           <TimeoutSection view={view} update={update} />
           <ServerToolSettings api={api} view={view} update={update} />

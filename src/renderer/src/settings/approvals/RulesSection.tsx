@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useState, useSyncExternalStore } from 'react';
+import { rememberedStore } from '../../state/remembered';
 import { RuleEffectSchema, type ApprovalRule, type PolicyUpdate, type PolicyView, type RuleEffect } from '../../../../shared/approval';
 import { Field, Modal, Notice, errorText } from '../common';
 import { fieldProblems } from '../field-problems';
@@ -16,6 +17,8 @@ interface Props {
 /** The rules editor: the organisation's rules (read-only), then the user's, each checked by main on save. */
 export function RulesSection({ view, update }: Props): React.JSX.Element {
   const rules = view.policy.rules;
+  const remembered = useSyncExternalStore(rememberedStore.subscribe, rememberedStore.getSnapshot);
+  const rememberedRule = remembered?.action.kind === 'rule' ? remembered.action.id : null;
   const [editing, setEditing] = useState<ApprovalRule | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
 
@@ -67,7 +70,7 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
       ) : (
         <ol className="rule-list" aria-label="Your rules">
           {rules.map((rule, index) => (
-            <li key={rule.id} className="rule-item" aria-label={`Rule ${index + 1}: ${rule.id}`}>
+            <li key={rule.id} className={`rule-item${rule.id === rememberedRule ? ' is-remembered' : ''}`} aria-label={`Rule ${index + 1}: ${rule.id}`}>
               <span className="rule-number muted">#{index + 1}</span>
               <span className={`effect effect-${rule.effect}`}>{EFFECT_LABELS[rule.effect]}</span>
               <span className="rule-body">

@@ -1,5 +1,6 @@
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { rememberedStore } from '../../state/remembered';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { PolicyUpdate, PolicyView, ToolApprovalSetting } from '../../../../shared/approval';
 import type { McpServerView, McpTool } from '../../../../shared/mcp';
@@ -16,11 +17,13 @@ interface Props {
 
 /** Per-server and per-tool settings (tool > server > global), searchable, with "reset to defaults". */
 export function ServerToolSettings({ api, view, update }: Props): React.JSX.Element {
+  const remembered = useSyncExternalStore(rememberedStore.subscribe, rememberedStore.getSnapshot);
   const [servers, setServers] = useState<McpServerView[]>([]);
   const [tools, setTools] = useState<McpTool[]>([]);
   const [query, setQuery] = useState('');
   const [onlyChanged, setOnlyChanged] = useState(false);
-  const [expanded, setExpanded] = useState<string[]>([]);
+  // A tool just remembered from a card (issue 16 §1) shows open, highlighted.
+  const [expanded, setExpanded] = useState<string[]>(() => (remembered?.action.kind === 'tool' ? [remembered.serverName] : []));
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -85,7 +88,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
         {rows.map((row) => {
           const open = searching || expanded.includes(row.server);
           return (
-            <li key={row.server} className="server-settings-item" aria-label={row.server}>
+            <li key={row.server} className={`server-settings-item${remembered?.action.kind === 'server' && remembered.serverName === row.server ? ' is-remembered' : ''}`} aria-label={row.server}>
               <div className="server-settings-head">
                 <button
                   type="button"
@@ -118,7 +121,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                       </tr>
                     )}
                     {row.tools.map((tool) => (
-                      <tr key={tool.name}>
+                      <tr key={tool.name} className={remembered?.action.kind === 'tool' && remembered.serverName === row.server && remembered.toolName === tool.name ? 'is-remembered' : undefined}>
                         <td className="mono">{tool.name}</td>
                         <td>
                           <div className="badges">
