@@ -18,7 +18,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       .option('--tool <name>', 'one tool')
       .option('--decision <decision...>', `one or more of ${AuditDecisionSchema.options.join(', ')}`)
       .addOption(new Option('--actor <actor>', 'who decided').choices(AuditActorSchema.options))
-      .addOption(new Option('--kind <kind>', 'decision, result or policy rows (policy: changes of the approval policy)').choices(AuditKindSchema.options))
+      .addOption(new Option('--kind <kind>', 'decision, result, sampling, elicitation or policy rows (policy: changes of the approval policy)').choices(AuditKindSchema.options))
       .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))
       .option('--cursor <cursor>', 'the next page: the cursor the previous page printed'),
     options,
