@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
+import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpReadResourceOutput, type McpResourcesOutput, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
@@ -11,6 +11,7 @@ import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-ru
 import type { McpServerConfigService, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
+import { listResources, readResource } from './resources';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
 export interface McpHostOptions {
@@ -77,6 +78,13 @@ export interface McpHost {
    * aborts at the latest, so a caller never waits on a server that hangs.
    */
   whenSettled(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+  /**
+   * A server's resources and templates, and one resource's contents. Only a person's explicit request reaches these
+   * (the contract's mcp.resources / mcp.readResource); the tool loop never calls them (docs/user/mcp-servers.md#resources).
+   * Throw `not_found` or `unavailable` (server not ready).
+   */
+  resources(serverName: string): Promise<McpResourcesOutput>;
+  readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
 }
 
 interface Entry {
@@ -228,6 +236,18 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
     return server;
   };
 
+  /** A request beyond tools on a ready server; the server's own error comes back as `unavailable` with its words. */
+  const mcpRequest = async <T>(name: string, work: (client: ReturnType<ServerSupervisor['session']>) => Promise<T>): Promise<T> => {
+    const entry = entries.get(name);
+    if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${name}" is not running.`, { server: name });
+    const client = entry.supervisor.session();
+    try {
+      return await work(client);
+    } catch (error) {
+      throw new WorkbenchError('unavailable', `The MCP server "${name}" answered: ${error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error)}`, { server: name });
+    }
+  };
+
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
     const ready = entries.get(tool.serverName)?.supervisor.status().state === 'ready';
@@ -294,6 +314,14 @@ export function createMcpHost({ config, events, dataDir, options }: McpHostDepen
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
       return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, onProgress });
+    },
+    async resources(serverName) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => listResources(server.name, client, config.callTimeoutMs(server.name)));
+    },
+    async readResource(serverName, uri) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
     },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();
