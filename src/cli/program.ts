@@ -6,6 +6,7 @@ import { chatsCommand } from './commands/chats';
 import { policyCommand } from './commands/policy';
 import { providersCommand } from './commands/providers';
 import { runCommand } from './commands/run';
+import { resourcesCommand } from './commands/resources';
 import { serversCommand } from './commands/servers';
 import { EXIT_CODES_HELP } from './exit-codes';
 
@@ -29,6 +30,7 @@ ${EXIT_CODES_HELP}`,
   runCommand(program, options);
   chatsCommand(program, options);
   serversCommand(program, options);
+  resourcesCommand(program, options);
   policyCommand(program, options);
   auditCommand(program, options);
   providersCommand(program, options);

@@ -73,7 +73,11 @@ import {
   McpListOutputSchema,
   McpLogsInputSchema,
   McpLogsOutputSchema,
+  McpReadResourceInputSchema,
+  McpReadResourceOutputSchema,
   McpRemoveOutputSchema,
+  McpResourcesInputSchema,
+  McpResourcesOutputSchema,
   McpResourceUpdatedSchema,
   McpServerChangeSchema,
   McpServerRefInputSchema,
@@ -159,6 +163,10 @@ export const methods = {
   'mcp.restart': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'mcp.logs': { input: McpLogsInputSchema, output: McpLogsOutputSchema },
   'mcp.tools': { input: McpToolsInputSchema, output: McpToolsOutputSchema },
+  /** A server's resources and templates (docs/user/mcp-servers.md#resources). */
+  'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
+  /** One resource's contents: a request the person makes, never the model. */
+  'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
   'mcp.importPreview': { input: McpImportPreviewInputSchema, output: McpImportPreviewSchema },
   'mcp.import': { input: McpImportInputSchema, output: McpImportOutputSchema },
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },

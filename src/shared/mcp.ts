@@ -279,3 +279,46 @@ export const McpAwaitSignInOutputSchema = z.object({ name: z.string(), signedIn:
 /** A resource the app subscribed to changed on its server (`notifications/resources/updated`). */
 export const McpResourceUpdatedSchema = z.object({ serverName: z.string(), uri: z.string() });
 export type McpResourceUpdated = z.infer<typeof McpResourceUpdatedSchema>;
+
+// ── Resources (docs/user/mcp-servers.md#resources) ──────────────────────────────────────────────────
+
+export const McpResourceSchema = z.object({
+  uri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  size: z.number().optional(),
+});
+export type McpResource = z.infer<typeof McpResourceSchema>;
+export const McpResourceTemplateSchema = z.object({
+  uriTemplate: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
+export type McpResourceTemplate = z.infer<typeof McpResourceTemplateSchema>;
+
+export const McpResourcesInputSchema = z.strictObject({ name: McpServerNameSchema });
+export const McpResourcesOutputSchema = z.object({
+  name: z.string(),
+  resources: z.array(McpResourceSchema),
+  templates: z.array(McpResourceTemplateSchema),
+});
+export type McpResourcesOutput = z.infer<typeof McpResourcesOutputSchema>;
+
+/** Reading a resource is a request the person makes; a model has no way to make it (docs/user/mcp-servers.md#resources). */
+export const McpReadResourceInputSchema = z.strictObject({ name: McpServerNameSchema, uri: z.string().min(1).max(8192) });
+export const McpResourceContentSchema = z.object({
+  uri: z.string(),
+  mimeType: z.string().optional(),
+  /** Text contents (cut at 1 MB, `truncated` then says so). */
+  text: z.string().optional(),
+  /** Binary contents, base64 (cut at 1 MB). */
+  blob: z.string().optional(),
+  truncated: z.boolean().optional(),
+});
+export type McpResourceContent = z.infer<typeof McpResourceContentSchema>;
+export const McpReadResourceOutputSchema = z.object({ name: z.string(), uri: z.string(), contents: z.array(McpResourceContentSchema) });
+export type McpReadResourceOutput = z.infer<typeof McpReadResourceOutputSchema>;

@@ -52,6 +52,8 @@ describe('the contract', () => {
       | 'mcp.restart'
       | 'mcp.logs'
       | 'mcp.tools'
+      | 'mcp.resources'
+      | 'mcp.readResource'
       | 'mcp.importPreview'
       | 'mcp.import'
       | 'mcp.signIn'

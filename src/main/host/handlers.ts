@@ -47,6 +47,8 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.setEnabled': ({ name, enabled }) => services.mcp.server(services.mcpServers.setEnabled(name, enabled).name),
     'mcp.restart': ({ name }) => services.mcp.restart(services.mcpServers.get(name).name),
     'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
+    'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
+    'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
     'mcp.tools': (input) => ({ tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name) }),
     'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
     'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),

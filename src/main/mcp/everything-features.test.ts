@@ -177,3 +177,29 @@ describe('roots', () => {
     expect(test.host.server('everything').roots).toEqual([]);
   });
 });
+
+describe('resources', () => {
+  it('lists server-everything’s resources and templates, and reads a text and a binary one', async () => {
+    const test = await everything();
+    expect(test.host.server('everything').status.features).toMatchObject({ resources: true, resourceSubscriptions: true, prompts: true, completions: true });
+    const listing = await test.host.resources('everything');
+    expect(listing.resources.length).toBeGreaterThan(0);
+    expect(listing.resources.every((item) => item.uri.startsWith('demo://resource/static/document/'))).toBe(true);
+    expect(listing.templates.map((item) => item.uriTemplate)).toEqual(expect.arrayContaining(['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}']));
+
+    const document = listing.resources[0] as { uri: string };
+    const read = await test.host.readResource('everything', document.uri);
+    expect(read.contents[0]).toMatchObject({ uri: document.uri });
+    expect(read.contents[0]?.text?.length).toBeGreaterThan(0);
+    const text = await test.host.readResource('everything', 'demo://resource/dynamic/text/3');
+    expect(text.contents[0]?.text).toContain('Resource 3');
+    const blob = await test.host.readResource('everything', 'demo://resource/dynamic/blob/2');
+    expect(blob.contents[0]?.blob?.length).toBeGreaterThan(0);
+  });
+
+  it('an unknown resource is the server’s words as `unavailable`; an unknown server is `not_found`', async () => {
+    const test = await everything();
+    await expect(test.host.readResource('everything', 'demo://nothing/here')).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('"everything" answered') });
+    await expect(test.host.resources('nobody')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpServerView, type McpTool } from '../../shared/mcp';
+import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpReadResourceOutput, type McpResourcesOutput, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
@@ -14,6 +14,7 @@ import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './s
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
 import type { ServerRequestHandler } from './server-requests';
+import { listResources, readResource } from './resources';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
 export interface McpHostOptions {
@@ -105,6 +106,13 @@ export interface McpHost {
   awaitSignIn(name: string): Promise<void>;
   /** Forgets the server's tokens and client registration; it then needs a sign-in. */
   signOut(name: string): Promise<McpServerView>;
+  /**
+   * A server's resources and templates, and one resource's contents. Only a person's explicit request reaches these
+   * (the contract's mcp.resources / mcp.readResource); the tool loop never calls them (docs/user/mcp-servers.md#resources).
+   * Throw `not_found` or `unavailable` (server not ready).
+   */
+  resources(serverName: string): Promise<McpResourcesOutput>;
+  readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
 }
 
 /** Whether the server's own headers carry its credentials (then AI Workbench does not do OAuth for it). */
@@ -303,6 +311,18 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     return server;
   };
 
+  /** A request beyond tools on a ready server; the server's own error comes back as `unavailable` with its words. */
+  const mcpRequest = async <T>(name: string, work: (client: ReturnType<ServerSupervisor['session']>) => Promise<T>): Promise<T> => {
+    const entry = entries.get(name);
+    if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${name}" is not running.`, { server: name });
+    const client = entry.supervisor.session();
+    try {
+      return await work(client);
+    } catch (error) {
+      throw new WorkbenchError('unavailable', `The MCP server "${name}" answered: ${error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error)}`, { server: name });
+    }
+  };
+
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
     const ready = entries.get(tool.serverName)?.supervisor.status().state === 'ready';
@@ -440,6 +460,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       oauthSession(launch)?.signOut();
       if (phase === 'running' && server.enabled) await entries.get(name)?.supervisor.restart();
       return viewOf(require(name));
+    },
+    async resources(serverName) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => listResources(server.name, client, config.callTimeoutMs(server.name)));
+    },
+    async readResource(serverName, uri) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
     },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();

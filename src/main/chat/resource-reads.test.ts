@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+/**
+ * Attacker view (docs/user/mcp-servers.md#resources): reading a resource is a request to a server that only a person
+ * makes (mcp.readResource, `workbench resources read`). The code a model drives — the tool loop and the providers —
+ * can call tools only: none of it names the resource methods, and the loop's dependency on the host is typed as
+ * `Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>`.
+ */
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function sources(folder: string): string[] {
+  return fs
+    .readdirSync(path.join(MAIN, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && !file.includes('testing'))
+    .map((file) => path.join(MAIN, folder, file));
+}
+
+it('nothing the model drives (chat/, llm/, approval/) can read a resource', () => {
+  const offenders = ['chat', 'llm', 'approval'].flatMap(sources).filter((file) => /readResource|resources\/read|\.resources\(/.test(fs.readFileSync(file, 'utf8')));
+  expect(offenders).toEqual([]);
+  expect(fs.readFileSync(path.join(MAIN, 'chat', 'tool-loop.ts'), 'utf8')).toContain("tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;");
+});
