@@ -21,7 +21,8 @@ export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
 export const AuditActorSchema = z.enum(['user', 'policy', 'system']);
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 
-export const AuditKindSchema = z.enum(['decision', 'result']);
+/** `checkpoint`: the chain head before it, signed (docs/user/audit-shipping.md#signed-checkpoints). */
+export const AuditKindSchema = z.enum(['decision', 'result', 'checkpoint']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** One row of the audit log as it can be shown and exported (arguments already redacted). */
@@ -161,6 +162,8 @@ export const AuditProblemKindSchema = z.enum([
   'anchor-mismatch',
   'malformed',
   'unprotected',
+  /** A signed checkpoint that does not verify against the public key, or signs a head the chain no longer has. */
+  'checkpoint-invalid',
 ]);
 export type AuditProblemKind = z.infer<typeof AuditProblemKindSchema>;
 
@@ -179,6 +182,8 @@ export type AuditProblem = z.infer<typeof AuditProblemSchema>;
 export const AuditVerifyInputSchema = z
   .strictObject({
     anchor: z.strictObject({ sequence: z.number().int().positive(), hash: Sha256HexSchema }).optional(),
+    /** The Ed25519 public key (PEM) to check signed checkpoints against; the log's own key when absent. */
+    checkpointPublicKey: z.string().min(1).max(4096).optional(),
   })
   .optional();
 export type AuditVerifyInput = z.input<typeof AuditVerifyInputSchema>;

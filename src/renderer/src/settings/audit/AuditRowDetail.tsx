@@ -6,7 +6,7 @@ import { ACTOR_LABELS, DECISION_LABELS } from './audit-filters';
 export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: AuditEntry; chatTitle?: string | undefined; broken: boolean; onClose(): void }): React.JSX.Element {
   const facts: [string, React.ReactNode][] = [
     ['Time', formatTime(entry.time)],
-    ['Kind', entry.kind === 'decision' ? 'Decision' : 'Result'],
+    ['Kind', entry.kind === 'decision' ? 'Decision' : entry.kind === 'checkpoint' ? 'Signed checkpoint' : 'Result'],
     ['Chat', chatTitle ? `${chatTitle} (${entry.chatId})` : entry.chatId],
     ['Server · tool', `${entry.serverName} · ${entry.toolName}`],
     ['Tool call', entry.toolCallId],
