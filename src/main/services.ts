@@ -9,6 +9,8 @@ import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
 import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-shipper';
+import { checkpointKey, publicKeyFrom, type CheckpointKey } from './audit/checkpoint';
+import { createCheckpointer, type Checkpointer } from './audit/checkpointer';
 import { createShippingSettings, type ShippingSettings } from './audit/shipping/shipping-settings';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
@@ -59,6 +61,8 @@ export interface Services {
   readonly auditShipping: AuditShipper;
   /** The person's audit sinks (the `auditShipping` section and the OTLP headers in the secret store). */
   readonly shippingSettings: ShippingSettings;
+  /** Signed checkpoints of the audit log (the setting, the key, the timer). */
+  readonly checkpointer: Checkpointer;
   /** The local log checked against the rows a collector received (`audit verify --against`). */
   readonly auditReceived: ReceivedVerifier;
   /** Exports prepared for the renderer to save where the person picks (browser mode and the app alike). */
@@ -154,8 +158,36 @@ export function createServices(options: ServicesOptions): Services {
     version: options.version,
     onError: options.onListenerError,
   });
-  // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path.
-  const audit = wakingAuditLog(createSqliteAuditLog({ db, dataDir: options.dataDir, workerFile: builtAssets().auditWorker }), () => auditShipping.wake());
+  const signingKey = (create: boolean): CheckpointKey | null => checkpointKey(secrets, { create });
+  const sqliteAudit = createSqliteAuditLog({
+    db,
+    dataDir: options.dataDir,
+    workerFile: builtAssets().auditWorker,
+    // A host that cannot read the key (the app's keychain, from the CLI) checks checkpoints only with --public-key.
+    checkpointPublicKey: () => {
+      try {
+        const key = signingKey(false);
+        return key ? publicKeyFrom(key.publicKeyPem) : null;
+      } catch {
+        return null;
+      }
+    },
+  });
+  const checkpointer = createCheckpointer({
+    db,
+    audit: sqliteAudit,
+    settings: { get: () => shippingSettings.checkpoints(), set: (change) => shippingSettings.setCheckpoints(change) },
+    key: signingKey,
+    onDidCommit: () => auditShipping.wake(),
+    onError: options.onListenerError,
+  });
+  checkpointer.start();
+  // Every committed row wakes the shipper, which ships it later, in a batch, off the decision path, and the
+  // checkpointer, which signs the head when one is due.
+  const audit = wakingAuditLog(sqliteAudit, () => {
+    auditShipping.wake();
+    checkpointer.wake();
+  });
   const auditDownloads = createAuditExportDownloads({ audit });
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
@@ -232,6 +264,7 @@ export function createServices(options: ServicesOptions): Services {
     audit,
     auditShipping,
     shippingSettings,
+    checkpointer,
     auditReceived,
     auditDownloads,
     auditExports,
@@ -247,6 +280,7 @@ export function createServices(options: ServicesOptions): Services {
       void conversations.dispose();
       void auditDownloads.dispose();
       void auditShipping.stop();
+      checkpointer.stop();
       approvals.dispose();
       try {
         // The last check of the log's protections: the rows of this session came in with them in place.

@@ -58,9 +58,21 @@ export type OtlpSinkConfig = z.output<typeof OtlpSinkSchema>;
 export const AuditSinkSchema = z.discriminatedUnion('type', [SyslogSinkSchema, OtlpSinkSchema]);
 export type AuditSinkConfig = z.output<typeof AuditSinkSchema>;
 
+/**
+ * Signed checkpoints (issue 15 §2): every `everyRows` rows, or every `everyMinutes` minutes when rows came in
+ * meanwhile, a `checkpoint` row signs the chain head with the log's Ed25519 key.
+ */
+export const AuditCheckpointSettingsSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  everyRows: z.number().int().min(10).max(1_000_000).default(1000),
+  everyMinutes: z.number().int().min(1).max(24 * 60).default(60),
+});
+export type AuditCheckpointSettings = z.output<typeof AuditCheckpointSettingsSchema>;
+
 export const AuditShippingSettingsSchema = z
   .strictObject({
     sinks: z.array(AuditSinkSchema).max(8).default([]),
+    checkpoints: AuditCheckpointSettingsSchema.default({ enabled: false, everyRows: 1000, everyMinutes: 60 }),
   })
   .refine((settings) => new Set(settings.sinks.map((sink) => sink.id)).size === settings.sinks.length, {
     message: 'every sink needs its own id',
@@ -94,6 +106,17 @@ export const AuditSinkSaveInputSchema = z.strictObject({
   headers: z.record(OtlpHeaderNameSchema, z.string().max(8192).regex(/^[^\r\n]*$/, 'must be one line').nullable()).optional(),
 });
 export type AuditSinkSaveInput = z.input<typeof AuditSinkSaveInputSchema>;
+
+/** `audit.checkpoints`: the setting, and the public key a verifier needs (null until the first checkpoint made one). */
+export const AuditCheckpointsViewSchema = z.object({
+  settings: AuditCheckpointSettingsSchema,
+  publicKeyPem: z.string().nullable(),
+  keyId: z.string().nullable(),
+});
+export type AuditCheckpointsView = z.infer<typeof AuditCheckpointsViewSchema>;
+
+export const AuditCheckpointsSetInputSchema = AuditCheckpointSettingsSchema.partial().strict();
+export type AuditCheckpointsSetInput = z.infer<typeof AuditCheckpointsSetInputSchema>;
 
 export const AuditSinkRemoveInputSchema = z.strictObject({ id: SinkIdSchema });
 export type AuditSinkRemoveInput = z.infer<typeof AuditSinkRemoveInputSchema>;
@@ -130,7 +153,11 @@ export type AuditShippingStatus = z.infer<typeof AuditShippingStatusSchema>;
  * with the raw-message template). The path must be absolute; the file is only read, and no text of it is ever
  * echoed back (a problem names line numbers, sequences and hashes).
  */
-export const AuditVerifyAgainstInputSchema = z.strictObject({ path: z.string().min(1).max(4096) });
+export const AuditVerifyAgainstInputSchema = z.strictObject({
+  path: z.string().min(1).max(4096),
+  /** The Ed25519 public key (PEM) to check signed checkpoints against; the log's own key when absent. */
+  checkpointPublicKey: z.string().min(1).max(4096).optional(),
+});
 export type AuditVerifyAgainstInput = z.infer<typeof AuditVerifyAgainstInputSchema>;
 
 /** What the collector's file held. */

@@ -31,8 +31,9 @@ export type AuditActor = z.infer<typeof AuditActorSchema>;
  * a `policy` row records a change of the approval policy (rules, modes, server trust, tool settings), a chat's mode,
  * grant or revocation, or the organisation's policy file: `args` holds the redacted values before the change and
  * `editedArgs` those after, keyed by what changed (docs/user/audit-log.md).
+ * `checkpoint`: the chain head before it, signed (docs/user/audit-shipping.md#signed-checkpoints).
  */
-export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation', 'policy']);
+export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint']);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** One row of the audit log as it can be shown and exported (arguments already redacted). */
@@ -172,6 +173,8 @@ export const AuditProblemKindSchema = z.enum([
   'anchor-mismatch',
   'malformed',
   'unprotected',
+  /** A signed checkpoint that does not verify against the public key, or signs a head the chain no longer has. */
+  'checkpoint-invalid',
 ]);
 export type AuditProblemKind = z.infer<typeof AuditProblemKindSchema>;
 
@@ -190,6 +193,8 @@ export type AuditProblem = z.infer<typeof AuditProblemSchema>;
 export const AuditVerifyInputSchema = z
   .strictObject({
     anchor: z.strictObject({ sequence: z.number().int().positive(), hash: Sha256HexSchema }).optional(),
+    /** The Ed25519 public key (PEM) to check signed checkpoints against; the log's own key when absent. */
+    checkpointPublicKey: z.string().min(1).max(4096).optional(),
   })
   .optional();
 export type AuditVerifyInput = z.input<typeof AuditVerifyInputSchema>;

@@ -33,6 +33,8 @@ import {
   AuditVerifyResultSchema,
 } from './audit';
 import {
+  AuditCheckpointsSetInputSchema,
+  AuditCheckpointsViewSchema,
   AuditShippingSinksSchema,
   AuditShippingStatusSchema,
   AuditSinkRemoveInputSchema,
@@ -185,6 +187,9 @@ export const methods = {
   /** Adds a sink, or replaces the one called `previousId`. */
   'audit.saveShippingSink': { input: AuditSinkSaveInputSchema, output: AuditShippingSinksSchema },
   'audit.removeShippingSink': { input: AuditSinkRemoveInputSchema, output: AuditShippingSinksSchema },
+  /** Signed checkpoints: the setting and the public key verifiers need. */
+  'audit.checkpoints': { input: NoInputSchema, output: AuditCheckpointsViewSchema },
+  'audit.setCheckpoints': { input: AuditCheckpointsSetInputSchema, output: AuditCheckpointsViewSchema },
   /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
   'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
 } as const satisfies Record<string, MethodSpec>;

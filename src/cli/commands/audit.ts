@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { AuditActorSchema, AuditDecisionSchema, AuditKindSchema, type AuditEntry, type AuditProgress } from '../../shared/audit';
@@ -98,18 +99,23 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
     leaf(audit, 'verify', 'recompute the hash chain and name the first broken row (exit code 3 when broken)')
       .option('--anchor-sequence <n>', "an earlier export's head sequence, to check that row is still there unchanged", integer('--anchor-sequence', 1, Number.MAX_SAFE_INTEGER))
       .option('--anchor-hash <hash>', "that export's head hash")
-      .option('--against <file>', 'also check the log against the rows a collector received (JSONL, or an rsyslog file of raw messages)'),
+      .option('--against <file>', 'also check the log against the rows a collector received (JSONL, or an rsyslog file of raw messages)')
+      .option('--public-key <file>', "check signed checkpoints against this Ed25519 public key (PEM; `workbench audit checkpoint-key` prints the log's)"),
     options,
-    async (context, flags: { anchorSequence?: number; anchorHash?: string; against?: string }) => {
+    async (context, flags: { anchorSequence?: number; anchorHash?: string; against?: string; publicKey?: string }) => {
+      const checkpointPublicKey = flags.publicKey === undefined ? undefined : readPublicKey(path.resolve(flags.publicKey));
       if ((flags.anchorSequence === undefined) !== (flags.anchorHash === undefined)) throw new CliError('--anchor-sequence and --anchor-hash go together.');
       if (flags.against !== undefined) {
         if (flags.anchorSequence !== undefined) throw new CliError('--against checks against a whole file of shipped rows; use it without --anchor-sequence.');
-        return verifyAgainst(context, path.resolve(flags.against));
+        return verifyAgainst(context, path.resolve(flags.against), checkpointPublicKey);
       }
       const stopProgress = progressOnStderr(context, 'verify', 'Verifying');
       let result;
       try {
-        result = await context.session().call('audit.verify', flags.anchorSequence === undefined ? undefined : { anchor: { sequence: flags.anchorSequence, hash: flags.anchorHash as string } });
+        result = await context.session().call('audit.verify', {
+          ...(flags.anchorSequence === undefined ? {} : { anchor: { sequence: flags.anchorSequence, hash: flags.anchorHash as string } }),
+          ...(checkpointPublicKey === undefined ? {} : { checkpointPublicKey }),
+        });
       } finally {
         stopProgress();
       }
@@ -130,14 +136,34 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
     },
   );
 
+  act(
+    leaf(audit, 'checkpoint-key', "print the public key of the log's signed checkpoints (PEM), for the verifiers"),
+    options,
+    async (context) => {
+      const view = await context.session().call('audit.checkpoints', undefined);
+      if (context.json) context.terminal.json(view);
+      else if (view.publicKeyPem === null) throw new CliError('This log has no checkpoint key yet: turn signed checkpoints on (Settings → Audit shipping) first.');
+      else context.terminal.line(view.publicKeyPem.trimEnd());
+      return EXIT.ok;
+    },
+  );
+
   shippingCommand(audit, options);
 }
 
-async function verifyAgainst(context: CommandContext, file: string): Promise<number> {
+function readPublicKey(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read the public key ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function verifyAgainst(context: CommandContext, file: string, checkpointPublicKey?: string): Promise<number> {
   const stopProgress = progressOnStderr(context, 'verify', 'Verifying');
   let result;
   try {
-    result = await context.session().call('audit.verifyAgainst', { path: file });
+    result = await context.session().call('audit.verifyAgainst', { path: file, ...(checkpointPublicKey === undefined ? {} : { checkpointPublicKey }) });
   } finally {
     stopProgress();
   }

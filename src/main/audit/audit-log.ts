@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type {
   AuditActor,
   AuditDecision,
@@ -144,4 +145,9 @@ export interface AuditVerifyRequest {
   /** A row trusted from elsewhere (an earlier export's header): the log must still hold it, unchanged. */
   anchor?: AuditHead | undefined;
   onProgress?: AuditProgressListener | undefined;
+  /**
+   * The Ed25519 public key signed checkpoints are checked against (checkpoint.ts); the log's own key when
+   * absent. With neither, checkpoint rows are checked as chain links only.
+   */
+  checkpointKey?: KeyObject | undefined;
 }

@@ -1,9 +1,11 @@
+import type { KeyObject } from 'node:crypto';
 import type { AuditEntry, AuditHead } from '../../shared/audit';
 import { canonicalJson } from '../../shared/canonical-json';
 import type { Database } from '../storage/database';
 import { exportAuditLog } from './audit-export';
 import { guardAuditLog } from './audit-guard';
 import type { AuditLog, DecisionRecord, PolicyChangeRecord, ServerRequestRecord, ToolResultRecord } from './audit-log';
+import { checkCheckpoint, checkpointArgs, signCheckpoint, type CheckpointKey } from './checkpoint';
 import { createAuditQuery } from './audit-query';
 import { checkDecisionRecord, checkPolicyChangeRecord, checkToolResultRecord } from './audit-records';
 import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
@@ -23,6 +25,14 @@ export interface SqliteAuditLogOptions {
   commitSync?: 'full' | 'normal';
   /** The built audit-worker script: verification of a large log then uses one thread per core. */
   workerFile?: string | undefined;
+  /** The public key of this log's signed checkpoints (checkpoint.ts), when it has one. */
+  checkpointPublicKey?: (() => KeyObject | null) | undefined;
+}
+
+/** The audit log of the app's database, which can also sign checkpoints (checkpoint.ts). */
+export interface SqliteAuditLog extends AuditLog {
+  /** Appends a checkpoint row signing the head before it, under the same write lock as every row. */
+  recordCheckpoint(key: CheckpointKey): AuditEntry;
 }
 
 /** A row before it takes its place in the chain. */
@@ -31,7 +41,7 @@ type RowContent = Omit<StoredAuditRow, 'sequence' | 'time' | 'previousHash' | 'h
 const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 
 /** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
-export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile }: SqliteAuditLogOptions): AuditLog {
+export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile, checkpointPublicKey }: SqliteAuditLogOptions): SqliteAuditLog {
   // Before anything is appended: triggers dropped by hand are put back, and the rows that came in without them recorded.
   guardAuditLog(db, now);
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
@@ -40,10 +50,13 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
 
   const readHead = (): AuditHead => (lastRow.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH };
 
+  const checkpointRows = db.prepare("SELECT sequence, previous_hash AS previousHash, args FROM audit_log WHERE kind = 'checkpoint' AND sequence <= ? ORDER BY sequence");
+
   // Sequence, time and previous hash are taken under the write lock (BEGIN IMMEDIATE), so two
   // processes appending at once (the app and the CLI) still build one gapless chain.
-  const append = db.transaction((content: RowContent): StoredAuditRow => {
+  const append = db.transaction((content: RowContent | ((tail: AuditHead) => RowContent)): StoredAuditRow => {
     const tail = readHead();
+    if (typeof content === 'function') content = content(tail);
     const row: StoredAuditRow = { ...content, sequence: tail.sequence + 1, time: new Date(now()).toISOString(), previousHash: tail.hash, hash: '' };
     const values = rowValues(row);
     row.hash = hashOfStoredRow(values);
@@ -66,7 +79,7 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       db.pragma(`synchronous = ${previous}`);
     }
   };
-  const commit = (content: RowContent): AuditEntry => durably(() => entryOf(append.immediate(content)));
+  const commit = (content: RowContent | ((tail: AuditHead) => RowContent)): AuditEntry => durably(() => entryOf(append.immediate(content)));
   /** True while recordDecisionsWith runs its claim: a policy row recorded then belongs to that transaction. */
   let claiming = false;
   const decisionRow = (record: DecisionRecord): RowContent => {
@@ -152,7 +165,40 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     query,
     export: ({ format, path, overwrite, onProgress }) =>
       exportAuditLog({ databaseFile: db.name, dataDir, format, path, overwrite: overwrite ?? false, onProgress }),
-    verify: (request = {}) => verifyAuditDatabase(db.name, { ...request, workerFile }),
+    recordCheckpoint(key) {
+      return commit((tail) => {
+        const args = checkpointArgs(signCheckpoint(key, tail));
+        return {
+          kind: 'checkpoint',
+          chatId: '',
+          exchangeId: null,
+          toolCallId: '',
+          serverName: '',
+          toolName: '',
+          definitionHash: null,
+          decision: null,
+          actor: null,
+          decidedBy: 'signed checkpoint',
+          reason: null,
+          args,
+          argsHash: sha256Hex(args),
+          editedArgs: null,
+          editedArgsHash: null,
+          ...NO_RESULT,
+        };
+      });
+    },
+    async verify(request = {}) {
+      const result = await verifyAuditDatabase(db.name, { ...request, workerFile });
+      const publicKey = request.checkpointKey ?? checkpointPublicKey?.() ?? null;
+      if (!result.ok || publicKey === null) return result;
+      // The chain holds; each checkpoint in it must also verify against the key (the first bad one is named).
+      for (const row of checkpointRows.iterate(result.head.sequence) as IterableIterator<{ sequence: number; previousHash: string; args: string | null }>) {
+        const problem = checkCheckpoint(row, publicKey);
+        if (problem) return { ok: false, rowCount: problem.sequence - 1, problem, ...('notices' in result && result.notices ? { notices: result.notices } : {}) };
+      }
+      return result;
+    },
     head: readHead,
     checkProtections: () => {
       guardAuditLog(db, now);

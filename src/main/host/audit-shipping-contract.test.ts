@@ -78,7 +78,7 @@ async function listen(): Promise<{ port: number; messages: () => string[]; close
 
 describe('auditShipping settings', () => {
   it('default to no sinks, and name the field of a bad sink (the start stops, the file is left as it is)', () => {
-    expect(AuditShippingSettingsSchema.parse({})).toEqual({ sinks: [] });
+    expect(AuditShippingSettingsSchema.parse({})).toEqual({ sinks: [], checkpoints: { enabled: false, everyRows: 1000, everyMinutes: 60 } });
     const sink = { type: 'syslog', id: 'siem', host: 'logs.example.org', port: 6514, tls: {} };
     expect(AuditShippingSettingsSchema.parse({ sinks: [sink] }).sinks[0]).toMatchObject({ enabled: true, facility: 13, batchSize: 500 });
     expect(AuditShippingSettingsSchema.safeParse({ sinks: [sink, sink] }).error?.issues[0]?.message).toBe('every sink needs its own id');

@@ -1,3 +1,6 @@
+import type { KeyObject } from 'node:crypto';
+import { publicKeyFrom } from '../audit/checkpoint';
+import { WorkbenchError } from '../errors';
 import type { Services } from '../services';
 import type { MethodHandlers } from './dispatcher';
 
@@ -66,6 +69,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.verify': (request) =>
       services.audit.verify({
         anchor: request?.anchor,
+        checkpointKey: checkpointKeyOf(request?.checkpointPublicKey),
         onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'verify', done, total }),
       }),
     'audit.exportPrepare': ({ format }) =>
@@ -75,6 +79,18 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.shippingSinks': () => services.shippingSettings.list(),
     'audit.saveShippingSink': (input) => services.shippingSettings.save(input),
     'audit.removeShippingSink': ({ id }) => services.shippingSettings.remove(id),
-    'audit.verifyAgainst': ({ path }) => services.auditReceived.verifyAgainst(path),
+    'audit.checkpoints': () => services.checkpointer.view(),
+    'audit.setCheckpoints': (change) => services.checkpointer.update(change),
+    'audit.verifyAgainst': ({ path, checkpointPublicKey }) => services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
   };
+}
+
+/** A public key given as PEM (`workbench audit verify --public-key`), refused by name when it is not an Ed25519 key. */
+function checkpointKeyOf(pem: string | undefined): KeyObject | undefined {
+  if (pem === undefined) return undefined;
+  try {
+    return publicKeyFrom(pem);
+  } catch (error) {
+    throw new WorkbenchError('invalid_input', `The checkpoint public key cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }

@@ -1,6 +1,7 @@
 import {
   AUDIT_SHIPPING_SECTION,
   AuditShippingSettingsSchema,
+  type AuditCheckpointSettings,
   type AuditShippingSettings,
   type AuditShippingSinks,
   type AuditSinkConfig,
@@ -26,6 +27,8 @@ export interface ShippingSettings {
   remove(id: string): AuditShippingSinks;
   /** What the shipper ships to: every configured sink with its header values. */
   targets(): ShippingTarget[];
+  checkpoints(): AuditCheckpointSettings;
+  setCheckpoints(change: Partial<AuditCheckpointSettings>): AuditCheckpointSettings;
   onDidChange(listener: () => void): () => void;
 }
 
@@ -72,6 +75,7 @@ export function createShippingSettings({ settings, secrets }: { settings: Settin
         else secrets.set(`${headerPrefix(sink.id)}${name}`, value);
       }
       const next = section.update((value) => ({
+        ...value,
         sinks:
           previousId === undefined ? [...value.sinks, sink] : value.sinks.map((existing) => (existing.id === previousId ? sink : existing)),
       }));
@@ -80,7 +84,11 @@ export function createShippingSettings({ settings, secrets }: { settings: Settin
     remove(id) {
       if (!section.get().sinks.some((sink) => sink.id === id)) throw new WorkbenchError('not_found', `There is no audit sink "${id}".`);
       dropHeaders(id);
-      return list(section.update((value) => ({ sinks: value.sinks.filter((sink) => sink.id !== id) })));
+      return list(section.update((value) => ({ ...value, sinks: value.sinks.filter((sink) => sink.id !== id) })));
+    },
+    checkpoints: () => section.get().checkpoints,
+    setCheckpoints(change) {
+      return section.update((value) => ({ ...value, checkpoints: { ...value.checkpoints, ...change } })).checkpoints;
     },
     targets() {
       return section.get().sinks.map((config) => ({

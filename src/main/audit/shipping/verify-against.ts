@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -23,7 +24,7 @@ export interface ReceivedVerifier {
    * under one sequence, a row received but missing locally (a truncated tail), or a local row that differs
    * from its shipped copy (the chain recomputed after it was shipped).
    */
-  verifyAgainst(file: string): Promise<AuditVerifyAgainstResult>;
+  verifyAgainst(file: string, options?: { checkpointKey?: KeyObject | undefined }): Promise<AuditVerifyAgainstResult>;
 }
 
 /** What a received row must at least hold to be checked. */
@@ -37,13 +38,13 @@ interface Received {
 export function createReceivedVerifier({ db, audit }: { db: Database; audit: Pick<AuditLog, 'verify'> }): ReceivedVerifier {
   const localHash = db.prepare('SELECT hash FROM audit_log WHERE sequence = ?').pluck();
   return {
-    async verifyAgainst(file) {
+    async verifyAgainst(file, options = {}) {
       if (!path.isAbsolute(file)) throw new WorkbenchError('invalid_input', `Cannot read ${file}: the path must be absolute.`, { path: file });
       const stat = await fs.promises.stat(file).catch(() => null);
       if (!stat?.isFile()) throw new WorkbenchError('not_found', `Cannot read ${file}: there is no such file.`, { path: file });
 
       const { rows, summary, problem: receivedProblem } = await readReceived(file);
-      const local = await audit.verify();
+      const local = await audit.verify({ checkpointKey: options.checkpointKey });
       if (!local.ok) return { ...local, received: summary };
       if (receivedProblem) return { ok: false, rowCount: local.rowCount, problem: receivedProblem, received: summary };
       // A file with no audit row in it anchors nothing: the wrong file must not pass for a clean check.

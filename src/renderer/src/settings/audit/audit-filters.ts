@@ -25,7 +25,7 @@ export const DECISION_LABELS: Readonly<Record<AuditDecision, string>> = {
   session_grant: 'Chat grant',
 };
 
-export const KIND_LABELS: Readonly<Record<AuditKind, string>> = { decision: 'Decision', result: 'Result', sampling: 'Sampling', elicitation: 'Elicitation', policy: 'Policy change' };
+export const KIND_LABELS: Readonly<Record<AuditKind, string>> = { decision: 'Decision', result: 'Result', sampling: 'Sampling', elicitation: 'Elicitation', policy: 'Policy change', checkpoint: 'Signed checkpoint' };
 
 export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = { user: 'You', policy: 'Policy', system: 'System', cli: 'You (CLI)', managed: 'Organisation' };
 
