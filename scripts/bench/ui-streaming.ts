@@ -80,7 +80,7 @@ window.startFloor = async () => {
 </script></body></html>`;
 
 /** An OpenAI-compatible server whose replies stream `text` in 10-character tokens every 10 ms; it serves the floor page too. */
-async function startPacedServer(text: string): Promise<PacedServer> {
+export async function startPacedServer(text: string): Promise<PacedServer> {
   let sent = 0;
   let waiting: (() => void)[] = [];
   const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>

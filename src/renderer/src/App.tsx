@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import type { WorkbenchApi } from '../../shared/api';
 import type { BrowserBridge } from './bridge/browser-bridge';
 import { useConnectionState } from './bridge/use-connection-state';
@@ -11,9 +11,14 @@ import { ErrorToast } from './components/ErrorToast';
 import { Sidebar } from './components/Sidebar';
 import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
 import { Welcome } from './components/Welcome';
-import { SettingsDialog } from './settings/SettingsDialog'; // settings (ui-settings)
 import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
+
+// Its styles stay on the first screen: the sidebar's Settings button and shared classes (badges, notices) use them.
+import './settings/settings.css';
+
+// Settings load when first opened: the first screen does without them (docs/dev/benchmarks.md, renderer-first-load).
+const SettingsDialog = lazy(() => import('./settings/SettingsDialog').then((module) => ({ default: module.SettingsDialog }))); // settings (ui-settings)
 
 export interface AppProps {
   api: WorkbenchApi;
@@ -68,7 +73,11 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         )}
       </main>
       <ServerRequestsTray api={api} />
-      {settingsOpen && <SettingsDialog api={api} initialSection={settingsOpen} onClose={() => setSettingsOpen(false)} />}
+      {settingsOpen && (
+        <Suspense fallback={null}>
+          <SettingsDialog api={api} initialSection={settingsOpen} onClose={() => setSettingsOpen(false)} />
+        </Suspense>
+      )}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>
   );

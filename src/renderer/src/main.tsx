@@ -1,14 +1,16 @@
 // Must stay the first import: it configures zod before any schema is built.
 import '../../shared/zod-jitless';
-import { StrictMode } from 'react';
+import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { buildWorkbenchApi } from '../../shared/api';
 import { App } from './App';
-import { QuickChat } from './chat/QuickChat';
 import { connectBrowserBridge, type BrowserBridge } from './bridge/browser-bridge';
 import { takeToken } from './bridge/token';
 import { MissingToken } from './components/MissingToken';
 import './styles.css';
+
+// Only the desktop app's quick chat window shows it.
+const QuickChat = lazy(() => import('./chat/QuickChat').then((module) => ({ default: module.QuickChat })));
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
@@ -27,5 +29,17 @@ const api = window.workbench ?? (() => {
 const quick = window.location.hash.startsWith('#/quick');
 
 root.render(
-  <StrictMode>{api ? quick ? <QuickChat api={api} bridge={bridge} /> : <App api={api} bridge={bridge} /> : <MissingToken />}</StrictMode>,
+  <StrictMode>
+    {api ? (
+      quick ? (
+        <Suspense fallback={null}>
+          <QuickChat api={api} bridge={bridge} />
+        </Suspense>
+      ) : (
+        <App api={api} bridge={bridge} />
+      )
+    ) : (
+      <MissingToken />
+    )}
+  </StrictMode>,
 );

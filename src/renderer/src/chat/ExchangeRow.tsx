@@ -1,12 +1,17 @@
-import { memo, useMemo } from 'react';
+import { lazy, memo, Suspense, useMemo } from 'react';
 import type { ToolCallRequest } from '../../../shared/approval';
 import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../../shared/messages';
-import { ApprovalCard } from './approval/ApprovalCard';
 import type { ArgsEdit, Draft } from './chat-store';
 import { CopyButton, Markdown } from './markdown/Markdown';
 import { ErrorNotice } from './ErrorNotice';
 import { viewOf, type ExchangeRow } from './timeline';
 import { ToolCallBlock } from './ToolCallBlock';
+
+/**
+ * The approval card loads the first time a call waits for a person (with the argument editor after it): the first
+ * screen does without it (docs/dev/benchmarks.md, renderer-first-load).
+ */
+const ApprovalCard = lazy(() => import('./approval/ApprovalCard').then((module) => ({ default: module.ApprovalCard })));
 
 /** What only the newest exchange needs: its approvals and what the chat is doing. */
 export interface LiveExchangeState {
@@ -81,14 +86,16 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
 function CallView({ call, request, live }: { call: ToolCallRecord; request: ToolCallRequest | undefined; live: LiveExchangeState | null }): React.JSX.Element {
   if (request && live) {
     return (
-      <ApprovalCard
-        request={request}
-        draft={live.drafts.get(call.toolCallId)}
-        edit={live.edits.get(call.toolCallId)}
-        expiresAt={live.expiries.get(call.toolCallId)}
-        locked={live.locked}
-        focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}
-      />
+      <Suspense fallback={null}>
+        <ApprovalCard
+          request={request}
+          draft={live.drafts.get(call.toolCallId)}
+          edit={live.edits.get(call.toolCallId)}
+          expiresAt={live.expiries.get(call.toolCallId)}
+          locked={live.locked}
+          focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}
+        />
+      </Suspense>
     );
   }
   return <ToolCallBlock call={call} />;

@@ -1,13 +1,15 @@
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
 import { CloseIcon } from '../components/icons';
 import { ApprovalsPage } from './approvals/ApprovalsPage';
-import { AuditPage } from './audit/AuditPage';
 import { ProvidersPage } from './providers/ProvidersPage';
 import { ServersPage } from './servers/ServersPage';
 import { ShippingPage } from './shipping/ShippingPage';
 import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, SendIcon, ServerIcon } from '../components/icons';
 import './settings.css';
+
+// The audit viewer loads when its section is first shown.
+const AuditPage = lazy(() => import('./audit/AuditPage').then((module) => ({ default: module.AuditPage })));
 
 export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit' | 'shipping';
 
@@ -86,7 +88,11 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
           {section === 'providers' && <ProvidersPage api={api} />}
           {section === 'servers' && <ServersPage api={api} />}
           {section === 'approvals' && <ApprovalsPage api={api} />}
-          {section === 'audit' && <AuditPage api={api} />}
+          {section === 'audit' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <AuditPage api={api} />
+            </Suspense>
+          )}
           {section === 'shipping' && <ShippingPage api={api} />}
         </section>
         <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>

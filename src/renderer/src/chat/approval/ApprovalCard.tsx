@@ -1,17 +1,19 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
 import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
 import { WarningIcon } from '../../components/icons';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
-import { ArgumentsEditor } from './ArgumentsEditor';
 import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
 import { KeepsAsking } from './KeepsAsking';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 
+/** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
+const loadArgumentsEditor = () => import('./ArgumentsEditor');
+const ArgumentsEditor = lazy(() => loadArgumentsEditor().then((module) => ({ default: module.ArgumentsEditor })));
 
 export interface ApprovalCardProps {
   request: ToolCallRequest;
@@ -42,6 +44,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const [reason, setReason] = useState('');
   const server = request.serverName;
   const tool = request.toolName;
+  useEffect(() => void loadArgumentsEditor(), []);
   const badges = riskBadges(request.annotations, trustedServers.has(server));
 
 
@@ -157,7 +160,9 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
 
       {editing && (
         <div ref={editor} hidden={draft !== undefined}>
-          <ArgumentsEditor schema={request.inputSchema} original={request.args} initial={edited ?? request.args} onChange={onEdit} />
+          <Suspense fallback={<p className="muted">Loading the editor…</p>}>
+            <ArgumentsEditor schema={request.inputSchema} original={request.args} initial={edited ?? request.args} onChange={onEdit} />
+          </Suspense>
         </div>
       )}
 

@@ -1,7 +1,7 @@
 import { memo, useMemo, useState } from 'react';
 import type { Token, Tokens } from 'marked';
 import { completeBlocks, IncrementalMarkdown } from './markdown-blocks';
-import { highlightCode } from './highlight';
+import { highlightCode, loadHighlighter, useHighlighterReady } from './highlight';
 import { CheckIcon, CopyIcon } from '../../components/icons';
 
 export interface MarkdownProps {
@@ -150,7 +150,16 @@ function Table({ table }: { table: Tokens.Table }): React.JSX.Element {
 }
 
 export function CodeBlock({ code, language, live = false }: { code: string; language?: string | undefined; live?: boolean }): React.JSX.Element {
-  const html = useMemo(() => (live && code.length > 4_000 ? null : highlightCode(code, language)), [code, language, live]);
+  const ready = useHighlighterReady();
+  // Plain until highlight.js has loaded (a code block with a language asks for it), highlighted from then on.
+  const html = useMemo(() => {
+    if (live && code.length > 4_000) return null;
+    if (!ready) {
+      if (language?.trim()) void loadHighlighter();
+      return null;
+    }
+    return highlightCode(code, language);
+  }, [code, language, live, ready]);
   const label = language?.trim().split(/\s/)[0] ?? '';
   return (
     <div className="code-block">
