@@ -128,10 +128,20 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+  // The organisation's defaults stand in for a missing section; its locked sinks always ship, whatever the person's
+  // settings say, and a sink of the person's with the same id gives way (docs/user/organisation-policy.md).
+  const managedShipping = managed?.policy.defaults.auditShipping ? AuditShippingSettingsSchema.parse(managed.policy.defaults.auditShipping) : AuditShippingSettingsSchema.parse({});
+  const lockedSinks = (managed?.policy.locked.auditShipping?.sinks ?? []).map((config) => ({ config: { ...config, enabled: true }, origin: 'managed' as const }));
+  const shippingSettings = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, managedShipping);
   const auditShipping = createAuditShipper({
     db,
-    targets: () => shippingSettings.get().sinks.map((config) => ({ config, origin: 'settings' as const })),
+    targets: () => [
+      ...lockedSinks,
+      ...shippingSettings
+        .get()
+        .sinks.filter((config) => !lockedSinks.some((locked) => locked.config.id === config.id))
+        .map((config) => ({ config, origin: 'settings' as const })),
+    ],
     onDidChangeTargets: (listener) => shippingSettings.onDidChange(() => listener()),
     createSink: (config) => createAuditSink(config, { version: options.version }),
     onError: options.onListenerError,

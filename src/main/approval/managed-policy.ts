@@ -96,8 +96,13 @@ export function loadManagedPolicy(file: string | undefined, source: ManagedPolic
     const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(the document)'}: ${issue.message}`);
     throw fail(`has an invalid value: ${problems.join('; ')}`);
   }
-  const problems = parsed.data.rules.flatMap((rule, index) =>
-    ruleProblems(rule).map((problem) => `rules.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`),
+  const lists = [
+    ['rules', parsed.data.rules],
+    ['defaults.rules', parsed.data.defaults.rules ?? []],
+    ['locked.rules', parsed.data.locked.rules ?? []],
+  ] as const;
+  const problems = lists.flatMap(([where, rules]) =>
+    rules.flatMap((rule, index) => ruleProblems(rule).map((problem) => `${where}.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`)),
   );
   if (problems.length > 0) throw fail(`has an invalid rule: ${problems.join('; ')}`);
   return { file: resolved, source, policy: parsed.data };
