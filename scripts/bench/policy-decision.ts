@@ -70,7 +70,7 @@ export const policyDecision: Benchmark = {
         tools: { [server(7)]: { run: 'always-ask', fetch: 'auto-approve' } },
         rules: makeRules(),
     });
-    const managed = { disallowNeverAsk: false, rules: [{ id: 'org', effect: 'deny' as const, server: '*', tool: 'run', args: [{ pointer: '/command', match: 'regex' as const, value: '\\brm\\s+-rf\\b' }] }] };
+    const managed = { defaults: {}, locked: {}, disallowNeverAsk: false, rules: [{ id: 'org', effect: 'deny' as const, server: '*', tool: 'run', args: [{ pointer: '/command', match: 'regex' as const, value: '\\brm\\s+-rf\\b' }] }] };
     // Every server trusted (as its `mcpServers.<name>.trusted`), so step 7 is reached and counts.
     const trusted = Array.from({ length: 10 }, (_, index) => server(index * 5));
     const compileStart = process.hrtime.bigint();

@@ -1,7 +1,9 @@
 // The organisation's policy and the policy rows of the audit log at the CLI (issue 15 §3, §4): the built CLI as a child
 // process on a temporary data folder, against the real services and SQLite.
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PolicyView } from '../shared/approval';
 import type { AuditPage } from '../shared/audit';
 import { cliJson, makeHome, runCli } from './testing/cli-process';
 
@@ -25,5 +27,27 @@ describe('workbench and the policy rows of the audit log', { timeout: 300_000 },
     expect(text.stdout).toMatch(/1\s+\S+\s+policy\s+changed mode\s+cli\s+Approval policy: global mode: ask → never-ask/);
     expect(text.stdout).toMatch(/policy\s+changed tools\/Files\/write_file\s+cli/);
     expect((await runCli(['audit', 'verify'], { home })).code).toBe(0);
+  });
+
+  it("refuses a locked setting with the organisation's reason and exit code 1; the OS location's file applies when no variable names one", async () => {
+    const system = path.join(home, 'system-policy.json');
+    fs.writeFileSync(system, JSON.stringify({ locked: { mode: 'ask', tools: { Files: { write_file: 'always-ask' } } }, defaults: { timeoutSeconds: 600 } }));
+    const env = { WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: system };
+    const refused = await runCli(['policy', 'set', 'mode', 'never-ask'], { home, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Set by your organisation: the global mode (locked to ask) cannot be changed');
+    const tool = await runCli(['policy', 'set', 'tool', 'Files', 'write_file', 'auto-approve'], { home, env });
+    expect(tool.code).toBe(1);
+    expect(tool.stderr).toContain("the tool setting 'Files.write_file' (locked to always-ask)");
+    const shown = await runCli(['policy', 'show'], { home, env });
+    expect(shown.stdout).toMatch(/locked/i);
+    const view = await cliJson<PolicyView>(['policy', 'show'], { home, env });
+    expect(view.policy).toMatchObject({ mode: 'ask', timeoutSeconds: 600 });
+    expect(view.managed).toMatchObject({ file: system, source: 'system' });
+    // A bad file there stops every command, naming the field.
+    fs.writeFileSync(system, JSON.stringify({ locked: { mode: 'sometimes' } }));
+    const bad = await runCli(['policy', 'show'], { home, env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("(from the system's managed-settings location) has an invalid value: locked.mode");
   });
 });

@@ -12,6 +12,7 @@ import { createAuditShipper, type AuditShipper } from './audit/shipping/audit-sh
 import { checkpointKey, publicKeyFrom, type CheckpointKey } from './audit/checkpoint';
 import { createCheckpointer, type Checkpointer } from './audit/checkpointer';
 import { createShippingSettings, type ShippingSettings } from './audit/shipping/shipping-settings';
+import { AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
@@ -149,7 +150,11 @@ export function createServices(options: ServicesOptions): Services {
   const tools: ToolCatalog = options.tools ?? {
     find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
-  const shippingSettings = createShippingSettings({ settings, secrets });
+  // The organisation's defaults stand in for a missing section; its locked sinks always ship, whatever the person's
+  // settings say, and a sink of the person's with the same id gives way (docs/user/organisation-policy.md).
+  const managedShipping = managed?.policy.defaults.auditShipping ? AuditShippingSettingsSchema.parse(managed.policy.defaults.auditShipping) : AuditShippingSettingsSchema.parse({});
+  const lockedSinks = (managed?.policy.locked.auditShipping?.sinks ?? []).map((config) => ({ config: { ...config, enabled: true }, origin: 'managed' as const }));
+  const shippingSettings = createShippingSettings({ settings, secrets, defaults: managedShipping, lockedSinks });
   const auditShipping = createAuditShipper({
     db,
     targets: () => shippingSettings.targets(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { settingsRecord } from './setting-names';
+import { AuditSinkSchema } from './audit-shipping';
 import { ChatIdSchema } from './chat';
 import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-requests';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
@@ -106,6 +107,19 @@ export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.parse({});
 
 /**
+ * The `approvals` section as settings.json holds it: only what the person set. A setting left out takes the
+ * organisation's default, then the built-in one (docs/user/organisation-policy.md).
+ */
+export const StoredApprovalPolicySchema = z.strictObject({
+  mode: GlobalApprovalModeSchema.optional(),
+  timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
+  servers: settingsRecord(ServerApprovalSettingsSchema).optional(),
+  tools: settingsRecord(settingsRecord(ToolApprovalSettingSchema)).optional(),
+  rules: z.array(ApprovalRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
+});
+export type StoredApprovalPolicy = z.infer<typeof StoredApprovalPolicySchema>;
+
+/**
  * A partial change, applied as one: every part is validated before anything is saved. Servers map to
  * `null` to forget their settings; a tool set to `inherit` is forgotten. Rule operations run in the
  * order remove, update (by id), add (at the end, or at `index`), then `order` (every id, once).
@@ -143,12 +157,51 @@ export type PolicyUpdate = z.infer<typeof PolicyUpdateSchema>;
 export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny') });
 export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
-/** The file at WORKBENCH_MANAGED_POLICY. Unknown keys are refused: a misspelt switch must not be silently ignored. */
-export const ManagedPolicySchema = z.strictObject({
-  rules: z.array(ManagedRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
-  /** When true, the global and per-chat "never ask" are ignored. */
-  disallowNeverAsk: z.boolean().default(false),
+/** An allow or ask rule the organisation sets, as a default or locked (its deny rules are the top-level `rules`). */
+export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
+  effect: z.enum(['allow', 'ask'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
 });
+export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;
+
+/** The settings of the person's policy an organisation may set, each optional. */
+export const MANAGED_SETTING_KEYS = ['mode', 'timeoutSeconds', 'servers', 'tools', 'rules', 'auditShipping'] as const;
+export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
+
+/**
+ * Approval settings as the organisation sets them: as `defaults` (they apply until the person changes that setting) or
+ * `locked` (the person sees them and cannot change them). `servers` and `tools` name single entries; `auditShipping`
+ * holds sinks (issue 15 §1's managed twin: locked sinks always ship).
+ */
+export const ManagedSettingsSchema = z.strictObject({
+  mode: GlobalApprovalModeSchema.optional(),
+  timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
+  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean() })).optional(),
+  tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
+  rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
+  auditShipping: z
+    .strictObject({ sinks: z.array(AuditSinkSchema).max(8) })
+    .refine((shipping) => new Set(shipping.sinks.map((sink) => sink.id)).size === shipping.sinks.length, { message: 'every sink needs its own id', path: ['sinks'] })
+    .optional(),
+});
+export type ManagedSettings = z.infer<typeof ManagedSettingsSchema>;
+
+/**
+ * The organisation's policy file (WORKBENCH_MANAGED_POLICY, or the OS location: docs/user/organisation-policy.md).
+ * Unknown keys are refused: a misspelt switch must not be silently ignored.
+ */
+export const ManagedPolicySchema = z
+  .strictObject({
+    rules: z.array(ManagedRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
+    /** When true, the global and per-chat "never ask" are ignored. */
+    disallowNeverAsk: z.boolean().default(false),
+    defaults: ManagedSettingsSchema.default({}),
+    locked: ManagedSettingsSchema.default({}),
+  })
+  .superRefine((policy, context) => {
+    if (policy.disallowNeverAsk && policy.locked.mode === 'never-ask') {
+      context.addIssue({ code: 'custom', path: ['locked', 'mode'], message: 'cannot be never-ask when disallowNeverAsk is true' });
+    }
+  });
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
 
 export const PolicyWarningSchema = z.object({
@@ -158,10 +211,25 @@ export const PolicyWarningSchema = z.object({
 });
 export type PolicyWarning = z.infer<typeof PolicyWarningSchema>;
 
-/** What `policy.get` answers: the user's policy, the organisation's (when there is one), and what to warn about. */
+/**
+ * What `policy.get` answers: the policy in force (the person's, over the organisation's defaults, under its locks), the
+ * organisation's (when there is one), and what to warn about.
+ */
 export const PolicyViewSchema = z.object({
   policy: ApprovalPolicySchema,
-  managed: z.object({ file: z.string(), rules: z.array(ManagedRuleSchema), disallowNeverAsk: z.boolean() }).nullable(),
+  managed: z
+    .object({
+      file: z.string(),
+      /** `env`: WORKBENCH_MANAGED_POLICY named it; `system`: the OS's managed-settings location. */
+      source: z.enum(['env', 'system']),
+      rules: z.array(ManagedRuleSchema),
+      disallowNeverAsk: z.boolean(),
+      defaults: ManagedSettingsSchema,
+      locked: ManagedSettingsSchema,
+      /** The settings where the organisation's default is in force: the person has not changed them. */
+      defaulted: z.array(z.enum(MANAGED_SETTING_KEYS)),
+    })
+    .nullable(),
   warnings: z.array(PolicyWarningSchema),
 });
 export type PolicyView = z.infer<typeof PolicyViewSchema>;

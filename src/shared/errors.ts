@@ -24,6 +24,8 @@ export const ErrorCodeSchema = z.enum([
   'timeout',
   /** The caller cancelled the operation. */
   'cancelled',
+  /** The setting is locked by the organisation's policy (docs/user/organisation-policy.md): "Set by your organisation". */
+  'locked',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 

@@ -172,20 +172,32 @@ function printPolicy(context: CommandContext, view: PolicyView): void {
   const { terminal } = context;
   const { colors } = terminal;
   const { policy } = view;
-  terminal.line(`${colors.bold('Mode:')} ${policy.mode}`);
-  terminal.line(`${colors.bold('Timeout:')} ${policy.timeoutSeconds === 0 ? 'none (calls wait forever)' : `${policy.timeoutSeconds} s`}`);
+  const locked = view.managed?.locked ?? {};
+  const defaulted = new Set(view.managed?.defaulted ?? []);
+  /** "(locked: set by your organisation)" or "(your organisation's default)" after a setting (docs/user/organisation-policy.md). */
+  const origin = (key: 'mode' | 'timeoutSeconds', isLocked: boolean): string =>
+    isLocked ? colors.dim(' (locked: set by your organisation)') : defaulted.has(key) ? colors.dim(" (your organisation's default)") : '';
+  terminal.line(`${colors.bold('Mode:')} ${policy.mode}${origin('mode', locked.mode !== undefined)}`);
+  terminal.line(
+    `${colors.bold('Timeout:')} ${policy.timeoutSeconds === 0 ? 'none (calls wait forever)' : `${policy.timeoutSeconds} s`}${origin('timeoutSeconds', locked.timeoutSeconds !== undefined)}`,
+  );
   for (const warning of view.warnings) terminal.line(colors.yellow(`warning: ${warning.message}`));
   const servers = Object.entries(policy.servers);
   if (servers.length > 0) {
     terminal.line(colors.bold('\nServers:'));
     for (const [name, settings] of servers) terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}`);
   }
-  const tools = Object.entries(policy.tools).flatMap(([server, byTool]) => Object.entries(byTool).map(([tool, setting]) => `  ${server}.${tool}: ${setting}`));
+  const toolLocked = (server: string, tool: string): boolean => Object.entries(locked.tools ?? {}).some(([name, byTool]) => name === server && Object.hasOwn(byTool, tool));
+  const tools = Object.entries(policy.tools).flatMap(([server, byTool]) =>
+    Object.entries(byTool).map(([tool, setting]) => `  ${server}.${tool}: ${setting}${toolLocked(server, tool) ? colors.dim(' (locked: set by your organisation)') : ''}`),
+  );
   if (tools.length > 0) terminal.line(`${colors.bold('\nTools:')}\n${tools.join('\n')}`);
   if (view.managed) {
     terminal.line(colors.bold(`\nYour organisation's policy (${view.managed.file}):`));
     if (view.managed.disallowNeverAsk) terminal.line('  "never ask" is not allowed');
     for (const rule of view.managed.rules) terminal.line(`  ${ruleWords(rule)}`);
+    for (const rule of locked.rules ?? []) terminal.line(`  ${ruleWords(rule)} (locked)`);
+    for (const sink of locked.auditShipping?.sinks ?? []) terminal.line(`  audit shipping to '${sink.id}' (${sink.type}, locked: always on)`);
   }
   terminal.line(colors.bold('\nRules:'));
   if (policy.rules.length === 0) terminal.line('  none');

@@ -14,7 +14,8 @@ export function flattenEntries(value: unknown, prefix: string, into = new Map<st
     for (const item of value as { id: string }[]) into.set(key(item.id), item);
     return into;
   }
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    // An empty section (`defaults: {}`) says nothing: it has no entry.
     for (const [name, item] of Object.entries(value)) flattenEntries(item, key(name), into);
     return into;
   }

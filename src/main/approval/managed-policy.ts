@@ -3,12 +3,16 @@ import path from 'node:path';
 import { ManagedPolicySchema, type ManagedPolicy } from '../../shared/approval';
 import { ruleProblems } from './policy/rule-compiler';
 
-/** The environment variable that names the organisation's policy file; it wins over the OS location. */
+/**
+ * The environment variable that names the organisation's policy file where the OS location holds none (a
+ * deployment without administrator rights, CI, tests). It never replaces a file at the OS location: whoever can set
+ * the app's environment must not be able to swap the organisation's policy for their own.
+ */
 export const MANAGED_POLICY_ENV = 'WORKBENCH_MANAGED_POLICY';
 
 /**
- * Replaces the OS location below, for tests (a test cannot write to /etc). It gives no one more power than
- * WORKBENCH_MANAGED_POLICY already does (docs/user/organisation-policy.md, "Where the file is read from").
+ * Stands in for the OS location when no file is there, for tests (a test cannot write to /etc). Like
+ * WORKBENCH_MANAGED_POLICY, it never hides a file at the real OS location (docs/user/organisation-policy.md).
  */
 export const MANAGED_POLICY_SYSTEM_FILE_ENV = 'WORKBENCH_MANAGED_POLICY_SYSTEM_FILE';
 
@@ -20,28 +24,34 @@ export type ManagedPolicySource = 'env' | 'system';
  * `managed-settings.json` and VS Code's policies do): only administrators can write there.
  */
 export function systemManagedPolicyFile(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
-  const override = env[MANAGED_POLICY_SYSTEM_FILE_ENV];
-  if (override !== undefined && override.trim() !== '') return override;
   if (platform === 'darwin') return '/Library/Application Support/AIWorkbench/managed-policy.json';
   if (platform === 'win32') return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'AIWorkbench', 'managed-policy.json');
   return '/etc/ai-workbench/managed-policy.json';
 }
 
-/**
- * Which policy file applies: the one WORKBENCH_MANAGED_POLICY names, else the OS location's when a file is there,
- * else none. A file that is there but cannot be looked at (EACCES) is returned, so reading it fails closed.
- */
-export function locateManagedPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; source: ManagedPolicySource } | null {
-  const named = env[MANAGED_POLICY_ENV];
-  if (named !== undefined && named.trim() !== '') return { file: named, source: 'env' };
-  const file = systemManagedPolicyFile(platform, env);
+/** Whether a file is there; one that is there but cannot be looked at (EACCES) counts, so reading it fails closed. */
+function present(file: string): boolean {
   try {
     fs.statSync(file);
+    return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
   }
-  return { file, source: 'system' };
+}
+
+/**
+ * Which policy file applies: the OS location's when a file is there — it wins over every environment variable —
+ * (or the test stand-in's), else the one WORKBENCH_MANAGED_POLICY names, else none.
+ */
+export function locateManagedPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; source: ManagedPolicySource } | null {
+  const standIn = env[MANAGED_POLICY_SYSTEM_FILE_ENV]?.trim();
+  for (const system of [systemManagedPolicyFile(platform, env), ...(standIn ? [standIn] : [])]) {
+    if (present(system)) return { file: system, source: 'system' };
+  }
+  const named = env[MANAGED_POLICY_ENV];
+  if (named !== undefined && named.trim() !== '') return { file: named, source: 'env' };
+  return null;
 }
 
 /** The organisation's policy file cannot be used. AI Workbench does not start without it: its rules would not apply. */
@@ -96,8 +106,13 @@ export function loadManagedPolicy(file: string | undefined, source: ManagedPolic
     const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(the document)'}: ${issue.message}`);
     throw fail(`has an invalid value: ${problems.join('; ')}`);
   }
-  const problems = parsed.data.rules.flatMap((rule, index) =>
-    ruleProblems(rule).map((problem) => `rules.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`),
+  const lists = [
+    ['rules', parsed.data.rules],
+    ['defaults.rules', parsed.data.defaults.rules ?? []],
+    ['locked.rules', parsed.data.locked.rules ?? []],
+  ] as const;
+  const problems = lists.flatMap(([where, rules]) =>
+    rules.flatMap((rule, index) => ruleProblems(rule).map((problem) => `${where}.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`)),
   );
   if (problems.length > 0) throw fail(`has an invalid rule: ${problems.join('; ')}`);
   return { file: resolved, source, policy: parsed.data };

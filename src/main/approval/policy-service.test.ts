@@ -69,18 +69,17 @@ describe('the policy service', () => {
     service.update({ tools: { Files: { read_file: 'always-ask' } } });
     expect(decideRead().source.kind).toBe('tool-setting');
 
+    // Only the settings the person changed are written: the others keep following the defaults (the organisation's, then ours).
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { approvals: unknown };
     expect(saved.approvals).toEqual({
-      mode: 'ask',
       timeoutSeconds: 0,
       servers: { Files: { autoApprove: true } },
       tools: { Files: { read_file: 'always-ask' } },
-      rules: [],
     });
     expect(views).toHaveLength(2);
     expect(views[1]?.policy.tools).toEqual({ Files: { read_file: 'always-ask' } });
     // A new start reads what was saved.
-    expect(open().view().policy).toEqual(saved.approvals);
+    expect(open().view().policy).toEqual({ mode: 'ask', rules: [], ...(saved.approvals as object) });
   });
 
   it("forgets a server set to null and a tool set to 'inherit'", () => {
@@ -203,10 +202,10 @@ describe('the policy service', () => {
   });
 
   it("shows the organisation's policy, and that it overrides 'never ask'", () => {
-    const managed = { source: 'env' as const, file: '/etc/aiwb/policy.json', policy: { disallowNeverAsk: true, rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }] } };
+    const managed = { source: 'env' as const, file: '/etc/aiwb/policy.json', policy: { disallowNeverAsk: true, rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }], defaults: {}, locked: {} } };
     const service = open(managed);
     service.update({ mode: 'never-ask' });
-    expect(service.view().managed).toEqual({ file: '/etc/aiwb/policy.json', disallowNeverAsk: true, rules: managed.policy.rules });
+    expect(service.view().managed).toEqual({ file: '/etc/aiwb/policy.json', source: 'env', disallowNeverAsk: true, rules: managed.policy.rules, defaults: {}, locked: {}, defaulted: [] });
     expect(service.view().warnings).toEqual([
       { kind: 'never-ask-ignored', message: "Approvals are off in your settings, but your organisation's policy requires them: AI Workbench asks anyway." },
     ]);

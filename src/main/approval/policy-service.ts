@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import {
   ApprovalPolicySchema,
-  DEFAULT_APPROVAL_POLICY,
   PolicyUpdateSchema,
+  StoredApprovalPolicySchema,
+  type StoredApprovalPolicy,
   type ApprovalPolicy,
   type PolicyUpdate,
   type PolicyView,
@@ -12,6 +13,7 @@ import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { compilePolicy, policyProblems, type CompiledPolicy } from './policy/compiled-policy';
+import { defaultedSettings, effectivePolicy, lockedParts, touchedSettings, unlockedPolicy } from './policy/effective-policy';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { applyUpdate, PolicyChangeError } from './policy/policy-change';
 import { describeProblem } from './policy/rule-compiler';
@@ -33,15 +35,18 @@ export interface PolicyService {
   compiled(): CompiledPolicy;
 }
 
-/** The section's schema: the contract's shape, plus the rules' globs, regexes and pointers (so a bad file names the field at start). */
-export const ApprovalSettingsSchema = ApprovalPolicySchema.superRefine((policy, context) => {
-  for (const problem of policyProblems(policy)) {
+/**
+ * The section's schema: only what the person set (docs/user/organisation-policy.md), plus the rules' globs, regexes and
+ * pointers (so a bad file names the field at start).
+ */
+export const ApprovalSettingsSchema = StoredApprovalPolicySchema.superRefine((policy, context) => {
+  for (const problem of policyProblems({ rules: policy.rules ?? [] })) {
     context.addIssue({ code: 'custom', path: ['rules', (problem.ruleNumber ?? 1) - 1, ...problem.path], message: problem.problem });
   }
 });
 
 export function openApprovalSettings(settings: SettingsStore): SettingsSection<z.output<typeof ApprovalSettingsSchema>> {
-  return settings.section(APPROVALS_SECTION, ApprovalSettingsSchema, DEFAULT_APPROVAL_POLICY);
+  return settings.section(APPROVALS_SECTION, ApprovalSettingsSchema, {});
 }
 
 /** Where the policy service records each change (docs/user/audit-log.md, policy rows), and as whom. */
@@ -54,21 +59,35 @@ export interface PolicyRecording {
 }
 
 export function createPolicyService(
-  section: SettingsSection<ApprovalPolicy>,
+  section: SettingsSection<StoredApprovalPolicy>,
   managed: LoadedManagedPolicy | null,
   events: EventHub,
   trusted: TrustedServers,
   recording: PolicyRecording,
 ): PolicyService {
-  const compile = (policy: ApprovalPolicy): CompiledPolicy => compilePolicy(policy, managed?.policy ?? null, trusted.names());
-  let compiled = compile(section.get());
+  const organisation = managed?.policy ?? null;
+  // The person's settings over the organisation's defaults, under its locks: settings.json edited by hand (before the
+  // start or while it runs) cannot undo a lock, because the locks are laid over whatever the file says.
+  const effective = (stored: StoredApprovalPolicy): ApprovalPolicy => effectivePolicy(stored, organisation);
+  const compile = (stored: StoredApprovalPolicy): CompiledPolicy => compilePolicy(effective(stored), organisation, trusted.names());
+  let stored = section.get();
+  let compiled = compile(stored);
   const view = (): PolicyView => ({
     policy: compiled.policy,
-    managed: managed && { file: managed.file, rules: managed.policy.rules, disallowNeverAsk: managed.policy.disallowNeverAsk },
+    managed: managed && {
+      file: managed.file,
+      source: managed.source,
+      rules: managed.policy.rules,
+      disallowNeverAsk: managed.policy.disallowNeverAsk,
+      defaults: managed.policy.defaults,
+      locked: managed.policy.locked,
+      defaulted: defaultedSettings(stored, organisation),
+    },
     warnings: warningsOf(compiled),
   });
-  section.onDidChange((policy) => {
-    compiled = compile(policy);
+  section.onDidChange((value) => {
+    stored = value;
+    compiled = compile(value);
     events.emit('policy.onDidChange', view());
   });
   // A server marked trusted (or no longer) in the MCP settings changes what step 7 allows.
@@ -93,16 +112,25 @@ export function createPolicyService(
         const text = checked.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
         throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: checked.error.issues });
       }
-      // Applied to the policy as the file holds it now: another process (the CLI) may have changed it.
+      const locked = lockedParts(checked.data, organisation?.locked ?? {});
+      if (managed && locked.length > 0) {
+        throw new WorkbenchError(
+          'locked',
+          `Set by your organisation: ${locked.join('; ')} cannot be changed (${managed.file}). The approval policy was not changed.`,
+          { locked, file: managed.file },
+        );
+      }
+      // Applied to the policy as the file holds it now: another process (the CLI) may have changed it. Only the settings
+      // the change names are written: the others keep following the organisation's defaults.
       section.update((current) => {
-        let next: ApprovalPolicy;
+        let updated: ApprovalPolicy;
         try {
-          next = applyUpdate(current, checked.data);
+          updated = applyUpdate(unlockedPolicy(current, organisation?.defaults ?? {}), checked.data);
         } catch (error) {
           if (error instanceof PolicyChangeError) throw new WorkbenchError('invalid_input', error.message);
           throw error;
         }
-        const parsed = ApprovalPolicySchema.safeParse(next);
+        const parsed = ApprovalPolicySchema.safeParse(updated);
         if (!parsed.success) {
           const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
           throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
@@ -111,10 +139,12 @@ export function createPolicyService(
         if (problems.length > 0) {
           throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
         }
+        const next: StoredApprovalPolicy = { ...current };
+        for (const key of touchedSettings(checked.data)) Object.assign(next, { [key]: parsed.data[key] });
         // Recorded before it is saved: a change the audit log cannot record is not made.
-        const record = approvalPolicyChange(current, parsed.data, recording.actor);
+        const record = approvalPolicyChange(effective(current), effective(next), recording.actor);
         if (record) recording.audit.recordPolicyChange(record);
-        return parsed.data;
+        return next;
       });
       return view();
     },

@@ -22,7 +22,7 @@ export interface RuleCandidates {
 export interface CompiledPolicy {
   readonly policy: ApprovalPolicy;
   readonly managed: ManagedPolicy | null;
-  /** False when the organisation's policy forbids "never ask" (global and per chat). */
+  /** False when the organisation's policy forbids "never ask" (global and per chat), or locked the global mode to another. */
   readonly neverAskAllowed: boolean;
   candidates(serverName: string, toolName: string): RuleCandidates;
   toolSetting(serverName: string, toolName: string): ToolApprovalSetting;
@@ -46,8 +46,10 @@ export function policyProblems(policy: Pick<ApprovalPolicy, 'rules'>): RuleProbl
  * settings are the one place a server's trust is kept.
  */
 export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | null, trustedServers: Iterable<string>): CompiledPolicy {
+  // The organisation's rules first: its deny rules, then its locked ask and allow rules, before the person's of each effect.
   const rules: CompiledRule[] = [
     ...(managed?.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
+    ...(managed?.locked.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
     ...policy.rules.map((rule, index) => compileRule(rule, { managed: false, number: index + 1 })),
   ];
   // Own keys only, in Maps: a server called "__proto__" or "constructor" is just a name.
@@ -61,7 +63,7 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
     const found = { managedDeny: [] as CompiledRule[], deny: [] as CompiledRule[], ask: [] as CompiledRule[], allow: [] as CompiledRule[] };
     for (const rule of rules) {
       if (!rule.matchesServer(serverName) || !rule.matchesTool(toolName)) continue;
-      if (rule.managed) found.managedDeny.push(rule);
+      if (rule.managed && rule.effect === 'deny') found.managedDeny.push(rule);
       else found[rule.effect].push(rule);
     }
     return found;
@@ -70,7 +72,8 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
   return {
     policy,
     managed,
-    neverAskAllowed: !(managed?.disallowNeverAsk ?? false),
+    // A global mode the organisation locked to something else than "never ask" is not undone per chat either.
+    neverAskAllowed: !(managed?.disallowNeverAsk ?? false) && (managed?.locked.mode === undefined || managed.locked.mode === 'never-ask'),
     candidates(serverName, toolName) {
       let byTool = memo.get(serverName);
       let found = byTool?.get(toolName);

@@ -34,8 +34,17 @@ export interface ShippingSettings {
 
 const headerPrefix = (sinkId: string): string => `${AUDIT_SHIPPING_SECTION}.${sinkId}.headers.`;
 
-export function createShippingSettings({ settings, secrets }: { settings: SettingsStore; secrets: SecretStore }): ShippingSettings {
-  const section = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, AuditShippingSettingsSchema.parse({}));
+export interface ShippingSettingsOptions {
+  settings: SettingsStore;
+  secrets: SecretStore;
+  /** The organisation's defaults, which stand in for a missing section (docs/user/organisation-policy.md). */
+  defaults?: AuditShippingSettings | undefined;
+  /** The organisation's locked sinks: they always ship, and a sink of the person's with the same id gives way. */
+  lockedSinks?: readonly ShippingTarget[] | undefined;
+}
+
+export function createShippingSettings({ settings, secrets, defaults, lockedSinks = [] }: ShippingSettingsOptions): ShippingSettings {
+  const section = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, defaults ?? AuditShippingSettingsSchema.parse({}));
   const headerNames = (sinkId: string): string[] =>
     secrets
       .keys(headerPrefix(sinkId))
@@ -91,13 +100,14 @@ export function createShippingSettings({ settings, secrets }: { settings: Settin
       return section.update((value) => ({ ...value, checkpoints: { ...value.checkpoints, ...change } })).checkpoints;
     },
     targets() {
-      return section.get().sinks.map((config) => ({
+      const own = section.get().sinks.filter((config) => !lockedSinks.some((locked) => locked.config.id === config.id));
+      return [...lockedSinks, ...own.map((config) => ({
         config:
           config.type === 'otlp'
             ? { ...config, headers: Object.fromEntries(headerNames(config.id).map((name) => [name, secrets.get(`${headerPrefix(config.id)}${name}`) ?? ''])) }
             : config,
         origin: 'settings' as const,
-      }));
+      }))];
     },
     onDidChange(listener) {
       return section.onDidChange(() => listener());

@@ -352,6 +352,11 @@ export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
   fc.record({
     rules: fc.subarray(RULES.map((rule) => rule.key), { maxLength: 2 }).map((keys) => keys.map((key) => ({ ...ruleDraft(key, 'deny', `${key}--org`), effect: 'deny' as const, id: `${key}--org` }))),
     disallowNeverAsk: fc.boolean(),
+    defaults: fc.constant({}),
+    // Locked ask rules (docs/user/organisation-policy.md): the organisation's, before the person's, never removable.
+    locked: fc
+      .subarray(RULES.map((rule) => rule.key), { maxLength: 1 })
+      .map((keys) => (keys.length === 0 ? {} : { rules: keys.map((key) => ({ ...ruleDraft(key, 'ask', `${key}--org-ask`), effect: 'ask' as const, id: `${key}--org-ask` })) })),
   }),
   { nil: null, freq: 2 },
 );
