@@ -143,8 +143,13 @@ describe('logging (notifications/message and logging/setLevel)', () => {
     const before = serverLines(test).length;
     test.config.edit({ name: 'everything', roots: [test.dir, path.join(test.dir, 'other')] });
     await eventually(() => tapped.received().some((message) => message.method === 'notifications/roots/list_changed'), 'roots/list_changed');
-    const answer = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
-    expect(answer.forModel.text).toContain('other');
+    // The server asks for the new roots after the notification, in its own time: ask until its answer has them.
+    let roots = '';
+    for (let attempt = 0; attempt < 50 && !roots.includes('other'); attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      roots = (await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} })).forModel.text;
+    }
+    expect(roots).toContain('other');
     expect(serverLines(test).length).toBe(before);
   });
 
