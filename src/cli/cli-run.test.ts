@@ -21,7 +21,9 @@ afterEach(async () => {
   fs.rmSync(test.home, { recursive: true, force: true });
 });
 
-const auditRows = async (): Promise<AuditPage['entries']> => (await cliJson<AuditPage>(['audit', 'query'], { home: test.home })).entries.slice().reverse();
+const allRows = async (): Promise<AuditPage['entries']> => (await cliJson<AuditPage>(['audit', 'query'], { home: test.home })).entries.slice().reverse();
+/** The rows about tool calls; the policy rows of the set-up (`workbench policy set`) are checked on their own. */
+const auditRows = async (): Promise<AuditPage['entries']> => (await allRows()).filter((row) => row.kind !== 'policy');
 
 const scriptWrite = (file: string): void => {
   test.fake.script(
@@ -89,6 +91,12 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
     expect(rows.map((row) => [row.kind, row.decision ?? row.outcome, row.actor])).toEqual([
       ['decision', 'auto_allow', 'policy'],
       ['result', 'success', null],
+    ]);
+    // The setting itself is a policy row, made by the CLI, before the call's rows.
+    expect((await allRows()).map((row) => [row.kind, row.actor, row.decidedBy])).toEqual([
+      ['policy', 'cli', expect.stringContaining('tool Files.write_file')],
+      ['decision', 'policy', expect.any(String)],
+      ['result', null, null],
     ]);
   });
 
