@@ -211,3 +211,12 @@ export function DownloadIcon({ size = 16 }: IconProps): React.JSX.Element {
     </svg>
   );
 }
+
+export function LockIcon({ size = 16 }: IconProps): React.JSX.Element {
+  return (
+    <svg {...base(size)}>
+      <rect x="5" y="11" width="14" height="10" rx="2" />
+      <path d="M8 11V7a4 4 0 0 1 8 0v4" />
+    </svg>
+  );
+}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { GlobalApprovalMode, PolicyUpdate, PolicyView } from '../../../../shared/approval';
 import { Modal, Notice, errorText } from '../common';
 import { WarningIcon } from '../../components/icons';
+import { DefaultNote, LockNote, isDefaulted } from './organisation';
 
 const MODES: readonly { mode: GlobalApprovalMode; label: string; description: string }[] = [
   { mode: 'ask', label: 'Ask before every tool call', description: 'Unless a rule, a server or a tool setting says otherwise. The safest choice.' },
@@ -18,6 +19,7 @@ export function GlobalModeSection({ view, update }: { view: PolicyView; update(c
   const [error, setError] = useState<string | null>(null);
   const current = view.policy.mode;
   const neverAskBlocked = view.managed?.disallowNeverAsk === true;
+  const locked = view.managed?.locked.mode !== undefined;
 
   const choose = (mode: GlobalApprovalMode): void => {
     if (mode === current) return;
@@ -38,11 +40,25 @@ export function GlobalModeSection({ view, update }: { view: PolicyView; update(c
 
   return (
     <section className="settings-section" aria-labelledby="global-mode-title">
-      <h3 id="global-mode-title">Global mode</h3>
-      <div role="radiogroup" aria-labelledby="global-mode-title" className="mode-options">
+      <div className="section-title-row">
+        <h3 id="global-mode-title">Global mode</h3>
+        {locked ? <LockNote id="global-mode-lock" /> : isDefaulted(view, 'mode') && <DefaultNote />}
+      </div>
+      <div role="radiogroup" aria-labelledby="global-mode-title" aria-describedby={locked ? 'global-mode-lock' : undefined} className="mode-options">
         {MODES.map((option) => (
-          <label key={option.mode} className={`mode-option${current === option.mode ? ' is-selected' : ''}${option.mode === 'never-ask' ? ' is-danger' : ''}`}>
-            <input type="radio" name="global-mode" value={option.mode} checked={current === option.mode} onChange={() => choose(option.mode)} />
+          <label
+            key={option.mode}
+            className={`mode-option${current === option.mode ? ' is-selected' : ''}${option.mode === 'never-ask' ? ' is-danger' : ''}${locked ? ' is-locked' : ''}`}
+          >
+            <input
+              type="radio"
+              name="global-mode"
+              value={option.mode}
+              checked={current === option.mode}
+              disabled={locked}
+              aria-describedby={locked ? 'global-mode-lock' : undefined}
+              onChange={() => choose(option.mode)}
+            />
             <span>
               <span className="mode-label">{option.label}</span>
               <span className="muted small mode-description">{option.description}</span>

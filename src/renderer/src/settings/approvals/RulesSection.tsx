@@ -6,6 +6,7 @@ import { fieldProblems } from '../field-problems';
 import { TrashIcon } from '../../components/icons';
 import { ArrowDownIcon, ArrowUpIcon } from '../../components/icons';
 import { EMPTY_RULE, describeRule, formToDraft, ruleFieldProblems, ruleToForm, type RuleForm } from './rule-draft';
+import { LockNote, lockId } from './organisation';
 
 const EFFECT_LABELS: Record<RuleEffect, string> = { deny: 'Deny', ask: 'Ask', allow: 'Allow' };
 
@@ -51,15 +52,16 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
         <span className="mono">**</span> spans <span className="mono">/</span>).
       </p>
       {error && <Notice kind="error">{error}</Notice>}
-      {view.managed && view.managed.rules.length > 0 && (
+      {view.managed && view.managed.rules.length + (view.managed.locked.rules?.length ?? 0) > 0 && (
         <div className="managed-rules">
           <h4 className="small-heading">From your organisation ({view.managed.file}) — cannot be changed here</h4>
-          <ul className="rule-list">
-            {view.managed.rules.map((rule) => (
-              <li key={rule.id} className="rule-item is-managed">
-                <span className="effect effect-deny">Deny</span>
+          <ul className="rule-list" aria-label="Your organisation's rules">
+            {[...view.managed.rules, ...(view.managed.locked.rules ?? [])].map((rule) => (
+              <li key={rule.id} className="rule-item is-managed" aria-describedby={lockId('rule', rule.id)}>
+                <span className={`effect effect-${rule.effect}`}>{EFFECT_LABELS[rule.effect]}</span>
                 <span className="mono rule-text">{describeRule(rule)}</span>
                 {rule.note && <span className="muted small">{rule.note}</span>}
+                <LockNote id={lockId('rule', rule.id)} />
               </li>
             ))}
           </ul>

@@ -6,6 +6,7 @@ import type { PolicyUpdate, PolicyView, ToolApprovalSetting } from '../../../../
 import type { McpServerView, McpTool } from '../../../../shared/mcp';
 import { Notice, Switch, errorText } from '../common';
 import { annotationBadges } from '../servers/server-text';
+import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedServer, lockedTool, withoutLocked } from './organisation';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
 
@@ -109,6 +110,8 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                 <Switch
                   label={`Run all tools of ${row.server} without asking`}
                   checked={row.autoApprove}
+                  disabled={lockedServer(view, row.server)}
+                  description={lockedServer(view, row.server) ? <LockNote id={lockId(row.server)} /> : defaultedServer(view, row.server) ? <DefaultNote /> : undefined}
                   onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
                 />
               </div>
@@ -133,9 +136,18 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                           </div>
                         </td>
                         <td className="align-end">
+                          {lockedTool(view, row.server, tool.name) ? (
+                            <LockNote id={lockId(row.server, tool.name)} />
+                          ) : (
+                            defaultedTool(view, row.server, tool.name) !== undefined && <DefaultNote />
+                          )}
+                        </td>
+                        <td className="align-end">
                           <ToolSettingSelect
                             label={`Approval for ${row.server} ${tool.name}`}
                             value={tool.setting}
+                            disabled={lockedTool(view, row.server, tool.name)}
+                            describedBy={lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined}
                             onChange={(setting: ToolApprovalSetting) => void apply({ tools: { [row.server]: { [tool.name]: setting } } })}
                           />
                         </td>
@@ -155,7 +167,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
           onCancel={() => setConfirmReset(false)}
           onConfirm={async () => {
             setConfirmReset(false);
-            await apply(resetToDefaults(view.policy));
+            await apply(withoutLocked(resetToDefaults(view.policy), view));
           }}
         >
           Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and the timeout stay.

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { MAX_APPROVAL_TIMEOUT_SECONDS, type PolicyUpdate, type PolicyView } from '../../../../shared/approval';
 import { Field, Notice } from '../common';
 import { fieldProblems } from '../field-problems';
+import { DefaultNote, LockNote, isDefaulted } from './organisation';
 
 /** `5 minutes`, `1 hour 30 minutes`, `45 seconds`. */
 export function describeSeconds(total: number): string {
@@ -24,6 +25,7 @@ export function describeSeconds(total: number): string {
 
 export function TimeoutSection({ view, update }: { view: PolicyView; update(change: PolicyUpdate): Promise<PolicyView> }): React.JSX.Element {
   const saved = view.policy.timeoutSeconds;
+  const locked = view.managed?.locked.timeoutSeconds !== undefined;
   const [value, setValue] = useState(String(saved));
   const [problem, setProblem] = useState<string | undefined>();
   const [savedNote, setSavedNote] = useState(false);
@@ -52,7 +54,10 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
 
   return (
     <section className="settings-section" aria-labelledby="timeout-title">
-      <h3 id="timeout-title">Approval timeout</h3>
+      <div className="section-title-row">
+        <h3 id="timeout-title">Approval timeout</h3>
+        {locked ? <LockNote id="timeout-lock" /> : isDefaulted(view, 'timeoutSeconds') && <DefaultNote />}
+      </div>
       <form
         noValidate
         className="inline-form"
@@ -64,8 +69,18 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
         <Field label="Seconds a call waits for you" hint={`Then it ends as “timed out” (never as a denial). Now: ${describeSeconds(saved)}. 0 waits forever.`} problem={problem}>
           {(props) => (
             <div className="inline-controls">
-              <input {...props} type="number" min={0} max={MAX_APPROVAL_TIMEOUT_SECONDS} step={1} value={value} onChange={(event) => setValue(event.target.value)} />
-              <button type="submit" className="button" disabled={value === String(saved)}>
+              <input
+                {...props}
+                aria-describedby={locked ? [props['aria-describedby'], 'timeout-lock'].filter(Boolean).join(' ') : props['aria-describedby']}
+                type="number"
+                min={0}
+                max={MAX_APPROVAL_TIMEOUT_SECONDS}
+                step={1}
+                value={value}
+                disabled={locked}
+                onChange={(event) => setValue(event.target.value)}
+              />
+              <button type="submit" className="button" disabled={locked || value === String(saved)}>
                 Save
               </button>
             </div>

@@ -7,11 +7,26 @@ export const TOOL_SETTING_LABELS: Readonly<Record<ToolApprovalSetting, string>> 
 };
 
 /** The per-tool approval setting (tool > server > global). */
-export function ToolSettingSelect({ label, value, onChange }: { label: string; value: ToolApprovalSetting; onChange(value: ToolApprovalSetting): void }): React.JSX.Element {
+export function ToolSettingSelect({
+  label,
+  value,
+  disabled,
+  describedBy,
+  onChange,
+}: {
+  label: string;
+  value: ToolApprovalSetting;
+  /** Locked by the organisation: `describedBy` names the note that says so. */
+  disabled?: boolean;
+  describedBy?: string;
+  onChange(value: ToolApprovalSetting): void;
+}): React.JSX.Element {
   return (
     <select
       className={`setting-select is-${value}`}
       aria-label={label}
+      aria-describedby={describedBy}
+      disabled={disabled}
       value={value}
       onChange={(event) => onChange(ToolApprovalSettingSchema.parse(event.target.value))}
     >

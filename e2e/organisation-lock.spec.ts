@@ -1,0 +1,86 @@
+/**
+ * Settings → Approvals under an organisation policy (issue 15 §4, docs/user/organisation-policy.md): browser mode
+ * started with WORKBENCH_MANAGED_POLICY locking the global mode and one tool setting shows "Set by your
+ * organisation" on them, with their controls disabled and described by that note; a default is marked.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, expect, test } from './fixtures';
+import { filesReady, openSettings } from './settings-helpers';
+
+const SCREENSHOTS = path.join(ROOT, '.cache', 'screenshots');
+const POLICY = {
+  locked: {
+    mode: 'ask',
+    tools: { Files: { write_file: 'always-ask' } },
+    rules: [{ id: 'org-ask-moves', effect: 'ask', server: 'Files', tool: 'move_file', note: 'Moves are reviewed' }],
+  },
+  defaults: { timeoutSeconds: 120 },
+};
+
+let policyDir = '';
+const previous = process.env.WORKBENCH_MANAGED_POLICY;
+test.beforeAll(() => {
+  // The fixture's browser-mode server inherits this worker's environment.
+  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-policy-'));
+  const file = path.join(policyDir, 'policy.json');
+  fs.writeFileSync(file, JSON.stringify(POLICY));
+  process.env.WORKBENCH_MANAGED_POLICY = file;
+});
+test.afterAll(() => {
+  if (previous === undefined) delete process.env.WORKBENCH_MANAGED_POLICY;
+  else process.env.WORKBENCH_MANAGED_POLICY = previous;
+  fs.rmSync(policyDir, { recursive: true, force: true });
+});
+
+test('locked settings show "Set by your organisation" and cannot be changed; defaults are marked', async ({ page, workbench }) => {
+  await filesReady(workbench);
+  const dialog = await openSettings(page, workbench, 'Approvals');
+
+  // The global mode: every radio disabled, described by the lock note.
+  const modes = dialog.getByRole('radiogroup', { name: 'Global mode' });
+  const section = dialog.getByRole('region', { name: 'Global mode' });
+  await expect(section.getByTestId('lock-note')).toHaveText('Set by your organisation');
+  for (const radio of await modes.getByRole('radio').all()) {
+    await expect(radio).toBeDisabled();
+    await expect(radio).toHaveAccessibleDescription('Set by your organisation');
+  }
+  await expect(modes.getByRole('radio', { name: /Ask before every tool call/ })).toBeChecked();
+
+  // The timeout is the organisation's default, still the person's to change.
+  const timeout = dialog.getByRole('region', { name: 'Approval timeout' });
+  await expect(timeout.getByText('Organisation default')).toBeVisible();
+  await expect(timeout.getByLabel('Seconds a call waits for you')).toBeEnabled();
+  await expect(timeout.getByLabel('Seconds a call waits for you')).toHaveValue('120');
+
+  // The locked tool: disabled select, lock note next to it; its neighbour stays editable.
+  const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
+  await files.getByRole('button', { name: 'Show tools of Files' }).click();
+  const write = files.getByLabel('Approval for Files write_file');
+  await expect(write).toBeDisabled();
+  await expect(write).toHaveValue('always-ask');
+  await expect(write).toHaveAccessibleDescription('Set by your organisation');
+  await expect(files.getByRole('row').filter({ hasText: 'write_file' }).getByTestId('lock-note')).toBeVisible();
+  await expect(files.getByLabel('Approval for Files read_text_file')).toBeEnabled();
+
+  // The locked rule is listed with the organisation's, locked.
+  const orgRules = dialog.getByRole('list', { name: "Your organisation's rules" });
+  await expect(orgRules.getByRole('listitem').filter({ hasText: 'move_file' })).toContainText('Set by your organisation');
+
+  // The lock holds below the UI too.
+  await expect(workbench.call('policy.update', { mode: 'never-ask' })).rejects.toThrow(/Set by your organisation/);
+  await expect(workbench.call('policy.update', { tools: { Files: { write_file: 'auto-approve' } } })).rejects.toThrow(/locked/);
+
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(5, 5);
+    await dialog.getByRole('region', { name: 'Global mode' }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-mode-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await write.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-tools-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await orgRules.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-rules-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+  }
+});
