@@ -137,3 +137,38 @@ test('add a syslog and an OTLP sink, watch their progress and errors live, edit 
     await syslog.close();
   }
 });
+
+test('signed checkpoints: turned on from the page, the public key shows at once, and the interval is saved', async ({ page, workbench }) => {
+  test.setTimeout(90_000);
+  const dialog = await openSettings(page, workbench, 'Audit shipping');
+  const section = dialog.getByTestId('checkpoints-section');
+  await expect(section.getByText('The key is made when checkpoints are turned on')).toBeVisible();
+  // Saved first, then shown checked (the page shows what the app holds).
+  await section.getByLabel('Write signed checkpoints').click();
+  await expect(section.getByLabel('Write signed checkpoints')).toBeChecked();
+  const key = section.getByTestId('checkpoint-public-key');
+  await expect(key).toContainText('-----BEGIN PUBLIC KEY-----');
+  // The page shows the key the log signs with: the contract's view holds the same one.
+  const view = (await workbench.call('audit.checkpoints')) as { settings: { enabled: boolean }; publicKeyPem: string };
+  expect(view.settings.enabled).toBe(true);
+  expect((await key.textContent())?.trim()).toBe(view.publicKeyPem.trim());
+
+  await section.getByLabel('Every … rows').fill('250');
+  await section.getByRole('button', { name: 'Save' }).click();
+  await expect.poll(async () => ((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows).toBe(250);
+  // A refused interval is named under its field and changes nothing.
+  await section.getByLabel('Every … rows').fill('0');
+  await section.getByRole('button', { name: 'Save' }).click();
+  await expect(section.getByRole('alert')).toBeVisible();
+  expect(((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows).toBe(250);
+  await section.getByLabel('Every … rows').fill('250');
+  await expect(section.getByRole('alert')).toBeHidden();
+  await expect(section.getByLabel('Write signed checkpoints')).toBeChecked();
+
+  await section.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-audit-checkpoints`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});

@@ -62,10 +62,15 @@ export type AuditSinkConfig = z.output<typeof AuditSinkSchema>;
  * Signed checkpoints (issue 15 §2): every `everyRows` rows, or every `everyMinutes` minutes when rows came in
  * meanwhile, a `checkpoint` row signs the chain head with the log's Ed25519 key.
  */
+const checkpointFields = {
+  enabled: z.boolean(),
+  everyRows: z.number().int().min(10).max(1_000_000),
+  everyMinutes: z.number().int().min(1).max(24 * 60),
+};
 export const AuditCheckpointSettingsSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  everyRows: z.number().int().min(10).max(1_000_000).default(1000),
-  everyMinutes: z.number().int().min(1).max(24 * 60).default(60),
+  enabled: checkpointFields.enabled.default(false),
+  everyRows: checkpointFields.everyRows.default(1000),
+  everyMinutes: checkpointFields.everyMinutes.default(60),
 });
 export type AuditCheckpointSettings = z.output<typeof AuditCheckpointSettingsSchema>;
 
@@ -115,7 +120,8 @@ export const AuditCheckpointsViewSchema = z.object({
 });
 export type AuditCheckpointsView = z.infer<typeof AuditCheckpointsViewSchema>;
 
-export const AuditCheckpointsSetInputSchema = AuditCheckpointSettingsSchema.partial().strict();
+/** A change names only what changes: no defaults here (zod would fill in `enabled: false` for a change of interval). */
+export const AuditCheckpointsSetInputSchema = z.strictObject(checkpointFields).partial();
 export type AuditCheckpointsSetInput = z.infer<typeof AuditCheckpointsSetInputSchema>;
 
 export const AuditSinkRemoveInputSchema = z.strictObject({ id: SinkIdSchema });

@@ -3,6 +3,7 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditShippingStatus, AuditSinkStatus, AuditSinkView } from '../../../../shared/audit-shipping';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Notice, PageHeader, errorText, formatTime } from '../common';
+import { CheckpointsSection } from './CheckpointsSection';
 import { SinkForm } from './SinkForm';
 import { describeLag, sinkTarget } from './shipping-text';
 
@@ -122,6 +123,7 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
           );
         })}
       </ul>
+      <CheckpointsSection api={api} />
       {editing && (
         <SinkForm api={api} sink={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={(next) => setSinks(next.sinks)} />
       )}
