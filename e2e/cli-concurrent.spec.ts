@@ -50,14 +50,16 @@ test('the CLI writes while browser mode runs: both see each other\'s chats, and 
   const rows = (await cliJson<AuditPage>(['audit', 'query'], { home })).entries;
   expect(rows.map((row) => `${row.chatId === appChat.id ? 'app' : 'cli'} ${row.kind} ${row.decision ?? row.outcome} ${row.actor ?? ''}`.trim()).sort()).toEqual([
     'app decision auto_allow policy',
+    // The chat's mode set to never-ask, recorded as a change of the policy by the person in the app.
+    'app policy null user',
     'app result success',
     'cli decision deny system',
     'cli decision deny system',
   ]);
   const verified = await runCli(['audit', 'verify'], { home });
   expect(verified.code).toBe(0);
-  expect(verified.stdout).toMatch(/^OK: 4 rows verify/);
-  expect(await workbench.call('audit.verify')).toMatchObject({ ok: true, rowCount: 4 });
+  expect(verified.stdout).toMatch(/^OK: 5 rows verify/);
+  expect(await workbench.call('audit.verify')).toMatchObject({ ok: true, rowCount: 5 });
 
   // Settings too: what the CLI writes while the app runs is neither lost nor overwritten by the app's next change.
   await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home });

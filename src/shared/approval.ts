@@ -104,7 +104,11 @@ export const ApprovalPolicySchema = z.strictObject({
   rules: z.array(ApprovalRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
-export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = ApprovalPolicySchema.parse({});
+/**
+ * What `ApprovalPolicySchema.parse({})` gives, written out: a parse when this module loads would make zod probe for
+ * eval before a page's entry turns that off (a CSP violation in the renderer); defaults.test.ts keeps the two equal.
+ */
+export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = { mode: 'ask', timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS, servers: {}, tools: {}, rules: [] };
 
 /**
  * The `approvals` section as settings.json holds it: only what the person set. A setting left out takes the

@@ -56,4 +56,5 @@ export const DesktopSettingsSchema = z.strictObject({
   tray: z.boolean().default(true),
 });
 export type DesktopSettings = z.infer<typeof DesktopSettingsSchema>;
-export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = DesktopSettingsSchema.parse({});
+/** What `DesktopSettingsSchema.parse({})` gives, written out (see DEFAULT_APPROVAL_POLICY); defaults.test.ts keeps them equal. */
+export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { quickChatShortcut: DEFAULT_QUICK_CHAT_SHORTCUT, notifyApprovals: true, tray: true };
