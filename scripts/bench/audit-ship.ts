@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { createAuditShipper, type AuditShipper } from '../../src/main/audit/shipping/audit-shipper';
 import { createRsyslog, findRsyslogd, type Rsyslog } from '../../src/main/audit/shipping/testing/rsyslog';
 import { createSqliteAuditLog } from '../../src/main/audit/sqlite-audit-log';
@@ -16,43 +17,54 @@ const COMMIT_SAMPLES = 1000;
 /** How often a commit is wanted while measuring: about as often as a busy tool loop records. */
 const COMMIT_EVERY_MS = 4;
 
-/** Counts the lines rsyslog has written so far, reading only what was appended since the last look. */
-function lineCounter(file: string): () => number {
-  let offset = 0;
-  let lines = 0;
-  const buffer = Buffer.alloc(1 << 20);
-  return () => {
-    if (!fs.existsSync(file)) return 0;
-    const fd = fs.openSync(file, 'r');
-    try {
-      for (;;) {
-        const read = fs.readSync(fd, buffer, 0, buffer.length, offset);
-        if (read === 0) break;
-        for (let index = 0; index < read; index++) if (buffer[index] === 0x0a) lines++;
-        offset += read;
+/**
+ * Counts the lines rsyslog has written so far, on a thread of its own: reading 140 MB of receiver output on the
+ * main thread would block the very commits whose latency is measured (the app itself never reads it).
+ */
+function lineCounter(file: string): { count: () => number; stop: () => Promise<number> } {
+  const shared = new Int32Array(new SharedArrayBuffer(4));
+  const source = `
+    const fs = require('node:fs');
+    const { workerData } = require('node:worker_threads');
+    const { file, shared } = workerData;
+    const buffer = Buffer.alloc(1 << 20);
+    let offset = 0;
+    let lines = 0;
+    for (;;) {
+      if (fs.existsSync(file)) {
+        const fd = fs.openSync(file, 'r');
+        for (;;) {
+          const read = fs.readSync(fd, buffer, 0, buffer.length, offset);
+          if (read === 0) break;
+          for (let at = buffer.indexOf(10); at !== -1 && at < read; at = buffer.indexOf(10, at + 1)) lines++;
+          offset += read;
+        }
+        fs.closeSync(fd);
+        Atomics.store(shared, 0, lines);
       }
-    } finally {
-      fs.closeSync(fd);
-    }
-    return lines;
-  };
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }`;
+  const worker = new Worker(source, { eval: true, workerData: { file, shared } });
+  return { count: () => Atomics.load(shared, 0), stop: () => worker.terminate() };
 }
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let nextDecision = 0;
 
 /**
  * Decision-path latency of a commit: from the moment the tool loop wants to record (a timer fires) to the row
  * being committed (synchronous=FULL, as the app commits). Measured from the timer's due time, so time the
  * event loop spent on shipping work before the commit could run counts against shipping.
  */
-async function commitLatencies(db: Database, dataDir: string, samples: number, label: string, onCommit: () => void, until?: () => boolean): Promise<number[]> {
+async function commitLatencies(db: Database, dataDir: string, samples: number, onCommit: () => void, until?: () => boolean): Promise<number[]> {
   const log = createSqliteAuditLog({ db, dataDir });
   const times: number[] = [];
-  for (let index = 0; index < samples || (until !== undefined && !until()); index++) {
+  for (let index = 0; index < samples; index++) {
     const due = performance.now() + COMMIT_EVERY_MS;
     await pause(COMMIT_EVERY_MS);
     const start = Math.min(due, performance.now());
-    log.recordDecision(benchDecision(index + (label === 'with' ? 1_000_000 : 0)));
+    log.recordDecision(benchDecision(1_000_000 + nextDecision++));
     onCommit();
     times.push(performance.now() - start);
     if (until !== undefined && until()) break;
@@ -60,17 +72,15 @@ async function commitLatencies(db: Database, dataDir: string, samples: number, l
   return times;
 }
 
-async function shipAll(db: Database, rsyslog: Rsyslog, sinkId: string, expectedLines: number): Promise<{ shipper: AuditShipper; done: Promise<number> }> {
+function startShipping(db: Database, rsyslog: Rsyslog, sinkId: string): AuditShipper {
   const config: SyslogSinkConfig = { type: 'syslog', id: sinkId, enabled: true, host: '127.0.0.1', port: rsyslog.port, facility: 13, batchSize: 500 };
   const shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], workerFile: SHIP_WORKER });
-  const count = lineCounter(rsyslog.file);
-  const start = performance.now();
   shipper.start();
-  const done = (async () => {
-    while (count() < expectedLines) await pause(20);
-    return performance.now() - start;
-  })();
-  return { shipper, done };
+  return shipper;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await pause(20);
 }
 
 /**
@@ -96,20 +106,31 @@ export const auditShip: Benchmark = {
       await rsyslog.start();
       const db = openDatabase(file);
       try {
-        // 1. Throughput: the backlog of 100,000 rows, nothing else happening.
-        const first = await shipAll(db, rsyslog, 'bench-throughput', ROWS);
-        const shipMs = await first.done;
-        await first.shipper.stop();
+        // 1. Throughput: the backlog of 100,000 rows, nothing else happening, until rsyslog wrote them all.
+        const counter = lineCounter(rsyslog.file);
+        const start = performance.now();
+        const first = startShipping(db, rsyslog, 'bench-throughput');
+        await until(() => counter.count() >= ROWS);
+        const shipMs = performance.now() - start;
+        await counter.stop();
+        await first.stop();
 
-        // 2. Commits with nothing shipping, then the same commits while a second sink ships the whole log.
-        const without = await commitLatencies(db, dataDir, COMMIT_SAMPLES, 'without', () => {});
-        const head = (db.prepare('SELECT max(sequence) FROM audit_log').pluck().get() as number) ?? 0;
-        const second = await shipAll(db, rsyslog, 'bench-latency', ROWS + head);
-        let shipping = true;
-        void second.done.then(() => (shipping = false));
-        const withShipping = await commitLatencies(db, dataDir, COMMIT_SAMPLES, 'with', () => second.shipper.wake(), () => !shipping);
-        await second.done;
-        await second.shipper.stop();
+        // 2. The same number of commits with nothing shipping and while shipping, in alternating rounds (so a
+        // drift of the machine's speed affects both alike): each shipping round is a new sink shipping the whole
+        // log from the start, until its cursor reaches the head; the quiet round after it takes as many commits.
+        const without: number[] = [];
+        const withShipping: number[] = [];
+        for (let round = 0; withShipping.length < COMMIT_SAMPLES; round++) {
+          const head = db.prepare('SELECT max(sequence) FROM audit_log').pluck().get() as number;
+          const shipper = startShipping(db, rsyslog, `bench-latency-${round}`);
+          const caughtUp = (): boolean => (shipper.status().sinks[0]?.acknowledgedSequence ?? 0) >= head;
+          const wanted = COMMIT_SAMPLES - withShipping.length;
+          const measured = await commitLatencies(db, dataDir, wanted, () => shipper.wake(), caughtUp);
+          withShipping.push(...measured);
+          await until(caughtUp);
+          await shipper.stop();
+          without.push(...(await commitLatencies(db, dataDir, measured.length, () => {})));
+        }
 
         const withoutP99 = percentile(without, 99);
         const withP99 = percentile(withShipping, 99);

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { MessagePort } from 'node:worker_threads';
 import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
 import type { AuditSink, RawAuditRow, ShippedSinkConfig } from './audit-sink';
+import { lowerThreadPriority } from './background-priority';
 import type { FromShippingThread, ShippingThreadData, ToShippingThread } from './shipping-thread-protocol';
 
 /**
@@ -11,6 +12,7 @@ import type { FromShippingThread, ShippingThreadData, ToShippingThread } from '.
  * `createSink` is a parameter so the SIGKILL test can watch the batches go (testing/shipping-kill-worker.ts).
  */
 export function runBatchSender(port: MessagePort, data: ShippingThreadData, createSink: (config: ShippedSinkConfig) => AuditSink): void {
+  lowerThreadPriority();
   const db = new BetterSqlite3(data.databaseFile, { readonly: true, fileMustExist: true });
   const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
   const sinks = new Map<string, AuditSink>();
