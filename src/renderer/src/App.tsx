@@ -4,6 +4,7 @@ import type { BrowserBridge } from './bridge/browser-bridge';
 import { useConnectionState } from './bridge/use-connection-state';
 import { ChatPane } from './chat/ChatPane';
 import { ChatStores } from './chat/chat-store';
+import { preloadMarkdown } from './chat/markdown/LazyMarkdown';
 import { TabBar } from './chat/TabBar';
 import { useTrustedServers } from './chat/use-trusted-servers';
 import { ConnectionBanner } from './components/ConnectionBanner';
@@ -37,6 +38,13 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
   useEffect(() => store.follow(), [store]);
+  // The Markdown renderer is left out of the first screen; it loads once that is on screen (LazyMarkdown.tsx).
+  const listed = state.status !== 'loading';
+  useEffect(() => {
+    if (!listed) return;
+    const idle = requestIdleCallback(preloadMarkdown, { timeout: 1000 });
+    return () => cancelIdleCallback(idle);
+  }, [listed]);
   useEffect(() => {
     // Load on start, and again after a reconnect: changes made while we were away were not pushed to us.
     if (connection !== 'open') return;

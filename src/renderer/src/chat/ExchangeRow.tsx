@@ -2,7 +2,8 @@ import { lazy, memo, Suspense, useMemo } from 'react';
 import type { ToolCallRequest } from '../../../shared/approval';
 import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../../shared/messages';
 import type { ArgsEdit, Draft } from './chat-store';
-import { CopyButton, Markdown } from './markdown/Markdown';
+import { CopyButton } from '../components/CopyButton';
+import { LazyMarkdown } from './markdown/LazyMarkdown';
 import { ErrorNotice } from './ErrorNotice';
 import { viewOf, type ExchangeRow } from './timeline';
 import { ToolCallBlock } from './ToolCallBlock';
@@ -55,7 +56,7 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
           <div className="assistant-body">
             {view.turns.map((turn, index) => (
               <div className="turn" key={index}>
-                {turn.message && <Markdown text={turn.message} streaming={view.streaming && index === lastTextTurn} />}
+                {turn.message && <LazyMarkdown text={turn.message} streaming={view.streaming && index === lastTextTurn} />}
                 {turn.toolCalls && turn.toolCalls.length > 0 && (
                   <div className="tool-calls">
                     {turn.toolCalls.map((call) => (

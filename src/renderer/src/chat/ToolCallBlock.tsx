@@ -3,7 +3,7 @@ import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
-import { CopyButton } from './markdown/Markdown';
+import { CopyButton } from '../components/CopyButton';
 
 /**
  * A tool call as it looks in a reply (seed 000 "as they look now"): collapsed, one line — server · tool · status ·

@@ -2,7 +2,7 @@ import { memo, useMemo, useState } from 'react';
 import type { Token, Tokens } from 'marked';
 import { completeBlocks, IncrementalMarkdown } from './markdown-blocks';
 import { highlightCode, loadHighlighter, useHighlighterReady } from './highlight';
-import { CheckIcon, CopyIcon } from '../../components/icons';
+import { CopyButton } from '../../components/CopyButton';
 
 export interface MarkdownProps {
   text: string;
@@ -177,27 +177,6 @@ export function CodeBlock({ code, language, live = false }: { code: string; lang
         </pre>
       )}
     </div>
-  );
-}
-
-export function CopyButton({ text, label }: { text: string; label: string }): React.JSX.Element {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      className="copy-button"
-      aria-label={copied ? 'Copied' : label}
-      title={label}
-      onClick={() => {
-        void navigator.clipboard?.writeText(text).then(() => {
-          setCopied(true);
-          setTimeout(() => setCopied(false), 1500);
-        });
-      }}
-    >
-      {copied ? <CheckIcon size={13} /> : <CopyIcon size={13} />}
-      <span>{copied ? 'Copied' : 'Copy'}</span>
-    </button>
   );
 }
 
