@@ -15,6 +15,8 @@ const POLICY = {
     mode: 'ask',
     tools: { Files: { write_file: 'always-ask' } },
     rules: [{ id: 'org-ask-moves', effect: 'ask', server: 'Files', tool: 'move_file', note: 'Moves are reviewed' }],
+    // Nothing listens there: the sink shows as failing, which is what a security team would want to see.
+    auditShipping: { sinks: [{ type: 'syslog', id: 'org-siem', host: '127.0.0.1', port: 9 }] },
   },
   defaults: { timeoutSeconds: 120 },
 };
@@ -82,5 +84,32 @@ test('locked settings show "Set by your organisation" and cannot be changed; def
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-tools-${scheme}.png`), animations: 'disabled', caret: 'hide' });
     await orgRules.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-rules-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+  }
+});
+
+test('a locked audit sink is listed on Audit shipping with a lock, and cannot be edited or removed', async ({ page, workbench }) => {
+  const dialog = await openSettings(page, workbench, 'Audit shipping');
+  const sink = dialog.getByTestId('sink-org-siem');
+  await expect(sink).toBeVisible();
+  await expect(sink.getByTestId('lock-note')).toHaveText('Set by your organisation');
+  await expect(sink).toContainText('127.0.0.1:9');
+  await expect(sink.getByRole('button', { name: 'Edit org-siem' })).toHaveCount(0);
+  await expect(sink.getByRole('button', { name: 'Remove org-siem' })).toHaveCount(0);
+  // Its progress shows like any sink's (rows waiting, and the error of a receiver that is not there).
+  await expect(sink.getByTestId('sink-lag')).not.toHaveText('…');
+
+  // The lock holds below the UI too.
+  const listed = (await workbench.call('audit.shippingSinks', undefined)) as { sinks: unknown[]; locked: { id: string }[] };
+  expect(listed.locked.map((locked) => locked.id)).toEqual(['org-siem']);
+  await expect(workbench.call('audit.removeShippingSink', { id: 'org-siem' })).rejects.toThrow(/set by your organisation/);
+  await expect(
+    workbench.call('audit.saveShippingSink', { sink: { type: 'syslog', id: 'org-siem', host: '127.0.0.1', port: 514 } }),
+  ).rejects.toThrow(/set by your organisation/);
+
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(5, 5);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-sink-${scheme}.png`), animations: 'disabled', caret: 'hide' });
   }
 });

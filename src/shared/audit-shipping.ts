@@ -100,7 +100,11 @@ export const OtlpHeaderNameSchema = z
 export const AuditSinkViewSchema = z.discriminatedUnion('type', [SyslogSinkSchema, OtlpSinkSchema.extend({ headerNames: z.array(z.string()) })]);
 export type AuditSinkView = z.infer<typeof AuditSinkViewSchema>;
 
-export const AuditShippingSinksSchema = z.object({ sinks: z.array(AuditSinkViewSchema) });
+export const AuditShippingSinksSchema = z.object({
+  sinks: z.array(AuditSinkViewSchema),
+  /** The organisation's locked sinks (managed policy): shown, never edited or removed (docs/user/organisation-policy.md). */
+  locked: z.array(AuditSinkViewSchema),
+});
 export type AuditShippingSinks = z.infer<typeof AuditShippingSinksSchema>;
 
 /** `audit.saveShippingSink`: adds a sink, or replaces the one called `previousId` (renaming it ships the whole log to it again). */

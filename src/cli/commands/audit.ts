@@ -199,7 +199,7 @@ function shippingCommand(audit: Command, options: ProgramOptions): void {
       table([
         ['SINK', 'TYPE', 'STATE', 'ACKNOWLEDGED', 'LAG', 'LAST ERROR'].map((cell) => colors.bold(cell)),
         ...status.sinks.map((sink) => [
-          sink.id,
+          sink.origin === 'managed' ? `${sink.id} (set by your organisation)` : sink.id,
           sink.type,
           sink.enabled ? (sink.lastError ? colors.red('failing') : sink.lagRows === 0 ? colors.green('up to date') : 'shipping') : colors.dim('disabled'),
           `#${sink.acknowledgedSequence} of #${sink.headSequence}${sink.acknowledgedAt ? ` at ${sink.acknowledgedAt}` : ''}`,

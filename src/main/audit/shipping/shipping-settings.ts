@@ -51,7 +51,18 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
       .map((key) => key.slice(headerPrefix(sinkId).length))
       .sort();
   const view = (config: AuditSinkConfig): AuditSinkView => (config.type === 'otlp' ? { ...config, headerNames: headerNames(config.id) } : config);
-  const list = (value: AuditShippingSettings = section.get()): AuditShippingSinks => ({ sinks: value.sinks.map(view) });
+  // A locked sink's header values come from the managed policy file: only their names are shown.
+  const lockedViews: AuditSinkView[] = lockedSinks.map(({ config }) => {
+    if (config.type !== 'otlp') return config;
+    const { headers = {}, ...rest } = config;
+    return { ...rest, headerNames: Object.keys(headers).sort() };
+  });
+  const list = (value: AuditShippingSettings = section.get()): AuditShippingSinks => ({ sinks: value.sinks.map(view), locked: lockedViews });
+  const refuseLocked = (id: string): void => {
+    if (lockedSinks.some((locked) => locked.config.id === id)) {
+      throw new WorkbenchError('locked', `The audit sink "${id}" is set by your organisation: it cannot be changed or removed here.`);
+    }
+  };
   const dropHeaders = (sinkId: string): void => {
     for (const key of secrets.keys(headerPrefix(sinkId))) secrets.delete(key);
   };
@@ -60,6 +71,8 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
     list: () => list(),
     save({ previousId, sink: input, headers }) {
       const sink = AuditShippingSettingsSchema.parse({ sinks: [input] }).sinks[0] as AuditSinkConfig;
+      refuseLocked(sink.id);
+      if (previousId !== undefined) refuseLocked(previousId);
       const current = section.get().sinks;
       if (previousId !== undefined && !current.some((existing) => existing.id === previousId)) {
         throw new WorkbenchError('not_found', `There is no audit sink "${previousId}".`);
@@ -91,6 +104,7 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
       return list(next);
     },
     remove(id) {
+      refuseLocked(id);
       if (!section.get().sinks.some((sink) => sink.id === id)) throw new WorkbenchError('not_found', `There is no audit sink "${id}".`);
       dropHeaders(id);
       return list(section.update((value) => ({ ...value, sinks: value.sinks.filter((sink) => sink.id !== id) })));

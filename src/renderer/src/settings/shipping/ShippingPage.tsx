@@ -3,6 +3,7 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditShippingStatus, AuditSinkStatus, AuditSinkView } from '../../../../shared/audit-shipping';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Notice, PageHeader, errorText, formatTime } from '../common';
+import { LockNote } from '../approvals/organisation';
 import { CheckpointsSection } from './CheckpointsSection';
 import { SinkForm } from './SinkForm';
 import { describeLag, sinkTarget } from './shipping-text';
@@ -13,9 +14,11 @@ const STATUS_EVERY_MS = 2000;
 /**
  * Audit shipping (docs/user/audit-shipping.md): the sinks the audit log is shipped to, each with its progress
  * (lag in rows and time, last error) read again every 2 s; add, edit and remove. Header values never come back.
+ * The organisation's locked sinks come first, with a lock and without Edit and Remove.
  */
 export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
   const [sinks, setSinks] = useState<AuditSinkView[] | null>(null);
+  const [locked, setLocked] = useState<AuditSinkView[]>([]);
   const [status, setStatus] = useState<AuditShippingStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<AuditSinkView | 'new' | null>(null);
@@ -24,7 +27,10 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
   const load = useCallback(
     () =>
       api.audit.shippingSinks().then(
-        (result) => setSinks(result.sinks),
+        (result) => {
+          setSinks(result.sinks);
+          setLocked(result.locked);
+        },
         (failure: unknown) => setError(errorText(failure)),
       ),
     [api],
@@ -64,64 +70,18 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
       />
       {error && <Notice kind="error">{error}</Notice>}
       {sinks === null && !error && <p className="muted">Loading…</p>}
-      {sinks?.length === 0 && (
+      {sinks?.length === 0 && locked.length === 0 && (
         <div className="settings-empty">
           <p>The audit log stays on this machine. Add a sink to ship it to a syslog receiver or an OpenTelemetry collector.</p>
         </div>
       )}
       <ul className="card-list" aria-label="Audit sinks">
-        {sinks?.map((sink) => {
-          const progress = statusOf(sink.id);
-          const lag = progress ? describeLag(progress) : null;
-          return (
-            <li key={sink.id} className="card" aria-label={sink.id} data-testid={`sink-${sink.id}`}>
-              <div className="card-main">
-                <div className="card-title-row">
-                  <span className="card-title mono">{sink.id}</span>
-                  <span className="badge">{sink.type === 'syslog' ? (sink.tls ? 'Syslog over TLS' : 'Syslog') : 'OpenTelemetry'}</span>
-                  {!sink.enabled && <span className="badge tone-off">Off</span>}
-                  {lag && sink.enabled && <span className={`badge tone-${lag.tone}`}>{lag.badge}</span>}
-                </div>
-                <dl className="facts">
-                  <div>
-                    <dt>Sends to</dt>
-                    <dd className="mono">{sinkTarget(sink)}</dd>
-                  </div>
-                  {sink.type === 'otlp' && (
-                    <div>
-                      <dt>Headers</dt>
-                      <dd className={sink.headerNames.length > 0 ? 'mono' : 'muted'}>{sink.headerNames.length > 0 ? sink.headerNames.join(', ') : 'None'}</dd>
-                    </div>
-                  )}
-                  <div>
-                    <dt>Progress</dt>
-                    <dd data-testid="sink-lag">{progress ? lag?.text : <span className="muted">…</span>}</dd>
-                  </div>
-                  {progress?.acknowledgedAt && (
-                    <div>
-                      <dt>Last delivery</dt>
-                      <dd>{formatTime(progress.acknowledgedAt)}</dd>
-                    </div>
-                  )}
-                </dl>
-                {progress?.lastError && (
-                  <Notice kind="error">
-                    <span data-testid="sink-error">{progress.lastError}</span>
-                    {progress.lastErrorAt && <span className="muted small"> — {formatTime(progress.lastErrorAt)}</span>}
-                  </Notice>
-                )}
-              </div>
-              <div className="card-actions">
-                <button type="button" className="button" onClick={() => setEditing(sink)} aria-label={`Edit ${sink.id}`}>
-                  Edit
-                </button>
-                <button type="button" className="button button-quiet-danger" onClick={() => setRemoving(sink)} aria-label={`Remove ${sink.id}`}>
-                  Remove
-                </button>
-              </div>
-            </li>
-          );
-        })}
+        {locked.map((sink) => (
+          <SinkCard key={`locked-${sink.id}`} sink={sink} progress={statusOf(sink.id)} locked />
+        ))}
+        {sinks?.map((sink) => (
+          <SinkCard key={sink.id} sink={sink} progress={statusOf(sink.id)} onEdit={() => setEditing(sink)} onRemove={() => setRemoving(sink)} />
+        ))}
       </ul>
       <CheckpointsSection api={api} />
       {editing && (
@@ -143,5 +103,69 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
         </ConfirmDialog>
       )}
     </div>
+  );
+}
+
+interface SinkCardProps {
+  sink: AuditSinkView;
+  progress: AuditSinkStatus | undefined;
+  /** The organisation's (managed policy): shown with a lock, without Edit and Remove. */
+  locked?: boolean;
+  onEdit?: () => void;
+  onRemove?: () => void;
+}
+
+function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCardProps): React.JSX.Element {
+  const lag = progress ? describeLag(progress) : null;
+  return (
+    <li className="card" aria-label={sink.id} data-testid={`sink-${sink.id}`}>
+      <div className="card-main">
+        <div className="card-title-row">
+          <span className="card-title mono">{sink.id}</span>
+          <span className="badge">{sink.type === 'syslog' ? (sink.tls ? 'Syslog over TLS' : 'Syslog') : 'OpenTelemetry'}</span>
+          {!sink.enabled && <span className="badge tone-off">Off</span>}
+          {lag && sink.enabled && <span className={`badge tone-${lag.tone}`}>{lag.badge}</span>}
+          {locked && <LockNote id={`lock-sink-${sink.id}`} />}
+        </div>
+        <dl className="facts">
+          <div>
+            <dt>Sends to</dt>
+            <dd className="mono">{sinkTarget(sink)}</dd>
+          </div>
+          {sink.type === 'otlp' && (
+            <div>
+              <dt>Headers</dt>
+              <dd className={sink.headerNames.length > 0 ? 'mono' : 'muted'}>{sink.headerNames.length > 0 ? sink.headerNames.join(', ') : 'None'}</dd>
+            </div>
+          )}
+          <div>
+            <dt>Progress</dt>
+            <dd data-testid="sink-lag">{progress ? lag?.text : <span className="muted">…</span>}</dd>
+          </div>
+          {progress?.acknowledgedAt && (
+            <div>
+              <dt>Last delivery</dt>
+              <dd>{formatTime(progress.acknowledgedAt)}</dd>
+            </div>
+          )}
+        </dl>
+        {progress?.lastError && (
+          <Notice kind="error">
+            <span data-testid="sink-error">{progress.lastError}</span>
+            {progress.lastErrorAt && <span className="muted small"> — {formatTime(progress.lastErrorAt)}</span>}
+          </Notice>
+        )}
+      </div>
+      {!locked && (
+        <div className="card-actions">
+          <button type="button" className="button" onClick={onEdit} aria-label={`Edit ${sink.id}`}>
+            Edit
+          </button>
+          <button type="button" className="button button-quiet-danger" onClick={onRemove} aria-label={`Remove ${sink.id}`}>
+            Remove
+          </button>
+        </div>
+      )}
+    </li>
   );
 }
