@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAT_APPROVAL_MODES, GLOBAL_APPROVAL_MODES, TOOL_APPROVAL_SETTINGS } from './closed-sets';
 import { settingsRecord } from './setting-names';
 import { AuditSinkSchema } from './audit-shipping';
 import { ChatIdSchema } from './chat';
@@ -12,7 +13,7 @@ import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from '.
  * lets read-only tools of servers whose annotations you trust run; `never-ask` turns approvals off
  * (tools run as they would without this feature) and is shown as a warning wherever approvals are.
  */
-export const GlobalApprovalModeSchema = z.enum(['ask', 'auto-approve-read-only-trusted', 'never-ask']);
+export const GlobalApprovalModeSchema = z.enum(GLOBAL_APPROVAL_MODES);
 export type GlobalApprovalMode = z.infer<typeof GlobalApprovalModeSchema>;
 
 /**
@@ -38,7 +39,7 @@ export const ServerApprovalSettingsSchema = z.strictObject({
 export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema>;
 
 /** Per tool; `inherit` defers to the server setting, then the global one (tool > server > global). */
-export const ToolApprovalSettingSchema = z.enum(['auto-approve', 'always-ask', 'inherit']);
+export const ToolApprovalSettingSchema = z.enum(TOOL_APPROVAL_SETTINGS);
 export type ToolApprovalSetting = z.infer<typeof ToolApprovalSettingSchema>;
 
 export const RuleEffectSchema = z.enum(['allow', 'ask', 'deny']);
@@ -240,7 +241,7 @@ export type PolicyView = z.infer<typeof PolicyViewSchema>;
 
 // ── Decisions ───────────────────────────────────────────────────────────────────────────────────
 
-export const ChatApprovalModeSchema = z.enum(['use-tool-settings', 'always-ask', 'never-ask']);
+export const ChatApprovalModeSchema = z.enum(CHAT_APPROVAL_MODES);
 export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
 
 export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);

@@ -1,20 +1,12 @@
 import { z } from 'zod';
+import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS } from './closed-sets';
 
 /**
  * What was decided about one tool call. `auto_*` and `session_grant` are decided without asking:
  * by a rule or setting, or by an earlier "Allow for this chat". `timeout` and `cancelled` are
  * never recorded as a person's "deny".
  */
-export const AuditDecisionSchema = z.enum([
-  'allow_session',
-  'allow_once',
-  'deny',
-  'timeout',
-  'cancelled',
-  'auto_allow',
-  'auto_deny',
-  'session_grant',
-]);
+export const AuditDecisionSchema = z.enum(AUDIT_DECISIONS);
 export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
 
 /**
@@ -22,7 +14,7 @@ export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
  * Policy rows (`kind: 'policy'`) say who changed the policy: `user` (the app or browser mode), `cli` (a person at the
  * `workbench` CLI) or `managed` (the organisation's policy file, as seen at start) (docs/user/audit-log.md).
  */
-export const AuditActorSchema = z.enum(['user', 'policy', 'system', 'cli', 'managed']);
+export const AuditActorSchema = z.enum(AUDIT_ACTORS);
 export type AuditActor = z.infer<typeof AuditActorSchema>;
 
 /**
@@ -33,7 +25,7 @@ export type AuditActor = z.infer<typeof AuditActorSchema>;
  * `editedArgs` those after, keyed by what changed (docs/user/audit-log.md).
  * `checkpoint`: the chain head before it, signed (docs/user/audit-shipping.md#signed-checkpoints).
  */
-export const AuditKindSchema = z.enum(['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint']);
+export const AuditKindSchema = z.enum(AUDIT_KINDS);
 export type AuditKind = z.infer<typeof AuditKindSchema>;
 
 /** One row of the audit log as it can be shown and exported (arguments already redacted). */

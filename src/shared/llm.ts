@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PROVIDER_KINDS } from './closed-sets';
 import { settingName } from './setting-names';
 import { WorkbenchErrorDataSchema } from './errors';
 
@@ -7,7 +8,7 @@ import { WorkbenchErrorDataSchema } from './errors';
  * at a base URL of the user's choice (Ollama, LM Studio, vLLM, llama.cpp's server, OpenRouter…);
  * `demo` is the offline scripted provider, which is not an AI model.
  */
-export const ProviderKindSchema = z.enum(['openai', 'openai-compatible', 'anthropic', 'gemini', 'demo']);
+export const ProviderKindSchema = z.enum(PROVIDER_KINDS);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
 /** What the UI should call each kind. */

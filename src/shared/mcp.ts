@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MCP_LOG_LEVELS } from './closed-sets';
 import { guardedRecord, settingName } from './setting-names';
 import { ToolDefinitionSchema } from './tool';
 
@@ -50,7 +51,7 @@ export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
 export type McpHttpTransport = z.infer<typeof McpHttpTransportSchema>;
 
 /** MCP's log levels (RFC 5424 severities), least to most severe. */
-export const McpLogLevelSchema = z.enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+export const McpLogLevelSchema = z.enum(MCP_LOG_LEVELS);
 export type McpLogLevel = z.infer<typeof McpLogLevelSchema>;
 /** What a server is asked to send (`logging/setLevel`) unless its settings say otherwise. */
 export const MCP_DEFAULT_LOG_LEVEL: McpLogLevel = 'info';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { AuditActorSchema, AuditDecisionSchema, AuditKindSchema, type AuditEntry, type AuditProgress } from '../../shared/audit';
+import type { AuditEntry, AuditProgress } from '../../shared/audit';
+import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS, isOneOf } from '../../shared/closed-sets';
 import { act, integer, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError, EXIT } from '../exit-codes';
 import { table } from '../terminal';
@@ -17,9 +18,9 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       .option('--chat <id>', 'one chat')
       .option('--server <name>', 'one server')
       .option('--tool <name>', 'one tool')
-      .option('--decision <decision...>', `one or more of ${AuditDecisionSchema.options.join(', ')}`)
-      .addOption(new Option('--actor <actor>', 'who decided').choices(AuditActorSchema.options))
-      .addOption(new Option('--kind <kind>', 'decision, result, sampling, elicitation or policy rows (policy: changes of the approval policy)').choices(AuditKindSchema.options))
+      .option('--decision <decision...>', `one or more of ${AUDIT_DECISIONS.join(', ')}`)
+      .addOption(new Option('--actor <actor>', 'who decided').choices(AUDIT_ACTORS))
+      .addOption(new Option('--kind <kind>', 'decision, result, sampling, elicitation or policy rows (policy: changes of the approval policy)').choices(AUDIT_KINDS))
       .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))
       .option('--cursor <cursor>', 'the next page: the cursor the previous page printed'),
     options,
@@ -28,7 +29,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       flags: { from?: string; to?: string; chat?: string; server?: string; tool?: string; decision?: string[]; actor?: 'user'; kind?: 'decision' | 'result' | 'policy'; limit?: number; cursor?: string },
     ) => {
       for (const decision of flags.decision ?? []) {
-        if (!AuditDecisionSchema.safeParse(decision).success) throw new CliError(`--decision must be one of ${AuditDecisionSchema.options.join(', ')}, not ${JSON.stringify(decision)}.`);
+        if (!isOneOf(AUDIT_DECISIONS, decision)) throw new CliError(`--decision must be one of ${AUDIT_DECISIONS.join(', ')}, not ${JSON.stringify(decision)}.`);
       }
       for (const [flag, value] of [['--from', flags.from], ['--to', flags.to]] as const) {
         if (value !== undefined && Number.isNaN(Date.parse(value))) throw new CliError(`${flag} takes an ISO 8601 time like 2026-01-31T09:00:00Z, not ${JSON.stringify(value)}.`);

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { askAboutCalls } from '../approval-prompt';
 import { act, type ProgramOptions } from '../command-kit';
-import { createExchangeDriver, type Approver } from '../exchange';
-import { askAboutServerRequest } from '../server-request-prompt';
+import type { Approver } from '../exchange';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
 import { createLineReader, INTERRUPTED } from '../line-reader';
 import { renderForTerminal } from '../terminal';
@@ -23,6 +21,13 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     const { terminal } = context;
     const { colors } = terminal;
     if (!terminal.interactive) throw new CliError('workbench chat needs a terminal (stdin and stdout). For scripts and pipes use: workbench run "PROMPT"');
+    // The exchange and its prompts load with the command that runs them: `--help` and the other commands start
+    // without them (docs/dev/benchmarks.md, `cli-start`).
+    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }] = await Promise.all([
+      import('../approval-prompt'),
+      import('../exchange'),
+      import('../server-request-prompt'),
+    ]);
     const session = context.session();
     let chat = await chatFor(context, flags);
     terminal.line(`${colors.bold('AI Workbench')} ${colors.dim('·')} ${chat.title} ${colors.dim(`· ${chat.providerId ?? 'no provider'}/${chat.model ?? 'no model'} · ${chat.id.slice(0, 8)}`)}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ChatApprovalModeSchema } from '../../shared/approval';
+import { CHAT_APPROVAL_MODES, isOneOf } from '../../shared/closed-sets';
 import type { ChatMessage } from '../../shared/messages';
 import { CliError } from '../exit-codes';
 import { act, leaf, resolveChatId, type ProgramOptions } from '../command-kit';
@@ -41,18 +41,18 @@ export function chatsCommand(program: Command, options: ProgramOptions): void {
   });
 
   act(
-    leaf(chats, 'mode <id> [mode]', `show or set how a chat asks: ${ChatApprovalModeSchema.options.join(', ')}`),
+    leaf(chats, 'mode <id> [mode]', `show or set how a chat asks: ${CHAT_APPROVAL_MODES.join(', ')}`),
     options,
     async (context, id: string, mode: string | undefined) => {
       const chatId = await resolveChatId(context, id);
       const session = context.session();
-      if (mode !== undefined && !ChatApprovalModeSchema.safeParse(mode).success) {
-        throw new CliError(`A chat's mode must be one of ${ChatApprovalModeSchema.options.join(', ')}, not ${JSON.stringify(mode)}.`);
+      if (mode !== undefined && !isOneOf(CHAT_APPROVAL_MODES, mode)) {
+        throw new CliError(`A chat's mode must be one of ${CHAT_APPROVAL_MODES.join(', ')}, not ${JSON.stringify(mode)}.`);
       }
       const result =
         mode === undefined
           ? await session.call('approvals.getChatMode', { chatId })
-          : await session.call('approvals.setChatMode', { chatId, mode: mode as (typeof ChatApprovalModeSchema.options)[number] });
+          : await session.call('approvals.setChatMode', { chatId, mode });
       if (context.json) return context.terminal.json(result);
       context.terminal.line(`Chat ${chatId.slice(0, 8)}: ${result.mode}${result.mode === 'never-ask' ? context.terminal.colors.yellow(" (its tools run without asking, except what deny rules refuse and what an ask rule or a tool's 'always-ask' asks about)") : ''}`);
     },

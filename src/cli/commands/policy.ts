@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { GlobalApprovalModeSchema, ToolApprovalSettingSchema, type ApprovalRuleDraft, type PolicyUpdate, type PolicyView } from '../../shared/approval';
+import type { ApprovalRuleDraft, PolicyUpdate, PolicyView } from '../../shared/approval';
+import { GLOBAL_APPROVAL_MODES, isOneOf, TOOL_APPROVAL_SETTINGS } from '../../shared/closed-sets';
 import { act, integer, jsonObject, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { table } from '../terminal';
@@ -95,10 +96,10 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
   };
   switch (setting) {
     case 'mode': {
-      need(1, GlobalApprovalModeSchema.options.join('|'));
-      const mode = GlobalApprovalModeSchema.safeParse(values[0]);
-      if (!mode.success) throw new CliError(`mode must be one of ${GlobalApprovalModeSchema.options.join(', ')}, not ${JSON.stringify(values[0])}.`);
-      return { mode: mode.data };
+      need(1, GLOBAL_APPROVAL_MODES.join('|'));
+      const mode = values[0];
+      if (!isOneOf(GLOBAL_APPROVAL_MODES, mode)) throw new CliError(`mode must be one of ${GLOBAL_APPROVAL_MODES.join(', ')}, not ${JSON.stringify(mode)}.`);
+      return { mode };
     }
     case 'timeout':
       need(1, 'SECONDS');
@@ -106,9 +107,8 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
     case 'tool': {
       need(3, 'SERVER TOOL auto-approve|always-ask|inherit');
       const [server, tool, value] = values as [string, string, string];
-      const parsed = ToolApprovalSettingSchema.safeParse(value);
-      if (!parsed.success) throw new CliError(`a tool setting must be one of ${ToolApprovalSettingSchema.options.join(', ')}, not ${JSON.stringify(value)}.`);
-      return { tools: { [server]: { [tool]: parsed.data } } };
+      if (!isOneOf(TOOL_APPROVAL_SETTINGS, value)) throw new CliError(`a tool setting must be one of ${TOOL_APPROVAL_SETTINGS.join(', ')}, not ${JSON.stringify(value)}.`);
+      return { tools: { [server]: { [tool]: value } } };
     }
     case 'server': {
       need(2, 'SERVER auto-approve|ask|forget');

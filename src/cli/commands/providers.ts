@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { ProviderKindSchema } from '../../shared/llm';
+import { PROVIDER_KINDS } from '../../shared/closed-sets';
 import { act, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { table } from '../terminal';
@@ -22,7 +22,7 @@ export function providersCommand(program: Command, options: ProgramOptions): voi
 
   act(
     leaf(providers, 'add', 'add a provider')
-      .addOption(new Option('--kind <kind>', 'what it talks to').choices(ProviderKindSchema.options).makeOptionMandatory())
+      .addOption(new Option('--kind <kind>', 'what it talks to').choices(PROVIDER_KINDS).makeOptionMandatory())
       .option('--id <id>', 'its id (made from the label when missing)')
       .option('--label <label>', 'its name in lists')
       .option('--base-url <url>', 'the server (required for openai-compatible, with the version path)')

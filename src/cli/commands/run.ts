@@ -1,8 +1,6 @@
 import { Option, type Command } from 'commander';
-import { askAboutCalls } from '../approval-prompt';
 import { act, type ProgramOptions } from '../command-kit';
-import { createExchangeDriver, type Approver } from '../exchange';
-import { askAboutServerRequest } from '../server-request-prompt';
+import type { Approver } from '../exchange';
 import { CliError, EXIT } from '../exit-codes';
 import { createLineReader, type LineReader } from '../line-reader';
 import { chatFor, type ChatFlags } from './conversation-setup';
@@ -34,6 +32,13 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
     );
   act(command, options, async (context, words: string[], flags: ChatFlags & { approve: 'policy' | 'deny' }) => {
     const { terminal } = context;
+    // The exchange and its prompts load with the command that runs them: `--help` and the other commands start
+    // without them (docs/dev/benchmarks.md, `cli-start`).
+    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }] = await Promise.all([
+      import('../approval-prompt'),
+      import('../exchange'),
+      import('../server-request-prompt'),
+    ]);
     let prompt = words.join(' ').trim();
     if (prompt === '' && !process.stdin.isTTY) prompt = (await readAll(process.stdin)).trim();
     if (prompt === '') throw new CliError('Give the prompt: workbench run "PROMPT" (or pipe it on stdin).');

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { McpLogLevelSchema, type McpServerInput } from '../../shared/mcp';
+import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
+import type { McpServerInput } from '../../shared/mcp';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { formatTime, table } from '../terminal';
@@ -156,16 +157,15 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   );
 
   act(
-    leaf(servers, 'log-level <name> [level]', `show or set the level a server logs at (${McpLogLevelSchema.options.join(', ')}); sent to it as logging/setLevel`),
+    leaf(servers, 'log-level <name> [level]', `show or set the level a server logs at (${MCP_LOG_LEVELS.join(', ')}); sent to it as logging/setLevel`),
     options,
     async (context, name: string, level: string | undefined) => {
       const session = context.session();
       let server;
       if (level === undefined) server = (await session.call('mcp.list')).servers.find((item) => item.name.toLowerCase() === name.toLowerCase());
       else {
-        const parsed = McpLogLevelSchema.safeParse(level);
-        if (!parsed.success) throw new CliError(`"${level}" is not a log level; use one of: ${McpLogLevelSchema.options.join(', ')}.`);
-        server = await session.call('mcp.edit', { name, logLevel: parsed.data });
+        if (!isOneOf(MCP_LOG_LEVELS, level)) throw new CliError(`"${level}" is not a log level; use one of: ${MCP_LOG_LEVELS.join(', ')}.`);
+        server = await session.call('mcp.edit', { name, logLevel: level });
       }
       if (!server) throw new CliError(`No MCP server is named "${name}".`);
       if (context.json) return context.terminal.json({ name: server.name, logLevel: server.logLevel });

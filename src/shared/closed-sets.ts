@@ -1,0 +1,27 @@
+/**
+ * The closed sets of words some of the contract's enums are made of, in a module without zod: the `workbench`
+ * command tree (its options' choices and `--help`) is built from these, so a command that needs no schema starts
+ * without loading zod (docs/dev/benchmarks.md, `cli-start`). The schemas are `z.enum(` these `)`.
+ */
+
+/** audit.ts `AuditDecisionSchema`. */
+export const AUDIT_DECISIONS = ['allow_session', 'allow_once', 'deny', 'timeout', 'cancelled', 'auto_allow', 'auto_deny', 'session_grant'] as const;
+/** audit.ts `AuditActorSchema`. */
+export const AUDIT_ACTORS = ['user', 'policy', 'system', 'cli', 'managed'] as const;
+/** audit.ts `AuditKindSchema`. */
+export const AUDIT_KINDS = ['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint'] as const;
+/** approval.ts `GlobalApprovalModeSchema`. */
+export const GLOBAL_APPROVAL_MODES = ['ask', 'auto-approve-read-only-trusted', 'never-ask'] as const;
+/** approval.ts `ToolApprovalSettingSchema`. */
+export const TOOL_APPROVAL_SETTINGS = ['auto-approve', 'always-ask', 'inherit'] as const;
+/** approval.ts `ChatApprovalModeSchema`. */
+export const CHAT_APPROVAL_MODES = ['use-tool-settings', 'always-ask', 'never-ask'] as const;
+/** llm.ts `ProviderKindSchema`. */
+export const PROVIDER_KINDS = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'demo'] as const;
+/** mcp.ts `McpLogLevelSchema` (RFC 5424's severities, as MCP names them). */
+export const MCP_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+
+/** Whether `value` is one of `values` (the check `Schema.safeParse(value).success` makes, without zod). */
+export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
