@@ -7,9 +7,12 @@
  *  2. no deny rule in force when it ran (the organisation's or the person's) matched its arguments;
  *  3. no decision row exists for a decision that did not apply;
  *  4. `audit verify` is OK;
- *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so.
+ *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so;
+ *  6. a server's sampling request reached the model only with an allow row committed before, no deny rule in force
+ *     matching it and the server's sampling not set to deny; its answer reached the server only once allowed.
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
- * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps.
+ * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
+ * (=2 also names each step as it starts, for a run that hangs).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,12 +20,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyExplanation } from '../../shared/approval';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
-import { COMMANDS, PATHS, RULES, ruleDraft, TOOLS } from './testing/invariant-catalogue';
+import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
-import { createHarness, emptyTally, recordCall, type Harness } from './testing/invariant-harness';
+import { createHarness, emptyTally, recordCall, recordSamplingAnswer, recordSamplingRequest, type Harness } from './testing/invariant-harness';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
-import { createScriptedModel } from './testing/scripted-model';
+import { createScriptedModel, lastUserText } from './testing/scripted-model';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
@@ -34,8 +37,14 @@ let template: string;
 const model = createScriptedModel();
 
 beforeAll(async () => {
-  servers = await startRecordingServers(recordCall);
-  fake = await startFakeLlmServer({ respond: (request) => model.respond(request) });
+  servers = await startRecordingServers({ onCall: recordCall, onSamplingAnswer: recordSamplingAnswer });
+  fake = await startFakeLlmServer({
+    respond: (request) => {
+      const text = lastUserText(request);
+      if (samplingNonce(text) !== null) recordSamplingRequest(text);
+      return model.respond(request);
+    },
+  });
   template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
 });
 afterAll(async () => {
@@ -80,7 +89,7 @@ describe('the trust invariant', () => {
       await fc.assert(
         fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
           sequences += 1;
-          const harness: Harness = await createHarness({ servers, fake, managed, tally, template });
+          const harness: Harness = await createHarness({ servers, fake, managed, tally, template, runDueTimers: () => vi.advanceTimersByTime(0) });
           const world: InvariantWorld = {
             harness,
             model,
@@ -119,5 +128,8 @@ describe('the trust invariant', () => {
     expect(tally.remembered).toBeGreaterThan(0);
     expect(tally.restarts).toBeGreaterThan(0);
     expect(tally.timeouts).toBeGreaterThan(0);
+    expect(tally.samplingRequests).toBeGreaterThan(0);
+    expect(tally.samplingAnswers).toBeGreaterThan(0);
+    expect(tally.serverRequestDecisions).toBeGreaterThan(0);
   });
 });

@@ -72,7 +72,29 @@ export const RULES: readonly CatalogueRule[] = [
     draft: { server: 'Shell', tool: '*' },
     matches: (server) => server === 'Shell',
   },
+  // Rules on a server's sampling requests (docs/user/server-requests.md): by the server, and by the words sent.
+  {
+    key: 'sampling-shell',
+    draft: { server: 'Shell', tool: 'sampling' },
+    matches: (server, tool) => server === 'Shell' && tool === 'sampling',
+  },
+  {
+    key: 'sampling-secret',
+    draft: { server: '*', tool: 'sampling', args: [{ pointer: '/messages/0/text', match: 'regex', value: 'secret' }] },
+    matches: (_server, tool, args) => tool === 'sampling' && (text((args['messages'] as { text?: unknown }[] | undefined)?.[0]?.text)?.includes('secret') ?? false),
+  },
 ];
+
+/**
+ * Sampling (issue 13 §2): Shell's `run` of these commands asks the chat's model, through the client, before it
+ * answers; every third call's request carries a word the `sampling-secret` rule is about.
+ */
+export const SAMPLING_COMMANDS: readonly string[] = ['ls', 'echo hi'];
+export const samplingPrompt = (nonce: string): string => `sampling ${nonce}${Number(nonce.slice(1)) % 3 === 0 ? ' secret' : ''}`;
+/** The nonce of a sampling prompt (or of an edit of one, which keeps its start), or null for any other text. */
+export const samplingNonce = (text: string): string | null => /^sampling (n\d+)/.exec(text)?.[1] ?? null;
+/** What the scripted model answers a sampling request. */
+export const samplingAnswer = (nonce: string): string => `answer ${nonce}`;
 
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);

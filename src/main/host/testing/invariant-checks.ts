@@ -26,9 +26,13 @@ export interface CheckState {
   checkedRuns: number;
   /** Tool call ids whose allow row already justified a run. */
   readonly spent: Set<string>;
+  /** Sampling requests and answers already matched to their allow rows, and the requests' rows that did. */
+  checkedSamplings: number;
+  checkedAnswers: number;
+  readonly spentSamplings: Set<string>;
 }
 
-export const newCheckState = (): CheckState => ({ checkedRuns: 0, spent: new Set() });
+export const newCheckState = (): CheckState => ({ checkedRuns: 0, spent: new Set(), checkedSamplings: 0, checkedAnswers: 0, spentSamplings: new Set() });
 
 class InvariantError extends Error {
   constructor(invariant: string, detail: string) {
@@ -83,6 +87,56 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
     }
     state.spent.add(allowRow.toolCallId);
     state.checkedRuns += 1;
+  }
+}
+
+/** The first message's text a sampling row allowed: the edit's when the person edited it. */
+const sampledText = (row: AuditEntry): string | undefined => ((row.editedArgs ?? row.args) as { messages?: { text?: string }[] } | null)?.messages?.[0]?.text;
+/** The answer text a sampling answer row let go back: the edit's when the person edited it. */
+const answeredText = (row: AuditEntry): string | undefined => ((row.editedArgs ?? row.args) as { text?: string } | null)?.text;
+
+/**
+ * (6) a server's sampling request reached the model only with an allow row for exactly what the model got,
+ * committed before (each row allows one request), with no deny rule in force matching it and the server's sampling
+ * not set to deny; an answer reached the server only with an allow row for exactly that text committed before.
+ */
+function checkSampling(harness: Harness, rows: readonly AuditEntry[], state: CheckState): void {
+  for (const sampling of harness.samplings.slice(state.checkedSamplings)) {
+    const text = sampling.args.messages[0]?.text;
+    const where = `${sampling.serverName}'s request ${JSON.stringify(text)} (during ${sampling.step}; ${sampling.committedSequence} rows committed then)`;
+    if (sampling.denyHits.length > 0) throw new InvariantError('a deny rule in force matched a sampling request that reached the model', `${where} matched ${sampling.denyHits.join(', ')}`);
+    if (sampling.setting === 'deny') throw new InvariantError("a sampling request reached the model while the server's sampling was set to deny", where);
+    const allowRow = rows.find(
+      (row) =>
+        row.kind === 'sampling' &&
+        row.toolName === 'sampling/createMessage' &&
+        row.serverName === sampling.serverName &&
+        row.sequence <= sampling.committedSequence &&
+        ALLOW_DECISIONS.has(row.decision ?? '') &&
+        sampledText(row) === text &&
+        !state.spentSamplings.has(row.toolCallId),
+    );
+    if (!allowRow) throw new InvariantError('a sampling request reached the model without an allow row for it committed before', where);
+    state.spentSamplings.add(allowRow.toolCallId);
+    state.checkedSamplings += 1;
+  }
+  for (const answer of harness.samplingAnswers.slice(state.checkedAnswers)) {
+    const allowRow = rows.find(
+      (row) =>
+        row.kind === 'sampling' &&
+        row.toolName === 'sampling/answer' &&
+        row.serverName === answer.serverName &&
+        row.sequence <= answer.committedSequence &&
+        ALLOW_DECISIONS.has(row.decision ?? '') &&
+        answeredText(row) === answer.text,
+    );
+    if (!allowRow) {
+      throw new InvariantError(
+        'a sampling answer reached the server without an allow row for it committed before',
+        `${answer.serverName} got ${JSON.stringify(answer.text)} (during ${answer.step}; ${answer.committedSequence} rows committed then)`,
+      );
+    }
+    state.checkedAnswers += 1;
   }
 }
 
@@ -158,7 +212,9 @@ async function checkPendingShown(harness: Harness, chat: ChatView): Promise<void
   }
   const { activity } = await harness.ok('chat.messages', { chatId: chat.chatId, limit: 1 });
   const expected = waiting.length > 0 ? 'waiting-approval' : 'idle';
-  if (activity.status !== expected) {
+  // A tool call still runs while its server's request (sampling) waits for the person: the chat shows that request.
+  const serverAsks = (await harness.ok('serverRequests.list', {})).requests.some((request) => request.chatId === chat.chatId || request.chatId === null);
+  if (activity.status !== expected && !(serverAsks && activity.status === 'running-tools')) {
     throw new InvariantError('a settled chat says it is doing something else', `chat ${chat.chatId} is ${activity.status} with ${waiting.length} calls waiting`);
   }
 }
@@ -180,6 +236,7 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   }
   const rows = await auditRows(harness);
   checkRuns(harness, rows, state);
+  checkSampling(harness, rows, state);
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
   checkRowsApplied(rows, chats);
   // (4) the log verifies.

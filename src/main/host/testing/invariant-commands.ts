@@ -29,8 +29,10 @@ export interface InvariantWorld {
  */
 export interface InvariantModel {
   waiting: number[];
+  /** Server requests (sampling) waiting for the person, in any chat or none. */
+  serverWaiting: number;
 }
-export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0] });
+export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0], serverWaiting: 0 });
 type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
 
 abstract class Step implements Command {
@@ -40,9 +42,11 @@ abstract class Step implements Command {
   async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
+    if (process.env['INVARIANT_DEBUG'] === '2') process.stderr.write(`step ${this.toString()}\n`);
     await this.act(world);
     await world.harness.settle();
     model.waiting = await logWaiting(world);
+    model.serverWaiting = await logServerRequests(world);
     await checkInvariants(world.harness, world.checks);
   }
   protected abstract act(world: InvariantWorld): Promise<void>;
@@ -60,6 +64,16 @@ async function logWaiting(world: InvariantWorld): Promise<number[]> {
     world.harness.log.push(`  waiting in chat ${index}: ${calls.join('; ')}`);
   }
   return counts;
+}
+
+/** The server requests that wait, for the counterexample. */
+async function logServerRequests(world: InvariantWorld): Promise<number> {
+  const { requests } = await world.harness.ok('serverRequests.list', {});
+  for (const request of requests) {
+    const what = request.kind === 'sampling' ? `${request.stage} ${JSON.stringify(request.stage === 'answer' ? request.answer?.text : request.messages[0]?.text)}` : request.kind;
+    world.harness.log.push(`  ${request.serverName} asks (${what}) in ${request.chatId === null ? 'no chat' : `chat ${world.harness.chats.indexOf(request.chatId)}`}`);
+  }
+  return requests.length;
 }
 
 const chatOf = (world: InvariantWorld, index: number): string => world.harness.chats[index % world.harness.chats.length] as string;
@@ -196,6 +210,54 @@ class Approve extends Step {
   }
 }
 
+/** One answer to a server's sampling request, at either of its stages. */
+export interface ServerRequestPick {
+  action: 'allow-once' | 'allow-chat' | 'deny';
+  /** Edit the request's text before allowing it: bring in the word the `sampling-secret` rule is about, or take it out. */
+  edit: 'none' | 'add-secret' | 'remove-secret';
+  /** The model's answer: let it go back as written, edited, or not at all. */
+  answer: 'send' | 'send-edited' | 'deny';
+}
+
+class DecideServerRequests extends Step {
+  constructor(readonly picks: readonly ServerRequestPick[]) {
+    super();
+  }
+  override check(model: Readonly<InvariantModel>): boolean {
+    return model.serverWaiting > 0;
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const { requests } = await harness.ok('serverRequests.list', {});
+    for (const [index, request] of requests.entries()) {
+      if (request.kind !== 'sampling') continue;
+      const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      let decision: Record<string, unknown>;
+      let expected: 'ok' | 'refused' = 'ok';
+      if (request.stage === 'request') {
+        const text = request.messages[0]?.text ?? '';
+        decision = { action: pick.action };
+        if (pick.action !== 'deny' && pick.edit !== 'none') {
+          const edited = pick.edit === 'add-secret' ? `${text.replace(' secret', '')} secret` : text.replace(' secret', '');
+          decision['messages'] = [edited];
+          // A deny rule (or the server's sampling set to deny meanwhile) must not be edited around: such an edit is refused outright.
+          if (harness.denyHits(request.serverName, 'sampling', { messages: [{ role: 'user', text: edited }] }).length > 0) expected = 'refused';
+          if (harness.samplingSetting() === 'deny') expected = 'refused';
+        }
+        if (pick.action === 'allow-chat' && request.chatId === null) expected = 'refused';
+      } else {
+        decision = pick.answer === 'deny' ? { action: 'deny' } : { action: 'send', ...(pick.answer === 'send-edited' ? { text: `${request.answer?.text ?? ''} (edited)` } : {}) };
+      }
+      const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
+      expectOutcome(world, `serverRequests.decide ${request.stage} ${JSON.stringify(decision)}`, envelope, expected);
+      if (envelope.ok) harness.tally.serverRequestDecisions += 1;
+    }
+  }
+  toString(): string {
+    return `decideServerRequests([${this.picks.map((pick) => `${pick.action}${pick.edit === 'none' ? '' : ` ${pick.edit}`}, answer ${pick.answer}`).join('; ')}])`;
+  }
+}
+
 class Stop extends Step {
   constructor(readonly chat: number) {
     super();
@@ -219,7 +281,8 @@ export type PolicyChange =
   | { kind: 'tool'; tool: number; setting: ToolApprovalSetting }
   | { kind: 'server'; server: string; autoApprove: boolean }
   | { kind: 'timeout'; seconds: number }
-  | { kind: 'trust'; server: string; trusted: boolean };
+  | { kind: 'trust'; server: string; trusted: boolean }
+  | { kind: 'sampling'; setting: 'ask' | 'allow' | 'deny' };
 
 class ChangePolicy extends Step {
   constructor(readonly change: PolicyChange) {
@@ -258,6 +321,9 @@ class ChangePolicy extends Step {
         break;
       case 'timeout':
         update = { timeoutSeconds: change.seconds };
+        break;
+      case 'sampling':
+        update = { servers: { Shell: { sampling: change.setting } } };
         break;
     }
     const envelope = await harness.call('policy.update', update);
@@ -345,7 +411,13 @@ const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('server' as const), server: fc.constantFrom(...SERVER_NAMES), autoApprove: fc.boolean() }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('timeout' as const), seconds: fc.constantFrom(0, 1, 30) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('trust' as const), server: fc.constantFrom(...SERVER_NAMES), trusted: fc.boolean() }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('sampling' as const), setting: fc.constantFrom('ask' as const, 'allow' as const, 'allow' as const, 'deny' as const) }), weight: 3 },
 );
+const serverRequestPickArb: fc.Arbitrary<ServerRequestPick> = fc.record({
+  action: fc.constantFrom('allow-once' as const, 'allow-once' as const, 'allow-chat' as const, 'deny' as const),
+  edit: fc.oneof({ arbitrary: fc.constant('none' as const), weight: 3 }, { arbitrary: fc.constantFrom('add-secret' as const, 'remove-secret' as const), weight: 2 }),
+  answer: fc.constantFrom('send' as const, 'send' as const, 'send' as const, 'send-edited' as const, 'send-edited' as const, 'deny' as const),
+});
 
 /** An organisation's policy: some of the catalogue's rules, as deny rules; sometimes "never ask" is not allowed. */
 export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
@@ -367,12 +439,17 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc.tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 })).map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
+      // A call of Shell's that asks the model (invariant-catalogue.ts, SAMPLING_COMMANDS): `ls` or `echo hi`.
+      fc.tuple(chatArb, fc.constantFrom(0, 1, 5, 6)).map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb).map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
       policyChangeArb.map((change) => new ChangePolicy(change)),
       policyChangeArb.map((change) => new ChangePolicy(change)),
       fc.tuple(chatArb, fc.constantFrom<ChatApprovalMode>('use-tool-settings', 'always-ask', 'never-ask')).map(([chat, mode]) => new SetChatMode(chat, mode)),
+      fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
+      fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
+      fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       chatArb.map((chat) => new Stop(chat)),
       fc.constant(new TimePasses()),
       fc.option(managedPolicyArb, { nil: undefined, freq: 2 }).map((managed) => new Restart(managed)),

@@ -31,6 +31,28 @@ export interface RecordedRun {
   readonly step: string;
 }
 
+/** A sampling request that reached the model (the fake LLM server), with what was true at that moment. */
+export interface RecordedSampling {
+  /** Only Shell asks (invariant-catalogue.ts, SAMPLING_COMMANDS). */
+  readonly serverName: string;
+  /** The request as the model got it: the arguments sampling rules look at. */
+  readonly args: { messages: { role: string; text: string }[] };
+  readonly committedSequence: number;
+  /** The deny rules in force that match it. */
+  readonly denyHits: readonly string[];
+  /** The server's sampling setting in force (ask, allow or deny). */
+  readonly setting: string;
+  readonly step: string;
+}
+
+/** An answer to a sampling request as it reached the server. */
+export interface RecordedSamplingAnswer {
+  readonly serverName: string;
+  readonly text: string;
+  readonly committedSequence: number;
+  readonly step: string;
+}
+
 /** Counts that show what a run exercised, so a green run that tried nothing shows as such. */
 export interface Tally {
   runs: number;
@@ -44,6 +66,10 @@ export interface Tally {
   timeouts: number;
   restarts: number;
   policyChanges: number;
+  /** Sampling requests that reached the model, answers that reached the server, and the person's answers applied. */
+  samplingRequests: number;
+  samplingAnswers: number;
+  serverRequestDecisions: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -57,11 +83,16 @@ export const emptyTally = (): Tally => ({
   timeouts: 0,
   restarts: 0,
   policyChanges: 0,
+  samplingRequests: 0,
+  samplingAnswers: 0,
+  serverRequestDecisions: 0,
 });
 
 export interface Harness {
   readonly chats: readonly string[];
   readonly runs: readonly RecordedRun[];
+  readonly samplings: readonly RecordedSampling[];
+  readonly samplingAnswers: readonly RecordedSamplingAnswer[];
   readonly tally: Tally;
   /** What the current command is, for the runs it causes and for failure messages. */
   step: string;
@@ -75,7 +106,9 @@ export interface Harness {
   noteView(view: MethodOutput<'policy.get'>): void;
   /** The deny rules in force now (the organisation's first) whose plain meaning matches this call. */
   denyHits(serverName: string, toolName: string, args: CallArguments): string[];
-  /** Waits until no chat's exchange runs (each is idle or waits for a person). */
+  /** Shell's sampling setting as the last policy view showed it. */
+  samplingSetting(): string;
+  /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
   settle(): Promise<void>;
   /** Stops the services as a host does, and starts them again on the same folder, with this managed policy when given. */
   restart(managed?: ManagedPolicy | null): Promise<void>;
@@ -93,14 +126,38 @@ export interface HarnessOptions {
   tally: Tally;
   /** A data folder made by `prepareTemplate`, copied instead of set up again. */
   template?: string;
+  /**
+   * Runs the timers that are due now, without moving the clock: under the test's fake timers the MCP SDK's HTTP
+   * server (@hono/node-server) streams a response in `setTimeout(…, 0)` steps, which a server's request in the
+   * middle of a call (sampling) needs to reach the client.
+   */
+  runDueTimers?: () => void;
 }
 
 /** The harness whose servers receive calls now; the recording servers are shared by every run. */
-let current: { record(serverName: string, toolName: string, args: CallArguments): void } | undefined;
+let current:
+  | {
+      record(serverName: string, toolName: string, args: CallArguments): void;
+      sampled(text: string): void;
+      answered(serverName: string, text: string): void;
+    }
+  | undefined;
 
 export function recordCall(serverName: string, toolName: string, args: CallArguments): void {
   if (!current) throw new Error(`a server ran ${serverName}.${toolName} while no test run was active`);
   current.record(serverName, toolName, args);
+}
+
+/** The model got a sampling request (the scripted model saw its prompt). */
+export function recordSamplingRequest(text: string): void {
+  if (!current) throw new Error(`the model got a sampling request while no test run was active: ${text}`);
+  current.sampled(text);
+}
+
+/** A server got the answer to its sampling request. */
+export function recordSamplingAnswer(serverName: string, text: string): void {
+  // A server whose run was disposed of may still hear back (a cancelled request); nothing of this run is then checked.
+  current?.answered(serverName, text);
 }
 
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
@@ -111,6 +168,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   if (options.template) fs.cpSync(options.template, dataDir, { recursive: true });
   const internalErrors: unknown[] = [];
   const runs: RecordedRun[] = [];
+  const samplings: RecordedSampling[] = [];
+  const samplingAnswers: RecordedSamplingAnswer[] = [];
   const log: string[] = [];
   let managed = options.managed;
   let managedFiles = 0;
@@ -118,6 +177,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let dispatch: Dispatch;
   let reader: BetterSqlite3.Database;
   let userRules: readonly ApprovalRule[] = [];
+  let samplingSetting = 'ask';
   let closed = false;
 
   const writeManaged = (policy: ManagedPolicy | null): string | null => {
@@ -156,6 +216,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const harness: Harness = {
     chats: [],
     runs,
+    samplings,
+    samplingAnswers,
     tally: options.tally,
     step: 'setup',
     log,
@@ -165,7 +227,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     userRules: () => userRules,
     noteView(view) {
       userRules = view.policy.rules;
+      samplingSetting = view.policy.servers['Shell']?.sampling ?? 'ask';
     },
+    samplingSetting: () => samplingSetting,
     denyHits(serverName, toolName, args) {
       const inForce = [...(managed?.rules ?? []), ...userRules.filter((rule) => rule.effect === 'deny')];
       return inForce
@@ -177,7 +241,18 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         .map((rule) => rule.id);
     },
     async settle() {
-      for (const chatId of harness.chats) await services.conversations.settled(chatId);
+      // A chat whose tool call waits on the server's sampling request waits for a person, like a call does.
+      for (const chatId of harness.chats) {
+        let settled = false;
+        void services.conversations.settled(chatId).then(() => (settled = true));
+        const asking = (): boolean =>
+          services.conversations.activity(chatId).status === 'running-tools' &&
+          services.conversations.serverRequests().some((request) => request.chatId === chatId || request.chatId === null);
+        while (!settled && !asking()) {
+          options.runDueTimers?.();
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
     },
     async restart(next) {
       await close();
@@ -200,12 +275,26 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       return dataDir;
     },
   };
+  const committed = (): number => (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }).sequence;
   const recorder = {
     record(serverName: string, toolName: string, args: CallArguments): void {
-      const { sequence } = reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number };
+      const sequence = committed();
       runs.push({ serverName, toolName, args, committedSequence: sequence, denyHits: harness.denyHits(serverName, toolName, args), step: harness.step });
       options.tally.runs += 1;
       log.push(`  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (${sequence} audit rows committed)`);
+    },
+    sampled(text: string): void {
+      const sequence = committed();
+      const args = { messages: [{ role: 'user', text }] };
+      samplings.push({ serverName: 'Shell', args, committedSequence: sequence, denyHits: harness.denyHits('Shell', 'sampling', args), setting: samplingSetting, step: harness.step });
+      options.tally.samplingRequests += 1;
+      log.push(`  the model got Shell's sampling request ${JSON.stringify(text)} (${sequence} audit rows committed)`);
+    },
+    answered(serverName: string, text: string): void {
+      const sequence = committed();
+      samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
+      options.tally.samplingAnswers += 1;
+      log.push(`  ${serverName} got the answer ${JSON.stringify(text)} (${sequence} audit rows committed)`);
     },
   };
   current = recorder;

@@ -1,7 +1,8 @@
 /**
  * The MCP servers of the trust invariant test: real MCP over Streamable HTTP on 127.0.0.1 (the host has no way to
  * take an in-process transport), one URL per server of the catalogue. Every call a server actually runs is handed
- * to `onCall` at the moment it arrives, with its raw arguments, before the server answers.
+ * to `onCall` at the moment it arrives, with its raw arguments, before the server answers; Shell's `run` of
+ * SAMPLING_COMMANDS also asks the model (sampling) and hands the answer it got to `onSamplingAnswer`.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -9,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { inputSchemaOf, SERVER_NAMES, TOOLS } from './invariant-catalogue';
+import { inputSchemaOf, SAMPLING_COMMANDS, samplingPrompt, SERVER_NAMES, TOOLS } from './invariant-catalogue';
 
 export interface RecordingServers {
   /** The URL of each server, by its key in `mcpServers`. */
@@ -19,7 +20,14 @@ export interface RecordingServers {
 
 export type CallListener = (serverName: string, toolName: string, args: Record<string, unknown>) => void;
 
-function mcpServerFor(serverName: string, onCall: CallListener): Server {
+/** What the servers see happen: the calls they run, and the answers their sampling requests got back. */
+export interface ServerListeners {
+  onCall: CallListener;
+  /** A sampling request was answered: `text` is what came back to the server (after the person saw it, maybe). */
+  onSamplingAnswer(serverName: string, text: string): void;
+}
+
+function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
   const server = new Server({ name: `invariant-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {} } });
   const tools = TOOLS.filter((tool) => tool.serverName === serverName);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -30,10 +38,22 @@ function mcpServerFor(serverName: string, onCall: CallListener): Server {
       annotations: { readOnlyHint: tool.readOnly },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (!tools.some((tool) => tool.name === request.params.name)) throw new Error(`unknown tool ${request.params.name}`);
-    onCall(serverName, request.params.name, structuredClone(args));
+    listeners.onCall(serverName, request.params.name, structuredClone(args));
+    if (request.params.name === 'run' && SAMPLING_COMMANDS.includes(String(args['command'])) && typeof args['nonce'] === 'string') {
+      // The server asks the model while its call runs, on that call's stream; a refusal is its answer too.
+      try {
+        const answer = await server.createMessage(
+          { messages: [{ role: 'user', content: { type: 'text', text: samplingPrompt(args['nonce']) } }], maxTokens: 32 },
+          { relatedRequestId: extra.requestId },
+        );
+        listeners.onSamplingAnswer(serverName, answer.content.type === 'text' ? answer.content.text : '');
+      } catch {
+        return { content: [{ type: 'text', text: `ran ${request.params.name}; sampling refused` }] };
+      }
+    }
     return { content: [{ type: 'text', text: `ran ${request.params.name}` }] };
   });
   return server;
@@ -46,7 +66,7 @@ async function readBody(request: http.IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startRecordingServers(onCall: CallListener): Promise<RecordingServers> {
+export async function startRecordingServers(listeners: ServerListeners): Promise<RecordingServers> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server = http.createServer({ noDelay: true }, async (request, response) => {
     const serverName = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname.slice(1));
@@ -63,7 +83,7 @@ export async function startRecordingServers(onCall: CallListener): Promise<Recor
         if (created.sessionId) sessions.delete(created.sessionId);
       };
       transport = created;
-      await mcpServerFor(serverName, onCall).connect(transport);
+      await mcpServerFor(serverName, listeners).connect(transport);
     }
     await transport.handleRequest(request, response, body);
   });

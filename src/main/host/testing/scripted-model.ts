@@ -2,11 +2,12 @@
  * The scripted model of the trust invariant test, answering the fake LLM server's generation requests from the
  * conversation it is sent (so a stop or a restart never puts it out of step): the person's last message names a
  * plan, and the number of assistant turns since that message says which round of the plan comes next. Each call
- * gets a fresh nonce, so every call the model makes has arguments no other call has.
+ * gets a fresh nonce, so every call the model makes has arguments no other call has. A server's sampling request is
+ * answered with its own nonce.
  */
 import type { FakeTurn, RecordedRequest } from '../../llm/testing/fake-llm-server';
 import { providerToolName } from '../../llm/tool-names';
-import { COMMANDS, PATHS, TOOLS, type CallArguments } from './invariant-catalogue';
+import { COMMANDS, PATHS, samplingAnswer, samplingNonce, TOOLS, type CallArguments } from './invariant-catalogue';
 
 /** One call of a plan: which tool, and which value of its field (an index into PATHS or COMMANDS). */
 export interface PlannedCall {
@@ -42,6 +43,12 @@ interface WireMessage {
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as { text?: string }).text ?? '').join('') : '';
 
+/** The text of the last user message of a generation request (OpenAI's wire format). */
+export function lastUserText(request: RecordedRequest): string {
+  const messages = ((request.body as { messages?: WireMessage[] } | undefined)?.messages ?? []) as WireMessage[];
+  return textOf(messages.findLast((message) => message.role === 'user')?.content);
+}
+
 export function createScriptedModel(): ScriptedModel {
   const plans = new Map<number, Plan>();
   let calls = 0;
@@ -54,6 +61,9 @@ export function createScriptedModel(): ScriptedModel {
     respond(request) {
       const messages = ((request.body as { messages?: WireMessage[] } | undefined)?.messages ?? []) as WireMessage[];
       const lastUser = messages.findLastIndex((message) => message.role === 'user');
+      // A server's sampling request (invariant-catalogue.ts): answered with its nonce, so the answer can be traced.
+      const nonce = samplingNonce(textOf(messages[lastUser]?.content));
+      if (nonce !== null) return { kind: 'reply', text: [samplingAnswer(nonce)] };
       const id = Number(/plan (\d+)/.exec(textOf(messages[lastUser]?.content))?.[1]);
       const round = messages.slice(lastUser + 1).filter((message) => message.role === 'assistant').length;
       const planned = plans.get(id)?.[round];
