@@ -81,3 +81,31 @@ test('a removal that fails says why inside the confirmation, which stays open', 
   await expect(confirm).toBeHidden();
   await expect(dialog).toBeVisible();
 });
+
+test('local models: Ollama and LM Studio at their default addresses, a Test that says nothing listens, and Add', async ({ page, workbench }) => {
+  const dialog = await openSettings(page, workbench, 'Providers');
+  const local = dialog.getByRole('list', { name: 'Local model servers' });
+  const ollama = local.getByRole('listitem', { name: 'Ollama' });
+  const lmStudio = local.getByRole('listitem', { name: 'LM Studio' });
+  await expect(ollama).toContainText('http://localhost:11434/v1');
+  await expect(lmStudio).toContainText('http://localhost:1234/v1');
+
+  // Nothing runs on these ports here: the Test says so in words, not as a stack of network errors.
+  await ollama.getByRole('button', { name: 'Test Ollama' }).click();
+  await expect(ollama.getByRole('alert')).toHaveText('Nothing is listening on localhost:11434 — is Ollama running?');
+
+  // Add: an OpenAI-compatible provider without a key, at the default address; the offer then says it was added.
+  await lmStudio.getByRole('button', { name: 'Add LM Studio' }).click();
+  const added = dialog.getByRole('list', { name: 'Providers' }).getByRole('listitem', { name: 'LM Studio' });
+  await expect(added).toContainText('http://localhost:1234/v1');
+  await expect(added.getByTestId('key-state')).toHaveText('Not set');
+  await expect(lmStudio.getByText('Added')).toBeVisible();
+  await expect(lmStudio.getByRole('button', { name: 'Add LM Studio' })).toHaveCount(0);
+
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(5, 5);
+    await dialog.getByTestId('local-servers').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `.cache/screenshots/providers-local-${scheme}.png`, animations: 'disabled', caret: 'hide' });
+  }
+});

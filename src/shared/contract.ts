@@ -56,6 +56,7 @@ import {
   ProviderAddInputSchema,
   ProviderInfoSchema,
   ProviderModelsOutputSchema,
+  ProviderProbeInputSchema,
   ProviderRefInputSchema,
   ProviderRemoveOutputSchema,
   ProvidersChangeSchema,
@@ -143,6 +144,8 @@ export const methods = {
   /** "Test connection": fetches the model list; answers ok or the error, never throws for a provider failure. */
   'providers.test': { input: ProviderRefInputSchema, output: ProviderTestOutputSchema },
   'providers.models': { input: ProviderRefInputSchema, output: ProviderModelsOutputSchema },
+  /** The providers page's "Test" of a local server it offers, before it is added: loopback addresses only. */
+  'providers.probeLocal': { input: ProviderProbeInputSchema, output: ProviderTestOutputSchema },
   'policy.get': { input: NoInputSchema, output: PolicyViewSchema },
   'policy.update': { input: PolicyUpdateSchema, output: PolicyViewSchema },
   'policy.explain': { input: PolicyExplainInputSchema, output: PolicyExplanationSchema },

@@ -154,4 +154,17 @@ export type ProviderTestOutput = z.infer<typeof ProviderTestOutputSchema>;
 
 export const ProviderModelsOutputSchema = z.object({ models: z.array(ModelInfoSchema) });
 
+/**
+ * The local model servers the providers page offers (docs/user/providers.md), each an OpenAI-compatible server on
+ * this machine at its default address.
+ */
+export const LOCAL_MODEL_SERVERS = [
+  { id: 'ollama', label: 'Ollama', baseURL: 'http://localhost:11434/v1' },
+  { id: 'lm-studio', label: 'LM Studio', baseURL: 'http://localhost:1234/v1' },
+] as const;
+
+/** `providers.probeLocal`: is an OpenAI-compatible server listening at this address on this machine (loopback only)? */
+export const ProviderProbeInputSchema = z.strictObject({ baseURL: BaseUrlSchema, label: ProviderLabelSchema.optional() });
+export type ProviderProbeInput = z.infer<typeof ProviderProbeInputSchema>;
+
 export const ProvidersChangeSchema = z.object({ providers: z.array(ProviderInfoSchema) });

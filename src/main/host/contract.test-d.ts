@@ -30,7 +30,7 @@ describe('the contract', () => {
   });
   it('names the providers methods', () => {
     expectTypeOf<In<'providers', MethodName>>().toEqualTypeOf<
-      'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.models'
+      'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.models' | 'providers.probeLocal'
     >();
     expectTypeOf<In<'providers', EventName>>().toEqualTypeOf<'providers.onDidChange'>();
   });

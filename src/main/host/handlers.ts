@@ -28,6 +28,7 @@ export function createHandlers(services: Services): MethodHandlers {
       return { id };
     },
     'providers.test': ({ id }) => services.providers.test(id),
+    'providers.probeLocal': (input) => services.providers.probeLocal(input),
     'providers.models': async ({ id }) => ({ models: await services.providers.models(id) }),
     'policy.get': () => services.approvals.policy.view(),
     'policy.update': (change) => services.approvals.policy.update(change),

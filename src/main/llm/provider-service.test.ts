@@ -153,3 +153,29 @@ describe('provider service', () => {
     }
   });
 });
+
+describe('probeLocal (the local servers the providers page offers)', () => {
+  it('says a server on this machine answers, with its model count, before anything is added', async () => {
+    const local = await startFakeLlmServer();
+    try {
+      const result = await providers.probeLocal({ baseURL: local.baseURL('openai'), label: 'Ollama' });
+      expect(result.ok).toBe(true);
+      expect(result.ok && result.modelCount).toBeGreaterThan(0);
+      expect(providers.list().map((provider) => provider.kind)).not.toContain('openai-compatible');
+      expect(local.requests.map((request) => request.path)).toEqual(['/v1/models']);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('says clearly when nothing is listening', async () => {
+    const url = new URL(await refusedURL());
+    const result = await providers.probeLocal({ baseURL: `${url.origin}/v1`, label: 'Ollama' });
+    expect(result).toEqual({ ok: false, error: { code: 'llm_unreachable', message: `Nothing is listening on 127.0.0.1:${url.port} — is Ollama running?` } });
+  });
+
+  it('refuses an address that is not this machine, without connecting to it', async () => {
+    await expect(providers.probeLocal({ baseURL: 'http://192.0.2.1:11434/v1' })).rejects.toThrow(/Only a server on this machine/);
+    await expect(providers.probeLocal({ baseURL: 'http://localhost.example.org:11434/v1' })).rejects.toThrow(/not localhost\.example\.org/);
+  });
+});

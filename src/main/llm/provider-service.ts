@@ -6,6 +6,7 @@ import {
   type ProviderAddInput,
   type ProviderConfig,
   type ProviderInfo,
+  type ProviderProbeInput,
   type ProviderTestOutput,
   type ProviderUpdateInput,
 } from '../../shared/llm';
@@ -15,6 +16,7 @@ import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { DEMO_MODEL_ID } from './demo-provider';
+import { describeNetworkCause } from './llm-errors';
 import { createProviderFromConfig } from './provider-factory';
 import type { LlmProvider } from './provider';
 
@@ -35,6 +37,9 @@ export function apiKeySecretName(providerId: string): string {
  * never in settings.json, never in anything this service returns to a host). Announces every change as
  * `providers.onDidChange`.
  */
+/** The host names of this machine's loopback interface (`providers.probeLocal`). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 export interface ProviderService {
   list(): ProviderInfo[];
   /** Throws `not_found` for an unknown id. */
@@ -49,6 +54,12 @@ export interface ProviderService {
   test(id: string): Promise<ProviderTestOutput>;
   /** The model list; throws the provider's `llm_*` error. */
   models(id: string): Promise<ModelInfo[]>;
+  /**
+   * Like `test`, for an OpenAI-compatible server on this machine that is not configured yet (the local servers the
+   * providers page offers). Throws `invalid_input` for an address that is not loopback: the app does not become a
+   * way to probe other machines.
+   */
+  probeLocal(input: ProviderProbeInput): Promise<ProviderTestOutput>;
   /** The adapter the tool loop generates with. Throws `not_found`, or `llm_bad_key` when a needed key is missing. */
   provider(id: string): LlmProvider;
 }
@@ -156,6 +167,30 @@ export function createProviderService({
       }
     },
     models: (id) => service.provider(id).listModels(),
+    async probeLocal({ baseURL, label = 'The server' }) {
+      const url = new URL(baseURL);
+      if (!LOOPBACK_HOSTS.has(url.hostname)) {
+        throw new WorkbenchError('invalid_input', `Only a server on this machine can be tested before it is added (localhost, 127.0.0.1 or [::1]), not ${url.hostname}.`);
+      }
+      const provider = createProvider({ id: 'local-probe', kind: 'openai-compatible', label, baseURL }, undefined);
+      await provider.loaded?.();
+      const timeout = AbortSignal.timeout(testTimeoutMs);
+      try {
+        const models = await provider.listModels(timeout);
+        return { ok: true, modelCount: models.length };
+      } catch (error) {
+        const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+        if (timeout.aborted) {
+          return { ok: false, error: { code: 'llm_unreachable', message: `${label} did not answer at ${where} within ${testTimeoutMs / 1000} seconds.` } };
+        }
+        const refused = error instanceof WorkbenchError ? (error.details as { cause?: unknown } | undefined)?.cause === 'ECONNREFUSED' : describeNetworkCause(error).code === 'ECONNREFUSED';
+        if (refused) {
+          return { ok: false, error: { code: 'llm_unreachable', message: `Nothing is listening on ${where} — is ${label} running?` } };
+        }
+        if (error instanceof WorkbenchError) return { ok: false, error: error.toData() };
+        throw error;
+      }
+    },
     provider(id) {
       const config = find(id);
       const apiKey = secrets.get(apiKeySecretName(id));

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { PROVIDER_KIND_LABELS, type ModelInfo, type ProviderInfo, type ProviderTestOutput } from '../../../../shared/llm';
 import { Notice, PageHeader, errorText } from '../common';
+import { LocalServers } from './LocalServers';
 import { ProviderForm } from './ProviderForm';
 
 type TestState = { state: 'testing' } | { state: 'done'; result: ProviderTestOutput };
@@ -157,6 +158,7 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
           );
         })}
       </ul>
+      {providers && <LocalServers api={api} providers={providers} onAdded={() => void load()} />}
       {editing && <ProviderForm api={api} provider={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => void load()} />}
       {removing && (
         <ConfirmDialog
