@@ -13,6 +13,7 @@ import { ToolCallBlock } from './ToolCallBlock';
  * screen does without it (docs/dev/benchmarks.md, renderer-first-load).
  */
 const ApprovalCard = lazy(() => import('./approval/ApprovalCard').then((module) => ({ default: module.ApprovalCard })));
+const ApprovalIntro = lazy(() => import('./approval/ApprovalIntro').then((module) => ({ default: module.ApprovalIntro })));
 
 /** What only the newest exchange needs: its approvals and what the chat is doing. */
 export interface LiveExchangeState {
@@ -62,6 +63,12 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
                     {turn.toolCalls.map((call) => (
                       <CallView key={call.toolCallId} call={call} request={requests.get(call.toolCallId)} live={live} />
                     ))}
+                    {/* Below the cards, beside their buttons: it explains them without moving them. */}
+                    {live && turn.toolCalls.some((call) => requests.has(call.toolCallId)) && (
+                      <Suspense fallback={null}>
+                        <ApprovalIntro />
+                      </Suspense>
+                    )}
                   </div>
                 )}
               </div>
