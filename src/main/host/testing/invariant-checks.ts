@@ -95,6 +95,24 @@ const sampledText = (row: AuditEntry): string | undefined => ((row.editedArgs ??
 /** The answer text a sampling answer row let go back: the edit's when the person edited it. */
 const answeredText = (row: AuditEntry): string | undefined => ((row.editedArgs ?? row.args) as { text?: string } | null)?.text;
 
+/** A sampling allow row of one stage (its tool name) for the server, committed by then, that `fits`. */
+function samplingAllowRow(
+  rows: readonly AuditEntry[],
+  toolName: 'sampling/createMessage' | 'sampling/answer',
+  seen: { serverName: string; committedSequence: number },
+  fits: (row: AuditEntry) => boolean,
+): AuditEntry | undefined {
+  return rows.find(
+    (row) =>
+      row.kind === 'sampling' &&
+      row.toolName === toolName &&
+      row.serverName === seen.serverName &&
+      row.sequence <= seen.committedSequence &&
+      ALLOW_DECISIONS.has(row.decision ?? '') &&
+      fits(row),
+  );
+}
+
 /**
  * (6) a server's sampling request reached the model only with an allow row for exactly what the model got,
  * committed before (each row allows one request), with no deny rule in force matching it and the server's sampling
@@ -106,30 +124,13 @@ function checkSampling(harness: Harness, rows: readonly AuditEntry[], state: Che
     const where = `${sampling.serverName}'s request ${JSON.stringify(text)} (during ${sampling.step}; ${sampling.committedSequence} rows committed then)`;
     if (sampling.denyHits.length > 0) throw new InvariantError('a deny rule in force matched a sampling request that reached the model', `${where} matched ${sampling.denyHits.join(', ')}`);
     if (sampling.setting === 'deny') throw new InvariantError("a sampling request reached the model while the server's sampling was set to deny", where);
-    const allowRow = rows.find(
-      (row) =>
-        row.kind === 'sampling' &&
-        row.toolName === 'sampling/createMessage' &&
-        row.serverName === sampling.serverName &&
-        row.sequence <= sampling.committedSequence &&
-        ALLOW_DECISIONS.has(row.decision ?? '') &&
-        sampledText(row) === text &&
-        !state.spentSamplings.has(row.toolCallId),
-    );
+    const allowRow = samplingAllowRow(rows, 'sampling/createMessage', sampling, (row) => sampledText(row) === text && !state.spentSamplings.has(row.toolCallId));
     if (!allowRow) throw new InvariantError('a sampling request reached the model without an allow row for it committed before', where);
     state.spentSamplings.add(allowRow.toolCallId);
     state.checkedSamplings += 1;
   }
   for (const answer of harness.samplingAnswers.slice(state.checkedAnswers)) {
-    const allowRow = rows.find(
-      (row) =>
-        row.kind === 'sampling' &&
-        row.toolName === 'sampling/answer' &&
-        row.serverName === answer.serverName &&
-        row.sequence <= answer.committedSequence &&
-        ALLOW_DECISIONS.has(row.decision ?? '') &&
-        answeredText(row) === answer.text,
-    );
+    const allowRow = samplingAllowRow(rows, 'sampling/answer', answer, (row) => answeredText(row) === answer.text);
     if (!allowRow) {
       throw new InvariantError(
         'a sampling answer reached the server without an allow row for it committed before',
