@@ -453,7 +453,8 @@ export const ApprovalResolutionSchema = z.object({
 });
 export type ApprovalResolution = z.infer<typeof ApprovalResolutionSchema>;
 
-export const ApprovalsPendingInputSchema = z.strictObject({ chatId: ChatIdSchema });
+/** One chat's waiting calls, or every chat's, oldest first, when no chat is named (the badges and the window title). */
+export const ApprovalsPendingInputSchema = z.strictObject({ chatId: ChatIdSchema.optional() });
 export const ApprovalsPendingOutputSchema = z.object({ approvals: z.array(PendingApprovalSchema) });
 
 export const ApprovalsChangeSchema = z.discriminatedUnion('kind', [

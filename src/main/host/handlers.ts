@@ -35,7 +35,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'policy.explain': (input) => services.approvals.gate.explain(input),
     'grants.list': (input) => ({ grants: services.approvals.chats.grants(input?.chatId) }),
     'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
-    'approvals.pending': ({ chatId }) => ({ approvals: services.approvals.chats.pending(chatId) }),
+    'approvals.pending': ({ chatId }) => ({ approvals: chatId === undefined ? services.approvals.pending.allWaiting() : services.approvals.chats.pending(chatId) }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.rememberOptions': (input) => services.approvals.chats.rememberOptions(input),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),

@@ -14,12 +14,16 @@ import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
+import { WaitingStore } from './state/waiting-store';
 
 // Its styles stay on the first screen: the sidebar's Settings button and shared classes (badges, notices) use them.
 import './settings/settings.css';
 
 // Settings load when first opened: the first screen does without them (docs/dev/benchmarks.md, renderer-first-load).
 const SettingsDialog = lazy(() => import('./settings/SettingsDialog').then((module) => ({ default: module.SettingsDialog }))); // settings (ui-settings)
+
+/** The page's own title (index.html), which the count of waiting calls is put before. */
+const APP_TITLE = document.title || 'AI Workbench';
 
 export interface AppProps {
   api: WorkbenchApi;
@@ -30,6 +34,8 @@ export interface AppProps {
 export function App({ api, bridge }: AppProps): React.JSX.Element {
   const [store] = useState(() => new ChatsStore(api));
   const [chatStores] = useState(() => new ChatStores(api));
+  const [waitingStore] = useState(() => new WaitingStore(api));
+  const waiting = useSyncExternalStore(waitingStore.subscribe, waitingStore.getSnapshot);
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
@@ -38,6 +44,24 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
   useEffect(() => store.follow(), [store]);
+  useEffect(() => waitingStore.follow(), [waitingStore]);
+  // The window's (and a browser tab's) title counts the calls that wait in every chat.
+  useEffect(() => {
+    document.title = waiting.total > 0 ? `(${waiting.total}) ${APP_TITLE}` : APP_TITLE;
+  }, [waiting.total]);
+  // Ctrl/⌘+Shift+A, from anywhere: the oldest waiting call, its chat shown and its card focused.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey || event.key.toLowerCase() !== 'a') return;
+      const oldest = waitingStore.getSnapshot().oldest;
+      if (!oldest) return;
+      event.preventDefault();
+      store.select(oldest.chatId);
+      chatStores.get(oldest.chatId).requestFocus(oldest.request.toolCallId);
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [waitingStore, store, chatStores]);
   // The Markdown renderer is left out of the first screen; it loads once that is on screen (LazyMarkdown.tsx).
   const listed = state.status !== 'loading';
   useEffect(() => {
@@ -49,8 +73,9 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
     // Load on start, and again after a reconnect: changes made while we were away were not pushed to us.
     if (connection !== 'open') return;
     void store.load();
+    void waitingStore.load();
     chatStores.reloadAll();
-  }, [store, chatStores, connection]);
+  }, [store, chatStores, waitingStore, connection]);
   // A notification or the tray asks for a chat: show its tab and bring the waiting call's card into focus.
   useEffect(
     () =>
@@ -68,10 +93,10 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} waiting={waiting.byChat} />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
-        <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} />
+        <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} waiting={waiting.byChat} />
         {state.status === 'loading' ? (
           <div className="pane-center muted">Loading…</div>
         ) : selected ? (

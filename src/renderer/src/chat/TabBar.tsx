@@ -1,19 +1,22 @@
 import { useState } from 'react';
 import type { Chat } from '../../../shared/chat';
 import { CloseIcon } from '../components/icons';
+import { WaitingBadge } from '../components/WaitingBadge';
 import type { ChatsStore } from '../state/chats-store';
 
 export interface TabBarProps {
   chats: ChatsStore;
   tabs: readonly Chat[];
   selectedId: string | null;
+  /** Calls waiting for a decision, per chat id (state/waiting-store.ts). */
+  waiting?: ReadonlyMap<string, number>;
 }
 
 /**
  * The open chats as tabs: click to show, × or middle-click to close, drag to reorder (or Alt+Shift+←/→ on a
  * focused tab). The tabs and their order are restored on the next start.
  */
-export function TabBar({ chats, tabs, selectedId }: TabBarProps): React.JSX.Element | null {
+export function TabBar({ chats, tabs, selectedId, waiting }: TabBarProps): React.JSX.Element | null {
   const [dragged, setDragged] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
   if (tabs.length === 0) return null;
@@ -78,6 +81,7 @@ export function TabBar({ chats, tabs, selectedId }: TabBarProps): React.JSX.Elem
             >
               {chat.title}
             </button>
+            <WaitingBadge count={waiting?.get(chat.id) ?? 0} />
             <button type="button" className="tab-close" aria-label={`Close ${chat.title}`} title="Close tab (middle-click)" onClick={() => chats.closeTab(chat.id)}>
               <CloseIcon size={12} />
             </button>

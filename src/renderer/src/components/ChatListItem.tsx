@@ -4,16 +4,19 @@ import type { ChatsStore } from '../state/chats-store';
 import { ConfirmDialog } from './ConfirmDialog';
 import { PencilIcon, TrashIcon } from './icons';
 import { TitleEditor } from './TitleEditor';
+import { WaitingBadge } from './WaitingBadge';
 
 export interface ChatListItemProps {
   chat: Chat;
   selected: boolean;
   store: ChatsStore;
+  /** Calls that wait for a decision in this chat (WaitingBadge). */
+  waiting?: number;
 }
 
 type Mode = 'idle' | 'renaming' | 'confirming-delete';
 
-export function ChatListItem({ chat, selected, store }: ChatListItemProps): React.JSX.Element {
+export function ChatListItem({ chat, selected, store, waiting = 0 }: ChatListItemProps): React.JSX.Element {
   const [mode, setMode] = useState<Mode>('idle');
 
   return (
@@ -45,6 +48,7 @@ export function ChatListItem({ chat, selected, store }: ChatListItemProps): Reac
           >
             {chat.title}
           </button>
+          <WaitingBadge count={waiting} />
           <span className="chat-item-actions">
             <button type="button" className="icon-button" aria-label={`Rename ${chat.title}`} title="Rename (F2)" onClick={() => setMode('renaming')}>
               <PencilIcon size={14} />

@@ -10,9 +10,11 @@ export interface SidebarProps {
   connected: boolean;
   /** Opens the settings (providers, servers, approvals, audit). */
   onOpenSettings?: () => void;
+  /** Calls waiting for a decision, per chat id (state/waiting-store.ts). */
+  waiting?: ReadonlyMap<string, number>;
 }
 
-export function Sidebar({ store, state, connected, onOpenSettings }: SidebarProps): React.JSX.Element {
+export function Sidebar({ store, state, connected, onOpenSettings, waiting }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -76,7 +78,7 @@ export function Sidebar({ store, state, connected, onOpenSettings }: SidebarProp
       <div className="chat-list-scroll">
         <ul className="chat-list" aria-label="Chat list">
           {visible.map((chat) => (
-            <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} />
+            <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} waiting={waiting?.get(chat.id) ?? 0} />
           ))}
         </ul>
         {state.status === 'ready' && state.chats.length === 0 && <p className="sidebar-empty muted">No chats yet.</p>}
