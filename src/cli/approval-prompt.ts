@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import type { ApprovalResolution, PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
 import { APPROVAL_WARNING, REMEMBER_WORDS } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
-import { INTERRUPTED, type LineReader } from './line-reader';
+import type { CallWait } from './exchange';
+import { ABANDONED, INTERRUPTED, type Answer, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
@@ -23,7 +24,10 @@ export interface ApprovalPromptDependencies {
   explain(request: ToolCallRequest): Promise<PolicyExplanation | undefined>;
   /** `approvals.rememberOptions` for this call with these arguments: the `a` and `l` answers. */
   rememberOptions?(request: ToolCallRequest, args: Record<string, unknown>): Promise<RememberOptions>;
+  /** Each call's time limit and the signal that it stopped waiting (issue 16 §2): the prompt shows the one and obeys the other. */
+  waits?: ReadonlyMap<string, CallWait>;
   env?: NodeJS.ProcessEnv;
+  now?: () => number;
 }
 
 const LONG_VALUE = 160;
@@ -45,11 +49,23 @@ export function foldedArguments(args: Record<string, unknown>): string {
  * JSON, checked against the tool's input schema before it is accepted.
  */
 export async function askAboutCalls(requests: readonly ToolCallRequest[], dependencies: ApprovalPromptDependencies): Promise<PromptOutcome> {
-  const { reader, write, colors } = dependencies;
+  const { write, colors } = dependencies;
   const validator = createArgumentsValidator();
   const approvals: ToolCallApproval[] = [];
-  for (const [index, request] of requests.entries()) {
+  const now = dependencies.now ?? Date.now;
+  calls: for (const [index, request] of requests.entries()) {
     const server = request.serverName;
+    const wait = dependencies.waits?.get(request.toolCallId);
+    const gone = wait?.gone;
+    // While this call is asked about, every question about it gives way the moment it stops waiting (docs/user/cli.md#time-limits).
+    const askUnlessGone = async (prompt: string): Promise<Answer> => {
+      const answer = await dependencies.reader.askUnless(prompt, gone as AbortSignal);
+      return answer === ABANDONED ? '' : answer;
+    };
+    const reader: LineReader = gone ? { ...dependencies.reader, ask: askUnlessGone } : dependencies.reader;
+    const asking = { ...dependencies, reader };
+    const moveOn = (): void => void write(`${goneNotice(request, gone?.reason, index < requests.length - 1, colors)}\n`);
+    const timeLeft = (): string => (wait?.expiresAt == null ? '' : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`));
     let args = request.args;
     let edited = false;
     const card = (): void => {
@@ -63,10 +79,19 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
       write(`${APPROVAL_CHOICES}\n`);
       if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
+      if (timeLeft()) write(`${timeLeft()}\n`);
     };
+    if (gone?.aborted) {
+      moveOn();
+      continue;
+    }
     card();
     for (;;) {
-      const answer = await reader.ask('> ');
+      const answer = gone ? await dependencies.reader.askUnless('> ', gone) : await reader.ask('> ');
+      if (answer === ABANDONED) {
+        moveOn();
+        continue calls;
+      }
       if (answer === INTERRUPTED) return { kind: 'interrupted' };
       if (answer === null) return { kind: 'closed' };
       const key = answer.trim().toLowerCase();
@@ -88,6 +113,10 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       }
       if (key === 'r') {
         const reason = await askReason(reader);
+        if (gone?.aborted) {
+          moveOn();
+          continue calls;
+        }
         if (reason === INTERRUPTED) return { kind: 'interrupted' };
         if (reason === null) return { kind: 'closed' };
         if (reason === '') {
@@ -99,7 +128,11 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         break;
       }
       if (key === 'e') {
-        const result = await editArguments(request, args, dependencies, validator);
+        const result = await editArguments(request, args, asking, validator);
+        if (gone?.aborted) {
+          moveOn();
+          continue calls;
+        }
         if (result === INTERRUPTED) return { kind: 'interrupted' };
         if (result === null) return { kind: 'closed' };
         if (result !== undefined) {
@@ -111,7 +144,11 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         continue;
       }
       if ((key === 'a' || key === 'l') && dependencies.rememberOptions) {
-        const remember = await confirmRemember(key === 'a' ? 'tool' : 'rule', request, args, dependencies);
+        const remember = await confirmRemember(key === 'a' ? 'tool' : 'rule', request, args, asking);
+        if (gone?.aborted) {
+          moveOn();
+          continue calls;
+        }
         if (remember === INTERRUPTED) return { kind: 'interrupted' };
         if (remember === null) return { kind: 'closed' };
         if (remember === undefined) {
@@ -123,15 +160,47 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         break;
       }
       if (key === '?') {
-        await explainWhy(request, dependencies);
+        await explainWhy(request, asking);
+        if (gone?.aborted) {
+          moveOn();
+          continue calls;
+        }
         write(`${APPROVAL_CHOICES}\n`);
         continue;
       }
       if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));
       write(`Type s, o, d, r, e${dependencies.rememberOptions ? ', a, l' : ''} or ? and press Enter.\n`);
+      if (timeLeft()) write(`${timeLeft()}\n`);
     }
   }
   return { kind: 'answers', approvals };
+}
+
+/** "4 min 59 s", "12 s", "2 h 5 min": how long is left, rounded down to what a person reads. */
+export function remaining(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return seconds % 60 === 0 ? `${minutes} min` : `${minutes} min ${seconds % 60} s`;
+  return minutes % 60 === 0 ? `${Math.floor(minutes / 60)} h` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** What the prompt says when a call stopped waiting while it was asked about: why, that it did not run, what is next. */
+export function goneNotice(request: ToolCallRequest, resolution: unknown, more: boolean, colors: Colors): string {
+  const ended = resolution as Partial<ApprovalResolution> | undefined;
+  const tool = `${request.serverName} ${request.toolName}`;
+  const next = more ? ' On to the next call.' : '';
+  switch (ended?.outcome) {
+    case 'allow_once':
+    case 'allow_session':
+      return colors.yellow(`→ ${tool} was allowed elsewhere meanwhile; nothing to answer here.${next}`);
+    case 'deny':
+      return colors.yellow(`→ ${tool} was denied meanwhile (${ended.reason ?? 'by a person elsewhere'}); it was not run.${next}`);
+    case 'cancelled':
+      return colors.yellow(`→ ${tool} was cancelled meanwhile; it was not run.${next}`);
+    default:
+      return colors.yellow(`→ Timed out: no one answered in time (the approval timeout), so ${tool} was not run.${next}`);
+  }
 }
 
 async function askReason(reader: LineReader): Promise<string | null | typeof INTERRUPTED> {

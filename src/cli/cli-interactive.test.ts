@@ -190,6 +190,45 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     expect(hasColors(term.screen(true))).toBe(false);
   });
 
+  it('shows how long a call waits; when calls time out at the open prompt it says so, drops the half-typed answer and goes on', async () => {
+    await cliJson(['policy', 'set', 'timeout', '6'], { home: test.home });
+    test.fake.script(
+      { kind: 'reply', toolCalls: ['late1', 'late2'].map((name, index) => callOf('write_file', { path: file(`${name}.txt`), content: name }, `call_${index}`)) },
+      { kind: 'reply', text: ['Both timed out.'] },
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('prompt.txt'), content: 'in time' }, 'call_2')] },
+      { kind: 'reply', text: ['Written in time.'] },
+    );
+    const term = chat();
+    await term.waitFor('› ');
+    term.type('write two files');
+    await term.waitFor(/Waits [1-6] s more for your answer; then it is not run\./);
+    // Half an answer, never sent: when the calls time out it must not be taken as one.
+    term.press('-l', 'r');
+    const timedOut = await term.waitFor('Both timed out.');
+    expect(timedOut).toContain('→ Timed out: no one answered in time (the approval timeout), so Files write_file was not run. On to the next call.');
+    expect(timedOut.match(/→ Timed out: no one answered in time \(the approval timeout\), so Files write_file was not run\./g)).toHaveLength(2);
+    expect(timedOut.match(/⏺ Files · write_file · timed out/g)).toHaveLength(2);
+    // The prompt says it first; the calls' lines follow; the half-typed "r" was dropped with the question.
+    expect(timedOut.indexOf('→ Timed out')).toBeLessThan(timedOut.indexOf('⏺ Files · write_file · timed out'));
+    expect(timedOut).toMatch(/\n> \n/);
+    expect(timedOut).not.toContain('error:');
+    await term.waitFor('› ', 2);
+    // The prompt still works: the next call is answered in time.
+    term.type('write one more');
+    await term.waitFor(APPROVAL_CHOICES, 2);
+    term.type('o');
+    await term.waitFor('Written in time.');
+    expect(fs.existsSync(file('late1.txt')) || fs.existsSync(file('late2.txt'))).toBe(false);
+    expect(fs.readFileSync(file('prompt.txt'), 'utf8')).toBe('in time');
+    expect((await decisions()).map((row) => [row.decision, row.actor])).toEqual([
+      ['timeout', 'system'],
+      ['timeout', 'system'],
+      ['allow_once', 'user'],
+    ]);
+    term.type('/exit');
+    await term.waitFor('EXITED 0');
+  });
+
   it('run on a terminal asks too (prompt on stderr), --approve deny does not, and Ctrl+C at the prompt stops the run with 130', async () => {
     test.fake.script(
       { kind: 'reply', toolCalls: [callOf('write_file', { path: file('asked.txt'), content: 'asked' })] },

@@ -1,4 +1,4 @@
-import type { ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import type { ApprovalResolution, ApprovalsChange, ToolCallApproval, ToolCallRequest } from '../shared/approval';
 import { errorText } from '../shared/errors';
 import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
 import type { ServerRequestDecision, ServerRequestsChange, ServerRequestView } from '../shared/server-requests';
@@ -7,8 +7,20 @@ import type { Colors } from './terminal';
 import { createStreamSanitizer } from './terminal-text';
 import { progressLine, toolCallLine } from './transcript';
 
-/** What decides the calls that wait for a person: answers, "no one can be asked", or "stop". */
-export type Approver = (requests: readonly ToolCallRequest[]) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
+/**
+ * How long a waiting call still waits, and a signal that aborts (its reason: the call's resolution) as soon as it
+ * stops waiting while the person is still being asked — it timed out, or was decided or cancelled elsewhere.
+ */
+export interface CallWait {
+  expiresAt: number | null;
+  gone: AbortSignal;
+}
+
+/**
+ * What decides the calls that wait for a person: answers, "no one can be asked", or "stop". A call that stopped
+ * waiting meanwhile (`waits`) gets no answer: the answers may cover fewer calls than were asked about.
+ */
+export type Approver = (requests: readonly ToolCallRequest[], waits: ReadonlyMap<string, CallWait>) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
 
 /**
  * What answers a server's request of the model or the person while the exchange's tool calls run
@@ -69,6 +81,9 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       if (shown !== '') view.text(shown);
     };
     const shownProgress = new Map<string, string>();
+    // The calls being asked about, each stopped as soon as it is resolved (timed out, cancelled) while it is asked.
+    const waits = new Map<string, { expiresAt: number | null; controller: AbortController }>();
+    const heldLines = new Map<string, ToolCallRecord>();
     const showCall = (call: ToolCallRecord): void => {
       const progress = progressLine(call, colors);
       if (progress !== undefined && shownProgress.get(call.toolCallId) !== progress) {
@@ -76,6 +91,11 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
         view.line(progress);
       }
       if (!FINAL.has(call.status) || printed.get(call.toolCallId) === call.status) return;
+      // A call that ends while the person is asked about it (timed out): the prompt says so first, then its line.
+      if (waits.has(call.toolCallId)) {
+        heldLines.set(call.toolCallId, call);
+        return;
+      }
       printed.set(call.toolCallId, call.status);
       view.line(toolCallLine(call, colors));
     };
@@ -126,6 +146,12 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
         }
       }
     };
+    const unsubscribeResolved = session.services.events.subscribe((event, payload) => {
+      if (event !== 'approvals.onDidChange') return;
+      const change = payload as ApprovalsChange;
+      if (change.kind !== 'resolved' || change.chatId !== chatId) return;
+      for (const resolution of change.resolutions) waits.get(resolution.toolCallId)?.controller.abort(resolution satisfies ApprovalResolution);
+    });
     const unsubscribeRequests = session.services.events.subscribe((event, payload) => {
       if (event !== 'serverRequests.onDidChange') return;
       const change = payload as ServerRequestsChange;
@@ -156,7 +182,9 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           await session.call('chat.stop', { chatId });
           continue;
         }
-        const decision = await approve(requests);
+        waits.clear();
+        for (const approval of approvals) waits.set(approval.request.toolCallId, { expiresAt: approval.expiresAt, controller: new AbortController() });
+        const decision = await approve(requests, new Map([...waits].map(([id, wait]) => [id, { expiresAt: wait.expiresAt, gone: wait.controller.signal }])));
         if (decision.kind === 'stop' || stopRequested) {
           stopRequested = true;
           await session.call('chat.stop', { chatId });
@@ -164,11 +192,24 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           // No person can answer: the approval engine denies them as the system, with this reason.
           session.services.conversations.handle({ kind: 'unattended', chatId, reason: decision.reason });
         } else {
-          await session.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: decision.approvals } });
+          // A call that timed out after it was answered (before this line) is left out; the others still go.
+          const answers = decision.approvals.filter((approval) => waits.get(approval.toolCallId)?.controller.signal.aborted !== true);
+          if (answers.length > 0) {
+            try {
+              await session.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: answers } });
+            } catch (error) {
+              // Refused as a whole (nothing changed): say why; the calls still waiting are asked about again.
+              view.line(colors.red(`error: ${errorText(error)}`));
+            }
+          }
         }
+        waits.clear();
+        for (const call of heldLines.values()) showCall(call);
+        heldLines.clear();
       }
     } finally {
       busy = false;
+      unsubscribeResolved();
       unsubscribeRequests();
       await answering;
       unsubscribe();

@@ -3,6 +3,8 @@ import readline from 'node:readline';
 /** What `ask` answers when the person pressed Ctrl+C instead of Enter. */
 export const INTERRUPTED = Symbol('interrupted');
 export type Answer = string | null | typeof INTERRUPTED;
+/** What `askUnless` answers when its signal aborted first (the question no longer stands: the call timed out). */
+export const ABANDONED = Symbol('abandoned');
 
 /**
  * The terminal's input, a line at a time. `ask` answers the line typed, `null` at end of input (Ctrl+D), or
@@ -10,6 +12,8 @@ export type Answer = string | null | typeof INTERRUPTED;
  */
 export interface LineReader {
   ask(prompt: string): Promise<Answer>;
+  /** Like `ask`, but gives up with ABANDONED when `signal` aborts before a line is typed. */
+  askUnless(prompt: string, signal: AbortSignal): Promise<Answer | typeof ABANDONED>;
   /** Hands the terminal to another program ($EDITOR) and takes it back afterwards. */
   suspend<T>(work: () => T): T;
   close(): void;
@@ -43,6 +47,26 @@ export function createLineReader(input: NodeJS.ReadableStream & { isTTY?: boolea
         waiting = resolve;
         rl.setPrompt(prompt);
         rl.prompt();
+      });
+    },
+    askUnless(prompt, signal) {
+      if (signal.aborted) return Promise.resolve(ABANDONED);
+      const answer = this.ask(prompt);
+      return new Promise((resolve) => {
+        const onAbort = (): void => {
+          if (waiting === null) return;
+          waiting = null;
+          // A half-typed answer no longer answers anything: cleared (Ctrl+E, Ctrl+U), and what is said next starts on a fresh row.
+          rl.write(null, { ctrl: true, name: 'e' });
+          rl.write(null, { ctrl: true, name: 'u' });
+          output.write('\n');
+          resolve(ABANDONED);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        void answer.then((value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        });
       });
     },
     suspend(work) {

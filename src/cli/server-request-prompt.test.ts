@@ -9,7 +9,8 @@ const plain = (text: string): string => text;
 const colors: Colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
 
 function prompt(request: ServerRequestView, answers: (string | null | typeof INTERRUPTED)[]) {
-  const reader: LineReader = { ask: () => Promise.resolve(answers.length > 0 ? (answers.shift() as string) : null), suspend: (work) => work(), close: () => {} };
+  const ask = (): Promise<string | null> => Promise.resolve(answers.length > 0 ? (answers.shift() as string) : null);
+  const reader: LineReader = { ask, askUnless: ask, suspend: (work) => work(), close: () => {} };
   let written = '';
   return { outcome: askAboutServerRequest(request, { reader, colors, write: (text) => (written += text) }), written: () => written };
 }

@@ -52,7 +52,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     };
     const reader = createLineReader(process.stdin, process.stdout, onInterrupt);
     let atLineStart = true;
-    const approver: Approver = async (requests) => {
+    const approver: Approver = async (requests, waits) => {
       if (!atLineStart) terminal.out.write('\n');
       atLineStart = true;
       const outcome = await askAboutCalls(requests, {
@@ -61,6 +61,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         colors,
         explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
         rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
+        waits,
       });
       if (outcome.kind === 'answers') return outcome;
       if (outcome.kind === 'interrupted') interrupts++;

@@ -56,7 +56,7 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       driver.interrupt();
     };
     const askable = flags.approve === 'policy' && terminal.interactive;
-    const approver: Approver = async (requests) => {
+    const approver: Approver = async (requests, waits) => {
       if (!askable) return { kind: 'unattended', reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON };
       reader ??= createLineReader(process.stdin, process.stderr, onInterrupt);
       const outcome = await askAboutCalls(requests, {
@@ -65,6 +65,7 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
         colors: terminal.colors,
         explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
         rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
+        waits,
       });
       if (outcome.kind === 'answers') return outcome;
       if (outcome.kind === 'closed') return { kind: 'unattended', reason: NON_INTERACTIVE_REASON };
