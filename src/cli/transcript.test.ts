@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallRecord } from '../shared/messages';
 import { createColors } from './terminal';
-import { progressLine } from './transcript';
+import { progressLine, toolCallLine } from './transcript';
 
 const colors = createColors(false);
 const call = (extra: Partial<ToolCallRecord>): ToolCallRecord =>
@@ -24,5 +24,15 @@ describe('progressLine (docs/user/mcp-servers.md#progress)', () => {
   it('says nothing for a call without progress or one that ended', () => {
     expect(progressLine(call({}), colors)).toBeUndefined();
     expect(progressLine(call({ status: 'success', progress: { progress: 1, total: 1 } }), colors)).toBeUndefined();
+  });
+});
+
+describe('toolCallLine', () => {
+  it('marks a call that ran only because approvals were off, and no other', () => {
+    const ran = (approvalsOff?: 'global' | 'chat') =>
+      toolCallLine(call({ status: 'success', durationMs: 12, decision: { outcome: 'allow', actor: 'policy', reason: 'r', ...(approvalsOff ? { approvalsOff } : {}) } }), colors);
+    expect(ran('global')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: approvals off)');
+    expect(ran('chat')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: this chat never asks)');
+    expect(ran()).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms');
   });
 });

@@ -20,6 +20,8 @@ export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
   if (call.durationMs !== undefined) parts.push(formatDuration(call.durationMs));
   let line = `  ${paint('⏺')} ${parts.join(colors.dim(' · '))}`;
   if (call.decision?.edited) line += colors.dim(' (edited arguments)');
+  // Ran only because approvals were off: said on its line, as on the app's block (docs/user/approvals.md#when-approvals-are-off).
+  if (call.decision?.approvalsOff) line += colors.yellow(call.decision.approvalsOff === 'chat' ? ' (not asked: this chat never asks)' : ' (not asked: approvals off)');
   const why = call.status === 'denied' || call.status === 'timeout' || call.status === 'cancelled' || call.status === 'error' ? (call.decision?.userReason ? `${call.decision.reason}: "${call.decision.userReason}"` : (call.error ?? call.decision?.reason)) : undefined;
   if (why) line += `\n      ${colors.dim(firstLine(why))}`;
   return line;

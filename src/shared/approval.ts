@@ -209,6 +209,14 @@ export const ManagedPolicySchema = z
   });
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
 
+/**
+ * Whether "never ask" (globally or in a chat) may take effect under the organisation's policy: not when it
+ * disallows it, nor when it locked the global mode to something else (docs/user/organisation-policy.md).
+ */
+export function neverAskAllowed(managed: Pick<ManagedPolicy, 'disallowNeverAsk' | 'locked'> | null | undefined): boolean {
+  return !(managed?.disallowNeverAsk ?? false) && (managed?.locked.mode === undefined || managed.locked.mode === 'never-ask');
+}
+
 export const PolicyWarningSchema = z.object({
   kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve']),
   message: z.string(),

@@ -57,6 +57,11 @@ export const ToolCallDecisionInfoSchema = z.object({
   userReason: z.string().optional(),
   /** The person changed the arguments before allowing; `args` are the ones that ran, `originalArgs` the model's. */
   edited: z.boolean().optional(),
+  /**
+   * Allowed only because approvals were off — in the settings (`global`) or in this chat (`chat`, "never ask"); the
+   * block says so (docs/user/approvals.md#when-approvals-are-off).
+   */
+  approvalsOff: z.enum(['global', 'chat']).optional(),
 });
 export type ToolCallDecisionInfo = z.infer<typeof ToolCallDecisionInfoSchema>;
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ApprovalResolution, ToolCallRequest } from '../../shared/approval';
+import type { ApprovalResolution, DecisionSource, ToolCallRequest } from '../../shared/approval';
 import type { Chat } from '../../shared/chat';
 import { RESOLUTION_WORDS } from '../../shared/decisions';
 import type { FinishReason, Usage } from '../../shared/llm';
-import type { AssistantChatMessage, ChatMessage, ModelToolCall, ReplyEnd, ToolCallRecord, Turn } from '../../shared/messages';
+import type { AssistantChatMessage, ChatMessage, ModelToolCall, ReplyEnd, ToolCallDecisionInfo, ToolCallRecord, Turn } from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import type { AuditRecorder } from '../audit/audit-log';
@@ -173,7 +173,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       if (!tool || record.status !== 'pending') continue;
       try {
         const verdict = gate.evaluate({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, tool);
-        record.decision = { outcome: verdict.outcome, actor: 'policy', reason: verdict.decision.reason };
+        record.decision = { outcome: verdict.outcome, actor: 'policy', reason: verdict.decision.reason, ...approvalsOff(verdict.decision.source) };
         if (verdict.outcome === 'allow') toRun.push({ record, hash: tool.definitionHash });
         else if (verdict.outcome === 'deny') {
           record.status = 'denied';
@@ -376,4 +376,11 @@ function addUsage(total: Usage | undefined, usage: Usage): Usage {
     outputTokens: total.outputTokens + usage.outputTokens,
     ...(cached > 0 ? { cachedInputTokens: cached } : {}),
   };
+}
+
+/** A call allowed only because approvals were off: marked on its block (docs/user/approvals.md#when-approvals-are-off). */
+function approvalsOff(source: DecisionSource): Pick<ToolCallDecisionInfo, 'approvalsOff'> {
+  if (source.kind === 'approvals-off') return { approvalsOff: 'global' };
+  if (source.kind === 'chat-mode' && source.setting === 'never-ask') return { approvalsOff: 'chat' };
+  return {};
 }

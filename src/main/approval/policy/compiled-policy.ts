@@ -1,9 +1,4 @@
-import type {
-  ApprovalPolicy,
-  ManagedPolicy,
-  ServerApprovalSettings,
-  ToolApprovalSetting,
-} from '../../../shared/approval';
+import { neverAskAllowed, type ApprovalPolicy, type ManagedPolicy, type ServerApprovalSettings, type ToolApprovalSetting } from '../../../shared/approval';
 import { compileRule, ruleProblems, type CompiledRule, type RuleProblem } from './rule-compiler';
 
 /** The rules whose server and tool globs match one (server, tool) pair, in list order, by step of the pipeline. */
@@ -73,7 +68,7 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
     policy,
     managed,
     // A global mode the organisation locked to something else than "never ask" is not undone per chat either.
-    neverAskAllowed: !(managed?.disallowNeverAsk ?? false) && (managed?.locked.mode === undefined || managed.locked.mode === 'never-ask'),
+    neverAskAllowed: neverAskAllowed(managed),
     candidates(serverName, toolName) {
       let byTool = memo.get(serverName);
       let found = byTool?.get(toolName);

@@ -5,6 +5,7 @@ import type { Chat } from '../../../shared/chat';
 import type { ModelInfo, ProviderInfo } from '../../../shared/llm';
 import { PencilIcon } from '../components/icons';
 import { TitleEditor } from '../components/TitleEditor';
+import { useChatMode } from './use-chat-mode';
 import type { ChatsStore } from '../state/chats-store';
 import { errorText } from '../../../shared/errors';
 
@@ -166,22 +167,8 @@ function ModelPicker({ api, chat, disabled }: { api: WorkbenchApi; chat: Chat; d
 }
 
 function ApprovalModePicker({ api, chatId, disabled }: { api: WorkbenchApi; chatId: string; disabled: boolean }): React.JSX.Element {
-  const [mode, setMode] = useState<ChatApprovalMode>('use-tool-settings');
+  const mode = useChatMode(api, chatId) ?? 'use-tool-settings';
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    void api.approvals.getChatMode({ chatId }).then(
-      (result) => live && setMode(result.mode),
-      () => {},
-    );
-    const off = api.approvals.onDidChange((change) => {
-      if (change.kind === 'chat-mode' && change.chatId === chatId) setMode(change.mode);
-    });
-    return () => {
-      live = false;
-      off();
-    };
-  }, [api, chatId]);
   return (
     <label className={`picker-field mode-picker${mode === 'never-ask' ? ' is-warning' : ''}`} title="How tool calls in this chat are approved">
       <span className="visually-hidden">Approval mode</span>
@@ -191,11 +178,9 @@ function ApprovalModePicker({ api, chatId, disabled }: { api: WorkbenchApi; chat
         disabled={disabled}
         onChange={(event) => {
           const next = event.target.value as ChatApprovalMode;
+          // The new mode arrives through approvals.onDidChange, here and in the chat's banner.
           api.approvals.setChatMode({ chatId, mode: next }).then(
-            (result) => {
-              setMode(result.mode);
-              setProblem(null);
-            },
+            () => setProblem(null),
             (error: unknown) => setProblem(errorText(error)),
           );
         }}

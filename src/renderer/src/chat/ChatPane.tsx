@@ -3,6 +3,7 @@ import type { WorkbenchApi } from '../../../shared/api';
 import type { Chat } from '../../../shared/chat';
 import type { ChatsStore } from '../state/chats-store';
 import { ChatContext, type ChatContextValue } from './chat-context';
+import { ApprovalsOffBanner } from './ApprovalsOffBanner';
 import { ChatHeader } from './ChatHeader';
 import { pendingRequests, phaseOf, type ChatStore } from './chat-store';
 import { Composer } from './Composer';
@@ -48,6 +49,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
     <ChatContext.Provider value={context}>
       <section className="chat-view" aria-label={chat.title}>
         <ChatHeader api={api} chat={chat} chats={chats} busy={phase !== 'idle' && phase !== 'loading'} />
+        <ApprovalsOffBanner api={api} chatId={chat.id} />
         <div className="chat-body">
           {state.status === 'failed' ? (
             <div className="pane-center">

@@ -14,6 +14,8 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
   const bodyId = useId();
   const status = call.status;
   const auto = call.decision?.actor === 'policy' ? (call.decision.outcome === 'allow' ? 'Auto-approved' : call.decision.outcome === 'deny' ? 'Auto-denied' : null) : null;
+  // Ran only because approvals were off: said on the block itself, not only in "Why" (docs/user/approvals.md#when-approvals-are-off).
+  const approvalsOff = call.decision?.approvalsOff;
   const label = call.serverName ? `${call.serverName} · ${call.toolName}` : call.modelCall.name;
   return (
     <div className={`tool-block status-${status}`} data-tool-call-id={call.toolCallId} data-testid="tool-call">
@@ -34,10 +36,16 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
           {STATUS_LABELS[status]}
         </span>
         {call.decision?.edited && <span className="tag">edited</span>}
-        {auto && (
-          <span className={`why-badge ${call.decision?.outcome === 'deny' ? 'why-deny' : ''}`} title={call.decision?.reason}>
-            {auto}
+        {approvalsOff ? (
+          <span className="why-badge why-off" title={call.decision?.reason}>
+            {approvalsOff === 'chat' ? 'Not asked: this chat never asks' : 'Not asked: approvals off'}
           </span>
+        ) : (
+          auto && (
+            <span className={`why-badge ${call.decision?.outcome === 'deny' ? 'why-deny' : ''}`} title={call.decision?.reason}>
+              {auto}
+            </span>
+          )
         )}
         {call.durationMs !== undefined && <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>}
       </button>
