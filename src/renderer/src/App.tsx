@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import type { PendingApproval } from '../../shared/approval';
 import type { WorkbenchApi } from '../../shared/api';
 import type { BrowserBridge } from './bridge/browser-bridge';
 import { useConnectionState } from './bridge/use-connection-state';
@@ -9,11 +10,13 @@ import { TabBar } from './chat/TabBar';
 import { useTrustedServers } from './chat/use-trusted-servers';
 import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
+import { NotificationOffer } from './components/NotificationOffer';
 import { Sidebar } from './components/Sidebar';
 import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
+import { useWaitingAttention } from './state/attention';
 import { WaitingStore } from './state/waiting-store';
 
 // Its styles stay on the first screen: the sidebar's Settings button and shared classes (badges, notices) use them.
@@ -21,9 +24,6 @@ import './settings/settings.css';
 
 // Settings load when first opened: the first screen does without them (docs/dev/benchmarks.md, renderer-first-load).
 const SettingsDialog = lazy(() => import('./settings/SettingsDialog').then((module) => ({ default: module.SettingsDialog }))); // settings (ui-settings)
-
-/** The page's own title (index.html), which the count of waiting calls is put before. */
-const APP_TITLE = document.title || 'AI Workbench';
 
 export interface AppProps {
   api: WorkbenchApi;
@@ -45,10 +45,15 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => waitingStore.follow(), [waitingStore]);
-  // The window's (and a browser tab's) title counts the calls that wait in every chat.
-  useEffect(() => {
-    document.title = waiting.total > 0 ? `(${waiting.total}) ${APP_TITLE}` : APP_TITLE;
-  }, [waiting.total]);
+  // The window's title counts the calls that wait in every chat; a browser tab's favicon and notifications too.
+  const openCall = useCallback(
+    (approval: PendingApproval) => {
+      store.select(approval.chatId);
+      chatStores.get(approval.chatId).requestFocus(approval.request.toolCallId);
+    },
+    [store, chatStores],
+  );
+  useWaitingAttention({ api, total: waiting.total, browser: bridge !== undefined, chats: state.chats, open: openCall });
   // Ctrl/⌘+Shift+A, from anywhere: the oldest waiting call, its chat shown and its card focused.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
@@ -56,12 +61,11 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
       const oldest = waitingStore.getSnapshot().oldest;
       if (!oldest) return;
       event.preventDefault();
-      store.select(oldest.chatId);
-      chatStores.get(oldest.chatId).requestFocus(oldest.request.toolCallId);
+      openCall(oldest);
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [waitingStore, store, chatStores]);
+  }, [waitingStore, openCall]);
   // The Markdown renderer is left out of the first screen; it loads once that is on screen (LazyMarkdown.tsx).
   const listed = state.status !== 'loading';
   useEffect(() => {
@@ -96,6 +100,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
       <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} waiting={waiting.byChat} />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
+        {bridge !== undefined && <NotificationOffer waiting={waiting.total} />}
         <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} waiting={waiting.byChat} />
         {state.status === 'loading' ? (
           <div className="pane-center muted">Loading…</div>

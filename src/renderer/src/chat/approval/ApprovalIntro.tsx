@@ -1,37 +1,14 @@
-import { useSyncExternalStore } from 'react';
+import { createLocalFlag, useLocalFlag } from '../../state/local-flag';
 
 /** Set once the person dismissed the explanation (this browser profile or app window's storage). */
-const SEEN_KEY = 'aiwb.approvalIntroSeen';
-const listeners = new Set<() => void>();
-
-function seen(): boolean {
-  try {
-    return localStorage.getItem(SEEN_KEY) === '1';
-  } catch {
-    return false;
-  }
-}
-
-function dismiss(): void {
-  try {
-    localStorage.setItem(SEEN_KEY, '1');
-  } catch {
-    // Storage refused (a private window): it shows again next time, which is the safe side.
-  }
-  for (const listener of listeners) listener();
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+const introSeen = createLocalFlag('aiwb.approvalIntroSeen');
 
 /**
  * What an approval card is and what each button does, shown once below the first card a person meets (issue 16 §4,
  * docs/user/approvals.md "Your first approval"); "Got it" dismisses it for good.
  */
 export function ApprovalIntro(): React.JSX.Element | null {
-  const hidden = useSyncExternalStore(subscribe, seen);
+  const hidden = useLocalFlag(introSeen);
   if (hidden) return null;
   return (
     <section className="approval-intro" aria-labelledby="approval-intro-title" data-testid="approval-intro">
@@ -56,7 +33,7 @@ export function ApprovalIntro(): React.JSX.Element | null {
         </div>
       </dl>
       <p className="muted small">Every decision is written to the audit log. You can edit the arguments before allowing.</p>
-      <button type="button" className="button" onClick={dismiss}>
+      <button type="button" className="button" onClick={() => introSeen.set()}>
         Got it
       </button>
     </section>

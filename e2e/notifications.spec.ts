@@ -1,0 +1,121 @@
+/**
+ * Browser mode's notifications for waiting calls (issue 16 §2, docs/user/browser-mode.md#notifications): the app
+ * explains and offers them the first time a call waits; once allowed, a call that starts waiting while the tab is
+ * hidden raises one (naming the tool and server, not the arguments), the tab's favicon and title carry the count,
+ * a click opens the call's card, and deciding it closes the notification.
+ *
+ * Playwright cannot click a system notification, so an init script records each `new Notification(…)` (still
+ * creating the real one) and the test calls its `onclick` as the browser would.
+ */
+import { expect, test } from './fixtures';
+import { chatUi, filesReady, say, shoot } from './chat-ui';
+
+interface Recorded {
+  title: string;
+  body: string;
+  tag: string;
+  closed: boolean;
+}
+
+test.beforeEach(async ({ page }) => {
+  await page.addInitScript(() => {
+    const Real = window.Notification;
+    const recorded: (Recorded & { instance: Notification })[] = [];
+    (window as unknown as { recordedNotifications: typeof recorded }).recordedNotifications = recorded;
+    class Recording extends Real {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        const entry = { title, body: options?.body ?? '', tag: options?.tag ?? '', closed: false, instance: this as Notification };
+        recorded.push(entry);
+        const close = this.close.bind(this);
+        this.close = () => {
+          entry.closed = true;
+          close();
+        };
+      }
+    }
+    window.Notification = Recording as typeof Notification;
+    // A hidden tab, as when the person switched to another one (headless pages are always "visible").
+    let hidden = false;
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+    (window as unknown as { setHidden: (value: boolean) => void }).setHidden = (value) => {
+      hidden = value;
+      document.dispatchEvent(new Event('visibilitychange'));
+    };
+  });
+});
+
+const notifications = (page: import('@playwright/test').Page): Promise<Recorded[]> =>
+  page.evaluate(() => (window as unknown as { recordedNotifications: Recorded[] }).recordedNotifications.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
+
+test('offered once the first call waits; once allowed, a call waiting in a hidden tab is notified, counted on the favicon, opened on click and closed when decided', async ({ page, context, workbench }) => {
+  await filesReady(workbench);
+  await page.goto(workbench.url);
+  expect(await page.evaluate(() => Notification.permission)).toBe('default');
+  const icon = page.locator('link[rel="icon"]');
+  const plainIcon = await icon.getAttribute('href');
+  const offer = page.getByRole('region', { name: 'Notifications' });
+  await expect(page.getByRole('button', { name: 'Start a new chat' })).toBeVisible();
+  // Nothing is offered before anything waits.
+  await expect(offer).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Start a new chat' }).click();
+  const view = chatUi(page);
+  await say(page, 'write first.txt: hello');
+  await expect(view.card('write_file')).toBeVisible();
+  await expect(offer).toContainText('Get a notification when a tool call waits for you while this tab is in the background?');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-34-notification-offer`);
+  }
+  await context.grantPermissions(['notifications'], { origin: workbench.origin });
+  await offer.getByRole('button', { name: 'Turn on notifications' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Notifications are on' })).toBeVisible();
+  await expect(offer).toHaveCount(0);
+  await view.card('write_file').getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(view.cards).toHaveCount(0);
+  // A call that starts waiting while the tab is visible is not notified: the card is on screen.
+  expect(await notifications(page)).toEqual([]);
+
+  // The person switches away; a call starts waiting in another chat.
+  await page.evaluate(() => (window as unknown as { setHidden: (value: boolean) => void }).setHidden(true));
+  const other = (await workbench.call('chat.create', { title: 'Background work', providerId: 'demo', model: 'demo' })) as { id: string };
+  await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: 'write secret.txt: the arguments stay out' } });
+  await expect.poll(() => notifications(page)).toHaveLength(1);
+  const [notice] = await notifications(page);
+  expect(notice?.title).toBe('A tool call waits for your decision');
+  expect(notice?.body).toBe('Run write_file from Files — in “Background work”');
+  expect(notice?.body).not.toContain('secret');
+  await expect(page).toHaveTitle('(1) AI Workbench');
+  const counted = await icon.getAttribute('href');
+  expect(counted).toMatch(/^data:image\/svg\+xml,/);
+  expect(decodeURIComponent(counted ?? '')).toContain('>1</text>');
+
+  // Its click brings the call's card.
+  await page.evaluate(() => {
+    const [entry] = (window as unknown as { recordedNotifications: { instance: Notification }[] }).recordedNotifications;
+    entry?.instance.onclick?.(new Event('click'));
+  });
+  await page.evaluate(() => (window as unknown as { setHidden: (value: boolean) => void }).setHidden(false));
+  const card = view.card('write_file');
+  await expect(card).toBeFocused();
+  await expect(page.getByRole('tab', { selected: true })).toContainText('Background work');
+  await card.getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect.poll(async () => (await notifications(page))[0]?.closed).toBe(true);
+  await expect(page).toHaveTitle('AI Workbench');
+  await expect(icon).toHaveAttribute('href', plainIcon ?? '');
+});
+
+test('"Not now" is kept: the offer is not made again after a reload', async ({ page, workbench }) => {
+  await filesReady(workbench);
+  await page.goto(workbench.url);
+  await page.getByRole('button', { name: 'Start a new chat' }).click();
+  await say(page, 'write first.txt: hello');
+  const offer = page.getByRole('region', { name: 'Notifications' });
+  await offer.getByRole('button', { name: 'Not now' }).click();
+  await expect(offer).toHaveCount(0);
+  await page.reload();
+  await expect(chatUi(page).card('write_file')).toBeVisible();
+  await expect(offer).toHaveCount(0);
+  expect(await page.evaluate(() => Notification.permission)).toBe('default');
+});
