@@ -27,7 +27,7 @@ test('approvals off in the settings: a banner in the chat, the call marked, and 
 
   await banner.getByRole('button', { name: 'Turn approvals on' }).click();
   await expect(banner).toHaveCount(0);
-  expect((await workbench.call('policy.get', {})).policy.mode).toBe('ask');
+  expect(((await workbench.call('policy.get', {})) as { policy: { mode: string } }).policy.mode).toBe('ask');
   await say(page, 'write on.txt: asked again');
   await expect(view.card('write_file')).toBeVisible();
   // The earlier block keeps its mark: it did run without asking.

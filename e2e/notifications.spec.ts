@@ -7,6 +7,7 @@
  * Playwright cannot click a system notification, so an init script records each `new Notification(…)` (still
  * creating the real one) and the test calls its `onclick` as the browser would.
  */
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { chatUi, filesReady, say, shoot } from './chat-ui';
 
@@ -17,15 +18,29 @@ interface Recorded {
   closed: boolean;
 }
 
+/** What the page side of this test uses (the e2e code is type-checked without the DOM's types). */
+interface PageNotification {
+  onclick: ((event: unknown) => void) | null;
+  close(): void;
+}
+interface PageScope {
+  Notification: (new (title: string, options?: { body?: string; tag?: string }) => PageNotification) & { permission: string };
+  recordedNotifications: (Recorded & { instance: PageNotification })[];
+  setHidden(value: boolean): void;
+  document: { dispatchEvent(event: unknown): boolean };
+  Event: new (type: string) => unknown;
+}
+
 test.beforeEach(async ({ page }) => {
   await page.addInitScript(() => {
-    const Real = window.Notification;
-    const recorded: (Recorded & { instance: Notification })[] = [];
-    (window as unknown as { recordedNotifications: typeof recorded }).recordedNotifications = recorded;
+    const page = globalThis as unknown as PageScope;
+    const Real = page.Notification;
+    const recorded: PageScope['recordedNotifications'] = [];
+    page.recordedNotifications = recorded;
     class Recording extends Real {
-      constructor(title: string, options?: NotificationOptions) {
+      constructor(title: string, options?: { body?: string; tag?: string }) {
         super(title, options);
-        const entry = { title, body: options?.body ?? '', tag: options?.tag ?? '', closed: false, instance: this as Notification };
+        const entry = { title, body: options?.body ?? '', tag: options?.tag ?? '', closed: false, instance: this as PageNotification };
         recorded.push(entry);
         const close = this.close.bind(this);
         this.close = () => {
@@ -34,24 +49,26 @@ test.beforeEach(async ({ page }) => {
         };
       }
     }
-    window.Notification = Recording as typeof Notification;
+    page.Notification = Recording as PageScope['Notification'];
     // A hidden tab, as when the person switched to another one (headless pages are always "visible").
     let hidden = false;
-    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
-    (window as unknown as { setHidden: (value: boolean) => void }).setHidden = (value) => {
+    Object.defineProperty(page.document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+    page.setHidden = (value) => {
       hidden = value;
-      document.dispatchEvent(new Event('visibilitychange'));
+      page.document.dispatchEvent(new page.Event('visibilitychange'));
     };
   });
 });
 
-const notifications = (page: import('@playwright/test').Page): Promise<Recorded[]> =>
-  page.evaluate(() => (window as unknown as { recordedNotifications: Recorded[] }).recordedNotifications.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
+const notifications = (page: Page): Promise<Recorded[]> =>
+  page.evaluate(() => (globalThis as unknown as PageScope).recordedNotifications.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
+const setHidden = (page: Page, hidden: boolean): Promise<void> => page.evaluate((value) => (globalThis as unknown as PageScope).setHidden(value), hidden);
+const permission = (page: Page): Promise<string> => page.evaluate(() => (globalThis as unknown as PageScope).Notification.permission);
 
 test('offered once the first call waits; once allowed, a call waiting in a hidden tab is notified, counted on the favicon, opened on click and closed when decided', async ({ page, context, workbench }) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
-  expect(await page.evaluate(() => Notification.permission)).toBe('default');
+  expect(await permission(page)).toBe('default');
   const icon = page.locator('link[rel="icon"]');
   const plainIcon = await icon.getAttribute('href');
   const offer = page.getByRole('region', { name: 'Notifications' });
@@ -78,7 +95,7 @@ test('offered once the first call waits; once allowed, a call waiting in a hidde
   expect(await notifications(page)).toEqual([]);
 
   // The person switches away; a call starts waiting in another chat.
-  await page.evaluate(() => (window as unknown as { setHidden: (value: boolean) => void }).setHidden(true));
+  await setHidden(page, true);
   const other = (await workbench.call('chat.create', { title: 'Background work', providerId: 'demo', model: 'demo' })) as { id: string };
   await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: 'write secret.txt: the arguments stay out' } });
   await expect.poll(() => notifications(page)).toHaveLength(1);
@@ -93,10 +110,10 @@ test('offered once the first call waits; once allowed, a call waiting in a hidde
 
   // Its click brings the call's card.
   await page.evaluate(() => {
-    const [entry] = (window as unknown as { recordedNotifications: { instance: Notification }[] }).recordedNotifications;
-    entry?.instance.onclick?.(new Event('click'));
+    const [entry] = (globalThis as unknown as PageScope).recordedNotifications;
+    entry?.instance.onclick?.({ type: 'click' });
   });
-  await page.evaluate(() => (window as unknown as { setHidden: (value: boolean) => void }).setHidden(false));
+  await setHidden(page, false);
   const card = view.card('write_file');
   await expect(card).toBeFocused();
   await expect(page.getByRole('tab', { selected: true })).toContainText('Background work');
@@ -117,5 +134,5 @@ test('"Not now" is kept: the offer is not made again after a reload', async ({ p
   await page.reload();
   await expect(chatUi(page).card('write_file')).toBeVisible();
   await expect(offer).toHaveCount(0);
-  expect(await page.evaluate(() => Notification.permission)).toBe('default');
+  expect(await permission(page)).toBe('default');
 });

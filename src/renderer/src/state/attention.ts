@@ -76,7 +76,9 @@ export function useWaitingAttention({ api, total, browser, chats, open }: Attent
   const permission = useNotificationPermission();
   // The latest chat titles and opener, read when a call starts waiting: a change of either must not close what is shown.
   const latest = useRef({ chats, open });
-  latest.current = { chats, open };
+  useEffect(() => {
+    latest.current = { chats, open };
+  }, [chats, open]);
   useEffect(() => {
     if (!browser || permission !== 'granted') return;
     const shown = new Map<string, Notification>();
