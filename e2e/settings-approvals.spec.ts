@@ -1,12 +1,12 @@
 /** Settings → Approvals in browser mode: global mode, timeout, server and tool settings, rules, chat grants. */
 import { expect, test } from './fixtures';
-import { filesReady, openSettings, runApprovalCycle } from './settings-helpers';
+import { filesReady, openSettings, runApprovalCycle, shoot } from './settings-helpers';
 
 interface PolicyView {
   policy: {
     mode: string;
     timeoutSeconds: number;
-    servers: Record<string, { autoApprove: boolean }>;
+    servers: Record<string, { autoApprove: boolean; sampling?: string; samplingTokenBudget?: number }>;
     tools: Record<string, Record<string, string>>;
     rules: { id: string; effect: string; server: string; tool: string; args?: unknown[] }[];
   };
@@ -137,4 +137,33 @@ test('chat grants are listed with their chat and can be revoked', async ({ page,
   await grants.getByRole('button', { name: 'Revoke list_directory in Grant chat' }).click();
   await expect(dialog.getByText('No chat has a grant.')).toBeVisible();
   expect(((await workbench.call('grants.list')) as { grants: unknown[] }).grants).toEqual([]);
+});
+
+test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad number named beside the field", async ({ page, workbench }) => {
+  await filesReady(workbench);
+  const dialog = await openSettings(page, workbench, 'Approvals');
+  const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
+  await files.getByRole('button', { name: 'Show tools of Files' }).click();
+  const sampling = files.getByRole('group', { name: 'When Files asks the model' });
+  const choice = sampling.getByRole('combobox', { name: /When Files asks the chat’s model to write for it/ });
+  await expect(choice).toHaveValue('ask');
+  await choice.selectOption('allow');
+  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toEqual({ autoApprove: false, sampling: 'allow' });
+
+  const budget = sampling.getByRole('spinbutton', { name: 'Most tokens the model writes for Files per chat' });
+  await expect(budget).toHaveValue('10000');
+  await budget.fill('-3');
+  await budget.press('Enter');
+  await expect(sampling.getByRole('alert')).toHaveText('A whole number of tokens from 0 to 10,000,000.');
+  await expect(budget).toHaveAttribute('aria-invalid', 'true');
+  await budget.fill('2500');
+  await budget.press('Tab');
+  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toEqual({ autoApprove: false, sampling: 'allow', samplingTokenBudget: 2500 });
+  await expect(sampling.getByRole('alert')).toHaveCount(0);
+  await choice.selectOption('deny');
+  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toMatchObject({ sampling: 'deny', samplingTokenBudget: 2500 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-sampling-settings`);
+  }
 });

@@ -111,6 +111,18 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
     expect(badRegex.code).toBe(1);
     expect(badRegex.stderr).toMatch(/args\[0\]\.value: repeats a group that itself repeats/);
 
+    // A server's sampling: allowed, with its budget, shown in words; a wrong value or budget is named.
+    await cliJson(['policy', 'set', 'sampling', 'Everything', 'allow'], { home });
+    await cliJson(['policy', 'set', 'sampling-budget', 'Everything', '2000'], { home });
+    expect((await cliJson<PolicyView>(['policy', 'show'], { home })).policy.servers).toEqual({ Everything: { autoApprove: false, sampling: 'allow', samplingTokenBudget: 2000 } });
+    expect((await runCli(['policy', 'show'], { home })).stdout).toContain('Everything: ask; sampling: allow, 2,000 tokens per chat');
+    const badSampling = await runCli(['policy', 'set', 'sampling', 'Everything', 'sometimes'], { home });
+    expect(badSampling.stderr).toContain('sampling must be one of ask, allow, deny, not "sometimes"');
+    const badBudget = await runCli(['policy', 'set', 'sampling-budget', 'Everything', '-5'], { home });
+    expect(badBudget.code).toBe(1);
+    expect(badBudget.stderr).toMatch(/sampling-budget/);
+    await cliJson(['policy', 'set', 'server', 'Everything', 'forget'], { home });
+
     await cliJson(['policy', 'set', 'rule', 'remove', 'no-etc'], { home });
     await cliJson(['policy', 'set', 'tool', 'Files', 'write_file', 'inherit'], { home });
     expect((await cliJson<PolicyView>(['policy', 'show'], { home })).policy).toMatchObject({ rules: [], tools: {} });

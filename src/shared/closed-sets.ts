@@ -16,6 +16,11 @@ export const GLOBAL_APPROVAL_MODES = ['ask', 'auto-approve-read-only-trusted', '
 export const TOOL_APPROVAL_SETTINGS = ['auto-approve', 'always-ask', 'inherit'] as const;
 /** approval.ts `ChatApprovalModeSchema`. */
 export const CHAT_APPROVAL_MODES = ['use-tool-settings', 'always-ask', 'never-ask'] as const;
+/** Whether a server may sample the chat's model (docs/user/server-requests.md#settings). */
+export const SAMPLING_POLICIES = ['ask', 'allow', 'deny'] as const;
+/** The tokens a server may have the model write per chat: the default and the most that can be set. */
+export const DEFAULT_SAMPLING_TOKEN_BUDGET = 10_000;
+export const MAX_SAMPLING_TOKEN_BUDGET = 10_000_000;
 /** llm.ts `ProviderKindSchema`. */
 export const PROVIDER_KINDS = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'demo'] as const;
 /** mcp.ts `McpLogLevelSchema` (RFC 5424's severities, as MCP names them). */

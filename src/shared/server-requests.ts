@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatIdSchema } from './chat';
+import { SAMPLING_POLICIES } from './closed-sets';
 
 /**
  * What an MCP server asks of the person or the model while it works (docs/user/server-requests.md): to sample the
@@ -9,10 +10,9 @@ import { ChatIdSchema } from './chat';
  */
 
 /** Per server: whether it may sample the chat's model, and how many tokens it may have the model write per chat. */
-export const SamplingPolicySchema = z.enum(['ask', 'allow', 'deny']);
+export const SamplingPolicySchema = z.enum(SAMPLING_POLICIES);
 export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
-export const DEFAULT_SAMPLING_TOKEN_BUDGET = 10_000;
-export const MAX_SAMPLING_TOKEN_BUDGET = 10_000_000;
+export { DEFAULT_SAMPLING_TOKEN_BUDGET, MAX_SAMPLING_TOKEN_BUDGET } from './closed-sets';
 
 /** The names deny rules match for a server's requests: `{ server: "Everything", tool: "sampling" }` stops its sampling. */
 export const SERVER_REQUEST_RULE_NAMES = { sampling: 'sampling', elicitation: 'elicitation' } as const;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApprovalRuleDraft, PolicyUpdate, PolicyView } from '../../shared/approval';
-import { GLOBAL_APPROVAL_MODES, isOneOf, TOOL_APPROVAL_SETTINGS } from '../../shared/closed-sets';
+import { DEFAULT_SAMPLING_TOKEN_BUDGET, GLOBAL_APPROVAL_MODES, isOneOf, MAX_SAMPLING_TOKEN_BUDGET, SAMPLING_POLICIES, TOOL_APPROVAL_SETTINGS } from '../../shared/closed-sets';
 import { act, integer, jsonObject, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { table } from '../terminal';
@@ -26,12 +26,15 @@ Settings:
   server SERVER auto-approve|ask                      all of a server's tools (seed 003's bypass) or not
   (a server's trust is an MCP server setting: workbench servers trust|distrust SERVER)
   server SERVER forget                                drop the server's settings
+  sampling SERVER ask|allow|deny                      may the server have the chat's model write for it
+  sampling-budget SERVER TOKENS                       the most tokens it may have written per chat
   rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals:VALUE …] [--note TEXT] [--id ID]
   rule remove ID
   json '{"mode": "ask", …}'                            any change policy.update takes, as JSON
 
 Examples:
   workbench policy set tool Files read_text_file auto-approve
+  workbench policy set sampling Everything allow
   workbench policy set rule add deny '*' 'write_*' --arg '/path:glob:/etc/**'`,
     )
     .option('--arg <condition...>', 'a rule condition POINTER:MATCH:VALUE (MATCH is glob, regex or equals)')
@@ -126,6 +129,17 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
       if (!servers) throw new CliError(`a server setting must be one of ${Object.keys(changes).join(', ')}, not ${JSON.stringify(value)}.`);
       return { servers };
     }
+    case 'sampling': {
+      need(2, `SERVER ${SAMPLING_POLICIES.join('|')}`);
+      const [server, value] = values as [string, string];
+      if (!isOneOf(SAMPLING_POLICIES, value)) throw new CliError(`sampling must be one of ${SAMPLING_POLICIES.join(', ')}, not ${JSON.stringify(value)}.`);
+      return { servers: { [server]: { sampling: value } } };
+    }
+    case 'sampling-budget': {
+      need(2, 'SERVER TOKENS');
+      const [server, tokens] = values as [string, string];
+      return { servers: { [server]: { samplingTokenBudget: integer('sampling-budget', 0, MAX_SAMPLING_TOKEN_BUDGET)(tokens) } } };
+    }
     case 'rule': {
       const [verb, ...rest] = values;
       if (verb === 'remove') {
@@ -149,7 +163,7 @@ function policyChange(setting: string, values: string[], flags: { arg?: string[]
       need(1, "one JSON object, as policy.update takes it ('{\"mode\": \"ask\"}')");
       return jsonObject('The policy change', values[0] as string) as PolicyUpdate;
     default:
-      throw new CliError(`Unknown setting ${JSON.stringify(setting)}: use mode, timeout, tool, server, rule or json (see: workbench policy set --help).`);
+      throw new CliError(`Unknown setting ${JSON.stringify(setting)}: use mode, timeout, tool, server, sampling, sampling-budget, rule or json (see: workbench policy set --help).`);
   }
 }
 
@@ -185,7 +199,10 @@ function printPolicy(context: CommandContext, view: PolicyView): void {
   const servers = Object.entries(policy.servers);
   if (servers.length > 0) {
     terminal.line(colors.bold('\nServers:'));
-    for (const [name, settings] of servers) terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}`);
+    for (const [name, settings] of servers) {
+      const sampling = settings.sampling === undefined && settings.samplingTokenBudget === undefined ? '' : `; sampling: ${settings.sampling ?? 'ask'}, ${(settings.samplingTokenBudget ?? DEFAULT_SAMPLING_TOKEN_BUDGET).toLocaleString('en')} tokens per chat`;
+      terminal.line(`  ${name}: ${settings.autoApprove ? 'auto-approve' : 'ask'}${sampling}`);
+    }
   }
   const toolLocked = (server: string, tool: string): boolean => Object.entries(locked.tools ?? {}).some(([name, byTool]) => name === server && Object.hasOwn(byTool, tool));
   const tools = Object.entries(policy.tools).flatMap(([server, byTool]) =>

@@ -7,6 +7,7 @@ import type { McpServerView, McpTool } from '../../../../shared/mcp';
 import { Notice, Switch, errorText } from '../common';
 import { annotationBadges } from '../servers/server-text';
 import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedServer, lockedTool, withoutLocked } from './organisation';
+import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
 
@@ -115,6 +116,16 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
                 />
               </div>
+              {open && (
+                <ServerSamplingSettings
+                  server={row.server}
+                  sampling={view.policy.servers[row.server]?.sampling}
+                  budget={view.policy.servers[row.server]?.samplingTokenBudget}
+                  locked={lockedServer(view, row.server)}
+                  describedBy={lockedServer(view, row.server) ? lockId(row.server) : undefined}
+                  apply={apply}
+                />
+              )}
               {open && (
                 <table className="table compact">
                   <tbody>
