@@ -115,6 +115,9 @@ test('a batch: each decision shows its disposition with Undo; the last one sends
   await first.getByRole('button', { name: /^Undo/ }).click();
   await expect(first.getByRole('button', { name: 'Allow once', exact: true })).toBeVisible();
   expect(fake.generations()).toHaveLength(1);
+  // A screen reader hears it, and the keyboard stays in the card.
+  await expect(page.getByTestId('chat-announcer')).toHaveText(/^Undone: Run write_file from Files waits for your decision again\./);
+  await expect(first).toBeFocused();
 
   await first.getByRole('button', { name: 'Allow for this chat' }).click();
   await expect(first).toContainText('Approved for session');
@@ -452,6 +455,7 @@ test('a timeout shows a countdown; when it runs out the call ends as timed out a
   await expect(countdown).toHaveText(/Times out in 0:0[1-4]/);
   await expect(view.cards).toHaveCount(0, { timeout: 15_000 });
   await expect(view.toolCalls.first()).toContainText('Timed out');
+  await expect(page.getByTestId('chat-announcer')).toHaveText(/^Timed out, not run: write_file from Files\./);
   await expect(view.pane.getByText('Nobody answered in time.')).toBeVisible();
   await expect(view.input).toBeEnabled();
 });

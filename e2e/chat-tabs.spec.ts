@@ -1,6 +1,7 @@
 /** Chat tabs: opened from the list, closed, reordered, and restored after a reload. */
 import { expect, test } from './fixtures';
 import { chatUi } from './chat-ui';
+import { checkAccessibility } from './axe';
 
 test('tabs open from the chat list, close, reorder with the keyboard, and come back after a reload', async ({ page, workbench }) => {
   for (const title of ['Alpha', 'Beta', 'Gamma']) await workbench.call('chat.create', { title });
@@ -19,10 +20,11 @@ test('tabs open from the chat list, close, reorder with the keyboard, and come b
   await expect(page.getByRole('tab', { selected: true })).toHaveText('Alpha');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Alpha');
 
-  // Closing the shown tab shows its neighbour.
-  await page.getByRole('button', { name: 'Close Alpha' }).click();
+  // Closing the shown tab (Delete on it) shows its neighbour, which takes the focus.
+  await page.getByRole('tab', { name: 'Alpha' }).press('Delete');
   await expect(view.tabs).toHaveText(['Gamma', 'Beta']);
   await expect(page.getByRole('tab', { selected: true })).toHaveText('Beta');
+  await expect(page.getByRole('tab', { name: 'Beta' })).toBeFocused();
 
   await page.reload();
   await expect(view.tabs).toHaveText(['Gamma', 'Beta']);
@@ -31,6 +33,9 @@ test('tabs open from the chat list, close, reorder with the keyboard, and come b
   // A deleted chat loses its tab.
   await workbench.call('chat.delete', { id: ((await workbench.call('chat.list')) as { chats: { id: string; title: string }[] }).chats.find((chat) => chat.title === 'Beta')?.id });
   await expect(view.tabs).toHaveText(['Gamma']);
+  // The mouse's ×.
+  await page.locator('.tab').filter({ hasText: 'Gamma' }).locator('.tab-close').click();
+  await expect(view.tabs).toHaveCount(0);
 });
 
 test('changing the provider, model and approval mode of a chat', async ({ page, workbench }) => {
@@ -63,6 +68,7 @@ test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "Ne
   await expect(view.card('list_directory')).toBeVisible();
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: 'test-results/screens/dark-40-quick-chat.png' });
+  await checkAccessibility(page, 'quick chat');
   await view.card('list_directory').getByRole('button', { name: 'Allow once', exact: true }).click();
   await expect(view.toolCalls.first()).toContainText('Done');
 

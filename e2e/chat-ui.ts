@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { startFakeLlmServer, type FakeLlmServer } from '../src/main/llm/testing/fake-llm-server';
+import { checkAccessibility } from './axe';
 import { ROOT, expect, type Workbench } from './fixtures';
 
 export const SCREENS = path.join(ROOT, 'test-results', 'screens');
@@ -41,9 +42,11 @@ export async function say(page: Page, text: string): Promise<void> {
   await view.input.press('Enter');
 }
 
+/** A screenshot for review; the screen is checked with axe too (e2e/axe.ts). */
 export async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(2, 2);
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 /** The fake LLM server (OpenAI wire format) as a provider named "Scripted", and a chat that uses it. */

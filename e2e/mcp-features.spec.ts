@@ -7,6 +7,7 @@ import type { Page } from '@playwright/test';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 import { chatUi, say, scriptedChat } from './chat-ui';
 import { openSettings } from './settings-helpers';
+import { checkAccessibility } from './axe';
 
 // server-everything starts beside the Files server; on a loaded machine that takes a while.
 test.describe.configure({ timeout: 120_000 });
@@ -18,6 +19,7 @@ async function shootBoth(page: Page, name: string): Promise<void> {
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(2, 2);
     await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), caret: 'hide' });
+    await checkAccessibility(page, `${name}-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

@@ -9,12 +9,14 @@ import type { Page } from '@playwright/test';
 import { startOAuthServer, type OAuthFixture } from '../src/main/mcp/test-fixtures/oauth-server';
 import { ROOT, expect, test } from './fixtures';
 import { openSettings } from './settings-helpers';
+import { checkAccessibility } from './axe';
 
 const SCREENS = path.join(ROOT, '.cache', 'screenshots', 'oauth');
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(5, 5);
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 let fixture: OAuthFixture | undefined;

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, expect, test } from './fixtures';
 import { filesReady, openSettings } from './settings-helpers';
+import { checkAccessibility } from './axe';
 
 const SCREENSHOTS = path.join(ROOT, '.cache', 'screenshots');
 const POLICY = {
@@ -58,7 +59,7 @@ test('locked settings show "Set by your organisation" and cannot be changed; def
 
   // The locked tool: disabled select, lock note next to it; its neighbour stays editable.
   const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
-  await files.getByRole('button', { name: 'Show tools of Files' }).click();
+  await files.getByRole('button', { name: /^Files \d+ tools?/, expanded: false }).click();
   const write = files.getByLabel('Approval for Files write_file');
   await expect(write).toBeDisabled();
   await expect(write).toHaveValue('always-ask');
@@ -80,10 +81,13 @@ test('locked settings show "Set by your organisation" and cannot be changed; def
     await page.mouse.move(5, 5);
     await dialog.getByRole('region', { name: 'Global mode' }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-mode-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `organisation-lock-mode-${scheme}`);
     await write.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-tools-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `organisation-lock-tools-${scheme}`);
     await orgRules.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-rules-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `organisation-lock-rules-${scheme}`);
   }
 });
 
@@ -111,5 +115,6 @@ test('a locked audit sink is listed on Audit shipping with a lock, and cannot be
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(5, 5);
     await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-sink-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `organisation-lock-sink-${scheme}`);
   }
 });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import type { FakeLlmServer } from '../src/main/llm/testing/fake-llm-server';
 import { ROOT, expect, test, type Workbench } from './fixtures';
+import { checkAccessibility } from './axe';
 import { chatUi, filesCall, filesReady, say, scriptedChat } from './chat-ui';
 
 // Each test drives several round trips through real servers; a loaded machine needs more than the default 30 s.
@@ -17,6 +18,7 @@ const SHOTS = path.join(ROOT, '.cache', 'screenshots');
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 async function open(page: Page, workbench: Workbench, scheme: 'light' | 'dark' = 'light'): Promise<FakeLlmServer> {

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { checkAccessibility } from './axe';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 import { createChat, ui } from './ui';
 
@@ -15,6 +16,7 @@ const LONG_TITLE =
 async function shoot(page: Page, name: string): Promise<void> {
   // Nothing hovered, no caret blinking in the picture unless the state is about an input.
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 async function seed(workbench: Workbench): Promise<void> {

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../src/main/llm/testing/fake-llm-server';
+import { checkAccessibility } from './axe';
 import { chatUi, say } from './chat-ui';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 
@@ -55,6 +56,7 @@ async function shootBoth(page: Page, name: string): Promise<void> {
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(2, 2);
     await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `${name}-${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

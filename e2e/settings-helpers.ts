@@ -1,6 +1,7 @@
 /** Opening the settings dialog and its sections, for the settings specs. */
 import path from 'node:path';
 import type { Locator, Page } from '@playwright/test';
+import { checkAccessibility } from './axe';
 import { ROOT, expect, type Workbench } from './fixtures';
 
 export const SETTINGS_SCREENS = path.join(ROOT, 'test-results', 'screens', 'settings');
@@ -27,9 +28,11 @@ export async function filesReady(workbench: Workbench): Promise<void> {
     .toBe('ready');
 }
 
+/** A screenshot for review; the screen is checked with axe too (e2e/axe.ts). */
 export async function shoot(page: Page, name: string): Promise<void> {
   await page.mouse.move(5, 5);
   await page.screenshot({ path: path.join(SETTINGS_SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 interface Pending {

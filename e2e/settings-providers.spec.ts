@@ -1,6 +1,7 @@
 /** Settings → Providers in browser mode: add, edit, test, models and remove; a key is never shown. */
 import { expect, test } from './fixtures';
 import { openSettings } from './settings-helpers';
+import { checkAccessibility } from './axe';
 
 const SECRET = 'sk-test-THIS-MUST-NEVER-APPEAR-1234567890';
 
@@ -107,5 +108,6 @@ test('local models: Ollama and LM Studio at their default addresses, a Test that
     await page.mouse.move(5, 5);
     await dialog.getByTestId('local-servers').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `.cache/screenshots/providers-local-${scheme}.png`, animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `providers-local-${scheme}`);
   }
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ROOT, expect, test } from './fixtures';
 import { filesReady, openSettings, runApprovalCycle } from './settings-helpers';
+import { checkAccessibility } from './axe';
 
 const SCREENS = path.join(ROOT, '.cache', 'screenshots');
 
@@ -45,6 +46,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   await fs.mkdir(SCREENS, { recursive: true });
   await page.mouse.move(5, 5);
   await page.screenshot({ path: path.join(SCREENS, `${name}.png`), animations: 'disabled', caret: 'hide' });
+  await checkAccessibility(page, name);
 }
 
 test('add a syslog and an OTLP sink, watch their progress and errors live, edit and remove', async ({ page, workbench }) => {

@@ -30,7 +30,7 @@ test('a waiting call is counted on its tab, in the chat list and in the title; C
   }
 
   // Its tab closed, the chat list still shows it, and the shortcut opens it with the card focused.
-  await firstTab.getByRole('button', { name: /^Close / }).click();
+  await firstTab.locator('.tab-close').click();
   await expect(firstTab).toHaveCount(0);
   await expect(firstItem.getByTestId('waiting-badge')).toBeVisible();
   await view.input.focus();

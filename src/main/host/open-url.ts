@@ -47,7 +47,7 @@ export function redirectPageHtml(url: string): string {
   // JSON is a JS string literal; `<` escaped so no `</script>` can end the script early.
   const literal = JSON.stringify(url).replace(/</g, '\\u003c');
   return `<!DOCTYPE html>
-<html>
+<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="refresh" content="0;url=${attribute}">

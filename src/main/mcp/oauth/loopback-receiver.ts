@@ -72,5 +72,5 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
 }
 
 function page(message: string): string {
-  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>AI Workbench</title><meta name="color-scheme" content="light dark"></head><body style="font: 16px system-ui, sans-serif; margin: 4rem auto; max-width: 32rem"><h1 style="font-size: 1.3rem">AI Workbench</h1><p>${message}</p></body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>AI Workbench</title><meta name="color-scheme" content="light dark"></head><body style="font: 16px system-ui, sans-serif; margin: 4rem auto; max-width: 32rem"><h1 style="font-size: 1.3rem">AI Workbench</h1><p>${message}</p></body></html>`;
 }

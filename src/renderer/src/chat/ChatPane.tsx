@@ -11,6 +11,7 @@ import { MessageList } from './MessageList';
 import { EmptyChat } from './EmptyChat';
 import { ChatServerRequests } from './server-requests/ServerRequests';
 import { RememberedNotice } from './RememberedNotice';
+import { announce, useAnnouncements } from '../state/announcer';
 import './chat.css';
 
 export interface ChatPaneProps {
@@ -28,6 +29,17 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
   const phase = phaseOf(state);
   const waiting = pendingRequests(state.timeline);
   const announcement = useAnnouncement(waiting.map((request) => ({ id: request.toolCallId, text: `Run ${request.toolName} from ${request.serverName}` })));
+  const said = useAnnouncements();
+  // A card that disappears because its time ran out says so (the block that replaces it shows "Timed out").
+  useEffect(
+    () =>
+      api.approvals.onDidChange((change) => {
+        if (change.kind !== 'resolved' || change.chatId !== chat.id) return;
+        const timedOut = change.resolutions.filter((resolution) => resolution.outcome === 'timeout');
+        if (timedOut.length > 0) announce(`Timed out, not run: ${timedOut.map((resolution) => `${resolution.toolName} from ${resolution.serverName}`).join('; ')}.`);
+      }),
+    [api, chat.id],
+  );
 
   useEffect(() => {
     if (phase !== 'awaiting-approval') return;
@@ -73,6 +85,9 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
         <Composer store={store} state={state} ready={chat.providerId !== null && chat.model !== null} />
         <div className="visually-hidden" aria-live="assertive" data-testid="approval-announcer">
           {announcement}
+        </div>
+        <div className="visually-hidden" aria-live="polite" data-testid="chat-announcer">
+          {said}
         </div>
       </section>
     </ChatContext.Provider>

@@ -62,11 +62,21 @@ export function TabBar({ chats, tabs, selectedId, waiting }: TabBarProps): React
               aria-selected={selected}
               title={chat.title}
               tabIndex={selected ? 0 : -1}
+              aria-keyshortcuts="Delete"
               onClick={() => chats.select(chat.id)}
               onKeyDown={(event) => {
                 if (event.altKey && event.shiftKey && (event.key === 'ArrowLeft' || event.key === 'ArrowRight')) {
                   event.preventDefault();
                   chats.moveTab(chat.id, index + (event.key === 'ArrowLeft' ? -1 : 1));
+                  return;
+                }
+                // The × is for the mouse; from the keyboard, Delete closes the focused tab and the next one takes the focus.
+                if (event.key === 'Delete') {
+                  event.preventDefault();
+                  const next = tabs[index + 1] ?? tabs[index - 1];
+                  chats.closeTab(chat.id);
+                  const bar = event.currentTarget.closest('.tab-bar');
+                  if (next) queueMicrotask(() => bar?.querySelector<HTMLButtonElement>(`[data-chat-id="${next.id}"] .tab-title`)?.focus());
                   return;
                 }
                 if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
@@ -79,10 +89,18 @@ export function TabBar({ chats, tabs, selectedId, waiting }: TabBarProps): React
                 }
               }}
             >
-              {chat.title}
+              <span className="tab-title-text">{chat.title}</span>
+              <WaitingBadge count={waiting?.get(chat.id) ?? 0} />
             </button>
-            <WaitingBadge count={waiting?.get(chat.id) ?? 0} />
-            <button type="button" className="tab-close" aria-label={`Close ${chat.title}`} title="Close tab (middle-click)" onClick={() => chats.closeTab(chat.id)}>
+            {/* Only tabs belong in a tablist: the × is out of the tab order and the accessibility tree (Delete closes a tab). */}
+            <button
+              type="button"
+              className="tab-close"
+              tabIndex={-1}
+              aria-hidden="true"
+              title="Close tab (Delete, or middle-click)"
+              onClick={() => chats.closeTab(chat.id)}
+            >
               <CloseIcon size={12} />
             </button>
           </div>

@@ -10,6 +10,7 @@ import { DefinitionChange } from './DefinitionChange';
 import { KeepsAsking } from './KeepsAsking';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
+import { announce } from '../../state/announcer';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -172,7 +173,16 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           {draft.reason && <span className="muted"> — “{draft.reason}”</span>}
           {draft.remember && <span className="remember-disposition"> · and remember: {REMEMBER_WORDS[draft.remember.kind]}</span>}
           {!locked && (
-            <button type="button" className="chat-link" onClick={() => store.undo(request.toolCallId)} aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]}${draft.remember ? ` and ${REMEMBER_WORDS[draft.remember.kind]}` : ''} for ${tool}`}>
+            <button
+              type="button"
+              className="chat-link"
+              onClick={() => {
+                store.undo(request.toolCallId);
+                announce(`Undone: Run ${tool} from ${server} waits for your decision again.`);
+                // The Undo button is gone with the disposition: the keyboard stays in the card, at its buttons.
+                queueMicrotask(() => card.current?.focus());
+              }}
+              aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]}${draft.remember ? ` and ${REMEMBER_WORDS[draft.remember.kind]}` : ''} for ${tool}`}>
               Undo
             </button>
           )}

@@ -96,7 +96,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   type="button"
                   className="disclosure"
                   aria-expanded={open}
-                  aria-label={`${open ? 'Hide' : 'Show'} tools of ${row.server}`}
+                  title={`${open ? 'Hide' : 'Show'} the tools of ${row.server}`}
                   onClick={() => setExpanded((current) => (current.includes(row.server) ? current.filter((name) => name !== row.server) : [...current, row.server]))}
                 >
                   <span className="disclosure-arrow" aria-hidden="true">

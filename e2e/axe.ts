@@ -1,0 +1,25 @@
+/**
+ * axe-core at WCAG 2.2 AA (issue 16 §3, docs/user/accessibility.md): every screenshot the e2e specs take is also
+ * checked, in the colour scheme it is taken in, so each screen they show is checked in light and in dark.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { expect } from './fixtures';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** Axe's violations of the page as it is now, in words: rule, impact, what to fix, and the first elements found. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  return result.violations.map((violation) => {
+    const nodes = violation.nodes.slice(0, 5).map((node) => `${node.target.join(' ')} — ${(node.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
+    return `${violation.id} (${violation.impact}): ${violation.help}\n    ${nodes.join('\n    ')}`;
+  });
+}
+
+/** Checks the page as it is now; a violation fails the test at its end (a soft assertion), naming the screen. */
+export async function checkAccessibility(page: Page, screen: string): Promise<void> {
+  const scheme = (await page.evaluate(() => (globalThis as unknown as { matchMedia(query: string): { matches: boolean } }).matchMedia('(prefers-color-scheme: dark)').matches)) ? 'dark' : 'light';
+  const found = await axeViolations(page);
+  expect.soft(found, `axe found ${found.length} violation(s) on "${screen}" (${scheme}):\n${found.join('\n')}`).toEqual([]);
+}
