@@ -102,7 +102,10 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           aria-label="Message"
           placeholder={ready ? PLACEHOLDERS[phase] : 'Pick a provider and model above to start'}
           value={text}
-          disabled={!enabled}
+          // Read-only rather than disabled: the keyboard's focus stays here through a reply, and Shift+Tab reaches
+          // the cards above (docs/user/accessibility.md#keyboard).
+          readOnly={!enabled}
+          aria-disabled={!enabled || undefined}
           onChange={(event) => setText(event.target.value)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.nativeEvent.isComposing) {
