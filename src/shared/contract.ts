@@ -78,6 +78,12 @@ import {
   McpLogsOutputSchema,
   McpReadResourceInputSchema,
   McpReadResourceOutputSchema,
+  McpPromptsInputSchema,
+  McpPromptsOutputSchema,
+  McpGetPromptInputSchema,
+  McpGetPromptOutputSchema,
+  McpCompleteInputSchema,
+  McpCompleteOutputSchema,
   McpRemoveOutputSchema,
   McpResourcesInputSchema,
   McpResourcesOutputSchema,
@@ -172,6 +178,10 @@ export const methods = {
   'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
   /** One resource's contents: a request the person makes, never the model. */
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  /** Servers' prompts, one prompt's messages, suggestions for an argument: slash commands the person types (docs/user/mcp-servers.md#prompts). */
+  'mcp.prompts': { input: McpPromptsInputSchema, output: McpPromptsOutputSchema },
+  'mcp.getPrompt': { input: McpGetPromptInputSchema, output: McpGetPromptOutputSchema },
+  'mcp.complete': { input: McpCompleteInputSchema, output: McpCompleteOutputSchema },
   'mcp.importPreview': { input: McpImportPreviewInputSchema, output: McpImportPreviewSchema },
   'mcp.import': { input: McpImportInputSchema, output: McpImportOutputSchema },
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },

@@ -301,6 +301,48 @@ export const McpResourceTemplateSchema = z.object({
 });
 export type McpResourceTemplate = z.infer<typeof McpResourceTemplateSchema>;
 
+// ── Prompts (docs/user/mcp-servers.md#prompts): asked for by the person, never by the model ──────
+
+export const McpPromptArgumentSchema = z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() });
+export const McpPromptSchema = z.object({
+  /** The server that offers it. */
+  server: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  arguments: z.array(McpPromptArgumentSchema),
+});
+export type McpPrompt = z.infer<typeof McpPromptSchema>;
+/** One server's prompts, or every ready server's when no name is given (a server that fails is left out). */
+export const McpPromptsInputSchema = z.strictObject({ name: McpServerNameSchema.optional() });
+export const McpPromptsOutputSchema = z.object({ prompts: z.array(McpPromptSchema) });
+export type McpPromptsOutput = z.infer<typeof McpPromptsOutputSchema>;
+export const McpGetPromptInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  prompt: z.string().min(1).max(500),
+  arguments: z.record(z.string(), z.string().max(100_000)).default({}),
+});
+export const McpPromptMessageSchema = z.object({ role: z.enum(['user', 'assistant']), text: z.string() });
+/** The prompt's messages as text (a resource's text inlined with its URI, other content named), cut at 1 MB in all. */
+export const McpGetPromptOutputSchema = z.object({
+  server: z.string(),
+  prompt: z.string(),
+  description: z.string().optional(),
+  messages: z.array(McpPromptMessageSchema),
+});
+export type McpGetPromptOutput = z.infer<typeof McpGetPromptOutputSchema>;
+/** Suggestions for one argument of a prompt as it is typed (`completion/complete`); none when the server offers none. */
+export const McpCompleteInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  prompt: z.string().min(1).max(500),
+  argument: z.string().min(1).max(500),
+  value: z.string().max(10_000),
+  /** The arguments filled in so far. */
+  context: z.record(z.string(), z.string().max(10_000)).optional(),
+});
+export const McpCompleteOutputSchema = z.object({ values: z.array(z.string()), hasMore: z.boolean() });
+export type McpCompleteOutput = z.infer<typeof McpCompleteOutputSchema>;
+
 export const McpResourcesInputSchema = z.strictObject({ name: McpServerNameSchema });
 export const McpResourcesOutputSchema = z.object({
   name: z.string(),

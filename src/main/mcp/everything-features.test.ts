@@ -208,3 +208,35 @@ describe('resources', () => {
     await expect(test.host.resources('nobody')).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('prompts', () => {
+  it('lists server-everything’s prompts with their arguments, gets one with arguments and one with a resource, and completes an argument', async () => {
+    const test = await everything();
+    const { prompts } = await test.host.prompts('everything');
+    expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']));
+    expect(prompts.find((prompt) => prompt.name === 'args-prompt')).toEqual({
+      server: 'everything',
+      name: 'args-prompt',
+      title: 'Arguments Prompt',
+      description: 'A prompt with two arguments, one required and one optional',
+      arguments: [{ name: 'city', description: 'Name of the city', required: true }, { name: 'state' }],
+    });
+    // Without a server: every ready server's (Files offers none).
+    expect((await test.host.prompts()).prompts).toEqual(prompts);
+
+    expect(await test.host.getPrompt('everything', 'args-prompt', { city: 'Lyon', state: 'Rhône' })).toEqual({
+      server: 'everything',
+      prompt: 'args-prompt',
+      messages: [{ role: 'user', text: "What's weather in Lyon, Rhône?" }],
+    });
+    const withResource = await test.host.getPrompt('everything', 'resource-prompt', { resourceType: 'Text', resourceId: '2' });
+    expect(withResource.messages.map((message) => message.text).join('\n')).toMatch(/\[demo:\/\/resource\/dynamic\/text\/2\]\n.*Resource 2/s);
+
+    expect(await test.host.completePromptArgument('everything', 'completable-prompt', 'department', 'Eng')).toEqual({ values: ['Engineering'], hasMore: false });
+    const names = await test.host.completePromptArgument('everything', 'completable-prompt', 'name', '', { department: 'Engineering' });
+    expect(names.values.length).toBeGreaterThan(0);
+    // A prompt's own refusal comes back in its words; an unknown server is `not_found`.
+    await expect(test.host.getPrompt('everything', 'resource-prompt', { resourceType: 'x', resourceId: '1' })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('Must be Text or Blob') });
+    await expect(test.host.prompts('nobody')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpReadResourceOutput, type McpResourcesOutput, type McpServerView, type McpTool } from '../../shared/mcp';
+import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpCompleteOutput, type McpGetPromptOutput, type McpPromptsOutput, type McpReadResourceOutput, type McpResourcesOutput, type McpServerView, type McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
@@ -14,6 +14,7 @@ import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './s
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
 import type { ServerRequestHandler } from './server-requests';
+import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
@@ -113,6 +114,13 @@ export interface McpHost {
    */
   resources(serverName: string): Promise<McpResourcesOutput>;
   readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
+  /**
+   * Prompts, likewise only on a person's request — a slash command (docs/user/mcp-servers.md#prompts): one server's,
+   * or every ready server's (one that fails is left out); one prompt's messages; suggestions for an argument.
+   */
+  prompts(serverName?: string): Promise<McpPromptsOutput>;
+  getPrompt(serverName: string, prompt: string, args: Record<string, string>): Promise<McpGetPromptOutput>;
+  completePromptArgument(serverName: string, prompt: string, argument: string, value: string, context?: Record<string, string>): Promise<McpCompleteOutput>;
 }
 
 /** Whether the server's own headers carry its credentials (then AI Workbench does not do OAuth for it). */
@@ -468,6 +476,23 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async readResource(serverName, uri) {
       const server = require(serverName);
       return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
+    },
+    async prompts(serverName) {
+      if (serverName !== undefined) {
+        const server = require(serverName);
+        return { prompts: await mcpRequest(server.name, (client) => listPrompts(server.name, client, config.callTimeoutMs(server.name))) };
+      }
+      const ready = [...entries].filter(([, entry]) => entry.supervisor.status().state === 'ready').map(([name]) => name);
+      const lists = await Promise.all(ready.map((name) => mcpRequest(name, (client) => listPrompts(name, client, config.callTimeoutMs(name))).catch(() => [])));
+      return { prompts: lists.flat() };
+    },
+    async getPrompt(serverName, prompt, args) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => getPrompt(server.name, client, prompt, args, config.callTimeoutMs(server.name)));
+    },
+    async completePromptArgument(serverName, prompt, argument, value, context) {
+      const server = require(serverName);
+      return mcpRequest(server.name, (client) => completePromptArgument(client, prompt, argument, value, context, config.callTimeoutMs(server.name)));
     },
     whenSettled({ signal, timeoutMs } = {}) {
       if (settled() || signal?.aborted) return Promise.resolve();
