@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { SendIcon, StopIcon } from '../components/icons';
+import { useChatContext } from './chat-context';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
+import { useSlashPrompts } from './prompts/SlashPrompts';
 
 export interface ComposerProps {
   store: ChatStore;
@@ -28,6 +30,8 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   const blocked = waiting.find((request) => !state.drafts.has(request.toolCallId) && state.edits.get(request.toolCallId)?.ok === false);
   const blockedId = useId();
   const enabled = phase === 'idle' && ready;
+  const { api } = useChatContext();
+  const slash = useSlashPrompts(api, text, setText, () => input.current?.focus(), enabled);
   const running = state.activity.status !== 'idle' || phase === 'awaiting-approval';
 
   useEffect(() => {
@@ -89,6 +93,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           </button>
         </div>
       )}
+      {slash.panel}
       <form
         className={`composer${enabled ? '' : ' is-disabled'}`}
         onSubmit={(event) => {
@@ -107,7 +112,12 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           readOnly={!enabled}
           aria-disabled={!enabled || undefined}
           onChange={(event) => setText(event.target.value)}
+          {...slash.inputProps}
           onKeyDown={(event) => {
+            if (slash.onKeyDown(event)) {
+              event.preventDefault();
+              return;
+            }
             if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.nativeEvent.isComposing) {
               event.preventDefault();
               void send();
