@@ -229,6 +229,38 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     await term.waitFor('EXITED 0');
   });
 
+  it("lists the servers' prompts with /prompts; /NAME asks for a missing argument, shows the text and sends it only on y", async () => {
+    await cliJson(['servers', 'add', 'Everything', '--package', '@modelcontextprotocol/server-everything'], { home: test.home });
+    test.fake.script({ kind: 'reply', text: ['Sunny in Lyon.'] });
+    const term = chat();
+    await term.waitFor('› ');
+    term.type('/prompts');
+    const listed = await term.waitFor('/args-prompt city* state');
+    expect(listed).toContain('(Everything)');
+    expect(listed).toContain('/completable-prompt department* name*');
+    await term.waitFor('› ', 2);
+    term.type('/nothing-here');
+    await term.waitFor('No prompt is named "nothing-here". /prompts lists them.');
+    term.type('/args-prompt state=Rhône');
+    await term.waitFor('city (Name of the city): ');
+    term.type('Lyon');
+    const shown = await term.waitFor('Send it? [y/n] ');
+    expect(shown).toContain("/args-prompt from Everything:\n  What's weather in Lyon, Rhône?");
+    expect(test.fake.generations()).toHaveLength(0);
+    term.type('y');
+    await term.waitFor('Sunny in Lyon.');
+    expect(JSON.stringify(test.fake.generations()[0]?.body)).toContain("What's weather in Lyon, Rhône?");
+    // n sends nothing.
+    await term.waitFor('› ', 4);
+    term.type('/simple-prompt');
+    await term.waitFor('This is a simple prompt without arguments.');
+    term.type('n');
+    await term.waitFor('› ', 5);
+    expect(test.fake.generations()).toHaveLength(1);
+    term.type('/exit');
+    await term.waitFor('EXITED 0');
+  });
+
   it('run on a terminal asks too (prompt on stderr), --approve deny does not, and Ctrl+C at the prompt stops the run with 130', async () => {
     test.fake.script(
       { kind: 'reply', toolCalls: [callOf('write_file', { path: file('asked.txt'), content: 'asked' })] },

@@ -7,7 +7,7 @@ import { renderForTerminal } from '../terminal';
 import { renderTranscript } from '../transcript';
 import { chatFor, type ChatFlags } from './conversation-setup';
 
-const HELP_LINE = 'Type a message and press Enter. /exit or Ctrl+D quits; Ctrl+C stops a reply, and a second Ctrl+C quits.';
+const HELP_LINE = "Type a message and press Enter. /prompts lists the servers' prompts. /exit or Ctrl+D quits; Ctrl+C stops a reply, and a second Ctrl+C quits.";
 
 /** `workbench chat`: the chat tab of the app, in a terminal (seed 000 "CLI support"). */
 export function chatCommand(program: Command, options: ProgramOptions): void {
@@ -23,10 +23,11 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     if (!terminal.interactive) throw new CliError('workbench chat needs a terminal (stdin and stdout). For scripts and pipes use: workbench run "PROMPT"');
     // The exchange and its prompts load with the command that runs them: `--help` and the other commands start
     // without them (docs/dev/benchmarks.md, `cli-start`).
-    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }] = await Promise.all([
+    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }, { runPromptCommand }] = await Promise.all([
       import('../approval-prompt'),
       import('../exchange'),
       import('../server-request-prompt'),
+      import('../prompt-command'),
     ]);
     const session = context.session();
     let chat = await chatFor(context, flags);
@@ -114,8 +115,17 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
           terminal.line(colors.dim(HELP_LINE));
           continue;
         }
+        let message = text;
+        // A server's prompt (docs/user/mcp-servers.md#prompts): sent only once the person has read it and said y.
+        if (/^\/[^\s/]/.test(text)) {
+          const prompted = await runPromptCommand(text, { session, reader, write: (words) => void terminal.out.write(words), colors });
+          if (prompted.kind === 'closed') return EXIT.ok;
+          if (prompted.kind === 'interrupted') interrupts++;
+          if (prompted.kind !== 'send') continue;
+          message = prompted.text;
+        }
         try {
-          const outcome = await driver.send(chat.id, text);
+          const outcome = await driver.send(chat.id, message);
           if (!atLineStart) terminal.out.write('\n');
           atLineStart = true;
           if (outcome.status === 'stopped' && interrupts > 1) return EXIT.interrupted;

@@ -22,11 +22,9 @@ describe('slash commands from prompts (docs/user/mcp-servers.md#prompts)', () =>
   });
 
   it('puts one message as its text, several with whose each is', () => {
-    expect(promptText({ server: 's', prompt: 'p', messages: [{ role: 'user', text: 'Hi' }] })).toBe('Hi');
+    expect(promptText({ messages: [{ role: 'user', text: 'Hi' }] })).toBe('Hi');
     expect(
       promptText({
-        server: 's',
-        prompt: 'p',
         messages: [
           { role: 'user', text: 'Q' },
           { role: 'assistant', text: 'A' },

@@ -1,4 +1,5 @@
-import type { McpGetPromptOutput, McpPrompt } from '../../../../shared/mcp';
+import type { McpPrompt } from '../../../../shared/mcp';
+export { promptText } from '../../../../shared/prompt-text';
 
 /**
  * Slash commands from the servers' prompts (docs/user/mcp-servers.md#prompts): what is being typed after "/", the
@@ -18,11 +19,6 @@ export function matchingPrompts(prompts: readonly McpPrompt[], query: string): M
   return hits.sort((a, b) => Number(!a.name.toLowerCase().startsWith(wanted)) - Number(!b.name.toLowerCase().startsWith(wanted)));
 }
 
-/** One message is its text; several say whose each is, separated by a blank line. */
-export function promptText(result: McpGetPromptOutput): string {
-  if (result.messages.length === 1) return result.messages[0]?.text ?? '';
-  return result.messages.map((message) => `${message.role === 'user' ? 'User' : 'Assistant'}: ${message.text}`).join('\n\n');
-}
 
 /** The arguments a person must still fill in: the required ones left empty. */
 export function missingArguments(prompt: McpPrompt, values: Readonly<Record<string, string>>): string[] {
