@@ -126,7 +126,25 @@ export const MessageBaseSchema = z.object({
   createdAt: z.number().int(),
 });
 
-export const UserChatMessageSchema = MessageBaseSchema.extend({ role: z.literal('user'), text: z.string() });
+/**
+ * A resource the person attached to a message (docs/user/mcp-servers.md#resources): read by the person's own request
+ * (mcp.readResource) and sent to the model with the message as context; shown as a chip on the message.
+ */
+export const ATTACHMENT_TEXT_MAX_LENGTH = 1_000_000;
+export const MAX_ATTACHMENTS = 10;
+export const ResourceAttachmentSchema = z.strictObject({
+  server: z.string().min(1).max(200),
+  uri: z.string().min(1).max(8192),
+  name: z.string().min(1).max(500),
+  mimeType: z.string().max(200).optional(),
+  /** The contents as text (a binary part is named, not included). */
+  text: z.string().max(ATTACHMENT_TEXT_MAX_LENGTH),
+  /** The server's contents were longer and were cut. */
+  truncated: z.boolean().optional(),
+});
+export type ResourceAttachment = z.infer<typeof ResourceAttachmentSchema>;
+
+export const UserChatMessageSchema = MessageBaseSchema.extend({ role: z.literal('user'), text: z.string(), attachments: z.array(ResourceAttachmentSchema).optional() });
 export const AssistantChatMessageSchema = MessageBaseSchema.extend({
   role: z.literal('assistant'),
   reply: ModelReplySchema,
@@ -177,7 +195,11 @@ export const MESSAGE_TEXT_MAX_LENGTH = 200_000;
 
 /** Seed 000's two messages a front end sends: a user's words, or the answers to every pending call. */
 export const OutgoingMessageSchema = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('user'), text: z.string().trim().min(1, 'must not be empty').max(MESSAGE_TEXT_MAX_LENGTH) }),
+  z.strictObject({
+    role: z.literal('user'),
+    text: z.string().trim().min(1, 'must not be empty').max(MESSAGE_TEXT_MAX_LENGTH),
+    attachments: z.array(ResourceAttachmentSchema).max(MAX_ATTACHMENTS).optional(),
+  }),
   z.strictObject({ role: z.literal('approval'), toolCallApprovals: z.array(ToolCallApprovalSchema).min(1) }),
 ]);
 export type OutgoingMessage = z.infer<typeof OutgoingMessageSchema>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResolution, ToolCallApproval } from '../../shared/approval';
-import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, UserChatMessage } from '../../shared/messages';
+import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, ResourceAttachment, UserChatMessage } from '../../shared/messages';
 import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-requests';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
@@ -183,7 +183,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     runs.get((payload as { id: string }).id)?.controller.abort();
   });
 
-  const sendUser = (chatId: string, text: string): ChatSendOutput => {
+  const sendUser = (chatId: string, text: string, attachments?: readonly ResourceAttachment[]): ChatSendOutput => {
     const chat = chats.get(chatId);
     const current = activity(chatId);
     if (current.status !== 'idle') {
@@ -199,7 +199,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
       throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
     }
     const exchangeId = randomUUID();
-    const message = messages.append({ role: 'user', chatId, exchangeId, text }, now()) as UserChatMessage;
+    const message = messages.append({ role: 'user', chatId, exchangeId, text, ...(attachments && attachments.length > 0 ? { attachments: [...attachments] } : {}) }, now()) as UserChatMessage;
     if (message.seq === 1 && chat.title === DEFAULT_CHAT_TITLE) chats.rename(chatId, titleFrom(text));
     announceMessage(message);
     start(chatId, exchangeId, (exchange) => loop.run(exchange));
@@ -263,7 +263,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   }
 
   return {
-    send: (chatId, message) => (message.role === 'user' ? sendUser(chatId, message.text) : sendApproval(chatId, message.toolCallApprovals)),
+    send: (chatId, message) => (message.role === 'user' ? sendUser(chatId, message.text, message.attachments) : sendApproval(chatId, message.toolCallApprovals)),
     stop,
     handle,
     state(chatId) {

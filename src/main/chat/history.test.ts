@@ -68,4 +68,30 @@ describe('the clean conversation', () => {
       image,
     ]);
   });
+
+  it('sends the resources the person attached after the message, each marked with its server and URI', () => {
+    const messages: ChatMessage[] = [
+      {
+        ...base,
+        id: '1',
+        seq: 1,
+        role: 'user',
+        text: 'summarise this',
+        attachments: [
+          { server: 'Everything', uri: 'demo://resource/static/document/a.md', name: 'a.md', mimeType: 'text/markdown', text: '# A' },
+          { server: 'Everything', uri: 'demo://big', name: 'big', text: 'start', truncated: true },
+        ],
+      },
+    ];
+    expect(conversationOf(messages)).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'summarise this' },
+          { type: 'text', text: '<resource server="Everything" uri="demo://resource/static/document/a.md" type="text/markdown">\n# A\n</resource>' },
+          { type: 'text', text: '<resource server="Everything" uri="demo://big">\nstart\n[cut: the resource is longer]\n</resource>' },
+        ],
+      },
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../shared/messages';
+import type { ChatMessage, ResourceAttachment } from '../../shared/messages';
 import type { ConversationMessage, UserMessage } from '../llm/conversation';
 import { toolResultFor } from './tool-results';
 
@@ -13,10 +13,11 @@ export function conversationOf(messages: readonly ChatMessage[]): ConversationMe
   for (const message of messages) {
     if (message.role === 'user') {
       const last = conversation.at(-1);
+      const parts: UserMessage['content'] = [{ type: 'text', text: message.text }, ...(message.attachments ?? []).map((attachment) => ({ type: 'text' as const, text: attachmentText(attachment) }))];
       if (last?.role === 'user') {
-        conversation[conversation.length - 1] = { role: 'user', content: [...last.content, { type: 'text', text: message.text }] } satisfies UserMessage;
+        conversation[conversation.length - 1] = { role: 'user', content: [...last.content, ...parts] } satisfies UserMessage;
       } else {
-        conversation.push({ role: 'user', content: [{ type: 'text', text: message.text }] });
+        conversation.push({ role: 'user', content: parts });
       }
       continue;
     }
@@ -30,4 +31,14 @@ export function conversationOf(messages: readonly ChatMessage[]): ConversationMe
     }
   }
   return conversation;
+}
+
+/**
+ * A resource the person attached, as the model reads it: after the message, marked with its server and URI so the
+ * model can tell the person's words from the resource's (docs/user/mcp-servers.md#resources).
+ */
+export function attachmentText(attachment: ResourceAttachment): string {
+  const type = attachment.mimeType ? ` type="${attachment.mimeType}"` : '';
+  const cut = attachment.truncated ? '\n[cut: the resource is longer]' : '';
+  return `<resource server="${attachment.server}" uri="${attachment.uri}"${type}>\n${attachment.text}${cut}\n</resource>`;
 }

@@ -1,5 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { SendIcon, StopIcon } from '../components/icons';
+import { MAX_ATTACHMENTS, type ResourceAttachment } from '../../../shared/messages';
+import { PaperclipIcon, SendIcon, StopIcon } from '../components/icons';
+import { AttachmentChips } from './resources/AttachmentChips';
+import { ResourcePicker } from './resources/ResourcePicker';
 import { useChatContext } from './chat-context';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { useSlashPrompts } from './prompts/SlashPrompts';
@@ -22,6 +25,9 @@ const PLACEHOLDERS = {
 /** The message input. Disabled from the start of an approval cycle until the next response (seed 000). */
 export function Composer({ store, state, ready }: ComposerProps): React.JSX.Element {
   const [text, setText] = useState('');
+  // Resources to send with the next message (docs/user/mcp-servers.md#resources).
+  const [attachments, setAttachments] = useState<ResourceAttachment[]>([]);
+  const [picking, setPicking] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
   const phase = phaseOf(state);
   const waiting = pendingRequests(state.timeline);
@@ -49,7 +55,12 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
     const message = text.trim();
     if (!message || !enabled) return;
     setText('');
-    if (!(await store.send(message))) setText(message);
+    const sending = attachments;
+    setAttachments([]);
+    if (!(await store.send(message, sending))) {
+      setText(message);
+      setAttachments(sending);
+    }
   };
 
   return (
@@ -94,6 +105,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
         </div>
       )}
       {slash.panel}
+      <AttachmentChips attachments={attachments} onRemove={(index) => setAttachments((current) => current.filter((_, at) => at !== index))} />
       <form
         className={`composer${enabled ? '' : ' is-disabled'}`}
         onSubmit={(event) => {
@@ -101,6 +113,9 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           void send();
         }}
       >
+        <button type="button" className="composer-button attach" aria-label="Attach a resource" title="Attach a resource from an MCP server" disabled={!enabled} onClick={() => setPicking(true)}>
+          <PaperclipIcon size={16} />
+        </button>
         <textarea
           ref={input}
           rows={1}
@@ -134,6 +149,16 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           </button>
         )}
       </form>
+      {picking && (
+        <ResourcePicker
+          api={api}
+          onClose={() => {
+            setPicking(false);
+            input.current?.focus();
+          }}
+          onAttach={(attachment) => setAttachments((current) => [...current.filter((item) => item.uri !== attachment.uri || item.server !== attachment.server), attachment].slice(-MAX_ATTACHMENTS))}
+        />
+      )}
     </div>
   );
 }

@@ -1,12 +1,13 @@
 import { lazy, memo, Suspense, useMemo } from 'react';
 import type { ToolCallRequest } from '../../../shared/approval';
-import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../../shared/messages';
+import type { ChatActivity, ChatMessage, ResourceAttachment, ToolCallRecord } from '../../../shared/messages';
 import type { ArgsEdit, Draft } from './chat-store';
 import { CopyButton } from '../components/CopyButton';
 import { LazyMarkdown } from './markdown/LazyMarkdown';
 import { ErrorNotice } from './ErrorNotice';
 import { viewOf, type ExchangeRow } from './timeline';
 import { ToolCallBlock } from './ToolCallBlock';
+import { AttachmentChips } from './resources/AttachmentChips';
 
 /**
  * The approval card loads the first time a call waits for a person (with the argument editor after it): the first
@@ -48,7 +49,7 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
 
   return (
     <article className="exchange" data-exchange-id={row.exchangeId}>
-      {view.user && <UserBubble text={view.user.text} />}
+      {view.user && <UserBubble text={view.user.text} attachments={view.user.attachments} />}
       {(hasContent || working || (live?.submitting && live.activity.exchangeId === row.exchangeId)) && (
         <div className="assistant" data-testid="assistant-message" aria-label="Assistant message">
           <div className="assistant-avatar" aria-hidden="true">
@@ -109,12 +110,13 @@ function CallView({ call, request, live }: { call: ToolCallRecord; request: Tool
   return <ToolCallBlock call={call} />;
 }
 
-const UserBubble = memo(function UserBubble({ text }: { text: string }): React.JSX.Element {
+const UserBubble = memo(function UserBubble({ text, attachments }: { text: string; attachments?: readonly ResourceAttachment[] | undefined }): React.JSX.Element {
   return (
     <div className="user-row">
       <div className="user-bubble" data-testid="user-message">
         {text}
       </div>
+      {attachments && <AttachmentChips attachments={attachments} />}
     </div>
   );
 });

@@ -2,7 +2,7 @@ import type { WorkbenchApi } from '../../../shared/api';
 import type { ApprovalsChange, ArgumentMatcher, RememberAction, RememberOptions, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
 import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/errors';
-import type { ChatActivity, ChatMessage, ChatStreamEvent } from '../../../shared/messages';
+import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
 
 /** A person's answer to one waiting call, held in the card until every waiting call of the chat has one. */
@@ -198,10 +198,10 @@ export class ChatStore {
     }
   }
 
-  async send(text: string): Promise<boolean> {
+  async send(text: string, attachments: readonly ResourceAttachment[] = []): Promise<boolean> {
     this.set({ submitting: true });
     try {
-      const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'user', text } });
+      const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'user', text, ...(attachments.length > 0 ? { attachments: [...attachments] } : {}) } });
       this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
       return true;
     } catch (error) {

@@ -24,6 +24,14 @@ export function PlusIcon({ size = 16 }: IconProps): React.JSX.Element {
   );
 }
 
+export function PaperclipIcon({ size = 16 }: IconProps): React.JSX.Element {
+  return (
+    <svg {...base(size)}>
+      <path d="m21 11-8.6 8.6a5 5 0 0 1-7.1-7.1l8.6-8.6a3.3 3.3 0 0 1 4.7 4.7l-8.6 8.6a1.7 1.7 0 0 1-2.4-2.4l7.9-7.9" />
+    </svg>
+  );
+}
+
 export function PencilIcon({ size = 16 }: IconProps): React.JSX.Element {
   return (
     <svg {...base(size)}>
