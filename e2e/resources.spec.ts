@@ -64,3 +64,34 @@ test('a resource and a template attached from the picker go to the model with th
   expect(sent).not.toContain('dynamic/text/4');
   await fake.close();
 });
+
+test("a resource_link in a tool's result is shown, not followed; a click reads it from that server into a dialog", async ({ page, workbench }) => {
+  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+  await workbench.call('policy.update', { tools: { Everything: { 'get-resource-links': 'auto-approve' } } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'get-resource-links'), { timeout: 30_000 })
+    .toBe(true);
+  await page.goto(workbench.url);
+  await page.getByRole('button', { name: 'Start a new chat' }).click();
+  const view = chatUi(page);
+  await view.input.fill('/tool Everything__get-resource-links {"count": 2}');
+  await view.input.press('Enter');
+  const block = view.toolCalls.first();
+  await expect(block).toContainText('Done');
+  await block.getByRole('button', { name: /get-resource-links/ }).first().click();
+  const link = block.getByRole('button', { name: 'Text Resource 2' });
+  await expect(link).toBeVisible();
+  await expect(page.getByTestId('resource-view')).toHaveCount(0);
+  await link.click();
+  const dialog = page.getByTestId('resource-view');
+  await expect(dialog.getByRole('heading')).toHaveText('Text Resource 2');
+  await expect(dialog.locator('pre')).toContainText('Resource 2');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-45-resource-link`);
+  }
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await expect(dialog).toHaveCount(0);
+  await block.getByRole('button', { name: 'Blob Resource 1' }).click();
+  await expect(page.getByTestId('resource-view')).toContainText(/Binary contents \(.*\): not shown\./);
+});

@@ -4,6 +4,7 @@ import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
+import { ResourceLink } from './resources/ResourceLink';
 
 /**
  * A tool call as it looks in a reply (seed 000 "as they look now"): collapsed, one line — server · tool · status ·
@@ -128,7 +129,7 @@ function Output({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
       </div>
       {parts.length === 0 && result.structuredContent === undefined && <p className="muted tool-empty">The tool returned nothing.</p>}
       {parts.map((part, index) => (
-        <Part key={index} part={part} />
+        <Part key={index} part={part} server={call.serverName} />
       ))}
       {parts.length === 0 && result.structuredContent !== undefined && <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>}
       {result.protocolError && <p className="tool-output-error">Server error {result.protocolError.code}: {result.protocolError.message}</p>}
@@ -136,7 +137,7 @@ function Output({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
   );
 }
 
-function Part({ part }: { part: McpContent }): React.JSX.Element {
+function Part({ part, server }: { part: McpContent; server: string }): React.JSX.Element {
   switch (part.type) {
     case 'text': {
       const pretty = prettyText(part.text);
@@ -147,7 +148,9 @@ function Part({ part }: { part: McpContent }): React.JSX.Element {
     case 'audio':
       return <p className="muted tool-empty">Audio ({part.mimeType}, {Math.round((part.data.length * 3) / 4 / 1024)} KB)</p>;
     case 'resource_link':
-      return (
+      return server ? (
+        <ResourceLink server={server} uri={part.uri} name={part.title ?? part.name} description={part.description} />
+      ) : (
         <p className="tool-resource">
           {part.title ?? part.name} <span className="muted">{part.uri}</span>
         </p>
