@@ -95,3 +95,31 @@ test("a resource_link in a tool's result is shown, not followed; a click reads i
   await block.getByRole('button', { name: 'Blob Resource 1' }).click();
   await expect(page.getByTestId('resource-view')).toContainText(/Binary contents \(.*\): not shown\./);
 });
+
+test('an attached resource that changes on its server (a subscription) is marked on its chip, and Refresh reads it again', async ({ page, workbench }) => {
+  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+  await workbench.call('policy.update', { tools: { Everything: { 'toggle-subscriber-updates': 'auto-approve' } } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'toggle-subscriber-updates'), { timeout: 30_000 })
+    .toBe(true);
+  await page.goto(workbench.url);
+  await page.getByRole('button', { name: 'Start a new chat' }).click();
+  const view = chatUi(page);
+  await page.getByRole('button', { name: 'Attach a resource' }).click();
+  const template = page.getByTestId('resource-picker').getByRole('form', { name: /Template .*Text/ }).first();
+  await template.getByRole('textbox', { name: 'resourceId' }).fill('1');
+  await template.getByRole('button', { name: 'Attach' }).click();
+  const chip = page.locator('.composer-area').getByTestId('attachment-chip');
+  await expect(chip).toHaveCount(1);
+  await expect(chip.getByRole('button', { name: /^Changed — refresh/ })).toHaveCount(0);
+
+  // Another chat turns on server-everything's simulated updates (every 5 s for each subscription).
+  const other = (await workbench.call('chat.create', { title: 'Updates', providerId: 'demo', model: 'demo' })) as { id: string };
+  await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: '/tool Everything__toggle-subscriber-updates {}' } });
+  const refresh = chip.getByRole('button', { name: /^Changed — refresh .*from Everything/ });
+  await expect(refresh).toBeVisible({ timeout: 20_000 });
+  await shoot(page, 'light-46-attachment-changed');
+  await refresh.click();
+  await expect(refresh).toHaveCount(0);
+  await expect(view.input).toBeEnabled();
+});

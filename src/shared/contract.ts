@@ -79,6 +79,8 @@ import {
   McpReadResourceInputSchema,
   McpReadResourceOutputSchema,
   McpPromptsInputSchema,
+  McpResourceSubscriptionInputSchema,
+  McpResourceSubscriptionOutputSchema,
   McpPromptsOutputSchema,
   McpGetPromptInputSchema,
   McpGetPromptOutputSchema,
@@ -178,6 +180,9 @@ export const methods = {
   'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
   /** One resource's contents: a request the person makes, never the model. */
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
+  'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
+  'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   /** Servers' prompts, one prompt's messages, suggestions for an argument: slash commands the person types (docs/user/mcp-servers.md#prompts). */
   'mcp.prompts': { input: McpPromptsInputSchema, output: McpPromptsOutputSchema },
   'mcp.getPrompt': { input: McpGetPromptInputSchema, output: McpGetPromptOutputSchema },

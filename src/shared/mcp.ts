@@ -344,6 +344,9 @@ export const McpCompleteOutputSchema = z.object({ values: z.array(z.string()), h
 export type McpCompleteOutput = z.infer<typeof McpCompleteOutputSchema>;
 
 export const McpResourcesInputSchema = z.strictObject({ name: McpServerNameSchema });
+/** Follow (or stop following) changes of a resource attached to the next message; `subscribed` false when the server offers no subscriptions. */
+export const McpResourceSubscriptionInputSchema = z.strictObject({ name: McpServerNameSchema, uri: z.string().min(1).max(8192) });
+export const McpResourceSubscriptionOutputSchema = z.object({ subscribed: z.boolean() });
 export const McpResourcesOutputSchema = z.object({
   name: z.string(),
   resources: z.array(McpResourceSchema),

@@ -54,6 +54,8 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.resources'
       | 'mcp.readResource'
+      | 'mcp.subscribeResource'
+      | 'mcp.unsubscribeResource'
       | 'mcp.prompts'
       | 'mcp.getPrompt'
       | 'mcp.complete'

@@ -202,6 +202,23 @@ describe('resources', () => {
     expect(blob.contents[0]?.blob?.length).toBeGreaterThan(0);
   });
 
+  it('a subscription brings notifications/resources/updated as mcp.onDidUpdateResource; unsubscribing stops them', async () => {
+    const test = await everything();
+    const updates: string[] = [];
+    test.events.subscribe((event, payload) => {
+      if (event === 'mcp.onDidUpdateResource') updates.push((payload as { uri: string }).uri);
+    });
+    const uri = 'demo://resource/dynamic/text/1';
+    expect(await test.host.subscribeResource('everything', uri, true)).toEqual({ subscribed: true });
+    // server-everything sends an update for each subscription every 5 s once its simulation is on.
+    await test.host.callTool({ serverName: 'everything', toolName: 'toggle-subscriber-updates', args: {} });
+    await eventually(() => updates.includes(uri), 'an update of the subscribed resource', 15_000);
+    expect(await test.host.subscribeResource('everything', uri, false)).toEqual({ subscribed: false });
+    const seen = updates.length;
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(updates.length).toBe(seen);
+  }, 40_000);
+
   it('an unknown resource is the server’s words as `unavailable`; an unknown server is `not_found`', async () => {
     const test = await everything();
     await expect(test.host.readResource('everything', 'demo://nothing/here')).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('"everything" answered') });

@@ -114,6 +114,8 @@ export interface McpHost {
    */
   resources(serverName: string): Promise<McpResourcesOutput>;
   readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
+  /** Subscribes to (or unsubscribes from) a resource's changes; `subscribed` false when the server offers no subscriptions. */
+  subscribeResource(serverName: string, uri: string, on: boolean): Promise<{ subscribed: boolean }>;
   /**
    * Prompts, likewise only on a person's request — a slash command (docs/user/mcp-servers.md#prompts): one server's,
    * or every ready server's (one that fails is left out); one prompt's messages; suggestions for an argument.
@@ -476,6 +478,15 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async readResource(serverName, uri) {
       const server = require(serverName);
       return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
+    },
+    async subscribeResource(serverName, uri, on) {
+      const server = require(serverName);
+      return mcpRequest(server.name, async (client) => {
+        if (!client.getServerCapabilities()?.resources?.subscribe) return { subscribed: false };
+        if (on) await client.subscribeResource({ uri }, { timeout: config.callTimeoutMs(server.name) });
+        else await client.unsubscribeResource({ uri }, { timeout: config.callTimeoutMs(server.name) });
+        return { subscribed: on };
+      });
     },
     async prompts(serverName) {
       if (serverName !== undefined) {

@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { MAX_ATTACHMENTS, type ResourceAttachment } from '../../../shared/messages';
 import { PaperclipIcon, SendIcon, StopIcon } from '../components/icons';
 import { AttachmentChips } from './resources/AttachmentChips';
 import { ResourcePicker } from './resources/ResourcePicker';
+import { useAttachments } from './resources/use-attachments';
 import { useChatContext } from './chat-context';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { useSlashPrompts } from './prompts/SlashPrompts';
@@ -25,8 +25,6 @@ const PLACEHOLDERS = {
 /** The message input. Disabled from the start of an approval cycle until the next response (seed 000). */
 export function Composer({ store, state, ready }: ComposerProps): React.JSX.Element {
   const [text, setText] = useState('');
-  // Resources to send with the next message (docs/user/mcp-servers.md#resources).
-  const [attachments, setAttachments] = useState<ResourceAttachment[]>([]);
   const [picking, setPicking] = useState(false);
   const input = useRef<HTMLTextAreaElement>(null);
   const phase = phaseOf(state);
@@ -37,6 +35,8 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   const blockedId = useId();
   const enabled = phase === 'idle' && ready;
   const { api } = useChatContext();
+  // Resources to send with the next message (docs/user/mcp-servers.md#resources).
+  const attachments = useAttachments(api);
   const slash = useSlashPrompts(api, text, setText, () => input.current?.focus(), enabled);
   const running = state.activity.status !== 'idle' || phase === 'awaiting-approval';
 
@@ -55,11 +55,10 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
     const message = text.trim();
     if (!message || !enabled) return;
     setText('');
-    const sending = attachments;
-    setAttachments([]);
+    const sending = attachments.take();
     if (!(await store.send(message, sending))) {
       setText(message);
-      setAttachments(sending);
+      attachments.restore(sending);
     }
   };
 
@@ -105,7 +104,12 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
         </div>
       )}
       {slash.panel}
-      <AttachmentChips attachments={attachments} onRemove={(index) => setAttachments((current) => current.filter((_, at) => at !== index))} />
+      <AttachmentChips attachments={attachments.pending.map((item) => item.attachment)} changed={attachments.pending.map((item) => item.changed)} onRemove={attachments.remove} onRefresh={(index) => void attachments.refresh(index)} />
+      {attachments.problem && (
+        <p className="field-problem" role="alert">
+          {attachments.problem}
+        </p>
+      )}
       <form
         className={`composer${enabled ? '' : ' is-disabled'}`}
         onSubmit={(event) => {
@@ -156,7 +160,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
             setPicking(false);
             input.current?.focus();
           }}
-          onAttach={(attachment) => setAttachments((current) => [...current.filter((item) => item.uri !== attachment.uri || item.server !== attachment.server), attachment].slice(-MAX_ATTACHMENTS))}
+          onAttach={attachments.add}
         />
       )}
     </div>
