@@ -9,7 +9,9 @@
  *  4. `audit verify` is OK;
  *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so;
  *  6. a server's sampling request reached the model only with an allow row committed before, no deny rule in force
- *     matching it and the server's sampling not set to deny; its answer reached the server only once allowed.
+ *     matching it and the server's sampling not set to deny; its answer reached the server only once allowed;
+ *  7. what a person typed into a server's elicitation form reached the server only with the person's accept row for
+ *     exactly that content committed before, and never when a deny rule on the server's elicitation was in force.
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
@@ -23,7 +25,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-
 import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
-import { createHarness, emptyTally, recordCall, recordSamplingAnswer, recordSamplingRequest, type Harness } from './testing/invariant-harness';
+import { createHarness, emptyTally, recordCall, recordElicitationAnswer, recordElicitationRequest, recordSamplingAnswer, recordSamplingRequest, type Harness } from './testing/invariant-harness';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
 import { createScriptedModel, lastUserText } from './testing/scripted-model';
 
@@ -37,7 +39,7 @@ let template: string;
 const model = createScriptedModel();
 
 beforeAll(async () => {
-  servers = await startRecordingServers({ onCall: recordCall, onSamplingAnswer: recordSamplingAnswer });
+  servers = await startRecordingServers({ onCall: recordCall, onSamplingAnswer: recordSamplingAnswer, onElicitationRequest: recordElicitationRequest, onElicitationAnswer: recordElicitationAnswer });
   fake = await startFakeLlmServer({
     respond: (request) => {
       const text = lastUserText(request);
@@ -131,5 +133,7 @@ describe('the trust invariant', () => {
     expect(tally.samplingRequests).toBeGreaterThan(0);
     expect(tally.samplingAnswers).toBeGreaterThan(0);
     expect(tally.serverRequestDecisions).toBeGreaterThan(0);
+    expect(tally.elicitationAnswers).toBeGreaterThan(0);
+    expect(tally.elicitationsAccepted).toBeGreaterThan(0);
   });
 });

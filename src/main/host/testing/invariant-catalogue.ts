@@ -78,6 +78,12 @@ export const RULES: readonly CatalogueRule[] = [
     draft: { server: 'Shell', tool: 'sampling' },
     matches: (server, tool) => server === 'Shell' && tool === 'sampling',
   },
+  // A rule on a server's elicitation requests: refused without asking (docs/user/server-requests.md).
+  {
+    key: 'elicitation-shell',
+    draft: { server: 'Shell', tool: 'elicitation' },
+    matches: (server, tool) => server === 'Shell' && tool === 'elicitation',
+  },
   {
     key: 'sampling-secret',
     draft: { server: '*', tool: 'sampling', args: [{ pointer: '/messages/0/text', match: 'regex', value: 'secret' }] },
@@ -95,6 +101,15 @@ export const samplingPrompt = (nonce: string): string => `sampling ${nonce}${Num
 export const samplingNonce = (text: string): string | null => /^sampling (n\d+)/.exec(text)?.[1] ?? null;
 /** What the scripted model answers a sampling request. */
 export const samplingAnswer = (nonce: string): string => `answer ${nonce}`;
+
+/**
+ * Elicitation (issue 13 §3): Shell's `run` of these commands asks the person, through the client, for a confirmation
+ * (a form with one string) before it answers; what comes back is checked against the person's accept row.
+ */
+export const ELICITATION_COMMANDS: readonly string[] = ['format c:'];
+export const ELICITATION_SCHEMA = { type: 'object', properties: { confirm: { type: 'string' } }, required: ['confirm'] } as const;
+/** What the person types into the form when they accept, for a request whose message carries this nonce. */
+export const elicitationContent = (nonce: string): { confirm: string } => ({ confirm: `yes ${nonce}` });
 
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);

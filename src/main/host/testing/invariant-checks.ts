@@ -8,7 +8,7 @@ import type { ToolCallApproval } from '../../../shared/approval';
 import type { AuditEntry } from '../../../shared/audit';
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
-import type { Harness, RecordedRun } from './invariant-harness';
+import type { Harness, RecordedElicitation, RecordedRun } from './invariant-harness';
 
 const ALLOW_DECISIONS = new Set(['auto_allow', 'session_grant', 'allow_once', 'allow_session']);
 const USER_DECISIONS: Record<ToolCallApproval['decision'], string> = {
@@ -30,9 +30,20 @@ export interface CheckState {
   checkedSamplings: number;
   checkedAnswers: number;
   readonly spentSamplings: Set<string>;
+  /** Elicitation answers already checked, and the accept rows that justified one. */
+  readonly checkedElicitations: Set<RecordedElicitation>;
+  readonly spentElicitations: Set<string>;
 }
 
-export const newCheckState = (): CheckState => ({ checkedRuns: 0, spent: new Set(), checkedSamplings: 0, checkedAnswers: 0, spentSamplings: new Set() });
+export const newCheckState = (): CheckState => ({
+  checkedRuns: 0,
+  spent: new Set(),
+  checkedSamplings: 0,
+  checkedAnswers: 0,
+  spentSamplings: new Set(),
+  checkedElicitations: new Set(),
+  spentElicitations: new Set(),
+});
 
 class InvariantError extends Error {
   constructor(invariant: string, detail: string) {
@@ -141,6 +152,38 @@ function checkSampling(harness: Harness, rows: readonly AuditEntry[], state: Che
   }
 }
 
+/**
+ * (7) what the person typed into a server's elicitation form reached the server only with the person's accept row
+ * (actor user, allow_once) for exactly that content, committed before, one row per answer; an elicitation asked
+ * while a deny rule on it was in force never came back accepted; a declined or cancelled one carried nothing.
+ */
+function checkElicitation(harness: Harness, rows: readonly AuditEntry[], state: CheckState): void {
+  for (const elicitation of harness.elicitations) {
+    const answer = elicitation.answer;
+    if (!answer || state.checkedElicitations.has(elicitation)) continue;
+    const where = `${elicitation.serverName}'s elicitation ${elicitation.nonce} answered ${answer.action} ${JSON.stringify(answer.content ?? null)} (during ${answer.step}; ${answer.committedSequence} rows committed then)`;
+    if (answer.action !== 'accept') {
+      if (answer.content !== undefined) throw new InvariantError('an elicitation that was not accepted carried content to the server', where);
+    } else {
+      if (elicitation.denyHits.length > 0) throw new InvariantError('an elicitation a deny rule in force matched came back accepted', `${where} matched ${elicitation.denyHits.join(', ')}`);
+      const row = rows.find(
+        (candidate) =>
+          candidate.kind === 'elicitation' &&
+          candidate.serverName === elicitation.serverName &&
+          candidate.actor === 'user' &&
+          candidate.decision === 'allow_once' &&
+          candidate.sequence <= answer.committedSequence &&
+          !state.spentElicitations.has(candidate.toolCallId) &&
+          JSON.stringify(candidate.editedArgs) === JSON.stringify(answer.content ?? {}) &&
+          JSON.stringify(candidate.args).includes(elicitation.nonce),
+      );
+      if (!row) throw new InvariantError("what a person typed reached the server without the person's accept row for exactly it committed before", where);
+      state.spentElicitations.add(row.toolCallId);
+    }
+    state.checkedElicitations.add(elicitation);
+  }
+}
+
 interface ChatView {
   chatId: string;
   messages: ChatMessage[];
@@ -238,6 +281,7 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   const rows = await auditRows(harness);
   checkRuns(harness, rows, state);
   checkSampling(harness, rows, state);
+  checkElicitation(harness, rows, state);
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
   checkRowsApplied(rows, chats);
   // (4) the log verifies.

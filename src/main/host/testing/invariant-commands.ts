@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { ChatApprovalMode, GlobalApprovalMode, ManagedPolicy, RuleEffect, ToolApprovalSetting, ToolCallApproval } from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
-import { RULES, SERVER_NAMES, TOOLS, ruleDraft } from './invariant-catalogue';
+import { elicitationContent, RULES, SERVER_NAMES, TOOLS, ruleDraft } from './invariant-catalogue';
 import { checkInvariants, type CheckState } from './invariant-checks';
 import type { Harness } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
@@ -230,8 +230,16 @@ class DecideServerRequests extends Step {
     const { harness } = world;
     const { requests } = await harness.ok('serverRequests.list', {});
     for (const [index, request] of requests.entries()) {
-      if (request.kind !== 'sampling') continue;
       const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      if (request.kind === 'elicitation') {
+        // Shell's form asks to confirm: accept with what the person types, or decline, or cancel.
+        const nonce = /confirm (n\d+)/.exec(request.message)?.[1] ?? 'n?';
+        const decision = pick.action === 'deny' ? { action: pick.answer === 'deny' ? 'cancel' : 'decline' } : { action: 'accept', content: elicitationContent(nonce) };
+        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
+        expectOutcome(world, `serverRequests.decide elicitation ${JSON.stringify(decision)}`, envelope, 'ok');
+        if (envelope.ok) harness.tally.serverRequestDecisions += 1;
+        continue;
+      }
       let decision: Record<string, unknown>;
       let expected: 'ok' | 'refused' = 'ok';
       if (request.stage === 'request') {
@@ -441,6 +449,8 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       // A call of Shell's that asks the model (invariant-catalogue.ts, SAMPLING_COMMANDS): `ls` or `echo hi`.
       fc.tuple(chatArb, fc.constantFrom(0, 1, 5, 6)).map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
+      // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`.
+      chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb).map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
       fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),

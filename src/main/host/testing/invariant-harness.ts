@@ -53,6 +53,16 @@ export interface RecordedSamplingAnswer {
   readonly step: string;
 }
 
+/** A server's elicitation: what was true when it asked, and what came back to it. */
+export interface RecordedElicitation {
+  readonly serverName: string;
+  readonly nonce: string;
+  /** The deny rules in force when it asked that match it (it must then be declined without asking). */
+  readonly denyHits: readonly string[];
+  /** Set once the answer reached the server. */
+  answer?: { action: string; content: Record<string, unknown> | undefined; committedSequence: number; step: string };
+}
+
 /** Counts that show what a run exercised, so a green run that tried nothing shows as such. */
 export interface Tally {
   runs: number;
@@ -70,6 +80,9 @@ export interface Tally {
   samplingRequests: number;
   samplingAnswers: number;
   serverRequestDecisions: number;
+  /** Elicitation answers that reached a server, and those that carried what the person typed. */
+  elicitationAnswers: number;
+  elicitationsAccepted: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -86,6 +99,8 @@ export const emptyTally = (): Tally => ({
   samplingRequests: 0,
   samplingAnswers: 0,
   serverRequestDecisions: 0,
+  elicitationAnswers: 0,
+  elicitationsAccepted: 0,
 });
 
 export interface Harness {
@@ -93,6 +108,7 @@ export interface Harness {
   readonly runs: readonly RecordedRun[];
   readonly samplings: readonly RecordedSampling[];
   readonly samplingAnswers: readonly RecordedSamplingAnswer[];
+  readonly elicitations: readonly RecordedElicitation[];
   readonly tally: Tally;
   /** What the current command is, for the runs it causes and for failure messages. */
   step: string;
@@ -140,6 +156,8 @@ let current:
       record(serverName: string, toolName: string, args: CallArguments): void;
       sampled(text: string): void;
       answered(serverName: string, text: string): void;
+      elicited(serverName: string, nonce: string): void;
+      elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
     }
   | undefined;
 
@@ -160,6 +178,16 @@ export function recordSamplingAnswer(serverName: string, text: string): void {
   current?.answered(serverName, text);
 }
 
+/** A server is about to ask the person (elicitation). */
+export function recordElicitationRequest(serverName: string, nonce: string): void {
+  current?.elicited(serverName, nonce);
+}
+
+/** A server got the answer to its elicitation. */
+export function recordElicitationAnswer(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void {
+  current?.elicitationAnswered(serverName, nonce, action, content);
+}
+
 export async function createHarness(options: HarnessOptions): Promise<Harness> {
   // Memory-backed when the machine has it: every audit row is committed with fsync, hundreds of times per run.
   const dir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'aiwb-invariant-'));
@@ -170,6 +198,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const runs: RecordedRun[] = [];
   const samplings: RecordedSampling[] = [];
   const samplingAnswers: RecordedSamplingAnswer[] = [];
+  const elicitations: RecordedElicitation[] = [];
   const log: string[] = [];
   let managed = options.managed;
   let managedFiles = 0;
@@ -218,6 +247,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     runs,
     samplings,
     samplingAnswers,
+    elicitations,
     tally: options.tally,
     step: 'setup',
     log,
@@ -295,6 +325,21 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
       options.tally.samplingAnswers += 1;
       log.push(`  ${serverName} got the answer ${JSON.stringify(text)} (${sequence} audit rows committed)`);
+    },
+    elicited(serverName: string, nonce: string): void {
+      const args = { message: `confirm ${nonce}` };
+      elicitations.push({ serverName, nonce, denyHits: harness.denyHits(serverName, 'elicitation', args) });
+      log.push(`  ${serverName} asks the person (elicitation ${nonce})`);
+    },
+    elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void {
+      const sequence = committed();
+      const asked = elicitations.find((elicitation) => elicitation.serverName === serverName && elicitation.nonce === nonce && !elicitation.answer);
+      const answer = { action, content, committedSequence: sequence, step: harness.step };
+      if (asked) asked.answer = answer;
+      else elicitations.push({ serverName, nonce, denyHits: [], answer });
+      options.tally.elicitationAnswers += 1;
+      if (action === 'accept') options.tally.elicitationsAccepted += 1;
+      log.push(`  ${serverName} got the elicitation answer ${action}${content ? ` ${JSON.stringify(content)}` : ''} (${sequence} audit rows committed)`);
     },
   };
   current = recorder;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { inputSchemaOf, SAMPLING_COMMANDS, samplingPrompt, SERVER_NAMES, TOOLS } from './invariant-catalogue';
+import { ELICITATION_COMMANDS, ELICITATION_SCHEMA, inputSchemaOf, SAMPLING_COMMANDS, samplingPrompt, SERVER_NAMES, TOOLS } from './invariant-catalogue';
 
 export interface RecordingServers {
   /** The URL of each server, by its key in `mcpServers`. */
@@ -25,6 +25,9 @@ export interface ServerListeners {
   onCall: CallListener;
   /** A sampling request was answered: `text` is what came back to the server (after the person saw it, maybe). */
   onSamplingAnswer(serverName: string, text: string): void;
+  /** The server is about to ask the person (elicitation), and what came back: the action, and the content if any. */
+  onElicitationRequest(serverName: string, nonce: string): void;
+  onElicitationAnswer(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
 }
 
 function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
@@ -52,6 +55,16 @@ function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
         listeners.onSamplingAnswer(serverName, answer.content.type === 'text' ? answer.content.text : '');
       } catch {
         return { content: [{ type: 'text', text: `ran ${request.params.name}; sampling refused` }] };
+      }
+    }
+    if (request.params.name === 'run' && ELICITATION_COMMANDS.includes(String(args['command'])) && typeof args['nonce'] === 'string') {
+      const nonce = args['nonce'];
+      listeners.onElicitationRequest(serverName, nonce);
+      try {
+        const answer = await server.elicitInput({ message: `confirm ${nonce}`, requestedSchema: ELICITATION_SCHEMA as never }, { relatedRequestId: extra.requestId });
+        listeners.onElicitationAnswer(serverName, nonce, answer.action, answer.content as Record<string, unknown> | undefined);
+      } catch {
+        return { content: [{ type: 'text', text: `ran ${request.params.name}; elicitation failed` }] };
       }
     }
     return { content: [{ type: 'text', text: `ran ${request.params.name}` }] };
