@@ -250,12 +250,21 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     term.type('y');
     await term.waitFor('Sunny in Lyon.');
     expect(JSON.stringify(test.fake.generations()[0]?.body)).toContain("What's weather in Lyon, Rhône?");
-    // n sends nothing.
+    // The server's suggestions for an argument, given the ones before it.
     await term.waitFor('› ', 4);
+    term.type('/completable-prompt');
+    await term.waitFor('suggestions: Engineering, Sales, Marketing, Support');
+    term.type('Engineering');
+    await term.waitFor('suggestions: Alice, Bob, Charlie\nname (Choose a team member to lead the selected department.): ');
+    term.type('Alice');
+    await term.waitFor('Please promote Alice to the head of the Engineering team.');
+    term.type('n');
+    // n sends nothing.
+    await term.waitFor('› ', 5);
     term.type('/simple-prompt');
     await term.waitFor('This is a simple prompt without arguments.');
     term.type('n');
-    await term.waitFor('› ', 5);
+    await term.waitFor('› ', 6);
     expect(test.fake.generations()).toHaveLength(1);
     term.type('/exit');
     await term.waitFor('EXITED 0');

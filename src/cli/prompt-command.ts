@@ -62,6 +62,11 @@ export async function runPromptCommand(line: string, { session, reader, write, c
   const values = parsePromptArguments(restWords.join(' '));
   for (const argument of prompt.arguments) {
     if (!argument.required || (values[argument.name] ?? '').trim() !== '') continue;
+    // The server's suggestions for it, given what is filled in so far (completion/complete), when it offers any.
+    const suggested = await session
+      .call('mcp.complete', { name: prompt.server, prompt: prompt.name, argument: argument.name, value: '', context: values })
+      .catch(() => ({ values: [] as string[], hasMore: false }));
+    if (suggested.values.length > 0) write(`${colors.dim(`  suggestions: ${suggested.values.slice(0, 10).map(show).join(', ')}${suggested.hasMore || suggested.values.length > 10 ? ', …' : ''}`)}\n`);
     for (;;) {
       // Plain text: a question is not coloured (the line reader redraws it as typed).
       const answer = await reader.ask(`${show(argument.name)}${argument.description ? ` (${show(argument.description)})` : ''}: `);
