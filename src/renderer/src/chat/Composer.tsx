@@ -1,11 +1,13 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { PaperclipIcon, SendIcon, StopIcon } from '../components/icons';
 import { AttachmentChips } from './resources/AttachmentChips';
-import { ResourcePicker } from './resources/ResourcePicker';
 import { useAttachments } from './resources/use-attachments';
 import { useChatContext } from './chat-context';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { useSlashPrompts } from './prompts/SlashPrompts';
+
+// The resource picker loads when first opened (docs/dev/benchmarks.md, renderer-first-load).
+const ResourcePicker = lazy(() => import('./resources/ResourcePicker').then((module) => ({ default: module.ResourcePicker })));
 
 export interface ComposerProps {
   store: ChatStore;
@@ -154,14 +156,16 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
         )}
       </form>
       {picking && (
-        <ResourcePicker
-          api={api}
-          onClose={() => {
-            setPicking(false);
-            input.current?.focus();
-          }}
-          onAttach={attachments.add}
-        />
+        <Suspense fallback={null}>
+          <ResourcePicker
+            api={api}
+            onClose={() => {
+              setPicking(false);
+              input.current?.focus();
+            }}
+            onAttach={attachments.add}
+          />
+        </Suspense>
       )}
     </div>
   );
