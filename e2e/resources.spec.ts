@@ -4,9 +4,18 @@
  * the model (the scripted fake server) gets its contents after the person's words.
  */
 import { chatUi, scriptedChat, shoot } from './chat-ui';
-import { expect, test } from './fixtures';
+import { expect, test, type Workbench } from './fixtures';
 
 test.describe.configure({ timeout: 90_000 });
+
+/** server-everything added, the tool allowed without asking, and ready (its tools listed). */
+async function everythingWith(workbench: Workbench, tool: string): Promise<void> {
+  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+  await workbench.call('policy.update', { tools: { Everything: { [tool]: 'auto-approve' } } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((item) => item.name === tool), { timeout: 30_000 })
+    .toBe(true);
+}
 
 test('a resource and a template attached from the picker go to the model with the message, shown as chips', async ({ page, workbench }) => {
   await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
@@ -66,11 +75,7 @@ test('a resource and a template attached from the picker go to the model with th
 });
 
 test("a resource_link in a tool's result is shown, not followed; a click reads it from that server into a dialog", async ({ page, workbench }) => {
-  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
-  await workbench.call('policy.update', { tools: { Everything: { 'get-resource-links': 'auto-approve' } } });
-  await expect
-    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'get-resource-links'), { timeout: 30_000 })
-    .toBe(true);
+  await everythingWith(workbench, 'get-resource-links');
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
   const view = chatUi(page);
@@ -97,11 +102,7 @@ test("a resource_link in a tool's result is shown, not followed; a click reads i
 });
 
 test('an attached resource that changes on its server (a subscription) is marked on its chip, and Refresh reads it again', async ({ page, workbench }) => {
-  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
-  await workbench.call('policy.update', { tools: { Everything: { 'toggle-subscriber-updates': 'auto-approve' } } });
-  await expect
-    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'toggle-subscriber-updates'), { timeout: 30_000 })
-    .toBe(true);
+  await everythingWith(workbench, 'toggle-subscriber-updates');
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
   const view = chatUi(page);
