@@ -2,7 +2,6 @@
 // The `workbench` command. Plain JavaScript that any Node runs: it moves itself onto Node 22 (the `node`
 // package, where the system Node is older: better-sqlite3 needs ≥ 22), rebuilds out/ in a checkout when a
 // source changed since the last build, then runs the built CLI (out/main/cli.js).
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import path from 'node:path';
@@ -18,6 +17,8 @@ if (major < 22) {
     process.stderr.write(`workbench: AI Workbench needs Node.js 22 or newer (this is ${process.version}); install it, or run \`npm install\` to get the project's own.\n`);
     process.exit(1);
   }
+  // Loaded here only: node:child_process (and node:net under it) would cost every start a few ms.
+  const { spawnSync } = await import('node:child_process');
   const result = spawnSync(node22, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   if (result.error) {
     process.stderr.write(`workbench: cannot start ${node22}: ${result.error.message}\n`);

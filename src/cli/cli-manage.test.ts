@@ -48,6 +48,24 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
     }
   });
 
+  it('refuses a damaged database on its quick path (chats list) as every other command does, leaving the file as it was', async () => {
+    const damaged = makeHome();
+    try {
+      const file = path.join(damaged, 'workbench.db');
+      fs.writeFileSync(file, `SQLite format 3\u0000${'garbage '.repeat(600)}`, { mode: 0o600 });
+      const before = fs.readFileSync(file);
+      for (const args of [['chats', 'list'], ['chats', 'list', '--json'], ['servers', 'list']]) {
+        const result = await runCli(args, { home: damaged });
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(result.stderr, args.join(' ')).toContain(`AI Workbench cannot start: The database ${file} is damaged`);
+        expect(result.stdout, args.join(' ')).toBe('');
+      }
+      expect(fs.readFileSync(file).equals(before)).toBe(true);
+    } finally {
+      fs.rmSync(damaged, { recursive: true, force: true });
+    }
+  });
+
   it('manages MCP servers: add a bundled one, list, disable, enable, list its tools, show its logs, remove', async () => {
     const added = await cliJson<McpServerView>(['servers', 'add', 'notes', '--package', '@modelcontextprotocol/server-memory'], { home });
     expect(added).toMatchObject({ name: 'notes', enabled: true, package: '@modelcontextprotocol/server-memory' });

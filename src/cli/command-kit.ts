@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
+import type { ChatStore } from './chat-store';
 import type { CliSession } from './session';
 import { createTerminal, type Terminal } from './terminal';
 
@@ -8,6 +9,13 @@ export interface CommandContext {
   readonly terminal: Terminal;
   readonly json: boolean;
   session(): CliSession;
+}
+
+/** What a command that only reads chat titles gets (`actOnChats`): the chat store instead of the session. */
+export interface ChatsContext {
+  readonly terminal: Terminal;
+  readonly json: boolean;
+  readonly store: ChatStore;
 }
 
 export interface ProgramOptions {
@@ -19,36 +27,58 @@ export interface ProgramOptions {
 /** An action may answer its exit code; anything else (nothing) is success. */
 type Action = (context: CommandContext, ...args: never[]) => Promise<unknown>;
 
-/**
- * A leaf command: adds `--json`, opens the session lazily, turns errors into `workbench: message` and the
- * right exit code, and closes the session (stopping any MCP server it started) before the process ends.
- */
+/** A leaf command, with `--json`. */
 export function leaf(parent: Command, nameAndArgs: string, description: string): Command {
   return parent.command(nameAndArgs).description(description).option('--json', 'print the result as JSON');
 }
 
+/**
+ * A leaf command's action: opens the session lazily, turns errors into `workbench: message` and the right exit
+ * code, and closes the session (stopping any MCP server it started) before the process ends.
+ */
 export function act(command: Command, options: ProgramOptions, action: Action): Command {
+  return runLeaf(command, options, async (terminal, json, args) => {
+    // The services (SQLite, SDKs, the MCP host) load only once a command runs: help, version and a bad flag stay quick.
+    const { openSession } = await import('./session');
+    let session: CliSession | undefined;
+    const context: CommandContext = { terminal, json, session: () => (session ??= openSession({ version: options.version })) };
+    try {
+      return await (action as (context: CommandContext, ...args: unknown[]) => Promise<unknown>)(context, ...args);
+    } finally {
+      if (session) await session.close().catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * A leaf command that only reads the chat list: it opens the chat store (`chat-store.ts`), not the services, so it
+ * starts near Node's own start (cli-start-list in docs/dev/benchmarks.md).
+ */
+export function actOnChats(command: Command, options: ProgramOptions, action: (context: ChatsContext) => Promise<unknown>): Command {
+  return runLeaf(command, options, async (terminal, json) => {
+    const { openChatStore } = await import('./chat-store');
+    const store = openChatStore();
+    try {
+      return await action({ terminal, json, store });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+/** Turns errors into `workbench: message` and the right exit code, which goes where `options` says. */
+function runLeaf(command: Command, options: ProgramOptions, run: (terminal: Terminal, json: boolean, args: unknown[]) => Promise<unknown>): Command {
   return command.action(async (...raw: unknown[]) => {
     // commander passes the positional arguments, then the options object, then the command.
     const commandObject = raw.at(-1) as Command;
-    const opts = commandObject.opts<{ json?: boolean }>();
+    const json = commandObject.opts<{ json?: boolean }>().json === true;
     const terminal = createTerminal();
-    let session: CliSession | undefined;
-    // The services (SQLite, SDKs, the MCP host) load only once a command runs: help, version and a bad flag stay quick.
-    const { openSession } = await import('./session');
-    const context: CommandContext = {
-      terminal,
-      json: opts.json === true,
-      session: () => (session ??= openSession({ version: options.version })),
-    };
     let code: ExitCode;
     try {
-      const result = await (action as (context: CommandContext, ...args: unknown[]) => Promise<unknown>)(context, ...raw.slice(0, -1));
+      const result = await run(terminal, json, raw.slice(0, -1));
       code = typeof result === 'number' ? (result as ExitCode) : EXIT.ok;
     } catch (error) {
-      code = reportError(terminal, error, context.json);
-    } finally {
-      if (session) await session.close().catch(() => undefined);
+      code = reportError(terminal, error, json);
     }
     (options.setExitCode ?? ((value) => (process.exitCode = value)))(code);
   });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { AppInfo, HostKind } from '../shared/app';
-import { APP_NAME } from '../shared/app';
+import { APP_NAME } from '../shared/app-name';
 import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { ChatIdSchema } from './chat';
 
-export const APP_NAME = 'AI Workbench';
-
 /**
  * Main asks the page to open a chat and, when given, bring one tool call's card into view (a click
  * on an approval notification or on "N approvals waiting" in the tray). Only the desktop app sends it.

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { CHAT_APPROVAL_MODES, isOneOf } from '../../shared/closed-sets';
 import type { ChatMessage } from '../../shared/messages';
 import { CliError } from '../exit-codes';
-import { act, leaf, resolveChatId, type ProgramOptions } from '../command-kit';
+import { act, actOnChats, leaf, resolveChatId, type ProgramOptions } from '../command-kit';
 import { renderTranscript } from '../transcript';
 import { table } from '../terminal';
 
@@ -10,8 +10,8 @@ import { table } from '../terminal';
 export function chatsCommand(program: Command, options: ProgramOptions): void {
   const chats = program.command('chats').description('list, show, rename and delete chats');
 
-  act(leaf(chats, 'list', 'every chat, most recently used first'), options, async (context) => {
-    const { chats: list } = await context.session().call('chat.list');
+  actOnChats(leaf(chats, 'list', 'every chat, most recently used first'), options, async (context) => {
+    const list = context.store.listChats();
     if (context.json) return context.terminal.json(list);
     if (list.length === 0) return context.terminal.line('No chats yet. Start one with: workbench chat');
     const { colors } = context.terminal;

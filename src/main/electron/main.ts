@@ -15,7 +15,7 @@ import {
 } from 'electron';
 import Store from 'electron-store';
 import { EVENT_CHANNEL } from '../../shared/ipc';
-import { APP_NAME } from '../../shared/app';
+import { APP_NAME } from '../../shared/app-name';
 import { version } from '../../../package.json';
 import { builtAssets } from '../assets';
 import { securityHeaders } from '../host/csp';

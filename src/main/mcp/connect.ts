@@ -13,7 +13,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLogLevel } from '../../shared/mcp';
-import { APP_NAME } from '../../shared/app';
+import { APP_NAME } from '../../shared/app-name';
 import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
 import { SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';

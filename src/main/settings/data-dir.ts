@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { APP_NAME } from '../../shared/app';
+import { APP_NAME } from '../../shared/app-name';
 
 export interface DataDirEnvironment {
   env: Record<string, string | undefined>;

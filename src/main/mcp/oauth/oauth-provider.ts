@@ -1,6 +1,6 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { APP_NAME } from '../../../shared/app';
+import { APP_NAME } from '../../../shared/app-name';
 import type { OAuthCredentials } from './oauth-credentials';
 
 /**
