@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as Ajv07Module from 'ajv';
 import type { Options } from 'ajv';
+import type AddFormats from 'ajv-formats';
 import type * as Ajv2019Module from 'ajv/dist/2019.js';
 import type * as Ajv2020Module from 'ajv/dist/2020.js';
 
@@ -19,4 +20,10 @@ export function newAjv(dialect: AjvDialect, options: Options): AnyAjv {
   if (dialect === '2020-12') return new (requireHere('ajv/dist/2020.js') as typeof Ajv2020Module).Ajv2020(options);
   if (dialect === '2019-09') return new (requireHere('ajv/dist/2019.js') as typeof Ajv2019Module).Ajv2019(options);
   return new (requireHere('ajv') as typeof Ajv07Module).Ajv(options);
+}
+
+/** ajv-formats' plugin, required on first use like Ajv itself. */
+export function addFormats(ajv: AnyAjv, formats: Parameters<typeof AddFormats>[1]): void {
+  const plugin = requireHere('ajv-formats') as typeof AddFormats & { default?: typeof AddFormats };
+  (plugin.default ?? plugin)(ajv as Ajv07Module.Ajv, formats);
 }

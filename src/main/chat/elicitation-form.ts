@@ -1,5 +1,5 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { addFormats, newAjv, type AnyAjv } from '../ajv';
 
 /** One reason a form's content does not fit its schema: the field (a JSON pointer, '' for the whole form) and what. */
 export interface ElicitationProblem {
@@ -7,12 +7,16 @@ export interface ElicitationProblem {
   message: string;
 }
 
-// ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
-
 // The formats MCP's restricted schema names (email, uri, date, date-time) checked for real; unknown keywords ignored.
-const ajv = new Ajv({ allErrors: true, strict: false, addUsedSchema: false });
-addFormats(ajv, ['email', 'uri', 'date', 'date-time']);
+// Made at the first form checked (Ajv loads on demand, see ../ajv.ts).
+let formAjv: AnyAjv | undefined;
+function ajvForForms(): AnyAjv {
+  if (!formAjv) {
+    formAjv = newAjv('draft-07', { allErrors: true, strict: false, addUsedSchema: false });
+    addFormats(formAjv, ['email', 'uri', 'date', 'date-time']);
+  }
+  return formAjv;
+}
 
 const compiled = new Map<string, ValidateFunction | string>();
 const COMPILED_LIMIT = 256;
@@ -28,7 +32,7 @@ export function checkElicitationContent(schema: Record<string, unknown>, content
     try {
       // The dialect is MCP's own restricted one; an $id would make two servers' forms collide.
       const { $schema: _dialect, $id: _id, ...rest } = schema;
-      validate = ajv.compile(rest);
+      validate = ajvForForms().compile(rest);
     } catch (error) {
       validate = (error as Error).message;
     }

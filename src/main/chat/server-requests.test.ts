@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServerRequestsChange } from '../../shared/server-requests';
 import type { GenerateEvent, GenerateRequest, LlmProvider } from '../llm/provider';
+import { loadSdkTypes } from '../mcp/sdk-types';
 import { createServices, type Services } from '../services';
 import { createServerRequests, type ServerRequests } from './server-requests';
 
@@ -59,6 +60,11 @@ afterEach(async () => {
 });
 
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+
+// The requests come from no running server here, so nothing loaded the SDK a refusal is made with (../mcp/sdk-types.ts).
+beforeAll(async () => {
+  await loadSdkTypes();
+});
 
 describe('a server cannot get around the person', () => {
   it('no decision, no model call: a request waits, and the approval timeout refuses it as a timeout', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { McpError, type CreateMessageRequestParams, type CreateMessageResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError, CreateMessageRequestParams, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuditActor, AuditDecision } from '../../shared/audit';
 import type {
   SamplingRequestView,
@@ -10,6 +10,7 @@ import type { CompiledPolicy } from '../approval/policy/compiled-policy';
 import { decideElicitation, decideSampling, samplingTokenBudget } from '../approval/policy/server-request-policy';
 import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
+import { sdkTypes } from '../mcp/sdk-types';
 import type { EventHub } from '../event-hub';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
 import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-requests';
@@ -120,7 +121,8 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       events.emit('serverRequests.onDidChange', { kind: 'waiting', request: structuredClone(view) });
     });
 
-  const refuse = (message: string): McpError => new McpError(REFUSED, message);
+  // Only a running server's request is refused, so the SDK is loaded (../mcp/sdk-types.ts).
+  const refuse = (message: string): McpError => new (sdkTypes().McpError)(REFUSED, message);
 
   async function sample(origin: ServerRequestOrigin, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     const { serverName, chatId, signal } = origin;

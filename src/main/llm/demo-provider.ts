@@ -24,10 +24,13 @@ export function createDemoProvider(options: DemoProviderOptions = {}): LlmProvid
     async *generate(request, signal): AsyncGenerator<GenerateEvent> {
       const plan = planDemoReply(request);
       try {
+        let first = true;
         for (const delta of textChunks(plan.text)) {
-          // Yield to the event loop between deltas even without a delay, so an abort is seen.
-          if (delay > 0) await sleep(delay, undefined, { signal });
+          // Paced between deltas, not before the first: the Demo has no network to wait for. It yields to the event
+          // loop before each delta even without a delay, so an abort is seen.
+          if (delay > 0 && !first) await sleep(delay, undefined, { signal });
           else await sleep(0, undefined, { signal });
+          first = false;
           yield { type: 'text', delta };
         }
       } catch (error) {

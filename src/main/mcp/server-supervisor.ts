@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +12,7 @@ import type { LogRing } from './log-ring';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
+import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests } from './server-requests';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
@@ -20,7 +21,10 @@ import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult }
  * host: a command or a launch that starts no server never pays for it (docs/dev/benchmarks.md, cli-start).
  */
 let connectModule: typeof ConnectModule | undefined;
-const loadConnect = async (): Promise<typeof ConnectModule> => (connectModule ??= await import('./connect'));
+const loadConnect = async (): Promise<typeof ConnectModule> => {
+  await loadSdkTypes();
+  return (connectModule ??= await import('./connect'));
+};
 /** How an error reads in a log line; only errors of a connection (so the module is loaded) come here. */
 const describeError = (error: unknown): string => (connectModule ? connectModule.describeError(error) : String(error));
 
@@ -355,6 +359,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
         }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
+        const { McpError, ErrorCode } = sdkTypes();
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
           throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
         }

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../shared/canonical-json';
 import { createHash } from 'node:crypto';
+import { loadSdkTypes } from './sdk-types';
 import { createToolRegistry, definitionHash } from './tool-registry';
 
 const tool = (name: string, description = 'Reads a file.', extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -9,6 +10,11 @@ const tool = (name: string, description = 'Reads a file.', extra: Record<string,
   inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
   annotations: { readOnlyHint: true },
   ...extra,
+});
+
+// A registry is fed by a running server, whose start loaded the SDK (sdk-types.ts); here nothing started one.
+beforeAll(async () => {
+  await loadSdkTypes();
 });
 
 describe('the tool registry', () => {

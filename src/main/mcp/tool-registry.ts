@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ToolSchema } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../../shared/canonical-json';
 import type { McpTool } from '../../shared/mcp';
+import { sdkTypes } from './sdk-types';
 import { ToolAnnotationsSchema, type ToolDefinitionContent } from '../../shared/tool';
 import { checkJsonSchema, type SchemaValidator } from './schema-check';
 import { assignProviderNames, type ToolKey } from './tool-names';
@@ -114,7 +114,7 @@ function register(serverName: string, raw: Json, trusted: boolean, firstSeen: Ma
   if (!first) firstSeen.set(key, { ...content, definitionHash: hash });
 
   let problem: string | undefined;
-  const shape = ToolSchema.safeParse(raw);
+  const shape = sdkTypes().ToolSchema.safeParse(raw);
   if (!shape.success) {
     problem = `its definition does not follow MCP (${shape.error.issues.map((issue) => `${issue.path.join('.') || 'tool'}: ${issue.message}`).join('; ')}).`;
   }

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const CALLBACK_PATH = '/callback';
@@ -29,6 +28,9 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
     settle = { resolve, reject };
   });
   code.catch(() => undefined);
+  // Loaded at a sign-in only: importing node:http as a module evaluates all its exports, fetch's undici among them,
+  // which cost every CLI command ~30 ms (cli-start in docs/dev/benchmarks.md).
+  const http = await import('node:http');
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH) {

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type * as SdkAuth from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../../settings/secret-store';
 import { startLoopbackReceiver } from './loopback-receiver';
 import { openOAuthCredentials, type OAuthCredentials } from './oauth-credentials';
 import { createOAuthProvider, requireSafeEndpoint, SignInRequiredError } from './oauth-provider';
+
+/** The SDK's OAuth client, loaded when a token is refreshed or a sign-in starts, not with the services (cli-start). */
+const sdkAuth = (): Promise<typeof SdkAuth> => import('@modelcontextprotocol/sdk/client/auth.js');
 
 /** A token this close to its expiry is refreshed before a request rather than after the server refuses it. */
 export const REFRESH_MARGIN_MS = 30_000;
@@ -62,7 +66,8 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
 
   let refreshing: Promise<void> | undefined;
   const refresh = (): Promise<void> => {
-    refreshing ??= auth(provider, { serverUrl, fetchFn: guardedFetch })
+    refreshing ??= sdkAuth()
+      .then(({ auth }) => auth(provider, { serverUrl, fetchFn: guardedFetch }))
       .then((result) => {
         if (result !== 'AUTHORIZED') throw new SignInRequiredError();
       })
@@ -81,7 +86,7 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
       try {
         await refresh();
       } catch (error) {
-        if (error instanceof SignInRequiredError || error instanceof UnauthorizedError) throw error;
+        if (error instanceof SignInRequiredError || error instanceof (await sdkAuth()).UnauthorizedError) throw error;
         // The authorization server could not be reached: the old token may still work; the server decides.
       }
       const token = credentials.tokens()?.access_token;
@@ -98,6 +103,7 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
     provider,
     fetch: transportFetch,
     async signIn({ open, timeoutMs = DEFAULT_SIGN_IN_TIMEOUT_MS }) {
+      const { auth } = await sdkAuth();
       const state = randomBytes(24).toString('base64url');
       const receiver = await startLoopbackReceiver({ state, timeoutMs });
       let authorizationUrl: URL | undefined;
