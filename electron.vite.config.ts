@@ -7,7 +7,7 @@ export default defineConfig({
     build: {
       // commander is bundled (as ESM) rather than loaded as a CommonJS package: every CLI command starts a few ms
       // sooner without Node's CommonJS export scan (cli-start in docs/dev/benchmarks.md).
-      externalizeDeps: { exclude: ['commander'] },
+      externalizeDeps: { exclude: ['commander', 'zod', '@modelcontextprotocol/sdk', 'picomatch'] },
       // The Electron app, browser mode and the CLI (which must never load `electron`);
       // the worker thread that verifies slices of the audit log, and the one that ships it.
       rollupOptions: {

@@ -32,6 +32,8 @@ export async function bundleServers(): Promise<void> {
       // CommonJS dependencies inside an ES module still call require() for Node's own modules.
       banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
       legalComments: 'inline',
+      minifySyntax: true,
+      minifyWhitespace: true,
       logLevel: 'warning',
     });
   }

@@ -15,9 +15,9 @@ exitOnSignals({ signals: { SIGTERM: 128 + 15, SIGHUP: 128 + 1 }, stop: stopRunni
 
 async function main(): Promise<void> {
   let code: number = EXIT.ok;
-  const program = buildProgram({ version, setExitCode: (value) => (code = value) });
   // A bare `workbench` shows the help.
   const argv = process.argv.length <= 2 ? [...process.argv, '--help'] : process.argv;
+  const program = buildProgram({ version, setExitCode: (value) => (code = value) }, argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (error) {
