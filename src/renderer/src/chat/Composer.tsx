@@ -48,9 +48,13 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
     element.style.height = 'auto';
     element.style.height = `${Math.min(element.scrollHeight, 240)}px`;
   }, [text]);
-  // Back to the input when the reply is done.
+  // Back to the input when the reply is done (and when the chat opens), but never out of another field the person is
+  // typing in: the chat search, a dialog's field. Text typed there must not land in the message box.
   useEffect(() => {
-    if (phase === 'idle') input.current?.focus();
+    if (phase !== 'idle') return;
+    const active = document.activeElement;
+    const typingElsewhere = active instanceof HTMLElement && active !== input.current && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
+    if (!typingElsewhere) input.current?.focus();
   }, [phase]);
 
   const send = async (): Promise<void> => {
