@@ -275,3 +275,26 @@ test('the token leaves the address bar, and a reload still works', async ({ page
   await expect(view.missingToken).toBeHidden();
   expect(page.url()).toBe(`${workbench.origin}/`);
 });
+
+test('a reply that ends while the person types in the search leaves the focus and the text there', async ({ page, workbench }) => {
+  const chat = (await workbench.call('chat.create', { title: 'Alpha project' })) as { id: string };
+  await workbench.call('chat.create', { title: 'Beta notes' });
+  await page.goto(workbench.url);
+  const view = ui(page);
+  await expect(view.items).toHaveCount(2);
+  await view.itemButton('Alpha project').click();
+  const message = page.getByRole('main').getByRole('textbox', { name: 'Message' });
+  await expect(message).toBeFocused();
+
+  await view.search.click();
+  await view.search.pressSequentially('al');
+  // A reply in the open chat starts and ends (sent from elsewhere: the CLI, another window) while the search has the focus.
+  await workbench.call('chat.send', { chatId: chat.id, message: { role: 'user', text: 'hello' } });
+  await expect(page.getByRole('main').getByText('hello', { exact: true })).toBeVisible();
+  await expect(message).toBeEnabled();
+  await expect(view.search).toBeFocused();
+  await view.search.pressSequentially('pha');
+  await expect(view.search).toHaveValue('alpha');
+  await expect(message).toHaveValue('');
+  await expect(view.items).toHaveCount(1);
+});
