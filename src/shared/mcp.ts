@@ -203,6 +203,12 @@ export const McpToolSchema = ToolDefinitionSchema.extend({
   annotationsTrusted: z.boolean(),
   /** The server is ready and the tool has no problem: it can be offered to a model and called. */
   available: z.boolean(),
+  /**
+   * The server is still starting and this is the definition it listed at its last launch: a model may be offered it,
+   * and a call of it waits for the live definition and runs only if that is the same
+   * (docs/user/mcp-servers.md#tool-lists-from-the-last-launch).
+   */
+  cached: z.literal(true).optional(),
   /** Why the tool cannot be used as declared (an input schema that is not valid JSON Schema…). */
   problem: z.string().optional(),
 });

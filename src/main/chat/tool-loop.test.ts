@@ -5,6 +5,7 @@ import type { AssistantChatMessage, ChatMessage } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import { FORMATS } from '../llm/testing/drive';
 import type { RecordedRequest, WireFormat } from '../llm/testing/fake-llm-server';
+import { rawHashOf } from '../mcp/tool-list-cache';
 import { callOf, files, startLoopHarness, type LoopHarness } from './testing/loop-harness';
 
 let harness: LoopHarness | undefined;
@@ -271,6 +272,45 @@ describe('the tool loop', () => {
     await test.say('hello');
     const offered = test.fake.generations().at(-1);
     expect(JSON.stringify(offered?.body)).toContain('Files__read_text_file');
+  });
+
+  it("after a restart, a call of a tool offered from the last launch's list waits for the server and runs", async () => {
+    const test = await start('openai');
+    test.services.approvals.policy.update({ tools: { Files: { list_allowed_directories: 'auto-approve' } } });
+    await test.restart({ waitForServers: false });
+    expect(test.services.mcp.server('Files').status.state).toBe('starting');
+    expect(test.services.mcp.tools('Files').find((tool) => tool.name === 'list_allowed_directories')).toMatchObject({ cached: true, available: false });
+    test.fake.script({ kind: 'reply', toolCalls: [callOf('list_allowed_directories', {})] }, { kind: 'reply', text: ['Listed.'] });
+    await test.say('where may you write?');
+    expect(test.calls()[0]).toMatchObject({ status: 'success', decision: { outcome: 'allow', actor: 'policy' } });
+    expect(test.calls()[0]?.result?.forModel.text).toContain(test.sandbox);
+    expect(test.audit().map((entry) => `${entry.kind}:${entry.toolName}`)).toEqual(['decision:list_allowed_directories', 'result:list_allowed_directories']);
+  });
+
+  it('a tool the server lists differently than at the last launch does not run on the old definition: nothing is asked or decided, and the next request offers the new one', async () => {
+    const test = await start('openai');
+    test.services.approvals.policy.update({ tools: { Files: { list_allowed_directories: 'auto-approve' } } });
+    // The last launch's list as if the server had changed since (an update, or a rug pull): another description.
+    const file = path.join(test.dataDir, 'cache', 'tool-lists.json');
+    const cache = JSON.parse(fs.readFileSync(file, 'utf8')) as { servers: Record<string, { tools: { raw: Record<string, unknown>; rawHash: string }[] }> };
+    const old = cache.servers.Files?.tools.find((tool) => tool.raw.name === 'list_allowed_directories');
+    if (!old) throw new Error('the Files server left no tool list behind');
+    old.raw.description = 'Lists the folders (as of the last launch).';
+    old.rawHash = rawHashOf(old.raw);
+    fs.writeFileSync(file, JSON.stringify(cache));
+    await test.restart({ waitForServers: false });
+
+    test.fake.script({ kind: 'reply', toolCalls: [callOf('list_allowed_directories', {})] }, { kind: 'reply', text: ['I will ask again.'] });
+    await test.say('where may you write?');
+    expect(sent(test.fake.generations()[0])).toContain('as of the last launch');
+    expect(test.calls()[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/lists it differently now, so it did not run and nothing was asked/) });
+    expect(test.calls()[0]?.decision).toBeUndefined();
+    expect(test.audit()).toEqual([]);
+    // The model is told, and the next request offers what the server lists now.
+    expect(toolResultsOf('openai', test.fake.generations()[1]).join('\n')).toMatch(/lists it differently now/);
+    expect(sent(test.fake.generations()[1])).not.toContain('as of the last launch');
+    expect(sent(test.fake.generations()[1])).toContain(files('list_allowed_directories'));
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('as of the last launch');
   });
 
   it('tells the model when an approval timed out and goes on', async () => {

@@ -9,6 +9,7 @@ import type { PendingApprovals } from '../approval/pending-approvals';
 import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { LlmProvider } from '../llm/provider';
+import type { McpTool } from '../../shared/mcp';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
 import type { MessageStore, NewMessage } from './message-store';
@@ -127,6 +128,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         args: record.args,
         signal: run.signal,
         chatId: run.chat.id,
+        // Decided on this definition: if the server lists another now (it restarted meanwhile), nothing runs.
+        definitionHash,
         // The server's progress shows on the tool block and in the CLI while the call runs (docs/user/mcp-servers.md#progress).
         onProgress: (progress) => {
           if (record.status !== 'running') return;
@@ -168,9 +171,11 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     const toRun: { record: ToolCallRecord; hash: string }[] = [];
     const asks: ToolCallRequest[] = [];
     for (const call of calls) {
-      const { record, tool } = recordOf(call, randomUUID(), offer);
+      const { record, tool: offered } = recordOf(call, randomUUID(), offer);
       records.push(record);
-      if (!tool || record.status !== 'pending') continue;
+      if (!offered || record.status !== 'pending') continue;
+      const tool = offered.cached ? await liveDefinition(run, record, offered) : offered;
+      if (!tool) continue;
       try {
         const verdict = gate.evaluate({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, tool);
         record.decision = { outcome: verdict.outcome, actor: 'policy', reason: verdict.decision.reason, ...approvalsOff(verdict.decision.source) };
@@ -193,6 +198,27 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       await Promise.all(toRun.map(({ record, hash }) => execute(run, reply, turn, record, hash)));
     }
     return asks;
+  }
+
+  /**
+   * The live definition of a tool offered from its server's last launch, once the server has listed its tools; or,
+   * when it lists the tool differently, no longer, or did not start, undefined with the call ended as an error:
+   * nothing was decided, asked or run (docs/user/mcp-servers.md#tool-lists-from-the-last-launch).
+   */
+  async function liveDefinition(run: ExchangeRun, record: ToolCallRecord, offered: McpTool): Promise<McpTool | undefined> {
+    await tools.whenSettled({ serverName: offered.serverName, signal: run.signal });
+    if (run.signal.aborted) {
+      record.status = 'cancelled';
+      record.error = 'The reply was stopped while the tool\'s server was starting; the tool did not run.';
+      return undefined;
+    }
+    const live = tools.tools().find((tool) => tool.serverName === offered.serverName && tool.name === offered.name);
+    if (live?.available && !live.cached && live.definitionHash === offered.definitionHash) return live;
+    record.status = 'error';
+    record.error = !live?.available
+      ? `The tool "${offered.name}" was offered as "${offered.serverName}" listed it at its last launch, but the server has not listed it since it started, so the tool did not run. The server's status and log in the MCP servers settings say why.`
+      : `The tool "${offered.name}" was offered as "${offered.serverName}" listed it at its last launch, and the server lists it differently now, so it did not run and nothing was asked. Its current definition is offered from the next request on: call it again if it still fits.`;
+    return undefined;
   }
 
   /** One generation into a new turn of `reply`: its text and the calls the model made, or why it ended. */
@@ -256,8 +282,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           { role: 'assistant', chatId: chat.id, exchangeId, providerId: chat.providerId, model: chat.model, reply: { timestamp: now(), turns: [] } },
           report,
         ) as AssistantChatMessage;
-        // Servers still starting (just after launch, or after a restart) would be missing from the offer.
-        await tools.whenSettled({ signal: run.signal });
+        // Servers still starting (just after launch, or after a restart) would be missing from the offer, unless their
+        // tools of the last launch stand in for them (a call of one waits for the live definition: liveDefinition).
+        await tools.whenSettled({ signal: run.signal, acceptCached: true });
         if (run.signal.aborted) return finishReply('aborted');
         // The calls are looked up in the tools this request offered, by the names it gave them.
         const offer = offerTools(tools.tools());

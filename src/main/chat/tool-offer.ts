@@ -9,10 +9,13 @@ export interface ToolOffer {
   find(providerName: string): McpTool | undefined;
 }
 
-/** Every tool that can be called now (its server is ready, its definition is usable), under its provider-safe name. */
+/**
+ * Every tool that can be called now (its server is ready, its definition is usable), or once its server has started
+ * (a `cached` definition of its last launch, which a call checks against the live one), under its provider-safe name.
+ */
 export function offerTools(tools: readonly McpTool[]): ToolOffer {
   const byName = new Map<string, McpTool>();
-  for (const tool of tools) if (tool.available && !tool.problem) byName.set(tool.providerName, tool);
+  for (const tool of tools) if ((tool.available || tool.cached) && !tool.problem) byName.set(tool.providerName, tool);
   const specs = [...byName.values()].map((tool) => ({
     name: tool.providerName,
     description: tool.description ?? tool.title ?? `${tool.name} from ${tool.serverName}`,

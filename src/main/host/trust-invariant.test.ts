@@ -129,6 +129,7 @@ describe('the trust invariant', () => {
     expect(tally.editsApplied).toBeGreaterThan(0);
     expect(tally.remembered).toBeGreaterThan(0);
     expect(tally.restarts).toBeGreaterThan(0);
+    expect(tally.sentWithCachedTools).toBeGreaterThan(0);
     expect(tally.timeouts).toBeGreaterThan(0);
     expect(tally.samplingRequests).toBeGreaterThan(0);
     expect(tally.samplingAnswers).toBeGreaterThan(0);

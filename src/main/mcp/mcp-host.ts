@@ -16,6 +16,7 @@ import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, typ
 import type { ServerRequestHandler } from './server-requests';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
+import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
 export interface McpHostOptions {
@@ -41,6 +42,13 @@ export interface McpHostDependencies {
   openSignInPage?: (url: string) => boolean;
 }
 
+export interface WhenSettledOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  serverName?: string | undefined;
+  acceptCached?: boolean | undefined;
+}
+
 /** A sign-in started for a server: where to sign in, and whether a browser shows it already. */
 export interface SignInStarted {
   name: string;
@@ -56,6 +64,11 @@ export interface ToolCallRequest {
   signal?: AbortSignal;
   /** Overrides the server's call timeout. */
   timeoutMs?: number;
+  /**
+   * The hash of the definition the call was decided on: when the server lists the tool differently now (it
+   * restarted with another definition meanwhile), the call does not run and `conflict` is thrown.
+   */
+  definitionHash?: string | undefined;
   /** The chat the call runs for: a sampling or elicitation request the server makes meanwhile belongs to it. */
   chatId?: string | undefined;
   /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
@@ -94,9 +107,10 @@ export interface McpHost {
   /**
    * Resolves once no server is still starting: each is ready with its tools listed, failed, or stopped. Resolves
    * at once when the host is not running, and after `timeoutMs` (default: the initialize timeout) or when `signal`
-   * aborts at the latest, so a caller never waits on a server that hangs.
+   * aborts at the latest, so a caller never waits on a server that hangs. `serverName` waits for that server only;
+   * `acceptCached` also counts a starting server whose tools are known from its last launch (`cached` tools).
    */
-  whenSettled(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<void>;
+  whenSettled(options?: WhenSettledOptions): Promise<void>;
   /**
    * Starts the OAuth sign-in of an HTTP server (docs/user/mcp-oauth.md): returns once the sign-in page is known and
    * shown; the server starts again when the browser comes back. A second sign-in cancels the first.
@@ -140,6 +154,12 @@ interface Entry {
   roots: string;
   /** Whether the tools were listed since the server last started. */
   listed: boolean;
+  /** The launch parameters without their secret values, hashed: what the tool list cache is keyed by. */
+  launchKey: string | undefined;
+  /** The server is starting and its tools are those of its last launch (docs/user/mcp-servers.md#tool-lists-from-the-last-launch). */
+  cached: boolean;
+  /** Raw hashes of tools that passed the checks at the last launch: not checked again when listed the same. */
+  known: ReadonlySet<string>;
   /** The chat of each call running now: where the server's requests belong. */
   running: Map<symbol, string | undefined>;
 }
@@ -147,13 +167,17 @@ interface Entry {
 export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
+  // A problem with the cache file is no problem of any one server: every server's log tells it.
+  const toolLists = createToolListCache(path.join(dataDir, 'cache', 'tool-lists.json'), (message) => {
+    for (const entry of entries.values()) entry.logs.push('host', message);
+  });
   // Node's compile cache roughly halves the CPU a bundled server needs to start (it loads the SDK and zod
   // every time), which matters when a dozen start at once on a laptop's few cores.
   const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let unsubscribe: (() => void) | undefined;
-  const settleWaiters = new Set<() => void>();
+  const settleWaiters = new Set<{ done: () => boolean; wake: () => void }>();
   const signIns = new Map<string, { cancel(): void; done: Promise<void> }>();
 
   // One OAuth session per server and URL: a reconnect shares its refresh in flight and its tokens not yet written.
@@ -178,15 +202,39 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     }
   };
 
-  const settled = (): boolean =>
-    phase !== 'running' ||
-    [...entries.values()].every((entry) => {
-      const { state } = entry.supervisor.status();
-      return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.listed);
-    });
+  const entrySettled = (entry: Entry, acceptCached: boolean): boolean => {
+    const { state } = entry.supervisor.status();
+    return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.listed) || (acceptCached && entry.cached);
+  };
+  const settled = ({ serverName, acceptCached = false }: WhenSettledOptions = {}): boolean => {
+    if (phase !== 'running') return true;
+    if (serverName === undefined) return [...entries.values()].every((entry) => entrySettled(entry, acceptCached));
+    const entry = entries.get(serverName);
+    return entry === undefined || entrySettled(entry, acceptCached);
+  };
   const checkSettled = (): void => {
-    if (settleWaiters.size === 0 || !settled()) return;
-    for (const wake of [...settleWaiters]) wake();
+    for (const waiter of [...settleWaiters]) if (waiter.done()) waiter.wake();
+  };
+  /** The launch parameters with every secret value replaced: the cache file must not hold (hashes of) secrets. */
+  const launchKeyOf = (name: string): string | undefined => {
+    try {
+      const secretValues = new Set(config.secretValues(name));
+      const launch = JSON.stringify(config.launchConfig(name), (_key, value: unknown) => (typeof value === 'string' && secretValues.has(value) ? '\u0000secret' : value));
+      return createHash('sha256').update(launch).digest('hex');
+    } catch {
+      return undefined;
+    }
+  };
+  /** A server about to start for the first time in this launch: its tools of the last launch, while it starts. */
+  const seedFromCache = (entry: Entry, name: string): void => {
+    const launchKey = launchKeyOf(name);
+    entry.launchKey = launchKey;
+    const cached = launchKey === undefined ? undefined : toolLists.get(name, launchKey);
+    if (!cached) return;
+    registry.seed(name, cached, entry.trusted);
+    entry.cached = true;
+    entry.known = new Set(cached.map((tool) => tool.rawHash));
+    emitTools(name, []);
   };
 
   const viewOf = (server: ServerConfigView): McpServerView => {
@@ -224,6 +272,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       logLevel: server.logLevel,
       roots: JSON.stringify(server.roots),
       listed: false,
+      launchKey: undefined,
+      cached: false,
+      known: new Set(),
       running: new Map(),
       supervisor: createServerSupervisor({
         name,
@@ -258,14 +309,28 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         onStatus: () => {
           const { state } = entry.supervisor.status();
           if (state === 'starting' || state === 'restarting') entry.listed = false;
+          // Tools of the last launch are offered only while the server starts; one that failed offers none.
+          if (state === 'error' || state === 'stopped' || state === 'needs-sign-in') entry.cached = false;
           emitServer(name);
           checkSettled();
         },
         onTools: (listing) => {
-          const outcome = registry.update(name, listing, entry.trusted);
+          const outcome = registry.update(name, listing, entry.trusted, entry.known);
           for (const notice of outcome.notices) logs.push('host', notice);
+          if (entry.launchKey !== undefined) toolLists.put(name, entry.launchKey, outcome.checked);
           entry.listed = true;
+          entry.cached = false;
           emitTools(name, outcome.changed);
+          emitServer(name);
+          checkSettled();
+        },
+        onToolsFailed: () => {
+          // Tools nobody has seen this process list (the last launch's, or an earlier process's) are not offered
+          // or run: the server has none until a listing succeeds (at its next list_changed or start). Nobody waits.
+          registry.seed(name, [], entry.trusted);
+          entry.listed = true;
+          entry.cached = false;
+          emitTools(name, []);
           emitServer(name);
           checkSettled();
         },
@@ -299,8 +364,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       if (isNew || fingerprint !== entry.fingerprint) {
         entry.fingerprint = fingerprint;
         if (!server.enabled) void entry.supervisor.stop();
-        else if (isNew || entry.supervisor.status().state === 'stopped') entry.supervisor.start();
-        else void entry.supervisor.restart();
+        else if (isNew || entry.supervisor.status().state === 'stopped') {
+          if (isNew) seedFromCache(entry, server.name);
+          else entry.launchKey = launchKeyOf(server.name);
+          entry.supervisor.start();
+        } else {
+          entry.launchKey = launchKeyOf(server.name);
+          void entry.supervisor.restart();
+        }
       }
       emitServer(server.name);
     }
@@ -311,6 +382,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       sessions.delete(name);
       void entry.supervisor.stop();
       registry.remove(name);
+      toolLists.forget(name);
       events.emit('mcp.onDidChangeServer', { kind: 'removed', name });
     }
   };
@@ -335,8 +407,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
-    const ready = entries.get(tool.serverName)?.supervisor.status().state === 'ready';
-    return { ...rest, available: ready && !tool.problem };
+    const entry = entries.get(tool.serverName);
+    const ready = entry?.supervisor.status().state === 'ready';
+    return { ...rest, available: ready && !tool.problem, ...(entry?.cached ? { cached: true } : {}) };
   };
 
   return {
@@ -389,7 +462,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress, definitionHash }) {
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
@@ -398,6 +471,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
+      if (entry.cached) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, { server: serverName });
+      if (definitionHash !== undefined && tool.definitionHash !== definitionHash) {
+        throw new WorkbenchError(
+          'conflict',
+          `The tool "${toolName}" of "${serverName}" changed after the call was decided (the server now lists another definition), so it did not run.`,
+          { server: serverName, tool: toolName },
+        );
+      }
       const call = Symbol(toolName);
       entry.running.set(call, chatId);
       try {
@@ -505,18 +586,20 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const server = require(serverName);
       return mcpRequest(server.name, (client) => completePromptArgument(client, prompt, argument, value, context, config.callTimeoutMs(server.name)));
     },
-    whenSettled({ signal, timeoutMs } = {}) {
-      if (settled() || signal?.aborted) return Promise.resolve();
+    whenSettled(wanted = {}) {
+      const { signal, timeoutMs } = wanted;
+      if (settled(wanted) || signal?.aborted) return Promise.resolve();
       return new Promise((resolve) => {
-        const done = (): void => {
-          settleWaiters.delete(done);
+        const wake = (): void => {
+          settleWaiters.delete(waiter);
           clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
+          signal?.removeEventListener('abort', wake);
           resolve();
         };
-        const timer = setTimeout(done, timeoutMs ?? options.initializeTimeoutMs ?? MCP_DEFAULT_INITIALIZE_TIMEOUT_MS);
-        signal?.addEventListener('abort', done, { once: true });
-        settleWaiters.add(done);
+        const waiter = { done: () => settled(wanted), wake };
+        const timer = setTimeout(wake, timeoutMs ?? options.initializeTimeoutMs ?? MCP_DEFAULT_INITIALIZE_TIMEOUT_MS);
+        signal?.addEventListener('abort', wake, { once: true });
+        settleWaiters.add(waiter);
       });
     },
   };

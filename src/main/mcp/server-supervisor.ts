@@ -58,6 +58,8 @@ export interface SupervisorDependencies {
   onStatus(): void;
   /** A fresh `tools/list` answer (the raw tools), after every connect and every list_changed notification. */
   onTools(tools: unknown[]): void;
+  /** A `tools/list` that failed (its reason is in the log): the server's tools are not known. */
+  onToolsFailed(): void;
   /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
   serverRequests?: BoundServerRequests | undefined;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
@@ -243,7 +245,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           const tools = await listTools(current, options.initializeTimeoutMs);
           if (gen === generation) deps.onTools(tools);
         } catch (error) {
-          if (gen === generation && connection === current) logs.push('host', `Could not list the tools: ${describeError(error)}`);
+          if (gen === generation && connection === current) {
+            logs.push('host', `Could not list the tools: ${describeError(error)}`);
+            deps.onToolsFailed();
+          }
         }
       } while (refreshAgain);
     } finally {

@@ -4,6 +4,7 @@ import type { McpTool } from '../../shared/mcp';
 import { sdkTypes } from './sdk-types';
 import { ToolAnnotationsSchema, type ToolDefinitionContent } from '../../shared/tool';
 import { checkJsonSchema, type SchemaValidator } from './schema-check';
+import { rawHashOf, type CachedTool } from './tool-list-cache';
 import { assignProviderNames, type ToolKey } from './tool-names';
 
 /** A registry entry: the contract's McpTool (without `available`, which depends on the server) plus its output validator. */
@@ -14,6 +15,8 @@ export interface ListingOutcome {
   changed: string[];
   /** What was wrong with the listing (duplicates, nameless tools…), for the server's log. */
   notices: string[];
+  /** The tools that passed every check, as listed: what the next launch may offer before the server starts. */
+  checked: CachedTool[];
 }
 
 /**
@@ -23,8 +26,16 @@ export interface ListingOutcome {
  * reconnects): a tool whose definition changed carries it in `previous`, so approvals can re-ask.
  */
 export interface ToolRegistry {
-  /** Replaces one server's tools with a fresh `tools/list` answer (the raw `tools` array). */
-  update(serverName: string, listing: readonly unknown[], trusted: boolean): ListingOutcome;
+  /**
+   * Replaces one server's tools with a fresh `tools/list` answer (the raw `tools` array). A tool whose raw hash is
+   * in `known` passed the checks at an earlier listing (the same bytes, canonically) and is not checked again.
+   */
+  update(serverName: string, listing: readonly unknown[], trusted: boolean, known?: ReadonlySet<string>): ListingOutcome;
+  /**
+   * Puts a server's tools of an earlier launch in place while it starts (tool-list-cache.ts): checked then, not now,
+   * and not remembered as first seen — the live listing that follows is.
+   */
+  seed(serverName: string, tools: readonly CachedTool[], trusted: boolean): void;
   setTrusted(serverName: string, trusted: boolean): void;
   /** Forgets a server entirely, first-seen definitions included (it was removed from the settings). */
   remove(serverName: string): void;
@@ -62,9 +73,10 @@ export function createToolRegistry(): ToolRegistry {
   };
 
   return {
-    update(serverName, listing, trusted) {
+    update(serverName, listing, trusted, known) {
       const tools = new Map<string, RegisteredTool>();
       const notices: string[] = [];
+      const checked: CachedTool[] = [];
       for (const raw of listing) {
         if (!isObject(raw) || typeof raw.name !== 'string' || raw.name === '') {
           notices.push(`Skipped a tool without a name: ${preview(raw)}`);
@@ -74,13 +86,24 @@ export function createToolRegistry(): ToolRegistry {
           notices.push(`The server lists the tool "${raw.name}" more than once; the first definition is used.`);
           continue;
         }
-        const tool = register(serverName, raw, trusted, firstSeen);
+        const rawHash = rawHashOf(raw);
+        const tool = register(serverName, raw, trusted, firstSeen, known?.has(rawHash) ?? false);
         if (tool.problem) notices.push(`The tool "${tool.name}" cannot be used: ${tool.problem}`);
+        else checked.push({ raw, rawHash });
         tools.set(tool.name, tool);
       }
       servers.set(serverName, tools);
       rename();
-      return { changed: [...tools.values()].filter((tool) => tool.previous).map((tool) => tool.name), notices };
+      return { changed: [...tools.values()].filter((tool) => tool.previous).map((tool) => tool.name), notices, checked };
+    },
+    seed(serverName, cached, trusted) {
+      const tools = new Map<string, RegisteredTool>();
+      for (const { raw } of cached) {
+        if (typeof raw.name !== 'string' || raw.name === '' || tools.has(raw.name)) continue;
+        tools.set(raw.name, register(serverName, raw, trusted, undefined, true));
+      }
+      servers.set(serverName, tools);
+      rename();
     },
     setTrusted(serverName, trusted) {
       for (const tool of servers.get(serverName)?.values() ?? []) tool.annotationsTrusted = trusted;
@@ -97,7 +120,17 @@ export function createToolRegistry(): ToolRegistry {
   };
 }
 
-function register(serverName: string, raw: Json, trusted: boolean, firstSeen: Map<string, ToolDefinitionContent & { definitionHash: string }>): RegisteredTool {
+/**
+ * A tool as the registry keeps it. `firstSeen` (absent for a tool of an earlier launch) remembers its first
+ * definition; `checked` skips the checks a listing of the very same bytes passed before.
+ */
+function register(
+  serverName: string,
+  raw: Json,
+  trusted: boolean,
+  firstSeen: Map<string, ToolDefinitionContent & { definitionHash: string }> | undefined,
+  checked: boolean,
+): RegisteredTool {
   const name = raw.name as string;
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const content: ToolDefinitionContent = {
@@ -110,21 +143,9 @@ function register(serverName: string, raw: Json, trusted: boolean, firstSeen: Ma
   };
   const hash = definitionHash(content);
   const key = keyOf(serverName, name);
-  const first = firstSeen.get(key);
-  if (!first) firstSeen.set(key, { ...content, definitionHash: hash });
-
-  let problem: string | undefined;
-  const shape = sdkTypes().ToolSchema.safeParse(raw);
-  if (!shape.success) {
-    problem = `its definition does not follow MCP (${shape.error.issues.map((issue) => `${issue.path.join('.') || 'tool'}: ${issue.message}`).join('; ')}).`;
-  }
-  if (!problem && content.annotations && !ToolAnnotationsSchema.safeParse(content.annotations).success) {
-    problem = 'its annotations are not of the types MCP defines.';
-  }
-  const input = checkJsonSchema(raw.inputSchema);
-  if (!problem && !input.ok) problem = `its input schema is not valid JSON Schema (${input.problem}).`;
-  const output = content.outputSchema ? checkJsonSchema(content.outputSchema) : undefined;
-  if (!problem && output && !output.ok) problem = `its output schema is not valid JSON Schema (${output.problem}).`;
+  const first = firstSeen?.get(key);
+  if (firstSeen && !first) firstSeen.set(key, { ...content, definitionHash: hash });
+  const problem = checked ? undefined : problemOf(raw, content);
 
   return {
     ...shown(content),
@@ -134,7 +155,33 @@ function register(serverName: string, raw: Json, trusted: boolean, firstSeen: Ma
     providerName: '',
     annotationsTrusted: trusted,
     ...(problem ? { problem } : {}),
-    validateOutput: output?.ok ? output.validate : undefined,
+    validateOutput: content.outputSchema && !problem ? outputValidator(content.outputSchema) : undefined,
+  };
+}
+
+/** What makes a tool unusable: a definition that does not follow MCP, or schemas that are not valid JSON Schema. */
+function problemOf(raw: Json, content: ToolDefinitionContent): string | undefined {
+  const shape = sdkTypes().ToolSchema.safeParse(raw);
+  if (!shape.success) {
+    return `its definition does not follow MCP (${shape.error.issues.map((issue) => `${issue.path.join('.') || 'tool'}: ${issue.message}`).join('; ')}).`;
+  }
+  if (content.annotations && !ToolAnnotationsSchema.safeParse(content.annotations).success) return 'its annotations are not of the types MCP defines.';
+  const input = checkJsonSchema(raw.inputSchema);
+  if (!input.ok) return `its input schema is not valid JSON Schema (${input.problem}).`;
+  const output = content.outputSchema ? checkJsonSchema(content.outputSchema) : undefined;
+  if (output && !output.ok) return `its output schema is not valid JSON Schema (${output.problem}).`;
+  return undefined;
+}
+
+/** Checks results against the output schema, compiled at the first result (Ajv loads on demand, see ../ajv.ts). */
+function outputValidator(schema: Json): SchemaValidator {
+  let validate: SchemaValidator | undefined;
+  return (value) => {
+    if (!validate) {
+      const check = checkJsonSchema(schema);
+      validate = check.ok ? (check.validate ?? (() => undefined)) : () => `the tool's output schema is not valid JSON Schema (${check.problem})`;
+    }
+    return validate(value);
   };
 }
 

@@ -108,7 +108,9 @@ class SendMessage extends Step {
     const { harness } = world;
     const chatId = chatOf(world, this.chat);
     const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
+    const cached = harness.services().mcp.tools().some((tool) => tool.cached);
     const envelope = await harness.call('chat.send', { chatId, message: { role: 'user', text: world.model.messageFor(this.plan) } });
+    if (envelope.ok && cached) harness.tally.sentWithCachedTools += 1;
     expectOutcome(world, 'chat.send', envelope, before.status === 'idle' ? 'ok' : 'refused');
     if (!envelope.ok && envelope.error.code !== 'conflict') throw new Error(`a message sent to a busy chat was refused as ${envelope.error.code}, not conflict`);
     if (envelope.ok) harness.tally.userMessages += 1;
@@ -376,16 +378,20 @@ class TimePasses extends Step {
 }
 
 class Restart extends Step {
-  /** `undefined` keeps the organisation's policy; otherwise the host starts with this one (null: none). */
-  constructor(readonly managed: ManagedPolicy | null | undefined) {
+  constructor(
+    /** `undefined` keeps the organisation's policy; otherwise the host starts with this one (null: none). */
+    readonly managed: ManagedPolicy | null | undefined,
+    /** False goes on while the servers start: messages are then offered their tools of the last launch. */
+    readonly waitForServers: boolean,
+  ) {
     super();
   }
   protected async act(world: InvariantWorld): Promise<void> {
-    await world.harness.restart(this.managed);
+    await world.harness.restart(this.managed, this.waitForServers);
     world.harness.tally.restarts += 1;
   }
   toString(): string {
-    return `restart(${this.managed === undefined ? 'same managed policy' : JSON.stringify(this.managed)})`;
+    return `restart(${this.managed === undefined ? 'same managed policy' : JSON.stringify(this.managed)}${this.waitForServers ? '' : ', servers still starting'})`;
   }
 }
 
@@ -462,7 +468,7 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       chatArb.map((chat) => new Stop(chat)),
       fc.constant(new TimePasses()),
-      fc.option(managedPolicyArb, { nil: undefined, freq: 2 }).map((managed) => new Restart(managed)),
+      fc.tuple(fc.option(managedPolicyArb, { nil: undefined, freq: 2 }), fc.boolean()).map(([managed, wait]) => new Restart(managed, wait)),
     ],
     // Long sequences: the holes need a few steps in a row (a rule, a call that waits, an answer).
     { maxCommands, size: 'max' },

@@ -75,6 +75,8 @@ export interface Tally {
   stops: number;
   timeouts: number;
   restarts: number;
+  /** Messages sent while a server was still starting, offered its tools of the last launch. */
+  sentWithCachedTools: number;
   policyChanges: number;
   /** Sampling requests that reached the model, answers that reached the server, and the person's answers applied. */
   samplingRequests: number;
@@ -95,6 +97,7 @@ export const emptyTally = (): Tally => ({
   stops: 0,
   timeouts: 0,
   restarts: 0,
+  sentWithCachedTools: 0,
   policyChanges: 0,
   samplingRequests: 0,
   samplingAnswers: 0,
@@ -126,8 +129,11 @@ export interface Harness {
   samplingSetting(): string;
   /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
   settle(): Promise<void>;
-  /** Stops the services as a host does, and starts them again on the same folder, with this managed policy when given. */
-  restart(managed?: ManagedPolicy | null): Promise<void>;
+  /**
+   * Stops the services as a host does, and starts them again on the same folder, with this managed policy when
+   * given; with `waitForServers` false it returns while the servers start.
+   */
+  restart(managed?: ManagedPolicy | null, waitForServers?: boolean): Promise<void>;
   /** Errors no caller saw (listener failures, internal errors of the dispatcher). */
   readonly internalErrors: unknown[];
   dispose(): Promise<void>;
@@ -278,19 +284,23 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         const asking = (): boolean =>
           services.conversations.activity(chatId).status === 'running-tools' &&
           services.conversations.serverRequests().some((request) => request.chatId === chatId || request.chatId === null);
-        while (!settled && !asking()) {
+        for (let turn = 0; !settled && !asking(); turn++) {
           options.runDueTimers?.();
           await new Promise<void>((resolve) => setImmediate(resolve));
+          if (turn === 200_000) {
+            const servers = services.mcp.list().map((server) => `${server.name}: ${server.status.state}`).join(', ');
+            throw new Error(`chat ${chatId} never settled (${JSON.stringify(services.conversations.activity(chatId))}; servers ${servers})`);
+          }
         }
       }
     },
-    async restart(next) {
+    async restart(next, waitForServers = true) {
       await close();
       if (next !== undefined) log.push(`  organisation's rules now: ${next === null ? 'none' : next.rules.map((rule) => rule.id).join(', ') || 'none'}`);
       if (next !== undefined) managed = next;
       open();
       services.mcp.start();
-      await services.mcp.whenSettled();
+      if (waitForServers) await services.mcp.whenSettled();
       harness.noteView(await ok('policy.get'));
     },
     internalErrors,

@@ -34,7 +34,8 @@ export interface TestHost {
 const hosts = new Set<TestHost>();
 
 /**
- * A host with its own temporary data folder. `servers` replaces the default "Files" server
+ * A host with its own temporary data folder (or `dir`, another host's, for a second launch: then `servers` is not
+ * applied and the folder is left for its first host to remove). `servers` replaces the default "Files" server
  * (pass `null` to keep the fresh-install default). The host is started unless `start` is false.
  */
 export function createTestHost(
@@ -43,13 +44,14 @@ export function createTestHost(
     start = true,
     options = {},
     openSignInPage,
-  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean } = {},
+    dir: existing,
+  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string } = {},
 ): TestHost {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
+  const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
   const settings = openSettingsStore(path.join(dir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(dir, SECRETS_FILE_NAME));
   const config = createMcpServerConfigService({ settings, secrets, dataDir: dir, locations: { env: {}, platform: 'linux', homedir: dir } });
-  if (servers) {
+  if (servers && !existing) {
     config.remove('Files');
     for (const [name, server] of Object.entries(servers)) config.add(name, server);
   }
@@ -100,7 +102,7 @@ export function createTestHost(
     async dispose() {
       hosts.delete(test);
       await host.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!existing) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   hosts.add(test);

@@ -11,6 +11,7 @@
  *   FIXTURE_TOOLS=odd         list tools with odd and duplicate names
  *   FIXTURE_TOOLS=bad-schema  also list a tool whose input schema is not valid JSON Schema
  *   FIXTURE_RUG_PULL=1        after the first tools/list, change a tool's description and say so
+ *   FIXTURE_LIST_FAILS=1      answer tools/list with an error
  *   FIXTURE_LOG_ENV=NAME      write the value of $NAME to stderr (it is a secret: the host must redact it)
  * Tools (call them to misbehave): echo, exit, hang, garbage, flood, big, structured, mixed, malformed, mutable.
  */
@@ -88,6 +89,7 @@ async function serve(): Promise<void> {
 
   const server = new Server({ name: 'misbehaving-fixture', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (env.FIXTURE_LIST_FAILS) throw new Error('the tool list is not available today');
     listings++;
     if (env.FIXTURE_RUG_PULL && listings === 1) setTimeout(() => void server.sendToolListChanged(), 20);
     return { tools: tools() } as never;
