@@ -16,6 +16,7 @@ import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, typ
 import type { ServerRequestHandler } from './server-requests';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
+import { createStartSlots } from './start-slots';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
@@ -27,6 +28,8 @@ export interface McpHostOptions {
   restart?: Partial<RestartPolicy>;
   maxMessageBytes?: number;
   stopGraceMs?: number;
+  /** How many local servers start at once; default one per core (start-slots.ts). */
+  startSlots?: number;
 }
 
 export interface McpHostDependencies {
@@ -175,6 +178,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   // every time), which matters when a dozen start at once on a laptop's few cores.
   const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
+  const startSlots = createStartSlots(options.startSlots);
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let unsubscribe: (() => void) | undefined;
   const settleWaiters = new Set<{ done: () => boolean; wake: () => void }>();
@@ -305,6 +309,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           restart: restartPolicy,
           maxMessageBytes: options.maxMessageBytes,
           stopGraceMs: options.stopGraceMs,
+          startSlots,
         },
         onStatus: () => {
           const { state } = entry.supervisor.status();

@@ -9,6 +9,7 @@ import { WorkbenchError } from '../errors';
 import type * as ConnectModule from './connect';
 import type { Connection, ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
+import type { StartSlots } from './start-slots';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
@@ -46,6 +47,8 @@ export interface SupervisorOptions {
   restart: RestartPolicy;
   maxMessageBytes?: number | undefined;
   stopGraceMs?: number | undefined;
+  /** Shared by a host's servers: how many local processes start at once (start-slots.ts). None: no limit. */
+  startSlots?: StartSlots | undefined;
 }
 
 export interface SupervisorDependencies {
@@ -146,6 +149,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     let connector: typeof ConnectModule | undefined;
     try {
       connector = await loadConnect();
+      const release = config.kind === 'stdio' && options.startSlots ? await options.startSlots.take() : undefined;
+      if (gen !== generation) {
+        // Stopped or restarted while waiting for its turn: this attempt never spawned.
+        release?.();
+        return;
+      }
       opened = await connector.connect(config, {
         runtime: options.runtime,
         initializeTimeoutMs: options.initializeTimeoutMs,
@@ -162,7 +171,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         },
         serverRequests: deps.serverRequests,
         oauth: deps.oauth?.(config),
-      });
+      }).finally(() => release?.());
     } catch (error) {
       if (gen === generation) starting = undefined;
       if (gen !== generation) return;
