@@ -18,7 +18,7 @@ describe('start slots', () => {
       order.push('third');
       return release;
     });
-    const fourth = slots.take().then(() => order.push('fourth'));
+    void slots.take().then(() => order.push('fourth'));
     await vi.advanceTimersByTimeAsync(10);
     expect(order).toEqual([]);
     first();
