@@ -10,6 +10,7 @@ import { createHandlers } from './host/handlers';
 import { startBrowserServer, type BrowserServer } from './host/browser-server';
 import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
 import { startServices, type ServicesLifecycle } from './lifecycle';
+import { WINDOW_START_DEFER_MS } from './mcp/mcp-host';
 import { exitOnSignals } from './shutdown';
 import { isStartupProblem, type Services } from './services';
 import { describeSettingsMigration } from './settings/settings-migrations';
@@ -114,8 +115,9 @@ async function main(): Promise<void> {
   // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
   // guard stops the MCP servers.
   process.on('exit', () => redirectPage?.remove());
-  // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
-  services.mcp.start();
+  // The servers start in the background; the app is usable meanwhile and shows their status as it changes. Those
+  // whose tools are known from the last launch wait until the first screen is up (or something needs them).
+  services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
   // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
   services.auditShipping.start();
 

@@ -24,6 +24,7 @@ import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
 import { readStaticFile } from '../host/static-files';
 import { startServices, type ServicesLifecycle } from '../lifecycle';
+import { WINDOW_START_DEFER_MS } from '../mcp/mcp-host';
 import { isStartupProblem, type Services } from '../services';
 import { resolveDataDir } from '../settings/data-dir';
 import { describeSettingsMigration } from '../settings/settings-migrations';
@@ -261,7 +262,8 @@ function start(): void {
     showMainWindowOnRequest = () => void showMainWindow();
     // In the background: the window is usable while the MCP servers start. Bundled servers run on this
     // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
-    services.mcp.start();
+    // Those whose tools are known from the last launch wait until the window's first screen is up (or a message).
+    services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
     // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
     services.auditShipping.start();
     app.on('activate', () => {

@@ -45,6 +45,12 @@ export interface McpHostDependencies {
   openSignInPage?: (url: string) => boolean;
 }
 
+/**
+ * How long a window's host lets servers with known tools wait at launch (`start({ deferMs })`): about a first
+ * screen on a small machine (docs/dev/benchmarks.md, app-start); a message or any request starts them at once.
+ */
+export const WINDOW_START_DEFER_MS = 1500;
+
 export interface WhenSettledOptions {
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
@@ -84,8 +90,12 @@ export interface ToolCallRequest {
  * Status changes are pushed as `mcp.onDidChangeServer`, tool list changes as `mcp.onDidChangeTools`.
  */
 export interface McpHost {
-  /** Starts every enabled server in the background and returns at once; later settings changes apply live. */
-  start(): void;
+  /**
+   * Starts every enabled server in the background and returns at once; later settings changes apply live. With
+   * `deferMs`, a server whose tools are known from its last launch starts that much later (a window's first screen
+   * comes first), or as soon as something needs a server: a caller of `whenSettled`, a request, a restart.
+   */
+  start(options?: { deferMs?: number }): void;
   /** Stops every server and waits until their processes are gone; nothing starts again afterwards. */
   stop(): Promise<void>;
   /** Kills every server's process tree synchronously: for `process.on('exit')`, where nothing can wait. */
@@ -163,6 +173,8 @@ interface Entry {
   cached: boolean;
   /** Raw hashes of tools that passed the checks at the last launch: not checked again when listed the same. */
   known: ReadonlySet<string>;
+  /** Waiting for `start`'s `deferMs` to pass (or for something to need it) before it starts. */
+  deferred: boolean;
   /** The chat of each call running now: where the server's requests belong. */
   running: Map<symbol, string | undefined>;
 }
@@ -180,6 +192,10 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
+  let startedAt = 0;
+  /** Set while servers wait for `start`'s `deferMs`: the next reconcile defers the servers it starts first. */
+  let deferring = false;
+  let deferTimer: ReturnType<typeof setTimeout> | undefined;
   let unsubscribe: (() => void) | undefined;
   const settleWaiters = new Set<{ done: () => boolean; wake: () => void }>();
   const signIns = new Map<string, { cancel(): void; done: Promise<void> }>();
@@ -207,6 +223,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   };
 
   const entrySettled = (entry: Entry, acceptCached: boolean): boolean => {
+    if (entry.deferred) return acceptCached && entry.cached;
     const { state } = entry.supervisor.status();
     return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.listed) || (acceptCached && entry.cached);
   };
@@ -243,7 +260,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   const viewOf = (server: ServerConfigView): McpServerView => {
     const entry = entries.get(server.name);
-    const status: SupervisorStatus = entry?.supervisor.status() ?? { state: 'stopped', since: Date.now(), recentCrashes: 0 };
+    const status: SupervisorStatus = entry?.deferred
+      ? { state: 'starting', since: startedAt, recentCrashes: 0 }
+      : (entry?.supervisor.status() ?? { state: 'stopped', since: Date.now(), recentCrashes: 0 });
     const oauth = signedIn(server);
     return { ...server, ...(oauth !== undefined ? { signedIn: oauth } : {}), status: { ...status, toolCount: registry.list(server.name).length } };
   };
@@ -279,6 +298,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       launchKey: undefined,
       cached: false,
       known: new Set(),
+      deferred: false,
       running: new Map(),
       supervisor: createServerSupervisor({
         name,
@@ -345,6 +365,18 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     return entry;
   };
 
+  /** Starts the servers that wait for `deferMs`: it passed, or something needs them now. */
+  const startDeferred = (): void => {
+    deferring = false;
+    clearTimeout(deferTimer);
+    deferTimer = undefined;
+    for (const entry of entries.values()) {
+      if (!entry.deferred) continue;
+      entry.deferred = false;
+      if (phase === 'running') entry.supervisor.start();
+    }
+  };
+
   const reconcile = (): void => {
     if (phase !== 'running') return;
     const servers = config.list();
@@ -368,11 +400,21 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       }
       if (isNew || fingerprint !== entry.fingerprint) {
         entry.fingerprint = fingerprint;
+        if (!isNew) {
+          // Another launch now: the tools of the last one may no longer be this server's.
+          entry.deferred = false;
+          if (entry.cached) {
+            entry.cached = false;
+            registry.seed(server.name, [], entry.trusted);
+            emitTools(server.name, []);
+          }
+        }
         if (!server.enabled) void entry.supervisor.stop();
         else if (isNew || entry.supervisor.status().state === 'stopped') {
           if (isNew) seedFromCache(entry, server.name);
           else entry.launchKey = launchKeyOf(server.name);
-          entry.supervisor.start();
+          if (isNew && deferring && entry.cached) entry.deferred = true;
+          else entry.supervisor.start();
         } else {
           entry.launchKey = launchKeyOf(server.name);
           void entry.supervisor.restart();
@@ -400,6 +442,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   /** A request beyond tools on a ready server; the server's own error comes back as `unavailable` with its words. */
   const mcpRequest = async <T>(name: string, work: (client: ReturnType<ServerSupervisor['session']>) => Promise<T>): Promise<T> => {
+    startDeferred();
     const entry = entries.get(name);
     if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${name}" is not running.`, { server: name });
     const client = entry.supervisor.session();
@@ -418,9 +461,10 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   };
 
   return {
-    start() {
+    start({ deferMs } = {}) {
       if (phase !== 'idle') return;
       phase = 'running';
+      startedAt = Date.now();
       try {
         config.adoptPlaintextSecrets();
       } catch {
@@ -433,16 +477,24 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         // The Files server then fails to start, and its status says why.
       }
       unsubscribe = config.onDidChange(() => reconcile());
+      deferring = deferMs !== undefined && deferMs > 0;
       reconcile();
+      deferring = false;
+      if ([...entries.values()].some((entry) => entry.deferred)) {
+        deferTimer = setTimeout(startDeferred, deferMs);
+        deferTimer.unref?.();
+      }
     },
     async stop() {
       phase = 'stopped';
+      clearTimeout(deferTimer);
       unsubscribe?.();
       checkSettled();
       await Promise.all([...entries.values()].map((entry) => entry.supervisor.stop()));
     },
     stopNow() {
       phase = 'stopped';
+      clearTimeout(deferTimer);
       unsubscribe?.();
       for (const entry of entries.values()) entry.supervisor.killNow();
     },
@@ -451,6 +503,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async restart(name) {
       const server = require(name);
       if (!server.enabled) throw new WorkbenchError('invalid_input', `The MCP server "${name}" is disabled; enable it to start it.`, { name });
+      startDeferred();
       if (phase === 'running') await entryFor(server).supervisor.restart();
       return viewOf(require(name));
     },
@@ -468,6 +521,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       return tool ? toContract(tool) : undefined;
     },
     async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress, definitionHash }) {
+      startDeferred();
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
@@ -579,6 +633,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         const server = require(serverName);
         return { prompts: await mcpRequest(server.name, (client) => listPrompts(server.name, client, config.callTimeoutMs(server.name))) };
       }
+      startDeferred();
       const ready = [...entries].filter(([, entry]) => entry.supervisor.status().state === 'ready').map(([name]) => name);
       const lists = await Promise.all(ready.map((name) => mcpRequest(name, (client) => listPrompts(name, client, config.callTimeoutMs(name))).catch(() => [])));
       return { prompts: lists.flat() };
@@ -592,6 +647,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       return mcpRequest(server.name, (client) => completePromptArgument(client, prompt, argument, value, context, config.callTimeoutMs(server.name)));
     },
     whenSettled(wanted = {}) {
+      // Whoever waits for servers needs them: those still waiting for `deferMs` start now.
+      startDeferred();
       const { signal, timeoutMs } = wanted;
       if (settled(wanted) || signal?.aborted) return Promise.resolve();
       return new Promise((resolve) => {

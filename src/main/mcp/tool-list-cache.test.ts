@@ -126,6 +126,34 @@ describe('tool lists of the last launch', () => {
   });
 });
 
+describe('a window launch (start with deferMs)', () => {
+  it('lets a server with known tools wait, starts one without at once, and starts the waiting one when someone needs servers', async () => {
+    const first = await firstLaunch(fixtureServer());
+    first.config.add('fresh', fixtureServer());
+    const second = createTestHost(null, { dir: first.dir, start: false });
+    second.host.start({ deferMs: 600_000 });
+    expect(second.host.server('a').status.state).toBe('starting');
+    expect(second.host.tools('a').every((tool) => tool.cached)).toBe(true);
+    // Nothing of "a" ran yet; "fresh" is starting for real.
+    expect(second.host.logs('a').lines).toEqual([]);
+    expect(second.host.logs('fresh').lines.map((line) => line.text).join('\n')).toMatch(/^Starting: /);
+    // A chat's first request needs the tools only: known for "a", so it waits for "fresh" alone…
+    await second.host.whenSettled({ acceptCached: true });
+    // …and a waiter is a sign servers are needed: "a" starts now, not in ten minutes.
+    await second.host.whenSettled();
+    expect(second.host.server('a').status.state).toBe('ready');
+    expect(second.host.tools('a').every((tool) => tool.available && !tool.cached)).toBe(true);
+  });
+
+  it('starts the waiting servers when the time has passed', async () => {
+    const first = await firstLaunch(fixtureServer());
+    const second = createTestHost(null, { dir: first.dir, start: false });
+    second.host.start({ deferMs: 200 });
+    expect(second.host.logs('a').lines).toEqual([]);
+    await second.waitFor('a', 'ready');
+  });
+});
+
 describe('a call decided on one definition', () => {
   it('does not run when the server lists another one by the time it would run', async () => {
     const test = createTestHost({ a: fixtureServer({ FIXTURE_RUG_PULL: '1' }) });
