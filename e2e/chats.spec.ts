@@ -228,6 +228,20 @@ test('search filters the chat list', async ({ page, workbench }) => {
   await expect(view.items).toHaveCount(3);
 });
 
+test('a long chat list: the first chats come with the first screen and every one of 300 follows', async ({ page, workbench }) => {
+  for (let index = 1; index <= 300; index++) await workbench.call('chat.create', { title: `Chat ${index}` });
+  await page.goto(workbench.url);
+  const view = ui(page);
+  // The list is rendered in steps after the first paint (Sidebar.tsx); all of it is there a few frames later.
+  await expect(view.items).toHaveCount(300);
+  await expect(view.itemButton('Chat 1')).toHaveCount(1);
+  await view.itemButton('Chat 1').click();
+  await expect(view.chatTitle).toHaveText('Chat 1');
+  await view.search.fill('Chat 2');
+  // "Chat 2", "Chat 20"–"Chat 29" and "Chat 200"–"Chat 299".
+  await expect(view.items).toHaveCount(111);
+});
+
 test('a change made in one tab appears in another without a reload', async ({ context, workbench }) => {
   const first = await context.newPage();
   const second = await context.newPage();

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
 import { CloseIcon, GearIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
@@ -14,11 +14,38 @@ export interface SidebarProps {
   waiting?: ReadonlyMap<string, number>;
 }
 
+/** Chats rendered with the first screen; the rest follow in steps of RENDER_STEP after it has painted. */
+const FIRST_RENDERED = 60;
+const RENDER_STEP = 250;
+
+/**
+ * How many items of a long list to render now: FIRST_RENDERED at once, then RENDER_STEP more after each paint,
+ * so that a thousand chats (about 10,000 elements) do not hold back the first screen (docs/dev/benchmarks.md,
+ * app-start). Every item is in the list a few frames later.
+ */
+function useRenderedCount(total: number): number {
+  const [count, setCount] = useState(FIRST_RENDERED);
+  useEffect(() => {
+    if (count >= total) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // After the next frame has painted, not before it.
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => setCount((current) => current + RENDER_STEP), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [count, total]);
+  return Math.min(count, total);
+}
+
 export function Sidebar({ store, state, connected, onOpenSettings, waiting }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
   const visible = needle ? state.chats.filter((chat) => chat.title.toLocaleLowerCase().includes(needle)) : state.chats;
+  const rendered = useRenderedCount(visible.length);
 
   return (
     <nav className="sidebar" aria-label="Chats">
@@ -77,7 +104,7 @@ export function Sidebar({ store, state, connected, onOpenSettings, waiting }: Si
       )}
       <div className="chat-list-scroll">
         <ul className="chat-list" aria-label="Chat list">
-          {visible.map((chat) => (
+          {visible.slice(0, rendered).map((chat) => (
             <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} waiting={waiting?.get(chat.id) ?? 0} />
           ))}
         </ul>
