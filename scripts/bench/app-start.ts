@@ -92,8 +92,11 @@ interface Launch {
   scripts: number;
 }
 
-/** Spawns `start` and opens what it serves in a fresh context: time from the spawn to the first screen. */
-async function launch(browser: Browser, start: () => Promise<Started>): Promise<Launch> {
+/**
+ * Spawns `start` and opens what it serves in a fresh context: time from the spawn to the first screen. `stayMs`
+ * keeps it running that much longer before it stops.
+ */
+async function launch(browser: Browser, start: () => Promise<Started>, stayMs = 0): Promise<Launch> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
   await context.addInitScript(READY_PROBE);
   const page = await context.newPage();
@@ -108,6 +111,7 @@ async function launch(browser: Browser, start: () => Promise<Started>): Promise<
     const readyAt = (await page.evaluate('window.__firstScreen')) as number;
     // What the page asked for before its first screen was ready (a chunk loaded later is not counted).
     const sizes = await Promise.all(scripts.slice());
+    if (stayMs > 0) await new Promise((resolve) => setTimeout(resolve, stayMs));
     return { ms: readyAt - spawned, scriptBytes: sizes.reduce((sum, size) => sum + size, 0), scripts: sizes.length };
   } finally {
     await context.close();
@@ -133,8 +137,10 @@ export const appStart: Benchmark = {
   description: `browser mode spawned on ${CHATS} chats and ${SERVERS} servers until the chat list is painted and the composer accepts input, against a bare Node HTTP server's page (median of ${RUNS} alternating pairs)`,
   async run(): Promise<NamedBenchMeasurement[]> {
     return withFixture(async (browser, home) => {
-      // One start of each first, not counted: the disk cache and Chromium's own first-launch work.
-      await launch(browser, startApp(home));
+      // One start of each first, not counted: the disk cache and Chromium's own first-launch work. The app's stays
+      // up a few seconds, as a person's last session did, so that its servers listed their tools (a launch then
+      // offers those while its servers wait for the first screen: docs/user/mcp-servers.md).
+      await launch(browser, startApp(home), 4000);
       await launch(browser, startFloorServer);
       const app: number[] = [];
       const floor: number[] = [];
