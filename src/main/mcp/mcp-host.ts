@@ -165,12 +165,14 @@ interface Entry {
   /** What the running server was last told: changes are sent without a restart. */
   logLevel: McpLogLevel;
   roots: string;
-  /** Whether the tools were listed since the server last started. */
-  listed: boolean;
+  /**
+   * Where the server's tools come from: `unknown` until it lists them after a start; `last-launch` while it starts
+   * with the list of its last launch (docs/user/mcp-servers.md#tool-lists-from-the-last-launch); `listed` once the
+   * running process answered tools/list (or failed to, and has none).
+   */
+  tools: 'unknown' | 'last-launch' | 'listed';
   /** The launch parameters without their secret values, hashed: what the tool list cache is keyed by. */
   launchKey: string | undefined;
-  /** The server is starting and its tools are those of its last launch (docs/user/mcp-servers.md#tool-lists-from-the-last-launch). */
-  cached: boolean;
   /** Raw hashes of tools that passed the checks at the last launch: not checked again when listed the same. */
   known: ReadonlySet<string>;
   /** Waiting for `start`'s `deferMs` to pass (or for something to need it) before it starts. */
@@ -223,9 +225,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   };
 
   const entrySettled = (entry: Entry, acceptCached: boolean): boolean => {
-    if (entry.deferred) return acceptCached && entry.cached;
+    if (entry.deferred) return acceptCached && entry.tools === 'last-launch';
     const { state } = entry.supervisor.status();
-    return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.listed) || (acceptCached && entry.cached);
+    return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.tools === 'listed') || (acceptCached && entry.tools === 'last-launch');
   };
   const settled = ({ serverName, acceptCached = false }: WhenSettledOptions = {}): boolean => {
     if (phase !== 'running') return true;
@@ -253,7 +255,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     const cached = launchKey === undefined ? undefined : toolLists.get(name, launchKey);
     if (!cached) return;
     registry.seed(name, cached, entry.trusted);
-    entry.cached = true;
+    entry.tools = 'last-launch';
     entry.known = new Set(cached.map((tool) => tool.rawHash));
     emitTools(name, []);
   };
@@ -294,9 +296,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       trusted: server.trusted,
       logLevel: server.logLevel,
       roots: JSON.stringify(server.roots),
-      listed: false,
+      tools: 'unknown',
       launchKey: undefined,
-      cached: false,
       known: new Set(),
       deferred: false,
       running: new Map(),
@@ -333,9 +334,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         },
         onStatus: () => {
           const { state } = entry.supervisor.status();
-          if (state === 'starting' || state === 'restarting') entry.listed = false;
+          if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';
           // Tools of the last launch are offered only while the server starts; one that failed offers none.
-          if (state === 'error' || state === 'stopped' || state === 'needs-sign-in') entry.cached = false;
+          if ((state === 'error' || state === 'stopped' || state === 'needs-sign-in') && entry.tools === 'last-launch') entry.tools = 'unknown';
           emitServer(name);
           checkSettled();
         },
@@ -343,8 +344,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           const outcome = registry.update(name, listing, entry.trusted, entry.known);
           for (const notice of outcome.notices) logs.push('host', notice);
           if (entry.launchKey !== undefined) toolLists.put(name, entry.launchKey, outcome.checked);
-          entry.listed = true;
-          entry.cached = false;
+          entry.tools = 'listed';
           emitTools(name, outcome.changed);
           emitServer(name);
           checkSettled();
@@ -353,8 +353,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           // Tools nobody has seen this process list (the last launch's, or an earlier process's) are not offered
           // or run: the server has none until a listing succeeds (at its next list_changed or start). Nobody waits.
           registry.seed(name, [], entry.trusted);
-          entry.listed = true;
-          entry.cached = false;
+          entry.tools = 'listed';
           emitTools(name, []);
           emitServer(name);
           checkSettled();
@@ -403,8 +402,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         if (!isNew) {
           // Another launch now: the tools of the last one may no longer be this server's.
           entry.deferred = false;
-          if (entry.cached) {
-            entry.cached = false;
+          if (entry.tools === 'last-launch') {
+            entry.tools = 'unknown';
             registry.seed(server.name, [], entry.trusted);
             emitTools(server.name, []);
           }
@@ -413,7 +412,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         else if (isNew || entry.supervisor.status().state === 'stopped') {
           if (isNew) seedFromCache(entry, server.name);
           else entry.launchKey = launchKeyOf(server.name);
-          if (isNew && deferring && entry.cached) entry.deferred = true;
+          if (isNew && deferring && entry.tools === 'last-launch') entry.deferred = true;
           else entry.supervisor.start();
         } else {
           entry.launchKey = launchKeyOf(server.name);
@@ -457,7 +456,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     const { validateOutput: _validator, ...rest } = tool;
     const entry = entries.get(tool.serverName);
     const ready = entry?.supervisor.status().state === 'ready';
-    return { ...rest, available: ready && !tool.problem, ...(entry?.cached ? { cached: true } : {}) };
+    return { ...rest, available: ready && !tool.problem, ...(entry?.tools === 'last-launch' ? { cached: true } : {}) };
   };
 
   return {
@@ -530,7 +529,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
       const entry = entries.get(serverName);
       if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
-      if (entry.cached) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, { server: serverName });
+      if (entry.tools === 'last-launch') throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, { server: serverName });
       if (definitionHash !== undefined && tool.definitionHash !== definitionHash) {
         throw new WorkbenchError(
           'conflict',
