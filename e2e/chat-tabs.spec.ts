@@ -56,6 +56,8 @@ async function chatId(workbench: { call(method: string, input?: unknown): Promis
 
 test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "New" starts another', async ({ page, workbench }) => {
   await page.goto(workbench.url);
+  // The page has taken the token for this tab (it leaves the address bar then): only now may the tab go elsewhere.
+  await expect.poll(() => page.url()).toBe(`${workbench.origin}/`);
   await page.setViewportSize({ width: 520, height: 600 });
   // The token is kept for this tab; the quick chat window loads the page at #/quick.
   await page.goto(`${workbench.origin}/#/quick`);

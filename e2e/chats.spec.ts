@@ -3,6 +3,7 @@
  * the dispatcher, the chat service and SQLite, all real (browser mode, built output).
  */
 import { expect, test } from './fixtures';
+import { shoot } from './chat-ui';
 import { createChat, ui } from './ui';
 
 test('a fresh install shows the welcome screen and no chats', async ({ page, workbench }) => {
@@ -237,6 +238,11 @@ test('a long chat list: the first chats come with the first screen and every one
   await expect(view.itemButton('Chat 1')).toHaveCount(1);
   await view.itemButton('Chat 1').click();
   await expect(view.chatTitle).toHaveText('Chat 1');
+  // The list scrolled to its end: the last chat is there, in light and in dark.
+  await view.itemButton('Chat 1').scrollIntoViewIfNeeded();
+  await shoot(page, 'light-13-long-chat-list');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shoot(page, 'dark-13-long-chat-list');
   await view.search.fill('Chat 2');
   // "Chat 2", "Chat 20"–"Chat 29" and "Chat 200"–"Chat 299".
   await expect(view.items).toHaveCount(111);

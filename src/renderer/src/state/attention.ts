@@ -69,8 +69,11 @@ export function useWaitingAttention({ api, total, browser, chats, open }: Attent
     if (!browser) return;
     const icon = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
     if (!icon) return;
-    icon.dataset.plain ??= icon.href;
-    icon.href = total > 0 ? faviconWithCount(total) : icon.dataset.plain;
+    // The attribute as the page wrote it ("./favicon.svg"), not the resolved URL: with nothing waiting, the icon
+    // is left exactly as it was.
+    icon.dataset.plain ??= icon.getAttribute('href') ?? '';
+    const href = total > 0 ? faviconWithCount(total) : icon.dataset.plain;
+    if (icon.getAttribute('href') !== href) icon.setAttribute('href', href);
   }, [total, browser]);
 
   const permission = useNotificationPermission();
