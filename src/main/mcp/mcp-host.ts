@@ -412,7 +412,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         else if (isNew || entry.supervisor.status().state === 'stopped') {
           if (isNew) seedFromCache(entry, server.name);
           else entry.launchKey = launchKeyOf(server.name);
-          if (isNew && deferring && entry.tools === 'last-launch') entry.deferred = true;
+          // Only local processes wait: an HTTP server's start costs this machine nothing.
+          if (isNew && deferring && entry.tools === 'last-launch' && server.kind !== 'http') entry.deferred = true;
           else entry.supervisor.start();
         } else {
           entry.launchKey = launchKeyOf(server.name);
@@ -547,6 +548,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     },
     async signIn(name) {
       require(name);
+      startDeferred();
       let launch: LaunchConfig;
       try {
         launch = config.launchConfig(name);
@@ -605,6 +607,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     },
     async signOut(name) {
       const server = require(name);
+      startDeferred();
       const launch = config.launchConfig(name);
       oauthSession(launch)?.signOut();
       if (phase === 'running' && server.enabled) await entries.get(name)?.supervisor.restart();

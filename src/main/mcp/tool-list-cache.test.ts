@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerInput } from '../../shared/mcp';
 import { createTestHost, disposeTestHosts, FIXTURE_SERVER, fixtureServer, type TestHost } from './test-fixtures/harness';
+import { startStreamableHttpServer } from './test-fixtures/http-servers';
 import { rawHashOf } from './tool-list-cache';
 
 afterEach(disposeTestHosts);
@@ -143,6 +144,21 @@ describe('a window launch (start with deferMs)', () => {
     await second.host.whenSettled();
     expect(second.host.server('a').status.state).toBe('ready');
     expect(second.host.tools('a').every((tool) => tool.available && !tool.cached)).toBe(true);
+  });
+
+  it('does not hold back an HTTP server: its start costs this machine nothing', async () => {
+    const remote = await startStreamableHttpServer();
+    try {
+      const first = await firstLaunch({ url: remote.url } as McpServerInput);
+      const second = createTestHost(null, { dir: first.dir, start: false });
+      second.host.start({ deferMs: 600_000 });
+      expect(second.host.tools('a').every((tool) => tool.cached)).toBe(true);
+      // Nobody asks for servers here: it starts anyway, and lists its tools live.
+      await second.waitFor('a', () => second.host.tools('a').some((tool) => tool.available));
+    } finally {
+      await disposeTestHosts();
+      await remote.close();
+    }
   });
 
   it('starts the waiting servers when the time has passed', async () => {
