@@ -69,6 +69,22 @@ interface PlaywrightSuite {
   suites?: PlaywrightSuite[];
 }
 
+/**
+ * Every skipped or todo vitest test with its reason: a test that may be skipped says why in its title
+ * (`titleUnless` in src/main/testing/skip-reason.ts), so a skip is never silent.
+ */
+function skippedVitestTests(report: unknown): string[] {
+  const files = (report as { testResults?: Array<{ assertionResults?: Array<{ fullName?: string; status?: string }> }> } | null)?.testResults ?? [];
+  return files
+    .flatMap((file) => file.assertionResults ?? [])
+    .filter((test) => test.status === 'skipped' || test.status === 'pending' || test.status === 'todo')
+    .map((test) => {
+      const name = test.fullName ?? '(a test without a name)';
+      const reason = /\(SKIPPED: ([^)]*)\)/.exec(name)?.[1];
+      return reason ? `${name.replace(/ \(SKIPPED: [^)]*\)/, '')}: ${reason}` : `${name}: ${test.status === 'todo' ? 'a todo, not written yet' : 'no reason given'}`;
+    });
+}
+
 /** Every skipped e2e test with the reason it gave, so a skip is never silent. */
 function skippedWithReasons(report: unknown): string[] {
   const lines: string[] = [];
@@ -113,7 +129,7 @@ await suite(
   countPlaywright,
 );
 
-const skipped = skippedWithReasons(readJson(path.join(RESULTS_DIR, 'e2e.json')));
+const skipped = [...skippedVitestTests(readJson(unitReport)), ...skippedWithReasons(readJson(path.join(RESULTS_DIR, 'e2e.json')))];
 if (skipped.length > 0) {
   console.log('\nSkipped (not counted as passed)');
   for (const line of skipped) console.log(`  - ${line}`);

@@ -11,9 +11,10 @@ import { hasColors } from './terminal';
 import { cliJson, makeHome, tmuxAvailable } from './testing/cli-process';
 import { withFakeProvider, type FakeWorkbench } from './testing/fake-provider';
 import { startInTmux, type TmuxSession } from './testing/tmux-session';
+import { titleUnless } from '../main/testing/skip-reason';
 
 const tmux = tmuxAvailable();
-const title = tmux ? 'workbench chat in a terminal (tmux)' : 'workbench chat in a terminal (SKIPPED: tmux is not installed here; .ci/run installs it)';
+const title = titleUnless('workbench chat in a terminal (tmux)', !tmux, 'tmux is not installed here; .ci/run installs it');
 
 let test: FakeWorkbench;
 let terminal: TmuxSession | undefined;

@@ -11,6 +11,9 @@ import type { ProviderInfo } from '../shared/llm';
 import type { McpServerView, McpTool } from '../shared/mcp';
 import { hasColors } from './terminal';
 import { BIN, cliJson, makeHome, runCli } from './testing/cli-process';
+import { titleUnless } from '../main/testing/skip-reason';
+
+const windows = process.platform === 'win32';
 
 let home: string;
 beforeAll(() => {
@@ -31,7 +34,8 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
     expect(bare.stdout).toMatch(/Exit codes:\n\s+0\s+success\n\s+1\s+an error.*\n\s+2\s+a tool call was denied.*\n\s+3\s+audit verify.*\n\s+130\s+interrupted/);
   });
 
-  it.skipIf(process.platform === 'win32')('tightens a data folder other users could read, and says so on stderr once', async () => {
+  it.skipIf(windows)(
+    titleUnless('tightens a data folder other users could read, and says so on stderr once', windows, 'Windows has no POSIX file modes'), async () => {
     const loose = makeHome();
     try {
       fs.chmodSync(loose, 0o755);

@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, cliEnv, cliJson, HANG_LIMIT_MS, makeHome, ROOT } from './testing/cli-process';
 import { withFakeProvider, type FakeWorkbench } from './testing/fake-provider';
+import { titleUnless } from '../main/testing/skip-reason';
+
+const notLinux = process.platform !== 'linux';
 
 let test: FakeWorkbench;
 let child: ChildProcess | undefined;
@@ -61,7 +64,8 @@ interface ChatShow {
   messages: Array<{ role: string; end?: string }>;
 }
 
-describe.skipIf(process.platform !== 'linux')('workbench ended by a signal (reads the process tree from /proc)', { timeout: 180_000 }, () => {
+describe.skipIf(notLinux)(
+  titleUnless('workbench ended by a signal', notLinux, 'it reads the process tree from /proc, which only Linux has'), { timeout: 180_000 }, () => {
   for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
     it(`${signal} during a reply stops the exchange, the MCP servers and the database in order, and exits ${code}`, async () => {
       // The reply's stream stays open after its first words, so the signal arrives mid-reply.

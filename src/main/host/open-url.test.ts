@@ -6,6 +6,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserCommand, openInDefaultBrowser, redirectPageHtml, REDIRECT_FOLDER_NAME, writeRedirectPage } from './open-url';
+import { titleUnless } from '../testing/skip-reason';
+
+const windows = process.platform === 'win32';
 
 const TOKEN = 'sEcReT-tOkEn_0123456789abcdefghijklmnopqrstuvwxyz';
 const URL_WITH_TOKEN = `http://127.0.0.1:4790/#token=${TOKEN}`;
@@ -54,7 +57,8 @@ describe('opening browser mode in the default browser', () => {
     expect(browserCommand('file:///x.html', 'linux', { WAYLAND_DISPLAY: 'wayland-0' })).toEqual({ file: 'xdg-open', args: ['file:///x.html'] });
   });
 
-  it.skipIf(process.platform === 'win32')('writes the page 0600 in a 0700 folder of the data folder, whatever the umask, and removes it', () => {
+  it.skipIf(windows)(
+    titleUnless('writes the page 0600 in a 0700 folder of the data folder, whatever the umask, and removes it', windows, 'Windows has no POSIX file modes'), () => {
     const dataDir = tempDataDir();
     const previous = process.umask(0o000);
     let page;
@@ -73,7 +77,8 @@ describe('opening browser mode in the default browser', () => {
     expect(fs.existsSync(page.file)).toBe(false);
   });
 
-  it.skipIf(process.platform === 'win32')('tightens a looser folder it finds, and never writes through a link left where the page goes', () => {
+  it.skipIf(windows)(
+    titleUnless('tightens a looser folder it finds, and never writes through a link left where the page goes', windows, 'Windows has no POSIX file modes'), () => {
     const dataDir = tempDataDir();
     const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
     fs.mkdirSync(folder, { mode: 0o755 });

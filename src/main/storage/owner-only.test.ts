@@ -8,6 +8,7 @@ import { createServices, type Services } from '../services';
 import { writeFileAtomic } from '../settings/atomic-file';
 import { openDatabase } from './database';
 import { describeDataFolderRepair, secureDataFolder } from './owner-only';
+import { titleUnless } from '../testing/skip-reason';
 
 const posix = process.platform !== 'win32';
 const modeOf = (target: string): number => fs.statSync(target).mode & 0o777;
@@ -37,7 +38,7 @@ function start(): Services {
   return services;
 }
 
-describe.skipIf(!posix)('owner-only data on POSIX', () => {
+describe.skipIf(!posix)(titleUnless('owner-only data on POSIX', !posix, 'Windows has no POSIX file modes'), () => {
   it('a fresh start makes the folder 0700 and the database, its WAL and SHM, settings and secrets 0600, with nothing to tell', async () => {
     const services = start();
     // Something in each file: a chat (database and WAL), a provider with a key (settings and secrets).

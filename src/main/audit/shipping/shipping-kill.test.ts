@@ -12,6 +12,7 @@ import { parseReceivedLine } from './received-rows';
 import { createReceivedVerifier } from './verify-against';
 import { createRsyslog, findRsyslogd, type Rsyslog } from './testing/rsyslog';
 import { waitFor } from './testing/shipping-fixture';
+import { titleUnless } from '../../testing/skip-reason';
 
 const KILLS = 4;
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
@@ -19,7 +20,7 @@ const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const BUNDLE = path.join(ROOT, '.cache', 'shipping-kill-child', 'child.mjs');
 
 const rsyslogd = findRsyslogd();
-const title = rsyslogd ? 'audit shipping killed with SIGKILL' : 'audit shipping killed with SIGKILL (SKIPPED: rsyslogd is not installed here; .ci/run installs it)';
+const title = titleUnless('audit shipping killed with SIGKILL', !rsyslogd, 'rsyslogd is not installed here; .ci/run installs it');
 
 let dir: string;
 let dataDir: string;

@@ -16,9 +16,10 @@ import { parseReceivedLine } from './received-rows';
 import { createReceivedVerifier } from './verify-against';
 import { createRsyslog, findRsyslogd, type Rsyslog } from './testing/rsyslog';
 import { recordRows, waitFor } from './testing/shipping-fixture';
+import { titleUnless } from '../../testing/skip-reason';
 
 const rsyslogd = findRsyslogd();
-const title = rsyslogd ? 'audit shipping to rsyslog' : 'audit shipping to rsyslog (SKIPPED: rsyslogd is not installed here; .ci/run installs it)';
+const title = titleUnless('audit shipping to rsyslog', !rsyslogd, 'rsyslogd is not installed here; .ci/run installs it');
 
 let dir: string;
 let db: Database;

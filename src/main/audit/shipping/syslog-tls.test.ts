@@ -14,9 +14,10 @@ import { builtAssets } from '../../assets';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
 import { parseReceivedLine } from './received-rows';
 import { recordRows, waitFor } from './testing/shipping-fixture';
+import { titleUnless } from '../../testing/skip-reason';
 
 const openssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
-const title = openssl ? 'syslog over TLS' : 'syslog over TLS (SKIPPED: openssl is not installed here to make the certificates)';
+const title = titleUnless('syslog over TLS', !openssl, 'openssl is not installed here to make the certificates');
 
 let dir: string;
 let db: Database;
