@@ -92,8 +92,9 @@ export interface ToolCallRequest {
 export interface McpHost {
   /**
    * Starts every enabled server in the background and returns at once; later settings changes apply live. With
-   * `deferMs`, a server whose tools are known from its last launch starts that much later (a window's first screen
-   * comes first), or as soon as something needs a server: a caller of `whenSettled`, a request, a restart.
+   * `deferMs`, a local server whose tools are known from its last launch starts that much later (a window's first
+   * screen comes first), or as soon as something needs a server: a caller of `whenSettled`, a request, a restart,
+   * a sign-in.
    */
   start(options?: { deferMs?: number }): void;
   /** Stops every server and waits until their processes are gone; nothing starts again afterwards. */
@@ -195,7 +196,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const startSlots = createStartSlots(options.startSlots);
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let startedAt = 0;
-  /** Set while servers wait for `start`'s `deferMs`: the next reconcile defers the servers it starts first. */
+  /** True only during `start`'s first reconcile with a `deferMs`: the servers it would start may wait instead. */
   let deferring = false;
   let deferTimer: ReturnType<typeof setTimeout> | undefined;
   let unsubscribe: (() => void) | undefined;
