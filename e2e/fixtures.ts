@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import WebSocket from 'ws';
 
 export { expect };
@@ -66,6 +66,10 @@ function launch(dataDir: string, log: { stderr: string }): Promise<Launch> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // An exit shows in the log, so a failed test that lost its server says how it went (code or signal).
+  child.once('exit', (code, signal) => {
+    log.stderr += `\n[fixture] browser mode (pid ${child.pid}) exited: code ${code}, signal ${signal}\n`;
+  });
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
     log.stderr += chunk;
@@ -152,7 +156,7 @@ async function callOnce(workbench: Pick<Workbench, 'origin' | 'token'>, method: 
 
 export const test = base.extend<{ workbench: Workbench }>({
   // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern
-  workbench: async ({}, use) => {
+  workbench: async ({}, use, testInfo) => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'aiwb-e2e-'));
     const log = { stderr: '' };
     let current: Launch | null = null;
@@ -189,12 +193,18 @@ export const test = base.extend<{ workbench: Workbench }>({
         call: (method, input) => callOnce(running(), method, input),
       };
       await use(workbench);
+      if (testInfo.status !== testInfo.expectedStatus) await reportServerLog(testInfo, log.stderr);
     } finally {
       if (current) await terminate(current);
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   },
 });
+
+/** A failed test keeps what browser mode wrote to stderr and how it exited (the list reporter prints it). */
+async function reportServerLog(testInfo: TestInfo, stderr: string): Promise<void> {
+  await testInfo.attach('browser-mode stderr', { body: stderr || '(nothing)', contentType: 'text/plain' });
+}
 
 /** Console errors, uncaught page errors and CSP violations of a page, from now on. */
 export function watchPageProblems(page: Page): string[] {
