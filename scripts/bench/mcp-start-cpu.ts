@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveBundledServerEntry } from '../../src/main/mcp/node-runtime.ts';
+import { bundledServerStartArgs, detectNodeRuntime } from '../../src/main/mcp/node-runtime.ts';
 import { loadDetails, type Benchmark } from './harness.ts';
 import { bareNode, measureOk, measurePairs, medianOf } from './process-measure.ts';
 
@@ -10,8 +10,8 @@ const PAIRS = Number(process.env.MCP_START_CPU_PAIRS ?? 10);
 const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })}\n`;
 
 /**
- * The CPU one bundled server start costs: the Files server, as the MCP host starts it (the same file, Node and
- * compile cache, warm after a first start), from the spawn until its answer to `initialize` is on stdout, when it is
+ * The CPU one bundled server start costs: the Files server, as the MCP host starts it (the same startup snapshot or
+ * file, Node and compile cache, warm after a first start), from the spawn until its answer to `initialize` is on stdout, when it is
  * killed; against a whole `node -e 0` of the same Node in the same run (interleaved pairs, medians).
  */
 export const mcpStartCpu: Benchmark = {
@@ -22,9 +22,9 @@ export const mcpStartCpu: Benchmark = {
     const sandbox = path.join(home, 'sandbox');
     fs.mkdirSync(sandbox);
     try {
-      const entry = resolveBundledServerEntry('@modelcontextprotocol/server-filesystem');
+      const program = bundledServerStartArgs('@modelcontextprotocol/server-filesystem', detectNodeRuntime());
       const env = { ...process.env, NODE_COMPILE_CACHE: path.join(home, 'cache', 'node-compile-cache') };
-      const start = () => measureOk({ argv: [process.execPath, entry, sandbox], env, input: INITIALIZE, keepStdinOpen: true, stopAt: '"result"' }, 'the Files server');
+      const start = () => measureOk({ argv: [process.execPath, ...program, sandbox], env, input: INITIALIZE, keepStdinOpen: true, stopAt: '"result"' }, 'the Files server');
       await start();
       const pairs = await measurePairs(PAIRS, start, bareNode);
       const cpu = medianOf(pairs.subject, (sample) => sample.cpuMs);
@@ -36,9 +36,10 @@ export const mcpStartCpu: Benchmark = {
         floorMedianCpuMs: floorCpu,
         floorMedianMs: medianOf(pairs.floor, (sample) => sample.wallMs),
         pairs: PAIRS,
+        from: program[0] === '--snapshot-blob' ? 'startup snapshot' : 'bundle',
         ...loadDetails(),
       };
-      console.error(`  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; load ${details.load1.toFixed(2)}`);
+      console.error(`  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; from its ${details.from}; load ${details.load1.toFixed(2)}`);
       return { value: cpu / floorCpu, unit: 'x', goal: { op: '<=', value: 4 }, details };
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

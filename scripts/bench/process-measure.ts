@@ -142,8 +142,19 @@ function statFields(pid: number): string[] | null {
   }
 }
 
-/** The user + system CPU a live process has used so far, every thread it ever had (in 10 ms clock ticks). */
+/**
+ * The CPU a live process has used so far: the time its threads ran, in nanoseconds from `/proc/PID/task/TID/schedstat`
+ * (a thread that already ended is not counted); else user + system time from `/proc/PID/stat`, in 10 ms clock ticks,
+ * which is too coarse to add up the short starts of many processes.
+ */
 export function liveCpuMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
+  } catch {
+    // No schedstat (a kernel without it) or the process is gone: the clock ticks below, or NaN.
+  }
   const fields = statFields(pid);
   if (!fields) return Number.NaN;
   // utime and stime are fields 14 and 15 of stat, 11 and 12 here; USER_HZ is 100 on Linux.

@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
-import { resolveBundledServerEntry, type NodeRuntime } from './node-runtime';
+import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
 import { SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
@@ -93,14 +93,16 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
   let args: string[];
   let env: Record<string, string>;
   if (launch.package) {
-    let entry: string;
+    let program: string[];
     try {
-      entry = resolveBundledServerEntry(launch.package);
+      // Node options of the person's own (NODE_OPTIONS in the server's env) may not load a snapshot: the plain file then.
+      const runtime = launch.env.NODE_OPTIONS === undefined ? options.runtime : { ...options.runtime, snapshotKey: undefined };
+      program = bundledServerStartArgs(launch.package, runtime);
     } catch (error) {
       throw new ConnectError((error as Error).message, true);
     }
     command = options.runtime.command;
-    args = [entry, ...launch.args];
+    args = [...program, ...launch.args];
     env = { ...getDefaultEnvironment(), ...options.runtime.env, ...launch.env };
   } else {
     command = launch.command as string;
