@@ -1,4 +1,5 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../storage/sqlite-driver';
 import type { AuditHead } from '../../shared/audit';
 import type { AuditExportFormat } from '../../shared/audit';
 import { readGuardState, type AuditGuardState } from './audit-guard';
@@ -21,7 +22,7 @@ export function yieldToEventLoop(): Promise<void> {
  * The read runs in one transaction, so it sees one snapshot even while the app keeps appending.
  */
 export async function withAuditSnapshot<T>(databaseFile: string, read: (reader: AuditSnapshot) => Promise<T>): Promise<T> {
-  const db = new BetterSqlite3(databaseFile, { readonly: true, fileMustExist: true });
+  const db = new Sqlite(databaseFile, { readonly: true, fileMustExist: true });
   try {
     db.exec('BEGIN');
     try {

@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../storage/sqlite-driver';
 import type { AuditHead } from '../../shared/audit';
 import { AUDIT_COLUMNS_SQL, HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX, SEQUENCE_INDEX } from './audit-row';
 
@@ -26,7 +26,7 @@ export const RANGE_PROGRESS_EVERY = 16_384;
  * content, and each row against the one before it. Runs in a worker thread, so it may block.
  */
 export function checkRange({ databaseFile, after, through }: RangeRequest, onProgress: (rows: number) => void): RangeSummary {
-  const db = new BetterSqlite3(databaseFile, { readonly: true, fileMustExist: true });
+  const db = new Sqlite(databaseFile, { readonly: true, fileMustExist: true });
   try {
     const statement =
       after === null

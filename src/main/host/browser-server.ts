@@ -1,14 +1,21 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer as WebSocketServerClass } from 'ws';
 import { CallFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import type { EventHub } from '../event-hub';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
 import { readStaticFile } from './static-files';
 import { parseJsonOrUndefined } from '../../shared/json';
+
+// Both through require, not an ES import: an ES import of node:http makes Node load its fetch (undici) to fill in the
+// module's lazy exports, and one of the CommonJS `ws` makes Node parse its source for export names — ~30 ms of
+// browser mode's start together (docs/dev/benchmarks.md, "What changed to make them fast").
+const { createServer } = process.getBuiltinModule('node:http');
+const { WebSocketServer } = createRequire(import.meta.url)('ws') as { WebSocketServer: typeof WebSocketServerClass };
 
 export const WEBSOCKET_PATH = '/ws';
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -51,7 +58,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
 
-  const server = http.createServer((request, response) => {
+  const server = createServer((request, response) => {
     void serveHttp(request, response);
   });
 

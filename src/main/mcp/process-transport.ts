@@ -2,9 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import spawn from 'cross-spawn';
+import { createRequire } from 'node:module';
+import type crossSpawn from 'cross-spawn';
 import { createLineSplitter, formatBytes } from './log-ring';
 import { signalProcessTree } from './process-tree';
+
+// Through require: an ES import of this CommonJS package makes Node parse its source for export names first.
+const spawn = createRequire(import.meta.url)('cross-spawn') as typeof crossSpawn;
 
 /** One JSON-RPC message may be this large; a server that sends more without a line break is stopped. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from './sqlite-driver';
 import { migrations as defaultMigrations } from './migrations';
 import { createOwnerOnlyFile, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from './owner-only';
 
@@ -59,7 +60,7 @@ function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: nu
   try {
     // SQLite would create the file 0644; made 0600 first, its WAL and SHM follow (docs/user/data.md).
     createOwnerOnlyFile(file);
-    db = new BetterSqlite3(file, { timeout: busyTimeoutMs });
+    db = new Sqlite(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
   }

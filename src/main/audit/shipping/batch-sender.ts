@@ -1,4 +1,4 @@
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../storage/sqlite-driver';
 import type { MessagePort } from 'node:worker_threads';
 import { AUDIT_COLUMNS_SQL, SEQUENCE_INDEX } from '../audit-row';
 import type { AuditSink, RawAuditRow, ShippedSinkConfig } from './audit-sink';
@@ -13,7 +13,7 @@ import type { FromShippingThread, ShippingThreadData, ToShippingThread } from '.
  */
 export function runBatchSender(port: MessagePort, data: ShippingThreadData, createSink: (config: ShippedSinkConfig) => AuditSink): void {
   lowerThreadPriority();
-  const db = new BetterSqlite3(data.databaseFile, { readonly: true, fileMustExist: true });
+  const db = new Sqlite(data.databaseFile, { readonly: true, fileMustExist: true });
   const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
   const sinks = new Map<string, AuditSink>();
   const post = (message: FromShippingThread): void => port.postMessage(message);
