@@ -8,7 +8,6 @@ import { useLocalFlag } from '../state/local-flag';
  * "Not now" is kept; a browser that blocked them is told how to allow them.
  */
 export function NotificationOffer({ waiting }: { waiting: number }): React.JSX.Element | null {
-  const permission = useNotificationPermission();
   const declined = useLocalFlag(notificationOfferDeclined);
   const [answered, setAnswered] = useState<'granted' | 'denied' | null>(null);
   if (answered === 'granted') {
@@ -31,7 +30,14 @@ export function NotificationOffer({ waiting }: { waiting: number }): React.JSX.E
       </div>
     );
   }
-  if (permission !== 'default' || declined || waiting === 0) return null;
+  // The browser's permission is read only once a call waits: the first screen does not wait for the browser process.
+  if (declined || waiting === 0) return null;
+  return <Offer onAnswer={setAnswered} />;
+}
+
+function Offer({ onAnswer }: { onAnswer: (answer: 'granted' | 'denied' | null) => void }): React.JSX.Element | null {
+  const permission = useNotificationPermission();
+  if (permission !== 'default') return null;
   return (
     <section className="banner banner-info notification-offer" aria-label="Notifications">
       <span>
@@ -42,7 +48,7 @@ export function NotificationOffer({ waiting }: { waiting: number }): React.JSX.E
         <button
           type="button"
           className="button button-primary"
-          onClick={() => void notificationPermission.request().then((result) => setAnswered(result === 'granted' ? 'granted' : result === 'denied' ? 'denied' : null))}
+          onClick={() => void notificationPermission.request().then((result) => onAnswer(result === 'granted' ? 'granted' : result === 'denied' ? 'denied' : null))}
         >
           Turn on notifications
         </button>

@@ -17,11 +17,18 @@ let appTitle: string | undefined;
 /** The person said "Not now" to the notification offer: it is not made again in this browser profile. */
 export const notificationOfferDeclined = createLocalFlag('aiwb.notificationOfferDeclined');
 
-/** The browser's notification permission as it changes (the offer's answer, or the site settings). */
+/** The browser's notification permission: read when the offer first needs it, and again after the offer's answer. */
 export type NotificationPermissionState = NotificationPermission | 'unsupported';
 const permissionListeners = new Set<() => void>();
+const readPermission = (): NotificationPermissionState => (typeof Notification === 'undefined' ? 'unsupported' : Notification.permission);
+/**
+ * The last permission read. Reading `Notification.permission` asks the browser process each time (0.2 ms; several ms
+ * while a page loads), and a render reads its store's value more than once: unkept, it cost the first screen ~13 ms
+ * (docs/dev/benchmarks.md, app-start).
+ */
+let permission: NotificationPermissionState | undefined;
 export const notificationPermission = {
-  get: (): NotificationPermissionState => (typeof Notification === 'undefined' ? 'unsupported' : Notification.permission),
+  get: (): NotificationPermissionState => (permission ??= readPermission()),
   subscribe(listener: () => void): () => void {
     permissionListeners.add(listener);
     return () => permissionListeners.delete(listener);
@@ -30,8 +37,9 @@ export const notificationPermission = {
   async request(): Promise<NotificationPermissionState> {
     if (typeof Notification === 'undefined') return 'unsupported';
     await Notification.requestPermission();
+    permission = readPermission();
     for (const listener of [...permissionListeners]) listener();
-    return Notification.permission;
+    return permission;
   },
 };
 

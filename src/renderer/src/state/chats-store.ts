@@ -135,8 +135,10 @@ export class ChatsStore {
   }
 }
 
+/** Newest first, in the order the server lists them (chat-repository.ts: `ORDER BY updated_at DESC, created_at DESC, id`). */
 function sortChats(chats: readonly Chat[]): Chat[] {
-  return [...chats].sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+  // Ties go by id in code-unit order, as SQLite's binary collation has them (localeCompare would differ, and is slow).
+  return [...chats].sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 function withTab(openIds: readonly string[], id: string | null): readonly string[] {
