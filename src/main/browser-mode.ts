@@ -115,13 +115,13 @@ async function main(): Promise<void> {
   // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
   // guard stops the MCP servers.
   process.on('exit', () => redirectPage?.remove());
+  // Announced before the servers and the shipping start, which take some ms of CPU: the page can load meanwhile.
+  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   // The servers start in the background; the app is usable meanwhile and shows their status as it changes. Those
   // whose tools are known from the last launch wait until the first screen is up (or something needs them).
   services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
   // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
   services.auditShipping.start();
-
-  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   // The browser gets a page only the owner can read that redirects to the address: the token stays off
   // every command line (docs/user/browser-mode.md, "Browser mode's token").
   if (options.open) {

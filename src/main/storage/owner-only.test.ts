@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createServices, type Services } from '../services';
 import { writeFileAtomic } from '../settings/atomic-file';
 import { openDatabase } from './database';
@@ -92,6 +92,26 @@ describe.skipIf(!posix)(titleUnless('owner-only data on POSIX', !posix, 'Windows
       expect(repair.tightened.length).toBe(found === expected ? 0 : 1);
       fs.chmodSync(folder, 0o700);
     }
+  });
+
+  it('a file of ours that another process removes while the folder is read (a rollback journal) is passed over', () => {
+    fs.mkdirSync(dataDir, { mode: 0o755 });
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), '{}', { mode: 0o644 });
+    fs.mkdirSync(path.join(dataDir, 'browser-open'), { mode: 0o755 });
+    // What a second instance saw: a listing that names a journal and a folder which are gone by the time they are read.
+    const read = fs.readdirSync.bind(fs) as (folder: string, options: { withFileTypes: true }) => fs.Dirent[];
+    const gone = (name: string, kind: 'file' | 'folder'): fs.Dirent => Object.assign(new fs.Dirent(), { name, parentPath: dataDir, isFile: () => kind === 'file', isDirectory: () => kind === 'folder' });
+    const listing = vi.spyOn(fs, 'readdirSync').mockImplementation(((folder: string, options: { withFileTypes: true }) => {
+      const entries = read(folder, options);
+      return folder === dataDir ? [...entries, gone('workbench.db-journal', 'file'), gone('window-state.json.12.34.tmp', 'file')] : entries;
+    }) as unknown as typeof fs.readdirSync);
+    try {
+      const repair = secureDataFolder(dataDir, 'linux');
+      expect(repair.tightened.map((item) => path.basename(item.path)).sort()).toEqual(['browser-open', 'data', 'settings.json']);
+    } finally {
+      listing.mockRestore();
+    }
+    expect(modeOf(path.join(dataDir, 'settings.json'))).toBe(0o600);
   });
 
   it('SQLite creates the WAL and SHM with the database file’s 0600, even under umask 0', () => {

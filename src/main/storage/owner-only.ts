@@ -47,13 +47,38 @@ export function secureDataFolder(folder: string, platform: NodeJS.Platform = pro
   ensureOwnerOnlyFolder(folder, tightened);
   for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
     const full = path.join(folder, entry.name);
-    if (entry.isFile() && OWN_FILES.test(entry.name)) tighten(full, OWNER_ONLY_FILE, tightened);
+    if (entry.isFile() && OWN_FILES.test(entry.name)) tightenListed(full, OWNER_ONLY_FILE, tightened);
     else if (entry.isDirectory() && OWN_FOLDERS.includes(entry.name)) {
-      tighten(full, OWNER_ONLY_FOLDER, tightened);
-      for (const inner of fs.readdirSync(full, { withFileTypes: true })) if (inner.isFile()) tighten(path.join(full, inner.name), OWNER_ONLY_FILE, tightened);
+      tightenListed(full, OWNER_ONLY_FOLDER, tightened);
+      for (const inner of listedFiles(full)) tightenListed(path.join(full, inner), OWNER_ONLY_FILE, tightened);
     }
   }
   return { folder, tightened };
+}
+
+/**
+ * `tighten` for what a listing named: another process of ours on the same folder (a second browser mode, the CLI)
+ * may remove it meanwhile — SQLite's rollback journal lives for one transaction — and a file that is gone needs
+ * no tightening.
+ */
+function tightenListed(target: string, mode: number, tightened: TightenedPath[]): void {
+  try {
+    tighten(target, mode, tightened);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+function listedFiles(folder: string): string[] {
+  try {
+    return fs
+      .readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return [];
+  }
 }
 
 /** Creates a folder (and its missing parents) 0700, or tightens it when it is looser. */
