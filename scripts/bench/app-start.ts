@@ -107,16 +107,8 @@ async function launch(browser: Browser, start: () => Promise<Started>, stayMs = 
   const spawned = Date.now();
   const server = await start();
   try {
-    const serverReady = Date.now();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-    await cdp.send('Profiler.start');
     await page.goto(server.url);
     const readyAt = (await page.evaluate('window.__firstScreen')) as number;
-    const { profile } = await cdp.send('Profiler.stop');
-    fs.writeFileSync(`/tmp/snap/page-${spawned}.cpuprofile`, JSON.stringify(profile));
-    console.error('PROBE server', serverReady - spawned, 'ready', readyAt - spawned);
     // What the page asked for before its first screen was ready (a chunk loaded later is not counted).
     const sizes = await Promise.all(scripts.slice());
     if (stayMs > 0) await new Promise((resolve) => setTimeout(resolve, stayMs));
