@@ -11,8 +11,8 @@ const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initializ
 
 /**
  * The CPU one bundled server start costs: the Files server, as the MCP host starts it (the same startup snapshot or
- * file, Node and compile cache, warm after a first start), from the spawn until its answer to `initialize` is on stdout, when it is
- * killed; against a whole `node -e 0` of the same Node in the same run (interleaved pairs, medians).
+ * file, Node and compile cache, warm after a first start), from the spawn until its answer to `initialize` is on
+ * stdout, when it is killed; against a whole `node -e 0` of the same Node in the same run (interleaved pairs, medians).
  */
 export const mcpStartCpu: Benchmark = {
   name: 'mcp-start-cpu',
