@@ -36,10 +36,10 @@ export const mcpStartCpu: Benchmark = {
         floorMedianCpuMs: floorCpu,
         floorMedianMs: medianOf(pairs.floor, (sample) => sample.wallMs),
         pairs: PAIRS,
-        from: program[0] === '--snapshot-blob' ? 'startup snapshot' : 'bundle',
+        fromSnapshot: program[0] === '--snapshot-blob' ? 1 : 0,
         ...loadDetails(),
       };
-      console.error(`  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; from its ${details.from}; load ${details.load1.toFixed(2)}`);
+      console.error(`  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; from its ${details.fromSnapshot ? 'startup snapshot' : 'bundle'}; load ${details.load1.toFixed(2)}`);
       return { value: cpu / floorCpu, unit: 'x', goal: { op: '<=', value: 4 }, details };
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

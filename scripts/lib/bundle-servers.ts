@@ -60,7 +60,9 @@ function programAsMain(entry: string): Plugin {
         if (args.path !== entry) return undefined;
         const source = fs.readFileSync(args.path, 'utf8');
         const file = ts.createSourceFile(args.path, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-        if (file.statements.some((statement) => ts.isExportDeclaration(statement) || ts.isExportAssignment(statement) || ts.getCombinedModifierFlags(statement as ts.Declaration) & ts.ModifierFlags.Export)) {
+        const exported = (statement: ts.Statement): boolean =>
+          ts.isExportDeclaration(statement) || ts.isExportAssignment(statement) || (ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword));
+        if (file.statements.some(exported)) {
           throw new Error('its program exports names');
         }
         const imports = file.statements.filter((statement) => ts.isImportDeclaration(statement));
