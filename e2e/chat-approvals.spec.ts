@@ -136,6 +136,26 @@ test('a batch: each decision shows its disposition with Undo; the last one sends
   await expect(fs.access(path.join(workbench.dataDir, 'sandbox', 'b.txt'))).rejects.toThrow();
 });
 
+test('a message sent while the chat is scrolled up brings the list down: its reply and approval cards arrive in view', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1} of a long answer.\n\n`);
+  fake.script({ kind: 'reply', text: paragraphs });
+  await say(page, 'Tell me everything.');
+  await expect(view.pane.getByText('Paragraph 40 of a long answer.')).toBeInViewport();
+  // The person scrolls back up to read (the list keeps only what is on screen in the page).
+  await page.getByText('Paragraph 1 of a long answer.').hover();
+  await page.mouse.wheel(0, -20_000);
+  await expect(view.pane.getByText('Tell me everything.')).toBeInViewport();
+  await expect(view.pane.getByText('Paragraph 40 of a long answer.')).not.toBeInViewport();
+
+  scriptBatch(fake);
+  await say(page, 'Now write both files.');
+  await expect(view.cards).toHaveCount(2);
+  await expect(view.pane.getByText('Now write both files.')).toBeInViewport();
+  await expect(view.cards.first()).toBeInViewport();
+});
+
 test('Allow all once and Deny all answer every undecided call', async ({ page, workbench }) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);

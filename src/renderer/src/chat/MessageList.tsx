@@ -48,6 +48,16 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
     list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
   }, [state.focusRequest]);
 
+  // A new exchange (a message sent, here or from another window) is shown, wherever the list was scrolled to: its
+  // reply and its approval cards must not arrive out of sight (only rows on screen are in the DOM). Following the
+  // output while the reply grows is `followOutput`'s, from there. Older pages put in front do not change the last row.
+  const shownLast = useRef(lastId);
+  useEffect(() => {
+    if (lastId === shownLast.current) return;
+    shownLast.current = lastId;
+    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+  }, [lastId]);
+
   const itemContent = useCallback(
     (_index: number, row: ExchangeRow) => (
       <ExchangeRowView row={row} live={row.exchangeId === lastId ? live : null} onRetry={row.exchangeId === lastId && idle ? retry : null} />
