@@ -155,8 +155,7 @@ async function callOnce(workbench: Pick<Workbench, 'origin' | 'token'>, method: 
 }
 
 export const test = base.extend<{ workbench: Workbench }>({
-  // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern
-  workbench: async ({}, use, testInfo) => {
+  workbench: async ({ context }, use, testInfo) => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'aiwb-e2e-'));
     const log = { stderr: '' };
     let current: Launch | null = null;
@@ -193,7 +192,7 @@ export const test = base.extend<{ workbench: Workbench }>({
         call: (method, input) => callOnce(running(), method, input),
       };
       await use(workbench);
-      if (testInfo.status !== testInfo.expectedStatus) await reportServerLog(testInfo, log.stderr);
+      if (testInfo.status !== testInfo.expectedStatus) await reportFailure(testInfo, log.stderr, context.pages());
     } finally {
       if (current) await terminate(current);
       await fs.rm(dataDir, { recursive: true, force: true });
@@ -201,9 +200,20 @@ export const test = base.extend<{ workbench: Workbench }>({
   },
 });
 
-/** A failed test keeps what browser mode wrote to stderr and how it exited (the list reporter prints it). */
-async function reportServerLog(testInfo: TestInfo, stderr: string): Promise<void> {
+/**
+ * A failed test keeps what browser mode wrote to stderr and how it exited (the list reporter prints it), and each
+ * page as it was before the server stops: Playwright's own page snapshot is taken after this fixture's teardown, so
+ * it shows the page's "Lost the connection" banner whatever the failure was.
+ */
+async function reportFailure(testInfo: TestInfo, stderr: string, pages: Page[]): Promise<void> {
   await testInfo.attach('browser-mode stderr', { body: stderr || '(nothing)', contentType: 'text/plain' });
+  for (const [index, page] of pages.entries()) {
+    const snapshot = await page
+      .locator('body')
+      .ariaSnapshot({ timeout: 2000 })
+      .catch((error: unknown) => `(no snapshot: ${(error as Error).message})`);
+    await testInfo.attach(`page ${index + 1} before the server stopped`, { body: snapshot, contentType: 'text/plain' });
+  }
 }
 
 /** Console errors, uncaught page errors and CSP violations of a page, from now on. */
