@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import { escapeJsonForTerminal, sanitizeForTerminal } from './terminal-text';
 
@@ -39,9 +38,21 @@ export function colorsEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEn
  * every escape sequence and control character (`sanitizeForTerminal`: whatever a model or a server put in the
  * text), then turns the marks into SGR codes. Text from outside cannot forge a mark: it does not know the nonce.
  */
-const NONCE = `\ue000${randomBytes(8).toString('hex')}\ue001`;
-const MARK = new RegExp(`${NONCE}(\\d+)m`, 'g');
-const mark = (sgr: number): string => `${NONCE}${sgr}m`;
+interface Nonce {
+  text: string;
+  /** A mark, with its SGR number captured. */
+  mark: RegExp;
+  anyMark: RegExp;
+}
+let nonce: Nonce | undefined;
+/** Made on first use: node:crypto loads then, ~3 ms that `workbench --help` never needs (docs/dev/benchmarks.md). */
+function marks(): Nonce {
+  if (nonce) return nonce;
+  const text = `\ue000${process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex')}\ue001`;
+  nonce = { text, mark: new RegExp(`${text}(\\d+)m`, 'g'), anyMark: new RegExp(`${text}\\d+m`, 'g') };
+  return nonce;
+}
+const mark = (sgr: number): string => `${marks().text}${sgr}m`;
 const STYLES: Record<keyof Colors, readonly [open: number, close: number]> = {
   bold: [1, 22],
   dim: [2, 22],
@@ -65,7 +76,7 @@ export function createColors(enabled: boolean): Colors {
 
 /** What reaches the terminal for a text the CLI built: nobody's escape sequences, then the CLI's colours as SGR. */
 export function renderForTerminal(text: string): string {
-  return sanitizeForTerminal(text).replace(MARK, '\u001b[$1m');
+  return sanitizeForTerminal(text).replace(marks().mark, '\u001b[$1m');
 }
 
 function terminalStream(stream: NodeJS.WriteStream): TerminalStream {
@@ -96,14 +107,13 @@ export function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-const PRIVATE_MARK = new RegExp(`${NONCE}\\d+m`, 'g');
 /** Whether the text carries colour codes. */
 export function hasColors(text: string): boolean {
   return text.includes('\u001b[');
 }
 
 export function visibleLength(text: string): number {
-  return sanitizeForTerminal(text).replace(PRIVATE_MARK, '').length;
+  return sanitizeForTerminal(text).replace(marks().anyMark, '').length;
 }
 
 export function formatTime(ms: number): string {
