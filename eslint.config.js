@@ -27,6 +27,7 @@ export const boundaries = [
   restrict(['src/shared/**'], [
     { regex: `${ELECTRON}|^react(-dom)?(/|$)|${NODE_BUILTINS}`, message: 'src/shared is the contract: it imports nothing from Node, the DOM, React or Electron.' },
     { regex: folder('main', 'renderer', 'preload', 'cli'), message: 'src/shared imports only src/shared.' },
+    { regex: '^zod$', message: "src/shared takes z from './zod', which configures it for the pages' CSP first." },
   ]),
   restrict(['src/renderer/**'], [
     { regex: `${ELECTRON}|${NODE_BUILTINS}`, message: 'The renderer talks to main only through window.workbench.' },

@@ -1,5 +1,5 @@
 import type { ApprovalResolution, ApprovalsChange, ToolCallApproval, ToolCallRequest } from '../shared/approval';
-import { errorText } from '../shared/errors';
+import { errorText } from '../shared/error-data';
 import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
 import type { ServerRequestDecision, ServerRequestsChange, ServerRequestView } from '../shared/server-requests';
 import type { CliSession } from './session';

@@ -27,6 +27,7 @@ describe('import boundaries', () => {
     ['src/shared/leak.ts', "import path from 'node:path';", 'src/shared is the contract'],
     ['src/shared/leak.ts', "import { contextBridge } from 'electron';", 'src/shared is the contract'],
     ['src/shared/leak.ts', "import { createServices } from '../main/services';", 'src/shared imports only src/shared'],
+    ['src/shared/leak.ts', "import { z } from 'zod';", "src/shared takes z from './zod'"],
     ['src/main/chat/leak.ts', "import { createDispatcher } from '../host/dispatcher';", 'Services never import the hosts'],
     ['src/main/chat/leak.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
     ['src/main/storage/leak.ts', "import { mainWindowOptions } from '../electron/window-options';", 'Services never import the hosts'],
@@ -77,7 +78,7 @@ describe('import boundaries', () => {
     ['src/main/host/ok.ts', "import { createServices } from '../services';\nimport fs from 'node:fs';\nexport const used = [createServices, fs];\n"],
     ['src/main/chat/ok.ts', "import { openDatabase } from '../storage/database';\nimport { randomUUID } from 'node:crypto';\nexport const used = [openDatabase, randomUUID];\n"],
     ['src/main/approval/policy/ok.ts', "import picomatch from 'picomatch';\nimport path from 'node:path';\nimport type { ApprovalRule } from '../../../shared/approval';\nimport { compileRule } from './rule-compiler';\nexport const used: unknown[] = [picomatch, path, compileRule];\nexport type Rule = ApprovalRule;\n"],
-    ['src/shared/ok.ts', "import { z } from 'zod';\nimport { methodNames } from './contract';\nexport const used = [z, methodNames];\n"],
+    ['src/shared/ok.ts', "import { z } from './zod';\nimport { methodNames } from './contract';\nexport const used = [z, methodNames];\n"],
   ])('%s may import what it needs', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });

@@ -2,11 +2,9 @@
  * The only bridge between a page and the main process: `window.workbench`, one function per
  * contract method and one subscription per event. `ipcRenderer` itself is never exposed.
  */
-// Must stay the first import: zod must not probe for eval under the page's CSP.
-import '../shared/zod-jitless';
 import { contextBridge, ipcRenderer } from 'electron';
 import { buildWorkbenchApi } from '../shared/api';
-import { isEventName, type EventName } from '../shared/contract';
+import { isEventName, type EventName } from '../shared/contract-names';
 import type { Envelope } from '../shared/errors';
 import { callChannel, EVENT_CHANNEL } from '../shared/ipc';
 

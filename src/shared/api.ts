@@ -1,13 +1,7 @@
-import { WorkbenchErrorDataSchema, type Envelope, type WorkbenchErrorData } from './errors';
-import {
-  eventNames,
-  methodNames,
-  type EventName,
-  type EventPayload,
-  type MethodInput,
-  type MethodName,
-  type MethodOutput,
-} from './contract';
+import type { EventPayload, MethodInput, MethodOutput } from './contract';
+import { eventNames, methodNames, type EventName, type MethodName } from './contract-names';
+import { isWorkbenchErrorData } from './error-data';
+import type { Envelope, WorkbenchErrorData } from './errors';
 
 type Namespace<N extends string> = N extends `${infer Space}.${string}` ? Space : never;
 type Member<N extends string> = N extends `${string}.${infer Rest}` ? Rest : never;
@@ -46,8 +40,7 @@ function unwrap(envelope: Envelope): unknown {
 }
 
 function toErrorData(error: unknown): WorkbenchErrorData {
-  const parsed = WorkbenchErrorDataSchema.safeParse(error);
-  if (parsed.success) return parsed.data;
+  if (isWorkbenchErrorData(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'unavailable', message };
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { CHAT_APPROVAL_MODES, GLOBAL_APPROVAL_MODES, TOOL_APPROVAL_SETTINGS } from './closed-sets';
 import { settingsRecord } from './setting-names';
 import { AuditSinkSchema } from './audit-shipping';
@@ -208,14 +208,6 @@ export const ManagedPolicySchema = z
     }
   });
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
-
-/**
- * Whether "never ask" (globally or in a chat) may take effect under the organisation's policy: not when it
- * disallows it, nor when it locked the global mode to something else (docs/user/organisation-policy.md).
- */
-export function neverAskAllowed(managed: Pick<ManagedPolicy, 'disallowNeverAsk' | 'locked'> | null | undefined): boolean {
-  return !(managed?.disallowNeverAsk ?? false) && (managed?.locked.mode === undefined || managed.locked.mode === 'never-ask');
-}
 
 export const PolicyWarningSchema = z.object({
   kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve']),

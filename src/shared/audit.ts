@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS } from './closed-sets';
 
 /**

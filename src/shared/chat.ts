@@ -1,9 +1,8 @@
-import { z } from 'zod';
+import { z } from './zod';
+import { CHAT_TITLE_MAX_LENGTH } from './limits';
 
 export const ChatIdSchema = z.uuid();
 export type ChatId = z.infer<typeof ChatIdSchema>;
-
-export const CHAT_TITLE_MAX_LENGTH = 200;
 
 /** A title as a person would type it: trimmed, not empty, one line. */
 export const ChatTitleSchema = z

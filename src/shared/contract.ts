@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
+import type { EventName, MethodName } from './contract-names';
 import {
   ApprovalsChangeSchema,
   ApprovalsPendingInputSchema,
@@ -128,7 +129,8 @@ interface EventSpec {
 
 /**
  * Every request the renderer (or any other front end) can make of the main process.
- * Names are `namespace.verb`; the namespace becomes an object on `window.workbench`.
+ * Names are `namespace.verb`; the namespace becomes an object on `window.workbench`. A new method's name goes
+ * into contract-names.ts too: the `satisfies` below fails until both list the same names.
  */
 export const methods = {
   'app.info': { input: NoInputSchema, output: AppInfoSchema },
@@ -210,7 +212,7 @@ export const methods = {
   'audit.setCheckpoints': { input: AuditCheckpointsSetInputSchema, output: AuditCheckpointsViewSchema },
   /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
   'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
-} as const satisfies Record<string, MethodSpec>;
+} as const satisfies Record<MethodName, MethodSpec>;
 
 /**
  * Every event the main process pushes. Names are `namespace.onDidX`, exposed as
@@ -231,25 +233,15 @@ export const events = {
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */
   'mcp.onDidUpdateResource': { payload: McpResourceUpdatedSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },
-} as const satisfies Record<string, EventSpec>;
+} as const satisfies Record<EventName, EventSpec>;
 
 export type Methods = typeof methods;
-export type MethodName = keyof Methods;
 export type MethodInput<M extends MethodName> = z.input<Methods[M]['input']>;
 /** The input after validation (defaults applied, strings trimmed): what handlers receive. */
 export type MethodParsedInput<M extends MethodName> = z.output<Methods[M]['input']>;
 export type MethodOutput<M extends MethodName> = z.output<Methods[M]['output']>;
 
 export type Events = typeof events;
-export type EventName = keyof Events;
 export type EventPayload<E extends EventName> = z.output<Events[E]['payload']>;
 
-export const methodNames = Object.keys(methods) as MethodName[];
-export const eventNames = Object.keys(events) as EventName[];
-
-export function isMethodName(name: unknown): name is MethodName {
-  return typeof name === 'string' && Object.hasOwn(methods, name);
-}
-export function isEventName(name: unknown): name is EventName {
-  return typeof name === 'string' && Object.hasOwn(events, name);
-}
+export { eventNames, isEventName, isMethodName, methodNames, type EventName, type MethodName } from './contract-names';

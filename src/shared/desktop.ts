@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /**
  * The `desktop` section of settings.json: what only the desktop app does (the global quick-chat

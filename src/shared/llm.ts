@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { PROVIDER_KINDS } from './closed-sets';
 import { settingName } from './setting-names';
 import { WorkbenchErrorDataSchema } from './errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /**
  * What a tool call produced, normalised from MCP's CallToolResult for the tool loop and the UI.

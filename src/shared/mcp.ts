@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { MCP_LOG_LEVELS } from './closed-sets';
 import { guardedRecord, settingName } from './setting-names';
 import { ToolDefinitionSchema } from './tool';

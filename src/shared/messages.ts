@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import { z } from './zod';
 import { ApprovalResolutionSchema, ToolCallApprovalSchema, ToolCallRequestSchema } from './approval';
 import { ChatIdSchema } from './chat';
 import { WorkbenchErrorDataSchema } from './errors';
 import { FinishReasonSchema, UsageSchema } from './llm';
 import { McpToolResultSchema } from './mcp-result';
 import { ToolAnnotationsSchema, ToolCallSchema } from './tool';
+import { ATTACHMENT_TEXT_MAX_LENGTH, MAX_ATTACHMENTS } from './limits';
 
 /**
  * A chat's messages (docs/dev/architecture.md "Messages", seed 000 made durable). A user message starts an **exchange**; every
@@ -130,8 +131,6 @@ export const MessageBaseSchema = z.object({
  * A resource the person attached to a message (docs/user/mcp-servers.md#resources): read by the person's own request
  * (mcp.readResource) and sent to the model with the message as context; shown as a chip on the message.
  */
-export const ATTACHMENT_TEXT_MAX_LENGTH = 1_000_000;
-export const MAX_ATTACHMENTS = 10;
 export const ResourceAttachmentSchema = z.strictObject({
   server: z.string().min(1).max(200),
   uri: z.string().min(1).max(8192),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /**
  * Names that can never key a settings map (servers, tools, providers, env and header names): in a plain

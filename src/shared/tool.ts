@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /**
  * MCP tool annotations (spec 2025-06-18). They are hints from the server: the approval layer

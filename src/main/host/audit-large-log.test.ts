@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import type { MethodName } from '../../shared/contract';
 import { AUDIT_EXPORT_READ_CHUNK_BYTES, type AuditExportPrepareOutput, type AuditExportResult, type AuditExportReadOutput, type AuditProgress, type AuditVerifyResult } from '../../shared/audit';
 import type { Envelope } from '../../shared/errors';
-import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
+import { readServerFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../shared/wire';
 import { fillLogFast, LARGE_LOG_ROWS } from '../audit/audit-test-support';
 import { EXPORT_CHUNK_BYTES } from '../audit/export-lines';
 import { verifyExportFile } from '../audit/export-verify';
@@ -116,7 +116,8 @@ describe(`a log of ${LARGE_LOG_ROWS} rows`, { timeout: 120_000 }, () => {
       const progress: AuditProgress[] = [];
       const pending = new Map<number, (envelope: Envelope) => void>();
       socket.on('message', (data: Buffer) => {
-        const frame: ServerFrame = ServerFrameSchema.parse(JSON.parse(data.toString()));
+        const frame = readServerFrame(JSON.parse(data.toString()));
+        if (!frame) throw new Error(`not a server frame: ${data.toString()}`);
         if (frame.type === 'event' && frame.event === 'audit.onDidProgress') progress.push(frame.payload as AuditProgress);
         if (frame.type === 'result' && frame.id !== null) pending.get(frame.id)?.(frame.result);
       });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Chat } from '../../shared/chat';
-import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
+import { readServerFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import { createServices, type Services } from '../services';
 import { startBrowserServer, WEBSOCKET_PATH, type BrowserServer } from './browser-server';
 import { contentSecurityPolicy } from './csp';
@@ -119,7 +119,8 @@ async function connect(): Promise<Client> {
   const unclaimed: ServerFrame[] = [];
   const waiters: { match: (frame: ServerFrame) => boolean; resolve: (frame: ServerFrame) => void }[] = [];
   socket.on('message', (data) => {
-    const frame = ServerFrameSchema.parse(JSON.parse(data.toString()));
+    const frame = readServerFrame(JSON.parse(data.toString()));
+    if (!frame) throw new Error(`not a server frame: ${data.toString()}`);
     const waiter = waiters.find((candidate) => candidate.match(frame));
     if (!waiter) {
       unclaimed.push(frame);

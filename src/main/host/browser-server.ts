@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer as WebSocketServerClass } from 'ws';
-import { CallFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
+import { readCallFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import type { EventHub } from '../event-hub';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
@@ -128,15 +128,15 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
 
   async function answer(client: WebSocket, text: string | null): Promise<void> {
     let frame: ServerFrame;
-    const call = text === null ? null : CallFrameSchema.safeParse(parseJsonOrUndefined(text));
-    if (!call?.success) {
+    const call = text === null ? undefined : readCallFrame(parseJsonOrUndefined(text));
+    if (!call) {
       frame = {
         type: 'result',
         id: null,
         result: { ok: false, error: { code: 'invalid_input', message: 'A call must be a JSON text frame {type:"call", id, method, input}.' } },
       };
     } else {
-      frame = { type: 'result', id: call.data.id, result: await options.dispatch(call.data.method, call.data.input) };
+      frame = { type: 'result', id: call.id, result: await options.dispatch(call.method, call.input) };
     }
     if (client.readyState === client.OPEN) client.send(JSON.stringify(frame));
   }

@@ -1,4 +1,5 @@
-import { neverAskAllowed, type ApprovalPolicy, type ManagedPolicy, type ServerApprovalSettings, type ToolApprovalSetting } from '../../../shared/approval';
+import { neverAskAllowed } from '../../../shared/never-ask';
+import type { ApprovalPolicy, ManagedPolicy, ServerApprovalSettings, ToolApprovalSetting } from '../../../shared/approval';
 import { compileRule, ruleProblems, type CompiledRule, type RuleProblem } from './rule-compiler';
 
 /** The rules whose server and tool globs match one (server, tool) pair, in list order, by step of the pipeline. */

@@ -1,7 +1,7 @@
 import type { Unsubscribe, WorkbenchTransport } from '../../../shared/api';
-import { isEventName, type EventName, type MethodName } from '../../../shared/contract';
+import { isEventName, type EventName, type MethodName } from '../../../shared/contract-names';
 import type { Envelope } from '../../../shared/errors';
-import { ServerFrameSchema, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../../shared/wire';
+import { readServerFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../../shared/wire';
 import { parseJsonOrUndefined } from '../../../shared/json';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'refused';
@@ -64,9 +64,8 @@ export function connectBrowserBridge(token: string, location: { host: string } =
     };
     ws.onmessage = (message) => {
       if (typeof message.data !== 'string') return;
-      const parsed = ServerFrameSchema.safeParse(parseJsonOrUndefined(message.data));
-      if (!parsed.success) return;
-      const frame = parsed.data;
+      const frame = readServerFrame(parseJsonOrUndefined(message.data));
+      if (!frame) return;
       if (frame.type === 'result') {
         if (frame.id === null) {
           // The server could not read one of our frames, so it cannot say which call it was: fail every

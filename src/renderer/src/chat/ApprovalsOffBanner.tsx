@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
-import { neverAskAllowed, type PolicyView } from '../../../shared/approval';
-import { errorText } from '../../../shared/errors';
+import type { PolicyView } from '../../../shared/approval';
+import { neverAskAllowed } from '../../../shared/never-ask';
+import { errorText } from '../../../shared/error-data';
 import { WarningIcon } from '../components/icons';
 import { useChatMode } from './use-chat-mode';
 

@@ -7,7 +7,7 @@ import { PencilIcon } from '../components/icons';
 import { TitleEditor } from '../components/TitleEditor';
 import { useChatMode } from './use-chat-mode';
 import type { ChatsStore } from '../state/chats-store';
-import { errorText } from '../../../shared/errors';
+import { errorText } from '../../../shared/error-data';
 
 export interface ChatHeaderProps {
   api: WorkbenchApi;

@@ -6,7 +6,7 @@ import type { BrowserBridge } from '../bridge/browser-bridge';
 import { useConnectionState } from '../bridge/use-connection-state';
 import type { ChatsStore } from '../state/chats-store';
 import { ChatPane } from './ChatPane';
-import { errorText } from '../../../shared/errors';
+import { errorText } from '../../../shared/error-data';
 import { ChatStores } from './chat-store';
 import { useTrustedServers } from './use-trusted-servers';
 

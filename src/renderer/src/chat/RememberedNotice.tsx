@@ -1,6 +1,6 @@
 import { useState, useSyncExternalStore } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
-import { errorText } from '../../../shared/errors';
+import { errorText } from '../../../shared/error-data';
 import { rememberedLabel, rememberedStore, undoOf } from '../state/remembered';
 
 /**

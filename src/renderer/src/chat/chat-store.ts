@@ -1,7 +1,7 @@
 import type { WorkbenchApi } from '../../../shared/api';
 import type { ApprovalsChange, ArgumentMatcher, RememberAction, RememberOptions, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
 import { rememberedStore } from '../state/remembered';
-import { errorText } from '../../../shared/errors';
+import { errorText } from '../../../shared/error-data';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
 

@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { errorText } from '../../../shared/errors';
+import { errorText } from '../../../shared/error-data';
 import { Dialog } from './Dialog';
 
 export interface ConfirmDialogProps {

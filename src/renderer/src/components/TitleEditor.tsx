@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { CHAT_TITLE_MAX_LENGTH } from '../../../shared/chat';
+import { CHAT_TITLE_MAX_LENGTH } from '../../../shared/limits';
 
 export interface TitleEditorProps {
   initial: string;

@@ -1,7 +1,7 @@
 import { useId, type ReactNode } from 'react';
 import { Dialog } from '../components/Dialog';
 
-export { errorText } from '../../../shared/errors';
+export { errorText } from '../../../shared/error-data';
 
 /** `12 Mar 2026, 14:05:09` in the person's locale. */
 export function formatTime(value: number | string): string {

@@ -1,4 +1,4 @@
-import { isWorkbenchErrorData } from '../../../shared/errors';
+import { isWorkbenchErrorData } from '../../../shared/error-data';
 
 /**
  * The fields a refused call names, so a form can show each reason under its field. Reads the two shapes

@@ -1,6 +1,6 @@
 import type { WorkbenchApi } from '../../../shared/api';
 import type { Chat, ChatChange } from '../../../shared/chat';
-import { isWorkbenchErrorData } from '../../../shared/errors';
+import { isWorkbenchErrorData } from '../../../shared/error-data';
 
 export type ChatsStatus = 'loading' | 'ready' | 'failed';
 

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { ArgumentMatcher, RememberAction, RememberKind, RememberOffer, RememberOptions, ToolCallRequest } from '../../../../shared/approval';
 import { REMEMBER_WORDS } from '../../../../shared/decisions';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import { Dialog } from '../../components/Dialog';
 import type { ChatStore } from '../chat-store';
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { RememberKind, RememberOptions, ToolCallRequest } from '../../../../shared/approval';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import { REMEMBER_WORDS } from '../../../../shared/decisions';
 import type { ChatStore } from '../chat-store';
 import { RememberDialog } from './RememberDialog';

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import type { McpPrompt } from '../../../../shared/mcp';
 import { matchingPrompts, missingArguments, promptText, slashQuery } from './slash-prompts';
 

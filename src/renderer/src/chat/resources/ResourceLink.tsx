@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import type { McpReadResourceOutput } from '../../../../shared/mcp';
 import { Dialog } from '../../components/Dialog';
 import { useChatContext } from '../chat-context';

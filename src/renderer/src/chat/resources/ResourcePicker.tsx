@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import type { McpResourcesOutput } from '../../../../shared/mcp';
 import type { ResourceAttachment } from '../../../../shared/messages';
 import { Dialog } from '../../components/Dialog';

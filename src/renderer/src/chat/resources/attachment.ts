@@ -1,5 +1,6 @@
 import type { McpReadResourceOutput } from '../../../../shared/mcp';
-import { ATTACHMENT_TEXT_MAX_LENGTH, type ResourceAttachment } from '../../../../shared/messages';
+import { ATTACHMENT_TEXT_MAX_LENGTH } from '../../../../shared/limits';
+import type { ResourceAttachment } from '../../../../shared/messages';
 
 /**
  * A read resource as an attachment of the next message (docs/user/mcp-servers.md#resources): its text parts joined,

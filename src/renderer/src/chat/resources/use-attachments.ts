@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { errorText } from '../../../../shared/errors';
-import { MAX_ATTACHMENTS, type ResourceAttachment } from '../../../../shared/messages';
+import { errorText } from '../../../../shared/error-data';
+import { MAX_ATTACHMENTS } from '../../../../shared/limits';
+import type { ResourceAttachment } from '../../../../shared/messages';
 import { attachmentOf } from './attachment';
 
 /** An attachment of the next message, and whether its server said it changed since it was read. */

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { errorText } from '../../../../shared/errors';
+import { errorText } from '../../../../shared/error-data';
 import type {
   ElicitationFormView,
   ElicitationUrlView,
