@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { checkAccessibility } from './axe';
 import { ROOT, expect, test, type Workbench } from './fixtures';
+import { chatUi } from './chat-ui';
 import { createChat, ui } from './ui';
 
 const SCREENS = path.join(ROOT, 'test-results', 'screens');
@@ -86,6 +87,24 @@ for (const scheme of ['light', 'dark'] as const) {
     await shoot(page, `${scheme}-09-delete-dialog`);
     await view.deleteDialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(view.deleteDialog).toBeHidden();
+  });
+
+  test(`${scheme}: the message box grows with its text, then scrolls`, async ({ page, workbench }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(workbench.url);
+    await createChat(page);
+    const input = chatUi(page).input;
+    await expect(input).toBeFocused();
+    const height = async (): Promise<number> => (await input.boundingBox())?.height ?? Number.NaN;
+    const oneLine = await height();
+    await input.fill('A plan in four lines:\n1. read the notes\n2. list the open questions\n3. draft the reply');
+    await expect.poll(height).toBeGreaterThan(oneLine * 2.5);
+    await restMouse(page);
+    await shoot(page, `${scheme}-14-composer-lines`);
+    // Past its maximum height (240 px, chat.css) it stops growing and scrolls instead.
+    await input.fill(Array.from({ length: 30 }, (_, index) => `line ${index + 1}`).join('\n'));
+    await expect.poll(height).toBeLessThanOrEqual(240);
+    expect(await input.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
   });
 
   test(`${scheme}: missing token`, async ({ page, workbench }) => {

@@ -6,6 +6,13 @@ import { useChatContext } from './chat-context';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { useSlashPrompts } from './prompts/SlashPrompts';
 
+/**
+ * Whether the message box grows with its text by CSS alone (`field-sizing: content`, chat.css): Chromium, so the
+ * desktop app and browser mode in Chrome or Edge. Elsewhere it is measured after each change, which forces a layout
+ * (on the first screen too: docs/dev/benchmarks.md, app-start).
+ */
+const SIZES_ITSELF = typeof CSS !== 'undefined' && CSS.supports('field-sizing', 'content');
+
 // The resource picker loads when first opened (docs/dev/benchmarks.md, renderer-first-load).
 const ResourcePicker = lazy(() => import('./resources/ResourcePicker').then((module) => ({ default: module.ResourcePicker })));
 
@@ -44,7 +51,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
 
   useEffect(() => {
     const element = input.current;
-    if (!element) return;
+    if (!element || SIZES_ITSELF) return;
     element.style.height = 'auto';
     element.style.height = `${Math.min(element.scrollHeight, 240)}px`;
   }, [text]);
