@@ -13,7 +13,7 @@ import { percentile, type Benchmark, type NamedBenchMeasurement } from './harnes
 const ROWS = 100_000;
 /** The built shipping thread, as the app runs it (`npm run bench` builds first). */
 const SHIP_WORKER = path.join(import.meta.dirname, '../../out/main/audit-ship-worker.js');
-const COMMIT_SAMPLES = 1000;
+const COMMIT_SAMPLES = 2000;
 /** Commits made before measuring, so the write-ahead log has reached its steady size (see run). */
 const WARM_UP_COMMITS = 300;
 /** How often a commit is wanted while measuring: about as often as a busy tool loop records. */

@@ -40,6 +40,14 @@ export interface AuditShipperOptions {
   resendWindowMs?: number;
   /** How long a process's claim on a sink lasts without renewal (the claim is renewed with every batch). */
   leaseMs?: number;
+  /**
+   * Yielding to the decision path: while a row was committed within `busyWindowMs` (500 ms), batches are at most
+   * `BUSY_BATCH_ROWS` rows and the runner rests `restFactor` (5) times as long as a batch took before the next, so a
+   * catch-up leaves the two cores to the tool loop (docs/user/audit-shipping.md). With nothing committing, batches
+   * go back to back at the sink's size.
+   */
+  busyWindowMs?: number;
+  restFactor?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -70,6 +78,9 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
   let started = false;
   let unsubscribe: (() => void) | null = null;
   let wakeScheduled = false;
+  let lastCommitAt = -Infinity;
+  const busyWindowMs = options.busyWindowMs ?? 500;
+  const decisionPathBusy = (): boolean => performance.now() - lastCommitAt < busyWindowMs;
 
   const startRunners = (): void => {
     const enabled = options.targets().filter((target) => target.config.enabled);
@@ -81,7 +92,7 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
       ...options.sinkOptions,
     });
     const shipping = thread;
-    runners = enabled.map((target) => startRunner(target.config, { ...options, cursors, owner, thread: shipping, now }));
+    runners = enabled.map((target) => startRunner(target.config, { ...options, cursors, owner, thread: shipping, now, decisionPathBusy }));
   };
 
   return {
@@ -100,6 +111,7 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
         }) ?? null;
     },
     wake() {
+      lastCommitAt = performance.now();
       // Deferred: the committing call returns first, and a burst of commits wakes the runners once.
       if (wakeScheduled || runners.length === 0) return;
       wakeScheduled = true;
@@ -156,7 +168,14 @@ interface RunnerContext extends AuditShipperOptions {
   owner: string;
   thread: ShippingThread;
   now: () => number;
+  /** Whether a row was committed within `busyWindowMs`. */
+  decisionPathBusy: () => boolean;
 }
+
+/** The largest batch while the decision path is busy: a short burst of the shipping thread's work. */
+const BUSY_BATCH_ROWS = 100;
+/** The longest rest: a batch that took long waited on a slow receiver, not on the cores. */
+const MAX_REST_MS = 50;
 
 /** A batch the sink acknowledged, kept for the resend window. */
 interface Sent {
@@ -172,21 +191,26 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
   const maxBackoffMs = context.maxBackoffMs ?? 60_000;
   const resendWindowMs = context.resendWindowMs ?? 2000;
   const leaseMs = context.leaseMs ?? 30_000;
+  const restFactor = context.restFactor ?? 5;
   let stopped = false;
   let recent: Sent[] = [];
   let brokeAt: number | null = null;
   let leasedUntil = 0;
   let wakeUp: (() => void) | null = null;
+  let endRest: (() => void) | null = null;
 
-  const pause = (ms: number): Promise<void> =>
+  // A pause ends early when a row is committed (wake) or the connection breaks; a rest only when stopping.
+  const pause = (ms: number, { rest = false } = {}): Promise<void> =>
     new Promise((resolve) => {
       const timer = setTimeout(finish, ms);
       function finish(): void {
         clearTimeout(timer);
         wakeUp = null;
+        endRest = null;
         resolve();
       }
-      wakeUp = finish;
+      if (rest) endRest = finish;
+      else wakeUp = finish;
     });
 
   // What the broken connection may have dropped: every batch acknowledged within the window before the break.
@@ -225,7 +249,9 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
       }
       try {
         // The thread reads the batch after the cursor, encodes and sends it; here only its ends come back.
-        const batch = await thread.ship(config, cursors.get(config.id).sequence);
+        const sentAt = performance.now();
+        const busy = context.decisionPathBusy();
+        const batch = await thread.ship(busy ? { ...config, batchSize: Math.min(config.batchSize, BUSY_BATCH_ROWS) } : config, cursors.get(config.id).sequence);
         // A host that closed the database without waiting for stop(): the cursor stays where it was (at least once).
         if (!context.db.open) break;
         if (batch.count === 0) {
@@ -237,6 +263,8 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
         const horizon = now() - resendWindowMs;
         while (recent.length > 0 && (recent[0] as Sent).at < horizon) recent.shift();
         backoff = initialBackoffMs;
+        // Yielding to the decision path (AuditShipperOptions.busyWindowMs): a catch-up while tools run goes slower.
+        if (busy || context.decisionPathBusy()) await pause(Math.min((performance.now() - sentAt) * restFactor, MAX_REST_MS), { rest: true });
       } catch (error) {
         if (stopped) break;
         cursors.recordError(config.id, error instanceof Error ? error.message : String(error), now());
@@ -254,6 +282,7 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
     async stop() {
       stopped = true;
       wakeUp?.();
+      endRest?.();
       // The batch in flight finishes (and is acknowledged) before the connection closes.
       await running;
       await thread.close(config.id).catch((error: unknown) => context.onError?.(error));

@@ -12,7 +12,7 @@ import { createSqliteAuditLog } from '../sqlite-audit-log';
 import { builtAssets } from '../../assets';
 import { createAuditShipper, type AuditShipper } from './audit-shipper';
 import { startOtlpReceiver, type OtlpReceiver } from './testing/otlp-receiver';
-import { recordRows, waitFor } from './testing/shipping-fixture';
+import { recordRow, recordRows, waitFor } from './testing/shipping-fixture';
 
 let dir: string;
 let db: Database;
@@ -36,7 +36,7 @@ afterEach(async () => {
   vi.unstubAllEnvs();
 });
 
-const startShipper = (config: Partial<OtlpSinkConfig> = {}): AuditShipper => {
+const startShipper = (config: Partial<OtlpSinkConfig> = {}, busyWindowMs?: number): AuditShipper => {
   const sink: OtlpSinkConfig = { type: 'otlp', id: 'otel', enabled: true, batchSize: 100, ...config };
   shipper = createAuditShipper({
     db,
@@ -46,6 +46,7 @@ const startShipper = (config: Partial<OtlpSinkConfig> = {}): AuditShipper => {
     pollMs: 100,
     initialBackoffMs: 50,
     maxBackoffMs: 400,
+    busyWindowMs,
   });
   shipper.start();
   return shipper;
@@ -120,6 +121,34 @@ describe('audit shipping over OTLP/HTTP', () => {
     // Every row exactly once among the accepted exports: a refused export counts for nothing.
     expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
     expect(status()).toMatchObject({ acknowledgedSequence: 200, lastError: null });
+  });
+
+  it('yields to the decision path: while rows are being committed a catch-up goes in small batches, with nothing committing in full ones, and every row arrives once', async () => {
+    recordRows(log, 1000, 'backlog');
+    let committed = 0;
+    // A busy tool loop: a row committed (and the shipper woken, as the app's audit log does) every 5 ms.
+    const loop = setInterval(() => {
+      recordRow(log, committed++, 'busy');
+      shipper?.wake();
+    }, 5);
+    startShipper({ endpoint: receiver.url, batchSize: 500 }, 200);
+    shipper?.wake();
+    await waitFor('the backlog to go out while busy', () => (status()?.acknowledgedSequence ?? 0) >= 1000);
+    clearInterval(loop);
+    // The first batch may be full: the shipper started before it had seen a commit.
+    const whileBusy = receiver.accepted.slice(1).map((request) => request.records.length);
+    expect(whileBusy.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...whileBusy)).toBeLessThanOrEqual(100);
+
+    // Quiet for longer than the busy window: a new backlog goes in the sink's own batch size.
+    await waitFor('the sink to catch up', () => status()?.lagRows === 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = receiver.accepted.length;
+    recordRows(log, 1000, 'quiet');
+    await waitFor('the quiet backlog to go out', () => status()?.lagRows === 0);
+    expect(receiver.accepted.slice(before).map((request) => request.records.length)).toEqual([500, 500]);
+    const total = 2000 + committed;
+    expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(Array.from({ length: total }, (_, index) => index + 1));
   });
 
   it('refuses a protocol other than http/protobuf by name instead of sending nothing silently', async () => {

@@ -53,6 +53,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
   if (!rsyslogd) return;
   await rsyslog.stop();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -70,8 +71,13 @@ interface KillPoint {
   at: 'sending' | 'written';
 }
 
+/** Every child started, so a test that fails or times out leaves none running (a recording child never ends). */
+const children = new Set<ChildProcess>();
+
 function startChild(mode: 'record' | 'ship', batchSize: number, kill?: KillPoint): Child {
   const child = spawn(process.execPath, [BUNDLE, databaseFile, dataDir, String(rsyslog.port), mode, String(batchSize)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
