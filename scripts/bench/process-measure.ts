@@ -103,17 +103,23 @@ export interface Pairs {
 
 /** `count` pairs of subject and floor, interleaved, which one goes first alternating, so noise hits both alike. */
 export async function measurePairs(count: number, subject: () => Promise<ProcessMeasurement>, floor: () => Promise<ProcessMeasurement>): Promise<Pairs> {
-  const pairs: Pairs = { subject: [], floor: [] };
-  for (let index = 0; index < count; index++) {
-    if (index % 2 === 0) {
-      pairs.subject.push(await subject());
-      pairs.floor.push(await floor());
-    } else {
-      pairs.floor.push(await floor());
-      pairs.subject.push(await subject());
+  const [subjects = [], floors = []] = await measureRounds(count, [subject, floor]);
+  return { subject: subjects, floor: floors };
+}
+
+/**
+ * `count` rounds of every step, the step that goes first rotating from round to round, so noise hits all alike;
+ * the measurements of each step, in the order of `steps`.
+ */
+export async function measureRounds(count: number, steps: readonly (() => Promise<ProcessMeasurement>)[]): Promise<ProcessMeasurement[][]> {
+  const measured = steps.map((): ProcessMeasurement[] => []);
+  for (let round = 0; round < count; round++) {
+    for (let offset = 0; offset < steps.length; offset++) {
+      const index = (round + offset) % steps.length;
+      measured[index]?.push(await (steps[index] as () => Promise<ProcessMeasurement>)());
     }
   }
-  return pairs;
+  return measured;
 }
 
 export const medianOf = (samples: readonly ProcessMeasurement[], pick: (sample: ProcessMeasurement) => number | null): number => median(samples.map((sample) => pick(sample) ?? Number.NaN));
