@@ -36,21 +36,21 @@ export const cliRunTool: Benchmark = {
       // The server file the CLI starts, on the Node and compile cache it starts it with (mcp-host.ts).
       const entry = resolveBundledServerEntry('@modelcontextprotocol/server-everything');
       const cacheEnv = { NODE_COMPILE_CACHE: path.join(home, 'cache', 'node-compile-cache') };
-      const viaCli = async (): Promise<ProcessMeasurement> => {
+      // The scripted model of one exchange: a call of echo, then the answer.
+      const scriptExchange = (): void =>
         fake.script(
           { kind: 'reply', text: ['Calling echo.'], toolCalls: [{ name: `${SERVER}__echo`, argumentChunks: [JSON.stringify({ message: 'hello from the model' })] }] },
           { kind: 'reply', text: ['It said hello.'] },
         );
+      const viaCli = async (): Promise<ProcessMeasurement> => {
+        scriptExchange();
         const result = await workbench(home, ['run', 'echo hello', '--provider', 'fake']);
         if (!result.stderr.includes('echo · ok')) throw new Error(`the echo call did not run:\n${result.stderr}\n${result.stdout}`);
         return result;
       };
       const floor = (): Promise<ProcessMeasurement> => measureOk({ argv: [process.execPath, BARE_CLIENT, entry], cwd: ROOT, env: { ...process.env, ...cacheEnv } }, 'bare MCP client');
       const sameWork = (): Promise<ProcessMeasurement> => {
-        fake.script(
-          { kind: 'reply', text: ['Calling echo.'], toolCalls: [{ name: `${SERVER}__echo`, argumentChunks: [JSON.stringify({ message: 'hello from the model' })] }] },
-          { kind: 'reply', text: ['It said hello.'] },
-        );
+        scriptExchange();
         return measureOk({ argv: [process.execPath, SAME_WORK_CLIENT, fake.baseURL('openai'), KEY, 'fake-large', entry], cwd: ROOT, env: { ...process.env, ...cacheEnv } }, 'same-work SDK client');
       };
       await viaCli();
