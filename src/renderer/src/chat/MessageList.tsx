@@ -58,6 +58,16 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
     list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
   }, [lastId]);
 
+  // A call that starts waiting brings the list down too: its card is at the end of the newest exchange, and a list
+  // left short of the bottom (a row measured late on a slow machine) would not follow the row as the card arrives.
+  const waitingCount = waiting.length;
+  const shownWaiting = useRef(waitingCount);
+  useEffect(() => {
+    const before = shownWaiting.current;
+    shownWaiting.current = waitingCount;
+    if (waitingCount > before) list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+  }, [waitingCount]);
+
   const itemContent = useCallback(
     (_index: number, row: ExchangeRow) => (
       <ExchangeRowView row={row} live={row.exchangeId === lastId ? live : null} onRetry={row.exchangeId === lastId && idle ? retry : null} />
