@@ -156,6 +156,40 @@ test('a message sent while the chat is scrolled up brings the list down: its rep
   await expect(view.cards.first()).toBeInViewport();
 });
 
+test('a call that starts waiting later in the same exchange brings the list down to its card, wherever the person had scrolled', async ({ page, workbench }) => {
+  await filesReady(workbench);
+  const { fake, chatId } = await scriptedChat(workbench, 'Scripted chat');
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1} of a long answer.\n\n`);
+  fake.script(
+    { kind: 'reply', text: paragraphs, toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')] },
+    { kind: 'reply', text: ['One more.'], toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')] },
+    { kind: 'reply', text: ['Both written.'] },
+  );
+  await say(page, 'Write two files.');
+  await expect(view.cards).toHaveCount(1);
+  // The person scrolls back up to read; the first call is then allowed from elsewhere (another window, here the API).
+  await page.getByText('Paragraph 1 of a long answer.').hover();
+  await page.mouse.wheel(0, -20_000);
+  await expect(view.pane.getByText('Write two files.')).toBeInViewport();
+  await expect(view.cards.first()).not.toBeInViewport();
+  const pending = ((await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] }).approvals;
+  expect(pending).toHaveLength(1);
+  await workbench.call('chat.send', {
+    chatId,
+    message: { role: 'approval', toolCallApprovals: [{ toolCallId: pending[0]?.request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] },
+  });
+  // The second call waits: its card is brought into view, though the exchange is the same one.
+  const waitingNow = async (): Promise<string | undefined> =>
+    ((await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] }).approvals[0]?.request.toolCallId;
+  await expect.poll(waitingNow).not.toBe(pending[0]?.request.toolCallId);
+  await expect.poll(waitingNow).toBeDefined();
+  await expect(view.cards).toHaveCount(1);
+  await expect(view.cards.first()).toBeInViewport();
+  await expect(view.pane.getByText('Write two files.')).not.toBeInViewport();
+});
+
 test('Allow all once and Deny all answer every undecided call', async ({ page, workbench }) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
