@@ -58,14 +58,17 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
     list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
   }, [lastId]);
 
-  // A call that starts waiting brings the list down too: its card is at the end of the newest exchange, and a list
-  // left short of the bottom (a row measured late on a slow machine) would not follow the row as the card arrives.
+  // A call that starts waiting brings the list down too, when it is not at the bottom already (scrolled up, or left
+  // short of it by a row measured late on a slow machine): its card is at the end of the newest exchange. At the
+  // bottom, `followOutput` follows the row as the card arrives; scrolling again there would only move the cards
+  // under the pointer.
+  const atBottom = useRef(true);
   const waitingCount = waiting.length;
   const shownWaiting = useRef(waitingCount);
   useEffect(() => {
     const before = shownWaiting.current;
     shownWaiting.current = waitingCount;
-    if (waitingCount > before) list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
+    if (waitingCount > before && !atBottom.current) list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
   }, [waitingCount]);
 
   const itemContent = useCallback(
@@ -85,6 +88,7 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       itemContent={itemContent}
       followOutput={(atBottom) => (atBottom ? 'auto' : false)}
       atBottomThreshold={80}
+      atBottomStateChange={(bottom) => (atBottom.current = bottom)}
       increaseViewportBy={{ top: 200, bottom: 200 }}
       defaultItemHeight={180}
       startReached={() => void store.loadOlder()}
