@@ -424,6 +424,8 @@ test('Undo after an edit: the card keeps the edit, a later edit is what runs; an
   const view = chatUi(page);
   scriptBatch(fake);
   await say(page, 'write both');
+  // Both cards first: the second arriving moves the first as the list follows it (a click must not land on it).
+  await expect(view.cards).toHaveCount(2);
   const [first, second] = [view.cards.nth(0), view.cards.nth(1)];
   await first.getByRole('button', { name: 'Edit arguments' }).click();
   await first.getByRole('textbox', { name: /content/ }).fill('first edit');
