@@ -459,6 +459,93 @@ test('Undo after an edit: the card keeps the edit, a later edit is what runs; an
   expect(await fs.readFile(sandbox(workbench, 'b.txt'), 'utf8')).toBe('beta');
 });
 
+test('a card that moved under a still pointer drops the click and says so; aimed again, or still long enough, it decides', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.cards).toHaveCount(2);
+  const second = view.cards.nth(1);
+  const deny = second.getByRole('button', { name: 'Deny', exact: true });
+  const notice = second.getByText('This moved just as you clicked, so nothing was chosen.');
+  await deny.scrollIntoViewIfNeeded();
+  const box = await deny.boundingBox();
+  if (!box) throw new Error('The second card has no Deny button on screen.');
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  const under = (px: number, py: number): Promise<unknown> => page.evaluate(`document.elementFromPoint(${px}, ${py})?.textContent`);
+  // The pointer rests 30 px below the second card's Deny; then the card moves down 30 px, as when something above it
+  // grows, which brings Deny under the pointer; the person clicks without moving: the click was aimed at what was
+  // there before. (A transform moves the card on screen without a layout change the list would answer by scrolling.)
+  await page.mouse.move(x, y + 30);
+  await second.evaluate((card) => {
+    card.style.transform = 'translateY(30px)';
+  });
+  await expect.poll(async () => (await deny.boundingBox())?.y).toBeCloseTo(box.y + 30, 0);
+  expect(await under(x, y + 30)).toBe('Deny');
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(notice).toBeVisible();
+  await expect(second).not.toContainText('Denied');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-36-dropped-click`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Aimed again: a pointer that moved since the card did decides at once (as every other click of these tests does).
+  // Here it rests where Deny goes back to, the card moves back, and a click at once is dropped again...
+  await page.mouse.move(x, y);
+  await second.evaluate((card) => {
+    card.style.transform = '';
+  });
+  await expect.poll(async () => (await deny.boundingBox())?.y).toBeCloseTo(box.y, 0);
+  expect(await under(x, y)).toBe('Deny');
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(notice).toBeVisible();
+  await expect(second).not.toContainText('Denied');
+  // ...but still for longer than STEADY_MS (500 ms, steady-clicks.ts), the same click, the pointer unmoved, decides.
+  await page.waitForTimeout(700);
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(second).toContainText('Denied');
+  await expect(view.cards.nth(0).getByRole('button', { name: 'Allow once', exact: true })).toBeVisible();
+});
+
+test('a control the person scrolls under the pointer with the wheel takes the click at once: they watched it come', async ({ page, workbench }) => {
+  const fake = await open(page, workbench);
+  const view = chatUi(page);
+  scriptBatch(fake);
+  await say(page, 'write both');
+  await expect(view.cards).toHaveCount(2);
+  const first = view.cards.nth(0);
+  const deny = first.getByRole('button', { name: 'Deny', exact: true });
+  await deny.scrollIntoViewIfNeeded();
+  const box = await deny.boundingBox();
+  if (!box) throw new Error('The first card is not on screen.');
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  // The pointer rests 60 px from Deny, inside the list, over no control; the wheel brings Deny under it (up when the
+  // list has room above and the point below Deny is still in the list, down otherwise).
+  const room = await first.evaluate((card) => {
+    const scroller = card.closest('[data-virtuoso-scroller]');
+    const rect = scroller.getBoundingClientRect();
+    return { above: scroller.scrollTop, below: scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop, bottom: rect.bottom, top: rect.top };
+  });
+  const below = room.above >= 60 && y + 60 < room.bottom - 10;
+  expect(below || (room.below >= 60 && y - 60 > room.top + 10), JSON.stringify(room)).toBe(true);
+  const restY = below ? y + 60 : y - 60;
+  await page.mouse.move(x, restY);
+  await page.mouse.wheel(0, below ? -60 : 60);
+  await expect.poll(async () => (await deny.boundingBox())?.y).toBeCloseTo(box.y + (below ? 60 : -60), 0);
+  expect(await page.evaluate(`document.elementFromPoint(${x}, ${restY})?.textContent`)).toBe('Deny');
+  await page.mouse.down();
+  await page.mouse.up();
+  await expect(first).toContainText('Denied');
+  await expect(first.getByText('This moved just as you clicked')).toHaveCount(0);
+});
+
 test('keys in the editor stay in the editor: Enter writes a new line, Escape denies nothing; Deny with reason sends no edit', async ({ page, workbench }) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);

@@ -1,5 +1,6 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { PaperclipIcon, SendIcon, StopIcon } from '../components/icons';
+import { ApprovalBar } from './approval/ApprovalBar';
 import { AttachmentChips } from './resources/AttachmentChips';
 import { useAttachments } from './resources/use-attachments';
 import { useChatContext } from './chat-context';
@@ -38,10 +39,6 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   const input = useRef<HTMLTextAreaElement>(null);
   const phase = phaseOf(state);
   const waiting = pendingRequests(state.timeline);
-  const undecided = waiting.filter((request) => !state.drafts.has(request.toolCallId)).length;
-  // Allow all once is off while an undecided call's edit is invalid (the store refuses it too, and says why).
-  const blocked = waiting.find((request) => !state.drafts.has(request.toolCallId) && state.edits.get(request.toolCallId)?.ok === false);
-  const blockedId = useId();
   const enabled = phase === 'idle' && ready;
   const { api } = useChatContext();
   // Resources to send with the next message (docs/user/mcp-servers.md#resources).
@@ -77,37 +74,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
 
   return (
     <div className="composer-area">
-      {phase === 'awaiting-approval' && waiting.length > 0 && (
-        <div className="approval-bar" role="group" aria-label="Pending tool calls">
-          <span className="approval-bar-count">
-            {undecided === 0
-              ? 'Sending your decisions…'
-              : `${undecided} tool call${undecided === 1 ? '' : 's'} ${undecided === 1 ? 'waits' : 'wait'} for your decision`}
-          </span>
-          {undecided > 0 && waiting.length > 1 && (
-            <span className="approval-bar-actions">
-              {blocked && (
-                <span id={blockedId} className="approval-bar-blocked">
-                  Fix the arguments of {blocked.toolName} first
-                </span>
-              )}
-              <button
-                type="button"
-                className="button"
-                onClick={() => store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')}
-                title="Allow all once (Alt+Enter)"
-                aria-keyshortcuts="Alt+Enter"
-                {...(blocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {})}
-              >
-                Allow all once
-              </button>
-              <button type="button" className="button button-danger-soft" onClick={() => store.decideAll('TOOL_CALL_DECISION_DENY')} title="Deny all (Alt+Escape)" aria-keyshortcuts="Alt+Escape">
-                Deny all
-              </button>
-            </span>
-          )}
-        </div>
-      )}
+      {phase === 'awaiting-approval' && waiting.length > 0 && <ApprovalBar store={store} state={state} waiting={waiting} />}
       {state.actionError && (
         <div className="composer-error" role="alert">
           <span>{state.actionError}</span>

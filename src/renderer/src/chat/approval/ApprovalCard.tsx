@@ -11,6 +11,7 @@ import { KeepsAsking } from './KeepsAsking';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
+import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -46,6 +47,8 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const server = request.serverName;
   const tool = request.toolName;
   useEffect(() => void loadArgumentsEditor(), []);
+  // A click lands only on the card it was aimed at, not on one that moved under the pointer (steady-clicks.ts).
+  const steady = useSteadyClicks();
   const badges = riskBadges(request.annotations, trustedServers.has(server));
 
 
@@ -111,6 +114,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
       data-testid="approval-card"
       data-tool-call-id={request.toolCallId}
       onKeyDown={onKeyDown}
+      onClickCapture={steady.onClickCapture}
     >
       <header className="approval-head">
         <h3 id={titleId} className="approval-title">
@@ -262,6 +266,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           Fix the arguments first: {editError}
         </p>
       )}
+      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
     </section>
   );
 }

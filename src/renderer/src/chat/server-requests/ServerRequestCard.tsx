@@ -9,6 +9,7 @@ import type {
   ServerRequestView,
 } from '../../../../shared/server-requests';
 import { WarningIcon } from '../../components/icons';
+import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
 import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
 
 export interface ServerRequestCardProps {
@@ -53,8 +54,18 @@ interface PartProps<R extends ServerRequestView> {
 function Card({ request, title, children }: { request: ServerRequestView; title: string; children: React.ReactNode }): React.JSX.Element {
   const titleId = useId();
   const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
+  // A click lands only on the card it was aimed at: the model's answer takes the place of the prompt that was just
+  // allowed, and a second click must not send it on (steady-clicks.ts).
+  const steady = useSteadyClicks();
   return (
-    <section className="approval-card server-request-card" aria-labelledby={titleId} data-testid="server-request-card" data-kind={kind} data-request-id={request.id}>
+    <section
+      className="approval-card server-request-card"
+      aria-labelledby={titleId}
+      data-testid="server-request-card"
+      data-kind={kind}
+      data-request-id={request.id}
+      onClickCapture={steady.onClickCapture}
+    >
       <header className="approval-head">
         <h3 id={titleId} className="approval-title">
           {title}
@@ -64,6 +75,7 @@ function Card({ request, title, children }: { request: ServerRequestView; title:
         </div>
       </header>
       {children}
+      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
     </section>
   );
 }
