@@ -65,7 +65,12 @@ const onOwnScroll = (): void => {
   ownScrollAt = performance.now();
 };
 const onKeyDown = (event: KeyboardEvent): void => {
-  if (SCROLL_KEYS.has(event.key) && !(event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]'))) onOwnScroll();
+  if (!SCROLL_KEYS.has(event.key)) return;
+  // Keys typed into a field do not scroll; Space on a button presses it (a decision may fold a card: that is a move
+  // the person did not scroll).
+  if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]')) return;
+  if (event.key === ' ' && controlOf(event.target)) return;
+  onOwnScroll();
 };
 
 const LISTENERS = [

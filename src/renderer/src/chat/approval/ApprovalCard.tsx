@@ -47,7 +47,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const server = request.serverName;
   const tool = request.toolName;
   useEffect(() => void loadArgumentsEditor(), []);
-  // A click lands only on the card it was aimed at, not on one that moved under the pointer (steady-clicks.ts).
+  // A click decides only what it was aimed at, not a button that moved under a still pointer (steady-clicks.ts).
   const steady = useSteadyClicks();
   const badges = riskBadges(request.annotations, trustedServers.has(server));
 

@@ -54,7 +54,7 @@ interface PartProps<R extends ServerRequestView> {
 function Card({ request, title, children }: { request: ServerRequestView; title: string; children: React.ReactNode }): React.JSX.Element {
   const titleId = useId();
   const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
-  // A click lands only on the card it was aimed at: the model's answer takes the place of the prompt that was just
+  // A click decides only what it was aimed at: the model's answer takes the place of the prompt that was just
   // allowed, and a second click must not send it on (steady-clicks.ts).
   const steady = useSteadyClicks();
   return (
