@@ -213,6 +213,8 @@ test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter 
   const view = chatUi(page);
   scriptBatch(fake);
   await say(page, 'write both');
+  // Both cards first: the second arriving re-renders the list, and a card that had the focus may lose it.
+  await expect(view.cards).toHaveCount(2);
   await view.cards.nth(0).focus();
   await page.keyboard.press('Enter');
   await expect(view.cards.nth(0)).toContainText('Approved once');
