@@ -174,6 +174,21 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     expect(changes.map((change) => change.kind)).toEqual(['waiting', 'resolved']);
   }, 60_000);
 
+  it("the tool call's timeout stands still while the person decides: a 1 s call timeout, each stage decided after 1.5 s, and the call ends with the answer", async () => {
+    expect(await dispatch('mcp.edit', { name: SERVER, callTimeoutMs: 1000 })).toMatchObject({ ok: true, value: { callTimeoutMs: 1000 } });
+    const chatId = chatOnFake();
+    await askTool(chatId, 'take your time');
+    const request = await waiting();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'allow-once' } })).toMatchObject({ ok: true });
+    const answer = await waiting((view) => view.kind === 'sampling' && view.stage === 'answer');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await dispatch('serverRequests.decide', { id: answer.id, decision: { action: 'send', text: 'Slow and sure.' } })).toMatchObject({ ok: true });
+    await services.conversations.settled(chatId);
+    expect(toolResultText(chatId)).toContain('Slow and sure.');
+    expect(toolResultText(chatId)).not.toContain('did not finish');
+  }, 60_000);
+
   it('"Allow for this chat" lets the next request of the server in that chat through without asking, and only in that chat', async () => {
     const chatId = chatOnFake();
     await askTool(chatId, 'one');

@@ -15,6 +15,7 @@ import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests } from './server-requests';
+import { createCallClocks, type CallClocks } from './call-clock';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
 /**
@@ -128,6 +129,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   let crashes: number[] = [];
   let refreshing = false;
   let refreshAgain = false;
+  // A call's timeout stands still while the server's own request waits for the person or the model (call-clock.ts).
+  const clocks = createCallClocks();
+  const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, clocks);
 
   const setStatus = (next: Omit<SupervisorStatus, 'since' | 'recentCrashes'>): void => {
     status = { ...next, since: Date.now(), recentCrashes: crashes.length };
@@ -169,7 +173,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         onStarting: (handle) => {
           if (gen === generation) starting = handle;
         },
-        serverRequests: deps.serverRequests,
+        serverRequests,
         oauth: deps.oauth?.(config),
       }).finally(() => release?.());
     } catch (error) {
@@ -338,28 +342,34 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
       }
       const gen = generation;
+      // The call's own clock, not the SDK's: it stands still while the server's request waits for the person.
+      const expired = new AbortController();
+      const clock = clocks.start(timeoutMs, () => expired.abort());
       try {
         // What Client.callTool does, with a result schema that keeps parts of unknown kinds (its own would reject
-        // the whole result). The SDK sends notifications/cancelled when the timeout expires or the signal aborts.
+        // the whole result). The SDK sends notifications/cancelled when the signal aborts: ours, or the clock's.
         const raw = await current.client.request(
           { method: 'tools/call', params: { name: toolName, arguments: args } },
           LenientCallToolResultSchema,
           {
-            timeout: timeoutMs,
-            signal,
+            timeout: NO_SDK_TIMEOUT_MS,
+            signal: signal ? AbortSignal.any([signal, expired.signal]) : expired.signal,
             // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
             ...(onProgress
               ? {
-                  onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
-                    onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
-                  resetTimeoutOnProgress: true,
+                  onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
+                    clock.restart();
+                    onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) });
+                  },
                 }
               : {}),
           },
         );
+        clock.stop();
         const problem = raw.structuredContent && !raw.isError ? validateOutput?.(raw.structuredContent) : undefined;
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
+        clock.stop();
         const what = `"${toolName}" on "${name}"`;
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
@@ -373,18 +383,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
         }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
+        if (expired.signal.aborted) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
         const { McpError, ErrorCode } = sdkTypes();
-        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-          throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
-        }
         const ended = current.endReason();
         if (ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
           throw new WorkbenchError('unavailable', `The server "${name}" stopped during the call to "${toolName}": it ${ended ?? 'closed the connection'}.`);
         }
-        if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && deps.serverRequests && !options.afterUrlElicitation) {
+        if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && serverRequests && !options.afterUrlElicitation) {
           // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
           // and the call retried once when every page was confirmed.
-          if (await urlElicitationsConfirmed(deps.serverRequests, error, options)) return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+          if (await urlElicitationsConfirmed(serverRequests, error, options)) return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
         }
         if (error instanceof McpError) return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
         if (error instanceof z.core.$ZodError) {
@@ -428,3 +436,21 @@ const UrlElicitationsSchema = z.object({
     .array(z.object({ mode: z.literal('url'), url: z.string(), message: z.string(), elicitationId: z.string() }))
     .max(10),
 });
+
+/**
+ * The SDK's own timeout, turned off: each call runs on its clock (call-clock.ts). The largest delay a Node timer
+ * takes; a larger one would fire at once.
+ */
+const NO_SDK_TIMEOUT_MS = 2_147_483_647;
+
+/** `requests` with each of the server's requests holding the clocks of its calls while it waits. */
+function holdingClocks(requests: BoundServerRequests, clocks: CallClocks): BoundServerRequests {
+  const { handler } = requests;
+  return {
+    ...requests,
+    handler: {
+      sample: (origin, params) => clocks.hold(() => handler.sample(origin, params)),
+      elicit: (origin, params) => clocks.hold(() => handler.elicit(origin, params)),
+    },
+  };
+}
