@@ -61,7 +61,9 @@ async function shootBoth(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
-test.describe.configure({ timeout: 90_000 });
+// Up to four axe runs and screenshots a test, and a real server-everything: 20 s alone here, 50 s beside another
+// worker, more on a loaded host.
+test.describe.configure({ timeout: 180_000 });
 
 test('sampling: the prompt is shown and edited in the chat, then the answer is shown and sent back', async ({ page, workbench }) => {
   await page.setViewportSize({ width: 1200, height: 1000 });
