@@ -22,7 +22,7 @@ import { securityHeaders } from '../host/csp';
 import { createDispatcher } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
-import { readStaticFile } from '../host/static-files';
+import { createStaticFiles } from '../host/static-files';
 import { startServices, type ServicesLifecycle } from '../lifecycle';
 import { WINDOW_START_DEFER_MS } from '../mcp/mcp-host';
 import { isStartupProblem, type Services } from '../services';
@@ -122,9 +122,10 @@ function createWindow(windowStore: Store<WindowState>): BrowserWindow {
 }
 
 function serveRenderer(): void {
+  const files = createStaticFiles(rendererDir);
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
-    const file = url.host === APP_HOST ? await readStaticFile(rendererDir, url.pathname) : null;
+    const file = url.host === APP_HOST ? await files.read(url.pathname) : null;
     if (!file) return new Response('Not found', { status: 404, headers: securityHeaders() });
     return new Response(new Uint8Array(file.body), { headers: { ...securityHeaders(), 'Content-Type': file.contentType } });
   });

@@ -8,7 +8,7 @@ import { readCallFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } fro
 import type { EventHub } from '../event-hub';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
-import { readStaticFile } from './static-files';
+import { createStaticFiles } from './static-files';
 import { parseJsonOrUndefined } from '../../shared/json';
 
 // Both through require, not an ES import: an ES import of node:http makes Node load its fetch (undici) to fill in the
@@ -58,6 +58,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
 
+  const files = createStaticFiles(options.rendererDir);
   const server = createServer((request, response) => {
     void serveHttp(request, response);
   });
@@ -73,7 +74,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       return;
     }
     const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const file = urlPath === WEBSOCKET_PATH ? null : await readStaticFile(options.rendererDir, urlPath);
+    const file = urlPath === WEBSOCKET_PATH ? null : await files.read(urlPath);
     if (!file) {
       response.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
       return;

@@ -22,25 +22,58 @@ export interface StaticFile {
 }
 
 /**
- * Resolves a URL path inside the built renderer folder. Paths without an extension are app
- * routes and get the page shell; anything that escapes the folder or does not exist is null.
+ * The built renderer folder, served. The hashed build assets (`assets/…`) never change: all of them are read as the
+ * server starts and then answered from memory, at once. Read from disk at each request, a script the page asked for
+ * waited while the server answered the page's first call (the chat list of 1,000 chats), which its entry sends while
+ * the scripts load (docs/dev/benchmarks.md, app-start). The page shell and any other file are read at each request.
  */
-export async function readStaticFile(root: string, urlPath: string): Promise<StaticFile | null> {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(urlPath);
-  } catch {
-    return null;
-  }
-  if (decoded.includes('\0')) return null;
-  const relative = path.posix.normalize(decoded).replace(/^\/+/, '');
-  const isRoute = relative === '' || relative === '.' || path.posix.extname(relative) === '';
-  const target = path.resolve(root, isRoute ? 'index.html' : relative);
-  if (target !== path.resolve(root) && !target.startsWith(path.resolve(root) + path.sep)) return null;
+export interface StaticFiles {
+  /** The file a URL path names: app routes (no extension) get the page shell; what escapes the folder or does not exist is null. */
+  read(urlPath: string): Promise<StaticFile | null>;
+}
+
+const ASSETS = 'assets';
+
+export function createStaticFiles(root: string): StaticFiles {
+  const base = path.resolve(root);
+  const assets = new Map<string, Promise<StaticFile | null>>();
+  const readAsset = (relative: string): Promise<StaticFile | null> => {
+    const known = assets.get(relative);
+    if (known) return known;
+    const reading = readFileAt(path.join(base, relative), { immutable: true });
+    // A file that is not there (yet) is looked for again next time.
+    void reading.then((file) => file ?? assets.delete(relative));
+    assets.set(relative, reading);
+    return reading;
+  };
+  void fs.readdir(path.join(base, ASSETS)).then(
+    (names) => names.forEach((name) => void readAsset(`${ASSETS}/${name}`)),
+    () => undefined,
+  );
+  return {
+    read(urlPath) {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(urlPath);
+      } catch {
+        return Promise.resolve(null);
+      }
+      if (decoded.includes('\0')) return Promise.resolve(null);
+      const relative = path.posix.normalize(decoded).replace(/^\/+/, '');
+      const isRoute = relative === '' || relative === '.' || path.posix.extname(relative) === '';
+      const target = path.resolve(base, isRoute ? 'index.html' : relative);
+      if (target !== base && !target.startsWith(base + path.sep)) return Promise.resolve(null);
+      if (!isRoute && relative.startsWith(`${ASSETS}/`) && path.dirname(target) === path.join(base, ASSETS)) return readAsset(relative);
+      return readFileAt(target, { immutable: false });
+    },
+  };
+}
+
+async function readFileAt(target: string, { immutable }: { immutable: boolean }): Promise<StaticFile | null> {
   try {
     const body = await fs.readFile(target);
     const contentType = MIME_TYPES[path.extname(target).toLowerCase()] ?? 'application/octet-stream';
-    return { body, contentType, immutable: !isRoute && relative.startsWith('assets/') };
+    return { body, contentType, immutable };
   } catch {
     return null;
   }
