@@ -25,6 +25,10 @@ class FakeSocket {
     this.readyState = FakeSocket.OPEN;
     this.onopen?.();
   }
+  /** Pushes an event, as the server does. */
+  push(event: string, payload: unknown): void {
+    this.onmessage?.({ data: JSON.stringify({ type: 'event', event, payload }) });
+  }
   /** Answers the call in `frame` with `result`. */
   answer(frame: string, result: unknown): void {
     const { id } = JSON.parse(frame) as { id: number };
@@ -86,5 +90,70 @@ describe('the browser bridge', () => {
       error: { code: 'unavailable', message: 'Not connected to AI Workbench.' },
     });
     bridge.close();
+  });
+
+  describe('a prefetched call (the page asks for the chat list while its code loads)', () => {
+    const methods = (socket: FakeSocket): string[] => socket.sent.map((frame) => (JSON.parse(frame) as { method: string }).method);
+
+    it('is sent as soon as the connection opens, and its answer goes to the first same call, which sends nothing', async () => {
+      const { bridge, socket } = connect();
+      bridge.prefetch('chat.list', undefined);
+      socket().open();
+      expect(methods(socket())).toEqual(['chat.list']);
+      socket().answer(socket().sent[0] as string, { chats: [{ id: 'a' }] });
+      await expect(bridge.invoke('chat.list', undefined)).resolves.toEqual({ ok: true, value: { chats: [{ id: 'a' }] } });
+      expect(methods(socket())).toEqual(['chat.list']);
+      // Only the first: the next call asks the server.
+      const again = bridge.invoke('chat.list', undefined);
+      expect(methods(socket())).toEqual(['chat.list', 'chat.list']);
+      socket().answer(socket().sent[1] as string, { chats: [] });
+      await expect(again).resolves.toEqual({ ok: true, value: { chats: [] } });
+    });
+
+    it('serves only the same method with the same input', async () => {
+      const { bridge, socket } = connect();
+      socket().open();
+      bridge.prefetch('chat.list', undefined);
+      void bridge.invoke('chat.list', { query: 'x' });
+      void bridge.invoke('app.info', undefined);
+      expect(methods(socket())).toEqual(['chat.list', 'chat.list', 'app.info']);
+    });
+
+    it('is asked again when an event of its namespace arrived after it was sent; another namespace changes nothing', async () => {
+      const { bridge, socket } = connect();
+      socket().open();
+      bridge.prefetch('chat.list', undefined);
+      socket().push('mcp.onDidChangeServer', {});
+      socket().answer(socket().sent[0] as string, { chats: [] });
+      const kept = bridge.invoke('chat.list', undefined);
+      await expect(kept).resolves.toEqual({ ok: true, value: { chats: [] } });
+      expect(socket().sent).toHaveLength(1);
+
+      bridge.prefetch('chat.list', undefined);
+      socket().answer(socket().sent[1] as string, { chats: [] });
+      socket().push('chat.onDidChange', { kind: 'created', chat: { id: 'b' } });
+      const fresh = bridge.invoke('chat.list', undefined);
+      expect(socket().sent).toHaveLength(3);
+      socket().answer(socket().sent[2] as string, { chats: [{ id: 'b' }] });
+      await expect(fresh).resolves.toEqual({ ok: true, value: { chats: [{ id: 'b' }] } });
+    });
+
+    it('is asked again after an error or a lost connection', async () => {
+      const { bridge, socket } = connect();
+      socket().open();
+      bridge.prefetch('chat.list', undefined);
+      const { id } = JSON.parse(socket().sent[0] as string) as { id: number };
+      socket().onmessage?.({ data: JSON.stringify({ type: 'result', id, result: { ok: false, error: { code: 'internal', message: 'busy' } } }) });
+      const retried = bridge.invoke('chat.list', undefined);
+      await vi.waitFor(() => expect(socket().sent).toHaveLength(2));
+      socket().answer(socket().sent[1] as string, { chats: [] });
+      await expect(retried).resolves.toEqual({ ok: true, value: { chats: [] } });
+
+      bridge.prefetch('chat.list', undefined);
+      socket().close();
+      // Reconnecting: the call fails at once, as any call does, rather than return the lost prefetch.
+      await expect(bridge.invoke('chat.list', undefined)).resolves.toMatchObject({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
+      bridge.close();
+    });
   });
 });

@@ -8,6 +8,13 @@ export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'refused'
 
 export interface BrowserBridge extends WorkbenchTransport {
   readonly state: ConnectionState;
+  /**
+   * Sends a call now, before anyone asks for it: the page's entry asks for what the first screen shows while the
+   * app's code still loads (docs/dev/benchmarks.md, app-start). The first `invoke` of the same method and input takes
+   * its answer, unless an event of the same namespace (`chat.` for `chat.list`) arrived after it was sent, or the
+   * connection closed: then that invoke asks again, as it does when the answer was an error.
+   */
+  prefetch(method: MethodName, input: unknown): void;
   onDidChangeState(listener: (state: ConnectionState) => void): Unsubscribe;
   close(): void;
 }
@@ -41,6 +48,8 @@ export function connectBrowserBridge(token: string, location: { host: string } =
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   // Calls made before the first connection opened: sent when it opens, failed when it is refused or takes too long.
   const early = new Set<{ send(): void; fail(): void }>();
+  // Answers asked for before anyone wanted them, by method and input (prefetch).
+  const prefetched = new Map<string, Promise<Envelope>>();
 
   const setState = (next: ConnectionState): void => {
     if (next === state) return;
@@ -76,11 +85,15 @@ export function connectBrowserBridge(token: string, location: { host: string } =
         pending.get(frame.id)?.resolve(frame.result);
         pending.delete(frame.id);
       } else if (isEventName(frame.event)) {
+        // What changed may be missing from an answer sent before: it is asked again when wanted.
+        const space = namespaceOf(frame.event);
+        for (const key of [...prefetched.keys()]) if (key.startsWith(space)) prefetched.delete(key);
         for (const listener of [...(eventListeners.get(frame.event) ?? [])]) listener(frame.payload);
       }
     };
     ws.onclose = () => {
       socket = null;
+      prefetched.clear();
       failPending('The connection to AI Workbench was lost.');
       if (closed) return;
       // A socket refused before it ever opened means a wrong or stale token: retrying will not help.
@@ -96,40 +109,51 @@ export function connectBrowserBridge(token: string, location: { host: string } =
   };
   open();
 
+  const invoke = (method: MethodName, input: unknown): Promise<Envelope> => {
+    const notConnected: Envelope = { ok: false, error: { code: 'unavailable', message: NOT_CONNECTED } };
+    const send = (): Promise<Envelope> => {
+      if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve(notConnected);
+      const id = nextId++;
+      const frame = JSON.stringify({ type: 'call', id, method, input });
+      return new Promise<Envelope>((resolve) => {
+        pending.set(id, { resolve });
+        socket?.send(frame);
+      });
+    };
+    if (state !== 'connecting' || closed) return send();
+    return new Promise<Envelope>((resolve) => {
+      const call = {
+        send: () => {
+          settle();
+          void send().then(resolve);
+        },
+        fail: () => {
+          settle();
+          resolve(notConnected);
+        },
+      };
+      const timer = setTimeout(call.fail, FIRST_CONNECT_WAIT_MS);
+      const settle = (): void => {
+        clearTimeout(timer);
+        early.delete(call);
+      };
+      early.add(call);
+    });
+  };
+
   return {
     get state() {
       return state;
     },
-    invoke(method: MethodName, input: unknown): Promise<Envelope> {
-      const notConnected: Envelope = { ok: false, error: { code: 'unavailable', message: NOT_CONNECTED } };
-      const send = (): Promise<Envelope> => {
-        if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve(notConnected);
-        const id = nextId++;
-        const frame = JSON.stringify({ type: 'call', id, method, input });
-        return new Promise<Envelope>((resolve) => {
-          pending.set(id, { resolve });
-          socket?.send(frame);
-        });
-      };
-      if (state !== 'connecting' || closed) return send();
-      return new Promise<Envelope>((resolve) => {
-        const call = {
-          send: () => {
-            settle();
-            void send().then(resolve);
-          },
-          fail: () => {
-            settle();
-            resolve(notConnected);
-          },
-        };
-        const timer = setTimeout(call.fail, FIRST_CONNECT_WAIT_MS);
-        const settle = (): void => {
-          clearTimeout(timer);
-          early.delete(call);
-        };
-        early.add(call);
-      });
+    invoke(method, input) {
+      const key = callKey(method, input);
+      const answer = prefetched.get(key);
+      if (!answer) return invoke(method, input);
+      prefetched.delete(key);
+      return answer.then((envelope) => (envelope.ok ? envelope : invoke(method, input)));
+    },
+    prefetch(method, input) {
+      prefetched.set(callKey(method, input), invoke(method, input));
     },
     subscribe(event, listener) {
       const set = eventListeners.get(event) ?? new Set();
@@ -149,3 +173,7 @@ export function connectBrowserBridge(token: string, location: { host: string } =
     },
   };
 }
+
+const namespaceOf = (name: string): string => name.slice(0, name.indexOf('.') + 1);
+
+const callKey = (method: MethodName, input: unknown): string => `${method}\n${JSON.stringify(input) ?? ''}`;

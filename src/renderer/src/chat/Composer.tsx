@@ -53,12 +53,31 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
     element.style.height = `${Math.min(element.scrollHeight, 240)}px`;
   }, [text]);
   // Back to the input when the reply is done (and when the chat opens), but never out of another field the person is
-  // typing in: the chat search, a dialog's field. Text typed there must not land in the message box.
+  // typing in: the chat search, a dialog's field. Text typed there must not land in the message box. When the chat
+  // opens, once it has painted: focusing forces a style pass (~20 ms on a slow host) that held back the first screen
+  // (docs/dev/benchmarks.md, app-start).
+  const painted = useRef(false);
   useEffect(() => {
     if (phase !== 'idle') return;
-    const active = document.activeElement;
-    const typingElsewhere = active instanceof HTMLElement && active !== input.current && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
-    if (!typingElsewhere) input.current?.focus();
+    const focus = (): void => {
+      const active = document.activeElement;
+      const typingElsewhere = active instanceof HTMLElement && active !== input.current && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
+      if (!typingElsewhere) input.current?.focus();
+    };
+    if (painted.current) return focus();
+    painted.current = true;
+    // What took the focus meanwhile keeps it: the tab that the keyboard closed its neighbour from, say.
+    const before = document.activeElement;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        if (document.activeElement === before) focus();
+      }, 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }, [phase]);
 
   const send = async (): Promise<void> => {

@@ -14,17 +14,17 @@ export interface SidebarProps {
   waiting?: ReadonlyMap<string, number>;
 }
 
-/** Chats rendered with the first screen; the rest follow in steps of RENDER_STEP after it has painted. */
-const FIRST_RENDERED = 60;
+/** No chat item is shorter (34 px at the default font size): the window's height over it fills the list. */
+const ITEM_MIN_PX = 28;
 const RENDER_STEP = 250;
 
 /**
- * How many items of a long list to render now: FIRST_RENDERED at once, then RENDER_STEP more after each paint,
- * so that a thousand chats (about 10,000 elements) do not hold back the first screen (docs/dev/benchmarks.md,
- * app-start). Every item is in the list a few frames later.
+ * How many items of a long list to render now: as many as the window can show at once, then RENDER_STEP more after
+ * each paint, so that a thousand chats (about 10,000 elements) do not hold back the first screen
+ * (docs/dev/benchmarks.md, app-start). Every item is in the list a few frames later.
  */
 function useRenderedCount(total: number): number {
-  const [count, setCount] = useState(FIRST_RENDERED);
+  const [count, setCount] = useState(() => Math.ceil(window.innerHeight / ITEM_MIN_PX));
   useEffect(() => {
     if (count >= total) return;
     let timer: ReturnType<typeof setTimeout> | undefined;

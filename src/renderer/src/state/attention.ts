@@ -13,6 +13,8 @@ import { createLocalFlag } from './local-flag';
 
 /** The page's own title (index.html), which the count of waiting calls is put before; read when first needed. */
 let appTitle: string | undefined;
+/** The icon's `href` as the page wrote it ("./favicon.svg"), not the resolved URL. */
+let plainIcon: string | undefined;
 
 /** The person said "Not now" to the notification offer: it is not made again in this browser profile. */
 export const notificationOfferDeclined = createLocalFlag('aiwb.notificationOfferDeclined');
@@ -72,15 +74,16 @@ export interface AttentionOptions {
 
 export function useWaitingAttention({ api, total, browser, chats, open }: AttentionOptions): void {
   useEffect(() => {
+    // Each is written only when it changes: with nothing waiting, the first screen leaves both exactly as they were
+    // (a write costs a round to the browser: docs/dev/benchmarks.md, app-start).
     appTitle ??= document.title || 'AI Workbench';
-    document.title = total > 0 ? `(${total}) ${appTitle}` : appTitle;
+    const title = total > 0 ? `(${total}) ${appTitle}` : appTitle;
+    if (document.title !== title) document.title = title;
     if (!browser) return;
     const icon = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
     if (!icon) return;
-    // The attribute as the page wrote it ("./favicon.svg"), not the resolved URL: with nothing waiting, the icon
-    // is left exactly as it was.
-    icon.dataset.plain ??= icon.getAttribute('href') ?? '';
-    const href = total > 0 ? faviconWithCount(total) : icon.dataset.plain;
+    plainIcon ??= icon.getAttribute('href') ?? '';
+    const href = total > 0 ? faviconWithCount(total) : plainIcon;
     if (icon.getAttribute('href') !== href) icon.setAttribute('href', href);
   }, [total, browser]);
 
