@@ -342,9 +342,18 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
       }
       const gen = generation;
-      // The call's own clock, not the SDK's: it stands still while the server's request waits for the person.
-      const expired = new AbortController();
-      const clock = clocks.start(timeoutMs, () => expired.abort());
+      // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
+      // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip
+      // leaves room for (mcp-call-overhead).
+      const aborter = new AbortController();
+      let expired = false;
+      const clock = clocks.start(timeoutMs, () => {
+        expired = true;
+        aborter.abort();
+      });
+      const forward = (): void => aborter.abort(signal?.reason);
+      if (signal?.aborted) forward();
+      else signal?.addEventListener('abort', forward, { once: true });
       try {
         // What Client.callTool does, with a result schema that keeps parts of unknown kinds (its own would reject
         // the whole result). The SDK sends notifications/cancelled when the signal aborts: ours, or the clock's.
@@ -353,7 +362,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           LenientCallToolResultSchema,
           {
             timeout: NO_SDK_TIMEOUT_MS,
-            signal: signal ? AbortSignal.any([signal, expired.signal]) : expired.signal,
+            signal: aborter.signal,
             // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
             ...(onProgress
               ? {
@@ -366,10 +375,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           },
         );
         clock.stop();
+        signal?.removeEventListener('abort', forward);
         const problem = raw.structuredContent && !raw.isError ? validateOutput?.(raw.structuredContent) : undefined;
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
         clock.stop();
+        signal?.removeEventListener('abort', forward);
         const what = `"${toolName}" on "${name}"`;
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
@@ -383,7 +394,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
         }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
-        if (expired.signal.aborted) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
+        if (expired) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
         const { McpError, ErrorCode } = sdkTypes();
         const ended = current.endReason();
         if (ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
