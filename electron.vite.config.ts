@@ -1,6 +1,43 @@
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import type { Rolldown } from 'vite';
+
+type ChunkingContext = Parameters<Extract<Rolldown.CodeSplittingGroup['name'], (...args: never[]) => unknown>>[1];
+
+/** The modules `from` imports, directly or not, without dynamic imports. */
+function staticClosure(from: string, context: ChunkingContext): Set<string> {
+  const seen = new Set<string>();
+  const pending = [from];
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    pending.push(...(context.getModuleInfo(id)?.importedIds ?? []));
+  }
+  return seen;
+}
+
+/**
+ * Every module the app's code (`dynamicEntry`, loaded by the page's entry `entry`) needs before it can run, in its
+ * one chunk, but for those the entry has already loaded. Left to itself, the bundler splits off each module that a
+ * chunk loaded later shares with it (a dialog, the icons, React's JSX runtime): eight requests before the first
+ * screen where three do, and a browser opens six connections to a host at a time, so the last ones waited while the
+ * server answered the chat list (docs/dev/benchmarks.md, app-start).
+ */
+function firstScreenChunk(entry: string, dynamicEntry: string): Rolldown.CodeSplittingGroup {
+  let members: Set<string> | undefined;
+  return {
+    name(id, context) {
+      if (!members) {
+        const loaded = staticClosure(entry, context);
+        members = new Set([...staticClosure(dynamicEntry, context)].filter((member) => !loaded.has(member)));
+      }
+      return members.has(id) ? 'start' : null;
+    },
+    // The group holds all it needs but for what the entry loaded first: nothing of the entry's may move into it.
+    includeDependenciesRecursively: false,
+  };
+}
 
 export default defineConfig({
   main: {
@@ -41,7 +78,10 @@ export default defineConfig({
       // electron-vite leaves the renderer unminified by default: 1.4 MB of JavaScript instead of about half that
       // for the first screen to parse (issue 14 §4; docs/dev/benchmarks.md, renderer-first-load).
       minify: true,
-      rollupOptions: { input: { index: resolve('src/renderer/index.html') } },
+      rollupOptions: {
+        input: { index: resolve('src/renderer/index.html') },
+        output: { codeSplitting: { groups: [firstScreenChunk(resolve('src/renderer/src/main.tsx'), resolve('src/renderer/src/start.tsx'))] } },
+      },
     },
   },
 });

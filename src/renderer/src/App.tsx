@@ -5,6 +5,7 @@ import type { BrowserBridge } from './bridge/browser-bridge';
 import { useConnectionState } from './bridge/use-connection-state';
 import { ChatPane } from './chat/ChatPane';
 import { ChatStores } from './chat/chat-store';
+import { preloadMessageList } from './chat/LazyMessageList';
 import { preloadMarkdown } from './chat/markdown/LazyMarkdown';
 import { TabBar } from './chat/TabBar';
 import { useTrustedServers } from './chat/use-trusted-servers';
@@ -66,11 +67,18 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
   }, [waitingStore, openCall]);
-  // The Markdown renderer is left out of the first screen; it loads once that is on screen (LazyMarkdown.tsx).
+  // The exchanges' list and the Markdown renderer are left out of the first screen; they load once that is on
+  // screen (LazyMessageList.tsx, LazyMarkdown.tsx).
   const listed = state.status !== 'loading';
   useEffect(() => {
     if (!listed) return;
-    const idle = requestIdleCallback(preloadMarkdown, { timeout: 1000 });
+    const idle = requestIdleCallback(
+      () => {
+        preloadMessageList();
+        preloadMarkdown();
+      },
+      { timeout: 1000 },
+    );
     return () => cancelIdleCallback(idle);
   }, [listed]);
   useEffect(() => {

@@ -110,6 +110,22 @@ describe('the browser bridge', () => {
       await expect(again).resolves.toEqual({ ok: true, value: { chats: [] } });
     });
 
+    it('settles once its answer came, an error or not (the page keeps its token after that)', async () => {
+      const { bridge, socket } = connect();
+      socket().open();
+      let settled = 0;
+      void bridge.prefetch('chat.list', undefined).then(() => settled++);
+      await Promise.resolve();
+      expect(settled).toBe(0);
+      const { id } = JSON.parse(socket().sent[0] as string) as { id: number };
+      socket().onmessage?.({ data: JSON.stringify({ type: 'result', id, result: { ok: false, error: { code: 'internal', message: 'busy' } } }) });
+      await vi.waitFor(() => expect(settled).toBe(1));
+      void bridge.prefetch('chat.list', undefined).then(() => settled++);
+      socket().answer(socket().sent[1] as string, { chats: [] });
+      await vi.waitFor(() => expect(settled).toBe(2));
+      bridge.close();
+    });
+
     it('serves only the same method with the same input', async () => {
       const { bridge, socket } = connect();
       socket().open();

@@ -12,9 +12,10 @@ export interface BrowserBridge extends WorkbenchTransport {
    * Sends a call now, before anyone asks for it: the page's entry asks for what the first screen shows while the
    * app's code still loads (docs/dev/benchmarks.md, app-start). The first `invoke` of the same method and input takes
    * its answer, unless an event of the same namespace (`chat.` for `chat.list`) arrived after it was sent, or the
-   * connection closed: then that invoke asks again, as it does when the answer was an error.
+   * connection closed: then that invoke asks again, as it does when the answer was an error. Settles once the answer
+   * came, whatever it was.
    */
-  prefetch(method: MethodName, input: unknown): void;
+  prefetch(method: MethodName, input: unknown): Promise<void>;
   onDidChangeState(listener: (state: ConnectionState) => void): Unsubscribe;
   close(): void;
 }
@@ -153,7 +154,9 @@ export function connectBrowserBridge(token: string, location: { host: string } =
       return answer.then((envelope) => (envelope.ok ? envelope : invoke(method, input)));
     },
     prefetch(method, input) {
-      prefetched.set(callKey(method, input), invoke(method, input));
+      const answer = invoke(method, input);
+      prefetched.set(callKey(method, input), answer);
+      return answer.then(() => undefined);
     },
     subscribe(event, listener) {
       const set = eventListeners.get(event) ?? new Set();

@@ -7,7 +7,7 @@ import { ApprovalsOffBanner } from './ApprovalsOffBanner';
 import { ChatHeader } from './ChatHeader';
 import { pendingRequests, phaseOf, type ChatStore } from './chat-store';
 import { Composer } from './Composer';
-import { MessageList } from './MessageList';
+import { LazyMessageList } from './LazyMessageList';
 import { EmptyChat } from './EmptyChat';
 import { ChatServerRequests } from './server-requests/ServerRequests';
 import { RememberedNotice } from './RememberedNotice';
@@ -77,7 +77,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
           ) : state.timeline.rows.length === 0 ? (
             <EmptyChat providerId={chat.providerId} />
           ) : (
-            <MessageList store={store} state={state} />
+            <LazyMessageList store={store} state={state} />
           )}
         </div>
         <ChatServerRequests api={api} chatId={chat.id} />

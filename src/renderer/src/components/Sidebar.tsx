@@ -16,26 +16,21 @@ export interface SidebarProps {
 
 /** No chat item is shorter (34 px at the default font size): the window's height over it fills the list. */
 const ITEM_MIN_PX = 28;
-const RENDER_STEP = 250;
+/** About 600 elements: a few tens of ms to render on a slow machine, so a key pressed meanwhile waits no longer. */
+const RENDER_STEP = 50;
 
 /**
- * How many items of a long list to render now: as many as the window can show at once, then RENDER_STEP more after
- * each paint, so that a thousand chats (about 10,000 elements) do not hold back the first screen
- * (docs/dev/benchmarks.md, app-start). Every item is in the list a few frames later.
+ * How many items of a long list to render now: as many as the window can show at once, then RENDER_STEP more each
+ * time the browser is idle, so that a thousand chats (about 10,000 elements) neither hold back the first screen nor
+ * keep the message box from taking keys after it (docs/dev/benchmarks.md, app-start). Every item is in the list
+ * within a second or so.
  */
 function useRenderedCount(total: number): number {
   const [count, setCount] = useState(() => Math.ceil(window.innerHeight / ITEM_MIN_PX));
   useEffect(() => {
     if (count >= total) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // After the next frame has painted, not before it.
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => setCount((current) => current + RENDER_STEP), 0);
-    });
-    return () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-    };
+    const idle = requestIdleCallback(() => setCount((current) => current + RENDER_STEP), { timeout: 500 });
+    return () => cancelIdleCallback(idle);
   }, [count, total]);
   return Math.min(count, total);
 }
