@@ -3,21 +3,16 @@
  * machines where Electron cannot run. Never imports `electron`.
  */
 import { parseArgs } from 'node:util';
-import { version } from '../../package.json';
 import { builtAssets } from './assets';
-import { createDispatcher } from './host/dispatcher';
-import { createHandlers } from './host/handlers';
-import { startBrowserServer, type BrowserServer } from './host/browser-server';
+import type { BrowserModeServices } from './browser-mode-services';
+import { startBrowserServer, type BrowserBackend, type BrowserServer } from './host/browser-server';
 import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
-import { startServices, type ServicesLifecycle } from './lifecycle';
-import { WINDOW_START_DEFER_MS } from './mcp/mcp-host';
 import { exitOnSignals } from './shutdown';
-import { isStartupProblem, type Services } from './services';
-import { describeSettingsMigration } from './settings/settings-migrations';
 import { resolveDataDir } from './settings/data-dir';
-import { describeDataFolderRepair } from './storage/owner-only';
 
 export const DEFAULT_BROWSER_PORT = 4790;
+/** How long the services wait for a page to ask for its shell before they start anyway (see `main`). */
+const SERVICES_WAIT_MS = 100;
 
 const USAGE = `Usage: ai-workbench-browser [--port N] [--no-open]
 
@@ -53,13 +48,10 @@ function parseOptions(argv: string[]): BrowserModeOptions | null {
   return { port, portGiven: values.port !== undefined, open: values.open };
 }
 
-async function listen(services: Services, options: BrowserModeOptions): Promise<BrowserServer> {
-  const dispatch = createDispatcher(createHandlers(services), (error, method) => {
-    console.error(`[${method}]`, error);
-  });
+async function listen(backend: Promise<BrowserBackend>, onShellServed: () => void, options: BrowserModeOptions): Promise<BrowserServer> {
   const { rendererDir } = builtAssets();
   const start = (port: number): Promise<BrowserServer> =>
-    startBrowserServer({ dispatch, events: services.events, rendererDir, port, log: (line) => console.error(line) });
+    startBrowserServer({ backend, onShellServed, rendererDir, port, log: (line) => console.error(line) });
   try {
     return await start(options.port);
   } catch (error) {
@@ -82,51 +74,62 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  let lifecycle: ServicesLifecycle;
-  try {
-    lifecycle = startServices({
-      dataDir: resolveDataDir(),
-      host: 'browser',
-      version,
-      // An MCP server's OAuth sign-in page: its address holds no secret (PKCE protects the code), so it goes as is.
-      openSignInPage: (url) => openInDefaultBrowser(url),
-      onListenerError: (error) => console.error(error),
-      onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
-    });
-  } catch (error) {
-    console.error(isStartupProblem(error) ? `AI Workbench cannot start: ${error.message}` : error);
-    process.exit(1);
-  }
-  const { services } = lifecycle;
-  const repaired = describeDataFolderRepair(services.dataFolderRepair);
-  if (repaired) console.error(repaired);
-  if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
-  const server = await listen(services, options).catch(async (error: unknown) => {
+  const dataDir = resolveDataDir();
+  let resolveBackend: (backend: BrowserBackend) => void = () => {};
+  let rejectBackend: (error: Error) => void = () => {};
+  const backend = new Promise<BrowserBackend>((resolve, reject) => {
+    resolveBackend = resolve;
+    rejectBackend = reject;
+  });
+  // The services load and start while the page loads: they take most of the start (~200 ms of CPU here), and a call
+  // waits for them. Loading them holds the server up, so they wait until it sent the page's shell, which a browser
+  // then works on for a while before it asks for more, or SERVICES_WAIT_MS when no page comes sooner
+  // (docs/dev/benchmarks.md, app-start).
+  let shellServed = (): void => {};
+  const shellOrWait = new Promise<void>((resolve) => {
+    shellServed = resolve;
+    setTimeout(resolve, SERVICES_WAIT_MS);
+  });
+  const server = await listen(backend, () => shellServed(), options).catch((error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
-    await lifecycle.stop();
     process.exit(1);
   });
+  const starting: Promise<BrowserModeServices | null> = shellOrWait
+    .then(() => import('./browser-mode-services'))
+    .then(({ startBrowserModeServices }) => startBrowserModeServices(dataDir));
   let redirectPage: RedirectPage | null = null;
-  // The page that carries the token goes first (it is a way in), then the server.
-  lifecycle.addInput('redirect page', () => redirectPage?.remove());
-  lifecycle.addInput('browser-mode server', () => server.close());
-  // Listen for signals before announcing readiness: whoever reads the line may stop us at once.
-  exitOnSignals({ signals: { SIGINT: 0, SIGTERM: 0 }, stop: () => lifecycle.stop() });
+  // Listen for signals before announcing readiness: whoever reads the line may stop us at once. The services stop
+  // once started: the page that carries the token goes first (it is a way in), then the server, then the rest.
+  exitOnSignals({
+    signals: { SIGINT: 0, SIGTERM: 0 },
+    stop: async () => {
+      const started = await starting.catch(() => null);
+      if (started) await started.lifecycle.stop();
+      else await server.close();
+    },
+  });
   // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
   // guard stops the MCP servers.
   process.on('exit', () => redirectPage?.remove());
-  // Announced before the servers and the shipping start, which take some ms of CPU: the page can load meanwhile.
   console.log(`AI Workbench (browser mode) ready at ${server.url}`);
-  // The servers start in the background; the app is usable meanwhile and shows their status as it changes. Those
-  // whose tools are known from the last launch wait until the first screen is up (or something needs them).
-  services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
-  // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
-  services.auditShipping.start();
+  const started = await starting.catch((error: unknown) => {
+    console.error('AI Workbench cannot start:', error);
+    return null;
+  });
+  if (!started) {
+    rejectBackend(new Error('the services did not start'));
+    await server.close();
+    process.exit(1);
+  }
+  resolveBackend(started.backend);
+  started.lifecycle.addInput('redirect page', () => redirectPage?.remove());
+  started.lifecycle.addInput('browser-mode server', () => server.close());
+  started.startBackground();
   // The browser gets a page only the owner can read that redirects to the address: the token stays off
   // every command line (docs/user/browser-mode.md, "Browser mode's token").
   if (options.open) {
     try {
-      redirectPage = writeRedirectPage(services.dataDir, server.url);
+      redirectPage = writeRedirectPage(dataDir, server.url);
       if (!openInDefaultBrowser(redirectPage.fileUrl)) {
         redirectPage.remove();
         redirectPage = null;

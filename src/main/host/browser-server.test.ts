@@ -36,7 +36,7 @@ beforeEach(async () => {
   services = createServices({ dataDir: path.join(dir, 'data'), host: 'browser', version: '0.0.0-test' });
   const dispatch = createDispatcher(createHandlers(services), () => {});
   logLines.length = 0;
-  server = await startBrowserServer({ dispatch, events: services.events, rendererDir, port: 0, token: TOKEN, log: (line) => logLines.push(line) });
+  server = await startBrowserServer({ backend: { dispatch, events: services.events }, rendererDir, port: 0, token: TOKEN, log: (line) => logLines.push(line) });
   origin = `http://127.0.0.1:${server.port}`;
 });
 
@@ -157,7 +157,7 @@ describe('browser server: HTTP', () => {
   });
 
   it('makes a fresh random token when none is given', async () => {
-    const other = await startBrowserServer({ dispatch: async () => ({ ok: true, value: null }), events: services.events, rendererDir: dir, port: 0 });
+    const other = await startBrowserServer({ backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events }, rendererDir: dir, port: 0 });
     try {
       expect(other.token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
       expect(other.token).not.toBe(TOKEN);
@@ -343,6 +343,46 @@ describe('browser server: the contract over WebSocket', () => {
     await closed;
     expect(client.socket.readyState).toBe(WebSocket.CLOSED);
     // Restart on a fresh port so afterEach has something to close.
-    server = await startBrowserServer({ dispatch: async () => ({ ok: true, value: null }), events: services.events, rendererDir: dir, port: 0 });
+    server = await startBrowserServer({ backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events }, rendererDir: dir, port: 0 });
+  });
+});
+
+describe('browser server: services still starting (browser mode listens first)', () => {
+  async function restartWith(backend: Parameters<typeof startBrowserServer>[0]['backend'], onShellServed?: () => void): Promise<void> {
+    await server.close();
+    server = await startBrowserServer({ backend, ...(onShellServed ? { onShellServed } : {}), rendererDir: path.join(dir, 'renderer'), port: 0, token: TOKEN });
+    origin = `http://127.0.0.1:${server.port}`;
+  }
+
+  it('serves the page meanwhile, says when it sent the shell, and answers a call once they started', async () => {
+    let start: (backend: { dispatch: ReturnType<typeof createDispatcher>; events: Services['events'] }) => void = () => {};
+    let shells = 0;
+    await restartWith(new Promise((resolve) => (start = resolve)), () => shells++);
+
+    expect((await request({ path: '/' })).body).toBe(INDEX_HTML);
+    expect((await request({ path: '/assets/app.js' })).body).toBe(APP_JS);
+    expect((await request({ path: '/chats/x' })).body).toBe(INDEX_HTML);
+    expect(shells).toBe(2);
+
+    const client = await connect();
+    client.socket.send(JSON.stringify({ type: 'call', id: 1, method: 'chat.create', input: { title: 'early' } }));
+    const answered = client.next(resultFor(1));
+    let settled = false;
+    void answered.then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+
+    start({ dispatch: createDispatcher(createHandlers(services), () => {}), events: services.events });
+    expect(await answered).toMatchObject({ result: { ok: true, value: { title: 'early' } } });
+    // Its events reach the clients from then on.
+    expect(await client.next((frame) => frame.type === 'event')).toMatchObject({ event: 'chat.onDidChange', payload: { kind: 'created' } });
+  });
+
+  it('answers every call with unavailable when they failed to start', async () => {
+    const failed = Promise.reject(new Error('the database is damaged'));
+    await restartWith(failed);
+    const client = await connect();
+    client.socket.send(JSON.stringify({ type: 'call', id: 4, method: 'chat.list', input: {} }));
+    expect(await client.next(resultFor(4))).toMatchObject({ result: { ok: false, error: { code: 'unavailable', message: expect.stringContaining('could not start') } } });
   });
 });

@@ -20,13 +20,24 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws') as { WebSocketS
 export const WEBSOCKET_PATH = '/ws';
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
-export interface BrowserServerOptions {
+/** The services behind the contract. */
+export interface BrowserBackend {
   dispatch: Dispatch;
   events: EventHub;
+}
+
+export interface BrowserServerOptions {
+  /**
+   * The services, or their start: browser mode listens while its services start, and a call waits for them
+   * (docs/dev/benchmarks.md, app-start). One that fails to start answers every call with `unavailable`.
+   */
+  backend: BrowserBackend | Promise<BrowserBackend>;
   /** The built renderer (out/renderer). */
   rendererDir: string;
   /** 0 picks any free port. */
   port: number;
+  /** Told each time the page shell was sent. */
+  onShellServed?: () => void;
   /** Defaults to a fresh random token; tests pass their own. */
   token?: string;
   log?: (line: string) => void;
@@ -86,6 +97,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-store',
     });
     response.end(request.method === 'HEAD' ? undefined : file.body);
+    if (file.shell) options.onShellServed?.();
   }
 
   server.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -113,10 +125,28 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   }
 
   const clients = new Set<WebSocket>();
-  const unsubscribe = options.events.subscribe((event, payload) => {
-    const frame = JSON.stringify({ type: 'event', event, payload } satisfies ServerFrame);
-    for (const client of clients) if (client.readyState === client.OPEN) client.send(frame);
-  });
+  const backend = Promise.resolve(options.backend);
+  let closed = false;
+  let unsubscribe = (): void => {};
+  backend.then(
+    ({ events }) => {
+      if (closed) return;
+      unsubscribe = events.subscribe((event, payload) => {
+        const frame = JSON.stringify({ type: 'event', event, payload } satisfies ServerFrame);
+        for (const client of clients) if (client.readyState === client.OPEN) client.send(frame);
+      });
+    },
+    () => undefined,
+  );
+  const dispatch: Dispatch = async (method, input) => {
+    let started: BrowserBackend;
+    try {
+      started = await backend;
+    } catch {
+      return { ok: false, error: { code: 'unavailable', message: 'AI Workbench could not start its services; see its terminal.' } };
+    }
+    return started.dispatch(method, input);
+  };
 
   function attach(client: WebSocket): void {
     clients.add(client);
@@ -137,7 +167,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
         result: { ok: false, error: { code: 'invalid_input', message: 'A call must be a JSON text frame {type:"call", id, method, input}.' } },
       };
     } else {
-      frame = { type: 'result', id: call.id, result: await options.dispatch(call.method, call.input) };
+      frame = { type: 'result', id: call.id, result: await dispatch(call.method, call.input) };
     }
     if (client.readyState === client.OPEN) client.send(JSON.stringify(frame));
   }
@@ -156,6 +186,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     token,
     url: `http://127.0.0.1:${port}/#token=${token}`,
     close: async () => {
+      closed = true;
       unsubscribe();
       for (const client of clients) client.terminate();
       wss.close();

@@ -19,6 +19,8 @@ export interface StaticFile {
   contentType: string;
   /** Hashed build assets never change and may be cached; the page shell must not be. */
   immutable: boolean;
+  /** The page shell (index.html), which every app route gets. */
+  shell: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export function createStaticFiles(root: string): StaticFiles {
   const readAsset = (relative: string): Promise<StaticFile | null> => {
     const known = assets.get(relative);
     if (known) return known;
-    const reading = readFileAt(path.join(base, relative), { immutable: true });
+    const reading = readFileAt(path.join(base, relative), { immutable: true, shell: false });
     // A file that is not there (yet) is looked for again next time.
     void reading.then((file) => file ?? assets.delete(relative));
     assets.set(relative, reading);
@@ -64,16 +66,16 @@ export function createStaticFiles(root: string): StaticFiles {
       const target = path.resolve(base, isRoute ? 'index.html' : relative);
       if (target !== base && !target.startsWith(base + path.sep)) return Promise.resolve(null);
       if (!isRoute && relative.startsWith(`${ASSETS}/`) && path.dirname(target) === path.join(base, ASSETS)) return readAsset(relative);
-      return readFileAt(target, { immutable: false });
+      return readFileAt(target, { immutable: false, shell: isRoute });
     },
   };
 }
 
-async function readFileAt(target: string, { immutable }: { immutable: boolean }): Promise<StaticFile | null> {
+async function readFileAt(target: string, { immutable, shell }: Pick<StaticFile, 'immutable' | 'shell'>): Promise<StaticFile | null> {
   try {
     const body = await fs.readFile(target);
     const contentType = MIME_TYPES[path.extname(target).toLowerCase()] ?? 'application/octet-stream';
-    return { body, contentType, immutable };
+    return { body, contentType, immutable, shell };
   } catch {
     return null;
   }
