@@ -68,18 +68,21 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
     return () => window.removeEventListener('keydown', onKeyDown);
   }, [waitingStore, openCall]);
   // The exchanges' list and the Markdown renderer are left out of the first screen; they load once that is on
-  // screen (LazyMessageList.tsx, LazyMarkdown.tsx).
+  // screen (LazyMessageList.tsx, LazyMarkdown.tsx): the list right after its first paint, since a chat opened then
+  // needs it (an idle callback waits for seconds in a tab that went to the background), the renderer when idle.
   const listed = state.status !== 'loading';
   useEffect(() => {
     if (!listed) return;
-    const idle = requestIdleCallback(
-      () => {
-        preloadMessageList();
-        preloadMarkdown();
-      },
-      { timeout: 1000 },
-    );
-    return () => cancelIdleCallback(idle);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(preloadMessageList, 0);
+    });
+    const idle = requestIdleCallback(preloadMarkdown, { timeout: 1000 });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+      cancelIdleCallback(idle);
+    };
   }, [listed]);
   useEffect(() => {
     // Load on start, and again after a reconnect: changes made while we were away were not pushed to us.
