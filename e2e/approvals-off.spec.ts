@@ -30,7 +30,10 @@ test('approvals off in the settings: a banner in the chat, the call marked, and 
   expect(((await workbench.call('policy.get', {})) as { policy: { mode: string } }).policy.mode).toBe('ask');
   await say(page, 'write on.txt: asked again');
   await expect(view.card('write_file')).toBeVisible();
-  // The earlier block keeps its mark: it did run without asking.
+  // The earlier block keeps its mark: it did run without asking. Scrolled back to: the list keeps only what is near
+  // the screen in the page, and the new card (with the notification offer above the chat) may push it out.
+  await page.locator('.message-list').hover();
+  await page.mouse.wheel(0, -5000);
   await expect(block.first().locator('.why-off')).toBeVisible();
 });
 
