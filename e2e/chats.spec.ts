@@ -3,7 +3,7 @@
  * the dispatcher, the chat service and SQLite, all real (browser mode, built output).
  */
 import { expect, test } from './fixtures';
-import { shoot } from './chat-ui';
+import { chatUi, say, shoot } from './chat-ui';
 import { createChat, ui } from './ui';
 
 test('a fresh install shows the welcome screen and no chats', async ({ page, workbench }) => {
@@ -317,4 +317,19 @@ test('a reply that ends while the person types in the search leaves the focus an
   await expect(view.search).toHaveValue('alpha');
   await expect(message).toHaveValue('');
   await expect(view.items).toHaveCount(1);
+});
+
+test("the exchanges' list that cannot load says so, and a reload shows the chat with nothing lost", async ({ page, workbench }) => {
+  // As when the app was updated while its page stayed open: the page asks for a chunk the server cannot give.
+  await page.route('**/assets/MessageList-*.js', (route) => route.abort());
+  await page.goto(workbench.url);
+  await page.getByRole('button', { name: 'Start a new chat' }).click();
+  await say(page, 'hello');
+  await expect(page.getByRole('main').getByText(/^Could not load the messages: .+\. Reload to try again\.$/)).toBeVisible();
+
+  await page.unroute('**/assets/MessageList-*.js');
+  await page.reload();
+  await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'hello', exact: true }).click();
+  await expect(chatUi(page).userMessages).toHaveText(['hello']);
+  await expect(chatUi(page).assistantMessages).toHaveCount(1);
 });
