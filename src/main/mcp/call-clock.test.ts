@@ -75,4 +75,45 @@ describe('call clocks', () => {
     vi.advanceTimersByTime(1000);
     expect(expired).toHaveBeenCalledTimes(1);
   });
+
+  it('calls one after another share one timer, and a call after a long one still expires on time', () => {
+    const clocks = createCallClocks();
+    for (let call = 0; call < 100; call++) clocks.start(60_000, () => undefined).stop();
+    expect(vi.getTimerCount()).toBe(1);
+    const short = vi.fn();
+    clocks.start(500, short);
+    vi.advanceTimersByTime(499);
+    expect(short).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(short).toHaveBeenCalledTimes(1);
+  });
+
+  it('a timeout longer than a timer can hold does not fire early', () => {
+    const clocks = createCallClocks();
+    const expired = vi.fn();
+    clocks.start(3_000_000_000, expired);
+    vi.advanceTimersByTime(2_147_483_647);
+    expect(expired).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(3_000_000_000 - 2_147_483_647);
+    expect(expired).toHaveBeenCalledTimes(1);
+  });
+
+  it("a server's request belongs to the one chat running its calls, and to nobody when none or several do", () => {
+    const clocks = createCallClocks();
+    const never = (): void => undefined;
+    expect(clocks.chatOf()).toBeNull();
+    const first = clocks.start(1000, never, 'chat-a');
+    const second = clocks.start(1000, never, 'chat-a');
+    expect(clocks.chatOf()).toBe('chat-a');
+    const other = clocks.start(1000, never, 'chat-b');
+    expect(clocks.chatOf()).toBeNull();
+    other.stop();
+    const withoutChat = clocks.start(1000, never);
+    expect(clocks.chatOf()).toBeNull();
+    withoutChat.stop();
+    first.stop();
+    expect(clocks.chatOf()).toBe('chat-a');
+    second.stop();
+    expect(clocks.chatOf()).toBeNull();
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The timeouts of one server's tool calls (docs/user/mcp-servers.md, "Timeouts"). A call's timeout counts the time
+ * The tool calls running on one server: their timeouts (docs/user/mcp-servers.md, "Timeouts") and their chats. A call's timeout counts the time
  * the server works on it, not the time it waits on us: while the server's own request (sampling, elicitation) waits
  * for the person or the model, the clock stands still, and it starts again in full once that is answered, as after a
  * progress notification. Over stdio a server's request does not say which of its calls it serves, so each one holds
@@ -13,54 +13,101 @@ export interface CallClock {
 }
 
 export interface CallClocks {
-  /** A call's clock: `onExpired` runs once `timeoutMs` passed with nothing held. */
-  start(timeoutMs: number, onExpired: () => void): CallClock;
+  /** A call's clock, for the call of `chatId`: `onExpired` runs once `timeoutMs` passed with nothing held. */
+  start(timeoutMs: number, onExpired: () => void, chatId?: string): CallClock;
   /** Runs `wait` (a server's request of the person or the model) with every clock held until it settles. */
   hold<T>(wait: () => Promise<T>): Promise<T>;
+  /**
+   * Whose request a request of the server is: the one chat running the server's tools now. None, or several (a call
+   * without a chat counts as one), and nobody can tell: null, and the request goes to "Server requests".
+   */
+  chatOf(): string | null;
 }
 
-interface Running {
-  timeoutMs: number;
-  onExpired(): void;
-  timer?: NodeJS.Timeout | undefined;
-}
+const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * One timer for all of a server's clocks, armed for the earliest deadline and left armed when a call ends: calls one
+ * after another then cost no timer at all, only a deadline each (mcp-call-overhead, docs/dev/benchmarks.md). When it
+ * fires it ends the clocks that are due and arms itself for the next deadline, if any. It does not keep the process
+ * alive: a call in progress does, through its connection.
+ */
 export function createCallClocks(): CallClocks {
-  const running = new Set<Running>();
+  const running = new Set<Clock>();
   let holds = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
 
-  const arm = (clock: Running): void => {
-    clearTimeout(clock.timer);
-    clock.timer = undefined;
-    if (holds > 0 || !running.has(clock)) return;
-    clock.timer = setTimeout(() => {
-      running.delete(clock);
-      clock.onExpired();
-    }, clock.timeoutMs);
+  const arm = (deadline: number): void => {
+    if (holds > 0 || (timer && timerAt <= deadline)) return;
+    clearTimeout(timer);
+    timerAt = deadline;
+    // Clamped: Node runs a timer of more than 2^31 - 1 ms after 1 ms.
+    timer = setTimeout(fire, Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
+    timer.unref();
   };
 
+  const disarm = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    timerAt = Infinity;
+  };
+
+  function fire(): void {
+    timer = undefined;
+    timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const clock of running) {
+      if (clock.deadline <= now) {
+        running.delete(clock);
+        clock.onExpired();
+      } else next = Math.min(next, clock.deadline);
+    }
+    if (next !== Infinity) arm(next);
+  }
+
+  class Clock implements CallClock {
+    deadline: number;
+    constructor(
+      readonly timeoutMs: number,
+      readonly onExpired: () => void,
+      readonly chatId: string | undefined,
+    ) {
+      this.deadline = Date.now() + timeoutMs;
+    }
+    restart(): void {
+      // A later deadline: the armed timer fires first and arms itself again for this one.
+      this.deadline = Date.now() + this.timeoutMs;
+      if (running.has(this)) arm(this.deadline);
+    }
+    stop(): void {
+      running.delete(this);
+    }
+  }
+
   return {
-    start(timeoutMs, onExpired) {
-      const clock: Running = { timeoutMs, onExpired };
+    start(timeoutMs, onExpired, chatId) {
+      const clock = new Clock(timeoutMs, onExpired, chatId);
       running.add(clock);
-      arm(clock);
-      return {
-        restart: () => arm(clock),
-        stop: () => {
-          running.delete(clock);
-          arm(clock);
-        },
-      };
+      arm(clock.deadline);
+      return clock;
     },
     async hold(wait) {
-      holds++;
-      if (holds === 1) for (const clock of running) arm(clock);
+      if (holds++ === 0) disarm();
       try {
         return await wait();
       } finally {
-        holds--;
-        if (holds === 0) for (const clock of running) arm(clock);
+        if (--holds === 0) for (const clock of running) clock.restart();
       }
+    },
+    chatOf() {
+      let chat: string | undefined;
+      for (const clock of running) {
+        if (clock.chatId === undefined || (chat !== undefined && clock.chatId !== chat)) return null;
+        chat = clock.chatId;
+      }
+      return chat ?? null;
     },
   };
 }

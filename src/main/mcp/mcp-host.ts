@@ -178,8 +178,6 @@ interface Entry {
   known: ReadonlySet<string>;
   /** Waiting for `start`'s `deferMs` to pass (or for something to need it) before it starts. */
   deferred: boolean;
-  /** The chat of each call running now: where the server's requests belong. */
-  running: Map<symbol, string | undefined>;
 }
 
 export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage }: McpHostDependencies): McpHost {
@@ -301,19 +299,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       launchKey: undefined,
       known: new Set(),
       deferred: false,
-      running: new Map(),
       supervisor: createServerSupervisor({
         name,
-        serverRequests: serverRequests && {
-          handler: serverRequests,
-          serverName: name,
-          // One chat running the server's tools: its request. None, or several: nobody can tell, so "Server requests".
-          chatOf: () => {
-            const chats = new Set(entry.running.values());
-            const [only] = chats;
-            return chats.size === 1 && only !== undefined ? only : null;
-          },
-        },
+        serverRequests,
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
         oauth: (launch) => {
@@ -539,13 +527,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           { server: serverName, tool: toolName },
         );
       }
-      const call = Symbol(toolName);
-      entry.running.set(call, chatId);
-      try {
-        return await entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId, onProgress });
-      } finally {
-        entry.running.delete(call);
-      }
+      // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
+      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId, onProgress });
     },
     async signIn(name) {
       require(name);

@@ -14,7 +14,7 @@ import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
-import type { BoundServerRequests } from './server-requests';
+import type { BoundServerRequests, ServerRequestHandler } from './server-requests';
 import { createCallClocks, type CallClocks } from './call-clock';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
@@ -65,7 +65,7 @@ export interface SupervisorDependencies {
   /** A `tools/list` that failed (its reason is in the log): the server's tools are not known. */
   onToolsFailed(): void;
   /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
-  serverRequests?: BoundServerRequests | undefined;
+  serverRequests?: ServerRequestHandler | undefined;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
   /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
@@ -131,7 +131,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   let refreshAgain = false;
   // A call's timeout stands still while the server's own request waits for the person or the model (call-clock.ts).
   const clocks = createCallClocks();
-  const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, clocks);
+  const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, name, clocks);
 
   const setStatus = (next: Omit<SupervisorStatus, 'since' | 'recentCrashes'>): void => {
     status = { ...next, since: Date.now(), recentCrashes: crashes.length };
@@ -347,10 +347,14 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       // leaves room for (mcp-call-overhead).
       const aborter = new AbortController();
       let expired = false;
-      const clock = clocks.start(timeoutMs, () => {
-        expired = true;
-        aborter.abort();
-      });
+      const clock = clocks.start(
+        timeoutMs,
+        () => {
+          expired = true;
+          aborter.abort();
+        },
+        options.chatId,
+      );
       const forward = (): void => aborter.abort(signal?.reason);
       if (signal?.aborted) forward();
       else signal?.addEventListener('abort', forward, { once: true });
@@ -436,7 +440,7 @@ async function urlElicitationsConfirmed(requests: BoundServerRequests, error: Mc
   if (!parsed.success || parsed.data.elicitations.length === 0) return false;
   const signal = options.signal ?? new AbortController().signal;
   for (const elicitation of parsed.data.elicitations) {
-    const answer = await requests.handler.elicit({ serverName: requests.serverName, chatId: options.chatId ?? requests.chatOf(), signal }, elicitation);
+    const answer = await requests.handler.elicit({ serverName: requests.serverName, chatId: options.chatId ?? null, signal }, elicitation);
     if (answer.action !== 'accept') return false;
   }
   return true;
@@ -454,11 +458,11 @@ const UrlElicitationsSchema = z.object({
  */
 const NO_SDK_TIMEOUT_MS = 2_147_483_647;
 
-/** `requests` with each of the server's requests holding the clocks of its calls while it waits. */
-function holdingClocks(requests: BoundServerRequests, clocks: CallClocks): BoundServerRequests {
-  const { handler } = requests;
+/** The server's requests, each holding the clocks of its calls while it waits, from the chat of those calls. */
+function holdingClocks(handler: ServerRequestHandler, serverName: string, clocks: CallClocks): BoundServerRequests {
   return {
-    ...requests,
+    serverName,
+    chatOf: () => clocks.chatOf(),
     handler: {
       sample: (origin, params) => clocks.hold(() => handler.sample(origin, params)),
       elicit: (origin, params) => clocks.hold(() => handler.elicit(origin, params)),
