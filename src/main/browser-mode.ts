@@ -75,12 +75,6 @@ async function main(): Promise<void> {
     return;
   }
   const dataDir = resolveDataDir();
-  let resolveBackend: (backend: BrowserBackend) => void = () => {};
-  let rejectBackend: (error: Error) => void = () => {};
-  const backend = new Promise<BrowserBackend>((resolve, reject) => {
-    resolveBackend = resolve;
-    rejectBackend = reject;
-  });
   // The services load and start while the page loads: they take most of the start (~200 ms of CPU here), and a call
   // waits for them. Loading them holds the server up, so they wait until it sent the page's shell, which a browser
   // then works on for a while before it asks for more, or SERVICES_WAIT_MS when no page comes sooner
@@ -90,13 +84,16 @@ async function main(): Promise<void> {
     shellServed = resolve;
     setTimeout(resolve, SERVICES_WAIT_MS);
   });
+  const starting: Promise<BrowserModeServices | null> = shellOrWait
+    .then(() => import('./browser-mode-services'))
+    .then(({ startBrowserModeServices }) => startBrowserModeServices(dataDir));
+  const backend = starting.then((started) => started?.backend ?? Promise.reject(new Error('the services did not start')));
+  // Said below, from `starting`; the page's calls are answered `unavailable`.
+  backend.catch(() => {});
   const server = await listen(backend, () => shellServed(), options).catch((error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
     process.exit(1);
   });
-  const starting: Promise<BrowserModeServices | null> = shellOrWait
-    .then(() => import('./browser-mode-services'))
-    .then(({ startBrowserModeServices }) => startBrowserModeServices(dataDir));
   let redirectPage: RedirectPage | null = null;
   // Listen for signals before announcing readiness: whoever reads the line may stop us at once. The services stop
   // once started: the page that carries the token goes first (it is a way in), then the server, then the rest.
@@ -117,11 +114,9 @@ async function main(): Promise<void> {
     return null;
   });
   if (!started) {
-    rejectBackend(new Error('the services did not start'));
     await server.close();
     process.exit(1);
   }
-  resolveBackend(started.backend);
   started.lifecycle.addInput('redirect page', () => redirectPage?.remove());
   started.lifecycle.addInput('browser-mode server', () => server.close());
   started.startBackground();
