@@ -1,9 +1,9 @@
 /**
- * The tool calls running on one server: their timeouts (docs/user/mcp-servers.md, "Timeouts") and their chats. A call's timeout counts the time
- * the server works on it, not the time it waits on us: while the server's own request (sampling, elicitation) waits
- * for the person or the model, the clock stands still, and it starts again in full once that is answered, as after a
- * progress notification. Over stdio a server's request does not say which of its calls it serves, so each one holds
- * every clock of that server.
+ * The tool calls running on one server: their timeouts (docs/user/mcp-servers.md, "Timeouts") and their chats. A
+ * call's timeout counts the time the server works on it, not the time it waits on us: while the server's own request
+ * (sampling, elicitation) waits for the person or the model, the clock stands still, and it starts again in full once
+ * that is answered, as after a progress notification. Over stdio a server's request does not say which of its calls
+ * it serves, so each one holds every clock of that server.
  */
 export interface CallClock {
   /** Starts the timeout again in full (a progress notification). */
