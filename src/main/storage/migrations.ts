@@ -126,7 +126,7 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
   `,
-  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts, issue 12 §1.6). The count of rows
+  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts). The count of rows
      ever written, beside the head, so a log wiped together with its head is not an empty log; the last row known to
      have come in while the append-only triggers were in place (checked at every open and close); and each time the
      triggers were found missing or altered and put back, with the rows that came in meanwhile. */ `
