@@ -1,7 +1,7 @@
 /**
- * Remember from the card (issue 16 §1), end to end: card → More… → confirmation → the rule or setting saved → the next
- * call like it runs without asking → Settings highlights it with Undo → asking comes back. The scripted fake LLM server
- * asks for real calls on the real Files server.
+ * Remember from the card (docs/user/approvals.md), end to end: card → More… → confirmation → the rule or setting saved
+ * → the next call like it runs without asking → Settings highlights it with Undo → asking comes back. The scripted fake
+ * LLM server asks for real calls on the real Files server.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // `workbench audit verify` and `audit export` of the BUILT CLI on a log above every size threshold of
-// src/main/audit (issue 12 §1.7: at 20,000 rows verification moves to worker threads, and the built CLI
-// looked for its worker in out/main/chunks/ and ended with "Cannot find module").
+// src/main/audit (at 20,000 rows verification moves to worker threads, whose file the built CLI must find from
+// out/main/chunks/: docs/dev/architecture.md, built assets).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

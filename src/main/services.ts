@@ -22,7 +22,7 @@ import { createChatService, type ChatService } from './chat/chat-service';
 import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
-import { createServerRequests } from './chat/server-requests';
+import { createServerRequests } from './chat/server-request-flow';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';

@@ -1,5 +1,5 @@
-// The log's protections (issue 12 §1.6): triggers dropped by hand are put back at open and the rows that came in
-// without them are named by verify; a log wiped together with its head is not "OK: 0 rows".
+// The log's protections (docs/user/audit-log.md): triggers dropped by hand are put back at open and the rows that came
+// in without them are named by verify; a log wiped together with its head is not "OK: 0 rows".
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../storage/database';
@@ -68,7 +68,7 @@ describe('the append-only triggers', () => {
       db.exec('DROP TRIGGER audit_log_extends_chain; DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_counts_rows');
       fillLogFast(db, 2); // rows that chain perfectly: the chain alone cannot tell them from the log's own
     });
-    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: true, rowCount: 6 }); // what afab479 said, even after a reopen
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: true, rowCount: 6 }); // the chain alone passes: only the log, reopened, names the rows
     reopen();
     const restored = triggerSql(target.db);
     for (const trigger of AUDIT_TRIGGERS) expect(restored[trigger.name]).toBe(trigger.sql);

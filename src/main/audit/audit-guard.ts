@@ -3,7 +3,8 @@ import type { Database } from '../storage/database';
 import { migrations } from '../storage/migrations';
 
 /**
- * What the audit log remembers about itself, and the check that keeps it (issue 12 §1.6; docs/dev/audit-durability.md).
+ * What the audit log remembers about itself, and the check that keeps it (docs/user/audit-log.md,
+ * docs/dev/audit-durability.md).
  *
  * The append-only triggers are what stop a row from being changed or removed through SQLite; whoever can
  * write the file can drop them. So at every open and close of the log they are compared with the ones the

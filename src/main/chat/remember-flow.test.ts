@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { callOf, startLoopHarness, type LoopHarness } from './testing/loop-harness';
 
 /**
- * Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") through the real services,
+ * Remember from the card (docs/user/approvals.md "Remember from the card") through the real services,
  * SQLite, the Files server and a scripted model: the answer that remembers goes through the one approval round trip
  * (check → claim with its audit row → policy change → run after the deny re-check), the next call like it runs
  * without asking, `policy.explain` names what was remembered, and what a deny rule catches is never remembered.

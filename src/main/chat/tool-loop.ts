@@ -299,7 +299,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         if (asks.length > 0) {
           pending.add(chat.id, exchangeId, asks);
           reply.reply.pendingToolCalls = asks;
-          return finishReply('waiting_approval');
+          return finishReply('waiting-approval');
         }
         save(reply, report);
       }

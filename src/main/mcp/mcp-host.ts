@@ -14,7 +14,7 @@ import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-ru
 import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
-import type { ServerRequestHandler } from './server-requests';
+import type { ServerRequestHandler } from './server-request-routing';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
 import { createStartSlots } from './start-slots';

@@ -14,7 +14,7 @@ import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
-import type { BoundServerRequests, ServerRequestHandler } from './server-requests';
+import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';

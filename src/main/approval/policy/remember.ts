@@ -18,7 +18,7 @@ import { applyUpdate } from './policy-change';
 import { compileRule, describeRule, ruleProblems, type CompiledRule } from './rule-compiler';
 
 /**
- * Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card"): pure. Which of the three
+ * Remember from the card (docs/user/approvals.md "Remember from the card"): pure. Which of the three
  * actions a waiting call may offer, the rule suggested from its arguments, and the check that runs again, in main,
  * when the approval message that carries the action arrives. An action is offered only where it can work:
  * - never for a call a deny rule catches (deny beats everything; offering it would promise what cannot happen);
