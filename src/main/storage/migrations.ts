@@ -180,4 +180,7 @@ export const migrations: readonly string[] = [
     seen_at   INTEGER NOT NULL
   ) STRICT;
   `,
+  /* 8: approval insights (src/main/audit/audit-stats.ts, docs/user/insights.md): a period of the audit log is read by time. */ `
+  CREATE INDEX audit_log_by_time ON audit_log (time);
+  `,
 ];
