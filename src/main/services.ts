@@ -16,6 +16,7 @@ import { AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
+import { createAuditInsights, type AuditInsights } from './approval/insights/insights';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -73,6 +74,8 @@ export interface Services {
   readonly auditDownloads: AuditExportDownloads;
   /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
   readonly auditExports: AuditExportFolder;
+  /** Approval insights: the figures of a period, and suggestions from them (docs/user/insights.md). */
+  readonly auditInsights: AuditInsights;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -205,6 +208,7 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
+  const auditInsights = createAuditInsights(db, () => approvals.policy);
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
@@ -282,6 +286,7 @@ export function createServices(options: ServicesOptions): Services {
     auditReceived,
     auditDownloads,
     auditExports,
+    auditInsights,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
