@@ -100,6 +100,23 @@ describe('workbench audit verify: what the log remembers about itself (the built
     }
   });
 
+  it('a log wiped together with its head and the count of rows ever written: not "OK: 0 rows", exit 3', async () => {
+    const wiped = homeWith((db) =>
+      db.exec(
+        'DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DROP TRIGGER audit_watermark_no_delete; ' +
+          'DELETE FROM audit_log; DELETE FROM audit_head; DELETE FROM audit_watermark',
+      ),
+    );
+    try {
+      const result = await runCli(['audit', 'verify'], { home: wiped });
+      expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
+      expect(result.stdout).not.toMatch(/OK/);
+      expect(result.stdout).toMatch(/^BROKEN at row #0 \(head-mismatch\): The count of rows ever written was deleted outside AI Workbench/);
+    } finally {
+      fs.rmSync(wiped, { recursive: true, force: true });
+    }
+  });
+
   it('triggers dropped and a row slipped in: the CLI puts them back and names the row, exit 3', async () => {
     const slipped = homeWith((db) => {
       // The CLI's first open finds the protections in place and checks rows 1–5; then they are dropped.

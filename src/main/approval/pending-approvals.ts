@@ -213,7 +213,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
-        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new WorkbenchError('invalid_input', `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`);
         }
         throw error;

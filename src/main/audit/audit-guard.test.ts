@@ -132,6 +132,23 @@ describe('the count of rows ever written', () => {
     expect(await target.log.verify()).toMatchObject({ ok: false, problem: { sequence: 1, kind: 'missing' }, notices: [{ firstRow: null }] });
   });
 
+  it('a log wiped together with its head and the count is not OK, before the next open or after it', async () => {
+    byHand((db) => {
+      wipe(db);
+      db.exec('DROP TRIGGER audit_watermark_no_delete; DELETE FROM audit_watermark');
+    });
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: false, rowCount: 0, problem: { kind: 'head-mismatch' } });
+    reopen(); // the count is put back from what is left: 0
+    expect(await target.log.verify()).toMatchObject({
+      ok: false,
+      rowCount: 0,
+      problem: { kind: 'head-mismatch', message: expect.stringMatching(/^The count of rows ever written was deleted outside AI Workbench .*may have been wiped/) },
+      notices: [{ message: expect.stringContaining('the count of rows ever written was deleted') }],
+    });
+    reopen(); // and at every later open
+    expect(await target.log.verify()).toMatchObject({ ok: false, problem: { kind: 'head-mismatch' } });
+  });
+
   it('rows cut from the end with the head moved back are missing', async () => {
     byHand((db) => {
       db.exec('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE sequence > 2');

@@ -23,9 +23,9 @@ it('remembers calls like this one: the call runs now, the next one in the folder
   test.fake.script(
     { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'a.md'), content: '1' })] },
     { kind: 'reply', text: ['one'] },
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'b.md'), content: '2' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'b.md'), content: '1' })] },
     { kind: 'reply', text: ['two'] },
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'c.md'), content: '3' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'c.md'), content: '1' })] },
     { kind: 'reply', text: ['three'] },
   );
 
@@ -33,7 +33,13 @@ it('remembers calls like this one: the call runs now, the next one in the folder
   const [first] = test.services.approvals.chats.pending(test.chatId);
   const toolCallId = first?.request.toolCallId as string;
   const offers = test.services.approvals.chats.rememberOptions({ chatId: test.chatId, toolCallId });
-  expect(offers.rule).toMatchObject({ offered: true, args: [{ pointer: '/path', match: 'glob', value: `${notes}/**` }] });
+  expect(offers.rule).toMatchObject({
+    offered: true,
+    args: [
+      { pointer: '/path', match: 'glob', value: `${notes}/**` },
+      { pointer: '/content', match: 'equals', value: '1' },
+    ],
+  });
 
   expect((await test.decide([{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', remember: { kind: 'rule', id: 'remembered-notes', args: offers.rule.args } }])).status).toBe('idle');
   expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('1');
@@ -43,10 +49,12 @@ it('remembers calls like this one: the call runs now, the next one in the folder
 
   // The next call in the folder runs without asking; explain names the rule.
   expect((await test.say('write b')).status).toBe('idle');
-  expect(fs.readFileSync(path.join(notes, 'b.md'), 'utf8')).toBe('2');
-  const explained = test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md') } });
+  expect(fs.readFileSync(path.join(notes, 'b.md'), 'utf8')).toBe('1');
+  const explained = test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '1' } });
   expect(explained).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule', ruleId: 'remembered-notes' } });
   expect(explained.reason).toMatch(/remembered from an approval card/);
+  // The same folder with other content is not "like this".
+  expect(test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '2' } }).outcome).toBe('ask');
 
   // Outside it, the question comes back.
   expect((await test.say('write c')).status).toBe('waiting-approval');

@@ -13,7 +13,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { NotificationOffer } from './components/NotificationOffer';
 import { Sidebar } from './components/Sidebar';
-import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
+import { ServerRequestsTray } from './chat/server-request-cards/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
