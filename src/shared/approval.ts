@@ -179,7 +179,7 @@ export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
 /**
  * Approval settings as the organisation sets them: as `defaults` (they apply until the person changes that setting) or
  * `locked` (the person sees them and cannot change them). `servers` and `tools` name single entries; `auditShipping`
- * holds sinks (issue 15 §1's managed twin: locked sinks always ship).
+ * holds sinks (locked sinks always ship: docs/user/organisation-policy.md).
  */
 export const ManagedSettingsSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
@@ -363,7 +363,7 @@ export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 export { ToolCallDecisionSchema };
 export type { ToolCallDecision };
 
-// ── Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") ─────────
+// ── Remember from the card (docs/user/approvals.md) ──────────────────────────────────────────────
 
 /**
  * What a person may ask the policy to remember while allowing one call: the tool's own setting to auto-approve,
@@ -420,7 +420,7 @@ export const ToolCallApprovalSchema = z.object({
   editedArgs: z.record(z.string(), z.unknown()).optional(),
   /** Why the person denied; kept in the audit log and told to the model. */
   reason: z.string().max(2_000).optional(),
-  /** Allow decisions only: what the policy should remember from this answer (issue 16 §1). */
+  /** Allow decisions only: what the policy should remember from this answer (docs/user/approvals.md). */
   remember: RememberActionSchema.optional(),
 });
 export type ToolCallApproval = z.infer<typeof ToolCallApprovalSchema>;

@@ -112,7 +112,7 @@ export const DISPOSITION_WORDS: Record<ToolCallDecision, string> = {
   TOOL_CALL_DECISION_DENY: 'Denied',
 };
 
-/** The card's "More…" actions and the CLI's keys for them (issue 16 §1): one name each, everywhere. */
+/** The card's "More…" actions and the CLI's keys for them (docs/user/approvals.md): one name each, everywhere. */
 export const REMEMBER_WORDS: Record<RememberKind, string> = {
   tool: 'Always allow this tool',
   rule: 'Always allow calls like this',

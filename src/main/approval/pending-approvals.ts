@@ -65,9 +65,9 @@ export interface PendingApprovalsDependencies {
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
   /**
-   * Remember from the card (issue 16 §1): the check of an answer's `remember` against the policy in force, and the
-   * policy change, saved inside the claim's transaction (after the audit rows are written, before they commit): a
-   * change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
+   * Remember from the card (docs/user/approvals.md): the check of an answer's `remember` against the policy in force,
+   * and the policy change, saved inside the claim's transaction (after the audit rows are written, before they commit):
+   * a change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
    */
   remember?: { check: RememberCheck; apply(update: PolicyUpdate): void } | undefined;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */

@@ -126,7 +126,7 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
   `,
-  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts, issue 12 §1.6). The count of rows
+  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts). The count of rows
      ever written, beside the head, so a log wiped together with its head is not an empty log; the last row known to
      have come in while the append-only triggers were in place (checked at every open and close); and each time the
      triggers were found missing or altered and put back, with the rows that came in meanwhile. */ `
@@ -208,5 +208,8 @@ export const migrations: readonly string[] = [
   CREATE INDEX pending_requests_by_id ON pending_requests (request_id);
   UPDATE chat_messages SET body = replace(body, '"end":"waiting_approval"', '"end":"waiting-approval"')
   WHERE role = 'assistant' AND instr(body, '"end":"waiting_approval"') > 0;
+  `,
+  /* 9: approval insights (src/main/audit/audit-stats.ts, docs/user/insights.md): a period of the audit log is read by time. */ `
+  CREATE INDEX audit_log_by_time ON audit_log (time);
   `,
 ];

@@ -41,7 +41,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
   const [settingsOpen, setSettingsOpen] = useState<false | 'providers' | 'approvals'>(false); // settings (ui-settings)
-  // "Show in Settings" after a card remembered something (issue 16 §1).
+  // "Show in Settings" after a card remembered something (docs/user/approvals.md "Remember from the card").
   useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
   useEffect(() => store.follow(), [store]);

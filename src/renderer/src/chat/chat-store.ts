@@ -10,7 +10,7 @@ export interface Draft {
   decision: ToolCallDecision;
   editedArgs?: Record<string, unknown>;
   reason?: string;
-  /** Allow only: what the policy remembers with this answer (issue 16 §1). */
+  /** Allow only: what the policy remembers with this answer (docs/user/approvals.md "Remember from the card"). */
   remember?: RememberAction;
 }
 
