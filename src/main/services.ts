@@ -252,7 +252,8 @@ export function createServices(options: ServicesOptions): Services {
   });
   const serverRequests = createServerRequests({
     audit,
-    events,
+    waits: approvals.pending.serverRequests,
+    onError,
     policy: () => approvals.policy.compiled(),
     modelFor: (chatId) => {
       const chat = chatId === null ? undefined : chats.get(chatId);
