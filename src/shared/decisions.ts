@@ -1,4 +1,5 @@
 import type { RememberKind, ResolutionOutcome, ToolCallDecision } from './approval';
+import { AUTO_APPROVE_SERVER } from './trust-words';
 import type { AuditDecision } from './audit';
 
 /**
@@ -56,7 +57,7 @@ export const DISPOSITION_WORDS: Record<ToolCallDecision, string> = {
 export const REMEMBER_WORDS: Record<RememberKind, string> = {
   tool: 'Always allow this tool',
   rule: 'Always allow calls like this',
-  server: 'Trust this server',
+  server: AUTO_APPROVE_SERVER,
 };
 
 /** An answer that also remembered, as its audit row's `decidedBy` says it. */
