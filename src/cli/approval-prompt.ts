@@ -11,7 +11,7 @@ import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
 export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
-/** Remember from the prompt (issue 16 §1), on a line of its own so seed 000's choices read as they always did. */
+/** Remember from the prompt (docs/user/cli.md#chat), on a line of its own below seed 000's choices. */
 export const REMEMBER_CHOICES = `[a] ${REMEMBER_WORDS.tool.toLowerCase()}  [l] ${REMEMBER_WORDS.rule.toLowerCase()}`;
 
 export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
@@ -24,7 +24,10 @@ export interface ApprovalPromptDependencies {
   explain(request: ToolCallRequest): Promise<PolicyExplanation | undefined>;
   /** `approvals.rememberOptions` for this call with these arguments: the `a` and `l` answers. */
   rememberOptions?(request: ToolCallRequest, args: Record<string, unknown>): Promise<RememberOptions>;
-  /** Each call's time limit and the signal that it stopped waiting (issue 16 §2): the prompt shows the one and obeys the other. */
+  /**
+   * Each call's time limit and the signal that it stopped waiting (docs/user/cli.md#time-limits): the prompt shows
+   * the one and obeys the other.
+   */
   waits?: ReadonlyMap<string, CallWait>;
   env?: NodeJS.ProcessEnv;
   now?: () => number;
@@ -315,8 +318,8 @@ function indent(text: string, prefix: string): string {
 }
 
 /**
- * The same confirmation as the card's (issue 16 §1): what changes and where to undo it, or why it is not offered.
- * The action, or undefined when the person went back (or it is not offered).
+ * The same confirmation as the card's (docs/user/approvals.md "Remember from the card"): what changes and where to undo
+ * it, or why it is not offered. The action, or undefined when the person went back (or it is not offered).
  */
 async function confirmRemember(
   kind: 'tool' | 'rule',

@@ -22,11 +22,14 @@ import { createChatService, type ChatService } from './chat/chat-service';
 import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
-import { createServerRequests } from './chat/server-requests';
+import { createServerRequests } from './chat/server-request-flow';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
+import type { CallDoor } from './mcp/call-door';
+import { WorkbenchError } from './errors';
+import { callDoor } from './approval/call-door-check';
 import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
@@ -133,7 +136,7 @@ export function createServices(options: ServicesOptions): Services {
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
   // Built before the coordinator that answers the servers' requests: they reach it through `late`.
-  const late: { coordinator?: ExchangeCoordinator } = {};
+  const late: { coordinator?: ExchangeCoordinator; door?: CallDoor } = {};
   const mcp = createMcpHost({
     config: mcpServers,
     events,
@@ -145,6 +148,11 @@ export function createServices(options: ServicesOptions): Services {
     },
     secrets,
     ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
+    // Shut until the approval engine is built: no call can reach a server before the deny rules can be checked.
+    door: (call) => {
+      if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
+      late.door(call);
+    },
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
@@ -223,6 +231,7 @@ export function createServices(options: ServicesOptions): Services {
     db.close();
     throw error;
   }
+  late.door = callDoor(approvals.gate);
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});

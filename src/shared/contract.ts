@@ -114,7 +114,7 @@ import {
   ServerRequestsChangeSchema,
   ServerRequestsListInputSchema,
   ServerRequestsListOutputSchema,
-} from './server-requests';
+} from './server-request-views';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();

@@ -29,7 +29,7 @@ export interface CheckedApproval {
   readonly approval: ToolCallApproval;
   readonly request: ToolCallRequest;
   readonly exchangeId: string | null;
-  /** What the policy remembers with this answer (issue 16 §1), checked: the change and its words. */
+  /** What the policy remembers with this answer (docs/user/approvals.md), checked: the change and its words. */
   readonly remember?: { readonly update: PolicyUpdate; readonly words: string };
 }
 

@@ -399,7 +399,7 @@ describe('stopping a chat and deleting it', () => {
     chatStore.setMode(chatA, 'never-ask');
     chats.delete(chatA);
     const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE chat_id = ?`).get(chatA) as { n: number }).n;
-    expect([count('pending_approvals'), count('approval_grants'), count('chat_approval_modes')]).toEqual([0, 0, 0]);
+    expect([count('pending_requests'), count('approval_grants'), count('chat_approval_modes')]).toEqual([0, 0, 0]);
     const recorded = audit.decisions.length;
     vi.advanceTimersByTime(600_000);
     expect(audit.decisions).toHaveLength(recorded);

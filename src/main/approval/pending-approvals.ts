@@ -60,9 +60,9 @@ export interface PendingApprovalsDependencies {
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
   /**
-   * Remember from the card (issue 16 §1): the check of an answer's `remember` against the policy in force, and the
-   * policy change, saved inside the claim's transaction (after the audit rows are written, before they commit): a
-   * change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
+   * Remember from the card (docs/user/approvals.md): the check of an answer's `remember` against the policy in force,
+   * and the policy change, saved inside the claim's transaction (after the audit rows are written, before they commit):
+   * a change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
    */
   remember?: { check: RememberCheck; apply(update: PolicyUpdate): void } | undefined;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
@@ -213,7 +213,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
-        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new WorkbenchError('invalid_input', `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`);
         }
         throw error;

@@ -1,5 +1,6 @@
-// The deny rules against every way a call reaches a tool (issue 12 §1.1), through the dispatcher and the real
-// services: SQLite, the Demo provider and the real Files server, whose sandbox shows what actually ran.
+// The deny rules against every way a call reaches a tool (docs/user/approvals.md#which-setting-wins), through the
+// dispatcher and the real services: SQLite, the Demo provider and the real Files server, whose sandbox shows what
+// actually ran.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -91,8 +91,8 @@ describe('the decision pipeline, step by step', () => {
       reason: "Allowed for this chat (you chose 'Allow for this chat' at 14:02)",
       definitionChanged: false,
     });
-    // Changed by the revised order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3), which
-    // the grant does not silence; this was an allow by the grant before.
+    // The order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3),
+    // which the grant (step 4) does not silence.
     expect(run(policyOf(), writeFile, {}, chat('always-ask', [grantOf(CHAT, writeFile, AT_14_02)]))).toEqual({
       outcome: 'ask',
       source: { kind: 'chat-mode', setting: 'always-ask' },

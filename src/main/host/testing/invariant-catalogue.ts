@@ -92,8 +92,8 @@ export const RULES: readonly CatalogueRule[] = [
 ];
 
 /**
- * Sampling (issue 13 §2): Shell's `run` of these commands asks the chat's model, through the client, before it
- * answers; every third call's request carries a word the `sampling-secret` rule is about.
+ * Sampling (docs/user/server-requests.md#sampling): Shell's `run` of these commands asks the chat's model, through the
+ * client, before it answers; every third call's request carries a word the `sampling-secret` rule is about.
  */
 export const SAMPLING_COMMANDS: readonly string[] = ['ls', 'echo hi'];
 export const samplingPrompt = (nonce: string): string => `sampling ${nonce}${Number(nonce.slice(1)) % 3 === 0 ? ' secret' : ''}`;
@@ -103,8 +103,9 @@ export const samplingNonce = (text: string): string | null => /^sampling (n\d+)/
 export const samplingAnswer = (nonce: string): string => `answer ${nonce}`;
 
 /**
- * Elicitation (issue 13 §3): Shell's `run` of these commands asks the person, through the client, for a confirmation
- * (a form with one string) before it answers; what comes back is checked against the person's accept row.
+ * Elicitation (docs/user/server-requests.md#elicitation): Shell's `run` of these commands asks the person, through the
+ * client, for a confirmation (a form with one string) before it answers; what comes back is checked against the
+ * person's accept row.
  */
 export const ELICITATION_COMMANDS: readonly string[] = ['format c:'];
 export const ELICITATION_SCHEMA = { type: 'object', properties: { confirm: { type: 'string' } }, required: ['confirm'] } as const;

@@ -132,8 +132,8 @@ export interface AnswerPick {
   edit: number | 'wrong-type' | null;
   reason: string | null;
   /**
-   * Remember from the card (issue 16 §1) with an allow: the suggested rule, an attacker-wide rule (`**` on the
-   * rule-relevant field), the tool set to auto-approve, or the server trusted. What a deny rule catches must be
+   * Remember from the card (docs/user/approvals.md) with an allow: the suggested rule, an attacker-wide rule (`**` on
+   * the rule-relevant field), the tool set to auto-approve, or the server trusted. What a deny rule catches must be
    * refused outright; anything else may be refused (locked, an ask rule overlaps, it would keep asking).
    */
   remember: 'none' | 'tool' | 'server' | 'rule' | 'wide-rule';

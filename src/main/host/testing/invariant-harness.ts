@@ -70,7 +70,7 @@ export interface Tally {
   approvalsApplied: number;
   approvalsRefused: number;
   editsApplied: number;
-  /** Answers that remembered something (issue 16 §1) and were applied. */
+  /** Answers that remembered something (docs/user/approvals.md "Remember from the card") and were applied. */
   remembered: number;
   stops: number;
   timeouts: number;

@@ -78,7 +78,7 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
             ))}
             {/* While text streams, the text itself shows progress: no animation repainting every frame beside it. */}
             {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
-            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting_approval' && (
+            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting-approval' && (
               <div className="assistant-actions">
                 <CopyButton text={answerText} label="Copy answer" />
                 {view.replies.at(-1) && <span className="muted assistant-model">{view.replies.at(-1)?.model}</span>}

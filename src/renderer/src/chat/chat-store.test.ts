@@ -27,7 +27,7 @@ const waitingReply = (ids: string[]): AssistantChatMessage => ({
   role: 'assistant',
   providerId: 'p',
   model: 'm',
-  end: 'waiting_approval',
+  end: 'waiting-approval',
   reply: {
     timestamp: 0,
     turns: [
@@ -108,7 +108,7 @@ afterEach(() => {
 describe('ChatStore approvals', () => {
   it('sends the approval message only when every waiting call has an answer, with edits and reasons', async () => {
     const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
-    expect(phaseOf(store.getSnapshot())).toBe('awaiting-approval');
+    expect(phaseOf(store.getSnapshot())).toBe('waiting-approval');
     store.edit('c1', { ok: true, args: { path: 'edited.txt' } });
     store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
     expect(sent).toHaveLength(0);

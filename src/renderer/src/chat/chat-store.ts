@@ -11,7 +11,7 @@ export interface Draft {
   decision: ToolCallDecision;
   editedArgs?: Record<string, unknown>;
   reason?: string;
-  /** Allow only: what the policy remembers with this answer (issue 16 §1). */
+  /** Allow only: what the policy remembers with this answer (docs/user/approvals.md "Remember from the card"). */
   remember?: RememberAction;
 }
 
@@ -33,10 +33,10 @@ const ALLOW_BLOCKED = 'Fix the arguments first';
 
 /**
  * What the chat tab is doing, as one named state (docs/dev/style.md, convention 7):
- * `idle` the input is open; `replying` the model or tools work; `awaiting-approval` calls wait for the person
+ * `idle` the input is open; `replying` the model or tools work; `waiting-approval` calls wait for the person
  * (the input is disabled, seed 000); `submitting` the approval message or a user message is on its way.
  */
-export type ChatPhase = 'loading' | 'idle' | 'replying' | 'awaiting-approval' | 'submitting';
+export type ChatPhase = 'loading' | 'idle' | 'replying' | 'waiting-approval' | 'submitting';
 
 export interface ChatState {
   readonly status: 'loading' | 'ready' | 'failed';
@@ -82,8 +82,8 @@ export function pendingRequests(timeline: Timeline): ToolCallRequest[] {
 export function phaseOf(state: ChatState): ChatPhase {
   if (state.status === 'loading') return 'loading';
   if (state.submitting) return 'submitting';
-  if (pendingRequests(state.timeline).length > 0) return 'awaiting-approval';
-  if (state.activity.status === 'waiting-approval') return 'awaiting-approval';
+  if (pendingRequests(state.timeline).length > 0) return 'waiting-approval';
+  if (state.activity.status === 'waiting-approval') return 'waiting-approval';
   return state.activity.status === 'idle' ? 'idle' : 'replying';
 }
 

@@ -9,8 +9,9 @@ import { RememberDialog } from './RememberDialog';
 const ORDER: readonly RememberKind[] = ['tool', 'rule', 'server'];
 
 /**
- * The card's quiet "More…" menu beside seed 000's three buttons (issue 16 §1): each action is offered only where it
- * can work, and a refused one says why. Choosing one opens a confirmation; nothing changes before it is confirmed.
+ * The card's quiet "More…" menu beside seed 000's three buttons (docs/user/approvals.md "Remember from the card"): each
+ * action is offered only where it can work, and a refused one says why. Choosing one opens a confirmation; nothing
+ * changes before it is confirmed.
  */
 export function RememberMenu({ store, request, blocked }: { store: ChatStore; request: ToolCallRequest; blocked: boolean }): React.JSX.Element {
   const [open, setOpen] = useState(false);

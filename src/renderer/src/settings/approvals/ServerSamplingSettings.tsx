@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { PolicyUpdate } from '../../../../shared/approval';
 import { DEFAULT_SAMPLING_TOKEN_BUDGET, MAX_SAMPLING_TOKEN_BUDGET, SAMPLING_POLICIES } from '../../../../shared/closed-sets';
-import type { SamplingPolicy } from '../../../../shared/server-requests';
+import type { SamplingPolicy } from '../../../../shared/server-request-views';
 
 const SAMPLING_LABELS: Readonly<Record<SamplingPolicy, string>> = {
   ask: 'Ask me each time',

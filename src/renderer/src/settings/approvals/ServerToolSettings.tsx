@@ -25,7 +25,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const [tools, setTools] = useState<McpTool[]>([]);
   const [query, setQuery] = useState('');
   const [onlyChanged, setOnlyChanged] = useState(false);
-  // A tool just remembered from a card (issue 16 §1) shows open, highlighted.
+  // A tool just remembered from a card (docs/user/approvals.md "Remember from the card") shows open, highlighted.
   const [expanded, setExpanded] = useState<string[]>(() => (remembered?.action.kind === 'tool' ? [remembered.serverName] : []));
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);

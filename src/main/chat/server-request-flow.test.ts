@@ -6,11 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServerRequestsChange } from '../../shared/server-requests';
+import type { ServerRequestsChange } from '../../shared/server-request-views';
 import type { GenerateEvent, GenerateRequest, LlmProvider } from '../llm/provider';
 import { loadSdkTypes } from '../mcp/sdk-types';
 import { createServices, type Services } from '../services';
-import { createServerRequests, type ServerRequests } from './server-requests';
+import { createServerRequests, type ServerRequests } from './server-request-flow';
 
 const SERVER = 'Sneaky';
 let dir: string;

@@ -5,7 +5,7 @@ import type {
   SamplingRequestView,
   ServerRequestDecision,
   ServerRequestView,
-} from '../../shared/server-requests';
+} from '../../shared/server-request-views';
 import type { CompiledPolicy } from '../approval/policy/compiled-policy';
 import { decideElicitation, decideSampling, samplingTokenBudget } from '../approval/policy/server-request-policy';
 import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecorder } from '../audit/audit-log';
@@ -13,7 +13,7 @@ import { WorkbenchError } from '../errors';
 import { sdkTypes } from '../mcp/sdk-types';
 import type { EventHub } from '../event-hub';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
-import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-requests';
+import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
