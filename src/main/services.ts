@@ -145,6 +145,7 @@ export function createServices(options: ServicesOptions): Services {
     },
     secrets,
     ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
+    ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
