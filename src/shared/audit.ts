@@ -1,13 +1,14 @@
 import { z } from './zod';
-import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS } from './closed-sets';
+import { AUDIT_ACTORS, AUDIT_KINDS } from './closed-sets';
+import { AuditDecisionSchema } from './decision-schemas';
 
 /**
  * What was decided about one tool call. `auto_*` and `session_grant` are decided without asking:
  * by a rule or setting, or by an earlier "Allow for this chat". `timeout` and `cancelled` are
  * never recorded as a person's "deny".
  */
-export const AuditDecisionSchema = z.enum(AUDIT_DECISIONS);
-export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
+export { AuditDecisionSchema };
+export type { AuditDecision } from './decisions';
 
 /**
  * Who decided: a person, the policy (rules, settings, grants), or the system (timeouts, stops, the CLI's non-interactive mode).

@@ -1,6 +1,7 @@
-// Policy rows (issue 15 §3): every change of the approval policy, of a chat's mode, every grant and revocation, a server's
-// trust and the organisation's file seen at start become an audit row of kind 'policy' with who and a redacted
-// before/after, through the dispatcher and the real services (SQLite, the Demo provider, the real Files server).
+// Policy rows (docs/user/audit-log.md): every change of the approval policy, of a chat's mode, every grant and
+// revocation, a server's trust and the organisation's file seen at start become an audit row of kind 'policy' with who
+// and a redacted before/after, through the dispatcher and the real services (SQLite, the Demo provider, the real Files
+// server).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

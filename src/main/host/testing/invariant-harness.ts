@@ -70,7 +70,7 @@ export interface Tally {
   approvalsApplied: number;
   approvalsRefused: number;
   editsApplied: number;
-  /** Answers that remembered something (issue 16 §1) and were applied. */
+  /** Answers that remembered something (docs/user/approvals.md "Remember from the card") and were applied. */
   remembered: number;
   stops: number;
   timeouts: number;
@@ -85,6 +85,11 @@ export interface Tally {
   /** Elicitation answers that reached a server, and those that carried what the person typed. */
   elicitationAnswers: number;
   elicitationsAccepted: number;
+  /** Calls a server refused with -32042 (a page first), and those that came again to the server once it was accepted. */
+  pagesRequired: number;
+  sentAgainAfterPage: number;
+  /** A server reconnected (restarted alone) while calls may be waiting or running. */
+  reconnects: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -104,6 +109,9 @@ export const emptyTally = (): Tally => ({
   serverRequestDecisions: 0,
   elicitationAnswers: 0,
   elicitationsAccepted: 0,
+  pagesRequired: 0,
+  sentAgainAfterPage: 0,
+  reconnects: 0,
 });
 
 export interface Harness {
@@ -164,8 +172,14 @@ let current:
       answered(serverName: string, text: string): void;
       elicited(serverName: string, nonce: string): void;
       elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
+      pageRequired(serverName: string, nonce: string): void;
     }
   | undefined;
+
+/** A server refused a call with -32042 before running it (recording-servers.ts). */
+export function recordPageRequired(serverName: string, nonce: string): void {
+  current?.pageRequired(serverName, nonce);
+}
 
 export function recordCall(serverName: string, toolName: string, args: CallArguments): void {
   if (!current) throw new Error(`a server ran ${serverName}.${toolName} while no test run was active`);
@@ -316,11 +330,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
   };
   const committed = (): number => (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }).sequence;
+  const pagesRequired = new Set<string>();
   const recorder = {
     record(serverName: string, toolName: string, args: CallArguments): void {
       const sequence = committed();
       runs.push({ serverName, toolName, args, committedSequence: sequence, denyHits: harness.denyHits(serverName, toolName, args), step: harness.step });
       options.tally.runs += 1;
+      if (pagesRequired.has(String(args['nonce']))) options.tally.sentAgainAfterPage += 1;
       log.push(`  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (${sequence} audit rows committed)`);
     },
     sampled(text: string): void {
@@ -335,6 +351,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
       options.tally.samplingAnswers += 1;
       log.push(`  ${serverName} got the answer ${JSON.stringify(text)} (${sequence} audit rows committed)`);
+    },
+    pageRequired(serverName: string, nonce: string): void {
+      pagesRequired.add(nonce);
+      options.tally.pagesRequired += 1;
+      log.push(`  ${serverName} refused the call ${nonce} with -32042: a page to open first`);
     },
     elicited(serverName: string, nonce: string): void {
       const args = { message: `confirm ${nonce}` };
