@@ -82,6 +82,11 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
       write(`${indent(foldedArguments(args), '  ')}\n`);
       if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
+      // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
+      if (request.decision.identityChanged) {
+        const change = request.decision.identityChanged;
+        write(colors.yellow(`  ${server} runs something else than when its settings were made: it asks again.\n    was: ${change.previous}\n    now: ${change.current}\n`));
+      }
       // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
       if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
       write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);

@@ -158,6 +158,17 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.identityChanged && (
+            <div className="definition-changed" role="note">
+              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so it asks again.
+              <dl className="identity-change">
+                <dt>Was</dt>
+                <dd className="mono">{request.decision.identityChanged.previous}</dd>
+                <dt>Now</dt>
+                <dd className="mono">{request.decision.identityChanged.current}</dd>
+              </dl>
+            </div>
+          )}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
           <p className="approval-warning">
