@@ -15,6 +15,7 @@ import type { EventHub } from '../event-hub';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
 import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
+import { isWebUrl, NOT_A_WEB_URL } from '../../shared/web-url';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
 
@@ -230,6 +231,11 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     const verdict = decideElicitation({ serverName, args }, policy());
     if (verdict.outcome === 'deny') {
       record('elicitation', view, NAMES.elicitation, 'auto_deny', 'policy', verdict.decidedBy, args);
+      return { action: 'decline' };
+    }
+    // A page to open is an http(s) address, nothing else (shared/web-url.ts): declined unseen, and recorded.
+    if (view.mode === 'url' && !isWebUrl(view.url)) {
+      record('elicitation', view, NAMES.elicitation, 'auto_deny', 'policy', NOT_A_WEB_URL, args);
       return { action: 'decline' };
     }
     const decision = await ask(view, signal, (kind) => {
