@@ -1,4 +1,4 @@
-import type { ServerRequestDecision, ServerRequestView } from '../shared/server-requests';
+import type { ServerRequestDecision, ServerRequestView } from '../shared/server-request-views';
 import { INTERRUPTED, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';

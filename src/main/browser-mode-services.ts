@@ -51,7 +51,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
       // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
       // Those whose tools are known from the last launch wait until the first screen is up (or something needs them).
       services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
-      // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+      // Audit rows go to the organisation's log pipeline, if the settings name one (docs/user/audit-shipping.md;
+      // src/main/audit/shipping).
       services.auditShipping.start();
     },
   };

@@ -1,9 +1,11 @@
 import { z } from './zod';
+import type { ResolutionOutcome, ToolCallDecision, Verdict } from './decisions';
+import { ResolutionOutcomeSchema, ToolCallDecisionSchema, VerdictSchema } from './decision-schemas';
 import { CHAT_APPROVAL_MODES, GLOBAL_APPROVAL_MODES, TOOL_APPROVAL_SETTINGS } from './closed-sets';
 import { settingsRecord } from './setting-names';
 import { AuditSinkSchema } from './audit-shipping';
 import { ChatIdSchema } from './chat';
-import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-requests';
+import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-request-views';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
 // ── Policy settings (the `approvals` section of the settings document) ──────────────────────────
@@ -42,8 +44,10 @@ export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema
 export const ToolApprovalSettingSchema = z.enum(TOOL_APPROVAL_SETTINGS);
 export type ToolApprovalSetting = z.infer<typeof ToolApprovalSettingSchema>;
 
-export const RuleEffectSchema = z.enum(['allow', 'ask', 'deny']);
-export type RuleEffect = z.infer<typeof RuleEffectSchema>;
+export { VerdictSchema };
+/** A rule's effect is a verdict. */
+export const RuleEffectSchema = VerdictSchema;
+export type RuleEffect = Verdict;
 
 export const RULE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const RuleIdSchema = z.string().regex(RULE_ID_PATTERN, 'must be 1–64 letters, digits, dots, dashes or underscores');
@@ -175,7 +179,7 @@ export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
 /**
  * Approval settings as the organisation sets them: as `defaults` (they apply until the person changes that setting) or
  * `locked` (the person sees them and cannot change them). `servers` and `tools` name single entries; `auditShipping`
- * holds sinks (issue 15 §1's managed twin: locked sinks always ship).
+ * holds sinks (locked sinks always ship: docs/user/organisation-policy.md).
  */
 export const ManagedSettingsSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
@@ -261,8 +265,9 @@ export type PolicyView = z.infer<typeof PolicyViewSchema>;
 export const ChatApprovalModeSchema = z.enum(CHAT_APPROVAL_MODES);
 export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
 
-export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);
-export type DecisionOutcome = z.infer<typeof DecisionOutcomeSchema>;
+/** A decision's outcome is a verdict. */
+export const DecisionOutcomeSchema = VerdictSchema;
+export type DecisionOutcome = Verdict;
 
 /** The pipeline's steps (docs/dev/architecture.md "The decision pipeline"), as the source of a decision. */
 export const DecisionSourceKindSchema = z.enum([
@@ -371,10 +376,11 @@ export const ToolCallRequestSchema = ToolCallSchema.extend({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
-export const ToolCallDecisionSchema = z.enum(['TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_DENY']);
-export type ToolCallDecision = z.infer<typeof ToolCallDecisionSchema>;
+/** Seed 000's answers, derived from their resolutions in src/shared/decisions.ts. */
+export { ToolCallDecisionSchema };
+export type { ToolCallDecision };
 
-// ── Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") ─────────
+// ── Remember from the card (docs/user/approvals.md) ──────────────────────────────────────────────
 
 /**
  * What a person may ask the policy to remember while allowing one call: the tool's own setting to auto-approve,
@@ -431,7 +437,7 @@ export const ToolCallApprovalSchema = z.object({
   editedArgs: z.record(z.string(), z.unknown()).optional(),
   /** Why the person denied; kept in the audit log and told to the model. */
   reason: z.string().max(2_000).optional(),
-  /** Allow decisions only: what the policy should remember from this answer (issue 16 §1). */
+  /** Allow decisions only: what the policy should remember from this answer (docs/user/approvals.md). */
   remember: RememberActionSchema.optional(),
 });
 export type ToolCallApproval = z.infer<typeof ToolCallApprovalSchema>;
@@ -451,8 +457,8 @@ export const PendingApprovalSchema = z.object({
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
-export const ResolutionOutcomeSchema = z.enum(['allow_session', 'allow_once', 'deny', 'timeout', 'cancelled']);
-export type ResolutionOutcome = z.infer<typeof ResolutionOutcomeSchema>;
+export { ResolutionOutcomeSchema };
+export type { ResolutionOutcome };
 
 /** How a pending call ended. Only `allow_*` may run, with `args` (the edited ones when the person edited them). */
 export const ApprovalResolutionSchema = z.object({

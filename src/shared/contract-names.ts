@@ -66,6 +66,9 @@ export const methodNames = [
   'audit.checkpoints',
   'audit.setCheckpoints',
   'audit.verifyAgainst',
+  'audit.stats',
+  'audit.suggestions',
+  'audit.acceptSuggestion',
 ] as const;
 
 export const eventNames = [

@@ -69,7 +69,7 @@ describe.each(FORMATS)('the tool loop over the %s wire format', (format) => {
     expect(first).toMatchObject({ toolName: 'write_file', status: 'pending', decision: { outcome: 'ask' } });
     expect(second).toMatchObject({ toolName: 'write_file', status: 'pending' });
     const [reply] = assistantReplies(test.messages());
-    expect(reply?.end).toBe('waiting_approval');
+    expect(reply?.end).toBe('waiting-approval');
     expect(reply?.reply.pendingToolCalls?.map((request) => request.toolCallId)).toEqual([first?.toolCallId, second?.toolCallId]);
     expect(reply?.reply.turns[0]?.message).toBe('Let me look and write.');
     expect(test.services.approvals.chats.pending(test.chatId)).toHaveLength(2);

@@ -269,7 +269,8 @@ function start(): void {
     // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
     // Those whose tools are known from the last launch wait until the window's first screen is up (or a message).
     services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
-    // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+    // Audit rows go to the organisation's log pipeline, if the settings name one (docs/user/audit-shipping.md;
+    // src/main/audit/shipping).
     services.auditShipping.start();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);

@@ -89,6 +89,9 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.checkpoints': () => services.checkpointer.view(),
     'audit.setCheckpoints': (change) => services.checkpointer.update(change),
     'audit.verifyAgainst': ({ path, checkpointPublicKey }) => services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
+    'audit.stats': (query) => services.auditInsights.stats(query),
+    'audit.suggestions': (input) => services.auditInsights.suggestions(input?.days),
+    'audit.acceptSuggestion': ({ id, days }) => services.auditInsights.accept(id, days),
   };
 }
 

@@ -18,7 +18,7 @@ import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
 import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
-import { registerServerRequests, type BoundServerRequests } from './server-requests';
+import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
 
 /** A live session with one server. */
 export interface Connection {

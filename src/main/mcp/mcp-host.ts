@@ -7,6 +7,7 @@ import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
+import type { CallDoor } from './call-door';
 import { createLogRing, type LogRing } from './log-ring';
 import { DEFAULT_CLIENT_METADATA_URL, createOAuthSession, type OAuthSession } from './oauth/oauth-session';
 import type { PreRegisteredClient } from './oauth/oauth-provider';
@@ -14,7 +15,7 @@ import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-ru
 import type { LaunchConfig, McpServerConfigService, OAuthClientSecrets, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
-import type { ServerRequestHandler } from './server-requests';
+import type { ServerRequestHandler } from './server-request-routing';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
 import { createStartSlots } from './start-slots';
@@ -44,6 +45,8 @@ export interface McpHostDependencies {
   secrets?: SecretStore;
   /** Shows a sign-in page in the person's browser; false when this machine cannot (docs/user/mcp-oauth.md). */
   openSignInPage?: (url: string) => boolean;
+  /** What every tool call passes right before it is sent to a server, retries included (call-door.ts). */
+  door: CallDoor;
   /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth): its clients and metadata document. */
   oauthPolicy?: () => OAuthPolicy;
 }
@@ -91,6 +94,9 @@ export interface ToolCallRequest {
   definitionHash?: string | undefined;
   /** The chat the call runs for: a sampling or elicitation request the server makes meanwhile belongs to it. */
   chatId?: string | undefined;
+  /** The exchange and the call's id in the chat, as the door's audit row names them (call-door.ts). */
+  exchangeId?: string | undefined;
+  toolCallId?: string | undefined;
   /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
   onProgress?: (progress: ToolProgress) => void;
 }
@@ -196,7 +202,7 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, oauthPolicy }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -322,6 +328,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       supervisor: createServerSupervisor({
         name,
         serverRequests,
+        admit: (call) => door({ ...call, serverName: name }),
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
         oauth: (launch) => {
@@ -529,7 +536,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress, definitionHash }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, exchangeId, toolCallId, onProgress, definitionHash }) {
       startDeferred();
       const tool = registry.get(serverName, toolName);
       if (!tool) {
@@ -548,7 +555,16 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         );
       }
       // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
-      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId, onProgress });
+      return entry.supervisor.callTool(toolName, args, {
+        timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName),
+        signal,
+        validateOutput: tool.validateOutput,
+        chatId,
+        exchangeId,
+        toolCallId,
+        definitionHash,
+        onProgress,
+      });
     },
     async signIn(name) {
       require(name);

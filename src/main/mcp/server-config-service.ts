@@ -416,7 +416,7 @@ function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPrevi
   return { file: parsed.file, format: parsed.format, add, skip: parsed.skip };
 }
 
-/** A name no settings map can hold (issue 12 §1.6): refused before anything is written. */
+/** A name no settings map can hold (src/shared/setting-names.ts): refused before anything is written. */
 function refuseReservedName(name: string): void {
   if (isReservedSettingName(name.trim())) throw new WorkbenchError('invalid_input', `Cannot add this MCP server: ${reservedNameMessage(name.trim())}.`, { name });
 }

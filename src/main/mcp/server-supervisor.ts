@@ -14,8 +14,9 @@ import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
-import type { BoundServerRequests, ServerRequestHandler } from './server-requests';
+import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
+import type { DoorCall } from './call-door';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
 /**
@@ -66,6 +67,11 @@ export interface SupervisorDependencies {
   onToolsFailed(): void;
   /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
   serverRequests?: ServerRequestHandler | undefined;
+  /**
+   * Asked right before every `tools/call` request is sent, retries included (call-door.ts); a throw keeps the call
+   * from the server and is what `callTool` throws.
+   */
+  admit(call: Omit<DoorCall, 'serverName'>): void;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
   /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
@@ -83,6 +89,10 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   validateOutput?: SchemaValidator | undefined;
   chatId?: string | undefined;
+  /** Who the call is for, as the door's audit row names it (call-door.ts). */
+  exchangeId?: string | undefined;
+  toolCallId?: string | undefined;
+  definitionHash?: string | undefined;
   /** Set on the one retry after a -32042: a second one is reported, not asked again. */
   afterUrlElicitation?: boolean | undefined;
   /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
@@ -356,6 +366,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       if (!current || status.state !== 'ready') {
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
       }
+      // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
+      deps.admit({ toolName, args, chatId: options.chatId, exchangeId: options.exchangeId, toolCallId: options.toolCallId, definitionHash: options.definitionHash });
       const gen = generation;
       // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
       // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip

@@ -9,7 +9,7 @@ import { pendingRequests, phaseOf, type ChatStore } from './chat-store';
 import { Composer } from './Composer';
 import { LazyMessageList } from './LazyMessageList';
 import { EmptyChat } from './EmptyChat';
-import { ChatServerRequests } from './server-requests/ServerRequests';
+import { ChatServerRequests } from './server-request-cards/ServerRequests';
 import { RememberedNotice } from './RememberedNotice';
 import { announce, useAnnouncements } from '../state/announcer';
 import './chat.css';
@@ -42,7 +42,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
   );
 
   useEffect(() => {
-    if (phase !== 'awaiting-approval') return;
+    if (phase !== 'waiting-approval') return;
     const onKeyDown = (event: KeyboardEvent): void => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
       if (event.key === 'Enter') {

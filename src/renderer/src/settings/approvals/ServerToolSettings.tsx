@@ -10,6 +10,7 @@ import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedSe
 import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
+import { autoApproveServerLabel } from '../../../../shared/trust-words';
 
 interface Props {
   api: WorkbenchApi;
@@ -24,7 +25,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const [tools, setTools] = useState<McpTool[]>([]);
   const [query, setQuery] = useState('');
   const [onlyChanged, setOnlyChanged] = useState(false);
-  // A tool just remembered from a card (issue 16 §1) shows open, highlighted.
+  // A tool just remembered from a card (docs/user/approvals.md "Remember from the card") shows open, highlighted.
   const [expanded, setExpanded] = useState<string[]>(() => (remembered?.action.kind === 'tool' ? [remembered.serverName] : []));
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -109,7 +110,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   </span>
                 </button>
                 <Switch
-                  label={`Run all tools of ${row.server} without asking`}
+                  label={autoApproveServerLabel(row.server)}
                   checked={row.autoApprove}
                   disabled={lockedServer(view, row.server)}
                   description={lockedServer(view, row.server) ? <LockNote id={lockId(row.server)} /> : defaultedServer(view, row.server) ? <DefaultNote /> : undefined}

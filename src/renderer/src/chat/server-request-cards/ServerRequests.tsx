@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { ServerRequestCard } from './ServerRequestCard';
-import { useServerRequests } from './use-server-requests';
-import './server-requests.css';
+import { useServerRequests } from './use-server-request-cards';
+import './server-request-cards.css';
 
 /** The requests a chat's tool calls made of the model or the person, above its input (docs/user/server-requests.md). */
 export function ChatServerRequests({ api, chatId }: { api: WorkbenchApi; chatId: string }): React.JSX.Element | null {

@@ -7,7 +7,7 @@ import type {
   SamplingRequestView,
   ServerRequestDecision,
   ServerRequestView,
-} from '../../../../shared/server-requests';
+} from '../../../../shared/server-request-views';
 import { WarningIcon } from '../../components/icons';
 import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
 import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
