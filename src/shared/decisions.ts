@@ -45,6 +45,17 @@ export const SERVER_REQUEST_RESOLUTION_OF = {
   cancel: 'cancelled',
 } as const satisfies Record<string, ResolutionOutcome>;
 export type ServerRequestAction = keyof typeof SERVER_REQUEST_RESOLUTION_OF;
+
+/** What became of a server's request the person answered, in words (the card's and the CLI's last line). */
+export const SERVER_REQUEST_ACTION_WORDS: Record<ServerRequestAction, string> = {
+  'allow-once': 'Allowed once',
+  'allow-chat': 'Allowed for this chat',
+  deny: 'Denied',
+  send: 'Answer sent',
+  accept: 'Accepted',
+  decline: 'Declined',
+  cancel: 'Cancelled',
+};
 export const SERVER_REQUEST_ACTIONS = Object.keys(SERVER_REQUEST_RESOLUTION_OF) as [ServerRequestAction, ...ServerRequestAction[]];
 
 /**

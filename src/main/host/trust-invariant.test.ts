@@ -23,7 +23,17 @@ import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-
 import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
-import { createHarness, emptyTally, recordCall, recordElicitationAnswer, recordElicitationRequest, recordSamplingAnswer, recordSamplingRequest, type Harness } from './testing/invariant-harness';
+import {
+  createHarness,
+  emptyTally,
+  recordCall,
+  recordElicitationAnswer,
+  recordElicitationRequest,
+  recordPageRequired,
+  recordSamplingAnswer,
+  recordSamplingRequest,
+  type Harness,
+} from './testing/invariant-harness';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
 import { createScriptedModel, lastUserText } from './testing/scripted-model';
 
@@ -37,7 +47,13 @@ let template: string;
 const model = createScriptedModel();
 
 beforeAll(async () => {
-  servers = await startRecordingServers({ onCall: recordCall, onSamplingAnswer: recordSamplingAnswer, onElicitationRequest: recordElicitationRequest, onElicitationAnswer: recordElicitationAnswer });
+  servers = await startRecordingServers({
+    onCall: recordCall,
+    onSamplingAnswer: recordSamplingAnswer,
+    onElicitationRequest: recordElicitationRequest,
+    onElicitationAnswer: recordElicitationAnswer,
+    onPageRequired: recordPageRequired,
+  });
   fake = await startFakeLlmServer({
     respond: (request) => {
       const text = lastUserText(request);
@@ -134,5 +150,9 @@ describe('the trust invariant', () => {
     expect(tally.serverRequestDecisions).toBeGreaterThan(0);
     expect(tally.elicitationAnswers).toBeGreaterThan(0);
     expect(tally.elicitationsAccepted).toBeGreaterThan(0);
+    // Calls sent again below the coordinator: after a -32042 page, and servers reconnecting on their own.
+    expect(tally.pagesRequired).toBeGreaterThan(0);
+    expect(tally.sentAgainAfterPage).toBeGreaterThan(0);
+    expect(tally.reconnects).toBeGreaterThan(0);
   });
 });

@@ -112,6 +112,15 @@ export const ELICITATION_SCHEMA = { type: 'object', properties: { confirm: { typ
 /** What the person types into the form when they accept, for a request whose message carries this nonce. */
 export const elicitationContent = (nonce: string): { confirm: string } => ({ confirm: `yes ${nonce}` });
 
+/**
+ * A page to open first (MCP URL elicitation, the -32042 error path): Files' `read_file` of every other nonce is
+ * refused with -32042 the first time it arrives, before it runs; the client asks the person for the page and, once
+ * accepted, sends the call again. A deny rule added while that card waits must stop the call sent again.
+ */
+export const needsPageFirst = (toolName: string, args: CallArguments): boolean =>
+  toolName === 'read_file' && typeof args['nonce'] === 'string' && Number(args['nonce'].slice(1)) % 2 === 0;
+export const pageUrl = (nonce: string): string => `https://example.com/consent/${nonce}`;
+
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);
   if (!rule) throw new Error(`no catalogue rule '${key}'`);
