@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
-import { WarningIcon } from '../../components/icons';
+import { DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
+import { CardFrame, CardWarning } from './CardFrame';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
@@ -11,7 +11,7 @@ import { KeepsAsking } from './KeepsAsking';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { useSteadyClicks } from '../steady-clicks';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -105,22 +105,12 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const allowBlocked = editError !== null;
   const blockedProps = allowBlocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {};
   return (
-    <section
+    <CardFrame
       ref={card}
-      className={`approval-card${draft ? ' is-decided' : ''}`}
-      aria-labelledby={titleId}
-      tabIndex={0}
-      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
-      data-testid="approval-card"
-      data-tool-call-id={request.toolCallId}
-      onKeyDown={onKeyDown}
-      onClickCapture={steady.onClickCapture}
-    >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          Allow tool call from {server}?
-        </h3>
-        <div className="approval-badges">
+      titleId={titleId}
+      title={`Allow tool call from ${server}?`}
+      badges={
+        <>
           {badges.map((badge) => (
             <span key={badge.label} className={`risk-badge risk-${badge.tone}`} title={badge.description}>
               {badge.label}
@@ -128,8 +118,16 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
             </span>
           ))}
           {expiresAt && !draft && <Countdown expiresAt={expiresAt} />}
-        </div>
-      </header>
+        </>
+      }
+      variant={draft ? 'is-decided' : undefined}
+      steady={steady}
+      tabIndex={0}
+      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
+      data-testid="approval-card"
+      data-tool-call-id={request.toolCallId}
+      onKeyDown={onKeyDown}
+    >
 
       <div className="approval-run">
         <button type="button" className="run-disclosure" aria-expanded={showArgs} aria-controls={argsId} onClick={() => setShowArgs(!showArgs)}>
@@ -154,12 +152,7 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
-          <p className="approval-warning">
-            <WarningIcon size={14} /> {APPROVAL_WARNING}
-          </p>
-          <p className="approval-review">
-            <strong>Review each action carefully before approving</strong>
-          </p>
+          <CardWarning />
         </>
       )}
 
@@ -266,7 +259,6 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           Fix the arguments first: {editError}
         </p>
       )}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }
