@@ -72,6 +72,11 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
     const timeLeft = (): string => (wait?.expiresAt == null ? '' : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`));
     let args = request.args;
     let edited = false;
+    // Every time the choices are shown again (after `?`, a cancelled edit…), they are all shown: `a` and `l` too.
+    const choices = (): void => {
+      write(`${APPROVAL_CHOICES}\n`);
+      if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
+    };
     const card = (): void =>
       writeRequestFrame(write, colors, {
         title: `Allow tool call from ${server}?`,
@@ -127,7 +132,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (reason === INTERRUPTED) return { kind: 'interrupted' };
         if (reason === null) return { kind: 'closed' };
         if (reason === '') {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_DENY', reason });
@@ -147,7 +152,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           edited = true;
           write(colors.green('Arguments accepted. Now allow (s, o) or deny (d, r) the call with them.\n'));
           card();
-        } else write(`${APPROVAL_CHOICES}\n`);
+        } else choices();
         continue;
       }
       if ((key === 'a' || key === 'l') && dependencies.rememberOptions) {
@@ -159,7 +164,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (remember === INTERRUPTED) return { kind: 'interrupted' };
         if (remember === null) return { kind: 'closed' };
         if (remember === undefined) {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs, remember });
@@ -172,7 +177,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           moveOn();
           continue calls;
         }
-        write(`${APPROVAL_CHOICES}\n`);
+        choices();
         continue;
       }
       if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));

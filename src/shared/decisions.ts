@@ -1,4 +1,5 @@
 import type { RememberKind } from './approval';
+import { AUTO_APPROVE_SERVER } from './trust-words';
 
 /**
  * The ONE vocabulary of decisions about everything that waits on a person — tool calls, a server's sampling and
@@ -116,7 +117,7 @@ export const DISPOSITION_WORDS: Record<ToolCallDecision, string> = {
 export const REMEMBER_WORDS: Record<RememberKind, string> = {
   tool: 'Always allow this tool',
   rule: 'Always allow calls like this',
-  server: 'Trust this server',
+  server: AUTO_APPROVE_SERVER,
 };
 
 /** An answer that also remembered, as its audit row's `decidedBy` says it. */

@@ -16,6 +16,7 @@ import { decide, denyCheck } from './decision-pipeline';
 import { ruleName } from './decision-reasons';
 import { applyUpdate } from './policy-change';
 import { compileRule, describeRule, ruleProblems, type CompiledRule } from './rule-compiler';
+import { autoApproveServerLabel } from '../../../shared/trust-words';
 
 /**
  * Remember from the card (docs/user/approvals.md "Remember from the card"): pure. Which of the three
@@ -177,7 +178,7 @@ export function rememberWords(call: RememberCall, action: Pick<RememberAction, '
     case 'server':
       return {
         change: `The server '${call.serverName}' is set to auto-approve: every tool it offers, now and later, runs without asking, in every chat, unless a deny or ask rule or a tool's own setting catches it.`,
-        undo: `${SETTINGS_PLACE} › Servers and tools: turn off 'Auto-approve all tools' for ${call.serverName} (or Undo there).`,
+        undo: `${SETTINGS_PLACE} › Servers and tools: turn off '${autoApproveServerLabel(call.serverName)}' (or Undo there).`,
       };
     case 'rule':
       return {

@@ -21,7 +21,7 @@ export function ApprovalBar({ store, state, waiting }: ApprovalBarProps): React.
   return (
     <div className="approval-bar" role="group" aria-label="Pending tool calls" onClickCapture={steady.onClickCapture}>
       <span className="approval-bar-count">
-        {undecided === 0 ? 'Sending your decisions…' : `${undecided} tool call${undecided === 1 ? '' : 's'} ${undecided === 1 ? 'waits' : 'wait'} for your decision`}
+        {undecided === 0 ? (state.submitting ? 'Sending your decisions…' : 'Your decisions were not sent — change one to send them again') : `${undecided} tool call${undecided === 1 ? '' : 's'} ${undecided === 1 ? 'waits' : 'wait'} for your decision`}
       </span>
       {undecided > 0 && waiting.length > 1 && (
         <span className="approval-bar-actions">

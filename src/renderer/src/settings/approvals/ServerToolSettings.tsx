@@ -10,6 +10,7 @@ import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedSe
 import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
+import { autoApproveServerLabel } from '../../../../shared/trust-words';
 
 interface Props {
   api: WorkbenchApi;
@@ -109,7 +110,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   </span>
                 </button>
                 <Switch
-                  label={`Run all tools of ${row.server} without asking`}
+                  label={autoApproveServerLabel(row.server)}
                   checked={row.autoApprove}
                   disabled={lockedServer(view, row.server)}
                   description={lockedServer(view, row.server) ? <LockNote id={lockId(row.server)} /> : defaultedServer(view, row.server) ? <DefaultNote /> : undefined}

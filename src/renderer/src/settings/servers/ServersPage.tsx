@@ -10,6 +10,7 @@ import { ServerLogs } from './ServerLogs';
 import { ServerTools } from './ServerTools';
 import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
+import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
 export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
@@ -236,7 +237,7 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           onChange={(enabled) => void act(() => api.mcp.setEnabled({ name: server.name, enabled }))}
         />
         <Switch
-          label="Trust this server's annotations"
+          label={TRUST_ANNOTATIONS}
           description="Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you know."
           checked={server.trusted}
           onChange={(trusted) => void act(() => api.mcp.edit({ name: server.name, trusted }))}
