@@ -218,6 +218,7 @@ export function createServices(options: ServicesOptions): Services {
       db,
       settings,
       events,
+      chatChanges: chats.onDidChange,
       chats,
       managed,
       actor: options.host === 'cli' ? 'cli' : 'user',

@@ -1,5 +1,7 @@
 import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
+import type { ChatChange } from '../../shared/chat';
+import type { Subscribe } from '../emitter';
 import type { EventHub } from '../event-hub';
 import type { SettingsStore } from '../settings/settings-store';
 import type { Database } from '../storage/database';
@@ -48,6 +50,8 @@ export interface ApprovalServicesDependencies {
   onError?: (error: unknown) => void;
   /** A waiting call reached its timeout (the exchange coordinator's `timeout` event). */
   onApprovalsDue: (chatId: string) => void;
+  /** The chats' typed changes (`ChatService.onDidChange`). */
+  chatChanges?: Subscribe<ChatChange> | undefined;
 }
 
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
@@ -91,6 +95,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     now: dependencies.now,
     onError: dependencies.onError,
     onDue: dependencies.onApprovalsDue,
+    chatChanges: dependencies.chatChanges,
   });
   return {
     policy,

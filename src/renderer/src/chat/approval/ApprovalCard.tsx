@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
-import { WarningIcon } from '../../components/icons';
+import { DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
+import { CardFrame, CardWarning } from './CardFrame';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
@@ -13,7 +13,7 @@ import { WhyItAsks } from './WhyItAsks';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { useSteadyClicks } from '../steady-clicks';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -111,22 +111,12 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
   const allowBlocked = editError !== null;
   const blockedProps = allowBlocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {};
   return (
-    <section
+    <CardFrame
       ref={card}
-      className={`approval-card${draft ? ' is-decided' : ''}`}
-      aria-labelledby={titleId}
-      tabIndex={0}
-      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
-      data-testid="approval-card"
-      data-tool-call-id={request.toolCallId}
-      onKeyDown={onKeyDown}
-      onClickCapture={steady.onClickCapture}
-    >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          Allow tool call from {server}?
-        </h3>
-        <div className="approval-badges">
+      titleId={titleId}
+      title={`Allow tool call from ${server}?`}
+      badges={
+        <>
           {badges.map((badge) => (
             <span key={badge.label} className={`risk-badge risk-${badge.tone}`} title={badge.description}>
               {badge.label}
@@ -134,8 +124,16 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
             </span>
           ))}
           {expiresAt && !draft && <Countdown expiresAt={expiresAt} />}
-        </div>
-      </header>
+        </>
+      }
+      variant={draft ? 'is-decided' : undefined}
+      steady={steady}
+      tabIndex={0}
+      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
+      data-testid="approval-card"
+      data-tool-call-id={request.toolCallId}
+      onKeyDown={onKeyDown}
+    >
 
       <div className="approval-run">
         <span>
@@ -173,12 +171,7 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
           )}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
-          <p className="approval-warning">
-            <WarningIcon size={14} /> {APPROVAL_WARNING}
-          </p>
-          <p className="approval-review">
-            <strong>Review each action carefully before approving</strong>
-          </p>
+          <CardWarning />
         </>
       )}
 
@@ -290,7 +283,6 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
           Fix the arguments first: {editError}
         </p>
       )}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }

@@ -9,7 +9,8 @@ import type {
   ServerRequestView,
 } from '../../../../shared/server-request-views';
 import { WarningIcon } from '../../components/icons';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { CardFrame } from '../approval/CardFrame';
+import { useSteadyClicks } from '../steady-clicks';
 import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
 import { isWebUrl } from '../../../../shared/web-url';
 
@@ -59,25 +60,18 @@ function Card({ request, title, children }: { request: ServerRequestView; title:
   // allowed, and a second click must not send it on (steady-clicks.ts).
   const steady = useSteadyClicks();
   return (
-    <section
-      className="approval-card server-request-card"
-      aria-labelledby={titleId}
+    <CardFrame
+      titleId={titleId}
+      title={title}
+      badges={<span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>}
+      variant="server-request-card"
+      steady={steady}
       data-testid="server-request-card"
       data-kind={kind}
       data-request-id={request.id}
-      onClickCapture={steady.onClickCapture}
     >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          {title}
-        </h3>
-        <div className="approval-badges">
-          <span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>
-        </div>
-      </header>
       {children}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }
 
