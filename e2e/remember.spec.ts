@@ -53,7 +53,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const menu = page.getByRole('menu');
     await expect(menu.getByRole('menuitem', { name: 'Always allow this tool' })).toBeFocused();
     await expect(menu.getByRole('menuitem', { name: 'Always allow calls like this' })).toBeVisible();
-    await expect(menu.getByRole('menuitem', { name: 'Trust this server' })).toBeVisible();
+    await expect(menu.getByRole('menuitem', { name: 'Auto-approve all tools of this server' })).toBeVisible();
     await page.mouse.move(2, 2);
     await shot(page, `${scheme}-remember-menu`);
     await menu.getByRole('menuitem', { name: 'Always allow this tool' }).click();
@@ -192,7 +192,7 @@ test('never offered where it cannot work: a deny rule catches the call, or the r
   await expect(view.card('write_file')).toBeVisible();
   await workbench.call('policy.update', { rules: { add: [{ id: 'no-x', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'notes/x.*' }] }] } });
   await view.card('write_file').getByRole('button', { name: 'More…' }).click();
-  for (const name of ['Always allow this tool', 'Always allow calls like this', 'Trust this server']) {
+  for (const name of ['Always allow this tool', 'Always allow calls like this', 'Auto-approve all tools of this server']) {
     await expect(page.getByRole('menuitem', { name })).toHaveAttribute('aria-disabled', 'true');
   }
   await expect(page.getByRole('menu')).toContainText('A deny rule catches this call');

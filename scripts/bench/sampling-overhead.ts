@@ -55,7 +55,7 @@ export const samplingOverhead: Benchmark = {
       services.approvals.policy.update({ servers: { Bench: { sampling: 'allow', samplingTokenBudget: 10_000_000 } } });
       const requests = createServerRequests({
         audit,
-        events: services.events,
+        waits: services.approvals.pending.serverRequests,
         policy: () => services.approvals.policy.compiled(),
         modelFor: () => ({ providerId: 'demo', model: 'bench' }),
         provider: () => instant,

@@ -71,17 +71,26 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
     const timeLeft = (): string => (wait?.expiresAt == null ? '' : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`));
     let args = request.args;
     let edited = false;
+    // Every time the choices are shown again (after `?`, a cancelled edit…), they are all shown: `a` and `l` too.
+    const choices = (): void => {
+      write(`${APPROVAL_CHOICES}\n`);
+      if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
+    };
     const card = (): void => {
       write('\n');
       write(`${colors.bold(`Allow tool call from ${server}?`)}${requests.length > 1 ? colors.dim(`  (${index + 1} of ${requests.length})`) : ''}\n`);
       write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
       write(`${indent(foldedArguments(args), '  ')}\n`);
       if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
+      // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
+      if (request.decision.identityChanged) {
+        const change = request.decision.identityChanged;
+        write(colors.yellow(`  ${server} runs something else than when its settings were made: it asks again.\n    was: ${change.previous}\n    now: ${change.current}\n`));
+      }
       // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
       if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
       write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
-      write(`${APPROVAL_CHOICES}\n`);
-      if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
+      choices();
       if (timeLeft()) write(`${timeLeft()}\n`);
     };
     if (gone?.aborted) {
@@ -123,7 +132,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (reason === INTERRUPTED) return { kind: 'interrupted' };
         if (reason === null) return { kind: 'closed' };
         if (reason === '') {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_DENY', reason });
@@ -143,7 +152,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           edited = true;
           write(colors.green('Arguments accepted. Now allow (s, o) or deny (d, r) the call with them.\n'));
           card();
-        } else write(`${APPROVAL_CHOICES}\n`);
+        } else choices();
         continue;
       }
       if ((key === 'a' || key === 'l') && dependencies.rememberOptions) {
@@ -155,7 +164,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (remember === INTERRUPTED) return { kind: 'interrupted' };
         if (remember === null) return { kind: 'closed' };
         if (remember === undefined) {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs, remember });
@@ -168,7 +177,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           moveOn();
           continue calls;
         }
-        write(`${APPROVAL_CHOICES}\n`);
+        choices();
         continue;
       }
       if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));

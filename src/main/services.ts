@@ -16,6 +16,7 @@ import { AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
+import { createAuditInsights, type AuditInsights } from './approval/insights/insights';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
@@ -73,6 +74,8 @@ export interface Services {
   readonly auditDownloads: AuditExportDownloads;
   /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
   readonly auditExports: AuditExportFolder;
+  /** Approval insights: the figures of a period, and suggestions from them (docs/user/insights.md). */
+  readonly auditInsights: AuditInsights;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -153,6 +156,7 @@ export function createServices(options: ServicesOptions): Services {
       if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
       late.door(call);
     },
+    ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
@@ -205,6 +209,7 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
+  const auditInsights = createAuditInsights(db, () => approvals.policy);
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
@@ -221,6 +226,8 @@ export function createServices(options: ServicesOptions): Services {
       // A server's trust is its `trusted` flag in the MCP settings, and only there.
       trustedServers: {
         names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        // What each server runs: settings, grants and rules are bound to it (docs/user/approvals.md, "A server's identity").
+        facts: () => mcpServers.facts(),
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
       },
       onError: options.onListenerError,
@@ -232,6 +239,12 @@ export function createServices(options: ServicesOptions): Services {
     throw error;
   }
   late.door = callDoor(approvals.gate);
+  mcpServers.onDidChangeServerName((change) => {
+    const dropped = approvals.followServer(change);
+    if (change.kind === 'added' && dropped) {
+      events.emit('mcp.onDidChangeServer', { kind: 'notice', name: change.name, message: freedNameNotice(change.name) });
+    }
+  });
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});
@@ -248,7 +261,8 @@ export function createServices(options: ServicesOptions): Services {
   });
   const serverRequests = createServerRequests({
     audit,
-    events,
+    waits: approvals.pending.serverRequests,
+    onError,
     policy: () => approvals.policy.compiled(),
     modelFor: (chatId) => {
       const chat = chatId === null ? undefined : chats.get(chatId);
@@ -282,6 +296,7 @@ export function createServices(options: ServicesOptions): Services {
     auditReceived,
     auditDownloads,
     auditExports,
+    auditInsights,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -304,4 +319,9 @@ export function createServices(options: ServicesOptions): Services {
       }
     },
   };
+}
+
+/** What the person is told when a server takes a name that still held another server's settings or grants. */
+export function freedNameNotice(name: string): string {
+  return `"${name}" was the name of another server: the approvals, rules and chat grants made for it were not given to this one. It starts with nothing; every call asks until you decide otherwise.`;
 }

@@ -16,7 +16,7 @@ export const GLOBAL_APPROVAL_MODES = ['ask', 'auto-approve-read-only-trusted', '
 export const TOOL_APPROVAL_SETTINGS = ['auto-approve', 'always-ask', 'inherit'] as const;
 /** approval.ts `ChatApprovalModeSchema`. */
 export const CHAT_APPROVAL_MODES = ['use-tool-settings', 'always-ask', 'never-ask'] as const;
-/** Whether a server may sample the chat's model (docs/user/server-requests.md#settings). */
+/** Whether a server may sample the chat's model (docs/user/server-requests.md#sampling). */
 export { VERDICTS as SAMPLING_POLICIES } from './decisions';
 /** The tokens a server may have the model write per chat: the default and the most that can be set. */
 export const DEFAULT_SAMPLING_TOKEN_BUDGET = 10_000;

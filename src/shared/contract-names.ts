@@ -53,6 +53,7 @@ export const methodNames = [
   'mcp.signIn',
   'mcp.awaitSignIn',
   'mcp.signOut',
+  'mcp.signInAsClient',
   'audit.query',
   'audit.export',
   'audit.verify',
@@ -65,6 +66,9 @@ export const methodNames = [
   'audit.checkpoints',
   'audit.setCheckpoints',
   'audit.verifyAgainst',
+  'audit.stats',
+  'audit.suggestions',
+  'audit.acceptSuggestion',
 ] as const;
 
 export const eventNames = [

@@ -44,6 +44,14 @@ import {
   AuditVerifyAgainstResultSchema,
 } from './audit-shipping';
 import {
+  AuditAcceptSuggestionInputSchema,
+  AuditAcceptSuggestionOutputSchema,
+  AuditStatsInputSchema,
+  AuditStatsSchema,
+  AuditSuggestionsInputSchema,
+  AuditSuggestionsSchema,
+} from './audit-stats';
+import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
   ChatCreateInputSchema,
@@ -194,6 +202,7 @@ export const methods = {
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },
   'mcp.awaitSignIn': { input: McpServerRefInputSchema, output: McpAwaitSignInOutputSchema },
   'mcp.signOut': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
@@ -212,6 +221,12 @@ export const methods = {
   'audit.setCheckpoints': { input: AuditCheckpointsSetInputSchema, output: AuditCheckpointsViewSchema },
   /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
   'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
+  /** Approval insights: a period's figures, for the Insights page and `workbench audit stats` (docs/user/insights.md). */
+  'audit.stats': { input: AuditStatsInputSchema, output: AuditStatsSchema },
+  /** Suggestions from the evidence of the last days. */
+  'audit.suggestions': { input: AuditSuggestionsInputSchema.optional(), output: AuditSuggestionsSchema },
+  /** Accepts an allow suggestion: an audited policy change, undone from Settings › Approvals. */
+  'audit.acceptSuggestion': { input: AuditAcceptSuggestionInputSchema, output: AuditAcceptSuggestionOutputSchema },
 } as const satisfies Record<MethodName, MethodSpec>;
 
 /**

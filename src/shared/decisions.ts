@@ -1,4 +1,5 @@
 import type { RememberKind } from './approval';
+import { AUTO_APPROVE_SERVER } from './trust-words';
 
 /**
  * The ONE vocabulary of decisions about everything that waits on a person — tool calls, a server's sampling and
@@ -44,6 +45,17 @@ export const SERVER_REQUEST_RESOLUTION_OF = {
   cancel: 'cancelled',
 } as const satisfies Record<string, ResolutionOutcome>;
 export type ServerRequestAction = keyof typeof SERVER_REQUEST_RESOLUTION_OF;
+
+/** What became of a server's request the person answered, in words (the card's and the CLI's last line). */
+export const SERVER_REQUEST_ACTION_WORDS: Record<ServerRequestAction, string> = {
+  'allow-once': 'Allowed once',
+  'allow-chat': 'Allowed for this chat',
+  deny: 'Denied',
+  send: 'Answer sent',
+  accept: 'Accepted',
+  decline: 'Declined',
+  cancel: 'Cancelled',
+};
 export const SERVER_REQUEST_ACTIONS = Object.keys(SERVER_REQUEST_RESOLUTION_OF) as [ServerRequestAction, ...ServerRequestAction[]];
 
 /**
@@ -105,7 +117,7 @@ export const DISPOSITION_WORDS: Record<ToolCallDecision, string> = {
 export const REMEMBER_WORDS: Record<RememberKind, string> = {
   tool: 'Always allow this tool',
   rule: 'Always allow calls like this',
-  server: 'Trust this server',
+  server: AUTO_APPROVE_SERVER,
 };
 
 /** An answer that also remembered, as its audit row's `decidedBy` says it. */

@@ -19,6 +19,7 @@ interface PendingRow {
   expires_at: number | null;
   status: 'pending' | ResolutionOutcome;
   resolution: string | null;
+  owner: string | null;
 }
 
 /** A call as stored: still waiting, or how it was resolved. */
@@ -34,6 +35,8 @@ export interface StoredServerRequest {
   readonly expiresAt: number | null;
   readonly status: 'pending' | ResolutionOutcome;
   readonly resolution: WaitingServerRequestResolution | null;
+  /** The process that holds it open (its connection to the server). */
+  readonly owner: string | null;
 }
 
 /** When a waiting request of any kind is due: what the one timer owner arms a timer for. */
@@ -42,6 +45,8 @@ export interface WaitingDeadline {
   readonly chatId: string | null;
   readonly id: string;
   readonly expiresAt: number;
+  /** For a server's request: the process that holds it. */
+  readonly owner: string | null;
 }
 
 const toApproval = (row: PendingRow): PendingApproval => ({
@@ -58,7 +63,15 @@ const toServerRequest = (row: PendingRow): StoredServerRequest => ({
   expiresAt: row.expires_at,
   status: row.status,
   resolution: row.resolution === null ? null : WaitingServerRequestResolutionSchema.parse(JSON.parse(row.resolution)),
+  owner: row.owner,
 });
+
+/**
+ * A sampling request waits twice under one id (the request, then the model's answer): each stage is its own row, so
+ * each is claimed once.
+ */
+const rowIdOf = (request: ServerRequestView): string => (request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id);
+const ANSWER_STAGE = '#answer';
 
 /**
  * SQL for the ONE store of everything that waits on a person (docs/dev/architecture.md "One engine"): the model's tool
@@ -77,14 +90,13 @@ export interface PendingStore {
   allWaiting(): PendingApproval[];
   /** Marks a waiting call resolved; false when it was no longer waiting. */
   resolve(resolution: ApprovalResolution): boolean;
-  /** Keeps a server's request (sampling or elicitation) waiting; its id is unique. */
-  insertServerRequest(request: ServerRequestView, expiresAt: number | null): void;
-  /** Replaces the request a row shows while it still waits (a sampling request's answer stage). */
-  updateServerRequest(request: ServerRequestView, expiresAt: number | null): boolean;
+  /** Keeps a server's request (sampling or elicitation, each stage) waiting, held by `owner`; throws when it was kept before. */
+  insertServerRequest(request: ServerRequestView, expiresAt: number | null, owner: string): void;
+  /** The request by this id: its latest stage. */
   getServerRequest(id: string): StoredServerRequest | undefined;
   /** The server requests that wait, oldest first. */
   waitingServerRequests(): StoredServerRequest[];
-  /** Marks a waiting server request resolved; false when it was no longer waiting. */
+  /** Marks the waiting stage of a server request resolved; false when none was waiting. */
   resolveServerRequest(id: string, resolution: WaitingServerRequestResolution): boolean;
   /** Every waiting request's deadline, of every kind (to arm the timers, at a start too). */
   deadlines(): WaitingDeadline[];
@@ -94,8 +106,8 @@ export interface PendingStore {
 const SERVER_REQUEST = "kind IN ('sampling', 'elicitation')";
 
 export function createPendingStore(db: Database): PendingStore {
-  const insert = db.prepare<[string | null, string, WaitingKind, string | null, string, number, number | null]>(
-    'INSERT INTO pending_requests (chat_id, request_id, kind, exchange_id, request, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  const insert = db.prepare<[string | null, string, WaitingKind, string | null, string, number, number | null, string | null]>(
+    'INSERT INTO pending_requests (chat_id, request_id, kind, exchange_id, request, created_at, expires_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const get = db.prepare<[string, string], PendingRow>("SELECT * FROM pending_requests WHERE chat_id = ? AND request_id = ? AND kind = 'tool-call'");
   const elsewhere = db.prepare<[string, string], { found: number }>(
@@ -108,16 +120,15 @@ export function createPendingStore(db: Database): PendingStore {
   const resolve = db.prepare<[string, string, string, string]>(
     "UPDATE pending_requests SET status = ?, resolution = ? WHERE chat_id = ? AND request_id = ? AND kind = 'tool-call' AND status = 'pending'",
   );
-  const getRequest = db.prepare<[string], PendingRow>(`SELECT * FROM pending_requests WHERE request_id = ? AND ${SERVER_REQUEST}`);
-  const updateRequest = db.prepare<[string, number | null, string]>(
-    `UPDATE pending_requests SET request = ?, expires_at = ? WHERE request_id = ? AND ${SERVER_REQUEST} AND status = 'pending'`,
+  const getRequest = db.prepare<[string, string], PendingRow>(
+    `SELECT * FROM pending_requests WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} ORDER BY rowid DESC LIMIT 1`,
   );
   const waitingRequests = db.prepare<[], PendingRow>(`SELECT * FROM pending_requests WHERE status = 'pending' AND ${SERVER_REQUEST} ORDER BY rowid`);
-  const resolveRequest = db.prepare<[string, string, string]>(
-    `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id = ? AND ${SERVER_REQUEST} AND status = 'pending'`,
+  const resolveRequest = db.prepare<[string, string, string, string]>(
+    `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} AND status = 'pending'`,
   );
-  const deadlines = db.prepare<[], { kind: WaitingKind; chat_id: string | null; request_id: string; expires_at: number }>(
-    "SELECT kind, chat_id, request_id, expires_at FROM pending_requests WHERE status = 'pending' AND expires_at IS NOT NULL ORDER BY rowid",
+  const deadlines = db.prepare<[], { kind: WaitingKind; chat_id: string | null; request_id: string; expires_at: number; owner: string | null }>(
+    "SELECT kind, chat_id, request_id, expires_at, owner FROM pending_requests WHERE status = 'pending' AND expires_at IS NOT NULL ORDER BY rowid",
   );
   const insertAll = db.transaction((approvals: readonly PendingApproval[]) => {
     for (const approval of approvals) {
@@ -129,6 +140,7 @@ export function createPendingStore(db: Database): PendingStore {
         JSON.stringify(approval.request),
         approval.createdAt,
         approval.expiresAt,
+        null,
       );
     }
   });
@@ -148,17 +160,23 @@ export function createPendingStore(db: Database): PendingStore {
     allWaiting: () => allWaiting.all().map(toApproval),
     resolve: (resolution) =>
       resolve.run(resolution.outcome, JSON.stringify(resolution), resolution.chatId, resolution.toolCallId).changes > 0,
-    insertServerRequest(request, expiresAt) {
-      insert.run(request.chatId, request.id, request.kind, null, JSON.stringify(request), request.createdAt, expiresAt);
+    insertServerRequest(request, expiresAt, owner) {
+      insert.run(request.chatId, rowIdOf(request), request.kind, null, JSON.stringify(request), request.createdAt, expiresAt, owner);
     },
-    updateServerRequest: (request, expiresAt) => updateRequest.run(JSON.stringify(request), expiresAt, request.id).changes > 0,
     getServerRequest(id) {
-      const row = getRequest.get(id);
+      const row = getRequest.get(id, `${id}${ANSWER_STAGE}`);
       return row && toServerRequest(row);
     },
     waitingServerRequests: () => waitingRequests.all().map(toServerRequest),
-    resolveServerRequest: (id, resolution) => resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id).changes > 0,
-    deadlines: () => deadlines.all().map((row) => ({ kind: row.kind, chatId: row.chat_id, id: row.request_id, expiresAt: row.expires_at })),
+    resolveServerRequest: (id, resolution) => resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
+    deadlines: () =>
+      deadlines.all().map((row) => ({
+        kind: row.kind,
+        chatId: row.chat_id,
+        id: row.kind === 'tool-call' ? row.request_id : row.request_id.replace(/#answer$/, ''),
+        expiresAt: row.expires_at,
+        owner: row.owner,
+      })),
     transaction: (action) => db.transaction(action).immediate(),
   };
 }

@@ -105,6 +105,8 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     };
   };
 
+  const serverRequestRow = ({ kind, ...record }: ServerRequestRecord): RowContent => ({ ...decisionRow(record), kind });
+
   /** A policy row: who changed what; the values before and after, redacted, in the argument columns (hashed whole). */
   const policyRow = (record: PolicyChangeRecord): RowContent => {
     checkPolicyChangeRecord(record);
@@ -132,13 +134,13 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
 
   return {
     recordDecision: (record: DecisionRecord) => commit(decisionRow(record)),
-    recordServerRequest: ({ kind, ...record }: ServerRequestRecord) => commit({ ...decisionRow(record), kind }),
+    recordServerRequest: (record: ServerRequestRecord) => commit(serverRequestRow(record)),
     // Inside a claim of recordDecisionsWith (a policy change the answer makes: remember from the card), the row joins
     // that durable transaction; anywhere else it commits on its own.
     recordPolicyChange: (record: PolicyChangeRecord) => (claiming ? entryOf(append(policyRow(record))) : commit(policyRow(record))),
     recordDecisionsWith(records, claim, changes = []) {
       // Built (and checked) before the transaction: a bad record fails before anything is claimed.
-      const rows = [...records.map(decisionRow), ...changes.map(policyRow)];
+      const rows = [...records.map((record) => ('kind' in record ? serverRequestRow(record as ServerRequestRecord) : decisionRow(record))), ...changes.map(policyRow)];
       return durably(() =>
         db
           .transaction(() => {

@@ -68,6 +68,7 @@ export function createHandlers(services: Services): MethodHandlers {
       return { name: server, signedIn: true as const };
     },
     'mcp.signOut': ({ name }) => services.mcp.signOut(services.mcpServers.get(name).name),
+    'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>
@@ -88,6 +89,9 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.checkpoints': () => services.checkpointer.view(),
     'audit.setCheckpoints': (change) => services.checkpointer.update(change),
     'audit.verifyAgainst': ({ path, checkpointPublicKey }) => services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
+    'audit.stats': (query) => services.auditInsights.stats(query),
+    'audit.suggestions': (input) => services.auditInsights.suggestions(input?.days),
+    'audit.acceptSuggestion': ({ id, days }) => services.auditInsights.accept(id, days),
   };
 }
 

@@ -209,4 +209,7 @@ export const migrations: readonly string[] = [
   UPDATE chat_messages SET body = replace(body, '"end":"waiting_approval"', '"end":"waiting-approval"')
   WHERE role = 'assistant' AND instr(body, '"end":"waiting_approval"') > 0;
   `,
+  /* 9: approval insights (src/main/audit/audit-stats.ts, docs/user/insights.md): a period of the audit log is read by time. */ `
+  CREATE INDEX audit_log_by_time ON audit_log (time);
+  `,
 ];

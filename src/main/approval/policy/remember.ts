@@ -1,3 +1,4 @@
+import { escapeGlob } from './glob-literal';
 import path from 'node:path';
 import {
   RULE_LIMITS,
@@ -16,6 +17,7 @@ import { decide, denyCheck } from './decision-pipeline';
 import { ruleName } from './decision-reasons';
 import { applyUpdate } from './policy-change';
 import { compileRule, describeRule, ruleProblems, type CompiledRule } from './rule-compiler';
+import { autoApproveServerLabel } from '../../../shared/trust-words';
 
 /**
  * Remember from the card (docs/user/approvals.md "Remember from the card"): pure. Which of the three
@@ -146,9 +148,9 @@ function folderGlob(value: string, namesFolder: boolean): string | null {
   return `${folder}/**`;
 }
 
-/** The rule a `rule` action adds: the call's own server and tool (plain names), the person's conditions. */
+/** The rule a `rule` action adds: the call's own server and tool (literal names, glob characters escaped), the person's conditions. */
 export function rememberedRule(call: RememberCall, id: string, args: readonly ArgumentMatcher[]): ApprovalRule {
-  return { id, effect: 'allow', server: call.serverName, tool: call.toolName, args: [...args], note: 'remembered from an approval card' };
+  return { id, effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...args], note: 'remembered from an approval card' };
 }
 
 /** The policy change an action makes. */
@@ -177,11 +179,11 @@ export function rememberWords(call: RememberCall, action: Pick<RememberAction, '
     case 'server':
       return {
         change: `The server '${call.serverName}' is set to auto-approve: every tool it offers, now and later, runs without asking, in every chat, unless a deny or ask rule or a tool's own setting catches it.`,
-        undo: `${SETTINGS_PLACE} › Servers and tools: turn off 'Auto-approve all tools' for ${call.serverName} (or Undo there).`,
+        undo: `${SETTINGS_PLACE} › Servers and tools: turn off '${autoApproveServerLabel(call.serverName)}' (or Undo there).`,
       };
     case 'rule':
       return {
-        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: call.serverName, tool: call.toolName, args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
+        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
         undo: `${SETTINGS_PLACE} › Rules: remove the rule (or Undo there).`,
       };
   }

@@ -21,6 +21,8 @@ export interface LiveExchangeState {
   activity: ChatActivity;
   drafts: ReadonlyMap<string, Draft>;
   edits: ReadonlyMap<string, ArgsEdit>;
+  /** Why the last approval message was refused for a call (approval/refusals.ts). */
+  refusals: ReadonlyMap<string, string>;
   expiries: ReadonlyMap<string, number | null>;
   submitting: boolean;
   /** Undo is gone: every call is answered and the approval message is on its way. */
@@ -100,6 +102,7 @@ function CallView({ call, request, live }: { call: ToolCallRecord; request: Tool
           request={request}
           draft={live.drafts.get(call.toolCallId)}
           edit={live.edits.get(call.toolCallId)}
+          refusal={live.refusals.get(call.toolCallId)}
           expiresAt={live.expiries.get(call.toolCallId)}
           locked={live.locked}
           focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}

@@ -25,12 +25,13 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       activity: state.activity,
       drafts: state.drafts,
       edits: state.edits,
+      refusals: state.refusals,
       expiries: state.expiries,
       submitting: state.submitting,
       locked: state.submitting || (allDecided && state.actionError === null),
       focusRequest: state.focusRequest,
     }),
-    [state.activity, state.drafts, state.edits, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest],
+    [state.activity, state.drafts, state.edits, state.refusals, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest],
   );
   const idle = phaseOf(state) === 'idle';
   const edge = useMemo<ListEdge>(() => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }), [state.hasMore, state.loadingOlder]);

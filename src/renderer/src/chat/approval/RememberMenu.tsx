@@ -3,6 +3,7 @@ import type { RememberKind, RememberOptions, ToolCallRequest } from '../../../..
 import { errorText } from '../../../../shared/error-data';
 import { REMEMBER_WORDS } from '../../../../shared/decisions';
 import type { ChatStore } from '../chat-store';
+import { useKeepInView } from '../../components/keep-in-view';
 import { RememberDialog } from './RememberDialog';
 
 const ORDER: readonly RememberKind[] = ['tool', 'rule', 'server'];
@@ -20,6 +21,8 @@ export function RememberMenu({ store, request, blocked }: { store: ChatStore; re
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
+  // Opened near the end of the chat, the menu flips above "More…" instead of opening under the approval bar.
+  useKeepInView(menu, button, open, [options, problem]);
 
   /** Opens the menu with the offers for the arguments the card shows now (an edit changes them). */
   const show = (): void => {
