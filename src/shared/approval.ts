@@ -203,7 +203,19 @@ export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
 export const ManagedSettingsSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean() })).optional(),
+  /**
+   * Per server, each part on its own: `autoApprove`, and its sampling (`sampling`, `samplingTokenBudget`;
+   * docs/user/server-requests.md). What is not named stays the person's.
+   */
+  servers: settingsRecord(
+    z
+      .strictObject({
+        autoApprove: z.boolean().optional(),
+        sampling: SamplingPolicySchema.optional(),
+        samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
+      })
+      .refine((settings) => Object.keys(settings).length > 0, { message: 'name at least one of autoApprove, sampling, samplingTokenBudget' }),
+  ).optional(),
   tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
   rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
   auditShipping: z

@@ -122,8 +122,8 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   server={row.server}
                   sampling={view.policy.servers[row.server]?.sampling}
                   budget={view.policy.servers[row.server]?.samplingTokenBudget}
-                  locked={lockedServer(view, row.server)}
-                  describedBy={lockedServer(view, row.server) ? lockId(row.server) : undefined}
+                  locked={lockedServer(view, row.server, 'sampling')}
+                  describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
                   apply={apply}
                 />
               )}
