@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../shared/tool';
 import { createServices, freedNameNotice, type Services } from '../services';
+import { openDatabase } from '../storage/database';
+import { createChatApprovalStore } from './chat-approval-store';
 import { rememberUpdate } from './policy/remember';
 import { makeTool, recordingAuditLog } from './testing/fixtures';
 
@@ -59,11 +61,20 @@ describe('settings bound to a server identity', () => {
       tools: { Notes: { read: 'auto-approve' } },
       rules: { add: [{ id: 'notes-write', effect: 'allow', server: 'Notes', tool: 'write' }, { id: 'all-ask', effect: 'ask', server: '*', tool: 'danger' }] },
     });
+    const chat = services.chats.create();
+    const db = openDatabase(services.databaseFile);
+    try {
+      createChatApprovalStore(db).grant({ chatId: chat.id, serverName: 'Notes', toolName: 'read', definitionHash: 'h', grantedAt: 1 });
+    } finally {
+      db.close();
+    }
     services.mcpServers.edit({ name: 'Notes', rename: 'Journal' });
+    expect(services.approvals.chats.grants(chat.id).map((grant) => grant.serverName)).toEqual(['Journal']);
     expect(services.approvals.gate.explain({ server: 'Journal', tool: 'read' })).toMatchObject({ outcome: 'allow', source: { kind: 'tool-setting' } });
     expect(services.approvals.gate.explain({ server: 'Journal', tool: 'write' })).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule' } });
     expect(services.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
     services.mcpServers.remove('Journal');
+    expect(services.approvals.chats.grants(chat.id)).toEqual([]);
     const policy = services.approvals.policy.view().policy;
     expect(policy.tools).toEqual({});
     // A rule that names no one server stays.
