@@ -91,7 +91,7 @@ export function compilePolicy(
     }
     return aliasesOf(serverName).some((name) => rule.matchesServer(name));
   };
-  const lockedServer = (serverName: string): { autoApprove: boolean } | undefined => {
+  const lockedServer = (serverName: string): Partial<Pick<ServerApprovalSettings, 'autoApprove' | 'sampling' | 'samplingTokenBudget'>> | undefined => {
     const locked = managed?.locked.servers;
     if (!locked) return undefined;
     for (const name of aliasesOf(serverName)) if (Object.hasOwn(locked, name)) return locked[name];
@@ -150,7 +150,10 @@ export function compilePolicy(
     serverSettings(serverName) {
       const own = servers.get(serverName);
       const lock = lockedServer(serverName);
-      const settings = lock && own?.autoApprove !== lock.autoApprove ? { ...own, autoApprove: lock.autoApprove } : own;
+      // Each part the organisation locked stands for itself; what it did not name stays the person's
+      // (docs/user/organisation-policy.md).
+      const locked = lock ? Object.fromEntries(Object.entries(lock).filter(([, value]) => value !== undefined)) : {};
+      const settings: ServerApprovalSettings | undefined = lock ? { autoApprove: false, ...own, ...locked } : own;
       if (!settings || !changed(serverName)) return settings;
       // What limits stays (sampling: deny); what grants waits for the person (auto-approve, sampling: allow, a budget).
       const { samplingTokenBudget: _budget, ...rest } = settings;
