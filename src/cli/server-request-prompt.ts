@@ -2,6 +2,7 @@ import type { ServerRequestDecision, ServerRequestView } from '../shared/server-
 import { INTERRUPTED, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
+import { isWebUrl, NOT_A_WEB_URL } from '../shared/web-url';
 
 /** The answers a server request takes in a terminal (docs/user/server-requests.md), like seed 000's prompt. */
 export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [e] edit the prompt';
@@ -89,6 +90,11 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
   if (request.mode === 'url') {
     write(`${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n`);
     write(`  ${colors.cyan(show(request.url))}\n`);
+    // Only http(s) pages (shared/web-url.ts); the main process declines others before they are asked.
+    if (!isWebUrl(request.url)) {
+      write(`Declined: ${NOT_A_WEB_URL}.\n`);
+      return decided({ action: 'decline' });
+    }
     write(`${colors.dim('Check the address: the server chose it. AI Workbench does not open it from the terminal.')}\n${URL_CHOICES}\n`);
     for (;;) {
       const answer = await ask('> ');

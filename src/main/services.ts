@@ -156,6 +156,7 @@ export function createServices(options: ServicesOptions): Services {
       if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
       late.door(call);
     },
+    ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {

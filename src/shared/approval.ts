@@ -213,6 +213,21 @@ export const ManagedSettingsSchema = z.strictObject({
 });
 export type ManagedSettings = z.infer<typeof ManagedSettingsSchema>;
 
+const HttpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https URL' });
+const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: 'must be the authorization server\'s issuer URL' });
+
+/**
+ * The organisation's OAuth client settings: the URL of its client metadata document (a URL-based client id, used
+ * where an authorization server supports it), and clients it registered beforehand, by authorization server issuer.
+ */
+export const ManagedOAuthSchema = z.strictObject({
+  clientMetadataUrl: HttpsUrlSchema.optional(),
+  clients: z
+    .record(IssuerUrlSchema, z.strictObject({ clientId: z.string().min(1).max(500), clientSecret: z.string().min(1).max(2000).optional() }))
+    .optional(),
+});
+export type ManagedOAuth = z.infer<typeof ManagedOAuthSchema>;
+
 /**
  * The organisation's policy file (WORKBENCH_MANAGED_POLICY, or the OS location: docs/user/organisation-policy.md).
  * Unknown keys are refused: a misspelt switch must not be silently ignored.
@@ -224,6 +239,8 @@ export const ManagedPolicySchema = z
     disallowNeverAsk: z.boolean().default(false),
     defaults: ManagedSettingsSchema.default({}),
     locked: ManagedSettingsSchema.default({}),
+    /** How AI Workbench identifies itself to OAuth authorization servers (docs/user/organisation-policy.md#oauth). */
+    oauth: ManagedOAuthSchema.optional(),
   })
   .superRefine((policy, context) => {
     if (policy.disallowNeverAsk && policy.locked.mode === 'never-ask') {

@@ -48,7 +48,10 @@ export const AuditEntrySchema = z.object({
   decidedBy: z.string().nullable(),
   /** The person's reason for a deny, when given. */
   reason: z.string().nullable(),
-  /** Redacted arguments and the SHA-256 of the canonical original arguments. */
+  /**
+   * Redacted arguments and the keyed hash of the canonical original arguments (`hmac-sha256:<hex>`; a bare SHA-256
+   * in rows written before keys: docs/user/audit-log.md).
+   */
   args: z.unknown(),
   argsHash: z.string().nullable(),
   editedArgs: z.unknown().nullable(),

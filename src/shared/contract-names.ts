@@ -53,6 +53,7 @@ export const methodNames = [
   'mcp.signIn',
   'mcp.awaitSignIn',
   'mcp.signOut',
+  'mcp.signInAsClient',
   'audit.query',
   'audit.export',
   'audit.verify',

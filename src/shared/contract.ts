@@ -202,6 +202,7 @@ export const methods = {
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },
   'mcp.awaitSignIn': { input: McpServerRefInputSchema, output: McpAwaitSignInOutputSchema },
   'mcp.signOut': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },

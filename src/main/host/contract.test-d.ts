@@ -64,6 +64,7 @@ describe('the contract', () => {
       | 'mcp.signIn'
       | 'mcp.awaitSignIn'
       | 'mcp.signOut'
+      | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();

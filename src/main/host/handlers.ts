@@ -68,6 +68,7 @@ export function createHandlers(services: Services): MethodHandlers {
       return { name: server, signedIn: true as const };
     },
     'mcp.signOut': ({ name }) => services.mcp.signOut(services.mcpServers.get(name).name),
+    'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>

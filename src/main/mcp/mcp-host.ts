@@ -9,9 +9,10 @@ import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
 import type { CallDoor } from './call-door';
 import { createLogRing, type LogRing } from './log-ring';
-import { createOAuthSession, type OAuthSession } from './oauth/oauth-session';
+import { DEFAULT_CLIENT_METADATA_URL, createOAuthSession, type OAuthSession } from './oauth/oauth-session';
+import type { PreRegisteredClient } from './oauth/oauth-provider';
 import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-runtime';
-import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './server-config-service';
+import type { LaunchConfig, McpServerConfigService, OAuthClientSecrets, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
 import type { ServerRequestHandler } from './server-request-routing';
@@ -46,6 +47,16 @@ export interface McpHostDependencies {
   openSignInPage?: (url: string) => boolean;
   /** What every tool call passes right before it is sent to a server, retries included (call-door.ts). */
   door: CallDoor;
+  /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth): its clients and metadata document. */
+  oauthPolicy?: () => OAuthPolicy;
+}
+
+/** How OAuth clients identify themselves, as the organisation sets it (docs/user/mcp-oauth.md#client-registration). */
+export interface OAuthPolicy {
+  /** The client metadata document's URL (a URL-based client id); DEFAULT_CLIENT_METADATA_URL when unset. */
+  clientMetadataUrl?: string | undefined;
+  /** Pre-registered clients by authorization server (its issuer URL). */
+  clients?: Record<string, { clientId: string; clientSecret?: string | undefined }> | undefined;
 }
 
 /**
@@ -142,6 +153,11 @@ export interface McpHost {
   /** Forgets the server's tokens and client registration; it then needs a sign-in. */
   signOut(name: string): Promise<McpServerView>;
   /**
+   * Signs in as the server's pre-registered client itself (the client-credentials grant: no person, no browser;
+   * docs/user/mcp-oauth.md#client-credentials), then starts it again. Throws `unauthorized` with the server's reason.
+   */
+  signInAsClient(name: string): Promise<McpServerView>;
+  /**
    * A server's resources and templates, and one resource's contents. Only a person's explicit request reaches these
    * (the contract's mcp.resources / mcp.readResource); the tool loop never calls them (docs/user/mcp-servers.md#resources).
    * Throw `not_found` or `unavailable` (server not ready).
@@ -186,7 +202,7 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -209,21 +225,25 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   // One OAuth session per server and URL: a reconnect shares its refresh in flight and its tokens not yet written.
   const sessions = new Map<string, { key: string; session: OAuthSession }>();
-  const sessionFor = (name: string, url: string, clientId: string | undefined): OAuthSession | undefined => {
+  const sessionFor = (name: string, url: string, clientId: string | undefined, clientSecrets?: OAuthClientSecrets): OAuthSession | undefined => {
     if (!secrets) return undefined;
-    const key = JSON.stringify([url, clientId]);
+    const policy = oauthPolicy?.() ?? {};
+    const client = clientId === undefined ? undefined : { clientId, clientSecret: clientSecrets?.secret, privateKey: clientSecrets?.privateKey };
+    const clientMetadataUrl = policy.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
+    const key = JSON.stringify([url, client, clientMetadataUrl, policy.clients]);
     const known = sessions.get(name);
     if (known?.key === key) return known.session;
-    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, clientId });
+    const organisationClient = (issuer: string): PreRegisteredClient | undefined => policy.clients?.[issuer] ?? policy.clients?.[issuer.replace(/\/$/, '')];
+    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, client, organisationClient, clientMetadataUrl });
     sessions.set(name, { key, session });
     return session;
   };
   const oauthSession = (launch: LaunchConfig): OAuthSession | undefined =>
-    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId) : undefined;
+    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient) : undefined;
   const signedIn = (server: ServerConfigView): boolean | undefined => {
     if (server.kind !== 'http' || !server.url) return undefined;
     try {
-      return sessionFor(server.name, server.url, server.oauthClientId)?.hasTokens();
+      return oauthSession(config.launchConfig(server.name))?.hasTokens();
     } catch {
       return undefined;
     }
@@ -604,6 +624,25 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       } catch (error) {
         throw new WorkbenchError('unauthorized', `Sign-in failed: ${describeSignInError(error)}`, { name });
       }
+    },
+    async signInAsClient(name) {
+      const server = require(name);
+      startDeferred();
+      const session = oauthSession(config.launchConfig(name));
+      if (!session) throw new WorkbenchError('invalid_input', `"${name}" does not sign in with OAuth.`, { name });
+      const entry = phase === 'running' ? entries.get(name) : undefined;
+      try {
+        await session.signInAsClient();
+      } catch (error) {
+        const message = `Sign-in with client credentials failed: ${describeSignInError(error)}`;
+        entry?.logs.push('host', message);
+        entry?.supervisor.noteSignIn(message);
+        throw new WorkbenchError('unauthorized', message, { name });
+      }
+      entry?.logs.push('host', 'Signed in with client credentials.');
+      if (phase === 'running' && server.enabled) await entries.get(name)?.supervisor.restart();
+      else emitServer(name);
+      return viewOf(require(name));
     },
     async signOut(name) {
       const server = require(name);

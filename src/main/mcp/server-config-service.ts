@@ -7,7 +7,11 @@ import {
   type McpImportSource,
   type McpServerInput,
   type McpServerView,
+  type OAuthPrivateKey,
+  OAuthPrivateKeySchema,
 } from '../../shared/mcp';
+import { parseJsonOrUndefined } from '../../shared/json';
+import { z } from 'zod';
 import { isReservedSettingName, reservedNameMessage } from '../../shared/setting-names';
 import { WorkbenchError } from '../errors';
 import type { SecretStore } from '../settings/secret-store';
@@ -22,6 +26,7 @@ import {
   isHttpServer,
   MCP_SETTINGS_SECTION,
   McpServersSettingsSchema,
+  oauthClientSecretKey,
   SECRET_PLACEHOLDER,
   ServerSettingsSchema,
   secretKey,
@@ -31,13 +36,21 @@ import {
   type ServerSettings,
 } from './server-settings';
 
+const ClientSecretsSchema = z.object({ secret: z.string().optional(), privateKey: OAuthPrivateKeySchema.optional() });
+
 /** A server's settings as the UI sees them: no secret values, no status (the host adds that). */
 export type ServerConfigView = Omit<McpServerView, 'status'>;
 
 /** Everything needed to start a server, secrets included. Never leaves the main process. */
 export type LaunchConfig =
   | { kind: 'stdio'; name: string; command?: string; package?: McpServerView['package']; args: string[]; env: Record<string, string>; cwd?: string }
-  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string };
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string; oauthClient?: OAuthClientSecrets };
+
+/** A pre-registered OAuth client's secret or private key, as kept in the secret store. */
+export interface OAuthClientSecrets {
+  secret?: string;
+  privateKey?: OAuthPrivateKey;
+}
 
 /** What can be imported: the contract's sources, and a path for front ends that may name files (the CLI). */
 export type ImportSource = McpImportSource | { path: string };
@@ -117,6 +130,22 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       else secrets.set(secretKey(name, kind, key), value);
     }
   };
+  /** A pre-registered client's secret and key: undefined keeps what is stored, null removes it. */
+  const writeClientSecrets = (name: string, change: { secret?: string | null | undefined; privateKey?: OAuthPrivateKey | null | undefined }): void => {
+    if (change.secret === undefined && change.privateKey === undefined) return;
+    const next: OAuthClientSecrets = { ...readClientSecrets(name) };
+    if (change.secret === null) delete next.secret;
+    else if (change.secret !== undefined) next.secret = change.secret;
+    if (change.privateKey === null) delete next.privateKey;
+    else if (change.privateKey !== undefined) next.privateKey = change.privateKey;
+    if (next.secret === undefined && next.privateKey === undefined) secrets.delete(oauthClientSecretKey(name));
+    else secrets.set(oauthClientSecretKey(name), JSON.stringify(next));
+  };
+  const readClientSecrets = (name: string): OAuthClientSecrets | undefined => {
+    const text = secrets.get(oauthClientSecretKey(name));
+    const parsed = text === undefined ? undefined : ClientSecretsSchema.safeParse(parseJsonOrUndefined(text));
+    return parsed?.success ? (parsed.data as OAuthClientSecrets) : undefined;
+  };
   const dropSecrets = (name: string): void => {
     for (const key of secrets.keys(secretPrefix(name))) secrets.delete(key);
   };
@@ -124,7 +153,15 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
     values && Object.keys(values).length > 0 ? Object.fromEntries(Object.keys(values).map((key) => [key, SECRET_PLACEHOLDER])) : undefined;
 
   const toSettings = (server: McpServerInput): ServerSettings => {
-    const { env, headers, ...rest } = server as McpServerInput & { env?: Record<string, string>; headers?: Record<string, string> };
+    if ('url' in server && (server.oauthClientSecret !== undefined || server.oauthPrivateKey !== undefined) && server.oauthClientId === undefined) {
+      throw new WorkbenchError('invalid_input', 'An OAuth client secret or key belongs to a pre-registered client: give its client id too.');
+    }
+    const { env, headers, oauthClientSecret: _secret, oauthPrivateKey: _key, ...rest } = server as McpServerInput & {
+      env?: Record<string, string>;
+      headers?: Record<string, string>;
+      oauthClientSecret?: string;
+      oauthPrivateKey?: OAuthPrivateKey;
+    };
     const result: Record<string, unknown> = { ...rest };
     if (placeholders(env)) result.env = placeholders(env);
     if (placeholders(headers)) result.headers = placeholders(headers);
@@ -144,6 +181,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       for (const { name, server } of added) {
         writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
         writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
+        if ('url' in server) writeClientSecrets(name, { secret: server.oauthClientSecret, privateKey: server.oauthPrivateKey });
       }
       writeSettings();
     } catch (error) {
@@ -181,6 +219,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       }
       writeSecrets(target, 'env', change.env);
       writeSecrets(target, 'headers', change.headers);
+      writeClientSecrets(target, { secret: change.oauthClientSecret, privateKey: change.oauthPrivateKey });
       // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
       update((servers) =>
         Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, identityAfterEdit(name, target, value, applyEdit(name, value, change), change)] : [key, value]))),
@@ -240,6 +279,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
           headers: read('headers', server.headers),
           type: server.type ?? 'auto',
           ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
+          ...(server.oauthClientId && readClientSecrets(key) ? { oauthClient: readClientSecrets(key) } : {}),
         };
       }
       return {
@@ -332,7 +372,14 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     if (change.command !== undefined || change.args !== undefined || change.cwd !== undefined || change.env !== undefined) {
       throw invalid(`"${name}" is an HTTP server: it has no command, args, cwd or env.`);
     }
-  } else if (change.url !== undefined || change.headers !== undefined || change.type !== undefined || change.oauthClientId !== undefined) {
+  } else if (
+    change.url !== undefined ||
+    change.headers !== undefined ||
+    change.type !== undefined ||
+    change.oauthClientId !== undefined ||
+    change.oauthClientSecret !== undefined ||
+    change.oauthPrivateKey !== undefined
+  ) {
     throw invalid(`"${name}" is a stdio server: it has no url, headers, type or OAuth client id.`);
   }
   const set = (key: string, value: unknown): void => {

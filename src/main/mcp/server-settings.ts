@@ -112,6 +112,14 @@ export function secretKey(serverName: string, kind: SecretKind, name: string): s
   return `${secretPrefix(serverName, kind)}${name}`;
 }
 
+/**
+ * The secret-store key of a pre-registered OAuth client's secret or private key (JSON `{ secret?, privateKey? }`):
+ * under the server's prefix like its other secrets, and apart from its tokens, which signing out forgets.
+ */
+export function oauthClientSecretKey(serverName: string): string {
+  return `${secretPrefix(serverName)}oauthClient`;
+}
+
 /** The secret-store key of a server's OAuth state (tokens, client registration): under the server's prefix, so it is moved and removed with it. */
 export function oauthSecretKey(serverName: string): string {
   return `${secretPrefix(serverName)}oauth`;

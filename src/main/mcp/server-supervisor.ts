@@ -192,7 +192,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const message = error instanceof Error ? error.message : String(error);
       if (connector && error instanceof connector.ConnectError && error.needsSignIn) {
         logs.push('host', message);
-        setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+        setStatus({ state: 'needs-sign-in', message: /needs more access/.test(message) ? message : SIGN_IN_MESSAGE });
       } else if (connector && error instanceof connector.ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });
@@ -224,6 +224,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     });
     await sendLogLevel(opened, deps.logLevel());
     await refreshTools(gen);
+  };
+
+  /** The server refused the token (or wants more scopes): wait for the person, never reconnect in a loop. */
+  const signInNeeded = (current: Connection, error: unknown, what: string): void => {
+    generation++;
+    connection = undefined;
+    void current.close();
+    const more = connectModule?.signInMessage(error);
+    logs.push('host', more ? `${what} was refused: ${more}` : `${what} needs a new sign-in: the server refused the stored token.`);
+    setStatus({ state: 'needs-sign-in', message: more ?? SIGN_IN_MESSAGE });
   };
 
   const crashed = (gen: number, reason: string): void => {
@@ -268,6 +278,11 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           const tools = await listTools(current, options.initializeTimeoutMs);
           if (gen === generation) deps.onTools(tools);
         } catch (error) {
+          if (gen === generation && connection === current && connectModule?.isSignInError(error)) {
+            // initialize went through but the tools are refused (401/403): the server waits for a sign-in.
+            signInNeeded(current, error, 'Listing the tools');
+            return;
+          }
           if (gen === generation && connection === current) {
             logs.push('host', `Could not list the tools: ${describeError(error)}`);
             deps.onToolsFailed();
@@ -400,14 +415,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         const what = `"${toolName}" on "${name}"`;
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
-          if (gen === generation && connection === current) {
-            generation++;
-            connection = undefined;
-            void current.close();
-            logs.push('host', `The call to "${toolName}" needs a new sign-in: the server no longer accepts the stored token.`);
-            setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
-          }
-          throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
+          if (gen === generation && connection === current) signInNeeded(current, error, `The call to "${toolName}"`);
+          const more = connectModule.signInMessage(error);
+          throw new WorkbenchError('unauthorized', `${more ?? `The MCP server "${name}" needs you to sign in again.`} The call to "${toolName}" did not run.`, { server: name });
         }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
         if (expired) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);

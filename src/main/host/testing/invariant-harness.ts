@@ -11,8 +11,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { ApprovalRule, ManagedPolicy } from '../../../shared/approval';
 import type { MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
 import type { Envelope } from '../../../shared/errors';
+import { canonicalJson } from '../../../shared/canonical-json';
 import type { FakeLlmServer } from '../../llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../llm/testing/drive';
+import { keyedArgsHash, loadArgsHashKey } from '../../audit/args-hash';
 import { createServices, type Services } from '../../services';
 import { createDispatcher, type Dispatch } from '../dispatcher';
 import { createHandlers } from '../handlers';
@@ -130,6 +132,8 @@ export interface Harness {
   ok<M extends MethodName>(method: M, input?: MethodInput<M>): Promise<MethodOutput<M>>;
   /** The user's rules as the last policy view showed them. */
   userRules(): readonly ApprovalRule[];
+  /** The hash the audit log keeps of a call's arguments: keyed with this data folder's key (audit/args-hash.ts). */
+  argsHash(args: Record<string, unknown>): string;
   noteView(view: MethodOutput<'policy.get'>): void;
   /** The deny rules in force now (the organisation's first) whose plain meaning matches this call. */
   denyHits(serverName: string, toolName: string, args: CallArguments): string[];
@@ -226,6 +230,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let dispatch: Dispatch;
   let reader: BetterSqlite3.Database;
   let userRules: readonly ApprovalRule[] = [];
+  let argsKey: Buffer | undefined;
   let samplingSetting = 'ask';
   let closed = false;
 
@@ -275,6 +280,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     call,
     ok,
     userRules: () => userRules,
+    argsHash: (args) => keyedArgsHash((argsKey ??= loadArgsHashKey(dataDir)), canonicalJson(args)),
     noteView(view) {
       userRules = view.policy.rules;
       samplingSetting = view.policy.servers['Shell']?.sampling ?? 'ask';

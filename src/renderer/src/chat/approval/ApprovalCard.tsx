@@ -9,6 +9,7 @@ import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
 import { foldArguments, foldedWords } from './fold-arguments';
 import { KeepsAsking } from './KeepsAsking';
+import { WhyItAsks } from './WhyItAsks';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
@@ -155,6 +156,7 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       {/* Once decided, the card keeps only what was decided (the buttons' place shows it, with Undo). */}
       {!draft && (
         <>
+          <WhyItAsks request={request} chatId={store.chatId} />
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
