@@ -91,7 +91,7 @@ export function compilePolicy(
     }
     return aliasesOf(serverName).some((name) => rule.matchesServer(name));
   };
-  const lockedServer = (serverName: string): Partial<Pick<ServerApprovalSettings, 'autoApprove' | 'sampling' | 'samplingTokenBudget'>> | undefined => {
+  const lockedServer = (serverName: string): NonNullable<ManagedPolicy['locked']['servers']>[string] | undefined => {
     const locked = managed?.locked.servers;
     if (!locked) return undefined;
     for (const name of aliasesOf(serverName)) if (Object.hasOwn(locked, name)) return locked[name];
@@ -150,10 +150,8 @@ export function compilePolicy(
     serverSettings(serverName) {
       const own = servers.get(serverName);
       const lock = lockedServer(serverName);
-      // Each part the organisation locked stands for itself; what it did not name stays the person's
-      // (docs/user/organisation-policy.md).
-      const locked = lock ? Object.fromEntries(Object.entries(lock).filter(([, value]) => value !== undefined)) : {};
-      const settings: ServerApprovalSettings | undefined = lock ? { autoApprove: false, ...own, ...locked } : own;
+      // A lock replaces the parts it names (its switch, its sampling); the person's other settings stay.
+      const settings = lock ? { autoApprove: false, ...own, ...lock } : own;
       if (!settings || !changed(serverName)) return settings;
       // What limits stays (sampling: deny); what grants waits for the person (auto-approve, sampling: allow, a budget).
       const { samplingTokenBudget: _budget, ...rest } = settings;
