@@ -85,6 +85,14 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           `  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}`,
           indent(foldedArguments(args), '  '),
           ...(request.decision.definitionChanged ? [colors.yellow('  This tool changed since you allowed it for this chat.')] : []),
+          // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
+          ...(request.decision.identityChanged
+            ? [
+                colors.yellow(
+                  `  ${server} runs something else than when its settings were made: it asks again.\n    was: ${request.decision.identityChanged.previous}\n    now: ${request.decision.identityChanged.current}`,
+                ),
+              ]
+            : []),
           // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
           ...(request.decision.keepsAsking ? [colors.yellow(`  ${request.decision.keepsAsking}`)] : []),
         ],

@@ -3,6 +3,7 @@ import { INTERRUPTED, type LineReader } from './line-reader';
 import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
+import { isWebUrl, NOT_A_WEB_URL } from '../shared/web-url';
 
 /** The answers a server request takes in a terminal (docs/user/server-requests.md), like seed 000's prompt. */
 export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [e] edit the prompt';
@@ -95,6 +96,12 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
     }
   }
   if (request.mode === 'url') {
+    // Only http(s) pages (shared/web-url.ts); the main process declines others before they are asked.
+    if (!isWebUrl(request.url)) {
+      write(`\n${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`);
+      write(`Declined: ${NOT_A_WEB_URL}.\n`);
+      return decided({ action: 'decline' });
+    }
     writeRequestFrame(write, colors, {
       title: `${show(request.serverName)} asks you to open a page`,
       tag: 'elicitation',

@@ -5,7 +5,7 @@
 import { version } from '../../package.json';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
-import { openInDefaultBrowser } from './host/open-url';
+import { openThroughRedirectPage } from './host/open-url';
 import type { BrowserBackend } from './host/browser-server';
 import { startServices, type ServicesLifecycle } from './lifecycle';
 import { WINDOW_START_DEFER_MS } from './mcp/mcp-host';
@@ -28,8 +28,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
       dataDir,
       host: 'browser',
       version,
-      // An MCP server's OAuth sign-in page: its address holds no secret (PKCE protects the code), so it goes as is.
-      openSignInPage: (url) => openInDefaultBrowser(url),
+      // An MCP server's OAuth sign-in page, through an owner-only redirect page: its address stays off the command line.
+      openSignInPage: (url) => openThroughRedirectPage(dataDir, url),
       onListenerError: (error) => console.error(error),
       onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
     });

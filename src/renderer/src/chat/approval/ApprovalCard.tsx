@@ -9,6 +9,7 @@ import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
 import { foldArguments, foldedWords } from './fold-arguments';
 import { KeepsAsking } from './KeepsAsking';
+import { WhyItAsks } from './WhyItAsks';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
@@ -153,9 +154,21 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       {/* Once decided, the card keeps only what was decided (the buttons' place shows it, with Undo). */}
       {!draft && (
         <>
+          <WhyItAsks request={request} chatId={store.chatId} />
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.identityChanged && (
+            <div className="definition-changed" role="note">
+              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so it asks again.
+              <dl className="identity-change">
+                <dt>Was</dt>
+                <dd className="mono">{request.decision.identityChanged.previous}</dd>
+                <dt>Now</dt>
+                <dd className="mono">{request.decision.identityChanged.current}</dd>
+              </dl>
+            </div>
+          )}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
           <CardWarning />

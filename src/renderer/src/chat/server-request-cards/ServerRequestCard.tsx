@@ -12,6 +12,7 @@ import { WarningIcon } from '../../components/icons';
 import { CardFrame } from '../approval/CardFrame';
 import { useSteadyClicks } from '../steady-clicks';
 import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
+import { isWebUrl } from '../../../../shared/web-url';
 
 export interface ServerRequestCardProps {
   api: WorkbenchApi;
@@ -310,9 +311,11 @@ function Field({ field, value, onChange }: { field: ElicitationField; value: Fie
 
 function ElicitationUrl({ request, busy, problem, decide }: PartProps<ElicitationUrlView>): React.JSX.Element {
   const host = hostOf(request.url);
+  // Only http(s) pages are offered (shared/web-url.ts); the main process declines others before they get here.
+  const web = isWebUrl(request.url);
   const open = async (): Promise<void> => {
     // Opened only once the main process recorded the person's confirmation; never before.
-    if (await decide({ action: 'accept' })) window.open(request.url, '_blank', 'noopener,noreferrer');
+    if (web && (await decide({ action: 'accept' }))) window.open(request.url, '_blank', 'noopener,noreferrer');
   };
   return (
     <Card request={request} title={`${request.serverName} asks you to open a page`}>
@@ -328,7 +331,7 @@ function ElicitationUrl({ request, busy, problem, decide }: PartProps<Elicitatio
       </p>
       <Problem text={problem} />
       <div className="approval-actions">
-        <button type="button" className="button button-primary" disabled={busy} onClick={() => void open()}>
+        <button type="button" className="button button-primary" disabled={busy || !web} onClick={() => void open()}>
           Open page
         </button>
         <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
