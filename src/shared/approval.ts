@@ -186,7 +186,7 @@ export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
 /** An allow or ask rule the organisation sets, as a default or locked (its deny rules are the top-level `rules`). */
 export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
-  effect: z.enum(['allow', 'ask'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
+  effect: VerdictSchema.exclude(['deny'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
   serverIdentity: ServerIdentityMatcherSchema.optional(),
 });
 export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;

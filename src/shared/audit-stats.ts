@@ -1,4 +1,5 @@
 import { z } from './zod';
+import { VerdictSchema } from './decision-schemas';
 import { ArgumentMatcherSchema } from './approval';
 
 /**
@@ -112,7 +113,7 @@ export const RuleStatsSchema = z.object({
   /** "your rule #2" or "your organisation's rule 'x'". */
   name: z.string(),
   description: z.string(),
-  effect: z.enum(['allow', 'ask', 'deny']),
+  effect: VerdictSchema,
   managed: z.boolean(),
   /** Calls it decided without asking in the period (ask rules decide no call on their own: always 0). */
   decided: z.number().int().nonnegative(),
