@@ -119,3 +119,39 @@ for (const size of SIZES) {
     });
   }
 }
+
+for (const size of SIZES) {
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`${size.width}×${size.height} ${scheme}: the card says why it asks, with the full trace a click away; a call that ran without asking says why`, async ({ page, workbench }) => {
+      await page.setViewportSize(size);
+      await page.emulateMedia({ colorScheme: scheme });
+      await filesReady(workbench);
+      const { fake } = await scriptedChat(workbench, 'Why chat');
+      await workbench.call('policy.update', { tools: { Files: { write_file: 'always-ask', list_directory: 'auto-approve' } } });
+      await page.goto(workbench.url);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Why chat');
+      const view = chatUi(page);
+      fake.script(
+        { kind: 'reply', toolCalls: [filesCall('list_directory', { path: '.' }, 'call_list')] },
+        { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'why.txt', content: 'why' }, 'call_why')] },
+        { kind: 'reply', text: ['Done.'] },
+      );
+      await say(page, 'list, then write');
+      await page.getByRole('button', { name: 'Got it' }).click();
+      const card = view.card('write_file');
+      // The one step that decided, in words, on the card.
+      await expect(card.getByTestId('approval-why')).toContainText("Asks because of the tool setting 'Files.write_file' (always ask)");
+      await expect(card.getByRole('button', { name: 'Change in Settings' })).toBeVisible();
+      await card.getByRole('button', { name: 'Full trace' }).click();
+      const trace = card.getByRole('list', { name: 'The decision order, as the policy stands now' });
+      await expect(trace.getByRole('listitem').filter({ hasText: "The tool's setting — decided" })).toBeVisible();
+      await expect(trace.getByRole('listitem').filter({ hasText: "Your deny rules — did not apply" })).toBeVisible();
+      // The call that ran before it says what let it run without asking.
+      await expect(view.toolCalls.filter({ hasText: 'list_directory' })).toContainText("Ran without asking: tool setting 'Files.list_directory'");
+      await page.mouse.move(2, 2);
+      await shot(page, `glance-${size.width}-${scheme}-why-it-asks`);
+      await card.getByRole('button', { name: 'Deny', exact: true }).click();
+      await expect(view.pane.getByText('Done.')).toBeVisible();
+    });
+  }
+}

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalResolution, PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { writeRequestFrame } from './request-frame';
 import { APPROVAL_WARNING, REMEMBER_WORDS } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
 import type { CallWait } from './exchange';
@@ -76,18 +77,30 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       write(`${APPROVAL_CHOICES}\n`);
       if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
     };
-    const card = (): void => {
-      write('\n');
-      write(`${colors.bold(`Allow tool call from ${server}?`)}${requests.length > 1 ? colors.dim(`  (${index + 1} of ${requests.length})`) : ''}\n`);
-      write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
-      write(`${indent(foldedArguments(args), '  ')}\n`);
-      if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
-      // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
-      if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
-      write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
-      choices();
-      if (timeLeft()) write(`${timeLeft()}\n`);
-    };
+    const card = (): void =>
+      writeRequestFrame(write, colors, {
+        title: `Allow tool call from ${server}?`,
+        tag: requests.length > 1 ? `(${index + 1} of ${requests.length})` : undefined,
+        body: [
+          `  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}`,
+          indent(foldedArguments(args), '  '),
+          ...(request.decision.definitionChanged ? [colors.yellow('  This tool changed since you allowed it for this chat.')] : []),
+          // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
+          ...(request.decision.identityChanged
+            ? [
+                colors.yellow(
+                  `  ${server} runs something else than when its settings were made: it asks again.\n    was: ${request.decision.identityChanged.previous}\n    now: ${request.decision.identityChanged.current}`,
+                ),
+              ]
+            : []),
+          // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
+          ...(request.decision.keepsAsking ? [colors.yellow(`  ${request.decision.keepsAsking}`)] : []),
+        ],
+        warning: APPROVAL_WARNING,
+        review: 'Review each action carefully before approving.',
+        choices: dependencies.rememberOptions ? [APPROVAL_CHOICES, REMEMBER_CHOICES] : [APPROVAL_CHOICES],
+        footer: timeLeft() || undefined,
+      });
     if (gone?.aborted) {
       moveOn();
       continue;

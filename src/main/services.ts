@@ -218,6 +218,7 @@ export function createServices(options: ServicesOptions): Services {
       db,
       settings,
       events,
+      chatChanges: chats.onDidChange,
       chats,
       managed,
       actor: options.host === 'cli' ? 'cli' : 'user',
@@ -226,6 +227,8 @@ export function createServices(options: ServicesOptions): Services {
       // A server's trust is its `trusted` flag in the MCP settings, and only there.
       trustedServers: {
         names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        // What each server runs: settings, grants and rules are bound to it (docs/user/approvals.md, "A server's identity").
+        facts: () => mcpServers.facts(),
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
       },
       onError: options.onListenerError,
@@ -237,6 +240,12 @@ export function createServices(options: ServicesOptions): Services {
     throw error;
   }
   late.door = callDoor(approvals.gate);
+  mcpServers.onDidChangeServerName((change) => {
+    const dropped = approvals.followServer(change);
+    if (change.kind === 'added' && dropped) {
+      events.emit('mcp.onDidChangeServer', { kind: 'notice', name: change.name, message: freedNameNotice(change.name) });
+    }
+  });
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});
@@ -311,4 +320,9 @@ export function createServices(options: ServicesOptions): Services {
       }
     },
   };
+}
+
+/** What the person is told when a server takes a name that still held another server's settings or grants. */
+export function freedNameNotice(name: string): string {
+  return `"${name}" was the name of another server: the approvals, rules and chat grants made for it were not given to this one. It starts with nothing; every call asks until you decide otherwise.`;
 }

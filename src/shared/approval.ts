@@ -6,6 +6,7 @@ import { settingsRecord } from './setting-names';
 import { AuditSinkSchema } from './audit-shipping';
 import { ChatIdSchema } from './chat';
 import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-request-views';
+import { IdentityChangeSchema } from './server-identity';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
 // ── Policy settings (the `approvals` section of the settings document) ──────────────────────────
@@ -162,13 +163,31 @@ export type PolicyUpdate = z.infer<typeof PolicyUpdateSchema>;
 
 // ── Managed policy (read-only, from the organisation) ───────────────────────────────────────────
 
+/**
+ * An organisation's rule may name a server by what it runs as well as by name (docs/user/organisation-policy.md,
+ * "Naming a server by what it runs"): globs over the server's command (its path or its file name), the package it
+ * runs, and the URL (origin and path) it is reached at. Every one given must match, and so must `server`.
+ */
+export const ServerIdentityMatcherSchema = z
+  .strictObject({
+    command: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+    package: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+    url: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+  })
+  .refine((matcher) => matcher.command !== undefined || matcher.package !== undefined || matcher.url !== undefined, 'names a command, a package or a url');
+export type ServerIdentityMatcher = z.infer<typeof ServerIdentityMatcherSchema>;
+
 /** The organisation's rules deny; `effect` may be left out. */
-export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny') });
+export const ManagedRuleSchema = ApprovalRuleSchema.extend({
+  effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny'),
+  serverIdentity: ServerIdentityMatcherSchema.optional(),
+});
 export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
 /** An allow or ask rule the organisation sets, as a default or locked (its deny rules are the top-level `rules`). */
 export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
   effect: z.enum(['allow', 'ask'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
+  serverIdentity: ServerIdentityMatcherSchema.optional(),
 });
 export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;
 
@@ -184,7 +203,19 @@ export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
 export const ManagedSettingsSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean() })).optional(),
+  /**
+   * Per server, each part on its own: `autoApprove`, and its sampling (`sampling`, `samplingTokenBudget`;
+   * docs/user/server-requests.md). What is not named stays the person's.
+   */
+  servers: settingsRecord(
+    z
+      .strictObject({
+        autoApprove: z.boolean().optional(),
+        sampling: SamplingPolicySchema.optional(),
+        samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
+      })
+      .refine((settings) => Object.keys(settings).length > 0, { message: 'name at least one of autoApprove, sampling, samplingTokenBudget' }),
+  ).optional(),
   tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
   rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
   auditShipping: z
@@ -314,6 +345,11 @@ export const PolicyDecisionSchema = z.object({
    * recorded but cannot silence it (docs/dev/architecture.md, the decision pipeline, step 3). Absent in requests stored before it existed.
    */
   keepsAsking: z.string().optional(),
+  /**
+   * The server runs something else than what its settings, grants and rules were made for (its launch spec changed,
+   * docs/user/approvals.md "A server's identity"): what it ran then and what it runs now. None of them allows its calls.
+   */
+  identityChanged: IdentityChangeSchema.optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 

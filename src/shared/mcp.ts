@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { MCP_LOG_LEVELS } from './closed-sets';
 import { guardedRecord, settingName } from './setting-names';
+import { IdentityChangeSchema, ServerIdentitySchema } from './server-identity';
 import { ToolDefinitionSchema } from './tool';
 
 /**
@@ -126,6 +127,11 @@ export const McpEditInputSchema = z.strictObject({
   /** A value sets the secret, null removes it. */
   oauthClientSecret: OAuthClientSecretSchema.nullable().optional(),
   oauthPrivateKey: OAuthPrivateKeySchema.nullable().optional(),
+  /**
+   * The person accepts what the server runs now as the server its settings, grants and rules were made for (after its
+   * launch spec changed: docs/user/approvals.md, "A server's identity").
+   */
+  acceptIdentity: z.literal(true).optional(),
 });
 export type McpEditInput = z.infer<typeof McpEditInputSchema>;
 
@@ -183,6 +189,10 @@ export const McpServerViewSchema = z.object({
   /** The folders the server is told about: its own setting, or the default (the Files server's sandbox). */
   roots: z.array(z.string()),
   status: McpServerStatusSchema,
+  /** What the server runs (docs/user/approvals.md, "A server's identity"); the name is a label. */
+  identity: ServerIdentitySchema.optional(),
+  /** Its launch spec changed since its settings were made: what it ran then and runs now; its calls ask again. */
+  identityChanged: IdentityChangeSchema.optional(),
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
 
@@ -233,6 +243,8 @@ export const McpToolsOutputSchema = z.object({ tools: z.array(McpToolSchema) });
 export const McpServerChangeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('updated'), server: McpServerViewSchema }),
   z.object({ kind: z.literal('removed'), name: z.string() }),
+  /** Something the person should know about a server (a different server took a freed name and starts with nothing). */
+  z.object({ kind: z.literal('notice'), name: z.string(), message: z.string() }),
 ]);
 export type McpServerChange = z.infer<typeof McpServerChangeSchema>;
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
-import { OAuthPrivateKeySchema, type McpServerInput, type OAuthPrivateKey } from '../../shared/mcp';
+import { OAuthPrivateKeySchema, type McpServerChange, type McpServerInput, type OAuthPrivateKey } from '../../shared/mcp';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { formatTime, table } from '../terminal';
@@ -20,16 +20,25 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     if (list.length === 0) return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
     context.terminal.line(
       table([
-        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'LAUNCH'].map((cell) => colors.bold(cell)),
+        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'IDENTITY (WHAT IT RUNS)'].map((cell) => colors.bold(cell)),
         ...list.map((server) => [
           server.name,
           server.enabled ? 'yes' : 'no',
           server.trusted ? 'yes' : 'no',
           flags.status ? stateWords(server.status.state, server.status.toolCount, server.status.message) : server.kind,
-          launchWords(server),
+          server.identity?.description ?? launchWords(server),
         ]),
       ]),
     );
+    // A changed launch spec: its settings wait for the person (docs/user/approvals.md, "A server's identity").
+    for (const server of list) {
+      if (!server.identityChanged) continue;
+      context.terminal.line(
+        colors.yellow(
+          `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
+        ),
+      );
+    }
   });
 
   act(
@@ -88,13 +97,47 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
         : flags.package
           ? ({ package: flags.package, ...stdio } as McpServerInput)
           : { command: command[0] as string, args: command.slice(1), ...stdio };
-      const added = await context.session().call('mcp.add', { name, server });
+      const session = context.session();
+      // A different server under a freed name starts with nothing, and the person is told (docs/user/approvals.md).
+      const notices: string[] = [];
+      const stop = session.services.events.subscribe((event, payload) => {
+        if (event !== 'mcp.onDidChangeServer') return;
+        const change = payload as McpServerChange;
+        if (change.kind === 'notice') notices.push(change.message);
+      });
+      let added;
+      try {
+        added = await session.call('mcp.add', { name, server });
+      } finally {
+        stop();
+      }
       if (context.json) return context.terminal.json(added);
       context.terminal.line(`Added ${added.name}${added.enabled ? '' : ' (disabled)'}: ${launchWords(added)}`);
+      for (const notice of notices) context.terminal.line(context.terminal.colors.yellow(notice));
     },
   );
 
-  act(leaf(servers, 'remove <name>', 'remove a server (its secrets too)'), options, async (context, name: string) => {
+  act(
+    leaf(servers, 'rename <name> <new-name>', 'rename a server: its approval settings, rules, chat grants, secrets and sign-in go with it'),
+    options,
+    async (context, name: string, newName: string) => {
+      const renamed = await context.session().call('mcp.edit', { name, rename: newName });
+      if (context.json) return context.terminal.json(renamed);
+      context.terminal.line(`Renamed ${name} to ${renamed.name}.`);
+    },
+  );
+
+  act(
+    leaf(servers, 'accept <name>', 'after its command or URL changed: let its approval settings, rules and chat grants count for what it runs now'),
+    options,
+    async (context, name: string) => {
+      const server = await context.session().call('mcp.edit', { name, acceptIdentity: true });
+      if (context.json) return context.terminal.json(server);
+      context.terminal.line(`${server.name}'s settings now count for: ${server.identity?.description ?? launchWords(server)}.`);
+    },
+  );
+
+  act(leaf(servers, 'remove <name>', 'remove a server (its secrets, approval settings, the rules naming it alone and its chat grants too)'), options, async (context, name: string) => {
     const removed = await context.session().call('mcp.remove', { name });
     if (context.json) return context.terminal.json(removed);
     context.terminal.line(`Removed ${removed.name}.`);

@@ -8,7 +8,9 @@ import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
-import type { PolicyUpdate } from '../../shared/approval';
+import type { ApprovalsChange, PolicyUpdate } from '../../shared/approval';
+import type { ChatChange } from '../../shared/chat';
+import { createEmitter, type Subscribe } from '../emitter';
 import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberCheck } from './approval-submission';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
@@ -50,6 +52,8 @@ export interface PendingApprovals {
   denyUnattended(chatId: string, decidedBy: string): ApprovalResolution[];
   /** Resolves the chat's calls whose time is up as `timeout` (called by the coordinator when told they are due). */
   expire(chatId: string): ApprovalResolution[];
+  /** Tool calls that started waiting or were resolved, typed (also fanned out to the hosts as `approvals.onDidChange`). */
+  readonly onDidChange: Subscribe<ApprovalsChange>;
   /** Stops the timers (the rows stay; a later start restores them). */
   dispose(): void;
 }
@@ -77,6 +81,8 @@ export interface PendingApprovalsDependencies {
   onError?: (error: unknown) => void;
   /** A call of this chat reached its timeout: the one way a timer reaches the exchange (the coordinator's `timeout` event). */
   onDue: (chatId: string) => void;
+  /** The chats' typed changes: a deleted chat's timers go with it (its rows go by ON DELETE CASCADE). */
+  chatChanges?: Subscribe<ChatChange> | undefined;
 }
 
 
@@ -128,6 +134,17 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     arm({ kind: 'tool-call', chatId, id: approval.request.toolCallId, expiresAt: approval.expiresAt }, () => dependencies.onDue(chatId));
   };
 
+  const unsubscribe =
+    dependencies.chatChanges?.((change) => {
+      if (change.kind === 'deleted') clearChat(change.id);
+    }) ?? (() => {});
+  const changes = createEmitter<ApprovalsChange>(onError);
+  /** Told to the services that follow approvals (typed), and fanned out to the hosts by the hub. */
+  const announce = (change: ApprovalsChange): void => {
+    changes.fire(change);
+    events.emit('approvals.onDidChange', change);
+  };
+
   /**
    * Claims the resolutions and records their audit rows in ONE transaction (a call resolved meanwhile rolls back both:
    * no row for a decision that never applied); grants 'Allow for this chat'; announces them.
@@ -160,7 +177,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
     for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });
-    events.emit('approvals.onDidChange', { kind: 'resolved', chatId, resolutions });
+    announce({ kind: 'resolved', chatId, resolutions });
     return resolutions;
   };
 
@@ -199,9 +216,6 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     return resolve(chatId, resolutions, systemRecords(approvals, resolutions, decidedBy));
   };
 
-  const unsubscribe = events.subscribe((event, payload) => {
-    if (event === 'chat.onDidChange' && (payload as { kind: string }).kind === 'deleted') clearChat((payload as { id: string }).id);
-  });
   for (const approval of store.allWaiting()) schedule(approval);
   const serverRequests = createServerRequestWaits({
     store,
@@ -220,6 +234,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
 
   return {
     serverRequests,
+    onDidChange: changes.event,
     add(chatId, exchangeId, requests) {
       if (requests.length === 0) return [];
       for (const request of requests) {
@@ -247,7 +262,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         throw error;
       }
       for (const approval of added) schedule(approval);
-      events.emit('approvals.onDidChange', { kind: 'pending', chatId, approvals: added });
+      announce({ kind: 'pending', chatId, approvals: added });
       return added;
     },
     list: (chatId) => store.waiting(chatId),

@@ -178,9 +178,8 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   };
 
   // Deleting a chat stops its exchange (its messages, grants and waiting approvals go with it in SQLite).
-  const unsubscribeChats = events.subscribe((event, payload) => {
-    if (event !== 'chat.onDidChange' || (payload as { kind: string }).kind !== 'deleted') return;
-    runs.get((payload as { id: string }).id)?.controller.abort();
+  const unsubscribeChats = chats.onDidChange((change) => {
+    if (change.kind === 'deleted') runs.get(change.id)?.controller.abort();
   });
 
   const sendUser = (chatId: string, text: string, attachments?: readonly ResourceAttachment[]): ChatSendOutput => {

@@ -14,6 +14,7 @@ import { sdkTypes } from '../mcp/sdk-types';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
 import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
+import { isWebUrl, NOT_A_WEB_URL } from '../../shared/web-url';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
 
@@ -233,6 +234,11 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     const verdict = decideElicitation({ serverName, args }, policy());
     if (verdict.outcome === 'deny') {
       record(view, 'auto_deny', 'policy', verdict.decidedBy, { args });
+      return { action: 'decline' };
+    }
+    // A page to open is an http(s) address, nothing else (shared/web-url.ts): declined unseen, and recorded.
+    if (view.mode === 'url' && !isWebUrl(view.url)) {
+      record(view, 'auto_deny', 'policy', NOT_A_WEB_URL, { args });
       return { action: 'decline' };
     }
     const decision = await ask(view, signal);

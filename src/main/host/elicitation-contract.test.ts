@@ -224,4 +224,21 @@ describe('elicitation (server-everything)', () => {
     expect(decisions[1]?.decidedBy).toMatch(/^Denied by your rule #1: .*\(checked when the call was about to run\)$/);
     expect(services.audit.query({ kind: 'result', toolName: 'trigger-url-elicitation' }).entries).toEqual([]);
   }, 60_000);
+
+  it('URL: a page that is not an http(s) address is declined unseen, and the audit says why', async () => {
+    const chatId = chatOnFake();
+    for (const url of ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>']) {
+      await callTool(chatId, 'trigger-url-elicitation', { url, message: 'Open me' });
+      await services.conversations.settled(chatId);
+      expect(services.conversations.serverRequests()).toEqual([]);
+    }
+    expect(elicitationRows().map((row) => [row.args, row.decision, row.actor, row.decidedBy])).toEqual(
+      ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>'].map((url) => [
+        { message: 'Open me', url },
+        'auto_deny',
+        'policy',
+        'the page is not an http(s) address, so it is not offered',
+      ]),
+    );
+  }, 60_000);
 });

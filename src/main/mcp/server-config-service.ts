@@ -18,6 +18,8 @@ import type { SecretStore } from '../settings/secret-store';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } from './config-import';
 import { importLocation, type LocationEnvironment } from './import-locations';
+import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
+import { serverIdentity } from './server-identity';
 import {
   defaultMcpServers,
   effectiveRoots,
@@ -82,7 +84,20 @@ export interface McpServerConfigService {
    */
   adoptPlaintextSecrets(): string[];
   onDidChange(listener: (servers: McpServersSettings) => void): () => void;
+  /** Every server's identity, the identity its settings were made for when that differs, and its former names. */
+  facts(): ServerFactsByName;
+  /**
+   * A server renamed, removed or added, after the MCP settings were written: what is bound to it follows
+   * (docs/user/approvals.md, "A server's identity"). `added` carries the new server's identity.
+   */
+  onDidChangeServerName(listener: (change: ServerNameChange) => void): () => void;
 }
+
+/** What happened to a server's name; the approval engine moves or drops what is bound to it. */
+export type ServerNameChange =
+  | { kind: 'renamed'; from: string; to: string }
+  | { kind: 'removed'; name: string; identity: ServerIdentity }
+  | { kind: 'added'; name: string; identity: ServerIdentity };
 
 export interface McpServerConfigDependencies {
   settings: SettingsStore;
@@ -156,6 +171,10 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
   const update = (change: (servers: McpServersSettings) => McpServersSettings): void => {
     section.update(change);
   };
+  const nameListeners = new Set<(change: ServerNameChange) => void>();
+  const announce = (change: ServerNameChange): void => {
+    for (const listener of [...nameListeners]) listener(change);
+  };
   /** New servers' secrets, then the settings that point at them; when the settings cannot be written, the secrets go again. */
   const writeAll = (added: readonly { name: string; server: McpServerInput }[], writeSettings: () => void): void => {
     try {
@@ -183,6 +202,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       if (find(name)) throw conflict(name);
       const added = checkedSettings(name, toSettings(server));
       writeAll([{ name, server }], () => update((servers) => ({ ...servers, [name]: added })));
+      announce({ kind: 'added', name, identity: serverIdentity(added) });
       return service.get(name);
     },
     edit(change) {
@@ -201,14 +221,18 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       writeSecrets(target, 'headers', change.headers);
       writeClientSecrets(target, { secret: change.oauthClientSecret, privateKey: change.oauthPrivateKey });
       // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
-      update((servers) => Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, applyEdit(name, value, change)] : [key, value]))));
+      update((servers) =>
+        Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, identityAfterEdit(name, target, value, applyEdit(name, value, change), change)] : [key, value]))),
+      );
       if (target !== name) dropSecrets(name);
+      if (target !== name) announce({ kind: 'renamed', from: name, to: target });
       return service.get(target);
     },
     remove(name) {
-      const [key] = require(name);
+      const [key, server] = require(name);
       update((servers) => Object.fromEntries(Object.entries(servers).filter(([candidate]) => candidate !== key)));
       dropSecrets(key);
+      announce({ kind: 'removed', name: key, identity: serverIdentity(server) });
     },
     setEnabled(name, enabled) {
       return service.edit({ name, enabled });
@@ -231,6 +255,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         return [name, checkedSettings(name, toSettings(server))] as const;
       });
       writeAll(chosen, () => update((servers) => ({ ...servers, ...Object.fromEntries(added) })));
+      for (const [name, server] of added) announce({ kind: 'added', name, identity: serverIdentity(server) });
       return { added: chosen.map(({ name }) => name), skip: plan.skip };
     },
     launchConfig(name) {
@@ -296,8 +321,47 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       return changed;
     },
     onDidChange: (listener) => section.onDidChange(listener),
+    facts() {
+      const facts = new Map<string, ServerFacts>();
+      for (const [name, server] of Object.entries(section.get())) facts.set(name, factsOf(server));
+      return facts;
+    },
+    onDidChangeServerName(listener) {
+      nameListeners.add(listener);
+      return () => void nameListeners.delete(listener);
+    },
   };
   return service;
+}
+
+/**
+ * After an edit: a rename keeps the old name among the former ones (an organisation's rule by name follows it); the
+ * identity the settings were made for stays, unless the person accepts what the server runs now.
+ */
+function identityAfterEdit(name: string, target: string, before: ServerSettings, server: ServerSettings, change: McpEditInput): ServerSettings {
+  const next: ServerSettings = { ...server };
+  if (target !== name) {
+    const former = [...(server.formerNames ?? []).filter((entry) => entry !== name && entry !== target), name].slice(-MAX_FORMER_NAMES);
+    next.formerNames = former;
+  }
+  const now = serverIdentity(server);
+  const then = server.identity ?? serverIdentity(before);
+  // A server whose settings were made for what it runs carries no `identity`: only a changed launch spec records one.
+  if (change.acceptIdentity || then.key === now.key) delete next.identity;
+  else next.identity = { key: then.key, description: then.description };
+  return next;
+}
+
+const MAX_FORMER_NAMES = 16;
+
+/**
+ * What the approval engine knows of a server. An entry without a recorded `identity` was made for what it runs (a
+ * server added, imported, or written into settings.json by hand); an edit that changes what it runs records the one before.
+ */
+export function factsOf(server: ServerSettings): ServerFacts {
+  const identity = serverIdentity(server);
+  const changed = server.identity && server.identity.key !== identity.key ? { previous: server.identity.description, current: identity.description } : undefined;
+  return { identity, ...(changed ? { identityChanged: changed } : {}), formerNames: server.formerNames ?? [] };
 }
 
 function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {
@@ -351,7 +415,10 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
 }
 
 function toView(name: string, server: ServerSettings): ServerConfigView {
+  const facts = factsOf(server);
   const common = {
+    identity: facts.identity,
+    ...(facts.identityChanged ? { identityChanged: facts.identityChanged } : {}),
     name,
     displayName: server.displayName?.trim() || name,
     enabled: server.enabled ?? true,

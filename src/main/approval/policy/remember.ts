@@ -1,3 +1,4 @@
+import { escapeGlob } from './glob-literal';
 import path from 'node:path';
 import {
   RULE_LIMITS,
@@ -147,9 +148,9 @@ function folderGlob(value: string, namesFolder: boolean): string | null {
   return `${folder}/**`;
 }
 
-/** The rule a `rule` action adds: the call's own server and tool (plain names), the person's conditions. */
+/** The rule a `rule` action adds: the call's own server and tool (literal names, glob characters escaped), the person's conditions. */
 export function rememberedRule(call: RememberCall, id: string, args: readonly ArgumentMatcher[]): ApprovalRule {
-  return { id, effect: 'allow', server: call.serverName, tool: call.toolName, args: [...args], note: 'remembered from an approval card' };
+  return { id, effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...args], note: 'remembered from an approval card' };
 }
 
 /** The policy change an action makes. */
@@ -182,7 +183,7 @@ export function rememberWords(call: RememberCall, action: Pick<RememberAction, '
       };
     case 'rule':
       return {
-        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: call.serverName, tool: call.toolName, args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
+        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
         undo: `${SETTINGS_PLACE} › Rules: remove the rule (or Undo there).`,
       };
   }

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
-import { WarningIcon } from '../../components/icons';
+import { DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
+import { CardFrame, CardWarning } from './CardFrame';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
@@ -9,10 +9,11 @@ import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
 import { foldArguments, foldedWords } from './fold-arguments';
 import { KeepsAsking } from './KeepsAsking';
+import { WhyItAsks } from './WhyItAsks';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { useSteadyClicks } from '../steady-clicks';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -110,22 +111,12 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
   const allowBlocked = editError !== null;
   const blockedProps = allowBlocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {};
   return (
-    <section
+    <CardFrame
       ref={card}
-      className={`approval-card${draft ? ' is-decided' : ''}`}
-      aria-labelledby={titleId}
-      tabIndex={0}
-      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
-      data-testid="approval-card"
-      data-tool-call-id={request.toolCallId}
-      onKeyDown={onKeyDown}
-      onClickCapture={steady.onClickCapture}
-    >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          Allow tool call from {server}?
-        </h3>
-        <div className="approval-badges">
+      titleId={titleId}
+      title={`Allow tool call from ${server}?`}
+      badges={
+        <>
           {badges.map((badge) => (
             <span key={badge.label} className={`risk-badge risk-${badge.tone}`} title={badge.description}>
               {badge.label}
@@ -133,8 +124,16 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
             </span>
           ))}
           {expiresAt && !draft && <Countdown expiresAt={expiresAt} />}
-        </div>
-      </header>
+        </>
+      }
+      variant={draft ? 'is-decided' : undefined}
+      steady={steady}
+      tabIndex={0}
+      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
+      data-testid="approval-card"
+      data-tool-call-id={request.toolCallId}
+      onKeyDown={onKeyDown}
+    >
 
       <div className="approval-run">
         <span>
@@ -155,17 +154,24 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       {/* Once decided, the card keeps only what was decided (the buttons' place shows it, with Undo). */}
       {!draft && (
         <>
+          <WhyItAsks request={request} chatId={store.chatId} />
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.identityChanged && (
+            <div className="definition-changed" role="note">
+              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so it asks again.
+              <dl className="identity-change">
+                <dt>Was</dt>
+                <dd className="mono">{request.decision.identityChanged.previous}</dd>
+                <dt>Now</dt>
+                <dd className="mono">{request.decision.identityChanged.current}</dd>
+              </dl>
+            </div>
+          )}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
-          <p className="approval-warning">
-            <WarningIcon size={14} /> {APPROVAL_WARNING}
-          </p>
-          <p className="approval-review">
-            <strong>Review each action carefully before approving</strong>
-          </p>
+          <CardWarning />
         </>
       )}
 
@@ -277,7 +283,6 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
           Fix the arguments first: {editError}
         </p>
       )}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }

@@ -9,7 +9,7 @@ import { annotationBadges } from '../servers/server-text';
 import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedServer, lockedTool, withoutLocked } from './organisation';
 import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
-import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
+import { filterServerTools, inheritedWords, resetToDefaults, type ServerToolsRow } from './tool-settings';
 import { autoApproveServerLabel } from '../../../../shared/trust-words';
 
 interface Props {
@@ -122,8 +122,8 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   server={row.server}
                   sampling={view.policy.servers[row.server]?.sampling}
                   budget={view.policy.servers[row.server]?.samplingTokenBudget}
-                  locked={lockedServer(view, row.server)}
-                  describedBy={lockedServer(view, row.server) ? lockId(row.server) : undefined}
+                  locked={lockedServer(view, row.server, 'sampling')}
+                  describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
                   apply={apply}
                 />
               )}
@@ -158,6 +158,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                           <ToolSettingSelect
                             label={`Approval for ${row.server} ${tool.name}`}
                             value={tool.setting}
+                            inherited={inheritedWords(view.policy, row.server, tool.annotations)}
                             disabled={lockedTool(view, row.server, tool.name)}
                             describedBy={lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined}
                             onChange={(setting: ToolApprovalSetting) => void apply({ tools: { [row.server]: { [tool.name]: setting } } })}
