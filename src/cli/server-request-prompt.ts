@@ -98,7 +98,7 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
   if (request.mode === 'url') {
     // Only http(s) pages (shared/web-url.ts); the main process declines others before they are asked.
     if (!isWebUrl(request.url)) {
-      write(`${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`);
+      write(`\n${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`);
       write(`Declined: ${NOT_A_WEB_URL}.\n`);
       return decided({ action: 'decline' });
     }

@@ -43,6 +43,7 @@ export const methodNames = [
   'mcp.tools',
   'mcp.resources',
   'mcp.readResource',
+  'mcp.appView',
   'mcp.subscribeResource',
   'mcp.unsubscribeResource',
   'mcp.prompts',

@@ -1,3 +1,4 @@
+import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
 import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
@@ -190,6 +191,8 @@ export const methods = {
   'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
   /** One resource's contents: a request the person makes, never the model. */
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
+  'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },

@@ -54,6 +54,7 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.resources'
       | 'mcp.readResource'
+      | 'mcp.appView'
       | 'mcp.subscribeResource'
       | 'mcp.unsubscribeResource'
       | 'mcp.prompts'

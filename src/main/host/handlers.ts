@@ -53,6 +53,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
+    'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
     'mcp.subscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, false),
     'mcp.prompts': ({ name }) => services.mcp.prompts(name === undefined ? undefined : services.mcpServers.get(name).name),

@@ -18,6 +18,8 @@ import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, typ
 import type { ServerRequestHandler } from './server-request-routing';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
+import { readAppView } from './app-view';
+import type { McpAppView } from '../../shared/mcp-apps';
 import { createStartSlots } from './start-slots';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
@@ -164,6 +166,11 @@ export interface McpHost {
    */
   resources(serverName: string): Promise<McpResourcesOutput>;
   readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
+  /**
+   * The view a tool of the server declares (`_meta.ui.resourceUri`), read and checked (app-view.ts); what had to be
+   * dropped from its declarations goes to the server's log. Throws `not_found` for a tool without a view.
+   */
+  appView(serverName: string, toolName: string): Promise<McpAppView>;
   /** Subscribes to (or unsubscribes from) a resource's changes; `subscribed` false when the server offers no subscriptions. */
   subscribeResource(serverName: string, uri: string, on: boolean): Promise<{ subscribed: boolean }>;
   /**
@@ -659,6 +666,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async readResource(serverName, uri) {
       const server = require(serverName);
       return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
+    },
+    async appView(serverName, toolName) {
+      const server = require(serverName);
+      const uri = registry.get(server.name, toolName)?.ui?.resourceUri;
+      if (!uri) throw new WorkbenchError('not_found', `The tool "${toolName}" of "${server.name}" has no view.`, { server: server.name });
+      const view = await mcpRequest(server.name, (client) => readAppView(server.name, client, uri, config.callTimeoutMs(server.name)));
+      for (const notice of view.notices) entries.get(server.name)?.logs.push('host', `View ${uri}: ${notice}`);
+      return view;
     },
     async subscribeResource(serverName, uri, on) {
       const server = require(serverName);

@@ -91,7 +91,7 @@ export function compilePolicy(
     }
     return aliasesOf(serverName).some((name) => rule.matchesServer(name));
   };
-  const lockedServer = (serverName: string): { autoApprove: boolean } | undefined => {
+  const lockedServer = (serverName: string): NonNullable<ManagedPolicy['locked']['servers']>[string] | undefined => {
     const locked = managed?.locked.servers;
     if (!locked) return undefined;
     for (const name of aliasesOf(serverName)) if (Object.hasOwn(locked, name)) return locked[name];
@@ -150,7 +150,8 @@ export function compilePolicy(
     serverSettings(serverName) {
       const own = servers.get(serverName);
       const lock = lockedServer(serverName);
-      const settings = lock && own?.autoApprove !== lock.autoApprove ? { ...own, autoApprove: lock.autoApprove } : own;
+      // A lock replaces the parts it names (its switch, its sampling); the person's other settings stay.
+      const settings = lock ? { autoApprove: false, ...own, ...lock } : own;
       if (!settings || !changed(serverName)) return settings;
       // What limits stays (sampling: deny); what grants waits for the person (auto-approve, sampling: allow, a budget).
       const { samplingTokenBudget: _budget, ...rest } = settings;

@@ -94,6 +94,21 @@ export function suggestRule(args: Record<string, unknown>): ArgumentMatcher[] {
   return conditions.length > RULE_LIMITS.matchersPerRule ? [] : conditions;
 }
 
+/**
+ * The arguments that locate a call — its paths and URLs, or, when it has none, its scalar arguments — by pointer.
+ * Approval insights build their conditions over these from every call seen (insights/suggestions.ts).
+ */
+export function locatingPointers(args: Record<string, unknown>): string[] {
+  const located = Object.entries(args)
+    .filter(([name, value]) => typeof value === 'string' && (urlMatcher(value) !== null || PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')))
+    .map(([name]) => `/${escapePointer(name)}`);
+  if (located.length > 0) return located;
+  return Object.entries(args)
+    .filter(([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value))
+    .slice(0, 16)
+    .map(([name]) => `/${escapePointer(name)}`);
+}
+
 function escapePointer(name: string): string {
   return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
