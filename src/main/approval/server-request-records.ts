@@ -4,7 +4,7 @@ import type { ServerRequestView } from '../../shared/server-request-views';
 import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecord } from '../audit/audit-log';
 
 /**
- * What a server's request is called in the audit log and in a chat's grants (docs/user/server-requests.md#audit): the
+ * What a server's request is called in the audit log and in a chat's grants (docs/user/server-requests.md#in-the-audit-log): the
  * method decided, the arguments recorded, and the grant "Allow for this chat" makes for sampling.
  */
 export const SERVER_REQUEST_NAMES = { sampling: 'sampling/createMessage', answer: 'sampling/answer', elicitation: 'elicitation/create' } as const;

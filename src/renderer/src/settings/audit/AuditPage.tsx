@@ -243,7 +243,7 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       {entries && entries.length > 0 && (
         <div className="table-scroll">
           <table className="table audit-table" aria-label="Audit log">
-            {/* Fixed widths for the short columns; Why, the most useful, takes the rest and wraps (docs/user/audit.md). */}
+            {/* Fixed widths for the short columns; Why, the most useful, takes the rest and wraps (docs/user/audit-log.md). */}
             <colgroup>
               <col className="audit-col-sequence" />
               <col className="audit-col-time" />
