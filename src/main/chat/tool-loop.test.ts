@@ -146,7 +146,7 @@ describe.each(FORMATS)('the tool loop over the %s wire format', (format) => {
     }
     expect(refused).toBeInstanceOf(WorkbenchError);
     expect((refused as WorkbenchError).code).toBe('invalid_input');
-    expect((refused as WorkbenchError).message).toMatch(/do not fit the input schema/);
+    expect((refused as WorkbenchError).message).toMatch(/Files\.write_file has edited arguments that do not fit its input schema/);
     expect(test.services.conversations.activity(test.chatId).status).toBe('waiting-approval');
 
     const edited = { path: path.join(test.sandbox, 'person.txt'), content: 'person' };
