@@ -23,11 +23,14 @@ import { createChatService, type ChatService } from './chat/chat-service';
 import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
-import { createServerRequests } from './chat/server-requests';
+import { createServerRequests } from './chat/server-request-flow';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
+import type { CallDoor } from './mcp/call-door';
+import { WorkbenchError } from './errors';
+import { callDoor } from './approval/call-door-check';
 import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
@@ -136,7 +139,7 @@ export function createServices(options: ServicesOptions): Services {
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
   // Built before the coordinator that answers the servers' requests: they reach it through `late`.
-  const late: { coordinator?: ExchangeCoordinator } = {};
+  const late: { coordinator?: ExchangeCoordinator; door?: CallDoor } = {};
   const mcp = createMcpHost({
     config: mcpServers,
     events,
@@ -148,6 +151,12 @@ export function createServices(options: ServicesOptions): Services {
     },
     secrets,
     ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
+    // Shut until the approval engine is built: no call can reach a server before the deny rules can be checked.
+    door: (call) => {
+      if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
+      late.door(call);
+    },
+    ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
@@ -209,6 +218,7 @@ export function createServices(options: ServicesOptions): Services {
       db,
       settings,
       events,
+      chatChanges: chats.onDidChange,
       chats,
       managed,
       actor: options.host === 'cli' ? 'cli' : 'user',
@@ -217,6 +227,8 @@ export function createServices(options: ServicesOptions): Services {
       // A server's trust is its `trusted` flag in the MCP settings, and only there.
       trustedServers: {
         names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        // What each server runs: settings, grants and rules are bound to it (docs/user/approvals.md, "A server's identity").
+        facts: () => mcpServers.facts(),
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
       },
       onError: options.onListenerError,
@@ -227,6 +239,13 @@ export function createServices(options: ServicesOptions): Services {
     db.close();
     throw error;
   }
+  late.door = callDoor(approvals.gate);
+  mcpServers.onDidChangeServerName((change) => {
+    const dropped = approvals.followServer(change);
+    if (change.kind === 'added' && dropped) {
+      events.emit('mcp.onDidChangeServer', { kind: 'notice', name: change.name, message: freedNameNotice(change.name) });
+    }
+  });
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});
@@ -243,7 +262,8 @@ export function createServices(options: ServicesOptions): Services {
   });
   const serverRequests = createServerRequests({
     audit,
-    events,
+    waits: approvals.pending.serverRequests,
+    onError,
     policy: () => approvals.policy.compiled(),
     modelFor: (chatId) => {
       const chat = chatId === null ? undefined : chats.get(chatId);
@@ -300,4 +320,9 @@ export function createServices(options: ServicesOptions): Services {
       }
     },
   };
+}
+
+/** What the person is told when a server takes a name that still held another server's settings or grants. */
+export function freedNameNotice(name: string): string {
+  return `"${name}" was the name of another server: the approvals, rules and chat grants made for it were not given to this one. It starts with nothing; every call asks until you decide otherwise.`;
 }

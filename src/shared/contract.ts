@@ -1,3 +1,4 @@
+import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
 import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
@@ -122,7 +123,7 @@ import {
   ServerRequestsChangeSchema,
   ServerRequestsListInputSchema,
   ServerRequestsListOutputSchema,
-} from './server-requests';
+} from './server-request-views';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -190,6 +191,8 @@ export const methods = {
   'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
   /** One resource's contents: a request the person makes, never the model. */
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
+  'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
@@ -202,6 +205,7 @@ export const methods = {
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },
   'mcp.awaitSignIn': { input: McpServerRefInputSchema, output: McpAwaitSignInOutputSchema },
   'mcp.signOut': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },

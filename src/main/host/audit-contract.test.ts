@@ -64,7 +64,7 @@ describe('audit.query over the contract', () => {
   });
 });
 
-describe('audit.export over the contract: only into the data folder\'s exports/ (issue 12 §1.6)', () => {
+describe('audit.export over the contract: only into the data folder\'s exports/', () => {
   const exports = (): string => path.join(dataDir, 'exports');
 
   it('exports by file name into exports/ (owner-only) and pushes progress events', async () => {

@@ -54,6 +54,7 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.resources'
       | 'mcp.readResource'
+      | 'mcp.appView'
       | 'mcp.subscribeResource'
       | 'mcp.unsubscribeResource'
       | 'mcp.prompts'
@@ -64,6 +65,7 @@ describe('the contract', () => {
       | 'mcp.signIn'
       | 'mcp.awaitSignIn'
       | 'mcp.signOut'
+      | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();

@@ -53,6 +53,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
+    'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
     'mcp.subscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, false),
     'mcp.prompts': ({ name }) => services.mcp.prompts(name === undefined ? undefined : services.mcpServers.get(name).name),
@@ -68,6 +69,7 @@ export function createHandlers(services: Services): MethodHandlers {
       return { name: server, signedIn: true as const };
     },
     'mcp.signOut': ({ name }) => services.mcp.signOut(services.mcpServers.get(name).name),
+    'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>

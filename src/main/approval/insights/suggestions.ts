@@ -6,7 +6,7 @@ import { canonicalJson } from '../../../shared/canonical-json';
 import type { CompiledPolicy } from '../policy/compiled-policy';
 import { decide } from '../policy/decision-pipeline';
 import { reasons, ruleName } from '../policy/decision-reasons';
-import { suggestRule } from '../policy/remember';
+import { locatingPointers } from '../policy/remember';
 import { compileRule, type CompiledRule } from '../policy/rule-compiler';
 import { sha256Hex } from '../../audit/audit-row';
 import { REDACTED } from '../../audit/redact';
@@ -34,7 +34,7 @@ export function conditionsFor(calls: readonly SeenCall[]): ArgumentMatcher[] | n
   if (calls.length === 0) return null;
   // The arguments remember-from-the-card would name, taken from every call (a call without one of them is not covered).
   const pointers = new Set<string>();
-  for (const call of calls) for (const matcher of suggestRule(call.args)) pointers.add(matcher.pointer);
+  for (const call of calls) for (const pointer of locatingPointers(call.args)) pointers.add(pointer);
   if (pointers.size === 0 || pointers.size > RULE_LIMITS.matchersPerRule) return null;
   const conditions: ArgumentMatcher[] = [];
   for (const pointer of [...pointers].sort()) {
