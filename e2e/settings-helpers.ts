@@ -6,7 +6,7 @@ import { ROOT, expect, type Workbench } from './fixtures';
 
 export const SETTINGS_SCREENS = path.join(ROOT, 'test-results', 'screens', 'settings');
 
-export type Section = 'Providers' | 'MCP servers' | 'Approvals' | 'Audit log' | 'Audit shipping';
+export type Section = 'Providers' | 'MCP servers' | 'Approvals' | 'Audit log' | 'Insights' | 'Audit shipping';
 
 /** Opens the app and the settings dialog on one section; answers the dialog. */
 export async function openSettings(page: Page, workbench: Workbench, section: Section): Promise<Locator> {

@@ -8,6 +8,7 @@ import { auditCommit } from './bench/audit-commit.ts';
 import { auditExport } from './bench/audit-export.ts';
 import { auditShip } from './bench/audit-ship.ts';
 import { auditVerify } from './bench/audit-verify.ts';
+import { insights } from './bench/insights.ts';
 import { cliRunTool } from './bench/cli-run-tool.ts';
 import { cliStart } from './bench/cli-start.ts';
 import { contractRoundtrip } from './bench/contract-roundtrip.ts';
@@ -26,7 +27,7 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, oauthRefresh, auditCommit, auditExport, auditVerify, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
+const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, oauthRefresh, auditCommit, auditExport, auditVerify, insights, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -101,6 +101,8 @@ export const AuditQueryInputSchema = z
       .optional(),
     actor: AuditActorSchema.optional(),
     kind: AuditKindSchema.optional(),
+    /** Rows whose "decided by" text starts with this (the rule or setting an Insights chart names). */
+    decidedBy: FilterTextSchema.optional(),
     cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page').optional(),
     limit: z.number().int().min(1).max(AUDIT_QUERY_MAX_LIMIT).optional(),
   })

@@ -6,10 +6,12 @@ import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS, isOneOf } from '../../share
 import { act, integer, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError, EXIT } from '../exit-codes';
 import { table } from '../terminal';
+import { auditStatsCommand } from './audit-stats';
 
 /** `workbench audit …`: the audit page of the app. */
 export function auditCommand(program: Command, options: ProgramOptions): void {
   const audit = program.command('audit').description('query, export and verify the audit log');
+  auditStatsCommand(audit, options);
 
   act(
     leaf(audit, 'query', 'rows of the audit log, newest first')

@@ -31,6 +31,10 @@ export function createAuditQuery(db: BetterSqlite3.Database): (query?: AuditQuer
     equal('server_name', query.serverName);
     equal('tool_name', query.toolName);
     equal('actor', query.actor);
+    if (query.decidedBy !== undefined) {
+      where.push('substr(decided_by, 1, ?) = ?');
+      params.push(query.decidedBy.length, query.decidedBy);
+    }
     if (query.decision !== undefined) {
       const decisions = [...new Set(Array.isArray(query.decision) ? query.decision : [query.decision])];
       where.push(`decision IN (${decisions.map(() => '?').join(', ')})`);

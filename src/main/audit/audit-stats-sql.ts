@@ -67,7 +67,7 @@ export function statsStatement(query: AuditStatsQuery): StatsStatement {
     params.push(value);
   }
   const waitCase = `CASE ${WAIT_BOUNDS_MS.map((bound, index) => `WHEN wait < ${bound} THEN ${index}`).join(' ')} ELSE ${WAIT_BOUNDS_MS.length} END`;
-  // The wait: from when the call started waiting (pending_approvals, kept once decided) to its decision row.
+  // The wait: from when the call started waiting (pending_requests, kept once decided) to its decision row.
   const sql = `SELECT bucket, kind, server_name, tool_name, decision, actor, source, CASE WHEN wait IS NULL THEN NULL ELSE ${waitCase} END AS wait_bucket,
   count(*), sum(wait), max(wait)
 FROM (
@@ -75,7 +75,7 @@ FROM (
     CASE WHEN a.actor IN ('policy', 'system') THEN a.decided_by END AS source,
     max(0, (julianday(a.time) - 2440587.5) * 86400000.0 - p.created_at) AS wait
   FROM audit_log a
-  LEFT JOIN pending_approvals p ON a.actor IN ('user', 'cli', 'system') AND a.kind = 'decision' AND p.chat_id = a.chat_id AND p.tool_call_id = a.tool_call_id
+  LEFT JOIN pending_requests p ON a.actor IN ('user', 'cli', 'system') AND a.kind = 'decision' AND coalesce(p.chat_id, '') = a.chat_id AND p.request_id = a.tool_call_id
   WHERE ${where.join(' AND ')}
 )
 GROUP BY bucket, kind, server_name, tool_name, decision, actor, source, wait_bucket`;

@@ -40,7 +40,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
-  const [settingsOpen, setSettingsOpen] = useState<false | 'providers' | 'approvals'>(false); // settings (ui-settings)
+  const [settingsOpen, setSettingsOpen] = useState<false | 'providers' | 'approvals' | 'insights'>(false); // settings (ui-settings)
   // "Show in Settings" after a card remembered something (docs/user/approvals.md "Remember from the card").
   useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
@@ -108,7 +108,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} waiting={waiting.byChat} />
+      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} onOpenInsights={() => setSettingsOpen('insights')} waiting={waiting.byChat} />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         {bridge !== undefined && <NotificationOffer waiting={waiting.total} />}

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
-import { CloseIcon, GearIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
+import { CloseIcon, ChartIcon, GearIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
 
 export interface SidebarProps {
   store: ChatsStore;
@@ -10,6 +10,8 @@ export interface SidebarProps {
   connected: boolean;
   /** Opens the settings (providers, servers, approvals, audit). */
   onOpenSettings?: () => void;
+  /** Opens the approval insights (docs/user/insights.md). */
+  onOpenInsights?: () => void;
   /** Calls waiting for a decision, per chat id (state/waiting-store.ts). */
   waiting?: ReadonlyMap<string, number>;
 }
@@ -35,7 +37,7 @@ function useRenderedCount(total: number): number {
   return Math.min(count, total);
 }
 
-export function Sidebar({ store, state, connected, onOpenSettings, waiting }: SidebarProps): React.JSX.Element {
+export function Sidebar({ store, state, connected, onOpenSettings, onOpenInsights, waiting }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -110,6 +112,12 @@ export function Sidebar({ store, state, connected, onOpenSettings, waiting }: Si
       </div>
       {onOpenSettings && (
         <footer className="sidebar-footer">
+          {onOpenInsights && (
+            <button type="button" className="sidebar-settings" data-testid="open-insights" onClick={onOpenInsights}>
+              <ChartIcon size={16} />
+              Insights
+            </button>
+          )}
           <button type="button" className="sidebar-settings" data-testid="open-settings" onClick={onOpenSettings}>
             <GearIcon size={16} />
             Settings

@@ -187,6 +187,14 @@ export function ListIcon({ size = 16 }: IconProps): React.JSX.Element {
   );
 }
 
+export function ChartIcon({ size = 16 }: IconProps): React.JSX.Element {
+  return (
+    <svg {...base(size)}>
+      <path d="M4 20V10M10 20V4M16 20v-7M22 20H2" />
+    </svg>
+  );
+}
+
 export function RefreshIcon({ size = 16 }: IconProps): React.JSX.Element {
   return (
     <svg {...base(size)}>

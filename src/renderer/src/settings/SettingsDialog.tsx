@@ -5,19 +5,23 @@ import { ApprovalsPage } from './approvals/ApprovalsPage';
 import { ProvidersPage } from './providers/ProvidersPage';
 import { ServersPage } from './servers/ServersPage';
 import { ShippingPage } from './shipping/ShippingPage';
-import { CheckShieldIcon, GearIcon, KeyIcon, ListIcon, SendIcon, ServerIcon } from '../components/icons';
+import { ChartIcon, CheckShieldIcon, GearIcon, KeyIcon, ListIcon, SendIcon, ServerIcon } from '../components/icons';
+import type { AuditFilters } from './audit/audit-filters';
 import './settings.css';
 
 // The audit viewer loads when its section is first shown.
 const AuditPage = lazy(() => import('./audit/AuditPage').then((module) => ({ default: module.AuditPage })));
+// The insights and their charting library (uPlot) load only when the section is opened.
+const InsightsPage = lazy(() => import('./insights/InsightsPage').then((module) => ({ default: module.InsightsPage })));
 
-export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit' | 'shipping';
+export type SettingsSection = 'providers' | 'servers' | 'approvals' | 'audit' | 'insights' | 'shipping';
 
 const SECTIONS: readonly { id: SettingsSection; label: string; icon: React.JSX.Element }[] = [
   { id: 'providers', label: 'Providers', icon: <KeyIcon /> },
   { id: 'servers', label: 'MCP servers', icon: <ServerIcon /> },
   { id: 'approvals', label: 'Approvals', icon: <CheckShieldIcon /> },
   { id: 'audit', label: 'Audit log', icon: <ListIcon /> },
+  { id: 'insights', label: 'Insights', icon: <ChartIcon /> },
   { id: 'shipping', label: 'Audit shipping', icon: <SendIcon /> },
 ];
 
@@ -31,6 +35,12 @@ export interface SettingsDialogProps {
 export function SettingsDialog({ api, initialSection = 'providers', onClose }: SettingsDialogProps): React.JSX.Element {
   const dialog = useRef<HTMLDialogElement>(null);
   const [section, setSection] = useState<SettingsSection>(initialSection);
+  /** The rows an Insights chart opened in the audit viewer (its filters), until the viewer is left. */
+  const [auditFilters, setAuditFilters] = useState<AuditFilters | undefined>(undefined);
+  const choose = (next: SettingsSection): void => {
+    setSection(next);
+    if (next !== 'audit') setAuditFilters(undefined);
+  };
 
   useEffect(() => {
     const element = dialog.current;
@@ -44,7 +54,7 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
     event.preventDefault();
     const next = SECTIONS[(index + step + SECTIONS.length) % SECTIONS.length];
     if (!next) return;
-    setSection(next.id);
+    choose(next.id);
     document.getElementById(`settings-tab-${next.id}`)?.focus();
   };
 
@@ -75,7 +85,7 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
                 aria-controls="settings-panel"
                 tabIndex={section === entry.id ? 0 : -1}
                 className={`settings-tab${section === entry.id ? ' is-selected' : ''}`}
-                onClick={() => setSection(entry.id)}
+                onClick={() => choose(entry.id)}
                 onKeyDown={(event) => moveFocus(event, index)}
               >
                 {entry.icon}
@@ -90,7 +100,18 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
           {section === 'approvals' && <ApprovalsPage api={api} />}
           {section === 'audit' && (
             <Suspense fallback={<p className="muted">Loading…</p>}>
-              <AuditPage api={api} />
+              <AuditPage key={JSON.stringify(auditFilters ?? null)} api={api} initialFilters={auditFilters} />
+            </Suspense>
+          )}
+          {section === 'insights' && (
+            <Suspense fallback={<p className="muted">Loading…</p>}>
+              <InsightsPage
+                api={api}
+                onOpenRows={(filters) => {
+                  setAuditFilters(filters);
+                  setSection('audit');
+                }}
+              />
             </Suspense>
           )}
           {section === 'shipping' && <ShippingPage api={api} />}

@@ -13,8 +13,8 @@ type VerifyState = { state: 'running' } | { state: 'done'; result: AuditVerifyRe
 type ExportState = { state: 'running'; format: AuditExportFormat; percent: number } | { state: 'done'; text: string } | { state: 'failed'; error: string };
 
 /** The audit log: filters, pages of rows (newest first), a row's detail, Verify and Export. */
-export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
-  const [filters, setFilters] = useState<AuditFilters>(EMPTY_FILTERS);
+export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialFilters?: AuditFilters | undefined }): React.JSX.Element {
+  const [filters, setFilters] = useState<AuditFilters>(initialFilters ?? EMPTY_FILTERS);
   /** Cursors of the pages before this one: the first page has none. */
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
@@ -219,6 +219,12 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
           </select>
         </label>
       </div>
+      {(filters.decisions !== undefined || filters.decidedBy !== undefined) && (
+        <p className="muted small" data-testid="audit-insights-filter">
+          From Insights:{filters.decisions && filters.decisions.length > 0 ? ` ${filters.decisions.map((decision) => DECISION_LABELS[decision]).join(' or ')}` : ''}
+          {filters.decidedBy ? ` decided by “${filters.decidedBy}”` : ''}
+        </p>
+      )}
       <div className="audit-toolbar">
         <span className="muted small">
           {entries && entries.length > 0

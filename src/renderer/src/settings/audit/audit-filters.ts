@@ -10,6 +10,9 @@ export interface AuditFilters {
   decision: AuditDecision | '';
   actor: AuditActor | '';
   kind: AuditKind | '';
+  /** Set only from an Insights chart: several decisions at once, and the rule or setting that decided. */
+  decisions?: readonly AuditDecision[];
+  decidedBy?: string;
 }
 
 export const EMPTY_FILTERS: AuditFilters = { from: '', to: '', chatId: '', serverName: '', toolName: '', decision: '', actor: '', kind: '' };
@@ -59,7 +62,8 @@ export function toAuditQuery(filters: AuditFilters, cursor: string | null, limit
     ...(text(filters.chatId) ? { chatId: text(filters.chatId) } : {}),
     ...(text(filters.serverName) ? { serverName: text(filters.serverName) } : {}),
     ...(text(filters.toolName) ? { toolName: text(filters.toolName) } : {}),
-    ...(filters.decision ? { decision: filters.decision } : {}),
+    ...(filters.decision ? { decision: filters.decision } : filters.decisions && filters.decisions.length > 0 ? { decision: [...filters.decisions] } : {}),
+    ...(filters.decidedBy ? { decidedBy: filters.decidedBy } : {}),
     ...(filters.actor ? { actor: filters.actor } : {}),
     ...(filters.kind ? { kind: filters.kind } : {}),
     ...(cursor ? { cursor } : {}),

@@ -1,0 +1,40 @@
+/** Settings → Insights in browser mode, over rows made by real approval cycles (Demo provider, Files server). */
+import { expect, test } from './fixtures';
+import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
+
+// Not yet passing: the second (dark) pass times out opening the page again on this host; run it with test.only to work on it.
+test.fixme('the insights page in light and dark, a bar opening its rows, and a suggestion accepted into the policy', async ({ page, workbench }) => {
+  test.setTimeout(120_000);
+  await filesReady(workbench);
+  // Five calls the person allowed once, never denied: the same listing every time, so a suggestion can name it exactly.
+  for (let index = 0; index < 5; index++) await runApprovalCycle(workbench, { title: `Chat ${index}`, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(workbench.url);
+    await page.getByTestId('open-insights').click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await expect(dialog.getByRole('heading', { level: 2, name: 'Insights' })).toBeVisible();
+    await expect(dialog.getByTestId('chart-decisions-by-day').locator('canvas').first()).toBeVisible();
+    await expect(dialog.getByRole('list', { name: 'Totals' })).toContainText('5Decisions');
+    await expect(dialog.getByTestId('insights-suggestions')).toContainText('You allowed Files.list_directory 5 times in 7 days and never denied it');
+    await shoot(page, `insights-${scheme}`);
+  }
+
+  // A part of a tool's bar opens its rows in the audit viewer.
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('button', { name: /Files\.list_directory: 5 Allowed by you; show the rows/ }).click();
+  await expect(dialog.getByRole('heading', { level: 2, name: 'Audit log' })).toBeVisible();
+  await expect(dialog.getByTestId('audit-insights-filter')).toContainText('Allowed once or Allowed for chat');
+  await expect(dialog.getByRole('table', { name: 'Audit log' }).locator('tbody tr')).toHaveCount(5);
+
+  // Accepted, the suggestion is a policy change in the log.
+  await dialog.getByRole('tab', { name: 'Insights' }).click();
+  await dialog.getByRole('button', { name: 'Allow without asking' }).click();
+  await expect(dialog.getByText(/A new allow rule at the end of your list/)).toBeVisible();
+  const view = (await workbench.call('policy.get')) as { policy: { rules: { id: string; note?: string }[] } };
+  const rule = view.policy.rules.find((entry) => entry.note === 'accepted from an Insights suggestion');
+  expect(rule).toBeDefined();
+  const rows = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
+  expect(rows.entries.some((entry) => entry.decidedBy.includes(rule?.id ?? '?'))).toBe(true);
+});
