@@ -165,5 +165,7 @@ if (total.passed === 0) {
   total.failed++;
   console.log('  ✗ no test ran');
 }
-console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped${expectedWords(total.expectedFailures)}`);
+// The last line keeps the plain form CI reads (`N passed, N failed, N skipped`); expected failures go on the line before.
+if (total.expectedFailures) console.log(`expected failures, not counted above: ${total.expectedFailures}`);
+console.log(`total: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 ? 1 : 0);
