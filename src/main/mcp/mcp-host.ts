@@ -17,6 +17,9 @@ import type { ServerRequestHandler } from './server-requests';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
 import { createStartSlots } from './start-slots';
+import type { ManagedSandbox } from '../../shared/approval';
+import { appInstallation, type SandboxBlock, type SandboxHost } from './sandbox';
+import { NO_SANDBOX_LIMITS } from './sandbox/limits';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
@@ -30,6 +33,11 @@ export interface McpHostOptions {
   stopGraceMs?: number;
   /** How many local servers start at once; default one per core (start-slots.ts). */
   startSlots?: number;
+  /**
+   * The organisation's limits on contained servers (docs/user/sandbox.md#organisation). Every stdio server is
+   * contained by default; `false` runs them unconfined (benchmarks' floors only).
+   */
+  sandbox?: { limits?: ManagedSandbox | undefined } | false;
 }
 
 export interface McpHostDependencies {
@@ -43,6 +51,8 @@ export interface McpHostDependencies {
   secrets?: SecretStore;
   /** Shows a sign-in page in the person's browser; false when this machine cannot (docs/user/mcp-oauth.md). */
   openSignInPage?: (url: string) => boolean;
+  /** A server's sandbox refused it something, during `call` when one call of it was running (docs/user/sandbox.md#blocks). */
+  onBlock?: (serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined) => void;
 }
 
 /**
@@ -180,7 +190,7 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, onBlock }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -192,6 +202,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
+  const sandbox: SandboxHost | undefined =
+    options.sandbox === false ? undefined : { dataDir, appRoot: appInstallation(), limits: { ...NO_SANDBOX_LIMITS, ...(options.sandbox?.limits ?? {}) } };
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let startedAt = 0;
   /** True only during `start`'s first reconcile with a `deferMs`: the servers it would start may wait instead. */
@@ -320,7 +332,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           maxMessageBytes: options.maxMessageBytes,
           stopGraceMs: options.stopGraceMs,
           startSlots,
+          sandbox,
         },
+        onBlock: (block, call) => onBlock?.(name, block, call),
         onStatus: () => {
           const { state } = entry.supervisor.status();
           if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';

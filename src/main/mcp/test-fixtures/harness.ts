@@ -7,10 +7,11 @@ import type { McpServerInput, McpServerState, McpServerView } from '../../../sha
 import { createEventHub, type EventHub } from '../../event-hub';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretStore } from '../../settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME } from '../../settings/settings-store';
-import { createMcpHost, type McpHost, type McpHostOptions } from '../mcp-host';
+import { createMcpHost, type McpHost, type McpHostDependencies, type McpHostOptions } from '../mcp-host';
 import { createMcpServerConfigService, type McpServerConfigService } from '../server-config-service';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./misbehaving-server.ts', import.meta.url));
+export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.ts', import.meta.url));
 
 /** A stdio server running the misbehaving fixture with these environment variables. */
 export function fixtureServer(env: Record<string, string> = {}, extra: Partial<McpServerInput> = {}): McpServerInput {
@@ -45,7 +46,8 @@ export function createTestHost(
     options = {},
     openSignInPage,
     dir: existing,
-  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string } = {},
+    onBlock,
+  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string; onBlock?: McpHostDependencies['onBlock'] } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
   const settings = openSettingsStore(path.join(dir, SETTINGS_FILE_NAME));
@@ -64,6 +66,7 @@ export function createTestHost(
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
     secrets,
     ...(openSignInPage ? { openSignInPage } : {}),
+    ...(onBlock ? { onBlock } : {}),
   });
   const test: TestHost = {
     dir,
