@@ -1,3 +1,4 @@
+import { SandboxChangeInputSchema, SandboxViewSchema } from './sandbox';
 import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
@@ -194,6 +195,10 @@ export const methods = {
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },
   'mcp.awaitSignIn': { input: McpServerRefInputSchema, output: McpAwaitSignInOutputSchema },
   'mcp.signOut': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  /** A server's sandbox profile, widened or narrowed by one grant (docs/user/sandbox.md). */
+  'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
+  'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },

@@ -64,6 +64,9 @@ describe('the contract', () => {
       | 'mcp.signIn'
       | 'mcp.awaitSignIn'
       | 'mcp.signOut'
+      | 'mcp.sandbox'
+      | 'mcp.sandboxWiden'
+      | 'mcp.sandboxNarrow'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
