@@ -76,7 +76,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       // electron-vite leaves the renderer unminified by default: 1.4 MB of JavaScript instead of about half that
-      // for the first screen to parse (issue 14 §4; docs/dev/benchmarks.md, renderer-first-load).
+      // for the first screen to parse (docs/dev/benchmarks.md, renderer-first-load).
       minify: true,
       rollupOptions: {
         input: { index: resolve('src/renderer/index.html') },

@@ -1,5 +1,5 @@
 /**
- * Accessibility (issue 16 §3, docs/user/accessibility.md). Every screenshot the specs take is checked with axe-core
+ * Accessibility (docs/user/accessibility.md). Every screenshot the specs take is checked with axe-core
  * in its colour scheme (e2e/axe.ts); here, the first screens a person meets are checked in both schemes at once.
  */
 import type { Page } from '@playwright/test';

@@ -1,5 +1,5 @@
 /**
- * When approvals are off (issue 16 §2, docs/user/approvals.md "When approvals are off"): a banner stays in the chat
+ * When approvals are off (docs/user/approvals.md "When approvals are off"): a banner stays in the chat
  * and says so, with the button that turns asking back on; calls that ran only because of it say so on their blocks.
  */
 import { expect, test } from './fixtures';

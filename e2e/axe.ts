@@ -1,5 +1,5 @@
 /**
- * axe-core at WCAG 2.2 AA (issue 16 §3, docs/user/accessibility.md): every screenshot the e2e specs take is also
+ * axe-core at WCAG 2.2 AA (docs/user/accessibility.md): every screenshot the e2e specs take is also
  * checked, in the colour scheme it is taken in, so each screen they show is checked in light and in dark.
  */
 import AxeBuilder from '@axe-core/playwright';

@@ -251,3 +251,24 @@ test('npm start says in one line that there is no Electron binary, then serves b
   expect(lines[0]).toBe('No Electron binary is installed on this machine, so AI Workbench starts in browser mode.');
   expect(lines[1]).toMatch(/^AI Workbench \(browser mode\) ready at http:\/\/127\.0\.0\.1:\d+\/#token=/);
 });
+
+test('a bad organisation policy stops the start before any ready line: nobody is sent to a server about to go', async () => {
+  const home = tempHome();
+  const policy = path.join(home, 'org-policy.json');
+  fs.writeFileSync(policy, '{ "rules": "not a list" }');
+  const child = spawn(process.execPath, [BROWSER_ENTRY, '--no-open', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: policy },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(code).toBe(1);
+  expect(stderr).toContain('AI Workbench cannot start');
+  expect(stderr).toContain(policy);
+  expect(stdout).not.toContain('ready at');
+});

@@ -26,11 +26,9 @@ for (const scheme of ['light', 'dark'] as const) {
     for (const name of ['Allow for this chat', 'Allow once', 'Deny']) await expect(card.getByRole('button', { name, exact: true })).toBeVisible();
     await expect(view.input).toBeDisabled();
     await expect(view.announcer).toHaveText('Approval needed: Run write_file from Files.');
-    await shoot(page, `${scheme}-21-approval-card`);
-
-    await card.getByRole('button', { name: /Run write_file from Files/ }).click();
+    // The exact arguments are in view without a click.
     await expect(card.getByLabel('Arguments')).toContainText('hello from the demo');
-    await shoot(page, `${scheme}-22-approval-card-arguments`);
+    await shoot(page, `${scheme}-21-approval-card`);
 
     await card.getByRole('button', { name: 'Allow once', exact: true }).click();
     await expect(view.cards).toHaveCount(0);

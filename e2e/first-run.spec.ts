@@ -1,5 +1,5 @@
 /**
- * A new user's first approval explains itself, once (issue 16 §4, docs/user/approvals.md "Your first approval"):
+ * A new user's first approval explains itself, once (docs/user/approvals.md "Your first approval"):
  * the Demo provider and the Files server, a card, the explanation of each button below it; "Got it" and it never
  * shows again, after a reload or on the next card.
  */

@@ -1,6 +1,6 @@
 /**
- * The parts of MCP beyond tools (issue 13 §4) in the UI, against the real server-everything: progress on a tool
- * block, a server's log with its level, roots, resources, prompts. Screenshots go to .cache/screenshots/.
+ * The parts of MCP beyond tools (docs/user/mcp-servers.md) in the UI, against the real server-everything: progress on a
+ * tool block, a server's log with its level, roots, resources, prompts. Screenshots go to .cache/screenshots/.
  */
 import path from 'node:path';
 import type { Page } from '@playwright/test';

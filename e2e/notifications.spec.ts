@@ -1,5 +1,5 @@
 /**
- * Browser mode's notifications for waiting calls (issue 16 §2, docs/user/browser-mode.md#notifications): the app
+ * Browser mode's notifications for waiting calls (docs/user/browser-mode.md#notifications): the app
  * explains and offers them the first time a call waits; once allowed, a call that starts waiting while the tab is
  * hidden raises one (naming the tool and server, not the arguments), the tab's favicon and title carry the count,
  * a click opens the call's card, and deciding it closes the notification.

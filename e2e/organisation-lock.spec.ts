@@ -1,5 +1,5 @@
 /**
- * Settings → Approvals under an organisation policy (issue 15 §4, docs/user/organisation-policy.md): browser mode
+ * Settings → Approvals under an organisation policy (docs/user/organisation-policy.md): browser mode
  * started with WORKBENCH_MANAGED_POLICY locking the global mode and one tool setting shows "Set by your
  * organisation" on them, with their controls disabled and described by that note; a default is marked.
  */

@@ -1,5 +1,5 @@
 /**
- * A server's prompts as slash commands (issue 13 §4, docs/user/mcp-servers.md#prompts), against the real
+ * A server's prompts as slash commands (docs/user/mcp-servers.md#prompts), against the real
  * server-everything: "/" lists them, a prompt with arguments opens a form with the server's suggestions, and its text
  * lands in the message box to be read before it is sent.
  */

@@ -1,7 +1,7 @@
 /**
- * Remember from the card (issue 16 §1), end to end: card → More… → confirmation → the rule or setting saved → the next
- * call like it runs without asking → Settings highlights it with Undo → asking comes back. The scripted fake LLM server
- * asks for real calls on the real Files server.
+ * Remember from the card (docs/user/approvals.md), end to end: card → More… → confirmation → the rule or setting saved
+ * → the next call like it runs without asking → Settings highlights it with Undo → asking comes back. The scripted fake
+ * LLM server asks for real calls on the real Files server.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -31,9 +31,9 @@ async function open(page: Page, workbench: Workbench, scheme: 'light' | 'dark' =
   return fake;
 }
 
-/** The model writes one file, then says so. */
-function scriptWrite(fake: FakeLlmServer, file: string, id: string): void {
-  fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: file, content: id }, id)] }, { kind: 'reply', text: [`Wrote ${file}.`] });
+/** The model writes one file (its content the call's id unless given), then says so. */
+function scriptWrite(fake: FakeLlmServer, file: string, id: string, content = id): void {
+  fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: file, content }, id)] }, { kind: 'reply', text: [`Wrote ${file}.`] });
 }
 
 test.afterEach(({ workbench }, testInfo) => {
@@ -53,7 +53,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const menu = page.getByRole('menu');
     await expect(menu.getByRole('menuitem', { name: 'Always allow this tool' })).toBeFocused();
     await expect(menu.getByRole('menuitem', { name: 'Always allow calls like this' })).toBeVisible();
-    await expect(menu.getByRole('menuitem', { name: 'Trust this server' })).toBeVisible();
+    await expect(menu.getByRole('menuitem', { name: 'Auto-approve all tools of this server' })).toBeVisible();
     await page.mouse.move(2, 2);
     await shot(page, `${scheme}-remember-menu`);
     await menu.getByRole('menuitem', { name: 'Always allow this tool' }).click();
@@ -106,7 +106,7 @@ for (const scheme of ['light', 'dark'] as const) {
 test('Always allow calls like this: the suggested folder rule, edited and checked before saving; in the folder it runs, outside it asks', async ({ page, workbench }) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
-  scriptWrite(fake, 'notes/a.md', 'call_a');
+  scriptWrite(fake, 'notes/a.md', 'call_a', 'note');
   await say(page, 'write a note');
   await view.card('write_file').getByRole('button', { name: 'More…' }).click();
   await page.getByRole('menuitem', { name: 'Always allow calls like this' }).click();
@@ -126,14 +126,28 @@ test('Always allow calls like this: the suggested folder rule, edited and checke
   await expect(view.pane.getByText('Wrote notes/a.md.')).toBeVisible();
 
   const { policy } = (await workbench.call('policy.get', {})) as { policy: { rules: { id: string; effect: string; args: unknown }[] } };
-  expect(policy.rules).toEqual([expect.objectContaining({ effect: 'allow', args: [{ pointer: '/path', match: 'glob', value: 'notes/**' }] })]);
+  expect(policy.rules).toEqual([
+    expect.objectContaining({
+      effect: 'allow',
+      args: [
+        { pointer: '/path', match: 'glob', value: 'notes/**' },
+        { pointer: '/content', match: 'equals', value: 'note' },
+      ],
+    }),
+  ]);
   const ruleId = policy.rules[0]?.id as string;
 
-  scriptWrite(fake, 'notes/b.md', 'call_b');
+  scriptWrite(fake, 'notes/b.md', 'call_b', 'note');
   await say(page, 'another note');
   await expect(view.pane.getByText('Wrote notes/b.md.')).toBeVisible();
   await expect(view.cards).toHaveCount(0);
-  const explained = (await workbench.call('policy.explain', { server: 'Files', tool: 'write_file', args: { path: 'notes/c.md' } })) as { source: { ruleId: string }; reason: string };
+  // The same folder with other content is not "like this": it asks.
+  scriptWrite(fake, 'notes/e.md', 'call_e', 'other');
+  await say(page, 'a different note');
+  await expect(view.card('write_file')).toBeVisible();
+  await view.card('write_file').getByRole('button', { name: 'Deny', exact: true }).click();
+  await expect(view.cards).toHaveCount(0);
+  const explained = (await workbench.call('policy.explain', { server: 'Files', tool: 'write_file', args: { path: 'notes/c.md', content: 'note' } })) as { source: { ruleId: string }; reason: string };
   expect(explained.source.ruleId).toBe(ruleId);
   expect(explained.reason).toContain('remembered from an approval card');
 
@@ -178,7 +192,7 @@ test('never offered where it cannot work: a deny rule catches the call, or the r
   await expect(view.card('write_file')).toBeVisible();
   await workbench.call('policy.update', { rules: { add: [{ id: 'no-x', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'notes/x.*' }] }] } });
   await view.card('write_file').getByRole('button', { name: 'More…' }).click();
-  for (const name of ['Always allow this tool', 'Always allow calls like this', 'Trust this server']) {
+  for (const name of ['Always allow this tool', 'Always allow calls like this', 'Auto-approve all tools of this server']) {
     await expect(page.getByRole('menuitem', { name })).toHaveAttribute('aria-disabled', 'true');
   }
   await expect(page.getByRole('menu')).toContainText('A deny rule catches this call');

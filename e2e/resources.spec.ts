@@ -1,5 +1,5 @@
 /**
- * Attaching a resource to a message (issue 13 §4, docs/user/mcp-servers.md#resources), against the real
+ * Attaching a resource to a message (docs/user/mcp-servers.md#resources), against the real
  * server-everything: the picker lists its resources and templates, a chosen one is read and shown as a chip, and
  * the model (the scripted fake server) gets its contents after the person's words.
  */

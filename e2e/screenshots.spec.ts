@@ -32,7 +32,7 @@ async function restMouse(page: Page): Promise<void> {
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`${scheme}: welcome, chats, renaming, search, delete dialog`, async ({ page, workbench }) => {
-    // Five screens shot and checked by axe: 51 s on CI's loaded host (stop 25), near the default 90 s.
+    // Five screens shot and checked by axe: about 51 s on a loaded CI host, near the default 90 s.
     test.setTimeout(150_000);
     await page.emulateMedia({ colorScheme: scheme });
     const view = ui(page);

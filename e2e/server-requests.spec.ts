@@ -170,3 +170,42 @@ test('a request no single chat made waits in "Server requests"; Decline answers 
   expect(chatId).not.toBe(other.id);
   await fake.close();
 });
+
+test('a server request is a card in the running exchange, in the chat\'s one scroll, at 1280×800 and 1024×700', async ({ page, workbench }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), { kind: 'reply', text: ['Thanks for the details.'] });
+  await say(page, 'ask me inline');
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  // In the exchange whose tool call made it, inside the message list: not docked between the list and the input.
+  await expect(view.pane.locator('.message-list article.exchange [data-testid="server-request-card"]')).toHaveCount(1);
+  await expect(view.pane.locator('.chat-view > [data-testid="server-request-card"], .chat-view > .server-requests')).toHaveCount(0);
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 1024, height: 700 },
+  ]) {
+    await page.setViewportSize(size);
+    // The input keeps its place and the list keeps most of the height; the form's Accept is reached by the one scroll.
+    const list = (await view.pane.locator('.message-list').boundingBox()) as { height: number };
+    expect(list.height).toBeGreaterThan(size.height * 0.5);
+    await expect(card.locator('form, .server-request-fields, textarea, input').first()).toBeVisible();
+    const scrollers = await card.evaluate((element) => {
+      const found: string[] = [];
+      for (let node = element.parentElement; node; node = node.parentElement) {
+        const style = (globalThis as unknown as { getComputedStyle(target: unknown): { overflowY: string } }).getComputedStyle(node);
+        if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) found.push(node.className);
+      }
+      return found;
+    });
+    expect(scrollers).toHaveLength(1);
+    await card.getByRole('button', { name: 'Accept' }).scrollIntoViewIfNeeded();
+    await expect(card.getByRole('button', { name: 'Accept' })).toBeInViewport();
+    await shootBoth(page, `server-request-inline-${size.width}x${size.height}`);
+  }
+  await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+  await card.getByRole('button', { name: 'Decline' }).click();
+  await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
+  await fake.close();
+});

@@ -61,7 +61,7 @@ test('server and tool settings: filter, set, only changed, reset to defaults', a
   await expect.poll(async () => (await policy(workbench.call)).tools).toEqual({ Files: { write_file: 'always-ask' } });
 
   await filter.fill('');
-  await files.getByRole('switch', { name: 'Run all tools of Files without asking' }).click();
+  await files.getByRole('switch', { name: 'Auto-approve all tools of Files' }).click();
   await expect.poll(async () => (await policy(workbench.call)).servers.Files?.autoApprove).toBe(true);
   await expect(dialog.getByTestId('policy-warnings')).toBeVisible();
 
@@ -76,7 +76,7 @@ test('server and tool settings: filter, set, only changed, reset to defaults', a
     const current = await policy(workbench.call);
     return { servers: current.servers, tools: current.tools };
   }).toEqual({ servers: {}, tools: {} });
-  await expect(files.getByRole('switch', { name: 'Run all tools of Files without asking' })).toHaveAttribute('aria-checked', 'false');
+  await expect(files.getByRole('switch', { name: 'Auto-approve all tools of Files' })).toHaveAttribute('aria-checked', 'false');
   await expect(dialog.getByRole('button', { name: 'Reset to defaults' })).toBeDisabled();
 });
 

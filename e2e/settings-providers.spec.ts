@@ -11,7 +11,7 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
 
   // A first launch has the offline Demo provider: no key needed, test connection works, models are listed.
   const demo = providers.getByRole('listitem', { name: 'Demo — not an AI model' });
-  await expect(demo.getByTestId('key-state')).toHaveText('Not set');
+  await expect(demo.getByTestId('key-state')).toHaveText('None needed — it runs offline');
   await demo.getByRole('button', { name: 'Test connection' }).click();
   await expect(demo.getByRole('status')).toContainText(/Connected — \d+ models? available/);
   await demo.getByRole('button', { name: 'Models' }).click();

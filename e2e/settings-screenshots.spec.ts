@@ -7,7 +7,7 @@ import { filesReady, openSettings, runAllowedCall, runApprovalCycle, shoot } fro
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`${scheme}: every settings page`, async ({ page, workbench }) => {
-    // Every page shot and checked by axe in one test: 72 s of 120 s on CI's loaded host (stop 25).
+    // Every page shot and checked by axe in one test: about 72 s on a loaded CI host, more than the default allows.
     test.setTimeout(180_000);
     await page.emulateMedia({ colorScheme: scheme });
     await filesReady(workbench);

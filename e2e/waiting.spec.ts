@@ -1,5 +1,5 @@
 /**
- * What waits, everywhere (issue 16 §2, docs/user/approvals.md "What waits"): a call waiting in one chat shows as a
+ * What waits, everywhere (docs/user/approvals.md "What waits"): a call waiting in one chat shows as a
  * count on its tab and in the chat list — also once its tab is closed —, the window title counts every waiting call,
  * and Ctrl+Shift+A opens the oldest one from anywhere with its card focused.
  */

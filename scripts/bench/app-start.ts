@@ -1,5 +1,5 @@
 /**
- * The first screen (issue 14 §4).
+ * The first screen (docs/dev/benchmarks.md).
  *
  * `app-start`: from spawning browser mode on a data folder with 1,000 chats and 10 MCP servers until, in
  * Chromium, the chat list is painted and the composer accepts input. Against a floor in the same run: a bare Node

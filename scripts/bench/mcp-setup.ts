@@ -5,6 +5,10 @@ import path from 'node:path';
 import type { McpServerInput } from '../../src/shared/mcp';
 import { createEventHub, type EventHub } from '../../src/main/event-hub';
 import { createMcpHost, type McpHost } from '../../src/main/mcp/mcp-host';
+import type { CallDoor } from '../../src/main/mcp/call-door';
+import { compilePolicy } from '../../src/main/approval/policy/compiled-policy';
+import { denyCheck } from '../../src/main/approval/policy/decision-pipeline';
+import { ApprovalPolicySchema } from '../../src/shared/approval';
 import { createMcpServerConfigService } from '../../src/main/mcp/server-config-service';
 import { openFileSecretStore } from '../../src/main/settings/secret-store';
 import { openSettingsStore } from '../../src/main/settings/settings-store';
@@ -34,7 +38,12 @@ export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir
   config.remove('Files');
   for (const [name, server] of Object.entries(servers)) config.add(name, server);
   const events = createEventHub((error) => console.error(error));
-  const host = createMcpHost({ config, events, dataDir, options: { clientVersion: 'bench' } });
+  // The app's door checks the deny rules before every call (src/main/approval/call-door-check.ts): the same work here.
+  const policy = compilePolicy(ApprovalPolicySchema.parse({}), null, []);
+  const door: CallDoor = (call) => {
+    if (denyCheck(call, policy)) throw new Error('denied');
+  };
+  const host = createMcpHost({ config, events, dataDir, options: { clientVersion: 'bench' }, door });
   const names = Object.keys(servers);
   const allReady = (): boolean => names.every((name) => {
     const status = host.server(name).status;

@@ -5,6 +5,7 @@ import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createEventHub } from '../../src/main/event-hub';
 import { createMcpHost } from '../../src/main/mcp/mcp-host';
+import { OPEN_DOOR } from '../../src/main/mcp/call-door';
 import { createMcpServerConfigService } from '../../src/main/mcp/server-config-service';
 import { FLUSH_DELAY_MS } from '../../src/main/mcp/oauth/oauth-credentials';
 import { oauthSecretKey } from '../../src/main/mcp/server-settings';
@@ -47,6 +48,7 @@ export const oauthRefresh: Benchmark = {
       events,
       dataDir,
       options: { clientVersion: 'bench' },
+      door: OPEN_DOOR,
       secrets,
       // The browser: follows the sign-in page's redirects back to the loopback receiver.
       openSignInPage: (url) => (void fetch(url).catch(() => undefined), true),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServerRequests } from '../../src/main/chat/server-requests.ts';
+import { createServerRequests } from '../../src/main/chat/server-request-flow.ts';
 import type { ServerRequestRecorder } from '../../src/main/audit/audit-log.ts';
 import type { GenerateEvent, GenerateRequest, LlmProvider } from '../../src/main/llm/provider.ts';
 import { createServices } from '../../src/main/services.ts';
@@ -55,7 +55,7 @@ export const samplingOverhead: Benchmark = {
       services.approvals.policy.update({ servers: { Bench: { sampling: 'allow', samplingTokenBudget: 10_000_000 } } });
       const requests = createServerRequests({
         audit,
-        events: services.events,
+        waits: services.approvals.pending.serverRequests,
         policy: () => services.approvals.policy.compiled(),
         modelFor: () => ({ providerId: 'demo', model: 'bench' }),
         provider: () => instant,

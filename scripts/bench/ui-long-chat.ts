@@ -1,9 +1,9 @@
 /**
  * `ui-long-chat`: a chat of 10,000 messages (5,000 exchanges of text, code, tables and tool calls) opened in
  * Chromium: from the click to its latest exchange on screen, against a floor in the same Chromium — a bare page that
- * fetches the same messages as plain text and puts all of them in the DOM, laid out only where on screen — goal ≤ 2×
- * (issue 14 §3); and scrolling all the way to its
- * first message (paging back as it goes) must cause no long task (> 50 ms, PerformanceObserver `longtask`).
+ * fetches the same messages as plain text and puts all of them in the DOM, laid out only where on screen — goal ≤ 2×;
+ * and scrolling all the way to its first message (paging back as it goes) must cause no long task (> 50 ms,
+ * PerformanceObserver `longtask`).
  */
 import type { NewMessage } from '../../src/main/chat/message-store.ts';
 import { createMessageStore } from '../../src/main/chat/message-store.ts';

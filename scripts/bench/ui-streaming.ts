@@ -5,7 +5,7 @@
  * main-thread task time (CDP `Performance.getMetrics` TaskDuration) per token, early in the reply (1–5k characters)
  * and at its end (16–20k), against the paint floor in the same Chromium: a bare page that reads the same stream and
  * appends each token as plain text to one element (measured before and after the app's reply; their mean).
- * Goals (issue 14 §3): ≤ 2× the floor at both ends, and ≤ 0.7 ms per token absolute on a quiet machine.
+ * Goals (docs/dev/benchmarks.md): ≤ 2× the floor at both ends, and ≤ 0.7 ms per token absolute on a quiet machine.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -182,7 +182,7 @@ async function measureReply(paced: PacedServer, page: Page, begin: () => Promise
 
 const EARLY = [1_000, 5_000] as const;
 const LATE = [16_000, 20_000] as const;
-/** Absolute goal on a quiet machine (issue 14 §3; PostHog's block-split renderer reached 0.35). */
+/** Absolute goal on a quiet machine (docs/dev/benchmarks.md; PostHog's block-split renderer reached 0.35). */
 const ABSOLUTE_GOAL_MS = 0.7;
 
 /** The floor: the same stream appended as plain text to one element by a bare page in the same Chromium. */

@@ -63,12 +63,26 @@ export async function build(options: SpawnOptions = {}): Promise<RunResult> {
 }
 
 /** Builds when something changed since the last build; exits the process when the build fails. */
-export async function ensureBuilt(log: (line: string) => void = console.error): Promise<void> {
+export async function ensureBuilt(log: (line: string) => void = console.error, verbose = process.env.WORKBENCH_BUILD_OUTPUT === '1'): Promise<void> {
   if (!buildIsStale()) return;
-  log('Building AI Workbench…');
-  // The build talks on stderr here, so that stdout stays what the caller prints (a ready line, JSON).
-  const { code } = await build({ stdio: ['ignore', 2, 2] });
+  if (verbose) {
+    log('Building AI Workbench…');
+    // The build talks on stderr here, so that stdout stays what the caller prints (a ready line, JSON).
+    const { code } = await build({ stdio: ['ignore', 2, 2] });
+    if (code !== 0) {
+      console.error('The build failed; see the messages above.');
+      process.exit(code);
+    }
+    return;
+  }
+  // Quiet unless asked (WORKBENCH_BUILD_OUTPUT=1): the bundler's ~80 lines go to a file, shown only when it fails.
+  const file = path.join(ROOT, '.cache', 'build.log');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  log(`Building AI Workbench… (its output: ${path.relative(process.cwd(), file) || file})`);
+  const out = fs.openSync(file, 'w');
+  const { code } = await build({ stdio: ['ignore', out, out] }).finally(() => fs.closeSync(out));
   if (code !== 0) {
+    process.stderr.write(fs.readFileSync(file, 'utf8'));
     console.error('The build failed; see the messages above.');
     process.exit(code);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallRequest } from '../shared/approval';
-import { askAboutCalls, checkArguments, foldedArguments, remaining, stopAskingHint } from './approval-prompt';
+import { APPROVAL_CHOICES, REMEMBER_CHOICES, askAboutCalls, checkArguments, foldedArguments, remaining, stopAskingHint } from './approval-prompt';
 import type { CallWait } from './exchange';
 import { ABANDONED, type LineReader } from './line-reader';
 import type { Colors } from './terminal';
@@ -55,6 +55,21 @@ describe('the approval prompt', () => {
     expect(stopAskingHint({ ...explicit, decision: { ...explicit.decision, source: { kind: 'ask-rule', ruleId: 'look', ruleNumber: 1 } } })).toBe(
       'To stop being asked: change or remove the ask rule (workbench policy set rule remove look); allowing it for this chat (s) does not.',
     );
+  });
+
+  it('shows every choice again after `?`: [a] and [l] too, not only seed 000\'s', async () => {
+    const answers = ['?', 'o'];
+    const ask = (): Promise<string | null> => Promise.resolve(answers.shift() ?? null);
+    const reader: LineReader = { ask, askUnless: ask, suspend: (work) => work(), close: () => {} };
+    const plain = (text: string | number | null | undefined): string => String(text ?? '');
+    const colors: Colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+    let written = '';
+    const rememberOptions = (): never => {
+      throw new Error('not asked in this test');
+    };
+    await askAboutCalls([request], { reader, colors, write: (text) => (written += text), explain: () => Promise.resolve(undefined), rememberOptions });
+    const afterWhy = written.slice(written.indexOf(APPROVAL_CHOICES) + APPROVAL_CHOICES.length);
+    expect(afterWhy).toContain(`${APPROVAL_CHOICES}\n${REMEMBER_CHOICES}\n`);
   });
 
   it('shows how long each call still waits, and when one stops waiting while asked (timed out, cancelled) says so and asks about the next', async () => {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ApprovalResolution, PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import { writeRequestFrame } from './request-frame';
 import { APPROVAL_WARNING, REMEMBER_WORDS } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
 import type { CallWait } from './exchange';
@@ -11,7 +12,7 @@ import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
 export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
-/** Remember from the prompt (issue 16 §1), on a line of its own so seed 000's choices read as they always did. */
+/** Remember from the prompt (docs/user/cli.md#chat), on a line of its own below seed 000's choices. */
 export const REMEMBER_CHOICES = `[a] ${REMEMBER_WORDS.tool.toLowerCase()}  [l] ${REMEMBER_WORDS.rule.toLowerCase()}`;
 
 export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
@@ -24,7 +25,10 @@ export interface ApprovalPromptDependencies {
   explain(request: ToolCallRequest): Promise<PolicyExplanation | undefined>;
   /** `approvals.rememberOptions` for this call with these arguments: the `a` and `l` answers. */
   rememberOptions?(request: ToolCallRequest, args: Record<string, unknown>): Promise<RememberOptions>;
-  /** Each call's time limit and the signal that it stopped waiting (issue 16 §2): the prompt shows the one and obeys the other. */
+  /**
+   * Each call's time limit and the signal that it stopped waiting (docs/user/cli.md#time-limits): the prompt shows
+   * the one and obeys the other.
+   */
   waits?: ReadonlyMap<string, CallWait>;
   env?: NodeJS.ProcessEnv;
   now?: () => number;
@@ -68,19 +72,35 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
     const timeLeft = (): string => (wait?.expiresAt == null ? '' : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`));
     let args = request.args;
     let edited = false;
-    const card = (): void => {
-      write('\n');
-      write(`${colors.bold(`Allow tool call from ${server}?`)}${requests.length > 1 ? colors.dim(`  (${index + 1} of ${requests.length})`) : ''}\n`);
-      write(`  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}\n`);
-      write(`${indent(foldedArguments(args), '  ')}\n`);
-      if (request.decision.definitionChanged) write(colors.yellow(`  This tool changed since you allowed it for this chat.\n`));
-      // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
-      if (request.decision.keepsAsking) write(colors.yellow(`  ${request.decision.keepsAsking}\n`));
-      write(`${colors.dim(APPROVAL_WARNING)}\n${colors.bold('Review each action carefully before approving.')}\n`);
+    // Every time the choices are shown again (after `?`, a cancelled edit…), they are all shown: `a` and `l` too.
+    const choices = (): void => {
       write(`${APPROVAL_CHOICES}\n`);
       if (dependencies.rememberOptions) write(`${colors.dim(REMEMBER_CHOICES)}\n`);
-      if (timeLeft()) write(`${timeLeft()}\n`);
     };
+    const card = (): void =>
+      writeRequestFrame(write, colors, {
+        title: `Allow tool call from ${server}?`,
+        tag: requests.length > 1 ? `(${index + 1} of ${requests.length})` : undefined,
+        body: [
+          `  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}`,
+          indent(foldedArguments(args), '  '),
+          ...(request.decision.definitionChanged ? [colors.yellow('  This tool changed since you allowed it for this chat.')] : []),
+          // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
+          ...(request.decision.identityChanged
+            ? [
+                colors.yellow(
+                  `  ${server} runs something else than when its settings were made: it asks again.\n    was: ${request.decision.identityChanged.previous}\n    now: ${request.decision.identityChanged.current}`,
+                ),
+              ]
+            : []),
+          // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
+          ...(request.decision.keepsAsking ? [colors.yellow(`  ${request.decision.keepsAsking}`)] : []),
+        ],
+        warning: APPROVAL_WARNING,
+        review: 'Review each action carefully before approving.',
+        choices: dependencies.rememberOptions ? [APPROVAL_CHOICES, REMEMBER_CHOICES] : [APPROVAL_CHOICES],
+        footer: timeLeft() || undefined,
+      });
     if (gone?.aborted) {
       moveOn();
       continue;
@@ -120,7 +140,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (reason === INTERRUPTED) return { kind: 'interrupted' };
         if (reason === null) return { kind: 'closed' };
         if (reason === '') {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_DENY', reason });
@@ -140,7 +160,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           edited = true;
           write(colors.green('Arguments accepted. Now allow (s, o) or deny (d, r) the call with them.\n'));
           card();
-        } else write(`${APPROVAL_CHOICES}\n`);
+        } else choices();
         continue;
       }
       if ((key === 'a' || key === 'l') && dependencies.rememberOptions) {
@@ -152,7 +172,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         if (remember === INTERRUPTED) return { kind: 'interrupted' };
         if (remember === null) return { kind: 'closed' };
         if (remember === undefined) {
-          write(`${APPROVAL_CHOICES}\n`);
+          choices();
           continue;
         }
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs, remember });
@@ -165,7 +185,7 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           moveOn();
           continue calls;
         }
-        write(`${APPROVAL_CHOICES}\n`);
+        choices();
         continue;
       }
       if (key !== '') write(colors.yellow(`"${answer.trim()}" is not an answer. `));
@@ -311,8 +331,8 @@ function indent(text: string, prefix: string): string {
 }
 
 /**
- * The same confirmation as the card's (issue 16 §1): what changes and where to undo it, or why it is not offered.
- * The action, or undefined when the person went back (or it is not offered).
+ * The same confirmation as the card's (docs/user/approvals.md "Remember from the card"): what changes and where to undo
+ * it, or why it is not offered. The action, or undefined when the person went back (or it is not offered).
  */
 async function confirmRemember(
   kind: 'tool' | 'rule',

@@ -1,6 +1,6 @@
 // `workbench audit verify` and `audit export` of the BUILT CLI on a log above every size threshold of
-// src/main/audit (issue 12 §1.7: at 20,000 rows verification moves to worker threads, and the built CLI
-// looked for its worker in out/main/chunks/ and ended with "Cannot find module").
+// src/main/audit (at 20,000 rows verification moves to worker threads, whose file the built CLI must find from
+// out/main/chunks/: docs/dev/architecture.md, built assets).
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,23 @@ describe('workbench audit verify: what the log remembers about itself (the built
       expect(result.stdout).toMatch(/^BROKEN at row #1 \(missing\): The log is empty, but 5 rows were written: it was wiped, together with its head\./);
       expect(result.stdout).toMatch(/WARNING: The log's protections were found changed and put back at .* \(trigger audit_log_no_delete was missing; trigger audit_head_no_delete was missing\); no row came in meanwhile\./);
       expect(result.stderr).toContain('only an anchor kept elsewhere catches that');
+    } finally {
+      fs.rmSync(wiped, { recursive: true, force: true });
+    }
+  });
+
+  it('a log wiped together with its head and the count of rows ever written: not "OK: 0 rows", exit 3', async () => {
+    const wiped = homeWith((db) =>
+      db.exec(
+        'DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DROP TRIGGER audit_watermark_no_delete; ' +
+          'DELETE FROM audit_log; DELETE FROM audit_head; DELETE FROM audit_watermark',
+      ),
+    );
+    try {
+      const result = await runCli(['audit', 'verify'], { home: wiped });
+      expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
+      expect(result.stdout).not.toMatch(/OK/);
+      expect(result.stdout).toMatch(/^BROKEN at row #0 \(head-mismatch\): The count of rows ever written was deleted outside AI Workbench/);
     } finally {
       fs.rmSync(wiped, { recursive: true, force: true });
     }

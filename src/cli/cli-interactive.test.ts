@@ -104,7 +104,7 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     test.fake.script(
       { kind: 'reply', toolCalls: [callOf('write_file', { path: file('notes/a.md'), content: 'a' })] },
       { kind: 'reply', text: ['First note written.'] },
-      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('notes/b.md'), content: 'b' })] },
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('notes/b.md'), content: 'a' })] },
       { kind: 'reply', text: ['Second note written.'] },
     );
     const term = chat();
@@ -116,13 +116,14 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     const confirm = await term.waitFor('Allow and remember? [y/n]');
     expect(confirm).toContain('Always allow calls like this? This call is allowed once now, and:');
     expect(confirm).toContain(`Files write_file when /path matches ${file('notes')}/**`);
+    expect(confirm).toContain('/content');
     expect(confirm).toContain('Where to undo: Settings › Approvals › Rules');
     term.type('y');
     await term.waitFor('First note written.');
     await term.waitFor('› ');
     term.type('another note');
     await term.waitFor('Second note written.');
-    expect(fs.readFileSync(file('notes/b.md'), 'utf8')).toBe('b');
+    expect(fs.readFileSync(file('notes/b.md'), 'utf8')).toBe('a');
     const rows = await decisions();
     expect(rows.map((row) => [row.decision, row.actor])).toEqual([
       ['allow_once', 'user'],

@@ -1,6 +1,8 @@
 /** `workbench servers login NAME` against the SDK-built OAuth fixture: it prints the sign-in address (no desktop here), waits for the browser, and stores the tokens. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOAuthServer, type OAuthFixture } from '../main/mcp/test-fixtures/oauth-server';
 import { assertBuilt, CLI_ENTRY, cliEnv, cliJson, makeHome, ROOT } from './testing/cli-process';
@@ -41,5 +43,47 @@ describe('workbench servers login', () => {
     const servers = await cliJson<{ name: string; signedIn?: boolean }[]>(['servers', 'list'], { home });
     expect(servers.find((server) => server.name === 'remote')?.signedIn).toBe(true);
     expect(fs.readFileSync(`${home}/settings.json`, 'utf8')).not.toContain('access_token');
+  }, 60_000);
+
+  it('opens the browser on an owner-only page: the sign-in address (state, PKCE challenge, port) is on no command line', async () => {
+    assertBuilt();
+    fixture = await startOAuthServer();
+    home = makeHome();
+    await cliJson(['servers', 'add', 'remote', '--url', fixture.url], { home });
+    // A desktop whose xdg-open records what it was given, where any local process could read it (/proc/PID/cmdline).
+    const bin = path.join(home, 'fake-bin');
+    const argvFile = path.join(home, 'xdg-open-argv');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" >> '${argvFile}'\n`, { mode: 0o755 });
+    const child = spawn(process.execPath, [CLI_ENTRY, 'servers', 'login', 'remote'], {
+      cwd: ROOT,
+      env: cliEnv(home, { DISPLAY: ':99', WAYLAND_DISPLAY: undefined, PATH: `${bin}:${process.env.PATH ?? ''}` }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const address = await new Promise<string>((resolve) => {
+      const poll = setInterval(() => {
+        const match = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(stderr)?.[1];
+        if (match && fs.existsSync(argvFile)) {
+          clearInterval(poll);
+          resolve(match);
+        }
+      }, 50);
+    });
+    const argv = fs.readFileSync(argvFile, 'utf8').trim();
+    const authorize = new URL(address);
+    expect(argv).toMatch(/^file:\/\/\S+\.html$/);
+    for (const secret of [authorize.searchParams.get('state'), authorize.searchParams.get('code_challenge'), new URL(authorize.searchParams.get('redirect_uri') as string).port]) {
+      expect(secret).toBeTruthy();
+      expect(argv).not.toContain(secret);
+    }
+    // The page the browser opens leads on to the sign-in, and only its owner can read it.
+    const page = fileURLToPath(argv);
+    expect(fs.readFileSync(page, 'utf8')).toContain(JSON.stringify(address));
+    expect(fs.statSync(page).mode & 0o077).toBe(0);
+    await fetch(address).catch(() => undefined);
+    expect(await closed).toBe(0);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
-// The organisation's policy and the policy rows of the audit log at the CLI (issue 15 §3, §4): the built CLI as a child
-// process on a temporary data folder, against the real services and SQLite.
+// The organisation's policy and the policy rows of the audit log at the CLI (docs/user/organisation-policy.md,
+// docs/user/audit-log.md): the built CLI as a child process on a temporary data folder, against the real services and
+// SQLite.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

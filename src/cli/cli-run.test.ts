@@ -62,7 +62,8 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
     const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
     script();
     const result = await runCli(['run', 'read it', ...test.providerFlags], { home: test.home });
-    expect(result.code).toBe(0);
+    // The tool failed (the file is missing): a failed call ends the command with 1, as docs/user/cli.md says.
+    expect(result.code).toBe(1);
     expect(result.stdout).toBe('Reading. FAKE: Allowed once\nDone. FAKE: Allowed once\n');
     expect(result.stderr).toMatch(/⏺ Files · read_text_file · error/);
     expect(result.stderr).not.toMatch(unsafe);

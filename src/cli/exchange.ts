@@ -1,7 +1,7 @@
 import type { ApprovalResolution, ApprovalsChange, ToolCallApproval, ToolCallRequest } from '../shared/approval';
 import { errorText } from '../shared/error-data';
 import type { ChatMessage, ChatStreamEvent, ToolCallRecord } from '../shared/messages';
-import type { ServerRequestDecision, ServerRequestsChange, ServerRequestView } from '../shared/server-requests';
+import type { ServerRequestDecision, ServerRequestsChange, ServerRequestView } from '../shared/server-request-views';
 import type { CliSession } from './session';
 import type { Colors } from './terminal';
 import { createStreamSanitizer } from './terminal-text';

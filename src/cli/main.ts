@@ -8,10 +8,15 @@ import { EXIT } from './exit-codes';
 import { exitOnSignals, stopRunningLifecycles } from '../main/shutdown';
 import { sanitizeForTerminal } from './terminal-text';
 import { buildProgram, exitCodeOf } from './program';
+import { endQuietlyOnClosedPipe } from './closed-pipe';
 
 // Ended by a signal other than Ctrl+C (a closed terminal, kill): stop the services in order (exchanges, MCP servers,
 // database) and exit with 128 + the signal's number. Ctrl+C is the chat's own (stop the reply, then quit).
 exitOnSignals({ signals: { SIGTERM: 128 + 15, SIGHUP: 128 + 1 }, stop: stopRunningLifecycles });
+// A reader that closed its end (`| head -1`): stop the services in order and end quietly.
+endQuietlyOnClosedPipe([process.stdout, process.stderr], (code) => {
+  void stopRunningLifecycles().finally(() => process.exit(code));
+});
 
 async function main(): Promise<void> {
   let code: number = EXIT.ok;

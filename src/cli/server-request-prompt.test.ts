@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServerRequestView } from '../shared/server-requests';
+import type { ServerRequestView } from '../shared/server-request-views';
 import type { LineReader } from './line-reader';
 import { INTERRUPTED } from './line-reader';
 import { askAboutServerRequest, SAMPLING_CHAT_LESS_CHOICES, SAMPLING_CHOICES } from './server-request-prompt';

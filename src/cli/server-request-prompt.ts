@@ -1,7 +1,9 @@
-import type { ServerRequestDecision, ServerRequestView } from '../shared/server-requests';
+import type { ServerRequestDecision, ServerRequestView } from '../shared/server-request-views';
 import { INTERRUPTED, type LineReader } from './line-reader';
+import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
+import { isWebUrl, NOT_A_WEB_URL } from '../shared/web-url';
 
 /** The answers a server request takes in a terminal (docs/user/server-requests.md), like seed 000's prompt. */
 export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [e] edit the prompt';
@@ -30,15 +32,19 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
     answer === INTERRUPTED ? { kind: 'interrupted' } : answer === null ? { kind: 'closed' } : undefined;
   const decided = (decision: ServerRequestDecision): ServerRequestPromptOutcome => ({ kind: 'decision', decision });
 
-  write('\n');
   if (request.kind === 'sampling' && request.stage === 'request') {
-    write(`${colors.bold(`Allow ${show(request.serverName)} to use your model?`)}\n`);
-    write(`  Model ${request.model ? `${request.model.model} (${request.model.providerId})` : 'none'} · max ${request.maxTokens} tokens · budget ${request.budget.used} of ${request.budget.limit} used\n`);
-    if (request.systemPrompt) write(`  System prompt: ${show(request.systemPrompt)}\n`);
-    for (const [index, message] of request.messages.entries()) write(`  ${index + 1}. ${message.role}: ${show(message.text)}\n`);
-    write(`${colors.dim('The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.')}\n`);
     const choices = request.chatId === null ? SAMPLING_CHAT_LESS_CHOICES : SAMPLING_CHOICES;
-    write(`${choices}\n`);
+    writeRequestFrame(write, colors, {
+      title: `Allow ${show(request.serverName)} to use your model?`,
+      tag: 'sampling',
+      body: [
+        `  Model ${request.model ? `${request.model.model} (${request.model.providerId})` : 'none'} · max ${request.maxTokens} tokens · budget ${request.budget.used} of ${request.budget.limit} used`,
+        ...(request.systemPrompt ? [`  System prompt: ${show(request.systemPrompt)}`] : []),
+        ...request.messages.map((message, index) => `  ${index + 1}. ${message.role}: ${show(message.text)}`),
+      ],
+      warning: 'The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.',
+      choices: [choices],
+    });
     let messages: string[] | undefined;
     for (;;) {
       const answer = await ask('> ');
@@ -64,9 +70,12 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
     }
   }
   if (request.kind === 'sampling') {
-    write(`${colors.bold(`Send the model's answer to ${show(request.serverName)}?`)}\n`);
-    write(`${show(request.answer?.text ?? '')}\n`);
-    write(`${ANSWER_CHOICES}\n`);
+    writeRequestFrame(write, colors, {
+      title: `Send the model's answer to ${show(request.serverName)}?`,
+      tag: 'sampling',
+      body: [show(request.answer?.text ?? '')],
+      choices: [ANSWER_CHOICES],
+    });
     let text: string | undefined;
     for (;;) {
       const answer = await ask('> ');
@@ -87,9 +96,19 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
     }
   }
   if (request.mode === 'url') {
-    write(`${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n`);
-    write(`  ${colors.cyan(show(request.url))}\n`);
-    write(`${colors.dim('Check the address: the server chose it. AI Workbench does not open it from the terminal.')}\n${URL_CHOICES}\n`);
+    // Only http(s) pages (shared/web-url.ts); the main process declines others before they are asked.
+    if (!isWebUrl(request.url)) {
+      write(`\n${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`);
+      write(`Declined: ${NOT_A_WEB_URL}.\n`);
+      return decided({ action: 'decline' });
+    }
+    writeRequestFrame(write, colors, {
+      title: `${show(request.serverName)} asks you to open a page`,
+      tag: 'elicitation',
+      body: [`  ${show(request.message)}`, `  ${colors.cyan(show(request.url))}`],
+      warning: 'Check the address: the server chose it. AI Workbench does not open it from the terminal.',
+      choices: [URL_CHOICES],
+    });
     for (;;) {
       const answer = await ask('> ');
       const stop = stopped(answer);
@@ -101,8 +120,12 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
       write('Type o, d or c and press Enter.\n');
     }
   }
-  write(`${colors.bold(`${show(request.serverName)} asks for information`)}\n  ${show(request.message)}\n`);
-  write(`${FORM_CHOICES}\n`);
+  writeRequestFrame(write, colors, {
+    title: `${show(request.serverName)} asks for information`,
+    tag: 'elicitation',
+    body: [`  ${show(request.message)}`],
+    choices: [FORM_CHOICES],
+  });
   for (;;) {
     const answer = await ask('> ');
     const stop = stopped(answer);

@@ -1,7 +1,7 @@
 import type { MethodInput, MethodName, MethodOutput } from '../shared/contract';
 import { createDispatcher, type Dispatch } from '../main/host/dispatcher';
 import { createHandlers } from '../main/host/handlers';
-import { openInDefaultBrowser } from '../main/host/open-url';
+import { openThroughRedirectPage } from '../main/host/open-url';
 import { startServices, type ServicesLifecycle } from '../main/lifecycle';
 import { isStartupProblem, type Services } from '../main/services';
 import { resolveDataDir } from '../main/settings/data-dir';
@@ -31,13 +31,14 @@ export interface SessionOptions {
 
 export function openSession(options: SessionOptions): CliSession {
   let lifecycle: ServicesLifecycle;
+  const dataDir = resolveDataDir();
   try {
     lifecycle = startServices({
-      dataDir: resolveDataDir(),
+      dataDir,
       host: 'cli',
       version: options.version,
       // `workbench servers login` prints the address when this returns false (no desktop here).
-      openSignInPage: (url) => openInDefaultBrowser(url),
+      openSignInPage: (url) => openThroughRedirectPage(dataDir, url),
       onListenerError: (error) => process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
       onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
     });

@@ -33,6 +33,16 @@ describe('toolCallLine', () => {
       toolCallLine(call({ status: 'success', durationMs: 12, decision: { outcome: 'allow', actor: 'policy', reason: 'r', ...(approvalsOff ? { approvalsOff } : {}) } }), colors);
     expect(ran('global')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: approvals off)');
     expect(ran('chat')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: this chat never asks)');
-    expect(ran()).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms');
+    expect(ran()).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms\n      Ran without asking: r');
+  });
+
+  it('says why a call ran without asking: the rule or setting that allowed it; not for a call a person allowed', () => {
+    const reason = "Auto-approved: tool setting 'everything.trigger-long-running-operation'";
+    expect(toolCallLine(call({ status: 'success', durationMs: 5, decision: { outcome: 'allow', actor: 'policy', reason } }), colors)).toBe(
+      "  ⏺ everything · trigger-long-running-operation · ok · 5 ms\n      Ran without asking: tool setting 'everything.trigger-long-running-operation'",
+    );
+    expect(toolCallLine(call({ status: 'success', durationMs: 5, decision: { outcome: 'allow', actor: 'user', reason: "You chose 'Allow once'" } }), colors)).toBe(
+      '  ⏺ everything · trigger-long-running-operation · ok · 5 ms',
+    );
   });
 });

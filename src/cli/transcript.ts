@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCallRecord } from '../shared/messages';
+import { ranWithoutAsking } from '../shared/why-words';
 import { formatDuration, type Colors } from './terminal';
 
 const STATUS_WORDS: Record<ToolCallRecord['status'], string> = {
@@ -24,6 +25,8 @@ export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
   if (call.decision?.approvalsOff) line += colors.yellow(call.decision.approvalsOff === 'chat' ? ' (not asked: this chat never asks)' : ' (not asked: approvals off)');
   const why = call.status === 'denied' || call.status === 'timeout' || call.status === 'cancelled' || call.status === 'error' ? (call.decision?.userReason ? `${call.decision.reason}: "${call.decision.userReason}"` : (call.error ?? call.decision?.reason)) : undefined;
   if (why) line += `\n      ${colors.dim(firstLine(why))}`;
+  // A call that ran without asking says which rule or setting let it (docs/user/cli.md, "What reaches your terminal").
+  else if (call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !call.decision.approvalsOff) line += `\n      ${colors.dim(firstLine(ranWithoutAsking(call.decision.reason)))}`;
   return line;
 }
 

@@ -8,7 +8,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 describe('builtAssets: one place that knows the build layout, wherever the bundler put the calling code', () => {
   it.each([
     ['an entry', 'out/main/cli.js'],
-    ['a shared chunk (where the CLI session landed, issue 12 §1.7)', 'out/main/chunks/session-CgtVQoEu.js'],
+    ['a shared chunk (where the CLI session module lands)', 'out/main/chunks/session-CgtVQoEu.js'],
   ])('from %s of a build', (_where, file) => {
     expect(builtAssets(path.join(root, file))).toEqual({
       mode: 'built',

@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
  *
  * Why one place: the bundler puts this module's code into an entry (`out/main/cli.js`) or into a shared
  * chunk (`out/main/chunks/session-….js`) as it sees fit, so `new URL('./audit-worker.js', import.meta.url)`
- * written in a host's file pointed into `out/main/chunks/` for the CLI and `audit verify` of a log of
- * 20,000 rows or more failed with "Cannot find module" (issue 12 §1.7). Here the layout is recognised
+ * written in a host's file would point into `out/main/chunks/` for the CLI, and `audit verify` of a log of
+ * 20,000 rows or more would fail with "Cannot find module". Here the layout is recognised
  * from where this code actually sits, whichever file that is. See docs/dev/architecture.md.
  */
 export interface BuiltAssets {

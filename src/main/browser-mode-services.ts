@@ -5,7 +5,7 @@
 import { version } from '../../package.json';
 import { createDispatcher } from './host/dispatcher';
 import { createHandlers } from './host/handlers';
-import { openInDefaultBrowser } from './host/open-url';
+import { openThroughRedirectPage } from './host/open-url';
 import type { BrowserBackend } from './host/browser-server';
 import { startServices, type ServicesLifecycle } from './lifecycle';
 import { WINDOW_START_DEFER_MS } from './mcp/mcp-host';
@@ -28,8 +28,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
       dataDir,
       host: 'browser',
       version,
-      // An MCP server's OAuth sign-in page: its address holds no secret (PKCE protects the code), so it goes as is.
-      openSignInPage: (url) => openInDefaultBrowser(url),
+      // An MCP server's OAuth sign-in page, through an owner-only redirect page: its address stays off the command line.
+      openSignInPage: (url) => openThroughRedirectPage(dataDir, url),
       onListenerError: (error) => console.error(error),
       onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
     });
@@ -51,7 +51,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
       // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
       // Those whose tools are known from the last launch wait until the first screen is up (or something needs them).
       services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
-      // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+      // Audit rows go to the organisation's log pipeline, if the settings name one (docs/user/audit-shipping.md;
+      // src/main/audit/shipping).
       services.auditShipping.start();
     },
   };

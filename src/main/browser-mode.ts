@@ -108,7 +108,6 @@ async function main(): Promise<void> {
   // Whatever ends the process another way (an uncaught error, process.exit elsewhere); the lifecycle's own exit
   // guard stops the MCP servers.
   process.on('exit', () => redirectPage?.remove());
-  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   const started = await starting.catch((error: unknown) => {
     console.error('AI Workbench cannot start:', error);
     return null;
@@ -117,6 +116,9 @@ async function main(): Promise<void> {
     await server.close();
     process.exit(1);
   }
+  // Ready only now: the services started, the organisation's policy among them (a bad one stops the start above,
+  // and no "ready" line may have sent anyone to a server that is about to go) — docs/user/browser-mode.md.
+  console.log(`AI Workbench (browser mode) ready at ${server.url}`);
   started.lifecycle.addInput('redirect page', () => redirectPage?.remove());
   started.lifecycle.addInput('browser-mode server', () => server.close());
   started.startBackground();

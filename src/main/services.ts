@@ -17,17 +17,21 @@ import { AuditShippingSettingsSchema } from '../shared/audit-shipping';
 import { createReceivedVerifier, type ReceivedVerifier } from './audit/shipping/verify-against';
 import { wakingAuditLog } from './audit/shipping/waking-audit-log';
 import { createAuditExportFolder, type AuditExportFolder } from './audit/export-folder';
+import { createAuditInsights, type AuditInsights } from './approval/insights/insights';
 import { createSqliteAuditLog } from './audit/sqlite-audit-log';
 import { createChatRepository } from './chat/chat-repository';
 import { createChatService, type ChatService } from './chat/chat-service';
 import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
-import { createServerRequests } from './chat/server-requests';
+import { createServerRequests } from './chat/server-request-flow';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
+import type { CallDoor } from './mcp/call-door';
+import { WorkbenchError } from './errors';
+import { callDoor } from './approval/call-door-check';
 import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
@@ -73,6 +77,8 @@ export interface Services {
   readonly auditDownloads: AuditExportDownloads;
   /** Exports into the data folder's exports/ folder: all the contract's `audit.export` may write. */
   readonly auditExports: AuditExportFolder;
+  /** Approval insights: the figures of a period, and suggestions from them (docs/user/insights.md). */
+  readonly auditInsights: AuditInsights;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -136,7 +142,7 @@ export function createServices(options: ServicesOptions): Services {
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
   // Built before the coordinator that answers the servers' requests: they reach it through `late`.
-  const late: { coordinator?: ExchangeCoordinator; sandboxProfiles?: SandboxProfileService } = {};
+  const late: { coordinator?: ExchangeCoordinator; door?: CallDoor; sandboxProfiles?: SandboxProfileService } = {};
   const mcp = createMcpHost({
     config: mcpServers,
     events,
@@ -156,6 +162,12 @@ export function createServices(options: ServicesOptions): Services {
     },
     secrets,
     ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
+    // Shut until the approval engine is built: no call can reach a server before the deny rules can be checked.
+    door: (call) => {
+      if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
+      late.door(call);
+    },
+    ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
@@ -216,6 +228,7 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
+  const auditInsights = createAuditInsights(db, () => approvals.policy);
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
@@ -224,6 +237,7 @@ export function createServices(options: ServicesOptions): Services {
       db,
       settings,
       events,
+      chatChanges: chats.onDidChange,
       chats,
       managed,
       actor: options.host === 'cli' ? 'cli' : 'user',
@@ -232,6 +246,8 @@ export function createServices(options: ServicesOptions): Services {
       // A server's trust is its `trusted` flag in the MCP settings, and only there.
       trustedServers: {
         names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        // What each server runs: settings, grants and rules are bound to it (docs/user/approvals.md, "A server's identity").
+        facts: () => mcpServers.facts(),
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
       },
       onError: options.onListenerError,
@@ -242,6 +258,13 @@ export function createServices(options: ServicesOptions): Services {
     db.close();
     throw error;
   }
+  late.door = callDoor(approvals.gate);
+  mcpServers.onDidChangeServerName((change) => {
+    const dropped = approvals.followServer(change);
+    if (change.kind === 'added' && dropped) {
+      events.emit('mcp.onDidChangeServer', { kind: 'notice', name: change.name, message: freedNameNotice(change.name) });
+    }
+  });
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});
@@ -258,7 +281,8 @@ export function createServices(options: ServicesOptions): Services {
   });
   const serverRequests = createServerRequests({
     audit,
-    events,
+    waits: approvals.pending.serverRequests,
+    onError,
     policy: () => approvals.policy.compiled(),
     modelFor: (chatId) => {
       const chat = chatId === null ? undefined : chats.get(chatId);
@@ -293,6 +317,7 @@ export function createServices(options: ServicesOptions): Services {
     auditReceived,
     auditDownloads,
     auditExports,
+    auditInsights,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -315,4 +340,9 @@ export function createServices(options: ServicesOptions): Services {
       }
     },
   };
+}
+
+/** What the person is told when a server takes a name that still held another server's settings or grants. */
+export function freedNameNotice(name: string): string {
+  return `"${name}" was the name of another server: the approvals, rules and chat grants made for it were not given to this one. It starts with nothing; every call asks until you decide otherwise.`;
 }

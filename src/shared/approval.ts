@@ -1,9 +1,12 @@
 import { z } from './zod';
+import type { ResolutionOutcome, ToolCallDecision, Verdict } from './decisions';
+import { ResolutionOutcomeSchema, ToolCallDecisionSchema, VerdictSchema } from './decision-schemas';
 import { CHAT_APPROVAL_MODES, GLOBAL_APPROVAL_MODES, TOOL_APPROVAL_SETTINGS } from './closed-sets';
 import { settingsRecord } from './setting-names';
 import { AuditSinkSchema } from './audit-shipping';
 import { ChatIdSchema } from './chat';
-import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-requests';
+import { MAX_SAMPLING_TOKEN_BUDGET, SamplingPolicySchema } from './server-request-views';
+import { IdentityChangeSchema } from './server-identity';
 import { JsonSchemaObjectSchema, ToolAnnotationsSchema, ToolCallSchema } from './tool';
 
 // ── Policy settings (the `approvals` section of the settings document) ──────────────────────────
@@ -42,8 +45,10 @@ export type ServerApprovalSettings = z.infer<typeof ServerApprovalSettingsSchema
 export const ToolApprovalSettingSchema = z.enum(TOOL_APPROVAL_SETTINGS);
 export type ToolApprovalSetting = z.infer<typeof ToolApprovalSettingSchema>;
 
-export const RuleEffectSchema = z.enum(['allow', 'ask', 'deny']);
-export type RuleEffect = z.infer<typeof RuleEffectSchema>;
+export { VerdictSchema };
+/** A rule's effect is a verdict. */
+export const RuleEffectSchema = VerdictSchema;
+export type RuleEffect = Verdict;
 
 export const RULE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const RuleIdSchema = z.string().regex(RULE_ID_PATTERN, 'must be 1–64 letters, digits, dots, dashes or underscores');
@@ -158,13 +163,31 @@ export type PolicyUpdate = z.infer<typeof PolicyUpdateSchema>;
 
 // ── Managed policy (read-only, from the organisation) ───────────────────────────────────────────
 
+/**
+ * An organisation's rule may name a server by what it runs as well as by name (docs/user/organisation-policy.md,
+ * "Naming a server by what it runs"): globs over the server's command (its path or its file name), the package it
+ * runs, and the URL (origin and path) it is reached at. Every one given must match, and so must `server`.
+ */
+export const ServerIdentityMatcherSchema = z
+  .strictObject({
+    command: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+    package: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+    url: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+  })
+  .refine((matcher) => matcher.command !== undefined || matcher.package !== undefined || matcher.url !== undefined, 'names a command, a package or a url');
+export type ServerIdentityMatcher = z.infer<typeof ServerIdentityMatcherSchema>;
+
 /** The organisation's rules deny; `effect` may be left out. */
-export const ManagedRuleSchema = ApprovalRuleSchema.extend({ effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny') });
+export const ManagedRuleSchema = ApprovalRuleSchema.extend({
+  effect: z.literal('deny', 'a managed policy holds deny rules only').default('deny'),
+  serverIdentity: ServerIdentityMatcherSchema.optional(),
+});
 export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
 /** An allow or ask rule the organisation sets, as a default or locked (its deny rules are the top-level `rules`). */
 export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
-  effect: z.enum(['allow', 'ask'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
+  effect: VerdictSchema.exclude(['deny'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
+  serverIdentity: ServerIdentityMatcherSchema.optional(),
 });
 export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;
 
@@ -175,12 +198,24 @@ export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
 /**
  * Approval settings as the organisation sets them: as `defaults` (they apply until the person changes that setting) or
  * `locked` (the person sees them and cannot change them). `servers` and `tools` name single entries; `auditShipping`
- * holds sinks (issue 15 §1's managed twin: locked sinks always ship).
+ * holds sinks (locked sinks always ship: docs/user/organisation-policy.md).
  */
 export const ManagedSettingsSchema = z.strictObject({
   mode: GlobalApprovalModeSchema.optional(),
   timeoutSeconds: z.number().int().min(0).max(MAX_APPROVAL_TIMEOUT_SECONDS).optional(),
-  servers: settingsRecord(z.strictObject({ autoApprove: z.boolean() })).optional(),
+  /**
+   * Per server, each part on its own: `autoApprove`, and its sampling (`sampling`, `samplingTokenBudget`;
+   * docs/user/server-requests.md). What is not named stays the person's.
+   */
+  servers: settingsRecord(
+    z
+      .strictObject({
+        autoApprove: z.boolean().optional(),
+        sampling: SamplingPolicySchema.optional(),
+        samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
+      })
+      .refine((settings) => Object.keys(settings).length > 0, { message: 'name at least one of autoApprove, sampling, samplingTokenBudget' }),
+  ).optional(),
   tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
   rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
   auditShipping: z
@@ -189,6 +224,21 @@ export const ManagedSettingsSchema = z.strictObject({
     .optional(),
 });
 export type ManagedSettings = z.infer<typeof ManagedSettingsSchema>;
+
+const HttpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https URL' });
+const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: 'must be the authorization server\'s issuer URL' });
+
+/**
+ * The organisation's OAuth client settings: the URL of its client metadata document (a URL-based client id, used
+ * where an authorization server supports it), and clients it registered beforehand, by authorization server issuer.
+ */
+export const ManagedOAuthSchema = z.strictObject({
+  clientMetadataUrl: HttpsUrlSchema.optional(),
+  clients: z
+    .record(IssuerUrlSchema, z.strictObject({ clientId: z.string().min(1).max(500), clientSecret: z.string().min(1).max(2000).optional() }))
+    .optional(),
+});
+export type ManagedOAuth = z.infer<typeof ManagedOAuthSchema>;
 
 /**
  * The organisation's policy file (WORKBENCH_MANAGED_POLICY, or the OS location: docs/user/organisation-policy.md).
@@ -220,6 +270,8 @@ export const ManagedPolicySchema = z
     disallowNeverAsk: z.boolean().default(false),
     defaults: ManagedSettingsSchema.default({}),
     locked: ManagedSettingsSchema.default({}),
+    /** How AI Workbench identifies itself to OAuth authorization servers (docs/user/organisation-policy.md#oauth). */
+    oauth: ManagedOAuthSchema.optional(),
   })
   .superRefine((policy, context) => {
     if (policy.disallowNeverAsk && policy.locked.mode === 'never-ask') {
@@ -263,8 +315,9 @@ export type PolicyView = z.infer<typeof PolicyViewSchema>;
 export const ChatApprovalModeSchema = z.enum(CHAT_APPROVAL_MODES);
 export type ChatApprovalMode = z.infer<typeof ChatApprovalModeSchema>;
 
-export const DecisionOutcomeSchema = z.enum(['allow', 'ask', 'deny']);
-export type DecisionOutcome = z.infer<typeof DecisionOutcomeSchema>;
+/** A decision's outcome is a verdict. */
+export const DecisionOutcomeSchema = VerdictSchema;
+export type DecisionOutcome = Verdict;
 
 /** The pipeline's steps (docs/dev/architecture.md "The decision pipeline"), as the source of a decision. */
 export const DecisionSourceKindSchema = z.enum([
@@ -311,6 +364,11 @@ export const PolicyDecisionSchema = z.object({
    * recorded but cannot silence it (docs/dev/architecture.md, the decision pipeline, step 3). Absent in requests stored before it existed.
    */
   keepsAsking: z.string().optional(),
+  /**
+   * The server runs something else than what its settings, grants and rules were made for (its launch spec changed,
+   * docs/user/approvals.md "A server's identity"): what it ran then and what it runs now. None of them allows its calls.
+   */
+  identityChanged: IdentityChangeSchema.optional(),
 });
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
@@ -373,10 +431,11 @@ export const ToolCallRequestSchema = ToolCallSchema.extend({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequestSchema>;
 
-export const ToolCallDecisionSchema = z.enum(['TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_DENY']);
-export type ToolCallDecision = z.infer<typeof ToolCallDecisionSchema>;
+/** Seed 000's answers, derived from their resolutions in src/shared/decisions.ts. */
+export { ToolCallDecisionSchema };
+export type { ToolCallDecision };
 
-// ── Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") ─────────
+// ── Remember from the card (docs/user/approvals.md) ──────────────────────────────────────────────
 
 /**
  * What a person may ask the policy to remember while allowing one call: the tool's own setting to auto-approve,
@@ -433,7 +492,7 @@ export const ToolCallApprovalSchema = z.object({
   editedArgs: z.record(z.string(), z.unknown()).optional(),
   /** Why the person denied; kept in the audit log and told to the model. */
   reason: z.string().max(2_000).optional(),
-  /** Allow decisions only: what the policy should remember from this answer (issue 16 §1). */
+  /** Allow decisions only: what the policy should remember from this answer (docs/user/approvals.md). */
   remember: RememberActionSchema.optional(),
 });
 export type ToolCallApproval = z.infer<typeof ToolCallApprovalSchema>;
@@ -453,8 +512,8 @@ export const PendingApprovalSchema = z.object({
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
-export const ResolutionOutcomeSchema = z.enum(['allow_session', 'allow_once', 'deny', 'timeout', 'cancelled']);
-export type ResolutionOutcome = z.infer<typeof ResolutionOutcomeSchema>;
+export { ResolutionOutcomeSchema };
+export type { ResolutionOutcome };
 
 /** How a pending call ended. Only `allow_*` may run, with `args` (the edited ones when the person edited them). */
 export const ApprovalResolutionSchema = z.object({

@@ -2,7 +2,7 @@ import { z } from './zod';
 import { AuditHeadSchema, AuditProblemSchema } from './audit';
 
 /**
- * Audit shipping (issue 15 §1): every audit row delivered, at least once and in sequence order, to the
+ * Audit shipping (docs/user/audit-shipping.md): every audit row delivered, at least once and in sequence order, to the
  * organisation's log pipeline. The `auditShipping` settings section; a managed-policy twin with the same
  * shape can later add sinks the person cannot remove (the shipper takes a list of sinks and does not care
  * where each came from: `origin` says so in the status).
@@ -59,8 +59,8 @@ export const AuditSinkSchema = z.discriminatedUnion('type', [SyslogSinkSchema, O
 export type AuditSinkConfig = z.output<typeof AuditSinkSchema>;
 
 /**
- * Signed checkpoints (issue 15 §2): every `everyRows` rows, or every `everyMinutes` minutes when rows came in
- * meanwhile, a `checkpoint` row signs the chain head with the log's Ed25519 key.
+ * Signed checkpoints (docs/user/audit-shipping.md#signed-checkpoints): every `everyRows` rows, or every `everyMinutes`
+ * minutes when rows came in meanwhile, a `checkpoint` row signs the chain head with the log's Ed25519 key.
  */
 const checkpointFields = {
   enabled: z.boolean(),

@@ -1,13 +1,14 @@
 import { z } from './zod';
-import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS } from './closed-sets';
+import { AUDIT_ACTORS, AUDIT_KINDS } from './closed-sets';
+import { AuditDecisionSchema } from './decision-schemas';
 
 /**
  * What was decided about one tool call. `auto_*` and `session_grant` are decided without asking:
  * by a rule or setting, or by an earlier "Allow for this chat". `timeout` and `cancelled` are
  * never recorded as a person's "deny".
  */
-export const AuditDecisionSchema = z.enum(AUDIT_DECISIONS);
-export type AuditDecision = z.infer<typeof AuditDecisionSchema>;
+export { AuditDecisionSchema };
+export type { AuditDecision } from './decisions';
 
 /**
  * Who decided: a person, the policy (rules, settings, grants), or the system (timeouts, stops, the CLI's non-interactive mode).
@@ -47,7 +48,10 @@ export const AuditEntrySchema = z.object({
   decidedBy: z.string().nullable(),
   /** The person's reason for a deny, when given. */
   reason: z.string().nullable(),
-  /** Redacted arguments and the SHA-256 of the canonical original arguments. */
+  /**
+   * Redacted arguments and the keyed hash of the canonical original arguments (`hmac-sha256:<hex>`; a bare SHA-256
+   * in rows written before keys: docs/user/audit-log.md).
+   */
   args: z.unknown(),
   argsHash: z.string().nullable(),
   editedArgs: z.unknown().nullable(),

@@ -4,8 +4,8 @@
  * without loading zod (docs/dev/benchmarks.md, `cli-start`). The schemas are `z.enum(` these `)`.
  */
 
-/** audit.ts `AuditDecisionSchema`. */
-export const AUDIT_DECISIONS = ['allow_session', 'allow_once', 'deny', 'timeout', 'cancelled', 'auto_allow', 'auto_deny', 'session_grant'] as const;
+/** audit.ts `AuditDecisionSchema`: the one list of decisions lives in decisions.ts. */
+export { AUDIT_DECISIONS } from './decisions';
 /** audit.ts `AuditActorSchema`. */
 export const AUDIT_ACTORS = ['user', 'policy', 'system', 'cli', 'managed'] as const;
 /** audit.ts `AuditKindSchema`. */
@@ -16,8 +16,8 @@ export const GLOBAL_APPROVAL_MODES = ['ask', 'auto-approve-read-only-trusted', '
 export const TOOL_APPROVAL_SETTINGS = ['auto-approve', 'always-ask', 'inherit'] as const;
 /** approval.ts `ChatApprovalModeSchema`. */
 export const CHAT_APPROVAL_MODES = ['use-tool-settings', 'always-ask', 'never-ask'] as const;
-/** Whether a server may sample the chat's model (docs/user/server-requests.md#settings). */
-export const SAMPLING_POLICIES = ['ask', 'allow', 'deny'] as const;
+/** Whether a server may sample the chat's model (docs/user/server-requests.md#sampling). */
+export { VERDICTS as SAMPLING_POLICIES } from './decisions';
 /** The tokens a server may have the model write per chat: the default and the most that can be set. */
 export const DEFAULT_SAMPLING_TOKEN_BUDGET = 10_000;
 export const MAX_SAMPLING_TOKEN_BUDGET = 10_000_000;

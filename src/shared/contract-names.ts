@@ -43,6 +43,7 @@ export const methodNames = [
   'mcp.tools',
   'mcp.resources',
   'mcp.readResource',
+  'mcp.appView',
   'mcp.subscribeResource',
   'mcp.unsubscribeResource',
   'mcp.prompts',
@@ -56,6 +57,7 @@ export const methodNames = [
   'mcp.sandbox',
   'mcp.sandboxWiden',
   'mcp.sandboxNarrow',
+  'mcp.signInAsClient',
   'audit.query',
   'audit.export',
   'audit.verify',
@@ -68,6 +70,9 @@ export const methodNames = [
   'audit.checkpoints',
   'audit.setCheckpoints',
   'audit.verifyAgainst',
+  'audit.stats',
+  'audit.suggestions',
+  'audit.acceptSuggestion',
 ] as const;
 
 export const eventNames = [

@@ -1,4 +1,5 @@
 import { SandboxChangeInputSchema, SandboxViewSchema } from './sandbox';
+import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
 import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
@@ -44,6 +45,14 @@ import {
   AuditVerifyAgainstInputSchema,
   AuditVerifyAgainstResultSchema,
 } from './audit-shipping';
+import {
+  AuditAcceptSuggestionInputSchema,
+  AuditAcceptSuggestionOutputSchema,
+  AuditStatsInputSchema,
+  AuditStatsSchema,
+  AuditSuggestionsInputSchema,
+  AuditSuggestionsSchema,
+} from './audit-stats';
 import {
   ChatChangeSchema,
   ChatConfigureInputSchema,
@@ -115,7 +124,7 @@ import {
   ServerRequestsChangeSchema,
   ServerRequestsListInputSchema,
   ServerRequestsListOutputSchema,
-} from './server-requests';
+} from './server-request-views';
 
 /** A method takes no input: callers may omit it or pass `{}`. */
 const NoInputSchema = z.strictObject({}).optional();
@@ -183,6 +192,8 @@ export const methods = {
   'mcp.resources': { input: McpResourcesInputSchema, output: McpResourcesOutputSchema },
   /** One resource's contents: a request the person makes, never the model. */
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
+  'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
@@ -199,6 +210,7 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },
@@ -217,6 +229,12 @@ export const methods = {
   'audit.setCheckpoints': { input: AuditCheckpointsSetInputSchema, output: AuditCheckpointsViewSchema },
   /** The local log checked against a file of the rows a collector received (JSONL or rsyslog). */
   'audit.verifyAgainst': { input: AuditVerifyAgainstInputSchema, output: AuditVerifyAgainstResultSchema },
+  /** Approval insights: a period's figures, for the Insights page and `workbench audit stats` (docs/user/insights.md). */
+  'audit.stats': { input: AuditStatsInputSchema, output: AuditStatsSchema },
+  /** Suggestions from the evidence of the last days. */
+  'audit.suggestions': { input: AuditSuggestionsInputSchema.optional(), output: AuditSuggestionsSchema },
+  /** Accepts an allow suggestion: an audited policy change, undone from Settings › Approvals. */
+  'audit.acceptSuggestion': { input: AuditAcceptSuggestionInputSchema, output: AuditAcceptSuggestionOutputSchema },
 } as const satisfies Record<MethodName, MethodSpec>;
 
 /**

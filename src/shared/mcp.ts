@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { MCP_LOG_LEVELS } from './closed-sets';
 import { guardedRecord, settingName } from './setting-names';
+import { IdentityChangeSchema, ServerIdentitySchema } from './server-identity';
 import { ToolDefinitionSchema } from './tool';
 
 /**
@@ -45,6 +46,14 @@ const HttpUrlSchema = z
 
 /** A client id the person got from the server's owner, for an OAuth server without dynamic client registration. Not a secret. */
 const OAuthClientIdSchema = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
+/** A pre-registered OAuth client's secret (docs/user/mcp-oauth.md#pre-registered-clients): kept with the other secrets. */
+const OAuthClientSecretSchema = z.string().min(1).max(2000).regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
+/** A pre-registered client's private key for `private_key_jwt` (RFC 7523): a PKCS#8 PEM and its JWS algorithm. */
+export const OAuthPrivateKeySchema = z.strictObject({
+  pem: z.string().min(1).max(20_000).regex(/-----BEGIN PRIVATE KEY-----/, 'must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)'),
+  algorithm: z.enum(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']),
+});
+export type OAuthPrivateKey = z.infer<typeof OAuthPrivateKeySchema>;
 
 /** `auto` tries Streamable HTTP and falls back to the older SSE transport when the server does not speak it. */
 export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
@@ -87,6 +96,8 @@ export const McpServerInputSchema = z.union([
     headers: SecretMapSchema.optional(),
     type: McpHttpTransportSchema.optional(),
     oauthClientId: OAuthClientIdSchema.optional(),
+    oauthClientSecret: OAuthClientSecretSchema.optional(),
+    oauthPrivateKey: OAuthPrivateKeySchema.optional(),
     ...ServerOptionsShape,
   }),
 ]);
@@ -113,6 +124,14 @@ export const McpEditInputSchema = z.strictObject({
   headers: SecretChangesSchema.optional(),
   type: McpHttpTransportSchema.optional(),
   oauthClientId: OAuthClientIdSchema.nullable().optional(),
+  /** A value sets the secret, null removes it. */
+  oauthClientSecret: OAuthClientSecretSchema.nullable().optional(),
+  oauthPrivateKey: OAuthPrivateKeySchema.nullable().optional(),
+  /**
+   * The person accepts what the server runs now as the server its settings, grants and rules were made for (after its
+   * launch spec changed: docs/user/approvals.md, "A server's identity").
+   */
+  acceptIdentity: z.literal(true).optional(),
 });
 export type McpEditInput = z.infer<typeof McpEditInputSchema>;
 
@@ -172,6 +191,10 @@ export const McpServerViewSchema = z.object({
   /** The folders the server is told about: its own setting, or the default (the Files server's sandbox). */
   roots: z.array(z.string()),
   status: McpServerStatusSchema,
+  /** What the server runs (docs/user/approvals.md, "A server's identity"); the name is a label. */
+  identity: ServerIdentitySchema.optional(),
+  /** Its launch spec changed since its settings were made: what it ran then and runs now; its calls ask again. */
+  identityChanged: IdentityChangeSchema.optional(),
 });
 export type McpServerView = z.infer<typeof McpServerViewSchema>;
 
@@ -222,6 +245,8 @@ export const McpToolsOutputSchema = z.object({ tools: z.array(McpToolSchema) });
 export const McpServerChangeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('updated'), server: McpServerViewSchema }),
   z.object({ kind: z.literal('removed'), name: z.string() }),
+  /** Something the person should know about a server (a different server took a freed name and starts with nothing). */
+  z.object({ kind: z.literal('notice'), name: z.string(), message: z.string() }),
 ]);
 export type McpServerChange = z.infer<typeof McpServerChangeSchema>;
 

@@ -1,5 +1,6 @@
 import { z } from './zod';
-import { ApprovalResolutionSchema, ToolCallApprovalSchema, ToolCallRequestSchema } from './approval';
+import { ApprovalResolutionSchema, DecisionOutcomeSchema, ToolCallApprovalSchema, ToolCallRequestSchema } from './approval';
+import { TOOL_CALL_STATUS_OF, WAITING_APPROVAL } from './decisions';
 import { ChatIdSchema } from './chat';
 import { WorkbenchErrorDataSchema } from './errors';
 import { FinishReasonSchema, UsageSchema } from './llm';
@@ -45,12 +46,12 @@ export type ModelToolCall = z.infer<typeof ModelToolCallSchema>;
  * before it could run: an unknown tool, malformed arguments); `denied` by a rule or a person; `timeout` nobody
  * decided in time; `cancelled` the chat was stopped; `interrupted` the app ended while it ran.
  */
-export const ToolCallStatusSchema = z.enum(['pending', 'running', 'success', 'error', 'denied', 'timeout', 'cancelled', 'interrupted']);
+export const ToolCallStatusSchema = z.enum(['pending', 'running', 'success', 'error', ...Object.values(TOOL_CALL_STATUS_OF), 'interrupted']);
 export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>;
 
 /** Who decided a call, and why, in words (the approval card's "why", the tool block's badge). */
 export const ToolCallDecisionInfoSchema = z.object({
-  outcome: z.enum(['allow', 'deny', 'ask']),
+  outcome: DecisionOutcomeSchema,
   actor: z.enum(['policy', 'user', 'system']),
   /** "Auto-approved: tool setting 'Files.read_file'", "You chose 'Allow once'", "Denied by your rule #2 …". */
   reason: z.string(),
@@ -112,8 +113,8 @@ export const ModelReplySchema = z.object({
 });
 export type ModelReply = z.infer<typeof ModelReplySchema>;
 
-/** Why a reply ended: the model's own reason, or the loop's (`max_rounds`, `waiting_approval`, `error`). */
-export const ReplyEndSchema = z.union([FinishReasonSchema, z.enum(['max_rounds', 'waiting_approval', 'error'])]);
+/** Why a reply ended: the model's own reason, or the loop's (`max_rounds`, `waiting-approval`, `error`). */
+export const ReplyEndSchema = z.union([FinishReasonSchema, z.enum(['max_rounds', WAITING_APPROVAL, 'error'])]);
 export type ReplyEnd = z.infer<typeof ReplyEndSchema>;
 
 // ── Messages ────────────────────────────────────────────────────────────────────────────────────
@@ -183,7 +184,7 @@ export type ErrorChatMessage = z.infer<typeof ErrorChatMessageSchema>;
  * `waiting-approval`: calls wait for a person (the input is disabled); `idle`: nothing.
  */
 export const ChatActivitySchema = z.object({
-  status: z.enum(['idle', 'generating', 'running-tools', 'waiting-approval']),
+  status: z.enum(['idle', 'generating', 'running-tools', WAITING_APPROVAL]),
   exchangeId: z.string().nullable(),
 });
 export type ChatActivity = z.infer<typeof ChatActivitySchema>;

@@ -3,7 +3,7 @@ import { z } from './zod';
 /**
  * Names that can never key a settings map (servers, tools, providers, env and header names): in a plain
  * object `__proto__` sets the prototype instead of adding an entry, so zod's records drop it and a change
- * naming it answered ok and did nothing (issue 12 §1.6); `constructor` and `prototype` read through to
+ * naming it would answer ok and do nothing; `constructor` and `prototype` read through to
  * Object.prototype wherever a map is indexed. Refused with this message, at the contract and in the files.
  */
 export const RESERVED_SETTING_NAMES: readonly string[] = ['__proto__', 'constructor', 'prototype'];

@@ -1,3 +1,4 @@
+import { McpToolUiSchema } from './mcp-apps';
 import { z } from './zod';
 
 /**
@@ -23,6 +24,8 @@ export const ToolDefinitionContentSchema = z.object({
   inputSchema: JsonSchemaObjectSchema,
   outputSchema: JsonSchemaObjectSchema.optional(),
   annotations: ToolAnnotationsSchema.optional(),
+  /** Its view and who may call it, from `_meta.ui` (docs/user/mcp-apps.md); part of the hash only when declared. */
+  ui: McpToolUiSchema.optional(),
 });
 export type ToolDefinitionContent = z.infer<typeof ToolDefinitionContentSchema>;
 

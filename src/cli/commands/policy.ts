@@ -23,7 +23,7 @@ Settings:
   mode ask|auto-approve-read-only-trusted|never-ask   the global switch (never-ask turns approvals off)
   timeout SECONDS                                     how long a call waits for you (0 = forever)
   tool SERVER TOOL auto-approve|always-ask|inherit    one tool's setting
-  server SERVER auto-approve|ask                      all of a server's tools (seed 003's bypass) or not
+  server SERVER auto-approve|ask                      auto-approve all tools of a server, or not
   (a server's trust is an MCP server setting: workbench servers trust|distrust SERVER)
   server SERVER forget                                drop the server's settings
   sampling SERVER ask|allow|deny                      may the server have the chat's model write for it

@@ -124,6 +124,8 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       }
       if (outcome.status === 'error') return EXIT.error;
       if (outcome.status === 'stopped') return EXIT.interrupted;
+      // A tool that failed is a failed call (docs/user/cli.md, "Exit codes"), even when the model went on.
+      if (outcome.calls.some((call) => call.status === 'error')) return EXIT.error;
       return outcome.denied > 0 ? EXIT.denied : EXIT.ok;
     } finally {
       process.off('SIGINT', onInterrupt);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
-import type { McpServerInput } from '../../shared/mcp';
+import { OAuthPrivateKeySchema, type McpServerChange, type McpServerInput, type OAuthPrivateKey } from '../../shared/mcp';
 import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
@@ -21,16 +21,25 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     if (list.length === 0) return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
     context.terminal.line(
       table([
-        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'LAUNCH'].map((cell) => colors.bold(cell)),
+        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'IDENTITY (WHAT IT RUNS)'].map((cell) => colors.bold(cell)),
         ...list.map((server) => [
           server.name,
           server.enabled ? 'yes' : 'no',
           server.trusted ? 'yes' : 'no',
           flags.status ? `${stateWords(server.status.state, server.status.toolCount, server.status.message)}${server.status.containment === 'not-contained' ? ' — Not contained' : ''}` : server.kind,
-          launchWords(server),
+          server.identity?.description ?? launchWords(server),
         ]),
       ]),
     );
+    // A changed launch spec: its settings wait for the person (docs/user/approvals.md, "A server's identity").
+    for (const server of list) {
+      if (!server.identityChanged) continue;
+      context.terminal.line(
+        colors.yellow(
+          `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
+        ),
+      );
+    }
   });
 
   act(
@@ -40,6 +49,10 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       .option('--env <NAME=VALUE...>', 'environment variables (stored as secrets)')
       .option('--header <NAME=VALUE...>', 'HTTP headers (stored as secrets)')
       .option('--oauth-client-id <id>', 'for an OAuth server without dynamic registration: the client ID its owner gave you')
+      .option('--oauth-client-secret-env <NAME>', "that client's secret, read from this environment variable (stored as a secret)")
+      .option('--oauth-client-secret-stdin', "that client's secret, read from stdin (stored as a secret)")
+      .option('--oauth-private-key-file <pem>', "that client's private key for private_key_jwt, a PKCS#8 PEM file (stored as a secret)")
+      .option('--oauth-signing-algorithm <alg>', 'the JWS algorithm of that key (ES256, RS256…)', 'ES256')
       .option('--cwd <dir>', 'working directory of a command')
       .option('--trusted', "trust the server's tool annotations (readOnlyHint…)")
       .option('--disabled', 'add it without starting it')
@@ -50,7 +63,21 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       context,
       name: string,
       command: string[],
-      flags: { package?: string; url?: string; env?: string[]; header?: string[]; oauthClientId?: string; cwd?: string; trusted?: boolean; disabled?: boolean; timeout?: number },
+      flags: {
+        package?: string;
+        url?: string;
+        env?: string[];
+        header?: string[];
+        oauthClientId?: string;
+        oauthClientSecretEnv?: string;
+        oauthClientSecretStdin?: boolean;
+        oauthPrivateKeyFile?: string;
+        oauthSigningAlgorithm?: string;
+        cwd?: string;
+        trusted?: boolean;
+        disabled?: boolean;
+        timeout?: number;
+      },
     ) => {
       const given = [command.length > 0, flags.package !== undefined, flags.url !== undefined].filter(Boolean).length;
       if (given !== 1) throw new CliError('Give exactly one of: a command (after --), --package PACKAGE, or --url URL.');
@@ -61,17 +88,57 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       };
       const stdio = { ...(flags.env ? { env: pairs('--env', flags.env) } : {}), ...(flags.cwd ? { cwd: path.resolve(flags.cwd) } : {}), ...common };
       const server: McpServerInput = flags.url
-        ? { url: flags.url, ...(flags.header ? { headers: pairs('--header', flags.header) } : {}), ...(flags.oauthClientId ? { oauthClientId: flags.oauthClientId } : {}), ...common }
+        ? {
+            url: flags.url,
+            ...(flags.header ? { headers: pairs('--header', flags.header) } : {}),
+            ...(flags.oauthClientId ? { oauthClientId: flags.oauthClientId } : {}),
+            ...(await oauthClientSecrets(flags)),
+            ...common,
+          }
         : flags.package
           ? ({ package: flags.package, ...stdio } as McpServerInput)
           : { command: command[0] as string, args: command.slice(1), ...stdio };
-      const added = await context.session().call('mcp.add', { name, server });
+      const session = context.session();
+      // A different server under a freed name starts with nothing, and the person is told (docs/user/approvals.md).
+      const notices: string[] = [];
+      const stop = session.services.events.subscribe((event, payload) => {
+        if (event !== 'mcp.onDidChangeServer') return;
+        const change = payload as McpServerChange;
+        if (change.kind === 'notice') notices.push(change.message);
+      });
+      let added;
+      try {
+        added = await session.call('mcp.add', { name, server });
+      } finally {
+        stop();
+      }
       if (context.json) return context.terminal.json(added);
       context.terminal.line(`Added ${added.name}${added.enabled ? '' : ' (disabled)'}: ${launchWords(added)}`);
+      for (const notice of notices) context.terminal.line(context.terminal.colors.yellow(notice));
     },
   );
 
-  act(leaf(servers, 'remove <name>', 'remove a server (its secrets too)'), options, async (context, name: string) => {
+  act(
+    leaf(servers, 'rename <name> <new-name>', 'rename a server: its approval settings, rules, chat grants, secrets and sign-in go with it'),
+    options,
+    async (context, name: string, newName: string) => {
+      const renamed = await context.session().call('mcp.edit', { name, rename: newName });
+      if (context.json) return context.terminal.json(renamed);
+      context.terminal.line(`Renamed ${name} to ${renamed.name}.`);
+    },
+  );
+
+  act(
+    leaf(servers, 'accept <name>', 'after its command or URL changed: let its approval settings, rules and chat grants count for what it runs now'),
+    options,
+    async (context, name: string) => {
+      const server = await context.session().call('mcp.edit', { name, acceptIdentity: true });
+      if (context.json) return context.terminal.json(server);
+      context.terminal.line(`${server.name}'s settings now count for: ${server.identity?.description ?? launchWords(server)}.`);
+    },
+  );
+
+  act(leaf(servers, 'remove <name>', 'remove a server (its secrets, approval settings, the rules naming it alone and its chat grants too)'), options, async (context, name: string) => {
     const removed = await context.session().call('mcp.remove', { name });
     if (context.json) return context.terminal.json(removed);
     context.terminal.line(`Removed ${removed.name}.`);
@@ -149,13 +216,18 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   });
 
   act(
-    leaf(servers, 'login <name>', "sign in to an HTTP server that uses OAuth: opens the sign-in page (or prints its address) and waits for it").option(
-      '--logout',
-      'forget the stored tokens instead',
-    ),
+    leaf(servers, 'login <name>', "sign in to an HTTP server that uses OAuth: opens the sign-in page (or prints its address) and waits for it")
+      .option('--logout', 'forget the stored tokens instead')
+      .option('--client-credentials', 'sign in as the pre-registered client itself, with its secret or key: no browser (for CI and servers)'),
     options,
-    async (context, name: string, flags: { logout?: boolean }) => {
+    async (context, name: string, flags: { logout?: boolean; clientCredentials?: boolean }) => {
       const session = context.session();
+      if (flags.clientCredentials) {
+        if (flags.logout) throw new CliError('Give --logout or --client-credentials, not both.');
+        const server = await session.call('mcp.signInAsClient', { name });
+        if (context.json) return context.terminal.json({ name: server.name, signedIn: true });
+        return context.terminal.line(`Signed in to ${server.name} as its client.`);
+      }
       if (flags.logout) {
         const server = await session.call('mcp.signOut', { name });
         if (context.json) return context.terminal.json(server);
@@ -251,6 +323,41 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       for (const skipped of result.skip) context.terminal.line(`Skipped ${skipped.name}: ${skipped.reason}`);
     },
   );
+}
+
+/**
+ * A pre-registered client's secret or key, never from the command line itself (other local users can read a
+ * process's arguments): from an environment variable, stdin or a file (docs/user/mcp-oauth.md#pre-registered-clients).
+ */
+async function oauthClientSecrets(flags: {
+  oauthClientSecretEnv?: string;
+  oauthClientSecretStdin?: boolean;
+  oauthPrivateKeyFile?: string;
+  oauthSigningAlgorithm?: string;
+}): Promise<{ oauthClientSecret?: string; oauthPrivateKey?: { pem: string; algorithm: OAuthPrivateKey['algorithm'] } }> {
+  if (flags.oauthClientSecretEnv !== undefined && flags.oauthClientSecretStdin) throw new CliError('Give the client secret one way: --oauth-client-secret-env or --oauth-client-secret-stdin.');
+  let secret: string | undefined;
+  if (flags.oauthClientSecretEnv !== undefined) {
+    secret = process.env[flags.oauthClientSecretEnv];
+    if (!secret) throw new CliError(`--oauth-client-secret-env names ${flags.oauthClientSecretEnv}, but that environment variable is not set.`);
+  }
+  if (flags.oauthClientSecretStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+    secret = Buffer.concat(chunks).toString('utf8').trim();
+    if (!secret) throw new CliError('--oauth-client-secret-stdin: nothing came on stdin.');
+  }
+  let privateKey: { pem: string; algorithm: OAuthPrivateKey['algorithm'] } | undefined;
+  if (flags.oauthPrivateKeyFile !== undefined) {
+    const algorithm = OAuthPrivateKeySchema.shape.algorithm.safeParse(flags.oauthSigningAlgorithm);
+    if (!algorithm.success) throw new CliError(`--oauth-signing-algorithm takes one of ${OAuthPrivateKeySchema.shape.algorithm.options.join(', ')}.`);
+    try {
+      privateKey = { pem: fs.readFileSync(flags.oauthPrivateKeyFile, 'utf8'), algorithm: algorithm.data };
+    } catch (error) {
+      throw new CliError(`Cannot read ${flags.oauthPrivateKeyFile}: ${(error as Error).message}`);
+    }
+  }
+  return { ...(secret !== undefined ? { oauthClientSecret: secret } : {}), ...(privateKey ? { oauthPrivateKey: privateKey } : {}) };
 }
 
 function importSource(file: string): { app: 'claude-desktop' | 'cursor' | 'vscode' } | { fileName: string; text: string } {

@@ -1,5 +1,7 @@
 import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
+import type { ChatChange } from '../../shared/chat';
+import type { Subscribe } from '../emitter';
 import type { EventHub } from '../event-hub';
 import type { SettingsStore } from '../settings/settings-store';
 import type { Database } from '../storage/database';
@@ -12,7 +14,7 @@ import { checkRemember, type RememberContext } from './policy/remember';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createPendingStore } from './pending-store';
-import { createPolicyService, openApprovalSettings, type PolicyService } from './policy-service';
+import { createPolicyService, openApprovalSettings, type PolicyService, type ServerNameFollow } from './policy-service';
 import { EMPTY_TOOL_CATALOG, type ToolCatalog } from './tool-catalog';
 import { NO_TRUSTED_SERVERS, type TrustedServers } from './trusted-servers';
 
@@ -22,6 +24,12 @@ export interface ApprovalServices {
   readonly gate: ApprovalGate;
   readonly chats: ChatApprovals;
   readonly pending: PendingApprovals;
+  /**
+   * A server was renamed, removed or added: its settings, rules and chat grants follow a rename and go with a removal
+   * (docs/user/approvals.md, "A server's identity"). Returns whether an added server's name held settings or grants
+   * left by another server, which were dropped: the person is told.
+   */
+  followServer(change: ServerNameFollow): boolean;
   dispose(): void;
 }
 
@@ -42,6 +50,8 @@ export interface ApprovalServicesDependencies {
   onError?: (error: unknown) => void;
   /** A waiting call reached its timeout (the exchange coordinator's `timeout` event). */
   onApprovalsDue: (chatId: string) => void;
+  /** The chats' typed changes (`ChatService.onDidChange`). */
+  chatChanges?: Subscribe<ChatChange> | undefined;
 }
 
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
@@ -85,12 +95,24 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     now: dependencies.now,
     onError: dependencies.onError,
     onDue: dependencies.onApprovalsDue,
+    chatChanges: dependencies.chatChanges,
   });
   return {
     policy,
     gate: createApprovalGate({ policy, store, chats, audit, tools: dependencies.tools ?? EMPTY_TOOL_CATALOG }),
     chats: createChatApprovals({ chats, store, pending, events, rememberContext, recording }),
     pending,
+    followServer(change) {
+      if (change.kind === 'renamed') {
+        for (const grant of store.renameServer(change.from, change.to)) events.emit('grants.onDidChange', { kind: 'granted', grant });
+        policy.followServer(change);
+        return false;
+      }
+      const grants = store.dropServer(change.name);
+      for (const grant of grants) events.emit('grants.onDidChange', { kind: 'revoked', grant });
+      const settings = policy.followServer(change);
+      return grants.length > 0 || settings;
+    },
     dispose: () => pending.dispose(),
   };
 }

@@ -15,6 +15,8 @@ export type RememberCheck = (call: RememberCall, action: RememberAction) => Reme
 /** One thing wrong with an approval message; the message is refused whole when there is any. */
 export interface SubmissionProblem {
   toolCallId: string;
+  /** The call's tool as people name it (`Files.write_file`), when the call is known: errors name tools, not ids. */
+  tool?: string;
   problem: string;
   /** Edited arguments: where each one fails the tool's input schema. */
   arguments?: readonly ArgumentProblem[];
@@ -27,7 +29,7 @@ export interface CheckedApproval {
   readonly approval: ToolCallApproval;
   readonly request: ToolCallRequest;
   readonly exchangeId: string | null;
-  /** What the policy remembers with this answer (issue 16 §1), checked: the change and its words. */
+  /** What the policy remembers with this answer (docs/user/approvals.md), checked: the change and its words. */
   readonly remember?: { readonly update: PolicyUpdate; readonly words: string };
 }
 
@@ -66,28 +68,31 @@ export function checkSubmission(
       });
       continue;
     }
+    const { request } = stored.approval;
+    const tool = `${request.serverName}.${request.toolName}`;
     if (stored.status !== 'pending') {
-      problems.push({ toolCallId, problem: `was already decided (${RESOLVED_WORDS[stored.status]})` });
+      problems.push({ toolCallId, tool, problem: `was already decided (${RESOLVED_WORDS[stored.status]})` });
       continue;
     }
-    const { request } = stored.approval;
     if (approval.editedArgs !== undefined) {
       if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
-        problems.push({ toolCallId, problem: 'has edited arguments with a deny decision; edits go only with an allow decision' });
+        problems.push({ toolCallId, tool, problem: 'has edited arguments with a deny decision; edits go only with an allow decision' });
         continue;
       }
       const result = validator.check(request.definitionHash, request.inputSchema, approval.editedArgs);
       if (!result.ok && 'schemaError' in result) {
         problems.push({
           toolCallId,
-          problem: `has edited arguments, but the input schema of ${request.serverName}.${request.toolName} is invalid, so they cannot be checked (${result.schemaError}); allow the call as it is or deny it`,
+          tool,
+          problem: `has edited arguments, but its input schema is invalid, so they cannot be checked (${result.schemaError}); allow the call as it is or deny it`,
         });
         continue;
       }
       if (!result.ok) {
         problems.push({
           toolCallId,
-          problem: `has edited arguments that do not fit the input schema of ${request.serverName}.${request.toolName}: ${describeArgumentProblems(result.problems)}`,
+          tool,
+          problem: `has edited arguments that do not fit its input schema: ${describeArgumentProblems(result.problems)}`,
           arguments: result.problems,
         });
         continue;
@@ -96,6 +101,7 @@ export function checkSubmission(
       if (denied) {
         problems.push({
           toolCallId,
+          tool,
           problem: `has edited arguments that a deny rule refuses (${denied.reason}); allow the call as it is, edit it again, or deny it`,
           deniedBy: denied,
         });
@@ -104,13 +110,13 @@ export function checkSubmission(
     }
     if (approval.remember !== undefined) {
       if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
-        problems.push({ toolCallId, problem: 'asks to remember an allow with a deny decision; remember goes only with an allow decision' });
+        problems.push({ toolCallId, tool, problem: 'asks to remember an allow with a deny decision; remember goes only with an allow decision' });
         continue;
       }
       const call = { serverName: request.serverName, toolName: request.toolName, args: approval.editedArgs ?? request.args };
       const verdict = rememberCheck ? rememberCheck(call, approval.remember) : ({ ok: false, refusal: 'remembering is not available here' } as const);
       if (!verdict.ok) {
-        problems.push({ toolCallId, problem: `cannot be remembered: ${verdict.refusal}` });
+        problems.push({ toolCallId, tool, problem: `cannot be remembered: ${verdict.refusal}` });
         continue;
       }
       checked.push({ approval, request, exchangeId: stored.approval.exchangeId, remember: { update: verdict.update, words: verdict.words } });
@@ -122,12 +128,13 @@ export function checkSubmission(
     if (!seen.has(waiting.request.toolCallId)) {
       problems.push({
         toolCallId: waiting.request.toolCallId,
-        problem: `waits for a decision too (${waiting.request.serverName}.${waiting.request.toolName}); an approval message answers every call waiting in the chat`,
+        tool: `${waiting.request.serverName}.${waiting.request.toolName}`,
+        problem: 'waits for a decision too; an approval message answers every call waiting in the chat',
       });
     }
   }
   if (problems.length > 0) {
-    const text = problems.map((problem) => `tool call '${problem.toolCallId}' ${problem.problem}`).join('; ');
+    const text = problems.map((problem) => `${problem.tool ?? `tool call '${problem.toolCallId}'`} ${problem.problem}`).join('; ');
     throw new WorkbenchError('invalid_input', `The approval was not applied: ${text}.`, { problems });
   }
   return checked;

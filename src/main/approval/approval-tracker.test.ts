@@ -16,7 +16,7 @@ let changes: ApprovalTrackerChange[];
 
 function start(): void {
   services = createServices({ dataDir: dir, host: 'electron', version: '0', managedPolicyFile: null, audit: recordingAuditLog() });
-  tracker = createApprovalTracker({ events: services.events, initial: () => services.approvals.pending.allWaiting() });
+  tracker = createApprovalTracker({ approvals: services.approvals.pending.onDidChange, chats: services.chats.onDidChange, initial: () => services.approvals.pending.allWaiting() });
   changes = [];
   tracker.onDidChange((change) => changes.push(change));
 }
@@ -103,7 +103,7 @@ describe('the approval tracker (calls waiting for a person, across chats)', () =
 
   it('keeps telling the other listeners when one throws', () => {
     const errors: unknown[] = [];
-    const own = createApprovalTracker({ events: services.events, initial: () => [], onError: (error) => errors.push(error) });
+    const own = createApprovalTracker({ approvals: services.approvals.pending.onDidChange, chats: services.chats.onDidChange, initial: () => [], onError: (error) => errors.push(error) });
     const seen: number[] = [];
     own.onDidChange(() => {
       throw new Error('listener broke');

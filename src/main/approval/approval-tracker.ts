@@ -1,6 +1,6 @@
 import type { ApprovalsChange, PendingApproval } from '../../shared/approval';
 import type { ChatChange } from '../../shared/chat';
-import type { EventHub } from '../event-hub';
+import type { Subscribe } from '../emitter';
 
 /** What changed in the set of calls waiting for a person. */
 export interface ApprovalTrackerChange {
@@ -27,7 +27,10 @@ export interface ApprovalTracker {
 }
 
 export interface ApprovalTrackerDependencies {
-  events: Pick<EventHub, 'subscribe'>;
+  /** The pending store's typed changes (`PendingApprovals.onDidChange`). */
+  approvals: Subscribe<ApprovalsChange>;
+  /** The chats' typed changes (`ChatService.onDidChange`). */
+  chats: Subscribe<ChatChange>;
   /** Every chat's waiting calls now, oldest first (`PendingApprovals.allWaiting`). */
   initial: () => readonly PendingApproval[];
   onError?: (error: unknown) => void;
@@ -35,7 +38,7 @@ export interface ApprovalTrackerDependencies {
 
 const keyOf = (chatId: string, toolCallId: string): string => `${chatId}\u0000${toolCallId}`;
 
-export function createApprovalTracker({ events, initial, onError = () => {} }: ApprovalTrackerDependencies): ApprovalTracker {
+export function createApprovalTracker({ approvals, chats, initial, onError = () => {} }: ApprovalTrackerDependencies): ApprovalTracker {
   // Insertion order is arrival order: the oldest first.
   const waiting = new Map<string, PendingApproval>();
   for (const approval of initial()) waiting.set(keyOf(approval.chatId, approval.request.toolCallId), approval);
@@ -52,9 +55,8 @@ export function createApprovalTracker({ events, initial, onError = () => {} }: A
     }
   };
 
-  const unsubscribe = events.subscribe((event, payload) => {
-    if (event === 'approvals.onDidChange') {
-      const change = payload as ApprovalsChange;
+  const unsubscribeApprovals = approvals((change) => {
+    {
       if (change.kind === 'pending') {
         const added = change.approvals.filter((approval) => !waiting.has(keyOf(approval.chatId, approval.request.toolCallId)));
         for (const approval of added) waiting.set(keyOf(approval.chatId, approval.request.toolCallId), approval);
@@ -63,8 +65,10 @@ export function createApprovalTracker({ events, initial, onError = () => {} }: A
         const removed = change.resolutions.filter((resolution) => waiting.delete(keyOf(resolution.chatId, resolution.toolCallId)));
         if (removed.length > 0) announce([]);
       }
-    } else if (event === 'chat.onDidChange') {
-      const change = payload as ChatChange;
+    }
+  });
+  const unsubscribeChats = chats((change) => {
+    {
       if (change.kind !== 'deleted') return;
       let removed = false;
       for (const [key, approval] of waiting) {
@@ -83,7 +87,8 @@ export function createApprovalTracker({ events, initial, onError = () => {} }: A
       return () => listeners.delete(listener);
     },
     dispose() {
-      unsubscribe();
+      unsubscribeApprovals();
+      unsubscribeChats();
       listeners.clear();
     },
   };

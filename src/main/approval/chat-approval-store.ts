@@ -31,6 +31,10 @@ export interface ChatApprovalStore {
   allGrants(): ChatGrant[];
   /** The removed grant, or undefined when there was none. */
   revoke(chatId: string, serverName: string, toolName: string): ChatGrant | undefined;
+  /** A server's grants follow its rename (docs/user/approvals.md, "A server's identity"); grants left under the new name go. */
+  renameServer(from: string, to: string): ChatGrant[];
+  /** Every chat's grants of a server, gone with it; returns them. */
+  dropServer(serverName: string): ChatGrant[];
 }
 
 export function createChatApprovalStore(db: Database): ChatApprovalStore {
@@ -48,7 +52,16 @@ export function createChatApprovalStore(db: Database): ChatApprovalStore {
   const removeGrant = db.prepare<[string, string, string], GrantRow>(
     'DELETE FROM approval_grants WHERE chat_id = ? AND server_name = ? AND tool_name = ? RETURNING *',
   );
+  const dropServer = db.prepare<[string], GrantRow>('DELETE FROM approval_grants WHERE server_name = ? RETURNING *');
+  const renameServer = db.prepare<[string, string], GrantRow>('UPDATE approval_grants SET server_name = ? WHERE server_name = ? RETURNING *');
   return {
+    renameServer: db.transaction((from: string, to: string): ChatGrant[] => {
+      if (from === to) return [];
+      // No server is named `to` (a rename to a taken name is refused): what it holds was left by another and goes.
+      dropServer.all(to);
+      return renameServer.all(to, from).map(toGrant);
+    }),
+    dropServer: (serverName) => dropServer.all(serverName).map(toGrant),
     mode: (chatId) => getMode.get(chatId)?.mode ?? 'use-tool-settings',
     setMode(chatId, mode) {
       if (mode === 'use-tool-settings') clearMode.run(chatId);

@@ -18,8 +18,9 @@ export interface ChatApprovals {
   revoke(chatId: string, serverName: string, toolName: string): ChatGrant;
   pending(chatId: string): PendingApproval[];
   /**
-   * What the card's "More…" menu offers for a call waiting in this chat (issue 16 §1), for the arguments the card
-   * shows and the rule the person is editing. Throws `not_found` when the call does not wait here.
+   * What the card's "More…" menu offers for a call waiting in this chat (docs/user/approvals.md "Remember from the
+   * card"), for the arguments the card shows and the rule the person is editing. Throws `not_found` when the call does
+   * not wait here.
    */
   rememberOptions(input: { chatId: string; toolCallId: string; args?: Record<string, unknown> | undefined; rule?: ArgumentMatcher[] | undefined }): RememberOptions;
 }

@@ -183,14 +183,14 @@ describe('submitting an approval message', () => {
     const twice = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('a1', 'TOOL_CALL_DECISION_DENY'), answer('a2', 'TOOL_CALL_DECISION_DENY')]));
     expect(twice.message).toContain("tool call 'a1' is answered more than once in this message");
     const partial = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE')]));
-    expect(partial.message).toContain("tool call 'a2' waits for a decision too (Files.read_file); an approval message answers every call waiting in the chat");
+    expect(partial.message).toContain('Files.read_file waits for a decision too; an approval message answers every call waiting in the chat');
     expectNothingApplied();
   });
 
   it('refuses a call that was already decided', () => {
     pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('a2', 'TOOL_CALL_DECISION_DENY')]);
     const again = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION')]));
-    expect(again.message).toBe("The approval was not applied: tool call 'a1' was already decided (allowed once).");
+    expect(again.message).toBe('The approval was not applied: Files.write_file was already decided (allowed once).');
     expect(audit.decisions).toHaveLength(2);
     expect(chatStore.grantsOf(chatA)).toEqual([]);
   });
@@ -200,14 +200,15 @@ describe('submitting an approval message', () => {
       pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { count: 0, extra: true } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
     );
     expect(error.message).toBe(
-      "The approval was not applied: tool call 'a1' has edited arguments that do not fit the input schema of Files.write_file: " +
+      'The approval was not applied: Files.write_file has edited arguments that do not fit its input schema: ' +
         '/path is required; /extra is not allowed by the schema; /count must be >= 1.',
     );
     expect(error.details).toEqual({
       problems: [
         {
           toolCallId: 'a1',
-          problem: expect.stringContaining('do not fit the input schema'),
+          tool: 'Files.write_file',
+          problem: expect.stringContaining('do not fit its input schema'),
           arguments: [
             { path: '/path', problem: 'is required' },
             { path: '/extra', problem: 'is not allowed by the schema' },
@@ -227,9 +228,9 @@ describe('submitting an approval message', () => {
       pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: 'forbidden.txt' } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
     );
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^The approval was not applied: tool call 'a1' has edited arguments that a deny rule refuses \(Denied by your rule #1: /);
+    expect(error.message).toMatch(/^The approval was not applied: Files.write_file has edited arguments that a deny rule refuses \(Denied by your rule #1: /);
     expect(error.details).toEqual({
-      problems: [{ toolCallId: 'a1', problem: expect.stringContaining('Denied by your rule #1'), deniedBy: { source: { kind: 'deny-rule', ruleId: 'no-forbidden', ruleNumber: 1 }, reason: expect.any(String) } }],
+      problems: [{ toolCallId: 'a1', tool: 'Files.write_file', problem: expect.stringContaining('Denied by your rule #1'), deniedBy: { source: { kind: 'deny-rule', ruleId: 'no-forbidden', ruleNumber: 1 }, reason: expect.any(String) } }],
     });
     expectNothingApplied();
     // The organisation's rule is checked first, on any path of the edit.
@@ -261,7 +262,7 @@ describe('a tool whose input schema is broken', () => {
     const broken = makeTool('Weird', 'thing', { inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } });
     pending.add(chatA, undefined, [requestFor(broken, 'w1', { a: 1 })]);
     const error = refusal(() => pending.submit(chatA, [answer('w1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { a: 2 } })]));
-    expect(error.message).toMatch(/tool call 'w1' has edited arguments, but the input schema of Weird\.thing is invalid, so they cannot be checked \(schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/);
+    expect(error.message).toMatch(/Weird\.thing has edited arguments, but its input schema is invalid, so they cannot be checked \(schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/);
     expect(pending.submit(chatA, [answer('w1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])[0]?.outcome).toBe('allow_once');
   });
 });
@@ -279,7 +280,7 @@ describe('timeouts', () => {
     expect(resolved).toEqual([[expect.objectContaining({ toolCallId: 't1', outcome: 'timeout', actor: 'system', exchangeId: 'x' })]]);
     expect(changes.at(-1)).toMatchObject({ kind: 'resolved', chatId: chatA });
     // Answering afterwards is refused, by name.
-    expect(refusal(() => pending.submit(chatA, [answer('t1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain("'t1' was already decided (timed out)");
+    expect(refusal(() => pending.submit(chatA, [answer('t1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain('Files.read_file was already decided (timed out)');
   });
 
   it('follow the configured timeout; 0 waits forever', () => {
@@ -374,7 +375,7 @@ describe('a front end with no person to ask (the CLI without a terminal)', () =>
     expect(pending.list(chatA)).toEqual([]);
     // Only that chat's calls; another chat's wait on.
     expect(pending.list(chatB).map((approval) => approval.request.toolCallId)).toEqual(['u3']);
-    expect(refusal(() => pending.submit(chatA, [answer('u1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain("'u1' was already decided (denied)");
+    expect(refusal(() => pending.submit(chatA, [answer('u1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain('Files.read_file was already decided (denied)');
     expect(pending.denyUnattended(chatA, why)).toEqual([]);
   });
 });
@@ -398,7 +399,7 @@ describe('stopping a chat and deleting it', () => {
     chatStore.setMode(chatA, 'never-ask');
     chats.delete(chatA);
     const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE chat_id = ?`).get(chatA) as { n: number }).n;
-    expect([count('pending_approvals'), count('approval_grants'), count('chat_approval_modes')]).toEqual([0, 0, 0]);
+    expect([count('pending_requests'), count('approval_grants'), count('chat_approval_modes')]).toEqual([0, 0, 0]);
     const recorded = audit.decisions.length;
     vi.advanceTimersByTime(600_000);
     expect(audit.decisions).toHaveLength(recorded);

@@ -8,21 +8,28 @@ import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
-import type { PolicyUpdate } from '../../shared/approval';
+import type { ApprovalsChange, PolicyUpdate } from '../../shared/approval';
+import type { ChatChange } from '../../shared/chat';
+import { createEmitter, type Subscribe } from '../emitter';
 import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberCheck } from './approval-submission';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
-import type { PendingStore } from './pending-store';
+import type { PendingStore, WaitingDeadline } from './pending-store';
 import { grantChange } from './policy-changes';
+import { createServerRequestWaits, type ServerRequestWaits } from './server-request-waits';
 
 /**
- * The calls that wait for a person, per chat (docs/dev/architecture.md, the approval round trip). Passive: it stores
- * them in SQLite (they survive a restart, timers included), checks answers, claims resolutions, and says when a call is
- * due; it never goes on with an exchange. The exchange coordinator (chat/exchange-coordinator.ts) is its only caller for
- * changes. A resolution's audit rows commit in the same transaction as its claim, before anything may run; only
- * `allow_*` resolutions may run.
+ * The ONE engine for everything that waits on a person (docs/dev/architecture.md "One engine"): the model's tool calls,
+ * per chat, and a server's sampling and elicitation requests (`serverRequests`), in one SQLite store with one timer
+ * owner. Passive: it stores what waits (it survives a restart, timers included), checks answers, claims resolutions,
+ * and says when something is due; it never goes on with an exchange or a server's request. The exchange coordinator
+ * (chat/exchange-coordinator.ts) is its only caller for tool calls, the server-request flow
+ * (chat/server-request-flow.ts) for server requests. A resolution's audit rows (and an "Allow for this chat" grant's
+ * policy row) commit in the same transaction as its claim, before anything may act; only `allow_*` resolutions act.
  */
 export interface PendingApprovals {
+  /** A server's sampling and elicitation requests, waiting in the same store under the same timer owner. */
+  readonly serverRequests: ServerRequestWaits;
   /** Keeps calls the policy asked about, starts their timeouts, and announces them. */
   add(chatId: string, exchangeId: string | undefined, requests: readonly ToolCallRequest[]): PendingApproval[];
   /** The chat's waiting calls, oldest first. */
@@ -45,6 +52,8 @@ export interface PendingApprovals {
   denyUnattended(chatId: string, decidedBy: string): ApprovalResolution[];
   /** Resolves the chat's calls whose time is up as `timeout` (called by the coordinator when told they are due). */
   expire(chatId: string): ApprovalResolution[];
+  /** Tool calls that started waiting or were resolved, typed (also fanned out to the hosts as `approvals.onDidChange`). */
+  readonly onDidChange: Subscribe<ApprovalsChange>;
   /** Stops the timers (the rows stay; a later start restores them). */
   dispose(): void;
 }
@@ -60,9 +69,9 @@ export interface PendingApprovalsDependencies {
   /** The deny step of the decision pipeline, for edited arguments. */
   denyCheck: DenyCheck;
   /**
-   * Remember from the card (issue 16 §1): the check of an answer's `remember` against the policy in force, and the
-   * policy change, saved inside the claim's transaction (after the audit rows are written, before they commit): a
-   * change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
+   * Remember from the card (docs/user/approvals.md): the check of an answer's `remember` against the policy in force,
+   * and the policy change, saved inside the claim's transaction (after the audit rows are written, before they commit):
+   * a change that cannot be saved rolls the answer back. Without it, an answer that asks to remember is refused.
    */
   remember?: { check: RememberCheck; apply(update: PolicyUpdate): void } | undefined;
   /** How long a new call waits, in seconds; 0 waits forever. Read when a call is added. */
@@ -72,6 +81,8 @@ export interface PendingApprovalsDependencies {
   onError?: (error: unknown) => void;
   /** A call of this chat reached its timeout: the one way a timer reaches the exchange (the coordinator's `timeout` event). */
   onDue: (chatId: string) => void;
+  /** The chats' typed changes: a deleted chat's timers go with it (its rows go by ON DELETE CASCADE). */
+  chatChanges?: Subscribe<ChatChange> | undefined;
 }
 
 
@@ -79,40 +90,59 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
   const { store, chatStore, audit, events, validator, denyCheck } = dependencies;
   const now = dependencies.now ?? (() => Date.now());
   const onError = dependencies.onError ?? (() => {});
-  /** chat id → tool call id → timer. */
-  const timers = new Map<string, Map<string, ReturnType<typeof setTimeout>>>();
+  /**
+   * The one timer owner: (kind, chat, id) → the timer of a waiting request of any kind. A tool call's timer tells the
+   * coordinator (`onDue`), a server request's the server-request flow (`serverRequests.onDue`).
+   */
+  const timers = new Map<string, { chatId: string | null; timer: ReturnType<typeof setTimeout> }>();
+  const timerKey = (kind: WaitingDeadline['kind'], chatId: string | null, id: string): string => `${kind}\u0000${chatId ?? ''}\u0000${id}`;
 
-  const clearTimer = (chatId: string, toolCallId: string): void => {
-    const byCall = timers.get(chatId);
-    const timer = byCall?.get(toolCallId);
-    if (timer === undefined || byCall === undefined) return;
-    clearTimeout(timer);
-    byCall.delete(toolCallId);
-    if (byCall.size === 0) timers.delete(chatId);
+  const clearTimer = (chatId: string | null, id: string, kind: WaitingDeadline['kind'] = 'tool-call'): void => {
+    const key = timerKey(kind, chatId, id);
+    const entry = timers.get(key);
+    if (entry === undefined) return;
+    clearTimeout(entry.timer);
+    timers.delete(key);
   };
   const clearChat = (chatId: string): void => {
-    for (const timer of timers.get(chatId)?.values() ?? []) clearTimeout(timer);
-    timers.delete(chatId);
+    for (const [key, entry] of timers) {
+      if (entry.chatId !== chatId) continue;
+      clearTimeout(entry.timer);
+      timers.delete(key);
+    }
+  };
+  const hasTimer = (chatId: string, toolCallId: string): boolean => timers.has(timerKey('tool-call', chatId, toolCallId));
+  const arm = (deadline: Omit<WaitingDeadline, 'owner'>, due: () => void): void => {
+    const key = timerKey(deadline.kind, deadline.chatId, deadline.id);
+    clearTimer(deadline.chatId, deadline.id, deadline.kind);
+    const timer = setTimeout(() => {
+      timers.delete(key);
+      try {
+        due();
+      } catch (error) {
+        // What waits stays waiting (nothing acts); a person can still answer it.
+        onError(error);
+      }
+    }, Math.max(0, deadline.expiresAt - now()));
+    // A waiting request must not keep a CLI process alive on its own.
+    timer.unref?.();
+    timers.set(key, { chatId: deadline.chatId, timer });
   };
   const schedule = (approval: PendingApproval): void => {
     if (approval.expiresAt === null) return;
     const { chatId } = approval;
-    const { toolCallId } = approval.request;
-    clearTimer(chatId, toolCallId);
-    const timer = setTimeout(() => {
-      clearTimer(chatId, toolCallId);
-      try {
-        dependencies.onDue(chatId);
-      } catch (error) {
-        // The calls stay waiting (nothing runs); a person can still answer them.
-        onError(error);
-      }
-    }, Math.max(0, approval.expiresAt - now()));
-    // A waiting approval must not keep a CLI process alive on its own.
-    timer.unref?.();
-    const byCall = timers.get(chatId) ?? new Map();
-    timers.set(chatId, byCall);
-    byCall.set(toolCallId, timer);
+    arm({ kind: 'tool-call', chatId, id: approval.request.toolCallId, expiresAt: approval.expiresAt }, () => dependencies.onDue(chatId));
+  };
+
+  const unsubscribe =
+    dependencies.chatChanges?.((change) => {
+      if (change.kind === 'deleted') clearChat(change.id);
+    }) ?? (() => {});
+  const changes = createEmitter<ApprovalsChange>(onError);
+  /** Told to the services that follow approvals (typed), and fanned out to the hosts by the hub. */
+  const announce = (change: ApprovalsChange): void => {
+    changes.fire(change);
+    events.emit('approvals.onDidChange', change);
   };
 
   /**
@@ -147,7 +177,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     );
     for (const resolution of resolutions) clearTimer(chatId, resolution.toolCallId);
     for (const grant of granted) events.emit('grants.onDidChange', { kind: 'granted', grant });
-    events.emit('approvals.onDidChange', { kind: 'resolved', chatId, resolutions });
+    announce({ kind: 'resolved', chatId, resolutions });
     return resolutions;
   };
 
@@ -186,12 +216,25 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     return resolve(chatId, resolutions, systemRecords(approvals, resolutions, decidedBy));
   };
 
-  const unsubscribe = events.subscribe((event, payload) => {
-    if (event === 'chat.onDidChange' && (payload as { kind: string }).kind === 'deleted') clearChat((payload as { id: string }).id);
-  });
   for (const approval of store.allWaiting()) schedule(approval);
+  const serverRequests = createServerRequestWaits({
+    store,
+    chatStore,
+    audit,
+    events,
+    actor: dependencies.actor,
+    now,
+    timeoutSeconds: dependencies.timeoutSeconds,
+    onError,
+    timers: {
+      arm,
+      clear: (view) => clearTimer(view.chatId, view.id, view.kind),
+    },
+  });
 
   return {
+    serverRequests,
+    onDidChange: changes.event,
     add(chatId, exchangeId, requests) {
       if (requests.length === 0) return [];
       for (const request of requests) {
@@ -213,13 +256,13 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
-        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new WorkbenchError('invalid_input', `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`);
         }
         throw error;
       }
       for (const approval of added) schedule(approval);
-      events.emit('approvals.onDidChange', { kind: 'pending', chatId, approvals: added });
+      announce({ kind: 'pending', chatId, approvals: added });
       return added;
     },
     list: (chatId) => store.waiting(chatId),
@@ -271,13 +314,15 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       const due = waiting.filter((approval) => approval.expiresAt !== null && approval.expiresAt <= time);
       // A timer that fired early (the clock was set back) leaves its call waiting, without a timer: give it one.
       for (const approval of waiting) {
-        if (!due.includes(approval) && !timers.get(chatId)?.has(approval.request.toolCallId)) schedule(approval);
+        if (!due.includes(approval) && !hasTimer(chatId, approval.request.toolCallId)) schedule(approval);
       }
       return resolveSystem(chatId, due, 'timeout', (approval) => `No one decided within ${duration(approval)} (approval timeout)`);
     },
     dispose() {
       unsubscribe();
-      for (const chatId of [...timers.keys()]) clearChat(chatId);
+      serverRequests.dispose();
+      for (const entry of timers.values()) clearTimeout(entry.timer);
+      timers.clear();
     },
   };
 }

@@ -120,7 +120,7 @@ export function trustChanges(before: readonly string[], after: readonly string[]
   const changed = [...new Set([...before, ...after])].filter((name) => was.has(name) !== is.has(name)).sort();
   return changed.map((serverName) => ({
     actor,
-    summary: `Server '${serverName}' ${is.has(serverName) ? 'marked trusted (its read-only hints may count)' : 'no longer trusted'}`,
+    summary: `Server '${serverName}' ${is.has(serverName) ? 'annotations trusted (its read-only hints may count)' : 'annotations no longer trusted'}`,
     serverName,
     before: { trusted: was.has(serverName) },
     after: { trusted: is.has(serverName) },

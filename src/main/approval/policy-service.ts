@@ -20,6 +20,8 @@ import { describeProblem } from './policy/rule-compiler';
 import { sameNames, type TrustedServers } from './trusted-servers';
 import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { approvalPolicyChange, trustChanges } from './policy-changes';
+import { removedFromPolicy, renamedInPolicy } from './policy/server-bindings';
+import type { ServerFactsByName } from '../../shared/server-identity';
 
 export const APPROVALS_SECTION = 'approvals';
 
@@ -33,7 +35,15 @@ export interface PolicyService {
   update(change: PolicyUpdate): PolicyView;
   /** The current policy, ready for decisions. */
   compiled(): CompiledPolicy;
+  /**
+   * A server was renamed, removed or added (docs/user/approvals.md, "A server's identity"): its settings and the rules
+   * that name it alone follow a rename and go with a removal; a server added under a name that still holds settings
+   * (left by a removal outside the app) starts without them. Returns whether settings were dropped for an added server.
+   */
+  followServer(change: ServerNameFollow): boolean;
 }
+
+export type ServerNameFollow = { kind: 'renamed'; from: string; to: string } | { kind: 'removed'; name: string } | { kind: 'added'; name: string };
 
 /**
  * The section's schema: only what the person set (docs/user/organisation-policy.md), plus the rules' globs, regexes and
@@ -69,7 +79,7 @@ export function createPolicyService(
   // The person's settings over the organisation's defaults, under its locks: settings.json edited by hand (before the
   // start or while it runs) cannot undo a lock, because the locks are laid over whatever the file says.
   const effective = (stored: StoredApprovalPolicy): ApprovalPolicy => effectivePolicy(stored, organisation);
-  const compile = (stored: StoredApprovalPolicy): CompiledPolicy => compilePolicy(effective(stored), organisation, trusted.names());
+  const compile = (stored: StoredApprovalPolicy): CompiledPolicy => compilePolicy(effective(stored), organisation, trusted.names(), trusted.facts?.());
   let stored = section.get();
   let compiled = compile(stored);
   const view = (): PolicyView => ({
@@ -91,7 +101,17 @@ export function createPolicyService(
     events.emit('policy.onDidChange', view());
   });
   // A server marked trusted (or no longer) in the MCP settings changes what step 7 allows.
+  let factsSeen = factsSignature(trusted.facts?.());
   trusted.onDidChange(() => {
+    const facts = factsSignature(trusted.facts?.());
+    if (facts !== factsSeen && sameNames(compiled.trustedServers, trusted.names())) {
+      // A server renamed, added, removed or run differently: what its settings allow follows (docs/user/approvals.md).
+      factsSeen = facts;
+      compiled = compile(stored);
+      events.emit('policy.onDidChange', view());
+      return;
+    }
+    factsSeen = facts;
     if (sameNames(compiled.trustedServers, trusted.names())) return;
     // The MCP settings hold trust and were written already: the row follows the change (docs/user/audit-log.md).
     try {
@@ -99,12 +119,28 @@ export function createPolicyService(
     } catch (error) {
       recording.onError?.(error);
     }
-    compiled = compile(compiled.policy);
+    compiled = compile(stored);
     events.emit('policy.onDidChange', view());
   });
+  const follow = (change: (current: StoredApprovalPolicy) => StoredApprovalPolicy | null): boolean => {
+    let dropped = false;
+    section.update((current) => {
+      const next = change(current);
+      if (next === null) return current;
+      dropped = true;
+      const record = approvalPolicyChange(effective(current), effective(next), recording.actor);
+      if (record) recording.audit.recordPolicyChange(record);
+      return next;
+    });
+    return dropped;
+  };
   return {
     view,
     compiled: () => compiled,
+    followServer(change) {
+      if (change.kind === 'renamed') return follow((current) => renamedInPolicy(current, change.from, change.to));
+      return follow((current) => removedFromPolicy(current, change.name));
+    },
     update(change) {
       // The contract validates this already; front ends that call the service directly (the CLI) get the same refusal.
       const checked = PolicyUpdateSchema.safeParse(change);
@@ -169,4 +205,10 @@ function warningsOf(compiled: CompiledPolicy): PolicyWarning[] {
     }
   }
   return warnings;
+}
+
+/** Enough of the servers' facts to tell whether a recompile changes anything. */
+function factsSignature(facts: ServerFactsByName | undefined): string {
+  if (!facts) return '';
+  return JSON.stringify([...facts].map(([name, fact]) => [name, fact.identity.key, fact.identityChanged?.previous ?? '', fact.formerNames]));
 }

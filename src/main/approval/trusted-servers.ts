@@ -1,3 +1,5 @@
+import type { ServerFactsByName } from '../../shared/server-identity';
+
 /**
  * Which MCP servers the user trusts: those whose `mcpServers.<name>.trusted` is set. The MCP settings
  * are the one place trust is kept; the approval engine only reads it (step 7 of the pipeline).
@@ -5,6 +7,8 @@
 export interface TrustedServers {
   /** The names (keys in `mcpServers`) of the trusted servers now. */
   names(): readonly string[];
+  /** Every configured server's identity and former names (docs/dev/architecture.md, "Server identity"); none without it. */
+  facts?(): ServerFactsByName;
   /** Called after any change of the MCP settings; `names()` then tells what is trusted. */
   onDidChange(listener: () => void): () => void;
 }

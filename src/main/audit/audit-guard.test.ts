@@ -1,5 +1,5 @@
-// The log's protections (issue 12 §1.6): triggers dropped by hand are put back at open and the rows that came in
-// without them are named by verify; a log wiped together with its head is not "OK: 0 rows".
+// The log's protections (docs/user/audit-log.md): triggers dropped by hand are put back at open and the rows that came
+// in without them are named by verify; a log wiped together with its head is not "OK: 0 rows".
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../storage/database';
@@ -68,7 +68,7 @@ describe('the append-only triggers', () => {
       db.exec('DROP TRIGGER audit_log_extends_chain; DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_counts_rows');
       fillLogFast(db, 2); // rows that chain perfectly: the chain alone cannot tell them from the log's own
     });
-    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: true, rowCount: 6 }); // what afab479 said, even after a reopen
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: true, rowCount: 6 }); // the chain alone passes: only the log, reopened, names the rows
     reopen();
     const restored = triggerSql(target.db);
     for (const trigger of AUDIT_TRIGGERS) expect(restored[trigger.name]).toBe(trigger.sql);
@@ -130,6 +130,23 @@ describe('the count of rows ever written', () => {
     });
     reopen(); // the triggers go back, the count stays
     expect(await target.log.verify()).toMatchObject({ ok: false, problem: { sequence: 1, kind: 'missing' }, notices: [{ firstRow: null }] });
+  });
+
+  it('a log wiped together with its head and the count is not OK, before the next open or after it', async () => {
+    byHand((db) => {
+      wipe(db);
+      db.exec('DROP TRIGGER audit_watermark_no_delete; DELETE FROM audit_watermark');
+    });
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: false, rowCount: 0, problem: { kind: 'head-mismatch' } });
+    reopen(); // the count is put back from what is left: 0
+    expect(await target.log.verify()).toMatchObject({
+      ok: false,
+      rowCount: 0,
+      problem: { kind: 'head-mismatch', message: expect.stringMatching(/^The count of rows ever written was deleted outside AI Workbench .*may have been wiped/) },
+      notices: [{ message: expect.stringContaining('the count of rows ever written was deleted') }],
+    });
+    reopen(); // and at every later open
+    expect(await target.log.verify()).toMatchObject({ ok: false, problem: { kind: 'head-mismatch' } });
   });
 
   it('rows cut from the end with the head moved back are missing', async () => {

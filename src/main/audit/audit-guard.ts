@@ -3,7 +3,8 @@ import type { Database } from '../storage/database';
 import { migrations } from '../storage/migrations';
 
 /**
- * What the audit log remembers about itself, and the check that keeps it (issue 12 §1.6; docs/dev/audit-durability.md).
+ * What the audit log remembers about itself, and the check that keeps it (docs/user/audit-log.md,
+ * docs/dev/audit-durability.md).
  *
  * The append-only triggers are what stop a row from being changed or removed through SQLite; whoever can
  * write the file can drop them. So at every open and close of the log they are compared with the ones the
@@ -16,6 +17,9 @@ import { migrations } from '../storage/migrations';
  * records here, and puts every trigger back, leaves a log that verifies: only an anchor kept elsewhere (the
  * head of an export that was shipped off the machine, `audit verify --anchor-…`) catches that.
  */
+
+/** What a guard event says when the count was gone: from then on, nothing shows how many rows the log held. */
+const COUNT_DELETED = 'the count of rows ever written was deleted';
 
 interface SchemaStatement {
   name: string;
@@ -72,7 +76,7 @@ export function guardAuditLog(db: Database, now: () => number = Date.now): Audit
       | { rowsWritten: number; checkedSequence: number | null }
       | undefined;
     if (!mark) {
-      found.push('the count of rows ever written was deleted');
+      found.push(COUNT_DELETED);
       db.prepare('INSERT INTO audit_watermark (id, rows_written, checked_sequence, checked_at) VALUES (1, ?, NULL, NULL)').run(last);
       mark = { rowsWritten: last, checkedSequence: null };
     }
@@ -163,6 +167,15 @@ function guardProblem(state: AuditGuardState, last: AuditHead): AuditProblem | n
       sequence: rows.first,
       kind: 'unprotected',
       message: `${which} came in while the log's append-only protections were off (${event.what}; found and put back at ${event.detectedAt}): their place in the chain proves nothing, anyone could have written them.`,
+    };
+  }
+  // A count put back from what was left vouches for nothing: the rows, the head and the count may all have gone together.
+  const countLost = state.events.find((event) => event.what.includes(COUNT_DELETED));
+  if (countLost) {
+    return {
+      sequence: last.sequence,
+      kind: 'head-mismatch',
+      message: `The count of rows ever written was deleted outside AI Workbench (found and put back at ${countLost.detectedAt}): nothing shows how many rows the log held, so it may have been wiped or cut short.`,
     };
   }
   return null;

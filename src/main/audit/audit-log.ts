@@ -80,8 +80,9 @@ export interface AuditRecorder {
    * transaction: either the claim and its decision rows commit together, or neither does. A claim that throws (the call
    * was resolved meanwhile) leaves no row for a decision that never applied (docs/dev/architecture.md, the approval round trip).
    * `changes` (the grants an "Allow for this chat" makes) are appended after the decision rows, in the same transaction.
+   * A record with a `kind` (a `ServerRequestRecord`) is a row about a server's request.
    */
-  recordDecisionsWith<T>(records: readonly DecisionRecord[], claim: () => T, changes?: readonly PolicyChangeRecord[]): T;
+  recordDecisionsWith<T>(records: readonly (DecisionRecord | ServerRequestRecord)[], claim: () => T, changes?: readonly PolicyChangeRecord[]): T;
   /**
    * Appends a `policy` row and commits it durably before returning: the policy service records a change before it
    * applies it, so no change goes unrecorded (a change the log cannot record is refused). Called inside the claim of

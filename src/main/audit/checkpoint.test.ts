@@ -1,6 +1,6 @@
-// Signed checkpoints (issue 15 §2): a checkpoint row signs the chain head before it with Ed25519; verify checks
-// each one against the public key and names a bad one. The attacker here owns the database file, drops the
-// append-only triggers, rewrites rows, recomputes the whole chain and puts the triggers back.
+// Signed checkpoints (docs/user/audit-shipping.md#signed-checkpoints): a checkpoint row signs the chain head before it
+// with Ed25519; verify checks each one against the public key and names a bad one. The attacker here owns the database
+// file, drops the append-only triggers, rewrites rows, recomputes the whole chain and puts the triggers back.
 import { generateKeyPairSync } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

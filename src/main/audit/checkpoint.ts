@@ -5,7 +5,7 @@ import type { SecretStore } from '../settings/secret-store';
 import { sha256Hex } from './audit-row';
 
 /**
- * Signed checkpoints (issue 15 §2; docs/user/audit-shipping.md#signed-checkpoints): every N rows or M minutes a
+ * Signed checkpoints (docs/user/audit-shipping.md#signed-checkpoints): every N rows or M minutes a
  * row of kind `checkpoint` holds the chain head before it, signed with an Ed25519 key. Shipped like any row, a
  * checkpoint lets a verifier who holds only the public key prove that what it received up to that row is what
  * the log held when it was signed: a chain recomputed later, or a checkpoint altered, no longer verifies.

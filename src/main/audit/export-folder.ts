@@ -6,7 +6,7 @@ import { EXPORTS_FOLDER_NAME } from './audit-export';
 import type { AuditLog, AuditProgressListener } from './audit-log';
 
 /**
- * `audit.export` over the contract (issue 12 §1.6). The contract is reachable from the renderer and from
+ * `audit.export` over the contract (docs/user/audit-log.md). The contract is reachable from the renderer and from
  * anything holding browser mode's token, so it must not write wherever it is told, over whatever is there:
  * it writes only into the data folder's exports/ folder (owner-only), by a plain file name. Saving anywhere
  * else is the person's own act: the Export button (a download, saved where the browser's or the desktop's

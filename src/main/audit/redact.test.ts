@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../shared/canonical-json';
 import { decisionRecord, openTempAuditLog, type TempAuditLog } from './audit-test-support';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ARGS_KEY_FILE_NAME, keyedArgsHash, loadArgsHashKey } from './args-hash';
 import { sha256Hex } from './audit-row';
 import { REDACTED, redactText, redactValue, STORED_STRING_MAX_LENGTH } from './redact';
 
@@ -130,8 +133,26 @@ describe('redaction in the audit log', () => {
     const two = target.log.recordDecision(decisionRecord(0, { args: { token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' } }));
     expect(one.args).toEqual(two.args);
     expect(one.args).toEqual({ token: REDACTED, body: REDACTED });
-    expect(one.argsHash).toBe(sha256Hex(canonicalJson({ token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' })));
-    expect(two.argsHash).toBe(sha256Hex(canonicalJson({ token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' })));
+    const key = loadArgsHashKey(target.dataDir);
+    expect(one.argsHash).toBe(keyedArgsHash(key, canonicalJson({ token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' })));
+    expect(two.argsHash).toBe(keyedArgsHash(key, canonicalJson({ token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' })));
+  });
+
+  it('a redacted secret cannot be guessed from the row: the hash is keyed, and the key is not in the log or its export', async () => {
+    // A short password, redacted in the stored arguments: with an unkeyed hash, trying every 4-digit PIN finds it.
+    const entry = target.log.recordDecision(decisionRecord(0, { args: { user: 'ada', password: '4711' } }));
+    expect(entry.args).toEqual({ user: 'ada', password: REDACTED });
+    expect(entry.argsHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    const guesses = Array.from({ length: 10_000 }, (_, pin) => String(pin).padStart(4, '0'));
+    const unkeyed = (pin: string): string => sha256Hex(canonicalJson({ user: 'ada', password: pin }));
+    expect(guesses.filter((pin) => [unkeyed(pin), `hmac-sha256:${unkeyed(pin)}`].includes(entry.argsHash as string))).toEqual([]);
+    // The key: its own owner-only file in the data folder, the same at every open; nowhere in the database.
+    const keyFile = path.join(target.dataDir, ARGS_KEY_FILE_NAME);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = fs.readFileSync(keyFile, 'utf8').trim();
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(fs.readFileSync(target.file).includes(Buffer.from(key))).toBe(false);
+    expect(entry.argsHash).toBe(keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson({ user: 'ada', password: '4711' })));
   });
 
   it('the arguments hash does not depend on key order, and is the same whether or not anything was redacted', () => {
@@ -147,7 +168,7 @@ describe('redaction in the audit log', () => {
     );
     expect(entry.args).toEqual({ path: '/etc/passwd', auth: REDACTED });
     expect(entry.editedArgs).toEqual({ path: '/tmp/x', auth: REDACTED, note: `Bearer ${REDACTED}` });
-    expect(entry.editedArgsHash).toBe(sha256Hex(canonicalJson({ path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' })));
+    expect(entry.editedArgsHash).toBe(keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson({ path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' })));
   });
 
   it('secrets never reach the database file in any column', () => {

@@ -1,6 +1,6 @@
 /**
  * Redaction of tool-call arguments before they are stored in the audit log. What is stored is for
- * people to read; what proves the call is the SHA-256 of the original arguments, stored beside it.
+ * people to read; what proves the call is the keyed hash of the original arguments, stored beside it (args-hash.ts).
  * The rules lean towards hiding too much: a hidden value still shows in the hash, a leaked one stays leaked.
  */
 

@@ -5,7 +5,21 @@ import { canonicalJson } from '../../shared/canonical-json';
 import { WorkbenchError } from '../errors';
 import { openDatabase } from '../storage/database';
 import { decisionRecord, fillLog, openTempAuditLog, resultRecord, type TempAuditLog } from './audit-test-support';
-import { AUDIT_COLUMNS_SQL, canonicalContentOf, canonicalRowOf, GENESIS_HASH, hashOfValue, rowValues, sha256Hex, storedRowOf } from './audit-row';
+import { keyedArgsHash, loadArgsHashKey } from './args-hash';
+import {
+  AUDIT_COLUMNS_SQL,
+  AUDIT_INSERT_SQL,
+  canonicalContentOf,
+  canonicalRowOf,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  NO_RESULT,
+  rowValues,
+  sha256Hex,
+  storedRowOf,
+  type StoredAuditRow,
+} from './audit-row';
 import { REDACTED } from './redact';
 import { createSqliteAuditLog } from './sqlite-audit-log';
 
@@ -61,7 +75,7 @@ describe('recordDecision', () => {
       decidedBy: 'you allowed it once',
       reason: 'looks fine',
       args: { path: '/etc/hosts', apiKey: REDACTED, headers: { Authorization: REDACTED } },
-      argsHash: sha256Hex(canonicalJson(args)),
+      argsHash: keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson(args)),
       editedArgs: null,
       editedArgsHash: null,
       outcome: null,
@@ -79,9 +93,45 @@ describe('recordDecision', () => {
     const edited = { path: '/tmp/safe', token: 'xyz' };
     const entry = target.log.recordDecision(decisionRecord(0, { editedArgs: edited }));
     expect(entry.editedArgs).toEqual({ path: '/tmp/safe', token: REDACTED });
-    expect(entry.editedArgsHash).toBe(hashOfValue(edited));
-    expect(entry.argsHash).toBe(hashOfValue(decisionRecord(0).args));
+    const key = loadArgsHashKey(target.dataDir);
+    expect(entry.editedArgsHash).toBe(keyedArgsHash(key, canonicalJson(edited)));
+    expect(entry.argsHash).toBe(keyedArgsHash(key, canonicalJson(decisionRecord(0).args)));
     expect(entry.editedArgsHash).not.toBe(entry.argsHash);
+  });
+
+  it('rows written before the hash was keyed keep their unkeyed hash: the chain still verifies, and each hash says its scheme', async () => {
+    // A decision row as an older version wrote it: the bare SHA-256 of the canonical arguments.
+    const args = { path: '/etc/hosts', password: 'hunter2' };
+    const legacy: StoredAuditRow = {
+      sequence: 1,
+      time: new Date(0).toISOString(),
+      kind: 'decision',
+      chatId: 'chat-1',
+      exchangeId: null,
+      toolCallId: 'call-0',
+      serverName: 'Files',
+      toolName: 'read_file',
+      definitionHash: null,
+      decision: 'allow_once',
+      actor: 'user',
+      decidedBy: 'you allowed it once',
+      reason: null,
+      args: canonicalJson({ path: '/etc/hosts', password: REDACTED }),
+      argsHash: sha256Hex(canonicalJson(args)),
+      editedArgs: null,
+      editedArgsHash: null,
+      ...NO_RESULT,
+      previousHash: GENESIS_HASH,
+      hash: '',
+    };
+    const values = rowValues(legacy);
+    values[HASH_INDEX] = hashOfStoredRow(values);
+    target.db.prepare(AUDIT_INSERT_SQL).run(values);
+    target.log.recordDecision(decisionRecord(1));
+    const [old, keyed] = target.log.query().entries.reverse();
+    expect(old?.argsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyed?.argsHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(await target.log.verify()).toMatchObject({ ok: true, rowCount: 2 });
   });
 
   it('numbers rows without gaps and chains each to the one before', () => {

@@ -11,6 +11,7 @@ import { checkDecisionRecord, checkPolicyChangeRecord, checkToolResultRecord } f
 import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 import { redactValue } from './redact';
+import { keyedArgsHash, loadArgsHashKey } from './args-hash';
 
 export interface SqliteAuditLogOptions {
   /** The app's database, with the audit migration applied. */
@@ -44,6 +45,9 @@ const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile, checkpointPublicKey }: SqliteAuditLogOptions): SqliteAuditLog {
   // Before anything is appended: triggers dropped by hand are put back, and the rows that came in without them recorded.
   guardAuditLog(db, now);
+  // The install's key for the arguments hash (args-hash.ts): read or made before the first row.
+  const argsKey = loadArgsHashKey(dataDir);
+  const argumentColumns = (args: Record<string, unknown>): { stored: string; hash: string } => argumentColumnsOf(args, argsKey);
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
   const insert = db.prepare(AUDIT_INSERT_SQL);
   const query = createAuditQuery(db);
@@ -101,6 +105,8 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     };
   };
 
+  const serverRequestRow = ({ kind, ...record }: ServerRequestRecord): RowContent => ({ ...decisionRow(record), kind });
+
   /** A policy row: who changed what; the values before and after, redacted, in the argument columns (hashed whole). */
   const policyRow = (record: PolicyChangeRecord): RowContent => {
     checkPolicyChangeRecord(record);
@@ -128,13 +134,13 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
 
   return {
     recordDecision: (record: DecisionRecord) => commit(decisionRow(record)),
-    recordServerRequest: ({ kind, ...record }: ServerRequestRecord) => commit({ ...decisionRow(record), kind }),
+    recordServerRequest: (record: ServerRequestRecord) => commit(serverRequestRow(record)),
     // Inside a claim of recordDecisionsWith (a policy change the answer makes: remember from the card), the row joins
     // that durable transaction; anywhere else it commits on its own.
     recordPolicyChange: (record: PolicyChangeRecord) => (claiming ? entryOf(append(policyRow(record))) : commit(policyRow(record))),
     recordDecisionsWith(records, claim, changes = []) {
       // Built (and checked) before the transaction: a bad record fails before anything is claimed.
-      const rows = [...records.map(decisionRow), ...changes.map(policyRow)];
+      const rows = [...records.map((record) => ('kind' in record ? serverRequestRow(record as ServerRequestRecord) : decisionRow(record))), ...changes.map(policyRow)];
       return durably(() =>
         db
           .transaction(() => {
@@ -218,12 +224,12 @@ function callFields(record: DecisionRecord | ToolResultRecord): Pick<RowContent,
 }
 
 /**
- * The hash is taken over the canonical JSON of the arguments exactly as given; what is stored is that
- * same JSON value (dates as their JSON text, `undefined` members dropped) with secrets redacted.
+ * The hash is keyed (args-hash.ts) and taken over the canonical JSON of the arguments exactly as given; what is
+ * stored is that same JSON value (dates as their JSON text, `undefined` members dropped) with secrets redacted.
  */
-function argumentColumns(args: Record<string, unknown>): { stored: string; hash: string } {
+function argumentColumnsOf(args: Record<string, unknown>, key: Buffer): { stored: string; hash: string } {
   const canonical = canonicalJson(args);
-  return { stored: canonicalJson(redactValue(JSON.parse(canonical))), hash: sha256Hex(canonical) };
+  return { stored: canonicalJson(redactValue(JSON.parse(canonical))), hash: keyedArgsHash(key, canonical) };
 }
 
 /** Free text (a reason, an error message): secrets taken out and length capped like argument values. */

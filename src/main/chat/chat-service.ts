@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Chat, ChatConfigureInput, ChatCreateInput } from '../../shared/chat';
+import type { Chat, ChatChange, ChatConfigureInput, ChatCreateInput } from '../../shared/chat';
+import { createEmitter, type Subscribe } from '../emitter';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { ChatRepository } from './chat-repository';
@@ -14,7 +15,7 @@ export interface ChatDefaults {
   defaultModelOf(providerId: string): string | null;
 }
 
-/** Chats: create, list, rename, configure, delete. Every change is announced as `chat.onDidChange`. */
+/** Chats: create, list, rename, configure, delete. Every change is announced: `onDidChange`, and `chat.onDidChange` to the hosts. */
 export interface ChatService {
   /** Throws `not_found` for an unknown provider. */
   create(input?: ChatCreateInput): Chat;
@@ -29,6 +30,8 @@ export interface ChatService {
   touch(id: string): Chat;
   /** Throws `not_found` for an unknown id. */
   delete(id: string): void;
+  /** Each change of a chat (created, updated, deleted), typed, for the services that follow chats. */
+  readonly onDidChange: Subscribe<ChatChange>;
 }
 
 export interface ChatServiceDependencies {
@@ -42,11 +45,18 @@ export interface ChatServiceDependencies {
 
 export function createChatService({ repository, events, providers, now = Date.now, newId = randomUUID }: ChatServiceDependencies): ChatService {
   const notFound = (id: string): WorkbenchError => new WorkbenchError('not_found', `No chat has the id ${id}.`, { id });
+  const emitter = createEmitter<ChatChange>();
+  /** Told to the services that follow chats (typed), and fanned out to the hosts by the hub. */
+  const announce = (change: ChatChange): void => {
+    emitter.fire(change);
+    events.emit('chat.onDidChange', change);
+  };
   const changed = (chat: Chat): Chat => {
-    events.emit('chat.onDidChange', { kind: 'updated', chat });
+    announce({ kind: 'updated', chat });
     return chat;
   };
   const service: ChatService = {
+    onDidChange: emitter.event,
     create(input = {}) {
       const time = now();
       const fallback = providers?.defaults() ?? { providerId: null, model: null };
@@ -64,7 +74,7 @@ export function createChatService({ repository, events, providers, now = Date.no
         systemPrompt: input.systemPrompt ?? null,
       };
       repository.insert(chat);
-      events.emit('chat.onDidChange', { kind: 'created', chat });
+      announce({ kind: 'created', chat });
       return chat;
     },
     list: () => repository.list(),
@@ -96,7 +106,7 @@ export function createChatService({ repository, events, providers, now = Date.no
     },
     delete(id) {
       if (!repository.delete(id)) throw notFound(id);
-      events.emit('chat.onDidChange', { kind: 'deleted', id });
+      announce({ kind: 'deleted', id });
     },
   };
   return service;

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResolution, ToolCallApproval } from '../../shared/approval';
 import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, ResourceAttachment, UserChatMessage } from '../../shared/messages';
-import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-requests';
+import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import { DEFAULT_CHAT_TITLE, type ChatService } from './chat-service';
-import type { ServerRequestHandler } from '../mcp/server-requests';
+import type { ServerRequestHandler } from '../mcp/server-request-routing';
 import type { MessageStore } from './message-store';
-import type { ServerRequests } from './server-requests';
+import type { ServerRequests } from './server-request-flow';
 import { createTextBatcher } from './text-batcher';
 import type { ExchangeRun, LoopReporter, ToolLoop } from './tool-loop';
 
@@ -16,7 +16,7 @@ import type { ExchangeRun, LoopReporter, ToolLoop } from './tool-loop';
 export type ExchangeState =
   | { readonly kind: 'idle' }
   | { readonly kind: 'running'; readonly exchangeId: string; readonly status: 'generating' | 'running-tools' }
-  | { readonly kind: 'awaiting-approval'; readonly exchangeId: string | null };
+  | { readonly kind: 'waiting-approval'; readonly exchangeId: string | null };
 
 /** What else moves a waiting exchange besides a person's approval message: one typed way in. */
 export type ExchangeEvent =
@@ -105,12 +105,12 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     const run = runs.get(chatId);
     if (run) return { kind: 'running', exchangeId: run.exchangeId, status: run.status };
     const waiting = pending.list(chatId)[0];
-    return waiting ? { kind: 'awaiting-approval', exchangeId: waiting.exchangeId } : { kind: 'idle' };
+    return waiting ? { kind: 'waiting-approval', exchangeId: waiting.exchangeId } : { kind: 'idle' };
   };
   const activity = (chatId: string): ChatActivity => {
     const current = state(chatId);
     if (current.kind === 'running') return { status: current.status, exchangeId: current.exchangeId };
-    if (current.kind === 'awaiting-approval') return { status: 'waiting-approval', exchangeId: current.exchangeId };
+    if (current.kind === 'waiting-approval') return { status: 'waiting-approval', exchangeId: current.exchangeId };
     return { status: 'idle', exchangeId: null };
   };
   const announceActivity = (chatId: string): void => {
@@ -178,9 +178,8 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   };
 
   // Deleting a chat stops its exchange (its messages, grants and waiting approvals go with it in SQLite).
-  const unsubscribeChats = events.subscribe((event, payload) => {
-    if (event !== 'chat.onDidChange' || (payload as { kind: string }).kind !== 'deleted') return;
-    runs.get((payload as { id: string }).id)?.controller.abort();
+  const unsubscribeChats = chats.onDidChange((change) => {
+    if (change.kind === 'deleted') runs.get(change.id)?.controller.abort();
   });
 
   const sendUser = (chatId: string, text: string, attachments?: readonly ResourceAttachment[]): ChatSendOutput => {
@@ -210,7 +209,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   const sendApproval = (chatId: string, toolCallApprovals: readonly ToolCallApproval[]): ChatSendOutput => {
     chats.get(chatId);
     const current = state(chatId);
-    if (current.kind !== 'awaiting-approval' || !current.exchangeId) {
+    if (current.kind !== 'waiting-approval' || !current.exchangeId) {
       throw new WorkbenchError('invalid_input', 'No tool call in this chat waits for a decision, so there is nothing to approve or deny.');
     }
     const { exchangeId } = current;

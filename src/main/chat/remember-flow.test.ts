@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { callOf, startLoopHarness, type LoopHarness } from './testing/loop-harness';
 
 /**
- * Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card") through the real services,
+ * Remember from the card (docs/user/approvals.md "Remember from the card") through the real services,
  * SQLite, the Files server and a scripted model: the answer that remembers goes through the one approval round trip
  * (check → claim with its audit row → policy change → run after the deny re-check), the next call like it runs
  * without asking, `policy.explain` names what was remembered, and what a deny rule catches is never remembered.
@@ -23,9 +23,9 @@ it('remembers calls like this one: the call runs now, the next one in the folder
   test.fake.script(
     { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'a.md'), content: '1' })] },
     { kind: 'reply', text: ['one'] },
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'b.md'), content: '2' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'b.md'), content: '1' })] },
     { kind: 'reply', text: ['two'] },
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'c.md'), content: '3' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(test.sandbox, 'c.md'), content: '1' })] },
     { kind: 'reply', text: ['three'] },
   );
 
@@ -33,7 +33,13 @@ it('remembers calls like this one: the call runs now, the next one in the folder
   const [first] = test.services.approvals.chats.pending(test.chatId);
   const toolCallId = first?.request.toolCallId as string;
   const offers = test.services.approvals.chats.rememberOptions({ chatId: test.chatId, toolCallId });
-  expect(offers.rule).toMatchObject({ offered: true, args: [{ pointer: '/path', match: 'glob', value: `${notes}/**` }] });
+  expect(offers.rule).toMatchObject({
+    offered: true,
+    args: [
+      { pointer: '/path', match: 'glob', value: `${notes}/**` },
+      { pointer: '/content', match: 'equals', value: '1' },
+    ],
+  });
 
   expect((await test.decide([{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', remember: { kind: 'rule', id: 'remembered-notes', args: offers.rule.args } }])).status).toBe('idle');
   expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('1');
@@ -43,10 +49,12 @@ it('remembers calls like this one: the call runs now, the next one in the folder
 
   // The next call in the folder runs without asking; explain names the rule.
   expect((await test.say('write b')).status).toBe('idle');
-  expect(fs.readFileSync(path.join(notes, 'b.md'), 'utf8')).toBe('2');
-  const explained = test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md') } });
+  expect(fs.readFileSync(path.join(notes, 'b.md'), 'utf8')).toBe('1');
+  const explained = test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '1' } });
   expect(explained).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule', ruleId: 'remembered-notes' } });
   expect(explained.reason).toMatch(/remembered from an approval card/);
+  // The same folder with other content is not "like this".
+  expect(test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '2' } }).outcome).toBe('ask');
 
   // Outside it, the question comes back.
   expect((await test.say('write c')).status).toBe('waiting-approval');

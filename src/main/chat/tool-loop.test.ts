@@ -69,7 +69,7 @@ describe.each(FORMATS)('the tool loop over the %s wire format', (format) => {
     expect(first).toMatchObject({ toolName: 'write_file', status: 'pending', decision: { outcome: 'ask' } });
     expect(second).toMatchObject({ toolName: 'write_file', status: 'pending' });
     const [reply] = assistantReplies(test.messages());
-    expect(reply?.end).toBe('waiting_approval');
+    expect(reply?.end).toBe('waiting-approval');
     expect(reply?.reply.pendingToolCalls?.map((request) => request.toolCallId)).toEqual([first?.toolCallId, second?.toolCallId]);
     expect(reply?.reply.turns[0]?.message).toBe('Let me look and write.');
     expect(test.services.approvals.chats.pending(test.chatId)).toHaveLength(2);
@@ -146,7 +146,7 @@ describe.each(FORMATS)('the tool loop over the %s wire format', (format) => {
     }
     expect(refused).toBeInstanceOf(WorkbenchError);
     expect((refused as WorkbenchError).code).toBe('invalid_input');
-    expect((refused as WorkbenchError).message).toMatch(/do not fit the input schema/);
+    expect((refused as WorkbenchError).message).toMatch(/Files\.write_file has edited arguments that do not fit its input schema/);
     expect(test.services.conversations.activity(test.chatId).status).toBe('waiting-approval');
 
     const edited = { path: path.join(test.sandbox, 'person.txt'), content: 'person' };

@@ -10,6 +10,7 @@ import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { LlmProvider } from '../llm/provider';
 import type { McpTool } from '../../shared/mcp';
+import { CallRefused } from '../mcp/call-door';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
 import type { MessageStore, NewMessage } from './message-store';
@@ -28,7 +29,7 @@ export interface LoopReporter {
 export interface ToolLoopDependencies {
   messages: MessageStore;
   provider(id: string): LlmProvider;
-  gate: Pick<ApprovalGate, 'evaluate' | 'checkBeforeRun'>;
+  gate: Pick<ApprovalGate, 'evaluate'>;
   pending: Pick<PendingApprovals, 'add'>;
   tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;
   audit: AuditRecorder;
@@ -98,25 +99,6 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
 
   /** Runs one allowed call: records its result in the audit log and in the record, whatever happens. */
   async function execute(run: ExchangeRun, reply: AssistantChatMessage, turn: number, record: ToolCallRecord, definitionHash: string | undefined): Promise<void> {
-    // Whoever allowed it (a rule, a person, a grant), a deny rule in force NOW still wins: one added while the call
-    // waited, or one its edited arguments hit (docs/dev/architecture.md, the decision order).
-    try {
-      const denied = gate.checkBeforeRun({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, definitionHash);
-      if (denied) {
-        record.status = 'denied';
-        record.decision = { outcome: 'deny', actor: 'policy', reason: denied.reason };
-        record.error = denied.reason;
-        run.report.toolCall(reply, turn, record);
-        return;
-      }
-    } catch (error) {
-      // Fail closed: a deny rule that cannot be checked, or whose stop cannot be recorded, keeps the tool from running.
-      record.status = 'error';
-      record.error = `The deny rules could not be checked before the call ran, so the tool did not run: ${error instanceof Error ? error.message : String(error)}`;
-      dependencies.onError(error);
-      run.report.toolCall(reply, turn, record);
-      return;
-    }
     record.status = 'running';
     record.startedAt = now();
     run.report.toolCall(reply, turn, record);
@@ -128,6 +110,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         args: record.args,
         signal: run.signal,
         chatId: run.chat.id,
+        exchangeId: run.exchangeId,
+        toolCallId: record.toolCallId,
         // Decided on this definition: if the server lists another now (it restarted meanwhile), nothing runs.
         definitionHash,
         // The server's progress shows on the tool block and in the CLI while the call runs (docs/user/mcp-servers.md#progress).
@@ -140,6 +124,18 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       record.result = result;
       record.status = result.isError ? 'error' : 'success';
     } catch (error) {
+      if (error instanceof CallRefused) {
+        // Whoever allowed it (a rule, a person, a grant), a deny rule in force when the call was sent won: one added
+        // while the call waited, one its edited arguments hit, or one added before a retry (src/main/mcp/call-door.ts).
+        // The door recorded the auto_deny row; nothing ran, so there is no result row.
+        delete record.progress;
+        delete record.startedAt;
+        record.status = 'denied';
+        record.decision = { outcome: 'deny', actor: 'policy', reason: error.reason };
+        record.error = error.reason;
+        run.report.toolCall(reply, turn, record);
+        return;
+      }
       record.status = run.signal.aborted ? 'cancelled' : 'error';
       record.error = error instanceof Error ? error.message : String(error);
     }
@@ -303,7 +299,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         if (asks.length > 0) {
           pending.add(chat.id, exchangeId, asks);
           reply.reply.pendingToolCalls = asks;
-          return finishReply('waiting_approval');
+          return finishReply('waiting-approval');
         }
         save(reply, report);
       }

@@ -1,4 +1,5 @@
 import type { McpTool } from '../../shared/mcp';
+import { visibleToModel } from '../../shared/mcp-apps';
 import type { ModelToolCall, ToolCallRecord } from '../../shared/messages';
 import type { ToolSpec } from '../llm/conversation';
 
@@ -12,10 +13,12 @@ export interface ToolOffer {
 /**
  * Every tool that can be called now (its server is ready, its definition is usable), or once its server has started
  * (a `cached` definition of its last launch, which a call checks against the live one), under its provider-safe name.
+ * A tool whose `_meta.ui.visibility` leaves out "model" is for its server's view alone: never offered, so a call of
+ * it by name ends as a call of a tool that was not offered (docs/user/mcp-apps.md#who-may-call-a-tool).
  */
 export function offerTools(tools: readonly McpTool[]): ToolOffer {
   const byName = new Map<string, McpTool>();
-  for (const tool of tools) if ((tool.available || tool.cached) && !tool.problem) byName.set(tool.providerName, tool);
+  for (const tool of tools) if ((tool.available || tool.cached) && !tool.problem && visibleToModel(tool)) byName.set(tool.providerName, tool);
   const specs = [...byName.values()].map((tool) => ({
     name: tool.providerName,
     description: tool.description ?? tool.title ?? `${tool.name} from ${tool.serverName}`,

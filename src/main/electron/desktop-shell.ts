@@ -41,7 +41,8 @@ export interface DesktopShell {
 export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
   const { services, desktop } = options;
   const tracker = createApprovalTracker({
-    events: services.events,
+    approvals: services.approvals.pending.onDidChange,
+    chats: services.chats.onDidChange,
     initial: () => services.approvals.pending.allWaiting(),
     onError: (error) => console.error(error),
   });

@@ -19,6 +19,7 @@ import { APP_NAME } from '../../shared/app-name';
 import { version } from '../../../package.json';
 import { builtAssets } from '../assets';
 import { securityHeaders } from '../host/csp';
+import { openThroughRedirectPage } from '../host/open-url';
 import { createDispatcher } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
@@ -55,10 +56,13 @@ let keepRunningInTray = (): boolean => false;
 let showMainWindowOnRequest: (() => void) | null = null;
 let quitting = false;
 
-/** An MCP server's sign-in page, at the person's request (Sign in); its address was checked to be https or loopback. */
-function openSignInPage(url: string): boolean {
-  void shell.openExternal(url);
-  return true;
+/**
+ * An MCP server's sign-in page, at the person's request (Sign in); its address was checked to be https or loopback.
+ * shell.openExternal would put the address on xdg-open's command line: it goes through an owner-only redirect page.
+ */
+function openSignInPage(dataDir: string, url: string): boolean {
+  // False where no browser can be opened: the app then shows the address to copy.
+  return openThroughRedirectPage(dataDir, url);
 }
 
 /** Links leave the app only as http(s), only to the default browser, and only after the person agrees. */
@@ -209,7 +213,7 @@ function start(): void {
         versions: { electron: process.versions.electron, chrome: process.versions.chrome },
         secretCiphers: keychain ? [keychain, plainCipher] : [plainCipher],
         // An MCP server's OAuth sign-in page (https or loopback only, checked in src/main/mcp/oauth) in the system browser.
-        openSignInPage,
+        openSignInPage: (url) => openSignInPage(dataDir, url),
         onListenerError: (error) => console.error(error),
         onStopError: (step, error) => console.error(`Stopping ${step} failed:`, error),
       });
@@ -265,7 +269,8 @@ function start(): void {
     // binary as Node (ELECTRON_RUN_AS_NODE=1, see src/main/mcp/node-runtime.ts).
     // Those whose tools are known from the last launch wait until the window's first screen is up (or a message).
     services.mcp.start({ deferMs: WINDOW_START_DEFER_MS });
-    // Audit rows go to the organisation's log pipeline, if the settings name one (issue 15; src/main/audit/shipping).
+    // Audit rows go to the organisation's log pipeline, if the settings name one (docs/user/audit-shipping.md;
+    // src/main/audit/shipping).
     services.auditShipping.start();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(windowStore);

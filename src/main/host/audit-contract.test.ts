@@ -64,7 +64,7 @@ describe('audit.query over the contract', () => {
   });
 });
 
-describe('audit.export over the contract: only into the data folder\'s exports/ (issue 12 §1.6)', () => {
+describe('audit.export over the contract: only into the data folder\'s exports/', () => {
   const exports = (): string => path.join(dataDir, 'exports');
 
   it('exports by file name into exports/ (owner-only) and pushes progress events', async () => {
@@ -151,5 +151,30 @@ describe('audit.verify over the contract', () => {
 
   it('refuses a malformed anchor', async () => {
     expect(failed(await dispatch('audit.verify', { anchor: { sequence: 0, hash: 'xyz' } })).message).toMatch(/anchor\.sequence: .*anchor\.hash: /);
+  });
+});
+
+describe('audit.stats, audit.suggestions and audit.acceptSuggestion over the contract', () => {
+  const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString();
+
+  it('answers the figures of a period, filtered, and the suggestions', async () => {
+    const stats = ok(await dispatch('audit.stats', { from: day(-7), to: day(1) })) as { totals: { total: number }; timeline: unknown[]; headSequence: number };
+    // The six decision rows of the fixture (audit-test-support.ts); result rows are not decisions.
+    expect(stats.totals.total).toBe(6);
+    expect(stats.timeline).toHaveLength(9);
+    expect(stats.headSequence).toBe(12);
+    expect((ok(await dispatch('audit.stats', { from: day(-7), to: day(1), serverName: 'nobody' })) as { totals: { total: number } }).totals.total).toBe(0);
+    expect(ok(await dispatch('audit.suggestions', { days: 7 }))).toMatchObject({ suggestions: expect.any(Array) });
+    expect(ok(await dispatch('audit.suggestions', undefined))).toMatchObject({ suggestions: expect.any(Array) });
+  });
+
+  it('refuses a period that runs backwards or is too long, an unknown kind, and a suggestion that is not there', async () => {
+    expect(failed(await dispatch('audit.stats', { from: day(0), to: day(-1) })).message).toMatch(/from: from must be before to/);
+    expect(failed(await dispatch('audit.stats', { from: day(-500), to: day(0) })).message).toMatch(/at most 400 days/);
+    expect(failed(await dispatch('audit.stats', { from: day(-40), to: day(0), bucket: 'hour' })).message).toMatch(/by hour/);
+    expect(failed(await dispatch('audit.stats', { from: day(-1), to: day(0), kind: 'result' })).code).toBe('invalid_input');
+    expect(failed(await dispatch('audit.stats', { from: day(-1), to: day(0), sql: '1=1' })).code).toBe('invalid_input');
+    expect(failed(await dispatch('audit.acceptSuggestion', { id: 'allow-tool:nope' }))).toMatchObject({ code: 'not_found', message: expect.stringMatching(/No such suggestion now/) });
+    expect(onInternalError).not.toHaveBeenCalled();
   });
 });

@@ -1,5 +1,6 @@
-// `audit.verify` and the export on a log above every size threshold of src/main/audit (issue 12 §1.7), through the
-// contract of the app's services and of BUILT browser mode over its WebSocket. The built CLI: src/cli/cli-audit-large.test.ts.
+// `audit.verify` and the export on a log above every size threshold of src/main/audit (docs/dev/architecture.md, built
+// assets), through the contract of the app's services and of BUILT browser mode over its WebSocket. The built CLI:
+// src/cli/cli-audit-large.test.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -13,7 +13,7 @@ import { parseJsonOrUndefined } from '../../shared/json';
 
 // Both through require, not an ES import: an ES import of node:http makes Node load its fetch (undici) to fill in the
 // module's lazy exports, and one of the CommonJS `ws` makes Node parse its source for export names — ~30 ms of
-// browser mode's start together (docs/dev/benchmarks.md, "What changed to make them fast").
+// browser mode's start together (docs/dev/benchmarks.md, "What keeps them fast").
 const { createServer } = process.getBuiltinModule('node:http');
 const { WebSocketServer } = createRequire(import.meta.url)('ws') as { WebSocketServer: typeof WebSocketServerClass };
 

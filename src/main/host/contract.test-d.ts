@@ -54,6 +54,7 @@ describe('the contract', () => {
       | 'mcp.tools'
       | 'mcp.resources'
       | 'mcp.readResource'
+      | 'mcp.appView'
       | 'mcp.subscribeResource'
       | 'mcp.unsubscribeResource'
       | 'mcp.prompts'
@@ -67,13 +68,14 @@ describe('the contract', () => {
       | 'mcp.sandbox'
       | 'mcp.sandboxWiden'
       | 'mcp.sandboxNarrow'
+      | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
     expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });
   it('names the audit methods', () => {
-    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify' | 'audit.exportPrepare' | 'audit.exportRead' | 'audit.shippingStatus' | 'audit.shippingSinks' | 'audit.saveShippingSink' | 'audit.removeShippingSink' | 'audit.checkpoints' | 'audit.setCheckpoints' | 'audit.verifyAgainst'>();
+    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify' | 'audit.exportPrepare' | 'audit.exportRead' | 'audit.shippingStatus' | 'audit.shippingSinks' | 'audit.saveShippingSink' | 'audit.removeShippingSink' | 'audit.checkpoints' | 'audit.setCheckpoints' | 'audit.verifyAgainst' | 'audit.stats' | 'audit.suggestions' | 'audit.acceptSuggestion'>();
     expectTypeOf<In<'audit', EventName>>().toEqualTypeOf<'audit.onDidProgress'>();
   });
 

@@ -1,5 +1,6 @@
-// The deny rules against every way a call reaches a tool (issue 12 §1.1), through the dispatcher and the real
-// services: SQLite, the Demo provider and the real Files server, whose sandbox shows what actually ran.
+// The deny rules against every way a call reaches a tool (docs/user/approvals.md#which-setting-wins), through the
+// dispatcher and the real services: SQLite, the Demo provider and the real Files server, whose sandbox shows what
+// actually ran.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,7 +113,9 @@ describe.each([
     const edited = { toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'forbidden.txt', content: 'hello' } };
     const error = await failure('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [edited] } });
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toContain(`tool call '${toolCallId}' has edited arguments that a deny rule refuses`);
+    // Errors name the tool, not the call's id.
+    expect(error.message).toContain('Files.write_file has edited arguments that a deny rule refuses');
+    expect(error.message).not.toContain(toolCallId);
     expect(error.message).toMatch(/Denied by your (rule #1|organisation's policy, rule 'org-no-forbidden')/);
     // A per-call problem the card and the CLI can show beside the call.
     expect(error.details).toMatchObject({ problems: [{ toolCallId, deniedBy: { source: { kind }, reason: expect.stringMatching(words) } }] });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit';
 import type { ChatMessage } from '../../shared/messages';
-import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-requests';
+import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-request-views';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../llm/testing/fake-llm-server';
 import { createServices, type Services } from '../services';
 import { createDispatcher } from './dispatcher';
@@ -193,5 +193,52 @@ describe('elicitation (server-everything)', () => {
       [{ message: expect.any(String), url }, 'allow_once'],
       [{ message: expect.any(String), url: 'https://modelcontextprotocol.io' }, 'deny'],
     ]);
+  }, 60_000);
+
+  it('-32042: a deny rule added while the page card waits stops the retried call at the server\'s door, and the audit names the rule', async () => {
+    const chatId = chatOnFake();
+    const url = 'https://example.com/needs-consent';
+    await callTool(chatId, 'trigger-url-elicitation', { url, errorPath: true });
+    const prerequisite = await waiting();
+    // Another window (or the CLI) adds a deny rule while the card waits.
+    services.approvals.policy.update({
+      rules: { add: [{ id: 'no-consent-pages', effect: 'deny', server: SERVER, tool: 'trigger-url-elicitation', args: [{ pointer: '/url', match: 'glob', value: 'https://example.com/**' }] }] },
+    });
+    await dispatch('serverRequests.decide', { id: prerequisite.id, decision: { action: 'accept' } });
+    const record = (): { status: string; error?: string } | undefined => {
+      for (const message of services.conversations.messages(chatId).messages as ChatMessage[]) {
+        if (message.role === 'assistant') for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) return call;
+      }
+      return undefined;
+    };
+    // The retried call reaching the server would show as the server's own page request (its second elicitation).
+    await until(() => services.conversations.serverRequests().length > 0 || record()?.status === 'denied', 'the retried call is stopped or reaches the server');
+    expect(services.conversations.serverRequests()).toEqual([]);
+    await services.conversations.settled(chatId);
+    expect(record()).toMatchObject({ status: 'denied', error: expect.stringContaining('Denied by your rule #1') });
+    const decisions = services.audit.query({ kind: 'decision', toolName: 'trigger-url-elicitation' }).entries.reverse();
+    expect(decisions.map((row) => [row.decision, row.actor])).toEqual([
+      ['auto_allow', 'policy'],
+      ['auto_deny', 'policy'],
+    ]);
+    expect(decisions[1]?.decidedBy).toMatch(/^Denied by your rule #1: .*\(checked when the call was about to run\)$/);
+    expect(services.audit.query({ kind: 'result', toolName: 'trigger-url-elicitation' }).entries).toEqual([]);
+  }, 60_000);
+
+  it('URL: a page that is not an http(s) address is declined unseen, and the audit says why', async () => {
+    const chatId = chatOnFake();
+    for (const url of ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>']) {
+      await callTool(chatId, 'trigger-url-elicitation', { url, message: 'Open me' });
+      await services.conversations.settled(chatId);
+      expect(services.conversations.serverRequests()).toEqual([]);
+    }
+    expect(elicitationRows().map((row) => [row.args, row.decision, row.actor, row.decidedBy])).toEqual(
+      ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>'].map((url) => [
+        { message: 'Open me', url },
+        'auto_deny',
+        'policy',
+        'the page is not an http(s) address, so it is not offered',
+      ]),
+    );
   }, 60_000);
 });

@@ -53,6 +53,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
+    'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
     'mcp.subscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, false),
     'mcp.prompts': ({ name }) => services.mcp.prompts(name === undefined ? undefined : services.mcpServers.get(name).name),
@@ -77,6 +78,7 @@ export function createHandlers(services: Services): MethodHandlers {
       services.sandboxProfiles.narrow(name, grant);
       return services.sandboxProfiles.view(name);
     },
+    'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>
@@ -97,6 +99,9 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.checkpoints': () => services.checkpointer.view(),
     'audit.setCheckpoints': (change) => services.checkpointer.update(change),
     'audit.verifyAgainst': ({ path, checkpointPublicKey }) => services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
+    'audit.stats': (query) => services.auditInsights.stats(query),
+    'audit.suggestions': (input) => services.auditInsights.suggestions(input?.days),
+    'audit.acceptSuggestion': ({ id, days }) => services.auditInsights.accept(id, days),
   };
 }
 

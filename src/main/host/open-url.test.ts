@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { browserCommand, openInDefaultBrowser, redirectPageHtml, REDIRECT_FOLDER_NAME, writeRedirectPage } from './open-url';
+import { browserCommand, openInDefaultBrowser, openThroughRedirectPage, redirectPageHtml, REDIRECT_FOLDER_NAME, writeRedirectPage } from './open-url';
 import { titleUnless } from '../testing/skip-reason';
 
 const windows = process.platform === 'win32';
@@ -101,5 +101,39 @@ describe('opening browser mode in the default browser', () => {
     expect(hostile).not.toContain('</script><script>');
     expect(hostile).toContain('&quot;&gt;&lt;/script&gt;');
     expect(hostile.match(/<script>/g)).toHaveLength(1);
+  });
+});
+
+describe('opening an OAuth sign-in page', () => {
+  const AUTHORIZE_URL =
+    'https://login.example/authorize?response_type=code&client_id=wb-client&code_challenge=Q2hhbGxlbmdlQ2hhbGxlbmdl&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A40061%2Fcallback&state=SiGnInStAtE0123456789';
+
+  it('puts only a one-time owner-only page on the command line, never the authorize URL, its state, challenge or port', () => {
+    const dataDir = tempDataDir();
+    const { spawn, calls } = fakeSpawn();
+    expect(openThroughRedirectPage(dataDir, AUTHORIZE_URL, { platform: 'linux', env: { DISPLAY: ':0' }, spawn })).toBe(true);
+    expect(calls).toHaveLength(1);
+    const argv = [calls[0]?.file, ...(calls[0]?.args ?? [])].join(' ');
+    for (const secret of ['SiGnInStAtE0123456789', 'Q2hhbGxlbmdlQ2hhbGxlbmdl', '40061', 'wb-client', 'login.example']) expect(argv).not.toContain(secret);
+    const fileUrl = calls[0]?.args.at(-1) as string;
+    expect(fileUrl).toMatch(/^file:\/\//);
+    const file = fileURLToPath(fileUrl);
+    // The page leads on to the authorize URL, and nobody but its owner can read it.
+    expect(fs.readFileSync(file, 'utf8')).toContain(JSON.stringify(AUTHORIZE_URL));
+    if (!windows) {
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    }
+    // One page per sign-in: a second one does not reuse the first's name.
+    openThroughRedirectPage(dataDir, `${AUTHORIZE_URL}2`, { platform: 'linux', env: { DISPLAY: ':0' }, spawn });
+    expect(calls[1]?.args.at(-1)).not.toBe(fileUrl);
+  });
+
+  it('writes nothing and opens nothing where there is no desktop (the address is shown instead)', () => {
+    const dataDir = tempDataDir();
+    const { spawn, calls } = fakeSpawn();
+    expect(openThroughRedirectPage(dataDir, AUTHORIZE_URL, { platform: 'linux', env: {}, spawn })).toBe(false);
+    expect(calls).toHaveLength(0);
+    expect(fs.existsSync(path.join(dataDir, REDIRECT_FOLDER_NAME))).toBe(false);
   });
 });

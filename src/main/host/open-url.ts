@@ -1,4 +1,5 @@
 import { spawn as spawnProcess, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,10 +22,10 @@ export interface RedirectPage {
  * token never appears on a command line, where /proc/PID/cmdline shows it to every local user. Jupyter
  * does the same (jupyter_server's "browser open file"); see docs/user/browser-mode.md, "Browser mode's token".
  */
-export function writeRedirectPage(dataDir: string, url: string, pid = process.pid): RedirectPage {
+export function writeRedirectPage(dataDir: string, url: string, name: string | number = process.pid): RedirectPage {
   const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
   ensureOwnerOnlyFolder(folder);
-  const file = path.join(folder, `browser-${pid}.html`);
+  const file = path.join(folder, `browser-${name}.html`);
   // A leftover of an earlier process with this pid: never write through whatever is there (a link).
   fs.rmSync(file, { force: true });
   const descriptor = fs.openSync(file, 'wx', OWNER_ONLY_FILE);
@@ -90,6 +91,35 @@ export function openInDefaultBrowser(target: string, { platform = process.platfo
   } catch {
     return false;
   }
+}
+
+/** How long a sign-in's redirect page stays on disk: the browser reads it at once; then it is gone. */
+export const SIGN_IN_PAGE_KEEP_MS = 120_000;
+
+/**
+ * Opens an address that carries a secret of its own — an OAuth authorization URL: its `state`, PKCE challenge,
+ * client id and loopback port would let another local process finish the sign-in with its own code — through a
+ * one-time redirect page in the owner-only folder, as browser mode opens its own address: the command line (which
+ * every local user can read in /proc/PID/cmdline) holds only the page's `file://` address, useless to anyone who
+ * cannot read the file (docs/user/mcp-oauth.md#signing-in). The page is removed after `keepMs` or at exit.
+ * False (and nothing written) where there is no desktop to show it.
+ */
+export function openThroughRedirectPage(dataDir: string, url: string, { keepMs = SIGN_IN_PAGE_KEEP_MS, ...options }: OpenOptions & { keepMs?: number } = {}): boolean {
+  if (!browserCommand('file:///', options.platform ?? process.platform, options.env ?? process.env)) return false;
+  const page = writeRedirectPage(dataDir, url, `sign-in-${randomBytes(12).toString('hex')}`);
+  if (!openInDefaultBrowser(page.fileUrl, options)) {
+    page.remove();
+    return false;
+  }
+  const remove = (): void => {
+    clearTimeout(timer);
+    process.off('exit', remove);
+    page.remove();
+  };
+  const timer = setTimeout(remove, keepMs);
+  timer.unref();
+  process.on('exit', remove);
+  return true;
 }
 
 export function browserCommand(

@@ -1,6 +1,7 @@
-// The organisation's defaults and locks against every way a person could change a locked setting (issue 15 §4): the
-// contract, settings.json edited on disk before the start and while it runs, a chat's mode, and "Allow for this chat"
-// on a card. Through the dispatcher and the real services (SQLite, the Demo provider, the real Files server).
+// The organisation's defaults and locks against every way a person could change a locked setting
+// (docs/user/organisation-policy.md): the contract, settings.json edited on disk before the start and while it runs, a
+// chat's mode, and "Allow for this chat" on a card. Through the dispatcher and the real services (SQLite, the Demo
+// provider, the real Files server).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

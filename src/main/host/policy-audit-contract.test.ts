@@ -1,6 +1,7 @@
-// Policy rows (issue 15 §3): every change of the approval policy, of a chat's mode, every grant and revocation, a server's
-// trust and the organisation's file seen at start become an audit row of kind 'policy' with who and a redacted
-// before/after, through the dispatcher and the real services (SQLite, the Demo provider, the real Files server).
+// Policy rows (docs/user/audit-log.md): every change of the approval policy, of a chat's mode, every grant and
+// revocation, a server's trust and the organisation's file seen at start become an audit row of kind 'policy' with who
+// and a redacted before/after, through the dispatcher and the real services (SQLite, the Demo provider, the real Files
+// server).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,7 +86,7 @@ describe('policy rows in the audit log', () => {
     expect(rows[1]).toMatchObject({ args: { 'servers/Files': null, 'tools/Files/write_file': null }, editedArgs: { 'servers/Files': { autoApprove: true }, 'tools/Files/write_file': 'always-ask' } });
     // Redacted: the rule's key names a token, so its value is hidden; the hash still covers it.
     expect(rows[2]?.editedArgs).toEqual({ 'rules/no-token': '[REDACTED]' });
-    expect(rows[2]?.editedArgsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[2]?.editedArgsHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
     expect(rows[3]?.args).toEqual({ 'rules/no-token': '[REDACTED]' });
     expect(await ok<AuditVerifyResult>('audit.verify')).toMatchObject({ ok: true, rowCount: 4 });
   });

@@ -1,7 +1,7 @@
 /**
  * Names no settings map can hold (`__proto__`, `constructor`, `prototype`), through the real composition
- * (issue 12 §1.6): `policy.update {servers: {"__proto__": …}}` answered ok and did nothing, and
- * `mcp.add {name: "__proto__"}` wrote the server's secrets before it failed. Now each is refused with a clear
+ * (src/shared/setting-names.ts): `policy.update {servers: {"__proto__": …}}` must not answer ok and do nothing,
+ * nor `mcp.add {name: "__proto__"}` write the server's secrets before it fails. Each is refused with a clear
  * error and changes nothing: not the settings file, not the secrets file, not the running servers.
  */
 import fs from 'node:fs';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit';
 import type { ChatMessage } from '../../shared/messages';
-import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-requests';
+import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-request-views';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn, type RecordedRequest } from '../llm/testing/fake-llm-server';
 import { createServices, type Services } from '../services';
 import { createDispatcher } from './dispatcher';

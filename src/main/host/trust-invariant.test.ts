@@ -1,17 +1,15 @@
 /**
- * The trust invariant (issue 12 §4): random sequences of what people, the organisation, the model and the clock do,
- * driven through the contract against the real services (real SQLite, real MCP over HTTP, the fake LLM server
- * speaking OpenAI's wire format), and after EVERY step the promise is checked:
- *  1. every call a server ran had an allow decision for exactly its arguments in the audit log, committed before the
- *     server received it;
- *  2. no deny rule in force when it ran (the organisation's or the person's) matched its arguments;
- *  3. no decision row exists for a decision that did not apply;
- *  4. `audit verify` is OK;
- *  5. no call waits in a chat that does not show it, and a chat with waiting calls says so;
- *  6. a server's sampling request reached the model only with an allow row committed before, no deny rule in force
- *     matching it and the server's sampling not set to deny; its answer reached the server only once allowed;
- *  7. what a person typed into a server's elicitation form reached the server only with the person's accept row for
- *     exactly that content committed before, and never when a deny rule on the server's elicitation was in force.
+ * The trust invariant (docs/dev/testing.md#the-trust-invariant): random sequences of what people, the organisation, the
+ * model and the clock do, driven through the contract against the real services (real SQLite, real MCP over HTTP, the
+ * fake LLM server speaking OpenAI's wire format), and after EVERY step the promise is checked: 1. every call a server
+ * ran had an allow decision for exactly its arguments in the audit log, committed before the server received it; 2. no
+ * deny rule in force when it ran (the organisation's or the person's) matched its arguments; 3. no decision row exists
+ * for a decision that did not apply; 4. `audit verify` is OK; 5. no call waits in a chat that does not show it, and a
+ * chat with waiting calls says so; 6. a server's sampling request reached the model only with an allow row committed
+ * before, no deny rule in force matching it and the server's sampling not set to deny; its answer reached the server
+ * only once allowed; 7. what a person typed into a server's elicitation form reached the server only with the person's
+ * accept row for exactly that content committed before, and never when a deny rule on the server's elicitation was in
+ * force.
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
@@ -25,7 +23,17 @@ import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-
 import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
-import { createHarness, emptyTally, recordCall, recordElicitationAnswer, recordElicitationRequest, recordSamplingAnswer, recordSamplingRequest, type Harness } from './testing/invariant-harness';
+import {
+  createHarness,
+  emptyTally,
+  recordCall,
+  recordElicitationAnswer,
+  recordElicitationRequest,
+  recordPageRequired,
+  recordSamplingAnswer,
+  recordSamplingRequest,
+  type Harness,
+} from './testing/invariant-harness';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
 import { createScriptedModel, lastUserText } from './testing/scripted-model';
 
@@ -39,7 +47,13 @@ let template: string;
 const model = createScriptedModel();
 
 beforeAll(async () => {
-  servers = await startRecordingServers({ onCall: recordCall, onSamplingAnswer: recordSamplingAnswer, onElicitationRequest: recordElicitationRequest, onElicitationAnswer: recordElicitationAnswer });
+  servers = await startRecordingServers({
+    onCall: recordCall,
+    onSamplingAnswer: recordSamplingAnswer,
+    onElicitationRequest: recordElicitationRequest,
+    onElicitationAnswer: recordElicitationAnswer,
+    onPageRequired: recordPageRequired,
+  });
   fake = await startFakeLlmServer({
     respond: (request) => {
       const text = lastUserText(request);
@@ -136,5 +150,9 @@ describe('the trust invariant', () => {
     expect(tally.serverRequestDecisions).toBeGreaterThan(0);
     expect(tally.elicitationAnswers).toBeGreaterThan(0);
     expect(tally.elicitationsAccepted).toBeGreaterThan(0);
+    // Calls sent again below the coordinator: after a -32042 page, and servers reconnecting on their own.
+    expect(tally.pagesRequired).toBeGreaterThan(0);
+    expect(tally.sentAgainAfterPage).toBeGreaterThan(0);
+    expect(tally.reconnects).toBeGreaterThan(0);
   });
 });

@@ -15,10 +15,10 @@ import {
 import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
 import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
-import { SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
+import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
-import { registerServerRequests, type BoundServerRequests } from './server-requests';
+import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
 import { ContainmentError, describeBlock, planSpawn, type SandboxBlock, type SandboxHost, type SpawnPlan } from './sandbox';
 
 export { describeBlock } from './sandbox';
@@ -246,8 +246,13 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     };
   };
   const fail = (error: unknown): ConnectError => {
-    if (isSignInError(error)) return new ConnectError(`${url.href} needs you to sign in.`, true, true);
+    if (isSignInError(error)) return new ConnectError(signInMessage(error) ?? `${url.href} needs you to sign in.`, true, true);
     if (error instanceof UnsafeEndpointError) return new ConnectError(error.message, true);
+    // The server's protected-resource metadata names another resource (RFC 9728 §3.3): no token is asked for it,
+    // and asking again will not change what the server says.
+    if (error instanceof Error && /^Protected resource \S+ does not match expected/.test(error.message)) {
+      return new ConnectError(`${url.href} cannot be signed in to: its OAuth metadata is for another resource. ${error.message}.`, true);
+    }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return new ConnectError(`${url.href} did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
     }
@@ -267,9 +272,14 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
   }
 }
 
-/** The server wants a sign-in: no token, or a refresh token that no longer works. */
+/** The server wants a sign-in: no token, a refresh token that no longer works, or a token with too few scopes. */
 export function isSignInError(error: unknown): boolean {
   return error instanceof SignInRequiredError || error instanceof UnauthorizedError;
+}
+
+/** What the person reads about a sign-in that a server needs, when it says more than "sign in": more access. */
+export function signInMessage(error: unknown): string | undefined {
+  return error instanceof MoreAccessRequiredError ? error.message : undefined;
 }
 
 function describeServer(client: Client): string {

@@ -1,6 +1,6 @@
 /**
- * The parts of MCP beyond tools (issue 13 §4), against the real server-everything spawned as a child process:
- * progress and cancellation, logging, roots, resources, prompts.
+ * The parts of MCP beyond tools (docs/user/mcp-servers.md), against the real server-everything spawned as a child
+ * process: progress and cancellation, logging, roots, resources, prompts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

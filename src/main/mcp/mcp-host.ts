@@ -7,15 +7,19 @@ import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
+import type { CallDoor } from './call-door';
 import { createLogRing, type LogRing } from './log-ring';
-import { createOAuthSession, type OAuthSession } from './oauth/oauth-session';
+import { DEFAULT_CLIENT_METADATA_URL, createOAuthSession, type OAuthSession } from './oauth/oauth-session';
+import type { PreRegisteredClient } from './oauth/oauth-provider';
 import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-runtime';
-import type { LaunchConfig, McpServerConfigService, ServerConfigView } from './server-config-service';
+import type { LaunchConfig, McpServerConfigService, OAuthClientSecrets, ServerConfigView } from './server-config-service';
 import { sandboxDir } from './server-settings';
 import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
-import type { ServerRequestHandler } from './server-requests';
+import type { ServerRequestHandler } from './server-request-routing';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
+import { readAppView } from './app-view';
+import type { McpAppView } from '../../shared/mcp-apps';
 import { createStartSlots } from './start-slots';
 import type { ManagedSandbox } from '../../shared/approval';
 import { appInstallation, type SandboxBlock, type SandboxHost } from './sandbox';
@@ -53,6 +57,18 @@ export interface McpHostDependencies {
   openSignInPage?: (url: string) => boolean;
   /** A server's sandbox refused it something, during `call` when one call of it was running (docs/user/sandbox.md#blocks). */
   onBlock?: (serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined) => void;
+  /** What every tool call passes right before it is sent to a server, retries included (call-door.ts). */
+  door: CallDoor;
+  /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth): its clients and metadata document. */
+  oauthPolicy?: () => OAuthPolicy;
+}
+
+/** How OAuth clients identify themselves, as the organisation sets it (docs/user/mcp-oauth.md#client-registration). */
+export interface OAuthPolicy {
+  /** The client metadata document's URL (a URL-based client id); DEFAULT_CLIENT_METADATA_URL when unset. */
+  clientMetadataUrl?: string | undefined;
+  /** Pre-registered clients by authorization server (its issuer URL). */
+  clients?: Record<string, { clientId: string; clientSecret?: string | undefined }> | undefined;
 }
 
 /**
@@ -90,6 +106,9 @@ export interface ToolCallRequest {
   definitionHash?: string | undefined;
   /** The chat the call runs for: a sampling or elicitation request the server makes meanwhile belongs to it. */
   chatId?: string | undefined;
+  /** The exchange and the call's id in the chat, as the door's audit row names them (call-door.ts). */
+  exchangeId?: string | undefined;
+  toolCallId?: string | undefined;
   /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
   onProgress?: (progress: ToolProgress) => void;
 }
@@ -146,12 +165,22 @@ export interface McpHost {
   /** Forgets the server's tokens and client registration; it then needs a sign-in. */
   signOut(name: string): Promise<McpServerView>;
   /**
+   * Signs in as the server's pre-registered client itself (the client-credentials grant: no person, no browser;
+   * docs/user/mcp-oauth.md#client-credentials), then starts it again. Throws `unauthorized` with the server's reason.
+   */
+  signInAsClient(name: string): Promise<McpServerView>;
+  /**
    * A server's resources and templates, and one resource's contents. Only a person's explicit request reaches these
    * (the contract's mcp.resources / mcp.readResource); the tool loop never calls them (docs/user/mcp-servers.md#resources).
    * Throw `not_found` or `unavailable` (server not ready).
    */
   resources(serverName: string): Promise<McpResourcesOutput>;
   readResource(serverName: string, uri: string): Promise<McpReadResourceOutput>;
+  /**
+   * The view a tool of the server declares (`_meta.ui.resourceUri`), read and checked (app-view.ts); what had to be
+   * dropped from its declarations goes to the server's log. Throws `not_found` for a tool without a view.
+   */
+  appView(serverName: string, toolName: string): Promise<McpAppView>;
   /** Subscribes to (or unsubscribes from) a resource's changes; `subscribed` false when the server offers no subscriptions. */
   subscribeResource(serverName: string, uri: string, on: boolean): Promise<{ subscribed: boolean }>;
   /**
@@ -190,7 +219,7 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, onBlock }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy, onBlock }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -215,21 +244,25 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   // One OAuth session per server and URL: a reconnect shares its refresh in flight and its tokens not yet written.
   const sessions = new Map<string, { key: string; session: OAuthSession }>();
-  const sessionFor = (name: string, url: string, clientId: string | undefined): OAuthSession | undefined => {
+  const sessionFor = (name: string, url: string, clientId: string | undefined, clientSecrets?: OAuthClientSecrets): OAuthSession | undefined => {
     if (!secrets) return undefined;
-    const key = JSON.stringify([url, clientId]);
+    const policy = oauthPolicy?.() ?? {};
+    const client = clientId === undefined ? undefined : { clientId, clientSecret: clientSecrets?.secret, privateKey: clientSecrets?.privateKey };
+    const clientMetadataUrl = policy.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
+    const key = JSON.stringify([url, client, clientMetadataUrl, policy.clients]);
     const known = sessions.get(name);
     if (known?.key === key) return known.session;
-    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, clientId });
+    const organisationClient = (issuer: string): PreRegisteredClient | undefined => policy.clients?.[issuer] ?? policy.clients?.[issuer.replace(/\/$/, '')];
+    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, client, organisationClient, clientMetadataUrl });
     sessions.set(name, { key, session });
     return session;
   };
   const oauthSession = (launch: LaunchConfig): OAuthSession | undefined =>
-    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId) : undefined;
+    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient) : undefined;
   const signedIn = (server: ServerConfigView): boolean | undefined => {
     if (server.kind !== 'http' || !server.url) return undefined;
     try {
-      return sessionFor(server.name, server.url, server.oauthClientId)?.hasTokens();
+      return oauthSession(config.launchConfig(server.name))?.hasTokens();
     } catch {
       return undefined;
     }
@@ -314,6 +347,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       supervisor: createServerSupervisor({
         name,
         serverRequests,
+        admit: (call) => door({ ...call, serverName: name }),
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
         oauth: (launch) => {
@@ -523,7 +557,7 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, onProgress, definitionHash }) {
+    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, exchangeId, toolCallId, onProgress, definitionHash }) {
       startDeferred();
       const tool = registry.get(serverName, toolName);
       if (!tool) {
@@ -542,7 +576,16 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         );
       }
       // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
-      return entry.supervisor.callTool(toolName, args, { timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName), signal, validateOutput: tool.validateOutput, chatId, onProgress });
+      return entry.supervisor.callTool(toolName, args, {
+        timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName),
+        signal,
+        validateOutput: tool.validateOutput,
+        chatId,
+        exchangeId,
+        toolCallId,
+        definitionHash,
+        onProgress,
+      });
     },
     async signIn(name) {
       require(name);
@@ -603,6 +646,25 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         throw new WorkbenchError('unauthorized', `Sign-in failed: ${describeSignInError(error)}`, { name });
       }
     },
+    async signInAsClient(name) {
+      const server = require(name);
+      startDeferred();
+      const session = oauthSession(config.launchConfig(name));
+      if (!session) throw new WorkbenchError('invalid_input', `"${name}" does not sign in with OAuth.`, { name });
+      const entry = phase === 'running' ? entries.get(name) : undefined;
+      try {
+        await session.signInAsClient();
+      } catch (error) {
+        const message = `Sign-in with client credentials failed: ${describeSignInError(error)}`;
+        entry?.logs.push('host', message);
+        entry?.supervisor.noteSignIn(message);
+        throw new WorkbenchError('unauthorized', message, { name });
+      }
+      entry?.logs.push('host', 'Signed in with client credentials.');
+      if (phase === 'running' && server.enabled) await entries.get(name)?.supervisor.restart();
+      else emitServer(name);
+      return viewOf(require(name));
+    },
     async signOut(name) {
       const server = require(name);
       startDeferred();
@@ -618,6 +680,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async readResource(serverName, uri) {
       const server = require(serverName);
       return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
+    },
+    async appView(serverName, toolName) {
+      const server = require(serverName);
+      const uri = registry.get(server.name, toolName)?.ui?.resourceUri;
+      if (!uri) throw new WorkbenchError('not_found', `The tool "${toolName}" of "${server.name}" has no view.`, { server: server.name });
+      const view = await mcpRequest(server.name, (client) => readAppView(server.name, client, uri, config.callTimeoutMs(server.name)));
+      for (const notice of view.notices) entries.get(server.name)?.logs.push('host', `View ${uri}: ${notice}`);
+      return view;
     },
     async subscribeResource(serverName, uri, on) {
       const server = require(serverName);

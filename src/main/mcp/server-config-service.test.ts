@@ -42,6 +42,8 @@ describe('the mcpServers settings', () => {
         logLevel: 'info',
         // Told its sandbox as its one root (docs/user/mcp-servers.md#roots).
         roots: [path.join(dir, 'sandbox')],
+        // What it runs: the bundled package and its folder (docs/user/approvals.md, "A server's identity").
+        identity: expect.objectContaining({ kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: [path.join(dir, 'sandbox')] }),
       },
     ]);
   });
@@ -84,7 +86,13 @@ describe('the mcpServers settings', () => {
     const cli = open();
     cli.edit({ name: 'Notes', args: ['--from-cli'] });
     config.edit({ name: 'Notes', trusted: true });
-    expect(onDisk().mcpServers?.Notes).toEqual({ command: 'notes-server', args: ['--from-cli'], trusted: true });
+    // The other process changed what it runs: the identity its settings were made for is recorded (docs/user/approvals.md).
+    expect(onDisk().mcpServers?.Notes).toEqual({
+      command: 'notes-server',
+      args: ['--from-cli'],
+      trusted: true,
+      identity: { key: 'stdio:{"args":["--a"],"command":"notes-server"}', description: 'notes-server --a' },
+    });
   });
 
   it('renames, moving the secrets; removes, deleting them', () => {

@@ -7,7 +7,11 @@ import {
   type McpImportSource,
   type McpServerInput,
   type McpServerView,
+  type OAuthPrivateKey,
+  OAuthPrivateKeySchema,
 } from '../../shared/mcp';
+import { parseJsonOrUndefined } from '../../shared/json';
+import { z } from 'zod';
 import { isReservedSettingName, reservedNameMessage } from '../../shared/setting-names';
 import { WorkbenchError } from '../errors';
 import type { SecretStore } from '../settings/secret-store';
@@ -15,12 +19,15 @@ import type { SettingsSection, SettingsStore } from '../settings/settings-store'
 import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } from './config-import';
 import { importLocation, type LocationEnvironment } from './import-locations';
 import { SandboxSettingsSchema, type SandboxSettings } from './sandbox/profile';
+import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
+import { serverIdentity } from './server-identity';
 import {
   defaultMcpServers,
   effectiveRoots,
   isHttpServer,
   MCP_SETTINGS_SECTION,
   McpServersSettingsSchema,
+  oauthClientSecretKey,
   SECRET_PLACEHOLDER,
   ServerSettingsSchema,
   secretKey,
@@ -29,6 +36,8 @@ import {
   type SecretKind,
   type ServerSettings,
 } from './server-settings';
+
+const ClientSecretsSchema = z.object({ secret: z.string().optional(), privateKey: OAuthPrivateKeySchema.optional() });
 
 /** A server's settings as the UI sees them: no secret values, no status (the host adds that). */
 export type ServerConfigView = Omit<McpServerView, 'status'>;
@@ -47,7 +56,13 @@ export type LaunchConfig =
       sandbox: SandboxSettings;
       roots: string[];
     }
-  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string };
+  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string; oauthClient?: OAuthClientSecrets };
+
+/** A pre-registered OAuth client's secret or private key, as kept in the secret store. */
+export interface OAuthClientSecrets {
+  secret?: string;
+  privateKey?: OAuthPrivateKey;
+}
 
 /** What can be imported: the contract's sources, and a path for front ends that may name files (the CLI). */
 export type ImportSource = McpImportSource | { path: string };
@@ -85,7 +100,20 @@ export interface McpServerConfigService {
    */
   adoptPlaintextSecrets(): string[];
   onDidChange(listener: (servers: McpServersSettings) => void): () => void;
+  /** Every server's identity, the identity its settings were made for when that differs, and its former names. */
+  facts(): ServerFactsByName;
+  /**
+   * A server renamed, removed or added, after the MCP settings were written: what is bound to it follows
+   * (docs/user/approvals.md, "A server's identity"). `added` carries the new server's identity.
+   */
+  onDidChangeServerName(listener: (change: ServerNameChange) => void): () => void;
 }
+
+/** What happened to a server's name; the approval engine moves or drops what is bound to it. */
+export type ServerNameChange =
+  | { kind: 'renamed'; from: string; to: string }
+  | { kind: 'removed'; name: string; identity: ServerIdentity }
+  | { kind: 'added'; name: string; identity: ServerIdentity };
 
 export interface McpServerConfigDependencies {
   settings: SettingsStore;
@@ -118,6 +146,22 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       else secrets.set(secretKey(name, kind, key), value);
     }
   };
+  /** A pre-registered client's secret and key: undefined keeps what is stored, null removes it. */
+  const writeClientSecrets = (name: string, change: { secret?: string | null | undefined; privateKey?: OAuthPrivateKey | null | undefined }): void => {
+    if (change.secret === undefined && change.privateKey === undefined) return;
+    const next: OAuthClientSecrets = { ...readClientSecrets(name) };
+    if (change.secret === null) delete next.secret;
+    else if (change.secret !== undefined) next.secret = change.secret;
+    if (change.privateKey === null) delete next.privateKey;
+    else if (change.privateKey !== undefined) next.privateKey = change.privateKey;
+    if (next.secret === undefined && next.privateKey === undefined) secrets.delete(oauthClientSecretKey(name));
+    else secrets.set(oauthClientSecretKey(name), JSON.stringify(next));
+  };
+  const readClientSecrets = (name: string): OAuthClientSecrets | undefined => {
+    const text = secrets.get(oauthClientSecretKey(name));
+    const parsed = text === undefined ? undefined : ClientSecretsSchema.safeParse(parseJsonOrUndefined(text));
+    return parsed?.success ? (parsed.data as OAuthClientSecrets) : undefined;
+  };
   const dropSecrets = (name: string): void => {
     for (const key of secrets.keys(secretPrefix(name))) secrets.delete(key);
   };
@@ -125,7 +169,15 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
     values && Object.keys(values).length > 0 ? Object.fromEntries(Object.keys(values).map((key) => [key, SECRET_PLACEHOLDER])) : undefined;
 
   const toSettings = (server: McpServerInput): ServerSettings => {
-    const { env, headers, ...rest } = server as McpServerInput & { env?: Record<string, string>; headers?: Record<string, string> };
+    if ('url' in server && (server.oauthClientSecret !== undefined || server.oauthPrivateKey !== undefined) && server.oauthClientId === undefined) {
+      throw new WorkbenchError('invalid_input', 'An OAuth client secret or key belongs to a pre-registered client: give its client id too.');
+    }
+    const { env, headers, oauthClientSecret: _secret, oauthPrivateKey: _key, ...rest } = server as McpServerInput & {
+      env?: Record<string, string>;
+      headers?: Record<string, string>;
+      oauthClientSecret?: string;
+      oauthPrivateKey?: OAuthPrivateKey;
+    };
     const result: Record<string, unknown> = { ...rest };
     if (placeholders(env)) result.env = placeholders(env);
     if (placeholders(headers)) result.headers = placeholders(headers);
@@ -135,12 +187,17 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
   const update = (change: (servers: McpServersSettings) => McpServersSettings): void => {
     section.update(change);
   };
+  const nameListeners = new Set<(change: ServerNameChange) => void>();
+  const announce = (change: ServerNameChange): void => {
+    for (const listener of [...nameListeners]) listener(change);
+  };
   /** New servers' secrets, then the settings that point at them; when the settings cannot be written, the secrets go again. */
   const writeAll = (added: readonly { name: string; server: McpServerInput }[], writeSettings: () => void): void => {
     try {
       for (const { name, server } of added) {
         writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
         writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
+        if ('url' in server) writeClientSecrets(name, { secret: server.oauthClientSecret, privateKey: server.oauthPrivateKey });
       }
       writeSettings();
     } catch (error) {
@@ -161,6 +218,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       if (find(name)) throw conflict(name);
       const added = checkedSettings(name, toSettings(server));
       writeAll([{ name, server }], () => update((servers) => ({ ...servers, [name]: added })));
+      announce({ kind: 'added', name, identity: serverIdentity(added) });
       return service.get(name);
     },
     edit(change) {
@@ -177,15 +235,20 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       }
       writeSecrets(target, 'env', change.env);
       writeSecrets(target, 'headers', change.headers);
+      writeClientSecrets(target, { secret: change.oauthClientSecret, privateKey: change.oauthPrivateKey });
       // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
-      update((servers) => Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, applyEdit(name, value, change)] : [key, value]))));
+      update((servers) =>
+        Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, identityAfterEdit(name, target, value, applyEdit(name, value, change), change)] : [key, value]))),
+      );
       if (target !== name) dropSecrets(name);
+      if (target !== name) announce({ kind: 'renamed', from: name, to: target });
       return service.get(target);
     },
     remove(name) {
-      const [key] = require(name);
+      const [key, server] = require(name);
       update((servers) => Object.fromEntries(Object.entries(servers).filter(([candidate]) => candidate !== key)));
       dropSecrets(key);
+      announce({ kind: 'removed', name: key, identity: serverIdentity(server) });
     },
     setEnabled(name, enabled) {
       return service.edit({ name, enabled });
@@ -208,6 +271,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         return [name, checkedSettings(name, toSettings(server))] as const;
       });
       writeAll(chosen, () => update((servers) => ({ ...servers, ...Object.fromEntries(added) })));
+      for (const [name, server] of added) announce({ kind: 'added', name, identity: serverIdentity(server) });
       return { added: chosen.map(({ name }) => name), skip: plan.skip };
     },
     launchConfig(name) {
@@ -231,6 +295,7 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
           headers: read('headers', server.headers),
           type: server.type ?? 'auto',
           ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
+          ...(server.oauthClientId && readClientSecrets(key) ? { oauthClient: readClientSecrets(key) } : {}),
         };
       }
       return {
@@ -286,8 +351,47 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       return changed;
     },
     onDidChange: (listener) => section.onDidChange(listener),
+    facts() {
+      const facts = new Map<string, ServerFacts>();
+      for (const [name, server] of Object.entries(section.get())) facts.set(name, factsOf(server));
+      return facts;
+    },
+    onDidChangeServerName(listener) {
+      nameListeners.add(listener);
+      return () => void nameListeners.delete(listener);
+    },
   };
   return service;
+}
+
+/**
+ * After an edit: a rename keeps the old name among the former ones (an organisation's rule by name follows it); the
+ * identity the settings were made for stays, unless the person accepts what the server runs now.
+ */
+function identityAfterEdit(name: string, target: string, before: ServerSettings, server: ServerSettings, change: McpEditInput): ServerSettings {
+  const next: ServerSettings = { ...server };
+  if (target !== name) {
+    const former = [...(server.formerNames ?? []).filter((entry) => entry !== name && entry !== target), name].slice(-MAX_FORMER_NAMES);
+    next.formerNames = former;
+  }
+  const now = serverIdentity(server);
+  const then = server.identity ?? serverIdentity(before);
+  // A server whose settings were made for what it runs carries no `identity`: only a changed launch spec records one.
+  if (change.acceptIdentity || then.key === now.key) delete next.identity;
+  else next.identity = { key: then.key, description: then.description };
+  return next;
+}
+
+const MAX_FORMER_NAMES = 16;
+
+/**
+ * What the approval engine knows of a server. An entry without a recorded `identity` was made for what it runs (a
+ * server added, imported, or written into settings.json by hand); an edit that changes what it runs records the one before.
+ */
+export function factsOf(server: ServerSettings): ServerFacts {
+  const identity = serverIdentity(server);
+  const changed = server.identity && server.identity.key !== identity.key ? { previous: server.identity.description, current: identity.description } : undefined;
+  return { identity, ...(changed ? { identityChanged: changed } : {}), formerNames: server.formerNames ?? [] };
 }
 
 function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {
@@ -298,7 +402,14 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     if (change.command !== undefined || change.args !== undefined || change.cwd !== undefined || change.env !== undefined) {
       throw invalid(`"${name}" is an HTTP server: it has no command, args, cwd or env.`);
     }
-  } else if (change.url !== undefined || change.headers !== undefined || change.type !== undefined || change.oauthClientId !== undefined) {
+  } else if (
+    change.url !== undefined ||
+    change.headers !== undefined ||
+    change.type !== undefined ||
+    change.oauthClientId !== undefined ||
+    change.oauthClientSecret !== undefined ||
+    change.oauthPrivateKey !== undefined
+  ) {
     throw invalid(`"${name}" is a stdio server: it has no url, headers, type or OAuth client id.`);
   }
   const set = (key: string, value: unknown): void => {
@@ -334,7 +445,10 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
 }
 
 function toView(name: string, server: ServerSettings): ServerConfigView {
+  const facts = factsOf(server);
   const common = {
+    identity: facts.identity,
+    ...(facts.identityChanged ? { identityChanged: facts.identityChanged } : {}),
     name,
     displayName: server.displayName?.trim() || name,
     enabled: server.enabled ?? true,
@@ -399,7 +513,7 @@ function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPrevi
   return { file: parsed.file, format: parsed.format, add, skip: parsed.skip };
 }
 
-/** A name no settings map can hold (issue 12 §1.6): refused before anything is written. */
+/** A name no settings map can hold (src/shared/setting-names.ts): refused before anything is written. */
 function refuseReservedName(name: string): void {
   if (isReservedSettingName(name.trim())) throw new WorkbenchError('invalid_input', `Cannot add this MCP server: ${reservedNameMessage(name.trim())}.`, { name });
 }

@@ -24,6 +24,14 @@ const OptionsShape = {
   callTimeoutMs: z.number().int().positive().optional(),
   logLevel: McpLogLevelSchema.optional(),
   roots: z.array(z.string()).optional(),
+  /**
+   * What the server ran when its settings, grants and rules were made, written when an edit changes what it runs
+   * (docs/user/approvals.md, "A server's identity"); absent, they were made for what it runs. Until the person accepts
+   * what it runs now, none of them allows its calls.
+   */
+  identity: z.object({ key: z.string(), description: z.string() }).optional(),
+  /** The names it had before a rename: an organisation's rule by name follows it (docs/user/organisation-policy.md). */
+  formerNames: z.array(z.string()).optional(),
 };
 const StringMapSchema = guardedRecord(settingName(z.string()), z.string());
 
@@ -105,6 +113,14 @@ export function secretPrefix(serverName: string, kind?: SecretKind): string {
 
 export function secretKey(serverName: string, kind: SecretKind, name: string): string {
   return `${secretPrefix(serverName, kind)}${name}`;
+}
+
+/**
+ * The secret-store key of a pre-registered OAuth client's secret or private key (JSON `{ secret?, privateKey? }`):
+ * under the server's prefix like its other secrets, and apart from its tokens, which signing out forgets.
+ */
+export function oauthClientSecretKey(serverName: string): string {
+  return `${secretPrefix(serverName)}oauthClient`;
 }
 
 /** The secret-store key of a server's OAuth state (tokens, client registration): under the server's prefix, so it is moved and removed with it. */

@@ -15,8 +15,9 @@ import type { LaunchConfig } from './server-config-service';
 import type { SandboxBlock, SandboxHost } from './sandbox';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
-import type { BoundServerRequests, ServerRequestHandler } from './server-requests';
+import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
+import type { DoorCall } from './call-door';
 import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
 
 /**
@@ -69,6 +70,11 @@ export interface SupervisorDependencies {
   onToolsFailed(): void;
   /** Who answers the server's sampling and elicitation requests (and a -32042 "open this URL first"). */
   serverRequests?: ServerRequestHandler | undefined;
+  /**
+   * Asked right before every `tools/call` request is sent, retries included (call-door.ts); a throw keeps the call
+   * from the server and is what `callTool` throws.
+   */
+  admit(call: Omit<DoorCall, 'serverName'>): void;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
   /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
@@ -88,6 +94,10 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   validateOutput?: SchemaValidator | undefined;
   chatId?: string | undefined;
+  /** Who the call is for, as the door's audit row names it (call-door.ts). */
+  exchangeId?: string | undefined;
+  toolCallId?: string | undefined;
+  definitionHash?: string | undefined;
   /** Set on the one retry after a -32042: a second one is reported, not asked again. */
   afterUrlElicitation?: boolean | undefined;
   /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
@@ -196,7 +206,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const message = error instanceof Error ? error.message : String(error);
       if (connector && error instanceof connector.ConnectError && error.needsSignIn) {
         logs.push('host', message);
-        setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
+        setStatus({ state: 'needs-sign-in', message: /needs more access/.test(message) ? message : SIGN_IN_MESSAGE });
       } else if (connector && error instanceof connector.ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });
@@ -229,6 +239,16 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     });
     await sendLogLevel(opened, deps.logLevel());
     await refreshTools(gen);
+  };
+
+  /** The server refused the token (or wants more scopes): wait for the person, never reconnect in a loop. */
+  const signInNeeded = (current: Connection, error: unknown, what: string): void => {
+    generation++;
+    connection = undefined;
+    void current.close();
+    const more = connectModule?.signInMessage(error);
+    logs.push('host', more ? `${what} was refused: ${more}` : `${what} needs a new sign-in: the server refused the stored token.`);
+    setStatus({ state: 'needs-sign-in', message: more ?? SIGN_IN_MESSAGE });
   };
 
   const crashed = (gen: number, reason: string): void => {
@@ -273,6 +293,11 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           const tools = await listTools(current, options.initializeTimeoutMs);
           if (gen === generation) deps.onTools(tools);
         } catch (error) {
+          if (gen === generation && connection === current && connectModule?.isSignInError(error)) {
+            // initialize went through but the tools are refused (401/403): the server waits for a sign-in.
+            signInNeeded(current, error, 'Listing the tools');
+            return;
+          }
           if (gen === generation && connection === current) {
             logs.push('host', `Could not list the tools: ${describeError(error)}`);
             deps.onToolsFailed();
@@ -356,6 +381,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       if (!current || status.state !== 'ready') {
         throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
       }
+      // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
+      deps.admit({ toolName, args, chatId: options.chatId, exchangeId: options.exchangeId, toolCallId: options.toolCallId, definitionHash: options.definitionHash });
       const gen = generation;
       // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
       // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip
@@ -409,14 +436,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         running.delete(callId);
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
-          if (gen === generation && connection === current) {
-            generation++;
-            connection = undefined;
-            void current.close();
-            logs.push('host', `The call to "${toolName}" needs a new sign-in: the server no longer accepts the stored token.`);
-            setStatus({ state: 'needs-sign-in', message: SIGN_IN_MESSAGE });
-          }
-          throw new WorkbenchError('unauthorized', `The MCP server "${name}" needs you to sign in again; the call to "${toolName}" did not run.`, { server: name });
+          if (gen === generation && connection === current) signInNeeded(current, error, `The call to "${toolName}"`);
+          const more = connectModule.signInMessage(error);
+          throw new WorkbenchError('unauthorized', `${more ?? `The MCP server "${name}" needs you to sign in again.`} The call to "${toolName}" did not run.`, { server: name });
         }
         if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
         if (expired) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);

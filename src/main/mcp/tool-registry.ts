@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../shared/canonical-json';
 import type { McpTool } from '../../shared/mcp';
+import { toolUiOf } from '../../shared/mcp-apps';
 import { sdkTypes } from './sdk-types';
 import { ToolAnnotationsSchema, type ToolDefinitionContent } from '../../shared/tool';
 import { checkJsonSchema, type SchemaValidator } from './schema-check';
@@ -21,7 +22,8 @@ export interface ListingOutcome {
 
 /**
  * Every tool of every server, keyed by server + tool name. A definition's hash is the SHA-256 of
- * the canonical JSON of { name, title, description, inputSchema, outputSchema, annotations }.
+ * the canonical JSON of { name, title, description, inputSchema, outputSchema, annotations, ui } (`ui`, from `_meta.ui`,
+ * only when the tool declares one, so the hash of every other tool is what it was).
  * The first definition seen of each tool is remembered for the life of the registry (across
  * reconnects): a tool whose definition changed carries it in `previous`, so approvals can re-ask.
  */
@@ -46,8 +48,8 @@ export interface ToolRegistry {
 }
 
 export function definitionHash(content: ToolDefinitionContent): string {
-  const { name, title, description, inputSchema, outputSchema, annotations } = content;
-  return createHash('sha256').update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations })).digest('hex');
+  const { name, title, description, inputSchema, outputSchema, annotations, ui } = content;
+  return createHash('sha256').update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations, ui })).digest('hex');
 }
 
 type Json = Record<string, unknown>;
@@ -132,6 +134,7 @@ function register(
   checked: boolean,
 ): RegisteredTool {
   const name = raw.name as string;
+  const declared = toolUiOf(raw._meta);
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const content: ToolDefinitionContent = {
     name,
@@ -140,12 +143,13 @@ function register(
     inputSchema: isObject(raw.inputSchema) ? raw.inputSchema : {},
     outputSchema: isObject(raw.outputSchema) ? raw.outputSchema : undefined,
     annotations: isObject(raw.annotations) ? raw.annotations : undefined,
+    ui: declared.ui,
   };
   const hash = definitionHash(content);
   const key = keyOf(serverName, name);
   const first = firstSeen?.get(key);
   if (firstSeen && !first) firstSeen.set(key, { ...content, definitionHash: hash });
-  const problem = checked ? undefined : problemOf(raw, content);
+  const problem = checked ? undefined : (problemOf(raw, content) ?? declared.problem);
 
   return {
     ...shown(content),

@@ -159,6 +159,33 @@ describe('migrations', () => {
   });
 });
 
+describe('migration 8: one pending store', () => {
+  it("moves the waiting tool calls into pending_requests as kind 'tool-call' and spells the stored waiting state once", () => {
+    const before = open(file, { migrations: migrations.slice(0, 7) });
+    before.prepare("INSERT INTO chats (id, title, created_at, updated_at) VALUES ('c1', 't', 1, 1)").run();
+    before
+      .prepare("INSERT INTO pending_approvals (chat_id, tool_call_id, exchange_id, request, created_at, expires_at) VALUES ('c1', 'call-1', 'x1', '{}', 5, NULL)")
+      .run();
+    const body = JSON.stringify({ text: 'he said "end":"waiting_approval"', end: 'waiting_approval' });
+    before.prepare("INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body) VALUES ('m1', 'c1', 1, 'x1', 'assistant', 1, ?)").run(body);
+    before.close();
+    const db = open(file);
+    expect(db.prepare('SELECT chat_id, request_id, kind, exchange_id, status FROM pending_requests').all()).toEqual([
+      { chat_id: 'c1', request_id: 'call-1', kind: 'tool-call', exchange_id: 'x1', status: 'pending' },
+    ]);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'pending_approvals'").all()).toEqual([]);
+    // The end is rewritten; the model's own text that happens to hold the words is not.
+    expect(JSON.parse((db.prepare("SELECT body FROM chat_messages WHERE id = 'm1'").get() as { body: string }).body)).toEqual({
+      text: 'he said "end":"waiting_approval"',
+      end: 'waiting-approval',
+    });
+    // A server's request from no chat has no chat; a second row with its id is refused.
+    const insert = db.prepare("INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at) VALUES (NULL, 'r1', 'sampling', '{}', 1)");
+    insert.run();
+    expect(() => insert.run()).toThrow(/UNIQUE/);
+  });
+});
+
 describe('a database another process holds', () => {
   /** Opens `file` through the real openDatabase in a child process; resolves with its exit code and stderr. */
   function openInChild(busyTimeoutMs: number): Promise<{ code: number | null; stderr: string }> {

@@ -126,7 +126,7 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX chat_messages_by_exchange ON chat_messages (chat_id, exchange_id);
   `,
-  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts, issue 12 §1.6). The count of rows
+  /* 5: what the audit log remembers about itself (src/main/audit/audit-guard.ts). The count of rows
      ever written, beside the head, so a log wiped together with its head is not an empty log; the last row known to
      have come in while the append-only triggers were in place (checked at every open and close); and each time the
      triggers were found missing or altered and put back, with the rows that came in meanwhile. */ `
@@ -179,5 +179,37 @@ export const migrations: readonly string[] = [
     snapshot  TEXT NOT NULL,
     seen_at   INTEGER NOT NULL
   ) STRICT;
+  `,
+  /* 8: one pending store for everything that waits on a person (src/main/approval/pending-store.ts): the model's tool
+     calls, a server's sampling and elicitation requests (one from no chat has no chat), and the kinds to come; and the
+     chat's waiting state spelled once in the replies already stored. */ `
+  CREATE TABLE pending_requests (
+    chat_id      TEXT REFERENCES chats (id) ON DELETE CASCADE,
+    request_id   TEXT NOT NULL,
+    kind         TEXT NOT NULL
+                 CHECK (kind IN ('tool-call', 'sampling', 'elicitation', 'app-tool-call', 'sandbox-widening')),
+    exchange_id  TEXT,
+    request      TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER,
+    status       TEXT NOT NULL DEFAULT 'pending'
+                 CHECK (status IN ('pending', 'allow_session', 'allow_once', 'deny', 'timeout', 'cancelled')),
+    resolution   TEXT,
+    -- The process that holds a server's request open (its connection to the server); null for a tool call, which any
+    -- process may answer.
+    owner        TEXT
+  ) STRICT;
+  INSERT INTO pending_requests (chat_id, request_id, kind, exchange_id, request, created_at, expires_at, status, resolution)
+  SELECT chat_id, tool_call_id, 'tool-call', exchange_id, request, created_at, expires_at, status, resolution
+  FROM pending_approvals ORDER BY rowid;
+  DROP TABLE pending_approvals;
+  CREATE UNIQUE INDEX pending_requests_key ON pending_requests (coalesce(chat_id, ''), request_id);
+  CREATE INDEX pending_requests_waiting ON pending_requests (chat_id) WHERE status = 'pending';
+  CREATE INDEX pending_requests_by_id ON pending_requests (request_id);
+  UPDATE chat_messages SET body = replace(body, '"end":"waiting_approval"', '"end":"waiting-approval"')
+  WHERE role = 'assistant' AND instr(body, '"end":"waiting_approval"') > 0;
+  `,
+  /* 9: approval insights (src/main/audit/audit-stats.ts, docs/user/insights.md): a period of the audit log is read by time. */ `
+  CREATE INDEX audit_log_by_time ON audit_log (time);
   `,
 ];

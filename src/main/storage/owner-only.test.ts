@@ -1,5 +1,5 @@
-// Owner-only data on POSIX (issue 12 §1.3): real files, real SQLite, the real services, under a umask that would
-// leave everything world-readable, so every mode below is one the code set itself.
+// Owner-only data on POSIX (docs/user/data.md#who-can-read-your-data): real files, real SQLite, the real services,
+// under a umask that would leave everything world-readable, so every mode below is one the code set itself.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -13,7 +13,7 @@ import { ConnectionBanner } from './components/ConnectionBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { NotificationOffer } from './components/NotificationOffer';
 import { Sidebar } from './components/Sidebar';
-import { ServerRequestsTray } from './chat/server-requests/ServerRequests';
+import { ServerRequestsTray } from './chat/server-request-cards/ServerRequests';
 import { Welcome } from './components/Welcome';
 import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
@@ -41,7 +41,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   const connection = useConnectionState(bridge);
   const trustedServers = useTrustedServers(api);
   const [settingsOpen, setSettingsOpen] = useState<false | 'providers' | 'approvals'>(false); // settings (ui-settings)
-  // "Show in Settings" after a card remembered something (issue 16 §1).
+  // "Show in Settings" after a card remembered something (docs/user/approvals.md "Remember from the card").
   useEffect(() => rememberedStore.onDidRequestOpenSettings(() => setSettingsOpen('approvals')), []);
 
   useEffect(() => store.follow(), [store]);

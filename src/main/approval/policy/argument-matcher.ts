@@ -1,7 +1,7 @@
-import path from 'node:path';
 import picomatch from 'picomatch';
 import type { ArgumentMatcher } from '../../../shared/approval';
 import { parsePointer, resolvePointer } from './json-pointer';
+import { pathForms } from './path-forms';
 
 /**
  * Globs are path-like: `*` stays within a segment, `**` spans `/`, and dot files match (a deny rule
@@ -18,8 +18,8 @@ export interface CompiledMatcher {
   readonly kind: ArgumentMatcher['match'];
   /**
    * How a value with several forms is tested. Deny and ask rules match when ANY form matches (each
-   * array element, a path as written or normalised); allow rules only when ALL do, so that neither
-   * `/home/me/../../etc/passwd` nor a list with one bad path slips through an allow rule.
+   * array element, a path as written or in another spelling: path-forms.ts); allow rules only when ALL do, so
+   * that neither `/home/me/../../etc/passwd` nor a list with one bad path slips through an allow rule.
    */
   readonly all: boolean;
   readonly expected: ArgumentMatcher['value'];
@@ -83,33 +83,35 @@ function scalarMatches(matcher: CompiledMatcher, value: unknown): boolean {
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
   else return false;
-  if (matcher.kind === 'regex') return textMatches(matcher, text);
-  const normalised = normalisedForm(text);
-  if (normalised === null) return textMatches(matcher, text);
-  return matcher.all ? textMatches(matcher, text) && textMatches(matcher, normalised) : textMatches(matcher, text) || textMatches(matcher, normalised);
+  // A regex in an allow rule sees the text as written (a URL's host, a command): only deny and ask regexes also see
+  // a path's other spellings, which can only make them catch more.
+  if (matcher.kind === 'regex' && matcher.all) return textMatches(matcher, text);
+  const forms = formsOf(text);
+  if (matcher.all) {
+    if (!textMatches(matcher, text)) return false;
+    for (const form of forms) if (!textMatches(matcher, form)) return false;
+    return true;
+  }
+  if (textMatches(matcher, text)) return true;
+  for (const form of forms) if (textMatches(matcher, form)) return true;
+  return false;
 }
 
 // One decision tests the same argument against many rules: remember the last answer.
 let lastText: string | undefined;
-let lastNormalised: string | null = null;
+let lastForms: readonly string[] = [];
 
-/** The normalised form of a path when it differs from the text, else null. */
-function normalisedForm(text: string): string | null {
+/** The path's other spellings (path-forms.ts), for the last text asked about. */
+function formsOf(text: string): readonly string[] {
   if (text !== lastText) {
-    const normalised = mayNormalise(text) ? path.posix.normalize(text) : text;
+    lastForms = pathForms(text);
     lastText = text;
-    lastNormalised = normalised === text ? null : normalised;
   }
-  return lastNormalised;
+  return lastForms;
 }
 
 function textMatches(matcher: CompiledMatcher, text: string): boolean {
   return text.startsWith(matcher.prefix) && (matcher.regex as RegExp).test(text);
-}
-
-/** Only these change under `path.posix.normalize`: `//`, `.` and `..` segments, a leading `./`. */
-function mayNormalise(text: string): boolean {
-  return text.charCodeAt(0) === 46 || text.includes('//') || text.includes('/.');
 }
 
 const PLAIN = /[A-Za-z0-9 _\-/:=,@%]/;

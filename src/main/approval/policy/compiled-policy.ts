@@ -1,6 +1,8 @@
 import { neverAskAllowed } from '../../../shared/never-ask';
-import type { ApprovalPolicy, ManagedPolicy, ServerApprovalSettings, ToolApprovalSetting } from '../../../shared/approval';
+import type { ApprovalPolicy, ManagedPolicy, ManagedRule, ServerApprovalSettings, ServerIdentityMatcher, ToolApprovalSetting } from '../../../shared/approval';
+import { compileGlob } from './argument-matcher';
 import { compileRule, ruleProblems, type CompiledRule, type RuleProblem } from './rule-compiler';
+import { NO_SERVER_FACTS, type IdentityChange, type ServerFactsByName, type ServerIdentity } from '../../../shared/server-identity';
 
 /** The rules whose server and tool globs match one (server, tool) pair, in list order, by step of the pipeline. */
 export interface RuleCandidates {
@@ -27,6 +29,11 @@ export interface CompiledPolicy {
   serverTrusted(serverName: string): boolean;
   /** The trusted servers this policy was compiled with, sorted. */
   readonly trustedServers: readonly string[];
+  /**
+   * Set when the server runs something else than what its settings were made for (docs/user/approvals.md, "A server's
+   * identity"): then no allow rule, auto-approve, trust or grant counts for it, and its calls ask.
+   */
+  identityChange(serverName: string): IdentityChange | undefined;
 }
 
 /** How many (server, tool) pairs keep their candidate lists; past it the memo starts again. */
@@ -41,7 +48,12 @@ export function policyProblems(policy: Pick<ApprovalPolicy, 'rules'>): RuleProbl
  * `trustedServers` are the names of the servers whose `mcpServers.<name>.trusted` is set: the MCP
  * settings are the one place a server's trust is kept.
  */
-export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | null, trustedServers: Iterable<string>): CompiledPolicy {
+export function compilePolicy(
+  policy: ApprovalPolicy,
+  managed: ManagedPolicy | null,
+  trustedServers: Iterable<string>,
+  facts: ServerFactsByName = NO_SERVER_FACTS,
+): CompiledPolicy {
   // The organisation's rules first: its deny rules, then its locked ask and allow rules, before the person's of each effect.
   const rules: CompiledRule[] = [
     ...(managed?.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
@@ -54,11 +66,54 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
   const trusted = new Set(trustedServers);
   const memo = new Map<string, Map<string, RuleCandidates>>();
   let memoSize = 0;
+  const identityMatchers = new Map<CompiledRule, (identity: ServerIdentity) => boolean>();
+  for (const rule of rules) {
+    const matcher = (rule.rule as ManagedRule).serverIdentity;
+    if (rule.managed && matcher) identityMatchers.set(rule, identityMatcher(matcher));
+  }
+  const changed = (serverName: string): IdentityChange | undefined => facts.get(serverName)?.identityChanged;
+  const aliasMemo = new Map<string, readonly string[]>();
+  const aliasesOf = (serverName: string): readonly string[] => {
+    let found = aliasMemo.get(serverName);
+    if (found === undefined) {
+      found = serverAliases(serverName, facts);
+      aliasMemo.set(serverName, found);
+    }
+    return found;
+  };
+  // The organisation's rules name a server by what it runs, or by a name it has, had, or shares with the same server.
+  const serverMatches = (rule: CompiledRule, serverName: string): boolean => {
+    if (!rule.managed) return rule.matchesServer(serverName);
+    const byIdentity = identityMatchers.get(rule);
+    if (byIdentity) {
+      const identity = facts.get(serverName)?.identity;
+      if (!identity || !byIdentity(identity)) return false;
+    }
+    return aliasesOf(serverName).some((name) => rule.matchesServer(name));
+  };
+  const lockedServer = (serverName: string): NonNullable<ManagedPolicy['locked']['servers']>[string] | undefined => {
+    const locked = managed?.locked.servers;
+    if (!locked) return undefined;
+    for (const name of aliasesOf(serverName)) if (Object.hasOwn(locked, name)) return locked[name];
+    return undefined;
+  };
+  const lockedTool = (serverName: string, toolName: string): ToolApprovalSetting | undefined => {
+    const locked = managed?.locked.tools;
+    if (!locked) return undefined;
+    for (const name of aliasesOf(serverName)) {
+      const byTool = Object.hasOwn(locked, name) ? locked[name] : undefined;
+      if (byTool && Object.hasOwn(byTool, toolName)) return byTool[toolName];
+    }
+    return undefined;
+  };
 
   const collect = (serverName: string, toolName: string): RuleCandidates => {
     const found = { managedDeny: [] as CompiledRule[], deny: [] as CompiledRule[], ask: [] as CompiledRule[], allow: [] as CompiledRule[] };
+    const identityChanged = changed(serverName) !== undefined;
     for (const rule of rules) {
-      if (!rule.matchesServer(serverName) || !rule.matchesTool(toolName)) continue;
+      if (!rule.matchesTool(toolName) || !serverMatches(rule, serverName)) continue;
+      // Rules were made for what the server ran then: none of them allows what it runs now.
+      if (identityChanged && rule.effect === 'allow') continue;
       if (rule.managed && rule.effect === 'deny') found.managedDeny.push(rule);
       else found[rule.effect].push(rule);
     }
@@ -88,9 +143,56 @@ export function compilePolicy(policy: ApprovalPolicy, managed: ManagedPolicy | n
       memoSize += 1;
       return found;
     },
-    toolSetting: (serverName, toolName) => tools.get(serverName)?.get(toolName) ?? 'inherit',
-    serverSettings: (serverName) => servers.get(serverName),
-    serverTrusted: (serverName) => trusted.has(serverName),
+    toolSetting(serverName, toolName) {
+      const setting = lockedTool(serverName, toolName) ?? tools.get(serverName)?.get(toolName) ?? 'inherit';
+      return setting === 'auto-approve' && changed(serverName) ? 'inherit' : setting;
+    },
+    serverSettings(serverName) {
+      const own = servers.get(serverName);
+      const lock = lockedServer(serverName);
+      // A lock replaces the parts it names (its switch, its sampling); the person's other settings stay.
+      const settings = lock ? { autoApprove: false, ...own, ...lock } : own;
+      if (!settings || !changed(serverName)) return settings;
+      // What limits stays (sampling: deny); what grants waits for the person (auto-approve, sampling: allow, a budget).
+      const { samplingTokenBudget: _budget, ...rest } = settings;
+      return { ...rest, autoApprove: false, ...(settings.sampling === 'allow' ? { sampling: 'ask' as const } : {}) };
+    },
+    serverTrusted: (serverName) => trusted.has(serverName) && changed(serverName) === undefined,
     trustedServers: [...trusted].sort(),
+    identityChange: changed,
   };
+}
+
+/**
+ * The names an organisation's rule by name reaches a server under: its name, the names it had, and those of every
+ * configured server that runs the very same thing (and their former names).
+ */
+function serverAliases(serverName: string, facts: ServerFactsByName): readonly string[] {
+  const own = facts.get(serverName);
+  if (!own) return [serverName];
+  const names = new Set([serverName, ...own.formerNames]);
+  for (const [name, other] of facts) {
+    if (other.identity.key !== own.identity.key) continue;
+    names.add(name);
+    for (const former of other.formerNames) names.add(former);
+  }
+  return [...names];
+}
+
+/** An organisation's `serverIdentity` matcher: every glob it gives must match. */
+function identityMatcher(matcher: ServerIdentityMatcher): (identity: ServerIdentity) => boolean {
+  const test = (glob: string | undefined): ((values: readonly (string | undefined)[]) => boolean) => {
+    if (glob === undefined) return () => true;
+    const { regex } = compileGlob(glob);
+    return (values) => values.some((value) => value !== undefined && regex.test(value));
+  };
+  const command = test(matcher.command);
+  const pkg = test(matcher.package);
+  const url = test(matcher.url);
+  return (identity) =>
+    command([identity.command, identity.command?.split(/[\\/]/).at(-1)]) &&
+    pkg([identity.package]) &&
+    url([identity.resource, identity.origin]) &&
+    (matcher.command === undefined || identity.kind === 'stdio') &&
+    (matcher.url === undefined || identity.kind === 'http');
 }

@@ -91,8 +91,8 @@ describe('the decision pipeline, step by step', () => {
       reason: "Allowed for this chat (you chose 'Allow for this chat' at 14:02)",
       definitionChanged: false,
     });
-    // Changed by the revised order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3), which
-    // the grant does not silence; this was an allow by the grant before.
+    // The order (docs/dev/architecture.md, the decision pipeline): a chat set to 'Always ask' is an explicit ask (step 3),
+    // which the grant (step 4) does not silence.
     expect(run(policyOf(), writeFile, {}, chat('always-ask', [grantOf(CHAT, writeFile, AT_14_02)]))).toEqual({
       outcome: 'ask',
       source: { kind: 'chat-mode', setting: 'always-ask' },
@@ -293,6 +293,55 @@ describe('argument conditions', () => {
     expect(run(allow, writeFile, { path: '/home/me/notes.txt' }).outcome).toBe('allow');
     expect(run(allow, writeFile, { path: '/home/me/../../etc/passwd' }).outcome).toBe('ask');
     expect(run(allow, writeFile, { path: '/home/me/./x/../y' }).outcome).toBe('ask');
+  });
+
+  it('deny rules see every spelling of a path: /proc root aliases, .. out of the working folder, file URLs, whitespace, backslashes', () => {
+    const deny = denyPolicy({ pointer: '/path', match: 'glob', value: '/etc/**' });
+    const regexDeny = denyPolicy({ pointer: '/path', match: 'regex', value: '^/etc/' });
+    for (const spelling of [
+      '/proc/self/root/etc/passwd',
+      '/proc/1/root/etc/passwd',
+      '/proc/thread-self/root/etc/passwd',
+      '/proc/self/task/7/root/etc/passwd',
+      '/proc/self/root/proc/self/root/etc/passwd',
+      '/proc/self/cwd/../../../etc/passwd',
+      '../../etc/passwd',
+      './../../../../etc/passwd',
+      'file:///etc/passwd',
+      'FILE://localhost/etc/passwd',
+      'file:///etc/pass%77d',
+      'file:///%65tc/passwd',
+      ' /etc/passwd',
+      '/etc/passwd\n',
+      '\t//etc//./passwd',
+      '/tmp/../etc/passwd',
+    ]) {
+      expect([spelling, run(deny, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'deny']);
+      expect([spelling, run(regexDeny, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'deny']);
+    }
+    // Windows: backslashes and the drive letter's case.
+    const windows = denyPolicy({ pointer: '/path', match: 'glob', value: 'C:/Windows/**' });
+    for (const spelling of ['C:\\Windows\\System32\\x.dll', 'c:/Windows/System32', 'file:///C:/Windows/System32', 'c:\\Windows\\..\\Windows\\x']) {
+      expect([spelling, run(windows, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'deny']);
+    }
+    // Not a spelling of /etc: other hosts' file URLs, other schemes, plain words.
+    for (const other of ['file://evil.test/etc/passwd', 'https://example.com/etc/passwd', 'etc/passwd', '/proc/self/environ', '/home/me/etc/passwd']) {
+      expect([other, run(deny, writeFile, { path: other }).outcome]).toEqual([other, 'ask']);
+    }
+  });
+
+  it('allow rules match a path only when every spelling of it does', () => {
+    const allow = allowPolicy({ pointer: '/path', match: 'glob', value: '/home/me/**' });
+    expect(run(allow, writeFile, { path: '/home/me/a.txt' }).outcome).toBe('allow');
+    for (const spelling of ['/home/me/../../proc/self/root/etc/passwd', ' /home/me/a.txt', '/home/me/../../etc/passwd', 'file:///home/me/a.txt']) {
+      expect([spelling, run(allow, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'ask']);
+    }
+    const relative = allowPolicy({ pointer: '/path', match: 'glob', value: 'notes/**' });
+    expect(run(relative, writeFile, { path: 'notes/a.md' }).outcome).toBe('allow');
+    expect(run(relative, writeFile, { path: 'notes/../../etc/passwd' }).outcome).toBe('ask');
+    // A URL allow rule sees the URL as written: its host is not a path.
+    const url = allowPolicy({ pointer: '/url', match: 'regex', value: '^https://example\\.com(?:[/?#]|$)' });
+    expect(run(url, writeFile, { url: 'https://example.com//docs/./a' }).outcome).toBe('allow');
   });
 
   it('tests the elements of an array: any for deny, all for allow', () => {

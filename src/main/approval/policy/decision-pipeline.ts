@@ -48,6 +48,14 @@ export const NO_CHAT_MODE: ChatApprovalMode = 'use-tool-settings';
  * With `trace`, every step it looked at is appended (for `explain`); without, nothing is built.
  */
 export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: ConsideredStep[]): PolicyDecision {
+  const decision = decideSteps(input, policy, trace);
+  if (decision.outcome !== 'ask') return decision;
+  const identityChanged = policy.identityChange(input.call.serverName);
+  if (identityChanged === undefined) return decision;
+  return { ...decision, identityChanged, reason: `${decision.reason} ${reasons.identityChanged(input.call.serverName, identityChanged)}` };
+}
+
+function decideSteps(input: DecisionInput, policy: CompiledPolicy, trace?: ConsideredStep[]): PolicyDecision {
   const { serverName, toolName, args } = input.call;
   const { tool, chat } = input;
   const candidates = policy.candidates(serverName, toolName);
@@ -72,7 +80,9 @@ export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: Con
   }
 
   // The grant is looked up before step 3 only so that an ask can say the tool changed since it was allowed.
-  const grant = chat && findGrant(chat, serverName, toolName);
+  // A grant was made for what the server ran then: a server whose launch spec changed has none (docs/user/approvals.md).
+  const identityChanged = policy.identityChange(serverName);
+  const grant = chat && !identityChanged ? findGrant(chat, serverName, toolName) : undefined;
   const changedGrant = grant && tool && grant.definitionHash !== tool.definitionHash ? grant : undefined;
 
   // 3. An explicit ask: ask rules, the tool's "always ask", the chat's "always ask".

@@ -1,4 +1,5 @@
 import type { ChatGrant } from '../../../shared/approval';
+import type { IdentityChange } from '../../../shared/server-identity';
 import type { CompiledRule } from './rule-compiler';
 
 /**
@@ -21,6 +22,8 @@ function withNote(text: string, rule: CompiledRule): string {
 }
 
 export const reasons = {
+  identityChanged: (serverName: string, change: IdentityChange): string =>
+    `The server '${serverName}' runs something else than when its settings were made (was: ${change.previous}; now: ${change.current}), so none of them allows its calls.`,
   managedDeny: (rule: CompiledRule): string => withNote(`Denied by your organisation's policy, rule '${rule.rule.id}': ${rule.description}`, rule),
   deny: (rule: CompiledRule): string => withNote(`Denied by ${ruleName(rule)}: ${rule.description}`, rule),
   approvalsOff: (): string => 'Approvals are off (never ask)',

@@ -20,7 +20,7 @@ export function unlockedPolicy(stored: StoredApprovalPolicy, defaults: ManagedSe
   return {
     mode: stored.mode ?? defaults.mode ?? DEFAULT_APPROVAL_POLICY.mode,
     timeoutSeconds: stored.timeoutSeconds ?? defaults.timeoutSeconds ?? DEFAULT_APPROVAL_POLICY.timeoutSeconds,
-    servers: copyRecord(stored.servers ?? defaults.servers ?? {}),
+    servers: copyRecord(stored.servers ?? Object.fromEntries(Object.entries(defaults.servers ?? {}).map(([server, settings]) => [server, { autoApprove: false, ...settings }]))),
     tools: Object.fromEntries(Object.entries(stored.tools ?? defaults.tools ?? {}).map(([server, byTool]) => [server, copyRecord(byTool)])),
     rules: [...(stored.rules ?? defaults.rules ?? [])],
   };
@@ -30,7 +30,8 @@ export function effectivePolicy(stored: StoredApprovalPolicy, managed: ManagedPo
   const policy = unlockedPolicy(stored, managed?.defaults ?? {});
   const locked = managed?.locked ?? {};
   const servers = new Map(Object.entries(policy.servers));
-  for (const [server, settings] of Object.entries(locked.servers ?? {})) servers.set(server, { autoApprove: settings.autoApprove });
+  // A lock replaces the parts it names; the person's other settings of that server (its sampling) stay.
+  for (const [server, settings] of Object.entries(locked.servers ?? {})) servers.set(server, { autoApprove: false, ...servers.get(server), ...settings });
   const tools = new Map(Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
   for (const [server, byTool] of Object.entries(locked.tools ?? {})) {
     const settings = tools.get(server) ?? new Map();
@@ -64,9 +65,11 @@ export function lockedParts(change: PolicyUpdate, locked: ManagedSettings): stri
   for (const [server, settings] of Object.entries(change.servers ?? {})) {
     const lock = lockedServers.get(server);
     if (lock === undefined) continue;
-    if (settings === null || (settings.autoApprove !== undefined && settings.autoApprove !== lock.autoApprove)) {
-      parts.push(`the server setting '${server}' (locked to ${lock.autoApprove ? 'auto-approve' : 'ask'})`);
-    }
+    const differs = <K extends 'autoApprove' | 'sampling' | 'samplingTokenBudget'>(key: K): boolean =>
+      lock[key] !== undefined && (settings === null || (settings[key] !== undefined && settings[key] !== lock[key]));
+    if (differs('autoApprove')) parts.push(`the server setting '${server}' (locked to ${lock.autoApprove ? 'auto-approve' : 'ask'})`);
+    if (differs('sampling')) parts.push(`the sampling of '${server}' (locked to ${lock.sampling})`);
+    if (differs('samplingTokenBudget')) parts.push(`the sampling budget of '${server}' (locked to ${lock.samplingTokenBudget} tokens)`);
   }
   const lockedTools = new Map(Object.entries(locked.tools ?? {}).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
   for (const [server, byTool] of Object.entries(change.tools ?? {})) {

@@ -14,9 +14,42 @@ const write = { serverName: 'Files', toolName: 'write_file', args: { path: 'note
 const rule = (args = suggestRule(write.args)): RememberAction => ({ kind: 'rule', id: 'remembered-1', args });
 
 describe('remember from the card: the suggested rule', () => {
-  it('takes a path argument to its folder as a glob and leaves the content free', () => {
-    expect(suggestRule(write.args)).toEqual([{ pointer: '/path', match: 'glob', value: 'notes/**' }]);
+  it('takes a path argument to its folder as a glob and keeps the content exactly', () => {
+    expect(suggestRule(write.args)).toEqual([
+      { pointer: '/path', match: 'glob', value: 'notes/**' },
+      { pointer: '/content', match: 'equals', value: 'hello' },
+    ]);
     expect(suggestRule({ path: '/home/me/a/../b/c.txt' })).toEqual([{ pointer: '/path', match: 'glob', value: '/home/me/b/**' }]);
+  });
+
+  it('is no broader than the card: a folder argument is globbed itself, every other argument is kept exactly', () => {
+    const call = { serverName: 'Shell', toolName: 'run', args: { cwd: '/home/me/project', command: 'ls', env: { A: '1' }, flags: ['-l', 2] } };
+    const suggested = suggestRule(call.args);
+    expect(suggested).toEqual([
+      { pointer: '/cwd', match: 'glob', value: '/home/me/project/**' },
+      { pointer: '/command', match: 'equals', value: 'ls' },
+      { pointer: '/env/A', match: 'equals', value: '1' },
+      { pointer: '/flags/0', match: 'equals', value: '-l' },
+      { pointer: '/flags/1', match: 'equals', value: 2 },
+    ]);
+    const verdict = checkRemember(call, { kind: 'rule', id: 'like-this', args: suggested }, context());
+    if (!verdict.ok) throw new Error(verdict.refusal);
+    const after = compilePolicy(applyUpdate(context().policy, verdict.update), null, []);
+    const outcome = (args: Record<string, unknown>): string => decide({ call: { ...call, args } }, after).outcome;
+    expect(outcome(call.args)).toBe('allow');
+    expect(outcome({ ...call.args, cwd: '/home/me/project/sub' })).toBe('allow');
+    expect(outcome({ ...call.args, command: 'rm -rf ~' })).toBe('ask');
+    expect(outcome({ ...call.args, cwd: '/home/me/other' })).toBe('ask');
+    expect(outcome({ ...call.args, env: { A: '2' } })).toBe('ask');
+    expect(outcome({ ...call.args, flags: ['-r', 2] })).toBe('ask');
+  });
+
+  it('suggests nothing when every argument cannot be kept: an empty list or object, or more values than a rule holds', () => {
+    expect(suggestRule({ path: 'notes/a.md', tags: [] })).toEqual([]);
+    expect(suggestRule({ path: 'notes/a.md', options: {} })).toEqual([]);
+    expect(suggestRule({ path: 'notes/a.md', many: Array.from({ length: 20 }, (_, index) => index) })).toEqual([]);
+    const verdict = checkRemember(write, { kind: 'rule', id: 'x', args: [] }, context());
+    expect(verdict).toMatchObject({ ok: false, refusal: expect.stringMatching(/no condition on the arguments/) });
   });
 
   it('keeps a path it cannot turn into a plain folder glob as an equality', () => {
@@ -33,10 +66,11 @@ describe('remember from the card: the suggested rule', () => {
     expect(['https://example.com@evil.test/', 'https://example.com.evil.test/', 'http://example.com/', 'https://evil.test/?https://example.com/'].some((url) => regex.test(url))).toBe(false);
   });
 
-  it('compares every scalar argument when there is no path or URL', () => {
+  it('compares every argument when there is no path or URL, nested values by their own pointers', () => {
     expect(suggestRule({ a: 1, b: 'x', c: { nested: true } })).toEqual([
       { pointer: '/a', match: 'equals', value: 1 },
       { pointer: '/b', match: 'equals', value: 'x' },
+      { pointer: '/c/nested', match: 'equals', value: true },
     ]);
   });
 });
@@ -84,7 +118,9 @@ describe('remember from the card: what is offered', () => {
     expect(narrow.rule.offered).toBe(true);
     // An ask rule on an argument the allow rule leaves free can always be met.
     const askContent = context({ rules: [{ id: 'ask-content', effect: 'ask', server: 'Files', tool: 'write_file', args: [{ pointer: '/content', match: 'regex', value: 'password' }] }] });
-    expect(rememberOffers(write, askContent).rule.offered).toBe(false);
+    expect(rememberOffers(write, askContent, [{ pointer: '/path', match: 'glob', value: 'notes/**' }]).rule.offered).toBe(false);
+    // The suggestion keeps the content exactly ('hello'), which the ask rule's regex cannot match.
+    expect(rememberOffers(write, askContent).rule.offered).toBe(true);
   });
 
   it('refuses a rule that does not match the call, has no condition, or is not valid', () => {

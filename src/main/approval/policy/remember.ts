@@ -1,13 +1,15 @@
+import { escapeGlob } from './glob-literal';
 import path from 'node:path';
-import type {
-  ApprovalPolicy,
-  ApprovalRule,
-  ArgumentMatcher,
-  ManagedPolicy,
-  PolicyUpdate,
-  RememberAction,
-  RememberKind,
-  RememberOffer,
+import {
+  RULE_LIMITS,
+  type ApprovalPolicy,
+  type ApprovalRule,
+  type ArgumentMatcher,
+  type ManagedPolicy,
+  type PolicyUpdate,
+  type RememberAction,
+  type RememberKind,
+  type RememberOffer,
 } from '../../../shared/approval';
 import { compileGlob, compileMatcher, matcherHolds } from './argument-matcher';
 import { compilePolicy } from './compiled-policy';
@@ -15,9 +17,10 @@ import { decide, denyCheck } from './decision-pipeline';
 import { ruleName } from './decision-reasons';
 import { applyUpdate } from './policy-change';
 import { compileRule, describeRule, ruleProblems, type CompiledRule } from './rule-compiler';
+import { autoApproveServerLabel } from '../../../shared/trust-words';
 
 /**
- * Remember from the card (issue 16 §1; docs/user/approvals.md "Remember from the card"): pure. Which of the three
+ * Remember from the card (docs/user/approvals.md "Remember from the card"): pure. Which of the three
  * actions a waiting call may offer, the rule suggested from its arguments, and the check that runs again, in main,
  * when the approval message that carries the action arrives. An action is offered only where it can work:
  * - never for a call a deny rule catches (deny beats everything; offering it would promise what cannot happen);
@@ -60,27 +63,78 @@ export function lockOf(kind: RememberKind, managed: ManagedPolicy | null): strin
   return undefined;
 }
 
+/** Argument names that name a folder: the folder itself is globbed, not its parent. */
+const FOLDER_NAMES = /^(cwd|dir|directory|folder)$/i;
+
 /**
- * The rule suggested for calls like this one: a path argument → its folder as a glob (`notes/a.md` → `notes/**`);
- * a URL → its scheme and host; when neither is there, each scalar argument by equality. Empty when nothing fits.
+ * The rule suggested for calls like this one (docs/user/approvals.md "Remember from the card"): no broader than the
+ * card. A path argument → the folder the call named as a glob (`notes/a.md` → `notes/**`, `cwd: /home/me/project` →
+ * `/home/me/project/**`); a URL → its scheme and host; every other argument exactly, by equality (a nested object's or
+ * list's every value, by its own pointer). Empty when the call has no argument, or when keeping every argument would
+ * take more conditions than a rule may hold: a shorter rule would allow more than the card showed.
  */
 export function suggestRule(args: Record<string, unknown>): ArgumentMatcher[] {
-  const located: ArgumentMatcher[] = [];
+  const conditions: ArgumentMatcher[] = [];
   for (const [name, value] of Object.entries(args)) {
-    if (typeof value !== 'string') continue;
-    const pointer = `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-    const url = urlMatcher(value);
-    if (url) located.push({ pointer, match: 'regex', value: url });
-    else if (PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')) {
-      const folder = folderGlob(value);
-      located.push(folder === null ? { pointer, match: 'equals', value } : { pointer, match: 'glob', value: folder });
+    const pointer = `/${escapePointer(name)}`;
+    if (typeof value === 'string') {
+      const url = urlMatcher(value);
+      if (url) {
+        conditions.push({ pointer, match: 'regex', value: url });
+        continue;
+      }
+      if (PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')) {
+        const folder = folderGlob(value, FOLDER_NAMES.test(name));
+        conditions.push(folder === null ? { pointer, match: 'equals', value } : { pointer, match: 'glob', value: folder });
+        continue;
+      }
     }
+    if (!exactConditions(pointer, value, conditions)) return [];
   }
+  return conditions.length > RULE_LIMITS.matchersPerRule ? [] : conditions;
+}
+
+/**
+ * The arguments that locate a call — its paths and URLs, or, when it has none, its scalar arguments — by pointer.
+ * Approval insights build their conditions over these from every call seen (insights/suggestions.ts).
+ */
+export function locatingPointers(args: Record<string, unknown>): string[] {
+  const located = Object.entries(args)
+    .filter(([name, value]) => typeof value === 'string' && (urlMatcher(value) !== null || PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')))
+    .map(([name]) => `/${escapePointer(name)}`);
   if (located.length > 0) return located;
   return Object.entries(args)
-    .filter((entry): entry is [string, string | number | boolean | null] => entry[1] === null || ['string', 'number', 'boolean'].includes(typeof entry[1]))
+    .filter(([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value))
     .slice(0, 16)
-    .map(([name, value]) => ({ pointer: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, match: 'equals', value }));
+    .map(([name]) => `/${escapePointer(name)}`);
+}
+
+function escapePointer(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Equality on the value, or on every value inside it; false when it cannot be kept exactly. */
+function exactConditions(pointer: string, value: unknown, into: ArgumentMatcher[]): boolean {
+  if (into.length > RULE_LIMITS.matchersPerRule) return false;
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') {
+    into.push({ pointer, match: 'equals', value });
+    return true;
+  }
+  if (typeof value === 'string') {
+    if (value.length > RULE_LIMITS.valueLength) return false;
+    into.push({ pointer, match: 'equals', value });
+    return true;
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0) return false;
+    return value.every((item, index) => exactConditions(`${pointer}/${index}`, item, into));
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return false;
+    return entries.every(([key, item]) => exactConditions(`${pointer}/${escapePointer(key)}`, item, into));
+  }
+  return false;
 }
 
 /** `^https://example\.com(?:[/?#]|$)`: the host exactly (no user-info trick like `example.com@evil.test`). */
@@ -97,18 +151,21 @@ function urlMatcher(value: string): string | null {
   return `^${escape(url.protocol)}//${escape(url.host)}(?:[/?#]|$)`;
 }
 
-/** `notes/a.md` → `notes/**`; null when the folder cannot be a plain glob (no folder, `..`, glob characters). */
-function folderGlob(value: string): string | null {
-  const normalised = path.posix.normalize(value);
+/**
+ * `notes/a.md` → `notes/**`, or the value itself when it names a folder (`/home/me/project` → `/home/me/project/**`);
+ * null when the folder cannot be a plain glob (no folder, `..`, glob characters).
+ */
+function folderGlob(value: string, namesFolder: boolean): string | null {
+  const normalised = path.posix.normalize(value).replace(/(.)\/+$/, '$1');
   if (normalised.startsWith('..') || normalised.includes('/../')) return null;
-  const folder = path.posix.dirname(normalised);
+  const folder = namesFolder ? normalised : path.posix.dirname(normalised);
   if (folder === '.' || folder === '/' || GLOB_SYNTAX.test(folder)) return null;
   return `${folder}/**`;
 }
 
-/** The rule a `rule` action adds: the call's own server and tool (plain names), the person's conditions. */
+/** The rule a `rule` action adds: the call's own server and tool (literal names, glob characters escaped), the person's conditions. */
 export function rememberedRule(call: RememberCall, id: string, args: readonly ArgumentMatcher[]): ApprovalRule {
-  return { id, effect: 'allow', server: call.serverName, tool: call.toolName, args: [...args], note: 'remembered from an approval card' };
+  return { id, effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...args], note: 'remembered from an approval card' };
 }
 
 /** The policy change an action makes. */
@@ -137,11 +194,11 @@ export function rememberWords(call: RememberCall, action: Pick<RememberAction, '
     case 'server':
       return {
         change: `The server '${call.serverName}' is set to auto-approve: every tool it offers, now and later, runs without asking, in every chat, unless a deny or ask rule or a tool's own setting catches it.`,
-        undo: `${SETTINGS_PLACE} › Servers and tools: turn off 'Auto-approve all tools' for ${call.serverName} (or Undo there).`,
+        undo: `${SETTINGS_PLACE} › Servers and tools: turn off '${autoApproveServerLabel(call.serverName)}' (or Undo there).`,
       };
     case 'rule':
       return {
-        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: call.serverName, tool: call.toolName, args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
+        change: `A new allow rule at the end of your list: ${describeRule({ id: 'x', effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...(action.args ?? [])] })}. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
         undo: `${SETTINGS_PLACE} › Rules: remove the rule (or Undo there).`,
       };
   }
@@ -192,7 +249,9 @@ export function rememberOffers(
 }
 
 function ruleRefusal(call: RememberCall, action: Extract<RememberAction, { kind: 'rule' }>, policy: ApprovalPolicy, askRules: readonly CompiledRule[]): string | undefined {
-  if (action.args.length === 0) return "It has no condition on the arguments, so it would allow every call of this tool: use 'Always allow this tool' for that.";
+  if (action.args.length === 0) {
+    return "It has no condition on the arguments (the call has none, or too many values to keep them all), so it would allow more than this call: use 'Always allow this tool' for every call of it.";
+  }
   const rule = rememberedRule(call, action.id, action.args);
   const problems = ruleProblems(rule);
   if (problems.length > 0) return `The rule is not valid: ${problems.map((problem) => `${problem.field} ${problem.problem}`).join('; ')}.`;

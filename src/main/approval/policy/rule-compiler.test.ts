@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { RULE_LIMITS, type ApprovalRule } from '../../../shared/approval';
 import { parsePointer, pointerProblem, resolvePointer } from './json-pointer';
+import { pathForms } from './path-forms';
 import { regexProblem } from './regex-safety';
 import { compileRule, describeProblem, describeRule, ruleProblems } from './rule-compiler';
 
@@ -117,16 +118,26 @@ describe('glob matching of argument values', () => {
   const segment = fc.constantFrom('etc', 'tmp', 'src', 'secret', 'a', 'b', 'c', 'd', 'x', 'y', 'home', 'me', 'f.txt', '.env', '.', '..', '', '*', '~');
   const text = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 5 })).map(([absolute, parts]) => `${absolute ? '/' : ''}${parts.join('/')}`);
 
-  it('is picomatch on the text or its normalised form: any of them for deny and ask rules, all of them for allow rules', () => {
+  it('is picomatch on the text or its other spellings (path-forms.ts): any of them for deny and ask rules, all of them for allow rules', () => {
     fc.assert(
       fc.property(fc.constantFrom(...globs), text, (glob, value) => {
         const regex = picomatch.makeRe(glob, { dot: true, strictBrackets: true });
-        const forms = [value, path.posix.normalize(value)];
+        const forms = [value, ...pathForms(value)];
         const matcher = { pointer: '/p', match: 'glob' as const, value: glob };
         const deny = compileRule(rule({ server: '*', tool: '*', args: [matcher] }), { managed: false });
         const allow = compileRule(rule({ effect: 'allow', server: '*', tool: '*', args: [matcher] }), { managed: false });
         expect(deny.matchesArgs({ p: value })).toBe(forms.some((form) => regex.test(form)));
         expect(allow.matchesArgs({ p: value })).toBe(forms.every((form) => regex.test(form)));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("a path's other spellings include its normalised form", () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const normalised = path.posix.normalize(value);
+        if (value !== '' && normalised !== value && !normalised.startsWith('//')) expect(pathForms(value)).toContain(normalised);
       }),
       { numRuns: 2_000 },
     );

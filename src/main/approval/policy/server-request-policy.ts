@@ -1,4 +1,4 @@
-import { DEFAULT_SAMPLING_TOKEN_BUDGET, SERVER_REQUEST_RULE_NAMES, type SamplingPolicy } from '../../../shared/server-requests';
+import { DEFAULT_SAMPLING_TOKEN_BUDGET, SERVER_REQUEST_RULE_NAMES, type SamplingPolicy } from '../../../shared/server-request-views';
 import type { CompiledPolicy } from './compiled-policy';
 import { denyCheck } from './decision-pipeline';
 

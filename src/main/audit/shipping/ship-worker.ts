@@ -1,7 +1,7 @@
 /**
  * Worker-thread entry of audit shipping (built as its own file, see electron.vite.config.ts and
  * src/main/assets.ts): reads, encodes and sends the batches, so none of that work runs on the thread that
- * commits decisions (docs/dev/audit-shipping.md).
+ * commits decisions (docs/user/audit-shipping.md#delivery).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { runBatchSender } from './batch-sender';

@@ -13,8 +13,8 @@ import { sha256Hex } from '../audit-row';
 import { parseReceivedLine } from './received-rows';
 
 /**
- * The local chain checked against what a collector received (issue 15 §2). A person who owns the machine can
- * truncate the log or recompute the whole chain so that `audit verify` passes; they cannot change what was
+ * The local chain checked against what a collector received (docs/user/audit-shipping.md). A person who owns the
+ * machine can truncate the log or recompute the whole chain so that `audit verify` passes; they cannot change what was
  * already shipped. So every row the collector holds must still be in the local log, with the same hash.
  */
 export interface ReceivedVerifier {

@@ -92,8 +92,8 @@ export const RULES: readonly CatalogueRule[] = [
 ];
 
 /**
- * Sampling (issue 13 §2): Shell's `run` of these commands asks the chat's model, through the client, before it
- * answers; every third call's request carries a word the `sampling-secret` rule is about.
+ * Sampling (docs/user/server-requests.md#sampling): Shell's `run` of these commands asks the chat's model, through the
+ * client, before it answers; every third call's request carries a word the `sampling-secret` rule is about.
  */
 export const SAMPLING_COMMANDS: readonly string[] = ['ls', 'echo hi'];
 export const samplingPrompt = (nonce: string): string => `sampling ${nonce}${Number(nonce.slice(1)) % 3 === 0 ? ' secret' : ''}`;
@@ -103,13 +103,23 @@ export const samplingNonce = (text: string): string | null => /^sampling (n\d+)/
 export const samplingAnswer = (nonce: string): string => `answer ${nonce}`;
 
 /**
- * Elicitation (issue 13 §3): Shell's `run` of these commands asks the person, through the client, for a confirmation
- * (a form with one string) before it answers; what comes back is checked against the person's accept row.
+ * Elicitation (docs/user/server-requests.md#elicitation): Shell's `run` of these commands asks the person, through the
+ * client, for a confirmation (a form with one string) before it answers; what comes back is checked against the
+ * person's accept row.
  */
 export const ELICITATION_COMMANDS: readonly string[] = ['format c:'];
 export const ELICITATION_SCHEMA = { type: 'object', properties: { confirm: { type: 'string' } }, required: ['confirm'] } as const;
 /** What the person types into the form when they accept, for a request whose message carries this nonce. */
 export const elicitationContent = (nonce: string): { confirm: string } => ({ confirm: `yes ${nonce}` });
+
+/**
+ * A page to open first (MCP URL elicitation, the -32042 error path): Files' `read_file` of every other nonce is
+ * refused with -32042 the first time it arrives, before it runs; the client asks the person for the page and, once
+ * accepted, sends the call again. A deny rule added while that card waits must stop the call sent again.
+ */
+export const needsPageFirst = (toolName: string, args: CallArguments): boolean =>
+  toolName === 'read_file' && typeof args['nonce'] === 'string' && Number(args['nonce'].slice(1)) % 2 === 0;
+export const pageUrl = (nonce: string): string => `https://example.com/consent/${nonce}`;
 
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);

@@ -3,10 +3,8 @@
  * the tool loop and the decision order): what the servers ran, the audit log, and what the contract shows.
  * Each check throws an Error naming the invariant and the evidence.
  */
-import { createHash } from 'node:crypto';
 import type { ToolCallApproval } from '../../../shared/approval';
 import type { AuditEntry } from '../../../shared/audit';
-import { canonicalJson } from '../../../shared/canonical-json';
 import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
 import type { Harness, RecordedElicitation, RecordedRun } from './invariant-harness';
 
@@ -17,8 +15,6 @@ const USER_DECISIONS: Record<ToolCallApproval['decision'], string> = {
   TOOL_CALL_DECISION_DENY: 'deny',
 };
 
-/** The hash the audit log keeps of a call's arguments. */
-export const argumentsHash = (args: unknown): string => createHash('sha256').update(canonicalJson(args)).digest('hex');
 
 /** State the checks carry from one step to the next. */
 export interface CheckState {
@@ -75,7 +71,7 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
     if (run.denyHits.length > 0) {
       throw new InvariantError('a deny rule in force matched a call that ran', `${describeRun(run)} matched ${run.denyHits.join(', ')}`);
     }
-    const hash = argumentsHash(run.args);
+    const hash = harness.argsHash(run.args);
     const allowRow = rows.find(
       (row) =>
         row.kind === 'decision' &&
@@ -195,7 +191,7 @@ interface ChatView {
  * the chat kept (same decision, same edit), one row per answer and one answer per row; a timeout or stop row
  * belongs to a call that ended that way; a policy row belongs to a call the model made.
  */
-function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[]): void {
+function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[], argumentsHash: (args: Record<string, unknown>) => string): void {
   const answers = new Map<string, ToolCallApproval>();
   const records = new Map<string, ToolCallRecord>();
   for (const chat of chats) {
@@ -283,7 +279,7 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   checkSampling(harness, rows, state);
   checkElicitation(harness, rows, state);
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
-  checkRowsApplied(rows, chats);
+  checkRowsApplied(rows, chats, (args) => harness.argsHash(args));
   // (4) the log verifies.
   const verified = await harness.ok('audit.verify');
   if (!verified.ok) throw new InvariantError('audit verify failed', `${verified.problem.kind} at row ${verified.problem.sequence}: ${verified.problem.message}`);

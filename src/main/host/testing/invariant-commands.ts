@@ -132,8 +132,8 @@ export interface AnswerPick {
   edit: number | 'wrong-type' | null;
   reason: string | null;
   /**
-   * Remember from the card (issue 16 §1) with an allow: the suggested rule, an attacker-wide rule (`**` on the
-   * rule-relevant field), the tool set to auto-approve, or the server trusted. What a deny rule catches must be
+   * Remember from the card (docs/user/approvals.md) with an allow: the suggested rule, an attacker-wide rule (`**` on
+   * the rule-relevant field), the tool set to auto-approve, or the server trusted. What a deny rule catches must be
    * refused outright; anything else may be refused (locked, an ask rule overlaps, it would keep asking).
    */
   remember: 'none' | 'tool' | 'server' | 'rule' | 'wide-rule';
@@ -233,6 +233,14 @@ class DecideServerRequests extends Step {
     const { requests } = await harness.ok('serverRequests.list', {});
     for (const [index, request] of requests.entries()) {
       const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      if (request.kind === 'elicitation' && request.mode === 'url') {
+        // A page to open before a call is sent again (-32042): accepted, or declined (the call then ends unsent).
+        const decision = { action: pick.action === 'deny' ? 'decline' : 'accept' };
+        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
+        expectOutcome(world, `serverRequests.decide page ${JSON.stringify(decision)}`, envelope, 'ok');
+        if (envelope.ok) harness.tally.serverRequestDecisions += 1;
+        continue;
+      }
       if (request.kind === 'elicitation') {
         // Shell's form asks to confirm: accept with what the person types, or decline, or cancel.
         const nonce = /confirm (n\d+)/.exec(request.message)?.[1] ?? 'n?';
@@ -265,6 +273,21 @@ class DecideServerRequests extends Step {
   }
   toString(): string {
     return `decideServerRequests([${this.picks.map((pick) => `${pick.action}${pick.edit === 'none' ? '' : ` ${pick.edit}`}, answer ${pick.answer}`).join('; ')}])`;
+  }
+}
+
+/** One server reconnects alone (`mcp.restart`), while calls may wait for a person, a page, or run. */
+class Reconnect extends Step {
+  constructor(readonly server: string) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    expectOutcome(world, 'mcp.restart', await world.harness.call('mcp.restart', { name: this.server }), 'ok');
+    await world.harness.services().mcp.whenSettled();
+    world.harness.tally.reconnects += 1;
+  }
+  toString(): string {
+    return `reconnect(${this.server})`;
   }
 }
 
@@ -467,6 +490,9 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       chatArb.map((chat) => new Stop(chat)),
+      // Files' read_file (tool 1) of every other nonce asks for a page first (-32042) and is sent again once accepted.
+      fc.tuple(chatArb, fc.nat({ max: 6 })).map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
+      fc.constantFrom(...SERVER_NAMES).map((server) => new Reconnect(server)),
       fc.constant(new TimePasses()),
       fc.tuple(fc.option(managedPolicyArb, { nil: undefined, freq: 2 }), fc.boolean()).map(([managed, wait]) => new Restart(managed, wait)),
     ],

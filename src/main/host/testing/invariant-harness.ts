@@ -11,8 +11,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { ApprovalRule, ManagedPolicy } from '../../../shared/approval';
 import type { MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
 import type { Envelope } from '../../../shared/errors';
+import { canonicalJson } from '../../../shared/canonical-json';
 import type { FakeLlmServer } from '../../llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../llm/testing/drive';
+import { keyedArgsHash, loadArgsHashKey } from '../../audit/args-hash';
 import { createServices, type Services } from '../../services';
 import { createDispatcher, type Dispatch } from '../dispatcher';
 import { createHandlers } from '../handlers';
@@ -70,7 +72,7 @@ export interface Tally {
   approvalsApplied: number;
   approvalsRefused: number;
   editsApplied: number;
-  /** Answers that remembered something (issue 16 §1) and were applied. */
+  /** Answers that remembered something (docs/user/approvals.md "Remember from the card") and were applied. */
   remembered: number;
   stops: number;
   timeouts: number;
@@ -85,6 +87,11 @@ export interface Tally {
   /** Elicitation answers that reached a server, and those that carried what the person typed. */
   elicitationAnswers: number;
   elicitationsAccepted: number;
+  /** Calls a server refused with -32042 (a page first), and those that came again to the server once it was accepted. */
+  pagesRequired: number;
+  sentAgainAfterPage: number;
+  /** A server reconnected (restarted alone) while calls may be waiting or running. */
+  reconnects: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -104,6 +111,9 @@ export const emptyTally = (): Tally => ({
   serverRequestDecisions: 0,
   elicitationAnswers: 0,
   elicitationsAccepted: 0,
+  pagesRequired: 0,
+  sentAgainAfterPage: 0,
+  reconnects: 0,
 });
 
 export interface Harness {
@@ -122,6 +132,8 @@ export interface Harness {
   ok<M extends MethodName>(method: M, input?: MethodInput<M>): Promise<MethodOutput<M>>;
   /** The user's rules as the last policy view showed them. */
   userRules(): readonly ApprovalRule[];
+  /** The hash the audit log keeps of a call's arguments: keyed with this data folder's key (audit/args-hash.ts). */
+  argsHash(args: Record<string, unknown>): string;
   noteView(view: MethodOutput<'policy.get'>): void;
   /** The deny rules in force now (the organisation's first) whose plain meaning matches this call. */
   denyHits(serverName: string, toolName: string, args: CallArguments): string[];
@@ -164,8 +176,14 @@ let current:
       answered(serverName: string, text: string): void;
       elicited(serverName: string, nonce: string): void;
       elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
+      pageRequired(serverName: string, nonce: string): void;
     }
   | undefined;
+
+/** A server refused a call with -32042 before running it (recording-servers.ts). */
+export function recordPageRequired(serverName: string, nonce: string): void {
+  current?.pageRequired(serverName, nonce);
+}
 
 export function recordCall(serverName: string, toolName: string, args: CallArguments): void {
   if (!current) throw new Error(`a server ran ${serverName}.${toolName} while no test run was active`);
@@ -212,6 +230,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let dispatch: Dispatch;
   let reader: BetterSqlite3.Database;
   let userRules: readonly ApprovalRule[] = [];
+  let argsKey: Buffer | undefined;
   let samplingSetting = 'ask';
   let closed = false;
 
@@ -261,6 +280,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     call,
     ok,
     userRules: () => userRules,
+    argsHash: (args) => keyedArgsHash((argsKey ??= loadArgsHashKey(dataDir)), canonicalJson(args)),
     noteView(view) {
       userRules = view.policy.rules;
       samplingSetting = view.policy.servers['Shell']?.sampling ?? 'ask';
@@ -316,11 +336,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
   };
   const committed = (): number => (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }).sequence;
+  const pagesRequired = new Set<string>();
   const recorder = {
     record(serverName: string, toolName: string, args: CallArguments): void {
       const sequence = committed();
       runs.push({ serverName, toolName, args, committedSequence: sequence, denyHits: harness.denyHits(serverName, toolName, args), step: harness.step });
       options.tally.runs += 1;
+      if (pagesRequired.has(String(args['nonce']))) options.tally.sentAgainAfterPage += 1;
       log.push(`  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (${sequence} audit rows committed)`);
     },
     sampled(text: string): void {
@@ -335,6 +357,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
       options.tally.samplingAnswers += 1;
       log.push(`  ${serverName} got the answer ${JSON.stringify(text)} (${sequence} audit rows committed)`);
+    },
+    pageRequired(serverName: string, nonce: string): void {
+      pagesRequired.add(nonce);
+      options.tally.pagesRequired += 1;
+      log.push(`  ${serverName} refused the call ${nonce} with -32042: a page to open first`);
     },
     elicited(serverName: string, nonce: string): void {
       const args = { message: `confirm ${nonce}` };

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const CALLBACK_PATH = '/callback';
@@ -8,8 +9,18 @@ export interface LoopbackReceiver {
   readonly redirectUrl: string;
   /** The authorization code; rejects with the server's error, on timeout, or when closed first. */
   readonly code: Promise<string>;
+  /** The `iss` parameter that came with the code (RFC 9207), once `code` has resolved; null when there was none. */
+  issuer(): string | null;
+  /**
+   * Answers the browser's page, held open since the code came: only once the code was exchanged (or not) does the
+   * page say whether the sign-in worked (docs/user/mcp-oauth.md).
+   */
+  report(outcome: { ok: true } | { ok: false; message: string }): void;
   close(): void;
 }
+
+/** How long the browser's page waits for `report` before it says that the app will tell. */
+const REPORT_WAIT_MS = 60_000;
 
 export interface ReceiverOptions {
   /** The `state` sent with the authorization request; a redirect with another one is refused (CSRF). */
@@ -31,6 +42,14 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
   // Loaded at a sign-in only: importing node:http as a module evaluates all its exports, fetch's undici among them,
   // which cost every CLI command ~30 ms (cli-start in docs/dev/benchmarks.md).
   const http = await import('node:http');
+  let held: ServerResponse | undefined;
+  let heldTimer: ReturnType<typeof setTimeout> | undefined;
+  let issuer: string | null = null;
+  const answer = (status: number, message: string): void => {
+    clearTimeout(heldTimer);
+    held?.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(page(message));
+    held = undefined;
+  };
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
@@ -49,7 +68,10 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
       finish(new Error(`The server refused the sign-in: ${error ?? 'no code'}${description ? ` (${description})` : ''}.`));
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page('Signed in. You can close this tab and return to AI Workbench.'));
+    issuer = url.searchParams.get('iss');
+    held = response;
+    heldTimer = setTimeout(() => answer(202, 'AI Workbench received the sign-in and is finishing it; it will tell you whether it worked.'), REPORT_WAIT_MS);
+    heldTimer.unref();
     finish(received);
   });
   const timer = setTimeout(() => finish(new Error(`Nobody finished signing in within ${Math.round(timeoutMs / 1000)} s.`)), timeoutMs);
@@ -69,8 +91,20 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
   return {
     redirectUrl: `http://127.0.0.1:${port}${CALLBACK_PATH}`,
     code,
-    close: () => finish(new Error('The sign-in was cancelled.')),
+    issuer: () => issuer,
+    report(outcome) {
+      if (outcome.ok) answer(200, 'Signed in. You can close this tab and return to AI Workbench.');
+      else answer(400, `Sign-in did not complete: ${escapeHtml(outcome.message)} You can close this tab.`);
+    },
+    close: () => {
+      answer(400, 'The sign-in was cancelled. You can close this tab.');
+      finish(new Error('The sign-in was cancelled.'));
+    },
   };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 function page(message: string): string {

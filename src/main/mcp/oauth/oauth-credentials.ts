@@ -26,6 +26,15 @@ export interface OAuthCredentials {
   saveClient(client: OAuthClientInformationMixed): void;
   discovery(): OAuthDiscoveryState | undefined;
   saveDiscovery(state: OAuthDiscoveryState): void;
+  /** How the tokens were got: `client_credentials` when the client signed in as itself (no person, no browser). */
+  grant(): 'client_credentials' | undefined;
+  saveGrant(grant: 'client_credentials' | undefined): void;
+  /**
+   * The scope the next sign-in asks for, when the server said which: the `scope` of its 401's WWW-Authenticate, or
+   * after a 403 `insufficient_scope` the union of what was granted and what it asked (docs/user/mcp-oauth.md#scopes).
+   */
+  wantedScope(): string | undefined;
+  saveWantedScope(scope: string): void;
   /** Forgets part of the state (the SDK's invalidateCredentials scopes). */
   forget(scope: 'all' | 'client' | 'tokens' | 'discovery'): void;
 }
@@ -36,6 +45,8 @@ const RecordSchema = z.object({
   expiresAt: z.number().optional(),
   client: z.looseObject({ client_id: z.string() }).optional(),
   discovery: z.looseObject({ authorizationServerUrl: z.string() }).optional(),
+  grant: z.literal('client_credentials').optional(),
+  scope: z.string().optional(),
 });
 type StoredRecord = z.infer<typeof RecordSchema>;
 
@@ -101,6 +112,16 @@ export function openOAuthCredentials(secrets: SecretStore, serverName: string, s
     saveClient: (client) => write((record) => ({ ...record, client })),
     discovery: () => read().discovery as OAuthDiscoveryState | undefined,
     saveDiscovery: (discovery) => write((record) => ({ ...record, discovery: discovery as StoredRecord['discovery'] })),
+    grant: () => read().grant,
+    saveGrant: (grant) =>
+      write((record) => {
+        const { grant: _old, ...rest } = record;
+        return grant ? { ...rest, grant } : rest;
+      }),
+    wantedScope: () => read().scope,
+    saveWantedScope(scope) {
+      if (read().scope !== scope) write((record) => ({ ...record, scope }));
+    },
     forget(scope) {
       if (scope === 'all') {
         secrets.delete(key);

@@ -1,4 +1,4 @@
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { APP_NAME } from '../../../shared/app-name';
 import type { OAuthCredentials } from './oauth-credentials';
@@ -11,6 +11,20 @@ export class SignInRequiredError extends Error {
   constructor(message = 'Sign in to use this server.') {
     super(message);
     this.name = 'SignInRequiredError';
+  }
+}
+
+/**
+ * The server refused a request for want of scopes the token lacks (403 `insufficient_scope`): the person signs in
+ * again for the union of what was granted and what the server asks (docs/user/mcp-oauth.md#more-access).
+ */
+export class MoreAccessRequiredError extends SignInRequiredError {
+  constructor(
+    readonly serverName: string,
+    readonly scopes: string,
+  ) {
+    super(`${serverName} needs more access: ${scopes}. Sign in again to grant it.`);
+    this.name = 'MoreAccessRequiredError';
   }
 }
 
@@ -39,15 +53,35 @@ export function requireSafeEndpoint(what: string, url: string | URL | undefined)
   if (url !== undefined && !isSafeEndpoint(url)) throw new UnsafeEndpointError(what, String(url));
 }
 
-/** How a provider behaves: in the background it never starts a sign-in; during one it has a redirect and a state. */
+/**
+ * How a provider behaves: in the background it never starts a sign-in; during one it has a redirect and a state;
+ * with `client-credentials` it gets tokens for the client itself (no person, no browser: the client-credentials
+ * grant, OAuth 2.1 §4.2), and so does the background for a server signed in that way.
+ */
 export type ProviderMode =
   | { kind: 'background' }
-  | { kind: 'sign-in'; redirectUrl: string; state: string; onAuthorizationUrl(url: URL): void };
+  | { kind: 'sign-in'; redirectUrl: string; state: string; onAuthorizationUrl(url: URL): void }
+  | { kind: 'client-credentials' };
+
+/** A client registered beforehand with the authorization server (by the person or the organisation). */
+export interface PreRegisteredClient {
+  clientId: string;
+  /** For `client_secret_basic` or `client_secret_post`, whichever the server's metadata lists. */
+  clientSecret?: string | undefined;
+  /** For `private_key_jwt` (RFC 7523): a PKCS#8 PEM key and its JWS algorithm. */
+  privateKey?: { pem: string; algorithm: string } | undefined;
+}
 
 export interface ProviderOptions {
   credentials: OAuthCredentials;
-  /** A client id the person entered for a server without dynamic registration. */
-  clientId?: string | undefined;
+  /** The pre-registered client the person gave for this server. */
+  client?: PreRegisteredClient | undefined;
+  /** The organisation's pre-registered client for an authorization server (by its issuer URL), if it set one. */
+  organisationClient?: ((issuer: string) => PreRegisteredClient | undefined) | undefined;
+  /** The URL of the client's metadata document (a URL-based client id), used where the server supports it. */
+  clientMetadataUrl?: string | undefined;
+  /** The scope to ask for, when the server said which (WWW-Authenticate or a step-up); else the SDK's choice. */
+  scope?: (() => string | undefined) | undefined;
   mode: ProviderMode;
 }
 
@@ -56,22 +90,44 @@ export interface ProviderOptions {
  * protocol (discovery, registration, PKCE, the `resource` parameter, refresh); this decides where state lives and
  * refuses what an attacker could steer: an authorization server that is not https, and a sign-in nobody asked for.
  */
-export function createOAuthProvider({ credentials, clientId, mode }: ProviderOptions): OAuthClientProvider {
+export function createOAuthProvider({ credentials, client, organisationClient, clientMetadataUrl, scope, mode }: ProviderOptions): OAuthClientProvider {
   let verifier: string | undefined;
-  const redirectUrl = (): string => {
+  const machine = mode.kind === 'client-credentials' || (mode.kind === 'background' && credentials.grant() === 'client_credentials');
+  const preRegisteredClient = (): PreRegisteredClient | undefined => {
+    if (client) return client;
+    const issuer = credentials.discovery()?.authorizationServerUrl;
+    return issuer === undefined ? undefined : organisationClient?.(issuer);
+  };
+  const redirectUrl = (): string | undefined => {
+    if (machine) return undefined;
     if (mode.kind === 'sign-in') return mode.redirectUrl;
     // For a refresh only: the SDK needs some redirect URL to know this is the authorization-code flow.
-    const client = credentials.client();
-    return client && 'redirect_uris' in client && typeof client.redirect_uris[0] === 'string' ? client.redirect_uris[0] : 'http://127.0.0.1/callback';
+    const registered = credentials.client();
+    return registered && 'redirect_uris' in registered && typeof registered.redirect_uris[0] === 'string' ? registered.redirect_uris[0] : 'http://127.0.0.1/callback';
   };
-  return {
+  // private_key_jwt (RFC 7523 §2.2) through the SDK's helper; a client secret goes the SDK's own way (basic or post).
+  const key = client?.privateKey;
+  const clientAuthentication: AddClientAuthentication | undefined = key
+    ? async (headers, params, url, metadata) => {
+        const { createPrivateKeyJwtAuth } = await import('@modelcontextprotocol/sdk/client/auth-extensions.js');
+        await createPrivateKeyJwtAuth({ issuer: client.clientId, subject: client.clientId, privateKey: key.pem, alg: key.algorithm })(headers, params, url, metadata);
+      }
+    : undefined;
+  const provider: OAuthClientProvider = {
     get redirectUrl() {
       return redirectUrl();
     },
+    get clientMetadataUrl() {
+      return machine ? undefined : clientMetadataUrl;
+    },
     get clientMetadata(): OAuthClientMetadata {
+      const wanted = scope?.();
+      if (machine) {
+        return { client_name: APP_NAME, redirect_uris: [], grant_types: ['client_credentials'], ...(wanted ? { scope: wanted } : {}) };
+      }
       return {
         client_name: APP_NAME,
-        redirect_uris: [redirectUrl()],
+        redirect_uris: [redirectUrl() as string],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
@@ -80,7 +136,13 @@ export function createOAuthProvider({ credentials, clientId, mode }: ProviderOpt
     state: () => (mode.kind === 'sign-in' ? mode.state : ''),
     clientInformation(): OAuthClientInformationMixed | undefined {
       const stored = credentials.client();
-      if (clientId !== undefined) return stored?.client_id === clientId ? stored : { client_id: clientId };
+      const fixed = preRegisteredClient();
+      if (fixed !== undefined) {
+        // The pre-registered client as given now (a changed secret counts at once), with the issuer it was bound to.
+        const base = stored?.client_id === fixed.clientId ? stored : undefined;
+        return { ...base, client_id: fixed.clientId, ...(fixed.clientSecret !== undefined ? { client_secret: fixed.clientSecret } : {}) };
+      }
+      if (mode.kind === 'client-credentials') throw new SignInRequiredError('Signing in with client credentials needs a pre-registered client id and its secret or key.');
       if (mode.kind === 'background') {
         if (!stored) throw new SignInRequiredError();
         return stored;
@@ -90,12 +152,16 @@ export function createOAuthProvider({ credentials, clientId, mode }: ProviderOpt
       if (stored && 'redirect_uris' in stored && !stored.redirect_uris.includes(mode.redirectUrl)) return undefined;
       return stored;
     },
-    saveClientInformation: (client) => credentials.saveClient(client),
+    saveClientInformation(client) {
+      // A pre-registered client's secret stays where the person or organisation keeps it, not in the token record.
+      const { client_secret: _secret, ...rest } = client as OAuthClientInformationMixed & { client_secret?: string };
+      credentials.saveClient(preRegisteredClient() ? rest : client);
+    },
     tokens: () => credentials.tokens(),
     // In the background, tokens come from a quiet refresh that a request waits for: written right after it goes out.
     saveTokens: (tokens) => (mode.kind === 'background' ? credentials.saveTokensSoon(tokens) : credentials.saveTokens(tokens)),
     redirectToAuthorization(url) {
-      if (mode.kind === 'background') throw new SignInRequiredError();
+      if (mode.kind !== 'sign-in') throw new SignInRequiredError();
       requireSafeEndpoint('its authorization page', url);
       mode.onAuthorizationUrl(url);
     },
@@ -121,4 +187,13 @@ export function createOAuthProvider({ credentials, clientId, mode }: ProviderOpt
       credentials.saveDiscovery(state);
     },
   };
+  if (machine) {
+    provider.prepareTokenRequest = (requested) => {
+      const params = new URLSearchParams({ grant_type: 'client_credentials' });
+      if (requested) params.set('scope', requested);
+      return params;
+    };
+  }
+  if (clientAuthentication) provider.addClientAuthentication = clientAuthentication;
+  return provider;
 }

@@ -115,10 +115,28 @@ describe('the loopback receiver', () => {
     expect((await fetch(new URL('/other?code=x&state=expected', base))).status).toBe(404);
     expect((await fetch(`${receiver.redirectUrl}?code=stolen&state=wrong`)).status).toBe(400);
     expect((await fetch(`${receiver.redirectUrl}?code=x&state=expected`, { method: 'POST' })).status).toBe(404);
-    expect((await fetch(`${receiver.redirectUrl}?code=good&state=expected`)).status).toBe(200);
+    const page = fetch(`${receiver.redirectUrl}?code=good&state=expected&iss=${encodeURIComponent('https://login.example')}`);
     await expect(receiver.code).resolves.toBe('good');
+    expect(receiver.issuer()).toBe('https://login.example');
     // One-shot: the listener is gone.
     await expect(fetch(`${receiver.redirectUrl}?code=late&state=expected`)).rejects.toThrow();
+    // The browser's page waits for the code exchange, and then says how it went.
+    receiver.report({ ok: true });
+    const answer = await page;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('Signed in.');
+  });
+
+  it('tells the browser the sign-in failed when the code exchange fails, not that it worked', async () => {
+    const receiver = await startLoopbackReceiver({ state: 's', timeoutMs: 10_000 });
+    const page = fetch(`${receiver.redirectUrl}?code=c&state=s`);
+    await receiver.code;
+    receiver.report({ ok: false, message: 'The token endpoint said <invalid_grant>.' });
+    const answer = await page;
+    expect(answer.status).toBe(400);
+    const text = await answer.text();
+    expect(text).not.toContain('Signed in');
+    expect(text).toContain('Sign-in did not complete: The token endpoint said &#60;invalid_grant&#62;.');
   });
 
   it('gives up after its timeout, and reports a refusal from the server', async () => {

@@ -5,7 +5,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../../settings/secret-store';
 import { startLoopbackReceiver } from './loopback-receiver';
 import { openOAuthCredentials, type OAuthCredentials } from './oauth-credentials';
-import { createOAuthProvider, requireSafeEndpoint, SignInRequiredError } from './oauth-provider';
+import { createOAuthProvider, MoreAccessRequiredError, requireSafeEndpoint, SignInRequiredError, type PreRegisteredClient } from './oauth-provider';
 
 /** The SDK's OAuth client, loaded when a token is refreshed or a sign-in starts, not with the services (cli-start). */
 const sdkAuth = (): Promise<typeof SdkAuth> => import('@modelcontextprotocol/sdk/client/auth.js');
@@ -13,6 +13,12 @@ const sdkAuth = (): Promise<typeof SdkAuth> => import('@modelcontextprotocol/sdk
 /** A token this close to its expiry is refreshed before a request rather than after the server refuses it. */
 export const REFRESH_MARGIN_MS = 30_000;
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+/**
+ * AI Workbench's own client metadata document (a URL-based client id, MCP authorization "Client ID Metadata
+ * Documents"; its content is resources/oauth/client-metadata.json): used with authorization servers that support
+ * it, unless the organisation names its own (docs/user/mcp-oauth.md#client-registration).
+ */
+export const DEFAULT_CLIENT_METADATA_URL = 'https://ai-workbench.github.io/ai-workbench/oauth/client-metadata.json';
 
 export interface SignInStart {
   /** The authorization server's page the person signs in on. */
@@ -36,6 +42,8 @@ export interface OAuthSession {
   readonly fetch: FetchLike;
   /** Starts a sign-in and returns once its page is known; `open` shows it to the person (false: cannot). */
   signIn(options: { open(url: string): boolean; timeoutMs?: number }): Promise<SignInStart>;
+  /** Gets tokens for the pre-registered client itself (the client-credentials grant): no browser, no person. */
+  signInAsClient(): Promise<void>;
   /** Forgets the tokens and the client registration. */
   signOut(): void;
   hasTokens(): boolean;
@@ -45,15 +53,27 @@ export interface OAuthSessionOptions {
   secrets: SecretStore;
   serverName: string;
   serverUrl: string;
-  clientId?: string | undefined;
+  /** The pre-registered client the person gave (an id, and a secret or key), for a server without dynamic registration. */
+  client?: PreRegisteredClient | undefined;
+  /** The organisation's pre-registered clients, by authorization server (issuer URL). */
+  organisationClient?: ((issuer: string) => PreRegisteredClient | undefined) | undefined;
+  /** The client metadata document's URL (a URL-based client id), used where the authorization server supports it. */
+  clientMetadataUrl?: string | undefined;
   now?: () => number;
   /** The network; tests and the benchmark may count requests. */
   baseFetch?: FetchLike;
 }
 
-export function createOAuthSession({ secrets, serverName, serverUrl, clientId, now = Date.now, baseFetch = fetch }: OAuthSessionOptions): OAuthSession {
+/** Space-separated scopes, each once, in the order first seen. */
+export function scopeUnion(...scopes: Array<string | undefined>): string | undefined {
+  const all = [...new Set(scopes.flatMap((scope) => scope?.split(/\s+/).filter(Boolean) ?? []))];
+  return all.length > 0 ? all.join(' ') : undefined;
+}
+
+export function createOAuthSession({ secrets, serverName, serverUrl, client, organisationClient, clientMetadataUrl, now = Date.now, baseFetch = fetch }: OAuthSessionOptions): OAuthSession {
   const credentials: OAuthCredentials = openOAuthCredentials(secrets, serverName, serverUrl, now);
-  const provider = createOAuthProvider({ credentials, clientId, mode: { kind: 'background' } });
+  const common = { client, organisationClient, clientMetadataUrl, scope: () => credentials.wantedScope() };
+  const provider = createOAuthProvider({ credentials, ...common, mode: { kind: 'background' } });
   const mcpOrigin = new URL(serverUrl).origin;
 
   // Every request the SDK makes for this server: the MCP endpoint itself (the person chose its URL), and the
@@ -96,7 +116,44 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
         init = { ...init, headers };
       }
     }
-    return guardedFetch(url, init);
+    const response = await guardedFetch(url, init);
+    if ((response.status === 401 || response.status === 403) && String(url) === new URL(serverUrl).href) await challenged(response);
+    return response;
+  };
+
+  /**
+   * What the server said it wants (MCP authorization, scope selection): a 401's `scope` is asked for at the next
+   * sign-in; a 403 `insufficient_scope` asks for more than the token has, so the person signs in again for the union
+   * of what was granted and what it asks — never quietly, and never in a loop (docs/user/mcp-oauth.md#more-access).
+   */
+  const challenged = async (response: Response): Promise<void> => {
+    const { extractWWWAuthenticateParams } = await sdkAuth();
+    const { scope, error } = extractWWWAuthenticateParams(response);
+    if (response.status === 401) {
+      const wanted = scopeUnion(credentials.wantedScope(), scope);
+      if (wanted && scope) credentials.saveWantedScope(wanted);
+      return;
+    }
+    if (error !== 'insufficient_scope') return;
+    const wanted = scopeUnion(credentials.wantedScope(), credentials.tokens()?.scope, scope) ?? '';
+    if (wanted) credentials.saveWantedScope(wanted);
+    await response.body?.cancel().catch(() => undefined);
+    throw new MoreAccessRequiredError(serverName, scope ?? wanted);
+  };
+
+  /**
+   * RFC 9207: the authorization server names itself in the redirect (`iss`); a redirect from another one (a mix-up
+   * attack) is refused, and so is one without it from a server that promised to send it.
+   */
+  const checkIssuer = (iss: string | null): void => {
+    const metadata = credentials.discovery()?.authorizationServerMetadata as { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+    if (iss === null) {
+      if (metadata?.authorization_response_iss_parameter_supported === true) throw new Error('The sign-in came back without naming its authorization server (iss), which that server promised to send; it was refused.');
+      return;
+    }
+    if (metadata?.issuer !== undefined && iss !== metadata.issuer) {
+      throw new Error(`The sign-in came back from ${iss}, not from ${metadata.issuer}, the authorization server it was sent to; it was refused.`);
+    }
   };
 
   return {
@@ -112,11 +169,12 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
       const signInCredentials: OAuthCredentials = { ...credentials, tokens: () => undefined };
       const flow = createOAuthProvider({
         credentials: signInCredentials,
-        clientId,
+        ...common,
         mode: { kind: 'sign-in', redirectUrl: receiver.redirectUrl, state, onAuthorizationUrl: (url) => (authorizationUrl = url) },
       });
+      const scope = credentials.wantedScope();
       try {
-        await auth(flow, { serverUrl, fetchFn: guardedFetch });
+        await auth(flow, { serverUrl, fetchFn: guardedFetch, ...(scope ? { scope } : {}) });
       } catch (error) {
         receiver.close();
         throw error;
@@ -126,11 +184,26 @@ export function createOAuthSession({ secrets, serverName, serverUrl, clientId, n
         throw new Error('The server did not ask for a sign-in.');
       }
       const done = receiver.code.then(async (code) => {
-        const result = await auth(flow, { serverUrl, authorizationCode: code, fetchFn: guardedFetch });
-        if (result !== 'AUTHORIZED') throw new Error('The server did not accept the sign-in.');
+        try {
+          checkIssuer(receiver.issuer());
+          const result = await auth(flow, { serverUrl, authorizationCode: code, fetchFn: guardedFetch, ...(scope ? { scope } : {}) });
+          if (result !== 'AUTHORIZED') throw new Error('The server did not accept the sign-in.');
+          credentials.saveGrant(undefined);
+          receiver.report({ ok: true });
+        } catch (error) {
+          receiver.report({ ok: false, message: error instanceof Error ? error.message : String(error) });
+          throw error;
+        }
       });
       done.catch(() => undefined);
       return { authorizationUrl: authorizationUrl.href, openedBrowser: open(authorizationUrl.href), done, cancel: () => receiver.close() };
+    },
+    async signInAsClient() {
+      const { auth } = await sdkAuth();
+      const flow = createOAuthProvider({ credentials: { ...credentials, tokens: () => undefined }, ...common, mode: { kind: 'client-credentials' } });
+      const result = await auth(flow, { serverUrl, fetchFn: guardedFetch });
+      if (result !== 'AUTHORIZED') throw new Error('The server did not accept the client credentials.');
+      credentials.saveGrant('client_credentials');
     },
     signOut: () => credentials.forget('all'),
     hasTokens: () => credentials.tokens() !== undefined,

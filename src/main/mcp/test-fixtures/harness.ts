@@ -8,6 +8,7 @@ import { createEventHub, type EventHub } from '../../event-hub';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretStore } from '../../settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME } from '../../settings/settings-store';
 import { createMcpHost, type McpHost, type McpHostDependencies, type McpHostOptions } from '../mcp-host';
+import { OPEN_DOOR } from '../call-door';
 import { createMcpServerConfigService, type McpServerConfigService } from '../server-config-service';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./misbehaving-server.ts', import.meta.url));
@@ -65,6 +66,8 @@ export function createTestHost(
     options: { clientVersion: '0.0.0-test', restart: FAST_RESTART, initializeTimeoutMs: 10_000, stopGraceMs: 1000, ...options },
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
     secrets,
+    // The host alone, without a policy: every call goes in (the door's own tests: src/main/chat/call-door.test.ts).
+    door: OPEN_DOOR,
     ...(openSignInPage ? { openSignInPage } : {}),
     ...(onBlock ? { onBlock } : {}),
   });

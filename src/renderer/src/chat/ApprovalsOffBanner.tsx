@@ -8,7 +8,7 @@ import { useChatMode } from './use-chat-mode';
 
 /**
  * While approvals are off — in the settings, or in this chat ("never ask") — a banner that stays in the chat and
- * says so, with the one button that turns asking back on (issue 16 §2; docs/user/approvals.md#when-approvals-are-off).
+ * says so, with the one button that turns asking back on (docs/user/approvals.md#when-approvals-are-off).
  * Nothing is shown where the organisation's policy makes AI Workbench ask anyway.
  */
 export function ApprovalsOffBanner({ api, chatId }: { api: WorkbenchApi; chatId: string }): React.JSX.Element | null {

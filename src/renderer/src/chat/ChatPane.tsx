@@ -9,7 +9,6 @@ import { pendingRequests, phaseOf, type ChatStore } from './chat-store';
 import { Composer } from './Composer';
 import { LazyMessageList } from './LazyMessageList';
 import { EmptyChat } from './EmptyChat';
-import { ChatServerRequests } from './server-requests/ServerRequests';
 import { RememberedNotice } from './RememberedNotice';
 import { announce, useAnnouncements } from '../state/announcer';
 import './chat.css';
@@ -42,7 +41,7 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
   );
 
   useEffect(() => {
-    if (phase !== 'awaiting-approval') return;
+    if (phase !== 'waiting-approval') return;
     const onKeyDown = (event: KeyboardEvent): void => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
       if (event.key === 'Enter') {
@@ -80,7 +79,6 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
             <LazyMessageList store={store} state={state} />
           )}
         </div>
-        <ChatServerRequests api={api} chatId={chat.id} />
         <RememberedNotice api={api} chatId={chat.id} />
         <Composer store={store} state={state} ready={chat.providerId !== null && chat.model !== null} />
         <div className="visually-hidden" aria-live="assertive" data-testid="approval-announcer">

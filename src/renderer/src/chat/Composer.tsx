@@ -28,7 +28,7 @@ const PLACEHOLDERS = {
   loading: 'Loading…',
   idle: 'Message AI Workbench — Enter to send, Shift+Enter for a new line',
   replying: 'Waiting for the reply…',
-  'awaiting-approval': 'Answer the tool calls above to continue',
+  'waiting-approval': 'Answer the tool calls above to continue',
   submitting: 'Waiting for the reply…',
 } as const;
 
@@ -44,7 +44,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   // Resources to send with the next message (docs/user/mcp-servers.md#resources).
   const attachments = useAttachments(api);
   const slash = useSlashPrompts(api, text, setText, () => input.current?.focus(), enabled);
-  const running = state.activity.status !== 'idle' || phase === 'awaiting-approval';
+  const running = state.activity.status !== 'idle' || phase === 'waiting-approval';
 
   useEffect(() => {
     const element = input.current;
@@ -93,7 +93,7 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
 
   return (
     <div className="composer-area">
-      {phase === 'awaiting-approval' && waiting.length > 0 && <ApprovalBar store={store} state={state} waiting={waiting} />}
+      {phase === 'waiting-approval' && waiting.length > 0 && <ApprovalBar store={store} state={state} waiting={waiting} />}
       {state.actionError && (
         <div className="composer-error" role="alert">
           <span>{state.actionError}</span>

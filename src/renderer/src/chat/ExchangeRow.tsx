@@ -1,6 +1,7 @@
 import { lazy, memo, Suspense, useMemo } from 'react';
 import type { ToolCallRequest } from '../../../shared/approval';
 import type { ChatActivity, ChatMessage, ResourceAttachment, ToolCallRecord } from '../../../shared/messages';
+import type { ServerRequestView } from '../../../shared/server-request-views';
 import type { ArgsEdit, Draft } from './chat-store';
 import { CopyButton } from '../components/CopyButton';
 import { LazyMarkdown } from './markdown/LazyMarkdown';
@@ -15,17 +16,22 @@ import { AttachmentChips } from './resources/AttachmentChips';
  */
 const ApprovalCard = lazy(() => import('./approval/ApprovalCard').then((module) => ({ default: module.ApprovalCard })));
 const ApprovalIntro = lazy(() => import('./approval/ApprovalIntro').then((module) => ({ default: module.ApprovalIntro })));
+const ServerRequestCards = lazy(() => import('./server-request-cards/ServerRequests').then((module) => ({ default: module.ChatServerRequests })));
 
 /** What only the newest exchange needs: its approvals and what the chat is doing. */
 export interface LiveExchangeState {
   activity: ChatActivity;
   drafts: ReadonlyMap<string, Draft>;
   edits: ReadonlyMap<string, ArgsEdit>;
+  /** Why the last approval message was refused for a call (approval/refusals.ts). */
+  refusals: ReadonlyMap<string, string>;
   expiries: ReadonlyMap<string, number | null>;
   submitting: boolean;
   /** Undo is gone: every call is answered and the approval message is on its way. */
   locked: boolean;
   focusRequest: { toolCallId: string; nonce: number } | null;
+  /** What the chat's servers ask of the model or the person while its tools run (docs/user/server-requests.md). */
+  serverRequests: readonly ServerRequestView[];
 }
 
 export interface ExchangeRowProps {
@@ -43,7 +49,7 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
     return map;
   }, [view]);
   const working = live !== null && live.activity.exchangeId === row.exchangeId && live.activity.status !== 'idle' && live.activity.status !== 'waiting-approval';
-  const hasContent = view.turns.some((turn) => turn.message || (turn.toolCalls?.length ?? 0) > 0);
+  const hasContent = view.turns.some((turn) => turn.message || (turn.toolCalls?.length ?? 0) > 0) || (live?.serverRequests.length ?? 0) > 0;
   const answerText = view.turns.map((turn) => turn.message ?? '').filter(Boolean).join('\n\n');
   const lastTextTurn = findLastIndex(view.turns, (turn) => turn.message !== undefined);
 
@@ -74,9 +80,14 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
                 )}
               </div>
             ))}
+            {live && live.serverRequests.length > 0 && (
+              <Suspense fallback={null}>
+                <ServerRequestCards requests={live.serverRequests} />
+              </Suspense>
+            )}
             {/* While text streams, the text itself shows progress: no animation repainting every frame beside it. */}
             {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
-            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting_approval' && (
+            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting-approval' && (
               <div className="assistant-actions">
                 <CopyButton text={answerText} label="Copy answer" />
                 {view.replies.at(-1) && <span className="muted assistant-model">{view.replies.at(-1)?.model}</span>}
@@ -100,6 +111,7 @@ function CallView({ call, request, live }: { call: ToolCallRecord; request: Tool
           request={request}
           draft={live.drafts.get(call.toolCallId)}
           edit={live.edits.get(call.toolCallId)}
+          refusal={live.refusals.get(call.toolCallId)}
           expiresAt={live.expiries.get(call.toolCallId)}
           locked={live.locked}
           focusNonce={live.focusRequest?.toolCallId === call.toolCallId ? live.focusRequest.nonce : undefined}

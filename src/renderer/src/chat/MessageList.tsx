@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef } from 'react';
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
+import { useChatContext } from './chat-context';
 import { ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
+import { useServerRequests } from './server-request-cards/use-server-request-cards';
 import type { ExchangeRow } from './timeline';
 
 export interface MessageListProps {
@@ -20,17 +22,21 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   const lastId = rows.at(-1)?.exchangeId;
   const waiting = pendingRequests(state.timeline);
   const allDecided = waiting.length > 0 && waiting.every((request) => state.drafts.has(request.toolCallId));
+  // What the chat's servers ask while its tools run: cards in the running exchange, like its tool calls' cards.
+  const serverRequests = useServerRequests(useChatContext().api, store.chatId);
   const live = useMemo<LiveExchangeState>(
     () => ({
       activity: state.activity,
       drafts: state.drafts,
       edits: state.edits,
+      refusals: state.refusals,
       expiries: state.expiries,
       submitting: state.submitting,
       locked: state.submitting || (allDecided && state.actionError === null),
       focusRequest: state.focusRequest,
+      serverRequests,
     }),
-    [state.activity, state.drafts, state.edits, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest],
+    [state.activity, state.drafts, state.edits, state.refusals, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest, serverRequests],
   );
   const idle = phaseOf(state) === 'idle';
   const edge = useMemo<ListEdge>(() => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }), [state.hasMore, state.loadingOlder]);
@@ -63,7 +69,7 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   // bottom, `followOutput` follows the row as the card arrives; scrolling again there would only move the cards
   // under the pointer.
   const atBottom = useRef(true);
-  const waitingCount = waiting.length;
+  const waitingCount = waiting.length + serverRequests.length;
   const shownWaiting = useRef(waitingCount);
   useEffect(() => {
     const before = shownWaiting.current;

@@ -4,8 +4,9 @@ import { errorText } from '../../../shared/error-data';
 import { rememberedLabel, rememberedStore, undoOf } from '../state/remembered';
 
 /**
- * After a card remembered something (issue 16 §1): says what, with Undo (asking again) and the way to Settings, where
- * the rule or setting is highlighted. A live region, so a screen reader hears that the policy changed.
+ * After a card remembered something (docs/user/approvals.md "Remember from the card"): says what, with Undo (asking
+ * again) and the way to Settings, where the rule or setting is highlighted. A live region, so a screen reader hears
+ * that the policy changed.
  */
 export function RememberedNotice({ api, chatId }: { api: WorkbenchApi; chatId: string }): React.JSX.Element | null {
   const remembered = useSyncExternalStore(rememberedStore.subscribe, rememberedStore.getSnapshot);

@@ -2,6 +2,7 @@ import { memo, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
+import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
@@ -50,6 +51,8 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
         )}
         {call.durationMs !== undefined && <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>}
       </button>
+      {/* Why it did not ask: the rule or setting that let it run (docs/user/approvals.md, "In the window"). */}
+      {call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !approvalsOff && <p className="tool-block-why-line">{ranWithoutAsking(call.decision.reason)}</p>}
       {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
       {(status === 'error' || status === 'denied' || status === 'timeout') && !open && (call.error || call.decision?.userReason) && (
         <p className="tool-block-error-line" role={status === 'error' ? 'note' : undefined}>

@@ -27,7 +27,7 @@ const waitingReply = (ids: string[]): AssistantChatMessage => ({
   role: 'assistant',
   providerId: 'p',
   model: 'm',
-  end: 'waiting_approval',
+  end: 'waiting-approval',
   reply: {
     timestamp: 0,
     turns: [
@@ -54,6 +54,7 @@ function fake(messages: ChatMessage[], activity: 'idle' | 'waiting-approval' | '
   const sent: unknown[] = [];
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   let failNext: string | null = null;
+  let failDetails: unknown;
   const transport: WorkbenchTransport = {
     async invoke(method, input): Promise<Envelope> {
       switch (method) {
@@ -66,7 +67,7 @@ function fake(messages: ChatMessage[], activity: 'idle' | 'waiting-approval' | '
           if (failNext) {
             const message = failNext;
             failNext = null;
-            return { ok: false, error: { code: 'invalid_input', message } };
+            return { ok: false, error: { code: 'invalid_input', message, ...(failDetails === undefined ? {} : { details: failDetails }) } };
           }
           return { ok: true, value: { exchangeId: 'x1', message: { id: `a${sent.length}`, chatId: CHAT, exchangeId: 'x1', seq: 10 + sent.length, createdAt: 3, role: 'approval', toolCallApprovals: (input as { message: { toolCallApprovals: [] } }).message.toolCallApprovals } } };
         }
@@ -84,7 +85,10 @@ function fake(messages: ChatMessage[], activity: 'idle' | 'waiting-approval' | '
   return {
     api: buildWorkbenchApi(transport),
     sent,
-    failNext: (message: string) => (failNext = message),
+    failNext: (message: string, details?: unknown) => {
+      failNext = message;
+      failDetails = details;
+    },
     push: (event: ChatStreamEvent) => listeners.get('chat.onDidStream')?.forEach((listener) => listener(event)),
   };
 }
@@ -104,7 +108,7 @@ afterEach(() => {
 describe('ChatStore approvals', () => {
   it('sends the approval message only when every waiting call has an answer, with edits and reasons', async () => {
     const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
-    expect(phaseOf(store.getSnapshot())).toBe('awaiting-approval');
+    expect(phaseOf(store.getSnapshot())).toBe('waiting-approval');
     store.edit('c1', { ok: true, args: { path: 'edited.txt' } });
     store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
     expect(sent).toHaveLength(0);
@@ -125,6 +129,31 @@ describe('ChatStore approvals', () => {
         ],
       },
     });
+  });
+
+  it('a refused edit puts its card back to undecided with the rule\'s words; the other answers stay; nothing says it is sending', async () => {
+    const { store, sent, failNext } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
+    const rule = "Denied by your organisation's policy, rule 'no-secrets': Files write_file when /path matches **/secret*";
+    failNext(`The approval was not applied: Files.write_file has edited arguments that a deny rule refuses (${rule}); allow the call as it is, edit it again, or deny it.`, {
+      problems: [{ toolCallId: 'c1', tool: 'Files.write_file', problem: 'has edited arguments that a deny rule refuses', deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-secrets' }, reason: rule } }],
+    });
+    store.edit('c1', { ok: true, args: { path: 'secret.txt' } });
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+    store.decide('c2', { decision: 'TOOL_CALL_DECISION_DENY' });
+    await vi.waitFor(() => expect(store.getSnapshot().actionError).not.toBeNull());
+    const state = store.getSnapshot();
+    expect(sent).toHaveLength(1);
+    expect(state.submitting).toBe(false);
+    // Not "Approved once": the refused call waits again, its card saying which rule refused the edit.
+    expect(state.drafts.has('c1')).toBe(false);
+    expect(state.refusals.get('c1')).toContain(rule);
+    expect(state.drafts.get('c2')).toEqual({ decision: 'TOOL_CALL_DECISION_DENY' });
+    expect(state.actionError).toContain('Files.write_file');
+    expect(state.actionError).not.toContain('c1');
+    // Answered again, the refusal goes, and the message is sent.
+    store.decide('c1', { decision: 'TOOL_CALL_DECISION_DENY' });
+    expect(store.getSnapshot().refusals.has('c1')).toBe(false);
+    await vi.waitFor(() => expect(sent).toHaveLength(2));
   });
 
   it('Allow all answers only the undecided calls; a refused message keeps the answers and says why', async () => {

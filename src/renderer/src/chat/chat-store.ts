@@ -2,6 +2,7 @@ import type { WorkbenchApi } from '../../../shared/api';
 import type { ApprovalsChange, ArgumentMatcher, RememberAction, RememberOptions, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
 import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/error-data';
+import { refusedCalls } from './approval/refusals';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
 
@@ -10,7 +11,7 @@ export interface Draft {
   decision: ToolCallDecision;
   editedArgs?: Record<string, unknown>;
   reason?: string;
-  /** Allow only: what the policy remembers with this answer (issue 16 §1). */
+  /** Allow only: what the policy remembers with this answer (docs/user/approvals.md "Remember from the card"). */
   remember?: RememberAction;
 }
 
@@ -32,10 +33,10 @@ const ALLOW_BLOCKED = 'Fix the arguments first';
 
 /**
  * What the chat tab is doing, as one named state (docs/dev/style.md, convention 7):
- * `idle` the input is open; `replying` the model or tools work; `awaiting-approval` calls wait for the person
+ * `idle` the input is open; `replying` the model or tools work; `waiting-approval` calls wait for the person
  * (the input is disabled, seed 000); `submitting` the approval message or a user message is on its way.
  */
-export type ChatPhase = 'loading' | 'idle' | 'replying' | 'awaiting-approval' | 'submitting';
+export type ChatPhase = 'loading' | 'idle' | 'replying' | 'waiting-approval' | 'submitting';
 
 export interface ChatState {
   readonly status: 'loading' | 'ready' | 'failed';
@@ -51,6 +52,11 @@ export interface ChatState {
   readonly drafts: ReadonlyMap<string, Draft>;
   /** toolCallId → the card's edit of the arguments; absent when they are the model's. */
   readonly edits: ReadonlyMap<string, ArgsEdit>;
+  /**
+   * toolCallId → why the last approval message was refused for this call (a deny rule refused its edit): its card is
+   * undecided again and says so, until it is answered again (approval/refusals.ts).
+   */
+  readonly refusals: ReadonlyMap<string, string>;
   readonly submitting: boolean;
   /** The last failed action (send, stop, the approval message), in words; cleared by the next success. */
   readonly actionError: string | null;
@@ -76,8 +82,8 @@ export function pendingRequests(timeline: Timeline): ToolCallRequest[] {
 export function phaseOf(state: ChatState): ChatPhase {
   if (state.status === 'loading') return 'loading';
   if (state.submitting) return 'submitting';
-  if (pendingRequests(state.timeline).length > 0) return 'awaiting-approval';
-  if (state.activity.status === 'waiting-approval') return 'awaiting-approval';
+  if (pendingRequests(state.timeline).length > 0) return 'waiting-approval';
+  if (state.activity.status === 'waiting-approval') return 'waiting-approval';
   return state.activity.status === 'idle' ? 'idle' : 'replying';
 }
 
@@ -103,6 +109,7 @@ export class ChatStore {
     expiries: new Map(),
     drafts: new Map(),
     edits: new Map(),
+    refusals: new Map(),
     submitting: false,
     actionError: null,
     focusRequest: null,
@@ -244,7 +251,9 @@ export class ChatStore {
     if (!draft) return false;
     const drafts = new Map(this.state.drafts);
     drafts.set(toolCallId, draft);
-    this.set({ drafts, actionError: null });
+    const refusals = new Map(this.state.refusals);
+    refusals.delete(toolCallId);
+    this.set({ drafts, refusals, actionError: null });
     void this.submitWhenComplete();
     return true;
   }
@@ -326,8 +335,12 @@ export class ChatStore {
         }
       }
     } catch (error) {
-      // Nothing was decided: the cards stay, with their answers, so the person can change one and send again.
-      this.set({ submitting: false, actionError: `The decisions were not sent: ${errorText(error)}` });
+      // Nothing was decided: the cards stay, with their answers, so the person can change one and send again — except
+      // a call the refusal names (a deny rule refused its edit): its card is undecided again, with the rule's words.
+      const refused = refusedCalls(error);
+      const drafts = new Map(this.state.drafts);
+      for (const toolCallId of refused.keys()) drafts.delete(toolCallId);
+      this.set({ submitting: false, drafts, refusals: refused, actionError: `The decisions were not sent: ${errorText(error)}` });
     }
   }
 
@@ -405,13 +418,14 @@ export class ChatStore {
 
   /** Answers and edits of calls that no longer wait (decided, timed out, stopped) are dropped. */
   private forgetStaleDrafts(): void {
-    if (this.state.drafts.size === 0 && this.state.edits.size === 0) return;
+    if (this.state.drafts.size === 0 && this.state.edits.size === 0 && this.state.refusals.size === 0) return;
     const waiting = new Set(pendingRequests(this.state.timeline).map((request) => request.toolCallId));
     const stale = (map: ReadonlyMap<string, unknown>): boolean => [...map.keys()].some((id) => !waiting.has(id));
-    if (!stale(this.state.drafts) && !stale(this.state.edits)) return;
+    if (!stale(this.state.drafts) && !stale(this.state.edits) && !stale(this.state.refusals)) return;
     this.set({
       drafts: new Map([...this.state.drafts].filter(([id]) => waiting.has(id))),
       edits: new Map([...this.state.edits].filter(([id]) => waiting.has(id))),
+      refusals: new Map([...this.state.refusals].filter(([id]) => waiting.has(id))),
     });
   }
 

@@ -26,7 +26,7 @@ const call = (id: string, status: ToolCallRecord['status']): ToolCallRecord => (
 
 describe('timeline', () => {
   it('makes one row per exchange, whatever replies and approvals it holds', () => {
-    const first = reply('x1', 'Let me write it.', { end: 'waiting_approval' });
+    const first = reply('x1', 'Let me write it.', { end: 'waiting-approval' });
     const messages: ChatMessage[] = [
       user('x1', 'write a file'),
       first,
@@ -71,7 +71,7 @@ describe('timeline', () => {
 
   it('lists the calls that wait for a person', () => {
     const waiting = reply('a', 'Need approval', {
-      end: 'waiting_approval',
+      end: 'waiting-approval',
       reply: {
         timestamp: 0,
         turns: [{ toolCalls: [call('c1', 'pending')] }],

@@ -4,7 +4,7 @@ import { useLocalFlag } from '../state/local-flag';
 
 /**
  * Browser mode, the first time a call waits: offers notifications for calls that wait while the tab is hidden, and
- * says what will happen before the browser asks (issue 16 §2, docs/user/browser-mode.md#notifications). Made once:
+ * says what will happen before the browser asks (docs/user/browser-mode.md#notifications). Made once:
  * "Not now" is kept; a browser that blocked them is told how to allow them.
  */
 export function NotificationOffer({ waiting }: { waiting: number }): React.JSX.Element | null {

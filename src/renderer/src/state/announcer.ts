@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 
 /**
- * What a screen reader should hear that no element on screen says by itself (issue 16 §3): an Undo that put a card
- * back, a call that timed out. One polite live region per chat (ChatPane.tsx) speaks what `announce` is given.
+ * What a screen reader should hear that no element on screen says by itself
+ * (docs/user/accessibility.md#screen-readers): an Undo that put a card back, a call that timed out. One polite live
+ * region per chat (ChatPane.tsx) speaks what `announce` is given.
  */
 const listeners = new Set<(text: string) => void>();
 

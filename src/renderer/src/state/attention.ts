@@ -5,7 +5,7 @@ import type { Chat } from '../../../shared/chat';
 import { createLocalFlag } from './local-flag';
 
 /**
- * A call that waits while the person looks elsewhere (issue 16 §2, docs/user/approvals.md "What waits"): the window
+ * A call that waits while the person looks elsewhere (docs/user/approvals.md "What waits"): the window
  * title counts every waiting call; in browser mode the tab's favicon shows the count too, and — once the person
  * turned them on from the app's offer — a notification says which call waits when the page is hidden. (The desktop
  * app's notifications come from its main process: src/main/electron/.)

@@ -2,8 +2,8 @@ import type { PolicyUpdate, RememberAction } from '../../../shared/approval';
 import { REMEMBER_WORDS } from '../../../shared/decisions';
 
 /**
- * What the person just remembered from an approval card (issue 16 §1), so that Settings › Approvals can highlight
- * it with Undo, and the chat can point there. One per page; a newer one replaces it.
+ * What the person just remembered from an approval card (docs/user/approvals.md "Remember from the card"), so that
+ * Settings › Approvals can highlight it with Undo, and the chat can point there. One per page; a newer one replaces it.
  */
 export interface Remembered {
   readonly chatId: string;

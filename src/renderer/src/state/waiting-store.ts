@@ -13,7 +13,7 @@ const EMPTY: WaitingSnapshot = { total: 0, byChat: new Map(), oldest: null };
 const keyOf = (approval: { chatId: string; toolCallId: string }): string => `${approval.chatId}\u0000${approval.toolCallId}`;
 
 /**
- * The waiting calls of every chat, open in a tab or not (issue 16 §2, docs/user/approvals.md "What waits"): loaded
+ * The waiting calls of every chat, open in a tab or not (docs/user/approvals.md "What waits"): loaded
  * from `approvals.pending` and kept current from `approvals.onDidChange` and `chat.onDidChange` (a deleted chat's
  * calls are gone) — the renderer's copy of what the desktop shell's tracker counts.
  */

@@ -2,6 +2,7 @@ import { useId } from 'react';
 import type { ToolCallRequest } from '../../../../shared/approval';
 import type { ChatState, ChatStore } from '../chat-store';
 import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { barCount } from './bar-count';
 
 export interface ApprovalBarProps {
   store: ChatStore;
@@ -21,7 +22,7 @@ export function ApprovalBar({ store, state, waiting }: ApprovalBarProps): React.
   return (
     <div className="approval-bar" role="group" aria-label="Pending tool calls" onClickCapture={steady.onClickCapture}>
       <span className="approval-bar-count">
-        {undecided === 0 ? 'Sending your decisions…' : `${undecided} tool call${undecided === 1 ? '' : 's'} ${undecided === 1 ? 'waits' : 'wait'} for your decision`}
+        {barCount(waiting.length, waiting.length - undecided, state.submitting)}
       </span>
       {undecided > 0 && waiting.length > 1 && (
         <span className="approval-bar-actions">

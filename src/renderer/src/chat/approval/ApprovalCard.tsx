@@ -1,17 +1,19 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ToolCallDecision, ToolCallRequest } from '../../../../shared/approval';
-import { APPROVAL_WARNING, DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
-import { WarningIcon } from '../../components/icons';
+import { DISPOSITION_WORDS, REMEMBER_WORDS } from '../../../../shared/decisions';
+import { CardFrame, CardWarning } from './CardFrame';
 import { useChatContext } from '../chat-context';
 import type { ArgsEdit, Draft } from '../chat-store';
 import { prettyJson } from '../format';
 import { Countdown } from './Countdown';
 import { DefinitionChange } from './DefinitionChange';
+import { foldArguments, foldedWords } from './fold-arguments';
 import { KeepsAsking } from './KeepsAsking';
+import { WhyItAsks } from './WhyItAsks';
 import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { useSteadyClicks } from '../steady-clicks';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -22,6 +24,8 @@ export interface ApprovalCardProps {
   draft: Draft | undefined;
   /** The person's edit of the arguments (kept by the store, so Allow all once sends it too). */
   edit: ArgsEdit | undefined;
+  /** Why the last approval message was refused for this call (a deny rule refused its edit); it waits again. */
+  refusal?: string | undefined;
   /** When the wait ends as a timeout; null or undefined: never. */
   expiresAt: number | null | undefined;
   /** Every waiting call is answered and the approval message is on its way: no more undo. */
@@ -30,14 +34,14 @@ export interface ApprovalCardProps {
 }
 
 /** Seed 000's permission prompt, inline where the call belongs in the reply, with seeds 001/004's additions. */
-export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNonce }: ApprovalCardProps): React.JSX.Element {
+export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked, focusNonce }: ApprovalCardProps): React.JSX.Element {
   const { store, trustedServers } = useChatContext();
   const card = useRef<HTMLElement>(null);
   const titleId = useId();
   const argsId = useId();
   const blockedId = useId();
   const editor = useRef<HTMLDivElement>(null);
-  const [showArgs, setShowArgs] = useState(false);
+  const [unfolded, setUnfolded] = useState(false);
   const [editing, setEditing] = useState(false);
   const edited = edit?.ok ? edit.args : null;
   // While the edit is invalid nothing can allow this call (the store refuses too): the editor stays open with the problem.
@@ -50,6 +54,8 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   // A click decides only what it was aimed at, not a button that moved under a still pointer (steady-clicks.ts).
   const steady = useSteadyClicks();
   const badges = riskBadges(request.annotations, trustedServers.has(server));
+  const shownArgs = draft?.editedArgs ?? edited ?? request.args;
+  const folded = useMemo(() => foldArguments(shownArgs), [shownArgs]);
 
 
   /** To the first field with a problem, whose description the screen reader then reads. */
@@ -105,22 +111,12 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
   const allowBlocked = editError !== null;
   const blockedProps = allowBlocked ? { 'aria-disabled': true, 'aria-describedby': blockedId } : {};
   return (
-    <section
+    <CardFrame
       ref={card}
-      className={`approval-card${draft ? ' is-decided' : ''}`}
-      aria-labelledby={titleId}
-      tabIndex={0}
-      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
-      data-testid="approval-card"
-      data-tool-call-id={request.toolCallId}
-      onKeyDown={onKeyDown}
-      onClickCapture={steady.onClickCapture}
-    >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          Allow tool call from {server}?
-        </h3>
-        <div className="approval-badges">
+      titleId={titleId}
+      title={`Allow tool call from ${server}?`}
+      badges={
+        <>
           {badges.map((badge) => (
             <span key={badge.label} className={`risk-badge risk-${badge.tone}`} title={badge.description}>
               {badge.label}
@@ -128,38 +124,54 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
             </span>
           ))}
           {expiresAt && !draft && <Countdown expiresAt={expiresAt} />}
-        </div>
-      </header>
+        </>
+      }
+      variant={draft ? 'is-decided' : undefined}
+      steady={steady}
+      tabIndex={0}
+      aria-keyshortcuts={draft ? undefined : 'Enter Escape'}
+      data-testid="approval-card"
+      data-tool-call-id={request.toolCallId}
+      onKeyDown={onKeyDown}
+    >
 
       <div className="approval-run">
-        <button type="button" className="run-disclosure" aria-expanded={showArgs} aria-controls={argsId} onClick={() => setShowArgs(!showArgs)}>
-          <span className="run-disclosure-arrow" aria-hidden="true">
-            ▸
-          </span>
+        <span>
           Run <strong>{tool}</strong> from {server}
-        </button>
+        </span>
         {(edited || draft?.editedArgs) && <span className="tag">edited</span>}
         {editError && !draft && <span className="tag tag-invalid">edit not valid</span>}
       </div>
-      {showArgs && (
-        <pre id={argsId} className="tool-pre approval-args" aria-label="Arguments">
-          {prettyJson(draft?.editedArgs ?? edited ?? request.args)}
-        </pre>
+      {/* The exact arguments, in view by default; long texts folded with their length (fold-arguments.ts). */}
+      <pre id={argsId} className="tool-pre approval-args" aria-label="Arguments" data-testid="approval-args">
+        {unfolded ? prettyJson(shownArgs) : folded.text}
+      </pre>
+      {folded.folded.length > 0 && (
+        <button type="button" className="chat-link approval-unfold" aria-controls={argsId} aria-expanded={unfolded} onClick={() => setUnfolded(!unfolded)}>
+          {unfolded ? 'Fold long values' : `Show in full: ${foldedWords(folded.folded)}`}
+        </button>
       )}
       {/* Once decided, the card keeps only what was decided (the buttons' place shows it, with Undo). */}
       {!draft && (
         <>
+          <WhyItAsks request={request} chatId={store.chatId} />
           {request.description && <p className="approval-description muted">{request.description}</p>}
 
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
+          {request.decision.identityChanged && (
+            <div className="definition-changed" role="note">
+              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so it asks again.
+              <dl className="identity-change">
+                <dt>Was</dt>
+                <dd className="mono">{request.decision.identityChanged.previous}</dd>
+                <dt>Now</dt>
+                <dd className="mono">{request.decision.identityChanged.current}</dd>
+              </dl>
+            </div>
+          )}
           {request.decision.keepsAsking && <KeepsAsking text={request.decision.keepsAsking} />}
 
-          <p className="approval-warning">
-            <WarningIcon size={14} /> {APPROVAL_WARNING}
-          </p>
-          <p className="approval-review">
-            <strong>Review each action carefully before approving</strong>
-          </p>
+          <CardWarning />
         </>
       )}
 
@@ -261,12 +273,16 @@ export function ApprovalCard({ request, draft, edit, expiresAt, locked, focusNon
           </span>
         </div>
       )}
+      {refusal && !draft && (
+        <p className="field-problem approval-refused" role="alert">
+          {refusal}
+        </p>
+      )}
       {allowBlocked && !draft && !denying && (
         <p className="field-problem approval-blocked" id={blockedId}>
           Fix the arguments first: {editError}
         </p>
       )}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }

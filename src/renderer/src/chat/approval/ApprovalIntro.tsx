@@ -4,7 +4,7 @@ import { createLocalFlag, useLocalFlag } from '../../state/local-flag';
 const introSeen = createLocalFlag('aiwb.approvalIntroSeen');
 
 /**
- * What an approval card is and what each button does, shown once below the first card a person meets (issue 16 §4,
+ * What an approval card is and what each button does, shown once below the first card a person meets (
  * docs/user/approvals.md "Your first approval"); "Got it" dismisses it for good.
  */
 export function ApprovalIntro(): React.JSX.Element | null {

@@ -14,8 +14,9 @@ function ruleId(toolName: string): string {
 }
 
 /**
- * The one confirmation of a remember action (issue 16 §1): exactly what changes, where to undo it, and for "calls like
- * this" the suggested rule, editable and checked again by main on every change before it can be saved.
+ * The one confirmation of a remember action (docs/user/approvals.md "Remember from the card"): exactly what changes,
+ * where to undo it, and for "calls like this" the suggested rule, editable and checked again by main on every change
+ * before it can be saved.
  */
 export function RememberDialog({
   store,

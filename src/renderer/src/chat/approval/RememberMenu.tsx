@@ -3,13 +3,15 @@ import type { RememberKind, RememberOptions, ToolCallRequest } from '../../../..
 import { errorText } from '../../../../shared/error-data';
 import { REMEMBER_WORDS } from '../../../../shared/decisions';
 import type { ChatStore } from '../chat-store';
+import { useKeepInView } from '../../components/keep-in-view';
 import { RememberDialog } from './RememberDialog';
 
 const ORDER: readonly RememberKind[] = ['tool', 'rule', 'server'];
 
 /**
- * The card's quiet "More…" menu beside seed 000's three buttons (issue 16 §1): each action is offered only where it
- * can work, and a refused one says why. Choosing one opens a confirmation; nothing changes before it is confirmed.
+ * The card's quiet "More…" menu beside seed 000's three buttons (docs/user/approvals.md "Remember from the card"): each
+ * action is offered only where it can work, and a refused one says why. Choosing one opens a confirmation; nothing
+ * changes before it is confirmed.
  */
 export function RememberMenu({ store, request, blocked }: { store: ChatStore; request: ToolCallRequest; blocked: boolean }): React.JSX.Element {
   const [open, setOpen] = useState(false);
@@ -19,6 +21,8 @@ export function RememberMenu({ store, request, blocked }: { store: ChatStore; re
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
+  // Opened near the end of the chat, the menu flips above "More…" instead of opening under the approval bar.
+  useKeepInView(menu, button, open, [options, problem]);
 
   /** Opens the menu with the offers for the arguments the card shows now (an edit changes them). */
   const show = (): void => {

@@ -5,7 +5,7 @@ import type { McpPrompt } from '../../../../shared/mcp';
 import { matchingPrompts, missingArguments, promptText, slashQuery } from './slash-prompts';
 
 /**
- * The servers' prompts as slash commands in the message box (issue 13 §4, docs/user/mcp-servers.md#prompts): "/"
+ * The servers' prompts as slash commands in the message box (docs/user/mcp-servers.md#prompts): "/"
  * lists them (↑ ↓ choose, Enter or Tab take one, Escape closes); a prompt with arguments opens a small form, with the
  * server's suggestions as the person types; the prompt's text then lands in the message box, to be read (and
  * changed) before it is sent. Nothing is fetched from a server but on the person's choice.

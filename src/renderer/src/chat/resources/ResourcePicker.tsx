@@ -7,7 +7,7 @@ import { Dialog } from '../../components/Dialog';
 import { attachmentOf, fillTemplate, templateVariables } from './attachment';
 
 /**
- * Attach a resource (issue 13 §4, docs/user/mcp-servers.md#resources): the resources and templates of every ready
+ * Attach a resource (docs/user/mcp-servers.md#resources): the resources and templates of every ready
  * server that offers them; choosing one reads it — the person's own request — and hands it back as an attachment.
  */
 export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; onAttach(attachment: ResourceAttachment): void; onClose(): void }): React.JSX.Element {

@@ -4,8 +4,8 @@ import { rememberedLabel, rememberedStore, undoOf } from '../../state/remembered
 import { errorText } from '../common';
 
 /**
- * Settings show the result of "remember" on a card (issue 16 §1): what was remembered, highlighted below, with Undo,
- * which puts asking back (docs/user/approvals.md "Remember from the card").
+ * Settings show the result of "remember" on a card (docs/user/approvals.md "Remember from the card"): what was
+ * remembered, highlighted below, with Undo, which puts asking back (docs/user/approvals.md "Remember from the card").
  */
 export function RememberedSection({ update }: { view: PolicyView; update(change: PolicyUpdate): Promise<PolicyView> }): React.JSX.Element | null {
   const remembered = useSyncExternalStore(rememberedStore.subscribe, rememberedStore.getSnapshot);

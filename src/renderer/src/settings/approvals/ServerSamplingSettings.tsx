@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import type { PolicyUpdate } from '../../../../shared/approval';
 import { DEFAULT_SAMPLING_TOKEN_BUDGET, MAX_SAMPLING_TOKEN_BUDGET, SAMPLING_POLICIES } from '../../../../shared/closed-sets';
-import type { SamplingPolicy } from '../../../../shared/server-requests';
+import type { SamplingPolicy } from '../../../../shared/server-request-views';
 
 const SAMPLING_LABELS: Readonly<Record<SamplingPolicy, string>> = {
   ask: 'Ask me each time',
@@ -11,7 +11,7 @@ const SAMPLING_LABELS: Readonly<Record<SamplingPolicy, string>> = {
 
 /**
  * What a server may ask of the chat's model (sampling): ask, allow or refuse, and how many tokens the model may
- * write for it per chat (docs/user/server-requests.md#settings). Deny rules on the server's `sampling` still win.
+ * write for it per chat (docs/user/server-requests.md#sampling). Deny rules on the server's `sampling` still win.
  */
 export function ServerSamplingSettings({
   server,

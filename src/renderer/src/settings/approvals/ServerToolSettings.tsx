@@ -9,7 +9,8 @@ import { annotationBadges } from '../servers/server-text';
 import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedServer, lockedTool, withoutLocked } from './organisation';
 import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
-import { filterServerTools, resetToDefaults, type ServerToolsRow } from './tool-settings';
+import { filterServerTools, inheritedWords, resetToDefaults, type ServerToolsRow } from './tool-settings';
+import { autoApproveServerLabel } from '../../../../shared/trust-words';
 
 interface Props {
   api: WorkbenchApi;
@@ -24,7 +25,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const [tools, setTools] = useState<McpTool[]>([]);
   const [query, setQuery] = useState('');
   const [onlyChanged, setOnlyChanged] = useState(false);
-  // A tool just remembered from a card (issue 16 §1) shows open, highlighted.
+  // A tool just remembered from a card (docs/user/approvals.md "Remember from the card") shows open, highlighted.
   const [expanded, setExpanded] = useState<string[]>(() => (remembered?.action.kind === 'tool' ? [remembered.serverName] : []));
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -109,7 +110,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   </span>
                 </button>
                 <Switch
-                  label={`Run all tools of ${row.server} without asking`}
+                  label={autoApproveServerLabel(row.server)}
                   checked={row.autoApprove}
                   disabled={lockedServer(view, row.server)}
                   description={lockedServer(view, row.server) ? <LockNote id={lockId(row.server)} /> : defaultedServer(view, row.server) ? <DefaultNote /> : undefined}
@@ -121,8 +122,8 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   server={row.server}
                   sampling={view.policy.servers[row.server]?.sampling}
                   budget={view.policy.servers[row.server]?.samplingTokenBudget}
-                  locked={lockedServer(view, row.server)}
-                  describedBy={lockedServer(view, row.server) ? lockId(row.server) : undefined}
+                  locked={lockedServer(view, row.server, 'sampling')}
+                  describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
                   apply={apply}
                 />
               )}
@@ -157,6 +158,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                           <ToolSettingSelect
                             label={`Approval for ${row.server} ${tool.name}`}
                             value={tool.setting}
+                            inherited={inheritedWords(view.policy, row.server, tool.annotations)}
                             disabled={lockedTool(view, row.server, tool.name)}
                             describedBy={lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined}
                             onChange={(setting: ToolApprovalSetting) => void apply({ tools: { [row.server]: { [tool.name]: setting } } })}

@@ -12,10 +12,13 @@ export function ToolSettingSelect({
   value,
   disabled,
   describedBy,
+  inherited,
   onChange,
 }: {
   label: string;
   value: ToolApprovalSetting;
+  /** What "Use server setting" comes to now (`inheritedWords`): shown in the option. */
+  inherited?: string;
   /** Locked by the organisation: `describedBy` names the note that says so. */
   disabled?: boolean;
   describedBy?: string;
@@ -32,7 +35,7 @@ export function ToolSettingSelect({
     >
       {ToolApprovalSettingSchema.options.map((option) => (
         <option key={option} value={option}>
-          {TOOL_SETTING_LABELS[option]}
+          {option === 'inherit' && inherited ? `${TOOL_SETTING_LABELS.inherit}: ${inherited}` : TOOL_SETTING_LABELS[option]}
         </option>
       ))}
     </select>

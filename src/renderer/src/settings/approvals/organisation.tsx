@@ -27,8 +27,12 @@ export function isDefaulted(view: PolicyView, key: ManagedSettingKey): boolean {
   return view.managed?.defaulted.includes(key) === true;
 }
 
-export function lockedServer(view: PolicyView, server: string): boolean {
-  return view.managed?.locked.servers !== undefined && Object.hasOwn(view.managed.locked.servers, server);
+/** Whether the organisation locked this server's switch (`autoApprove`), or, with `part`, that part of its settings. */
+export function lockedServer(view: PolicyView, server: string, part: 'autoApprove' | 'sampling' = 'autoApprove'): boolean {
+  const servers = view.managed?.locked.servers;
+  if (servers === undefined || !Object.hasOwn(servers, server)) return false;
+  const lock = servers[server];
+  return part === 'autoApprove' ? lock?.autoApprove !== undefined : lock?.sampling !== undefined || lock?.samplingTokenBudget !== undefined;
 }
 
 export function lockedTool(view: PolicyView, server: string, tool: string): boolean {
@@ -55,7 +59,7 @@ export function lockId(...parts: string[]): string {
 /** A reset without the organisation's locked servers and tools (policy.update would refuse the whole change). */
 export function withoutLocked(change: PolicyUpdate, view: PolicyView): PolicyUpdate {
   return {
-    servers: Object.fromEntries(Object.entries(change.servers ?? {}).filter(([server]) => !lockedServer(view, server))),
+    servers: Object.fromEntries(Object.entries(change.servers ?? {}).filter(([server]) => !lockedServer(view, server) && !lockedServer(view, server, 'sampling'))),
     tools: Object.fromEntries(
       Object.entries(change.tools ?? {}).map(([server, byTool]) => [server, Object.fromEntries(Object.entries(byTool).filter(([tool]) => !lockedTool(view, server, tool)))]),
     ),

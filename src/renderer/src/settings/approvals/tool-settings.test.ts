@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_APPROVAL_POLICY, type ApprovalPolicy } from '../../../../shared/approval';
-import { filterServerTools, resetToDefaults } from './tool-settings';
+import { filterServerTools, inheritedWords, resetToDefaults } from './tool-settings';
 
 const policy: ApprovalPolicy = {
   ...DEFAULT_APPROVAL_POLICY,
@@ -49,5 +49,16 @@ describe('resetToDefaults', () => {
       servers: { Files: null, Gone: null },
       tools: { Files: { write_file: 'inherit' }, Memory: { old_tool: 'inherit' } },
     });
+  });
+});
+
+describe('inheritedWords: what "Use server setting" comes to', () => {
+  const policy = { mode: 'ask' as const, servers: {} };
+  it('says the effective value: the server auto-approved, approvals off, or asking', () => {
+    expect(inheritedWords(policy, 'Files')).toBe('asks');
+    expect(inheritedWords({ ...policy, servers: { Files: { autoApprove: true } } }, 'Files')).toBe('runs without asking (the server is auto-approved)');
+    expect(inheritedWords({ ...policy, mode: 'never-ask' }, 'Files')).toBe('runs without asking (approvals are off)');
+    expect(inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: true })).toBe("asks, unless you trust the server's annotations (read-only)");
+    expect(inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: false })).toBe('asks');
   });
 });

@@ -54,6 +54,17 @@ export function filterServerTools({ servers, tools, policy, query, onlyChanged }
   return rows;
 }
 
+/**
+ * What "Use server setting" comes to for a tool now (docs/user/approvals.md, "Which setting wins"): the server's
+ * auto-approve, else the global mode. Shown in the option itself, so the choice says what it does.
+ */
+export function inheritedWords(policy: Pick<ApprovalPolicy, 'mode' | 'servers'>, server: string, annotations?: ToolAnnotations): string {
+  if (policy.servers[server]?.autoApprove === true) return 'runs without asking (the server is auto-approved)';
+  if (policy.mode === 'never-ask') return 'runs without asking (approvals are off)';
+  if (policy.mode === 'auto-approve-read-only-trusted' && annotations?.readOnlyHint === true) return "asks, unless you trust the server's annotations (read-only)";
+  return 'asks';
+}
+
 /** The one change that forgets every server and tool setting (rules, mode and timeout stay). */
 export function resetToDefaults(policy: ApprovalPolicy): PolicyUpdate {
   return {

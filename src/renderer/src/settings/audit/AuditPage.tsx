@@ -243,6 +243,16 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       {entries && entries.length > 0 && (
         <div className="table-scroll">
           <table className="table audit-table" aria-label="Audit log">
+            {/* Fixed widths for the short columns; Why, the most useful, takes the rest and wraps (docs/user/audit-log.md). */}
+            <colgroup>
+              <col className="audit-col-sequence" />
+              <col className="audit-col-time" />
+              <col className="audit-col-outcome" />
+              <col className="audit-col-actor" />
+              <col className="audit-col-tool" />
+              <col className="audit-col-chat" />
+              <col />
+            </colgroup>
             <thead>
               <tr>
                 <th scope="col">#</th>
@@ -284,10 +294,12 @@ export function AuditPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                     )}
                   </td>
                   <td className="small">{entry.actor ? ACTOR_LABELS[entry.actor] : '—'}</td>
-                  <td className="mono small nowrap">{entry.serverName === '' && entry.toolName === '' ? '—' : `${entry.serverName} · ${entry.toolName}`}</td>
-                  <td className="small clamp-1">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
-                  <td className="small clamp-1 muted" title={rowSummary(entry)}>
-                    {rowSummary(entry)}
+                  <td className="mono small audit-cut" title={`${entry.serverName} · ${entry.toolName}`}>
+                    {entry.serverName === '' && entry.toolName === '' ? '—' : `${entry.serverName} · ${entry.toolName}`}
+                  </td>
+                  <td className="small audit-cut">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
+                  <td className="small muted" title={rowSummary(entry)}>
+                    <div className="audit-why">{rowSummary(entry)}</div>
                   </td>
                 </tr>
               ))}

@@ -90,7 +90,9 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
                   <div>
                     <dt>API key</dt>
                     <dd data-testid="key-state">
-                      {provider.hasApiKey ? (
+                      {provider.kind === 'demo' ? (
+                        <span className="muted">None needed — it runs offline</span>
+                      ) : provider.hasApiKey ? (
                         <span className="key-set">Set</span>
                       ) : provider.apiKeyRequired ? (
                         <span className="key-missing">Not set — required</span>

@@ -13,6 +13,7 @@ import {
 import { Field, Modal, Notice, Switch } from '../common';
 import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
+import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -246,7 +247,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
         </div>
         <div className="span-2 switch-group">
           <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
-          <Switch label="Trust this server's annotations" description="Read-only hints may then auto-approve tools in the matching global mode." checked={trusted} onChange={setTrusted} />
+          <Switch label={TRUST_ANNOTATIONS} description="Read-only hints may then auto-approve tools in the matching global mode." checked={trusted} onChange={setTrusted} />
         </div>
         {otherProblems.length > 0 && (
           <div className="span-2">

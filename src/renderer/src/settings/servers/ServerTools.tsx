@@ -4,6 +4,7 @@ import type { ApprovalPolicy, ToolApprovalSetting } from '../../../../shared/app
 import type { McpServerView, McpTool } from '../../../../shared/mcp';
 import { Notice, errorText } from '../common';
 import { ToolSettingSelect } from '../approvals/ToolSettingSelect';
+import { inheritedWords } from '../approvals/tool-settings';
 import { annotationBadges } from './server-text';
 
 /** The tools a server offers, their annotations, and the per-tool approval setting. */
@@ -93,6 +94,7 @@ export function ServerTools({ api, server }: { api: WorkbenchApi; server: McpSer
                   <ToolSettingSelect
                     label={`Approval for ${tool.name}`}
                     value={policy.tools[server.name]?.[tool.name] ?? 'inherit'}
+                    inherited={inheritedWords(policy, server.name, tool.annotations)}
                     onChange={(setting) => void setSetting(tool.name, setting)}
                   />
                 </td>

@@ -10,6 +10,7 @@ import { ServerLogs } from './ServerLogs';
 import { ServerTools } from './ServerTools';
 import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
+import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
 export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
@@ -19,6 +20,7 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
   const [form, setForm] = useState<McpServerView | 'new' | null>(null);
   const [importing, setImporting] = useState(false);
   const [removing, setRemoving] = useState<McpServerView | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   const load = useCallback(
     () =>
@@ -32,6 +34,10 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
   useEffect(() => {
     void load();
     return api.mcp.onDidChangeServer((change) => {
+      if (change.kind === 'notice') {
+        setNotice(change.message);
+        return;
+      }
       setServers((current) => {
         if (!current) return current;
         if (change.kind === 'removed') return current.filter((server) => server.name !== change.name);
@@ -70,6 +76,7 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
         }
       />
       {error && <Notice kind="error">{error}</Notice>}
+      {notice && <Notice kind="warning">{notice}</Notice>}
       {servers === null && !error && <p className="muted">Loading…</p>}
       {servers?.length === 0 && <div className="settings-empty">No MCP server is configured. Add one, or import them from Claude Desktop, Cursor or VS Code.</div>}
       {servers && servers.length > 0 && selected && (
@@ -133,7 +140,8 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
             await act(() => api.mcp.remove({ name }));
           }}
         >
-          The server is stopped and its settings and stored secrets are deleted. Its tools disappear from every chat.
+          The server is stopped and its settings and stored secrets are deleted, with its approval settings, the rules that name it alone
+          and its chat grants. Its tools disappear from every chat.
         </ConfirmDialog>
       )}
     </div>
@@ -175,6 +183,17 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
       <p className="mono server-summary" title={summaryOf(server)}>
         {summaryOf(server)}
       </p>
+      {server.identityChanged && (
+        <Notice kind="warning">
+          <p>
+            This server runs something else than when its approval settings, rules and chat grants were made, so none of them allows its calls: each
+            one asks. It ran <code>{server.identityChanged.previous}</code>; it runs <code>{server.identityChanged.current}</code>.
+          </p>
+          <button type="button" className="button" onClick={() => void act(() => api.mcp.edit({ name: server.name, acceptIdentity: true }))}>
+            Use my settings for what it runs now
+          </button>
+        </Notice>
+      )}
       {server.enabled && server.status.state === 'needs-sign-in' && <SignInPanel api={api} server={server} />}
       {server.enabled && server.status.message && server.status.state !== 'needs-sign-in' && (
         <Notice kind={server.status.state === 'error' ? 'error' : 'info'}>{server.status.message}</Notice>
@@ -184,6 +203,14 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           <div>
             <dt>Key</dt>
             <dd className="mono">{server.name}</dd>
+          </div>
+        )}
+        {server.identity && (
+          <div>
+            <dt>Runs</dt>
+            <dd className="mono" data-testid="server-identity">
+              {server.identity.description}
+            </dd>
           </div>
         )}
         <div>
@@ -236,7 +263,7 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           onChange={(enabled) => void act(() => api.mcp.setEnabled({ name: server.name, enabled }))}
         />
         <Switch
-          label="Trust this server's annotations"
+          label={TRUST_ANNOTATIONS}
           description="Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you know."
           checked={server.trusted}
           onChange={(trusted) => void act(() => api.mcp.edit({ name: server.name, trusted }))}

@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { ChatIdSchema } from './chat';
-import { SAMPLING_POLICIES } from './closed-sets';
+import type { ServerRequestAction, Verdict } from './decisions';
+import { ResolutionOutcomeSchema, ServerRequestActionSchema, VerdictSchema } from './decision-schemas';
 
 /**
  * What an MCP server asks of the person or the model while it works (docs/user/server-requests.md): to sample the
@@ -10,8 +11,8 @@ import { SAMPLING_POLICIES } from './closed-sets';
  */
 
 /** Per server: whether it may sample the chat's model, and how many tokens it may have the model write per chat. */
-export const SamplingPolicySchema = z.enum(SAMPLING_POLICIES);
-export type SamplingPolicy = z.infer<typeof SamplingPolicySchema>;
+export const SamplingPolicySchema = VerdictSchema;
+export type SamplingPolicy = Verdict;
 export { DEFAULT_SAMPLING_TOKEN_BUDGET, MAX_SAMPLING_TOKEN_BUDGET } from './closed-sets';
 
 /** The names deny rules match for a server's requests: `{ server: "Everything", tool: "sampling" }` stops its sampling. */
@@ -93,8 +94,8 @@ export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
  * Elicitation: `accept` (with the form's content; for a URL: the person confirmed, and the page opens it),
  * `decline` or `cancel`, as the MCP spec names them.
  */
-export const ServerRequestActionSchema = z.enum(['allow-once', 'allow-chat', 'deny', 'send', 'accept', 'decline', 'cancel']);
-export type ServerRequestAction = z.infer<typeof ServerRequestActionSchema>;
+export { ServerRequestActionSchema };
+export type { ServerRequestAction };
 
 export const ElicitationValueSchema = z.union([z.string().max(100_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).max(1_000)]);
 
@@ -122,3 +123,16 @@ export const ServerRequestsChangeSchema = z.object({
   outcome: z.string().optional(),
 });
 export type ServerRequestsChange = z.infer<typeof ServerRequestsChangeSchema>;
+
+/**
+ * How a server's request that waited in the pending store was resolved (docs/dev/architecture.md "One engine"): the
+ * resolution, who gave it, the person's answer in MCP's words, and why when the system resolved it.
+ */
+export const WaitingServerRequestResolutionSchema = z.object({
+  outcome: ResolutionOutcomeSchema,
+  actor: z.enum(['user', 'system']),
+  action: ServerRequestActionSchema.nullable(),
+  reason: z.string().nullable(),
+  decidedAt: z.number(),
+});
+export type WaitingServerRequestResolution = z.infer<typeof WaitingServerRequestResolutionSchema>;

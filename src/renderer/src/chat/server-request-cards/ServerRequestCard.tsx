@@ -7,10 +7,12 @@ import type {
   SamplingRequestView,
   ServerRequestDecision,
   ServerRequestView,
-} from '../../../../shared/server-requests';
+} from '../../../../shared/server-request-views';
 import { WarningIcon } from '../../components/icons';
-import { DROPPED_CLICK_WORDS, useSteadyClicks } from '../steady-clicks';
+import { CardFrame } from '../approval/CardFrame';
+import { useSteadyClicks } from '../steady-clicks';
 import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
+import { isWebUrl } from '../../../../shared/web-url';
 
 export interface ServerRequestCardProps {
   api: WorkbenchApi;
@@ -58,25 +60,18 @@ function Card({ request, title, children }: { request: ServerRequestView; title:
   // allowed, and a second click must not send it on (steady-clicks.ts).
   const steady = useSteadyClicks();
   return (
-    <section
-      className="approval-card server-request-card"
-      aria-labelledby={titleId}
+    <CardFrame
+      titleId={titleId}
+      title={title}
+      badges={<span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>}
+      variant="server-request-card"
+      steady={steady}
       data-testid="server-request-card"
       data-kind={kind}
       data-request-id={request.id}
-      onClickCapture={steady.onClickCapture}
     >
-      <header className="approval-head">
-        <h3 id={titleId} className="approval-title">
-          {title}
-        </h3>
-        <div className="approval-badges">
-          <span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>
-        </div>
-      </header>
       {children}
-      {steady.dropped && <p className="steady-notice">{DROPPED_CLICK_WORDS}</p>}
-    </section>
+    </CardFrame>
   );
 }
 
@@ -316,9 +311,11 @@ function Field({ field, value, onChange }: { field: ElicitationField; value: Fie
 
 function ElicitationUrl({ request, busy, problem, decide }: PartProps<ElicitationUrlView>): React.JSX.Element {
   const host = hostOf(request.url);
+  // Only http(s) pages are offered (shared/web-url.ts); the main process declines others before they get here.
+  const web = isWebUrl(request.url);
   const open = async (): Promise<void> => {
     // Opened only once the main process recorded the person's confirmation; never before.
-    if (await decide({ action: 'accept' })) window.open(request.url, '_blank', 'noopener,noreferrer');
+    if (web && (await decide({ action: 'accept' }))) window.open(request.url, '_blank', 'noopener,noreferrer');
   };
   return (
     <Card request={request} title={`${request.serverName} asks you to open a page`}>
@@ -334,7 +331,7 @@ function ElicitationUrl({ request, busy, problem, decide }: PartProps<Elicitatio
       </p>
       <Problem text={problem} />
       <div className="approval-actions">
-        <button type="button" className="button button-primary" disabled={busy} onClick={() => void open()}>
+        <button type="button" className="button button-primary" disabled={busy || !web} onClick={() => void open()}>
           Open page
         </button>
         <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>

@@ -1,15 +1,20 @@
 import { useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
+import type { ServerRequestView } from '../../../../shared/server-request-views';
+import { useChatContext } from '../chat-context';
 import { ServerRequestCard } from './ServerRequestCard';
-import { useServerRequests } from './use-server-requests';
-import './server-requests.css';
+import { useServerRequests } from './use-server-request-cards';
+import './server-request-cards.css';
 
-/** The requests a chat's tool calls made of the model or the person, above its input (docs/user/server-requests.md). */
-export function ChatServerRequests({ api, chatId }: { api: WorkbenchApi; chatId: string }): React.JSX.Element | null {
-  const requests = useServerRequests(api, chatId);
+/**
+ * The requests a chat's tool calls made of the model or the person, inline in the running exchange below its tool
+ * calls, in the chat's one scroll (docs/user/server-requests.md).
+ */
+export function ChatServerRequests({ requests }: { requests: readonly ServerRequestView[] }): React.JSX.Element | null {
+  const { api } = useChatContext();
   if (requests.length === 0) return null;
   return (
-    <div className="server-requests" role="region" aria-label="Requests from MCP servers">
+    <div className="server-requests" role="group" aria-label="Requests from MCP servers">
       {requests.map((request) => (
         <ServerRequestCard key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`} api={api} request={request} />
       ))}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import type { ServerRequestView } from '../../../../shared/server-requests';
+import type { ServerRequestView } from '../../../../shared/server-request-views';
 
 /**
  * What servers ask and waits for the person, kept live from `serverRequests.onDidChange`: one chat's, or (null) the

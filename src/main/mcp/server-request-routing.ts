@@ -42,7 +42,8 @@ export interface BoundServerRequests {
  */
 export function registerServerRequests(client: Client, requests: BoundServerRequests | undefined): void {
   if (!requests) return;
-  client.registerCapabilities({ sampling: {}, elicitation: { form: {}, url: {} } });
+  // applyDefaults (MCP elicitation, form defaults): the SDK fills a field an accepted form left out with its default.
+  client.registerCapabilities({ sampling: {}, elicitation: { form: { applyDefaults: true }, url: {} } });
   const origin = (signal: AbortSignal): ServerRequestOrigin => ({ serverName: requests.serverName, chatId: requests.chatOf(), signal });
   client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => requests.handler.sample(origin(extra.signal), request.params));
   client.setRequestHandler(ElicitRequestSchema, (request, extra) =>

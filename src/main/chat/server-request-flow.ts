@@ -1,33 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import type { McpError, CreateMessageRequestParams, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditActor, AuditDecision } from '../../shared/audit';
-import type {
-  SamplingRequestView,
-  ServerRequestDecision,
-  ServerRequestView,
-} from '../../shared/server-requests';
+import type { ChatGrant } from '../../shared/approval';
+import type { AuditDecision } from '../../shared/audit';
+import { SERVER_REQUEST_RESOLUTION_OF } from '../../shared/decisions';
+import type { SamplingRequestView, ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
 import type { CompiledPolicy } from '../approval/policy/compiled-policy';
 import { decideElicitation, decideSampling, samplingTokenBudget } from '../approval/policy/server-request-policy';
-import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecorder } from '../audit/audit-log';
+import { samplingGrant, serverRequestRecord, SERVER_REQUEST_NAMES as NAMES } from '../approval/server-request-records';
+import type { ServerRequestWaits } from '../approval/server-request-waits';
+import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecord, type ServerRequestRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import { sdkTypes } from '../mcp/sdk-types';
-import type { EventHub } from '../event-hub';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
-import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-requests';
+import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
+import { isWebUrl, NOT_A_WEB_URL } from '../../shared/web-url';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
 
 /**
  * The servers' requests of the model and the person, decided like tool calls (docs/user/server-requests.md). Owned by
- * the exchange coordinator, which is the only caller of `decide` and `cancelChat`; passive otherwise: it keeps what
- * waits, asks the policy, writes each decision's audit row before the decision applies, and runs the provider.
+ * the exchange coordinator, which is the only caller of `decide` and `cancelChat`. What waits for the person waits in
+ * the one pending store (approval/server-request-waits.ts: its rows, timers, grants and claims); this flow asks the
+ * policy, records what the policy decided alone, runs the provider, and holds the server's open request until the
+ * engine says how it was resolved.
  *
  * Guarantees:
  * - No sampling request reaches a provider unless a deny rule does not match it, the server's setting is not `deny`,
  *   its budget in the chat is not spent, and the server's `allow`, an "Allow for this chat" or a person allowed it.
  *   The provider is told at most the tokens left in the budget; what it wrote is counted.
- * - An answer the person was asked about goes back only after they allowed it (edited, maybe).
+ * - An answer the person was asked about goes back only after they allowed it (edited, maybe), and only once its
+ *   resolution and audit row are committed.
  * - An elicitation's content is checked against its schema before it is sent; a URL is never opened here: the page
  *   opens it after the person confirmed.
  */
@@ -42,83 +45,88 @@ export interface ServerRequests extends ServerRequestHandler {
 
 export interface ServerRequestsDependencies {
   audit: ServerRequestRecorder;
-  events: EventHub;
+  /** The one pending store's server requests. */
+  waits: ServerRequestWaits;
   policy: () => CompiledPolicy;
   /** The chat's provider and model, or the person's default (the first provider's) when there is no chat. */
   modelFor(chatId: string | null): { providerId: string; model: string } | null;
   provider(providerId: string): LlmProvider;
   now?: () => number;
+  /** Failures that have no caller to throw to. */
+  onError?: (error: unknown) => void;
 }
 
-interface Waiting {
+/** A request the person is asked about: the server's open request, continued once the engine resolved it. */
+interface Held {
   view: ServerRequestView;
-  settle(decision: ServerRequestDecision): void;
-  timer: NodeJS.Timeout | undefined;
+  settle(decision: Settled): void;
 }
+
+/** How a request the person was asked about ended: their answer, or the system's (a timeout, a cancel, a stop) with why. */
+type Settled = ServerRequestDecision & { bySystem?: string };
 
 /** The JSON-RPC error a server gets when its sampling request is refused (the MCP spec's example uses -1). */
 const REFUSED = -1;
 
-const NAMES = { sampling: 'sampling/createMessage', answer: 'sampling/answer', elicitation: 'elicitation/create' } as const;
+const WHY = {
+  timeout: 'no answer within the approval timeout',
+  aborted: 'the server or a stop cancelled it',
+  stopped: 'you stopped the reply',
+} as const;
 
 export function createServerRequests(dependencies: ServerRequestsDependencies): ServerRequests {
-  const { audit, events, policy } = dependencies;
+  const { audit, waits, policy } = dependencies;
   const now = dependencies.now ?? Date.now;
-  const waiting = new Map<string, Waiting>();
-  /** Chat × server pairs the person allowed for the chat. */
-  const grants = new Set<string>();
+  const onError = dependencies.onError ?? (() => {});
+  const held = new Map<string, Held>();
   /** Tokens the model wrote (or was allowed to write) per chat × server. */
   const spent = new Map<string, number>();
   const key = (chatId: string | null, serverName: string): string => `${chatId ?? SERVER_REQUEST_NO_CHAT}\u0000${serverName}`;
 
-  const record = (
-    kind: 'sampling' | 'elicitation',
-    view: ServerRequestView,
-    toolName: string,
-    decision: AuditDecision,
-    actor: AuditActor,
-    decidedBy: string,
-    args: Record<string, unknown>,
-    extra: { reason?: string | undefined; editedArgs?: Record<string, unknown> | undefined } = {},
-  ): void => {
-    audit.recordServerRequest({
-      kind,
-      chatId: view.chatId ?? SERVER_REQUEST_NO_CHAT,
-      toolCallId: view.id,
-      serverName: view.serverName,
-      toolName,
-      decision,
-      actor,
-      decidedBy,
-      args,
-      ...(extra.reason ? { reason: extra.reason } : {}),
-      ...(extra.editedArgs ? { editedArgs: extra.editedArgs } : {}),
-    });
+  /** A row about what the policy decided alone (nothing waited), committed before the decision applies. */
+  const record = (view: ServerRequestView, decision: AuditDecision, actor: 'policy' | 'system', decidedBy: string, extra: Parameters<typeof serverRequestRecord>[4] = {}): void => {
+    audit.recordServerRequest(serverRequestRecord(view, decision, actor, decidedBy, extra));
   };
 
-  /** Shows the request and waits for the person; a timeout, the server's cancel or a stop answer it as the system. */
-  const ask = (view: ServerRequestView, signal: AbortSignal, onSystem: (kind: 'timeout' | 'cancelled') => ServerRequestDecision): Promise<ServerRequestDecision> =>
-    new Promise((resolve) => {
-      const finish = (decision: ServerRequestDecision, outcome: string): void => {
-        const entry = waiting.get(view.id);
-        if (!entry) return;
-        waiting.delete(view.id);
-        clearTimeout(entry.timer);
-        signal.removeEventListener('abort', onAbort);
-        events.emit('serverRequests.onDidChange', { kind: 'resolved', request: structuredClone(view), outcome });
-        resolve(decision);
-      };
-      const onAbort = (): void => finish(onSystem('cancelled'), 'Cancelled by the server');
-      const seconds = policy().policy.timeoutSeconds;
-      const entry: Waiting = {
+  /**
+   * The system answers what waits (a timeout, the server's cancel, a stop): the engine claims it with its audit row,
+   * then the server hears a refusal. Whatever happens to the claim, nothing acts on the request.
+   */
+  const resolveBySystem = (id: string, outcome: 'timeout' | 'cancelled', why: string): void => {
+    const entry = held.get(id);
+    if (!entry) return;
+    try {
+      waits.resolve(id, { outcome, actor: 'system', action: null, reason: why }, [serverRequestRecord(entry.view, outcome, 'system', why)]);
+    } catch (error) {
+      // Resolved meanwhile (`not_found`): its answer settles it. Anything else: refuse the server all the same.
+      if (error instanceof WorkbenchError && error.code === 'not_found') return;
+      onError(error);
+    }
+    entry.settle(entry.view.kind === 'sampling' ? { action: 'deny', bySystem: why } : { action: 'cancel', bySystem: why });
+  };
+  const stopDue = waits.onDue((id) => resolveBySystem(id, 'timeout', WHY.timeout));
+
+  /** Shows the request and waits until the engine resolved it: the person's answer, a timeout, the server's cancel or a stop. */
+  const ask = (view: ServerRequestView, signal: AbortSignal): Promise<Settled> =>
+    new Promise((resolve, reject) => {
+      const onAbort = (): void => resolveBySystem(view.id, 'cancelled', WHY.aborted);
+      held.set(view.id, {
         view,
-        settle: (decision) => finish(decision, outcomeWords(decision)),
-        timer: seconds > 0 ? setTimeout(() => finish(onSystem('timeout'), 'Timed out'), seconds * 1000) : undefined,
-      };
-      waiting.set(view.id, entry);
+        settle: (decision) => {
+          held.delete(view.id);
+          signal.removeEventListener('abort', onAbort);
+          resolve(decision);
+        },
+      });
+      try {
+        waits.add(structuredClone(view));
+      } catch (error) {
+        held.delete(view.id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      events.emit('serverRequests.onDidChange', { kind: 'waiting', request: structuredClone(view) });
     });
 
   // Only a running server's request is refused, so the SDK is loaded (../mcp/sdk-types.ts).
@@ -151,43 +159,40 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       answer: null,
     };
     const compiled = policy();
-    const verdict = decideSampling({ serverName, args, grantedInChat: chatId !== null && grants.has(key(chatId, serverName)) }, compiled);
+    const verdict = decideSampling({ serverName, args, grantedInChat: chatId !== null && waits.grantedInChat(chatId, serverName) }, compiled);
     if (verdict.outcome === 'deny') {
-      record('sampling', view, NAMES.sampling, 'auto_deny', 'policy', verdict.decidedBy, args);
+      record(view, 'auto_deny', 'policy', verdict.decidedBy, { args });
       throw refuse(`Sampling refused by AI Workbench: ${verdict.decidedBy}`);
     }
     const left = (): number => view.budget.limit - (spent.get(key(chatId, serverName)) ?? 0);
     if (left() <= 0) {
       const why = `token budget spent: ${view.budget.limit} tokens for '${serverName}' in this chat`;
-      record('sampling', view, NAMES.sampling, 'auto_deny', 'policy', why, args);
+      record(view, 'auto_deny', 'policy', why, { args });
       throw refuse(`Sampling refused by AI Workbench: ${why}`);
     }
     if (!view.model) {
       const why = 'no provider and model to answer with';
-      record('sampling', view, NAMES.sampling, 'auto_deny', 'system', why, args);
+      record(view, 'auto_deny', 'system', why, { args });
       throw refuse(`Sampling refused by AI Workbench: ${why}`);
     }
     let messages = params.messages;
     let systemPrompt = params.systemPrompt;
     const asked = verdict.outcome === 'ask';
     if (asked) {
-      const decision = await ask(view, signal, (kind) => {
-        record('sampling', view, NAMES.sampling, kind, 'system', kind === 'timeout' ? 'no answer within the approval timeout' : 'the server or a stop cancelled it', args);
-        return { action: 'deny' };
-      });
+      const decision = await ask(view, signal);
+      if (decision.bySystem !== undefined) throw refuse(`Sampling refused by AI Workbench: ${decision.bySystem}`);
       if (decision.action === 'deny') throw refuse(`The person denied this sampling request${decision.reason ? `: ${decision.reason}` : '.'}`);
-      if (decision.action === 'allow-chat' && chatId !== null) grants.add(key(chatId, serverName));
       if (decision.messages) messages = messages.map((message, index) => withText(message, decision.messages?.[index]));
       if (decision.systemPrompt !== undefined) systemPrompt = decision.systemPrompt;
       // A deny rule must not be edited around: the edited request is checked again (its row was written by decide).
       const edited = samplingArgs({ ...params, messages, systemPrompt });
       const again = decideSampling({ serverName, args: edited, grantedInChat: false }, policy());
       if (again.outcome === 'deny') {
-        record('sampling', view, NAMES.sampling, 'auto_deny', 'policy', `${again.decidedBy} (checked on the edited request)`, edited);
+        record(view, 'auto_deny', 'policy', `${again.decidedBy} (checked on the edited request)`, { args: edited });
         throw refuse(`Sampling refused by AI Workbench: ${again.decidedBy}`);
       }
     } else {
-      record('sampling', view, NAMES.sampling, verdict.byGrant ? 'session_grant' : 'auto_allow', 'policy', verdict.decidedBy, args);
+      record(view, verdict.byGrant ? 'session_grant' : 'auto_allow', 'policy', verdict.decidedBy, { args });
     }
     if (left() <= 0) throw refuse('Sampling refused by AI Workbench: the token budget was spent meanwhile.');
     // The provider may write no more than the budget has left; that much is counted now and set right after.
@@ -207,14 +212,13 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       view.stage = 'answer';
       view.answer = { text, model: view.model.model, stopReason: generated.stopReason, outputTokens: used };
       view.budget = { used: spent.get(budgetKey) ?? 0, limit: view.budget.limit };
-      const decision = await ask(view, signal, (kind) => {
-        record('sampling', view, NAMES.answer, kind, 'system', kind === 'timeout' ? 'no answer within the approval timeout' : 'the server or a stop cancelled it', { text });
-        return { action: 'deny' };
-      });
+      view.createdAt = now();
+      const decision = await ask(view, signal);
+      if (decision.bySystem !== undefined) throw refuse(`Sampling refused by AI Workbench: ${decision.bySystem}`);
       if (decision.action === 'deny') throw refuse(`The person did not let the model's answer go back to the server${decision.reason ? `: ${decision.reason}` : '.'}`);
       if (decision.text !== undefined) text = decision.text;
     } else {
-      record('sampling', view, NAMES.answer, 'auto_allow', 'policy', verdict.decidedBy, { text, model: view.model.model, outputTokens: used });
+      record(view, 'auto_allow', 'policy', verdict.decidedBy, { toolName: NAMES.answer, args: { text, model: view.model.model, outputTokens: used } });
     }
     return { role: 'assistant', content: { type: 'text', text }, model: view.model.model, stopReason: generated.stopReason };
   }
@@ -229,24 +233,29 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     const args = view.mode === 'url' ? { message: view.message, url: view.url } : { message: view.message, requestedSchema: view.requestedSchema };
     const verdict = decideElicitation({ serverName, args }, policy());
     if (verdict.outcome === 'deny') {
-      record('elicitation', view, NAMES.elicitation, 'auto_deny', 'policy', verdict.decidedBy, args);
+      record(view, 'auto_deny', 'policy', verdict.decidedBy, { args });
       return { action: 'decline' };
     }
-    const decision = await ask(view, signal, (kind) => {
-      record('elicitation', view, NAMES.elicitation, kind, 'system', kind === 'timeout' ? 'no answer within the approval timeout' : 'the server or a stop cancelled it', args);
-      return { action: 'cancel' };
-    });
+    // A page to open is an http(s) address, nothing else (shared/web-url.ts): declined unseen, and recorded.
+    if (view.mode === 'url' && !isWebUrl(view.url)) {
+      record(view, 'auto_deny', 'policy', NOT_A_WEB_URL, { args });
+      return { action: 'decline' };
+    }
+    const decision = await ask(view, signal);
     if (decision.action === 'accept') return view.mode === 'form' ? { action: 'accept', content: decision.content ?? {} } : { action: 'accept' };
     return { action: decision.action === 'decline' ? 'decline' : 'cancel' };
   }
 
-  /** The person's answer: checked against what waits, recorded (committed) before it applies. */
+  /** The person's answer: checked against what waits, claimed with its audit row (and grant) before it applies. */
   function decide(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null } {
-    const entry = waiting.get(id);
+    const entry = held.get(id);
     if (!entry) throw new WorkbenchError('not_found', 'No server request waits by that id: it was answered, timed out or cancelled.', { id });
-    const { view } = entry;
+    const view = waits.get(id);
     const wrong = (allowed: string): WorkbenchError =>
       new WorkbenchError('invalid_input', `This request takes ${allowed}, not "${decision.action}".`, { id, action: decision.action });
+    const decidedBy = `the person: ${decision.action}`;
+    let records: ServerRequestRecord[];
+    let grant: ChatGrant | undefined;
     if (view.kind === 'sampling' && view.stage === 'request') {
       if (!['allow-once', 'allow-chat', 'deny'].includes(decision.action)) throw wrong('allow-once, allow-chat or deny');
       if (decision.action === 'allow-chat' && view.chatId === null) {
@@ -255,7 +264,6 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       if (decision.messages && decision.messages.length !== view.messages.length) {
         throw new WorkbenchError('invalid_input', `The edit has ${decision.messages.length} messages; the request has ${view.messages.length}.`);
       }
-      const args = { messages: view.messages, systemPrompt: view.systemPrompt, maxTokens: view.maxTokens };
       const edited =
         decision.action !== 'deny' && (decision.messages !== undefined || decision.systemPrompt !== undefined)
           ? {
@@ -269,16 +277,13 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
         const verdict = decideSampling({ serverName: view.serverName, args: edited, grantedInChat: false }, policy());
         if (verdict.outcome === 'deny') throw new WorkbenchError('invalid_input', `The edited request is refused: ${verdict.decidedBy}`, { id });
       }
-      const auditDecision: AuditDecision = decision.action === 'deny' ? 'deny' : decision.action === 'allow-chat' ? 'allow_session' : 'allow_once';
-      record('sampling', view, NAMES.sampling, auditDecision, 'user', `the person: ${decision.action}`, args, { reason: decision.reason, editedArgs: edited });
+      records = [serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, { reason: decision.reason, editedArgs: edited })];
+      if (decision.action === 'allow-chat' && view.chatId !== null) grant = samplingGrant(view.chatId, view.serverName, now());
     } else if (view.kind === 'sampling') {
       if (!['send', 'deny'].includes(decision.action)) throw wrong('send or deny');
-      const args = { text: view.answer?.text ?? '', model: view.answer?.model ?? '' };
-      const edited = decision.action === 'send' && decision.text !== undefined && decision.text !== args.text ? { text: decision.text } : undefined;
-      record('sampling', view, NAMES.answer, decision.action === 'deny' ? 'deny' : 'allow_once', 'user', `the person: ${decision.action}`, args, {
-        reason: decision.reason,
-        editedArgs: edited,
-      });
+      const text = view.answer?.text ?? '';
+      const edited = decision.action === 'send' && decision.text !== undefined && decision.text !== text ? { text: decision.text } : undefined;
+      records = [serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, { reason: decision.reason, editedArgs: edited })];
     } else {
       if (!['accept', 'decline', 'cancel'].includes(decision.action)) throw wrong('accept, decline or cancel');
       if (view.mode === 'form' && decision.action === 'accept') {
@@ -287,13 +292,14 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
           throw new WorkbenchError('invalid_input', `The answer does not fit the form: ${problems.map((problem) => problem.message).join('; ')}`, { problems });
         }
       }
-      const args = view.mode === 'url' ? { message: view.message, url: view.url } : { message: view.message, requestedSchema: view.requestedSchema };
-      const auditDecision: AuditDecision = decision.action === 'accept' ? 'allow_once' : decision.action === 'decline' ? 'deny' : 'cancelled';
-      record('elicitation', view, NAMES.elicitation, auditDecision, 'user', `the person: ${decision.action}`, args, {
-        reason: decision.reason,
-        editedArgs: decision.action === 'accept' && view.mode === 'form' ? (decision.content ?? {}) : undefined,
-      });
+      records = [
+        serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, {
+          reason: decision.reason,
+          editedArgs: decision.action === 'accept' && view.mode === 'form' ? (decision.content ?? {}) : undefined,
+        }),
+      ];
     }
+    waits.resolve(id, { outcome: SERVER_REQUEST_RESOLUTION_OF[decision.action], actor: 'user', action: decision.action, reason: decision.reason ?? null }, records, grant);
     entry.settle(decision);
     // A sampling request that was allowed comes back as its answer stage once the model wrote it.
     return { request: null };
@@ -303,44 +309,18 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     sample,
     elicit,
     decide,
-    list(chatId) {
-      const all = [...waiting.values()].map((entry) => structuredClone(entry.view));
-      return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
-    },
+    list: (chatId) => waits.list(chatId).filter((view) => held.has(view.id)),
     cancelChat(chatId) {
-      for (const entry of [...waiting.values()]) {
-        if (entry.view.chatId !== chatId) continue;
-        const { view } = entry;
-        const kind = view.kind;
-        const toolName = view.kind === 'sampling' ? (view.stage === 'answer' ? NAMES.answer : NAMES.sampling) : NAMES.elicitation;
-        record(kind, view, toolName, 'cancelled', 'system', 'you stopped the reply', {});
-        entry.settle(view.kind === 'sampling' ? { action: 'deny', reason: 'the reply was stopped' } : { action: 'cancel' });
+      for (const entry of [...held.values()]) {
+        if (entry.view.chatId === chatId) resolveBySystem(entry.view.id, 'cancelled', WHY.stopped);
       }
     },
     dispose() {
-      for (const entry of waiting.values()) clearTimeout(entry.timer);
-      waiting.clear();
+      stopDue();
+      // What this flow held can no longer be answered here: the servers hear a refusal, the rows are resolved.
+      for (const entry of [...held.values()]) resolveBySystem(entry.view.id, 'cancelled', WHY.aborted);
     },
   };
-}
-
-function outcomeWords(decision: ServerRequestDecision): string {
-  switch (decision.action) {
-    case 'allow-once':
-      return 'Allowed once';
-    case 'allow-chat':
-      return 'Allowed for this chat';
-    case 'send':
-      return 'Answer sent';
-    case 'accept':
-      return 'Accepted';
-    case 'decline':
-      return 'Declined';
-    case 'cancel':
-      return 'Cancelled';
-    case 'deny':
-      return 'Denied';
-  }
 }
 
 /** What deny rules match and the audit log records: each message's text (other parts named), the system prompt, the limits. */

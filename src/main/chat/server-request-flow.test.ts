@@ -5,12 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CreateMessageRequestParams } from '@modelcontextprotocol/sdk/types.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ServerRequestsChange } from '../../shared/server-requests';
+import type { ServerRequestsChange } from '../../shared/server-request-views';
 import type { GenerateEvent, GenerateRequest, LlmProvider } from '../llm/provider';
 import { loadSdkTypes } from '../mcp/sdk-types';
 import { createServices, type Services } from '../services';
-import { createServerRequests, type ServerRequests } from './server-requests';
+import { createServerRequests, type ServerRequests } from './server-request-flow';
+import { RESTART_WORDS } from '../../shared/decisions';
 
 const SERVER = 'Sneaky';
 let dir: string;
@@ -45,7 +47,7 @@ beforeEach(() => {
   });
   requests = createServerRequests({
     audit: services.audit,
-    events: services.events,
+    waits: services.approvals.pending.serverRequests,
     policy: () => services.approvals.policy.compiled(),
     modelFor: () => ({ providerId: 'demo', model: 'demo' }),
     provider: () => provider,
@@ -73,7 +75,7 @@ describe('a server cannot get around the person', () => {
     await settle();
     expect(generated).toEqual([]);
     expect(requests.list(chatId)).toHaveLength(1);
-    await expect(result).rejects.toThrow(/denied this sampling request/);
+    await expect(result).rejects.toThrow(/Sampling refused by AI Workbench: no answer within the approval timeout/);
     expect(generated).toEqual([]);
     expect(rows().map((row) => [row.decision, row.actor])).toEqual([['timeout', 'system']]);
   });
@@ -167,5 +169,105 @@ describe('a server cannot get around the person', () => {
     expect(requests.list(chatId)).toHaveLength(1);
     requests.decide(formId, { action: 'accept', content: { age: 3 } });
     await expect(form).resolves.toEqual({ action: 'accept', content: { age: 3 } });
+  });
+});
+
+describe('server requests wait in the one pending store', () => {
+  const createFlow = () =>
+    createServerRequests({
+      audit: services.audit,
+      waits: services.approvals.pending.serverRequests,
+      policy: () => services.approvals.policy.compiled(),
+      modelFor: () => ({ providerId: 'demo', model: 'demo' }),
+      provider: () => provider,
+    });
+  /** Ends the services as the end of the process would (the flow that held the requests gets no word), and starts them again. */
+  const restart = async (): Promise<void> => {
+    await services.conversations.dispose();
+    services.close();
+    services = createServices({ dataDir: dir, host: 'cli', version: '0.0.0', managedPolicyFile: null });
+    requests = createFlow();
+  };
+  const allowForChat = async (): Promise<void> => {
+    const first = requests.sample(origin(), params('hello'));
+    await settle();
+    const id = requests.list(chatId)[0]?.id as string;
+    requests.decide(id, { action: 'allow-chat' });
+    await settle();
+    requests.decide(id, { action: 'send' });
+    await first;
+  };
+
+  it('"Allow for this chat" is a grant like a tool\'s: it survives a restart, is listed, and once revoked the server asks again', async () => {
+    await allowForChat();
+    await restart();
+    const grants = services.approvals.chats.grants(chatId);
+    expect(grants).toEqual([expect.objectContaining({ chatId, serverName: SERVER, toolName: 'sampling/createMessage' })]);
+    // After the restart the grant still answers: no card, a `session_grant` row.
+    await requests.sample(origin(), params('again'));
+    expect(requests.list()).toEqual([]);
+    expect(rows().at(-2)).toMatchObject({ toolName: 'sampling/createMessage', decision: 'session_grant', actor: 'policy' });
+    // Only in its chat.
+    const other = services.chats.create({}).id;
+    void requests.sample(origin(other), params('elsewhere')).catch(() => {});
+    await settle();
+    expect(requests.list(other)).toHaveLength(1);
+    // Revoked, it asks again; the revocation is a policy row.
+    services.approvals.chats.revoke(chatId, SERVER, 'sampling/createMessage');
+    void requests.sample(origin(), params('after the revoke')).catch(() => {});
+    await settle();
+    expect(requests.list(chatId)).toHaveLength(1);
+    expect(services.audit.query({ kind: 'policy' }).entries.map((row) => row.decidedBy)).toContain(`Revoked "Allow for this chat" of ${SERVER}.sampling/createMessage`);
+  });
+
+  it("a sampling grant never allows a tool call, and a tool's grant never allows sampling", async () => {
+    await allowForChat();
+    const [grant] = services.approvals.chats.grants(chatId);
+    // Its definition hash is none a tool definition has (a SHA-256 in hex), so the pipeline never takes it for a tool's.
+    expect(grant?.definitionHash).not.toMatch(/^[0-9a-f]{64}$/);
+    const other = services.chats.create({}).id;
+    const store = services.approvals.pending.serverRequests;
+    expect(store.grantedInChat(other, SERVER)).toBe(false);
+    expect(store.grantedInChat(chatId, SERVER)).toBe(true);
+    expect(store.grantedInChat(chatId, 'Another server')).toBe(false);
+  });
+
+  it('a request that waited while the app ended is resolved `cancelled` at the next start, saying why, and cannot be answered', async () => {
+    const lost = requests.sample(origin(), params('across a restart'));
+    void lost.catch(() => {});
+    const asked = requests.elicit(origin(null), { message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer' } } } });
+    void asked.catch(() => {});
+    await settle();
+    const ids = [...requests.list()].map((view) => view.id);
+    expect(ids).toHaveLength(2);
+    await restart();
+    expect(requests.list()).toEqual([]);
+    for (const id of ids) expect(() => requests.decide(id, { action: 'deny' })).toThrow(/No server request waits by that id/);
+    const ended = services.audit
+      .query({})
+      .entries.filter((row) => ids.includes(row.toolCallId))
+      .map((row) => [row.kind, row.decision, row.actor, row.decidedBy]);
+    expect(ended.sort()).toEqual([
+      ['elicitation', 'cancelled', 'system', RESTART_WORDS],
+      ['sampling', 'cancelled', 'system', RESTART_WORDS],
+    ]);
+    expect(generated).toEqual([]);
+  });
+
+  it("a request another running process holds is left to it; one whose process is gone is resolved", async () => {
+    const db = new BetterSqlite3(services.databaseFile);
+    const insertHeld = (id: string, owner: string) =>
+      db
+        .prepare("INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at, owner) VALUES (NULL, ?, 'elicitation', ?, 1, ?)")
+        .run(id, JSON.stringify({ id, serverName: SERVER, chatId: null, createdAt: 1, kind: 'elicitation', mode: 'url', message: 'Open', url: 'https://example.com/', elicitationId: 'e' }), owner);
+    insertHeld('held-by-parent', `${process.ppid}:other-engine`);
+    insertHeld('held-by-nobody', '2147483646:gone');
+    await restart();
+    const status = (id: string) => (db.prepare('SELECT status FROM pending_requests WHERE request_id = ?').get(id) as { status: string }).status;
+    expect(status('held-by-parent')).toBe('pending');
+    expect(status('held-by-nobody')).toBe('cancelled');
+    db.close();
+    // Neither is this process's to answer.
+    expect(requests.list()).toEqual([]);
   });
 });

@@ -1,0 +1,104 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { AuditAcceptSuggestionOutput, AuditStats, AuditStatsQuery, AuditSuggestions } from '../../../shared/audit-stats';
+import { WorkbenchError } from '../../errors';
+import { createAuditStats, type RuleDescriptor } from '../../audit/audit-stats';
+import type { PolicyService } from '../policy-service';
+import type { CompiledPolicy } from '../policy/compiled-policy';
+import { reasons, ruleName } from '../policy/decision-reasons';
+import { checkRemember, rememberWords } from '../policy/remember';
+import { compileRule, type CompiledRule } from '../policy/rule-compiler';
+import { createSuggestionReader } from './suggestions';
+
+/** Approval insights (docs/user/insights.md): the figures, the suggestions, and accepting one. */
+export interface AuditInsights {
+  stats(query: AuditStatsQuery): AuditStats;
+  suggestions(days?: number): AuditSuggestions;
+  /**
+   * Accepts an allow suggestion: derived again from the log (so only what the evidence shows can be added), checked
+   * like "remember from the card" (deny rules and the organisation's locks win), then saved through the policy
+   * service, which records it in the audit log and Settings can undo it.
+   */
+  accept(id: string, days?: number): AuditAcceptSuggestionOutput;
+}
+
+const DEFAULT_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+export function createAuditInsights(db: BetterSqlite3.Database, policy: () => PolicyService, now: () => number = Date.now): AuditInsights {
+  const stats = createAuditStats(db);
+  const readSuggestions = createSuggestionReader(db);
+  const suggestions = (days = DEFAULT_DAYS): AuditSuggestions => {
+    const to = now();
+    const compiled = policy().compiled();
+    // Top tools are capped on the page; suggestions look at every tool of the period.
+    const figures = stats({ from: new Date(to - days * DAY_MS).toISOString(), to: new Date(to + 1).toISOString(), kind: 'tool' }, ruleDescriptors(compiled), { allTools: true });
+    return { suggestions: readSuggestions({ stats: figures, policy: compiled, days }) };
+  };
+  return {
+    stats: (query) => stats(query, ruleDescriptors(policy().compiled())),
+    suggestions,
+    accept(id, days) {
+      const found = suggestions(days).suggestions.find((suggestion) => suggestion.id === id);
+      if (!found) throw new WorkbenchError('not_found', 'No such suggestion now: the calls it was based on or the policy changed. Reload the suggestions.', { id });
+      if (found.kind !== 'allow-tool') throw new WorkbenchError('invalid_input', 'Only a suggestion to allow a tool can be accepted; change rules in Settings › Approvals.', { id });
+      const service = policy();
+      const view = service.view();
+      const ruleId = `insights-${found.id.slice('allow-tool:'.length, 'allow-tool:'.length + 12)}`;
+      const call = { serverName: found.serverName, toolName: found.toolName, args: {} };
+      const action = { kind: 'rule' as const, id: ruleId, args: found.args };
+      // The check remember-from-the-card runs, on a call the rule matches (its own values).
+      const verdict = checkRemember({ ...call, args: argsMatching(found.args) }, action, {
+        policy: view.policy,
+        managed: service.compiled().managed,
+        trustedServers: service.compiled().trustedServers,
+      });
+      if (!verdict.ok) throw new WorkbenchError('locked', `The suggestion cannot be accepted: ${verdict.refusal}`, { id });
+      service.update({
+        rules: { add: [{ id: ruleId, effect: 'allow', server: found.serverName, tool: found.toolName, args: found.args, note: 'accepted from an Insights suggestion' }] },
+      });
+      const words = rememberWords(call, action);
+      return { ruleId, change: words.change, undo: words.undo };
+    },
+  };
+}
+
+/** A call the conditions match: each condition's first value (an alternation's first literal). */
+function argsMatching(conditions: readonly { pointer: string; match: string; value: unknown }[]): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const condition of conditions) {
+    const name = condition.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (condition.match === 'equals') args[name] = condition.value;
+    else args[name] = firstLiteral(String(condition.value));
+  }
+  return args;
+}
+
+/** `^(?:a\.md|b\.md)$` → `a.md`. */
+function firstLiteral(regex: string): string {
+  const body = regex.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
+  let text = '';
+  for (let index = 0; index < body.length; index++) {
+    const char = body[index] as string;
+    if (char === '\\') text += body[++index] ?? '';
+    else if (char === '|') break;
+    else text += char;
+  }
+  return text;
+}
+
+/** The rules of the current policy, numbered as compilePolicy numbers them (the organisation's first, then the person's from 1), with the texts each writes. */
+export function ruleDescriptors(policy: CompiledPolicy): RuleDescriptor[] {
+  const rules: CompiledRule[] = [
+    ...(policy.managed?.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
+    ...(policy.managed?.locked.rules ?? []).map((rule) => compileRule(rule, { managed: true })),
+    ...policy.policy.rules.map((rule, index) => compileRule(rule, { managed: false, number: index + 1 })),
+  ];
+  return rules.map((rule) => ({
+    ruleId: rule.rule.id,
+    name: ruleName(rule),
+    description: rule.description,
+    effect: rule.effect,
+    managed: rule.managed,
+    texts: rule.effect === 'allow' ? [reasons.allow(rule)] : rule.effect === 'deny' ? [rule.managed ? reasons.managedDeny(rule) : reasons.deny(rule)] : [],
+  }));
+}

@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolDefinition } from '../../shared/tool';
+import { createServices, freedNameNotice, type Services } from '../services';
+import { openDatabase } from '../storage/database';
+import { createChatApprovalStore } from './chat-approval-store';
+import { rememberUpdate } from './policy/remember';
+import { makeTool, recordingAuditLog } from './testing/fixtures';
+
+/**
+ * A server is what it runs, not what it is called (docs/user/approvals.md, "A server's identity"): what grants or
+ * limits a server is bound to its identity, follows a rename, goes with a removal, and never allows another server.
+ */
+const dirs: string[] = [];
+const open: Services[] = [];
+afterEach(() => {
+  for (const services of open.splice(0)) services.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function servicesWith(managed?: unknown): Services {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-identity-'));
+  dirs.push(dir);
+  let managedPolicyFile: string | null = null;
+  if (managed !== undefined) {
+    managedPolicyFile = path.join(dir, 'managed.json');
+    fs.writeFileSync(managedPolicyFile, JSON.stringify(managed));
+  }
+  const tools = new Map<string, ToolDefinition>();
+  const services = createServices({
+    dataDir: dir,
+    host: 'cli',
+    version: '0',
+    managedPolicyFile,
+    audit: recordingAuditLog(),
+    tools: { find: (server, tool) => tools.get(`${server}/${tool}`) ?? (tools.set(`${server}/${tool}`, makeTool(server, tool)), tools.get(`${server}/${tool}`)) },
+  });
+  open.push(services);
+  return services;
+}
+
+describe('settings bound to a server identity', () => {
+  it('a server removed and added again under its name with another command asks: its old auto-approve is gone', () => {
+    const services = servicesWith();
+    services.mcpServers.add('GitHub', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] });
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    expect(services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' })).toMatchObject({ outcome: 'allow' });
+    services.mcpServers.remove('GitHub');
+    services.mcpServers.add('GitHub', { command: '/some/other/server' });
+    const explained = services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' });
+    expect(explained.outcome).toBe('ask');
+    expect(services.approvals.policy.view().policy.servers).toEqual({});
+  });
+
+  it('a rename keeps the settings, rules and chat grants; a removal drops them', () => {
+    const services = servicesWith();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({
+      tools: { Notes: { read: 'auto-approve' } },
+      rules: { add: [{ id: 'notes-write', effect: 'allow', server: 'Notes', tool: 'write' }, { id: 'all-ask', effect: 'ask', server: '*', tool: 'danger' }] },
+    });
+    const chat = services.chats.create();
+    const db = openDatabase(services.databaseFile);
+    try {
+      createChatApprovalStore(db).grant({ chatId: chat.id, serverName: 'Notes', toolName: 'read', definitionHash: 'h', grantedAt: 1 });
+    } finally {
+      db.close();
+    }
+    services.mcpServers.edit({ name: 'Notes', rename: 'Journal' });
+    expect(services.approvals.chats.grants(chat.id).map((grant) => grant.serverName)).toEqual(['Journal']);
+    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'read' })).toMatchObject({ outcome: 'allow', source: { kind: 'tool-setting' } });
+    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'write' })).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule' } });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
+    services.mcpServers.remove('Journal');
+    expect(services.approvals.chats.grants(chat.id)).toEqual([]);
+    const policy = services.approvals.policy.view().policy;
+    expect(policy.tools).toEqual({});
+    // A rule that names no one server stays.
+    expect(policy.rules.map((rule) => rule.id)).toEqual(['all-ask']);
+  });
+
+  it('a server added under a name that still holds settings (removed outside the app) starts with nothing, and is told so', () => {
+    const services = servicesWith();
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    const notices: unknown[] = [];
+    services.events.subscribe((event, payload) => {
+      if (event === 'mcp.onDidChangeServer' && (payload as { kind: string }).kind === 'notice') notices.push(payload);
+    });
+    services.mcpServers.add('GitHub', { command: '/some/other/server' });
+    expect(services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('ask');
+    expect(notices).toEqual([{ kind: 'notice', name: 'GitHub', message: freedNameNotice('GitHub') }]);
+  });
+
+  it('a changed launch spec asks again and says what changed, until the person accepts what it runs now', () => {
+    const services = servicesWith();
+    services.mcpServers.add('GitHub', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] });
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    services.mcpServers.edit({ name: 'GitHub', command: 'npx', args: ['-y', 'evil-github'] });
+    const explained = services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' });
+    expect(explained.outcome).toBe('ask');
+    expect(explained.identityChanged).toEqual({
+      previous: 'npx -y @modelcontextprotocol/server-github — package @modelcontextprotocol/server-github',
+      current: 'npx -y evil-github — package evil-github',
+    });
+    expect(services.mcpServers.get('GitHub').identityChanged?.current).toContain('evil-github');
+    services.mcpServers.edit({ name: 'GitHub', acceptIdentity: true });
+    expect(services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('allow');
+    expect(services.mcpServers.get('GitHub').identityChanged).toBeUndefined();
+  });
+});
+
+describe("the organisation's rules and locks follow the server", () => {
+  const managed = {
+    rules: [{ id: 'no-evil', server: 'Evil', tool: '*' }],
+    locked: { servers: { Evil: { autoApprove: false } } },
+  };
+
+  it('a deny rule and lock by name survive a rename and the same command added under another name', () => {
+    const services = servicesWith(managed);
+    services.mcpServers.add('Evil', { command: '/opt/evil/server', args: ['--serve'] });
+    expect(services.approvals.gate.explain({ server: 'Evil', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    services.mcpServers.edit({ name: 'Evil', rename: 'Evil3' });
+    expect(services.approvals.gate.explain({ server: 'Evil3', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    services.mcpServers.add('Twin', { command: '/opt/evil/server', args: ['--serve'] });
+    expect(services.approvals.gate.explain({ server: 'Twin', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    // The lock follows too: the person's own auto-approve of the renamed server gives way to it.
+    services.approvals.policy.update({ servers: { Evil3: { autoApprove: true } } });
+    expect(services.approvals.policy.compiled().serverSettings('Evil3')?.autoApprove).toBe(false);
+    // Another server is not caught by a name it never had.
+    services.mcpServers.add('Other', { command: '/opt/other/server' });
+    expect(services.approvals.gate.explain({ server: 'Other', tool: 'x' }).outcome).toBe('ask');
+  });
+
+  it('a rule can name a server by its command, its package or its URL', () => {
+    const services = servicesWith({
+      rules: [
+        { id: 'by-command', server: '*', tool: '*', serverIdentity: { command: 'evil-*' } },
+        { id: 'by-package', server: '*', tool: '*', serverIdentity: { package: '@evil/*' } },
+        { id: 'by-url', server: '*', tool: '*', serverIdentity: { url: 'https://evil.example/**' } },
+      ],
+    });
+    services.mcpServers.add('A', { command: '/usr/local/bin/evil-server' });
+    services.mcpServers.add('B', { command: 'npx', args: ['-y', '@evil/mcp@1.2.3'] });
+    services.mcpServers.add('C', { url: 'https://evil.example/mcp' });
+    services.mcpServers.add('D', { command: 'npx', args: ['-y', '@good/mcp'] });
+    expect(services.approvals.gate.explain({ server: 'A', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-command' } });
+    expect(services.approvals.gate.explain({ server: 'B', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-package' } });
+    expect(services.approvals.gate.explain({ server: 'C', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-url' } });
+    expect(services.approvals.gate.explain({ server: 'D', tool: 'x' }).outcome).toBe('ask');
+  });
+});
+
+describe('names chosen by a server are literal in the rules built from them', () => {
+  it("a remembered rule for the tool `write_*` allows that tool only, not Evil's write_anything", () => {
+    const services = servicesWith();
+    services.mcpServers.add('Files2', { command: 'files-server' });
+    services.mcpServers.add('Evil', { command: 'evil-server' });
+    services.approvals.policy.update(rememberUpdate({ serverName: 'Files2', toolName: 'write_*', args: { path: 'a' } }, { kind: 'rule', id: 'remembered', args: [{ pointer: '/path', match: 'equals', value: 'a' }] }));
+    expect(services.approvals.gate.explain({ server: 'Files2', tool: 'write_*', args: { path: 'a' } }).outcome).toBe('allow');
+    expect(services.approvals.gate.explain({ server: 'Files2', tool: 'write_anything', args: { path: 'a' } }).outcome).toBe('ask');
+    expect(services.approvals.gate.explain({ server: 'Evil', tool: 'write_anything', args: { path: 'a' } }).outcome).toBe('ask');
+  });
+});

@@ -1,0 +1,92 @@
+import type { AuditStatsQuery } from '../../shared/audit-stats';
+
+/**
+ * The one SQL statement behind the Insights page (docs/user/insights.md): one pass over the period's decision rows,
+ * grouped by bucket, kind, server, tool, decision, actor, deciding text and wait bucket. Everything the page shows is
+ * rolled up from its few hundred groups (audit-stats.ts), so the work stays in SQLite and scales with the log.
+ * `insights-1m` (docs/dev/benchmarks.md) runs this same text in the sqlite3 CLI as its floor.
+ */
+
+/** The upper bounds of the "time to decide" buckets, in ms; a last bucket holds the longer waits. */
+export const WAIT_BOUNDS_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 900_000] as const;
+
+/** Server requests record a second row when the model's answer is sent; it is not a decision of its own. */
+export const NOT_A_DECISION_TOOL = 'sampling/answer';
+
+export const CALL_KIND_ROWS = { tool: 'decision', sampling: 'sampling', elicitation: 'elicitation' } as const;
+
+/** A group of the statement, as `.raw()` returns it. */
+export type StatsGroupRow = [
+  bucket: string,
+  kind: string,
+  serverName: string,
+  toolName: string,
+  decision: string | null,
+  actor: string | null,
+  source: string | null,
+  waitBucket: number | null,
+  count: number,
+  waitSum: number | null,
+  waitMax: number | null,
+];
+
+export interface StatsStatement {
+  sql: string;
+  params: (string | number)[];
+}
+
+/** `strftime` modifier for the person's offset, or null when it is UTC (then a prefix of the stored text is the bucket). */
+function offsetModifier(minutes: number): string | null {
+  return minutes === 0 ? null : `${minutes > 0 ? '+' : ''}${minutes} minutes`;
+}
+
+export function statsStatement(query: AuditStatsQuery): StatsStatement {
+  const params: (string | number)[] = [];
+  const modifier = offsetModifier(query.utcOffsetMinutes ?? 0);
+  const hour = query.bucket === 'hour';
+  let bucket: string;
+  if (modifier === null) bucket = `substr(a.time, 1, ${hour ? 13 : 10})`;
+  else {
+    bucket = `strftime('${hour ? '%Y-%m-%dT%H' : '%Y-%m-%d'}', a.time, ?)`;
+    params.push(modifier);
+  }
+  const where = ['a.time >= ?', 'a.time < ?', `a.tool_name <> '${NOT_A_DECISION_TOOL}'`];
+  params.push(new Date(query.from).toISOString(), new Date(query.to).toISOString());
+  if (query.kind === undefined) where.push(`a.kind IN ('decision', 'sampling', 'elicitation')`);
+  else {
+    where.push('a.kind = ?');
+    params.push(CALL_KIND_ROWS[query.kind]);
+  }
+  for (const [column, value] of [
+    ['a.server_name', query.serverName],
+    ['a.tool_name', query.toolName],
+    ['a.chat_id', query.chatId],
+  ] as const) {
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
+  const waitCase = `CASE ${WAIT_BOUNDS_MS.map((bound, index) => `WHEN wait < ${bound} THEN ${index}`).join(' ')} ELSE ${WAIT_BOUNDS_MS.length} END`;
+  // The wait: from when the call started waiting (pending_approvals, kept once decided) to its decision row.
+  const sql = `SELECT bucket, kind, server_name, tool_name, decision, actor, source, CASE WHEN wait IS NULL THEN NULL ELSE ${waitCase} END AS wait_bucket,
+  count(*), sum(wait), max(wait)
+FROM (
+  SELECT ${bucket} AS bucket, a.kind, a.server_name, a.tool_name, a.decision, a.actor,
+    CASE WHEN a.actor IN ('policy', 'system') THEN a.decided_by END AS source,
+    max(0, (julianday(a.time) - 2440587.5) * 86400000.0 - p.created_at) AS wait
+  FROM audit_log a
+  LEFT JOIN pending_approvals p ON a.actor IN ('user', 'cli', 'system') AND a.kind = 'decision' AND p.chat_id = a.chat_id AND p.tool_call_id = a.tool_call_id
+  WHERE ${where.join(' AND ')}
+)
+GROUP BY bucket, kind, server_name, tool_name, decision, actor, source, wait_bucket`;
+  return { sql, params };
+}
+
+/** The statement with its parameters written in as SQL literals, for the sqlite3 CLI (the benchmark's floor). */
+export function inlineStatement({ sql, params }: StatsStatement): string {
+  let index = 0;
+  return sql.replace(/\?/g, () => {
+    const value = params[index++];
+    return typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+  });
+}
