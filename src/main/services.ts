@@ -5,6 +5,7 @@ import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
+import { createSandboxProfileService, type SandboxProfileService } from './mcp/sandbox/profile-service';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
@@ -58,6 +59,8 @@ export interface Services {
   readonly mcpServers: McpServerConfigService;
   /** The running MCP servers and their tools. Built stopped: the host calls `mcp.start()` once it is up. */
   readonly mcp: McpHost;
+  /** Widening and narrowing the servers' sandbox profiles, and their blocks in the audit log (docs/user/sandbox.md). */
+  readonly sandboxProfiles: SandboxProfileService;
   readonly audit: AuditLog;
   /**
    * Ships the audit log to the configured sinks (the `auditShipping` settings section). Built stopped: the
@@ -139,12 +142,20 @@ export function createServices(options: ServicesOptions): Services {
   });
   const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
   // Built before the coordinator that answers the servers' requests: they reach it through `late`.
-  const late: { coordinator?: ExchangeCoordinator; door?: CallDoor } = {};
+  const late: { coordinator?: ExchangeCoordinator; door?: CallDoor; sandboxProfiles?: SandboxProfileService } = {};
   const mcp = createMcpHost({
     config: mcpServers,
     events,
     dataDir: options.dataDir,
-    options: { clientVersion: options.version, ...options.mcp },
+    options: { clientVersion: options.version, sandbox: { limits: managed?.policy.sandbox }, ...options.mcp },
+    // A block is an audit row (docs/user/sandbox.md#blocks); one that cannot be recorded stays in the server's log.
+    onBlock: (serverName, block, call) => {
+      try {
+        late.sandboxProfiles?.recordBlock(serverName, block, call);
+      } catch (error) {
+        options.onListenerError?.(error);
+      }
+    },
     serverRequests: {
       sample: (origin, params) => (late.coordinator ? late.coordinator.sample(origin, params) : Promise.reject(new Error('AI Workbench is not ready.'))),
       elicit: (origin, params) => (late.coordinator ? late.coordinator.elicit(origin, params) : Promise.resolve({ action: 'decline' as const })),
@@ -206,6 +217,14 @@ export function createServices(options: ServicesOptions): Services {
     checkpointer.wake();
   });
   const auditDownloads = createAuditExportDownloads({ audit });
+  const sandboxProfiles = createSandboxProfileService({
+    config: mcpServers,
+    audit,
+    limits: managed?.policy.sandbox,
+    dataDir: options.dataDir,
+    actor: options.host === 'cli' ? 'cli' : 'user',
+  });
+  late.sandboxProfiles = sandboxProfiles;
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
@@ -290,6 +309,7 @@ export function createServices(options: ServicesOptions): Services {
     approvals,
     mcpServers,
     mcp,
+    sandboxProfiles,
     audit,
     auditShipping,
     shippingSettings,

@@ -244,9 +244,28 @@ export type ManagedOAuth = z.infer<typeof ManagedOAuthSchema>;
  * The organisation's policy file (WORKBENCH_MANAGED_POLICY, or the OS location: docs/user/organisation-policy.md).
  * Unknown keys are refused: a misspelt switch must not be silently ignored.
  */
+/**
+ * The organisation's limits on contained servers (docs/user/sandbox.md#organisation): whether a server may run
+ * unconfined where no sandbox can run, what a profile may grant, and whether the person may change profiles.
+ */
+export const ManagedSandboxSchema = z.strictObject({
+  /** No server starts unconfined, whatever the person allows. */
+  requireContainment: z.boolean().default(false),
+  /** Servers may start unconfined where no sandbox can run, without each being allowed by the person. */
+  allowUnconfined: z.boolean().default(false),
+  /** A profile may grant network destinations. */
+  allowNetwork: z.boolean().default(true),
+  /** A profile may grant folders in the person's home folder (the app's own data folder aside). */
+  allowHomeFolder: z.boolean().default(true),
+  /** Profiles are as shipped: the person cannot widen or narrow them. */
+  lockProfiles: z.boolean().default(false),
+});
+export type ManagedSandbox = z.infer<typeof ManagedSandboxSchema>;
+
 export const ManagedPolicySchema = z
   .strictObject({
     rules: z.array(ManagedRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).default([]),
+    sandbox: ManagedSandboxSchema.optional(),
     /** When true, the global and per-chat "never ask" are ignored. */
     disallowNeverAsk: z.boolean().default(false),
     defaults: ManagedSettingsSchema.default({}),

@@ -1,3 +1,4 @@
+import { SandboxChangeInputSchema, SandboxViewSchema } from './sandbox';
 import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
 import { z } from './zod';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
@@ -205,6 +206,10 @@ export const methods = {
   'mcp.signIn': { input: McpServerRefInputSchema, output: McpSignInOutputSchema },
   'mcp.awaitSignIn': { input: McpServerRefInputSchema, output: McpAwaitSignInOutputSchema },
   'mcp.signOut': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  /** A server's sandbox profile, widened or narrowed by one grant (docs/user/sandbox.md). */
+  'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
+  'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },

@@ -50,5 +50,7 @@ export const McpToolResultSchema = z.object({
   sizeBytes: z.number().int().nonnegative(),
   /** What the model is sent: one text rendering of every part, cut at MODEL_RESULT_LIMIT_BYTES. */
   forModel: z.object({ text: z.string(), truncated: z.boolean() }),
+  /** What the server's sandbox refused it during the call ("Files tried to read /home/me/.ssh/id_rsa — blocked"). */
+  sandboxBlocks: z.array(z.string()).optional(),
 });
 export type McpToolResult = z.infer<typeof McpToolResultSchema>;

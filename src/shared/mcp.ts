@@ -154,6 +154,8 @@ export const McpServerStatusSchema = z.object({
   pid: z.number().int().optional(),
   /** The transport that connected (an `auto` HTTP server may have fallen back to SSE). */
   transport: z.enum(['stdio', 'http', 'sse']).optional(),
+  /** A running stdio server: in its sandbox, or Not contained (docs/user/sandbox.md). */
+  containment: z.enum(['contained', 'not-contained']).optional(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
   /** What the running server offers besides tools (from its initialize answer). */
   features: z

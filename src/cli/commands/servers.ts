@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
 import { OAuthPrivateKeySchema, type McpServerChange, type McpServerInput, type OAuthPrivateKey } from '../../shared/mcp';
+import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { formatTime, table } from '../terminal';
@@ -25,7 +26,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
           server.name,
           server.enabled ? 'yes' : 'no',
           server.trusted ? 'yes' : 'no',
-          flags.status ? stateWords(server.status.state, server.status.toolCount, server.status.message) : server.kind,
+          flags.status ? `${stateWords(server.status.state, server.status.toolCount, server.status.message)}${server.status.containment === 'not-contained' ? ' — Not contained' : ''}` : server.kind,
           server.identity?.description ?? launchWords(server),
         ]),
       ]),
@@ -158,6 +159,50 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       context.terminal.line(`${server.name} is ${trusted ? 'trusted: its read-only tools may run without asking in the mode auto-approve-read-only-trusted' : 'not trusted: its annotations do not count'}.`);
     });
   }
+
+  act(
+    leaf(servers, 'sandbox <name>', "show what a server may touch in its sandbox, or widen and narrow its profile (docs/user/sandbox.md)")
+      .option('--allow-read <path...>', 'let it read this folder or file')
+      .option('--allow-write <path...>', 'let it read and write this folder or file')
+      .option('--allow-host <host:port...>', 'let it connect to this host and port')
+      .option('--allow-env <name...>', "give it this variable of AI Workbench's environment")
+      .option('--revoke-read <path...>', 'take back a read grant')
+      .option('--revoke-write <path...>', 'take back a write grant')
+      .option('--revoke-host <host:port...>', 'take back a host grant')
+      .option('--revoke-env <name...>', 'take back a variable')
+      .addHelpText('after', '\nExamples:\n  workbench servers sandbox Files\n  workbench servers sandbox notes --allow-read /home/me/notes\n  workbench servers sandbox search --allow-host api.example.com:443'),
+    options,
+    async (context, name: string, flags: Record<string, string[] | undefined>) => {
+      const session = context.session();
+      const changes: { widen: boolean; grant: SandboxGrant }[] = [];
+      for (const [flag, kind] of [['Read', 'read'], ['Write', 'write'], ['Host', 'connect'], ['Env', 'env']] as const) {
+        for (const widen of [true, false]) {
+          for (const value of flags[`${widen ? 'allow' : 'revoke'}${flag}`] ?? []) {
+            const grant: SandboxGrant = kind === 'connect' ? { kind, host: value } : kind === 'env' ? { kind, name: value } : { kind, path: path.resolve(value) };
+            changes.push({ widen, grant });
+          }
+        }
+      }
+      let view = await session.call('mcp.sandbox', { name });
+      for (const { widen, grant } of changes) {
+        view = await session.call(widen ? 'mcp.sandboxWiden' : 'mcp.sandboxNarrow', { name, grant });
+        if (!context.json) context.terminal.line(`${widen ? 'Granted' : 'Took back'}: ${grantWords(view.name, grant)}. The server restarts with its new profile.`);
+      }
+      if (context.json) return context.terminal.json(view);
+      const { colors } = context.terminal;
+      if (view.kind === 'remote') return context.terminal.line(`${view.name} is a remote server: ${view.reason ?? ''} Its sandbox profile does not apply.`);
+      if (view.kind === 'not-contained') context.terminal.line(colors.bold(`${view.name}: Not contained. ${view.reason ?? ''}`));
+      else context.terminal.line(`${view.name} runs contained. It may:`);
+      const profile = view.profile;
+      if (profile) {
+        context.terminal.line(`  read        ${profile.read.join('\n              ')}`);
+        context.terminal.line(`  write       ${profile.write.join('\n              ')}`);
+        context.terminal.line(`  connect to  ${profile.hosts.join(', ') || 'nothing (no network)'}`);
+        context.terminal.line(`  variables   ${profile.env.join(', ') || 'none besides PATH, HOME (its scratch folder) and the locale'}`);
+      }
+      if (view.limits.lockProfiles) context.terminal.line('Your organisation locks sandbox profiles.');
+    },
+  );
 
   act(leaf(servers, 'restart <name>', "start a server afresh (forgetting its crashes) and report whether it comes up"), options, async (context, name: string) => {
     const session = context.session();
@@ -334,6 +379,12 @@ function pairs(flag: string, values: readonly string[]): Record<string, string> 
     result[value.slice(0, at)] = value.slice(at + 1);
   }
   return result;
+}
+
+function grantWords(name: string, grant: SandboxGrant): string {
+  if (grant.kind === 'connect') return `${name} may connect to ${grant.host}`;
+  if (grant.kind === 'env') return `${name} receives ${grant.name}`;
+  return `${name} may ${grant.kind === 'write' ? 'read and write' : 'read'} ${grant.path}`;
 }
 
 function launchWords(server: { kind: string; command?: string | undefined; package?: string | undefined; args?: string[] | undefined; url?: string | undefined }): string {

@@ -65,6 +65,9 @@ describe('the contract', () => {
       | 'mcp.signIn'
       | 'mcp.awaitSignIn'
       | 'mcp.signOut'
+      | 'mcp.sandbox'
+      | 'mcp.sandboxWiden'
+      | 'mcp.sandboxNarrow'
       | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();

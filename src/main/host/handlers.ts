@@ -69,6 +69,15 @@ export function createHandlers(services: Services): MethodHandlers {
       return { name: server, signedIn: true as const };
     },
     'mcp.signOut': ({ name }) => services.mcp.signOut(services.mcpServers.get(name).name),
+    'mcp.sandbox': ({ name }) => services.sandboxProfiles.view(name),
+    'mcp.sandboxWiden': ({ name, grant }) => {
+      services.sandboxProfiles.widen(name, grant);
+      return services.sandboxProfiles.view(name);
+    },
+    'mcp.sandboxNarrow': ({ name, grant }) => {
+      services.sandboxProfiles.narrow(name, grant);
+      return services.sandboxProfiles.view(name);
+    },
     'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.

@@ -19,12 +19,17 @@ import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } fro
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
+import { ContainmentError, describeBlock, planSpawn, type SandboxBlock, type SandboxHost, type SpawnPlan } from './sandbox';
+
+export { describeBlock } from './sandbox';
 
 /** A live session with one server. */
 export interface Connection {
   readonly client: Client;
   readonly transport: 'stdio' | 'http' | 'sse';
   readonly pid: number | undefined;
+  /** A stdio server's sandbox: `contained` or `not-contained` (docs/user/sandbox.md); none for a remote server. */
+  readonly containment: 'contained' | 'not-contained' | undefined;
   /** Why the session ended, once it has ("exited with code 3"…); undefined while it is open. */
   endReason(): string | undefined;
   /** Ends the session; a stdio server's process tree is stopped (SIGTERM, then SIGKILL). */
@@ -54,6 +59,10 @@ export interface ConnectOptions {
   serverRequests?: BoundServerRequests | undefined;
   /** OAuth for an HTTP server (src/main/mcp/oauth): the SDK's provider and the fetch that guards and refreshes. */
   oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
+  /** Where and how stdio servers are contained (docs/user/sandbox.md); without it they run unconfined. */
+  sandbox?: SandboxHost | undefined;
+  /** The sandbox refused the server something (reported by the server's reporter: a hint, not a decision). */
+  onBlock?(block: SandboxBlock): void;
 }
 
 /** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
@@ -110,16 +119,42 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
     // Only the variables a program needs to run (PATH, HOME…), never the app's whole environment.
     env = { ...getDefaultEnvironment(), ...launch.env };
   }
+  let plan: SpawnPlan | undefined;
+  if (options.sandbox) {
+    try {
+      plan = await planSpawn(
+        { name: launch.name, command: launch.command, package: launch.package, args: launch.args, env: launch.env, cwd: launch.cwd, roots: launch.roots, sandbox: launch.sandbox },
+        { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
+        options.sandbox,
+        options.runtime.command,
+        (text) => options.log('host', text),
+      );
+    } catch (error) {
+      if (error instanceof ContainmentError) throw new ConnectError(error.message, true);
+      throw new ConnectError(`The server's sandbox could not be set up: ${describeError(error)}`, true);
+    }
+  }
+  const blocked = (block: SandboxBlock): void => {
+    options.log('host', describeBlock(launch.name, block));
+    options.onBlock?.(block);
+  };
+  plan?.onBlock(blocked);
   const transport = new ProcessTransport({
-    command,
-    args,
-    env,
-    cwd: launch.cwd,
+    command: plan?.command ?? command,
+    args: plan?.args ?? args,
+    env: plan?.env ?? env,
+    cwd: plan ? plan.cwd : launch.cwd,
     maxMessageBytes: options.maxMessageBytes,
     stopGraceMs: options.stopGraceMs,
-    onStderrLine: (line) => options.log('stderr', line),
+    onStderrLine: (line) => {
+      const block = plan?.parseBlock(line);
+      if (block) blocked(block);
+      else options.log('stderr', line);
+    },
     onNotice: (text) => options.log('host', text),
+    onExit: () => plan?.close(),
   });
+  const containment = plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained';
   const client = newClient(options);
   // Only a session that was ready can end unexpectedly; a failed start is reported by the throw below.
   let live = false;
@@ -148,6 +183,7 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
   return {
     client,
     transport: 'stdio',
+    containment,
     pid: transport.pid,
     endReason: () => transport.endReason,
     close: async () => {
@@ -194,6 +230,7 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     return {
       client,
       transport: kind,
+      containment: undefined,
       pid: undefined,
       endReason: () => ended,
       close: async () => {

@@ -29,7 +29,8 @@ function tappedEverything(dir: string): { server: McpServerInput; received: () =
   const wire = path.join(dir, 'wire.jsonl');
   const entry = resolveBundledServerEntry('@modelcontextprotocol/server-everything');
   return {
-    server: { command: 'sh', args: ['-c', 'tee "$0" | exec "$1" "$2" stdio', wire, process.execPath, entry] },
+    // The tap writes its copy into the data folder: its sandbox profile grants that (docs/user/sandbox.md#profiles).
+    server: { command: 'sh', args: ['-c', 'tee "$0" | exec "$1" "$2" stdio', wire, process.execPath, entry], sandbox: { write: [dir] } } as McpServerInput,
     received: () =>
       fs.existsSync(wire)
         ? fs

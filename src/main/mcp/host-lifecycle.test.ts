@@ -1,4 +1,5 @@
 /** Starting, reconciling with settings changes, restarting and stopping servers, with real child processes. */
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerInput } from '../../shared/mcp';
 import { isProcessAlive } from './process-tree';
@@ -64,9 +65,36 @@ describe('whenSettled', () => {
   });
 });
 
+/** Every process below `pid`, as the host sees them (their ids outside any sandbox). */
+function descendants(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const parent = Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      if (parent === pid) found.push(Number(entry), ...descendants(Number(entry)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
 describe('stopping leaves no process behind', () => {
-  it('stop() ends each server and the processes it started', async () => {
+  it.runIf(process.platform === 'linux')('stop() ends a contained server: its sandbox, the server and the processes it started', async () => {
     const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) });
+    const ready = await test.waitFor('parent', 'ready');
+    expect(ready.status.containment).toBe('contained');
+    const sandboxPid = ready.status.pid as number;
+    grandchildPid(test, 'parent');
+    const inside = descendants(sandboxPid);
+    // bubblewrap, its init in the new PID namespace, the server, the grandchild.
+    expect(inside.length).toBeGreaterThanOrEqual(2);
+    await test.host.stop();
+    await eventually(() => [sandboxPid, ...inside].every((pid) => !isProcessAlive(pid)), 'the sandbox and everything in it to be gone');
+  });
+
+  it('stop() ends each server and the processes it started (unconfined: the host kills the process tree)', async () => {
+    const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) }, { options: { sandbox: false } });
     const ready = await test.waitFor('parent', 'ready');
     const serverPid = ready.status.pid as number;
     const grandchild = grandchildPid(test, 'parent');

@@ -21,6 +21,9 @@ import { listResources, readResource } from './resources';
 import { readAppView } from './app-view';
 import type { McpAppView } from '../../shared/mcp-apps';
 import { createStartSlots } from './start-slots';
+import type { ManagedSandbox } from '../../shared/approval';
+import { appInstallation, type SandboxBlock, type SandboxHost } from './sandbox';
+import { NO_SANDBOX_LIMITS } from './sandbox/limits';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type RegisteredTool } from './tool-registry';
 
@@ -34,6 +37,11 @@ export interface McpHostOptions {
   stopGraceMs?: number;
   /** How many local servers start at once; default one per core (start-slots.ts). */
   startSlots?: number;
+  /**
+   * The organisation's limits on contained servers (docs/user/sandbox.md#organisation). Every stdio server is
+   * contained by default; `false` runs them unconfined (benchmarks' floors only).
+   */
+  sandbox?: { limits?: ManagedSandbox | undefined } | false;
 }
 
 export interface McpHostDependencies {
@@ -47,6 +55,8 @@ export interface McpHostDependencies {
   secrets?: SecretStore;
   /** Shows a sign-in page in the person's browser; false when this machine cannot (docs/user/mcp-oauth.md). */
   openSignInPage?: (url: string) => boolean;
+  /** A server's sandbox refused it something, during `call` when one call of it was running (docs/user/sandbox.md#blocks). */
+  onBlock?: (serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined) => void;
   /** What every tool call passes right before it is sent to a server, retries included (call-door.ts). */
   door: CallDoor;
   /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth): its clients and metadata document. */
@@ -209,7 +219,7 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy }: McpHostDependencies): McpHost {
+export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy, onBlock }: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -221,6 +231,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
+  const sandbox: SandboxHost | undefined =
+    options.sandbox === false ? undefined : { dataDir, appRoot: appInstallation(), limits: { ...NO_SANDBOX_LIMITS, ...(options.sandbox?.limits ?? {}) } };
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let startedAt = 0;
   /** True only during `start`'s first reconcile with a `deferMs`: the servers it would start may wait instead. */
@@ -354,7 +366,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           maxMessageBytes: options.maxMessageBytes,
           stopGraceMs: options.stopGraceMs,
           startSlots,
+          sandbox,
         },
+        onBlock: (block, call) => onBlock?.(name, block, call),
         onStatus: () => {
           const { state } = entry.supervisor.status();
           if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';

@@ -26,6 +26,8 @@ export interface ProcessTransportOptions {
   onStderrLine(line: string): void;
   /** What the transport noticed about the process (bad output, exit), in words for the server's log. */
   onNotice(text: string): void;
+  /** The process is gone (or never started). */
+  onExit?(): void;
 }
 
 /**
@@ -192,6 +194,7 @@ export class ProcessTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.options.onExit?.();
     this.onclose?.();
   }
 }

@@ -33,6 +33,9 @@ describe('the default "Files" server on a fresh install', () => {
     expect(fs.existsSync(sandbox)).toBe(true);
     const files = await test.waitFor('Files', 'ready');
     expect(files).toMatchObject({ name: 'Files', enabled: true, kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: [sandbox] });
+    // Contained by default (docs/user/sandbox.md): bubblewrap is the process the host spawned.
+    expect(files.status.containment).toBe('contained');
+    expect(fs.readFileSync(`/proc/${files.status.pid}/cmdline`, 'utf8').split('\0')[0]).toMatch(/bwrap$/);
     await test.waitFor('Files', (server) => server.status.toolCount === 14);
     const tools = test.host.tools('Files');
     expect(tools.map((tool) => tool.name).sort()).toEqual(FILESYSTEM_TOOLS);
@@ -97,6 +100,7 @@ describe('the memory and everything servers', () => {
       args: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] },
     });
     expect(created.isError).toBe(false);
+    expect(test.host.server('memory').status.containment).toBe('contained');
     const graph = await test.host.callTool({ serverName: 'memory', toolName: 'read_graph', args: {} });
     expect(graph.structuredContent).toMatchObject({ entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] });
     expect(fs.readFileSync(memoryFile, 'utf8')).toContain('Ada');

@@ -18,6 +18,7 @@ import type { SecretStore } from '../settings/secret-store';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } from './config-import';
 import { importLocation, type LocationEnvironment } from './import-locations';
+import { SandboxSettingsSchema, type SandboxSettings } from './sandbox/profile';
 import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
 import { serverIdentity } from './server-identity';
 import {
@@ -43,7 +44,18 @@ export type ServerConfigView = Omit<McpServerView, 'status'>;
 
 /** Everything needed to start a server, secrets included. Never leaves the main process. */
 export type LaunchConfig =
-  | { kind: 'stdio'; name: string; command?: string; package?: McpServerView['package']; args: string[]; env: Record<string, string>; cwd?: string }
+  | {
+      kind: 'stdio';
+      name: string;
+      command?: string;
+      package?: McpServerView['package'];
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      /** The server's own sandbox settings (docs/user/sandbox.md), and the Files server's roots (its profile has them). */
+      sandbox: SandboxSettings;
+      roots: string[];
+    }
   | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string; oauthClient?: OAuthClientSecrets };
 
 /** A pre-registered OAuth client's secret or private key, as kept in the secret store. */
@@ -74,6 +86,10 @@ export interface McpServerConfigService {
   import(source: ImportSource, only?: readonly string[]): { added: string[]; skip: McpImportPreview['skip'] };
   /** The server's launch parameters with its secrets; throws `unavailable` naming a secret that is missing. */
   launchConfig(name: string): LaunchConfig;
+  /** The server's own sandbox settings (docs/user/sandbox.md#profiles); throws `not_found`, `invalid_input` for an HTTP server. */
+  sandboxSettings(name: string): { name: string; settings: SandboxSettings };
+  /** Replaces the server's own sandbox settings; the server restarts with them. Throws as `sandboxSettings`. */
+  setSandboxSettings(name: string, settings: SandboxSettings): void;
   /** The server's call timeout in ms (its own or the default); throws `not_found`. */
   callTimeoutMs(name: string): number;
   /** The secret values of one server (to keep them out of its logs). */
@@ -290,7 +306,21 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         args: server.args ?? [],
         env: read('env', server.env),
         ...(server.cwd ? { cwd: server.cwd } : {}),
+        sandbox: server.sandbox ?? {},
+        // The Files server's roots are in its profile (a change restarts it in its new box); other servers' are not.
+        roots: server.package === '@modelcontextprotocol/server-filesystem' ? effectiveRoots(server) : [],
       };
+    },
+    sandboxSettings(name) {
+      const [key, server] = require(name);
+      if (isHttpServer(server)) throw new WorkbenchError('invalid_input', `"${key}" is a remote (HTTP) server: it runs elsewhere, so it has no sandbox here.`, { name: key });
+      return { name: key, settings: server.sandbox ?? {} };
+    },
+    setSandboxSettings(name, settings) {
+      const { name: key } = service.sandboxSettings(name);
+      const next = SandboxSettingsSchema.parse(settings);
+      const empty = Object.values(next).every((value) => value === undefined);
+      update((servers) => Object.fromEntries(Object.entries(servers).map(([candidate, value]) => (candidate === key ? [candidate, { ...value, sandbox: empty ? undefined : next }] : [candidate, value]))));
     },
     callTimeoutMs: (name) => require(name)[1].callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
     secretValues(name) {

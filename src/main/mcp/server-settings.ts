@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { guardedRecord, settingName, settingsRecord } from '../../shared/setting-names';
 import { BundledServerPackageSchema, McpHttpTransportSchema, McpLogLevelSchema } from '../../shared/mcp';
+import { SandboxSettingsSchema } from './sandbox/profile';
 
 /**
  * The `mcpServers` section of settings.json, in the shape Claude Desktop and Cursor use:
@@ -41,6 +42,8 @@ export const StdioServerSettingsSchema = z.looseObject({
   args: z.array(z.string()).optional(),
   env: StringMapSchema.optional(),
   cwd: z.string().optional(),
+  /** What the server may touch in its sandbox (docs/user/sandbox.md#profiles). */
+  sandbox: SandboxSettingsSchema.optional(),
   ...OptionsShape,
 });
 export const HttpServerSettingsSchema = z.looseObject({

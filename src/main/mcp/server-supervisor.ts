@@ -12,6 +12,7 @@ import type { LogRing } from './log-ring';
 import type { StartSlots } from './start-slots';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
+import type { SandboxBlock, SandboxHost } from './sandbox';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
@@ -51,6 +52,8 @@ export interface SupervisorOptions {
   stopGraceMs?: number | undefined;
   /** Shared by a host's servers: how many local processes start at once (start-slots.ts). None: no limit. */
   startSlots?: StartSlots | undefined;
+  /** Where and how stdio servers are contained (docs/user/sandbox.md); none: they run unconfined. */
+  sandbox?: SandboxHost | undefined;
 }
 
 export interface SupervisorDependencies {
@@ -80,6 +83,8 @@ export interface SupervisorDependencies {
   roots(): string[];
   /** A subscribed resource changed on the server. */
   onResourceUpdated?(uri: string): void;
+  /** The sandbox refused the server something; `call` is the tool call running then, when exactly one was. */
+  onBlock?(block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined): void;
 }
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
@@ -141,6 +146,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   let refreshAgain = false;
   // A call's timeout stands still while the server's own request waits for the person or the model (call-clock.ts).
   const clocks = createCallClocks();
+  /** The tool calls in flight, so that a block the sandbox reports can be put with the one call running then. */
+  const running = new Map<number, { toolName: string; chatId?: string | undefined; blocks: string[] }>();
+  let nextCall = 0;
   const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, name, clocks);
 
   const setStatus = (next: Omit<SupervisorStatus, 'since' | 'recentCrashes'>): void => {
@@ -185,6 +193,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         },
         serverRequests,
         oauth: deps.oauth?.(config),
+        sandbox: options.sandbox,
+        onBlock: (block) => {
+          const call = running.size === 1 ? [...running.values()][0] : undefined;
+          call?.blocks.push(connector?.describeBlock(name, block) ?? block.target);
+          deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
+        },
       }).finally(() => release?.());
     } catch (error) {
       if (gen === generation) starting = undefined;
@@ -213,6 +227,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       state: 'ready',
       ...(opened.pid !== undefined ? { pid: opened.pid } : {}),
       transport: opened.transport,
+      ...(opened.containment ? { containment: opened.containment } : {}),
       ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
       features: {
         logging: Boolean(offers.logging),
@@ -383,6 +398,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         options.chatId,
       );
       const forward = (): void => aborter.abort(signal?.reason);
+      const callId = nextCall++;
+      const inFlight = { toolName, chatId: options.chatId, blocks: [] as string[] };
+      running.set(callId, inFlight);
       if (signal?.aborted) forward();
       else signal?.addEventListener('abort', forward, { once: true });
       try {
@@ -407,12 +425,15 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         );
         clock.stop();
         signal?.removeEventListener('abort', forward);
+        running.delete(callId);
         const problem = raw.structuredContent && !raw.isError ? validateOutput?.(raw.structuredContent) : undefined;
-        return normaliseToolResult(raw, { outputSchemaProblem: problem });
+        const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
+        return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
       } catch (error) {
         clock.stop();
         signal?.removeEventListener('abort', forward);
         const what = `"${toolName}" on "${name}"`;
+        running.delete(callId);
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
           if (gen === generation && connection === current) signInNeeded(current, error, `The call to "${toolName}"`);

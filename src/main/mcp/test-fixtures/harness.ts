@@ -7,11 +7,12 @@ import type { McpServerInput, McpServerState, McpServerView } from '../../../sha
 import { createEventHub, type EventHub } from '../../event-hub';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretStore } from '../../settings/secret-store';
 import { openSettingsStore, SETTINGS_FILE_NAME } from '../../settings/settings-store';
-import { createMcpHost, type McpHost, type McpHostOptions } from '../mcp-host';
+import { createMcpHost, type McpHost, type McpHostDependencies, type McpHostOptions } from '../mcp-host';
 import { OPEN_DOOR } from '../call-door';
 import { createMcpServerConfigService, type McpServerConfigService } from '../server-config-service';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./misbehaving-server.ts', import.meta.url));
+export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.ts', import.meta.url));
 
 /** A stdio server running the misbehaving fixture with these environment variables. */
 export function fixtureServer(env: Record<string, string> = {}, extra: Partial<McpServerInput> = {}): McpServerInput {
@@ -46,7 +47,8 @@ export function createTestHost(
     options = {},
     openSignInPage,
     dir: existing,
-  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string } = {},
+    onBlock,
+  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string; onBlock?: McpHostDependencies['onBlock'] } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
   const settings = openSettingsStore(path.join(dir, SETTINGS_FILE_NAME));
@@ -67,6 +69,7 @@ export function createTestHost(
     // The host alone, without a policy: every call goes in (the door's own tests: src/main/chat/call-door.test.ts).
     door: OPEN_DOOR,
     ...(openSignInPage ? { openSignInPage } : {}),
+    ...(onBlock ? { onBlock } : {}),
   });
   const test: TestHost = {
     dir,

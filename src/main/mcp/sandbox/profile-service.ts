@@ -1,0 +1,145 @@
+import path from 'node:path';
+import type { ManagedSandbox } from '../../../shared/approval';
+import { SERVER_REQUEST_NO_CHAT, type AuditRecorder, type PolicyChangeActor } from '../../audit/audit-log';
+import { WorkbenchError } from '../../errors';
+import type { McpServerConfigService } from '../server-config-service';
+import type { SandboxBlock } from './contain';
+import type { SandboxView } from '../../../shared/sandbox';
+import { sandboxAvailability, type SandboxAvailability } from './bwrap';
+import { appInstallation } from './index';
+import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from './limits';
+import { effectiveProfile, normaliseHost, type SandboxSettings } from './profile';
+
+/** One entry of a profile the person can grant or take back. */
+export type ProfileGrant = { kind: 'read' | 'write'; path: string } | { kind: 'connect'; host: string } | { kind: 'env'; name: string };
+
+const FIELD = { read: 'read', write: 'write', connect: 'hosts', env: 'env' } as const;
+
+/**
+ * Widening and narrowing a server's sandbox profile (docs/user/sandbox.md#widening): each change is checked against
+ * the organisation's limits, recorded in the audit log before it applies (a `policy` row: what it grants, to which
+ * server), and takes effect at the server's next start, which the change itself causes. Blocks are recorded here too.
+ */
+export interface SandboxProfileService {
+  /** The server's own settings (what was granted beyond its shipped profile). */
+  get(serverName: string): { name: string; settings: SandboxSettings; limits: ManagedSandbox };
+  /** Adds a grant; refused (`locked`) where the organisation forbids it. Returns the grant as stored. */
+  widen(serverName: string, grant: ProfileGrant): ProfileGrant;
+  /** Takes a grant back; `not_found` when the profile does not have it. */
+  narrow(serverName: string, grant: ProfileGrant): void;
+  /** Records a block as an audit row (a `decision` by the sandbox: `auto_deny`). */
+  recordBlock(serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined): void;
+  /** The server's sandbox as Settings and the CLI show it. */
+  view(serverName: string): SandboxView;
+  /** What a grant gives, in words: "Files may read /home/me/projects (and everything in it)". */
+  describe(serverName: string, grant: ProfileGrant): string;
+}
+
+export function createSandboxProfileService(deps: {
+  config: McpServerConfigService;
+  audit: AuditRecorder;
+  limits: ManagedSandbox | undefined;
+  dataDir: string;
+  actor: PolicyChangeActor;
+  availability?: () => SandboxAvailability;
+}): SandboxProfileService {
+  const limits = { ...NO_SANDBOX_LIMITS, ...(deps.limits ?? {}) };
+  const normalise = (grant: ProfileGrant): ProfileGrant => {
+    if (grant.kind === 'env') {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(grant.name)) throw new WorkbenchError('invalid_input', `"${grant.name}" is not an environment variable name.`);
+      return grant;
+    }
+    if (grant.kind === 'read' || grant.kind === 'write') {
+      if (!path.isAbsolute(grant.path)) throw new WorkbenchError('invalid_input', `"${grant.path}" is not an absolute path.`);
+      return { kind: grant.kind, path: path.resolve(grant.path) };
+    }
+    try {
+      return { kind: 'connect', host: normaliseHost((grant as { host: string }).host) };
+    } catch (error) {
+      throw new WorkbenchError('invalid_input', (error as Error).message);
+    }
+  };
+  const valueOf = (grant: ProfileGrant): string => (grant.kind === 'connect' ? grant.host : grant.kind === 'env' ? grant.name : grant.path);
+  const service: SandboxProfileService = {
+    get(serverName) {
+      return { ...deps.config.sandboxSettings(serverName), limits };
+    },
+    widen(serverName, requested) {
+      const grant = normalise(requested);
+      const { name, settings } = deps.config.sandboxSettings(serverName);
+      assertMayGrant(grant.kind, valueOf(grant), { limits, dataDir: deps.dataDir });
+      const field = FIELD[grant.kind];
+      const current = settings[field] ?? [];
+      if (current.includes(valueOf(grant))) return grant;
+      const next = { ...settings, [field]: [...current, valueOf(grant)] };
+      deps.audit.recordPolicyChange({
+        actor: deps.actor,
+        summary: `Sandbox: ${service.describe(name, grant)}`,
+        serverName: name,
+        before: { [`sandbox/${field}`]: current },
+        after: { [`sandbox/${field}`]: next[field] },
+      });
+      deps.config.setSandboxSettings(name, next);
+      return grant;
+    },
+    narrow(serverName, requested) {
+      const grant = normalise(requested);
+      const { name, settings } = deps.config.sandboxSettings(serverName);
+      if (limits.lockProfiles) throw new WorkbenchError('locked', 'Your organisation locks the servers\u2019 sandbox profiles.');
+      const field = FIELD[grant.kind];
+      const current = settings[field] ?? [];
+      if (!current.includes(valueOf(grant))) throw new WorkbenchError('not_found', `The sandbox profile of "${name}" does not grant ${valueOf(grant)}.`);
+      const remaining = current.filter((entry) => entry !== valueOf(grant));
+      deps.audit.recordPolicyChange({
+        actor: deps.actor,
+        summary: `Sandbox: ${name} may no longer ${verb(grant)} ${valueOf(grant)}`,
+        serverName: name,
+        before: { [`sandbox/${field}`]: current },
+        after: { [`sandbox/${field}`]: remaining },
+      });
+      deps.config.setSandboxSettings(name, { ...settings, [field]: remaining.length > 0 ? remaining : undefined });
+    },
+    recordBlock(serverName, block, call) {
+      deps.audit.recordDecision({
+        chatId: call?.chatId ?? SERVER_REQUEST_NO_CHAT,
+        toolCallId: `sandbox-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+        serverName,
+        toolName: `sandbox/${block.kind}`,
+        decision: 'auto_deny',
+        actor: 'system',
+        decidedBy: 'sandbox',
+        reason: `${serverName} tried to ${verb({ kind: block.kind } as ProfileGrant)} ${block.target}${call ? ` during ${call.toolName}` : ''}: not in its sandbox profile`,
+        args: { target: block.target, ...(call ? { call: call.toolName } : {}) },
+      });
+    },
+    view(serverName) {
+      const server = deps.config.get(serverName);
+      const base = { name: server.name, limits, allowUnconfined: false };
+      if (server.kind === 'http') return { ...base, kind: 'remote', reason: 'It runs elsewhere and is reached over HTTP: a sandbox here has nothing to contain.' };
+      const launch = deps.config.launchConfig(server.name);
+      if (launch.kind !== 'stdio') throw new WorkbenchError('internal', 'a stdio server launched over HTTP');
+      const settings = launch.sandbox;
+      const granted = { read: settings.read ?? [], write: settings.write ?? [], hosts: settings.hosts ?? [], env: settings.env ?? [] };
+      const availability = (deps.availability ?? sandboxAvailability)();
+      const allowUnconfined = settings.allowUnconfined ?? false;
+      if (!availability.available) return { ...base, kind: 'not-contained', reason: availability.reason, granted, allowUnconfined };
+      const context = { runtimeCommand: process.execPath, appRoot: appInstallation(), dataDir: deps.dataDir };
+      const contained = { name: launch.name, command: launch.command, package: launch.package, args: launch.args, env: launch.env, cwd: launch.cwd, roots: launch.roots };
+      const shipped = new Set(Object.values(effectiveProfile({ ...contained, sandbox: {} }, context)).flat());
+      const { profile } = capProfile(effectiveProfile({ ...contained, sandbox: settings }, context), { limits, dataDir: deps.dataDir }, shipped);
+      return { ...base, kind: 'contained', profile, granted, allowUnconfined };
+    },
+    describe(serverName, grant) {
+      const value = valueOf(grant);
+      if (grant.kind === 'read') return `${serverName} may read ${value} (and everything in it)`;
+      if (grant.kind === 'write') return `${serverName} may read and write ${value} (and everything in it)`;
+      if (grant.kind === 'connect') return `${serverName} may connect to ${value} (that host and port only)`;
+      return `${serverName} receives the environment variable ${value} from AI Workbench's environment`;
+    },
+  };
+  return service;
+}
+
+function verb(grant: Pick<ProfileGrant, 'kind'>): string {
+  return { read: 'read', write: 'write', connect: 'connect to', env: 'read the environment variable' }[grant.kind];
+}
