@@ -80,7 +80,11 @@ export default defineConfig({
       minify: true,
       rollupOptions: {
         input: { index: resolve('src/renderer/index.html') },
-        output: { codeSplitting: { groups: [firstScreenChunk(resolve('src/renderer/src/main.tsx'), resolve('src/renderer/src/start.tsx'))] } },
+        output: {
+          codeSplitting: {
+            groups: [firstScreenChunk(resolve('src/renderer/src/main.tsx'), resolve('src/renderer/src/start.tsx'))],
+          },
+        },
       },
     },
   },

@@ -9,7 +9,8 @@ import tseslint from 'typescript-eslint';
  * they may not make. `src/main/boundaries.test.ts` proves each rule fires.
  */
 const ELECTRON = '^electron(/|$)';
-const NODE_BUILTINS = '^(node:|(fs|path|os|child_process|crypto|http|https|net|url|util|stream|worker_threads|module)(/|$))';
+const NODE_BUILTINS =
+  '^(node:|(fs|path|os|child_process|crypto|http|https|net|url|util|stream|worker_threads|module)(/|$))';
 const folder = (...names) => `(^|/)(${names.join('|')})(/|$)`;
 const SERVICE_FOLDERS = ['mcp', 'llm', 'approval', 'audit', 'chat', 'settings', 'storage'];
 
@@ -24,36 +25,74 @@ const electronOnlyInShell = { regex: ELECTRON, message: "Only src/main/electron 
 const namedExportsOnly = { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' };
 
 export const boundaries = [
-  restrict(['src/shared/**'], [
-    { regex: `${ELECTRON}|^react(-dom)?(/|$)|${NODE_BUILTINS}`, message: 'src/shared is the contract: it imports nothing from Node, the DOM, React or Electron.' },
-    { regex: folder('main', 'renderer', 'preload', 'cli'), message: 'src/shared imports only src/shared.' },
-    { regex: '^zod$', message: "src/shared takes z from './zod', which configures it for the pages' CSP first." },
-  ]),
-  restrict(['src/renderer/**'], [
-    { regex: `${ELECTRON}|${NODE_BUILTINS}`, message: 'The renderer talks to main only through window.workbench.' },
-    { regex: folder('main', 'preload', 'cli'), message: 'The renderer imports only src/shared and browser packages.' },
-  ]),
-  restrict(['src/preload/**'], [
-    { regex: `${folder('main', 'renderer', 'cli')}|${NODE_BUILTINS}`, message: 'The preload imports only electron and src/shared.' },
-  ]),
+  restrict(
+    ['src/shared/**'],
+    [
+      {
+        regex: `${ELECTRON}|^react(-dom)?(/|$)|${NODE_BUILTINS}`,
+        message: 'src/shared is the contract: it imports nothing from Node, the DOM, React or Electron.',
+      },
+      { regex: folder('main', 'renderer', 'preload', 'cli'), message: 'src/shared imports only src/shared.' },
+      { regex: '^zod$', message: "src/shared takes z from './zod', which configures it for the pages' CSP first." },
+    ],
+  ),
+  restrict(
+    ['src/renderer/**'],
+    [
+      { regex: `${ELECTRON}|${NODE_BUILTINS}`, message: 'The renderer talks to main only through window.workbench.' },
+      {
+        regex: folder('main', 'preload', 'cli'),
+        message: 'The renderer imports only src/shared and browser packages.',
+      },
+    ],
+  ),
+  restrict(
+    ['src/preload/**'],
+    [
+      {
+        regex: `${folder('main', 'renderer', 'cli')}|${NODE_BUILTINS}`,
+        message: 'The preload imports only electron and src/shared.',
+      },
+    ],
+  ),
   restrict(['src/main/**', 'src/cli/**', 'scripts/**', 'e2e/**'], [electronOnlyInShell], ['src/main/electron/**']),
-  restrict(SERVICE_FOLDERS.map((name) => `src/main/${name}/**`), [
-    electronOnlyInShell,
-    { regex: folder('host', 'electron', 'cli', 'renderer'), message: 'Services never import the hosts; the hosts import the services.' },
-  ]),
+  restrict(
+    SERVICE_FOLDERS.map((name) => `src/main/${name}/**`),
+    [
+      electronOnlyInShell,
+      {
+        regex: folder('host', 'electron', 'cli', 'renderer'),
+        message: 'Services never import the hosts; the hosts import the services.',
+      },
+    ],
+  ),
   // The pure policy engine (approval/policy): no I/O and no other service, so it is the same in every host and in tests.
-  restrict(['src/main/approval/policy/**'], [
-    electronOnlyInShell,
-    { regex: folder('host', 'electron', 'cli', 'renderer'), message: 'Services never import the hosts; the hosts import the services.' },
-    {
-      regex: `${folder('mcp', 'llm', 'audit', 'chat', 'settings', 'storage')}|^\\.\\./([^.]|\\.\\./[^.])|^(node:)?(fs|child_process|net|http|https|worker_threads)(/|$)|^better-sqlite3$`,
-      message: 'The policy engine (approval/policy) is pure: it imports only src/shared, itself and matching libraries; no I/O, no other service.',
-    },
-  ], ['src/main/approval/policy/**/*.test.ts', 'src/main/approval/policy/testing/**']),
-  restrict(['src/main/host/**'], [
-    electronOnlyInShell,
-    { regex: folder('electron', 'renderer', 'cli'), message: 'Host adapters stay free of Electron and the renderer.' },
-  ]),
+  restrict(
+    ['src/main/approval/policy/**'],
+    [
+      electronOnlyInShell,
+      {
+        regex: folder('host', 'electron', 'cli', 'renderer'),
+        message: 'Services never import the hosts; the hosts import the services.',
+      },
+      {
+        regex: `${folder('mcp', 'llm', 'audit', 'chat', 'settings', 'storage')}|^\\.\\./([^.]|\\.\\./[^.])|^(node:)?(fs|child_process|net|http|https|worker_threads)(/|$)|^better-sqlite3$`,
+        message:
+          'The policy engine (approval/policy) is pure: it imports only src/shared, itself and matching libraries; no I/O, no other service.',
+      },
+    ],
+    ['src/main/approval/policy/**/*.test.ts', 'src/main/approval/policy/testing/**'],
+  ),
+  restrict(
+    ['src/main/host/**'],
+    [
+      electronOnlyInShell,
+      {
+        regex: folder('electron', 'renderer', 'cli'),
+        message: 'Host adapters stay free of Electron and the renderer.',
+      },
+    ],
+  ),
   {
     // `import('electron')` slips past no-restricted-imports; `require` is already refused by no-require-imports.
     files: ['src/**', 'scripts/**', 'e2e/**'],
@@ -62,7 +101,10 @@ export const boundaries = [
       'no-restricted-syntax': [
         'error',
         namedExportsOnly,
-        { selector: `ImportExpression[source.value=/${ELECTRON.replace('/', '\\u002F')}/]`, message: electronOnlyInShell.message },
+        {
+          selector: `ImportExpression[source.value=/${ELECTRON.replace('/', '\\u002F')}/]`,
+          message: electronOnlyInShell.message,
+        },
       ],
     },
   },

@@ -11,10 +11,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const major = Number(process.versions.node.split('.')[0]);
 
 if (major < 22) {
-  const candidates = [path.join(root, 'node_modules', 'node', 'bin', 'node'), path.join(root, 'node_modules', '.bin', 'node')];
+  const candidates = [
+    path.join(root, 'node_modules', 'node', 'bin', 'node'),
+    path.join(root, 'node_modules', '.bin', 'node'),
+  ];
   const node22 = candidates.find((file) => existsSync(file));
   if (!node22) {
-    process.stderr.write(`workbench: AI Workbench needs Node.js 22 or newer (this is ${process.version}); install it, or run \`npm install\` to get the project's own.\n`);
+    process.stderr.write(
+      `workbench: AI Workbench needs Node.js 22 or newer (this is ${process.version}); install it, or run \`npm install\` to get the project's own.\n`,
+    );
     process.exit(1);
   }
   // Loaded here only: node:child_process (and node:net under it) would cost every start a few ms.

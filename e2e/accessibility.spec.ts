@@ -54,20 +54,33 @@ test('settings pages', async ({ page, workbench }) => {
 async function focused(page: Page): Promise<{ label: string; ring: boolean }> {
   return page.evaluate(() => {
     const scope = globalThis as unknown as {
-      document: { activeElement: { tagName: string; getAttribute(name: string): string | null; textContent: string | null } | null };
+      document: {
+        activeElement: {
+          tagName: string;
+          getAttribute(name: string): string | null;
+          textContent: string | null;
+        } | null;
+      };
       getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string; boxShadow: string };
     };
-    const element = scope.document.activeElement as (typeof scope.document.activeElement & { closest(selector: string): unknown }) | null;
+    const element = scope.document.activeElement as
+      (typeof scope.document.activeElement & { closest(selector: string): unknown }) | null;
     if (!element) return { label: '(nothing)', ring: false };
     const drawn = (target: unknown): boolean => {
       const style = scope.getComputedStyle(target);
-      return (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || (style.boxShadow !== 'none' && style.boxShadow !== '');
+      return (
+        (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) ||
+        (style.boxShadow !== 'none' && style.boxShadow !== '')
+      );
     };
     // A borderless input inside a field (the composer, the search) has its ring drawn by the field.
     const field = element.closest('.composer, .search');
     const ring = drawn(element) || (field !== null && drawn(field));
     const name = element.getAttribute('aria-label') ?? (element.textContent ?? '').trim().slice(0, 60);
-    return { label: `${element.tagName.toLowerCase()}${element.getAttribute('role') ? `[${element.getAttribute('role')}]` : ''} "${name}"`, ring };
+    return {
+      label: `${element.tagName.toLowerCase()}${element.getAttribute('role') ? `[${element.getAttribute('role')}]` : ''} "${name}"`,
+      ring,
+    };
   });
 }
 
@@ -84,7 +97,10 @@ async function tabTo(page: Page, target: RegExp, backwards = false, limit = 40):
   throw new Error(`Tab never reached ${String(target)}; it went through:\n${stops.join('\n')}`);
 }
 
-test("seed 000 by keyboard only: a new chat, a message, each of the card's three answers; a focus ring on every stop", async ({ page, workbench }) => {
+test("seed 000 by keyboard only: a new chat, a message, each of the card's three answers; a focus ring on every stop", async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
   const view = chatUi(page);
@@ -110,7 +126,11 @@ test("seed 000 by keyboard only: a new chat, a message, each of the card's three
   await tabTo(page, /^button "Allow for this chat"/, true);
   await page.keyboard.press('Space');
   await expect(view.toolCalls.nth(1)).toContainText('Done');
-  expect(((await workbench.call('grants.list', {})) as { grants: { toolName: string }[] }).grants.map((grant) => grant.toolName)).toEqual(['list_directory']);
+  expect(
+    ((await workbench.call('grants.list', {})) as { grants: { toolName: string }[] }).grants.map(
+      (grant) => grant.toolName,
+    ),
+  ).toEqual(['list_directory']);
 
   // Deny.
   await expect(view.input).toBeFocused();
@@ -123,7 +143,10 @@ test("seed 000 by keyboard only: a new chat, a message, each of the card's three
   await expect(view.input).toBeFocused();
 });
 
-test('reduced motion stops animations and transitions; more contrast strengthens borders, muted text and the focus ring', async ({ page, workbench }) => {
+test('reduced motion stops animations and transitions; more contrast strengthens borders, muted text and the focus ring', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
@@ -131,8 +154,17 @@ test('reduced motion stops animations and transitions; more contrast strengthens
   await say(page, 'write motion.txt: still');
   await view.card('write_file').getByRole('button', { name: 'Allow once', exact: true }).click();
   const chevron = view.toolCalls.first().locator('.tool-block-chevron');
-  const style = (property: 'transitionDuration' | 'borderTopColor' | 'color' | 'outlineWidth', locator = chevron): Promise<string> =>
-    locator.evaluate((element, name) => (globalThis as unknown as { getComputedStyle(target: unknown): Record<string, string> }).getComputedStyle(element)[name] ?? '', property);
+  const style = (
+    property: 'transitionDuration' | 'borderTopColor' | 'color' | 'outlineWidth',
+    locator = chevron,
+  ): Promise<string> =>
+    locator.evaluate(
+      (element, name) =>
+        (globalThis as unknown as { getComputedStyle(target: unknown): Record<string, string> }).getComputedStyle(
+          element,
+        )[name] ?? '',
+      property,
+    );
 
   expect(await style('transitionDuration')).toBe('0.12s');
   await page.emulateMedia({ reducedMotion: 'reduce' });
@@ -147,7 +179,18 @@ test('reduced motion stops animations and transitions; more contrast strengthens
   expect(await style('color', muted)).toBe('rgb(63, 68, 77)');
   await view.input.focus();
   await page.keyboard.press('Shift+Tab');
-  expect(await page.evaluate(() => (globalThis as unknown as { getComputedStyle(target: unknown): { outlineWidth: string }; document: { activeElement: unknown } }).getComputedStyle((globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement).outlineWidth)).toBe('3px');
+  expect(
+    await page.evaluate(
+      () =>
+        (
+          globalThis as unknown as {
+            getComputedStyle(target: unknown): { outlineWidth: string };
+            document: { activeElement: unknown };
+          }
+        ).getComputedStyle((globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)
+          .outlineWidth,
+    ),
+  ).toBe('3px');
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce', contrast: 'more' });
     await shoot(page, `${scheme}-36-more-contrast`);
@@ -166,18 +209,36 @@ test.describe('at 200 % zoom', () => {
 
   const noSidewaysOverflow = async (page: Page, where: string): Promise<void> => {
     const overflow = await page.evaluate(() => {
-      const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(selector: string): ArrayLike<{ className: string; scrollWidth: number; clientWidth: number }> } }).document;
-      const regions = Array.from(doc.querySelectorAll('.app, main, .chat-view, .composer, .settings-dialog, .settings-content'));
+      const doc = (
+        globalThis as unknown as {
+          document: {
+            documentElement: { scrollWidth: number; clientWidth: number };
+            querySelectorAll(
+              selector: string,
+            ): ArrayLike<{ className: string; scrollWidth: number; clientWidth: number }>;
+          };
+        }
+      ).document;
+      const regions = Array.from(
+        doc.querySelectorAll('.app, main, .chat-view, .composer, .settings-dialog, .settings-content'),
+      );
       return [
-        ...(doc.documentElement.scrollWidth > doc.documentElement.clientWidth ? [`the page: ${doc.documentElement.scrollWidth} > ${doc.documentElement.clientWidth}`] : []),
-        ...regions.filter((region) => region.scrollWidth > region.clientWidth + 1).map((region) => `.${region.className.split(' ')[0]}: ${region.scrollWidth} > ${region.clientWidth}`),
+        ...(doc.documentElement.scrollWidth > doc.documentElement.clientWidth
+          ? [`the page: ${doc.documentElement.scrollWidth} > ${doc.documentElement.clientWidth}`]
+          : []),
+        ...regions
+          .filter((region) => region.scrollWidth > region.clientWidth + 1)
+          .map((region) => `.${region.className.split(' ')[0]}: ${region.scrollWidth} > ${region.clientWidth}`),
       ];
     });
     expect(overflow, `cut off sideways on ${where}`).toEqual([]);
   };
 
   for (const scheme of ['light', 'dark'] as const) {
-    test(`${scheme}: a chat with a waiting card and two settings pages, nothing cut off`, async ({ page, workbench }) => {
+    test(`${scheme}: a chat with a waiting card and two settings pages, nothing cut off`, async ({
+      page,
+      workbench,
+    }) => {
       await page.emulateMedia({ colorScheme: scheme });
       await filesReady(workbench);
       await page.goto(workbench.url);
@@ -192,7 +253,10 @@ test.describe('at 200 % zoom', () => {
         await button.scrollIntoViewIfNeeded();
         const box = await button.boundingBox();
         expect(box, name).not.toBeNull();
-        expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 600, `${name} is inside the window sideways`).toBe(true);
+        expect(
+          (box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 600,
+          `${name} is inside the window sideways`,
+        ).toBe(true);
       }
       await noSidewaysOverflow(page, 'the chat');
       await card.getByRole('button', { name: 'Allow once', exact: true }).scrollIntoViewIfNeeded();

@@ -35,7 +35,10 @@ async function reachable(item: Locator): Promise<boolean> {
 
 for (const size of SIZES) {
   for (const scheme of ['light', 'dark'] as const) {
-    test(`${size.width}×${size.height} ${scheme}: the arguments in view, long values folded; More… opens where it can be clicked`, async ({ page, workbench }) => {
+    test(`${size.width}×${size.height} ${scheme}: the arguments in view, long values folded; More… opens where it can be clicked`, async ({
+      page,
+      workbench,
+    }) => {
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: scheme });
       await filesReady(workbench);
@@ -44,7 +47,10 @@ for (const size of SIZES) {
       await expect(page.getByRole('heading', { level: 1 })).toHaveText('Glance chat');
       const view = chatUi(page);
       const body = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the report.`).join('\n');
-      fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: 'report.txt', content: body }, 'call_long')] }, { kind: 'reply', text: ['Written.'] });
+      fake.script(
+        { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'report.txt', content: body }, 'call_long')] },
+        { kind: 'reply', text: ['Written.'] },
+      );
       await say(page, 'write the report');
       // The first-approval explanation dismissed, the card is the end of the chat: "More…" sits right above the bar.
       await page.getByRole('button', { name: 'Got it' }).click();
@@ -56,15 +62,25 @@ for (const size of SIZES) {
       await expect(args).toContainText('Line 1 of the report.');
       await expect(args).not.toContainText('Line 40 of the report.');
       await expect(args).toContainText(`… [${body.length.toLocaleString('en-US')} characters]`);
-      const unfold = card.getByRole('button', { name: `Show in full: content (${body.length.toLocaleString('en-US')} characters)` });
+      const unfold = card.getByRole('button', {
+        name: `Show in full: content (${body.length.toLocaleString('en-US')} characters)`,
+      });
       await page.mouse.move(2, 2);
       await shot(page, `glance-${size.width}-${scheme}-card-arguments`);
 
       await card.getByRole('button', { name: 'More…' }).click();
       const menu = page.getByRole('menu');
       await expect(menu.getByRole('menuitem', { name: 'Always allow this tool' })).toBeFocused();
-      for (const name of ['Always allow this tool', 'Always allow calls like this', 'Auto-approve all tools of this server']) {
-        await expect.poll(() => reachable(menu.getByRole('menuitem', { name })), { message: `${name} can be clicked where it is` }).toBe(true);
+      for (const name of [
+        'Always allow this tool',
+        'Always allow calls like this',
+        'Auto-approve all tools of this server',
+      ]) {
+        await expect
+          .poll(() => reachable(menu.getByRole('menuitem', { name })), {
+            message: `${name} can be clicked where it is`,
+          })
+          .toBe(true);
       }
       await page.mouse.move(2, 2);
       await shot(page, `glance-${size.width}-${scheme}-more-menu`);
@@ -82,20 +98,31 @@ for (const size of SIZES) {
 
 /** How far an element's content overflows it sideways and downwards (0, 0 when it fits). */
 async function overflow(element: Locator): Promise<{ x: number; y: number }> {
-  return element.evaluate((node) => ({ x: node.scrollWidth - node.clientWidth, y: node.scrollHeight - node.clientHeight }));
+  return element.evaluate((node) => ({
+    x: node.scrollWidth - node.clientWidth,
+    y: node.scrollHeight - node.clientHeight,
+  }));
 }
 
 for (const size of SIZES) {
   for (const scheme of ['light', 'dark'] as const) {
-    test(`${size.width}×${size.height} ${scheme}: the audit log's Why column in view without scrolling; the tab bar has no scrollbar`, async ({ page, workbench }) => {
+    test(`${size.width}×${size.height} ${scheme}: the audit log's Why column in view without scrolling; the tab bar has no scrollbar`, async ({
+      page,
+      workbench,
+    }) => {
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: scheme });
       await settingsFilesReady(workbench);
-      await runApprovalCycle(workbench, { title: 'A chat with a rather long title for the audit log', decision: 'TOOL_CALL_DECISION_DENY', reason: 'not in this folder, please keep to the notes folder and ask me first' });
+      await runApprovalCycle(workbench, {
+        title: 'A chat with a rather long title for the audit log',
+        decision: 'TOOL_CALL_DECISION_DENY',
+        reason: 'not in this folder, please keep to the notes folder and ask me first',
+      });
       await runApprovalCycle(workbench, { title: 'Second chat', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' });
       await page.goto(workbench.url);
       // Two chats open as tabs: the bar fits them without a scrollbar of its own.
-      for (const title of ['A chat with a rather long title for the audit log', 'Second chat']) await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: title, exact: true }).click();
+      for (const title of ['A chat with a rather long title for the audit log', 'Second chat'])
+        await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: title, exact: true }).click();
       const tabs = page.getByRole('tablist', { name: 'Open chats' });
       await expect(tabs.getByRole('tab')).toHaveCount(2);
       expect(await overflow(tabs)).toEqual({ x: 0, y: 0 });
@@ -122,12 +149,17 @@ for (const size of SIZES) {
 
 for (const size of SIZES) {
   for (const scheme of ['light', 'dark'] as const) {
-    test(`${size.width}×${size.height} ${scheme}: the card says why it asks, with the full trace a click away; a call that ran without asking says why`, async ({ page, workbench }) => {
+    test(`${size.width}×${size.height} ${scheme}: the card says why it asks, with the full trace a click away; a call that ran without asking says why`, async ({
+      page,
+      workbench,
+    }) => {
       await page.setViewportSize(size);
       await page.emulateMedia({ colorScheme: scheme });
       await filesReady(workbench);
       const { fake } = await scriptedChat(workbench, 'Why chat');
-      await workbench.call('policy.update', { tools: { Files: { write_file: 'always-ask', list_directory: 'auto-approve' } } });
+      await workbench.call('policy.update', {
+        tools: { Files: { write_file: 'always-ask', list_directory: 'auto-approve' } },
+      });
       await page.goto(workbench.url);
       await expect(page.getByRole('heading', { level: 1 })).toHaveText('Why chat');
       const view = chatUi(page);
@@ -140,14 +172,18 @@ for (const size of SIZES) {
       await page.getByRole('button', { name: 'Got it' }).click();
       const card = view.card('write_file');
       // The one step that decided, in words, on the card.
-      await expect(card.getByTestId('approval-why')).toContainText("Asks because of the tool setting 'Files.write_file' (always ask)");
+      await expect(card.getByTestId('approval-why')).toContainText(
+        "Asks because of the tool setting 'Files.write_file' (always ask)",
+      );
       await expect(card.getByRole('button', { name: 'Change in Settings' })).toBeVisible();
       await card.getByRole('button', { name: 'Full trace' }).click();
       const trace = card.getByRole('list', { name: 'The decision order, as the policy stands now' });
       await expect(trace.getByRole('listitem').filter({ hasText: "The tool's setting — decided" })).toBeVisible();
-      await expect(trace.getByRole('listitem').filter({ hasText: "Your deny rules — did not apply" })).toBeVisible();
+      await expect(trace.getByRole('listitem').filter({ hasText: 'Your deny rules — did not apply' })).toBeVisible();
       // The call that ran before it says what let it run without asking.
-      await expect(view.toolCalls.filter({ hasText: 'list_directory' })).toContainText("Ran without asking: tool setting 'Files.list_directory'");
+      await expect(view.toolCalls.filter({ hasText: 'list_directory' })).toContainText(
+        "Ran without asking: tool setting 'Files.list_directory'",
+      );
       await page.mouse.move(2, 2);
       await shot(page, `glance-${size.width}-${scheme}-why-it-asks`);
       await card.getByRole('button', { name: 'Deny', exact: true }).click();

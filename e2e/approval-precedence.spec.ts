@@ -10,9 +10,13 @@ import { openSettings } from './settings-helpers';
 
 /** Each wait spans a model round trip and a tool run; the shared machine can be slow. */
 const SLOW = { timeout: 20_000 };
-const KEEPS_ASKING = "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.";
+const KEEPS_ASKING =
+  "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.";
 
-test("a tool set to 'Always ask': the card says 'Allow for this chat' will not stop the questions, and the next call is asked again", async ({ page, workbench }) => {
+test("a tool set to 'Always ask': the card says 'Allow for this chat' will not stop the questions, and the next call is asked again", async ({
+  page,
+  workbench,
+}) => {
   // Two exchanges with the Files server on a shared machine: more than the default 30 s (as chat-screens.spec.ts).
   test.setTimeout(90_000);
   await filesReady(workbench);
@@ -29,7 +33,8 @@ test("a tool set to 'Always ask': the card says 'Allow for this chat' will not s
   await say(page, 'write one');
   const card = view.card('write_file');
   await expect(card.getByTestId('approval-keeps-asking')).toHaveText(KEEPS_ASKING, SLOW);
-  for (const name of ['Allow for this chat', 'Allow once', 'Deny']) await expect(card.getByRole('button', { name, exact: true })).toBeEnabled();
+  for (const name of ['Allow for this chat', 'Allow once', 'Deny'])
+    await expect(card.getByRole('button', { name, exact: true })).toBeEnabled();
   await card.getByRole('button', { name: 'Allow for this chat' }).click();
   await expect(view.pane.getByText('Written once.')).toBeVisible(SLOW);
   // The grant is recorded…
@@ -53,6 +58,16 @@ test("a tool set to 'Always ask': the card says 'Allow for this chat' will not s
 
 test('the settings page states the order the pipeline follows', async ({ page, workbench }) => {
   const dialog = await openSettings(page, workbench, 'Approvals');
-  await expect(dialog.getByText('“Always ask” is never silenced by “Allow for this chat”, a chat set to “Never ask” or an allow rule.', { exact: false })).toBeVisible();
-  await expect(dialog.getByText('A tool’s own setting beats its server’s, which beats the global mode; only deny rules and turning approvals off stand above them.', { exact: false })).toBeVisible();
+  await expect(
+    dialog.getByText(
+      '“Always ask” is never silenced by “Allow for this chat”, a chat set to “Never ask” or an allow rule.',
+      { exact: false },
+    ),
+  ).toBeVisible();
+  await expect(
+    dialog.getByText(
+      'A tool’s own setting beats its server’s, which beats the global mode; only deny rules and turning approvals off stand above them.',
+      { exact: false },
+    ),
+  ).toBeVisible();
 });

@@ -5,14 +5,19 @@
 import { expect, test } from './fixtures';
 import { chatUi, filesReady, say, shoot } from './chat-ui';
 
-test('approvals off in the settings: a banner in the chat, the call marked, and one button turns asking back on', async ({ page, workbench }) => {
+test('approvals off in the settings: a banner in the chat, the call marked, and one button turns asking back on', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   await workbench.call('policy.update', { mode: 'never-ask' });
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
   const view = chatUi(page);
   const banner = page.getByRole('region', { name: 'Approvals are off' });
-  await expect(banner).toContainText('Approvals are off. Tool calls in every chat run without asking you; only deny rules still stop one.');
+  await expect(banner).toContainText(
+    'Approvals are off. Tool calls in every chat run without asking you; only deny rules still stop one.',
+  );
 
   await say(page, 'write off.txt: ran unasked');
   const block = page.getByTestId('tool-call').filter({ hasText: 'write_file' });
@@ -37,7 +42,10 @@ test('approvals off in the settings: a banner in the chat, the call marked, and 
   await expect(block.first().locator('.why-off')).toBeVisible();
 });
 
-test("a chat set to never ask: the banner names the chat, its calls are marked, and 'Ask again in this chat' restores asking", async ({ page, workbench }) => {
+test("a chat set to never ask: the banner names the chat, its calls are marked, and 'Ask again in this chat' restores asking", async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
@@ -61,7 +69,11 @@ test("a chat set to never ask: the banner names the chat, its calls are marked, 
   await page.getByRole('button', { name: 'New chat' }).click();
   await expect(page.getByRole('combobox', { name: 'Approval mode' })).toHaveValue('use-tool-settings');
   await expect(banner).toHaveCount(0);
-  await page.getByRole('tablist', { name: 'Open chats' }).locator('.tab').filter({ hasText: 'write quiet.txt' }).click();
+  await page
+    .getByRole('tablist', { name: 'Open chats' })
+    .locator('.tab')
+    .filter({ hasText: 'write quiet.txt' })
+    .click();
 
   await banner.getByRole('button', { name: 'Ask again in this chat' }).click();
   await expect(banner).toHaveCount(0);

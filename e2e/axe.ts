@@ -15,14 +15,25 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // A sampling card's screenshots and checks must fit within the 60 s the server gives the person to answer.
   const result = await new AxeBuilder({ page }).withTags(TAGS).setLegacyMode().analyze();
   return result.violations.map((violation) => {
-    const nodes = violation.nodes.slice(0, 5).map((node) => `${node.target.join(' ')} — ${(node.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
+    const nodes = violation.nodes
+      .slice(0, 5)
+      .map((node) => `${node.target.join(' ')} — ${(node.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`);
     return `${violation.id} (${violation.impact}): ${violation.help}\n    ${nodes.join('\n    ')}`;
   });
 }
 
 /** Checks the page as it is now; a violation fails the test at its end (a soft assertion), naming the screen. */
 export async function checkAccessibility(page: Page, screen: string): Promise<void> {
-  const scheme = (await page.evaluate(() => (globalThis as unknown as { matchMedia(query: string): { matches: boolean } }).matchMedia('(prefers-color-scheme: dark)').matches)) ? 'dark' : 'light';
+  const scheme = (await page.evaluate(
+    () =>
+      (globalThis as unknown as { matchMedia(query: string): { matches: boolean } }).matchMedia(
+        '(prefers-color-scheme: dark)',
+      ).matches,
+  ))
+    ? 'dark'
+    : 'light';
   const found = await axeViolations(page);
-  expect.soft(found, `axe found ${found.length} violation(s) on "${screen}" (${scheme}):\n${found.join('\n')}`).toEqual([]);
+  expect
+    .soft(found, `axe found ${found.length} violation(s) on "${screen}" (${scheme}):\n${found.join('\n')}`)
+    .toEqual([]);
 }

@@ -123,9 +123,12 @@ test('a data folder other users could read is made owner-only at start, with a n
   const server = track(start(['--port', '0'], home));
   expect(await server.ready, server.output.stderr).not.toBeNull();
   // stderr is another pipe: its line may arrive after the ready line.
-  await expect.poll(() => server.output.stderr).toContain(`Other users of this computer could read AI Workbench's data folder ${home}`);
+  await expect
+    .poll(() => server.output.stderr)
+    .toContain(`Other users of this computer could read AI Workbench's data folder ${home}`);
   expect(fs.statSync(home).mode & 0o777).toBe(0o700);
-  for (const name of ['workbench.db', 'workbench.db-wal', 'workbench.db-shm']) expect(fs.statSync(path.join(home, name)).mode & 0o777, name).toBe(0o600);
+  for (const name of ['workbench.db', 'workbench.db-wal', 'workbench.db-shm'])
+    expect(fs.statSync(path.join(home, name)).mode & 0o777, name).toBe(0o600);
 });
 
 test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
@@ -137,7 +140,9 @@ test('SIGTERM shuts the server down cleanly and the data is kept', async () => {
   expect(fs.existsSync(path.join(home, 'workbench.db'))).toBe(true);
 });
 
-test('the browser is opened on a redirect page only its owner can read: the token is on no command line', async ({ page }) => {
+test('the browser is opened on a redirect page only its owner can read: the token is on no command line', async ({
+  page,
+}) => {
   test.skip(process.platform === 'win32', 'POSIX file modes and a shell-script xdg-open');
   // A start, a page load and a stop: 10 s on a quiet machine, 30 s when 2 cores serve a load of 20.
   test.setTimeout(90_000);
@@ -146,10 +151,17 @@ test('the browser is opened on a redirect page only its owner can read: the toke
   const bin = path.join(home, 'bin');
   const recorded = path.join(home, 'xdg-open-args');
   fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > '${recorded}'\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > '${recorded}'\n`, {
+    mode: 0o755,
+  });
   const child = spawn(process.execPath, [BROWSER_ENTRY, '--port', '0'], {
     cwd: ROOT,
-    env: { ...process.env, WORKBENCH_HOME: home, DISPLAY: ':99', PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` },
+    env: {
+      ...process.env,
+      WORKBENCH_HOME: home,
+      DISPLAY: ':99',
+      PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -217,7 +229,9 @@ test('a fresh data folder starts the Files MCP server in its sandbox, and SIGTER
   const pid = server.child.pid as number;
   let files: number | undefined;
   await expect
-    .poll(() => (files = childrenOf(pid).find((child) => commandLine(child).includes('server-filesystem'))), { timeout: 10_000 })
+    .poll(() => (files = childrenOf(pid).find((child) => commandLine(child).includes('server-filesystem'))), {
+      timeout: 10_000,
+    })
     .toBeDefined();
   expect(commandLine(files as number)).toContain(path.join(home, 'sandbox'));
   expect(fs.statSync(path.join(home, 'sandbox')).isDirectory()).toBe(true);
@@ -228,7 +242,10 @@ test('a fresh data folder starts the Files MCP server in its sandbox, and SIGTER
 
 test('npm start says in one line that there is no Electron binary, then serves browser mode', async () => {
   const electronDist = path.join(ROOT, 'node_modules', 'electron', 'dist');
-  test.skip(fs.existsSync(electronDist), 'An Electron binary is installed here, so npm start runs the desktop app instead');
+  test.skip(
+    fs.existsSync(electronDist),
+    'An Electron binary is installed here, so npm start runs the desktop app instead',
+  );
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.ts'), '--port', '0', '--no-open'], {
     cwd: ROOT,
     env: { ...process.env, WORKBENCH_HOME: tempHome() },

@@ -24,9 +24,16 @@ async function open(page: Page, workbench: Workbench, title = 'Scripted chat'): 
 }
 
 /** The audit log's decision rows for a call (its id as the card holds it): what was decided, and the edit's arguments. */
-async function decisionOf(workbench: Workbench, toolCallId: string): Promise<{ decision: string; editedArgs: unknown }[]> {
-  const page = (await workbench.call('audit.query', { kind: 'decision', toolName: 'write_file' })) as { entries: { toolCallId: string; decision: string; editedArgs: unknown }[] };
-  return page.entries.filter((entry) => entry.toolCallId === toolCallId).map(({ decision, editedArgs }) => ({ decision, editedArgs }));
+async function decisionOf(
+  workbench: Workbench,
+  toolCallId: string,
+): Promise<{ decision: string; editedArgs: unknown }[]> {
+  const page = (await workbench.call('audit.query', { kind: 'decision', toolName: 'write_file' })) as {
+    entries: { toolCallId: string; decision: string; editedArgs: unknown }[];
+  };
+  return page.entries
+    .filter((entry) => entry.toolCallId === toolCallId)
+    .map(({ decision, editedArgs }) => ({ decision, editedArgs }));
 }
 
 const sandbox = (workbench: Workbench, file: string): string => path.join(workbench.dataDir, 'sandbox', file);
@@ -34,16 +41,30 @@ const sandbox = (workbench: Workbench, file: string): string => path.join(workbe
 /** Two writes in one turn: a batch of two cards. */
 function scriptBatch(fake: FakeLlmServer): void {
   fake.script(
-    { kind: 'reply', text: ['I will write both files.'], toolCalls: [filesCall('write_file', { path: 'a.txt', content: 'alpha' }, 'call_a'), filesCall('write_file', { path: 'b.txt', content: 'beta' }, 'call_b')] },
+    {
+      kind: 'reply',
+      text: ['I will write both files.'],
+      toolCalls: [
+        filesCall('write_file', { path: 'a.txt', content: 'alpha' }, 'call_a'),
+        filesCall('write_file', { path: 'b.txt', content: 'beta' }, 'call_b'),
+      ],
+    },
     { kind: 'reply', text: ['Both files are handled.'] },
   );
 }
 
-test('a single call: "Allow for this chat" runs it and later calls of that tool run without asking, with the reason shown', async ({ page, workbench }) => {
+test('a single call: "Allow for this chat" runs it and later calls of that tool run without asking, with the reason shown', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script(
-    { kind: 'reply', text: ['Writing.'], toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')] },
+    {
+      kind: 'reply',
+      text: ['Writing.'],
+      toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')],
+    },
     { kind: 'reply', text: ['Written once.'] },
   );
   await say(page, 'write one');
@@ -53,7 +74,11 @@ test('a single call: "Allow for this chat" runs it and later calls of that tool 
   await expect(view.input).toBeEnabled();
 
   fake.script(
-    { kind: 'reply', text: ['Writing again.'], toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')] },
+    {
+      kind: 'reply',
+      text: ['Writing again.'],
+      toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')],
+    },
     { kind: 'reply', text: ['Written twice.'] },
   );
   await say(page, 'write two');
@@ -97,7 +122,10 @@ test('deny with a reason: the model is told the reason', async ({ page, workbenc
   await expect(view.toolCalls.first()).toContainText('not that file');
 });
 
-test('a batch: each decision shows its disposition with Undo; the last one sends, and the exchange is one message', async ({ page, workbench }) => {
+test('a batch: each decision shows its disposition with Undo; the last one sends, and the exchange is one message', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
@@ -116,7 +144,9 @@ test('a batch: each decision shows its disposition with Undo; the last one sends
   await expect(first.getByRole('button', { name: 'Allow once', exact: true })).toBeVisible();
   expect(fake.generations()).toHaveLength(1);
   // A screen reader hears it, and the keyboard stays in the card.
-  await expect(page.getByTestId('chat-announcer')).toHaveText(/^Undone: Run write_file from Files waits for your decision again\./);
+  await expect(page.getByTestId('chat-announcer')).toHaveText(
+    /^Undone: Run write_file from Files waits for your decision again\./,
+  );
   await expect(first).toBeFocused();
 
   await first.getByRole('button', { name: 'Allow for this chat' }).click();
@@ -136,7 +166,10 @@ test('a batch: each decision shows its disposition with Undo; the last one sends
   await expect(fs.access(path.join(workbench.dataDir, 'sandbox', 'b.txt'))).rejects.toThrow();
 });
 
-test('a message sent while the chat is scrolled up brings the list down: its reply and approval cards arrive in view', async ({ page, workbench }) => {
+test('a message sent while the chat is scrolled up brings the list down: its reply and approval cards arrive in view', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1} of a long answer.\n\n`);
@@ -161,18 +194,31 @@ test('a message sent while the chat is scrolled up brings the list down: its rep
   await expect.poll(async () => (await inList(view.cards.first())) || (await inList(view.cards.last()))).toBe(true);
   // And the message that asked for them, unless the list kept to the cards' end: the exchange is then taller than the
   // list (the notification offer, shown with the first waiting call, takes 75 px of it).
-  await expect.poll(async () => (await inList(view.pane.getByText('Now write both files.'))) || (await inList(view.cards.last()))).toBe(true);
+  await expect
+    .poll(async () => (await inList(view.pane.getByText('Now write both files.'))) || (await inList(view.cards.last())))
+    .toBe(true);
 });
 
-test('a call that starts waiting later in the same exchange brings the list down to its card, wherever the person had scrolled', async ({ page, workbench }) => {
+test('a call that starts waiting later in the same exchange brings the list down to its card, wherever the person had scrolled', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   const { fake, chatId } = await scriptedChat(workbench, 'Scripted chat');
   await page.goto(workbench.url);
   const view = chatUi(page);
   const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1} of a long answer.\n\n`);
   fake.script(
-    { kind: 'reply', text: paragraphs, toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')] },
-    { kind: 'reply', text: ['One more.'], toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')] },
+    {
+      kind: 'reply',
+      text: paragraphs,
+      toolCalls: [filesCall('write_file', { path: 'one.txt', content: '1' }, 'call_1')],
+    },
+    {
+      kind: 'reply',
+      text: ['One more.'],
+      toolCalls: [filesCall('write_file', { path: 'two.txt', content: '2' }, 'call_2')],
+    },
     { kind: 'reply', text: ['Both written.'] },
   );
   await say(page, 'Write two files.');
@@ -182,15 +228,21 @@ test('a call that starts waiting later in the same exchange brings the list down
   await page.mouse.wheel(0, -20_000);
   await expect(view.pane.getByText('Write two files.')).toBeInViewport();
   await expect(view.cards.first()).not.toBeInViewport();
-  const pending = ((await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] }).approvals;
+  const pending = (
+    (await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] }
+  ).approvals;
   expect(pending).toHaveLength(1);
   await workbench.call('chat.send', {
     chatId,
-    message: { role: 'approval', toolCallApprovals: [{ toolCallId: pending[0]?.request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] },
+    message: {
+      role: 'approval',
+      toolCallApprovals: [{ toolCallId: pending[0]?.request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }],
+    },
   });
   // The second call waits: its card is brought into view, though the exchange is the same one.
   const waitingNow = async (): Promise<string | undefined> =>
-    ((await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] }).approvals[0]?.request.toolCallId;
+    ((await workbench.call('approvals.pending', { chatId })) as { approvals: { request: { toolCallId: string } }[] })
+      .approvals[0]?.request.toolCallId;
   await expect.poll(waitingNow).not.toBe(pending[0]?.request.toolCallId);
   await expect.poll(waitingNow).toBeDefined();
   await expect(view.cards).toHaveCount(1);
@@ -216,7 +268,10 @@ test('Allow all once and Deny all answer every undecided call', async ({ page, w
   await expect(view.toolCalls.filter({ hasText: 'Denied' })).toHaveCount(2);
 });
 
-test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter allows all, Alt+Escape denies all', async ({ page, workbench }) => {
+test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter allows all, Alt+Escape denies all', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
@@ -227,7 +282,10 @@ test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter 
   await page.keyboard.press('Enter');
   await expect(view.cards.nth(0)).toContainText('Approved once');
   await view.cards.nth(1).focus();
-  await expect(view.cards.nth(1).getByRole('button', { name: 'Deny', exact: true })).toHaveAttribute('title', 'Deny (Escape)');
+  await expect(view.cards.nth(1).getByRole('button', { name: 'Deny', exact: true })).toHaveAttribute(
+    'title',
+    'Deny (Escape)',
+  );
   await page.keyboard.press('Escape');
   await expect(view.pane.getByText('Both files are handled.')).toBeVisible();
   await expect(view.toolCalls.nth(0)).toContainText('Done');
@@ -248,7 +306,10 @@ test('keyboard: Enter allows the focused card once, Escape denies it, Alt+Enter 
   await expect(view.toolCalls.filter({ hasText: 'Denied' })).toHaveCount(3);
 });
 
-test('edit arguments: the form runs the edited call (tagged "edited"); invalid JSON is refused inline and cannot be sent', async ({ page, workbench }) => {
+test('edit arguments: the form runs the edited call (tagged "edited"); invalid JSON is refused inline and cannot be sent', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script(
@@ -281,7 +342,10 @@ test('edit arguments: the form runs the edited call (tagged "edited"); invalid J
   await expect(view.toolCalls.first()).toContainText('model text');
 });
 
-test('an invalid edit: the Allow buttons are disabled and say why; pressing them, Enter, Alt+Enter or Done editing runs nothing; Deny still works', async ({ page, workbench }) => {
+test('an invalid edit: the Allow buttons are disabled and say why; pressing them, Enter, Alt+Enter or Done editing runs nothing; Deny still works', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script(
@@ -321,7 +385,9 @@ test('an invalid edit: the Allow buttons are disabled and say why; pressing them
   await page.keyboard.press('Enter');
   await expect(json).toBeFocused();
   await page.keyboard.press('Alt+Enter');
-  await expect(view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' })).toContainText('the edited arguments of write_file are not valid');
+  await expect(view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' })).toContainText(
+    'the edited arguments of write_file are not valid',
+  );
   await expect(card.getByText(/Approved/)).toHaveCount(0);
   expect(fake.generations()).toHaveLength(1);
   expect(await decisionOf(workbench, callId)).toEqual([]);
@@ -334,14 +400,20 @@ test('an invalid edit: the Allow buttons are disabled and say why; pressing them
   await expect(fs.access(sandbox(workbench, 'kept.txt'))).rejects.toThrow();
 });
 
-test('Allow all once (the button and Alt+Enter) runs each card\'s edit, and is refused as a whole while one card\'s edit is invalid', async ({ page, workbench }) => {
+test("Allow all once (the button and Alt+Enter) runs each card's edit, and is refused as a whole while one card's edit is invalid", async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
   await say(page, 'write both');
   await expect(view.cards).toHaveCount(2);
   const [first, second] = [view.cards.nth(0), view.cards.nth(1)];
-  const [firstId, secondId] = [(await first.getAttribute('data-tool-call-id')) as string, (await second.getAttribute('data-tool-call-id')) as string];
+  const [firstId, secondId] = [
+    (await first.getAttribute('data-tool-call-id')) as string,
+    (await second.getAttribute('data-tool-call-id')) as string,
+  ];
   // The first card: a form edit, editor closed again.
   await first.getByRole('button', { name: 'Edit arguments' }).click();
   await first.getByRole('textbox', { name: /content/ }).fill('alpha edited');
@@ -357,7 +429,9 @@ test('Allow all once (the button and Alt+Enter) runs each card\'s edit, and is r
   await expect(view.allowAll).toHaveAccessibleDescription('Fix the arguments of write_file first');
   await view.allowAll.click({ force: true });
   const refusal = view.pane.getByRole('alert').filter({ hasText: 'Nothing was allowed' });
-  await expect(refusal).toContainText('the edited arguments of write_file are not valid. Fix them, reset the edit, or deny that call.');
+  await expect(refusal).toContainText(
+    'the edited arguments of write_file are not valid. Fix them, reset the edit, or deny that call.',
+  );
   await expect(json).toBeFocused();
   await page.keyboard.press('Alt+Enter');
   await expect(refusal).toBeVisible();
@@ -372,22 +446,32 @@ test('Allow all once (the button and Alt+Enter) runs each card\'s edit, and is r
   expect(await fs.readFile(sandbox(workbench, 'a.txt'), 'utf8')).toBe('alpha edited');
   expect(await fs.readFile(sandbox(workbench, 'b2.txt'), 'utf8')).toBe('beta edited');
   await expect(fs.access(sandbox(workbench, 'b.txt'))).rejects.toThrow();
-  expect(await decisionOf(workbench, firstId)).toEqual([{ decision: 'allow_once', editedArgs: { path: 'a.txt', content: 'alpha edited' } }]);
-  expect(await decisionOf(workbench, secondId)).toEqual([{ decision: 'allow_once', editedArgs: { path: 'b2.txt', content: 'beta edited' } }]);
+  expect(await decisionOf(workbench, firstId)).toEqual([
+    { decision: 'allow_once', editedArgs: { path: 'a.txt', content: 'alpha edited' } },
+  ]);
+  expect(await decisionOf(workbench, secondId)).toEqual([
+    { decision: 'allow_once', editedArgs: { path: 'b2.txt', content: 'beta edited' } },
+  ]);
 
   // The button sends edits too.
   scriptBatch(fake);
   await say(page, 'write both again');
   await expect(view.cards).toHaveCount(2);
   await view.cards.nth(1).getByRole('button', { name: 'Edit arguments' }).click();
-  await view.cards.nth(1).getByRole('textbox', { name: /content/ }).fill('beta by button');
+  await view.cards
+    .nth(1)
+    .getByRole('textbox', { name: /content/ })
+    .fill('beta by button');
   await view.allowAll.click();
   await expect(view.pane.getByText('Both files are handled.').nth(1)).toBeVisible();
   expect(await fs.readFile(sandbox(workbench, 'a.txt'), 'utf8')).toBe('alpha');
   expect(await fs.readFile(sandbox(workbench, 'b.txt'), 'utf8')).toBe('beta by button');
 });
 
-test('form and JSON: switching carries what is shown over, mistakes included; JSON the form cannot show keeps the Form tab shut, saying why', async ({ page, workbench }) => {
+test('form and JSON: switching carries what is shown over, mistakes included; JSON the form cannot show keeps the Form tab shut, saying why', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script(
@@ -429,7 +513,10 @@ test('form and JSON: switching carries what is shown over, mistakes included; JS
   await expect(fs.access(sandbox(workbench, 'model.txt'))).rejects.toThrow();
 });
 
-test('Undo after an edit: the card keeps the edit, a later edit is what runs; an invalid edit denied and undone comes back as typed', async ({ page, workbench }) => {
+test('Undo after an edit: the card keeps the edit, a later edit is what runs; an invalid edit denied and undone comes back as typed', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
@@ -469,7 +556,10 @@ test('Undo after an edit: the card keeps the edit, a later edit is what runs; an
   expect(await fs.readFile(sandbox(workbench, 'b.txt'), 'utf8')).toBe('beta');
 });
 
-test('a card that moved under a still pointer drops the click and says so; aimed again, or still long enough, it decides', async ({ page, workbench }) => {
+test('a card that moved under a still pointer drops the click and says so; aimed again, or still long enough, it decides', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
@@ -483,7 +573,8 @@ test('a card that moved under a still pointer drops the click and says so; aimed
   if (!box) throw new Error('The second card has no Deny button on screen.');
   const x = box.x + box.width / 2;
   const y = box.y + box.height / 2;
-  const under = (px: number, py: number): Promise<unknown> => page.evaluate(`document.elementFromPoint(${px}, ${py})?.textContent`);
+  const under = (px: number, py: number): Promise<unknown> =>
+    page.evaluate(`document.elementFromPoint(${px}, ${py})?.textContent`);
   // The pointer rests 30 px below the second card's Deny; then the card moves down 30 px, as when something above it
   // grows, which brings Deny under the pointer; the person clicks without moving: the click was aimed at what was
   // there before. (A transform moves the card on screen without a layout change the list would answer by scrolling.)
@@ -522,7 +613,10 @@ test('a card that moved under a still pointer drops the click and says so; aimed
   await expect(view.cards.nth(0).getByRole('button', { name: 'Allow once', exact: true })).toBeVisible();
 });
 
-test('a control the person scrolls under the pointer with the wheel takes the click at once: they watched it come', async ({ page, workbench }) => {
+test('a control the person scrolls under the pointer with the wheel takes the click at once: they watched it come', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptBatch(fake);
@@ -540,14 +634,21 @@ test('a control the person scrolls under the pointer with the wheel takes the cl
   const room = await first.evaluate((card) => {
     const scroller = card.closest('[data-virtuoso-scroller]');
     const rect = scroller.getBoundingClientRect();
-    return { above: scroller.scrollTop, below: scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop, bottom: rect.bottom, top: rect.top };
+    return {
+      above: scroller.scrollTop,
+      below: scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop,
+      bottom: rect.bottom,
+      top: rect.top,
+    };
   });
   const below = room.above >= 60 && y + 60 < room.bottom - 10;
   expect(below || (room.below >= 60 && y - 60 > room.top + 10), JSON.stringify(room)).toBe(true);
   const restY = below ? y + 60 : y - 60;
   await page.mouse.move(x, restY);
   await page.mouse.wheel(0, below ? -60 : 60);
-  await expect.poll(async () => (await deny.boundingBox())?.y, { intervals: [20] }).toBeCloseTo(box.y + (below ? 60 : -60), 0);
+  await expect
+    .poll(async () => (await deny.boundingBox())?.y, { intervals: [20] })
+    .toBeCloseTo(box.y + (below ? 60 : -60), 0);
   expect(await page.evaluate(`document.elementFromPoint(${x}, ${restY})?.textContent`)).toBe('Deny');
   await page.mouse.down();
   await page.mouse.up();
@@ -555,7 +656,10 @@ test('a control the person scrolls under the pointer with the wheel takes the cl
   await expect(first.getByText('This moved just as you clicked')).toHaveCount(0);
 });
 
-test('keys in the editor stay in the editor: Enter writes a new line, Escape denies nothing; Deny with reason sends no edit', async ({ page, workbench }) => {
+test('keys in the editor stay in the editor: Enter writes a new line, Escape denies nothing; Deny with reason sends no edit', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script(
@@ -597,11 +701,17 @@ test('keys in the editor stay in the editor: Enter writes a new line, Escape den
   await expect(fs.access(sandbox(workbench, 'keys.txt'))).rejects.toThrow();
 });
 
-test('a timeout shows a countdown; when it runs out the call ends as timed out and the input opens', async ({ page, workbench }) => {
+test('a timeout shows a countdown; when it runs out the call ends as timed out and the input opens', async ({
+  page,
+  workbench,
+}) => {
   await workbench.call('policy.update', { timeoutSeconds: 4 });
   const fake = await open(page, workbench);
   const view = chatUi(page);
-  fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: 'late.txt', content: 'x' }, 'call_t')] }, { kind: 'reply', text: ['Nobody answered in time.'] });
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: 'late.txt', content: 'x' }, 'call_t')] },
+    { kind: 'reply', text: ['Nobody answered in time.'] },
+  );
   await say(page, 'write late');
   const countdown = view.card('write_file').getByTestId('countdown');
   await expect(countdown).toHaveText(/Times out in 0:0[1-4]/);
@@ -643,7 +753,10 @@ test('Stop ends a reply that is still streaming', async ({ page, workbench }) =>
   await expect(view.input).toBeEnabled();
 });
 
-test('a provider error is shown in the chat with what to do, and Try again sends again', async ({ page, workbench }) => {
+test('a provider error is shown in the chat with what to do, and Try again sends again', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   fake.script({ kind: 'error', error: 'rate_limit', retryAfterSeconds: 2 }, { kind: 'reply', text: ['Now it works.'] });

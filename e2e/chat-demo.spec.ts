@@ -8,7 +8,10 @@ import { expect, test } from './fixtures';
 import { chatUi, filesReady, say, shoot, WARNING_TEXT } from './chat-ui';
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`${scheme}: the Demo provider writes a file after "Allow once" and reads as one clean answer`, async ({ page, workbench }) => {
+  test(`${scheme}: the Demo provider writes a file after "Allow once" and reads as one clean answer`, async ({
+    page,
+    workbench,
+  }) => {
     await page.emulateMedia({ colorScheme: scheme });
     await filesReady(workbench);
     await page.goto(workbench.url);
@@ -23,7 +26,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(card.getByRole('heading', { name: 'Allow tool call from Files?' })).toBeVisible();
     await expect(card).toContainText(WARNING_TEXT);
     await expect(card.locator('strong', { hasText: 'Review each action carefully before approving' })).toBeVisible();
-    for (const name of ['Allow for this chat', 'Allow once', 'Deny']) await expect(card.getByRole('button', { name, exact: true })).toBeVisible();
+    for (const name of ['Allow for this chat', 'Allow once', 'Deny'])
+      await expect(card.getByRole('button', { name, exact: true })).toBeVisible();
     await expect(view.input).toBeDisabled();
     await expect(view.announcer).toHaveText('Approval needed: Run write_file from Files.');
     // The exact arguments are in view without a click.
@@ -38,7 +42,9 @@ for (const scheme of ['light', 'dark'] as const) {
     // One exchange, one assistant message: the approval did not split it.
     await expect(view.userMessages).toHaveCount(1);
     await expect(view.assistantMessages).toHaveCount(1);
-    await expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'notes.txt'), 'utf8')).toBe('hello from the demo');
+    await expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'notes.txt'), 'utf8')).toBe(
+      'hello from the demo',
+    );
     await shoot(page, `${scheme}-23-one-clean-answer`);
 
     await view.toolCalls.first().getByRole('button').first().click();

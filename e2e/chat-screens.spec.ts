@@ -15,21 +15,43 @@ async function hideCaret(page: Page): Promise<void> {
 }
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`${scheme}: chat states — rich reply, auto-approved and failed calls, a batch, editing, deny with reason, tabs`, async ({ page, workbench }) => {
+  test(`${scheme}: chat states — rich reply, auto-approved and failed calls, a batch, editing, deny with reason, tabs`, async ({
+    page,
+    workbench,
+  }) => {
     test.setTimeout(90_000);
     await page.emulateMedia({ colorScheme: scheme });
     await filesReady(workbench);
-    await workbench.call('policy.update', { tools: { Files: { list_directory: 'auto-approve', read_text_file: 'auto-approve' } } });
+    await workbench.call('policy.update', {
+      tools: { Files: { list_directory: 'auto-approve', read_text_file: 'auto-approve' } },
+    });
     const { fake } = await scriptedChat(workbench, 'Release checklist');
-    await workbench.call('chat.create', { title: 'Filesystem server setup', providerId: 'scripted', model: 'fake-large' });
+    await workbench.call('chat.create', {
+      title: 'Filesystem server setup',
+      providerId: 'scripted',
+      model: 'fake-large',
+    });
     await page.goto(workbench.url);
     const view = chatUi(page);
-    await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'Filesystem server setup', exact: true }).click();
-    await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'Release checklist', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'Filesystem server setup', exact: true })
+      .click();
+    await page
+      .getByRole('navigation', { name: 'Chats' })
+      .getByRole('button', { name: 'Release checklist', exact: true })
+      .click();
     await expect(view.tabs).toHaveCount(2);
 
     fake.script(
-      { kind: 'reply', text: ['Let me look at the folder first.'], toolCalls: [filesCall('list_directory', { path: '.' }, 'call_ls'), filesCall('read_text_file', { path: 'missing.md' }, 'call_missing')] },
+      {
+        kind: 'reply',
+        text: ['Let me look at the folder first.'],
+        toolCalls: [
+          filesCall('list_directory', { path: '.' }, 'call_ls'),
+          filesCall('read_text_file', { path: 'missing.md' }, 'call_missing'),
+        ],
+      },
       { kind: 'reply', text: RICH },
     );
     await say(page, 'Plan the release and show me a table.');
@@ -43,7 +65,14 @@ for (const scheme of ['light', 'dark'] as const) {
     await view.toolCalls.nth(1).getByRole('button').first().click();
 
     fake.script(
-      { kind: 'reply', text: ['I will write the two files.'], toolCalls: [filesCall('write_file', { path: 'summary.md', content: '# Summary\n\nAll good.' }, 'call_w1'), filesCall('write_file', { path: 'notes.txt', content: 'note' }, 'call_w2')] },
+      {
+        kind: 'reply',
+        text: ['I will write the two files.'],
+        toolCalls: [
+          filesCall('write_file', { path: 'summary.md', content: '# Summary\n\nAll good.' }, 'call_w1'),
+          filesCall('write_file', { path: 'notes.txt', content: 'note' }, 'call_w2'),
+        ],
+      },
       { kind: 'reply', text: ['Done.'] },
     );
     await say(page, 'Now write the summary and the notes.');
@@ -54,7 +83,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await shoot(page, `${scheme}-32-batch-one-decided`);
 
     await view.cards.nth(1).getByRole('button', { name: 'Edit arguments' }).click();
-    await view.cards.nth(1).getByRole('textbox', { name: /content/ }).fill('an edited note');
+    await view.cards
+      .nth(1)
+      .getByRole('textbox', { name: /content/ })
+      .fill('an edited note');
     await expect(view.cards.nth(1).getByText('edited', { exact: true })).toBeVisible();
     await hideCaret(page);
     await shoot(page, `${scheme}-33-edit-form`);
@@ -70,9 +102,15 @@ for (const scheme of ['light', 'dark'] as const) {
     await shoot(page, `${scheme}-38-edit-invalid-done`);
 
     await view.cards.nth(1).getByRole('button', { name: 'Deny with reason…' }).click();
-    await view.cards.nth(1).getByRole('textbox', { name: /Why deny/ }).fill('keep the old notes');
+    await view.cards
+      .nth(1)
+      .getByRole('textbox', { name: /Why deny/ })
+      .fill('keep the old notes');
     await shoot(page, `${scheme}-36-deny-with-reason`);
-    await view.cards.nth(1).getByRole('textbox', { name: /Why deny/ }).press('Enter');
+    await view.cards
+      .nth(1)
+      .getByRole('textbox', { name: /Why deny/ })
+      .press('Enter');
     await expect(view.pane.getByText('Done.')).toBeVisible();
     await hideCaret(page);
     await shoot(page, `${scheme}-37-batch-resolved`);

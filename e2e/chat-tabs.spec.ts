@@ -3,7 +3,10 @@ import { expect, test } from './fixtures';
 import { chatUi } from './chat-ui';
 import { checkAccessibility } from './axe';
 
-test('tabs open from the chat list, close, reorder with the keyboard, and come back after a reload', async ({ page, workbench }) => {
+test('tabs open from the chat list, close, reorder with the keyboard, and come back after a reload', async ({
+  page,
+  workbench,
+}) => {
   for (const title of ['Alpha', 'Beta', 'Gamma']) await workbench.call('chat.create', { title });
   await page.goto(workbench.url);
   const view = chatUi(page);
@@ -31,7 +34,11 @@ test('tabs open from the chat list, close, reorder with the keyboard, and come b
   await expect(page.getByRole('tab', { selected: true })).toHaveText('Beta');
 
   // A deleted chat loses its tab.
-  await workbench.call('chat.delete', { id: ((await workbench.call('chat.list')) as { chats: { id: string; title: string }[] }).chats.find((chat) => chat.title === 'Beta')?.id });
+  await workbench.call('chat.delete', {
+    id: ((await workbench.call('chat.list')) as { chats: { id: string; title: string }[] }).chats.find(
+      (chat) => chat.title === 'Beta',
+    )?.id,
+  });
   await expect(view.tabs).toHaveText(['Gamma']);
   // The mouse's ×.
   await page.locator('.tab').filter({ hasText: 'Gamma' }).locator('.tab-close').click();
@@ -44,17 +51,27 @@ test('changing the provider, model and approval mode of a chat', async ({ page, 
   const view = chatUi(page);
   await expect(view.providerPicker).toHaveValue('demo');
   await view.modePicker.selectOption('always-ask');
-  await expect.poll(async () => ((await workbench.call('approvals.getChatMode', { chatId: await chatId(workbench) })) as { mode: string }).mode).toBe('always-ask');
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('approvals.getChatMode', { chatId: await chatId(workbench) })) as { mode: string }).mode,
+    )
+    .toBe('always-ask');
   await view.modelPicker.fill('demo-2');
   await view.modelPicker.press('Enter');
-  await expect.poll(async () => ((await workbench.call('chat.get', { id: await chatId(workbench) })) as { model: string }).model).toBe('demo-2');
+  await expect
+    .poll(async () => ((await workbench.call('chat.get', { id: await chatId(workbench) })) as { model: string }).model)
+    .toBe('demo-2');
 });
 
 async function chatId(workbench: { call(method: string, input?: unknown): Promise<unknown> }): Promise<string> {
   return ((await workbench.call('chat.list')) as { chats: { id: string }[] }).chats[0]?.id ?? '';
 }
 
-test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "New" starts another', async ({ page, workbench }) => {
+test('quick chat (#/quick) shows one chat in the same pane, keeps to it, and "New" starts another', async ({
+  page,
+  workbench,
+}) => {
   await page.goto(workbench.url);
   // The page has taken the token for this tab (it leaves the address bar then): only now may the tab go elsewhere.
   await expect.poll(() => page.url()).toBe(`${workbench.origin}/`);

@@ -50,21 +50,39 @@ export async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /** The fake LLM server (OpenAI wire format) as a provider named "Scripted", and a chat that uses it. */
-export async function scriptedChat(workbench: Workbench, title = 'Scripted chat'): Promise<{ fake: FakeLlmServer; chatId: string }> {
+export async function scriptedChat(
+  workbench: Workbench,
+  title = 'Scripted chat',
+): Promise<{ fake: FakeLlmServer; chatId: string }> {
   const fake = await startFakeLlmServer();
-  await workbench.call('providers.add', { kind: 'openai', id: 'scripted', label: 'Scripted', baseURL: fake.baseURL('openai'), apiKey: 'sk-test-key-0123456789', defaultModel: 'fake-large' });
-  const chat = (await workbench.call('chat.create', { title, providerId: 'scripted', model: 'fake-large' })) as { id: string };
+  await workbench.call('providers.add', {
+    kind: 'openai',
+    id: 'scripted',
+    label: 'Scripted',
+    baseURL: fake.baseURL('openai'),
+    apiKey: 'sk-test-key-0123456789',
+    defaultModel: 'fake-large',
+  });
+  const chat = (await workbench.call('chat.create', { title, providerId: 'scripted', model: 'fake-large' })) as {
+    id: string;
+  };
   return { fake, chatId: chat.id };
 }
 
 /** Waits until the Files server offers its tools (it starts in the background with browser mode). */
 export async function filesReady(workbench: Workbench): Promise<void> {
   await expect
-    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Files' })) as { tools: unknown[] }).tools.length, { timeout: 20_000 })
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Files' })) as { tools: unknown[] }).tools.length, {
+      timeout: 20_000,
+    })
     .toBeGreaterThan(0);
 }
 
 /** A Files tool call the fake model makes. */
-export function filesCall(tool: string, args: Record<string, unknown>, id: string): { id: string; name: string; argumentChunks: string[] } {
+export function filesCall(
+  tool: string,
+  args: Record<string, unknown>,
+  id: string,
+): { id: string; name: string; argumentChunks: string[] } {
   return { id, name: `Files__${tool}`, argumentChunks: [JSON.stringify(args)] };
 }

@@ -193,7 +193,8 @@ test('chats persist across a server restart', async ({ page, workbench }) => {
 });
 
 test('search filters the chat list', async ({ page, workbench }) => {
-  for (const title of ['Alpha project', 'Beta notes', 'Gamma alpha review']) await workbench.call('chat.create', { title });
+  for (const title of ['Alpha project', 'Beta notes', 'Gamma alpha review'])
+    await workbench.call('chat.create', { title });
   await page.goto(workbench.url);
   const view = ui(page);
   await expect(view.items).toHaveCount(3);
@@ -229,7 +230,10 @@ test('search filters the chat list', async ({ page, workbench }) => {
   await expect(view.items).toHaveCount(3);
 });
 
-test('a long chat list: the first chats come with the first screen and every one of 300 follows', async ({ page, workbench }) => {
+test('a long chat list: the first chats come with the first screen and every one of 300 follows', async ({
+  page,
+  workbench,
+}) => {
   for (let index = 1; index <= 300; index++) await workbench.call('chat.create', { title: `Chat ${index}` });
   await page.goto(workbench.url);
   const view = ui(page);
@@ -296,7 +300,10 @@ test('the token leaves the address bar, and a reload still works', async ({ page
   expect(page.url()).toBe(`${workbench.origin}/`);
 });
 
-test('a reply that ends while the person types in the search leaves the focus and the text there', async ({ page, workbench }) => {
+test('a reply that ends while the person types in the search leaves the focus and the text there', async ({
+  page,
+  workbench,
+}) => {
   const chat = (await workbench.call('chat.create', { title: 'Alpha project' })) as { id: string };
   await workbench.call('chat.create', { title: 'Beta notes' });
   await page.goto(workbench.url);
@@ -319,13 +326,18 @@ test('a reply that ends while the person types in the search leaves the focus an
   await expect(view.items).toHaveCount(1);
 });
 
-test("the exchanges' list that cannot load says so, and a reload shows the chat with nothing lost", async ({ page, workbench }) => {
+test("the exchanges' list that cannot load says so, and a reload shows the chat with nothing lost", async ({
+  page,
+  workbench,
+}) => {
   // As when the app was updated while its page stayed open: the page asks for a chunk the server cannot give.
   await page.route('**/assets/MessageList-*.js', (route) => route.abort());
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
   await say(page, 'hello');
-  await expect(page.getByRole('main').getByText(/^Could not load the messages: .+\. Reload to try again\.$/)).toBeVisible();
+  await expect(
+    page.getByRole('main').getByText(/^Could not load the messages: .+\. Reload to try again\.$/),
+  ).toBeVisible();
 
   await page.unroute('**/assets/MessageList-*.js');
   await page.reload();

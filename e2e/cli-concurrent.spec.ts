@@ -13,7 +13,10 @@ interface Messages {
   activity: { status: string };
 }
 
-test('the CLI writes while browser mode runs: both see each other\'s chats, and the audit log verifies', async ({ page, workbench }) => {
+test("the CLI writes while browser mode runs: both see each other's chats, and the audit log verifies", async ({
+  page,
+  workbench,
+}) => {
   test.setTimeout(300_000);
   const home = workbench.dataDir;
 
@@ -39,7 +42,11 @@ test('the CLI writes while browser mode runs: both see each other\'s chats, and 
     workbench.call('chat.send', { chatId: appChat.id, message: { role: 'user', text: 'list files' } }),
   ]);
   expect(concurrentRun.code).toBe(2);
-  await expect.poll(async () => ((await workbench.call('chat.messages', { chatId: appChat.id })) as Messages).activity.status, { timeout: 30_000 }).toBe('idle');
+  await expect
+    .poll(async () => ((await workbench.call('chat.messages', { chatId: appChat.id })) as Messages).activity.status, {
+      timeout: 30_000,
+    })
+    .toBe('idle');
 
   // …is in the CLI.
   const listed = await cliJson<Chat[]>(['chats', 'list'], { home });
@@ -48,7 +55,13 @@ test('the CLI writes while browser mode runs: both see each other\'s chats, and 
   expect(shown.stdout).toMatch(/⏺ Files · list_directory · ok/);
 
   const rows = (await cliJson<AuditPage>(['audit', 'query'], { home })).entries;
-  expect(rows.map((row) => `${row.chatId === appChat.id ? 'app' : 'cli'} ${row.kind} ${row.decision ?? row.outcome} ${row.actor ?? ''}`.trim()).sort()).toEqual([
+  expect(
+    rows
+      .map((row) =>
+        `${row.chatId === appChat.id ? 'app' : 'cli'} ${row.kind} ${row.decision ?? row.outcome} ${row.actor ?? ''}`.trim(),
+      )
+      .sort(),
+  ).toEqual([
     'app decision auto_allow policy',
     // The chat's mode set to never-ask, recorded as a change of the policy by the person in the app.
     'app policy null user',

@@ -53,7 +53,12 @@ test.describe('the Electron app', () => {
   });
 
   const launch = async (): Promise<ElectronApplication> =>
-    electron.launch({ executablePath: executablePath ?? undefined, args: [MAIN_ENTRY], cwd: ROOT, env: { ...process.env, WORKBENCH_HOME: home } });
+    electron.launch({
+      executablePath: executablePath ?? undefined,
+      args: [MAIN_ENTRY],
+      cwd: ROOT,
+      env: { ...process.env, WORKBENCH_HOME: home },
+    });
 
   test('serves its window from the app scheme, with Node out of reach of the page', async () => {
     app = await launch();
@@ -64,7 +69,9 @@ test.describe('the Electron app', () => {
     expect(url).toBe('app://workbench/index.html');
     const reachable = await page.evaluate(() => {
       const scope = globalThis as unknown as Record<string, unknown>;
-      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter((name) => typeof scope[name] !== 'undefined');
+      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter(
+        (name) => typeof scope[name] !== 'undefined',
+      );
     });
     expect(reachable).toEqual([]);
   });
@@ -74,7 +81,9 @@ test.describe('the Electron app', () => {
     const page = await app.firstWindow();
     const exposed = await page.evaluate(() => {
       const api = (globalThis as unknown as { workbench: Record<string, Record<string, unknown>> }).workbench;
-      return Object.entries(api).flatMap(([space, members]) => Object.keys(members).map((member) => `${space}.${member}:${typeof members[member]}`));
+      return Object.entries(api).flatMap(([space, members]) =>
+        Object.keys(members).map((member) => `${space}.${member}:${typeof members[member]}`),
+      );
     });
     const expected = [...methodNames, ...eventNames].map((name) => `${name}:function`);
     expect(exposed.sort()).toEqual(expected.sort());
@@ -118,13 +127,21 @@ test.describe('the Electron app', () => {
         process: typeof scope.process,
       };
     });
-    expect(surface).toEqual({ workbench: 'object', create: 'function', list: 'function', require: 'undefined', process: 'undefined' });
+    expect(surface).toEqual({
+      workbench: 'object',
+      create: 'function',
+      list: 'function',
+      require: 'undefined',
+      process: 'undefined',
+    });
 
     await view.newChat.click();
     await expect(view.items).toHaveCount(1);
     await expect(view.emptyChat).toBeVisible();
     const listed = await page.evaluate(async () => {
-      const scope = globalThis as unknown as { workbench: { chat: { list(): Promise<{ chats: { title: string }[] }> } } };
+      const scope = globalThis as unknown as {
+        workbench: { chat: { list(): Promise<{ chats: { title: string }[] }> } };
+      };
       return (await scope.workbench.chat.list()).chats.map((chat) => chat.title);
     });
     expect(listed).toEqual(['New chat']);
@@ -143,22 +160,38 @@ test.describe('the Electron app', () => {
     const quick = await openQuickChat(app);
     expect(quick.url()).toBe('app://workbench/index.html#/quick');
     const shape = await app.evaluate(({ BrowserWindow }) => {
-      const window = BrowserWindow.getAllWindows().find((candidate) => candidate.webContents.getURL().endsWith('#/quick'));
-      return { alwaysOnTop: window?.isAlwaysOnTop(), maximizable: window?.isMaximizable(), width: window?.getBounds().width };
+      const window = BrowserWindow.getAllWindows().find((candidate) =>
+        candidate.webContents.getURL().endsWith('#/quick'),
+      );
+      return {
+        alwaysOnTop: window?.isAlwaysOnTop(),
+        maximizable: window?.isMaximizable(),
+        width: window?.getBounds().width,
+      };
     });
     expect(shape).toEqual({ alwaysOnTop: true, maximizable: false, width: 520 });
     // Its web preferences are the main window's (unit-tested item by item); here, their effect in the page.
     const reachable = await quick.evaluate(() => {
       const scope = globalThis as unknown as Record<string, unknown>;
-      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter((name) => typeof scope[name] !== 'undefined');
+      return ['require', 'process', 'module', 'Buffer', 'ipcRenderer'].filter(
+        (name) => typeof scope[name] !== 'undefined',
+      );
     });
     expect(reachable).toEqual([]);
     // Escape hides it; the menu item brings it back (the same window, not a second one).
     await quick.keyboard.press('Escape');
-    await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length)).toBe(1);
+    await expect
+      .poll(() =>
+        app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length),
+      )
+      .toBe(1);
     await app.evaluate(({ Menu }) => Menu.getApplicationMenu()?.getMenuItemById('quick-chat')?.click());
     await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().length)).toBe(2);
-    await expect.poll(() => app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length)).toBe(2);
+    await expect
+      .poll(() =>
+        app?.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows().filter((w) => w.isVisible()).length),
+      )
+      .toBe(2);
   });
 
   test('quick chat round trip: a prompt from the quick window, a call that waits for approval there, allowed, and the reply', async () => {
@@ -171,7 +204,11 @@ test.describe('the Electron app', () => {
         send(input: unknown): Promise<unknown>;
         messages(input: { chatId: string }): Promise<{ messages: { role: string }[]; activity: { status: string } }>;
       };
-      approvals: { pending(input: { chatId: string }): Promise<{ approvals: { request: { toolCallId: string; toolName: string } }[] }> };
+      approvals: {
+        pending(input: {
+          chatId: string;
+        }): Promise<{ approvals: { request: { toolCallId: string; toolName: string } }[] }>;
+      };
     };
     const chatId = await quick.evaluate(async () => {
       const api = (globalThis as unknown as { workbench: Api }).workbench;
@@ -181,29 +218,56 @@ test.describe('the Electron app', () => {
       return chat.id;
     });
     const pending = async () =>
-      quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.approvals.pending({ chatId: id })).approvals, chatId);
-    await expect.poll(async () => (await pending()).map((approval) => approval.request.toolName), { timeout: 20_000 }).toEqual(['list_directory']);
+      quick.evaluate(
+        async (id) =>
+          (await (globalThis as unknown as { workbench: Api }).workbench.approvals.pending({ chatId: id })).approvals,
+        chatId,
+      );
+    await expect
+      .poll(async () => (await pending()).map((approval) => approval.request.toolName), { timeout: 20_000 })
+      .toEqual(['list_directory']);
     // While it waits, the tracker counts it: the badge (where the OS shows one) and the tray say so.
     const [waiting] = await pending();
     await quick.evaluate(
       async ({ id, toolCallId }) => {
         const api = (globalThis as unknown as { workbench: Api }).workbench;
-        await api.chat.send({ chatId: id, message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] } });
+        await api.chat.send({
+          chatId: id,
+          message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] },
+        });
       },
       { id: chatId, toolCallId: waiting?.request.toolCallId ?? '' },
     );
     await expect
-      .poll(async () => quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).activity.status, chatId), {
-        timeout: 20_000,
-      })
+      .poll(
+        async () =>
+          quick.evaluate(
+            async (id) =>
+              (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).activity
+                .status,
+            chatId,
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
       .toBe('idle');
-    const roles = await quick.evaluate(async (id) => (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).messages.map((message) => message.role), chatId);
+    const roles = await quick.evaluate(
+      async (id) =>
+        (await (globalThis as unknown as { workbench: Api }).workbench.chat.messages({ chatId: id })).messages.map(
+          (message) => message.role,
+        ),
+      chatId,
+    );
     expect(roles[0]).toBe('user');
     expect(roles).toContain('approval');
     expect(roles.at(-1)).toBe('assistant');
     // The main window sees the same chat: one set of services behind both windows.
-    const listed = await (await app.firstWindow()).evaluate(async () => {
-      const api = (globalThis as unknown as { workbench: { chat: { list(): Promise<{ chats: { id: string }[] }> } } }).workbench;
+    const listed = await (
+      await app.firstWindow()
+    ).evaluate(async () => {
+      const api = (globalThis as unknown as { workbench: { chat: { list(): Promise<{ chats: { id: string }[] }> } } })
+        .workbench;
       return (await api.chat.list()).chats.map((chat) => chat.id);
     });
     expect(listed).toContain(chatId);

@@ -15,7 +15,8 @@ test('the first card comes with what each button does; "Got it" dismisses it for
   await expect(view.card('write_file')).toBeVisible();
   const intro = page.getByRole('region', { name: 'Your first approval' });
   await expect(intro).toBeVisible();
-  for (const term of ['Allow for this chat', 'Allow once', 'Deny', 'More…']) await expect(intro.getByRole('term').filter({ hasText: term })).toBeVisible();
+  for (const term of ['Allow for this chat', 'Allow once', 'Deny', 'More…'])
+    await expect(intro.getByRole('term').filter({ hasText: term })).toBeVisible();
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await intro.scrollIntoViewIfNeeded();

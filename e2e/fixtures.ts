@@ -53,7 +53,9 @@ function nodeBinary(): string {
   if (major >= 22) return process.execPath;
   const local = path.join(ROOT, 'node_modules', '.bin', 'node');
   if (existsSync(local)) return local;
-  throw new Error(`The e2e tests need Node ≥ 22 (this runner is ${process.version}). Run them with \`npx playwright test\`.`);
+  throw new Error(
+    `The e2e tests need Node ≥ 22 (this runner is ${process.version}). Run them with \`npx playwright test\`.`,
+  );
 }
 
 function launch(dataDir: string, log: { stderr: string }): Promise<Launch> {
@@ -124,22 +126,34 @@ async function terminate(current: Launch): Promise<void> {
 
 /** Opens an authenticated WebSocket to a running server, the way the renderer does. */
 export function connect(workbench: Pick<Workbench, 'origin' | 'token'>): Promise<WebSocket> {
-  const socket = new WebSocket(`${workbench.origin.replace(/^http/, 'ws')}/ws`, ['aiwb.v1', `aiwb.token.${workbench.token}`], {
-    origin: workbench.origin,
-  });
+  const socket = new WebSocket(
+    `${workbench.origin.replace(/^http/, 'ws')}/ws`,
+    ['aiwb.v1', `aiwb.token.${workbench.token}`],
+    {
+      origin: workbench.origin,
+    },
+  );
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket));
     socket.once('error', reject);
   });
 }
 
-async function callOnce(workbench: Pick<Workbench, 'origin' | 'token'>, method: string, input: unknown): Promise<unknown> {
+async function callOnce(
+  workbench: Pick<Workbench, 'origin' | 'token'>,
+  method: string,
+  input: unknown,
+): Promise<unknown> {
   const socket = await connect(workbench);
   try {
     const id = 1;
     const reply = new Promise<unknown>((resolve, reject) => {
       socket.on('message', (data) => {
-        const frame = JSON.parse(String(data)) as { type: string; id?: number; result?: { ok: boolean; value?: unknown; error?: unknown } };
+        const frame = JSON.parse(String(data)) as {
+          type: string;
+          id?: number;
+          result?: { ok: boolean; value?: unknown; error?: unknown };
+        };
         if (frame.type !== 'result' || !frame.result || (frame.id !== id && frame.id !== null)) return;
         if (frame.result.ok) resolve(frame.result.value);
         else reject(new Error(`${method} failed: ${JSON.stringify(frame.result.error)}`));

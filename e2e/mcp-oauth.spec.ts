@@ -33,7 +33,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await workbench.call('mcp.add', { name: 'Linear', server: { url: fixture.url, displayName: 'Linear (OAuth)' } });
 
     const dialog = await openSettings(page, workbench, 'MCP servers');
-    await dialog.getByRole('list', { name: 'Servers' }).getByRole('button', { name: /Linear/ }).click();
+    await dialog
+      .getByRole('list', { name: 'Servers' })
+      .getByRole('button', { name: /Linear/ })
+      .click();
     const detail = dialog.getByRole('region', { name: 'Server Linear' });
     await expect(detail.getByTestId('server-status')).toHaveText('Needs sign-in', { timeout: 15_000 });
     const panel = detail.getByTestId('sign-in-panel');
@@ -59,7 +62,9 @@ for (const scheme of ['light', 'dark'] as const) {
     await signInTab.close();
 
     await expect(detail.getByTestId('server-status')).toHaveText('Running', { timeout: 15_000 });
-    await expect(detail.getByRole('table', { name: 'Tools of Linear' }).getByRole('row', { name: /whoami/ })).toBeVisible();
+    await expect(
+      detail.getByRole('table', { name: 'Tools of Linear' }).getByRole('row', { name: /whoami/ }),
+    ).toBeVisible();
     await expect(detail).toContainText('Signed in with OAuth');
     await shoot(page, `${scheme}-04-signed-in`);
     expect(fixture.counts).toMatchObject({ registrations: 1, codeExchanges: 1 });
@@ -70,7 +75,12 @@ for (const scheme of ['light', 'dark'] as const) {
     await detail.getByRole('button', { name: 'Restart' }).click();
     await expect(detail.getByTestId('server-status')).toHaveText('Needs sign-in', { timeout: 15_000 });
     await expect(detail).not.toContainText('Signed in with OAuth');
-    const servers = (await workbench.call('mcp.list')) as { servers: { name: string; status: { state: string; recentCrashes: number } }[] };
-    expect(servers.servers.find((server) => server.name === 'Linear')?.status).toMatchObject({ state: 'needs-sign-in', recentCrashes: 0 });
+    const servers = (await workbench.call('mcp.list')) as {
+      servers: { name: string; status: { state: string; recentCrashes: number } }[];
+    };
+    expect(servers.servers.find((server) => server.name === 'Linear')?.status).toMatchObject({
+      state: 'needs-sign-in',
+      recentCrashes: 0,
+    });
   });
 }

@@ -24,7 +24,9 @@ interface PageNotification {
   close(): void;
 }
 interface PageScope {
-  Notification: (new (title: string, options?: { body?: string; tag?: string }) => PageNotification) & { permission: string };
+  Notification: (new (title: string, options?: { body?: string; tag?: string }) => PageNotification) & {
+    permission: string;
+  };
   recordedNotifications: (Recorded & { instance: PageNotification })[];
   setHidden(value: boolean): void;
   document: { dispatchEvent(event: unknown): boolean };
@@ -40,7 +42,13 @@ test.beforeEach(async ({ page }) => {
     class Recording extends Real {
       constructor(title: string, options?: { body?: string; tag?: string }) {
         super(title, options);
-        const entry = { title, body: options?.body ?? '', tag: options?.tag ?? '', closed: false, instance: this as PageNotification };
+        const entry = {
+          title,
+          body: options?.body ?? '',
+          tag: options?.tag ?? '',
+          closed: false,
+          instance: this as PageNotification,
+        };
         recorded.push(entry);
         const close = this.close.bind(this);
         this.close = () => {
@@ -52,7 +60,10 @@ test.beforeEach(async ({ page }) => {
     page.Notification = Recording as PageScope['Notification'];
     // A hidden tab, as when the person switched to another one (headless pages are always "visible").
     let hidden = false;
-    Object.defineProperty(page.document, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+    Object.defineProperty(page.document, 'visibilityState', {
+      configurable: true,
+      get: () => (hidden ? 'hidden' : 'visible'),
+    });
     page.setHidden = (value) => {
       hidden = value;
       page.document.dispatchEvent(new page.Event('visibilitychange'));
@@ -61,11 +72,24 @@ test.beforeEach(async ({ page }) => {
 });
 
 const notifications = (page: Page): Promise<Recorded[]> =>
-  page.evaluate(() => (globalThis as unknown as PageScope).recordedNotifications.map(({ title, body, tag, closed }) => ({ title, body, tag, closed })));
-const setHidden = (page: Page, hidden: boolean): Promise<void> => page.evaluate((value) => (globalThis as unknown as PageScope).setHidden(value), hidden);
-const permission = (page: Page): Promise<string> => page.evaluate(() => (globalThis as unknown as PageScope).Notification.permission);
+  page.evaluate(() =>
+    (globalThis as unknown as PageScope).recordedNotifications.map(({ title, body, tag, closed }) => ({
+      title,
+      body,
+      tag,
+      closed,
+    })),
+  );
+const setHidden = (page: Page, hidden: boolean): Promise<void> =>
+  page.evaluate((value) => (globalThis as unknown as PageScope).setHidden(value), hidden);
+const permission = (page: Page): Promise<string> =>
+  page.evaluate(() => (globalThis as unknown as PageScope).Notification.permission);
 
-test('offered once the first call waits; once allowed, a call waiting in a hidden tab is notified, counted on the favicon, opened on click and closed when decided', async ({ page, context, workbench }) => {
+test('offered once the first call waits; once allowed, a call waiting in a hidden tab is notified, counted on the favicon, opened on click and closed when decided', async ({
+  page,
+  context,
+  workbench,
+}) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
   expect(await permission(page)).toBe('default');
@@ -80,7 +104,9 @@ test('offered once the first call waits; once allowed, a call waiting in a hidde
   const view = chatUi(page);
   await say(page, 'write first.txt: hello');
   await expect(view.card('write_file')).toBeVisible();
-  await expect(offer).toContainText('Get a notification when a tool call waits for you while this tab is in the background?');
+  await expect(offer).toContainText(
+    'Get a notification when a tool call waits for you while this tab is in the background?',
+  );
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-34-notification-offer`);
@@ -96,8 +122,15 @@ test('offered once the first call waits; once allowed, a call waiting in a hidde
 
   // The person switches away; a call starts waiting in another chat.
   await setHidden(page, true);
-  const other = (await workbench.call('chat.create', { title: 'Background work', providerId: 'demo', model: 'demo' })) as { id: string };
-  await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: 'write secret.txt: the arguments stay out' } });
+  const other = (await workbench.call('chat.create', {
+    title: 'Background work',
+    providerId: 'demo',
+    model: 'demo',
+  })) as { id: string };
+  await workbench.call('chat.send', {
+    chatId: other.id,
+    message: { role: 'user', text: 'write secret.txt: the arguments stay out' },
+  });
   await expect.poll(() => notifications(page)).toHaveLength(1);
   const [notice] = await notifications(page);
   expect(notice?.title).toBe('A tool call waits for your decision');

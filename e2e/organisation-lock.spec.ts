@@ -37,7 +37,10 @@ test.afterAll(() => {
   fs.rmSync(policyDir, { recursive: true, force: true });
 });
 
-test('locked settings show "Set by your organisation" and cannot be changed; defaults are marked', async ({ page, workbench }) => {
+test('locked settings show "Set by your organisation" and cannot be changed; defaults are marked', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   const dialog = await openSettings(page, workbench, 'Approvals');
 
@@ -69,29 +72,48 @@ test('locked settings show "Set by your organisation" and cannot be changed; def
 
   // The locked rule is listed with the organisation's, locked.
   const orgRules = dialog.getByRole('list', { name: "Your organisation's rules" });
-  await expect(orgRules.getByRole('listitem').filter({ hasText: 'move_file' })).toContainText('Set by your organisation');
+  await expect(orgRules.getByRole('listitem').filter({ hasText: 'move_file' })).toContainText(
+    'Set by your organisation',
+  );
 
   // The lock holds below the UI too.
   await expect(workbench.call('policy.update', { mode: 'never-ask' })).rejects.toThrow(/Set by your organisation/);
-  await expect(workbench.call('policy.update', { tools: { Files: { write_file: 'auto-approve' } } })).rejects.toThrow(/locked/);
+  await expect(workbench.call('policy.update', { tools: { Files: { write_file: 'auto-approve' } } })).rejects.toThrow(
+    /locked/,
+  );
 
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(5, 5);
     await dialog.getByRole('region', { name: 'Global mode' }).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-mode-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `organisation-lock-mode-${scheme}.png`),
+      animations: 'disabled',
+      caret: 'hide',
+    });
     await checkAccessibility(page, `organisation-lock-mode-${scheme}`);
     await write.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-tools-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `organisation-lock-tools-${scheme}.png`),
+      animations: 'disabled',
+      caret: 'hide',
+    });
     await checkAccessibility(page, `organisation-lock-tools-${scheme}`);
     await orgRules.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-rules-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `organisation-lock-rules-${scheme}.png`),
+      animations: 'disabled',
+      caret: 'hide',
+    });
     await checkAccessibility(page, `organisation-lock-rules-${scheme}`);
   }
 });
 
-test('a locked audit sink is listed on Audit shipping with a lock, and cannot be edited or removed', async ({ page, workbench }) => {
+test('a locked audit sink is listed on Audit shipping with a lock, and cannot be edited or removed', async ({
+  page,
+  workbench,
+}) => {
   const dialog = await openSettings(page, workbench, 'Audit shipping');
   const sink = dialog.getByTestId('sink-org-siem');
   await expect(sink).toBeVisible();
@@ -103,18 +125,29 @@ test('a locked audit sink is listed on Audit shipping with a lock, and cannot be
   await expect(sink.getByTestId('sink-lag')).not.toHaveText('…');
 
   // The lock holds below the UI too.
-  const listed = (await workbench.call('audit.shippingSinks', undefined)) as { sinks: unknown[]; locked: { id: string }[] };
+  const listed = (await workbench.call('audit.shippingSinks', undefined)) as {
+    sinks: unknown[];
+    locked: { id: string }[];
+  };
   expect(listed.locked.map((locked) => locked.id)).toEqual(['org-siem']);
-  await expect(workbench.call('audit.removeShippingSink', { id: 'org-siem' })).rejects.toThrow(/set by your organisation/);
+  await expect(workbench.call('audit.removeShippingSink', { id: 'org-siem' })).rejects.toThrow(
+    /set by your organisation/,
+  );
   await expect(
-    workbench.call('audit.saveShippingSink', { sink: { type: 'syslog', id: 'org-siem', host: '127.0.0.1', port: 514 } }),
+    workbench.call('audit.saveShippingSink', {
+      sink: { type: 'syslog', id: 'org-siem', host: '127.0.0.1', port: 514 },
+    }),
   ).rejects.toThrow(/set by your organisation/);
 
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(5, 5);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `organisation-lock-sink-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: path.join(SCREENSHOTS, `organisation-lock-sink-${scheme}.png`),
+      animations: 'disabled',
+      caret: 'hide',
+    });
     await checkAccessibility(page, `organisation-lock-sink-${scheme}`);
   }
 });

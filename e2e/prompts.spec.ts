@@ -9,10 +9,24 @@ import { expect, test } from './fixtures';
 
 test.describe.configure({ timeout: 90_000 });
 
-test('"/" lists the prompts; one with arguments asks for them with suggestions, and its text is put in the box to send', async ({ page, workbench }) => {
-  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+test('"/" lists the prompts; one with arguments asks for them with suggestions, and its text is put in the box to send', async ({
+  page,
+  workbench,
+}) => {
+  await workbench.call('mcp.add', {
+    name: 'Everything',
+    server: { package: '@modelcontextprotocol/server-everything' },
+  });
   await expect
-    .poll(async () => ((await workbench.call('mcp.prompts', { name: 'Everything' }).catch(() => ({ prompts: [] }))) as { prompts: unknown[] }).prompts.length, { timeout: 30_000 })
+    .poll(
+      async () =>
+        (
+          (await workbench.call('mcp.prompts', { name: 'Everything' }).catch(() => ({ prompts: [] }))) as {
+            prompts: unknown[];
+          }
+        ).prompts.length,
+      { timeout: 30_000 },
+    )
     .toBeGreaterThan(0);
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
@@ -25,7 +39,10 @@ test('"/" lists the prompts; one with arguments asks for them with suggestions, 
   await view.input.fill('/comp');
   await expect(list.getByRole('option')).toHaveCount(1);
   await expect(list.getByRole('option', { selected: true })).toContainText('/completable-prompt');
-  await expect(view.input).toHaveAttribute('aria-activedescendant', (await list.getByRole('option', { selected: true }).getAttribute('id')) ?? '');
+  await expect(view.input).toHaveAttribute(
+    'aria-activedescendant',
+    (await list.getByRole('option', { selected: true }).getAttribute('id')) ?? '',
+  );
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-41-slash-prompts`);

@@ -33,7 +33,10 @@ async function open(page: Page, workbench: Workbench, scheme: 'light' | 'dark' =
 
 /** The model writes one file (its content the call's id unless given), then says so. */
 function scriptWrite(fake: FakeLlmServer, file: string, id: string, content = id): void {
-  fake.script({ kind: 'reply', toolCalls: [filesCall('write_file', { path: file, content }, id)] }, { kind: 'reply', text: [`Wrote ${file}.`] });
+  fake.script(
+    { kind: 'reply', toolCalls: [filesCall('write_file', { path: file, content }, id)] },
+    { kind: 'reply', text: [`Wrote ${file}.`] },
+  );
 }
 
 test.afterEach(({ workbench }, testInfo) => {
@@ -41,14 +44,18 @@ test.afterEach(({ workbench }, testInfo) => {
 });
 
 for (const scheme of ['light', 'dark'] as const) {
-  test(`${scheme}: Always allow this tool — confirmation, runs now and next time, Settings highlights it, Undo asks again`, async ({ page, workbench }) => {
+  test(`${scheme}: Always allow this tool — confirmation, runs now and next time, Settings highlights it, Undo asks again`, async ({
+    page,
+    workbench,
+  }) => {
     const fake = await open(page, workbench, scheme);
     const view = chatUi(page);
     scriptWrite(fake, 'one.txt', 'call_1');
     await say(page, 'write one');
     const card = view.card('write_file');
     // Seed 000's three buttons stay as they are; "More…" sits beside them.
-    for (const name of ['Allow for this chat', 'Allow once', 'Deny']) await expect(card.getByRole('button', { name, exact: true })).toBeVisible();
+    for (const name of ['Allow for this chat', 'Allow once', 'Deny'])
+      await expect(card.getByRole('button', { name, exact: true })).toBeVisible();
     await card.getByRole('button', { name: 'More…' }).click();
     const menu = page.getByRole('menu');
     await expect(menu.getByRole('menuitem', { name: 'Always allow this tool' })).toBeFocused();
@@ -60,7 +67,9 @@ for (const scheme of ['light', 'dark'] as const) {
 
     const dialog = page.getByTestId('remember-dialog');
     await expect(dialog.getByRole('heading')).toHaveText('Always allow this tool?');
-    await expect(dialog.getByTestId('remember-change')).toContainText("The tool setting of Files.write_file becomes 'Auto-approve'");
+    await expect(dialog.getByTestId('remember-change')).toContainText(
+      "The tool setting of Files.write_file becomes 'Auto-approve'",
+    );
     await expect(dialog).toContainText('Where to undo: Settings › Approvals › Servers and tools');
     await shot(page, `${scheme}-remember-confirm-tool`);
     await dialog.getByRole('button', { name: 'Allow and remember' }).click();
@@ -69,10 +78,17 @@ for (const scheme of ['light', 'dark'] as const) {
     expect(await fs.readFile(path.join(workbench.dataDir, 'sandbox', 'one.txt'), 'utf8')).toBe('call_1');
     const notice = page.getByTestId('remembered-notice');
     await expect(notice).toContainText('Remembered: Always allow this tool: Files.write_file');
-    const policy = (await workbench.call('policy.get', {})) as { policy: { tools: Record<string, Record<string, string>> } };
+    const policy = (await workbench.call('policy.get', {})) as {
+      policy: { tools: Record<string, Record<string, string>> };
+    };
     expect(policy.policy.tools).toEqual({ Files: { write_file: 'auto-approve' } });
-    const rows = (await workbench.call('audit.query', { kind: 'decision', toolName: 'write_file' })) as { entries: { decision: string; decidedBy: string }[] };
-    expect(rows.entries[0]).toMatchObject({ decision: 'allow_once', decidedBy: expect.stringContaining("You chose 'Always allow this tool'") });
+    const rows = (await workbench.call('audit.query', { kind: 'decision', toolName: 'write_file' })) as {
+      entries: { decision: string; decidedBy: string }[];
+    };
+    expect(rows.entries[0]).toMatchObject({
+      decision: 'allow_once',
+      decidedBy: expect.stringContaining("You chose 'Always allow this tool'"),
+    });
 
     // The next call runs without asking, and says why.
     scriptWrite(fake, 'two.txt', 'call_2');
@@ -80,7 +96,11 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(view.pane.getByText('Wrote two.txt.')).toBeVisible();
     await expect(view.cards).toHaveCount(0);
     await expect(view.toolCalls.nth(1)).toContainText('Auto-approved');
-    const explained = (await workbench.call('policy.explain', { server: 'Files', tool: 'write_file', args: { path: 'x.txt' } })) as { reason: string };
+    const explained = (await workbench.call('policy.explain', {
+      server: 'Files',
+      tool: 'write_file',
+      args: { path: 'x.txt' },
+    })) as { reason: string };
     expect(explained.reason).toBe("Auto-approved: tool setting 'Files.write_file'");
 
     // Settings show it highlighted, with Undo; Undo puts asking back.
@@ -94,7 +114,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await highlight.getByRole('button', { name: 'Undo' }).click();
     await expect(highlight).toBeHidden();
     await expect
-      .poll(async () => ((await workbench.call('policy.get', {})) as { policy: { tools: Record<string, unknown> } }).policy.tools)
+      .poll(
+        async () =>
+          ((await workbench.call('policy.get', {})) as { policy: { tools: Record<string, unknown> } }).policy.tools,
+      )
       .toEqual({});
     await page.keyboard.press('Escape');
     scriptWrite(fake, 'three.txt', 'call_3');
@@ -103,7 +126,10 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
-test('Always allow calls like this: the suggested folder rule, edited and checked before saving; in the folder it runs, outside it asks', async ({ page, workbench }) => {
+test('Always allow calls like this: the suggested folder rule, edited and checked before saving; in the folder it runs, outside it asks', async ({
+  page,
+  workbench,
+}) => {
   const fake = await open(page, workbench);
   const view = chatUi(page);
   scriptWrite(fake, 'notes/a.md', 'call_a', 'note');
@@ -125,7 +151,9 @@ test('Always allow calls like this: the suggested folder rule, edited and checke
   await dialog.getByRole('button', { name: 'Allow and remember' }).click();
   await expect(view.pane.getByText('Wrote notes/a.md.')).toBeVisible();
 
-  const { policy } = (await workbench.call('policy.get', {})) as { policy: { rules: { id: string; effect: string; args: unknown }[] } };
+  const { policy } = (await workbench.call('policy.get', {})) as {
+    policy: { rules: { id: string; effect: string; args: unknown }[] };
+  };
   expect(policy.rules).toEqual([
     expect.objectContaining({
       effect: 'allow',
@@ -147,7 +175,11 @@ test('Always allow calls like this: the suggested folder rule, edited and checke
   await expect(view.card('write_file')).toBeVisible();
   await view.card('write_file').getByRole('button', { name: 'Deny', exact: true }).click();
   await expect(view.cards).toHaveCount(0);
-  const explained = (await workbench.call('policy.explain', { server: 'Files', tool: 'write_file', args: { path: 'notes/c.md', content: 'note' } })) as { source: { ruleId: string }; reason: string };
+  const explained = (await workbench.call('policy.explain', {
+    server: 'Files',
+    tool: 'write_file',
+    args: { path: 'notes/c.md', content: 'note' },
+  })) as { source: { ruleId: string }; reason: string };
   expect(explained.source.ruleId).toBe(ruleId);
   expect(explained.reason).toContain('remembered from an approval card');
 
@@ -159,12 +191,27 @@ test('Always allow calls like this: the suggested folder rule, edited and checke
   await expect(view.card('write_file')).toBeVisible();
 });
 
-test('never offered where it cannot work: a deny rule catches the call, or the rule would overlap an ask rule — each says why', async ({ page, workbench }) => {
+test('never offered where it cannot work: a deny rule catches the call, or the rule would overlap an ask rule — each says why', async ({
+  page,
+  workbench,
+}) => {
   await workbench.call('policy.update', {
     rules: {
       add: [
-        { id: 'no-secrets', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'secret/**' }] },
-        { id: 'ask-drafts', effect: 'ask', server: 'Files', tool: 'write_file', args: [{ pointer: '/path', match: 'glob', value: 'notes/drafts/**' }] },
+        {
+          id: 'no-secrets',
+          effect: 'deny',
+          server: 'Files',
+          tool: '*',
+          args: [{ pointer: '/path', match: 'glob', value: 'secret/**' }],
+        },
+        {
+          id: 'ask-drafts',
+          effect: 'ask',
+          server: 'Files',
+          tool: 'write_file',
+          args: [{ pointer: '/path', match: 'glob', value: 'notes/drafts/**' }],
+        },
       ],
     },
   });
@@ -176,7 +223,10 @@ test('never offered where it cannot work: a deny rule catches the call, or the r
   const like = page.getByRole('menuitem', { name: 'Always allow calls like this' });
   await expect(like).toHaveAttribute('aria-disabled', 'true');
   await expect(page.getByRole('menu')).toContainText('could also allow calls that your rule #2 means to ask about');
-  await expect(page.getByRole('menuitem', { name: 'Always allow this tool' })).not.toHaveAttribute('aria-disabled', 'true');
+  await expect(page.getByRole('menuitem', { name: 'Always allow this tool' })).not.toHaveAttribute(
+    'aria-disabled',
+    'true',
+  );
   await page.mouse.move(2, 2);
   await shot(page, 'light-remember-menu-refused');
   // Escape closes the menu only: the call still waits.
@@ -190,9 +240,25 @@ test('never offered where it cannot work: a deny rule catches the call, or the r
   scriptWrite(fake, 'notes/x.md', 'call_x');
   await say(page, 'write x');
   await expect(view.card('write_file')).toBeVisible();
-  await workbench.call('policy.update', { rules: { add: [{ id: 'no-x', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'notes/x.*' }] }] } });
+  await workbench.call('policy.update', {
+    rules: {
+      add: [
+        {
+          id: 'no-x',
+          effect: 'deny',
+          server: 'Files',
+          tool: '*',
+          args: [{ pointer: '/path', match: 'glob', value: 'notes/x.*' }],
+        },
+      ],
+    },
+  });
   await view.card('write_file').getByRole('button', { name: 'More…' }).click();
-  for (const name of ['Always allow this tool', 'Always allow calls like this', 'Auto-approve all tools of this server']) {
+  for (const name of [
+    'Always allow this tool',
+    'Always allow calls like this',
+    'Auto-approve all tools of this server',
+  ]) {
     await expect(page.getByRole('menuitem', { name })).toHaveAttribute('aria-disabled', 'true');
   }
   await expect(page.getByRole('menu')).toContainText('A deny rule catches this call');

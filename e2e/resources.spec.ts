@@ -10,17 +10,40 @@ test.describe.configure({ timeout: 90_000 });
 
 /** server-everything added, the tool allowed without asking, and ready (its tools listed). */
 async function everythingWith(workbench: Workbench, tool: string): Promise<void> {
-  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+  await workbench.call('mcp.add', {
+    name: 'Everything',
+    server: { package: '@modelcontextprotocol/server-everything' },
+  });
   await workbench.call('policy.update', { tools: { Everything: { [tool]: 'auto-approve' } } });
   await expect
-    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some((item) => item.name === tool), { timeout: 30_000 })
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string }[] }).tools.some(
+          (item) => item.name === tool,
+        ),
+      { timeout: 30_000 },
+    )
     .toBe(true);
 }
 
-test('a resource and a template attached from the picker go to the model with the message, shown as chips', async ({ page, workbench }) => {
-  await workbench.call('mcp.add', { name: 'Everything', server: { package: '@modelcontextprotocol/server-everything' } });
+test('a resource and a template attached from the picker go to the model with the message, shown as chips', async ({
+  page,
+  workbench,
+}) => {
+  await workbench.call('mcp.add', {
+    name: 'Everything',
+    server: { package: '@modelcontextprotocol/server-everything' },
+  });
   await expect
-    .poll(async () => ((await workbench.call('mcp.resources', { name: 'Everything' }).catch(() => ({ resources: [] }))) as { resources: unknown[] }).resources.length, { timeout: 30_000 })
+    .poll(
+      async () =>
+        (
+          (await workbench.call('mcp.resources', { name: 'Everything' }).catch(() => ({ resources: [] }))) as {
+            resources: unknown[];
+          }
+        ).resources.length,
+      { timeout: 30_000 },
+    )
     .toBeGreaterThan(0);
   const { fake } = await scriptedChat(workbench, 'Resources');
   fake.script({ kind: 'reply', text: ['I read both.'] });
@@ -53,10 +76,21 @@ test('a resource and a template attached from the picker go to the model with th
   await expect(chips).toHaveCount(2);
   await expect(chips.nth(1)).toContainText('(3)');
   await page.getByRole('button', { name: 'Attach a resource' }).click();
-  await picker.getByRole('form', { name: /Template .*Text/ }).first().getByRole('textbox', { name: 'resourceId' }).fill('4');
-  await picker.getByRole('form', { name: /Template .*Text/ }).first().getByRole('button', { name: 'Attach' }).click();
+  await picker
+    .getByRole('form', { name: /Template .*Text/ })
+    .first()
+    .getByRole('textbox', { name: 'resourceId' })
+    .fill('4');
+  await picker
+    .getByRole('form', { name: /Template .*Text/ })
+    .first()
+    .getByRole('button', { name: 'Attach' })
+    .click();
   await expect(chips).toHaveCount(3);
-  await chips.nth(2).getByRole('button', { name: /^Remove / }).click();
+  await chips
+    .nth(2)
+    .getByRole('button', { name: /^Remove / })
+    .click();
   await expect(chips).toHaveCount(2);
   await view.input.fill('What do these say?');
   await shoot(page, 'light-44-attachments');
@@ -74,7 +108,10 @@ test('a resource and a template attached from the picker go to the model with th
   await fake.close();
 });
 
-test("a resource_link in a tool's result is shown, not followed; a click reads it from that server into a dialog", async ({ page, workbench }) => {
+test("a resource_link in a tool's result is shown, not followed; a click reads it from that server into a dialog", async ({
+  page,
+  workbench,
+}) => {
   await everythingWith(workbench, 'get-resource-links');
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
@@ -83,7 +120,10 @@ test("a resource_link in a tool's result is shown, not followed; a click reads i
   await view.input.press('Enter');
   const block = view.toolCalls.first();
   await expect(block).toContainText('Done');
-  await block.getByRole('button', { name: /get-resource-links/ }).first().click();
+  await block
+    .getByRole('button', { name: /get-resource-links/ })
+    .first()
+    .click();
   const link = block.getByRole('button', { name: 'Text Resource 2' });
   await expect(link).toBeVisible();
   await expect(page.getByTestId('resource-view')).toHaveCount(0);
@@ -101,13 +141,19 @@ test("a resource_link in a tool's result is shown, not followed; a click reads i
   await expect(page.getByTestId('resource-view')).toContainText(/Binary contents \(.*\): not shown\./);
 });
 
-test('an attached resource that changes on its server (a subscription) is marked on its chip, and Refresh reads it again', async ({ page, workbench }) => {
+test('an attached resource that changes on its server (a subscription) is marked on its chip, and Refresh reads it again', async ({
+  page,
+  workbench,
+}) => {
   await everythingWith(workbench, 'toggle-subscriber-updates');
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
   const view = chatUi(page);
   await page.getByRole('button', { name: 'Attach a resource' }).click();
-  const template = page.getByTestId('resource-picker').getByRole('form', { name: /Template .*Text/ }).first();
+  const template = page
+    .getByTestId('resource-picker')
+    .getByRole('form', { name: /Template .*Text/ })
+    .first();
   await template.getByRole('textbox', { name: 'resourceId' }).fill('1');
   await template.getByRole('button', { name: 'Attach' }).click();
   const chip = page.locator('.composer-area').getByTestId('attachment-chip');
@@ -115,8 +161,13 @@ test('an attached resource that changes on its server (a subscription) is marked
   await expect(chip.getByRole('button', { name: /^Changed — refresh/ })).toHaveCount(0);
 
   // Another chat turns on server-everything's simulated updates (every 5 s for each subscription).
-  const other = (await workbench.call('chat.create', { title: 'Updates', providerId: 'demo', model: 'demo' })) as { id: string };
-  await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: '/tool Everything__toggle-subscriber-updates {}' } });
+  const other = (await workbench.call('chat.create', { title: 'Updates', providerId: 'demo', model: 'demo' })) as {
+    id: string;
+  };
+  await workbench.call('chat.send', {
+    chatId: other.id,
+    message: { role: 'user', text: '/tool Everything__toggle-subscriber-updates {}' },
+  });
   const refresh = chip.getByRole('button', { name: /^Changed — refresh .*from Everything/ });
   await expect(refresh).toBeVisible({ timeout: 20_000 });
   await shoot(page, 'light-46-attachment-changed');

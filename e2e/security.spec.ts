@@ -78,7 +78,10 @@ test('the WebSocket refuses a missing or wrong token (401) and a foreign origin 
   const origin = workbench.origin;
   expect(await tryUpgrade(workbench, ['aiwb.v1'], origin)).toEqual({ opened: false, status: 401 });
   expect(await tryUpgrade(workbench, ['aiwb.v1', 'aiwb.token.wrong'], origin)).toEqual({ opened: false, status: 401 });
-  expect(await tryUpgrade(workbench, ['aiwb.v1', `aiwb.token.${workbench.token}x`], origin)).toEqual({ opened: false, status: 401 });
+  expect(await tryUpgrade(workbench, ['aiwb.v1', `aiwb.token.${workbench.token}x`], origin)).toEqual({
+    opened: false,
+    status: 401,
+  });
   expect(await tryUpgrade(workbench, ['aiwb.v1', `aiwb.token.${workbench.token}`], 'http://evil.example')).toEqual({
     opened: false,
     status: 403,
@@ -88,7 +91,10 @@ test('the WebSocket refuses a missing or wrong token (401) and a foreign origin 
     status: 403,
   });
   // The right token from the right origin opens (so the refusals above are not a broken server).
-  expect(await tryUpgrade(workbench, ['aiwb.v1', `aiwb.token.${workbench.token}`], origin)).toEqual({ opened: true, status: null });
+  expect(await tryUpgrade(workbench, ['aiwb.v1', `aiwb.token.${workbench.token}`], origin)).toEqual({
+    opened: true,
+    status: null,
+  });
 });
 
 test('pages and assets carry a strict Content-Security-Policy', async ({ page, workbench }) => {
@@ -111,7 +117,8 @@ test('pages and assets carry a strict Content-Security-Policy', async ({ page, w
   // Every asset the page loads carries the same policy.
   const assets: string[] = [];
   page.on('response', (asset) => {
-    if (asset.url().startsWith(workbench.origin)) assets.push(asset.headers()['content-security-policy'] ?? `(none on ${asset.url()})`);
+    if (asset.url().startsWith(workbench.origin))
+      assets.push(asset.headers()['content-security-policy'] ?? `(none on ${asset.url()})`);
   });
   await page.goto(workbench.url);
   await expect(ui(page).welcome).toBeVisible();

@@ -25,30 +25,61 @@ async function setUp(page: Page, workbench: Workbench): Promise<Setup> {
   const fake = await startFakeLlmServer({
     respond: (request) => {
       const body = request.body as { tools?: unknown[] };
-      if (!body.tools || body.tools.length === 0) return { kind: 'reply', text: ['A haiku from the model.'], usage: { input: 12, output: 6 } };
+      if (!body.tools || body.tools.length === 0)
+        return { kind: 'reply', text: ['A haiku from the model.'], usage: { input: 12, output: 6 } };
       return turns.shift() ?? { kind: 'reply', text: ['All done.'] };
     },
   });
-  await workbench.call('providers.add', { kind: 'openai', id: 'scripted', label: 'Scripted', baseURL: fake.baseURL('openai'), apiKey: 'sk-test-key-0123456789', defaultModel: 'fake-large' });
+  await workbench.call('providers.add', {
+    kind: 'openai',
+    id: 'scripted',
+    label: 'Scripted',
+    baseURL: fake.baseURL('openai'),
+    apiKey: 'sk-test-key-0123456789',
+    defaultModel: 'fake-large',
+  });
   await workbench.call('mcp.add', { name: SERVER, server: { package: '@modelcontextprotocol/server-everything' } });
   await workbench.call('policy.update', {
-    tools: { [SERVER]: { 'trigger-sampling-request': 'auto-approve', 'trigger-elicitation-request': 'auto-approve', 'trigger-url-elicitation': 'auto-approve' } },
+    tools: {
+      [SERVER]: {
+        'trigger-sampling-request': 'auto-approve',
+        'trigger-elicitation-request': 'auto-approve',
+        'trigger-url-elicitation': 'auto-approve',
+      },
+    },
   });
   await expect
-    .poll(async () => ((await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string }[] }).tools.some((tool) => tool.name === 'trigger-url-elicitation'), {
-      timeout: 30_000,
-    })
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string }[] }).tools.some(
+          (tool) => tool.name === 'trigger-url-elicitation',
+        ),
+      {
+        timeout: 30_000,
+      },
+    )
     .toBe(true);
-  const chat = (await workbench.call('chat.create', { title: 'Server requests', providerId: 'scripted', model: 'fake-large' })) as { id: string };
+  const chat = (await workbench.call('chat.create', {
+    title: 'Server requests',
+    providerId: 'scripted',
+    model: 'fake-large',
+  })) as { id: string };
   await page.goto(workbench.url);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Server requests');
   return { fake, turns, chatId: chat.id };
 }
 
 async function toolCall(workbench: Workbench, tool: string, args: Record<string, unknown>): Promise<FakeTurn> {
-  const tools = (await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string; providerName: string }[] };
+  const tools = (await workbench.call('mcp.tools', { name: SERVER })) as {
+    tools: { name: string; providerName: string }[];
+  };
   const providerName = tools.tools.find((item) => item.name === tool)?.providerName as string;
-  return { kind: 'reply', toolCalls: [{ id: `call_${tool.length}_${Date.now()}`, name: providerName, argumentChunks: [JSON.stringify(args)] }] };
+  return {
+    kind: 'reply',
+    toolCalls: [
+      { id: `call_${tool.length}_${Date.now()}`, name: providerName, argumentChunks: [JSON.stringify(args)] },
+    ],
+  };
 }
 
 async function shootBoth(page: Page, name: string): Promise<void> {
@@ -65,11 +96,17 @@ async function shootBoth(page: Page, name: string): Promise<void> {
 // worker, more on a loaded host.
 test.describe.configure({ timeout: 180_000 });
 
-test('sampling: the prompt is shown and edited in the chat, then the answer is shown and sent back', async ({ page, workbench }) => {
+test('sampling: the prompt is shown and edited in the chat, then the answer is shown and sent back', async ({
+  page,
+  workbench,
+}) => {
   await page.setViewportSize({ width: 1200, height: 1000 });
   const { fake, turns } = await setUp(page, workbench);
   const view = chatUi(page);
-  turns.push(await toolCall(workbench, 'trigger-sampling-request', { prompt: 'write a haiku about tests', maxTokens: 64 }), { kind: 'reply', text: ['The server got its answer.'] });
+  turns.push(
+    await toolCall(workbench, 'trigger-sampling-request', { prompt: 'write a haiku about tests', maxTokens: 64 }),
+    { kind: 'reply', text: ['The server got its answer.'] },
+  );
   await say(page, 'sample please');
 
   const card = view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-request"]');
@@ -98,11 +135,17 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   await fake.close();
 });
 
-test('elicitation form: rendered from its schema, refused while invalid, accepted once valid', async ({ page, workbench }) => {
+test('elicitation form: rendered from its schema, refused while invalid, accepted once valid', async ({
+  page,
+  workbench,
+}) => {
   await page.setViewportSize({ width: 1200, height: 1400 });
   const { fake, turns } = await setUp(page, workbench);
   const view = chatUi(page);
-  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), { kind: 'reply', text: ['Thanks for the details.'] });
+  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), {
+    kind: 'reply',
+    text: ['Thanks for the details.'],
+  });
   await say(page, 'ask me');
   const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
   await expect(card.getByRole('heading')).toHaveText(`${SERVER} asks for information`);
@@ -124,7 +167,11 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await fake.close();
 });
 
-test('elicitation URL: the full address is shown, and the page opens only after "Open page"', async ({ page, workbench, context }) => {
+test('elicitation URL: the full address is shown, and the page opens only after "Open page"', async ({
+  page,
+  workbench,
+  context,
+}) => {
   const { fake, turns } = await setUp(page, workbench);
   const view = chatUi(page);
   const url = 'https://auth.example.com/authorize?client_id=workbench&state=e2e';
@@ -133,7 +180,10 @@ test('elicitation URL: the full address is shown, and the page opens only after 
     opened.push(route.request().url());
     return route.fulfill({ contentType: 'text/html', body: '<title>Signed in</title>' });
   });
-  turns.push(await toolCall(workbench, 'trigger-url-elicitation', { url, message: 'Sign in to Example to continue.' }), { kind: 'reply', text: ['Signed in.'] });
+  turns.push(
+    await toolCall(workbench, 'trigger-url-elicitation', { url, message: 'Sign in to Example to continue.' }),
+    { kind: 'reply', text: ['Signed in.'] },
+  );
   await say(page, 'sign me in');
   const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-url"]');
   await expect(card.getByTestId('elicitation-url')).toHaveText(url);
@@ -149,14 +199,21 @@ test('elicitation URL: the full address is shown, and the page opens only after 
   await fake.close();
 });
 
-test('a request no single chat made waits in "Server requests"; Decline answers it there', async ({ page, workbench }) => {
+test('a request no single chat made waits in "Server requests"; Decline answers it there', async ({
+  page,
+  workbench,
+}) => {
   const { fake, turns, chatId } = await setUp(page, workbench);
   const view = chatUi(page);
   turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}));
   await say(page, 'first');
   await expect(view.pane.locator('[data-kind="elicitation-form"]')).toBeVisible({ timeout: 20_000 });
   // A second chat runs the same server's tool now: whose is the next request? Nobody can tell, so it waits in the tray.
-  const other = (await workbench.call('chat.create', { title: 'Other', providerId: 'scripted', model: 'fake-large' })) as { id: string };
+  const other = (await workbench.call('chat.create', {
+    title: 'Other',
+    providerId: 'scripted',
+    model: 'fake-large',
+  })) as { id: string };
   turns.push(await toolCall(workbench, 'trigger-url-elicitation', { url: 'https://example.com/which-chat' }));
   await workbench.call('chat.send', { chatId: other.id, message: { role: 'user', text: 'second' } });
   const tray = page.getByTestId('server-requests-tray');
@@ -171,17 +228,25 @@ test('a request no single chat made waits in "Server requests"; Decline answers 
   await fake.close();
 });
 
-test('a server request is a card in the running exchange, in the chat\'s one scroll, at 1280×800 and 1024×700', async ({ page, workbench }) => {
+test("a server request is a card in the running exchange, in the chat's one scroll, at 1280×800 and 1024×700", async ({
+  page,
+  workbench,
+}) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   const { fake, turns } = await setUp(page, workbench);
   const view = chatUi(page);
-  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), { kind: 'reply', text: ['Thanks for the details.'] });
+  turns.push(await toolCall(workbench, 'trigger-elicitation-request', {}), {
+    kind: 'reply',
+    text: ['Thanks for the details.'],
+  });
   await say(page, 'ask me inline');
   const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
   await expect(card).toBeVisible({ timeout: 20_000 });
   // In the exchange whose tool call made it, inside the message list: not docked between the list and the input.
   await expect(view.pane.locator('.message-list article.exchange [data-testid="server-request-card"]')).toHaveCount(1);
-  await expect(view.pane.locator('.chat-view > [data-testid="server-request-card"], .chat-view > .server-requests')).toHaveCount(0);
+  await expect(
+    view.pane.locator('.chat-view > [data-testid="server-request-card"], .chat-view > .server-requests'),
+  ).toHaveCount(0);
   for (const size of [
     { width: 1280, height: 800 },
     { width: 1024, height: 700 },
@@ -194,7 +259,9 @@ test('a server request is a card in the running exchange, in the chat\'s one scr
     const scrollers = await card.evaluate((element) => {
       const found: string[] = [];
       for (let node = element.parentElement; node; node = node.parentElement) {
-        const style = (globalThis as unknown as { getComputedStyle(target: unknown): { overflowY: string } }).getComputedStyle(node);
+        const style = (
+          globalThis as unknown as { getComputedStyle(target: unknown): { overflowY: string } }
+        ).getComputedStyle(node);
         if (/(auto|scroll)/.test(style.overflowY) && node.scrollHeight > node.clientHeight) found.push(node.className);
       }
       return found;

@@ -11,7 +11,8 @@ interface PolicyView {
     rules: { id: string; effect: string; server: string; tool: string; args?: unknown[] }[];
   };
 }
-const policy = async (call: (method: string) => Promise<unknown>): Promise<PolicyView['policy']> => ((await call('policy.get')) as PolicyView).policy;
+const policy = async (call: (method: string) => Promise<unknown>): Promise<PolicyView['policy']> =>
+  ((await call('policy.get')) as PolicyView).policy;
 
 test('the global mode warns before and while approvals are off; the timeout is saved', async ({ page, workbench }) => {
   const dialog = await openSettings(page, workbench, 'Approvals');
@@ -71,16 +72,27 @@ test('server and tool settings: filter, set, only changed, reset to defaults', a
   await dialog.getByLabel('Only changed settings').uncheck();
 
   await dialog.getByRole('button', { name: 'Reset to defaults' }).click();
-  await page.getByRole('dialog', { name: 'Reset server and tool settings?' }).getByRole('button', { name: 'Reset' }).click();
-  await expect.poll(async () => {
-    const current = await policy(workbench.call);
-    return { servers: current.servers, tools: current.tools };
-  }).toEqual({ servers: {}, tools: {} });
-  await expect(files.getByRole('switch', { name: 'Auto-approve all tools of Files' })).toHaveAttribute('aria-checked', 'false');
+  await page
+    .getByRole('dialog', { name: 'Reset server and tool settings?' })
+    .getByRole('button', { name: 'Reset' })
+    .click();
+  await expect
+    .poll(async () => {
+      const current = await policy(workbench.call);
+      return { servers: current.servers, tools: current.tools };
+    })
+    .toEqual({ servers: {}, tools: {} });
+  await expect(files.getByRole('switch', { name: 'Auto-approve all tools of Files' })).toHaveAttribute(
+    'aria-checked',
+    'false',
+  );
   await expect(dialog.getByRole('button', { name: 'Reset to defaults' })).toBeDisabled();
 });
 
-test('a rule is refused with its reason under the field, then saved, moved and deleted', async ({ page, workbench }) => {
+test('a rule is refused with its reason under the field, then saved, moved and deleted', async ({
+  page,
+  workbench,
+}) => {
   const dialog = await openSettings(page, workbench, 'Approvals');
   await dialog.getByRole('button', { name: 'Add rule' }).click();
   const editor = page.getByTestId('rule-editor');
@@ -104,7 +116,9 @@ test('a rule is refused with its reason under the field, then saved, moved and d
   await expect(rules.getByRole('listitem')).toHaveCount(1);
   await expect(rules.getByRole('listitem').first()).toContainText('Files · write_* when /path glob /etc/**');
   const saved = (await policy(workbench.call)).rules;
-  expect(saved).toMatchObject([{ effect: 'deny', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }]);
+  expect(saved).toMatchObject([
+    { effect: 'deny', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] },
+  ]);
 
   // A second rule, then move it first.
   await dialog.getByRole('button', { name: 'Add rule' }).click();
@@ -139,7 +153,10 @@ test('chat grants are listed with their chat and can be revoked', async ({ page,
   expect(((await workbench.call('grants.list')) as { grants: unknown[] }).grants).toEqual([]);
 });
 
-test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad number named beside the field", async ({ page, workbench }) => {
+test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad number named beside the field", async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   const dialog = await openSettings(page, workbench, 'Approvals');
   const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
@@ -148,7 +165,9 @@ test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad 
   const choice = sampling.getByRole('combobox', { name: /When Files asks the chat’s model to write for it/ });
   await expect(choice).toHaveValue('ask');
   await choice.selectOption('allow');
-  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toEqual({ autoApprove: false, sampling: 'allow' });
+  await expect
+    .poll(async () => (await policy(workbench.call)).servers.Files)
+    .toEqual({ autoApprove: false, sampling: 'allow' });
 
   const budget = sampling.getByRole('spinbutton', { name: 'Most tokens the model writes for Files per chat' });
   await expect(budget).toHaveValue('10000');
@@ -158,10 +177,14 @@ test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad 
   await expect(budget).toHaveAttribute('aria-invalid', 'true');
   await budget.fill('2500');
   await budget.press('Tab');
-  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toEqual({ autoApprove: false, sampling: 'allow', samplingTokenBudget: 2500 });
+  await expect
+    .poll(async () => (await policy(workbench.call)).servers.Files)
+    .toEqual({ autoApprove: false, sampling: 'allow', samplingTokenBudget: 2500 });
   await expect(sampling.getByRole('alert')).toHaveCount(0);
   await choice.selectOption('deny');
-  await expect.poll(async () => (await policy(workbench.call)).servers.Files).toMatchObject({ sampling: 'deny', samplingTokenBudget: 2500 });
+  await expect
+    .poll(async () => (await policy(workbench.call)).servers.Files)
+    .toMatchObject({ sampling: 'deny', samplingTokenBudget: 2500 });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-sampling-settings`);

@@ -17,7 +17,11 @@ async function seed(workbench: Workbench): Promise<void> {
   await filesReady(workbench);
   const busy = await runApprovalCycle(workbench, { title: 'Busy chat', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' });
   for (let index = 0; index < GRANTED_CALLS; index++) await runAllowedCall(workbench, busy);
-  await runApprovalCycle(workbench, { title: 'Careful chat', decision: 'TOOL_CALL_DECISION_DENY', reason: 'not this folder' });
+  await runApprovalCycle(workbench, {
+    title: 'Careful chat',
+    decision: 'TOOL_CALL_DECISION_DENY',
+    reason: 'not this folder',
+  });
 }
 
 function rows(dialog: Locator): Locator {
@@ -109,12 +113,17 @@ test('filters, paging and a row in detail', async ({ page, workbench }) => {
   await expect(detail).toBeVisible();
 });
 
-test('verify, export CSV and JSONL to a downloaded file, and verify a tampered database', async ({ page, workbench }) => {
+test('verify, export CSV and JSONL to a downloaded file, and verify a tampered database', async ({
+  page,
+  workbench,
+}) => {
   test.setTimeout(90_000);
   await seed(workbench);
   let dialog = await open(page, workbench);
   await dialog.getByRole('button', { name: 'Verify' }).click();
-  await expect(dialog.getByTestId('verify-result')).toContainText(`The chain is intact: ${TOTAL_ROWS} rows checked, head #${TOTAL_ROWS}`);
+  await expect(dialog.getByTestId('verify-result')).toContainText(
+    `The chain is intact: ${TOTAL_ROWS} rows checked, head #${TOTAL_ROWS}`,
+  );
 
   for (const format of ['csv', 'jsonl'] as const) {
     const downloading = page.waitForEvent('download');
@@ -127,9 +136,16 @@ test('verify, export CSV and JSONL to a downloaded file, and verify a tampered d
     await fs.rm(file);
     const lines = text.trimEnd().split('\n');
     if (format === 'jsonl') {
-      expect(JSON.parse(lines[0] ?? '')).toMatchObject({ aiWorkbenchAuditExport: 1, rowCount: TOTAL_ROWS, head: { sequence: TOTAL_ROWS } });
+      expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+        aiWorkbenchAuditExport: 1,
+        rowCount: TOTAL_ROWS,
+        head: { sequence: TOTAL_ROWS },
+      });
       expect(lines).toHaveLength(TOTAL_ROWS + 1);
-      const denied = lines.slice(1).map((line) => JSON.parse(line) as { decision: string | null; reason: string | null }).filter((row) => row.decision === 'deny');
+      const denied = lines
+        .slice(1)
+        .map((line) => JSON.parse(line) as { decision: string | null; reason: string | null })
+        .filter((row) => row.decision === 'deny');
       expect(denied).toEqual([expect.objectContaining({ reason: 'not this folder' })]);
     } else {
       expect(lines[0]).toContain('# aiWorkbenchAuditExport=1');
@@ -138,7 +154,9 @@ test('verify, export CSV and JSONL to a downloaded file, and verify a tampered d
       expect(lines).toHaveLength(TOTAL_ROWS + 2);
       expect(text).toContain('not this folder');
     }
-    await expect(dialog.getByRole('status').filter({ hasText: 'Exported' })).toContainText(`Exported ${TOTAL_ROWS} rows`);
+    await expect(dialog.getByRole('status').filter({ hasText: 'Exported' })).toContainText(
+      `Exported ${TOTAL_ROWS} rows`,
+    );
   }
 
   // Tamper with row 3 behind the app's back, then verify again.

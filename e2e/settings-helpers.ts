@@ -22,9 +22,15 @@ export async function openSettings(page: Page, workbench: Workbench, section: Se
 /** Waits until the bundled Files server is ready (its tools are known). */
 export async function filesReady(workbench: Workbench): Promise<void> {
   await expect
-    .poll(async () => ((await workbench.call('mcp.list')) as { servers: { name: string; status: { state: string } }[] }).servers.find((server) => server.name === 'Files')?.status.state, {
-      timeout: 15_000,
-    })
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.list')) as { servers: { name: string; status: { state: string } }[] }).servers.find(
+          (server) => server.name === 'Files',
+        )?.status.state,
+      {
+        timeout: 15_000,
+      },
+    )
     .toBe('ready');
 }
 
@@ -49,21 +55,35 @@ interface Activity {
  */
 export async function runApprovalCycle(
   workbench: Workbench,
-  options: { title: string; decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' | 'TOOL_CALL_DECISION_ALLOW_ONCE' | 'TOOL_CALL_DECISION_DENY'; reason?: string; chatId?: string },
+  options: {
+    title: string;
+    decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' | 'TOOL_CALL_DECISION_ALLOW_ONCE' | 'TOOL_CALL_DECISION_DENY';
+    reason?: string;
+    chatId?: string;
+  },
 ): Promise<string> {
-  const chatId = options.chatId ?? ((await workbench.call('chat.create', { title: options.title })) as { id: string }).id;
+  const chatId =
+    options.chatId ?? ((await workbench.call('chat.create', { title: options.title })) as { id: string }).id;
   await workbench.call('chat.send', { chatId, message: { role: 'user', text: 'list files' } });
   let pending: Pending['approvals'] = [];
   await expect
-    .poll(async () => {
-      pending = ((await workbench.call('approvals.pending', { chatId })) as Pending).approvals;
-      return pending.length;
-    }, { timeout: 10_000 })
+    .poll(
+      async () => {
+        pending = ((await workbench.call('approvals.pending', { chatId })) as Pending).approvals;
+        return pending.length;
+      },
+      { timeout: 10_000 },
+    )
     .toBe(1);
   const toolCallId = pending[0]?.request.toolCallId ?? '';
   await workbench.call('chat.send', {
     chatId,
-    message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: options.decision, ...(options.reason ? { reason: options.reason } : {}) }] },
+    message: {
+      role: 'approval',
+      toolCallApprovals: [
+        { toolCallId, decision: options.decision, ...(options.reason ? { reason: options.reason } : {}) },
+      ],
+    },
   });
   await waitIdle(workbench, chatId);
   return chatId;
@@ -76,5 +96,9 @@ export async function runAllowedCall(workbench: Workbench, chatId: string): Prom
 }
 
 async function waitIdle(workbench: Workbench, chatId: string): Promise<void> {
-  await expect.poll(async () => ((await workbench.call('chat.messages', { chatId })) as Activity).activity.status, { timeout: 10_000 }).toBe('idle');
+  await expect
+    .poll(async () => ((await workbench.call('chat.messages', { chatId })) as Activity).activity.status, {
+      timeout: 10_000,
+    })
+    .toBe('idle');
 }

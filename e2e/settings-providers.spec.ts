@@ -70,7 +70,9 @@ test('add, edit, test and remove providers; the key is write-only', async ({ pag
 
 test('a removal that fails says why inside the confirmation, which stays open', async ({ page, workbench }) => {
   const dialog = await openSettings(page, workbench, 'Providers');
-  const demo = dialog.getByRole('list', { name: 'Providers' }).getByRole('listitem', { name: 'Demo — not an AI model' });
+  const demo = dialog
+    .getByRole('list', { name: 'Providers' })
+    .getByRole('listitem', { name: 'Demo — not an AI model' });
   await demo.getByRole('button', { name: 'Remove Demo — not an AI model' }).click();
   const confirm = page.getByRole('dialog', { name: 'Remove Demo — not an AI model?' });
   // Another window (or the CLI) removes it first.
@@ -83,7 +85,10 @@ test('a removal that fails says why inside the confirmation, which stays open', 
   await expect(dialog).toBeVisible();
 });
 
-test('local models: Ollama and LM Studio at their default addresses, a Test that says nothing listens, and Add', async ({ page, workbench }) => {
+test('local models: Ollama and LM Studio at their default addresses, a Test that says nothing listens, and Add', async ({
+  page,
+  workbench,
+}) => {
   const dialog = await openSettings(page, workbench, 'Providers');
   const local = dialog.getByRole('list', { name: 'Local model servers' });
   const ollama = local.getByRole('listitem', { name: 'Ollama' });
@@ -107,7 +112,11 @@ test('local models: Ollama and LM Studio at their default addresses, a Test that
     await page.emulateMedia({ colorScheme: scheme });
     await page.mouse.move(5, 5);
     await dialog.getByTestId('local-servers').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: `.cache/screenshots/providers-local-${scheme}.png`, animations: 'disabled', caret: 'hide' });
+    await page.screenshot({
+      path: `.cache/screenshots/providers-local-${scheme}.png`,
+      animations: 'disabled',
+      caret: 'hide',
+    });
     await checkAccessibility(page, `providers-local-${scheme}`);
   }
 });

@@ -11,17 +11,46 @@ for (const scheme of ['light', 'dark'] as const) {
     test.setTimeout(180_000);
     await page.emulateMedia({ colorScheme: scheme });
     await filesReady(workbench);
-    await workbench.call('providers.add', { kind: 'anthropic', label: 'Anthropic (work)', apiKey: 'sk-ant-screenshot', defaultModel: 'claude-sonnet-4-5' });
-    await workbench.call('providers.add', { kind: 'openai-compatible', label: 'Ollama on this machine', baseURL: 'http://127.0.0.1:9/v1' });
-    const busy = await runApprovalCycle(workbench, { title: 'Plan the release', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' });
+    await workbench.call('providers.add', {
+      kind: 'anthropic',
+      label: 'Anthropic (work)',
+      apiKey: 'sk-ant-screenshot',
+      defaultModel: 'claude-sonnet-4-5',
+    });
+    await workbench.call('providers.add', {
+      kind: 'openai-compatible',
+      label: 'Ollama on this machine',
+      baseURL: 'http://127.0.0.1:9/v1',
+    });
+    const busy = await runApprovalCycle(workbench, {
+      title: 'Plan the release',
+      decision: 'TOOL_CALL_DECISION_ALLOW_SESSION',
+    });
     await runAllowedCall(workbench, busy);
-    await runApprovalCycle(workbench, { title: 'Tidy the downloads folder', decision: 'TOOL_CALL_DECISION_DENY', reason: 'not this folder' });
+    await runApprovalCycle(workbench, {
+      title: 'Tidy the downloads folder',
+      decision: 'TOOL_CALL_DECISION_DENY',
+      reason: 'not this folder',
+    });
     await workbench.call('policy.update', {
       tools: { Files: { write_file: 'always-ask', read_text_file: 'auto-approve' } },
       rules: {
         add: [
-          { id: 'no-system-files', effect: 'deny', server: '*', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }], note: 'system files' },
-          { id: 'read-docs', effect: 'allow', server: 'Files', tool: 'read_*', args: [{ pointer: '/path', match: 'glob', value: '~/Documents/**' }] },
+          {
+            id: 'no-system-files',
+            effect: 'deny',
+            server: '*',
+            tool: 'write_*',
+            args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+            note: 'system files',
+          },
+          {
+            id: 'read-docs',
+            effect: 'allow',
+            server: 'Files',
+            tool: 'read_*',
+            args: [{ pointer: '/path', match: 'glob', value: '~/Documents/**' }],
+          },
         ],
       },
     });
@@ -32,7 +61,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await shoot(page, `${scheme}-00-sidebar-entry`);
     const dialog = await openSettings(page, workbench, 'Providers');
     await expect(dialog.getByRole('listitem', { name: 'Anthropic (work)' }).getByTestId('key-state')).toHaveText('Set');
-    await dialog.getByRole('listitem', { name: 'Ollama on this machine' }).getByRole('button', { name: 'Test connection' }).click();
+    await dialog
+      .getByRole('listitem', { name: 'Ollama on this machine' })
+      .getByRole('button', { name: 'Test connection' })
+      .click();
     await expect(dialog.getByRole('alert')).toContainText('Connection failed');
     await shoot(page, `${scheme}-01-providers`);
     await dialog.getByRole('button', { name: 'Edit Anthropic (work)' }).click();
@@ -53,8 +85,22 @@ for (const scheme of ['light', 'dark'] as const) {
     await dialog.getByRole('button', { name: 'Import…' }).click();
     const importer = page.getByTestId('import-dialog');
     await importer.getByLabel('Import from').selectOption('file');
-    const config = { mcpServers: { Files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'] }, github: { command: 'docker', args: ['run', '-i', 'ghcr.io/github/github-mcp-server'], env: { GITHUB_TOKEN: 'x' } }, broken: { nothing: true } } };
-    await importer.getByLabel('Config file').setInputFiles({ name: 'claude_desktop_config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config)) });
+    const config = {
+      mcpServers: {
+        Files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'] },
+        github: {
+          command: 'docker',
+          args: ['run', '-i', 'ghcr.io/github/github-mcp-server'],
+          env: { GITHUB_TOKEN: 'x' },
+        },
+        broken: { nothing: true },
+      },
+    };
+    await importer.getByLabel('Config file').setInputFiles({
+      name: 'claude_desktop_config.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(config)),
+    });
     await importer.getByRole('button', { name: 'Preview' }).click();
     await expect(importer.getByLabel('Import preview')).toBeVisible();
     await shoot(page, `${scheme}-06-import-preview`);
@@ -81,7 +127,10 @@ for (const scheme of ['light', 'dark'] as const) {
     await editor.getByRole('button', { name: 'Cancel' }).click();
     await dialog.getByRole('radio', { name: /Never ask/ }).click();
     await shoot(page, `${scheme}-11-never-ask-confirm`);
-    await page.getByRole('dialog', { name: 'Turn approvals off?' }).getByRole('button', { name: 'Turn approvals off' }).click();
+    await page
+      .getByRole('dialog', { name: 'Turn approvals off?' })
+      .getByRole('button', { name: 'Turn approvals off' })
+      .click();
     await expect(dialog.getByTestId('never-ask-warning')).toBeVisible();
     await dialog.getByRole('heading', { name: 'Approvals', level: 2 }).scrollIntoViewIfNeeded();
     await shoot(page, `${scheme}-12-never-ask-warning`);

@@ -6,7 +6,10 @@ interface PolicyView {
   policy: { tools: Record<string, Record<string, string>> };
 }
 
-test('add a bundled server, see it start, its tools and log; disable, enable, restart, trust, remove', async ({ page, workbench }) => {
+test('add a bundled server, see it start, its tools and log; disable, enable, restart, trust, remove', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   const dialog = await openSettings(page, workbench, 'MCP servers');
   const list = dialog.getByRole('list', { name: 'Servers' });
@@ -45,11 +48,15 @@ test('add a bundled server, see it start, its tools and log; disable, enable, re
   await expect(detail.getByTestId('server-status')).toHaveText('Running', { timeout: 15_000 });
 
   // Restart: a new process.
-  const pidBefore = ((await workbench.call('mcp.list')) as { servers: { name: string; status: { pid?: number } }[] }).servers.find((server) => server.name === 'Memory')?.status.pid;
+  const pidBefore = (
+    (await workbench.call('mcp.list')) as { servers: { name: string; status: { pid?: number } }[] }
+  ).servers.find((server) => server.name === 'Memory')?.status.pid;
   await detail.getByRole('button', { name: 'Restart' }).click();
   await expect
     .poll(async () => {
-      const status = ((await workbench.call('mcp.list')) as { servers: { name: string; status: { pid?: number; state: string } }[] }).servers.find((server) => server.name === 'Memory')?.status;
+      const status = (
+        (await workbench.call('mcp.list')) as { servers: { name: string; status: { pid?: number; state: string } }[] }
+      ).servers.find((server) => server.name === 'Memory')?.status;
       return status?.state === 'ready' && status.pid !== pidBefore;
     })
     .toBe(true);
@@ -59,7 +66,14 @@ test('add a bundled server, see it start, its tools and log; disable, enable, re
   const trust = detail.getByRole('switch', { name: "Trust this server's annotations" });
   await trust.click();
   await expect(trust).toHaveAttribute('aria-checked', 'true');
-  await expect.poll(async () => ((await workbench.call('mcp.list')) as { servers: { name: string; trusted: boolean }[] }).servers.find((server) => server.name === 'Memory')?.trusted).toBe(true);
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.list')) as { servers: { name: string; trusted: boolean }[] }).servers.find(
+          (server) => server.name === 'Memory',
+        )?.trusted,
+    )
+    .toBe(true);
   await detail.getByRole('tab', { name: 'Tools' }).click();
   await expect(tools.getByRole('row', { name: /read_graph/ })).not.toContainText('Declared by the server');
 
@@ -72,7 +86,9 @@ test('add a bundled server, see it start, its tools and log; disable, enable, re
   await detail.getByRole('button', { name: 'Remove' }).click();
   await page.getByRole('dialog', { name: 'Remove Knowledge graph?' }).getByRole('button', { name: 'Remove' }).click();
   await expect(list.getByRole('button', { name: /Knowledge graph/ })).toBeHidden();
-  expect(((await workbench.call('mcp.list')) as { servers: { name: string }[] }).servers.map((server) => server.name)).toEqual(['Files']);
+  expect(
+    ((await workbench.call('mcp.list')) as { servers: { name: string }[] }).servers.map((server) => server.name),
+  ).toEqual(['Files']);
 });
 
 test('a per-tool approval setting from the server page lands in the policy', async ({ page, workbench }) => {
@@ -81,7 +97,9 @@ test('a per-tool approval setting from the server page lands in the policy', asy
   const tools = dialog.getByRole('table', { name: 'Tools of Files' });
   await expect(tools.getByRole('row', { name: /write_file/ })).toContainText('Destructive');
   await tools.getByLabel('Approval for read_text_file').selectOption('auto-approve');
-  await expect.poll(async () => ((await workbench.call('policy.get')) as PolicyView).policy.tools).toEqual({ Files: { read_text_file: 'auto-approve' } });
+  await expect
+    .poll(async () => ((await workbench.call('policy.get')) as PolicyView).policy.tools)
+    .toEqual({ Files: { read_text_file: 'auto-approve' } });
   await tools.getByLabel('Approval for read_text_file').selectOption('inherit');
   await expect.poll(async () => ((await workbench.call('policy.get')) as PolicyView).policy.tools).toEqual({});
 });
@@ -99,7 +117,11 @@ test('import shows a preview first and adds only the servers ticked', async ({ p
       remote: { url: 'https://example.com/mcp', disabled: true },
     },
   };
-  await importer.getByLabel('Config file').setInputFiles({ name: 'claude_desktop_config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config)) });
+  await importer.getByLabel('Config file').setInputFiles({
+    name: 'claude_desktop_config.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(config)),
+  });
   await importer.getByRole('button', { name: 'Preview' }).click();
   const preview = importer.getByLabel('Import preview');
   await expect(preview).toContainText('claude_desktop_config.json');
@@ -115,5 +137,7 @@ test('import shows a preview first and adds only the servers ticked', async ({ p
   await expect(importer.getByRole('status')).toHaveText('Imported 1 server: weather.');
   await importer.getByRole('button', { name: 'Done' }).click();
   await expect(dialog.getByRole('list', { name: 'Servers' }).getByRole('button', { name: /weather/ })).toBeVisible();
-  expect(((await workbench.call('mcp.list')) as { servers: { name: string }[] }).servers.map((server) => server.name).sort()).toEqual(['Files', 'weather']);
+  expect(
+    ((await workbench.call('mcp.list')) as { servers: { name: string }[] }).servers.map((server) => server.name).sort(),
+  ).toEqual(['Files', 'weather']);
 });

@@ -49,7 +49,10 @@ async function shoot(page: Page, name: string): Promise<void> {
   await checkAccessibility(page, name);
 }
 
-test('add a syslog and an OTLP sink, watch their progress and errors live, edit and remove', async ({ page, workbench }) => {
+test('add a syslog and an OTLP sink, watch their progress and errors live, edit and remove', async ({
+  page,
+  workbench,
+}) => {
   test.setTimeout(150_000);
   const syslog = await receiver();
   const down = await closedPort();
@@ -97,7 +100,10 @@ test('add a syslog and an OTLP sink, watch their progress and errors live, edit 
     // New rows reach the syslog sink while the page is open: its progress follows.
     await runApprovalCycle(workbench, { title: 'Later chat', decision: 'TOOL_CALL_DECISION_DENY', reason: 'not now' });
     const later = (await workbench.call('audit.shippingStatus')) as { sinks: { headSequence: number }[] };
-    await expect(siem.getByTestId('sink-lag')).toContainText(`${later.sinks[0]?.headSequence} of ${later.sinks[0]?.headSequence} rows delivered`, { timeout: 15_000 });
+    await expect(siem.getByTestId('sink-lag')).toContainText(
+      `${later.sinks[0]?.headSequence} of ${later.sinks[0]?.headSequence} rows delivered`,
+      { timeout: 15_000 },
+    );
 
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -140,7 +146,10 @@ test('add a syslog and an OTLP sink, watch their progress and errors live, edit 
   }
 });
 
-test('signed checkpoints: turned on from the page, the public key shows at once, and the interval is saved', async ({ page, workbench }) => {
+test('signed checkpoints: turned on from the page, the public key shows at once, and the interval is saved', async ({
+  page,
+  workbench,
+}) => {
   test.setTimeout(90_000);
   const dialog = await openSettings(page, workbench, 'Audit shipping');
   const section = dialog.getByTestId('checkpoints-section');
@@ -157,12 +166,19 @@ test('signed checkpoints: turned on from the page, the public key shows at once,
 
   await section.getByLabel('Every … rows').fill('250');
   await section.getByRole('button', { name: 'Save' }).click();
-  await expect.poll(async () => ((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows).toBe(250);
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows,
+    )
+    .toBe(250);
   // A refused interval is named under its field and changes nothing.
   await section.getByLabel('Every … rows').fill('0');
   await section.getByRole('button', { name: 'Save' }).click();
   await expect(section.getByRole('alert')).toBeVisible();
-  expect(((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows).toBe(250);
+  expect(((await workbench.call('audit.checkpoints')) as { settings: { everyRows: number } }).settings.everyRows).toBe(
+    250,
+  );
   await section.getByLabel('Every … rows').fill('250');
   await expect(section.getByRole('alert')).toBeHidden();
   await expect(section.getByLabel('Write signed checkpoints')).toBeChecked();

@@ -13,7 +13,8 @@ export function ui(page: Page) {
     search: sidebar.getByRole('searchbox', { name: 'Search chats' }),
     items: list.getByRole('listitem'),
     /** The sidebar entry of a chat, by its exact title. */
-    item: (title: string): Locator => list.getByRole('listitem').filter({ has: page.getByRole('button', { name: title, exact: true }) }),
+    item: (title: string): Locator =>
+      list.getByRole('listitem').filter({ has: page.getByRole('button', { name: title, exact: true }) }),
     /** The sidebar button that selects a chat. */
     itemButton: (title: string): Locator => list.getByRole('button', { name: title, exact: true }),
     selectedItem: list.locator('[aria-current="page"]'),

@@ -6,7 +6,10 @@
 import { expect, test } from './fixtures';
 import { chatUi, filesReady, say, shoot } from './chat-ui';
 
-test('a waiting call is counted on its tab, in the chat list and in the title; Ctrl+Shift+A brings it back', async ({ page, workbench }) => {
+test('a waiting call is counted on its tab, in the chat list and in the title; Ctrl+Shift+A brings it back', async ({
+  page,
+  workbench,
+}) => {
   await filesReady(workbench);
   await page.goto(workbench.url);
   await page.getByRole('button', { name: 'Start a new chat' }).click();
@@ -19,10 +22,16 @@ test('a waiting call is counted on its tab, in the chat list and in the title; C
   // Another chat: the first one's tab and list entry say a call waits there.
   await page.getByRole('button', { name: 'New chat' }).click();
   await expect(view.cards).toHaveCount(0);
-  const firstTab = page.getByRole('tablist', { name: 'Open chats' }).locator('.tab').filter({ hasText: 'write waiting.txt' });
+  const firstTab = page
+    .getByRole('tablist', { name: 'Open chats' })
+    .locator('.tab')
+    .filter({ hasText: 'write waiting.txt' });
   await expect(firstTab.getByTestId('waiting-badge')).toHaveText('11 call waits for your decision');
   await expect(firstTab.getByTestId('waiting-badge')).toHaveAttribute('title', '1 call waits for your decision');
-  const firstItem = page.getByRole('list', { name: 'Chat list' }).getByRole('listitem').filter({ hasText: 'write waiting.txt' });
+  const firstItem = page
+    .getByRole('list', { name: 'Chat list' })
+    .getByRole('listitem')
+    .filter({ hasText: 'write waiting.txt' });
   await expect(firstItem.getByTestId('waiting-badge')).toHaveAttribute('title', '1 call waits for your decision');
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });

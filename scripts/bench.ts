@@ -27,7 +27,30 @@ import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
 
-const BENCHMARKS: readonly Benchmark[] = [cliStart, cliRunTool, contractRoundtrip, firstToken, firstTokenCold, loopOverhead, samplingOverhead, policyDecision, mcpCallOverhead, mcpStartCpu, mcpStartup, mcpLargeResult, oauthRefresh, auditCommit, auditExport, auditVerify, insights, auditShip, uiLongChat, uiStreaming, appStart, rendererFirstLoad];
+const BENCHMARKS: readonly Benchmark[] = [
+  cliStart,
+  cliRunTool,
+  contractRoundtrip,
+  firstToken,
+  firstTokenCold,
+  loopOverhead,
+  samplingOverhead,
+  policyDecision,
+  mcpCallOverhead,
+  mcpStartCpu,
+  mcpStartup,
+  mcpLargeResult,
+  oauthRefresh,
+  auditCommit,
+  auditExport,
+  auditVerify,
+  insights,
+  auditShip,
+  uiLongChat,
+  uiStreaming,
+  appStart,
+  rendererFirstLoad,
+];
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -5,16 +5,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anchorOf, checkDocCitations, checkMarkdownLinks, filesUnder, headingAnchors, markdownLinks, type LinkCheck } from './lib/doc-links.ts';
+import {
+  anchorOf,
+  checkDocCitations,
+  checkMarkdownLinks,
+  filesUnder,
+  headingAnchors,
+  markdownLinks,
+  type LinkCheck,
+} from './lib/doc-links.ts';
 import { ROOT } from './lib/project.ts';
 
 const THIS_FILE = fileURLToPath(import.meta.url);
 
-const words = (check: LinkCheck): string[] => check.dead.map((link) => `${link.file}:${link.line} ${link.target}: ${link.reason}`);
+const words = (check: LinkCheck): string[] =>
+  check.dead.map((link) => `${link.file}:${link.line} ${link.target}: ${link.reason}`);
 
 describe('the repository', () => {
   it('README.md, CHANGELOG.md and docs/ have no dead relative link or anchor', () => {
-    const files = [path.join(ROOT, 'README.md'), path.join(ROOT, 'CHANGELOG.md'), ...filesUnder(path.join(ROOT, 'docs'), ['.md'])];
+    const files = [
+      path.join(ROOT, 'README.md'),
+      path.join(ROOT, 'CHANGELOG.md'),
+      ...filesUnder(path.join(ROOT, 'docs'), ['.md']),
+    ];
     const check = checkMarkdownLinks(ROOT, files);
     expect(check.checked).toBeGreaterThan(100);
     expect(words(check)).toEqual([]);
@@ -44,7 +57,10 @@ describe('the checker', () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-doc-links-'));
     fs.mkdirSync(path.join(dir, 'docs'));
-    fs.writeFileSync(path.join(dir, 'docs', 'page.md'), '# A page\n\n## Which setting wins?\n\n## `npm test`, in order\n\n## Twice\n\n## Twice\n');
+    fs.writeFileSync(
+      path.join(dir, 'docs', 'page.md'),
+      '# A page\n\n## Which setting wins?\n\n## `npm test`, in order\n\n## Twice\n\n## Twice\n',
+    );
     fs.writeFileSync(
       path.join(dir, 'README.md'),
       [
@@ -61,7 +77,10 @@ describe('the checker', () => {
         '[ref]: docs/missing-four.md',
       ].join('\n'),
     );
-    fs.writeFileSync(path.join(dir, 'code.ts'), "// see docs/page.md#twice and docs/page.md#thrice, (docs/gone.md)\nconst x = 'docs/data.md';\n");
+    fs.writeFileSync(
+      path.join(dir, 'code.ts'),
+      "// see docs/page.md#twice and docs/page.md#thrice, (docs/gone.md)\nconst x = 'docs/data.md';\n",
+    );
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -42,7 +42,9 @@ describe('packaging', () => {
     expect(config.asar).toBe(true);
     expect(config.files).toContain('out/**');
     expect(config.files).not.toContain('src/**');
-    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', 'node_modules/@modelcontextprotocol/server-*/**']));
+    expect(config.asarUnpack).toEqual(
+      expect.arrayContaining(['**/*.node', 'node_modules/@modelcontextprotocol/server-*/**']),
+    );
   });
 
   it('builds a hardened, entitled dmg for macOS, nsis for Windows, AppImage and deb for Linux', () => {

@@ -17,7 +17,8 @@ if (electron) {
   process.exit(code);
 }
 
-if (!forceBrowser) console.log('No Electron binary is installed on this machine, so AI Workbench starts in browser mode.');
+if (!forceBrowser)
+  console.log('No Electron binary is installed on this machine, so AI Workbench starts in browser mode.');
 // Browser mode reads its flags from process.argv and runs in this process.
 process.argv = [process.argv[0] ?? process.execPath, 'browser', ...browserArgs];
 await import(new URL('../out/main/browser.js', import.meta.url).href);

@@ -45,7 +45,12 @@ function readJson(file: string): unknown {
 }
 
 /** A runner stage: counts come from its JSON report; a crash without a report is one failure. */
-async function suite(name: string, reportFile: string, start: () => Promise<{ code: number }>, count: (report: unknown) => Tally | null): Promise<void> {
+async function suite(
+  name: string,
+  reportFile: string,
+  start: () => Promise<{ code: number }>,
+  count: (report: unknown) => Tally | null,
+): Promise<void> {
   console.log(`\n▶ ${name}`);
   fs.rmSync(reportFile, { force: true });
   const { code } = await start();
@@ -60,14 +65,26 @@ async function suite(name: string, reportFile: string, start: () => Promise<{ co
 }
 
 const countVitest = (report: unknown): Tally | null => {
-  const r = report as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | null;
+  const r = report as {
+    numPassedTests?: number;
+    numFailedTests?: number;
+    numPendingTests?: number;
+    numTodoTests?: number;
+  } | null;
   if (typeof r?.numPassedTests !== 'number') return null;
-  return { passed: r.numPassedTests, failed: r.numFailedTests ?? 0, skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0) };
+  return {
+    passed: r.numPassedTests,
+    failed: r.numFailedTests ?? 0,
+    skipped: (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0),
+  };
 };
 
 interface PlaywrightSuite {
   title: string;
-  specs?: Array<{ title: string; tests: Array<{ status?: string; annotations?: Array<{ type: string; description?: string }> }> }>;
+  specs?: Array<{
+    title: string;
+    tests: Array<{ status?: string; annotations?: Array<{ type: string; description?: string }> }>;
+  }>;
   suites?: PlaywrightSuite[];
 }
 
@@ -76,14 +93,18 @@ interface PlaywrightSuite {
  * (`titleUnless` in src/main/testing/skip-reason.ts), so a skip is never silent.
  */
 function skippedVitestTests(report: unknown): string[] {
-  const files = (report as { testResults?: Array<{ assertionResults?: Array<{ fullName?: string; status?: string }> }> } | null)?.testResults ?? [];
+  const files =
+    (report as { testResults?: Array<{ assertionResults?: Array<{ fullName?: string; status?: string }> }> } | null)
+      ?.testResults ?? [];
   return files
     .flatMap((file) => file.assertionResults ?? [])
     .filter((test) => test.status === 'skipped' || test.status === 'pending' || test.status === 'todo')
     .map((test) => {
       const name = test.fullName ?? '(a test without a name)';
       const reason = /\(SKIPPED: ([^)]*)\)/.exec(name)?.[1];
-      return reason ? `${name.replace(/ \(SKIPPED: [^)]*\)/, '')}: ${reason}` : `${name}: ${test.status === 'todo' ? 'a todo, not written yet' : 'no reason given'}`;
+      return reason
+        ? `${name.replace(/ \(SKIPPED: [^)]*\)/, '')}: ${reason}`
+        : `${name}: ${test.status === 'todo' ? 'a todo, not written yet' : 'no reason given'}`;
     });
 }
 
@@ -94,7 +115,8 @@ function skippedWithReasons(report: unknown): string[] {
     for (const spec of suite.specs ?? []) {
       for (const test of spec.tests) {
         if (test.status !== 'skipped') continue;
-        const reason = test.annotations?.find((annotation) => annotation.type === 'skip')?.description ?? 'no reason given';
+        const reason =
+          test.annotations?.find((annotation) => annotation.type === 'skip')?.description ?? 'no reason given';
         lines.push(`${[...path, spec.title].join(' › ')}: ${reason}`);
       }
     }
@@ -105,7 +127,9 @@ function skippedWithReasons(report: unknown): string[] {
 }
 
 const countPlaywright = (report: unknown): Tally | null => {
-  const stats = (report as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | null)?.stats;
+  const stats = (
+    report as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | null
+  )?.stats;
   if (typeof stats?.expected !== 'number') return null;
   // A flaky test passed only on a retry: we count it as failed, since a flaky test hides a real problem.
   return { passed: stats.expected, failed: (stats.unexpected ?? 0) + (stats.flaky ?? 0), skipped: stats.skipped ?? 0 };
@@ -114,14 +138,28 @@ const countPlaywright = (report: unknown): Tally | null => {
 fs.mkdirSync(RESULTS_DIR, { recursive: true });
 const tsc = binPath('typescript/bin/tsc');
 
-await check('typecheck', ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.scripts.json', 'tsconfig.bench.json'].map((project) => () => runNode(tsc, ['--noEmit', '-p', project])));
-await check('lint', [() => runNode(binPath('eslint/bin/eslint.js'), ['--max-warnings', '0', '.'])]);
+await check(
+  'typecheck',
+  ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.scripts.json', 'tsconfig.bench.json'].map(
+    (project) => () => runNode(tsc, ['--noEmit', '-p', project]),
+  ),
+);
+await check('lint', [
+  () => runNode(binPath('eslint/bin/eslint.js'), ['--max-warnings', '0', '.']),
+  () => runNode(binPath('prettier/bin/prettier.cjs'), ['--check', '.']),
+]);
 await check('build', [build]);
 const unitReport = path.join(RESULTS_DIR, 'unit.json');
 await suite(
   'unit and integration tests (vitest)',
   unitReport,
-  () => runNode(binPath('vitest/vitest.mjs'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${unitReport}`]),
+  () =>
+    runNode(binPath('vitest/vitest.mjs'), [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${unitReport}`,
+    ]),
   countVitest,
 );
 await suite(
@@ -146,20 +184,31 @@ await suite(
   },
 );
 
-const skipped = [...skippedVitestTests(readJson(unitReport)), ...skippedWithReasons(readJson(path.join(RESULTS_DIR, 'e2e.json')))];
+const skipped = [
+  ...skippedVitestTests(readJson(unitReport)),
+  ...skippedWithReasons(readJson(path.join(RESULTS_DIR, 'e2e.json'))),
+];
 if (skipped.length > 0) {
   console.log('\nSkipped (not counted as passed)');
   for (const line of skipped) console.log(`  - ${line}`);
 }
 
 const total = results.reduce<Tally>(
-  (sum, r) => ({ passed: sum.passed + r.passed, failed: sum.failed + r.failed, skipped: sum.skipped + r.skipped, expectedFailures: (sum.expectedFailures ?? 0) + (r.expectedFailures ?? 0) }),
+  (sum, r) => ({
+    passed: sum.passed + r.passed,
+    failed: sum.failed + r.failed,
+    skipped: sum.skipped + r.skipped,
+    expectedFailures: (sum.expectedFailures ?? 0) + (r.expectedFailures ?? 0),
+  }),
   { passed: 0, failed: 0, skipped: 0, expectedFailures: 0 },
 );
-const expectedWords = (count: number | undefined): string => (count ? `, ${count} expected failure${count === 1 ? '' : 's'}` : '');
+const expectedWords = (count: number | undefined): string =>
+  count ? `, ${count} expected failure${count === 1 ? '' : 's'}` : '';
 console.log('\nSummary');
 for (const r of results) {
-  console.log(`  ${r.failed ? '✗' : '✓'} ${r.name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${expectedWords(r.expectedFailures)}${r.note ? ` (${r.note})` : ''}`);
+  console.log(
+    `  ${r.failed ? '✗' : '✓'} ${r.name}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${expectedWords(r.expectedFailures)}${r.note ? ` (${r.note})` : ''}`,
+  );
 }
 if (total.passed === 0) {
   total.failed++;

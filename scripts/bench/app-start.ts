@@ -37,7 +37,10 @@ const READY_PROBE = `window.__firstScreen = new Promise((resolve) => {
 
 /** The floor: a bare Node HTTP server whose one page holds what the first screen shows, as static HTML. */
 function floorServerSource(): string {
-  const items = Array.from({ length: CHATS }, (_, index) => `<li><button class="chat-item-title">Chat ${index + 1}</button></li>`).join('');
+  const items = Array.from(
+    { length: CHATS },
+    (_, index) => `<li><button class="chat-item-title">Chat ${index + 1}</button></li>`,
+  ).join('');
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body style="display:flex;margin:0;font:14px system-ui">
 <nav aria-label="Chats" style="width:260px;height:100vh;overflow:auto"><ul>${items}</ul></nav>
 <main style="flex:1;display:flex;flex-direction:column;justify-content:flex-end"><textarea aria-label="Message" rows="1"></textarea></main></body></html>`;
@@ -102,7 +105,13 @@ async function launch(browser: Browser, start: () => Promise<Started>, stayMs = 
   const page = await context.newPage();
   const scripts: Promise<number>[] = [];
   page.on('response', (response) => {
-    if (response.request().resourceType() === 'script') scripts.push(response.body().then((body) => body.length, () => 0));
+    if (response.request().resourceType() === 'script')
+      scripts.push(
+        response.body().then(
+          (body) => body.length,
+          () => 0,
+        ),
+      );
   });
   const spawned = Date.now();
   const server = await start();
@@ -156,7 +165,9 @@ export const appStart: Benchmark = {
       const appMs = median(app);
       const floorMs = median(floor);
       const load = loadAverage();
-      console.error(`app-start: app ${app.map(Math.round).join(', ')} ms; floor ${floor.map(Math.round).join(', ')} ms; load average ${load}`);
+      console.error(
+        `app-start: app ${app.map(Math.round).join(', ')} ms; floor ${floor.map(Math.round).join(', ')} ms; load average ${load}`,
+      );
       const details = { appMs, floorMs, runs: RUNS, chats: CHATS, servers: SERVERS, load1: Number(load.split(' ')[0]) };
       return [
         { name: 'app-start', value: appMs / 1000, unit: 's', goal: { op: '<=', value: 1.5 }, details },
@@ -173,7 +184,15 @@ export const rendererFirstLoad: Benchmark = {
     return withFixture(async (browser, home) => {
       const { scriptBytes, scripts } = await launch(browser, startApp(home));
       console.error(`renderer-first-load: ${scripts} scripts, ${scriptBytes} bytes`);
-      return [{ name: 'renderer-first-load', value: scriptBytes / 1024, unit: 'KB', goal: { op: '<=', value: 500 }, details: { scriptBytes, scripts } }];
+      return [
+        {
+          name: 'renderer-first-load',
+          value: scriptBytes / 1024,
+          unit: 'KB',
+          goal: { op: '<=', value: 500 },
+          details: { scriptBytes, scripts },
+        },
+      ];
     });
   },
 };

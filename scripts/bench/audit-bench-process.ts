@@ -34,7 +34,14 @@ switch (operation) {
     break;
   case 'export': {
     if (!extra) throw new Error('export needs an output path');
-    const result = await exportAuditLog({ databaseFile: file, dataDir: path.dirname(file), format: 'jsonl', path: extra, overwrite: true, onProgress: sample });
+    const result = await exportAuditLog({
+      databaseFile: file,
+      dataDir: path.dirname(file),
+      format: 'jsonl',
+      path: extra,
+      overwrite: true,
+      onProgress: sample,
+    });
     answer = { rows: result.rowCount, bytes: result.bytes };
     break;
   }

@@ -30,12 +30,37 @@ export const auditExport: Benchmark = {
       const sqliteAfter = await sqliteJsonDump(file, { out });
       const sqliteMs = (sqliteBefore + sqliteAfter) / 2;
       if (answer.rows !== MILLION) throw new Error(`exported ${answer.rows} rows, expected ${MILLION}`);
-      const details = { rows: answer.rows, exportMs: answer.ms, sqliteJsonMs: sqliteMs, sqliteBeforeMs: sqliteBefore, sqliteAfterMs: sqliteAfter, fileMb: answer.bytes / MB, baseRssMb: answer.baseRss / MB, peakRssMb: answer.peakRss / MB, fixtureBuildMs: buildMs, ...loadDetails() };
-      console.error(`  ${answer.rows} rows, ${details.fileMb.toFixed(0)} MB written in ${(answer.ms / 1000).toFixed(2)} s; sqlite3 -json ${(sqliteMs / 1000).toFixed(2)} s; RSS ${details.baseRssMb.toFixed(1)} → peak ${details.peakRssMb.toFixed(1)} MB; load ${details.load1.toFixed(2)}`);
+      const details = {
+        rows: answer.rows,
+        exportMs: answer.ms,
+        sqliteJsonMs: sqliteMs,
+        sqliteBeforeMs: sqliteBefore,
+        sqliteAfterMs: sqliteAfter,
+        fileMb: answer.bytes / MB,
+        baseRssMb: answer.baseRss / MB,
+        peakRssMb: answer.peakRss / MB,
+        fixtureBuildMs: buildMs,
+        ...loadDetails(),
+      };
+      console.error(
+        `  ${answer.rows} rows, ${details.fileMb.toFixed(0)} MB written in ${(answer.ms / 1000).toFixed(2)} s; sqlite3 -json ${(sqliteMs / 1000).toFixed(2)} s; RSS ${details.baseRssMb.toFixed(1)} → peak ${details.peakRssMb.toFixed(1)} MB; load ${details.load1.toFixed(2)}`,
+      );
       return [
-        { name: 'audit-export-vs-sqlite', value: answer.ms / sqliteMs, unit: 'x', goal: { op: '<=', value: 1.5 }, details },
+        {
+          name: 'audit-export-vs-sqlite',
+          value: answer.ms / sqliteMs,
+          unit: 'x',
+          goal: { op: '<=', value: 1.5 },
+          details,
+        },
         { name: 'audit-export-time', value: answer.ms / 1000, unit: 's', goal: { op: '<=', value: 10 }, details },
-        { name: 'audit-export-rss', value: (answer.peakRss - answer.baseRss) / MB, unit: 'MB', goal: { op: '<=', value: 50 }, details },
+        {
+          name: 'audit-export-rss',
+          value: (answer.peakRss - answer.baseRss) / MB,
+          unit: 'MB',
+          goal: { op: '<=', value: 50 },
+          details,
+        },
       ];
     } finally {
       fs.rmSync(out, { force: true });

@@ -2,7 +2,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from '../../src/main/audit/audit-row';
+import {
+  AUDIT_INSERT_SQL,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  NO_DECISION,
+  NO_RESULT,
+  rowValues,
+  sha256Hex,
+  type StoredAuditRow,
+} from '../../src/main/audit/audit-row';
 import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { openDatabase } from '../../src/main/storage/database';
 import { ROOT } from '../lib/project.ts';
@@ -56,7 +66,15 @@ function fixtureRow(index: number, sequence: number, previousHash: string): Stor
       editedArgsHash: null,
     };
   }
-  return { ...call, ...NO_DECISION, kind: 'result', outcome: index % 7 === 0 ? 'error' : 'success', durationMs: (index % 500) / 4, resultBytes: index % 65536, error: index % 7 === 0 ? 'ENOENT: no such file' : null };
+  return {
+    ...call,
+    ...NO_DECISION,
+    kind: 'result',
+    outcome: index % 7 === 0 ? 'error' : 'success',
+    durationMs: (index % 500) / 4,
+    resultBytes: index % 65536,
+    error: index % 7 === 0 ? 'ENOENT: no such file' : null,
+  };
 }
 
 /**
@@ -85,10 +103,14 @@ export function buildAuditDatabase(file: string, rows: number): void {
 /** Runs one operation of audit-bench-process.ts in a fresh Node process (clean memory to measure) and returns its JSON answer. */
 export function runBenchProcess<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'scripts/bench/audit-bench-process.ts'), ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'scripts/bench/audit-bench-process.ts'), ...args],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.on('error', reject);
@@ -122,7 +144,10 @@ export async function sqliteJsonDump(file: string, target: { out: string } | 'sh
   const query = `sqlite3 -readonly -json '${file}' 'SELECT * FROM audit_log ORDER BY sequence'`;
   const command = target === 'sha256sum' ? `${query} | sha256sum > /dev/null` : `${query} > '${target.out}'`;
   const result = await measureProcess({ argv: ['sh', '-c', `command -v sqlite3 > /dev/null || exit 127; ${command}`] });
-  if (result.status === 127) throw new Error('The audit benchmarks compare against the sqlite3 command-line tool: install it (apt-get install sqlite3).');
+  if (result.status === 127)
+    throw new Error(
+      'The audit benchmarks compare against the sqlite3 command-line tool: install it (apt-get install sqlite3).',
+    );
   if (result.status !== 0) throw new Error(`sqlite3 failed (${result.status}): ${result.stderr}`);
   return result.wallMs;
 }

@@ -59,7 +59,13 @@ let nextDecision = 0;
  * being committed (synchronous=FULL, as the app commits). Measured from the timer's due time, so time the
  * event loop spent on shipping work before the commit could run counts against shipping.
  */
-async function commitLatencies(db: Database, dataDir: string, samples: number, onCommit: () => void, until?: () => boolean): Promise<Latencies> {
+async function commitLatencies(
+  db: Database,
+  dataDir: string,
+  samples: number,
+  onCommit: () => void,
+  until?: () => boolean,
+): Promise<Latencies> {
   const log = createSqliteAuditLog({ db, dataDir });
   const latencies: Latencies = { total: [], late: [], commit: [] };
   for (let index = 0; index < samples; index++) {
@@ -93,10 +99,23 @@ const append = (into: Latencies, more: Latencies): void => {
 
 /** `p50/p99` of each part, in ms, for the details of the line. */
 const parts = (latencies: Latencies): Record<string, string> =>
-  Object.fromEntries(Object.entries(latencies).map(([part, times]) => [part, `${percentile(times, 50).toFixed(2)}/${percentile(times, 99).toFixed(2)} ms`]));
+  Object.fromEntries(
+    Object.entries(latencies).map(([part, times]) => [
+      part,
+      `${percentile(times, 50).toFixed(2)}/${percentile(times, 99).toFixed(2)} ms`,
+    ]),
+  );
 
 function startShipping(db: Database, rsyslog: Rsyslog, sinkId: string): AuditShipper {
-  const config: SyslogSinkConfig = { type: 'syslog', id: sinkId, enabled: true, host: '127.0.0.1', port: rsyslog.port, facility: 13, batchSize: 500 };
+  const config: SyslogSinkConfig = {
+    type: 'syslog',
+    id: sinkId,
+    enabled: true,
+    host: '127.0.0.1',
+    port: rsyslog.port,
+    facility: 13,
+    batchSize: 500,
+  };
   const shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], workerFile: SHIP_WORKER });
   shipper.start();
   return shipper;
@@ -122,7 +141,9 @@ export const auditShip: Benchmark = {
     const file = path.join(dataDir, 'workbench.db');
     // The receiver's disk is not ours in real life: rsyslog writes to memory when it can, so its 140 MB of
     // writes do not compete with the fsync of the commits being measured.
-    const receiverDir = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/aiwb-bench-rsyslog-') : path.join(dir, 'rsyslog');
+    const receiverDir = fs.existsSync('/dev/shm')
+      ? fs.mkdtempSync('/dev/shm/aiwb-bench-rsyslog-')
+      : path.join(dir, 'rsyslog');
     const rsyslog = await createRsyslog(receiverDir, rsyslogd);
     try {
       buildAuditDatabase(file, ROWS);
@@ -166,8 +187,19 @@ export const auditShip: Benchmark = {
             `without shipping ${Object.values(parts(without)).join(', ')} (${without.total.length}), while shipping ${Object.values(parts(withShipping)).join(', ')} (${withShipping.total.length})`,
         );
         return [
-          { name: 'audit-ship', value: shipMs / 1000, unit: 's', goal: { op: '<=', value: 10 }, details: { rows: ROWS, shipMs } },
-          { name: 'audit-ship-rate', value: Math.round(ROWS / (shipMs / 1000)), unit: 'rows/s', goal: { op: '>=', value: ROWS / 10 } },
+          {
+            name: 'audit-ship',
+            value: shipMs / 1000,
+            unit: 's',
+            goal: { op: '<=', value: 10 },
+            details: { rows: ROWS, shipMs },
+          },
+          {
+            name: 'audit-ship-rate',
+            value: Math.round(ROWS / (shipMs / 1000)),
+            unit: 'rows/s',
+            goal: { op: '>=', value: ROWS / 10 },
+          },
           {
             name: 'audit-ship-commit-p99',
             value: withP99 / withoutP99,

@@ -11,12 +11,25 @@ export const auditVerify: Benchmark = {
   async run() {
     const { file } = await millionRowDatabase();
     const sqliteBefore = await sqliteJsonDump(file, 'sha256sum');
-    const answer = await runBenchProcess<{ rows: number; ms: number; baseRss: number; peakRss: number }>(['verify', file]);
+    const answer = await runBenchProcess<{ rows: number; ms: number; baseRss: number; peakRss: number }>([
+      'verify',
+      file,
+    ]);
     const sqliteAfter = await sqliteJsonDump(file, 'sha256sum');
     const sqliteMs = (sqliteBefore + sqliteAfter) / 2;
     if (answer.rows !== MILLION) throw new Error(`verified ${answer.rows} rows, expected ${MILLION}`);
-    const details = { rows: answer.rows, verifyMs: answer.ms, sqliteSha256Ms: sqliteMs, sqliteBeforeMs: sqliteBefore, sqliteAfterMs: sqliteAfter, rssGrowthMb: (answer.peakRss - answer.baseRss) / (1024 * 1024), ...loadDetails() };
-    console.error(`  verified ${answer.rows} rows in ${(answer.ms / 1000).toFixed(2)} s; sqlite3 -json | sha256sum ${(sqliteMs / 1000).toFixed(2)} s; load ${details.load1.toFixed(2)}`);
+    const details = {
+      rows: answer.rows,
+      verifyMs: answer.ms,
+      sqliteSha256Ms: sqliteMs,
+      sqliteBeforeMs: sqliteBefore,
+      sqliteAfterMs: sqliteAfter,
+      rssGrowthMb: (answer.peakRss - answer.baseRss) / (1024 * 1024),
+      ...loadDetails(),
+    };
+    console.error(
+      `  verified ${answer.rows} rows in ${(answer.ms / 1000).toFixed(2)} s; sqlite3 -json | sha256sum ${(sqliteMs / 1000).toFixed(2)} s; load ${details.load1.toFixed(2)}`,
+    );
     return [
       { name: 'audit-verify', value: answer.ms / 1000, unit: 's', goal: { op: '<=', value: 10 }, details },
       { name: 'audit-verify-vs-sqlite', value: answer.ms / sqliteMs, unit: 'x', goal: { op: '<=', value: 2 }, details },

@@ -6,7 +6,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const [entry, ...args] = process.argv.slice(2);
 const client = new Client({ name: 'bare-floor', version: '0.0.0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { ...process.env }, stderr: 'ignore' }));
+await client.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [entry, ...args],
+    env: { ...process.env },
+    stderr: 'ignore',
+  }),
+);
 const result = await client.callTool({ name: 'echo', arguments: { message: 'hello from the floor' } });
 process.stdout.write(`${JSON.stringify(result.content)}\n`);
 await client.close();

@@ -15,12 +15,19 @@ export interface BrowserModeProcess {
  * Starts the built browser-mode server on a free port with a throw-away data directory (`home`, removed on stop
  * unless `keepHome`: a benchmark that starts the app several times on the same folder).
  */
-export async function startBrowserMode(home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-')), { keepHome = false } = {}): Promise<BrowserModeProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'out/main/browser.js'), '--port', '0', '--no-open'], {
-    cwd: ROOT,
-    env: { ...process.env, WORKBENCH_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startBrowserMode(
+  home = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-')),
+  { keepHome = false } = {},
+): Promise<BrowserModeProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(ROOT, 'out/main/browser.js'), '--port', '0', '--no-open'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WORKBENCH_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

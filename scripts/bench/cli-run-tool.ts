@@ -29,7 +29,14 @@ export const cliRunTool: Benchmark = {
     const home = await benchHome('aiwb-bench-cli-tool-', (services) => {
       services.mcpServers.remove('Files');
       services.mcpServers.add(SERVER, { package: '@modelcontextprotocol/server-everything', args: [] });
-      services.providers.add({ kind: 'openai', id: 'fake', label: 'Fake', baseURL: fake.baseURL('openai'), apiKey: KEY, defaultModel: 'fake-large' });
+      services.providers.add({
+        kind: 'openai',
+        id: 'fake',
+        label: 'Fake',
+        baseURL: fake.baseURL('openai'),
+        apiKey: KEY,
+        defaultModel: 'fake-large',
+      });
     });
     try {
       await workbench(home, ['policy', 'set', 'tool', SERVER, 'echo', 'auto-approve']);
@@ -39,19 +46,37 @@ export const cliRunTool: Benchmark = {
       // The scripted model of one exchange: a call of echo, then the answer.
       const scriptExchange = (): void =>
         fake.script(
-          { kind: 'reply', text: ['Calling echo.'], toolCalls: [{ name: `${SERVER}__echo`, argumentChunks: [JSON.stringify({ message: 'hello from the model' })] }] },
+          {
+            kind: 'reply',
+            text: ['Calling echo.'],
+            toolCalls: [
+              { name: `${SERVER}__echo`, argumentChunks: [JSON.stringify({ message: 'hello from the model' })] },
+            ],
+          },
           { kind: 'reply', text: ['It said hello.'] },
         );
       const viaCli = async (): Promise<ProcessMeasurement> => {
         scriptExchange();
         const result = await workbench(home, ['run', 'echo hello', '--provider', 'fake']);
-        if (!result.stderr.includes('echo · ok')) throw new Error(`the echo call did not run:\n${result.stderr}\n${result.stdout}`);
+        if (!result.stderr.includes('echo · ok'))
+          throw new Error(`the echo call did not run:\n${result.stderr}\n${result.stdout}`);
         return result;
       };
-      const floor = (): Promise<ProcessMeasurement> => measureOk({ argv: [process.execPath, BARE_CLIENT, entry], cwd: ROOT, env: { ...process.env, ...cacheEnv } }, 'bare MCP client');
+      const floor = (): Promise<ProcessMeasurement> =>
+        measureOk(
+          { argv: [process.execPath, BARE_CLIENT, entry], cwd: ROOT, env: { ...process.env, ...cacheEnv } },
+          'bare MCP client',
+        );
       const sameWork = (): Promise<ProcessMeasurement> => {
         scriptExchange();
-        return measureOk({ argv: [process.execPath, SAME_WORK_CLIENT, fake.baseURL('openai'), KEY, 'fake-large', entry], cwd: ROOT, env: { ...process.env, ...cacheEnv } }, 'same-work SDK client');
+        return measureOk(
+          {
+            argv: [process.execPath, SAME_WORK_CLIENT, fake.baseURL('openai'), KEY, 'fake-large', entry],
+            cwd: ROOT,
+            env: { ...process.env, ...cacheEnv },
+          },
+          'same-work SDK client',
+        );
       };
       await viaCli();
       await floor();
@@ -86,7 +111,13 @@ export const cliRunTool: Benchmark = {
         { name: 'cli-run-tool-cpu', value: cpu / floorCpu, unit: 'x', goal: { op: '<=', value: 1.3 }, details },
         { name: 'cli-run-tool-rss', value: peak, unit: 'MB', goal: { op: '<=', value: 120 }, details },
         // What our code adds to the work itself: settings, policy, the audit log, the tool loop, the output.
-        { name: 'cli-run-tool-cpu-vs-same-work', value: cpu / sameWorkCpu, unit: 'x', goal: { op: '<=', value: 1.3 }, details },
+        {
+          name: 'cli-run-tool-cpu-vs-same-work',
+          value: cpu / sameWorkCpu,
+          unit: 'x',
+          goal: { op: '<=', value: 1.3 },
+          details,
+        },
       ];
       return lines;
     } finally {

@@ -14,19 +14,33 @@ export const WORKBENCH_BIN = path.join(ROOT, 'bin', 'workbench.js');
  * `workbench …` as a person's shell starts it: `bin/workbench.js` on the same Node 22 as the floor, as an installed
  * package runs (no build check: the benchmark built first). Returns the whole process's measurement.
  */
-export function workbench(home: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<ProcessMeasurement> {
+export function workbench(
+  home: string,
+  args: readonly string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<ProcessMeasurement> {
   return measureOk(
     {
       argv: [process.execPath, WORKBENCH_BIN, ...args],
       cwd: ROOT,
-      env: { ...process.env, WORKBENCH_HOME: home, WORKBENCH_SKIP_BUILD: '1', WORKBENCH_MANAGED_POLICY: undefined, NO_COLOR: '1', ...extraEnv },
+      env: {
+        ...process.env,
+        WORKBENCH_HOME: home,
+        WORKBENCH_SKIP_BUILD: '1',
+        WORKBENCH_MANAGED_POLICY: undefined,
+        NO_COLOR: '1',
+        ...extraEnv,
+      },
     },
     `workbench ${args.join(' ')}`,
   );
 }
 
 /** A data folder as `createServices` leaves it, after `seed`. */
-export async function benchHome(prefix: string, seed: (services: ReturnType<typeof createServices>) => void): Promise<string> {
+export async function benchHome(
+  prefix: string,
+  seed: (services: ReturnType<typeof createServices>) => void,
+): Promise<string> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const services = createServices({ dataDir: home, host: 'cli', version: '0.0.0-bench', managedPolicyFile: null });
   try {
@@ -48,7 +62,8 @@ export const cliStart: Benchmark = {
   description: `workbench --help, chats list (${CHATS} chats) and run (to the first token, Demo provider) ÷ node -e 0, ${PAIRS} interleaved pairs each`,
   async run() {
     const listHome = await benchHome('aiwb-bench-cli-list-', (services) => {
-      for (let index = 0; index < CHATS; index++) services.chats.create({ title: `Chat number ${index} about something` });
+      for (let index = 0; index < CHATS; index++)
+        services.chats.create({ title: `Chat number ${index} about something` });
     });
     const runHome = await benchHome('aiwb-bench-cli-run-', (services) => services.mcpServers.remove('Files'));
     try {
@@ -68,7 +83,10 @@ export const cliStart: Benchmark = {
       const firstToken = (sample: ProcessMeasurement): number | null => sample.firstOutputMs;
       const floorOf = (pairs: { floor: ProcessMeasurement[] }): number => medianOf(pairs.floor, wall);
       const load = loadDetails();
-      const details = (pairs: { subject: ProcessMeasurement[]; floor: ProcessMeasurement[] }, value: (sample: ProcessMeasurement) => number | null) => ({
+      const details = (
+        pairs: { subject: ProcessMeasurement[]; floor: ProcessMeasurement[] },
+        value: (sample: ProcessMeasurement) => number | null,
+      ) => ({
         medianMs: medianOf(pairs.subject, value),
         medianCpuMs: medianOf(pairs.subject, cpu),
         medianPeakRssMB: medianOf(pairs.subject, (sample) => sample.maxRssMB),
@@ -79,12 +97,39 @@ export const cliStart: Benchmark = {
         ...load,
       });
       const lines: NamedBenchMeasurement[] = [
-        { name: 'cli-start-help', value: medianOf(help.subject, wall) / floorOf(help), unit: 'x', goal: { op: '<=', value: 2 }, details: details(help, wall) },
-        { name: 'cli-start-list', value: medianOf(list.subject, wall) / floorOf(list), unit: 'x', goal: { op: '<=', value: 3 }, details: { ...details(list, wall), chats: CHATS } },
-        { name: 'cli-start-list-rss', value: Math.max(...list.subject.map((sample) => sample.maxRssMB)), unit: 'MB', goal: { op: '<=', value: 80 }, details: { medianPeakRssMB: medianOf(list.subject, (sample) => sample.maxRssMB), chats: CHATS } },
-        { name: 'cli-start-run', value: medianOf(run.subject, firstToken) / floorOf(run), unit: 'x', goal: { op: '<=', value: 5 }, details: { ...details(run, firstToken), medianWholeRunMs: medianOf(run.subject, wall) } },
+        {
+          name: 'cli-start-help',
+          value: medianOf(help.subject, wall) / floorOf(help),
+          unit: 'x',
+          goal: { op: '<=', value: 2 },
+          details: details(help, wall),
+        },
+        {
+          name: 'cli-start-list',
+          value: medianOf(list.subject, wall) / floorOf(list),
+          unit: 'x',
+          goal: { op: '<=', value: 3 },
+          details: { ...details(list, wall), chats: CHATS },
+        },
+        {
+          name: 'cli-start-list-rss',
+          value: Math.max(...list.subject.map((sample) => sample.maxRssMB)),
+          unit: 'MB',
+          goal: { op: '<=', value: 80 },
+          details: { medianPeakRssMB: medianOf(list.subject, (sample) => sample.maxRssMB), chats: CHATS },
+        },
+        {
+          name: 'cli-start-run',
+          value: medianOf(run.subject, firstToken) / floorOf(run),
+          unit: 'x',
+          goal: { op: '<=', value: 5 },
+          details: { ...details(run, firstToken), medianWholeRunMs: medianOf(run.subject, wall) },
+        },
       ];
-      for (const line of lines) console.error(`  ${line.name}: ${(line.details?.medianMs ?? line.value).toFixed(1)} (cpu ${line.details?.medianCpuMs?.toFixed(1) ?? '-'} ms) vs node -e 0 ${line.details?.floorMedianMs?.toFixed(1) ?? '-'} ms; load ${load.load1.toFixed(2)}`);
+      for (const line of lines)
+        console.error(
+          `  ${line.name}: ${(line.details?.medianMs ?? line.value).toFixed(1)} (cpu ${line.details?.medianCpuMs?.toFixed(1) ?? '-'} ms) vs node -e 0 ${line.details?.floorMedianMs?.toFixed(1) ?? '-'} ms; load ${load.load1.toFixed(2)}`,
+        );
       return lines;
     } finally {
       fs.rmSync(listHome, { recursive: true, force: true });

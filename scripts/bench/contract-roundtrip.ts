@@ -29,7 +29,11 @@ server.on('connection', (socket) => socket.on('message', (data) => {
 server.on('listening', () => console.log(server.address().port));
 `;
 
-function open(url: string, options: ConstructorParameters<typeof WebSocket>[2] = {}, protocols: string[] = []): Promise<WebSocket> {
+function open(
+  url: string,
+  options: ConstructorParameters<typeof WebSocket>[2] = {},
+  protocols: string[] = [],
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, protocols, options);
     socket.once('open', () => resolve(socket));
@@ -56,14 +60,23 @@ export const contractRoundtrip: Benchmark = {
   description: `p50 of ${METHOD} over the browser-mode WebSocket ÷ p50 of a raw WebSocket round trip with the same bytes`,
   async run() {
     const server = await startBrowserMode();
-    const echo = spawn(process.execPath, ['--input-type=module', '-e', ECHO_SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const echo = spawn(process.execPath, ['--input-type=module', '-e', ECHO_SERVER], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
-      const echoPort = await new Promise<number>((resolve) => echo.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-      const contract = await open(`ws://${new URL(server.url).host}/ws`, { origin: server.origin }, ['aiwb.v1', `aiwb.token.${server.token}`]);
+      const echoPort = await new Promise<number>((resolve) =>
+        echo.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+      );
+      const contract = await open(`ws://${new URL(server.url).host}/ws`, { origin: server.origin }, [
+        'aiwb.v1',
+        `aiwb.token.${server.token}`,
+      ]);
       const raw = await open(`ws://127.0.0.1:${echoPort}`);
 
       let id = 0;
-      const call = (method: string, input: unknown): string => JSON.stringify({ type: 'call', id: ++id, method, input });
+      const call = (method: string, input: unknown): string =>
+        JSON.stringify({ type: 'call', id: ++id, method, input });
       const reply = await roundTrip(contract, call(METHOD, {}), '{"type":"result"');
       if (!reply.includes('"ok":true')) throw new Error(`${METHOD} failed: ${reply.slice(0, 200)}`);
       await roundTrip(raw, reply);

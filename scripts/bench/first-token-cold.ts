@@ -18,7 +18,14 @@ function homeWith(count: number, baseURL: string): Promise<string> {
       fs.mkdirSync(folder, { recursive: true });
       services.mcpServers.add(`files-${index}`, { package: '@modelcontextprotocol/server-filesystem', args: [folder] });
     }
-    services.providers.add({ kind: 'openai', id: 'fake', label: 'Fake', baseURL, apiKey: KEY, defaultModel: 'fake-large' });
+    services.providers.add({
+      kind: 'openai',
+      id: 'fake',
+      label: 'Fake',
+      baseURL,
+      apiKey: KEY,
+      defaultModel: 'fake-large',
+    });
   });
 }
 
@@ -45,8 +52,18 @@ export const firstTokenCold: Benchmark = {
       const first = (sample: ProcessMeasurement): number | null => sample.firstOutputMs;
       const manyMs = medianOf(pairs.subject, first);
       const oneMs = medianOf(pairs.floor, first);
-      const details = { manyServersMs: manyMs, oneServerMs: oneMs, manyServersCpuMs: medianOf(pairs.subject, (sample) => sample.cpuMs), oneServerCpuMs: medianOf(pairs.floor, (sample) => sample.cpuMs), servers: MANY, pairs: PAIRS, ...loadDetails() };
-      console.error(`  first-token-cold: ${manyMs.toFixed(0)} ms with ${MANY} servers, ${oneMs.toFixed(0)} ms with 1; load ${details.load1.toFixed(2)}`);
+      const details = {
+        manyServersMs: manyMs,
+        oneServerMs: oneMs,
+        manyServersCpuMs: medianOf(pairs.subject, (sample) => sample.cpuMs),
+        oneServerCpuMs: medianOf(pairs.floor, (sample) => sample.cpuMs),
+        servers: MANY,
+        pairs: PAIRS,
+        ...loadDetails(),
+      };
+      console.error(
+        `  first-token-cold: ${manyMs.toFixed(0)} ms with ${MANY} servers, ${oneMs.toFixed(0)} ms with 1; load ${details.load1.toFixed(2)}`,
+      );
       return { value: manyMs / oneMs, unit: 'x', goal: { op: '<=', value: 1.5 }, details };
     } finally {
       await fake.close();

@@ -21,7 +21,8 @@ const PROMPT = 'Say hello.';
  */
 export const firstToken: Benchmark = {
   name: 'first-token',
-  description: 'p50 time to the first streamed token through the tool loop (send → first chat.onDidStream text) minus the raw openai SDK stream, same fake server',
+  description:
+    'p50 time to the first streamed token through the tool loop (send → first chat.onDidStream text) minus the raw openai SDK stream, same fake server',
   async run() {
     const server = await startFakeLlmServer({ apiKey: KEY });
     const baseURL = server.baseURL('openai');

@@ -47,7 +47,9 @@ export function percentile(samples: readonly number[], p: number): number {
 export function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** The 1, 5 and 15 minute load averages, for the details: a figure measured at load 9 is not one measured at 0.2. */

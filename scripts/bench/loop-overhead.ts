@@ -25,13 +25,17 @@ const scripted: LlmProvider = {
   kind: 'demo',
   async *generate(request): AsyncGenerator<GenerateEvent> {
     const last = request.messages.at(-1);
-    const asked = last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
+    const asked =
+      last?.role === 'user' ? last.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : '';
     if (last?.role === 'tool' || asked !== 'echo') {
       yield { type: 'text', delta: 'done' };
       yield { type: 'finish', reason: 'stop' };
       return;
     }
-    yield { type: 'tool_call', call: { id: 'call_1', name: 'everything__echo', arguments: { kind: 'parsed', value: ARGS } } };
+    yield {
+      type: 'tool_call',
+      call: { id: 'call_1', name: 'everything__echo', arguments: { kind: 'parsed', value: ARGS } },
+    };
     yield { type: 'finish', reason: 'tool_calls' };
   },
   listModels: async () => [],
@@ -46,7 +50,8 @@ const scripted: LlmProvider = {
  */
 export const loopOverhead: Benchmark = {
   name: 'loop-overhead',
-  description: 'median time an auto-allowed tool call adds to an exchange through the whole tool loop beyond the raw MCP host call (server-everything echo), without and with the durable audit commits',
+  description:
+    'median time an auto-allowed tool call adds to an exchange through the whole tool loop beyond the raw MCP host call (server-everything echo), without and with the durable audit commits',
   async run() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-loop-'));
     // Time spent inside the audit log's durable commits (synchronous=FULL, required by the audit log issue and
@@ -63,7 +68,8 @@ export const loopOverhead: Benchmark = {
     };
     const audit: AuditRecorder = {
       recordDecision: (record) => timed(() => (log.real as AuditRecorder).recordDecision(record)),
-      recordDecisionsWith: (records, claim, changes) => timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim, changes)),
+      recordDecisionsWith: (records, claim, changes) =>
+        timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim, changes)),
       recordPolicyChange: (record) => timed(() => (log.real as AuditRecorder).recordPolicyChange(record)),
       recordToolResult: (record) => timed(() => (log.real as AuditRecorder).recordToolResult(record)),
     };
@@ -75,7 +81,7 @@ export const loopOverhead: Benchmark = {
       services.mcpServers.add('everything', { package: '@modelcontextprotocol/server-everything' });
       services.approvals.policy.update({ tools: { everything: { echo: 'auto-approve' } } });
       services.mcp.start();
-      for (const deadline = Date.now() + 60_000; ; ) {
+      for (const deadline = Date.now() + 60_000; ;) {
         const { state, toolCount } = services.mcp.server('everything').status;
         if (state === 'ready' && toolCount > 0) break;
         if (Date.now() > deadline) throw new Error(`server-everything did not become ready (${state})`);
@@ -93,13 +99,20 @@ export const loopOverhead: Benchmark = {
         now: Date.now,
         onError: (error) => console.error(error),
       });
-      const conversations = createExchangeCoordinator({ chats: services.chats, messages, loop, pending: services.approvals.pending, events: services.events });
+      const conversations = createExchangeCoordinator({
+        chats: services.chats,
+        messages,
+        loop,
+        pending: services.approvals.pending,
+        events: services.events,
+      });
 
       // The exchange is done when the chat announces it is idle again: what the UI waits for.
       const idle = new Map<string, () => void>();
       services.events.subscribe((event, payload) => {
         const stream = payload as ChatStreamEvent;
-        if (event === 'chat.onDidStream' && stream.kind === 'activity' && stream.activity.status === 'idle') idle.get(stream.chatId)?.();
+        if (event === 'chat.onDidStream' && stream.kind === 'activity' && stream.activity.status === 'idle')
+          idle.get(stream.chatId)?.();
       });
       const commits: number[] = [];
       /** One exchange in a new chat (so that the history it sends stays the same size), to its idle announcement. */
@@ -115,7 +128,8 @@ export const loopOverhead: Benchmark = {
         await conversations.settled(chat.id);
         if (text === 'echo') commits.push(commitMs);
         const last = conversations.messages(chat.id).messages.at(-1);
-        if (last?.role !== 'assistant' || last.reply.turns.at(-1)?.message !== 'done') throw new Error('The exchange did not end with the answer.');
+        if (last?.role !== 'assistant' || last.reply.turns.at(-1)?.message !== 'done')
+          throw new Error('The exchange did not end with the answer.');
         return time;
       };
       const viaHost = async (): Promise<number> => {
@@ -159,7 +173,13 @@ export const loopOverhead: Benchmark = {
         // The loop's own work for a call: decision, bookkeeping, persistence, events (the issue's 1 ms).
         { name: 'loop-overhead', value: median(ownWork), unit: 'ms', goal: { op: '<=', value: 1 }, details },
         // With the two durable audit commits (decision before the call, result after), against seed 002's 5 ms budget.
-        { name: 'loop-overhead-with-audit-commits', value: median(added), unit: 'ms', goal: { op: '<=', value: 5 }, details },
+        {
+          name: 'loop-overhead-with-audit-commits',
+          value: median(added),
+          unit: 'ms',
+          goal: { op: '<=', value: 5 },
+          details,
+        },
       ];
     } finally {
       db.close();

@@ -29,7 +29,10 @@ export const mcpCallOverhead: Benchmark = {
       const bench = benchHost({ everything: { package: '@modelcontextprotocol/server-everything' } });
       const raw = new Client({ name: 'bench-raw', version: '1' });
       try {
-        await Promise.all([bench.startAndWait(), raw.connect(new StdioClientTransport({ command: process.execPath, args: [entry], stderr: 'ignore' }))]);
+        await Promise.all([
+          bench.startAndWait(),
+          raw.connect(new StdioClientTransport({ command: process.execPath, args: [entry], stderr: 'ignore' })),
+        ]);
         const viaHost = async (): Promise<number> => {
           const start = performance.now();
           const result = await bench.host.callTool({ serverName: 'everything', toolName: 'echo', args: ARGS });
@@ -63,7 +66,13 @@ export const mcpCallOverhead: Benchmark = {
       value: median(hostTimes.map((time, index) => time / (rawTimes[index] as number))),
       unit: 'x',
       goal: { op: '<=', value: 1.1 },
-      details: { hostMedianMs: hostMedian, rawMedianMs: rawMedian, ratioOfMedians: hostMedian / rawMedian, samples: hostTimes.length, rounds: ROUNDS },
+      details: {
+        hostMedianMs: hostMedian,
+        rawMedianMs: rawMedian,
+        ratioOfMedians: hostMedian / rawMedian,
+        samples: hostTimes.length,
+        rounds: ROUNDS,
+      },
     };
   },
 };

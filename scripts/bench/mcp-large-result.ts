@@ -23,10 +23,16 @@ export const mcpLargeResult: Benchmark = {
         const result = await bench.host.callTool({ serverName: 'fixture', toolName: 'big', args: { bytes: BYTES } });
         const time = performance.now() - start;
         const [part] = result.content;
-        if (part?.type !== 'text' || part.text.length !== BYTES || !result.forModel.truncated) throw new Error('the result did not come back whole');
+        if (part?.type !== 'text' || part.text.length !== BYTES || !result.forModel.truncated)
+          throw new Error('the result did not come back whole');
         if (index >= WARMUP) times.push(time);
       }
-      return { value: median(times), unit: 'ms', goal: { op: '<=', value: 150 }, details: { bytes: BYTES, samples: SAMPLES, slowestMs: Math.max(...times) } };
+      return {
+        value: median(times),
+        unit: 'ms',
+        goal: { op: '<=', value: 150 },
+        details: { bytes: BYTES, samples: SAMPLES, slowestMs: Math.max(...times) },
+      };
     } finally {
       await bench.dispose();
     }

@@ -45,11 +45,12 @@ export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir
   };
   const host = createMcpHost({ config, events, dataDir, options: { clientVersion: 'bench' }, door });
   const names = Object.keys(servers);
-  const allReady = (): boolean => names.every((name) => {
-    const status = host.server(name).status;
-    if (status.state === 'error') throw new Error(`${name} failed: ${status.message}`);
-    return status.state === 'ready' && status.toolCount > 0;
-  });
+  const allReady = (): boolean =>
+    names.every((name) => {
+      const status = host.server(name).status;
+      if (status.state === 'error') throw new Error(`${name} failed: ${status.message}`);
+      return status.state === 'ready' && status.toolCount > 0;
+    });
   return {
     host,
     events,

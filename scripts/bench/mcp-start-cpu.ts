@@ -24,7 +24,17 @@ export const mcpStartCpu: Benchmark = {
     try {
       const program = bundledServerStartArgs('@modelcontextprotocol/server-filesystem', detectNodeRuntime());
       const env = { ...process.env, NODE_COMPILE_CACHE: path.join(home, 'cache', 'node-compile-cache') };
-      const start = () => measureOk({ argv: [process.execPath, ...program, sandbox], env, input: INITIALIZE, keepStdinOpen: true, stopAt: '"result"' }, 'the Files server');
+      const start = () =>
+        measureOk(
+          {
+            argv: [process.execPath, ...program, sandbox],
+            env,
+            input: INITIALIZE,
+            keepStdinOpen: true,
+            stopAt: '"result"',
+          },
+          'the Files server',
+        );
       await start();
       const pairs = await measurePairs(PAIRS, start, bareNode);
       const cpu = medianOf(pairs.subject, (sample) => sample.cpuMs);
@@ -39,7 +49,9 @@ export const mcpStartCpu: Benchmark = {
         fromSnapshot: program[0] === '--snapshot-blob' ? 1 : 0,
         ...loadDetails(),
       };
-      console.error(`  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; from its ${details.fromSnapshot ? 'startup snapshot' : 'bundle'}; load ${details.load1.toFixed(2)}`);
+      console.error(
+        `  mcp-start-cpu: ${cpu.toFixed(1)} ms CPU (${details.medianToInitializeMs.toFixed(0)} ms to initialize answered) vs node -e 0 ${floorCpu.toFixed(1)} ms CPU; from its ${details.fromSnapshot ? 'startup snapshot' : 'bundle'}; load ${details.load1.toFixed(2)}`,
+      );
       return { value: cpu / floorCpu, unit: 'x', goal: { op: '<=', value: 4 }, details };
     } finally {
       fs.rmSync(home, { recursive: true, force: true });

@@ -55,7 +55,9 @@ export const mcpStartup: Benchmark = {
   async run() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-startup-'));
     try {
-      const all = Object.fromEntries(Array.from({ length: SERVERS }, (_, index) => [`files-${index}`, filesServer(dataDir, index)]));
+      const all = Object.fromEntries(
+        Array.from({ length: SERVERS }, (_, index) => [`files-${index}`, filesServer(dataDir, index)]),
+      );
       await timeStart(dataDir, { warmup: filesServer(dataDir, 99) });
       const singles: Start[] = [];
       for (const [name, server] of Object.entries(all)) singles.push(await timeStart(dataDir, { [name]: server }));
@@ -80,7 +82,9 @@ export const mcpStartup: Benchmark = {
         cores,
         ...loadDetails(),
       };
-      console.error(`  mcp-startup: ${together.ms.toFixed(0)} ms for ${SERVERS} at once; floor ${floorMs.toFixed(0)} ms = max(slowest single ${slowestSingle.toFixed(0)} ms, (${serversCpu.toFixed(0)} ms servers' + ${hostCpu.toFixed(0)} ms host's CPU) ÷ ${cores} cores); load ${details.load1.toFixed(2)}`);
+      console.error(
+        `  mcp-startup: ${together.ms.toFixed(0)} ms for ${SERVERS} at once; floor ${floorMs.toFixed(0)} ms = max(slowest single ${slowestSingle.toFixed(0)} ms, (${serversCpu.toFixed(0)} ms servers' + ${hostCpu.toFixed(0)} ms host's CPU) ÷ ${cores} cores); load ${details.load1.toFixed(2)}`,
+      );
       return { value: together.ms / floorMs, unit: 'x', goal: { op: '<=', value: 1.25 }, details };
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });

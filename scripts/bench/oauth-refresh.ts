@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { createEventHub } from '../../src/main/event-hub';
 import { createMcpHost } from '../../src/main/mcp/mcp-host';
 import { OPEN_DOOR } from '../../src/main/mcp/call-door';
@@ -39,7 +42,11 @@ export const oauthRefresh: Benchmark = {
     const fixture = await startOAuthServer();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-oauth-'));
     const secrets = openFileSecretStore(path.join(dataDir, 'secrets.json'));
-    const config = createMcpServerConfigService({ settings: openSettingsStore(path.join(dataDir, 'settings.json')), secrets, dataDir });
+    const config = createMcpServerConfigService({
+      settings: openSettingsStore(path.join(dataDir, 'settings.json')),
+      secrets,
+      dataDir,
+    });
     config.remove('Files');
     config.add(NAME, { url: fixture.url });
     const events = createEventHub((error) => console.error(error));
@@ -55,7 +62,8 @@ export const oauthRefresh: Benchmark = {
     });
     const ready = (): Promise<void> =>
       new Promise((resolve) => {
-        const check = (): boolean => host.server(NAME).status.state === 'ready' && host.server(NAME).status.toolCount > 0;
+        const check = (): boolean =>
+          host.server(NAME).status.state === 'ready' && host.server(NAME).status.toolCount > 0;
         if (check()) return resolve();
         const unsubscribe = events.subscribe(() => {
           if (!check()) return;
@@ -91,7 +99,10 @@ export const oauthRefresh: Benchmark = {
         });
         const elapsed = performance.now() - start;
         // Rotated: the host must use the new refresh token next time.
-        secrets.set(oauthSecretKey(NAME), JSON.stringify({ ...stored, tokens: { ...stored.tokens, ...tokens }, expiresAt: Date.now() + 3_600_000 }));
+        secrets.set(
+          oauthSecretKey(NAME),
+          JSON.stringify({ ...stored, tokens: { ...stored.tokens, ...tokens }, expiresAt: Date.now() + 3_600_000 }),
+        );
         return elapsed;
       };
       const plain: number[] = [];
@@ -111,14 +122,23 @@ export const oauthRefresh: Benchmark = {
         roundTrips.push(roundTrip);
       }
       // Each expired call refreshed exactly once, and each raw refresh was one.
-      if (fixture.counts.refreshes - refreshesBefore !== 2 * (WARMUP + SAMPLES)) throw new Error(`expected ${2 * (WARMUP + SAMPLES)} refreshes, saw ${fixture.counts.refreshes - refreshesBefore}`);
+      if (fixture.counts.refreshes - refreshesBefore !== 2 * (WARMUP + SAMPLES))
+        throw new Error(
+          `expected ${2 * (WARMUP + SAMPLES)} refreshes, saw ${fixture.counts.refreshes - refreshesBefore}`,
+        );
       const overhead = median(refreshing.map((time, index) => time - (plain[index] as number)));
       const roundTrip = median(roundTrips);
       return {
         value: overhead / roundTrip,
         unit: 'x',
         goal: { op: '<=', value: 1.5 },
-        details: { overheadMs: overhead, refreshRoundTripMs: roundTrip, plainCallMs: median(plain), refreshingCallMs: median(refreshing), samples: SAMPLES },
+        details: {
+          overheadMs: overhead,
+          refreshRoundTripMs: roundTrip,
+          plainCallMs: median(plain),
+          refreshingCallMs: median(refreshing),
+          samples: SAMPLES,
+        },
       };
     } finally {
       await host.stop();

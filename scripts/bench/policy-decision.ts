@@ -40,10 +40,18 @@ function makeRules(): ApprovalRule[] {
       case 1:
         return { ...rule, args: [{ pointer: '/command', match: 'regex', value: `^cmd${index % 89}\\b` }] };
       case 2:
-        return { ...rule, args: [{ pointer: '/options/mode', match: 'equals', value: `m${index % 83}` }, { pointer: '/path', match: 'glob', value: '/srv/**' }] };
+        return {
+          ...rule,
+          args: [
+            { pointer: '/options/mode', match: 'equals', value: `m${index % 83}` },
+            { pointer: '/path', match: 'glob', value: '/srv/**' },
+          ],
+        };
       default:
         // Without conditions a rule on a literal pair decides every call of it; keep those rare.
-        return index % 10 === 3 ? rule : { ...rule, args: [{ pointer: '/path', match: 'glob', value: `/tmp/${index}/*` }] };
+        return index % 10 === 3
+          ? rule
+          : { ...rule, args: [{ pointer: '/path', match: 'glob', value: `/tmp/${index}/*` }] };
     }
   });
 }
@@ -65,12 +73,27 @@ export const policyDecision: Benchmark = {
     const next = random(42);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
     const settings = ApprovalPolicySchema.parse({
-        mode: 'auto-approve-read-only-trusted',
-        servers: Object.fromEntries(Array.from({ length: 10 }, (_, index) => [server(index * 5), { autoApprove: index % 3 === 0 }])),
-        tools: { [server(7)]: { run: 'always-ask', fetch: 'auto-approve' } },
-        rules: makeRules(),
+      mode: 'auto-approve-read-only-trusted',
+      servers: Object.fromEntries(
+        Array.from({ length: 10 }, (_, index) => [server(index * 5), { autoApprove: index % 3 === 0 }]),
+      ),
+      tools: { [server(7)]: { run: 'always-ask', fetch: 'auto-approve' } },
+      rules: makeRules(),
     });
-    const managed = { defaults: {}, locked: {}, disallowNeverAsk: false, rules: [{ id: 'org', effect: 'deny' as const, server: '*', tool: 'run', args: [{ pointer: '/command', match: 'regex' as const, value: '\\brm\\s+-rf\\b' }] }] };
+    const managed = {
+      defaults: {},
+      locked: {},
+      disallowNeverAsk: false,
+      rules: [
+        {
+          id: 'org',
+          effect: 'deny' as const,
+          server: '*',
+          tool: 'run',
+          args: [{ pointer: '/command', match: 'regex' as const, value: '\\brm\\s+-rf\\b' }],
+        },
+      ],
+    };
     // Every server trusted (as its `mcpServers.<name>.trusted`), so step 7 is reached and counts.
     const trusted = Array.from({ length: 10 }, (_, index) => server(index * 5));
     const compileStart = process.hrtime.bigint();
@@ -88,13 +111,25 @@ export const policyDecision: Benchmark = {
     };
     const grants: ChatGrant[] = Array.from({ length: 8 }, (_, index) => {
       const tool = toolOf(server(index * 3), 'write_file');
-      return { chatId: CHAT_ID, serverName: tool.serverName, toolName: tool.name, definitionHash: tool.definitionHash, grantedAt: 0 };
+      return {
+        chatId: CHAT_ID,
+        serverName: tool.serverName,
+        toolName: tool.name,
+        definitionHash: tool.definitionHash,
+        grantedAt: 0,
+      };
     });
     const chat: ChatApprovalState = { id: CHAT_ID, mode: 'use-tool-settings', grants };
     const calls = Array.from({ length: CALLS }, () => {
       const tool = toolOf(server(Math.floor(next() * SERVERS)), pick(TOOLS));
       const args = {
-        path: pick([`/data/${Math.floor(next() * 120)}/file.txt`, '/home/me/notes.md', '/srv/app/config.json', `/tmp/${Math.floor(next() * 1000)}/x`, '/etc/../etc/hosts']),
+        path: pick([
+          `/data/${Math.floor(next() * 120)}/file.txt`,
+          '/home/me/notes.md',
+          '/srv/app/config.json',
+          `/tmp/${Math.floor(next() * 1000)}/x`,
+          '/etc/../etc/hosts',
+        ]),
         command: pick([`cmd${Math.floor(next() * 100)} --flag`, 'ls -la', 'rm -rf /', 'echo hello']),
         options: { mode: `m${Math.floor(next() * 100)}`, force: next() < 0.5 },
       };
@@ -124,7 +159,17 @@ export const policyDecision: Benchmark = {
       decide(input, cold);
       return Number(process.hrtime.bigint() - start) / 1_000;
     });
-    const details = { p50Us: p50, p99Us: p99, p999Us: percentile(all, 99.9), firstDecisionOfPairP50Us: percentile(coldTimes, 50), compileMs, samples: SAMPLES, rules: RULES, pairs: tools.size, ...outcomes };
+    const details = {
+      p50Us: p50,
+      p99Us: p99,
+      p999Us: percentile(all, 99.9),
+      firstDecisionOfPairP50Us: percentile(coldTimes, 50),
+      compileMs,
+      samples: SAMPLES,
+      rules: RULES,
+      pairs: tools.size,
+      ...outcomes,
+    };
     return [
       { name: 'policy-decision-p50', value: p50, unit: 'µs', goal: { op: '<=', value: 10 }, details },
       { name: 'policy-decision-p99', value: p99, unit: 'µs', goal: { op: '<=', value: 50 }, details },

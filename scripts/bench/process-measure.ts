@@ -78,7 +78,9 @@ export function measureProcess(spec: ProcessSpec): Promise<ProcessMeasurement> {
     const python = spawn('python3', ['-c', MEASURE_PY], { stdio: ['pipe', 'pipe', 'inherit'] });
     let output = '';
     python.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    python.once('error', (error) => reject(new Error(`The process benchmarks need python3 to measure CPU and memory: ${error.message}`)));
+    python.once('error', (error) =>
+      reject(new Error(`The process benchmarks need python3 to measure CPU and memory: ${error.message}`)),
+    );
     python.once('close', (code) => {
       if (code !== 0) return reject(new Error(`measuring ${spec.argv.join(' ')} failed (python exit ${code})`));
       resolve(JSON.parse(output) as ProcessMeasurement);
@@ -91,8 +93,10 @@ export function measureProcess(spec: ProcessSpec): Promise<ProcessMeasurement> {
 export async function measureOk(spec: ProcessSpec, label: string): Promise<ProcessMeasurement> {
   const result = await measureProcess(spec);
   const stoppedOnOutput = spec.stopAt !== undefined && result.stdout.includes(spec.stopAt);
-  if (!stoppedOnOutput && result.status !== 0) throw new Error(`${label} ended with ${result.status}:\n${result.stderr}\n${result.stdout}`);
-  if (spec.stopAt !== undefined && !stoppedOnOutput) throw new Error(`${label} never printed ${JSON.stringify(spec.stopAt)}:\n${result.stderr}\n${result.stdout}`);
+  if (!stoppedOnOutput && result.status !== 0)
+    throw new Error(`${label} ended with ${result.status}:\n${result.stderr}\n${result.stdout}`);
+  if (spec.stopAt !== undefined && !stoppedOnOutput)
+    throw new Error(`${label} never printed ${JSON.stringify(spec.stopAt)}:\n${result.stderr}\n${result.stdout}`);
   return result;
 }
 
@@ -102,7 +106,11 @@ export interface Pairs {
 }
 
 /** `count` pairs of subject and floor, interleaved, which one goes first alternating, so noise hits both alike. */
-export async function measurePairs(count: number, subject: () => Promise<ProcessMeasurement>, floor: () => Promise<ProcessMeasurement>): Promise<Pairs> {
+export async function measurePairs(
+  count: number,
+  subject: () => Promise<ProcessMeasurement>,
+  floor: () => Promise<ProcessMeasurement>,
+): Promise<Pairs> {
   const [subjects = [], floors = []] = await measureRounds(count, [subject, floor]);
   return { subject: subjects, floor: floors };
 }
@@ -111,7 +119,10 @@ export async function measurePairs(count: number, subject: () => Promise<Process
  * `count` rounds of every step, the step that goes first rotating from round to round, so noise hits all alike;
  * the measurements of each step, in the order of `steps`.
  */
-export async function measureRounds(count: number, steps: readonly (() => Promise<ProcessMeasurement>)[]): Promise<ProcessMeasurement[][]> {
+export async function measureRounds(
+  count: number,
+  steps: readonly (() => Promise<ProcessMeasurement>)[],
+): Promise<ProcessMeasurement[][]> {
   const measured = steps.map((): ProcessMeasurement[] => []);
   for (let round = 0; round < count; round++) {
     for (let offset = 0; offset < steps.length; offset++) {
@@ -122,10 +133,14 @@ export async function measureRounds(count: number, steps: readonly (() => Promis
   return measured;
 }
 
-export const medianOf = (samples: readonly ProcessMeasurement[], pick: (sample: ProcessMeasurement) => number | null): number => median(samples.map((sample) => pick(sample) ?? Number.NaN));
+export const medianOf = (
+  samples: readonly ProcessMeasurement[],
+  pick: (sample: ProcessMeasurement) => number | null,
+): number => median(samples.map((sample) => pick(sample) ?? Number.NaN));
 
 /** A bare `node -e 0` of the same Node binary: the floor of any Node process's start. */
-export const bareNode = (): Promise<ProcessMeasurement> => measureOk({ argv: [process.execPath, '-e', '0'] }, 'node -e 0');
+export const bareNode = (): Promise<ProcessMeasurement> =>
+  measureOk({ argv: [process.execPath, '-e', '0'] }, 'node -e 0');
 
 /** The live child processes of this process (a scan of `/proc/PID/stat` for their parent). */
 export function childPids(parent = process.pid): number[] {
@@ -156,7 +171,8 @@ function statFields(pid: number): string[] | null {
 export function liveCpuMs(pid: number): number {
   try {
     let ns = 0;
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    for (const task of fs.readdirSync(`/proc/${pid}/task`))
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
     if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
   } catch {
     // No schedstat (a kernel without it) or the process is gone: the clock ticks below, or NaN.

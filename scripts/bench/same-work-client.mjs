@@ -10,7 +10,14 @@ import OpenAI from 'openai';
 const [baseURL, apiKey, model, entry, ...args] = process.argv.slice(2);
 const openai = new OpenAI({ baseURL, apiKey });
 const client = new Client({ name: 'same-work-floor', version: '0.0.0' });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { ...process.env }, stderr: 'ignore' }));
+await client.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [entry, ...args],
+    env: { ...process.env },
+    stderr: 'ignore',
+  }),
+);
 const { tools } = await client.listTools();
 const messages = [{ role: 'user', content: 'echo hello' }];
 
@@ -20,7 +27,14 @@ async function reply(withTools) {
     model,
     messages,
     stream: true,
-    ...(withTools ? { tools: tools.map((tool) => ({ type: 'function', function: { name: `everything__${tool.name}`, description: tool.description, parameters: tool.inputSchema } })) } : {}),
+    ...(withTools
+      ? {
+          tools: tools.map((tool) => ({
+            type: 'function',
+            function: { name: `everything__${tool.name}`, description: tool.description, parameters: tool.inputSchema },
+          })),
+        }
+      : {}),
   });
   let text = '';
   const calls = [];
@@ -40,7 +54,10 @@ async function reply(withTools) {
 const first = await reply(true);
 messages.push({ role: 'assistant', content: first.text, tool_calls: first.calls });
 for (const call of first.calls) {
-  const result = await client.callTool({ name: call.function.name.replace(/^everything__/, ''), arguments: JSON.parse(call.function.arguments) });
+  const result = await client.callTool({
+    name: call.function.name.replace(/^everything__/, ''),
+    arguments: JSON.parse(call.function.arguments),
+  });
   messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result.content) });
 }
 const second = await reply(false);

@@ -36,7 +36,8 @@ const PARAMS = {
  */
 export const samplingOverhead: Benchmark = {
   name: 'sampling-overhead',
-  description: 'median time a sampling request auto-allowed by the server setting adds through the approval path (policy, budget, two durable audit rows) beyond the same provider call made directly',
+  description:
+    'median time a sampling request auto-allowed by the server setting adds through the approval path (policy, budget, two durable audit rows) beyond the same provider call made directly',
   async run() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-sampling-'));
     const services = createServices({ dataDir, host: 'cli', version: 'bench', managedPolicyFile: null });
@@ -65,13 +66,20 @@ export const samplingOverhead: Benchmark = {
       const viaApproval = async (): Promise<number> => {
         const start = performance.now();
         const result = await requests.sample({ serverName: 'Bench', chatId, signal }, PARAMS);
-        if (result.content.type !== 'text' || result.content.text !== 'sampled') throw new Error('The sampling request did not come back with the answer.');
+        if (result.content.type !== 'text' || result.content.text !== 'sampled')
+          throw new Error('The sampling request did not come back with the answer.');
         return performance.now() - start;
       };
       const direct = async (): Promise<number> => {
         const start = performance.now();
         let text = '';
-        const request: GenerateRequest = { model: 'bench', system: PARAMS.systemPrompt, messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise the benchmark.' }] }], tools: [], maxOutputTokens: 100 };
+        const request: GenerateRequest = {
+          model: 'bench',
+          system: PARAMS.systemPrompt,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarise the benchmark.' }] }],
+          tools: [],
+          maxOutputTokens: 100,
+        };
         for await (const event of instant.generate(request, signal)) if (event.type === 'text') text += event.delta;
         if (text !== 'sampled') throw new Error('The provider did not answer.');
         return performance.now() - start;
@@ -93,10 +101,21 @@ export const samplingOverhead: Benchmark = {
       // and the whole of it with the two commits.
       const ownWork = through.map((time, index) => Math.max(0, time - (commits[index] ?? 0) - (straight[index] ?? 0)));
       const added = through.map((time, index) => Math.max(0, time - (straight[index] ?? 0)));
-      const details = { throughApprovalMedianMs: median(through), directMedianMs: median(straight), durableCommitsMedianMs: median(commits), samples: SAMPLES };
+      const details = {
+        throughApprovalMedianMs: median(through),
+        directMedianMs: median(straight),
+        durableCommitsMedianMs: median(commits),
+        samples: SAMPLES,
+      };
       return [
         { name: 'sampling-overhead', value: median(ownWork), unit: 'ms', goal: { op: '<=', value: 2 }, details },
-        { name: 'sampling-overhead-with-audit-commits', value: median(added), unit: 'ms', goal: { op: '<=', value: 5 }, details },
+        {
+          name: 'sampling-overhead-with-audit-commits',
+          value: median(added),
+          unit: 'ms',
+          goal: { op: '<=', value: 5 },
+          details,
+        },
       ];
     } finally {
       await services.conversations.dispose();

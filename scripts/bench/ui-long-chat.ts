@@ -22,10 +22,21 @@ const WHEEL_STEP_PX = 600;
 const LONG_TITLE = 'Long chat';
 
 function reply(index: number): string {
-  const parts = [`Answer **${index}**: here is what I found about item ${index}, with a [link](https://example.com/${index}) and \`inline code\`.`];
-  if (index % 5 === 0) parts.push('```ts\n' + `export function item${index}(value: number): number {\n  // doubles the value\n  return value * 2 + ${index};\n}\n` + '```');
-  if (index % 11 === 0) parts.push('| name | value |\n| --- | ---: |\n' + `| alpha | ${index} |\n| beta | ${index * 2} |`);
-  if (index % 3 === 0) parts.push(`- first point about ${index}\n- second point\n- third point, a little longer than the others so that it wraps on narrow windows`);
+  const parts = [
+    `Answer **${index}**: here is what I found about item ${index}, with a [link](https://example.com/${index}) and \`inline code\`.`,
+  ];
+  if (index % 5 === 0)
+    parts.push(
+      '```ts\n' +
+        `export function item${index}(value: number): number {\n  // doubles the value\n  return value * 2 + ${index};\n}\n` +
+        '```',
+    );
+  if (index % 11 === 0)
+    parts.push('| name | value |\n| --- | ---: |\n' + `| alpha | ${index} |\n| beta | ${index * 2} |`);
+  if (index % 3 === 0)
+    parts.push(
+      `- first point about ${index}\n- second point\n- third point, a little longer than the others so that it wraps on narrow windows`,
+    );
   return parts.join('\n\n');
 }
 
@@ -36,10 +47,19 @@ function toolCall(index: number): ToolCallRecord {
     serverName: 'Files',
     toolName: 'read_text_file',
     args: { path: `notes-${index}.txt` },
-    modelCall: { id: `call-${index}`, name: 'Files__read_text_file', arguments: { kind: 'parsed', value: { path: `notes-${index}.txt` } } },
+    modelCall: {
+      id: `call-${index}`,
+      name: 'Files__read_text_file',
+      arguments: { kind: 'parsed', value: { path: `notes-${index}.txt` } },
+    },
     status: 'success',
     decision: { outcome: 'allow', actor: 'policy', reason: "Auto-approved: tool setting 'Files.read_text_file'" },
-    result: { isError: false, content: [{ type: 'text', text }], sizeBytes: text.length, forModel: { text, truncated: false } },
+    result: {
+      isError: false,
+      content: [{ type: 'text', text }],
+      sizeBytes: text.length,
+      forModel: { text, truncated: false },
+    },
     durationMs: 3.2,
   };
 }
@@ -57,10 +77,24 @@ export async function seed(): Promise<string> {
   db.transaction(() => {
     for (let index = 0; index < EXCHANGES; index++) {
       const x = exchangeId(index);
-      store.append({ role: 'user', chatId, exchangeId: x, text: `Question ${index}: tell me about item ${index}.` } as NewMessage, 1_700_000_000_000 + index * 1000);
-      const turns = index % 7 === 0 ? [{ message: 'Let me read the notes.', toolCalls: [toolCall(index)] }, { message: reply(index) }] : [{ message: reply(index) }];
       store.append(
-        { role: 'assistant', chatId, exchangeId: x, providerId: 'demo', model: 'demo', reply: { timestamp: 0, turns }, end: 'stop' } as NewMessage,
+        { role: 'user', chatId, exchangeId: x, text: `Question ${index}: tell me about item ${index}.` } as NewMessage,
+        1_700_000_000_000 + index * 1000,
+      );
+      const turns =
+        index % 7 === 0
+          ? [{ message: 'Let me read the notes.', toolCalls: [toolCall(index)] }, { message: reply(index) }]
+          : [{ message: reply(index) }];
+      store.append(
+        {
+          role: 'assistant',
+          chatId,
+          exchangeId: x,
+          providerId: 'demo',
+          model: 'demo',
+          reply: { timestamp: 0, turns },
+          end: 'stop',
+        } as NewMessage,
         1_700_000_000_000 + index * 1000 + 500,
       );
     }
@@ -77,7 +111,15 @@ const OBSERVE_LONG_TASKS = `(() => {
 /** The plain text of exchange `index`: its question, and its reply's turns with each tool call's result. */
 function exchangeText(index: number): [question: string, answer: string] {
   const question = `Question ${index}: tell me about item ${index}.`;
-  const answer = index % 7 === 0 ? ['Let me read the notes.', JSON.stringify(toolCall(index).args), toolCall(index).result?.forModel.text ?? '', reply(index)].join('\n\n') : reply(index);
+  const answer =
+    index % 7 === 0
+      ? [
+          'Let me read the notes.',
+          JSON.stringify(toolCall(index).args),
+          toolCall(index).result?.forModel.text ?? '',
+          reply(index),
+        ].join('\n\n')
+      : reply(index);
   return [question, answer];
 }
 
@@ -88,7 +130,9 @@ function exchangeText(index: number): [question: string, answer: string] {
  * took 7 s (laying out 10,000 messages), which is no floor for a list that shows one screenful.
  */
 async function startFloorServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const messages = JSON.stringify(Array.from({ length: EXCHANGES }, (_, index) => ({ id: exchangeId(index), texts: exchangeText(index) })));
+  const messages = JSON.stringify(
+    Array.from({ length: EXCHANGES }, (_, index) => ({ id: exchangeId(index), texts: exchangeText(index) })),
+  );
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body style="display:flex;margin:0;height:100vh;font:15px/1.55 system-ui">
 <nav style="width:260px"><button class="chat-item-title">${LONG_TITLE}</button></nav>
 <div class="message-list" style="flex:1;overflow:auto"></div>
@@ -162,7 +206,10 @@ export const uiLongChat: Benchmark = {
     try {
       const { page } = session;
       const floorBefore = await floorOpen(session.browser, floorServer.url);
-      await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: 'Other chat', exact: true }).click();
+      await page
+        .getByRole('navigation', { name: 'Chats' })
+        .getByRole('button', { name: 'Other chat', exact: true })
+        .click();
       await page.locator('.chat-title', { hasText: 'Other chat' }).waitFor();
       await page.evaluate(OBSERVE_LONG_TASKS);
       const openMs = (await page.evaluate(OPEN_AND_TIME)) as number;
@@ -182,20 +229,30 @@ export const uiLongChat: Benchmark = {
       while (!(await first.isVisible())) {
         await page.mouse.wheel(0, -WHEEL_STEP_PX);
         await page.waitForTimeout(16);
-        if (++steps > 20_000 || Date.now() - started > 600_000) throw new Error('Scrolling never reached the first message.');
+        if (++steps > 20_000 || Date.now() - started > 600_000)
+          throw new Error('Scrolling never reached the first message.');
       }
       await stopProfile();
       const scrollTasks = (await page.evaluate('window.__longTasks.splice(0)')) as number[];
       const longest = Math.max(0, ...scrollTasks);
       const load = loadAverage();
-      console.error(`ui-long-chat: opened in ${openMs.toFixed(0)} ms (floor ${floorBefore.toFixed(0)}, ${floorAfter.toFixed(0)} ms); ${steps} wheel steps in ${((Date.now() - started) / 1000).toFixed(1)} s; long tasks while opening ${JSON.stringify(openTasks.map(Math.round))}, while scrolling ${JSON.stringify(scrollTasks.map(Math.round))}; load average ${load}`);
+      console.error(
+        `ui-long-chat: opened in ${openMs.toFixed(0)} ms (floor ${floorBefore.toFixed(0)}, ${floorAfter.toFixed(0)} ms); ${steps} wheel steps in ${((Date.now() - started) / 1000).toFixed(1)} s; long tasks while opening ${JSON.stringify(openTasks.map(Math.round))}, while scrolling ${JSON.stringify(scrollTasks.map(Math.round))}; load average ${load}`,
+      );
       return [
         {
           name: 'ui-long-chat-open',
           value: openMs / floorMs,
           unit: '× floor',
           goal: { op: '<=', value: 2 },
-          details: { openMs, floorMs, floorBeforeMs: floorBefore, floorAfterMs: floorAfter, messages: EXCHANGES * 2, longTasksWhileOpening: openTasks.length },
+          details: {
+            openMs,
+            floorMs,
+            floorBeforeMs: floorBefore,
+            floorAfterMs: floorAfter,
+            messages: EXCHANGES * 2,
+            longTasksWhileOpening: openTasks.length,
+          },
         },
         {
           name: 'ui-long-chat-scroll-longest-task',

@@ -24,19 +24,31 @@ export function longReply(): string {
   for (let index = 0; blocks.join('\n\n').length < TOTAL_CHARS; index++) {
     switch (index % 5) {
       case 0:
-        blocks.push(`## Part ${index}\n\nThis paragraph explains part ${index} in some detail, with **bold** words, *emphasis* and \`code\`, so that the inline parser has work to do on every line of it.`);
+        blocks.push(
+          `## Part ${index}\n\nThis paragraph explains part ${index} in some detail, with **bold** words, *emphasis* and \`code\`, so that the inline parser has work to do on every line of it.`,
+        );
         break;
       case 1:
-        blocks.push(`- step one of part ${index}\n- step two, which is a little longer\n- step three with a [link](https://example.com/${index})`);
+        blocks.push(
+          `- step one of part ${index}\n- step two, which is a little longer\n- step three with a [link](https://example.com/${index})`,
+        );
         break;
       case 2:
-        blocks.push('```ts\n' + `function part${index}(input: string): string {\n  const words = input.split(' ');\n  return words.map((word) => word.toUpperCase()).join(' ');\n}\n` + '```');
+        blocks.push(
+          '```ts\n' +
+            `function part${index}(input: string): string {\n  const words = input.split(' ');\n  return words.map((word) => word.toUpperCase()).join(' ');\n}\n` +
+            '```',
+        );
         break;
       case 3:
-        blocks.push(`| item | count | note |\n| --- | ---: | --- |\n| alpha | ${index} | first |\n| beta | ${index * 2} | second |`);
+        blocks.push(
+          `| item | count | note |\n| --- | ---: | --- |\n| alpha | ${index} | first |\n| beta | ${index * 2} | second |`,
+        );
         break;
       default:
-        blocks.push(`> A quoted remark about part ${index}, which goes on for a while so that it wraps across the width of the message.`);
+        blocks.push(
+          `> A quoted remark about part ${index}, which goes on for a while so that it wraps across the width of the message.`,
+        );
     }
   }
   return blocks.join('\n\n').slice(0, TOTAL_CHARS);
@@ -93,7 +105,9 @@ export async function startPacedServer(text: string): Promise<PacedServer> {
     }
     if (request.method === 'GET') {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ object: 'list', data: [{ id: 'paced', object: 'model', created: 0, owned_by: 'bench' }] }));
+      response.end(
+        JSON.stringify({ object: 'list', data: [{ id: 'paced', object: 'model', created: 0, owned_by: 'bench' }] }),
+      );
       return;
     }
     request.resume();
@@ -140,7 +154,8 @@ function perToken(samples: readonly Sample[], from: number, to: number): number 
   const inside = samples.filter((sample) => sample.chars >= from && sample.chars < to);
   const first = inside[0];
   const last = inside.at(-1);
-  if (!first || !last || last.chars === first.chars) throw new Error(`Too few samples between ${from} and ${to} characters.`);
+  if (!first || !last || last.chars === first.chars)
+    throw new Error(`Too few samples between ${from} and ${to} characters.`);
   return (last.taskMs - first.taskMs) / ((last.chars - first.chars) / TOKEN_CHARS);
 }
 
@@ -163,7 +178,12 @@ interface Window {
 }
 
 /** Starts a reply with `begin` and samples the page's task time against the characters sent until it is whole. */
-async function measureReply(paced: PacedServer, page: Page, begin: () => Promise<void>, profile = false): Promise<Window> {
+async function measureReply(
+  paced: PacedServer,
+  page: Page,
+  begin: () => Promise<void>,
+  profile = false,
+): Promise<Window> {
   const { cdp, taskMs } = await taskClock(page);
   const replied = paced.nextReply();
   let finished = false;
@@ -205,7 +225,13 @@ export const uiStreaming: Benchmark = {
     const text = longReply();
     const paced = await startPacedServer(text);
     const home = await seededHome((services) => {
-      services.providers.add({ kind: 'openai-compatible', id: 'paced', label: 'Paced', baseURL: paced.baseURL, defaultModel: 'paced' });
+      services.providers.add({
+        kind: 'openai-compatible',
+        id: 'paced',
+        label: 'Paced',
+        baseURL: paced.baseURL,
+        defaultModel: 'paced',
+      });
       services.chats.create({ title: TITLE, providerId: 'paced', model: 'paced' });
     });
     const session = await openUi(home);
@@ -225,7 +251,11 @@ export const uiStreaming: Benchmark = {
         true,
       );
       // The whole reply is on screen (the tail of the last block is there).
-      await page.getByTestId('assistant-message').getByText(text.trim().split('\n').at(-1)?.trim().slice(-20) ?? '', { exact: false }).first().waitFor();
+      await page
+        .getByTestId('assistant-message')
+        .getByText(text.trim().split('\n').at(-1)?.trim().slice(-20) ?? '', { exact: false })
+        .first()
+        .waitFor();
       const after = await floorReply(paced, session);
       const floor = { early: (before.early + after.early) / 2, late: (before.late + after.late) / 2 };
       const load = loadAverage();
@@ -233,10 +263,28 @@ export const uiStreaming: Benchmark = {
       console.error(
         `ui-streaming: app ${app.early.toFixed(3)} / ${app.late.toFixed(3)} ms/token early / late; floor ${before.early.toFixed(3)}, ${after.early.toFixed(3)} / ${before.late.toFixed(3)}, ${after.late.toFixed(3)}; load average ${load}`,
       );
-      const details = (from: number, to: number, appMs: number, floorMs: number): Record<string, number> => ({ fromChars: from, toChars: to, appMsPerToken: appMs, floorMsPerToken: floorMs, load1 });
+      const details = (from: number, to: number, appMs: number, floorMs: number): Record<string, number> => ({
+        fromChars: from,
+        toChars: to,
+        appMsPerToken: appMs,
+        floorMsPerToken: floorMs,
+        load1,
+      });
       return [
-        { name: 'ui-streaming-early', value: app.early / floor.early, unit: '× floor', goal: { op: '<=', value: 2 }, details: details(EARLY[0], EARLY[1], app.early, floor.early) },
-        { name: 'ui-streaming-late', value: app.late / floor.late, unit: '× floor', goal: { op: '<=', value: 2 }, details: details(LATE[0], LATE[1], app.late, floor.late) },
+        {
+          name: 'ui-streaming-early',
+          value: app.early / floor.early,
+          unit: '× floor',
+          goal: { op: '<=', value: 2 },
+          details: details(EARLY[0], EARLY[1], app.early, floor.early),
+        },
+        {
+          name: 'ui-streaming-late',
+          value: app.late / floor.late,
+          unit: '× floor',
+          goal: { op: '<=', value: 2 },
+          details: details(LATE[0], LATE[1], app.late, floor.late),
+        },
         {
           name: 'ui-streaming-ms-per-token',
           value: Math.max(app.early, app.late),

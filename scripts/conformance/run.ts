@@ -30,7 +30,11 @@ interface Outcome {
 
 function capture(args: string[], timeoutMs: number): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SUITE, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SUITE, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -52,12 +56,20 @@ async function clientScenarios(): Promise<string[]> {
 
 function failedChecks(outDir: string): string[] {
   // The suite writes <out>/<scenario>-<time>/checks.json, where an auth scenario's name holds a folder (auth/…).
-  const files = fs.existsSync(outDir) ? (fs.readdirSync(outDir, { recursive: true }) as string[]).filter((file) => path.basename(file) === 'checks.json') : [];
+  const files = fs.existsSync(outDir)
+    ? (fs.readdirSync(outDir, { recursive: true }) as string[]).filter((file) => path.basename(file) === 'checks.json')
+    : [];
   const failed: string[] = [];
   for (const relative of files) {
     const file = path.join(outDir, relative);
-    const checks = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ name: string; status: string; errorMessage?: string }>;
-    for (const check of checks) if (check.status === 'FAILURE') failed.push(`${check.name}${check.errorMessage ? `: ${check.errorMessage}` : ''}`);
+    const checks = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{
+      name: string;
+      status: string;
+      errorMessage?: string;
+    }>;
+    for (const check of checks)
+      if (check.status === 'FAILURE')
+        failed.push(`${check.name}${check.errorMessage ? `: ${check.errorMessage}` : ''}`);
   }
   return failed;
 }
@@ -66,14 +78,28 @@ async function runScenario(scenario: string, expected: Record<string, string>, r
   const outDir = path.join(resultsDir, scenario.replaceAll('/', '_'));
   fs.rmSync(outDir, { recursive: true, force: true });
   const command = `"${process.execPath}" --import tsx "${ADAPTER}"`;
-  const { code, output } = await capture(['client', '--command', command, '--scenario', scenario, '--timeout', String(SCENARIO_TIMEOUT_MS), '-o', outDir], SCENARIO_TIMEOUT_MS + 60_000);
+  const { code, output } = await capture(
+    ['client', '--command', command, '--scenario', scenario, '--timeout', String(SCENARIO_TIMEOUT_MS), '-o', outDir],
+    SCENARIO_TIMEOUT_MS + 60_000,
+  );
   fs.writeFileSync(path.join(resultsDir, `${scenario.replaceAll('/', '_')}.log`), output);
   const passed = code === 0 && /OVERALL: PASSED/.test(output);
   const reason = expected[scenario];
   const failures = failedChecks(outDir);
-  const detail = failures.length > 0 ? failures.join('; ') : passed ? undefined : `exit ${code}, no failed check recorded (see ${path.relative(ROOT, outDir)}.log)`;
+  const detail =
+    failures.length > 0
+      ? failures.join('; ')
+      : passed
+        ? undefined
+        : `exit ${code}, no failed check recorded (see ${path.relative(ROOT, outDir)}.log)`;
   if (reason === undefined) return { scenario, status: passed ? 'passed' : 'failed', ...(detail ? { detail } : {}) };
-  return passed ? { scenario, status: 'unexpected-pass', detail: `listed as an expected failure (${reason}) but passed: remove it from ${path.relative(ROOT, EXPECTED_FILE)}` } : { scenario, status: 'expected-failure', detail: reason };
+  return passed
+    ? {
+        scenario,
+        status: 'unexpected-pass',
+        detail: `listed as an expected failure (${reason}) but passed: remove it from ${path.relative(ROOT, EXPECTED_FILE)}`,
+      }
+    : { scenario, status: 'expected-failure', detail: reason };
 }
 
 const reportArg = process.argv.indexOf('--report');
@@ -92,12 +118,18 @@ await Promise.all(
       const outcome = await runScenario(scenario, expected, resultsDir);
       outcomes.push(outcome);
       const mark = outcome.status === 'passed' ? '✓' : outcome.status === 'expected-failure' ? '○' : '✗';
-      const words = { passed: 'passed', failed: 'FAILED', 'expected-failure': 'expected failure', 'unexpected-pass': 'PASSED, but listed as an expected failure' }[outcome.status];
+      const words = {
+        passed: 'passed',
+        failed: 'FAILED',
+        'expected-failure': 'expected failure',
+        'unexpected-pass': 'PASSED, but listed as an expected failure',
+      }[outcome.status];
       console.log(`  ${mark} ${scenario}: ${words}${outcome.detail ? ` — ${outcome.detail}` : ''}`);
     }
   }),
 );
-for (const name of unknown) console.log(`  ✗ ${name}: listed in ${path.relative(ROOT, EXPECTED_FILE)} but the suite has no such client scenario`);
+for (const name of unknown)
+  console.log(`  ✗ ${name}: listed in ${path.relative(ROOT, EXPECTED_FILE)} but the suite has no such client scenario`);
 
 const count = (status: Outcome['status']): number => outcomes.filter((outcome) => outcome.status === status).length;
 const report = {
@@ -107,6 +139,8 @@ const report = {
   resultsDir,
   scenarios: outcomes.sort((a, b) => a.scenario.localeCompare(b.scenario)),
 };
-console.log(`conformance: ${report.passed} passed, ${report.failed} failed, ${report.expectedFailures} expected failures (logs in ${resultsDir})`);
+console.log(
+  `conformance: ${report.passed} passed, ${report.failed} failed, ${report.expectedFailures} expected failures (logs in ${resultsDir})`,
+);
 if (reportFile) fs.writeFileSync(reportFile, JSON.stringify(report, null, 2));
 process.exit(report.failed > 0 ? 1 : 0);

@@ -11,7 +11,9 @@ import { bundleServers } from './bundle-servers.ts';
 import { ROOT } from './project.ts';
 
 const NAME = '@modelcontextprotocol/server-filesystem';
-const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', NAME, 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', NAME, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 let dir: string;
 beforeAll(async () => {
@@ -30,11 +32,14 @@ async function withServer<T>(args: string[], use: (client: Client) => Promise<T>
   }
 }
 
-const text = (result: Awaited<ReturnType<Client['callTool']>>): string => (result.content as Array<{ text: string }>).map((part) => part.text).join('\n');
+const text = (result: Awaited<ReturnType<Client['callTool']>>): string =>
+  (result.content as Array<{ text: string }>).map((part) => part.text).join('\n');
 
 describe('the bundled Files server', () => {
   it('is built as one file and as a startup snapshot for this Node', () => {
-    expect(fs.readdirSync(path.join(dir, 'servers')).sort()).toEqual([bundledServerFileName(NAME, VERSION), bundledServerSnapshotName(NAME, VERSION, snapshotKey())].sort());
+    expect(fs.readdirSync(path.join(dir, 'servers')).sort()).toEqual(
+      [bundledServerFileName(NAME, VERSION), bundledServerSnapshotName(NAME, VERSION, snapshotKey())].sort(),
+    );
   });
 
   it('started from its snapshot, serves the folders of its own arguments and keeps out of every other', async () => {
@@ -42,11 +47,21 @@ describe('the bundled Files server', () => {
     for (const name of ['first', 'second']) {
       const sandbox = fs.realpathSync(fs.mkdtempSync(path.join(dir, `${name}-`)));
       await withServer(['--snapshot-blob', blob, sandbox], async (client) => {
-        expect(text(await client.callTool({ name: 'list_allowed_directories', arguments: {} }))).toBe(`Allowed directories:\n${sandbox}`);
-        await client.callTool({ name: 'write_file', arguments: { path: path.join(sandbox, 'note.txt'), content: `in ${name}` } });
+        expect(text(await client.callTool({ name: 'list_allowed_directories', arguments: {} }))).toBe(
+          `Allowed directories:\n${sandbox}`,
+        );
+        await client.callTool({
+          name: 'write_file',
+          arguments: { path: path.join(sandbox, 'note.txt'), content: `in ${name}` },
+        });
         expect(fs.readFileSync(path.join(sandbox, 'note.txt'), 'utf8')).toBe(`in ${name}`);
-        expect(text(await client.callTool({ name: 'read_text_file', arguments: { path: path.join(sandbox, 'note.txt') } }))).toBe(`in ${name}`);
-        const outside = await client.callTool({ name: 'read_text_file', arguments: { path: path.join(dir, 'servers', bundledServerFileName(NAME, VERSION)) } });
+        expect(
+          text(await client.callTool({ name: 'read_text_file', arguments: { path: path.join(sandbox, 'note.txt') } })),
+        ).toBe(`in ${name}`);
+        const outside = await client.callTool({
+          name: 'read_text_file',
+          arguments: { path: path.join(dir, 'servers', bundledServerFileName(NAME, VERSION)) },
+        });
         expect(outside.isError).toBe(true);
         expect(text(outside)).toMatch(/Access denied - path outside allowed directories/);
       });
@@ -61,7 +76,8 @@ describe('the bundled Files server', () => {
       [path.join(ROOT, 'node_modules', NAME, 'dist', 'index.js')],
     ];
     const lists = [];
-    for (const start of starts) lists.push(await withServer([...start, sandbox], async (client) => (await client.listTools()).tools));
+    for (const start of starts)
+      lists.push(await withServer([...start, sandbox], async (client) => (await client.listTools()).tools));
     expect(lists[0]?.length).toBeGreaterThan(10);
     expect(lists[1]).toEqual(lists[0]);
     expect(lists[2]).toEqual(lists[0]);

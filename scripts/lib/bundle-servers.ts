@@ -25,21 +25,37 @@ import { ROOT } from './project.ts';
 export const BUNDLED_SERVERS_DIR = path.join(ROOT, 'out', 'servers');
 const BUNDLED = ['@modelcontextprotocol/server-filesystem'] as const;
 
-const MINIFY = { minifySyntax: true, minifyWhitespace: true, legalComments: 'inline', logLevel: 'warning', target: 'node22', platform: 'node', bundle: true } as const;
+const MINIFY = {
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'inline',
+  logLevel: 'warning',
+  target: 'node22',
+  platform: 'node',
+  bundle: true,
+} as const;
 
 export async function bundleServers(outDir = BUNDLED_SERVERS_DIR): Promise<void> {
   fs.rmSync(outDir, { recursive: true, force: true });
   for (const name of BUNDLED) {
     const packageDir = path.join(ROOT, 'node_modules', name);
-    const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string; bin: string | Record<string, string> };
-    const bin = path.join(packageDir, typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string));
+    const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
+      version: string;
+      bin: string | Record<string, string>;
+    };
+    const bin = path.join(
+      packageDir,
+      typeof manifest.bin === 'string' ? manifest.bin : (Object.values(manifest.bin)[0] as string),
+    );
     await build({
       ...MINIFY,
       entryPoints: [bin],
       outfile: path.join(outDir, bundledServerFileName(name, manifest.version)),
       format: 'esm',
       // CommonJS dependencies inside an ES module still call require() for Node's own modules.
-      banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
+      },
     });
     const snapshot = path.join(outDir, bundledServerSnapshotName(name, manifest.version, snapshotKey()));
     try {
@@ -61,14 +77,21 @@ function programAsMain(entry: string): Plugin {
         const source = fs.readFileSync(args.path, 'utf8');
         const file = ts.createSourceFile(args.path, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
         const exported = (statement: ts.Statement): boolean =>
-          ts.isExportDeclaration(statement) || ts.isExportAssignment(statement) || (ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword));
+          ts.isExportDeclaration(statement) ||
+          ts.isExportAssignment(statement) ||
+          (ts.canHaveModifiers(statement) &&
+            (ts.getModifiers(statement) ?? []).some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword));
         if (file.statements.some(exported)) {
           throw new Error('its program exports names');
         }
         const imports = file.statements.filter((statement) => ts.isImportDeclaration(statement));
         const bodyStart = imports.at(-1)?.end ?? 0;
-        if (file.statements.some((statement) => ts.isImportDeclaration(statement) && statement.pos >= bodyStart)) throw new Error('its imports are not all at the top');
-        return { contents: `${source.slice(0, bodyStart)}\nexport async function __main() {\n${source.slice(bodyStart)}\n}\n`, loader: 'js' };
+        if (file.statements.some((statement) => ts.isImportDeclaration(statement) && statement.pos >= bodyStart))
+          throw new Error('its imports are not all at the top');
+        return {
+          contents: `${source.slice(0, bodyStart)}\nexport async function __main() {\n${source.slice(bodyStart)}\n}\n`,
+          loader: 'js',
+        };
       });
     },
   };
@@ -97,7 +120,9 @@ async function buildSnapshot(entry: string, snapshot: string): Promise<void> {
       format: 'cjs',
       plugins: [programAsMain(entry)],
     });
-    const made = spawnSync(process.execPath, ['--snapshot-blob', snapshot, '--build-snapshot', script], { encoding: 'utf8' });
+    const made = spawnSync(process.execPath, ['--snapshot-blob', snapshot, '--build-snapshot', script], {
+      encoding: 'utf8',
+    });
     if (made.status !== 0) throw new Error(`node --build-snapshot: ${made.stderr.trim() || `exit ${made.status}`}`);
     checkSnapshot(snapshot);
   } finally {
@@ -109,9 +134,19 @@ async function buildSnapshot(entry: string, snapshot: string): Promise<void> {
 function checkSnapshot(snapshot: string): void {
   const folder = fs.mkdtempSync(path.join(path.dirname(snapshot), '.check-'));
   try {
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } } };
-    const started = spawnSync(process.execPath, ['--snapshot-blob', snapshot, folder], { input: `${JSON.stringify(initialize)}\n`, encoding: 'utf8', timeout: 10_000 });
-    if (!started.stdout.includes('"serverInfo"')) throw new Error(`the snapshot did not answer initialize: ${started.stderr.trim() || started.error?.message}`);
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'build', version: '0' } },
+    };
+    const started = spawnSync(process.execPath, ['--snapshot-blob', snapshot, folder], {
+      input: `${JSON.stringify(initialize)}\n`,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (!started.stdout.includes('"serverInfo"'))
+      throw new Error(`the snapshot did not answer initialize: ${started.stderr.trim() || started.error?.message}`);
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }

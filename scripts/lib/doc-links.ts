@@ -75,14 +75,21 @@ export function markdownLinks(markdown: string): Array<{ target: string; line: n
 const EXTERNAL = /^[a-z][a-z0-9+.-]*:/i;
 
 /** Why a target, seen from `fromFile`, does not resolve; undefined when it does. `root` bounds where it may point. */
-function problemOf(root: string, fromFile: string, target: string, anchorsOf: (file: string) => Set<string>): string | undefined {
+function problemOf(
+  root: string,
+  fromFile: string,
+  target: string,
+  anchorsOf: (file: string) => Set<string>,
+): string | undefined {
   const [rawPath, fragment] = target.split('#', 2) as [string, string | undefined];
   const file = rawPath === '' ? fromFile : path.resolve(path.dirname(fromFile), decodeURIComponent(rawPath));
   if (path.relative(root, file).startsWith('..')) return 'points outside the repository';
   if (!fs.existsSync(file)) return 'no such file';
   if (fragment === undefined || fragment === '') return undefined;
   if (!file.endsWith('.md')) return undefined;
-  return anchorsOf(file).has(fragment.toLowerCase()) ? undefined : `no heading #${fragment} in ${path.relative(root, file)}`;
+  return anchorsOf(file).has(fragment.toLowerCase())
+    ? undefined
+    : `no heading #${fragment} in ${path.relative(root, file)}`;
 }
 
 function anchorCache(): (file: string) => Set<string> {
@@ -143,7 +150,8 @@ export function filesUnder(dir: string, endings: readonly string[]): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (!['node_modules', 'out', '.cache', 'test-results'].includes(entry.name)) found.push(...filesUnder(full, endings));
+      if (!['node_modules', 'out', '.cache', 'test-results'].includes(entry.name))
+        found.push(...filesUnder(full, endings));
     } else if (endings.some((ending) => entry.name.endsWith(ending))) {
       found.push(full);
     }

@@ -33,7 +33,14 @@ export function runNode(script: string, args: readonly string[], options: SpawnO
 }
 
 const BUILD_INPUTS = ['src', 'electron.vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.base.json'];
-const BUILD_OUTPUTS = ['out/main/index.js', 'out/main/browser.js', 'out/main/cli.js', 'out/main/audit-worker.js', 'out/preload/index.cjs', 'out/renderer/index.html'];
+const BUILD_OUTPUTS = [
+  'out/main/index.js',
+  'out/main/browser.js',
+  'out/main/cli.js',
+  'out/main/audit-worker.js',
+  'out/preload/index.cjs',
+  'out/renderer/index.html',
+];
 
 /** Tests sit next to the code but are not part of the build. */
 const isTestFile = (file: string): boolean => /\.test(-d)?\.tsx?$/.test(file);
@@ -49,7 +56,9 @@ function newestMtime(target: string): number {
 
 /** True when an output is missing or older than any source, config or lockfile. */
 export function buildIsStale(): boolean {
-  const outputs = BUILD_OUTPUTS.map((file) => fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false })?.mtimeMs ?? 0);
+  const outputs = BUILD_OUTPUTS.map(
+    (file) => fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+  );
   const oldestOutput = Math.min(...outputs);
   if (oldestOutput === 0) return true;
   return BUILD_INPUTS.some((input) => newestMtime(path.join(ROOT, input)) > oldestOutput);
@@ -63,7 +72,10 @@ export async function build(options: SpawnOptions = {}): Promise<RunResult> {
 }
 
 /** Builds when something changed since the last build; exits the process when the build fails. */
-export async function ensureBuilt(log: (line: string) => void = console.error, verbose = process.env.WORKBENCH_BUILD_OUTPUT === '1'): Promise<void> {
+export async function ensureBuilt(
+  log: (line: string) => void = console.error,
+  verbose = process.env.WORKBENCH_BUILD_OUTPUT === '1',
+): Promise<void> {
   if (!buildIsStale()) return;
   if (verbose) {
     log('Building AI Workbench…');

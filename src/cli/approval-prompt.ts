@@ -2,7 +2,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ApprovalResolution, PolicyExplanation, RememberAction, RememberOptions, ToolCallApproval, ToolCallRequest } from '../shared/approval';
+import type {
+  ApprovalResolution,
+  PolicyExplanation,
+  RememberAction,
+  RememberOptions,
+  ToolCallApproval,
+  ToolCallRequest,
+} from '../shared/approval';
 import { writeRequestFrame } from './request-frame';
 import { APPROVAL_WARNING, REMEMBER_WORDS } from '../shared/decisions';
 import { createArgumentsValidator, describeArgumentProblems } from '../main/approval/arguments-validator';
@@ -11,11 +18,13 @@ import { ABANDONED, INTERRUPTED, type Answer, type LineReader } from './line-rea
 import type { Colors } from './terminal';
 
 /** Seed 000's prompt, in a terminal. */
-export const APPROVAL_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
+export const APPROVAL_CHOICES =
+  '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked';
 /** Remember from the prompt (docs/user/cli.md#chat), on a line of its own below seed 000's choices. */
 export const REMEMBER_CHOICES = `[a] ${REMEMBER_WORDS.tool.toLowerCase()}  [l] ${REMEMBER_WORDS.rule.toLowerCase()}`;
 
-export type PromptOutcome = { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
+export type PromptOutcome =
+  { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'interrupted' } | { kind: 'closed' };
 
 export interface ApprovalPromptDependencies {
   reader: LineReader;
@@ -39,9 +48,14 @@ const LONG_VALUE = 160;
 /** The arguments pretty-printed, each long string folded to its start and how much more there is. */
 export function foldedArguments(args: Record<string, unknown>): string {
   const fold = (value: unknown): unknown => {
-    if (typeof value === 'string' && value.length > LONG_VALUE) return `${value.slice(0, LONG_VALUE)}… (${value.length - LONG_VALUE} more characters)`;
-    if (Array.isArray(value)) return value.length > 20 ? [...value.slice(0, 20).map(fold), `… ${value.length - 20} more items`] : value.map(fold);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fold(inner)]));
+    if (typeof value === 'string' && value.length > LONG_VALUE)
+      return `${value.slice(0, LONG_VALUE)}… (${value.length - LONG_VALUE} more characters)`;
+    if (Array.isArray(value))
+      return value.length > 20
+        ? [...value.slice(0, 20).map(fold), `… ${value.length - 20} more items`]
+        : value.map(fold);
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fold(inner)]));
     return value;
   };
   return JSON.stringify(fold(args), null, 2);
@@ -52,7 +66,10 @@ export function foldedArguments(args: Record<string, unknown>): string {
  * There is no default: Enter asks again. `e` edits the arguments in $VISUAL/$EDITOR, or inline as one line of
  * JSON, checked against the tool's input schema before it is accepted.
  */
-export async function askAboutCalls(requests: readonly ToolCallRequest[], dependencies: ApprovalPromptDependencies): Promise<PromptOutcome> {
+export async function askAboutCalls(
+  requests: readonly ToolCallRequest[],
+  dependencies: ApprovalPromptDependencies,
+): Promise<PromptOutcome> {
   const { write, colors } = dependencies;
   const validator = createArgumentsValidator();
   const approvals: ToolCallApproval[] = [];
@@ -68,8 +85,12 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
     };
     const reader: LineReader = gone ? { ...dependencies.reader, ask: askUnlessGone } : dependencies.reader;
     const asking = { ...dependencies, reader };
-    const moveOn = (): void => void write(`${goneNotice(request, gone?.reason, index < requests.length - 1, colors)}\n`);
-    const timeLeft = (): string => (wait?.expiresAt == null ? '' : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`));
+    const moveOn = (): void =>
+      void write(`${goneNotice(request, gone?.reason, index < requests.length - 1, colors)}\n`);
+    const timeLeft = (): string =>
+      wait?.expiresAt == null
+        ? ''
+        : colors.dim(`  Waits ${remaining(wait.expiresAt - now())} more for your answer; then it is not run.`);
     let args = request.args;
     let edited = false;
     // Every time the choices are shown again (after `?`, a cancelled edit…), they are all shown: `a` and `l` too.
@@ -84,7 +105,9 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
         body: [
           `  Run ${colors.bold(request.toolName)} from ${server}${edited ? colors.yellow('  (arguments edited)') : ''}`,
           indent(foldedArguments(args), '  '),
-          ...(request.decision.definitionChanged ? [colors.yellow('  This tool changed since you allowed it for this chat.')] : []),
+          ...(request.decision.definitionChanged
+            ? [colors.yellow('  This tool changed since you allowed it for this chat.')]
+            : []),
           // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
           ...(request.decision.identityChanged
             ? [
@@ -118,7 +141,11 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
       const editedArgs = edited ? { editedArgs: args } : {};
       if (key === 's') {
         approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION', ...editedArgs });
-        write(colors.green(`→ Allowed for this chat${request.decision.keepsAsking ? ' (recorded, but this tool keeps asking while that setting stands)' : ''}\n`));
+        write(
+          colors.green(
+            `→ Allowed for this chat${request.decision.keepsAsking ? ' (recorded, but this tool keeps asking while that setting stands)' : ''}\n`,
+          ),
+        );
         break;
       }
       if (key === 'o') {
@@ -175,7 +202,12 @@ export async function askAboutCalls(requests: readonly ToolCallRequest[], depend
           choices();
           continue;
         }
-        approvals.push({ toolCallId: request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', ...editedArgs, remember });
+        approvals.push({
+          toolCallId: request.toolCallId,
+          decision: 'TOOL_CALL_DECISION_ALLOW_ONCE',
+          ...editedArgs,
+          remember,
+        });
         write(colors.green(`→ Allowed once, and remembered: ${REMEMBER_WORDS[remember.kind]}\n`));
         break;
       }
@@ -215,11 +247,15 @@ export function goneNotice(request: ToolCallRequest, resolution: unknown, more: 
     case 'allow_session':
       return colors.yellow(`→ ${tool} was allowed elsewhere meanwhile; nothing to answer here.${next}`);
     case 'deny':
-      return colors.yellow(`→ ${tool} was denied meanwhile (${ended.reason ?? 'by a person elsewhere'}); it was not run.${next}`);
+      return colors.yellow(
+        `→ ${tool} was denied meanwhile (${ended.reason ?? 'by a person elsewhere'}); it was not run.${next}`,
+      );
     case 'cancelled':
       return colors.yellow(`→ ${tool} was cancelled meanwhile; it was not run.${next}`);
     default:
-      return colors.yellow(`→ Timed out: no one answered in time (the approval timeout), so ${tool} was not run.${next}`);
+      return colors.yellow(
+        `→ Timed out: no one answered in time (the approval timeout), so ${tool} was not run.${next}`,
+      );
   }
 }
 
@@ -260,21 +296,31 @@ async function editArguments(
 }
 
 /** The parsed arguments, or what is wrong with them in words. */
-export function checkArguments(text: string, request: ToolCallRequest, validator = createArgumentsValidator()): Record<string, unknown> | string {
+export function checkArguments(
+  text: string,
+  request: ToolCallRequest,
+  validator = createArgumentsValidator(),
+): Record<string, unknown> | string {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     return `That is not valid JSON: ${(error as Error).message}. The arguments were not changed.`;
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'The arguments must be a JSON object ({ … }). The arguments were not changed.';
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'The arguments must be a JSON object ({ … }). The arguments were not changed.';
   const result = validator.check(request.definitionHash, request.inputSchema, value as Record<string, unknown>);
   if (result.ok) return value as Record<string, unknown>;
-  if ('schemaError' in result) return `The tool's input schema is invalid (${result.schemaError}), so edits cannot be checked: allow the call as it is or deny it.`;
+  if ('schemaError' in result)
+    return `The tool's input schema is invalid (${result.schemaError}), so edits cannot be checked: allow the call as it is or deny it.`;
   return `The arguments do not fit the input schema of ${request.serverName}.${request.toolName}: ${describeArgumentProblems(result.problems)}. The arguments were not changed.`;
 }
 
-function editInEditor(editor: string, current: Record<string, unknown>, write: (text: string) => void): string | undefined {
+function editInEditor(
+  editor: string,
+  current: Record<string, unknown>,
+  write: (text: string) => void,
+): string | undefined {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workbench-args-'));
   const file = path.join(dir, 'arguments.json');
   try {
@@ -285,7 +331,9 @@ function editInEditor(editor: string, current: Record<string, unknown>, write: (
         ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true })
         : spawnSync('/bin/sh', ['-c', `${editor} "$@"`, 'editor', file], { stdio: 'inherit' });
     if (result.error || result.status !== 0) {
-      write(`The editor (${editor}) ended with ${result.error ? result.error.message : `exit code ${result.status}`}; the arguments were not changed.\n`);
+      write(
+        `The editor (${editor}) ended with ${result.error ? result.error.message : `exit code ${result.status}`}; the arguments were not changed.\n`,
+      );
       return undefined;
     }
     return fs.readFileSync(file, 'utf8');
@@ -294,10 +342,17 @@ function editInEditor(editor: string, current: Record<string, unknown>, write: (
   }
 }
 
-async function explainWhy(request: ToolCallRequest, { write, colors, explain }: ApprovalPromptDependencies): Promise<void> {
+async function explainWhy(
+  request: ToolCallRequest,
+  { write, colors, explain }: ApprovalPromptDependencies,
+): Promise<void> {
   write(`${colors.bold('Why this is asked:')} ${request.decision.reason}\n`);
   const hints = request.annotations ?? {};
-  const flags = [hints.readOnlyHint ? 'says it only reads' : '', hints.destructiveHint ? 'says it may destroy data' : '', hints.openWorldHint ? 'reaches outside this machine' : '']
+  const flags = [
+    hints.readOnlyHint ? 'says it only reads' : '',
+    hints.destructiveHint ? 'says it may destroy data' : '',
+    hints.openWorldHint ? 'reaches outside this machine' : '',
+  ]
     .filter(Boolean)
     .join(', ');
   if (request.description) write(`  ${colors.dim(request.toolName)}: ${request.description.split('\n')[0]}\n`);
@@ -317,7 +372,7 @@ export function stopAskingHint(request: ToolCallRequest): string {
     case 'tool-setting':
       return `To stop being asked: workbench policy set tool ${tool} inherit (or auto-approve); allowing it for this chat (s) does not.`;
     case 'chat-mode':
-      return "To stop being asked: set this chat back to its tool settings (workbench chats mode ID use-tool-settings); allowing it for this chat (s) does not.";
+      return 'To stop being asked: set this chat back to its tool settings (workbench chats mode ID use-tool-settings); allowing it for this chat (s) does not.';
     default:
       return `To stop being asked: allow it for this chat (s), or set a rule: workbench policy set tool ${tool} auto-approve`;
   }
@@ -352,14 +407,22 @@ async function confirmRemember(
     write(colors.yellow(`${REMEMBER_WORDS[kind]} is not offered: ${offer.refusal ?? ''}\n`));
     return undefined;
   }
-  write(`${colors.bold(`${REMEMBER_WORDS[kind]}?`)} This call is allowed once now, and:\n  ${offer.change}\n  ${colors.dim(`Where to undo: ${offer.undo}`)}\n`);
+  write(
+    `${colors.bold(`${REMEMBER_WORDS[kind]}?`)} This call is allowed once now, and:\n  ${offer.change}\n  ${colors.dim(`Where to undo: ${offer.undo}`)}\n`,
+  );
   for (;;) {
     const answer = await reader.ask('Allow and remember? [y/n] ');
     if (answer === INTERRUPTED || answer === null) return answer;
     const key = answer.trim().toLowerCase();
     if (key === 'n' || key === '') return undefined;
     if (key === 'y') {
-      return kind === 'tool' ? { kind } : { kind, id: `remembered-${request.toolName.replace(/[^A-Za-z0-9._-]/g, '').slice(0, 40) || 'tool'}-${Date.now().toString(36)}`, args: options.rule.args };
+      return kind === 'tool'
+        ? { kind }
+        : {
+            kind,
+            id: `remembered-${request.toolName.replace(/[^A-Za-z0-9._-]/g, '').slice(0, 40) || 'tool'}-${Date.now().toString(36)}`,
+            args: options.rule.args,
+          };
     }
   }
 }

@@ -34,11 +34,21 @@ afterAll(() => {
 
 describe('workbench audit on a large log (the built CLI)', { timeout: 120_000 }, () => {
   it(`verifies ${LARGE_LOG_ROWS} rows on worker threads, with progress to 100%`, async () => {
-    const result = await runCli(['audit', 'verify', '--json'], { home, entry: BIN, env: { WORKBENCH_SKIP_BUILD: '1' } });
+    const result = await runCli(['audit', 'verify', '--json'], {
+      home,
+      entry: BIN,
+      env: { WORKBENCH_SKIP_BUILD: '1' },
+    });
     expect(result.stderr).not.toMatch(/Cannot find module/);
     expect(result.code, result.stderr).toBe(EXIT.ok);
-    expect(JSON.parse(result.stdout) as AuditVerifyResult).toMatchObject({ ok: true, rowCount: LARGE_LOG_ROWS, head: { sequence: LARGE_LOG_ROWS } });
-    expect(result.stderr).toContain(`Verifying… 100% (${LARGE_LOG_ROWS.toLocaleString('en')} of ${LARGE_LOG_ROWS.toLocaleString('en')} rows)`);
+    expect(JSON.parse(result.stdout) as AuditVerifyResult).toMatchObject({
+      ok: true,
+      rowCount: LARGE_LOG_ROWS,
+      head: { sequence: LARGE_LOG_ROWS },
+    });
+    expect(result.stderr).toContain(
+      `Verifying… 100% (${LARGE_LOG_ROWS.toLocaleString('en')} of ${LARGE_LOG_ROWS.toLocaleString('en')} rows)`,
+    );
   });
 
   it('names a changed row in a large log (exit 3)', async () => {
@@ -54,7 +64,10 @@ describe('workbench audit on a large log (the built CLI)', { timeout: 120_000 },
       }
       const result = await runCli(['audit', 'verify', '--json'], { home: copy });
       expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
-      expect(JSON.parse(result.stdout) as AuditVerifyResult).toMatchObject({ ok: false, problem: { sequence: LARGE_LOG_ROWS - 7, kind: 'content-changed' } });
+      expect(JSON.parse(result.stdout) as AuditVerifyResult).toMatchObject({
+        ok: false,
+        problem: { sequence: LARGE_LOG_ROWS - 7, kind: 'content-changed' },
+      });
     } finally {
       fs.rmSync(copy, { recursive: true, force: true });
     }
@@ -88,12 +101,20 @@ describe('workbench audit verify: what the log remembers about itself (the built
   }
 
   it('a log wiped together with its head: "empty, but 5 rows were written", exit 3', async () => {
-    const wiped = homeWith((db) => db.exec('DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DELETE FROM audit_log; DELETE FROM audit_head'));
+    const wiped = homeWith((db) =>
+      db.exec(
+        'DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DELETE FROM audit_log; DELETE FROM audit_head',
+      ),
+    );
     try {
       const result = await runCli(['audit', 'verify'], { home: wiped });
       expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
-      expect(result.stdout).toMatch(/^BROKEN at row #1 \(missing\): The log is empty, but 5 rows were written: it was wiped, together with its head\./);
-      expect(result.stdout).toMatch(/WARNING: The log's protections were found changed and put back at .* \(trigger audit_log_no_delete was missing; trigger audit_head_no_delete was missing\); no row came in meanwhile\./);
+      expect(result.stdout).toMatch(
+        /^BROKEN at row #1 \(missing\): The log is empty, but 5 rows were written: it was wiped, together with its head\./,
+      );
+      expect(result.stdout).toMatch(
+        /WARNING: The log's protections were found changed and put back at .* \(trigger audit_log_no_delete was missing; trigger audit_head_no_delete was missing\); no row came in meanwhile\./,
+      );
       expect(result.stderr).toContain('only an anchor kept elsewhere catches that');
     } finally {
       fs.rmSync(wiped, { recursive: true, force: true });
@@ -111,7 +132,9 @@ describe('workbench audit verify: what the log remembers about itself (the built
       const result = await runCli(['audit', 'verify'], { home: wiped });
       expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
       expect(result.stdout).not.toMatch(/OK/);
-      expect(result.stdout).toMatch(/^BROKEN at row #0 \(head-mismatch\): The count of rows ever written was deleted outside AI Workbench/);
+      expect(result.stdout).toMatch(
+        /^BROKEN at row #0 \(head-mismatch\): The count of rows ever written was deleted outside AI Workbench/,
+      );
     } finally {
       fs.rmSync(wiped, { recursive: true, force: true });
     }
@@ -127,10 +150,20 @@ describe('workbench audit verify: what the log remembers about itself (the built
     try {
       const result = await runCli(['audit', 'verify', '--json'], { home: slipped });
       expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
-      expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, rowCount: 5, problem: { sequence: 6, kind: 'unprotected' }, notices: [{ firstRow: 6, lastRow: 6 }] });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        ok: false,
+        rowCount: 5,
+        problem: { sequence: 6, kind: 'unprotected' },
+        notices: [{ firstRow: 6, lastRow: 6 }],
+      });
       const db = openDatabase(path.join(slipped, DATABASE_FILE_NAME));
       try {
-        expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_log_extends_chain'").pluck().get()).toBe(1);
+        expect(
+          db
+            .prepare("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'audit_log_extends_chain'")
+            .pluck()
+            .get(),
+        ).toBe(1);
       } finally {
         db.close();
       }

@@ -30,7 +30,8 @@ afterAll(() => {
   fs.rmSync(received, { force: true });
 });
 
-const writeSinks = (sinks: unknown[]): void => fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ version: 2, auditShipping: { sinks } }));
+const writeSinks = (sinks: unknown[]): void =>
+  fs.writeFileSync(path.join(home, 'settings.json'), JSON.stringify({ version: 2, auditShipping: { sinks } }));
 
 describe('workbench audit shipping and verify --against', { timeout: 300_000 }, () => {
   it('shipping status: says when no sink is configured, and shows each sink with its lag', async () => {
@@ -48,7 +49,16 @@ describe('workbench audit shipping and verify --against', { timeout: 300_000 }, 
     expect(text.stdout).toMatch(/otel\s+otlp\s+disabled/);
     const json = await cliJson<AuditShippingStatus>(['audit', 'shipping', 'status'], { home });
     expect(json.sinks).toEqual([
-      expect.objectContaining({ id: 'siem', type: 'syslog', origin: 'settings', enabled: true, acknowledgedSequence: 0, headSequence: 20, lagRows: 20, lastError: null }),
+      expect.objectContaining({
+        id: 'siem',
+        type: 'syslog',
+        origin: 'settings',
+        enabled: true,
+        acknowledgedSequence: 0,
+        headSequence: 20,
+        lagRows: 20,
+        lastError: null,
+      }),
       expect.objectContaining({ id: 'otel', type: 'otlp', enabled: false, lagRows: 20 }),
     ]);
     // A bad section stops the command, naming the field.
@@ -62,7 +72,9 @@ describe('workbench audit shipping and verify --against', { timeout: 300_000 }, 
   it('verify --against: OK against what the collector holds; exit code 3 once the local log no longer matches it', async () => {
     const ok = await runCli(['audit', 'verify', '--against', received], { home });
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^OK: 20 rows verify; every one of the 20 rows the collector holds \(up to #20\) is in the log unchanged/);
+    expect(ok.stdout).toMatch(
+      /^OK: 20 rows verify; every one of the 20 rows the collector holds \(up to #20\) is in the log unchanged/,
+    );
 
     const db = new BetterSqlite3(path.join(home, 'workbench.db'));
     try {
@@ -73,9 +85,16 @@ describe('workbench audit shipping and verify --against', { timeout: 300_000 }, 
     }
     const broken = await runCli(['audit', 'verify', '--against', received, '--json'], { home });
     expect(broken.code).toBe(3);
-    expect(JSON.parse(broken.stdout) as AuditVerifyAgainstResult).toMatchObject({ ok: false, problem: { sequence: 5, kind: 'content-changed' }, received: { rows: 20 } });
+    expect(JSON.parse(broken.stdout) as AuditVerifyAgainstResult).toMatchObject({
+      ok: false,
+      problem: { sequence: 5, kind: 'content-changed' },
+      received: { rows: 20 },
+    });
 
-    const refused = await runCli(['audit', 'verify', '--against', received, '--anchor-sequence', '1', '--anchor-hash', 'a'.repeat(64)], { home });
+    const refused = await runCli(
+      ['audit', 'verify', '--against', received, '--anchor-sequence', '1', '--anchor-hash', 'a'.repeat(64)],
+      { home },
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('use it without --anchor-sequence');
   });

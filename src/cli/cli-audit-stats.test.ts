@@ -16,10 +16,15 @@ beforeAll(() => {
   home = makeHome();
   const services = createServices({ dataDir: home, host: 'cli', version: '0.0.0-test', managedPolicyFile: null });
   try {
-    services.approvals.policy.update({ rules: { add: [{ id: 'unused', effect: 'deny', server: 'nowhere', tool: '*' }] } });
+    services.approvals.policy.update({
+      rules: { add: [{ id: 'unused', effect: 'deny', server: 'nowhere', tool: '*' }] },
+    });
     // allow_once, allow_session, deny, timeout, cancelled, auto_allow… as audit-test-support cycles them.
     for (let index = 0; index < 16; index++) services.audit.recordDecision(decisionRecord(index));
-    expected = services.auditInsights.stats({ from: new Date(Date.now() - 7 * 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+    expected = services.auditInsights.stats({
+      from: new Date(Date.now() - 7 * 86_400_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+    });
   } finally {
     services.close();
   }
@@ -37,7 +42,9 @@ describe('workbench audit stats', { timeout: 60_000 }, () => {
 
     const byDecision = await runCli(['audit', 'stats'], { home });
     expect(byDecision.code, byDecision.stderr).toBe(EXIT.ok);
-    expect(byDecision.stdout).toContain(`Decisions since 7d: ${expected.totals.total} (${expected.totals.asked} asked, ${expected.totals.allowedByPolicy} allowed without asking)`);
+    expect(byDecision.stdout).toContain(
+      `Decisions since 7d: ${expected.totals.total} (${expected.totals.asked} asked, ${expected.totals.allowedByPolicy} allowed without asking)`,
+    );
     expect(byDecision.stdout).toMatch(/TOTAL\s+\d+/);
     // Not a terminal: no sparkline.
     expect(byDecision.stdout).not.toMatch(/[▁▂▃▄▅▆▇█]/);
@@ -64,7 +71,7 @@ describe('the sparkline', () => {
     expect(sparklineSupported(true, { LANG: 'en_GB.UTF-8' })).toBe(true);
     expect(sparklineSupported(false, { LANG: 'en_GB.UTF-8' })).toBe(false);
     expect(sparklineSupported(true, { LANG: 'C' })).toBe(false);
-    expect(sparklineSupported(true, { LANG: "en_GB.UTF-8", TERM: "dumb" })).toBe(false);
+    expect(sparklineSupported(true, { LANG: 'en_GB.UTF-8', TERM: 'dumb' })).toBe(false);
     expect(parseSince('24h')).toEqual({ ms: 86_400_000, hours: true });
     expect(() => parseSince('0d')).toThrow(/--since takes/);
   });

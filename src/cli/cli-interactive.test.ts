@@ -14,7 +14,11 @@ import { startInTmux, type TmuxSession } from './testing/tmux-session';
 import { titleUnless } from '../main/testing/skip-reason';
 
 const tmux = tmuxAvailable();
-const title = titleUnless('workbench chat in a terminal (tmux)', !tmux, 'tmux is not installed here; .ci/run installs it');
+const title = titleUnless(
+  'workbench chat in a terminal (tmux)',
+  !tmux,
+  'tmux is not installed here; .ci/run installs it',
+);
 
 let test: FakeWorkbench;
 let terminal: TmuxSession | undefined;
@@ -44,7 +48,9 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
       {
         kind: 'reply',
         text: ['Writing four files.'],
-        toolCalls: ['s', 'o', 'd', 'r'].map((name, index) => callOf('write_file', { path: file(`${name}.txt`), content: name.toUpperCase() }, `call_${index}`)),
+        toolCalls: ['s', 'o', 'd', 'r'].map((name, index) =>
+          callOf('write_file', { path: file(`${name}.txt`), content: name.toUpperCase() }, `call_${index}`),
+        ),
       },
       { kind: 'reply', text: ['Two written, two denied.'] },
     );
@@ -57,10 +63,14 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     expect(first).toContain('Allow tool call from Files?');
     expect(first).toContain('  Run write_file from Files');
     expect(first).toContain(`"path": "${file('s.txt')}"`);
-    expect(first).toContain('Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.');
+    expect(first).toContain(
+      'Malicious MCP Servers or conversation content could potentially trick AI Workbench into attempting harmful actions through your installed tools.',
+    );
     expect(first).toContain('Review each action carefully before approving.');
     expect(first).toContain(APPROVAL_CHOICES);
-    expect(first).toContain('[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked');
+    expect(first).toContain(
+      '[s] allow for this chat  [o] allow once  [d] deny  [r] deny with a reason  [e] edit arguments  [?] why is this asked',
+    );
     term.type('s');
     await term.waitFor('(2 of 4)');
     term.type('o');
@@ -93,7 +103,9 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     ]);
     const grants = await cliJson<ChatGrant[]>(['grants', 'list'], { home: test.home });
     expect(grants.map((grant) => `${grant.serverName}.${grant.toolName}`)).toEqual(['Files.write_file']);
-    expect(JSON.stringify(test.fake.generations()[1]?.body)).toContain("User denied tool invocation. The user's reason: not this one");
+    expect(JSON.stringify(test.fake.generations()[1]?.body)).toContain(
+      "User denied tool invocation. The user's reason: not this one",
+    );
 
     term.type('/exit');
     await term.waitFor('EXITED 0');
@@ -133,7 +145,10 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
   });
 
   it('asks again on Enter and on a non-answer, explains with ?, and edits the arguments inline (refusing bad JSON and schema misfits)', async () => {
-    test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: file('original.txt'), content: 'original' })] }, { kind: 'reply', text: ['Edited and written.'] });
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('original.txt'), content: 'original' })] },
+      { kind: 'reply', text: ['Edited and written.'] },
+    );
     const term = chat();
     await term.waitFor('› ');
     term.type('write a file');
@@ -162,7 +177,12 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     expect(fs.readFileSync(file('edited.txt'), 'utf8')).toBe('edited');
     expect(fs.existsSync(file('original.txt'))).toBe(false);
     const [decision] = await decisions();
-    expect(decision).toMatchObject({ decision: 'allow_once', actor: 'user', args: { path: file('original.txt') }, editedArgs: { path: file('edited.txt'), content: 'edited' } });
+    expect(decision).toMatchObject({
+      decision: 'allow_once',
+      actor: 'user',
+      args: { path: file('original.txt') },
+      editedArgs: { path: file('edited.txt'), content: 'edited' },
+    });
     // Colours on a terminal.
     expect(hasColors(term.screen(true))).toBe(true);
     term.press('C-d');
@@ -174,7 +194,10 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     const editor = path.join(test.home, 'fake-editor.sh');
     fs.writeFileSync(editor, `#!/bin/sh\ncat '${next}' > "$1"\n`, { mode: 0o755 });
     fs.writeFileSync(next, '{"path": "x.txt", "unknown": 1}');
-    test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: file('model.txt'), content: 'model' })] }, { kind: 'reply', text: ['Done.'] });
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file('model.txt'), content: 'model' })] },
+      { kind: 'reply', text: ['Done.'] },
+    );
     const term = chat({ EDITOR: editor, NO_COLOR: '1' });
     await term.waitFor('› ');
     term.type('write');
@@ -188,14 +211,22 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     term.type('s');
     await term.waitFor('Done.');
     expect(fs.readFileSync(file('from-editor.txt'), 'utf8')).toBe('from the editor');
-    expect((await decisions())[0]).toMatchObject({ decision: 'allow_session', editedArgs: { path: file('from-editor.txt') } });
+    expect((await decisions())[0]).toMatchObject({
+      decision: 'allow_session',
+      editedArgs: { path: file('from-editor.txt') },
+    });
     expect(hasColors(term.screen(true))).toBe(false);
   });
 
   it('shows how long a call waits; when calls time out at the open prompt it says so, drops the half-typed answer and goes on', async () => {
     await cliJson(['policy', 'set', 'timeout', '6'], { home: test.home });
     test.fake.script(
-      { kind: 'reply', toolCalls: ['late1', 'late2'].map((name, index) => callOf('write_file', { path: file(`${name}.txt`), content: name }, `call_${index}`)) },
+      {
+        kind: 'reply',
+        toolCalls: ['late1', 'late2'].map((name, index) =>
+          callOf('write_file', { path: file(`${name}.txt`), content: name }, `call_${index}`),
+        ),
+      },
       { kind: 'reply', text: ['Both timed out.'] },
       { kind: 'reply', toolCalls: [callOf('write_file', { path: file('prompt.txt'), content: 'in time' }, 'call_2')] },
       { kind: 'reply', text: ['Written in time.'] },
@@ -207,8 +238,14 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     // Half an answer, never sent: when the calls time out it must not be taken as one.
     term.press('-l', 'r');
     const timedOut = await term.waitFor('Both timed out.');
-    expect(timedOut).toContain('→ Timed out: no one answered in time (the approval timeout), so Files write_file was not run. On to the next call.');
-    expect(timedOut.match(/→ Timed out: no one answered in time \(the approval timeout\), so Files write_file was not run\./g)).toHaveLength(2);
+    expect(timedOut).toContain(
+      '→ Timed out: no one answered in time (the approval timeout), so Files write_file was not run. On to the next call.',
+    );
+    expect(
+      timedOut.match(
+        /→ Timed out: no one answered in time \(the approval timeout\), so Files write_file was not run\./g,
+      ),
+    ).toHaveLength(2);
     expect(timedOut.match(/⏺ Files · write_file · timed out/g)).toHaveLength(2);
     // The prompt says it first; the calls' lines follow; the half-typed "r" was dropped with the question.
     expect(timedOut.indexOf('→ Timed out')).toBeLessThan(timedOut.indexOf('⏺ Files · write_file · timed out'));
@@ -232,7 +269,9 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
   });
 
   it("lists the servers' prompts with /prompts; /NAME asks for a missing argument, shows the text and sends it only on y", async () => {
-    await cliJson(['servers', 'add', 'Everything', '--package', '@modelcontextprotocol/server-everything'], { home: test.home });
+    await cliJson(['servers', 'add', 'Everything', '--package', '@modelcontextprotocol/server-everything'], {
+      home: test.home,
+    });
     test.fake.script({ kind: 'reply', text: ['Sunny in Lyon.'] });
     const term = chat();
     await term.waitFor('› ');
@@ -257,7 +296,9 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     term.type('/completable-prompt');
     await term.waitFor('suggestions: Engineering, Sales, Marketing, Support');
     term.type('Engineering');
-    await term.waitFor('suggestions: Alice, Bob, Charlie\nname (Choose a team member to lead the selected department.): ');
+    await term.waitFor(
+      'suggestions: Alice, Bob, Charlie\nname (Choose a team member to lead the selected department.): ',
+    );
     term.type('Alice');
     await term.waitFor('Please promote Alice to the head of the Engineering team.');
     term.type('n');
@@ -310,7 +351,11 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home: test.home });
     test.fake.script(
       // The reply's text arrives in pieces that cut the sequences in two.
-      { kind: 'reply', text: ['Reading it. \u001b[2', 'J\u001b[3', '1mFAKE: Allowed once\u001b]0;pwned\u0007\u202Edone'], toolCalls: [callOf('read_text_file', { path: file(`missing${attack}.txt`) })] },
+      {
+        kind: 'reply',
+        text: ['Reading it. \u001b[2', 'J\u001b[3', '1mFAKE: Allowed once\u001b]0;pwned\u0007\u202Edone'],
+        toolCalls: [callOf('read_text_file', { path: file(`missing${attack}.txt`) })],
+      },
       { kind: 'reply', text: ['Finished.'] },
     );
     const term = chat();
@@ -367,7 +412,13 @@ describe.skipIf(!tmux)(title, { timeout: 240_000 }, () => {
     await term.waitFor('Stopping the reply');
     term.press('C-c');
     await term.waitFor('EXITED 130');
-    const messages = await cliJson<{ messages: { role: string; kind?: string }[] }>(['chats', 'show', (await cliJson<{ id: string }[]>(['chats', 'list'], { home: test.home }))[0]?.id as string], { home: test.home });
-    expect(messages.messages.filter((message) => message.role === 'system').map((message) => message.kind)).toEqual(['stopped', 'stopped']);
+    const messages = await cliJson<{ messages: { role: string; kind?: string }[] }>(
+      ['chats', 'show', (await cliJson<{ id: string }[]>(['chats', 'list'], { home: test.home }))[0]?.id as string],
+      { home: test.home },
+    );
+    expect(messages.messages.filter((message) => message.role === 'system').map((message) => message.kind)).toEqual([
+      'stopped',
+      'stopped',
+    ]);
   });
 });

@@ -22,7 +22,11 @@ describe('workbench servers login', () => {
     fixture = await startOAuthServer();
     home = makeHome();
     await cliJson(['servers', 'add', 'remote', '--url', fixture.url], { home });
-    const child = spawn(process.execPath, [CLI_ENTRY, 'servers', 'login', 'remote'], { cwd: ROOT, env: cliEnv(home, { DISPLAY: undefined, WAYLAND_DISPLAY: undefined }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_ENTRY, 'servers', 'login', 'remote'], {
+      cwd: ROOT,
+      env: cliEnv(home, { DISPLAY: undefined, WAYLAND_DISPLAY: undefined }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let visited = false;
@@ -75,7 +79,11 @@ describe('workbench servers login', () => {
     const argv = fs.readFileSync(argvFile, 'utf8').trim();
     const authorize = new URL(address);
     expect(argv).toMatch(/^file:\/\/\S+\.html$/);
-    for (const secret of [authorize.searchParams.get('state'), authorize.searchParams.get('code_challenge'), new URL(authorize.searchParams.get('redirect_uri') as string).port]) {
+    for (const secret of [
+      authorize.searchParams.get('state'),
+      authorize.searchParams.get('code_challenge'),
+      new URL(authorize.searchParams.get('redirect_uri') as string).port,
+    ]) {
       expect(secret).toBeTruthy();
       expect(argv).not.toContain(secret);
     }

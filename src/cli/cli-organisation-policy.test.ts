@@ -25,14 +25,22 @@ describe('workbench and the policy rows of the audit log', { timeout: 300_000 },
     ]);
     const text = await runCli(['audit', 'query', '--kind', 'policy'], { home });
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/1\s+\S+\s+policy\s+changed mode\s+cli\s+Approval policy: global mode: ask → never-ask/);
+    expect(text.stdout).toMatch(
+      /1\s+\S+\s+policy\s+changed mode\s+cli\s+Approval policy: global mode: ask → never-ask/,
+    );
     expect(text.stdout).toMatch(/policy\s+changed tools\/Files\/write_file\s+cli/);
     expect((await runCli(['audit', 'verify'], { home })).code).toBe(0);
   });
 
   it("refuses a locked setting with the organisation's reason and exit code 1; the OS location's file applies when no variable names one", async () => {
     const system = path.join(home, 'system-policy.json');
-    fs.writeFileSync(system, JSON.stringify({ locked: { mode: 'ask', tools: { Files: { write_file: 'always-ask' } } }, defaults: { timeoutSeconds: 600 } }));
+    fs.writeFileSync(
+      system,
+      JSON.stringify({
+        locked: { mode: 'ask', tools: { Files: { write_file: 'always-ask' } } },
+        defaults: { timeoutSeconds: 600 },
+      }),
+    );
     const env = { WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: system };
     const refused = await runCli(['policy', 'set', 'mode', 'never-ask'], { home, env });
     expect(refused.code).toBe(1);

@@ -12,7 +12,10 @@ afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
 
 describe('workbench resources and log levels (docs/user/mcp-servers.md)', { timeout: 300_000 }, () => {
   it('lists and reads server-everything’s resources, and sets its log level', async () => {
-    expect((await runCli(['servers', 'add', 'everything', '--package', '@modelcontextprotocol/server-everything'], { home })).code).toBe(0);
+    expect(
+      (await runCli(['servers', 'add', 'everything', '--package', '@modelcontextprotocol/server-everything'], { home }))
+        .code,
+    ).toBe(0);
     const list = await runCli(['resources', 'list', 'everything'], { home });
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('demo://resource/static/document/features.md');
@@ -23,7 +26,10 @@ describe('workbench resources and log levels (docs/user/mcp-servers.md)', { time
     const read = await runCli(['resources', 'read', 'everything', 'demo://resource/dynamic/text/3'], { home });
     expect(read.code).toBe(0);
     expect(read.stdout).toContain('Resource 3: This is a plaintext resource');
-    const blob = await cliJson<McpReadResourceOutput>(['resources', 'read', 'everything', 'demo://resource/dynamic/blob/1'], { home });
+    const blob = await cliJson<McpReadResourceOutput>(
+      ['resources', 'read', 'everything', 'demo://resource/dynamic/blob/1'],
+      { home },
+    );
     expect(blob.contents[0]?.blob?.length).toBeGreaterThan(0);
 
     const level = await runCli(['servers', 'log-level', 'everything', 'warning'], { home });

@@ -21,13 +21,18 @@ afterEach(async () => {
   fs.rmSync(test.home, { recursive: true, force: true });
 });
 
-const allRows = async (): Promise<AuditPage['entries']> => (await cliJson<AuditPage>(['audit', 'query'], { home: test.home })).entries.slice().reverse();
+const allRows = async (): Promise<AuditPage['entries']> =>
+  (await cliJson<AuditPage>(['audit', 'query'], { home: test.home })).entries.slice().reverse();
 /** The rows about tool calls; the policy rows of the set-up (`workbench policy set`) are checked on their own. */
 const auditRows = async (): Promise<AuditPage['entries']> => (await allRows()).filter((row) => row.kind !== 'policy');
 
 const scriptWrite = (file: string): void => {
   test.fake.script(
-    { kind: 'reply', text: ['Writing it.'], toolCalls: [callOf('write_file', { path: path.join(test.sandbox, file), content: 'from the model' }, 'call_w')] },
+    {
+      kind: 'reply',
+      text: ['Writing it.'],
+      toolCalls: [callOf('write_file', { path: path.join(test.sandbox, file), content: 'from the model' }, 'call_w')],
+    },
     { kind: 'reply', text: ['All done.'] },
   );
 };
@@ -43,12 +48,24 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
     expect(hasColors(result.stderr)).toBe(false);
     expect(fs.existsSync(path.join(test.sandbox, 'denied.txt'))).toBe(false);
     const rows = await auditRows();
-    expect(rows).toEqual([expect.objectContaining({ kind: 'decision', toolName: 'write_file', decision: 'deny', actor: 'system', decidedBy: NON_INTERACTIVE_REASON, reason: null })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        kind: 'decision',
+        toolName: 'write_file',
+        decision: 'deny',
+        actor: 'system',
+        decidedBy: NON_INTERACTIVE_REASON,
+        reason: null,
+      }),
+    ]);
     // The model was told it was denied, and by whom: not a person's "User denied".
     const told = JSON.stringify(test.fake.generations()[1]?.body);
     expect(told).toContain(`Denied: ${NON_INTERACTIVE_REASON}`);
     expect(told).not.toContain('User denied');
-    expect((await cliJson<AuditPage>(['audit', 'verify'], { home: test.home })) as unknown).toMatchObject({ ok: true, rowCount: 1 });
+    expect((await cliJson<AuditPage>(['audit', 'verify'], { home: test.home })) as unknown).toMatchObject({
+      ok: true,
+      rowCount: 1,
+    });
   });
 
   it('prints no escape sequence or control character that a model or a tool sent, in run, chats show and audit query; --json keeps them exactly', async () => {
@@ -56,7 +73,11 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
     await cliJson(['policy', 'set', 'tool', 'Files', 'read_text_file', 'auto-approve'], { home: test.home });
     const script = (): void =>
       test.fake.script(
-        { kind: 'reply', text: [`Reading. ${attack}`], toolCalls: [callOf('read_text_file', { path: path.join(test.sandbox, `missing${attack}.txt`) }, 'call_r')] },
+        {
+          kind: 'reply',
+          text: [`Reading. ${attack}`],
+          toolCalls: [callOf('read_text_file', { path: path.join(test.sandbox, `missing${attack}.txt`) }, 'call_r')],
+        },
         { kind: 'reply', text: [`Done. ${attack}`] },
       );
     const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -103,12 +124,29 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
 
   it('takes the prompt from stdin, and with --approve deny --json prints the outcome', async () => {
     scriptWrite('json.txt');
-    const result = await runCli(['run', '--approve', 'deny', '--json', ...test.providerFlags], { home: test.home, input: 'write json.txt\n' });
+    const result = await runCli(['run', '--approve', 'deny', '--json', ...test.providerFlags], {
+      home: test.home,
+      input: 'write json.txt\n',
+    });
     expect(result.code).toBe(2);
-    const outcome = JSON.parse(result.stdout) as { status: string; text: string; denied: number; chatId: string; toolCalls: { tool: string; status: string; decision: { actor: string; reason: string } }[] };
+    const outcome = JSON.parse(result.stdout) as {
+      status: string;
+      text: string;
+      denied: number;
+      chatId: string;
+      toolCalls: { tool: string; status: string; decision: { actor: string; reason: string } }[];
+    };
     expect(outcome).toMatchObject({ status: 'done', text: 'Writing it.\nAll done.', denied: 1 });
-    expect(outcome.toolCalls).toEqual([expect.objectContaining({ tool: 'write_file', status: 'denied', decision: { outcome: 'deny', actor: 'system', reason: APPROVE_DENY_REASON } })]);
-    expect(test.fake.generations()[0]?.body).toMatchObject({ messages: expect.arrayContaining([expect.objectContaining({ role: 'user', content: 'write json.txt' })]) });
+    expect(outcome.toolCalls).toEqual([
+      expect.objectContaining({
+        tool: 'write_file',
+        status: 'denied',
+        decision: { outcome: 'deny', actor: 'system', reason: APPROVE_DENY_REASON },
+      }),
+    ]);
+    expect(test.fake.generations()[0]?.body).toMatchObject({
+      messages: expect.arrayContaining([expect.objectContaining({ role: 'user', content: 'write json.txt' })]),
+    });
     // The same chat goes on with --chat.
     test.fake.script({ kind: 'reply', text: ['Still here.'] });
     const again = await runCli(['run', 'anyone there?', '--chat', outcome.chatId.slice(0, 8)], { home: test.home });
@@ -117,14 +155,16 @@ describe('workbench run (no terminal)', { timeout: 180_000 }, () => {
   });
 
   it('refuses a call a deny rule matches without asking anyone; exit code 2', async () => {
-    await cliJson(['policy', 'set', 'rule', 'add', 'deny', 'Files', 'write_*', '--id', 'no-writes'], { home: test.home });
+    await cliJson(['policy', 'set', 'rule', 'add', 'deny', 'Files', 'write_*', '--id', 'no-writes'], {
+      home: test.home,
+    });
     scriptWrite('ruled.txt');
     const result = await runCli(['run', 'write ruled.txt', ...test.providerFlags], { home: test.home });
     expect(result.code).toBe(2);
     expect((await auditRows()).map((row) => [row.decision, row.actor])).toEqual([['auto_deny', 'policy']]);
   });
 
-  it('ends with exit code 1 and the provider\'s message when the reply fails, and 1 with no prompt', async () => {
+  it("ends with exit code 1 and the provider's message when the reply fails, and 1 with no prompt", async () => {
     test.fake.script({ kind: 'error', error: 'bad_key' });
     const result = await runCli(['run', 'hello', ...test.providerFlags], { home: test.home });
     expect(result.code).toBe(1);

@@ -65,31 +65,51 @@ interface ChatShow {
 }
 
 describe.skipIf(notLinux)(
-  titleUnless('workbench ended by a signal', notLinux, 'it reads the process tree from /proc, which only Linux has'), { timeout: 180_000 }, () => {
-  for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
-    it(`${signal} during a reply stops the exchange, the MCP servers and the database in order, and exits ${code}`, async () => {
-      // The reply's stream stays open after its first words, so the signal arrives mid-reply.
-      test.fake.script({ kind: 'reply', text: ['Thinking', ' hard'], holdOpenAfter: 2 });
-      const running = spawn(process.execPath, [CLI_ENTRY, 'run', 'think', ...test.providerFlags], { cwd: ROOT, env: cliEnv(test.home), stdio: ['pipe', 'pipe', 'pipe'] });
-      child = running;
-      let output = '';
-      running.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-      running.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-      running.stdin?.end('');
-      const exited = new Promise<number | null>((resolve) => running.once('close', (exitCode) => resolve(exitCode)));
-      const pid = running.pid as number;
-      const files = await until(() => childrenOf(pid).find((process) => commandLine(process).includes('server-filesystem')), 'the Files server', () => output);
-      await until(() => (output.includes('Thinking') ? true : undefined), 'the first words of the reply', () => output);
+  titleUnless('workbench ended by a signal', notLinux, 'it reads the process tree from /proc, which only Linux has'),
+  { timeout: 180_000 },
+  () => {
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGHUP', 129],
+    ] as const) {
+      it(`${signal} during a reply stops the exchange, the MCP servers and the database in order, and exits ${code}`, async () => {
+        // The reply's stream stays open after its first words, so the signal arrives mid-reply.
+        test.fake.script({ kind: 'reply', text: ['Thinking', ' hard'], holdOpenAfter: 2 });
+        const running = spawn(process.execPath, [CLI_ENTRY, 'run', 'think', ...test.providerFlags], {
+          cwd: ROOT,
+          env: cliEnv(test.home),
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        child = running;
+        let output = '';
+        running.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+        running.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+        running.stdin?.end('');
+        const exited = new Promise<number | null>((resolve) => running.once('close', (exitCode) => resolve(exitCode)));
+        const pid = running.pid as number;
+        const files = await until(
+          () => childrenOf(pid).find((process) => commandLine(process).includes('server-filesystem')),
+          'the Files server',
+          () => output,
+        );
+        await until(
+          () => (output.includes('Thinking') ? true : undefined),
+          'the first words of the reply',
+          () => output,
+        );
 
-      running.kill(signal);
-      expect(await exited).toBe(code);
-      expect(alive(files)).toBe(false);
+        running.kill(signal);
+        expect(await exited).toBe(code);
+        expect(alive(files)).toBe(false);
 
-      // The exchange was stopped and stored as stopped (an abrupt exit would leave it unfinished), and the log verifies.
-      const [chat] = await cliJson<Array<{ id: string }>>(['chats', 'list'], { home: test.home });
-      const shown = await cliJson<ChatShow>(['chats', 'show', chat?.id ?? ''], { home: test.home });
-      expect(shown.messages.filter((message) => message.role === 'assistant').map((message) => message.end)).toEqual(['aborted']);
-      expect(await cliJson(['audit', 'verify'], { home: test.home })).toMatchObject({ ok: true });
-    });
-  }
-});
+        // The exchange was stopped and stored as stopped (an abrupt exit would leave it unfinished), and the log verifies.
+        const [chat] = await cliJson<Array<{ id: string }>>(['chats', 'list'], { home: test.home });
+        const shown = await cliJson<ChatShow>(['chats', 'show', chat?.id ?? ''], { home: test.home });
+        expect(shown.messages.filter((message) => message.role === 'assistant').map((message) => message.end)).toEqual([
+          'aborted',
+        ]);
+        expect(await cliJson(['audit', 'verify'], { home: test.home })).toMatchObject({ ok: true });
+      });
+    }
+  },
+);

@@ -12,7 +12,10 @@ function writeToClosedPipe(install: boolean): Promise<{ code: number | null; std
     install ? 'endQuietlyOnClosedPipe([process.stdout, process.stderr], (code) => process.exit(code));' : '',
     "let n = 0; const timer = setInterval(() => { process.stdout.write('row '.repeat(20000) + '\\n'); if (++n > 50) clearInterval(timer); }, 5);",
   ].join('\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdout.once('data', () => child.stdout.destroy());

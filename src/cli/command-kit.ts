@@ -41,7 +41,11 @@ export function act(command: Command, options: ProgramOptions, action: Action): 
     // The services (SQLite, SDKs, the MCP host) load only once a command runs: help, version and a bad flag stay quick.
     const { openSession } = await import('./session');
     let session: CliSession | undefined;
-    const context: CommandContext = { terminal, json, session: () => (session ??= openSession({ version: options.version })) };
+    const context: CommandContext = {
+      terminal,
+      json,
+      session: () => (session ??= openSession({ version: options.version })),
+    };
     try {
       return await (action as (context: CommandContext, ...args: unknown[]) => Promise<unknown>)(context, ...args);
     } finally {
@@ -54,7 +58,11 @@ export function act(command: Command, options: ProgramOptions, action: Action): 
  * A leaf command that only reads the chat list: it opens the chat store (`chat-store.ts`), not the services, so it
  * starts near Node's own start (cli-start-list in docs/dev/benchmarks.md).
  */
-export function actOnChats(command: Command, options: ProgramOptions, action: (context: ChatsContext) => Promise<unknown>): Command {
+export function actOnChats(
+  command: Command,
+  options: ProgramOptions,
+  action: (context: ChatsContext) => Promise<unknown>,
+): Command {
   return runLeaf(command, options, async (terminal, json) => {
     const { openChatStore } = await import('./chat-store');
     const store = openChatStore();
@@ -67,7 +75,11 @@ export function actOnChats(command: Command, options: ProgramOptions, action: (c
 }
 
 /** Turns errors into `workbench: message` and the right exit code, which goes where `options` says. */
-function runLeaf(command: Command, options: ProgramOptions, run: (terminal: Terminal, json: boolean, args: unknown[]) => Promise<unknown>): Command {
+function runLeaf(
+  command: Command,
+  options: ProgramOptions,
+  run: (terminal: Terminal, json: boolean, args: unknown[]) => Promise<unknown>,
+): Command {
   return command.action(async (...raw: unknown[]) => {
     // commander passes the positional arguments, then the options object, then the command.
     const commandObject = raw.at(-1) as Command;
@@ -96,9 +108,13 @@ export function reportError(terminal: Terminal, error: unknown, json = false): E
 /** Parsers that name the flag and the bad value. */
 export function integer(flag: string, min: number, max: number): (value: string) => number {
   return (value) => {
-    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(value)}.`);
+    if (!/^-?\d+$/.test(value.trim()))
+      throw new InvalidArgumentError(
+        `${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(value)}.`,
+      );
     const number = Number(value);
-    if (number < min || number > max) throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, not ${value}.`);
+    if (number < min || number > max)
+      throw new InvalidArgumentError(`${flag} takes a whole number from ${min} to ${max}, not ${value}.`);
     return number;
   };
 }
@@ -113,9 +129,12 @@ export function jsonObject(what: string, text: string): Record<string, unknown> 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${what} is not valid JSON (${(error as Error).message}): ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`);
+    throw new CliError(
+      `${what} is not valid JSON (${(error as Error).message}): ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`,
+    );
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`${what} must be a JSON object like {"path": "notes.txt"}, not ${text}.`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`${what} must be a JSON object like {"path": "notes.txt"}, not ${text}.`);
   return value as Record<string, unknown>;
 }
 
@@ -126,6 +145,7 @@ export async function resolveChatId(context: CommandContext, given: string): Pro
   if (exact) return exact.id;
   const matches = chats.filter((chat) => chat.id.startsWith(given.toLowerCase()));
   if (matches.length === 1) return (matches[0] as { id: string }).id;
-  if (matches.length > 1) throw new CliError(`The chat id prefix '${given}' fits ${matches.length} chats; give more of the id.`);
+  if (matches.length > 1)
+    throw new CliError(`The chat id prefix '${given}' fits ${matches.length} chats; give more of the id.`);
   throw new CliError(`No chat has the id '${given}'. List them with: workbench chats list`);
 }

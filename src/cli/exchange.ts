@@ -20,7 +20,12 @@ export interface CallWait {
  * What decides the calls that wait for a person: answers, "no one can be asked", or "stop". A call that stopped
  * waiting meanwhile (`waits`) gets no answer: the answers may cover fewer calls than were asked about.
  */
-export type Approver = (requests: readonly ToolCallRequest[], waits: ReadonlyMap<string, CallWait>) => Promise<{ kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
+export type Approver = (
+  requests: readonly ToolCallRequest[],
+  waits: ReadonlyMap<string, CallWait>,
+) => Promise<
+  { kind: 'answers'; approvals: ToolCallApproval[] } | { kind: 'unattended'; reason: string } | { kind: 'stop' }
+>;
 
 /**
  * What answers a server's request of the model or the person while the exchange's tool calls run
@@ -28,7 +33,9 @@ export type Approver = (requests: readonly ToolCallRequest[], waits: ReadonlyMap
  */
 export type ServerRequestAnswerer = (
   request: ServerRequestView,
-) => Promise<{ kind: 'decision'; decision: ServerRequestDecision } | { kind: 'unattended'; reason: string } | { kind: 'stop' }>;
+) => Promise<
+  { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'unattended'; reason: string } | { kind: 'stop' }
+>;
 
 export interface ExchangeOutcome {
   exchangeId: string;
@@ -63,7 +70,13 @@ export interface ExchangeDriver {
   interrupt(): void;
 }
 
-export function createExchangeDriver(session: CliSession, view: ExchangeView, colors: Colors, approve: Approver, answerServerRequest?: ServerRequestAnswerer): ExchangeDriver {
+export function createExchangeDriver(
+  session: CliSession,
+  view: ExchangeView,
+  colors: Colors,
+  approve: Approver,
+  answerServerRequest?: ServerRequestAnswerer,
+): ExchangeDriver {
   let busy = false;
   let stopRequested = false;
   let currentChat: string | null = null;
@@ -102,7 +115,11 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
     const unsubscribe = session.services.events.subscribe((event, payload) => {
       if (event !== 'chat.onDidStream') return;
       const streamed = payload as ChatStreamEvent;
-      if (streamed.chatId !== chatId || (exchangeId !== null && 'exchangeId' in streamed && streamed.exchangeId !== exchangeId)) return;
+      if (
+        streamed.chatId !== chatId ||
+        (exchangeId !== null && 'exchangeId' in streamed && streamed.exchangeId !== exchangeId)
+      )
+        return;
       switch (streamed.kind) {
         case 'text':
           streamedText += streamed.delta;
@@ -124,7 +141,9 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
     let answering: Promise<void> = Promise.resolve();
     const answerOne = async (request: ServerRequestView): Promise<void> => {
       for (;;) {
-        const answer = answerServerRequest ? await answerServerRequest(request) : { kind: 'unattended' as const, reason: 'no one can be asked here' };
+        const answer = answerServerRequest
+          ? await answerServerRequest(request)
+          : { kind: 'unattended' as const, reason: 'no one can be asked here' };
         let decision: ServerRequestDecision;
         if (answer.kind === 'decision') decision = answer.decision;
         else {
@@ -141,7 +160,9 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
         } catch (error) {
           view.line(colors.red(`error: ${errorText(error)}`));
           // Gone (answered elsewhere, timed out, cancelled) or no person to ask again: nothing more to do.
-          const stillWaiting = session.services.conversations.serverRequests().some((waiting) => waiting.id === request.id);
+          const stillWaiting = session.services.conversations
+            .serverRequests()
+            .some((waiting) => waiting.id === request.id);
           if (!stillWaiting || answer.kind !== 'decision') return;
         }
       }
@@ -150,7 +171,8 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       if (event !== 'approvals.onDidChange') return;
       const change = payload as ApprovalsChange;
       if (change.kind !== 'resolved' || change.chatId !== chatId) return;
-      for (const resolution of change.resolutions) waits.get(resolution.toolCallId)?.controller.abort(resolution satisfies ApprovalResolution);
+      for (const resolution of change.resolutions)
+        waits.get(resolution.toolCallId)?.controller.abort(resolution satisfies ApprovalResolution);
     });
     const unsubscribeRequests = session.services.events.subscribe((event, payload) => {
       if (event !== 'serverRequests.onDidChange') return;
@@ -159,7 +181,8 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
       answering = answering.then(() => answerOne(change.request));
     });
     const showMessage = (message: ChatMessage): void => {
-      if (message.role === 'assistant') for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) showCall(call);
+      if (message.role === 'assistant')
+        for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) showCall(call);
       else if (message.role === 'system') view.line(colors.dim(`· ${message.text}`));
       else if (message.role === 'error') view.line(colors.red(`error: ${message.error.message}`));
     };
@@ -183,8 +206,12 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           continue;
         }
         waits.clear();
-        for (const approval of approvals) waits.set(approval.request.toolCallId, { expiresAt: approval.expiresAt, controller: new AbortController() });
-        const decision = await approve(requests, new Map([...waits].map(([id, wait]) => [id, { expiresAt: wait.expiresAt, gone: wait.controller.signal }])));
+        for (const approval of approvals)
+          waits.set(approval.request.toolCallId, { expiresAt: approval.expiresAt, controller: new AbortController() });
+        const decision = await approve(
+          requests,
+          new Map([...waits].map(([id, wait]) => [id, { expiresAt: wait.expiresAt, gone: wait.controller.signal }])),
+        );
         if (decision.kind === 'stop' || stopRequested) {
           stopRequested = true;
           await session.call('chat.stop', { chatId });
@@ -193,7 +220,9 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
           session.services.conversations.handle({ kind: 'unattended', chatId, reason: decision.reason });
         } else {
           // A call that timed out after it was answered (before this line) is left out; the others still go.
-          const answers = decision.approvals.filter((approval) => waits.get(approval.toolCallId)?.controller.signal.aborted !== true);
+          const answers = decision.approvals.filter(
+            (approval) => waits.get(approval.toolCallId)?.controller.signal.aborted !== true,
+          );
           if (answers.length > 0) {
             try {
               await session.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: answers } });
@@ -231,11 +260,22 @@ export function createExchangeDriver(session: CliSession, view: ExchangeView, co
   };
 }
 
-async function outcomeOf(session: CliSession, chatId: string, exchangeId: string | null, streamedText: string, stopped: boolean): Promise<ExchangeOutcome> {
+async function outcomeOf(
+  session: CliSession,
+  chatId: string,
+  exchangeId: string | null,
+  streamedText: string,
+  stopped: boolean,
+): Promise<ExchangeOutcome> {
   const { messages } = await session.call('chat.messages', { chatId });
   const mine = messages.filter((message) => message.exchangeId === exchangeId);
-  const calls = mine.flatMap((message) => (message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : []));
-  const text = mine.flatMap((message) => (message.role === 'assistant' ? message.reply.turns.map((turn) => turn.message ?? '') : [])).join('\n') || streamedText;
+  const calls = mine.flatMap((message) =>
+    message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
+  );
+  const text =
+    mine
+      .flatMap((message) => (message.role === 'assistant' ? message.reply.turns.map((turn) => turn.message ?? '') : []))
+      .join('\n') || streamedText;
   const error = mine.find((message) => message.role === 'error');
   const wasStopped = stopped || mine.some((message) => message.role === 'system' && message.kind === 'stopped');
   return {

@@ -19,7 +19,11 @@ export interface LineReader {
   close(): void;
 }
 
-export function createLineReader(input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }, output: NodeJS.WritableStream, onInterrupt: () => void): LineReader {
+export function createLineReader(
+  input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown },
+  output: NodeJS.WritableStream,
+  onInterrupt: () => void,
+): LineReader {
   const rl = readline.createInterface({ input, output, terminal: input.isTTY === true, historySize: 100 });
   let waiting: ((answer: Answer) => void) | null = null;
   let closed = false;

@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     code = error instanceof CommanderError ? exitCodeOf(error) : EXIT.error;
-    if (!(error instanceof CommanderError)) process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`);
+    if (!(error instanceof CommanderError))
+      process.stderr.write(
+        `workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`,
+      );
   }
   // Whatever is left (an idle socket of an SDK, a stdin listener) must not keep a finished command alive.
   process.exitCode = code;

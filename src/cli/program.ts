@@ -25,7 +25,9 @@ const COMMANDS: readonly (readonly [name: string, register: (program: Command, o
 /** The `workbench` command tree; `commandWord` is the first argument (`run`, `chats`, …), when there is one. */
 export function buildProgram(options: ProgramOptions, commandWord?: string): Command {
   const program = new Command('workbench')
-    .description('AI Workbench in a terminal: chat with LLMs that use MCP tools — no tool runs unless you, or a rule you set, allowed it.')
+    .description(
+      'AI Workbench in a terminal: chat with LLMs that use MCP tools — no tool runs unless you, or a rule you set, allowed it.',
+    )
     .version(options.version, '-v, --version')
     .showHelpAfterError('(add --help for usage)')
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'workbench: ')) })
@@ -54,6 +56,7 @@ function allCommands(command: Command): Command[] {
 
 /** Help and version end with 0; everything else commander refuses ends with 1. */
 export function exitCodeOf(error: CommanderError): number {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help')
+    return 0;
   return 1;
 }

@@ -4,7 +4,11 @@ import { findPrompt, parsePromptArguments } from './prompt-command';
 
 describe('prompt slash commands in workbench chat (docs/user/mcp-servers.md#prompts)', () => {
   it('reads key=value and key="a value" pairs', () => {
-    expect(parsePromptArguments('city=Lyon state="Auvergne-Rhône Alpes" note="say \\"hi\\""')).toEqual({ city: 'Lyon', state: 'Auvergne-Rhône Alpes', note: 'say "hi"' });
+    expect(parsePromptArguments('city=Lyon state="Auvergne-Rhône Alpes" note="say \\"hi\\""')).toEqual({
+      city: 'Lyon',
+      state: 'Auvergne-Rhône Alpes',
+      note: 'say "hi"',
+    });
     expect(parsePromptArguments('')).toEqual({});
     expect(parsePromptArguments('empty=')).toEqual({ empty: '' });
   });
@@ -17,7 +21,9 @@ describe('prompt slash commands in workbench chat (docs/user/mcp-servers.md#prom
     ];
     expect(findPrompt(prompts, 'summarise')).toMatchObject({ server: 'b', name: 'summarise' });
     expect(findPrompt(prompts, 'a:review')).toMatchObject({ server: 'a', name: 'review' });
-    expect(findPrompt(prompts, 'review')).toBe('Several servers have a prompt "review": say which, as /a:review or /b:review.');
+    expect(findPrompt(prompts, 'review')).toBe(
+      'Several servers have a prompt "review": say which, as /a:review or /b:review.',
+    );
     expect(findPrompt(prompts, 'nope')).toBe('No prompt is named "nope". /prompts lists them.');
   });
 });

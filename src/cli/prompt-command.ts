@@ -11,7 +11,8 @@ import { sanitizeForTerminal } from './terminal-text';
  * the prompt's text, and hands it over to be sent only when the person answers `y` — as the app puts it in the
  * message box to be read first.
  */
-export type PromptCommandOutcome = { kind: 'send'; text: string } | { kind: 'done' } | { kind: 'interrupted' } | { kind: 'closed' };
+export type PromptCommandOutcome =
+  { kind: 'send'; text: string } | { kind: 'done' } | { kind: 'interrupted' } | { kind: 'closed' };
 
 export interface PromptCommandDependencies {
   session: Pick<CliSession, 'call' | 'startServers'>;
@@ -40,7 +41,10 @@ export function findPrompt(prompts: readonly McpPrompt[], command: string): McpP
   return `Several servers have a prompt "${name}": say which, as ${found.map((prompt) => `/${prompt.server}:${prompt.name}`).join(' or ')}.`;
 }
 
-export async function runPromptCommand(line: string, { session, reader, write, colors }: PromptCommandDependencies): Promise<PromptCommandOutcome> {
+export async function runPromptCommand(
+  line: string,
+  { session, reader, write, colors }: PromptCommandDependencies,
+): Promise<PromptCommandOutcome> {
   await session.startServers();
   const { prompts } = await session.call('mcp.prompts', {});
   const show = (text: string): string => sanitizeForTerminal(text);
@@ -49,7 +53,9 @@ export async function runPromptCommand(line: string, { session, reader, write, c
     if (prompts.length === 0) write(`${colors.dim('No MCP server offers prompts.')}\n`);
     for (const prompt of prompts) {
       const args = prompt.arguments.map((argument) => `${argument.name}${argument.required ? '*' : ''}`).join(' ');
-      write(`  ${colors.bold(`/${show(prompt.name)}`)}${args ? ` ${colors.dim(show(args))}` : ''}  ${colors.dim(`(${show(prompt.server)})`)}${prompt.description ? `  ${show(prompt.description)}` : ''}\n`);
+      write(
+        `  ${colors.bold(`/${show(prompt.name)}`)}${args ? ` ${colors.dim(show(args))}` : ''}  ${colors.dim(`(${show(prompt.server)})`)}${prompt.description ? `  ${show(prompt.description)}` : ''}\n`,
+      );
     }
     if (prompts.length > 0) write(`${colors.dim('* required. Use one as /NAME key=value …')}\n`);
     return { kind: 'done' };
@@ -64,12 +70,23 @@ export async function runPromptCommand(line: string, { session, reader, write, c
     if (!argument.required || (values[argument.name] ?? '').trim() !== '') continue;
     // The server's suggestions for it, given what is filled in so far (completion/complete), when it offers any.
     const suggested = await session
-      .call('mcp.complete', { name: prompt.server, prompt: prompt.name, argument: argument.name, value: '', context: values })
+      .call('mcp.complete', {
+        name: prompt.server,
+        prompt: prompt.name,
+        argument: argument.name,
+        value: '',
+        context: values,
+      })
       .catch(() => ({ values: [] as string[], hasMore: false }));
-    if (suggested.values.length > 0) write(`${colors.dim(`  suggestions: ${suggested.values.slice(0, 10).map(show).join(', ')}${suggested.hasMore || suggested.values.length > 10 ? ', …' : ''}`)}\n`);
+    if (suggested.values.length > 0)
+      write(
+        `${colors.dim(`  suggestions: ${suggested.values.slice(0, 10).map(show).join(', ')}${suggested.hasMore || suggested.values.length > 10 ? ', …' : ''}`)}\n`,
+      );
     for (;;) {
       // Plain text: a question is not coloured (the line reader redraws it as typed).
-      const answer = await reader.ask(`${show(argument.name)}${argument.description ? ` (${show(argument.description)})` : ''}: `);
+      const answer = await reader.ask(
+        `${show(argument.name)}${argument.description ? ` (${show(argument.description)})` : ''}: `,
+      );
       if (answer === INTERRUPTED) return { kind: 'interrupted' };
       if (answer === null) return { kind: 'closed' };
       if (answer.trim() !== '') {
@@ -86,10 +103,12 @@ export async function runPromptCommand(line: string, { session, reader, write, c
     write(`${colors.red(`error: ${show(error instanceof Error ? error.message : String(error))}`)}\n`);
     return { kind: 'done' };
   }
-  write(`${colors.dim(`/${show(prompt.name)} from ${show(prompt.server)}:`)}\n${show(text)
-    .split('\n')
-    .map((row) => `  ${row}`)
-    .join('\n')}\n`);
+  write(
+    `${colors.dim(`/${show(prompt.name)} from ${show(prompt.server)}:`)}\n${show(text)
+      .split('\n')
+      .map((row) => `  ${row}`)
+      .join('\n')}\n`,
+  );
   for (;;) {
     const answer = await reader.ask('Send it? [y/n] ');
     if (answer === INTERRUPTED) return { kind: 'interrupted' };

@@ -6,13 +6,24 @@ import { askAboutServerRequest, SAMPLING_CHAT_LESS_CHOICES, SAMPLING_CHOICES } f
 import type { Colors } from './terminal';
 
 const plain = (text: string): string => text;
-const colors: Colors = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
+const colors: Colors = {
+  bold: plain,
+  dim: plain,
+  red: plain,
+  green: plain,
+  yellow: plain,
+  cyan: plain,
+  magenta: plain,
+};
 
 function prompt(request: ServerRequestView, answers: (string | null | typeof INTERRUPTED)[]) {
   const ask = (): Promise<string | null> => Promise.resolve(answers.length > 0 ? (answers.shift() as string) : null);
   const reader: LineReader = { ask, askUnless: ask, suspend: (work) => work(), close: () => {} };
   let written = '';
-  return { outcome: askAboutServerRequest(request, { reader, colors, write: (text) => (written += text) }), written: () => written };
+  return {
+    outcome: askAboutServerRequest(request, { reader, colors, write: (text) => (written += text) }),
+    written: () => written,
+  };
 }
 
 const sampling: ServerRequestView = {
@@ -35,7 +46,10 @@ const sampling: ServerRequestView = {
 describe('the server request prompt (one at a time, like tool calls)', () => {
   it('sampling: shows the prompt without the terminal escapes the server put in it, takes an edit, then allow for this chat', async () => {
     const run = prompt(sampling, ['', 'x', 'e', 'Summarise that', 's']);
-    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'allow-chat', messages: ['Summarise that'] } });
+    expect(await run.outcome).toEqual({
+      kind: 'decision',
+      decision: { action: 'allow-chat', messages: ['Summarise that'] },
+    });
     expect(run.written()).toContain('Allow Everything to use your model?');
     expect(run.written()).toContain('max 50 tokens · budget 10 of 100 used');
     expect(run.written()).toContain('System prompt: Be brief.');
@@ -51,7 +65,11 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
   });
 
   it("the model's answer: shown, edited, sent; Ctrl+C and a closed input stop asking", async () => {
-    const answer: ServerRequestView = { ...sampling, stage: 'answer', answer: { text: 'The summary.', model: 'fake-large', stopReason: 'endTurn', outputTokens: 3 } };
+    const answer: ServerRequestView = {
+      ...sampling,
+      stage: 'answer',
+      answer: { text: 'The summary.', model: 'fake-large', stopReason: 'endTurn', outputTokens: 3 },
+    };
     const run = prompt(answer, ['e', 'A better summary.', 'y']);
     expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'send', text: 'A better summary.' } });
     expect(run.written()).toContain('The summary.');
@@ -81,13 +99,26 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
       },
     };
     const run = prompt(form, ['a', 'Ada', '36', 'yes', '', 'a, b']);
-    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept', content: { name: 'Ada', age: 36, ok: true, color: 'red', tags: ['a', 'b'] } } });
+    expect(await run.outcome).toEqual({
+      kind: 'decision',
+      decision: { action: 'accept', content: { name: 'Ada', age: 36, ok: true, color: 'red', tags: ['a', 'b'] } },
+    });
     expect(run.written()).toContain('Everything asks for information');
     expect(await prompt(form, ['c']).outcome).toEqual({ kind: 'decision', decision: { action: 'cancel' } });
   });
 
   it('a URL is printed whole and only a confirmation accepts it', async () => {
-    const url: ServerRequestView = { id: 'r3', serverName: 'Everything', chatId: null, createdAt: 0, kind: 'elicitation', mode: 'url', message: 'Sign in', url: 'https://example.com/a?b=c', elicitationId: 'e1' };
+    const url: ServerRequestView = {
+      id: 'r3',
+      serverName: 'Everything',
+      chatId: null,
+      createdAt: 0,
+      kind: 'elicitation',
+      mode: 'url',
+      message: 'Sign in',
+      url: 'https://example.com/a?b=c',
+      elicitationId: 'e1',
+    };
     const run = prompt(url, ['', 'o']);
     expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept' } });
     expect(run.written()).toContain('https://example.com/a?b=c');

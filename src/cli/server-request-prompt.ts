@@ -12,7 +12,8 @@ export const ANSWER_CHOICES = '[y] send the answer  [e] edit it  [d] deny';
 export const FORM_CHOICES = '[a] accept  [d] decline  [c] cancel';
 export const URL_CHOICES = '[o] I will open it (accept)  [d] decline  [c] cancel';
 
-export type ServerRequestPromptOutcome = { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'interrupted' } | { kind: 'closed' };
+export type ServerRequestPromptOutcome =
+  { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'interrupted' } | { kind: 'closed' };
 
 export interface ServerRequestPromptDependencies {
   reader: LineReader;
@@ -25,7 +26,10 @@ export interface ServerRequestPromptDependencies {
  * keeps the default or leaves an optional field out); the main process checks it against the schema, and the
  * caller asks again with its words when it does not fit. A URL is printed whole and never opened from here.
  */
-export async function askAboutServerRequest(request: ServerRequestView, { reader, write, colors }: ServerRequestPromptDependencies): Promise<ServerRequestPromptOutcome> {
+export async function askAboutServerRequest(
+  request: ServerRequestView,
+  { reader, write, colors }: ServerRequestPromptDependencies,
+): Promise<ServerRequestPromptOutcome> {
   const show = (text: string): string => sanitizeForTerminal(text);
   const ask = async (question: string): Promise<string | null | typeof INTERRUPTED> => reader.ask(question);
   const stopped = (answer: string | null | typeof INTERRUPTED): ServerRequestPromptOutcome | undefined =>
@@ -42,7 +46,8 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
         ...(request.systemPrompt ? [`  System prompt: ${show(request.systemPrompt)}`] : []),
         ...request.messages.map((message, index) => `  ${index + 1}. ${message.role}: ${show(message.text)}`),
       ],
-      warning: 'The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.',
+      warning:
+        'The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.',
       choices: [choices],
     });
     let messages: string[] | undefined;
@@ -51,7 +56,8 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
       const stop = stopped(answer);
       if (stop) return stop;
       const key = (answer as string).trim().toLowerCase();
-      if (key === 's' && request.chatId !== null) return decided({ action: 'allow-chat', ...(messages ? { messages } : {}) });
+      if (key === 's' && request.chatId !== null)
+        return decided({ action: 'allow-chat', ...(messages ? { messages } : {}) });
       if (key === 'o') return decided({ action: 'allow-once', ...(messages ? { messages } : {}) });
       if (key === 'd') return decided({ action: 'deny' });
       if (key === 'e') {
@@ -98,7 +104,9 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
   if (request.mode === 'url') {
     // Only http(s) pages (shared/web-url.ts); the main process declines others before they are asked.
     if (!isWebUrl(request.url)) {
-      write(`\n${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`);
+      write(
+        `\n${colors.bold(`${show(request.serverName)} asks you to open a page`)}\n  ${show(request.message)}\n  ${colors.cyan(show(request.url))}\n`,
+      );
       write(`Declined: ${NOT_A_WEB_URL}.\n`);
       return decided({ action: 'decline' });
     }
@@ -154,7 +162,11 @@ export async function askAboutServerRequest(request: ServerRequestView, { reader
       }
       if (schema.type === 'number' || schema.type === 'integer') content[name] = Number(typed);
       else if (schema.type === 'boolean') content[name] = /^(y|yes|true|1)$/i.test(typed);
-      else if (schema.type === 'array') content[name] = typed.split(',').map((item) => item.trim()).filter(Boolean);
+      else if (schema.type === 'array')
+        content[name] = typed
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
       else content[name] = typed;
     }
     return decided({ action: 'accept', content });

@@ -39,8 +39,14 @@ export function openSession(options: SessionOptions): CliSession {
       version: options.version,
       // `workbench servers login` prints the address when this returns false (no desktop here).
       openSignInPage: (url) => openThroughRedirectPage(dataDir, url),
-      onListenerError: (error) => process.stderr.write(`workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
-      onStopError: (step, error) => process.stderr.write(`workbench: stopping ${step} failed: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`),
+      onListenerError: (error) =>
+        process.stderr.write(
+          `workbench: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`,
+        ),
+      onStopError: (step, error) =>
+        process.stderr.write(
+          `workbench: stopping ${step} failed: ${sanitizeForTerminal(error instanceof Error ? error.message : String(error))}\n`,
+        ),
     });
   } catch (error) {
     if (isStartupProblem(error)) throw new CliError(`AI Workbench cannot start: ${error.message}`);
@@ -49,7 +55,11 @@ export function openSession(options: SessionOptions): CliSession {
   const { services } = lifecycle;
   const repaired = describeDataFolderRepair(services.dataFolderRepair);
   if (repaired) process.stderr.write(`workbench: ${sanitizeForTerminal(repaired)}\n`);
-  const dispatch: Dispatch = createDispatcher(createHandlers(services), options.onInternalError ?? ((error, method) => process.stderr.write(`[${method}] ${sanitizeForTerminal(String(error))}\n`)));
+  const dispatch: Dispatch = createDispatcher(
+    createHandlers(services),
+    options.onInternalError ??
+      ((error, method) => process.stderr.write(`[${method}] ${sanitizeForTerminal(String(error))}\n`)),
+  );
   // The session's input is its callers: once closing began, no call reaches a service.
   let accepting = true;
   lifecycle.addInput('cli calls', () => {

@@ -7,7 +7,16 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 /** Packages that cost tens of milliseconds to load and that no command's definition or `--help` needs. */
-const HEAVY = ['zod', 'ajv', 'better-sqlite3', '@modelcontextprotocol/sdk', 'openai', '@anthropic-ai/sdk', '@google/genai', '@opentelemetry/'];
+const HEAVY = [
+  'zod',
+  'ajv',
+  'better-sqlite3',
+  '@modelcontextprotocol/sdk',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@google/genai',
+  '@opentelemetry/',
+];
 
 /** Static imports of a source file: `import … from`, `export … from` and bare `import '…'`, not `import type` nor `import()`. */
 function staticImports(file: string): string[] {
@@ -48,7 +57,9 @@ function reachedPackages(entry: string): Map<string, string[]> {
 describe('the CLI start graph', () => {
   it('reaches none of the heavy packages before a command runs', () => {
     const reached = reachedPackages(path.join(root, 'src/cli/main.ts'));
-    const heavy = [...reached].filter(([name]) => HEAVY.some((prefix) => name === prefix || name.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)));
+    const heavy = [...reached].filter(([name]) =>
+      HEAVY.some((prefix) => name === prefix || name.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)),
+    );
     expect(heavy.map(([name, chain]) => `${name} via ${chain.join(' → ')}`)).toEqual([]);
     // The walk itself works: it does find what the command tree is built with.
     expect([...reached.keys()]).toContain('commander');

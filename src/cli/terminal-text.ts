@@ -16,7 +16,8 @@
  *   APC (ESC _ / 0x9F), up to ST (ESC \ or 0x9C) or BEL, as xterm ends an OSC;
  * - any other ESC sequence: intermediate bytes, then one final byte 0x30–0x7E.
  */
-const SEQUENCE = /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]/g;
+const SEQUENCE =
+  /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[\s\S]*?(?:\x07|\x1b\\|\x9c)|\x1b[\x20-\x2f]*[\x30-\x7e]/g;
 
 /**
  * What is left after whole sequences are gone: C0 controls but tab and newline (a carriage return or a
@@ -36,11 +37,15 @@ export function sanitizeForTerminal(text: string): string {
  * and a terminal shows harmlessly.
  */
 export function escapeJsonForTerminal(json: string): string {
-  return json.replace(/[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(
+    /[\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** An escape sequence that has begun at the end of a chunk and may end in the next one. */
-const UNFINISHED = /(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x9c\x1b]*\x1b?|[\x20-\x2f]*)|\x9b[\x30-\x3f]*[\x20-\x2f]*|[\x90\x98\x9d\x9e\x9f][^\x07\x9c\x1b]*\x1b?)$/;
+const UNFINISHED =
+  /(?:\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*|[\]PX^_][^\x07\x9c\x1b]*\x1b?|[\x20-\x2f]*)|\x9b[\x30-\x3f]*[\x20-\x2f]*|[\x90\x98\x9d\x9e\x9f][^\x07\x9c\x1b]*\x1b?)$/;
 /** Longer unfinished sequences are not waited for: their start is dropped and the rest shows as text. */
 const MAX_HELD = 256;
 

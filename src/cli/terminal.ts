@@ -101,9 +101,17 @@ export function createTerminal(): Terminal {
 /** Rows as aligned columns; the last column is not padded. */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, visibleLength(cell))));
+  for (const row of rows)
+    row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, visibleLength(cell))));
   return rows
-    .map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - visibleLength(cell)))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, index) =>
+          index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - visibleLength(cell)),
+        )
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 
@@ -117,7 +125,10 @@ export function visibleLength(text: string): number {
 }
 
 export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 export function formatDuration(ms: number | undefined): string {

@@ -17,8 +17,12 @@ const call = (extra: Partial<ToolCallRecord>): ToolCallRecord =>
 
 describe('progressLine (docs/user/mcp-servers.md#progress)', () => {
   it('says how far a running call is, with the percentage when the server gives a total', () => {
-    expect(progressLine(call({ progress: { progress: 3, total: 5 } }), colors)).toBe('    ↳ everything · trigger-long-running-operation · 3 of 5 (60%)');
-    expect(progressLine(call({ progress: { progress: 7, message: 'indexing\nmore' } }), colors)).toBe('    ↳ everything · trigger-long-running-operation · 7 so far · indexing');
+    expect(progressLine(call({ progress: { progress: 3, total: 5 } }), colors)).toBe(
+      '    ↳ everything · trigger-long-running-operation · 3 of 5 (60%)',
+    );
+    expect(progressLine(call({ progress: { progress: 7, message: 'indexing\nmore' } }), colors)).toBe(
+      '    ↳ everything · trigger-long-running-operation · 7 so far · indexing',
+    );
   });
 
   it('says nothing for a call without progress or one that ended', () => {
@@ -30,19 +34,42 @@ describe('progressLine (docs/user/mcp-servers.md#progress)', () => {
 describe('toolCallLine', () => {
   it('marks a call that ran only because approvals were off, and no other', () => {
     const ran = (approvalsOff?: 'global' | 'chat') =>
-      toolCallLine(call({ status: 'success', durationMs: 12, decision: { outcome: 'allow', actor: 'policy', reason: 'r', ...(approvalsOff ? { approvalsOff } : {}) } }), colors);
-    expect(ran('global')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: approvals off)');
-    expect(ran('chat')).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: this chat never asks)');
+      toolCallLine(
+        call({
+          status: 'success',
+          durationMs: 12,
+          decision: { outcome: 'allow', actor: 'policy', reason: 'r', ...(approvalsOff ? { approvalsOff } : {}) },
+        }),
+        colors,
+      );
+    expect(ran('global')).toBe(
+      '  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: approvals off)',
+    );
+    expect(ran('chat')).toBe(
+      '  ⏺ everything · trigger-long-running-operation · ok · 12 ms (not asked: this chat never asks)',
+    );
     expect(ran()).toBe('  ⏺ everything · trigger-long-running-operation · ok · 12 ms\n      Ran without asking: r');
   });
 
   it('says why a call ran without asking: the rule or setting that allowed it; not for a call a person allowed', () => {
     const reason = "Auto-approved: tool setting 'everything.trigger-long-running-operation'";
-    expect(toolCallLine(call({ status: 'success', durationMs: 5, decision: { outcome: 'allow', actor: 'policy', reason } }), colors)).toBe(
+    expect(
+      toolCallLine(
+        call({ status: 'success', durationMs: 5, decision: { outcome: 'allow', actor: 'policy', reason } }),
+        colors,
+      ),
+    ).toBe(
       "  ⏺ everything · trigger-long-running-operation · ok · 5 ms\n      Ran without asking: tool setting 'everything.trigger-long-running-operation'",
     );
-    expect(toolCallLine(call({ status: 'success', durationMs: 5, decision: { outcome: 'allow', actor: 'user', reason: "You chose 'Allow once'" } }), colors)).toBe(
-      '  ⏺ everything · trigger-long-running-operation · ok · 5 ms',
-    );
+    expect(
+      toolCallLine(
+        call({
+          status: 'success',
+          durationMs: 5,
+          decision: { outcome: 'allow', actor: 'user', reason: "You chose 'Allow once'" },
+        }),
+        colors,
+      ),
+    ).toBe('  ⏺ everything · trigger-long-running-operation · ok · 5 ms');
   });
 });

@@ -16,17 +16,31 @@ const STATUS_WORDS: Record<ToolCallRecord['status'], string> = {
 /** `  ⏺ Files · write_file · ok · 12 ms` — one line per tool call (server · tool · status · duration), and why when it did not run. */
 export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
   const status = STATUS_WORDS[call.status];
-  const paint = call.status === 'success' ? colors.green : call.status === 'running' || call.status === 'pending' ? colors.yellow : colors.red;
+  const paint =
+    call.status === 'success'
+      ? colors.green
+      : call.status === 'running' || call.status === 'pending'
+        ? colors.yellow
+        : colors.red;
   const parts = [call.serverName || '?', call.toolName || call.modelCall.name, paint(status)];
   if (call.durationMs !== undefined) parts.push(formatDuration(call.durationMs));
   let line = `  ${paint('⏺')} ${parts.join(colors.dim(' · '))}`;
   if (call.decision?.edited) line += colors.dim(' (edited arguments)');
   // Ran only because approvals were off: said on its line, as on the app's block (docs/user/approvals.md#when-approvals-are-off).
-  if (call.decision?.approvalsOff) line += colors.yellow(call.decision.approvalsOff === 'chat' ? ' (not asked: this chat never asks)' : ' (not asked: approvals off)');
-  const why = call.status === 'denied' || call.status === 'timeout' || call.status === 'cancelled' || call.status === 'error' ? (call.decision?.userReason ? `${call.decision.reason}: "${call.decision.userReason}"` : (call.error ?? call.decision?.reason)) : undefined;
+  if (call.decision?.approvalsOff)
+    line += colors.yellow(
+      call.decision.approvalsOff === 'chat' ? ' (not asked: this chat never asks)' : ' (not asked: approvals off)',
+    );
+  const why =
+    call.status === 'denied' || call.status === 'timeout' || call.status === 'cancelled' || call.status === 'error'
+      ? call.decision?.userReason
+        ? `${call.decision.reason}: "${call.decision.userReason}"`
+        : (call.error ?? call.decision?.reason)
+      : undefined;
   if (why) line += `\n      ${colors.dim(firstLine(why))}`;
   // A call that ran without asking says which rule or setting let it (docs/user/cli.md, "What reaches your terminal").
-  else if (call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !call.decision.approvalsOff) line += `\n      ${colors.dim(firstLine(ranWithoutAsking(call.decision.reason)))}`;
+  else if (call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !call.decision.approvalsOff)
+    line += `\n      ${colors.dim(firstLine(ranWithoutAsking(call.decision.reason)))}`;
   return line;
 }
 
@@ -35,7 +49,9 @@ export function progressLine(call: ToolCallRecord, colors: Colors): string | und
   const progress = call.progress;
   if (call.status !== 'running' || !progress) return undefined;
   const known = progress.total !== undefined && progress.total > 0;
-  const amount = known ? `${progress.progress} of ${progress.total} (${Math.round((Math.min(progress.progress, progress.total as number) / (progress.total as number)) * 100)}%)` : `${progress.progress} so far`;
+  const amount = known
+    ? `${progress.progress} of ${progress.total} (${Math.round((Math.min(progress.progress, progress.total as number) / (progress.total as number)) * 100)}%)`
+    : `${progress.progress} so far`;
   const parts = [call.serverName || '?', call.toolName || call.modelCall.name, amount];
   if (progress.message) parts.push(firstLine(progress.message));
   return colors.dim(`    ↳ ${parts.join(' · ')}`);

@@ -22,7 +22,10 @@ describe('builtAssets: one place that knows the build layout, wherever the bundl
 
   it('from a packaged app (out/ inside app.asar)', () => {
     const asar = path.join('/opt/AI Workbench/resources/app.asar');
-    expect(builtAssets(path.join(asar, 'out/main/index.js'))).toMatchObject({ auditWorker: path.join(asar, 'out/main/audit-worker.js'), rendererDir: path.join(asar, 'out/renderer') });
+    expect(builtAssets(path.join(asar, 'out/main/index.js'))).toMatchObject({
+      auditWorker: path.join(asar, 'out/main/audit-worker.js'),
+      rendererDir: path.join(asar, 'out/renderer'),
+    });
   });
 
   it('from the sources (tests, tsx): the TypeScript worker, which exists', () => {
@@ -34,7 +37,9 @@ describe('builtAssets: one place that knows the build layout, wherever the bundl
   });
 
   it('refuses, naming the file, a place that is neither', () => {
-    expect(() => builtAssets('/tmp/elsewhere/main.js')).toThrow(/\/tmp\/elsewhere\/main\.js is neither under out\/main\//);
+    expect(() => builtAssets('/tmp/elsewhere/main.js')).toThrow(
+      /\/tmp\/elsewhere\/main\.js is neither under out\/main\//,
+    );
     expect(() => builtAssets(path.join(root, 'out/renderer/chunks/x.js'))).toThrow(/neither/);
   });
 });

@@ -62,7 +62,9 @@ export function builtAssets(moduleFile: string = fileURLToPath(import.meta.url))
       icon: path.join(root, 'resources', 'icon.png'),
     };
   }
-  throw new Error(`AI Workbench cannot find its files: ${moduleFile} is neither under ${OUT}/${MAIN}/ (a build) nor under src/main/ (the sources).`);
+  throw new Error(
+    `AI Workbench cannot find its files: ${moduleFile} is neither under ${OUT}/${MAIN}/ (a build) nor under src/main/ (the sources).`,
+  );
 }
 
 /** out/main when `dir` is out/main or out/main/chunks; null otherwise. */

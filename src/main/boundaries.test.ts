@@ -13,7 +13,9 @@ const boundariesOnly = new ESLint({ cwd: root, ruleFilter: ({ ruleId }) => ruleI
 async function boundaryErrors(file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
   expect(result?.messages.filter((message) => message.fatal)).toEqual([]);
-  return (result?.messages ?? []).filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === 'no-restricted-imports')
+    .map((message) => message.message);
 }
 
 describe('import boundaries', () => {
@@ -28,19 +30,63 @@ describe('import boundaries', () => {
     ['src/shared/leak.ts', "import { contextBridge } from 'electron';", 'src/shared is the contract'],
     ['src/shared/leak.ts', "import { createServices } from '../main/services';", 'src/shared imports only src/shared'],
     ['src/shared/leak.ts', "import { z } from 'zod';", "src/shared takes z from './zod'"],
-    ['src/main/chat/leak.ts', "import { createDispatcher } from '../host/dispatcher';", 'Services never import the hosts'],
-    ['src/main/chat/leak.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
-    ['src/main/storage/leak.ts', "import { mainWindowOptions } from '../electron/window-options';", 'Services never import the hosts'],
-    ['src/main/host/leak.ts', "import { ipcMain } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
-    ['src/main/host/leak.ts', "import { ipcMain } from 'electron/main';", "Only src/main/electron and src/preload import 'electron'"],
-    ['src/main/host/leak.ts', "import { isAppUrl } from '../electron/window-options';", 'Host adapters stay free of Electron'],
-    ['src/main/services.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
+    [
+      'src/main/chat/leak.ts',
+      "import { createDispatcher } from '../host/dispatcher';",
+      'Services never import the hosts',
+    ],
+    [
+      'src/main/chat/leak.ts',
+      "import { app } from 'electron';",
+      "Only src/main/electron and src/preload import 'electron'",
+    ],
+    [
+      'src/main/storage/leak.ts',
+      "import { mainWindowOptions } from '../electron/window-options';",
+      'Services never import the hosts',
+    ],
+    [
+      'src/main/host/leak.ts',
+      "import { ipcMain } from 'electron';",
+      "Only src/main/electron and src/preload import 'electron'",
+    ],
+    [
+      'src/main/host/leak.ts',
+      "import { ipcMain } from 'electron/main';",
+      "Only src/main/electron and src/preload import 'electron'",
+    ],
+    [
+      'src/main/host/leak.ts',
+      "import { isAppUrl } from '../electron/window-options';",
+      'Host adapters stay free of Electron',
+    ],
+    [
+      'src/main/services.ts',
+      "import { app } from 'electron';",
+      "Only src/main/electron and src/preload import 'electron'",
+    ],
     ['src/cli/leak.ts', "import { app } from 'electron';", "Only src/main/electron and src/preload import 'electron'"],
-    ['src/preload/leak.ts', "import { createServices } from '../main/services';", 'The preload imports only electron and src/shared'],
+    [
+      'src/preload/leak.ts',
+      "import { createServices } from '../main/services';",
+      'The preload imports only electron and src/shared',
+    ],
     ['src/main/approval/policy/leak.ts', "import fs from 'node:fs';", 'The policy engine (approval/policy) is pure'],
-    ['src/main/approval/policy/leak.ts', "import { createPendingStore } from '../pending-store';", 'The policy engine (approval/policy) is pure'],
-    ['src/main/approval/policy/leak.ts', "import { openDatabase } from '../../storage/database';", 'The policy engine (approval/policy) is pure'],
-    ['src/main/approval/policy/leak.ts', "import { WorkbenchError } from '../../errors';", 'The policy engine (approval/policy) is pure'],
+    [
+      'src/main/approval/policy/leak.ts',
+      "import { createPendingStore } from '../pending-store';",
+      'The policy engine (approval/policy) is pure',
+    ],
+    [
+      'src/main/approval/policy/leak.ts',
+      "import { openDatabase } from '../../storage/database';",
+      'The policy engine (approval/policy) is pure',
+    ],
+    [
+      'src/main/approval/policy/leak.ts',
+      "import { WorkbenchError } from '../../errors';",
+      'The policy engine (approval/policy) is pure',
+    ],
     ['src/preload/leak.ts', "import fs from 'node:fs';", 'The preload imports only electron and src/shared'],
   ])('%s may not `%s`', async (file, code, reason) => {
     const errors = await boundaryErrors(file, `${code}\n`);
@@ -55,7 +101,9 @@ describe('import boundaries', () => {
   ])('%s may not load electron dynamically: `%s`', async (file, code) => {
     const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
     const rules = (result?.messages ?? []).map((message) => message.ruleId);
-    expect(rules.some((rule) => rule === 'no-restricted-syntax' || rule === '@typescript-eslint/no-require-imports')).toBe(true);
+    expect(
+      rules.some((rule) => rule === 'no-restricted-syntax' || rule === '@typescript-eslint/no-require-imports'),
+    ).toBe(true);
   });
 
   it('lets the shell load electron dynamically', async () => {
@@ -70,15 +118,36 @@ describe('import boundaries', () => {
   });
 
   it.each([
-    ['src/renderer/src/state/ok.ts', "import { methodNames } from '../../../shared/contract';\nexport const names = methodNames;\n"],
+    [
+      'src/renderer/src/state/ok.ts',
+      "import { methodNames } from '../../../shared/contract';\nexport const names = methodNames;\n",
+    ],
     ['src/renderer/src/components/Ok.tsx', "import { useState } from 'react';\nexport const hook = useState;\n"],
     ['src/main/electron/main.ts', "import { app } from 'electron';\nexport const application = app;\n"],
-    ['src/main/electron/ok.ts', "import { createServices } from '../services';\nimport { createDispatcher } from '../host/dispatcher';\nexport const wired = [createServices, createDispatcher];\n"],
-    ['src/preload/index.ts', "import { contextBridge } from 'electron';\nimport { buildWorkbenchApi } from '../shared/api';\nexport const bridge = [contextBridge, buildWorkbenchApi];\n"],
-    ['src/main/host/ok.ts', "import { createServices } from '../services';\nimport fs from 'node:fs';\nexport const used = [createServices, fs];\n"],
-    ['src/main/chat/ok.ts', "import { openDatabase } from '../storage/database';\nimport { randomUUID } from 'node:crypto';\nexport const used = [openDatabase, randomUUID];\n"],
-    ['src/main/approval/policy/ok.ts', "import picomatch from 'picomatch';\nimport path from 'node:path';\nimport type { ApprovalRule } from '../../../shared/approval';\nimport { compileRule } from './rule-compiler';\nexport const used: unknown[] = [picomatch, path, compileRule];\nexport type Rule = ApprovalRule;\n"],
-    ['src/shared/ok.ts', "import { z } from './zod';\nimport { methodNames } from './contract';\nexport const used = [z, methodNames];\n"],
+    [
+      'src/main/electron/ok.ts',
+      "import { createServices } from '../services';\nimport { createDispatcher } from '../host/dispatcher';\nexport const wired = [createServices, createDispatcher];\n",
+    ],
+    [
+      'src/preload/index.ts',
+      "import { contextBridge } from 'electron';\nimport { buildWorkbenchApi } from '../shared/api';\nexport const bridge = [contextBridge, buildWorkbenchApi];\n",
+    ],
+    [
+      'src/main/host/ok.ts',
+      "import { createServices } from '../services';\nimport fs from 'node:fs';\nexport const used = [createServices, fs];\n",
+    ],
+    [
+      'src/main/chat/ok.ts',
+      "import { openDatabase } from '../storage/database';\nimport { randomUUID } from 'node:crypto';\nexport const used = [openDatabase, randomUUID];\n",
+    ],
+    [
+      'src/main/approval/policy/ok.ts',
+      "import picomatch from 'picomatch';\nimport path from 'node:path';\nimport type { ApprovalRule } from '../../../shared/approval';\nimport { compileRule } from './rule-compiler';\nexport const used: unknown[] = [picomatch, path, compileRule];\nexport type Rule = ApprovalRule;\n",
+    ],
+    [
+      'src/shared/ok.ts',
+      "import { z } from './zod';\nimport { methodNames } from './contract';\nexport const used = [z, methodNames];\n",
+    ],
   ])('%s may import what it needs', async (file, code) => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });
@@ -142,7 +211,8 @@ function folderCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[]
     }
     if (low.get(node) !== index.get(node)) return;
     const component: string[] = [];
-    for (let member = stack.pop(); member !== undefined; member = member === node ? undefined : stack.pop()) component.push(member);
+    for (let member = stack.pop(); member !== undefined; member = member === node ? undefined : stack.pop())
+      component.push(member);
     if (component.length > 1) cycles.push(component.sort());
   };
   for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);

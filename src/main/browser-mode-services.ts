@@ -40,7 +40,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
   const { services } = lifecycle;
   const repaired = describeDataFolderRepair(services.dataFolderRepair);
   if (repaired) console.error(repaired);
-  if (services.settings.migration) for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
+  if (services.settings.migration)
+    for (const line of describeSettingsMigration(services.settings.migration)) console.error(line);
   const dispatch = createDispatcher(createHandlers(services), (error, method) => {
     console.error(`[${method}]`, error);
   });

@@ -48,7 +48,11 @@ function parseOptions(argv: string[]): BrowserModeOptions | null {
   return { port, portGiven: values.port !== undefined, open: values.open };
 }
 
-async function listen(backend: Promise<BrowserBackend>, onShellServed: () => void, options: BrowserModeOptions): Promise<BrowserServer> {
+async function listen(
+  backend: Promise<BrowserBackend>,
+  onShellServed: () => void,
+  options: BrowserModeOptions,
+): Promise<BrowserServer> {
   const { rendererDir } = builtAssets();
   const start = (port: number): Promise<BrowserServer> =>
     startBrowserServer({ backend, onShellServed, rendererDir, port, log: (line) => console.error(line) });
@@ -57,7 +61,10 @@ async function listen(backend: Promise<BrowserBackend>, onShellServed: () => voi
   } catch (error) {
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!inUse) throw error;
-    if (options.portGiven) throw new Error(`Port ${options.port} is in use. Choose another with --port N, or --port 0 for any free port.`, { cause: error });
+    if (options.portGiven)
+      throw new Error(`Port ${options.port} is in use. Choose another with --port N, or --port 0 for any free port.`, {
+        cause: error,
+      });
     return start(0);
   }
 }
@@ -87,7 +94,9 @@ async function main(): Promise<void> {
   const starting: Promise<BrowserModeServices | null> = shellOrWait
     .then(() => import('./browser-mode-services'))
     .then(({ startBrowserModeServices }) => startBrowserModeServices(dataDir));
-  const backend = starting.then((started) => started?.backend ?? Promise.reject(new Error('the services did not start')));
+  const backend = starting.then(
+    (started) => started?.backend ?? Promise.reject(new Error('the services did not start')),
+  );
   // Said below, from `starting`; the page's calls are answered `unavailable`.
   backend.catch(() => {});
   const server = await listen(backend, () => shellServed(), options).catch((error: unknown) => {

@@ -49,7 +49,7 @@ function spyOnSteps(order: string[]): void {
 }
 
 describe('startServices → stop()', () => {
-  it('stops in one order: the host\'s inputs (in the order added), exchanges, timers, MCP servers, then the database', async () => {
+  it("stops in one order: the host's inputs (in the order added), exchanges, timers, MCP servers, then the database", async () => {
     const order: string[] = [];
     spyOnSteps(order);
     lifecycle.addInput('server', () => void order.push('input: server'));
@@ -58,12 +58,21 @@ describe('startServices → stop()', () => {
       order.push('input: tray');
     });
     const report = await lifecycle.stop();
-    expect(order).toEqual(['input: server', 'input: tray', 'exchanges', 'approval timers', 'audit export downloads', 'audit shipping', 'mcp servers', 'database']);
+    expect(order).toEqual([
+      'input: server',
+      'input: tray',
+      'exchanges',
+      'approval timers',
+      'audit export downloads',
+      'audit shipping',
+      'mcp servers',
+      'database',
+    ]);
     expect(report).toEqual({ steps: ['input: server', 'input: tray', ...SERVICE_STOP_STEPS], failures: [] });
     expect(lifecycle.state).toBe('stopped');
   });
 
-  it('closes the database last: a service used after stop() fails, one used by an input\'s close still works', async () => {
+  it("closes the database last: a service used after stop() fails, one used by an input's close still works", async () => {
     let chatsSeenByInput = -1;
     lifecycle.services.chats.create({});
     lifecycle.addInput('reads on close', () => {
@@ -94,7 +103,13 @@ describe('startServices → stop()', () => {
     const onStopError = vi.fn();
     // A second lifecycle on its own folder, so that onStopError can be passed.
     const other = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-lifecycle-'));
-    const failing = startServices({ dataDir: other, host: 'cli', version: '0.0.0-test', managedPolicyFile: null, onStopError });
+    const failing = startServices({
+      dataDir: other,
+      host: 'cli',
+      version: '0.0.0-test',
+      managedPolicyFile: null,
+      onStopError,
+    });
     try {
       failing.addInput('broken server', () => {
         throw new Error('the server would not close');
@@ -137,7 +152,7 @@ describe('startServices → stop()', () => {
     expect(() => lifecycle.addInput('later', () => {})).toThrow(/stopped/);
   });
 
-  it('is stopped by stopRunningLifecycles (the CLI\'s signal handler), and forgotten once stopped', async () => {
+  it("is stopped by stopRunningLifecycles (the CLI's signal handler), and forgotten once stopped", async () => {
     const reports = await stopRunningLifecycles();
     expect(reports.some((report) => report.steps.includes('database'))).toBe(true);
     expect(lifecycle.state).toBe('stopped');

@@ -66,7 +66,8 @@ export function startServices(options: LifecycleOptions): ServicesLifecycle {
       return shutdown.state;
     },
     addInput(name, close) {
-      if (shutdown.state !== 'running') throw new Error(`Cannot add the input "${name}": the services are ${shutdown.state}.`);
+      if (shutdown.state !== 'running')
+        throw new Error(`Cannot add the input "${name}": the services are ${shutdown.state}.`);
       inputs.push({ name: `input: ${name}`, run: close });
     },
     stop() {

@@ -34,7 +34,13 @@ import { WorkbenchError } from './errors';
 import { callDoor } from './approval/call-door-check';
 import { createMcpServerConfigService, type McpServerConfigService } from './mcp/server-config-service';
 import { openFileSecretStore, SECRETS_FILE_NAME, type SecretCipher, type SecretStore } from './settings/secret-store';
-import { openSettingsStore, SETTINGS_FILE_NAME, SettingsError, type SettingsSection, type SettingsStore } from './settings/settings-store';
+import {
+  openSettingsStore,
+  SETTINGS_FILE_NAME,
+  SettingsError,
+  type SettingsSection,
+  type SettingsStore,
+} from './settings/settings-store';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
 import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
@@ -121,7 +127,12 @@ export function createServices(options: ServicesOptions): Services {
   // Before anything reads or writes it: the folder 0700 and our files in it 0600 (docs/user/data.md).
   const dataFolderRepair = secureDataFolder(options.dataDir);
   // WORKBENCH_MANAGED_POLICY, else the OS's managed-settings location (docs/user/organisation-policy.md).
-  const located = options.managedPolicyFile === undefined ? locateManagedPolicy() : options.managedPolicyFile === null ? null : { file: options.managedPolicyFile, source: 'env' as const };
+  const located =
+    options.managedPolicyFile === undefined
+      ? locateManagedPolicy()
+      : options.managedPolicyFile === null
+        ? null
+        : { file: options.managedPolicyFile, source: 'env' as const };
   const managed = loadManagedPolicy(located?.file, located?.source);
   const settings = openSettingsStore(path.join(options.dataDir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(options.dataDir, SECRETS_FILE_NAME), options.secretCiphers);
@@ -157,26 +168,40 @@ export function createServices(options: ServicesOptions): Services {
       }
     },
     serverRequests: {
-      sample: (origin, params) => (late.coordinator ? late.coordinator.sample(origin, params) : Promise.reject(new Error('AI Workbench is not ready.'))),
-      elicit: (origin, params) => (late.coordinator ? late.coordinator.elicit(origin, params) : Promise.resolve({ action: 'decline' as const })),
+      sample: (origin, params) =>
+        late.coordinator
+          ? late.coordinator.sample(origin, params)
+          : Promise.reject(new Error('AI Workbench is not ready.')),
+      elicit: (origin, params) =>
+        late.coordinator ? late.coordinator.elicit(origin, params) : Promise.resolve({ action: 'decline' as const }),
     },
     secrets,
     ...(options.openSignInPage ? { openSignInPage: options.openSignInPage } : {}),
     // Shut until the approval engine is built: no call can reach a server before the deny rules can be checked.
     door: (call) => {
-      if (!late.door) throw new WorkbenchError('unavailable', 'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.');
+      if (!late.door)
+        throw new WorkbenchError(
+          'unavailable',
+          'AI Workbench is not ready: the deny rules cannot be checked yet, so the tool did not run.',
+        );
       late.door(call);
     },
     ...(managed?.policy.oauth ? { oauthPolicy: () => managed.policy.oauth ?? {} } : {}),
   });
   // The approval engine looks tools up in the MCP host's registry.
   const tools: ToolCatalog = options.tools ?? {
-    find: (serverName, toolName) => mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
+    find: (serverName, toolName) =>
+      mcp.tools().find((tool) => tool.serverName === serverName && tool.name === toolName),
   };
   // The organisation's defaults stand in for a missing section; its locked sinks always ship, whatever the person's
   // settings say, and a sink of the person's with the same id gives way (docs/user/organisation-policy.md).
-  const managedShipping = managed?.policy.defaults.auditShipping ? AuditShippingSettingsSchema.parse(managed.policy.defaults.auditShipping) : AuditShippingSettingsSchema.parse({});
-  const lockedSinks = (managed?.policy.locked.auditShipping?.sinks ?? []).map((config) => ({ config: { ...config, enabled: true }, origin: 'managed' as const }));
+  const managedShipping = managed?.policy.defaults.auditShipping
+    ? AuditShippingSettingsSchema.parse(managed.policy.defaults.auditShipping)
+    : AuditShippingSettingsSchema.parse({});
+  const lockedSinks = (managed?.policy.locked.auditShipping?.sinks ?? []).map((config) => ({
+    config: { ...config, enabled: true },
+    origin: 'managed' as const,
+  }));
   const shippingSettings = createShippingSettings({ settings, secrets, defaults: managedShipping, lockedSinks });
   const auditShipping = createAuditShipper({
     db,
@@ -245,7 +270,11 @@ export function createServices(options: ServicesOptions): Services {
       tools,
       // A server's trust is its `trusted` flag in the MCP settings, and only there.
       trustedServers: {
-        names: () => mcpServers.list().filter((server) => server.trusted).map((server) => server.name),
+        names: () =>
+          mcpServers
+            .list()
+            .filter((server) => server.trusted)
+            .map((server) => server.name),
         // What each server runs: settings, grants and rules are bound to it (docs/user/approvals.md, "A server's identity").
         facts: () => mcpServers.facts(),
         onDidChange: (listener) => mcpServers.onDidChange(() => listener()),
@@ -262,7 +291,11 @@ export function createServices(options: ServicesOptions): Services {
   mcpServers.onDidChangeServerName((change) => {
     const dropped = approvals.followServer(change);
     if (change.kind === 'added' && dropped) {
-      events.emit('mcp.onDidChangeServer', { kind: 'notice', name: change.name, message: freedNameNotice(change.name) });
+      events.emit('mcp.onDidChangeServer', {
+        kind: 'notice',
+        name: change.name,
+        message: freedNameNotice(change.name),
+      });
     }
   });
   const messages = createMessageStore(db);
@@ -292,7 +325,15 @@ export function createServices(options: ServicesOptions): Services {
     },
     provider: (id) => providers.provider(id),
   });
-  const conversations = createExchangeCoordinator({ chats, messages, loop, pending: approvals.pending, events, onError, serverRequests });
+  const conversations = createExchangeCoordinator({
+    chats,
+    messages,
+    loop,
+    pending: approvals.pending,
+    events,
+    onError,
+    serverRequests,
+  });
   late.coordinator = conversations;
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {

@@ -20,11 +20,16 @@ describe('createShutdown', () => {
     const shutdown = createShutdown(() => recordingSteps(log, ['input', 'exchanges', 'timers', 'mcp', 'database']));
     const report = await shutdown.run();
     expect(log).toEqual([
-      'start input', 'end input',
-      'start exchanges', 'end exchanges',
-      'start timers', 'end timers',
-      'start mcp', 'end mcp',
-      'start database', 'end database',
+      'start input',
+      'end input',
+      'start exchanges',
+      'end exchanges',
+      'start timers',
+      'end timers',
+      'start mcp',
+      'end mcp',
+      'start database',
+      'end database',
     ]);
     expect(report).toEqual({ steps: ['input', 'exchanges', 'timers', 'mcp', 'database'], failures: [] });
   });
@@ -54,7 +59,10 @@ describe('createShutdown', () => {
       },
       ...recordingSteps(log, ['mcp', 'database'], new Set(['mcp'])),
     ];
-    const report = await createShutdown(() => steps, (step) => told.push(step)).run();
+    const report = await createShutdown(
+      () => steps,
+      (step) => told.push(step),
+    ).run();
     expect(log).toEqual(['start throws at once', 'start mcp', 'start database', 'end database']);
     expect(report.steps).toEqual(['throws at once', 'mcp', 'database']);
     expect(report.failures.map((failure) => [failure.step, (failure.error as Error).message])).toEqual([
@@ -66,9 +74,12 @@ describe('createShutdown', () => {
 
   it('a logger that throws does not stop the shutdown either', async () => {
     const log: string[] = [];
-    const report = await createShutdown(() => recordingSteps(log, ['a', 'b'], new Set(['a'])), () => {
-      throw new Error('logger broke');
-    }).run();
+    const report = await createShutdown(
+      () => recordingSteps(log, ['a', 'b'], new Set(['a'])),
+      () => {
+        throw new Error('logger broke');
+      },
+    ).run();
     expect(log).toEqual(['start a', 'start b', 'end b']);
     expect(report.failures.map((failure) => failure.step)).toEqual(['a']);
   });
@@ -121,12 +132,18 @@ describe('exitOnSignals', () => {
     vi.useRealTimers();
   });
 
-  it('runs the orderly stop first, then exits with the signal\'s code, once', async () => {
+  it("runs the orderly stop first, then exits with the signal's code, once", async () => {
     const events: string[] = [];
     let release = (): void => {};
-    const stop = vi.fn(() => new Promise<void>((resolve) => (release = resolve)).then(() => void events.push('stopped')));
+    const stop = vi.fn(() =>
+      new Promise<void>((resolve) => (release = resolve)).then(() => void events.push('stopped')),
+    );
     const exited = new Promise<number>((resolve) => {
-      remove = exitOnSignals({ signals: { [SIGNAL]: 140 }, stop, exit: (code) => (events.push(`exit ${code}`), resolve(code)) });
+      remove = exitOnSignals({
+        signals: { [SIGNAL]: 140 },
+        stop,
+        exit: (code) => (events.push(`exit ${code}`), resolve(code)),
+      });
     });
     process.emit(SIGNAL);
     expect(stop).toHaveBeenCalledTimes(1);
@@ -168,7 +185,12 @@ describe('exitOnSignals', () => {
   it('exits after the grace period when the stop hangs', async () => {
     vi.useFakeTimers();
     const exits: number[] = [];
-    remove = exitOnSignals({ signals: { [SIGNAL]: 9 }, stop: () => new Promise(() => {}), graceMs: 1_000, exit: (code) => exits.push(code) });
+    remove = exitOnSignals({
+      signals: { [SIGNAL]: 9 },
+      stop: () => new Promise(() => {}),
+      graceMs: 1_000,
+      exit: (code) => exits.push(code),
+    });
     process.emit(SIGNAL);
     await vi.advanceTimersByTimeAsync(999);
     expect(exits).toEqual([]);

@@ -39,7 +39,10 @@ export interface Shutdown {
 }
 
 /** Runs the steps once, in order, each after the previous one settled; a failure is recorded and the next step runs. */
-export function createShutdown(steps: () => readonly StopStep[], onStepError?: (step: string, error: unknown) => void): Shutdown {
+export function createShutdown(
+  steps: () => readonly StopStep[],
+  onStepError?: (step: string, error: unknown) => void,
+): Shutdown {
   let state: LifecycleState = 'running';
   let done: Promise<StopReport> | undefined;
   const runAll = async (): Promise<StopReport> => {

@@ -33,7 +33,9 @@ describe('buildWorkbenchApi', () => {
   it('has one function per method and per event, grouped by namespace, and nothing else', () => {
     const api = buildWorkbenchApi(fakeTransport().transport);
     for (const name of [...methodNames, ...eventNames]) expect(typeof member(api, name)).toBe('function');
-    const exposed = Object.entries(api).flatMap(([space, members]) => Object.keys(members as object).map((name) => `${space}.${name}`));
+    const exposed = Object.entries(api).flatMap(([space, members]) =>
+      Object.keys(members as object).map((name) => `${space}.${name}`),
+    );
     expect(exposed.sort()).toEqual([...methodNames, ...eventNames].sort());
     expect(typeof api.chat.create).toBe('function');
     expect(typeof api.chat.onDidChange).toBe('function');
@@ -62,7 +64,15 @@ describe('buildWorkbenchApi', () => {
   });
 
   it('resolves with the value of an ok envelope', async () => {
-    const chat = { id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1', title: 'x', createdAt: 1, updatedAt: 1, providerId: null, model: null, systemPrompt: null };
+    const chat = {
+      id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1',
+      title: 'x',
+      createdAt: 1,
+      updatedAt: 1,
+      providerId: null,
+      model: null,
+      systemPrompt: null,
+    };
     const api = buildWorkbenchApi(fakeTransport(async () => ({ ok: true, value: chat })).transport);
     await expect(api.chat.create({ title: 'x' })).resolves.toEqual(chat);
   });

@@ -8,9 +8,10 @@ type Member<N extends string> = N extends `${string}.${infer Rest}` ? Rest : nev
 
 export type Unsubscribe = () => void;
 
-type MethodFunction<M extends MethodName> = undefined extends MethodInput<M>
-  ? (input?: MethodInput<M>) => Promise<MethodOutput<M>>
-  : (input: MethodInput<M>) => Promise<MethodOutput<M>>;
+type MethodFunction<M extends MethodName> =
+  undefined extends MethodInput<M>
+    ? (input?: MethodInput<M>) => Promise<MethodOutput<M>>
+    : (input: MethodInput<M>) => Promise<MethodOutput<M>>;
 
 type EventFunction<E extends EventName> = (listener: (payload: EventPayload<E>) => void) => Unsubscribe;
 

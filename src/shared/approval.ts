@@ -51,10 +51,19 @@ export const RuleEffectSchema = VerdictSchema;
 export type RuleEffect = Verdict;
 
 export const RULE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const RuleIdSchema = z.string().regex(RULE_ID_PATTERN, 'must be 1–64 letters, digits, dots, dashes or underscores');
+export const RuleIdSchema = z
+  .string()
+  .regex(RULE_ID_PATTERN, 'must be 1–64 letters, digits, dots, dashes or underscores');
 
 /** Bounds that keep a policy cheap to evaluate; a regex longer than this is refused on save. */
-export const RULE_LIMITS = { rules: 5_000, matchersPerRule: 16, globLength: 512, regexLength: 256, valueLength: 4_096, pointerLength: 512 };
+export const RULE_LIMITS = {
+  rules: 5_000,
+  matchersPerRule: 16,
+  globLength: 512,
+  regexLength: 256,
+  valueLength: 4_096,
+  pointerLength: 512,
+};
 
 /**
  * One condition on the call's arguments: the value at `pointer` (RFC 6901, e.g. `/path`) must match.
@@ -94,7 +103,12 @@ export const MAX_APPROVAL_TIMEOUT_SECONDS = 7 * 24 * 60 * 60;
 const uniqueRuleIds = (rules: readonly { id: string }[], context: z.RefinementCtx): void => {
   const seen = new Set<string>();
   rules.forEach((rule, index) => {
-    if (seen.has(rule.id)) context.addIssue({ code: 'custom', path: [index, 'id'], message: `the id '${rule.id}' is used by an earlier rule` });
+    if (seen.has(rule.id))
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `the id '${rule.id}' is used by an earlier rule`,
+      });
     seen.add(rule.id);
   });
 };
@@ -114,7 +128,13 @@ export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
  * What `ApprovalPolicySchema.parse({})` gives, written out: a parse when this module loads would make zod probe for
  * eval before a page's entry turns that off (a CSP violation in the renderer); defaults.test.ts keeps the two equal.
  */
-export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = { mode: 'ask', timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS, servers: {}, tools: {}, rules: [] };
+export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = {
+  mode: 'ask',
+  timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+  servers: {},
+  tools: {},
+  rules: [],
+};
 
 /**
  * The `approvals` section as settings.json holds it: only what the person set. A setting left out takes the
@@ -174,7 +194,10 @@ export const ServerIdentityMatcherSchema = z
     package: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
     url: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
   })
-  .refine((matcher) => matcher.command !== undefined || matcher.package !== undefined || matcher.url !== undefined, 'names a command, a package or a url');
+  .refine(
+    (matcher) => matcher.command !== undefined || matcher.package !== undefined || matcher.url !== undefined,
+    'names a command, a package or a url',
+  );
 export type ServerIdentityMatcher = z.infer<typeof ServerIdentityMatcherSchema>;
 
 /** The organisation's rules deny; `effect` may be left out. */
@@ -186,7 +209,10 @@ export type ManagedRule = z.infer<typeof ManagedRuleSchema>;
 
 /** An allow or ask rule the organisation sets, as a default or locked (its deny rules are the top-level `rules`). */
 export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
-  effect: VerdictSchema.exclude(['deny'], 'a rule in defaults or locked allows or asks; deny rules go in the top-level rules'),
+  effect: VerdictSchema.exclude(
+    ['deny'],
+    'a rule in defaults or locked allows or asks; deny rules go in the top-level rules',
+  ),
   serverIdentity: ServerIdentityMatcherSchema.optional(),
 });
 export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;
@@ -214,19 +240,24 @@ export const ManagedSettingsSchema = z.strictObject({
         sampling: SamplingPolicySchema.optional(),
         samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
       })
-      .refine((settings) => Object.keys(settings).length > 0, { message: 'name at least one of autoApprove, sampling, samplingTokenBudget' }),
+      .refine((settings) => Object.keys(settings).length > 0, {
+        message: 'name at least one of autoApprove, sampling, samplingTokenBudget',
+      }),
   ).optional(),
   tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
   rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
   auditShipping: z
     .strictObject({ sinks: z.array(AuditSinkSchema).max(8) })
-    .refine((shipping) => new Set(shipping.sinks.map((sink) => sink.id)).size === shipping.sinks.length, { message: 'every sink needs its own id', path: ['sinks'] })
+    .refine((shipping) => new Set(shipping.sinks.map((sink) => sink.id)).size === shipping.sinks.length, {
+      message: 'every sink needs its own id',
+      path: ['sinks'],
+    })
     .optional(),
 });
 export type ManagedSettings = z.infer<typeof ManagedSettingsSchema>;
 
 const HttpsUrlSchema = z.url({ protocol: /^https$/, error: 'must be an https URL' });
-const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: 'must be the authorization server\'s issuer URL' });
+const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: "must be the authorization server's issuer URL" });
 
 /**
  * The organisation's OAuth client settings: the URL of its client metadata document (a URL-based client id, used
@@ -235,7 +266,10 @@ const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: 'must be the author
 export const ManagedOAuthSchema = z.strictObject({
   clientMetadataUrl: HttpsUrlSchema.optional(),
   clients: z
-    .record(IssuerUrlSchema, z.strictObject({ clientId: z.string().min(1).max(500), clientSecret: z.string().min(1).max(2000).optional() }))
+    .record(
+      IssuerUrlSchema,
+      z.strictObject({ clientId: z.string().min(1).max(500), clientSecret: z.string().min(1).max(2000).optional() }),
+    )
     .optional(),
 });
 export type ManagedOAuth = z.infer<typeof ManagedOAuthSchema>;
@@ -275,7 +309,11 @@ export const ManagedPolicySchema = z
   })
   .superRefine((policy, context) => {
     if (policy.disallowNeverAsk && policy.locked.mode === 'never-ask') {
-      context.addIssue({ code: 'custom', path: ['locked', 'mode'], message: 'cannot be never-ask when disallowNeverAsk is true' });
+      context.addIssue({
+        code: 'custom',
+        path: ['locked', 'mode'],
+        message: 'cannot be never-ask when disallowNeverAsk is true',
+      });
     }
   });
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
@@ -408,7 +446,11 @@ export type ChatGrant = z.infer<typeof ChatGrantSchema>;
 
 export const GrantsListInputSchema = z.strictObject({ chatId: ChatIdSchema.optional() }).optional();
 export const GrantsListOutputSchema = z.object({ grants: z.array(ChatGrantSchema) });
-export const GrantRevokeInputSchema = z.strictObject({ chatId: ChatIdSchema, server: z.string().min(1), tool: z.string().min(1) });
+export const GrantRevokeInputSchema = z.strictObject({
+  chatId: ChatIdSchema,
+  server: z.string().min(1),
+  tool: z.string().min(1),
+});
 export const GrantRevokeOutputSchema = z.object({ revoked: ChatGrantSchema });
 export const GrantsChangeSchema = z.object({ kind: z.enum(['granted', 'revoked']), grant: ChatGrantSchema });
 export type GrantsChange = z.infer<typeof GrantsChangeSchema>;

@@ -11,7 +11,10 @@ import { AuditHeadSchema, AuditProblemSchema } from './audit';
 /** Names a sink in the cursor table and the status; changing it starts that sink again from row 1. */
 export const SinkIdSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be 1–63 lowercase letters, digits or dashes, starting with a letter or digit');
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    'must be 1–63 lowercase letters, digits or dashes, starting with a letter or digit',
+  );
 
 const BatchSizeSchema = z.number().int().min(1).max(5000);
 
@@ -65,7 +68,11 @@ export type AuditSinkConfig = z.output<typeof AuditSinkSchema>;
 const checkpointFields = {
   enabled: z.boolean(),
   everyRows: z.number().int().min(10).max(1_000_000),
-  everyMinutes: z.number().int().min(1).max(24 * 60),
+  everyMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60),
 };
 export const AuditCheckpointSettingsSchema = z.strictObject({
   enabled: checkpointFields.enabled.default(false),
@@ -97,7 +104,10 @@ export const OtlpHeaderNameSchema = z
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name (letters, digits, dashes)');
 
 /** A sink as the settings page sees it: its settings, and for OTLP the names of the headers it sends (never their values). */
-export const AuditSinkViewSchema = z.discriminatedUnion('type', [SyslogSinkSchema, OtlpSinkSchema.extend({ headerNames: z.array(z.string()) })]);
+export const AuditSinkViewSchema = z.discriminatedUnion('type', [
+  SyslogSinkSchema,
+  OtlpSinkSchema.extend({ headerNames: z.array(z.string()) }),
+]);
 export type AuditSinkView = z.infer<typeof AuditSinkViewSchema>;
 
 export const AuditShippingSinksSchema = z.object({
@@ -112,7 +122,16 @@ export const AuditSinkSaveInputSchema = z.strictObject({
   previousId: SinkIdSchema.optional(),
   sink: AuditSinkSchema,
   /** OTLP only: a value sets the header, null removes it, a name left out stays as it is. */
-  headers: z.record(OtlpHeaderNameSchema, z.string().max(8192).regex(/^[^\r\n]*$/, 'must be one line').nullable()).optional(),
+  headers: z
+    .record(
+      OtlpHeaderNameSchema,
+      z
+        .string()
+        .max(8192)
+        .regex(/^[^\r\n]*$/, 'must be one line')
+        .nullable(),
+    )
+    .optional(),
 });
 export type AuditSinkSaveInput = z.input<typeof AuditSinkSaveInputSchema>;
 
@@ -188,7 +207,17 @@ export const ReceivedSummarySchema = z.object({
 export type ReceivedSummary = z.infer<typeof ReceivedSummarySchema>;
 
 export const AuditVerifyAgainstResultSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), rowCount: z.number().int().nonnegative(), head: AuditHeadSchema, received: ReceivedSummarySchema }),
-  z.object({ ok: z.literal(false), rowCount: z.number().int().nonnegative(), problem: AuditProblemSchema, received: ReceivedSummarySchema }),
+  z.object({
+    ok: z.literal(true),
+    rowCount: z.number().int().nonnegative(),
+    head: AuditHeadSchema,
+    received: ReceivedSummarySchema,
+  }),
+  z.object({
+    ok: z.literal(false),
+    rowCount: z.number().int().nonnegative(),
+    problem: AuditProblemSchema,
+    received: ReceivedSummarySchema,
+  }),
 ]);
 export type AuditVerifyAgainstResult = z.infer<typeof AuditVerifyAgainstResultSchema>;

@@ -26,21 +26,33 @@ export const AuditStatsInputSchema = z
     to: InstantSchema,
     bucket: z.enum(['day', 'hour']).optional(),
     /** The person's offset from UTC in minutes (east positive), so a day starts at their midnight. */
-    utcOffsetMinutes: z.number().int().min(-14 * 60).max(14 * 60).optional(),
+    utcOffsetMinutes: z
+      .number()
+      .int()
+      .min(-14 * 60)
+      .max(14 * 60)
+      .optional(),
     serverName: FilterTextSchema.optional(),
     toolName: FilterTextSchema.optional(),
     chatId: FilterTextSchema.optional(),
     kind: InsightCallKindSchema.optional(),
   })
-  .refine((input) => Date.parse(input.from) < Date.parse(input.to), { message: 'from must be before to', path: ['from'] })
+  .refine((input) => Date.parse(input.from) < Date.parse(input.to), {
+    message: 'from must be before to',
+    path: ['from'],
+  })
   .refine((input) => (Date.parse(input.to) - Date.parse(input.from)) / 86_400_000 <= AUDIT_STATS_MAX_DAYS, {
     message: `the period may span at most ${AUDIT_STATS_MAX_DAYS} days`,
     path: ['to'],
   })
-  .refine((input) => input.bucket !== 'hour' || (Date.parse(input.to) - Date.parse(input.from)) / 3_600_000 <= AUDIT_STATS_MAX_HOURS, {
-    message: `by hour, the period may span at most ${AUDIT_STATS_MAX_HOURS / 24} days`,
-    path: ['bucket'],
-  });
+  .refine(
+    (input) =>
+      input.bucket !== 'hour' || (Date.parse(input.to) - Date.parse(input.from)) / 3_600_000 <= AUDIT_STATS_MAX_HOURS,
+    {
+      message: `by hour, the period may span at most ${AUDIT_STATS_MAX_HOURS / 24} days`,
+      path: ['bucket'],
+    },
+  );
 export type AuditStatsInput = z.input<typeof AuditStatsInputSchema>;
 export type AuditStatsQuery = z.output<typeof AuditStatsInputSchema>;
 
@@ -61,7 +73,14 @@ export const DecisionCountsSchema = z.object({
 export type DecisionCounts = z.infer<typeof DecisionCountsSchema>;
 
 /** The counts' names in the order the page stacks them. */
-export const DECISION_COUNT_NAMES = ['allowedByYou', 'allowedByPolicy', 'deniedByYou', 'deniedByPolicy', 'timedOut', 'cancelled'] as const;
+export const DECISION_COUNT_NAMES = [
+  'allowedByYou',
+  'allowedByPolicy',
+  'deniedByYou',
+  'deniedByPolicy',
+  'timedOut',
+  'cancelled',
+] as const;
 export type DecisionCountName = (typeof DECISION_COUNT_NAMES)[number];
 
 /** What decided a call without asking, by its kind: a rule, a setting, a grant, approvals off. */
@@ -128,7 +147,9 @@ export const WaitStatsSchema = z.object({
   medianBucket: z.string().nullable(),
   meanMs: z.number().nonnegative().nullable(),
   maxMs: z.number().nonnegative().nullable(),
-  histogram: z.array(z.object({ upToMs: z.number().nullable(), label: z.string(), count: z.number().int().nonnegative() })),
+  histogram: z.array(
+    z.object({ upToMs: z.number().nullable(), label: z.string(), count: z.number().int().nonnegative() }),
+  ),
   timedOut: z.number().int().nonnegative(),
 });
 export type WaitStats = z.infer<typeof WaitStatsSchema>;
@@ -178,8 +199,20 @@ export const SuggestionSchema = z.discriminatedUnion('kind', [
     change: z.string(),
     evidence: SuggestionEvidenceSchema,
   }),
-  z.object({ kind: z.literal('unused-rule'), id: z.string(), text: z.string(), ruleId: z.string(), evidence: SuggestionEvidenceSchema }),
-  z.object({ kind: z.literal('overlapping-rules'), id: z.string(), text: z.string(), ruleIds: z.tuple([z.string(), z.string()]), evidence: SuggestionEvidenceSchema }),
+  z.object({
+    kind: z.literal('unused-rule'),
+    id: z.string(),
+    text: z.string(),
+    ruleId: z.string(),
+    evidence: SuggestionEvidenceSchema,
+  }),
+  z.object({
+    kind: z.literal('overlapping-rules'),
+    id: z.string(),
+    text: z.string(),
+    ruleIds: z.tuple([z.string(), z.string()]),
+    evidence: SuggestionEvidenceSchema,
+  }),
 ]);
 export type Suggestion = z.infer<typeof SuggestionSchema>;
 

@@ -103,13 +103,19 @@ export const AuditQueryInputSchema = z
     kind: AuditKindSchema.optional(),
     /** Rows whose "decided by" text starts with this (the rule or setting an Insights chart names). */
     decidedBy: FilterTextSchema.optional(),
-    cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page').optional(),
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page')
+      .optional(),
     limit: z.number().int().min(1).max(AUDIT_QUERY_MAX_LIMIT).optional(),
   })
-  .refine((query) => query.from === undefined || query.to === undefined || Date.parse(query.from) <= Date.parse(query.to), {
-    message: 'from must not be after to',
-    path: ['from'],
-  })
+  .refine(
+    (query) => query.from === undefined || query.to === undefined || Date.parse(query.from) <= Date.parse(query.to),
+    {
+      message: 'from must not be after to',
+      path: ['from'],
+    },
+  )
   .optional();
 export type AuditQueryInput = z.input<typeof AuditQueryInputSchema>;
 export type AuditQuery = NonNullable<z.output<typeof AuditQueryInputSchema>>;

@@ -4,7 +4,9 @@ import { canonicalJson } from './canonical-json';
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
   });
 
   it('writes undefined array items as null, as JSON.stringify does', () => {
@@ -14,11 +16,13 @@ describe('canonicalJson', () => {
   it('is the same text for the same value whatever the key order', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        const shuffled = JSON.parse(JSON.stringify(value, (_key, member: unknown) =>
-          member && typeof member === 'object' && !Array.isArray(member)
-            ? Object.fromEntries(Object.entries(member as Record<string, unknown>).reverse())
-            : member,
-        )) as unknown;
+        const shuffled = JSON.parse(
+          JSON.stringify(value, (_key, member: unknown) =>
+            member && typeof member === 'object' && !Array.isArray(member)
+              ? Object.fromEntries(Object.entries(member as Record<string, unknown>).reverse())
+              : member,
+          ),
+        ) as unknown;
         expect(canonicalJson(shuffled)).toBe(canonicalJson(value));
         expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
       }),

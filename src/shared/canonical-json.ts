@@ -28,7 +28,8 @@ function write(value: unknown, seen: Set<object>): string {
   if (seen.has(object)) throw new TypeError('canonicalJson: the value contains a cycle');
   seen.add(object);
   try {
-    if (Array.isArray(object)) return `[${object.map((item) => (item === undefined ? 'null' : write(item, seen))).join(',')}]`;
+    if (Array.isArray(object))
+      return `[${object.map((item) => (item === undefined ? 'null' : write(item, seen))).join(',')}]`;
     const toJson = (object as { toJSON?: () => unknown }).toJSON;
     if (typeof toJson === 'function') return write(toJson.call(object), seen);
     const members = Object.keys(object)

@@ -24,7 +24,16 @@ export const MAX_SAMPLING_TOKEN_BUDGET = 10_000_000;
 /** llm.ts `ProviderKindSchema`. */
 export const PROVIDER_KINDS = ['openai', 'openai-compatible', 'anthropic', 'gemini', 'demo'] as const;
 /** mcp.ts `McpLogLevelSchema` (RFC 5424's severities, as MCP names them). */
-export const MCP_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const MCP_LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 
 /** Whether `value` is one of `values` (the check `Schema.safeParse(value).success` makes, without zod). */
 export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {

@@ -1,5 +1,12 @@
 import { z } from './zod';
-import { AUDIT_DECISIONS, RESOLUTIONS, SERVER_REQUEST_ACTIONS, TOOL_CALL_DECISIONS, VERDICTS, WAITING_KINDS } from './decisions';
+import {
+  AUDIT_DECISIONS,
+  RESOLUTIONS,
+  SERVER_REQUEST_ACTIONS,
+  TOOL_CALL_DECISIONS,
+  VERDICTS,
+  WAITING_KINDS,
+} from './decisions';
 
 /**
  * The contract's schemas of the one decision vocabulary (src/shared/decisions.ts, which holds the words without zod).

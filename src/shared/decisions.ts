@@ -56,7 +56,10 @@ export const SERVER_REQUEST_ACTION_WORDS: Record<ServerRequestAction, string> = 
   decline: 'Declined',
   cancel: 'Cancelled',
 };
-export const SERVER_REQUEST_ACTIONS = Object.keys(SERVER_REQUEST_RESOLUTION_OF) as [ServerRequestAction, ...ServerRequestAction[]];
+export const SERVER_REQUEST_ACTIONS = Object.keys(SERVER_REQUEST_RESOLUTION_OF) as [
+  ServerRequestAction,
+  ...ServerRequestAction[],
+];
 
 /**
  * What kind of request waits in the one pending store: a tool call the model made, and a server's sampling or
@@ -70,7 +73,11 @@ export type WaitingKind = (typeof WAITING_KINDS)[number];
 export const WAITING_APPROVAL = 'waiting-approval';
 
 /** A tool call's status once the request it waited as resolved without running. */
-export const TOOL_CALL_STATUS_OF = { deny: 'denied', timeout: 'timeout', cancelled: 'cancelled' } as const satisfies Partial<Record<ResolutionOutcome, string>>;
+export const TOOL_CALL_STATUS_OF = {
+  deny: 'denied',
+  timeout: 'timeout',
+  cancelled: 'cancelled',
+} as const satisfies Partial<Record<ResolutionOutcome, string>>;
 
 /** Seed 000's warning, shown above every approval prompt (the card and the CLI). */
 export const APPROVAL_WARNING =
@@ -82,7 +89,9 @@ export const RESOLUTION_OF = Object.fromEntries(
 ) as Record<ToolCallDecision, ResolutionOutcome>;
 
 /** A resolution → its decision row in the audit log (the same names: the log speaks the resolutions' words). */
-export const AUDIT_DECISION_OF = Object.fromEntries(RESOLUTIONS.map((resolution) => [resolution, resolution])) as Record<ResolutionOutcome, AuditDecision>;
+export const AUDIT_DECISION_OF = Object.fromEntries(
+  RESOLUTIONS.map((resolution) => [resolution, resolution]),
+) as Record<ResolutionOutcome, AuditDecision>;
 
 /** Why a call was resolved so, as its record and the audit log's `decidedBy` say it. */
 export const RESOLUTION_WORDS: Record<ResolutionOutcome, string> = {

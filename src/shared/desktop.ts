@@ -7,12 +7,55 @@ import { z } from './zod';
 
 export const DEFAULT_QUICK_CHAT_SHORTCUT = 'CommandOrControl+Shift+Space';
 
-const MODIFIERS = new Set(['command', 'cmd', 'control', 'ctrl', 'commandorcontrol', 'cmdorctrl', 'alt', 'option', 'altgr', 'shift', 'super', 'meta']);
+const MODIFIERS = new Set([
+  'command',
+  'cmd',
+  'control',
+  'ctrl',
+  'commandorcontrol',
+  'cmdorctrl',
+  'alt',
+  'option',
+  'altgr',
+  'shift',
+  'super',
+  'meta',
+]);
 const NAMED_KEYS = new Set([
-  'plus', 'space', 'tab', 'capslock', 'numlock', 'scrolllock', 'backspace', 'delete', 'insert', 'return', 'enter',
-  'up', 'down', 'left', 'right', 'home', 'end', 'pageup', 'pagedown', 'escape', 'esc', 'printscreen',
-  'volumeup', 'volumedown', 'volumemute', 'medianexttrack', 'mediaprevioustrack', 'mediastop', 'mediaplaypause',
-  'numdec', 'numadd', 'numsub', 'nummult', 'numdiv',
+  'plus',
+  'space',
+  'tab',
+  'capslock',
+  'numlock',
+  'scrolllock',
+  'backspace',
+  'delete',
+  'insert',
+  'return',
+  'enter',
+  'up',
+  'down',
+  'left',
+  'right',
+  'home',
+  'end',
+  'pageup',
+  'pagedown',
+  'escape',
+  'esc',
+  'printscreen',
+  'volumeup',
+  'volumedown',
+  'volumemute',
+  'medianexttrack',
+  'mediaprevioustrack',
+  'mediastop',
+  'mediaplaypause',
+  'numdec',
+  'numadd',
+  'numsub',
+  'nummult',
+  'numdiv',
 ]);
 const PUNCTUATION = new Set([...')!@#$%^&*(:;=<,_->.?/~`{][|\\}"\'']);
 
@@ -27,13 +70,20 @@ export function acceleratorProblem(accelerator: string): string | null {
   const key = (parts.at(-1) as string).trim();
   const modifiers = parts.slice(0, -1).map((part) => part.trim().toLowerCase());
   const unknown = modifiers.find((modifier) => !MODIFIERS.has(modifier));
-  if (unknown !== undefined) return `"${unknown}" is not a modifier (use CommandOrControl, Control, Alt, Shift, Super…)`;
+  if (unknown !== undefined)
+    return `"${unknown}" is not a modifier (use CommandOrControl, Control, Alt, Shift, Super…)`;
   if (new Set(modifiers).size !== modifiers.length) return 'names a modifier twice';
   const lower = key.toLowerCase();
   const isFunctionKey = /^f([1-9]|1[0-9]|2[0-4])$/.test(lower);
-  const isKey = /^[a-z0-9]$/.test(lower) || isFunctionKey || NAMED_KEYS.has(lower) || /^num[0-9]$/.test(lower) || PUNCTUATION.has(key);
+  const isKey =
+    /^[a-z0-9]$/.test(lower) ||
+    isFunctionKey ||
+    NAMED_KEYS.has(lower) ||
+    /^num[0-9]$/.test(lower) ||
+    PUNCTUATION.has(key);
   if (!isKey) return `"${key}" is not a key Electron knows (A–Z, 0–9, F1–F24, Space, Enter, Up…)`;
-  if (modifiers.length === 0 && !isFunctionKey) return 'needs a modifier (a global shortcut without one would take the key from every app)';
+  if (modifiers.length === 0 && !isFunctionKey)
+    return 'needs a modifier (a global shortcut without one would take the key from every app)';
   return null;
 }
 
@@ -57,4 +107,8 @@ export const DesktopSettingsSchema = z.strictObject({
 });
 export type DesktopSettings = z.infer<typeof DesktopSettingsSchema>;
 /** What `DesktopSettingsSchema.parse({})` gives, written out (see DEFAULT_APPROVAL_POLICY); defaults.test.ts keeps them equal. */
-export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = { quickChatShortcut: DEFAULT_QUICK_CHAT_SHORTCUT, notifyApprovals: true, tray: true };
+export const DEFAULT_DESKTOP_SETTINGS: DesktopSettings = {
+  quickChatShortcut: DEFAULT_QUICK_CHAT_SHORTCUT,
+  notifyApprovals: true,
+  tray: true,
+};

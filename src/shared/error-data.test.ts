@@ -20,9 +20,12 @@ const samples: unknown[] = [
 ];
 
 describe('isWorkbenchErrorData', () => {
-  it.each(samples.map((sample) => [JSON.stringify(sample) ?? String(sample), sample]))('agrees with WorkbenchErrorDataSchema on %s', (_, sample) => {
-    expect(isWorkbenchErrorData(sample)).toBe(WorkbenchErrorDataSchema.safeParse(sample).success);
-  });
+  it.each(samples.map((sample) => [JSON.stringify(sample) ?? String(sample), sample]))(
+    'agrees with WorkbenchErrorDataSchema on %s',
+    (_, sample) => {
+      expect(isWorkbenchErrorData(sample)).toBe(WorkbenchErrorDataSchema.safeParse(sample).success);
+    },
+  );
 });
 
 describe('errorText', () => {

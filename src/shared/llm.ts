@@ -25,7 +25,12 @@ export const KINDS_THAT_NEED_A_KEY: readonly ProviderKind[] = ['openai', 'anthro
 
 /** A provider's id names it in settings, in chats and in its secret's key (`llm.<id>.apiKey`). */
 export const ProviderIdSchema = settingName(
-  z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 lowercase letters, digits, "-" or "_", starting with a letter or digit'),
+  z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9_-]{0,63}$/,
+      'must be 1–64 lowercase letters, digits, "-" or "_", starting with a letter or digit',
+    ),
 );
 export type ProviderId = z.infer<typeof ProviderIdSchema>;
 
@@ -69,10 +74,15 @@ export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 export const ProvidersSettingsSchema = z.array(ProviderConfigSchema).superRefine((providers, context) => {
   const seen = new Set<string>();
   providers.forEach((provider, index) => {
-    if (seen.has(provider.id)) context.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicates the id "${provider.id}"` });
+    if (seen.has(provider.id))
+      context.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicates the id "${provider.id}"` });
     seen.add(provider.id);
     if (provider.kind === 'openai-compatible' && provider.baseURL === undefined) {
-      context.addIssue({ code: 'custom', path: [index, 'baseURL'], message: 'is required for an OpenAI-compatible server' });
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'baseURL'],
+        message: 'is required for an OpenAI-compatible server',
+      });
     }
   });
 });
@@ -110,7 +120,15 @@ export type Usage = z.infer<typeof UsageSchema>;
  * `content_filter`: the provider's safety system stopped it; `malformed_tool_call`: the provider says the model
  * produced a tool call it could not parse (Gemini); `aborted`: the caller cancelled it.
  */
-export const FinishReasonSchema = z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'malformed_tool_call', 'aborted', 'other']);
+export const FinishReasonSchema = z.enum([
+  'stop',
+  'tool_calls',
+  'length',
+  'content_filter',
+  'malformed_tool_call',
+  'aborted',
+  'other',
+]);
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
 // ── contract inputs and outputs ──────────────────────────────────────────────────────────────────
@@ -164,7 +182,10 @@ export const LOCAL_MODEL_SERVERS = [
 ] as const;
 
 /** `providers.probeLocal`: is an OpenAI-compatible server listening at this address on this machine (loopback only)? */
-export const ProviderProbeInputSchema = z.strictObject({ baseURL: BaseUrlSchema, label: ProviderLabelSchema.optional() });
+export const ProviderProbeInputSchema = z.strictObject({
+  baseURL: BaseUrlSchema,
+  label: ProviderLabelSchema.optional(),
+});
 export type ProviderProbeInput = z.infer<typeof ProviderProbeInputSchema>;
 
 export const ProvidersChangeSchema = z.object({ providers: z.array(ProviderInfoSchema) });

@@ -22,7 +22,8 @@ export const McpToolUiSchema = z.object({
 export type McpToolUi = z.infer<typeof McpToolUiSchema>;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A tool's view as its `_meta` declares it, or undefined when it declares none. `_meta.ui.resourceUri` (and the
@@ -44,7 +45,8 @@ export function toolUiOf(meta: unknown): { ui?: McpToolUi; problem?: string } {
     }
   } else return { problem: '_meta.ui.visibility is not a list of "model" and "app".' };
   if (uri === undefined) return { ui: { visibility } };
-  if (typeof uri !== 'string' || !isUiUri(uri)) return { problem: `its view ${JSON.stringify(uri)} is not a ui:// URI.` };
+  if (typeof uri !== 'string' || !isUiUri(uri))
+    return { problem: `its view ${JSON.stringify(uri)} is not a ui:// URI.` };
   return { ui: { resourceUri: uri, visibility } };
 }
 
@@ -59,9 +61,11 @@ export function isUiUri(uri: string): boolean {
 }
 
 /** A model may be offered, and may call, a tool whose visibility lists "model" (every tool without a view). */
-export const visibleToModel = (tool: { ui?: McpToolUi | undefined }): boolean => !tool.ui || tool.ui.visibility.includes('model');
+export const visibleToModel = (tool: { ui?: McpToolUi | undefined }): boolean =>
+  !tool.ui || tool.ui.visibility.includes('model');
 /** A view may ask for a call of a tool of its own server whose visibility lists "app" (the default, as for the model). */
-export const visibleToApp = (tool: { ui?: McpToolUi | undefined }): boolean => !tool.ui || tool.ui.visibility.includes('app');
+export const visibleToApp = (tool: { ui?: McpToolUi | undefined }): boolean =>
+  !tool.ui || tool.ui.visibility.includes('app');
 
 /** The origins a view declares it needs (`_meta.ui.csp` of its resource); each list is empty unless declared. */
 export const McpAppCspSchema = z.object({
@@ -77,7 +81,10 @@ export const McpAppPermissionSchema = z.enum(['camera', 'microphone', 'geolocati
 export type McpAppPermission = z.infer<typeof McpAppPermissionSchema>;
 
 /** Which view to fetch: the one a tool of that server declares (a view is never fetched by a URI the renderer names). */
-export const McpAppViewInputSchema = z.strictObject({ name: z.string().min(1).max(200), tool: z.string().min(1).max(200) });
+export const McpAppViewInputSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  tool: z.string().min(1).max(200),
+});
 
 /** A view as the host renders it: its HTML, the hash it is pinned by, and what it declared. */
 export const McpAppViewSchema = z.object({
@@ -103,7 +110,12 @@ const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriD
 const ORIGIN = /^(https?|wss?):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?$/i;
 
 /** The declared CSP and permissions of a view resource's `_meta`, with what had to be dropped. */
-export function appDeclarationsOf(meta: unknown): { csp: McpAppCsp; permissions: McpAppPermission[]; prefersBorder?: boolean; notices: string[] } {
+export function appDeclarationsOf(meta: unknown): {
+  csp: McpAppCsp;
+  permissions: McpAppPermission[];
+  prefersBorder?: boolean;
+  notices: string[];
+} {
   const ui = isObject(meta) && isObject(meta.ui) ? meta.ui : {};
   const declared = isObject(ui.csp) ? ui.csp : {};
   const notices: string[] = [];
@@ -118,7 +130,10 @@ export function appDeclarationsOf(meta: unknown): { csp: McpAppCsp; permissions:
     for (const item of list) {
       if (typeof item === 'string' && ORIGIN.test(item)) {
         if (!csp[key].includes(item)) csp[key].push(item);
-      } else notices.push(`csp.${key}: ${JSON.stringify(item)} is not an origin such as https://api.example.com; it is not allowed.`);
+      } else
+        notices.push(
+          `csp.${key}: ${JSON.stringify(item)} is not an origin such as https://api.example.com; it is not allowed.`,
+        );
     }
   }
   const permissions: McpAppPermission[] = [];
@@ -129,7 +144,12 @@ export function appDeclarationsOf(meta: unknown): { csp: McpAppCsp; permissions:
       else notices.push(`permissions.${name} is not a permission a view may ask for.`);
     }
   }
-  return { csp, permissions, ...(typeof ui.prefersBorder === 'boolean' ? { prefersBorder: ui.prefersBorder } : {}), notices };
+  return {
+    csp,
+    permissions,
+    ...(typeof ui.prefersBorder === 'boolean' ? { prefersBorder: ui.prefersBorder } : {}),
+    notices,
+  };
 }
 
 /**

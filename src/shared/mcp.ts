@@ -31,10 +31,20 @@ export type BundledServerPackage = z.infer<typeof BundledServerPackageSchema>;
 
 export const MCP_DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const MCP_DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
-const TimeoutSchema = z.number().int().min(100).max(24 * 60 * 60 * 1000);
+const TimeoutSchema = z
+  .number()
+  .int()
+  .min(100)
+  .max(24 * 60 * 60 * 1000);
 
 /** Environment variable and header names; their values are secrets. */
-const SecretNameSchema = settingName(z.string().min(1).max(256).regex(/^[^\p{Cc}=]+$/u, 'must be a name without "=" or control characters'));
+const SecretNameSchema = settingName(
+  z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[^\p{Cc}=]+$/u, 'must be a name without "=" or control characters'),
+);
 const SecretMapSchema = guardedRecord(SecretNameSchema, z.string());
 /** In an edit: a value sets the secret, null removes it, a name left out stays as it is. */
 const SecretChangesSchema = guardedRecord(SecretNameSchema, z.string().nullable());
@@ -42,15 +52,31 @@ const SecretChangesSchema = guardedRecord(SecretNameSchema, z.string().nullable(
 const HttpUrlSchema = z
   .string()
   .trim()
-  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an http:// or https:// URL');
+  .refine(
+    (value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol),
+    'must be an http:// or https:// URL',
+  );
 
 /** A client id the person got from the server's owner, for an OAuth server without dynamic client registration. Not a secret. */
-const OAuthClientIdSchema = z.string().trim().min(1).max(500).regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
+const OAuthClientIdSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
 /** A pre-registered OAuth client's secret (docs/user/mcp-oauth.md#pre-registered-clients): kept with the other secrets. */
-const OAuthClientSecretSchema = z.string().min(1).max(2000).regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
+const OAuthClientSecretSchema = z
+  .string()
+  .min(1)
+  .max(2000)
+  .regex(/^[^\p{Cc}]*$/u, 'must be a single line of text');
 /** A pre-registered client's private key for `private_key_jwt` (RFC 7523): a PKCS#8 PEM and its JWS algorithm. */
 export const OAuthPrivateKeySchema = z.strictObject({
-  pem: z.string().min(1).max(20_000).regex(/-----BEGIN PRIVATE KEY-----/, 'must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)'),
+  pem: z
+    .string()
+    .min(1)
+    .max(20_000)
+    .regex(/-----BEGIN PRIVATE KEY-----/, 'must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)'),
   algorithm: z.enum(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']),
 });
 export type OAuthPrivateKey = z.infer<typeof OAuthPrivateKeySchema>;
@@ -66,7 +92,16 @@ export type McpLogLevel = z.infer<typeof McpLogLevelSchema>;
 export const MCP_DEFAULT_LOG_LEVEL: McpLogLevel = 'info';
 
 /** Folders a server is told about (MCP roots): absolute paths; at most 32. */
-const RootsSchema = z.array(z.string().trim().min(1).max(4096).refine((value) => value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value), 'must be an absolute path')).max(32);
+const RootsSchema = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(4096)
+      .refine((value) => value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value), 'must be an absolute path'),
+  )
+  .max(32);
 
 const ServerOptionsShape = {
   displayName: z.string().trim().max(200).optional(),
@@ -159,7 +194,13 @@ export const McpServerStatusSchema = z.object({
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
   /** What the running server offers besides tools (from its initialize answer). */
   features: z
-    .object({ logging: z.boolean(), resources: z.boolean(), resourceSubscriptions: z.boolean(), prompts: z.boolean(), completions: z.boolean() })
+    .object({
+      logging: z.boolean(),
+      resources: z.boolean(),
+      resourceSubscriptions: z.boolean(),
+      prompts: z.boolean(),
+      completions: z.boolean(),
+    })
     .optional(),
   toolCount: z.number().int().nonnegative(),
 });
@@ -212,7 +253,10 @@ export const McpLogLineSchema = z.object({
   logger: z.string().optional(),
 });
 export type McpLogLine = z.infer<typeof McpLogLineSchema>;
-export const McpLogsInputSchema = z.strictObject({ name: McpServerNameSchema, limit: z.number().int().min(1).max(1000).optional() });
+export const McpLogsInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  limit: z.number().int().min(1).max(1000).optional(),
+});
 export const McpLogsOutputSchema = z.object({
   name: z.string(),
   lines: z.array(McpLogLineSchema),
@@ -336,7 +380,11 @@ export type McpResourceTemplate = z.infer<typeof McpResourceTemplateSchema>;
 
 // ── Prompts (docs/user/mcp-servers.md#prompts): asked for by the person, never by the model ──────
 
-export const McpPromptArgumentSchema = z.object({ name: z.string(), description: z.string().optional(), required: z.boolean().optional() });
+export const McpPromptArgumentSchema = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+});
 export const McpPromptSchema = z.object({
   /** The server that offers it. */
   server: z.string(),
@@ -378,7 +426,10 @@ export type McpCompleteOutput = z.infer<typeof McpCompleteOutputSchema>;
 
 export const McpResourcesInputSchema = z.strictObject({ name: McpServerNameSchema });
 /** Follow (or stop following) changes of a resource attached to the next message; `subscribed` false when the server offers no subscriptions. */
-export const McpResourceSubscriptionInputSchema = z.strictObject({ name: McpServerNameSchema, uri: z.string().min(1).max(8192) });
+export const McpResourceSubscriptionInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  uri: z.string().min(1).max(8192),
+});
 export const McpResourceSubscriptionOutputSchema = z.object({ subscribed: z.boolean() });
 export const McpResourcesOutputSchema = z.object({
   name: z.string(),
@@ -388,7 +439,10 @@ export const McpResourcesOutputSchema = z.object({
 export type McpResourcesOutput = z.infer<typeof McpResourcesOutputSchema>;
 
 /** Reading a resource is a request the person makes; a model has no way to make it (docs/user/mcp-servers.md#resources). */
-export const McpReadResourceInputSchema = z.strictObject({ name: McpServerNameSchema, uri: z.string().min(1).max(8192) });
+export const McpReadResourceInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  uri: z.string().min(1).max(8192),
+});
 export const McpResourceContentSchema = z.object({
   uri: z.string(),
   mimeType: z.string().optional(),
@@ -399,5 +453,9 @@ export const McpResourceContentSchema = z.object({
   truncated: z.boolean().optional(),
 });
 export type McpResourceContent = z.infer<typeof McpResourceContentSchema>;
-export const McpReadResourceOutputSchema = z.object({ name: z.string(), uri: z.string(), contents: z.array(McpResourceContentSchema) });
+export const McpReadResourceOutputSchema = z.object({
+  name: z.string(),
+  uri: z.string(),
+  contents: z.array(McpResourceContentSchema),
+});
 export type McpReadResourceOutput = z.infer<typeof McpReadResourceOutputSchema>;

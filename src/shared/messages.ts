@@ -1,5 +1,10 @@
 import { z } from './zod';
-import { ApprovalResolutionSchema, DecisionOutcomeSchema, ToolCallApprovalSchema, ToolCallRequestSchema } from './approval';
+import {
+  ApprovalResolutionSchema,
+  DecisionOutcomeSchema,
+  ToolCallApprovalSchema,
+  ToolCallRequestSchema,
+} from './approval';
 import { TOOL_CALL_STATUS_OF, WAITING_APPROVAL } from './decisions';
 import { ChatIdSchema } from './chat';
 import { WorkbenchErrorDataSchema } from './errors';
@@ -46,7 +51,14 @@ export type ModelToolCall = z.infer<typeof ModelToolCallSchema>;
  * before it could run: an unknown tool, malformed arguments); `denied` by a rule or a person; `timeout` nobody
  * decided in time; `cancelled` the chat was stopped; `interrupted` the app ended while it ran.
  */
-export const ToolCallStatusSchema = z.enum(['pending', 'running', 'success', 'error', ...Object.values(TOOL_CALL_STATUS_OF), 'interrupted']);
+export const ToolCallStatusSchema = z.enum([
+  'pending',
+  'running',
+  'success',
+  'error',
+  ...Object.values(TOOL_CALL_STATUS_OF),
+  'interrupted',
+]);
 export type ToolCallStatus = z.infer<typeof ToolCallStatusSchema>;
 
 /** Who decided a call, and why, in words (the approval card's "why", the tool block's badge). */
@@ -144,7 +156,11 @@ export const ResourceAttachmentSchema = z.strictObject({
 });
 export type ResourceAttachment = z.infer<typeof ResourceAttachmentSchema>;
 
-export const UserChatMessageSchema = MessageBaseSchema.extend({ role: z.literal('user'), text: z.string(), attachments: z.array(ResourceAttachmentSchema).optional() });
+export const UserChatMessageSchema = MessageBaseSchema.extend({
+  role: z.literal('user'),
+  text: z.string(),
+  attachments: z.array(ResourceAttachmentSchema).optional(),
+});
 export const AssistantChatMessageSchema = MessageBaseSchema.extend({
   role: z.literal('assistant'),
   reply: ModelReplySchema,
@@ -163,7 +179,10 @@ export const SystemChatMessageSchema = MessageBaseSchema.extend({
   kind: z.enum(['max-rounds', 'stopped', 'approvals-timed-out', 'info']),
   text: z.string(),
 });
-export const ErrorChatMessageSchema = MessageBaseSchema.extend({ role: z.literal('error'), error: WorkbenchErrorDataSchema });
+export const ErrorChatMessageSchema = MessageBaseSchema.extend({
+  role: z.literal('error'),
+  error: WorkbenchErrorDataSchema,
+});
 
 export const ChatMessageSchema = z.discriminatedUnion('role', [
   UserChatMessageSchema,

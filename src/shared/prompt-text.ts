@@ -6,5 +6,7 @@ import type { McpGetPromptOutput } from './mcp';
  */
 export function promptText(result: Pick<McpGetPromptOutput, 'messages'>): string {
   if (result.messages.length === 1) return result.messages[0]?.text ?? '';
-  return result.messages.map((message) => `${message.role === 'user' ? 'User' : 'Assistant'}: ${message.text}`).join('\n\n');
+  return result.messages
+    .map((message) => `${message.role === 'user' ? 'User' : 'Assistant'}: ${message.text}`)
+    .join('\n\n');
 }

@@ -9,7 +9,12 @@ export const SandboxGrantSchema = z.discriminatedUnion('kind', [
 ]);
 export type SandboxGrant = z.infer<typeof SandboxGrantSchema>;
 
-const ProfileSchema = z.object({ read: z.array(z.string()), write: z.array(z.string()), hosts: z.array(z.string()), env: z.array(z.string()) });
+const ProfileSchema = z.object({
+  read: z.array(z.string()),
+  write: z.array(z.string()),
+  hosts: z.array(z.string()),
+  env: z.array(z.string()),
+});
 
 /** A server's sandbox as the Settings page and `workbench servers sandbox` show it. */
 export const SandboxViewSchema = z.object({
@@ -24,7 +29,13 @@ export const SandboxViewSchema = z.object({
   granted: ProfileSchema.optional(),
   allowUnconfined: z.boolean(),
   /** The organisation's limits. */
-  limits: z.object({ requireContainment: z.boolean(), allowUnconfined: z.boolean(), allowNetwork: z.boolean(), allowHomeFolder: z.boolean(), lockProfiles: z.boolean() }),
+  limits: z.object({
+    requireContainment: z.boolean(),
+    allowUnconfined: z.boolean(),
+    allowNetwork: z.boolean(),
+    allowHomeFolder: z.boolean(),
+    lockProfiles: z.boolean(),
+  }),
 });
 export type SandboxView = z.infer<typeof SandboxViewSchema>;
 

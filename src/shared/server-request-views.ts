@@ -85,7 +85,11 @@ export const ElicitationUrlViewSchema = RequestBaseSchema.extend({
 export type ElicitationFormView = z.infer<typeof ElicitationFormViewSchema>;
 export type ElicitationUrlView = z.infer<typeof ElicitationUrlViewSchema>;
 
-export const ServerRequestViewSchema = z.union([SamplingRequestViewSchema, ElicitationFormViewSchema, ElicitationUrlViewSchema]);
+export const ServerRequestViewSchema = z.union([
+  SamplingRequestViewSchema,
+  ElicitationFormViewSchema,
+  ElicitationUrlViewSchema,
+]);
 export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 
 /**
@@ -97,7 +101,12 @@ export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 export { ServerRequestActionSchema };
 export type { ServerRequestAction };
 
-export const ElicitationValueSchema = z.union([z.string().max(100_000), z.number(), z.boolean(), z.array(z.string().max(10_000)).max(1_000)]);
+export const ElicitationValueSchema = z.union([
+  z.string().max(100_000),
+  z.number(),
+  z.boolean(),
+  z.array(z.string().max(10_000)).max(1_000),
+]);
 
 export const ServerRequestDecisionSchema = z.strictObject({
   action: ServerRequestActionSchema,
@@ -111,7 +120,10 @@ export type ServerRequestDecision = z.infer<typeof ServerRequestDecisionSchema>;
 
 export const ServerRequestsListInputSchema = z.strictObject({ chatId: ChatIdSchema.nullable().optional() }).optional();
 export const ServerRequestsListOutputSchema = z.object({ requests: z.array(ServerRequestViewSchema) });
-export const ServerRequestDecideInputSchema = z.strictObject({ id: ServerRequestIdSchema, decision: ServerRequestDecisionSchema });
+export const ServerRequestDecideInputSchema = z.strictObject({
+  id: ServerRequestIdSchema,
+  decision: ServerRequestDecisionSchema,
+});
 export const ServerRequestDecideOutputSchema = z.object({
   /** The request as it waits now (a sampling request's answer stage), or null once it is done. */
   request: ServerRequestViewSchema.nullable(),

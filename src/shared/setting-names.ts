@@ -18,7 +18,9 @@ export function reservedNameMessage(name: string): string {
 
 /** `schema` (a string schema, after any trim) that also refuses the reserved names. */
 export function settingName<T extends z.ZodType<string>>(schema: T): T {
-  return schema.refine((name) => !isReservedSettingName(name), { error: (issue) => reservedNameMessage(String(issue.input)) }) as T;
+  return schema.refine((name) => !isReservedSettingName(name), {
+    error: (issue) => reservedNameMessage(String(issue.input)),
+  }) as T;
 }
 
 /** A name that keys a settings map: not empty, not reserved. */
@@ -30,13 +32,17 @@ export const SettingNameSchema = settingName(z.string().min(1));
  * refused like the others. Typed as the record it wraps, so callers and `z.input` see the map, not the step.
  */
 export function guardedRecord<K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V): z.ZodRecord<K, V> {
-  const guarded = z.preprocess((input, context) => {
-    if (typeof input !== 'object' || input === null) return input;
-    for (const name of Object.keys(input)) {
-      if (isReservedSettingName(name.trim())) context.addIssue({ code: 'custom', message: reservedNameMessage(name), path: [name], input });
-    }
-    return input;
-  }, z.record(key, value));
+  const guarded = z.preprocess(
+    (input, context) => {
+      if (typeof input !== 'object' || input === null) return input;
+      for (const name of Object.keys(input)) {
+        if (isReservedSettingName(name.trim()))
+          context.addIssue({ code: 'custom', message: reservedNameMessage(name), path: [name], input });
+      }
+      return input;
+    },
+    z.record(key, value),
+  );
   return guarded as unknown as z.ZodRecord<K, V>;
 }
 

@@ -37,13 +37,20 @@ export type ServerFrame = ResultFrame | EventFrame;
 
 type Fields = Record<string, unknown>;
 
-const isFields = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isFields = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isFrameId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** A call frame as the page sent it (parsed JSON), or undefined when it is not one. */
 export function readCallFrame(value: unknown): CallFrame | undefined {
-  if (!isFields(value) || value.type !== 'call' || !isFrameId(value.id) || typeof value.method !== 'string') return undefined;
-  return { type: 'call', id: value.id, method: value.method, ...(value.input === undefined ? {} : { input: value.input }) };
+  if (!isFields(value) || value.type !== 'call' || !isFrameId(value.id) || typeof value.method !== 'string')
+    return undefined;
+  return {
+    type: 'call',
+    id: value.id,
+    method: value.method,
+    ...(value.input === undefined ? {} : { input: value.input }),
+  };
 }
 
 /** A result or event frame as the server sent it (parsed JSON), or undefined when it is neither. */

@@ -12,12 +12,31 @@ export function auditStatsCommand(audit: Command, options: ProgramOptions): void
   act(
     leaf(audit, 'stats', 'what was asked and decided over a period: by decision, tool, server or rule')
       .option('--since <period>', 'how far back: 7d, 24h, 30d (days or hours)', '7d')
-      .addOption(new Option('--by <what>', 'one table: decisions, tools, servers or the rules and settings that decided').choices(['decision', 'tool', 'server', 'rule']).default('decision'))
+      .addOption(
+        new Option('--by <what>', 'one table: decisions, tools, servers or the rules and settings that decided')
+          .choices(['decision', 'tool', 'server', 'rule'])
+          .default('decision'),
+      )
       .option('--server <name>', 'one server')
       .option('--tool <name>', 'one tool')
-      .addOption(new Option('--kind <kind>', 'tool calls, sampling or elicitation requests').choices(['tool', 'sampling', 'elicitation'])),
+      .addOption(
+        new Option('--kind <kind>', 'tool calls, sampling or elicitation requests').choices([
+          'tool',
+          'sampling',
+          'elicitation',
+        ]),
+      ),
     options,
-    async (context, flags: { since: string; by: 'decision' | 'tool' | 'server' | 'rule'; server?: string; tool?: string; kind?: 'tool' | 'sampling' | 'elicitation' }) => {
+    async (
+      context,
+      flags: {
+        since: string;
+        by: 'decision' | 'tool' | 'server' | 'rule';
+        server?: string;
+        tool?: string;
+        kind?: 'tool' | 'sampling' | 'elicitation';
+      },
+    ) => {
       const period = parseSince(flags.since);
       const to = Date.now();
       const stats = await context.session().call('audit.stats', {
@@ -31,9 +50,13 @@ export function auditStatsCommand(audit: Command, options: ProgramOptions): void
       });
       if (context.json) return context.terminal.json(stats);
       const { colors } = context.terminal;
-      context.terminal.line(`${colors.bold(`Decisions since ${flags.since}`)}: ${stats.totals.total} (${stats.totals.asked} asked, ${stats.totals.allowedByPolicy} allowed without asking)`);
+      context.terminal.line(
+        `${colors.bold(`Decisions since ${flags.since}`)}: ${stats.totals.total} (${stats.totals.asked} asked, ${stats.totals.allowedByPolicy} allowed without asking)`,
+      );
       if (sparklineSupported(context.terminal.out.isTTY, process.env)) {
-        context.terminal.line(`${colors.dim('asked per ' + stats.bucket + ':')} ${sparkline(stats.timeline.map((bucket) => bucket.asked))}`);
+        context.terminal.line(
+          `${colors.dim('asked per ' + stats.bucket + ':')} ${sparkline(stats.timeline.map((bucket) => bucket.asked))}`,
+        );
       }
       context.terminal.line(statsTable(stats, flags.by, colors));
     },
@@ -66,16 +89,45 @@ export function statsTable(stats: AuditStats, by: 'decision' | 'tool' | 'server'
   const counts = (row: DecisionCounts): string[] => COUNT_COLUMNS.map(([name]) => String(row[name]));
   switch (by) {
     case 'decision':
-      return table([header(['DAY', ...COUNT_COLUMNS.map(([, title]) => title)]), ...stats.timeline.map((bucket) => [bucket.label, ...counts(bucket)]), [colors.bold('TOTAL'), ...counts(stats.totals)]]);
+      return table([
+        header(['DAY', ...COUNT_COLUMNS.map(([, title]) => title)]),
+        ...stats.timeline.map((bucket) => [bucket.label, ...counts(bucket)]),
+        [colors.bold('TOTAL'), ...counts(stats.totals)],
+      ]);
     case 'tool':
       if (stats.tools.length === 0) return 'No decisions in the period.';
-      return table([header(['SERVER.TOOL', ...COUNT_COLUMNS.map(([, title]) => title)]), ...stats.tools.map((tool) => [`${tool.serverName}.${tool.toolName}`, ...counts(tool)])]);
+      return table([
+        header(['SERVER.TOOL', ...COUNT_COLUMNS.map(([, title]) => title)]),
+        ...stats.tools.map((tool) => [`${tool.serverName}.${tool.toolName}`, ...counts(tool)]),
+      ]);
     case 'server':
       if (stats.servers.length === 0) return 'No decisions in the period.';
-      return table([header(['SERVER', ...COUNT_COLUMNS.map(([, title]) => title)]), ...stats.servers.map((server) => [server.serverName, ...counts(server)])]);
+      return table([
+        header(['SERVER', ...COUNT_COLUMNS.map(([, title]) => title)]),
+        ...stats.servers.map((server) => [server.serverName, ...counts(server)]),
+      ]);
     case 'rule': {
-      const deciders = table([header(['DECIDED BY', 'KIND', 'ALLOWED', 'DENIED']), ...stats.deciders.map((decider) => [decider.label, decider.kind, String(decider.allowed), String(decider.denied)])]);
-      const rules = stats.rules.length === 0 ? 'No rules in the policy.' : table([header(['RULE', 'EFFECT', 'DECIDED', '']), ...stats.rules.map((rule) => [`${rule.name}: ${rule.description}`, rule.effect, String(rule.decided), rule.decided === 0 && rule.effect !== 'ask' ? colors.yellow('never matched') : ''])]);
+      const deciders = table([
+        header(['DECIDED BY', 'KIND', 'ALLOWED', 'DENIED']),
+        ...stats.deciders.map((decider) => [
+          decider.label,
+          decider.kind,
+          String(decider.allowed),
+          String(decider.denied),
+        ]),
+      ]);
+      const rules =
+        stats.rules.length === 0
+          ? 'No rules in the policy.'
+          : table([
+              header(['RULE', 'EFFECT', 'DECIDED', '']),
+              ...stats.rules.map((rule) => [
+                `${rule.name}: ${rule.description}`,
+                rule.effect,
+                String(rule.decided),
+                rule.decided === 0 && rule.effect !== 'ask' ? colors.yellow('never matched') : '',
+              ]),
+            ]);
       return `${stats.deciders.length === 0 ? 'Nothing ran or was stopped without asking.' : deciders}\n\n${rules}`;
     }
   }
@@ -91,5 +143,9 @@ export function sparklineSupported(isTTY: boolean, env: NodeJS.ProcessEnv): bool
 
 export function sparkline(values: readonly number[]): string {
   const max = Math.max(0, ...values);
-  return values.map((value) => (max === 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.round((value / max) * (BARS.length - 1)))])).join('');
+  return values
+    .map((value) =>
+      max === 0 ? BARS[0] : BARS[Math.min(BARS.length - 1, Math.round((value / max) * (BARS.length - 1)))],
+    )
+    .join('');
 }

@@ -7,31 +7,40 @@ import { renderForTerminal } from '../terminal';
 import { renderTranscript } from '../transcript';
 import { chatFor, type ChatFlags } from './conversation-setup';
 
-const HELP_LINE = "Type a message and press Enter. /prompts lists the servers' prompts. /exit or Ctrl+D quits; Ctrl+C stops a reply, and a second Ctrl+C quits.";
+const HELP_LINE =
+  "Type a message and press Enter. /prompts lists the servers' prompts. /exit or Ctrl+D quits; Ctrl+C stops a reply, and a second Ctrl+C quits.";
 
 /** `workbench chat`: the chat tab of the app, in a terminal (seed 000 "CLI support"). */
 export function chatCommand(program: Command, options: ProgramOptions): void {
   const command = program
     .command('chat')
-    .description('chat interactively: streamed replies, tool call lines, and an approval prompt for each call that needs you')
+    .description(
+      'chat interactively: streamed replies, tool call lines, and an approval prompt for each call that needs you',
+    )
     .option('--chat <id>', 'continue this chat (an id, or the start of one); a new chat otherwise')
     .option('--provider <id>', 'the provider to use (see: workbench providers list)')
     .option('--model <model>', 'the model to use');
   act(command, options, async (context, flags: ChatFlags) => {
     const { terminal } = context;
     const { colors } = terminal;
-    if (!terminal.interactive) throw new CliError('workbench chat needs a terminal (stdin and stdout). For scripts and pipes use: workbench run "PROMPT"');
+    if (!terminal.interactive)
+      throw new CliError(
+        'workbench chat needs a terminal (stdin and stdout). For scripts and pipes use: workbench run "PROMPT"',
+      );
     // The exchange and its prompts load with the command that runs them: `--help` and the other commands start
     // without them (docs/dev/benchmarks.md, `cli-start`).
-    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }, { runPromptCommand }] = await Promise.all([
-      import('../approval-prompt'),
-      import('../exchange'),
-      import('../server-request-prompt'),
-      import('../prompt-command'),
-    ]);
+    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }, { runPromptCommand }] =
+      await Promise.all([
+        import('../approval-prompt'),
+        import('../exchange'),
+        import('../server-request-prompt'),
+        import('../prompt-command'),
+      ]);
     const session = context.session();
     let chat = await chatFor(context, flags);
-    terminal.line(`${colors.bold('AI Workbench')} ${colors.dim('·')} ${chat.title} ${colors.dim(`· ${chat.providerId ?? 'no provider'}/${chat.model ?? 'no model'} · ${chat.id.slice(0, 8)}`)}`);
+    terminal.line(
+      `${colors.bold('AI Workbench')} ${colors.dim('·')} ${chat.title} ${colors.dim(`· ${chat.providerId ?? 'no provider'}/${chat.model ?? 'no model'} · ${chat.id.slice(0, 8)}`)}`,
+    );
     terminal.line(colors.dim(HELP_LINE));
     if (flags.chat !== undefined) {
       const { messages } = await session.call('chat.messages', { chatId: chat.id, limit: 20 });
@@ -60,8 +69,15 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         reader,
         write: (text) => void terminal.out.write(text),
         colors,
-        explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
-        rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
+        explain: (request) =>
+          session.call('policy.explain', {
+            server: request.serverName,
+            tool: request.toolName,
+            args: request.args,
+            chatId: chat.id,
+          }),
+        rememberOptions: (request, args) =>
+          session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
         waits,
       });
       if (outcome.kind === 'answers') return outcome;
@@ -86,7 +102,11 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       async (request) => {
         if (!atLineStart) terminal.out.write('\n');
         atLineStart = true;
-        const outcome = await askAboutServerRequest(request, { reader, write: (text) => void terminal.out.write(text), colors });
+        const outcome = await askAboutServerRequest(request, {
+          reader,
+          write: (text) => void terminal.out.write(text),
+          colors,
+        });
         if (outcome.kind === 'decision') return outcome;
         if (outcome.kind === 'interrupted') interrupts++;
         return { kind: 'stop' };
@@ -118,7 +138,12 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         let message = text;
         // A server's prompt (docs/user/mcp-servers.md#prompts): sent only once the person has read it and said y.
         if (/^\/[^\s/]/.test(text)) {
-          const prompted = await runPromptCommand(text, { session, reader, write: (words) => void terminal.out.write(words), colors });
+          const prompted = await runPromptCommand(text, {
+            session,
+            reader,
+            write: (words) => void terminal.out.write(words),
+            colors,
+          });
           if (prompted.kind === 'closed') return EXIT.ok;
           if (prompted.kind === 'interrupted') interrupts++;
           if (prompted.kind !== 'send') continue;

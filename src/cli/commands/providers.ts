@@ -15,7 +15,13 @@ export function providersCommand(program: Command, options: ProgramOptions): voi
     context.terminal.line(
       table([
         ['ID', 'KIND', 'MODEL', 'KEY', 'LABEL'].map((cell) => colors.bold(cell)),
-        ...list.map((provider) => [provider.id, provider.kind, provider.defaultModel ?? '-', provider.hasApiKey ? 'set' : provider.apiKeyRequired ? colors.yellow('missing') : '-', provider.label]),
+        ...list.map((provider) => [
+          provider.id,
+          provider.kind,
+          provider.defaultModel ?? '-',
+          provider.hasApiKey ? 'set' : provider.apiKeyRequired ? colors.yellow('missing') : '-',
+          provider.label,
+        ]),
       ]),
     );
   });
@@ -27,13 +33,20 @@ export function providersCommand(program: Command, options: ProgramOptions): voi
       .option('--label <label>', 'its name in lists')
       .option('--base-url <url>', 'the server (required for openai-compatible, with the version path)')
       .option('--model <model>', 'the default model')
-      .option('--api-key-env <VAR>', 'read the API key from this environment variable (keys never go on the command line)'),
+      .option(
+        '--api-key-env <VAR>',
+        'read the API key from this environment variable (keys never go on the command line)',
+      ),
     options,
-    async (context, flags: { kind: 'openai'; id?: string; label?: string; baseUrl?: string; model?: string; apiKeyEnv?: string }) => {
+    async (
+      context,
+      flags: { kind: 'openai'; id?: string; label?: string; baseUrl?: string; model?: string; apiKeyEnv?: string },
+    ) => {
       let apiKey: string | undefined;
       if (flags.apiKeyEnv !== undefined) {
         apiKey = process.env[flags.apiKeyEnv];
-        if (!apiKey) throw new CliError(`--api-key-env names ${flags.apiKeyEnv}, but that environment variable is not set.`);
+        if (!apiKey)
+          throw new CliError(`--api-key-env names ${flags.apiKeyEnv}, but that environment variable is not set.`);
       }
       const provider = await context.session().call('providers.add', {
         kind: flags.kind,
@@ -44,23 +57,30 @@ export function providersCommand(program: Command, options: ProgramOptions): voi
         ...(apiKey ? { apiKey } : {}),
       });
       if (context.json) return context.terminal.json(provider);
-      context.terminal.line(`Added ${provider.id} (${provider.kind}${provider.defaultModel ? `, ${provider.defaultModel}` : ''}).`);
+      context.terminal.line(
+        `Added ${provider.id} (${provider.kind}${provider.defaultModel ? `, ${provider.defaultModel}` : ''}).`,
+      );
     },
   );
 
   act(
-    leaf(providers, 'set <id>', "change a provider: its label, base URL, default model or key")
+    leaf(providers, 'set <id>', 'change a provider: its label, base URL, default model or key')
       .option('--label <label>', 'its name in lists')
       .option('--base-url <url>', 'the server')
       .option('--model <model>', 'the default model')
       .option('--api-key-env <VAR>', 'read a new API key from this environment variable')
       .option('--clear-api-key', 'delete its key'),
     options,
-    async (context, id: string, flags: { label?: string; baseUrl?: string; model?: string; apiKeyEnv?: string; clearApiKey?: boolean }) => {
+    async (
+      context,
+      id: string,
+      flags: { label?: string; baseUrl?: string; model?: string; apiKeyEnv?: string; clearApiKey?: boolean },
+    ) => {
       let apiKey: string | null | undefined = flags.clearApiKey ? null : undefined;
       if (flags.apiKeyEnv !== undefined) {
         apiKey = process.env[flags.apiKeyEnv];
-        if (!apiKey) throw new CliError(`--api-key-env names ${flags.apiKeyEnv}, but that environment variable is not set.`);
+        if (!apiKey)
+          throw new CliError(`--api-key-env names ${flags.apiKeyEnv}, but that environment variable is not set.`);
       }
       const provider = await context.session().call('providers.update', {
         id,

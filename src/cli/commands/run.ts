@@ -18,7 +18,10 @@ export function runCommand(program: Command, options: ProgramOptions): void {
     .option('--provider <id>', 'the provider to use (see: workbench providers list)')
     .option('--model <model>', 'the model to use')
     .addOption(
-      new Option('--approve <mode>', 'calls the policy would ask you about: "policy" asks on a terminal and denies without one; "deny" denies them without asking')
+      new Option(
+        '--approve <mode>',
+        'calls the policy would ask you about: "policy" asks on a terminal and denies without one; "deny" denies them without asking',
+      )
         .choices(['policy', 'deny'])
         .default('policy'),
     )
@@ -57,14 +60,22 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
     };
     const askable = flags.approve === 'policy' && terminal.interactive;
     const approver: Approver = async (requests, waits) => {
-      if (!askable) return { kind: 'unattended', reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON };
+      if (!askable)
+        return { kind: 'unattended', reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON };
       reader ??= createLineReader(process.stdin, process.stderr, onInterrupt);
       const outcome = await askAboutCalls(requests, {
         reader,
         write: (text) => terminal.err.write(text),
         colors: terminal.colors,
-        explain: (request) => session.call('policy.explain', { server: request.serverName, tool: request.toolName, args: request.args, chatId: chat.id }),
-        rememberOptions: (request, args) => session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
+        explain: (request) =>
+          session.call('policy.explain', {
+            server: request.serverName,
+            tool: request.toolName,
+            args: request.args,
+            chatId: chat.id,
+          }),
+        rememberOptions: (request, args) =>
+          session.call('approvals.rememberOptions', { chatId: chat.id, toolCallId: request.toolCallId, args }),
         waits,
       });
       if (outcome.kind === 'answers') return outcome;
@@ -90,9 +101,17 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       terminal.colors,
       approver,
       async (request) => {
-        if (!askable) return { kind: 'unattended', reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON };
+        if (!askable)
+          return {
+            kind: 'unattended',
+            reason: flags.approve === 'deny' ? APPROVE_DENY_REASON : NON_INTERACTIVE_REASON,
+          };
         reader ??= createLineReader(process.stdin, process.stderr, onInterrupt);
-        const outcome = await askAboutServerRequest(request, { reader, write: (text) => terminal.err.write(text), colors: terminal.colors });
+        const outcome = await askAboutServerRequest(request, {
+          reader,
+          write: (text) => terminal.err.write(text),
+          colors: terminal.colors,
+        });
         if (outcome.kind === 'decision') return outcome;
         if (outcome.kind === 'closed') return { kind: 'unattended', reason: NON_INTERACTIVE_REASON };
         return { kind: 'stop' };

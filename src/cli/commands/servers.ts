@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
-import { OAuthPrivateKeySchema, type McpServerChange, type McpServerInput, type OAuthPrivateKey } from '../../shared/mcp';
+import {
+  OAuthPrivateKeySchema,
+  type McpServerChange,
+  type McpServerInput,
+  type OAuthPrivateKey,
+} from '../../shared/mcp';
 import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
@@ -10,54 +15,87 @@ import { formatTime, table } from '../terminal';
 
 /** `workbench servers …`: the MCP servers page of the app. */
 export function serversCommand(program: Command, options: ProgramOptions): void {
-  const servers = program.command('servers').description('list, add, remove, enable, disable, restart MCP servers, sign in to them; their logs and tools');
-
-  act(leaf(servers, 'list', 'the configured servers and their status').option('--status', 'start the servers first and show whether each is ready'), options, async (context, flags: { status?: boolean }) => {
-    const session = context.session();
-    if (flags.status) await session.startServers();
-    const { servers: list } = await session.call('mcp.list');
-    if (context.json) return context.terminal.json(list);
-    const { colors } = context.terminal;
-    if (list.length === 0) return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
-    context.terminal.line(
-      table([
-        ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'IDENTITY (WHAT IT RUNS)'].map((cell) => colors.bold(cell)),
-        ...list.map((server) => [
-          server.name,
-          server.enabled ? 'yes' : 'no',
-          server.trusted ? 'yes' : 'no',
-          flags.status ? `${stateWords(server.status.state, server.status.toolCount, server.status.message)}${server.status.containment === 'not-contained' ? ' — Not contained' : ''}` : server.kind,
-          server.identity?.description ?? launchWords(server),
-        ]),
-      ]),
-    );
-    // A changed launch spec: its settings wait for the person (docs/user/approvals.md, "A server's identity").
-    for (const server of list) {
-      if (!server.identityChanged) continue;
-      context.terminal.line(
-        colors.yellow(
-          `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
-        ),
-      );
-    }
-  });
+  const servers = program
+    .command('servers')
+    .description('list, add, remove, enable, disable, restart MCP servers, sign in to them; their logs and tools');
 
   act(
-    leaf(servers, 'add <name> [command...]', 'add a server: a command and its arguments (after --), --package for a bundled one, or --url')
-      .option('--package <package>', 'a bundled server: @modelcontextprotocol/server-filesystem, -memory or -everything')
+    leaf(servers, 'list', 'the configured servers and their status').option(
+      '--status',
+      'start the servers first and show whether each is ready',
+    ),
+    options,
+    async (context, flags: { status?: boolean }) => {
+      const session = context.session();
+      if (flags.status) await session.startServers();
+      const { servers: list } = await session.call('mcp.list');
+      if (context.json) return context.terminal.json(list);
+      const { colors } = context.terminal;
+      if (list.length === 0)
+        return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
+      context.terminal.line(
+        table([
+          ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'IDENTITY (WHAT IT RUNS)'].map((cell) =>
+            colors.bold(cell),
+          ),
+          ...list.map((server) => [
+            server.name,
+            server.enabled ? 'yes' : 'no',
+            server.trusted ? 'yes' : 'no',
+            flags.status
+              ? `${stateWords(server.status.state, server.status.toolCount, server.status.message)}${server.status.containment === 'not-contained' ? ' — Not contained' : ''}`
+              : server.kind,
+            server.identity?.description ?? launchWords(server),
+          ]),
+        ]),
+      );
+      // A changed launch spec: its settings wait for the person (docs/user/approvals.md, "A server's identity").
+      for (const server of list) {
+        if (!server.identityChanged) continue;
+        context.terminal.line(
+          colors.yellow(
+            `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
+          ),
+        );
+      }
+    },
+  );
+
+  act(
+    leaf(
+      servers,
+      'add <name> [command...]',
+      'add a server: a command and its arguments (after --), --package for a bundled one, or --url',
+    )
+      .option(
+        '--package <package>',
+        'a bundled server: @modelcontextprotocol/server-filesystem, -memory or -everything',
+      )
       .option('--url <url>', 'an HTTP (Streamable HTTP or SSE) server')
       .option('--env <NAME=VALUE...>', 'environment variables (stored as secrets)')
       .option('--header <NAME=VALUE...>', 'HTTP headers (stored as secrets)')
-      .option('--oauth-client-id <id>', 'for an OAuth server without dynamic registration: the client ID its owner gave you')
-      .option('--oauth-client-secret-env <NAME>', "that client's secret, read from this environment variable (stored as a secret)")
+      .option(
+        '--oauth-client-id <id>',
+        'for an OAuth server without dynamic registration: the client ID its owner gave you',
+      )
+      .option(
+        '--oauth-client-secret-env <NAME>',
+        "that client's secret, read from this environment variable (stored as a secret)",
+      )
       .option('--oauth-client-secret-stdin', "that client's secret, read from stdin (stored as a secret)")
-      .option('--oauth-private-key-file <pem>', "that client's private key for private_key_jwt, a PKCS#8 PEM file (stored as a secret)")
+      .option(
+        '--oauth-private-key-file <pem>',
+        "that client's private key for private_key_jwt, a PKCS#8 PEM file (stored as a secret)",
+      )
       .option('--oauth-signing-algorithm <alg>', 'the JWS algorithm of that key (ES256, RS256…)', 'ES256')
       .option('--cwd <dir>', 'working directory of a command')
       .option('--trusted', "trust the server's tool annotations (readOnlyHint…)")
       .option('--disabled', 'add it without starting it')
       .option('--timeout <ms>', 'how long a tool call may take, in ms', integer('--timeout', 100, 86_400_000))
-      .addHelpText('after', '\nExamples:\n  workbench servers add notes --package @modelcontextprotocol/server-memory\n  workbench servers add git -- uvx mcp-server-git --repository .\n  workbench servers add docs --url https://docs.example.com/mcp --header "Authorization=Bearer …"'),
+      .addHelpText(
+        'after',
+        '\nExamples:\n  workbench servers add notes --package @modelcontextprotocol/server-memory\n  workbench servers add git -- uvx mcp-server-git --repository .\n  workbench servers add docs --url https://docs.example.com/mcp --header "Authorization=Bearer …"',
+      ),
     options,
     async (
       context,
@@ -80,13 +118,18 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       },
     ) => {
       const given = [command.length > 0, flags.package !== undefined, flags.url !== undefined].filter(Boolean).length;
-      if (given !== 1) throw new CliError('Give exactly one of: a command (after --), --package PACKAGE, or --url URL.');
+      if (given !== 1)
+        throw new CliError('Give exactly one of: a command (after --), --package PACKAGE, or --url URL.');
       const common = {
         ...(flags.trusted ? { trusted: true } : {}),
         ...(flags.disabled ? { enabled: false } : {}),
         ...(flags.timeout === undefined ? {} : { callTimeoutMs: flags.timeout }),
       };
-      const stdio = { ...(flags.env ? { env: pairs('--env', flags.env) } : {}), ...(flags.cwd ? { cwd: path.resolve(flags.cwd) } : {}), ...common };
+      const stdio = {
+        ...(flags.env ? { env: pairs('--env', flags.env) } : {}),
+        ...(flags.cwd ? { cwd: path.resolve(flags.cwd) } : {}),
+        ...common,
+      };
       const server: McpServerInput = flags.url
         ? {
             url: flags.url,
@@ -119,7 +162,11 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   );
 
   act(
-    leaf(servers, 'rename <name> <new-name>', 'rename a server: its approval settings, rules, chat grants, secrets and sign-in go with it'),
+    leaf(
+      servers,
+      'rename <name> <new-name>',
+      'rename a server: its approval settings, rules, chat grants, secrets and sign-in go with it',
+    ),
     options,
     async (context, name: string, newName: string) => {
       const renamed = await context.session().call('mcp.edit', { name, rename: newName });
@@ -129,22 +176,39 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   );
 
   act(
-    leaf(servers, 'accept <name>', 'after its command or URL changed: let its approval settings, rules and chat grants count for what it runs now'),
+    leaf(
+      servers,
+      'accept <name>',
+      'after its command or URL changed: let its approval settings, rules and chat grants count for what it runs now',
+    ),
     options,
     async (context, name: string) => {
       const server = await context.session().call('mcp.edit', { name, acceptIdentity: true });
       if (context.json) return context.terminal.json(server);
-      context.terminal.line(`${server.name}'s settings now count for: ${server.identity?.description ?? launchWords(server)}.`);
+      context.terminal.line(
+        `${server.name}'s settings now count for: ${server.identity?.description ?? launchWords(server)}.`,
+      );
     },
   );
 
-  act(leaf(servers, 'remove <name>', 'remove a server (its secrets, approval settings, the rules naming it alone and its chat grants too)'), options, async (context, name: string) => {
-    const removed = await context.session().call('mcp.remove', { name });
-    if (context.json) return context.terminal.json(removed);
-    context.terminal.line(`Removed ${removed.name}.`);
-  });
+  act(
+    leaf(
+      servers,
+      'remove <name>',
+      'remove a server (its secrets, approval settings, the rules naming it alone and its chat grants too)',
+    ),
+    options,
+    async (context, name: string) => {
+      const removed = await context.session().call('mcp.remove', { name });
+      if (context.json) return context.terminal.json(removed);
+      context.terminal.line(`Removed ${removed.name}.`);
+    },
+  );
 
-  for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     act(leaf(servers, `${verb} <name>`, `${verb} a server`), options, async (context, name: string) => {
       const server = await context.session().call('mcp.setEnabled', { name, enabled });
       if (context.json) return context.terminal.json(server);
@@ -152,16 +216,33 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     });
   }
 
-  for (const [verb, trusted] of [['trust', true], ['distrust', false]] as const) {
-    act(leaf(servers, `${verb} <name>`, `${trusted ? 'trust' : 'stop trusting'} a server's tool annotations (readOnlyHint…); the approval policy reads this`), options, async (context, name: string) => {
-      const server = await context.session().call('mcp.edit', { name, trusted });
-      if (context.json) return context.terminal.json(server);
-      context.terminal.line(`${server.name} is ${trusted ? 'trusted: its read-only tools may run without asking in the mode auto-approve-read-only-trusted' : 'not trusted: its annotations do not count'}.`);
-    });
+  for (const [verb, trusted] of [
+    ['trust', true],
+    ['distrust', false],
+  ] as const) {
+    act(
+      leaf(
+        servers,
+        `${verb} <name>`,
+        `${trusted ? 'trust' : 'stop trusting'} a server's tool annotations (readOnlyHint…); the approval policy reads this`,
+      ),
+      options,
+      async (context, name: string) => {
+        const server = await context.session().call('mcp.edit', { name, trusted });
+        if (context.json) return context.terminal.json(server);
+        context.terminal.line(
+          `${server.name} is ${trusted ? 'trusted: its read-only tools may run without asking in the mode auto-approve-read-only-trusted' : 'not trusted: its annotations do not count'}.`,
+        );
+      },
+    );
   }
 
   act(
-    leaf(servers, 'sandbox <name>', "show what a server may touch in its sandbox, or widen and narrow its profile (docs/user/sandbox.md)")
+    leaf(
+      servers,
+      'sandbox <name>',
+      'show what a server may touch in its sandbox, or widen and narrow its profile (docs/user/sandbox.md)',
+    )
       .option('--allow-read <path...>', 'let it read this folder or file')
       .option('--allow-write <path...>', 'let it read and write this folder or file')
       .option('--allow-host <host:port...>', 'let it connect to this host and port')
@@ -170,15 +251,28 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       .option('--revoke-write <path...>', 'take back a write grant')
       .option('--revoke-host <host:port...>', 'take back a host grant')
       .option('--revoke-env <name...>', 'take back a variable')
-      .addHelpText('after', '\nExamples:\n  workbench servers sandbox Files\n  workbench servers sandbox notes --allow-read /home/me/notes\n  workbench servers sandbox search --allow-host api.example.com:443'),
+      .addHelpText(
+        'after',
+        '\nExamples:\n  workbench servers sandbox Files\n  workbench servers sandbox notes --allow-read /home/me/notes\n  workbench servers sandbox search --allow-host api.example.com:443',
+      ),
     options,
     async (context, name: string, flags: Record<string, string[] | undefined>) => {
       const session = context.session();
       const changes: { widen: boolean; grant: SandboxGrant }[] = [];
-      for (const [flag, kind] of [['Read', 'read'], ['Write', 'write'], ['Host', 'connect'], ['Env', 'env']] as const) {
+      for (const [flag, kind] of [
+        ['Read', 'read'],
+        ['Write', 'write'],
+        ['Host', 'connect'],
+        ['Env', 'env'],
+      ] as const) {
         for (const widen of [true, false]) {
           for (const value of flags[`${widen ? 'allow' : 'revoke'}${flag}`] ?? []) {
-            const grant: SandboxGrant = kind === 'connect' ? { kind, host: value } : kind === 'env' ? { kind, name: value } : { kind, path: path.resolve(value) };
+            const grant: SandboxGrant =
+              kind === 'connect'
+                ? { kind, host: value }
+                : kind === 'env'
+                  ? { kind, name: value }
+                  : { kind, path: path.resolve(value) };
             changes.push({ widen, grant });
           }
         }
@@ -186,39 +280,62 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       let view = await session.call('mcp.sandbox', { name });
       for (const { widen, grant } of changes) {
         view = await session.call(widen ? 'mcp.sandboxWiden' : 'mcp.sandboxNarrow', { name, grant });
-        if (!context.json) context.terminal.line(`${widen ? 'Granted' : 'Took back'}: ${grantWords(view.name, grant)}. The server restarts with its new profile.`);
+        if (!context.json)
+          context.terminal.line(
+            `${widen ? 'Granted' : 'Took back'}: ${grantWords(view.name, grant)}. The server restarts with its new profile.`,
+          );
       }
       if (context.json) return context.terminal.json(view);
       const { colors } = context.terminal;
-      if (view.kind === 'remote') return context.terminal.line(`${view.name} is a remote server: ${view.reason ?? ''} Its sandbox profile does not apply.`);
-      if (view.kind === 'not-contained') context.terminal.line(colors.bold(`${view.name}: Not contained. ${view.reason ?? ''}`));
+      if (view.kind === 'remote')
+        return context.terminal.line(
+          `${view.name} is a remote server: ${view.reason ?? ''} Its sandbox profile does not apply.`,
+        );
+      if (view.kind === 'not-contained')
+        context.terminal.line(colors.bold(`${view.name}: Not contained. ${view.reason ?? ''}`));
       else context.terminal.line(`${view.name} runs contained. It may:`);
       const profile = view.profile;
       if (profile) {
         context.terminal.line(`  read        ${profile.read.join('\n              ')}`);
         context.terminal.line(`  write       ${profile.write.join('\n              ')}`);
         context.terminal.line(`  connect to  ${profile.hosts.join(', ') || 'nothing (no network)'}`);
-        context.terminal.line(`  variables   ${profile.env.join(', ') || 'none besides PATH, HOME (its scratch folder) and the locale'}`);
+        context.terminal.line(
+          `  variables   ${profile.env.join(', ') || 'none besides PATH, HOME (its scratch folder) and the locale'}`,
+        );
       }
       if (view.limits.lockProfiles) context.terminal.line('Your organisation locks sandbox profiles.');
     },
   );
 
-  act(leaf(servers, 'restart <name>', "start a server afresh (forgetting its crashes) and report whether it comes up"), options, async (context, name: string) => {
-    const session = context.session();
-    await session.startServers();
-    const server = await session.call('mcp.restart', { name });
-    await session.startServers();
-    const now = await session.call('mcp.list').then(({ servers: list }) => list.find((item) => item.name === server.name) ?? server);
-    if (context.json) return context.terminal.json(now);
-    context.terminal.line(`${now.name}: ${stateWords(now.status.state, now.status.toolCount, now.status.message)}`);
-    if (now.status.state !== 'ready') throw new CliError(`${now.name} did not come up; see: workbench servers logs ${now.name}`);
-  });
+  act(
+    leaf(servers, 'restart <name>', 'start a server afresh (forgetting its crashes) and report whether it comes up'),
+    options,
+    async (context, name: string) => {
+      const session = context.session();
+      await session.startServers();
+      const server = await session.call('mcp.restart', { name });
+      await session.startServers();
+      const now = await session
+        .call('mcp.list')
+        .then(({ servers: list }) => list.find((item) => item.name === server.name) ?? server);
+      if (context.json) return context.terminal.json(now);
+      context.terminal.line(`${now.name}: ${stateWords(now.status.state, now.status.toolCount, now.status.message)}`);
+      if (now.status.state !== 'ready')
+        throw new CliError(`${now.name} did not come up; see: workbench servers logs ${now.name}`);
+    },
+  );
 
   act(
-    leaf(servers, 'login <name>', "sign in to an HTTP server that uses OAuth: opens the sign-in page (or prints its address) and waits for it")
+    leaf(
+      servers,
+      'login <name>',
+      'sign in to an HTTP server that uses OAuth: opens the sign-in page (or prints its address) and waits for it',
+    )
       .option('--logout', 'forget the stored tokens instead')
-      .option('--client-credentials', 'sign in as the pre-registered client itself, with its secret or key: no browser (for CI and servers)'),
+      .option(
+        '--client-credentials',
+        'sign in as the pre-registered client itself, with its secret or key: no browser (for CI and servers)',
+      ),
     options,
     async (context, name: string, flags: { logout?: boolean; clientCredentials?: boolean }) => {
       const session = context.session();
@@ -249,11 +366,11 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
   );
 
   act(
-    leaf(servers, 'logs <name>', "start the server and show what it wrote to stderr and what AI Workbench noticed").option(
-      '-n, --lines <count>',
-      'the last this many lines',
-      integer('--lines', 1, 1000),
-    ),
+    leaf(
+      servers,
+      'logs <name>',
+      'start the server and show what it wrote to stderr and what AI Workbench noticed',
+    ).option('-n, --lines <count>', 'the last this many lines', integer('--lines', 1, 1000)),
     options,
     async (context, name: string, flags: { lines?: number }) => {
       const session = context.session();
@@ -263,25 +380,39 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       const { colors } = context.terminal;
       for (const line of logs.lines) {
         const source = line.level
-          ? (['debug', 'info', 'notice'].includes(line.level) ? colors.dim : line.level === 'warning' ? colors.yellow : colors.red)(`[${line.level}]`)
+          ? (['debug', 'info', 'notice'].includes(line.level)
+              ? colors.dim
+              : line.level === 'warning'
+                ? colors.yellow
+                : colors.red)(`[${line.level}]`)
           : line.source === 'host'
             ? colors.cyan('[workbench]')
             : colors.dim('[stderr]');
-        context.terminal.line(`${colors.dim(formatTime(line.time))} ${source} ${line.logger ? `${line.logger}: ` : ''}${line.text}`);
+        context.terminal.line(
+          `${colors.dim(formatTime(line.time))} ${source} ${line.logger ? `${line.logger}: ` : ''}${line.text}`,
+        );
       }
       if (logs.lines.length === 0) context.terminal.line(`${logs.name} wrote nothing.`);
     },
   );
 
   act(
-    leaf(servers, 'log-level <name> [level]', `show or set the level a server logs at (${MCP_LOG_LEVELS.join(', ')}); sent to it as logging/setLevel`),
+    leaf(
+      servers,
+      'log-level <name> [level]',
+      `show or set the level a server logs at (${MCP_LOG_LEVELS.join(', ')}); sent to it as logging/setLevel`,
+    ),
     options,
     async (context, name: string, level: string | undefined) => {
       const session = context.session();
       let server;
-      if (level === undefined) server = (await session.call('mcp.list')).servers.find((item) => item.name.toLowerCase() === name.toLowerCase());
+      if (level === undefined)
+        server = (await session.call('mcp.list')).servers.find(
+          (item) => item.name.toLowerCase() === name.toLowerCase(),
+        );
       else {
-        if (!isOneOf(MCP_LOG_LEVELS, level)) throw new CliError(`"${level}" is not a log level; use one of: ${MCP_LOG_LEVELS.join(', ')}.`);
+        if (!isOneOf(MCP_LOG_LEVELS, level))
+          throw new CliError(`"${level}" is not a log level; use one of: ${MCP_LOG_LEVELS.join(', ')}.`);
         server = await session.call('mcp.edit', { name, logLevel: level });
       }
       if (!server) throw new CliError(`No MCP server is named "${name}".`);
@@ -290,23 +421,41 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     },
   );
 
-  act(leaf(servers, 'tools [name]', "start the servers and list their tools (one server's when named)"), options, async (context, name: string | undefined) => {
-    const session = context.session();
-    await session.startServers();
-    const { tools } = await session.call('mcp.tools', name === undefined ? undefined : { name });
-    if (context.json) return context.terminal.json(tools);
-    const { colors } = context.terminal;
-    if (tools.length === 0) return context.terminal.line(name ? `${name} offers no tools (is it ready? try: workbench servers list --status)` : 'No tools: no server is ready.');
-    context.terminal.line(
-      table([
-        ['SERVER', 'TOOL', 'HINTS', 'DESCRIPTION'].map((cell) => colors.bold(cell)),
-        ...tools.map((tool) => [tool.serverName, tool.name, hints(tool.annotations), firstLine(tool.description ?? '')]),
-      ]),
-    );
-  });
+  act(
+    leaf(servers, 'tools [name]', "start the servers and list their tools (one server's when named)"),
+    options,
+    async (context, name: string | undefined) => {
+      const session = context.session();
+      await session.startServers();
+      const { tools } = await session.call('mcp.tools', name === undefined ? undefined : { name });
+      if (context.json) return context.terminal.json(tools);
+      const { colors } = context.terminal;
+      if (tools.length === 0)
+        return context.terminal.line(
+          name
+            ? `${name} offers no tools (is it ready? try: workbench servers list --status)`
+            : 'No tools: no server is ready.',
+        );
+      context.terminal.line(
+        table([
+          ['SERVER', 'TOOL', 'HINTS', 'DESCRIPTION'].map((cell) => colors.bold(cell)),
+          ...tools.map((tool) => [
+            tool.serverName,
+            tool.name,
+            hints(tool.annotations),
+            firstLine(tool.description ?? ''),
+          ]),
+        ]),
+      );
+    },
+  );
 
   act(
-    leaf(servers, 'import <file>', 'import servers from a Claude Desktop, Cursor or VS Code configuration file (or: claude-desktop, cursor, vscode)')
+    leaf(
+      servers,
+      'import <file>',
+      'import servers from a Claude Desktop, Cursor or VS Code configuration file (or: claude-desktop, cursor, vscode)',
+    )
       .option('--only <names...>', 'import only these servers')
       .option('--dry-run', 'show what would be imported and skipped'),
     options,
@@ -334,12 +483,19 @@ async function oauthClientSecrets(flags: {
   oauthClientSecretStdin?: boolean;
   oauthPrivateKeyFile?: string;
   oauthSigningAlgorithm?: string;
-}): Promise<{ oauthClientSecret?: string; oauthPrivateKey?: { pem: string; algorithm: OAuthPrivateKey['algorithm'] } }> {
-  if (flags.oauthClientSecretEnv !== undefined && flags.oauthClientSecretStdin) throw new CliError('Give the client secret one way: --oauth-client-secret-env or --oauth-client-secret-stdin.');
+}): Promise<{
+  oauthClientSecret?: string;
+  oauthPrivateKey?: { pem: string; algorithm: OAuthPrivateKey['algorithm'] };
+}> {
+  if (flags.oauthClientSecretEnv !== undefined && flags.oauthClientSecretStdin)
+    throw new CliError('Give the client secret one way: --oauth-client-secret-env or --oauth-client-secret-stdin.');
   let secret: string | undefined;
   if (flags.oauthClientSecretEnv !== undefined) {
     secret = process.env[flags.oauthClientSecretEnv];
-    if (!secret) throw new CliError(`--oauth-client-secret-env names ${flags.oauthClientSecretEnv}, but that environment variable is not set.`);
+    if (!secret)
+      throw new CliError(
+        `--oauth-client-secret-env names ${flags.oauthClientSecretEnv}, but that environment variable is not set.`,
+      );
   }
   if (flags.oauthClientSecretStdin) {
     const chunks: Buffer[] = [];
@@ -350,23 +506,33 @@ async function oauthClientSecrets(flags: {
   let privateKey: { pem: string; algorithm: OAuthPrivateKey['algorithm'] } | undefined;
   if (flags.oauthPrivateKeyFile !== undefined) {
     const algorithm = OAuthPrivateKeySchema.shape.algorithm.safeParse(flags.oauthSigningAlgorithm);
-    if (!algorithm.success) throw new CliError(`--oauth-signing-algorithm takes one of ${OAuthPrivateKeySchema.shape.algorithm.options.join(', ')}.`);
+    if (!algorithm.success)
+      throw new CliError(
+        `--oauth-signing-algorithm takes one of ${OAuthPrivateKeySchema.shape.algorithm.options.join(', ')}.`,
+      );
     try {
       privateKey = { pem: fs.readFileSync(flags.oauthPrivateKeyFile, 'utf8'), algorithm: algorithm.data };
     } catch (error) {
       throw new CliError(`Cannot read ${flags.oauthPrivateKeyFile}: ${(error as Error).message}`);
     }
   }
-  return { ...(secret !== undefined ? { oauthClientSecret: secret } : {}), ...(privateKey ? { oauthPrivateKey: privateKey } : {}) };
+  return {
+    ...(secret !== undefined ? { oauthClientSecret: secret } : {}),
+    ...(privateKey ? { oauthPrivateKey: privateKey } : {}),
+  };
 }
 
-function importSource(file: string): { app: 'claude-desktop' | 'cursor' | 'vscode' } | { fileName: string; text: string } {
+function importSource(
+  file: string,
+): { app: 'claude-desktop' | 'cursor' | 'vscode' } | { fileName: string; text: string } {
   if (file === 'claude-desktop' || file === 'cursor' || file === 'vscode') return { app: file };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CliError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new CliError(
+      `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   return { fileName: path.resolve(file), text };
 }
@@ -387,7 +553,13 @@ function grantWords(name: string, grant: SandboxGrant): string {
   return `${name} may ${grant.kind === 'write' ? 'read and write' : 'read'} ${grant.path}`;
 }
 
-function launchWords(server: { kind: string; command?: string | undefined; package?: string | undefined; args?: string[] | undefined; url?: string | undefined }): string {
+function launchWords(server: {
+  kind: string;
+  command?: string | undefined;
+  package?: string | undefined;
+  args?: string[] | undefined;
+  url?: string | undefined;
+}): string {
   if (server.url) return server.url;
   const head = server.package ?? server.command ?? '';
   return [head, ...(server.args ?? [])].join(' ');
@@ -398,13 +570,16 @@ function stateWords(state: string, toolCount: number, message: string | undefine
   return message ? `${state}: ${message}` : state;
 }
 
-function hints(annotations: { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined } | undefined): string {
+function hints(
+  annotations: { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined } | undefined,
+): string {
   if (!annotations) return '';
-  return [annotations.readOnlyHint ? 'read-only' : '', annotations.destructiveHint ? 'destructive' : ''].filter(Boolean).join(',');
+  return [annotations.readOnlyHint ? 'read-only' : '', annotations.destructiveHint ? 'destructive' : '']
+    .filter(Boolean)
+    .join(',');
 }
 
 export function firstLine(text: string, max = 70): string {
   const line = text.split('\n')[0]?.trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
-

@@ -32,7 +32,8 @@ export interface RunOptions {
 }
 
 export function assertBuilt(): void {
-  if (!fs.existsSync(CLI_ENTRY)) throw new Error(`${path.relative(ROOT, CLI_ENTRY)} is missing: run \`npm run build\` before these tests.`);
+  if (!fs.existsSync(CLI_ENTRY))
+    throw new Error(`${path.relative(ROOT, CLI_ENTRY)} is missing: run \`npm run build\` before these tests.`);
 }
 
 export function makeHome(): string {
@@ -43,14 +44,28 @@ export function makeHome(): string {
 export function cliEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   // No organisation policy unless a test gives one: not the environment's, and not this machine's OS location.
   const noSystemPolicy = path.join(home, 'no-managed-policy.json');
-  const merged = { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined, WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: noSystemPolicy, FORCE_COLOR: undefined, NO_COLOR: undefined, EDITOR: undefined, VISUAL: undefined, ...extra };
+  const merged = {
+    ...process.env,
+    WORKBENCH_HOME: home,
+    WORKBENCH_MANAGED_POLICY: undefined,
+    WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: noSystemPolicy,
+    FORCE_COLOR: undefined,
+    NO_COLOR: undefined,
+    EDITOR: undefined,
+    VISUAL: undefined,
+    ...extra,
+  };
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined));
 }
 
 /** Runs one command to its end; rejects when it is still running after HANG_LIMIT_MS (and kills it). */
 export function runCli(args: readonly string[], options: RunOptions): Promise<CliResult> {
   assertBuilt();
-  const child = spawn(process.execPath, [options.entry ?? CLI_ENTRY, ...args], { cwd: ROOT, env: cliEnv(options.home, options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [options.entry ?? CLI_ENTRY, ...args], {
+    cwd: ROOT,
+    env: cliEnv(options.home, options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -59,7 +74,11 @@ export function runCli(args: readonly string[], options: RunOptions): Promise<Cl
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`workbench ${args.join(' ')} hung: still running after ${HANG_LIMIT_MS} ms.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+      reject(
+        new Error(
+          `workbench ${args.join(' ')} hung: still running after ${HANG_LIMIT_MS} ms.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`,
+        ),
+      );
     }, HANG_LIMIT_MS);
     child.once('error', reject);
     child.once('close', (code, signal) => {
@@ -72,7 +91,8 @@ export function runCli(args: readonly string[], options: RunOptions): Promise<Cl
 /** Runs a command that must succeed, and parses its --json output. */
 export async function cliJson<T = unknown>(args: readonly string[], options: RunOptions): Promise<T> {
   const result = await runCli([...args, '--json'], options);
-  if (result.code !== 0) throw new Error(`workbench ${args.join(' ')} --json ended with ${result.code}: ${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`workbench ${args.join(' ')} --json ended with ${result.code}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
 

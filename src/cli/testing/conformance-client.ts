@@ -43,7 +43,10 @@ const home = makeHome();
  * one the suite's authorization servers expect; servers that do not support such ids register dynamically.
  */
 const policyFile = path.join(home, 'organisation-policy.json');
-fs.writeFileSync(policyFile, JSON.stringify({ oauth: { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' } }));
+fs.writeFileSync(
+  policyFile,
+  JSON.stringify({ oauth: { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' } }),
+);
 const baseEnv = { WORKBENCH_MANAGED_POLICY: policyFile };
 const log = (line: string): void => console.log(`[adapter] ${line}`);
 
@@ -57,7 +60,10 @@ async function cli(args: string[], options: { input?: string; env?: Record<strin
 }
 
 async function serverState(): Promise<{ state: string; message?: string }> {
-  const list = await cliJson<Array<{ name: string; status: { state: string; message?: string } }>>(['servers', 'list', '--status'], { home, env: baseEnv });
+  const list = await cliJson<Array<{ name: string; status: { state: string; message?: string } }>>(
+    ['servers', 'list', '--status'],
+    { home, env: baseEnv },
+  );
   const status = list.find((server) => server.name === SERVER)?.status ?? { state: 'missing' };
   log(`state: ${status.state}${status.message ? ` (${status.message})` : ''}`);
   return status;
@@ -69,7 +75,8 @@ async function signIn(): Promise<boolean> {
   if (signIns >= MAX_SIGN_INS) return false;
   signIns++;
   // Machine-to-machine (the suite's client-credentials scenarios): the client signs in as itself, no browser.
-  if (/client-credentials/.test(scenario)) return (await cli(['servers', 'login', SERVER, '--client-credentials'])).code === 0;
+  if (/client-credentials/.test(scenario))
+    return (await cli(['servers', 'login', SERVER, '--client-credentials'])).code === 0;
   const child = spawn(process.execPath, [CLI_ENTRY, 'servers', 'login', SERVER], {
     cwd: ROOT,
     env: cliEnv(home, { ...baseEnv, DISPLAY: undefined, WAYLAND_DISPLAY: undefined, BROWSER: undefined }),
@@ -98,7 +105,11 @@ async function signIn(): Promise<boolean> {
 }
 
 /** A value for each required argument, from the tool's input schema: what a model would make up. */
-function exampleArgs(schema: { properties?: Record<string, { type?: string; default?: unknown; enum?: unknown[] }>; required?: string[] } | undefined): Record<string, unknown> {
+function exampleArgs(
+  schema:
+    | { properties?: Record<string, { type?: string; default?: unknown; enum?: unknown[] }>; required?: string[] }
+    | undefined,
+): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const name of schema?.required ?? []) {
     const property = schema?.properties?.[name] ?? {};
@@ -113,11 +124,17 @@ function exampleArgs(schema: { properties?: Record<string, { type?: string; defa
 
 /** The model: asks for the server's first tool, then answers in words once a tool result is back. */
 function respond(request: RecordedRequest): FakeTurn {
-  const body = request.body as { messages?: Array<{ role: string }>; tools?: Array<{ function: { name: string; parameters?: Parameters<typeof exampleArgs>[0] } }> };
+  const body = request.body as {
+    messages?: Array<{ role: string }>;
+    tools?: Array<{ function: { name: string; parameters?: Parameters<typeof exampleArgs>[0] } }>;
+  };
   if (body.messages?.at(-1)?.role === 'tool') return { kind: 'reply', text: ['Done.'] };
   const tool = body.tools?.find((candidate) => candidate.function.name.startsWith(`${SERVER}__`));
   if (!tool) return { kind: 'reply', text: ['No tool to call.'] };
-  return { kind: 'reply', toolCalls: [{ name: tool.function.name, argumentChunks: [JSON.stringify(exampleArgs(tool.function.parameters))] }] };
+  return {
+    kind: 'reply',
+    toolCalls: [{ name: tool.function.name, argumentChunks: [JSON.stringify(exampleArgs(tool.function.parameters))] }],
+  };
 }
 
 /**
@@ -125,8 +142,14 @@ function respond(request: RecordedRequest): FakeTurn {
  * form is accepted with every field left at its default.
  */
 function runInTerminal(providerFlags: string[]): Promise<string> {
-  const command = [process.execPath, CLI_ENTRY, 'run', ...providerFlags, 'Use the conformance tool.'].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv(home, { ...baseEnv, TERM: 'dumb', NO_COLOR: '1' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const command = [process.execPath, CLI_ENTRY, 'run', ...providerFlags, 'Use the conformance tool.']
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+    .join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: ROOT,
+    env: cliEnv(home, { ...baseEnv, TERM: 'dumb', NO_COLOR: '1' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   let answered = 0;
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -158,10 +181,26 @@ function runInTerminal(providerFlags: string[]): Promise<string> {
 async function main(): Promise<number> {
   const fake = await startFakeLlmServer({ respond });
   try {
-    await cliJson(['providers', 'add', '--kind', 'openai', '--id', 'fake', '--base-url', fake.baseURL('openai'), '--model', 'fake-large', '--api-key-env', 'AIWB_TEST_KEY'], {
-      home,
-      env: { ...baseEnv, AIWB_TEST_KEY: TEST_KEY },
-    });
+    await cliJson(
+      [
+        'providers',
+        'add',
+        '--kind',
+        'openai',
+        '--id',
+        'fake',
+        '--base-url',
+        fake.baseURL('openai'),
+        '--model',
+        'fake-large',
+        '--api-key-env',
+        'AIWB_TEST_KEY',
+      ],
+      {
+        home,
+        env: { ...baseEnv, AIWB_TEST_KEY: TEST_KEY },
+      },
+    );
     const providerFlags = ['--provider', 'fake'];
     const add = ['servers', 'add', SERVER, '--url', serverUrl as string];
     const env: Record<string, string> = {};

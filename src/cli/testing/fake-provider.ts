@@ -14,9 +14,25 @@ export interface FakeWorkbench {
 
 export async function withFakeProvider(home: string, format: WireFormat = 'openai'): Promise<FakeWorkbench> {
   const fake = await startFakeLlmServer();
-  await cliJson(['providers', 'add', '--kind', format, '--id', 'fake', '--base-url', fake.baseURL(format), '--model', 'fake-large', '--api-key-env', 'AIWB_TEST_KEY'], {
-    home,
-    env: { AIWB_TEST_KEY: TEST_KEY },
-  });
+  await cliJson(
+    [
+      'providers',
+      'add',
+      '--kind',
+      format,
+      '--id',
+      'fake',
+      '--base-url',
+      fake.baseURL(format),
+      '--model',
+      'fake-large',
+      '--api-key-env',
+      'AIWB_TEST_KEY',
+    ],
+    {
+      home,
+      env: { AIWB_TEST_KEY: TEST_KEY },
+    },
+  );
   return { home, sandbox: sandboxDir(home), fake, providerFlags: ['--provider', 'fake'] };
 }

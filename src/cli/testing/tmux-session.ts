@@ -18,13 +18,21 @@ export interface TmuxSession {
 let sessions = 0;
 
 /** Starts `workbench ARGS` in a new tmux session of its own tmux server; `EXITED <code>` is printed when it ends. */
-export function startInTmux(args: readonly string[], home: string, env: Record<string, string | undefined> = {}): TmuxSession {
+export function startInTmux(
+  args: readonly string[],
+  home: string,
+  env: Record<string, string | undefined> = {},
+): TmuxSession {
   const socket = `aiwb-cli-test-${process.pid}-${++sessions}`;
   const name = 'cli';
   const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
   const command = `${[process.execPath, CLI_ENTRY, ...args].map(quote).join(' ')}; echo "EXITED $?"; sleep 3600`;
   const tmux = (...tmuxArgs: string[]): string => {
-    const result = spawnSync('tmux', ['-L', socket, ...tmuxArgs], { cwd: ROOT, env: { ...cliEnv(home, env), TERM: 'xterm-256color' }, encoding: 'utf8' });
+    const result = spawnSync('tmux', ['-L', socket, ...tmuxArgs], {
+      cwd: ROOT,
+      env: { ...cliEnv(home, env), TERM: 'xterm-256color' },
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(`tmux ${tmuxArgs.join(' ')} failed: ${result.stderr}`);
     return result.stdout;
   };
@@ -38,14 +46,21 @@ export function startInTmux(args: readonly string[], home: string, env: Record<s
     press(...keys) {
       tmux('send-keys', '-t', name, ...keys);
     },
-    screen: (escapes = false) => tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-S', '-5000', '-t', name),
+    screen: (escapes = false) =>
+      tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-S', '-5000', '-t', name),
     async waitFor(pattern, times = 1) {
       const deadline = Date.now() + HANG_LIMIT_MS;
       for (;;) {
         const screen = session.screen();
-        const count = typeof pattern === 'string' ? screen.split(pattern).length - 1 : (screen.match(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`)) ?? []).length;
+        const count =
+          typeof pattern === 'string'
+            ? screen.split(pattern).length - 1
+            : (screen.match(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`)) ?? []).length;
         if (count >= times) return screen;
-        if (Date.now() > deadline) throw new Error(`The terminal did not show ${String(pattern)}${times > 1 ? ` ${times} times` : ''} within ${HANG_LIMIT_MS} ms. It shows:\n${screen}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `The terminal did not show ${String(pattern)}${times > 1 ? ` ${times} times` : ''} within ${HANG_LIMIT_MS} ms. It shows:\n${screen}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -55,7 +70,8 @@ export function startInTmux(args: readonly string[], home: string, env: Record<s
           session.press('C-c');
           session.press('C-c');
           const deadline = Date.now() + 10_000;
-          while (!session.screen().includes('EXITED') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+          while (!session.screen().includes('EXITED') && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 100));
         }
       } finally {
         spawnSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });

@@ -1,9 +1,4 @@
-import type {
-  ConsideredStep,
-  PolicyDecision,
-  PolicyExplanation,
-  ToolCallRequest,
-} from '../../shared/approval';
+import type { ConsideredStep, PolicyDecision, PolicyExplanation, ToolCallRequest } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import type { ToolCall, ToolDefinition } from '../../shared/tool';
 import type { AuditRecorder } from '../audit/audit-log';
@@ -20,12 +15,20 @@ export type GateResult =
 /** The approval engine as the tool loop and `policy.explain` use it. */
 export interface ApprovalGate {
   /** The pipeline's decision for a call in a chat; no side effects. */
-  decide(chatId: string, call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>, tool: ToolDefinition | undefined): PolicyDecision;
+  decide(
+    chatId: string,
+    call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>,
+    tool: ToolDefinition | undefined,
+  ): PolicyDecision;
   /**
    * Decides a call the model made. An allow or deny decided without asking is recorded in the audit
    * log before this returns (so before the tool can run); an ask comes with the request for the card.
    */
-  evaluate(context: { chatId: string; exchangeId?: string | undefined }, call: ToolCall, tool: ToolDefinition): GateResult;
+  evaluate(
+    context: { chatId: string; exchangeId?: string | undefined },
+    call: ToolCall,
+    tool: ToolDefinition,
+  ): GateResult;
   /** The deny step alone, against the rules in force now (the organisation's first); no side effects. */
   denyCheck(call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>): DenyVerdict | undefined;
   /**
@@ -33,9 +36,18 @@ export interface ApprovalGate {
    * an `auto_deny` row naming the rule and answers why; the call must then not run. Throws when that row cannot be
    * recorded (the call must not run either).
    */
-  checkBeforeRun(context: { chatId: string; exchangeId?: string | undefined }, call: ToolCall, definitionHash: string | undefined): DenyVerdict | undefined;
+  checkBeforeRun(
+    context: { chatId: string; exchangeId?: string | undefined },
+    call: ToolCall,
+    definitionHash: string | undefined,
+  ): DenyVerdict | undefined;
   /** What would happen to this call and why, step by step. Throws `not_found` for an unknown chat. */
-  explain(input: { server: string; tool: string; args?: Record<string, unknown> | undefined; chatId?: string | undefined }): PolicyExplanation;
+  explain(input: {
+    server: string;
+    tool: string;
+    args?: Record<string, unknown> | undefined;
+    chatId?: string | undefined;
+  }): PolicyExplanation;
 }
 
 /** The chats as the approval engine needs them: `get` throws `not_found` for an unknown chat (the chat service's). */
@@ -61,7 +73,11 @@ export function auditDecisionOf(decision: PolicyDecision): AuditDecision {
 }
 
 export function createApprovalGate({ policy, store, chats, audit, tools }: ApprovalGateDependencies): ApprovalGate {
-  const chatState = (chatId: string): ChatApprovalState => ({ id: chatId, mode: store.mode(chatId), grants: store.grantsOf(chatId) });
+  const chatState = (chatId: string): ChatApprovalState => ({
+    id: chatId,
+    mode: store.mode(chatId),
+    grants: store.grantsOf(chatId),
+  });
   /** A decision the policy made without a person (when the model asked, or just before the call ran). */
   const recordPolicyDecision = (
     { chatId, exchangeId }: { chatId: string; exchangeId?: string | undefined },
@@ -70,13 +86,26 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
     decision: AuditDecision,
     decidedBy: string,
   ): void => {
-    audit.recordDecision({ chatId, exchangeId, toolCallId: call.toolCallId, serverName: call.serverName, toolName: call.toolName, definitionHash, decision, actor: 'policy', decidedBy, args: call.args });
+    audit.recordDecision({
+      chatId,
+      exchangeId,
+      toolCallId: call.toolCallId,
+      serverName: call.serverName,
+      toolName: call.toolName,
+      definitionHash,
+      decision,
+      actor: 'policy',
+      decidedBy,
+      args: call.args,
+    });
   };
   const gate: ApprovalGate = {
     decide: (chatId, call, tool) => decide({ call, tool, chat: chatState(chatId) }, policy.compiled()),
     evaluate({ chatId, exchangeId }, call, tool) {
       if (tool.serverName !== call.serverName || tool.name !== call.toolName) {
-        throw new Error(`The definition of ${tool.serverName}.${tool.name} was given for a call of ${call.serverName}.${call.toolName}.`);
+        throw new Error(
+          `The definition of ${tool.serverName}.${tool.name} was given for a call of ${call.serverName}.${call.toolName}.`,
+        );
       }
       const decision = gate.decide(chatId, call, tool);
       if (decision.outcome === 'ask') {
@@ -91,14 +120,26 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
         };
         return { outcome: 'ask', decision, request };
       }
-      recordPolicyDecision({ chatId, exchangeId }, call, tool.definitionHash, auditDecisionOf(decision), decision.reason);
+      recordPolicyDecision(
+        { chatId, exchangeId },
+        call,
+        tool.definitionHash,
+        auditDecisionOf(decision),
+        decision.reason,
+      );
       return { outcome: decision.outcome, decision };
     },
     denyCheck: (call) => denyCheck(call, policy.compiled()),
     checkBeforeRun({ chatId, exchangeId }, call, definitionHash) {
       const verdict = denyCheck(call, policy.compiled());
       if (!verdict) return undefined;
-      recordPolicyDecision({ chatId, exchangeId }, call, definitionHash, 'auto_deny', `${verdict.reason} ${RUN_TIME_CHECK_WORDS}`);
+      recordPolicyDecision(
+        { chatId, exchangeId },
+        call,
+        definitionHash,
+        'auto_deny',
+        `${verdict.reason} ${RUN_TIME_CHECK_WORDS}`,
+      );
       return verdict;
     },
     explain({ server, tool: toolName, args = {}, chatId }) {
@@ -106,7 +147,11 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
       const tool = tools.find(server, toolName);
       const considered: ConsideredStep[] = [];
       const decision = decide(
-        { call: { serverName: server, toolName, args }, tool, chat: chatId === undefined ? undefined : chatState(chatId) },
+        {
+          call: { serverName: server, toolName, args },
+          tool,
+          chat: chatId === undefined ? undefined : chatState(chatId),
+        },
         policy.compiled(),
         considered,
       );

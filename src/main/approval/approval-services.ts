@@ -57,16 +57,25 @@ export interface ApprovalServicesDependencies {
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
 const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordDecision() {
-    throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
+    throw new WorkbenchError(
+      'unavailable',
+      'The audit log is not available, so no decision can be recorded and no tool runs.',
+    );
   },
   recordDecisionsWith() {
-    throw new WorkbenchError('unavailable', 'The audit log is not available, so no decision can be recorded and no tool runs.');
+    throw new WorkbenchError(
+      'unavailable',
+      'The audit log is not available, so no decision can be recorded and no tool runs.',
+    );
   },
   recordToolResult() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no tool result can be recorded.');
   },
   recordPolicyChange() {
-    throw new WorkbenchError('unavailable', 'The audit log is not available, so no change of the approval policy can be recorded or made.');
+    throw new WorkbenchError(
+      'unavailable',
+      'The audit log is not available, so no change of the approval policy can be recorded or made.',
+    );
   },
 };
 
@@ -76,7 +85,13 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const audit = dependencies.audit ?? UNAVAILABLE_AUDIT_LOG;
   const section = openApprovalSettings(dependencies.settings);
   const recording = { audit, actor: dependencies.actor, onError: dependencies.onError };
-  const policy = createPolicyService(section, dependencies.managed, events, dependencies.trustedServers ?? NO_TRUSTED_SERVERS, recording);
+  const policy = createPolicyService(
+    section,
+    dependencies.managed,
+    events,
+    dependencies.trustedServers ?? NO_TRUSTED_SERVERS,
+    recording,
+  );
   const store = createChatApprovalStore(db);
   const rememberContext = (): RememberContext => {
     const compiled = policy.compiled();
@@ -90,7 +105,10 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     validator: createArgumentsValidator(),
     actor: dependencies.actor,
     denyCheck: (call) => denyCheck(call, policy.compiled()),
-    remember: { check: (call, action) => checkRemember(call, action, rememberContext()), apply: (update) => void policy.update(update) },
+    remember: {
+      check: (call, action) => checkRemember(call, action, rememberContext()),
+      apply: (update) => void policy.update(update),
+    },
     timeoutSeconds: () => policy.compiled().policy.timeoutSeconds,
     now: dependencies.now,
     onError: dependencies.onError,
@@ -104,7 +122,8 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
     pending,
     followServer(change) {
       if (change.kind === 'renamed') {
-        for (const grant of store.renameServer(change.from, change.to)) events.emit('grants.onDidChange', { kind: 'granted', grant });
+        for (const grant of store.renameServer(change.from, change.to))
+          events.emit('grants.onDidChange', { kind: 'granted', grant });
         policy.followServer(change);
         return false;
       }

@@ -7,7 +7,11 @@ import type { RememberCall, RememberVerdict } from './policy/remember';
 import type { PendingStore } from './pending-store';
 
 /** The pipeline's deny step (decision-pipeline.ts `denyCheck`) against the rules in force now. */
-export type DenyCheck = (call: { serverName: string; toolName: string; args: Record<string, unknown> }) => DenyVerdict | undefined;
+export type DenyCheck = (call: {
+  serverName: string;
+  toolName: string;
+  args: Record<string, unknown>;
+}) => DenyVerdict | undefined;
 
 /** `checkRemember` (policy/remember.ts) against the policy in force now. */
 export type RememberCheck = (call: RememberCall, action: RememberAction) => RememberVerdict;
@@ -32,7 +36,6 @@ export interface CheckedApproval {
   /** What the policy remembers with this answer (docs/user/approvals.md), checked: the change and its words. */
   readonly remember?: { readonly update: PolicyUpdate; readonly words: string };
 }
-
 
 /**
  * Checks an approval message against what waits in THIS chat (docs/dev/architecture.md "The approval round trip"): every answer
@@ -76,7 +79,11 @@ export function checkSubmission(
     }
     if (approval.editedArgs !== undefined) {
       if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
-        problems.push({ toolCallId, tool, problem: 'has edited arguments with a deny decision; edits go only with an allow decision' });
+        problems.push({
+          toolCallId,
+          tool,
+          problem: 'has edited arguments with a deny decision; edits go only with an allow decision',
+        });
         continue;
       }
       const result = validator.check(request.definitionHash, request.inputSchema, approval.editedArgs);
@@ -97,7 +104,11 @@ export function checkSubmission(
         });
         continue;
       }
-      const denied = denyCheck({ serverName: request.serverName, toolName: request.toolName, args: approval.editedArgs });
+      const denied = denyCheck({
+        serverName: request.serverName,
+        toolName: request.toolName,
+        args: approval.editedArgs,
+      });
       if (denied) {
         problems.push({
           toolCallId,
@@ -110,16 +121,31 @@ export function checkSubmission(
     }
     if (approval.remember !== undefined) {
       if (approval.decision === 'TOOL_CALL_DECISION_DENY') {
-        problems.push({ toolCallId, tool, problem: 'asks to remember an allow with a deny decision; remember goes only with an allow decision' });
+        problems.push({
+          toolCallId,
+          tool,
+          problem: 'asks to remember an allow with a deny decision; remember goes only with an allow decision',
+        });
         continue;
       }
-      const call = { serverName: request.serverName, toolName: request.toolName, args: approval.editedArgs ?? request.args };
-      const verdict = rememberCheck ? rememberCheck(call, approval.remember) : ({ ok: false, refusal: 'remembering is not available here' } as const);
+      const call = {
+        serverName: request.serverName,
+        toolName: request.toolName,
+        args: approval.editedArgs ?? request.args,
+      };
+      const verdict = rememberCheck
+        ? rememberCheck(call, approval.remember)
+        : ({ ok: false, refusal: 'remembering is not available here' } as const);
       if (!verdict.ok) {
         problems.push({ toolCallId, tool, problem: `cannot be remembered: ${verdict.refusal}` });
         continue;
       }
-      checked.push({ approval, request, exchangeId: stored.approval.exchangeId, remember: { update: verdict.update, words: verdict.words } });
+      checked.push({
+        approval,
+        request,
+        exchangeId: stored.approval.exchangeId,
+        remember: { update: verdict.update, words: verdict.words },
+      });
       continue;
     }
     checked.push({ approval, request, exchangeId: stored.approval.exchangeId });
@@ -134,7 +160,9 @@ export function checkSubmission(
     }
   }
   if (problems.length > 0) {
-    const text = problems.map((problem) => `${problem.tool ?? `tool call '${problem.toolCallId}'`} ${problem.problem}`).join('; ');
+    const text = problems
+      .map((problem) => `${problem.tool ?? `tool call '${problem.toolCallId}'`} ${problem.problem}`)
+      .join('; ');
     throw new WorkbenchError('invalid_input', `The approval was not applied: ${text}.`, { problems });
   }
   return checked;

@@ -15,8 +15,18 @@ let tracker: ApprovalTracker;
 let changes: ApprovalTrackerChange[];
 
 function start(): void {
-  services = createServices({ dataDir: dir, host: 'electron', version: '0', managedPolicyFile: null, audit: recordingAuditLog() });
-  tracker = createApprovalTracker({ approvals: services.approvals.pending.onDidChange, chats: services.chats.onDidChange, initial: () => services.approvals.pending.allWaiting() });
+  services = createServices({
+    dataDir: dir,
+    host: 'electron',
+    version: '0',
+    managedPolicyFile: null,
+    audit: recordingAuditLog(),
+  });
+  tracker = createApprovalTracker({
+    approvals: services.approvals.pending.onDidChange,
+    chats: services.chats.onDidChange,
+    initial: () => services.approvals.pending.allWaiting(),
+  });
   changes = [];
   tracker.onDidChange((change) => changes.push(change));
 }
@@ -36,7 +46,8 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const ids = (): string[] => tracker.waiting().map((approval) => `${approval.chatId.slice(0, 4)}/${approval.request.toolCallId}`);
+const ids = (): string[] =>
+  tracker.waiting().map((approval) => `${approval.chatId.slice(0, 4)}/${approval.request.toolCallId}`);
 
 describe('the approval tracker (calls waiting for a person, across chats)', () => {
   it('counts the calls of every chat as they start waiting, oldest first, and tells what was added', () => {
@@ -49,7 +60,9 @@ describe('the approval tracker (calls waiting for a person, across chats)', () =
     expect(tracker.count()).toBe(3);
     expect(ids()).toEqual([`${first.slice(0, 4)}/a`, `${first.slice(0, 4)}/b`, `${second.slice(0, 4)}/c`]);
     expect(tracker.first()?.request.toolCallId).toBe('a');
-    expect(changes.map((change) => [change.count, change.added.map((approval) => approval.request.toolCallId)])).toEqual([
+    expect(
+      changes.map((change) => [change.count, change.added.map((approval) => approval.request.toolCallId)]),
+    ).toEqual([
       [2, ['a', 'b']],
       [3, ['c']],
     ]);
@@ -86,14 +99,21 @@ describe('the approval tracker (calls waiting for a person, across chats)', () =
     stop();
     start();
     expect(tracker.count()).toBe(1);
-    expect(tracker.first()).toMatchObject({ chatId: chat, request: { toolCallId: 'kept', serverName: 'Files', toolName: 'write_file' } });
+    expect(tracker.first()).toMatchObject({
+      chatId: chat,
+      request: { toolCallId: 'kept', serverName: 'Files', toolName: 'write_file' },
+    });
     expect(changes).toEqual([]);
   });
 
   it('ignores a call it already counts, and stops following events once disposed', () => {
     const chat = services.chats.create().id;
     const [approval] = services.approvals.pending.add(chat, 'e', [requestFor(writeFile, 'x')]);
-    services.events.emit('approvals.onDidChange', { kind: 'pending', chatId: chat, approvals: [approval as NonNullable<typeof approval>] });
+    services.events.emit('approvals.onDidChange', {
+      kind: 'pending',
+      chatId: chat,
+      approvals: [approval as NonNullable<typeof approval>],
+    });
     expect(tracker.count()).toBe(1);
     expect(changes).toHaveLength(1);
     tracker.dispose();
@@ -103,7 +123,12 @@ describe('the approval tracker (calls waiting for a person, across chats)', () =
 
   it('keeps telling the other listeners when one throws', () => {
     const errors: unknown[] = [];
-    const own = createApprovalTracker({ approvals: services.approvals.pending.onDidChange, chats: services.chats.onDidChange, initial: () => [], onError: (error) => errors.push(error) });
+    const own = createApprovalTracker({
+      approvals: services.approvals.pending.onDidChange,
+      chats: services.chats.onDidChange,
+      initial: () => [],
+      onError: (error) => errors.push(error),
+    });
     const seen: number[] = [];
     own.onDidChange(() => {
       throw new Error('listener broke');

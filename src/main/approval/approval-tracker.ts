@@ -38,7 +38,12 @@ export interface ApprovalTrackerDependencies {
 
 const keyOf = (chatId: string, toolCallId: string): string => `${chatId}\u0000${toolCallId}`;
 
-export function createApprovalTracker({ approvals, chats, initial, onError = () => {} }: ApprovalTrackerDependencies): ApprovalTracker {
+export function createApprovalTracker({
+  approvals,
+  chats,
+  initial,
+  onError = () => {},
+}: ApprovalTrackerDependencies): ApprovalTracker {
   // Insertion order is arrival order: the oldest first.
   const waiting = new Map<string, PendingApproval>();
   for (const approval of initial()) waiting.set(keyOf(approval.chatId, approval.request.toolCallId), approval);
@@ -58,11 +63,15 @@ export function createApprovalTracker({ approvals, chats, initial, onError = () 
   const unsubscribeApprovals = approvals((change) => {
     {
       if (change.kind === 'pending') {
-        const added = change.approvals.filter((approval) => !waiting.has(keyOf(approval.chatId, approval.request.toolCallId)));
+        const added = change.approvals.filter(
+          (approval) => !waiting.has(keyOf(approval.chatId, approval.request.toolCallId)),
+        );
         for (const approval of added) waiting.set(keyOf(approval.chatId, approval.request.toolCallId), approval);
         if (added.length > 0) announce(added);
       } else if (change.kind === 'resolved') {
-        const removed = change.resolutions.filter((resolution) => waiting.delete(keyOf(resolution.chatId, resolution.toolCallId)));
+        const removed = change.resolutions.filter((resolution) =>
+          waiting.delete(keyOf(resolution.chatId, resolution.toolCallId)),
+        );
         if (removed.length > 0) announce([]);
       }
     }

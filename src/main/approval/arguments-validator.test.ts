@@ -9,7 +9,10 @@ describe('the arguments validator', () => {
     const validator = createArgumentsValidator();
     const schema = {
       type: 'object',
-      properties: { mode: { enum: ['fast', 'slow'] }, 'a/b': { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      properties: {
+        mode: { enum: ['fast', 'slow'] },
+        'a/b': { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      },
     };
     const result = validator.check(HASH_A, schema, { mode: 'medium', 'a/b': {} });
     expect(result).toEqual({
@@ -36,22 +39,47 @@ describe('the arguments validator', () => {
 
   it('reads the JSON Schema dialect a server declares', () => {
     const validator = createArgumentsValidator();
-    const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { list: { type: 'array', prefixItems: [{ type: 'string' }] } } };
-    expect(validator.check(HASH_A, draft2020, { list: [1] })).toEqual({ ok: false, problems: [{ path: '/list/0', problem: 'must be string' }] });
-    const draft04 = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: { n: { type: 'integer' } } };
-    expect(validator.check(HASH_B, draft04, { n: 1.5 })).toEqual({ ok: false, problems: [{ path: '/n', problem: 'must be integer' }] });
+    const draft2020 = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { list: { type: 'array', prefixItems: [{ type: 'string' }] } },
+    };
+    expect(validator.check(HASH_A, draft2020, { list: [1] })).toEqual({
+      ok: false,
+      problems: [{ path: '/list/0', problem: 'must be string' }],
+    });
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+    };
+    expect(validator.check(HASH_B, draft04, { n: 1.5 })).toEqual({
+      ok: false,
+      problems: [{ path: '/n', problem: 'must be integer' }],
+    });
   });
 
   it('keeps schemas with the same $id apart', () => {
     const validator = createArgumentsValidator();
-    expect(validator.check(HASH_A, { $id: 'https://tools.example/same.json', type: 'object', required: ['a'] }, { b: 1 }).ok).toBe(false);
-    expect(validator.check(HASH_B, { $id: 'https://tools.example/same.json', type: 'object', required: ['b'] }, { b: 1 }).ok).toBe(true);
+    expect(
+      validator.check(HASH_A, { $id: 'https://tools.example/same.json', type: 'object', required: ['a'] }, { b: 1 }).ok,
+    ).toBe(false);
+    expect(
+      validator.check(HASH_B, { $id: 'https://tools.example/same.json', type: 'object', required: ['b'] }, { b: 1 }).ok,
+    ).toBe(true);
   });
 
   it('reports a schema it cannot use instead of throwing, and never fetches remote references', () => {
     const validator = createArgumentsValidator();
-    const remote = validator.check(HASH_A, { type: 'object', properties: { x: { $ref: 'https://example.invalid/schema.json' } } }, { x: 1 });
-    expect(remote).toEqual({ ok: false, schemaError: expect.stringContaining("can't resolve reference https://example.invalid/schema.json") });
+    const remote = validator.check(
+      HASH_A,
+      { type: 'object', properties: { x: { $ref: 'https://example.invalid/schema.json' } } },
+      { x: 1 },
+    );
+    expect(remote).toEqual({
+      ok: false,
+      schemaError: expect.stringContaining("can't resolve reference https://example.invalid/schema.json"),
+    });
     const broken = validator.check(HASH_B, { type: 'object', minProperties: -1 }, {});
     expect(broken).toEqual({ ok: false, schemaError: expect.stringContaining('schema is invalid') });
   });

@@ -82,13 +82,21 @@ function toProblem(error: ErrorObject): ArgumentProblem {
     return { path: `${error.instancePath}/${escape(params.missingProperty)}`, problem: 'is required' };
   }
   if (error.keyword === 'additionalProperties') {
-    return { path: `${error.instancePath}/${escape(params.additionalProperty)}`, problem: 'is not allowed by the schema' };
+    return {
+      path: `${error.instancePath}/${escape(params.additionalProperty)}`,
+      problem: 'is not allowed by the schema',
+    };
   }
-  const allowed = error.keyword === 'enum' && Array.isArray(params.allowedValues) ? `: ${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}` : '';
+  const allowed =
+    error.keyword === 'enum' && Array.isArray(params.allowedValues)
+      ? `: ${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}`
+      : '';
   return { path: error.instancePath, problem: `${error.message ?? `fails ${error.keyword}`}${allowed}` };
 }
 
 /** "/path must be string; /mode must be equal to one of the allowed values: \"fast\", \"slow\"" */
 export function describeArgumentProblems(problems: readonly ArgumentProblem[]): string {
-  return problems.map((problem) => `${problem.path === '' ? 'the arguments' : problem.path} ${problem.problem}`).join('; ');
+  return problems
+    .map((problem) => `${problem.path === '' ? 'the arguments' : problem.path} ${problem.problem}`)
+    .join('; ');
 }

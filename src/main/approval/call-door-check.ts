@@ -16,7 +16,11 @@ export function callDoor(gate: Pick<ApprovalGate, 'checkBeforeRun'>): CallDoor {
   return ({ serverName, toolName, args, chatId, exchangeId, toolCallId, definitionHash }) => {
     let verdict;
     try {
-      verdict = gate.checkBeforeRun({ chatId: chatId ?? NO_CHAT, exchangeId }, { toolCallId: toolCallId ?? randomUUID(), serverName, toolName, args }, definitionHash);
+      verdict = gate.checkBeforeRun(
+        { chatId: chatId ?? NO_CHAT, exchangeId },
+        { toolCallId: toolCallId ?? randomUUID(), serverName, toolName, args },
+        definitionHash,
+      );
     } catch (error) {
       throw new WorkbenchError(
         'internal',

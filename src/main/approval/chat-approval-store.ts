@@ -38,7 +38,9 @@ export interface ChatApprovalStore {
 }
 
 export function createChatApprovalStore(db: Database): ChatApprovalStore {
-  const getMode = db.prepare<[string], { mode: ChatApprovalMode }>('SELECT mode FROM chat_approval_modes WHERE chat_id = ?');
+  const getMode = db.prepare<[string], { mode: ChatApprovalMode }>(
+    'SELECT mode FROM chat_approval_modes WHERE chat_id = ?',
+  );
   const putMode = db.prepare<[string, string]>(
     'INSERT INTO chat_approval_modes (chat_id, mode) VALUES (?, ?) ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode',
   );
@@ -47,13 +49,19 @@ export function createChatApprovalStore(db: Database): ChatApprovalStore {
     `INSERT INTO approval_grants (chat_id, server_name, tool_name, definition_hash, granted_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (chat_id, server_name, tool_name) DO UPDATE SET definition_hash = excluded.definition_hash, granted_at = excluded.granted_at`,
   );
-  const grantsOf = db.prepare<[string], GrantRow>('SELECT * FROM approval_grants WHERE chat_id = ? ORDER BY granted_at, server_name, tool_name');
-  const allGrants = db.prepare<[], GrantRow>('SELECT * FROM approval_grants ORDER BY chat_id, granted_at, server_name, tool_name');
+  const grantsOf = db.prepare<[string], GrantRow>(
+    'SELECT * FROM approval_grants WHERE chat_id = ? ORDER BY granted_at, server_name, tool_name',
+  );
+  const allGrants = db.prepare<[], GrantRow>(
+    'SELECT * FROM approval_grants ORDER BY chat_id, granted_at, server_name, tool_name',
+  );
   const removeGrant = db.prepare<[string, string, string], GrantRow>(
     'DELETE FROM approval_grants WHERE chat_id = ? AND server_name = ? AND tool_name = ? RETURNING *',
   );
   const dropServer = db.prepare<[string], GrantRow>('DELETE FROM approval_grants WHERE server_name = ? RETURNING *');
-  const renameServer = db.prepare<[string, string], GrantRow>('UPDATE approval_grants SET server_name = ? WHERE server_name = ? RETURNING *');
+  const renameServer = db.prepare<[string, string], GrantRow>(
+    'UPDATE approval_grants SET server_name = ? WHERE server_name = ? RETURNING *',
+  );
   return {
     renameServer: db.transaction((from: string, to: string): ChatGrant[] => {
       if (from === to) return [];
@@ -67,7 +75,8 @@ export function createChatApprovalStore(db: Database): ChatApprovalStore {
       if (mode === 'use-tool-settings') clearMode.run(chatId);
       else putMode.run(chatId, mode);
     },
-    grant: (grant) => void putGrant.run(grant.chatId, grant.serverName, grant.toolName, grant.definitionHash, grant.grantedAt),
+    grant: (grant) =>
+      void putGrant.run(grant.chatId, grant.serverName, grant.toolName, grant.definitionHash, grant.grantedAt),
     grantsOf: (chatId) => grantsOf.all(chatId).map(toGrant),
     allGrants: () => allGrants.all().map(toGrant),
     revoke(chatId, serverName, toolName) {

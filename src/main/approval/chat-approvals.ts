@@ -1,4 +1,10 @@
-import type { ArgumentMatcher, ChatApprovalMode, ChatGrant, PendingApproval, RememberOptions } from '../../shared/approval';
+import type {
+  ArgumentMatcher,
+  ChatApprovalMode,
+  ChatGrant,
+  PendingApproval,
+  RememberOptions,
+} from '../../shared/approval';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { KnownChats } from './approval-gate';
@@ -22,7 +28,12 @@ export interface ChatApprovals {
    * card"), for the arguments the card shows and the rule the person is editing. Throws `not_found` when the call does
    * not wait here.
    */
-  rememberOptions(input: { chatId: string; toolCallId: string; args?: Record<string, unknown> | undefined; rule?: ArgumentMatcher[] | undefined }): RememberOptions;
+  rememberOptions(input: {
+    chatId: string;
+    toolCallId: string;
+    args?: Record<string, unknown> | undefined;
+    rule?: ArgumentMatcher[] | undefined;
+  }): RememberOptions;
 }
 
 export interface ChatApprovalsDependencies {
@@ -36,7 +47,14 @@ export interface ChatApprovalsDependencies {
   rememberContext: () => RememberContext;
 }
 
-export function createChatApprovals({ chats, store, pending, events, rememberContext, recording }: ChatApprovalsDependencies): ChatApprovals {
+export function createChatApprovals({
+  chats,
+  store,
+  pending,
+  events,
+  rememberContext,
+  recording,
+}: ChatApprovalsDependencies): ChatApprovals {
   return {
     mode(chatId) {
       chats.get(chatId);
@@ -60,7 +78,11 @@ export function createChatApprovals({ chats, store, pending, events, rememberCon
       chats.get(chatId);
       const grant = store.revoke(chatId, serverName, toolName);
       if (!grant) {
-        throw new WorkbenchError('not_found', `This chat has no 'Allow for this chat' for ${serverName}.${toolName}.`, { chatId, serverName, toolName });
+        throw new WorkbenchError('not_found', `This chat has no 'Allow for this chat' for ${serverName}.${toolName}.`, {
+          chatId,
+          serverName,
+          toolName,
+        });
       }
       // Recorded once the grant is gone (taking a grant away is never the unsafe direction).
       recording.audit.recordPolicyChange(revokeChange(grant, recording.actor));
@@ -74,8 +96,16 @@ export function createChatApprovals({ chats, store, pending, events, rememberCon
     rememberOptions({ chatId, toolCallId, args, rule }) {
       chats.get(chatId);
       const waiting = pending.list(chatId).find((approval) => approval.request.toolCallId === toolCallId);
-      if (!waiting) throw new WorkbenchError('not_found', `Tool call '${toolCallId}' does not wait for a decision in this chat.`, { chatId, toolCallId });
-      const call = { serverName: waiting.request.serverName, toolName: waiting.request.toolName, args: args ?? waiting.request.args };
+      if (!waiting)
+        throw new WorkbenchError('not_found', `Tool call '${toolCallId}' does not wait for a decision in this chat.`, {
+          chatId,
+          toolCallId,
+        });
+      const call = {
+        serverName: waiting.request.serverName,
+        toolName: waiting.request.toolName,
+        args: args ?? waiting.request.args,
+      };
       return rememberOffers(call, rememberContext(), rule);
     },
   };

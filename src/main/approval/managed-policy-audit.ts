@@ -8,9 +8,20 @@ import type { LoadedManagedPolicy } from './managed-policy';
 const SUBJECT = 'managed';
 
 /** A value flattened to one entry per leaf; lists of objects with an `id` (rules) keyed by that id. */
-export function flattenEntries(value: unknown, prefix: string, into = new Map<string, unknown>()): Map<string, unknown> {
-  const key = (name: string): string => `${prefix === '' ? '' : `${prefix}/`}${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-  if (Array.isArray(value) && value.length > 0 && value.every((item) => item !== null && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string')) {
+export function flattenEntries(
+  value: unknown,
+  prefix: string,
+  into = new Map<string, unknown>(),
+): Map<string, unknown> {
+  const key = (name: string): string =>
+    `${prefix === '' ? '' : `${prefix}/`}${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every(
+      (item) => item !== null && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string',
+    )
+  ) {
     for (const item of value as { id: string }[]) into.set(key(item.id), item);
     return into;
   }
@@ -37,14 +48,25 @@ function entriesOf(managed: LoadedManagedPolicy | null): Map<string, unknown> {
  * saw (changed, appeared, or went away), a policy row by the actor `managed` records the difference (docs/user/audit-log.md).
  * The snapshot lives in the database (migration 7), so the row is written once per change, not once per start.
  */
-export function recordManagedPolicySeen(db: Database, audit: Pick<AuditRecorder, 'recordPolicyChange'>, managed: LoadedManagedPolicy | null, now: () => number = Date.now): void {
+export function recordManagedPolicySeen(
+  db: Database,
+  audit: Pick<AuditRecorder, 'recordPolicyChange'>,
+  managed: LoadedManagedPolicy | null,
+  now: () => number = Date.now,
+): void {
   const entries = entriesOf(managed);
   const snapshot = canonicalJson(Object.fromEntries(entries));
   const hash = sha256Hex(snapshot);
-  const last = db.prepare<[string], { hash: string; snapshot: string }>('SELECT hash, snapshot FROM policy_snapshots WHERE subject = ?').get(SUBJECT);
+  const last = db
+    .prepare<[string], { hash: string; snapshot: string }>(
+      'SELECT hash, snapshot FROM policy_snapshots WHERE subject = ?',
+    )
+    .get(SUBJECT);
   if (last === undefined && !managed) return;
   if (last?.hash === hash) return;
-  const before = new Map(Object.entries(last === undefined ? {} : (JSON.parse(last.snapshot) as Record<string, unknown>)));
+  const before = new Map(
+    Object.entries(last === undefined ? {} : (JSON.parse(last.snapshot) as Record<string, unknown>)),
+  );
   const diff = diffEntries(before, entries);
   const what = !managed ? 'removed' : last === undefined ? 'first seen' : 'changed';
   const file = managed?.file ?? String(before.get('file') ?? '');

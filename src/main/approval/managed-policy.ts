@@ -23,9 +23,13 @@ export type ManagedPolicySource = 'env' | 'system';
  * The OS's managed-settings location, where administrators deploy machine-wide policy (as Claude Code's
  * `managed-settings.json` and VS Code's policies do): only administrators can write there.
  */
-export function systemManagedPolicyFile(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function systemManagedPolicyFile(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (platform === 'darwin') return '/Library/Application Support/AIWorkbench/managed-policy.json';
-  if (platform === 'win32') return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'AIWorkbench', 'managed-policy.json');
+  if (platform === 'win32')
+    return path.win32.join(env.ProgramData ?? 'C:\\ProgramData', 'AIWorkbench', 'managed-policy.json');
   return '/etc/ai-workbench/managed-policy.json';
 }
 
@@ -44,7 +48,10 @@ function present(file: string): boolean {
  * Which policy file applies: the OS location's when a file is there — it wins over every environment variable —
  * (or the test stand-in's), else the one WORKBENCH_MANAGED_POLICY names, else none.
  */
-export function locateManagedPolicy(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): { file: string; source: ManagedPolicySource } | null {
+export function locateManagedPolicy(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): { file: string; source: ManagedPolicySource } | null {
   const standIn = env[MANAGED_POLICY_SYSTEM_FILE_ENV]?.trim();
   for (const system of [systemManagedPolicyFile(platform, env), ...(standIn ? [standIn] : [])]) {
     if (present(system)) return { file: system, source: 'system' };
@@ -78,7 +85,10 @@ export interface LoadedManagedPolicy {
  * that is missing, unreadable, not JSON, or has an invalid field raises `ManagedPolicyError` naming
  * the file and the field: failing closed, because starting without it would drop the organisation's rules.
  */
-export function loadManagedPolicy(file: string | undefined, source: ManagedPolicySource = 'env'): LoadedManagedPolicy | null {
+export function loadManagedPolicy(
+  file: string | undefined,
+  source: ManagedPolicySource = 'env',
+): LoadedManagedPolicy | null {
   if (file === undefined || file.trim() === '') return null;
   const resolved = path.resolve(file);
   const from = source === 'env' ? MANAGED_POLICY_ENV : "the system's managed-settings location";
@@ -103,7 +113,9 @@ export function loadManagedPolicy(file: string | undefined, source: ManagedPolic
   }
   const parsed = ManagedPolicySchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(the document)'}: ${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.map(String).join('.') || '(the document)'}: ${issue.message}`,
+    );
     throw fail(`has an invalid value: ${problems.join('; ')}`);
   }
   const lists = [
@@ -112,7 +124,11 @@ export function loadManagedPolicy(file: string | undefined, source: ManagedPolic
     ['locked.rules', parsed.data.locked.rules ?? []],
   ] as const;
   const problems = lists.flatMap(([where, rules]) =>
-    rules.flatMap((rule, index) => ruleProblems(rule).map((problem) => `${where}.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`)),
+    rules.flatMap((rule, index) =>
+      ruleProblems(rule).map(
+        (problem) => `${where}.${index}.${problem.path.join('.')} (rule '${rule.id}'): ${problem.problem}`,
+      ),
+    ),
   );
   if (problems.length > 0) throw fail(`has an invalid rule: ${problems.join('; ')}`);
   return { file: resolved, source, policy: parsed.data };

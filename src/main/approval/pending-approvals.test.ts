@@ -27,8 +27,22 @@ const writeFile = makeTool('Files', 'write_file', {
 const readFile = makeTool('Files', 'read_file');
 /** The organisation forbids writing /etc; the person forbids any file named forbidden*. */
 const DENY_POLICY = policyOf(
-  { rules: [{ id: 'no-forbidden', effect: 'deny', server: 'Files', tool: 'write_file', args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }] }] },
-  { rules: [{ id: 'no-etc', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] },
+  {
+    rules: [
+      {
+        id: 'no-forbidden',
+        effect: 'deny',
+        server: 'Files',
+        tool: 'write_file',
+        args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }],
+      },
+    ],
+  },
+  {
+    rules: [
+      { id: 'no-etc', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] },
+    ],
+  },
 );
 
 let dir: string;
@@ -82,7 +96,11 @@ function stop(): void {
   db.close();
 }
 
-const answer = (toolCallId: string, decision: ToolCallApproval['decision'], extra: Partial<ToolCallApproval> = {}): ToolCallApproval => ({ toolCallId, decision, ...extra });
+const answer = (
+  toolCallId: string,
+  decision: ToolCallApproval['decision'],
+  extra: Partial<ToolCallApproval> = {},
+): ToolCallApproval => ({ toolCallId, decision, ...extra });
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START });
@@ -107,8 +125,18 @@ afterEach(() => {
 
 describe('adding calls that wait', () => {
   it('keeps them per chat with their deadline, and announces them', () => {
-    const added = pending.add(chatA, 'exchange-1', [requestFor(writeFile, 'call-1', { path: '/tmp/a' }), requestFor(readFile, 'call-2')]);
-    expect(added.map((approval) => [approval.request.toolCallId, approval.exchangeId, approval.createdAt, approval.expiresAt])).toEqual([
+    const added = pending.add(chatA, 'exchange-1', [
+      requestFor(writeFile, 'call-1', { path: '/tmp/a' }),
+      requestFor(readFile, 'call-2'),
+    ]);
+    expect(
+      added.map((approval) => [
+        approval.request.toolCallId,
+        approval.exchangeId,
+        approval.createdAt,
+        approval.expiresAt,
+      ]),
+    ).toEqual([
       ['call-1', 'exchange-1', START, START + 300_000],
       ['call-2', 'exchange-1', START, START + 300_000],
     ]);
@@ -118,19 +146,29 @@ describe('adding calls that wait', () => {
   });
 
   it('refuses an unknown chat, an id used before in the chat, and a call the policy did not ask about', () => {
-    expect(refusal(() => pending.add('00000000-0000-4000-8000-000000000000', undefined, [requestFor(readFile, 'c')])).code).toBe('not_found');
+    expect(
+      refusal(() => pending.add('00000000-0000-4000-8000-000000000000', undefined, [requestFor(readFile, 'c')])).code,
+    ).toBe('not_found');
     pending.add(chatA, undefined, [requestFor(readFile, 'c')]);
-    expect(refusal(() => pending.add(chatA, undefined, [requestFor(readFile, 'c')])).message).toContain('already waiting or was decided in this chat: c');
+    expect(refusal(() => pending.add(chatA, undefined, [requestFor(readFile, 'c')])).message).toContain(
+      'already waiting or was decided in this chat: c',
+    );
     // The same id in another chat is another call.
     expect(pending.add(chatB, undefined, [requestFor(readFile, 'c')])).toHaveLength(1);
-    const allowed = { ...requestFor(readFile, 'd'), decision: { ...requestFor(readFile, 'd').decision, outcome: 'allow' as const } };
+    const allowed = {
+      ...requestFor(readFile, 'd'),
+      decision: { ...requestFor(readFile, 'd').decision, outcome: 'allow' as const },
+    };
     expect(() => pending.add(chatA, undefined, [allowed])).toThrow(/only calls it asks about wait for a person/);
   });
 });
 
 describe('submitting an approval message', () => {
   beforeEach(() => {
-    pending.add(chatA, 'x1', [requestFor(writeFile, 'a1', { path: '/tmp/a' }), requestFor(readFile, 'a2', { path: '/tmp/b' })]);
+    pending.add(chatA, 'x1', [
+      requestFor(writeFile, 'a1', { path: '/tmp/a' }),
+      requestFor(readFile, 'a2', { path: '/tmp/b' }),
+    ]);
     pending.add(chatB, 'x2', [requestFor(readFile, 'b1')]);
     changes = [];
   });
@@ -141,14 +179,55 @@ describe('submitting an approval message', () => {
       answer('a2', 'TOOL_CALL_DECISION_DENY', { reason: 'not now' }),
     ]);
     expect(resolutions).toEqual([
-      { chatId: chatA, exchangeId: 'x1', toolCallId: 'a1', serverName: 'Files', toolName: 'write_file', outcome: 'allow_session', actor: 'user', args: { path: '/tmp/a' }, edited: false, reason: null, decidedAt: START },
-      { chatId: chatA, exchangeId: 'x1', toolCallId: 'a2', serverName: 'Files', toolName: 'read_file', outcome: 'deny', actor: 'user', args: { path: '/tmp/b' }, edited: false, reason: 'not now', decidedAt: START },
+      {
+        chatId: chatA,
+        exchangeId: 'x1',
+        toolCallId: 'a1',
+        serverName: 'Files',
+        toolName: 'write_file',
+        outcome: 'allow_session',
+        actor: 'user',
+        args: { path: '/tmp/a' },
+        edited: false,
+        reason: null,
+        decidedAt: START,
+      },
+      {
+        chatId: chatA,
+        exchangeId: 'x1',
+        toolCallId: 'a2',
+        serverName: 'Files',
+        toolName: 'read_file',
+        outcome: 'deny',
+        actor: 'user',
+        args: { path: '/tmp/b' },
+        edited: false,
+        reason: 'not now',
+        decidedAt: START,
+      },
     ]);
-    expect(audit.decisions.map((record) => [record.toolCallId, record.decision, record.actor, record.decidedBy, record.reason, record.definitionHash])).toEqual([
+    expect(
+      audit.decisions.map((record) => [
+        record.toolCallId,
+        record.decision,
+        record.actor,
+        record.decidedBy,
+        record.reason,
+        record.definitionHash,
+      ]),
+    ).toEqual([
       ['a1', 'allow_session', 'user', "You chose 'Allow for this chat'", undefined, writeFile.definitionHash],
       ['a2', 'deny', 'user', "You chose 'Deny'", 'not now', readFile.definitionHash],
     ]);
-    expect(chatStore.grantsOf(chatA)).toEqual([{ chatId: chatA, serverName: 'Files', toolName: 'write_file', definitionHash: writeFile.definitionHash, grantedAt: START }]);
+    expect(chatStore.grantsOf(chatA)).toEqual([
+      {
+        chatId: chatA,
+        serverName: 'Files',
+        toolName: 'write_file',
+        definitionHash: writeFile.definitionHash,
+        grantedAt: START,
+      },
+    ]);
     expect(chatStore.grantsOf(chatB)).toEqual([]);
     expect(grantChanges).toEqual([{ kind: 'granted', grant: chatStore.grantsOf(chatA)[0] }]);
     expect(changes).toEqual([{ kind: 'resolved', chatId: chatA, resolutions }]);
@@ -166,24 +245,46 @@ describe('submitting an approval message', () => {
   }
 
   it('refuses an unknown id, and applies nothing of the message', () => {
-    const error = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION'), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('zz', 'TOOL_CALL_DECISION_DENY')]));
+    const error = refusal(() =>
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION'),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+        answer('zz', 'TOOL_CALL_DECISION_DENY'),
+      ]),
+    );
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toBe("The approval was not applied: tool call 'zz' is not a tool call that waits for approval (unknown id).");
+    expect(error.message).toBe(
+      "The approval was not applied: tool call 'zz' is not a tool call that waits for approval (unknown id).",
+    );
     expectNothingApplied();
   });
 
   it("refuses another chat's call, saying so", () => {
-    const error = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('b1', 'TOOL_CALL_DECISION_ALLOW_ONCE')]));
+    const error = refusal(() =>
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+        answer('b1', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+      ]),
+    );
     expect(error.message).toContain("tool call 'b1' is not a call of this chat (it belongs to another chat)");
     expectNothingApplied();
     expect(pending.list(chatB)).toHaveLength(1);
   });
 
   it('refuses an id answered twice and a waiting call left unanswered', () => {
-    const twice = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('a1', 'TOOL_CALL_DECISION_DENY'), answer('a2', 'TOOL_CALL_DECISION_DENY')]));
+    const twice = refusal(() =>
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+        answer('a1', 'TOOL_CALL_DECISION_DENY'),
+        answer('a2', 'TOOL_CALL_DECISION_DENY'),
+      ]),
+    );
     expect(twice.message).toContain("tool call 'a1' is answered more than once in this message");
     const partial = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE')]));
-    expect(partial.message).toContain('Files.read_file waits for a decision too; an approval message answers every call waiting in the chat');
+    expect(partial.message).toContain(
+      'Files.read_file waits for a decision too; an approval message answers every call waiting in the chat',
+    );
     expectNothingApplied();
   });
 
@@ -197,7 +298,10 @@ describe('submitting an approval message', () => {
 
   it('refuses edited arguments that fail the input schema, naming each path; the call stays pending', () => {
     const error = refusal(() =>
-      pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { count: 0, extra: true } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { count: 0, extra: true } }),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+      ]),
     );
     expect(error.message).toBe(
       'The approval was not applied: Files.write_file has edited arguments that do not fit its input schema: ' +
@@ -218,40 +322,76 @@ describe('submitting an approval message', () => {
       ],
     });
     expectNothingApplied();
-    const fine = pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: '/tmp/edited', count: 2 } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]);
+    const fine = pending.submit(chatA, [
+      answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: '/tmp/edited', count: 2 } }),
+      answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+    ]);
     expect(fine[0]).toMatchObject({ args: { path: '/tmp/edited', count: 2 }, edited: true, outcome: 'allow_once' });
-    expect(audit.decisions[0]).toMatchObject({ args: { path: '/tmp/a' }, editedArgs: { path: '/tmp/edited', count: 2 } });
+    expect(audit.decisions[0]).toMatchObject({
+      args: { path: '/tmp/a' },
+      editedArgs: { path: '/tmp/edited', count: 2 },
+    });
   });
 
   it("refuses edited arguments a deny rule refuses, the organisation's first, naming the rule; nothing is applied", () => {
     const error = refusal(() =>
-      pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: 'forbidden.txt' } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { path: 'forbidden.txt' } }),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+      ]),
     );
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^The approval was not applied: Files.write_file has edited arguments that a deny rule refuses \(Denied by your rule #1: /);
+    expect(error.message).toMatch(
+      /^The approval was not applied: Files.write_file has edited arguments that a deny rule refuses \(Denied by your rule #1: /,
+    );
     expect(error.details).toEqual({
-      problems: [{ toolCallId: 'a1', tool: 'Files.write_file', problem: expect.stringContaining('Denied by your rule #1'), deniedBy: { source: { kind: 'deny-rule', ruleId: 'no-forbidden', ruleNumber: 1 }, reason: expect.any(String) } }],
+      problems: [
+        {
+          toolCallId: 'a1',
+          tool: 'Files.write_file',
+          problem: expect.stringContaining('Denied by your rule #1'),
+          deniedBy: {
+            source: { kind: 'deny-rule', ruleId: 'no-forbidden', ruleNumber: 1 },
+            reason: expect.any(String),
+          },
+        },
+      ],
     });
     expectNothingApplied();
     // The organisation's rule is checked first, on any path of the edit.
     const managed = refusal(() =>
-      pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION', { editedArgs: { path: '/etc/forbidden' } }), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')]),
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_SESSION', { editedArgs: { path: '/etc/forbidden' } }),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+      ]),
     );
-    expect(managed.details).toMatchObject({ problems: [{ toolCallId: 'a1', deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-etc' } } }] });
+    expect(managed.details).toMatchObject({
+      problems: [{ toolCallId: 'a1', deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-etc' } } }],
+    });
     expect(managed.message).toContain("Denied by your organisation's policy, rule 'no-etc'");
     expectNothingApplied();
     expect(chatStore.grantsOf(chatA)).toEqual([]);
   });
 
   it('refuses edits with a deny decision', () => {
-    const error = refusal(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_DENY', { editedArgs: { path: '/x' } }), answer('a2', 'TOOL_CALL_DECISION_DENY')]));
+    const error = refusal(() =>
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_DENY', { editedArgs: { path: '/x' } }),
+        answer('a2', 'TOOL_CALL_DECISION_DENY'),
+      ]),
+    );
     expect(error.message).toContain('has edited arguments with a deny decision');
     expectNothingApplied();
   });
 
   it('leaves every call waiting when the audit log cannot record', () => {
     audit.failNext = new Error('disk full');
-    expect(() => pending.submit(chatA, [answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'), answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).toThrow('disk full');
+    expect(() =>
+      pending.submit(chatA, [
+        answer('a1', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+        answer('a2', 'TOOL_CALL_DECISION_ALLOW_ONCE'),
+      ]),
+    ).toThrow('disk full');
     expect(pending.list(chatA)).toHaveLength(2);
     expect(resolved).toEqual([]);
   });
@@ -259,10 +399,16 @@ describe('submitting an approval message', () => {
 
 describe('a tool whose input schema is broken', () => {
   it('refuses edits, saying the schema is invalid, and still lets the call be allowed as it is', () => {
-    const broken = makeTool('Weird', 'thing', { inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } });
+    const broken = makeTool('Weird', 'thing', {
+      inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } },
+    });
     pending.add(chatA, undefined, [requestFor(broken, 'w1', { a: 1 })]);
-    const error = refusal(() => pending.submit(chatA, [answer('w1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { a: 2 } })]));
-    expect(error.message).toMatch(/Weird\.thing has edited arguments, but its input schema is invalid, so they cannot be checked \(schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/);
+    const error = refusal(() =>
+      pending.submit(chatA, [answer('w1', 'TOOL_CALL_DECISION_ALLOW_ONCE', { editedArgs: { a: 2 } })]),
+    );
+    expect(error.message).toMatch(
+      /Weird\.thing has edited arguments, but its input schema is invalid, so they cannot be checked \(schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
+    );
     expect(pending.submit(chatA, [answer('w1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])[0]?.outcome).toBe('allow_once');
   });
 });
@@ -275,12 +421,21 @@ describe('timeouts', () => {
     vi.advanceTimersByTime(1);
     expect(pending.list(chatA)).toEqual([]);
     expect(audit.decisions).toEqual([
-      expect.objectContaining({ toolCallId: 't1', decision: 'timeout', actor: 'system', decidedBy: 'No one decided within 5 minutes (approval timeout)' }),
+      expect.objectContaining({
+        toolCallId: 't1',
+        decision: 'timeout',
+        actor: 'system',
+        decidedBy: 'No one decided within 5 minutes (approval timeout)',
+      }),
     ]);
-    expect(resolved).toEqual([[expect.objectContaining({ toolCallId: 't1', outcome: 'timeout', actor: 'system', exchangeId: 'x' })]]);
+    expect(resolved).toEqual([
+      [expect.objectContaining({ toolCallId: 't1', outcome: 'timeout', actor: 'system', exchangeId: 'x' })],
+    ]);
     expect(changes.at(-1)).toMatchObject({ kind: 'resolved', chatId: chatA });
     // Answering afterwards is refused, by name.
-    expect(refusal(() => pending.submit(chatA, [answer('t1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain('Files.read_file was already decided (timed out)');
+    expect(refusal(() => pending.submit(chatA, [answer('t1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain(
+      'Files.read_file was already decided (timed out)',
+    );
   });
 
   it('follow the configured timeout; 0 waits forever', () => {
@@ -290,7 +445,9 @@ describe('timeouts', () => {
     pending.add(chatB, undefined, [requestFor(readFile, 'forever')]);
     expect(pending.list(chatB)[0]?.expiresAt).toBeNull();
     vi.advanceTimersByTime(60_000);
-    expect(audit.decisions.map((record) => [record.toolCallId, record.decidedBy])).toEqual([['short', 'No one decided within 1 minute (approval timeout)']]);
+    expect(audit.decisions.map((record) => [record.toolCallId, record.decidedBy])).toEqual([
+      ['short', 'No one decided within 1 minute (approval timeout)'],
+    ]);
     vi.advanceTimersByTime(30 * 24 * 3600 * 1000);
     expect(pending.list(chatB)).toHaveLength(1);
   });
@@ -375,7 +532,9 @@ describe('a front end with no person to ask (the CLI without a terminal)', () =>
     expect(pending.list(chatA)).toEqual([]);
     // Only that chat's calls; another chat's wait on.
     expect(pending.list(chatB).map((approval) => approval.request.toolCallId)).toEqual(['u3']);
-    expect(refusal(() => pending.submit(chatA, [answer('u1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain('Files.read_file was already decided (denied)');
+    expect(refusal(() => pending.submit(chatA, [answer('u1', 'TOOL_CALL_DECISION_ALLOW_ONCE')])).message).toContain(
+      'Files.read_file was already decided (denied)',
+    );
     expect(pending.denyUnattended(chatA, why)).toEqual([]);
   });
 });
@@ -386,7 +545,14 @@ describe('stopping a chat and deleting it', () => {
     pending.add(chatA, 'x2', [requestFor(readFile, 'c2')]);
     const cancelled = pending.cancelAll(chatA, 'x1');
     expect(cancelled).toEqual([expect.objectContaining({ toolCallId: 'c1', outcome: 'cancelled', actor: 'system' })]);
-    expect(audit.decisions).toEqual([expect.objectContaining({ toolCallId: 'c1', decision: 'cancelled', actor: 'system', decidedBy: 'The chat was stopped before anyone decided' })]);
+    expect(audit.decisions).toEqual([
+      expect.objectContaining({
+        toolCallId: 'c1',
+        decision: 'cancelled',
+        actor: 'system',
+        decidedBy: 'The chat was stopped before anyone decided',
+      }),
+    ]);
     expect(pending.list(chatA).map((approval) => approval.request.toolCallId)).toEqual(['c2']);
     expect(pending.cancelAll(chatA).map((resolution) => resolution.toolCallId)).toEqual(['c2']);
     expect(pending.cancelAll(chatA)).toEqual([]);
@@ -398,7 +564,8 @@ describe('stopping a chat and deleting it', () => {
     pending.add(chatA, undefined, [requestFor(writeFile, 'd2', { path: '/x' })]);
     chatStore.setMode(chatA, 'never-ask');
     chats.delete(chatA);
-    const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE chat_id = ?`).get(chatA) as { n: number }).n;
+    const count = (table: string): number =>
+      (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE chat_id = ?`).get(chatA) as { n: number }).n;
     expect([count('pending_requests'), count('approval_grants'), count('chat_approval_modes')]).toEqual([0, 0, 0]);
     const recorded = audit.decisions.length;
     vi.advanceTimersByTime(600_000);
@@ -426,14 +593,20 @@ describe('a call resolved meanwhile (another window or process)', () => {
         timeoutSeconds: () => 0,
         onDue: () => {},
       });
-    const other = engine({ ...store, get: (chatId, toolCallId) => stale.get(`${chatId}\u0000${toolCallId}`), waiting: () => [] });
+    const other = engine({
+      ...store,
+      get: (chatId, toolCallId) => stale.get(`${chatId}\u0000${toolCallId}`),
+      waiting: () => [],
+    });
     const first = engine(store);
     first.add(chatA, 'x1', [requestFor(writeFile, 'r1', { path: '/tmp/a' })]);
     const stale = new Map([[`${chatA}\u0000r1`, store.get(chatA, 'r1')]]);
     first.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_DENY')]);
 
     const error = refusal(() => other.submit(chatA, [answer('r1', 'TOOL_CALL_DECISION_ALLOW_SESSION')]));
-    expect(error.message).toBe("Tool call 'r1' was resolved meanwhile (by another window or process); nothing was applied.");
+    expect(error.message).toBe(
+      "Tool call 'r1' was resolved meanwhile (by another window or process); nothing was applied.",
+    );
     const rows = sqliteAudit.query({ chatId: chatA, limit: 10 }).entries;
     expect(rows.map((row) => [row.toolCallId, row.decision, row.actor])).toEqual([['r1', 'deny', 'user']]);
     expect(store.get(chatA, 'r1')?.status).toBe('deny');

@@ -1,9 +1,4 @@
-import type {
-  ApprovalResolution,
-  PendingApproval,
-  ToolCallApproval,
-  ToolCallRequest,
-} from '../../shared/approval';
+import type { ApprovalResolution, PendingApproval, ToolCallApproval, ToolCallRequest } from '../../shared/approval';
 import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy } from '../../shared/decisions';
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
@@ -85,7 +80,6 @@ export interface PendingApprovalsDependencies {
   chatChanges?: Subscribe<ChatChange> | undefined;
 }
 
-
 export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
   const { store, chatStore, audit, events, validator, denyCheck } = dependencies;
   const now = dependencies.now ?? (() => Date.now());
@@ -95,7 +89,8 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
    * coordinator (`onDue`), a server request's the server-request flow (`serverRequests.onDue`).
    */
   const timers = new Map<string, { chatId: string | null; timer: ReturnType<typeof setTimeout> }>();
-  const timerKey = (kind: WaitingDeadline['kind'], chatId: string | null, id: string): string => `${kind}\u0000${chatId ?? ''}\u0000${id}`;
+  const timerKey = (kind: WaitingDeadline['kind'], chatId: string | null, id: string): string =>
+    `${kind}\u0000${chatId ?? ''}\u0000${id}`;
 
   const clearTimer = (chatId: string | null, id: string, kind: WaitingDeadline['kind'] = 'tool-call'): void => {
     const key = timerKey(kind, chatId, id);
@@ -111,19 +106,23 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       timers.delete(key);
     }
   };
-  const hasTimer = (chatId: string, toolCallId: string): boolean => timers.has(timerKey('tool-call', chatId, toolCallId));
+  const hasTimer = (chatId: string, toolCallId: string): boolean =>
+    timers.has(timerKey('tool-call', chatId, toolCallId));
   const arm = (deadline: Omit<WaitingDeadline, 'owner'>, due: () => void): void => {
     const key = timerKey(deadline.kind, deadline.chatId, deadline.id);
     clearTimer(deadline.chatId, deadline.id, deadline.kind);
-    const timer = setTimeout(() => {
-      timers.delete(key);
-      try {
-        due();
-      } catch (error) {
-        // What waits stays waiting (nothing acts); a person can still answer it.
-        onError(error);
-      }
-    }, Math.max(0, deadline.expiresAt - now()));
+    const timer = setTimeout(
+      () => {
+        timers.delete(key);
+        try {
+          due();
+        } catch (error) {
+          // What waits stays waiting (nothing acts); a person can still answer it.
+          onError(error);
+        }
+      },
+      Math.max(0, deadline.expiresAt - now()),
+    );
     // A waiting request must not keep a CLI process alive on its own.
     timer.unref?.();
     timers.set(key, { chatId: deadline.chatId, timer });
@@ -131,7 +130,9 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
   const schedule = (approval: PendingApproval): void => {
     if (approval.expiresAt === null) return;
     const { chatId } = approval;
-    arm({ kind: 'tool-call', chatId, id: approval.request.toolCallId, expiresAt: approval.expiresAt }, () => dependencies.onDue(chatId));
+    arm({ kind: 'tool-call', chatId, id: approval.request.toolCallId, expiresAt: approval.expiresAt }, () =>
+      dependencies.onDue(chatId),
+    );
   };
 
   const unsubscribe =
@@ -157,7 +158,13 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     policyChanges: readonly PolicyUpdate[] = [],
   ): ApprovalResolution[] => {
     if (resolutions.length === 0) return [];
-    const granted = grants.map(({ request }) => ({ chatId, serverName: request.serverName, toolName: request.toolName, definitionHash: request.definitionHash, grantedAt: now() }));
+    const granted = grants.map(({ request }) => ({
+      chatId,
+      serverName: request.serverName,
+      toolName: request.toolName,
+      definitionHash: request.definitionHash,
+      grantedAt: now(),
+    }));
     // Each grant is a change of the chat's policy: its row commits with the decision rows and the claim (docs/user/audit-log.md).
     const changes = granted.map((grant) => grantChange(grant, dependencies.actor));
     audit.recordDecisionsWith(
@@ -166,7 +173,10 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         store.transaction(() => {
           for (const resolution of resolutions) {
             if (!store.resolve(resolution)) {
-              throw new WorkbenchError('invalid_input', `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`);
+              throw new WorkbenchError(
+                'invalid_input',
+                `Tool call '${resolution.toolCallId}' was resolved meanwhile (by another window or process); nothing was applied.`,
+              );
             }
           }
           for (const grant of granted) chatStore.grant(grant);
@@ -181,7 +191,11 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     return resolutions;
   };
 
-  const systemResolutions = (approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled' | 'deny', reason: string | null = null): ApprovalResolution[] =>
+  const systemResolutions = (
+    approvals: readonly PendingApproval[],
+    outcome: 'timeout' | 'cancelled' | 'deny',
+    reason: string | null = null,
+  ): ApprovalResolution[] =>
     approvals.map((approval) => ({
       chatId: approval.chatId,
       exchangeId: approval.exchangeId,
@@ -195,7 +209,11 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       reason,
       decidedAt: now(),
     }));
-  const systemRecords = (approvals: readonly PendingApproval[], resolutions: readonly ApprovalResolution[], decidedBy: (approval: PendingApproval) => string): DecisionRecord[] =>
+  const systemRecords = (
+    approvals: readonly PendingApproval[],
+    resolutions: readonly ApprovalResolution[],
+    decidedBy: (approval: PendingApproval) => string,
+  ): DecisionRecord[] =>
     resolutions.map((resolution, index) => {
       const approval = approvals[index] as PendingApproval;
       return {
@@ -211,7 +229,13 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         args: resolution.args,
       };
     });
-  const resolveSystem = (chatId: string, approvals: readonly PendingApproval[], outcome: 'timeout' | 'cancelled' | 'deny', decidedBy: (approval: PendingApproval) => string, reason: string | null = null) => {
+  const resolveSystem = (
+    chatId: string,
+    approvals: readonly PendingApproval[],
+    outcome: 'timeout' | 'cancelled' | 'deny',
+    decidedBy: (approval: PendingApproval) => string,
+    reason: string | null = null,
+  ) => {
     const resolutions = systemResolutions(approvals, outcome, reason);
     return resolve(chatId, resolutions, systemRecords(approvals, resolutions, decidedBy));
   };
@@ -239,7 +263,9 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       if (requests.length === 0) return [];
       for (const request of requests) {
         if (request.decision.outcome !== 'ask') {
-          throw new Error(`Tool call '${request.toolCallId}' was decided '${request.decision.outcome}' by the policy; only calls it asks about wait for a person.`);
+          throw new Error(
+            `Tool call '${request.toolCallId}' was decided '${request.decision.outcome}' by the policy; only calls it asks about wait for a person.`,
+          );
         }
       }
       const createdAt = now();
@@ -255,9 +281,13 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         store.insert(added);
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
+        if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+          throw new WorkbenchError('not_found', `No chat has the id ${chatId}.`, { id: chatId });
         if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new WorkbenchError('invalid_input', `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`);
+          throw new WorkbenchError(
+            'invalid_input',
+            `A tool call with one of these ids is already waiting or was decided in this chat: ${requests.map((request) => request.toolCallId).join(', ')}.`,
+          );
         }
         throw error;
       }
@@ -291,7 +321,8 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         definitionHash: request.definitionHash,
         decision: AUDIT_DECISION_OF[RESOLUTION_OF[approval.decision]],
         actor: 'user',
-        decidedBy: remembered === undefined || approval.remember === undefined
+        decidedBy:
+          remembered === undefined || approval.remember === undefined
             ? RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]]
             : rememberedDecidedBy(approval.remember.kind, remembered.words),
         reason: approval.reason,
@@ -299,10 +330,18 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         editedArgs: approval.editedArgs,
       }));
       const grants = checked.filter(({ approval }) => approval.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION');
-      return resolve(chatId, resolutions, records, grants, checked.flatMap(({ remember: remembered }) => (remembered ? [remembered.update] : [])));
+      return resolve(
+        chatId,
+        resolutions,
+        records,
+        grants,
+        checked.flatMap(({ remember: remembered }) => (remembered ? [remembered.update] : [])),
+      );
     },
     cancelAll(chatId, exchangeId) {
-      const waiting = store.waiting(chatId).filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
+      const waiting = store
+        .waiting(chatId)
+        .filter((approval) => exchangeId === undefined || approval.exchangeId === exchangeId);
       return resolveSystem(chatId, waiting, 'cancelled', () => RESOLUTION_WORDS.cancelled);
     },
     denyUnattended(chatId, decidedBy) {
@@ -316,7 +355,12 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       for (const approval of waiting) {
         if (!due.includes(approval) && !hasTimer(chatId, approval.request.toolCallId)) schedule(approval);
       }
-      return resolveSystem(chatId, due, 'timeout', (approval) => `No one decided within ${duration(approval)} (approval timeout)`);
+      return resolveSystem(
+        chatId,
+        due,
+        'timeout',
+        (approval) => `No one decided within ${duration(approval)} (approval timeout)`,
+      );
     },
     dispose() {
       unsubscribe();

@@ -6,7 +6,12 @@ import {
   type ResolutionOutcome,
 } from '../../shared/approval';
 import type { WaitingKind } from '../../shared/decisions';
-import { ServerRequestViewSchema, WaitingServerRequestResolutionSchema, type ServerRequestView, type WaitingServerRequestResolution } from '../../shared/server-request-views';
+import {
+  ServerRequestViewSchema,
+  WaitingServerRequestResolutionSchema,
+  type ServerRequestView,
+  type WaitingServerRequestResolution,
+} from '../../shared/server-request-views';
 import type { Database } from '../storage/database';
 
 interface PendingRow {
@@ -70,7 +75,8 @@ const toServerRequest = (row: PendingRow): StoredServerRequest => ({
  * A sampling request waits twice under one id (the request, then the model's answer): each stage is its own row, so
  * each is claimed once.
  */
-const rowIdOf = (request: ServerRequestView): string => (request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id);
+const rowIdOf = (request: ServerRequestView): string =>
+  request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id;
 const ANSWER_STAGE = '#answer';
 
 /**
@@ -106,28 +112,39 @@ export interface PendingStore {
 const SERVER_REQUEST = "kind IN ('sampling', 'elicitation')";
 
 export function createPendingStore(db: Database): PendingStore {
-  const insert = db.prepare<[string | null, string, WaitingKind, string | null, string, number, number | null, string | null]>(
+  const insert = db.prepare<
+    [string | null, string, WaitingKind, string | null, string, number, number | null, string | null]
+  >(
     'INSERT INTO pending_requests (chat_id, request_id, kind, exchange_id, request, created_at, expires_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const get = db.prepare<[string, string], PendingRow>("SELECT * FROM pending_requests WHERE chat_id = ? AND request_id = ? AND kind = 'tool-call'");
+  const get = db.prepare<[string, string], PendingRow>(
+    "SELECT * FROM pending_requests WHERE chat_id = ? AND request_id = ? AND kind = 'tool-call'",
+  );
   const elsewhere = db.prepare<[string, string], { found: number }>(
     "SELECT 1 AS found FROM pending_requests WHERE request_id = ? AND kind = 'tool-call' AND chat_id <> ? LIMIT 1",
   );
   const waiting = db.prepare<[string], PendingRow>(
     "SELECT * FROM pending_requests WHERE chat_id = ? AND status = 'pending' AND kind = 'tool-call' ORDER BY rowid",
   );
-  const allWaiting = db.prepare<[], PendingRow>("SELECT * FROM pending_requests WHERE status = 'pending' AND kind = 'tool-call' ORDER BY rowid");
+  const allWaiting = db.prepare<[], PendingRow>(
+    "SELECT * FROM pending_requests WHERE status = 'pending' AND kind = 'tool-call' ORDER BY rowid",
+  );
   const resolve = db.prepare<[string, string, string, string]>(
     "UPDATE pending_requests SET status = ?, resolution = ? WHERE chat_id = ? AND request_id = ? AND kind = 'tool-call' AND status = 'pending'",
   );
   const getRequest = db.prepare<[string, string], PendingRow>(
     `SELECT * FROM pending_requests WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} ORDER BY rowid DESC LIMIT 1`,
   );
-  const waitingRequests = db.prepare<[], PendingRow>(`SELECT * FROM pending_requests WHERE status = 'pending' AND ${SERVER_REQUEST} ORDER BY rowid`);
+  const waitingRequests = db.prepare<[], PendingRow>(
+    `SELECT * FROM pending_requests WHERE status = 'pending' AND ${SERVER_REQUEST} ORDER BY rowid`,
+  );
   const resolveRequest = db.prepare<[string, string, string, string]>(
     `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} AND status = 'pending'`,
   );
-  const deadlines = db.prepare<[], { kind: WaitingKind; chat_id: string | null; request_id: string; expires_at: number; owner: string | null }>(
+  const deadlines = db.prepare<
+    [],
+    { kind: WaitingKind; chat_id: string | null; request_id: string; expires_at: number; owner: string | null }
+  >(
     "SELECT kind, chat_id, request_id, expires_at, owner FROM pending_requests WHERE status = 'pending' AND expires_at IS NOT NULL ORDER BY rowid",
   );
   const insertAll = db.transaction((approvals: readonly PendingApproval[]) => {
@@ -161,14 +178,24 @@ export function createPendingStore(db: Database): PendingStore {
     resolve: (resolution) =>
       resolve.run(resolution.outcome, JSON.stringify(resolution), resolution.chatId, resolution.toolCallId).changes > 0,
     insertServerRequest(request, expiresAt, owner) {
-      insert.run(request.chatId, rowIdOf(request), request.kind, null, JSON.stringify(request), request.createdAt, expiresAt, owner);
+      insert.run(
+        request.chatId,
+        rowIdOf(request),
+        request.kind,
+        null,
+        JSON.stringify(request),
+        request.createdAt,
+        expiresAt,
+        owner,
+      );
     },
     getServerRequest(id) {
       const row = getRequest.get(id, `${id}${ANSWER_STAGE}`);
       return row && toServerRequest(row);
     },
     waitingServerRequests: () => waitingRequests.all().map(toServerRequest),
-    resolveServerRequest: (id, resolution) => resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
+    resolveServerRequest: (id, resolution) =>
+      resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
     deadlines: () =>
       deadlines.all().map((row) => ({
         kind: row.kind,

@@ -15,20 +15,31 @@ export function policyEntries(policy: Partial<ApprovalPolicy>): Map<string, unkn
   const entries = new Map<string, unknown>();
   if (policy.mode !== undefined) entries.set('mode', policy.mode);
   if (policy.timeoutSeconds !== undefined) entries.set('timeoutSeconds', policy.timeoutSeconds);
-  for (const [server, settings] of Object.entries(policy.servers ?? {})) entries.set(`servers/${part(server)}`, settings);
+  for (const [server, settings] of Object.entries(policy.servers ?? {}))
+    entries.set(`servers/${part(server)}`, settings);
   for (const [server, byTool] of Object.entries(policy.tools ?? {})) {
     for (const [tool, setting] of Object.entries(byTool)) entries.set(`tools/${part(server)}/${part(tool)}`, setting);
   }
   for (const rule of policy.rules ?? []) entries.set(`rules/${part(rule.id)}`, rule);
-  if (policy.rules && policy.rules.length > 1) entries.set('ruleOrder', policy.rules.map((rule) => rule.id));
+  if (policy.rules && policy.rules.length > 1)
+    entries.set(
+      'ruleOrder',
+      policy.rules.map((rule) => rule.id),
+    );
   return entries;
 }
 
 /** The entries that differ, before and after (null where one side has none). */
-export function diffEntries(before: Map<string, unknown>, after: Map<string, unknown>): { before: Record<string, unknown>; after: Record<string, unknown>; keys: string[] } {
-  const keys = [...new Set([...before.keys(), ...after.keys()])].filter((key) => canonicalJson(before.get(key) ?? null) !== canonicalJson(after.get(key) ?? null));
+export function diffEntries(
+  before: Map<string, unknown>,
+  after: Map<string, unknown>,
+): { before: Record<string, unknown>; after: Record<string, unknown>; keys: string[] } {
+  const keys = [...new Set([...before.keys(), ...after.keys()])].filter(
+    (key) => canonicalJson(before.get(key) ?? null) !== canonicalJson(after.get(key) ?? null),
+  );
   // A rule added or removed changes the order too; the order is worth a row only when the same rules were moved.
-  if (keys.includes('ruleOrder') && keys.some((key) => key.startsWith('rules/'))) keys.splice(keys.indexOf('ruleOrder'), 1);
+  if (keys.includes('ruleOrder') && keys.some((key) => key.startsWith('rules/')))
+    keys.splice(keys.indexOf('ruleOrder'), 1);
   return {
     before: Object.fromEntries(keys.map((key) => [key, before.get(key) ?? null])),
     after: Object.fromEntries(keys.map((key) => [key, after.get(key) ?? null])),
@@ -36,7 +47,8 @@ export function diffEntries(before: Map<string, unknown>, after: Map<string, unk
   };
 }
 
-const shown = (value: unknown): string => (value === null || value === undefined ? 'not set' : typeof value === 'string' ? value : JSON.stringify(value));
+const shown = (value: unknown): string =>
+  value === null || value === undefined ? 'not set' : typeof value === 'string' ? value : JSON.stringify(value);
 
 function describeKey(key: string, before: unknown, after: unknown): string {
   const [head, ...rest] = key.split('/');
@@ -54,37 +66,73 @@ function describeKey(key: string, before: unknown, after: unknown): string {
   if (head === 'servers') {
     const value = (setting: unknown): string => {
       if (setting === null) return 'ask';
-      const { autoApprove, sampling, samplingTokenBudget } = setting as { autoApprove: boolean; sampling?: string; samplingTokenBudget?: number };
-      const extra = [sampling !== undefined ? `sampling ${sampling}` : '', samplingTokenBudget !== undefined ? `budget ${samplingTokenBudget} tokens` : ''].filter(Boolean);
+      const { autoApprove, sampling, samplingTokenBudget } = setting as {
+        autoApprove: boolean;
+        sampling?: string;
+        samplingTokenBudget?: number;
+      };
+      const extra = [
+        sampling !== undefined ? `sampling ${sampling}` : '',
+        samplingTokenBudget !== undefined ? `budget ${samplingTokenBudget} tokens` : '',
+      ].filter(Boolean);
       return [autoApprove ? 'auto-approve' : 'ask', ...extra].join(', ');
     };
     return `server '${name}': ${value(before)} → ${value(after)}`;
   }
-  if (head === 'tools') return `tool ${name}: ${before === null ? 'inherit' : shown(before)} → ${after === null ? 'inherit' : shown(after)}`;
+  if (head === 'tools')
+    return `tool ${name}: ${before === null ? 'inherit' : shown(before)} → ${after === null ? 'inherit' : shown(after)}`;
   return `${key}: ${shown(before)} → ${shown(after)}`;
 }
 
 /** "Approval policy: global mode: ask → never-ask; rule 'x' added (deny * write_*)", at most three parts named. */
-export function describeChanges(prefix: string, keys: readonly string[], before: Record<string, unknown>, after: Record<string, unknown>): string {
+export function describeChanges(
+  prefix: string,
+  keys: readonly string[],
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): string {
   const parts = keys.slice(0, 3).map((key) => describeKey(key, before[key] ?? null, after[key] ?? null));
   const more = keys.length > 3 ? ` (and ${keys.length - 3} more)` : '';
   return `${prefix}: ${parts.join('; ')}${more}`;
 }
 
 /** The row for a change of the person's approval policy; null when nothing changed. */
-export function approvalPolicyChange(before: Partial<ApprovalPolicy>, after: Partial<ApprovalPolicy>, actor: PolicyChangeActor, prefix = 'Approval policy'): PolicyChangeRecord | null {
+export function approvalPolicyChange(
+  before: Partial<ApprovalPolicy>,
+  after: Partial<ApprovalPolicy>,
+  actor: PolicyChangeActor,
+  prefix = 'Approval policy',
+): PolicyChangeRecord | null {
   const diff = diffEntries(policyEntries(before), policyEntries(after));
   if (diff.keys.length === 0) return null;
-  return { actor, summary: describeChanges(prefix, diff.keys, diff.before, diff.after), before: diff.before, after: diff.after };
+  return {
+    actor,
+    summary: describeChanges(prefix, diff.keys, diff.before, diff.after),
+    before: diff.before,
+    after: diff.after,
+  };
 }
 
-export function chatModeChange(chatId: string, before: ChatApprovalMode, after: ChatApprovalMode, actor: PolicyChangeActor): PolicyChangeRecord | null {
+export function chatModeChange(
+  chatId: string,
+  before: ChatApprovalMode,
+  after: ChatApprovalMode,
+  actor: PolicyChangeActor,
+): PolicyChangeRecord | null {
   if (before === after) return null;
-  return { actor, summary: `Chat mode: ${before} → ${after}`, chatId, before: { chatMode: before }, after: { chatMode: after } };
+  return {
+    actor,
+    summary: `Chat mode: ${before} → ${after}`,
+    chatId,
+    before: { chatMode: before },
+    after: { chatMode: after },
+  };
 }
 
 /** The definition hash has its own column in the row. */
-const grantValue = (grant: ChatGrant): Record<string, unknown> => ({ grantedAt: new Date(grant.grantedAt).toISOString() });
+const grantValue = (grant: ChatGrant): Record<string, unknown> => ({
+  grantedAt: new Date(grant.grantedAt).toISOString(),
+});
 
 /** "Allow for this chat" chosen on a card: the tool runs without asking in this chat while its definition stays the same. */
 export function grantChange(grant: ChatGrant, actor: PolicyChangeActor): PolicyChangeRecord {
@@ -114,7 +162,11 @@ export function revokeChange(grant: ChatGrant, actor: PolicyChangeActor): Policy
 }
 
 /** One row per server whose trust (`mcpServers.<name>.trusted`) changed. */
-export function trustChanges(before: readonly string[], after: readonly string[], actor: PolicyChangeActor): PolicyChangeRecord[] {
+export function trustChanges(
+  before: readonly string[],
+  after: readonly string[],
+  actor: PolicyChangeActor,
+): PolicyChangeRecord[] {
   const was = new Set(before);
   const is = new Set(after);
   const changed = [...new Set([...before, ...after])].filter((name) => was.has(name) !== is.has(name)).sort();

@@ -32,12 +32,18 @@ function trustedServers(initial: string[] = []): TrustedServers & { set(names: s
   };
 }
 
-function open(managed: Parameters<typeof createPolicyService>[1] = null, trusted: TrustedServers = trustedServers()): PolicyService {
+function open(
+  managed: Parameters<typeof createPolicyService>[1] = null,
+  trusted: TrustedServers = trustedServers(),
+): PolicyService {
   const events = createEventHub();
   events.subscribe((event, payload) => {
     if (event === 'policy.onDidChange') views.push(payload as PolicyView);
   });
-  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events, trusted, { audit, actor: 'user' });
+  return createPolicyService(openApprovalSettings(openSettingsStore(file)), managed, events, trusted, {
+    audit,
+    actor: 'user',
+  });
 }
 
 beforeEach(() => {
@@ -62,7 +68,8 @@ describe('the policy service', () => {
   it('saves partial changes in the approvals section, announces them and decides by them at once', () => {
     const service = open();
     const tool = makeTool('Files', 'read_file');
-    const decideRead = () => decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool }, service.compiled());
+    const decideRead = () =>
+      decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool }, service.compiled());
     expect(decideRead().outcome).toBe('ask');
     service.update({ servers: { Files: { autoApprove: true } }, timeoutSeconds: 0 });
     expect(decideRead().source.kind).toBe('server-setting');
@@ -84,7 +91,10 @@ describe('the policy service', () => {
 
   it("forgets a server set to null and a tool set to 'inherit'", () => {
     const service = open();
-    service.update({ servers: { Files: { autoApprove: true }, Web: { autoApprove: true } }, tools: { Files: { a: 'auto-approve', b: 'always-ask' } } });
+    service.update({
+      servers: { Files: { autoApprove: true }, Web: { autoApprove: true } },
+      tools: { Files: { a: 'auto-approve', b: 'always-ask' } },
+    });
     service.update({ servers: { Files: {} } });
     expect(service.view().policy.servers.Files).toEqual({ autoApprove: true });
     service.update({ servers: { Web: null }, tools: { Files: { a: 'inherit', b: 'inherit' } } });
@@ -93,7 +103,7 @@ describe('the policy service', () => {
     expect(service.view().policy.servers).toEqual({});
   });
 
-  it("refuses the old per-server trust key, saying where trust lives now, and saves nothing", () => {
+  it('refuses the old per-server trust key, saying where trust lives now, and saves nothing', () => {
     const service = open();
     service.update({ mode: 'auto-approve-read-only-trusted' });
     const before = fs.readFileSync(file, 'utf8');
@@ -110,7 +120,8 @@ describe('the policy service', () => {
     const service = open(null, trusted);
     service.update({ mode: 'auto-approve-read-only-trusted' });
     const tool = makeTool('Files', 'read_file', { annotations: { readOnlyHint: true } });
-    const decideRead = () => decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool }, service.compiled());
+    const decideRead = () =>
+      decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool }, service.compiled());
     expect(decideRead().outcome).toBe('ask');
     const announced = views.length;
     trusted.set(['Files']);
@@ -131,22 +142,41 @@ describe('the policy service', () => {
     expect(app.view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
     expect(open().view().policy).toMatchObject({ mode: 'auto-approve-read-only-trusted', rules: [{ id: 'from-cli' }] });
     // A rule id the other process already took is refused against the fresh policy.
-    expect(refusal(() => app.update({ rules: { add: [{ id: 'from-cli', effect: 'ask', server: '*', tool: '*' }] } })).message).toContain(
-      "a rule with the id 'from-cli' exists already",
-    );
+    expect(
+      refusal(() => app.update({ rules: { add: [{ id: 'from-cli', effect: 'ask', server: '*', tool: '*' }] } }))
+        .message,
+    ).toContain("a rule with the id 'from-cli' exists already");
   });
 
   it('adds, updates, removes and reorders rules', () => {
     const service = open();
-    service.update({ rules: { add: [{ id: 'a', effect: 'deny', server: '*', tool: 'rm' }, { effect: 'allow', server: 'Files', tool: 'read_*' }] } });
+    service.update({
+      rules: {
+        add: [
+          { id: 'a', effect: 'deny', server: '*', tool: 'rm' },
+          { effect: 'allow', server: 'Files', tool: 'read_*' },
+        ],
+      },
+    });
     const [first, second] = service.view().policy.rules;
     expect(first?.id).toBe('a');
     expect(second?.id).toMatch(/^rule-[0-9a-f]{8}$/);
     service.update({ rules: { add: [{ id: 'top', effect: 'ask', server: '*', tool: '*' }], index: 0 } });
     expect(service.view().policy.rules.map((rule) => rule.id)).toEqual(['top', 'a', second?.id]);
-    service.update({ rules: { update: [{ id: 'a', effect: 'deny', server: 'Shell', tool: 'rm', note: 'never' }], order: ['a', second?.id as string, 'top'] } });
+    service.update({
+      rules: {
+        update: [{ id: 'a', effect: 'deny', server: 'Shell', tool: 'rm', note: 'never' }],
+        order: ['a', second?.id as string, 'top'],
+      },
+    });
     expect(service.view().policy.rules.map((rule) => rule.id)).toEqual(['a', second?.id, 'top']);
-    expect(service.view().policy.rules[0]).toEqual({ id: 'a', effect: 'deny', server: 'Shell', tool: 'rm', note: 'never' });
+    expect(service.view().policy.rules[0]).toEqual({
+      id: 'a',
+      effect: 'deny',
+      server: 'Shell',
+      tool: 'rm',
+      note: 'never',
+    });
     service.update({ rules: { remove: ['top', 'a'] } });
     expect(service.view().policy.rules.map((rule) => rule.id)).toEqual([second?.id]);
   });
@@ -155,9 +185,16 @@ describe('the policy service', () => {
     const service = open();
     service.update({ rules: { add: [{ id: 'ok', effect: 'allow', server: '*', tool: 'read_*' }] } });
     const before = fs.readFileSync(file, 'utf8');
-    const error = refusal(() => service.update({ mode: 'never-ask', rules: { add: [{ id: 'bad', effect: 'deny', server: 'Files', tool: 'write_[' }] } }));
+    const error = refusal(() =>
+      service.update({
+        mode: 'never-ask',
+        rules: { add: [{ id: 'bad', effect: 'deny', server: 'Files', tool: 'write_[' }] },
+      }),
+    );
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^The approval policy was not changed: Rule #2 \('bad'\), tool: is not a valid glob: Missing closing: "\]"/);
+    expect(error.message).toMatch(
+      /^The approval policy was not changed: Rule #2 \('bad'\), tool: is not a valid glob: Missing closing: "\]"/,
+    );
     expect(error.details).toMatchObject({ problems: [{ ruleId: 'bad', ruleNumber: 2, field: 'tool' }] });
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
     expect(service.view().policy.mode).toBe('ask');
@@ -166,29 +203,83 @@ describe('the policy service', () => {
   it('refuses a catastrophic or over-long regex and a bad pointer', () => {
     const service = open();
     const catastrophic = refusal(() =>
-      service.update({ rules: { add: [{ id: 'redos', effect: 'deny', server: '*', tool: '*', args: [{ pointer: '/q', match: 'regex', value: '(a+)+$' }] }] } }),
+      service.update({
+        rules: {
+          add: [
+            {
+              id: 'redos',
+              effect: 'deny',
+              server: '*',
+              tool: '*',
+              args: [{ pointer: '/q', match: 'regex', value: '(a+)+$' }],
+            },
+          ],
+        },
+      }),
     );
-    expect(catastrophic.message).toContain("Rule #1 ('redos'), args[0].value: repeats a group that itself repeats or has alternatives ((a+)+)");
+    expect(catastrophic.message).toContain(
+      "Rule #1 ('redos'), args[0].value: repeats a group that itself repeats or has alternatives ((a+)+)",
+    );
     const long = refusal(() =>
-      service.update({ rules: { add: [{ id: 'long', effect: 'deny', server: '*', tool: '*', args: [{ pointer: '/q', match: 'regex', value: 'x'.repeat(300) }] }] } }),
+      service.update({
+        rules: {
+          add: [
+            {
+              id: 'long',
+              effect: 'deny',
+              server: '*',
+              tool: '*',
+              args: [{ pointer: '/q', match: 'regex', value: 'x'.repeat(300) }],
+            },
+          ],
+        },
+      }),
     );
-    expect(long.message).toContain("args[0].value: is 300 characters long; at most 256 are allowed");
+    expect(long.message).toContain('args[0].value: is 300 characters long; at most 256 are allowed');
     const pointer = refusal(() =>
-      service.update({ rules: { add: [{ id: 'ptr', effect: 'deny', server: '*', tool: '*', args: [{ pointer: 'path', match: 'glob', value: '/etc/**' }] }] } }),
+      service.update({
+        rules: {
+          add: [
+            {
+              id: 'ptr',
+              effect: 'deny',
+              server: '*',
+              tool: '*',
+              args: [{ pointer: 'path', match: 'glob', value: '/etc/**' }],
+            },
+          ],
+        },
+      }),
     );
-    expect(pointer.message).toContain("Rule #1 ('ptr'), args[0].pointer: must start with \"/\"");
+    expect(pointer.message).toContain('Rule #1 (\'ptr\'), args[0].pointer: must start with "/"');
     expect(service.view().policy.rules).toEqual([]);
   });
 
   it('refuses unknown ids, duplicate ids and an order that is not a permutation', () => {
     const service = open();
-    service.update({ rules: { add: [{ id: 'a', effect: 'deny', server: '*', tool: 'x' }, { id: 'b', effect: 'deny', server: '*', tool: 'y' }] } });
-    expect(refusal(() => service.update({ rules: { remove: ['nope'] } })).message).toContain("no rule has the id 'nope' (remove)");
-    expect(refusal(() => service.update({ rules: { update: [{ id: 'nope', effect: 'ask', server: '*', tool: '*' }] } })).message).toContain("no rule has the id 'nope' (update)");
-    expect(refusal(() => service.update({ rules: { add: [{ id: 'a', effect: 'ask', server: '*', tool: '*' }] } })).message).toContain("a rule with the id 'a' exists already");
+    service.update({
+      rules: {
+        add: [
+          { id: 'a', effect: 'deny', server: '*', tool: 'x' },
+          { id: 'b', effect: 'deny', server: '*', tool: 'y' },
+        ],
+      },
+    });
+    expect(refusal(() => service.update({ rules: { remove: ['nope'] } })).message).toContain(
+      "no rule has the id 'nope' (remove)",
+    );
+    expect(
+      refusal(() => service.update({ rules: { update: [{ id: 'nope', effect: 'ask', server: '*', tool: '*' }] } }))
+        .message,
+    ).toContain("no rule has the id 'nope' (update)");
+    expect(
+      refusal(() => service.update({ rules: { add: [{ id: 'a', effect: 'ask', server: '*', tool: '*' }] } })).message,
+    ).toContain("a rule with the id 'a' exists already");
     expect(refusal(() => service.update({ rules: { order: ['a'] } })).message).toContain("missing 'b'");
     expect(refusal(() => service.update({ rules: { order: ['a', 'b', 'c'] } })).message).toContain("unknown 'c'");
-    expect(refusal(() => service.update({ rules: { order: ['a', 'a', 'b'] } })).message).toContain('an id listed twice');
+    expect(refusal(() => service.update({ rules: { order: ['a', 'a', 'b'] } })).message).toContain(
+      'an id listed twice',
+    );
     expect(service.view().policy.rules.map((rule) => rule.id)).toEqual(['a', 'b']);
   });
 
@@ -196,31 +287,74 @@ describe('the policy service', () => {
     const service = open();
     service.update({ mode: 'never-ask', servers: { Shell: { autoApprove: true } } });
     expect(service.view().warnings).toEqual([
-      { kind: 'approvals-off', message: 'Approvals are off (never ask): tools run without asking you, unless a deny rule stops them.' },
-      { kind: 'server-auto-approve', serverName: 'Shell', message: "Every tool of 'Shell' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks." },
+      {
+        kind: 'approvals-off',
+        message: 'Approvals are off (never ask): tools run without asking you, unless a deny rule stops them.',
+      },
+      {
+        kind: 'server-auto-approve',
+        serverName: 'Shell',
+        message:
+          "Every tool of 'Shell' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks.",
+      },
     ]);
   });
 
   it("shows the organisation's policy, and that it overrides 'never ask'", () => {
-    const managed = { source: 'env' as const, file: '/etc/aiwb/policy.json', policy: { disallowNeverAsk: true, rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }], defaults: {}, locked: {} } };
+    const managed = {
+      source: 'env' as const,
+      file: '/etc/aiwb/policy.json',
+      policy: {
+        disallowNeverAsk: true,
+        rules: [{ id: 'm', effect: 'deny' as const, server: '*', tool: 'rm' }],
+        defaults: {},
+        locked: {},
+      },
+    };
     const service = open(managed);
     service.update({ mode: 'never-ask' });
-    expect(service.view().managed).toEqual({ file: '/etc/aiwb/policy.json', source: 'env', disallowNeverAsk: true, rules: managed.policy.rules, defaults: {}, locked: {}, defaulted: [] });
+    expect(service.view().managed).toEqual({
+      file: '/etc/aiwb/policy.json',
+      source: 'env',
+      disallowNeverAsk: true,
+      rules: managed.policy.rules,
+      defaults: {},
+      locked: {},
+      defaulted: [],
+    });
     expect(service.view().warnings).toEqual([
-      { kind: 'never-ask-ignored', message: "Approvals are off in your settings, but your organisation's policy requires them: AI Workbench asks anyway." },
+      {
+        kind: 'never-ask-ignored',
+        message:
+          "Approvals are off in your settings, but your organisation's policy requires them: AI Workbench asks anyway.",
+      },
     ]);
   });
 });
 
 describe('the approvals settings section on disk', () => {
   it('stops the start naming the field when a saved rule is broken', () => {
-    fs.writeFileSync(file, JSON.stringify({ approvals: { rules: [{ id: 'x', effect: 'deny', server: '*', tool: '*', args: [{ pointer: '/p', match: 'regex', value: '(' }] }] } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        approvals: {
+          rules: [
+            { id: 'x', effect: 'deny', server: '*', tool: '*', args: [{ pointer: '/p', match: 'regex', value: '(' }] },
+          ],
+        },
+      }),
+    );
     expect(() => open()).toThrow(SettingsError);
     expect(() => open()).toThrow(/approvals\.rules\.0\.args\.0\.value: is not a valid regular expression/);
   });
 
   it('stops the start naming the field when a value has the wrong type or an unknown key', () => {
-    fs.writeFileSync(file, JSON.stringify({ approvals: { mode: 'sometimes', rules: [{ id: 'x', effect: 'deny', server: 5, tool: '*', args: 'no' }] } }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        approvals: { mode: 'sometimes', rules: [{ id: 'x', effect: 'deny', server: 5, tool: '*', args: 'no' }] },
+      }),
+    );
     expect(() => open()).toThrow(/approvals\.mode: .*approvals\.rules\.0\.server: .*approvals\.rules\.0\.args:/);
     fs.writeFileSync(file, JSON.stringify({ approvals: { servers: { Files: { autoAprove: true } } } }));
     expect(() => open()).toThrow(/approvals\.servers\.Files: Unrecognized key: "autoAprove"/);

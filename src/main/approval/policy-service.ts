@@ -13,7 +13,13 @@ import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SettingsSection, SettingsStore } from '../settings/settings-store';
 import { compilePolicy, policyProblems, type CompiledPolicy } from './policy/compiled-policy';
-import { defaultedSettings, effectivePolicy, lockedParts, touchedSettings, unlockedPolicy } from './policy/effective-policy';
+import {
+  defaultedSettings,
+  effectivePolicy,
+  lockedParts,
+  touchedSettings,
+  unlockedPolicy,
+} from './policy/effective-policy';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { applyUpdate, PolicyChangeError } from './policy/policy-change';
 import { describeProblem } from './policy/rule-compiler';
@@ -43,7 +49,8 @@ export interface PolicyService {
   followServer(change: ServerNameFollow): boolean;
 }
 
-export type ServerNameFollow = { kind: 'renamed'; from: string; to: string } | { kind: 'removed'; name: string } | { kind: 'added'; name: string };
+export type ServerNameFollow =
+  { kind: 'renamed'; from: string; to: string } | { kind: 'removed'; name: string } | { kind: 'added'; name: string };
 
 /**
  * The section's schema: only what the person set (docs/user/organisation-policy.md), plus the rules' globs, regexes and
@@ -51,11 +58,17 @@ export type ServerNameFollow = { kind: 'renamed'; from: string; to: string } | {
  */
 export const ApprovalSettingsSchema = StoredApprovalPolicySchema.superRefine((policy, context) => {
   for (const problem of policyProblems({ rules: policy.rules ?? [] })) {
-    context.addIssue({ code: 'custom', path: ['rules', (problem.ruleNumber ?? 1) - 1, ...problem.path], message: problem.problem });
+    context.addIssue({
+      code: 'custom',
+      path: ['rules', (problem.ruleNumber ?? 1) - 1, ...problem.path],
+      message: problem.problem,
+    });
   }
 });
 
-export function openApprovalSettings(settings: SettingsStore): SettingsSection<z.output<typeof ApprovalSettingsSchema>> {
+export function openApprovalSettings(
+  settings: SettingsStore,
+): SettingsSection<z.output<typeof ApprovalSettingsSchema>> {
   return settings.section(APPROVALS_SECTION, ApprovalSettingsSchema, {});
 }
 
@@ -79,7 +92,8 @@ export function createPolicyService(
   // The person's settings over the organisation's defaults, under its locks: settings.json edited by hand (before the
   // start or while it runs) cannot undo a lock, because the locks are laid over whatever the file says.
   const effective = (stored: StoredApprovalPolicy): ApprovalPolicy => effectivePolicy(stored, organisation);
-  const compile = (stored: StoredApprovalPolicy): CompiledPolicy => compilePolicy(effective(stored), organisation, trusted.names(), trusted.facts?.());
+  const compile = (stored: StoredApprovalPolicy): CompiledPolicy =>
+    compilePolicy(effective(stored), organisation, trusted.names(), trusted.facts?.());
   let stored = section.get();
   let compiled = compile(stored);
   const view = (): PolicyView => ({
@@ -115,7 +129,8 @@ export function createPolicyService(
     if (sameNames(compiled.trustedServers, trusted.names())) return;
     // The MCP settings hold trust and were written already: the row follows the change (docs/user/audit-log.md).
     try {
-      for (const change of trustChanges(compiled.trustedServers, trusted.names(), recording.actor)) recording.audit.recordPolicyChange(change);
+      for (const change of trustChanges(compiled.trustedServers, trusted.names(), recording.actor))
+        recording.audit.recordPolicyChange(change);
     } catch (error) {
       recording.onError?.(error);
     }
@@ -145,8 +160,12 @@ export function createPolicyService(
       // The contract validates this already; front ends that call the service directly (the CLI) get the same refusal.
       const checked = PolicyUpdateSchema.safeParse(change);
       if (!checked.success) {
-        const text = checked.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
-        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: checked.error.issues });
+        const text = checked.error.issues
+          .map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`)
+          .join('; ');
+        throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, {
+          issues: checked.error.issues,
+        });
       }
       const locked = lockedParts(checked.data, organisation?.locked ?? {});
       if (managed && locked.length > 0) {
@@ -168,12 +187,20 @@ export function createPolicyService(
         }
         const parsed = ApprovalPolicySchema.safeParse(updated);
         if (!parsed.success) {
-          const text = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`).join('; ');
-          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, { issues: parsed.error.issues });
+          const text = parsed.error.issues
+            .map((issue) => `${issue.path.map(String).join('.')}: ${issue.message}`)
+            .join('; ');
+          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${text}.`, {
+            issues: parsed.error.issues,
+          });
         }
         const problems = policyProblems(parsed.data);
         if (problems.length > 0) {
-          throw new WorkbenchError('invalid_input', `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`, { problems });
+          throw new WorkbenchError(
+            'invalid_input',
+            `The approval policy was not changed: ${problems.map(describeProblem).join('; ')}.`,
+            { problems },
+          );
         }
         const next: StoredApprovalPolicy = { ...current };
         for (const key of touchedSettings(checked.data)) Object.assign(next, { [key]: parsed.data[key] });
@@ -192,16 +219,24 @@ function warningsOf(compiled: CompiledPolicy): PolicyWarning[] {
   if (compiled.policy.mode === 'never-ask') {
     warnings.push(
       compiled.neverAskAllowed
-        ? { kind: 'approvals-off', message: 'Approvals are off (never ask): tools run without asking you, unless a deny rule stops them.' }
+        ? {
+            kind: 'approvals-off',
+            message: 'Approvals are off (never ask): tools run without asking you, unless a deny rule stops them.',
+          }
         : {
             kind: 'never-ask-ignored',
-            message: "Approvals are off in your settings, but your organisation's policy requires them: AI Workbench asks anyway.",
+            message:
+              "Approvals are off in your settings, but your organisation's policy requires them: AI Workbench asks anyway.",
           },
     );
   }
   for (const [serverName, settings] of Object.entries(compiled.policy.servers)) {
     if (settings.autoApprove) {
-      warnings.push({ kind: 'server-auto-approve', serverName, message: `Every tool of '${serverName}' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks.` });
+      warnings.push({
+        kind: 'server-auto-approve',
+        serverName,
+        message: `Every tool of '${serverName}' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks.`,
+      });
     }
   }
   return warnings;
@@ -210,5 +245,7 @@ function warningsOf(compiled: CompiledPolicy): PolicyWarning[] {
 /** Enough of the servers' facts to tell whether a recompile changes anything. */
 function factsSignature(facts: ServerFactsByName | undefined): string {
   if (!facts) return '';
-  return JSON.stringify([...facts].map(([name, fact]) => [name, fact.identity.key, fact.identityChanged?.previous ?? '', fact.formerNames]));
+  return JSON.stringify(
+    [...facts].map(([name, fact]) => [name, fact.identity.key, fact.identityChanged?.previous ?? '', fact.formerNames]),
+  );
 }

@@ -35,7 +35,11 @@ function servicesWith(managed?: unknown): Services {
     version: '0',
     managedPolicyFile,
     audit: recordingAuditLog(),
-    tools: { find: (server, tool) => tools.get(`${server}/${tool}`) ?? (tools.set(`${server}/${tool}`, makeTool(server, tool)), tools.get(`${server}/${tool}`)) },
+    tools: {
+      find: (server, tool) =>
+        tools.get(`${server}/${tool}`) ??
+        (tools.set(`${server}/${tool}`, makeTool(server, tool)), tools.get(`${server}/${tool}`)),
+    },
   });
   open.push(services);
   return services;
@@ -59,19 +63,36 @@ describe('settings bound to a server identity', () => {
     services.mcpServers.add('Notes', { command: 'notes-server' });
     services.approvals.policy.update({
       tools: { Notes: { read: 'auto-approve' } },
-      rules: { add: [{ id: 'notes-write', effect: 'allow', server: 'Notes', tool: 'write' }, { id: 'all-ask', effect: 'ask', server: '*', tool: 'danger' }] },
+      rules: {
+        add: [
+          { id: 'notes-write', effect: 'allow', server: 'Notes', tool: 'write' },
+          { id: 'all-ask', effect: 'ask', server: '*', tool: 'danger' },
+        ],
+      },
     });
     const chat = services.chats.create();
     const db = openDatabase(services.databaseFile);
     try {
-      createChatApprovalStore(db).grant({ chatId: chat.id, serverName: 'Notes', toolName: 'read', definitionHash: 'h', grantedAt: 1 });
+      createChatApprovalStore(db).grant({
+        chatId: chat.id,
+        serverName: 'Notes',
+        toolName: 'read',
+        definitionHash: 'h',
+        grantedAt: 1,
+      });
     } finally {
       db.close();
     }
     services.mcpServers.edit({ name: 'Notes', rename: 'Journal' });
     expect(services.approvals.chats.grants(chat.id).map((grant) => grant.serverName)).toEqual(['Journal']);
-    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'read' })).toMatchObject({ outcome: 'allow', source: { kind: 'tool-setting' } });
-    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'write' })).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule' } });
+    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'read' })).toMatchObject({
+      outcome: 'allow',
+      source: { kind: 'tool-setting' },
+    });
+    expect(services.approvals.gate.explain({ server: 'Journal', tool: 'write' })).toMatchObject({
+      outcome: 'allow',
+      source: { kind: 'allow-rule' },
+    });
     expect(services.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
     services.mcpServers.remove('Journal');
     expect(services.approvals.chats.grants(chat.id)).toEqual([]);
@@ -120,11 +141,20 @@ describe("the organisation's rules and locks follow the server", () => {
   it('a deny rule and lock by name survive a rename and the same command added under another name', () => {
     const services = servicesWith(managed);
     services.mcpServers.add('Evil', { command: '/opt/evil/server', args: ['--serve'] });
-    expect(services.approvals.gate.explain({ server: 'Evil', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    expect(services.approvals.gate.explain({ server: 'Evil', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { kind: 'managed-deny-rule' },
+    });
     services.mcpServers.edit({ name: 'Evil', rename: 'Evil3' });
-    expect(services.approvals.gate.explain({ server: 'Evil3', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    expect(services.approvals.gate.explain({ server: 'Evil3', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { kind: 'managed-deny-rule' },
+    });
     services.mcpServers.add('Twin', { command: '/opt/evil/server', args: ['--serve'] });
-    expect(services.approvals.gate.explain({ server: 'Twin', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { kind: 'managed-deny-rule' } });
+    expect(services.approvals.gate.explain({ server: 'Twin', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { kind: 'managed-deny-rule' },
+    });
     // The lock follows too: the person's own auto-approve of the renamed server gives way to it.
     services.approvals.policy.update({ servers: { Evil3: { autoApprove: true } } });
     expect(services.approvals.policy.compiled().serverSettings('Evil3')?.autoApprove).toBe(false);
@@ -145,9 +175,18 @@ describe("the organisation's rules and locks follow the server", () => {
     services.mcpServers.add('B', { command: 'npx', args: ['-y', '@evil/mcp@1.2.3'] });
     services.mcpServers.add('C', { url: 'https://evil.example/mcp' });
     services.mcpServers.add('D', { command: 'npx', args: ['-y', '@good/mcp'] });
-    expect(services.approvals.gate.explain({ server: 'A', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-command' } });
-    expect(services.approvals.gate.explain({ server: 'B', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-package' } });
-    expect(services.approvals.gate.explain({ server: 'C', tool: 'x' })).toMatchObject({ outcome: 'deny', source: { ruleId: 'by-url' } });
+    expect(services.approvals.gate.explain({ server: 'A', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { ruleId: 'by-command' },
+    });
+    expect(services.approvals.gate.explain({ server: 'B', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { ruleId: 'by-package' },
+    });
+    expect(services.approvals.gate.explain({ server: 'C', tool: 'x' })).toMatchObject({
+      outcome: 'deny',
+      source: { ruleId: 'by-url' },
+    });
     expect(services.approvals.gate.explain({ server: 'D', tool: 'x' }).outcome).toBe('ask');
   });
 });
@@ -157,9 +196,20 @@ describe('names chosen by a server are literal in the rules built from them', ()
     const services = servicesWith();
     services.mcpServers.add('Files2', { command: 'files-server' });
     services.mcpServers.add('Evil', { command: 'evil-server' });
-    services.approvals.policy.update(rememberUpdate({ serverName: 'Files2', toolName: 'write_*', args: { path: 'a' } }, { kind: 'rule', id: 'remembered', args: [{ pointer: '/path', match: 'equals', value: 'a' }] }));
-    expect(services.approvals.gate.explain({ server: 'Files2', tool: 'write_*', args: { path: 'a' } }).outcome).toBe('allow');
-    expect(services.approvals.gate.explain({ server: 'Files2', tool: 'write_anything', args: { path: 'a' } }).outcome).toBe('ask');
-    expect(services.approvals.gate.explain({ server: 'Evil', tool: 'write_anything', args: { path: 'a' } }).outcome).toBe('ask');
+    services.approvals.policy.update(
+      rememberUpdate(
+        { serverName: 'Files2', toolName: 'write_*', args: { path: 'a' } },
+        { kind: 'rule', id: 'remembered', args: [{ pointer: '/path', match: 'equals', value: 'a' }] },
+      ),
+    );
+    expect(services.approvals.gate.explain({ server: 'Files2', tool: 'write_*', args: { path: 'a' } }).outcome).toBe(
+      'allow',
+    );
+    expect(
+      services.approvals.gate.explain({ server: 'Files2', tool: 'write_anything', args: { path: 'a' } }).outcome,
+    ).toBe('ask');
+    expect(
+      services.approvals.gate.explain({ server: 'Evil', tool: 'write_anything', args: { path: 'a' } }).outcome,
+    ).toBe('ask');
   });
 });

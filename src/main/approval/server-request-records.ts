@@ -7,7 +7,11 @@ import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecord } from '../audit/audit
  * What a server's request is called in the audit log and in a chat's grants (docs/user/server-requests.md#in-the-audit-log): the
  * method decided, the arguments recorded, and the grant "Allow for this chat" makes for sampling.
  */
-export const SERVER_REQUEST_NAMES = { sampling: 'sampling/createMessage', answer: 'sampling/answer', elicitation: 'elicitation/create' } as const;
+export const SERVER_REQUEST_NAMES = {
+  sampling: 'sampling/createMessage',
+  answer: 'sampling/answer',
+  elicitation: 'elicitation/create',
+} as const;
 
 /**
  * "Allow for this chat" of a server's sampling, kept as a chat grant like a tool's: the method's name in place of the
@@ -21,7 +25,11 @@ export function samplingGrant(chatId: string, serverName: string, grantedAt: num
 }
 
 export function isSamplingGrant(grant: ChatGrant, serverName: string): boolean {
-  return grant.serverName === serverName && grant.toolName === SAMPLING_GRANT.toolName && grant.definitionHash === SAMPLING_GRANT.definitionHash;
+  return (
+    grant.serverName === serverName &&
+    grant.toolName === SAMPLING_GRANT.toolName &&
+    grant.definitionHash === SAMPLING_GRANT.definitionHash
+  );
 }
 
 /** The method a request's row names: a sampling request, its answer, or an elicitation. */
@@ -32,7 +40,10 @@ export function serverRequestMethod(view: ServerRequestView): string {
 
 /** What deny rules match and the audit log records of a request (or of the model's answer). */
 export function serverRequestArgs(view: ServerRequestView): Record<string, unknown> {
-  if (view.kind === 'elicitation') return view.mode === 'url' ? { message: view.message, url: view.url } : { message: view.message, requestedSchema: view.requestedSchema };
+  if (view.kind === 'elicitation')
+    return view.mode === 'url'
+      ? { message: view.message, url: view.url }
+      : { message: view.message, requestedSchema: view.requestedSchema };
   if (view.stage === 'answer') return { text: view.answer?.text ?? '', model: view.answer?.model ?? '' };
   return { messages: view.messages, systemPrompt: view.systemPrompt, maxTokens: view.maxTokens };
 }
@@ -43,7 +54,12 @@ export function serverRequestRecord(
   decision: AuditDecision,
   actor: AuditActor,
   decidedBy: string,
-  extra: { toolName?: string; args?: Record<string, unknown>; reason?: string | undefined; editedArgs?: Record<string, unknown> | undefined } = {},
+  extra: {
+    toolName?: string;
+    args?: Record<string, unknown>;
+    reason?: string | undefined;
+    editedArgs?: Record<string, unknown> | undefined;
+  } = {},
 ): ServerRequestRecord {
   return {
     kind: view.kind,

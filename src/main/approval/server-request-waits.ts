@@ -31,7 +31,12 @@ export interface ServerRequestWaits {
    * Claims the waiting request's resolution and commits its audit rows — and the grant, with its policy row — in ONE
    * transaction; then announces it. Throws `not_found` when it was resolved meanwhile (nothing is recorded then).
    */
-  resolve(id: string, resolution: Omit<WaitingServerRequestResolution, 'decidedAt'>, records: readonly ServerRequestRecord[], grant?: ChatGrant): void;
+  resolve(
+    id: string,
+    resolution: Omit<WaitingServerRequestResolution, 'decidedAt'>,
+    records: readonly ServerRequestRecord[],
+    grant?: ChatGrant,
+  ): void;
   /** Whether the person allowed this server's sampling for the chat ("Allow for this chat", kept as a chat grant). */
   grantedInChat(chatId: string, serverName: string): boolean;
   /** A request's timeout came: the flow that holds it resolves it (a listener ignores ids it does not hold). Returns the removal. */
@@ -86,18 +91,32 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
 
   function get(id: string): ServerRequestView {
     const stored = ownWaiting(id);
-    if (!stored) throw new WorkbenchError('not_found', 'No server request waits by that id: it was answered, timed out or cancelled.', { id });
+    if (!stored)
+      throw new WorkbenchError(
+        'not_found',
+        'No server request waits by that id: it was answered, timed out or cancelled.',
+        { id },
+      );
     return stored.request;
   }
 
-  const claim = (view: ServerRequestView, resolution: WaitingServerRequestResolution, records: readonly ServerRequestRecord[], grant?: ChatGrant): void => {
+  const claim = (
+    view: ServerRequestView,
+    resolution: WaitingServerRequestResolution,
+    records: readonly ServerRequestRecord[],
+    grant?: ChatGrant,
+  ): void => {
     const changes = grant ? [grantChange(grant, dependencies.actor)] : [];
     audit.recordDecisionsWith(
       records,
       () =>
         store.transaction(() => {
           if (!store.resolveServerRequest(view.id, resolution)) {
-            throw new WorkbenchError('not_found', 'No server request waits by that id: it was answered, timed out or cancelled.', { id: view.id });
+            throw new WorkbenchError(
+              'not_found',
+              'No server request waits by that id: it was answered, timed out or cancelled.',
+              { id: view.id },
+            );
           }
           if (grant) chatStore.grant(grant);
         }),
@@ -105,7 +124,10 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     );
     timers.clear(view);
     if (grant) events.emit('grants.onDidChange', { kind: 'granted', grant });
-    const outcome = resolution.actor === 'user' && resolution.action ? SERVER_REQUEST_ACTION_WORDS[resolution.action] : (resolution.reason ?? undefined);
+    const outcome =
+      resolution.actor === 'user' && resolution.action
+        ? SERVER_REQUEST_ACTION_WORDS[resolution.action]
+        : (resolution.reason ?? undefined);
     events.emit('serverRequests.onDidChange', { kind: 'resolved', request: view, ...(outcome ? { outcome } : {}) });
   };
 
@@ -114,7 +136,11 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     if (ownerAlive(stored.owner)) continue;
     try {
       const record = serverRequestRecord(stored.request, 'cancelled', 'system', RESTART_WORDS);
-      claim(stored.request, { outcome: 'cancelled', actor: 'system', action: null, reason: RESTART_WORDS, decidedAt: now() }, [record]);
+      claim(
+        stored.request,
+        { outcome: 'cancelled', actor: 'system', action: null, reason: RESTART_WORDS, decidedAt: now() },
+        [record],
+      );
     } catch (error) {
       // It stays waiting, unanswerable; nothing acts on it. The next start tries again.
       onError(error);
@@ -134,14 +160,18 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
       events.emit('serverRequests.onDidChange', { kind: 'waiting', request });
     },
     list(chatId) {
-      const all = store.waitingServerRequests().filter((stored) => stored.owner === owner).map((stored) => stored.request);
+      const all = store
+        .waitingServerRequests()
+        .filter((stored) => stored.owner === owner)
+        .map((stored) => stored.request);
       return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
     },
     get,
     resolve(id, resolution, records, grant) {
       claim(get(id), { ...resolution, decidedAt: now() }, records, grant);
     },
-    grantedInChat: (chatId, serverName) => chatStore.grantsOf(chatId).some((grant) => isSamplingGrant(grant, serverName)),
+    grantedInChat: (chatId, serverName) =>
+      chatStore.grantsOf(chatId).some((grant) => isSamplingGrant(grant, serverName)),
     onDue(listener) {
       dueListeners.add(listener);
       return () => void dueListeners.delete(listener);

@@ -20,7 +20,10 @@ describe('one word per meaning: auto-approve a server, trust its annotations', (
   it('the card, Settings and the undo hint name the server setting with the same words, never "trust"', () => {
     expect(REMEMBER_WORDS.server).toBe(AUTO_APPROVE_SERVER);
     expect(AUTO_APPROVE_SERVER.toLowerCase()).not.toContain('trust');
-    const { change, undo } = rememberWords({ serverName: 'Files', toolName: 'write_file', args: {} }, { kind: 'server' });
+    const { change, undo } = rememberWords(
+      { serverName: 'Files', toolName: 'write_file', args: {} },
+      { kind: 'server' },
+    );
     expect(undo).toContain(`'${autoApproveServerLabel('Files')}'`);
     expect(change.toLowerCase()).not.toContain('trust');
   });
@@ -30,7 +33,8 @@ describe('one word per meaning: auto-approve a server, trust its annotations', (
     for (const file of sources(path.join(ROOT, 'renderer')).concat(sources(path.join(ROOT, 'cli')))) {
       const text = fs.readFileSync(file, 'utf8');
       // "Trust this server" alone (without "'s annotations") was the card's name for auto-approve.
-      for (const match of text.matchAll(/Trust this server(?!'s annotations)|Run all tools of/g)) offenders.push(`${path.relative(ROOT, file)}: ${match[0]}`);
+      for (const match of text.matchAll(/Trust this server(?!'s annotations)|Run all tools of/g))
+        offenders.push(`${path.relative(ROOT, file)}: ${match[0]}`);
     }
     expect(offenders).toEqual([]);
     expect(TRUST_ANNOTATIONS).toContain('annotations');

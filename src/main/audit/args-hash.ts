@@ -60,7 +60,9 @@ function readKey(file: string): Buffer | null {
     throw error;
   }
   if (!KEY_TEXT.test(text)) {
-    throw new Error(`The audit key ${file} is damaged (it is not 64 hex digits). It was left as it is: restore it from a backup, or move it away to start a new key (older rows then keep hashes nobody can check).`);
+    throw new Error(
+      `The audit key ${file} is damaged (it is not 64 hex digits). It was left as it is: restore it from a backup, or move it away to start a new key (older rows then keep hashes nobody can check).`,
+    );
   }
   // Owner-only whatever the umask or a copy did to it.
   if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, OWNER_ONLY_FILE);

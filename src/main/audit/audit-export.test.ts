@@ -97,7 +97,11 @@ describe('audit.export to JSONL', () => {
     fillLog(target, 30);
     const file = path.join(outDir, 'audit.jsonl');
     const progress: [number, number][] = [];
-    const result = await target.log.export({ format: 'jsonl', path: file, onProgress: (done, total) => progress.push([done, total]) });
+    const result = await target.log.export({
+      format: 'jsonl',
+      path: file,
+      onProgress: (done, total) => progress.push([done, total]),
+    });
     const head = target.log.head();
     expect(result).toEqual({ path: file, format: 'jsonl', rowCount: 30, head, bytes: fs.statSync(file).size });
     expect(progress.at(-1)).toEqual([30, 30]);
@@ -105,7 +109,14 @@ describe('audit.export to JSONL', () => {
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     expect(lines.at(-1)).toBe('');
     const header = JSON.parse(lines[0] as string);
-    expect(header).toEqual({ aiWorkbenchAuditExport: 1, format: 'jsonl', exportedAt: expect.any(String), genesisHash: GENESIS_HASH, head, rowCount: 30 });
+    expect(header).toEqual({
+      aiWorkbenchAuditExport: 1,
+      format: 'jsonl',
+      exportedAt: expect.any(String),
+      genesisHash: GENESIS_HASH,
+      head,
+      rowCount: 30,
+    });
     const rows = lines.slice(1, -1).map((line) => JSON.parse(line) as unknown);
     expect(rows).toEqual(allEntries());
     lines.slice(1, -1).forEach((line) => expect(line).toBe(canonicalJson(JSON.parse(line))));
@@ -116,7 +127,10 @@ describe('audit.export to JSONL', () => {
 
   it('an empty log exports a header naming the genesis hash, and verifies', async () => {
     const file = path.join(outDir, 'empty.jsonl');
-    expect(await target.log.export({ format: 'jsonl', path: file })).toMatchObject({ rowCount: 0, head: { sequence: 0, hash: GENESIS_HASH } });
+    expect(await target.log.export({ format: 'jsonl', path: file })).toMatchObject({
+      rowCount: 0,
+      head: { sequence: 0, hash: GENESIS_HASH },
+    });
     expect(await verifyExportFile(file)).toEqual({ ok: true, rowCount: 0, head: { sequence: 0, hash: GENESIS_HASH } });
   });
 
@@ -148,9 +162,15 @@ describe('audit.export to JSONL', () => {
     expect(await check(cut)).toMatchObject({ sequence: 11, kind: 'missing' });
 
     const header = JSON.parse(original[0] as string) as { rowCount: number };
-    expect(await check([JSON.stringify({ ...header, rowCount: 13 }), ...original.slice(1)])).toMatchObject({ kind: 'head-mismatch', line: 1 });
+    expect(await check([JSON.stringify({ ...header, rowCount: 13 }), ...original.slice(1)])).toMatchObject({
+      kind: 'head-mismatch',
+      line: 1,
+    });
     expect(await check(['not json', ...original.slice(1)])).toMatchObject({ kind: 'malformed', line: 1 });
-    expect(await check([original[0] as string, '{"oops":', ...original.slice(2)])).toMatchObject({ kind: 'malformed', line: 2 });
+    expect(await check([original[0] as string, '{"oops":', ...original.slice(2)])).toMatchObject({
+      kind: 'malformed',
+      line: 2,
+    });
   });
 });
 
@@ -158,7 +178,10 @@ describe('audit.export to CSV', () => {
   it('writes RFC 4180 CSV whose records round-trip to the entries, behind a header record with the chain head', async () => {
     fillLog(target, 20);
     target.log.recordDecision(
-      decisionRecord(100, { reason: 'comma, "quotes", and\r\na line break', args: { text: '=HYPERLINK("http://evil")', note: "'already quoted", list: [1, 'two'] } }),
+      decisionRecord(100, {
+        reason: 'comma, "quotes", and\r\na line break',
+        args: { text: '=HYPERLINK("http://evil")', note: "'already quoted", list: [1, 'two'] },
+      }),
     );
     target.log.recordDecision(decisionRecord(101, { toolName: '@sum', decidedBy: '-1 rule', reason: '+plus\ttab' }));
     const file = path.join(outDir, 'audit.csv');
@@ -209,10 +232,18 @@ describe('where an export may go', () => {
   it('refuses a relative path, a wrong extension, a missing folder, and anywhere in the data folder', async () => {
     fillLog(target, 2);
     expect((await refusal({ format: 'jsonl', path: 'audit.jsonl' })).message).toMatch(/must be absolute/);
-    expect((await refusal({ format: 'jsonl', path: path.join(outDir, 'audit.csv') })).message).toMatch(/must end in \.jsonl/);
+    expect((await refusal({ format: 'jsonl', path: path.join(outDir, 'audit.csv') })).message).toMatch(
+      /must end in \.jsonl/,
+    );
     expect((await refusal({ format: 'csv', path: path.join(outDir, '.bashrc') })).message).toMatch(/must end in \.csv/);
-    expect((await refusal({ format: 'csv', path: path.join(outDir, 'nope', 'audit.csv') })).message).toMatch(/folder does not exist/);
-    for (const inside of [path.join(target.dataDir, 'audit.jsonl'), `${target.file}-wal.jsonl`, path.join(target.dataDir, '..', 'data', 'x.jsonl')]) {
+    expect((await refusal({ format: 'csv', path: path.join(outDir, 'nope', 'audit.csv') })).message).toMatch(
+      /folder does not exist/,
+    );
+    for (const inside of [
+      path.join(target.dataDir, 'audit.jsonl'),
+      `${target.file}-wal.jsonl`,
+      path.join(target.dataDir, '..', 'data', 'x.jsonl'),
+    ]) {
       const error = await refusal({ format: 'jsonl', path: inside });
       expect(error.code).toBe('invalid_input');
       expect(error.message).toMatch(/inside the data folder/);
@@ -220,7 +251,9 @@ describe('where an export may go', () => {
     // Through a symbolic link that points into the data folder: still refused.
     const link = path.join(outDir, 'sneaky');
     fs.symlinkSync(target.dataDir, link);
-    expect((await refusal({ format: 'jsonl', path: path.join(link, 'audit.jsonl') })).message).toMatch(/inside the data folder/);
+    expect((await refusal({ format: 'jsonl', path: path.join(link, 'audit.jsonl') })).message).toMatch(
+      /inside the data folder/,
+    );
     expect(fs.readdirSync(target.dataDir).filter((name) => name.endsWith('.jsonl'))).toEqual([]);
   });
 

@@ -52,7 +52,12 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
   const target = await exportTarget(options);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomUUID().slice(0, 8)}.partial`);
   // `flush` syncs the file to disk before it is closed, so a renamed export is a complete one.
-  const stream = createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: EXPORT_CHUNK_BYTES });
+  const stream = createWriteStream(temporary, {
+    flags: 'wx',
+    mode: 0o600,
+    flush: true,
+    highWaterMark: EXPORT_CHUNK_BYTES,
+  });
   const writer = new ChunkedLineWriter(stream);
   try {
     await once(stream, 'open');
@@ -83,7 +88,10 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
         rows.return?.();
       }
       await writer.flush();
-      if (done !== rowCount) throw new Error(`The audit log changed during the export (${done} rows read, ${rowCount} counted); nothing was written.`);
+      if (done !== rowCount)
+        throw new Error(
+          `The audit log changed during the export (${done} rows read, ${rowCount} counted); nothing was written.`,
+        );
       options.onProgress?.(done, rowCount);
       return { head, rowCount };
     });
@@ -91,7 +99,13 @@ export async function exportAuditLog(options: ExportAuditLogOptions): Promise<Au
     await finished(stream);
     if (!options.overwrite) await refuseExisting(target);
     await fs.rename(temporary, target);
-    return { path: target, format: options.format, rowCount: result.rowCount, head: result.head, bytes: stream.bytesWritten };
+    return {
+      path: target,
+      format: options.format,
+      rowCount: result.rowCount,
+      head: result.head,
+      bytes: stream.bytesWritten,
+    };
   } catch (error) {
     stream.destroy();
     await finished(stream).catch(() => undefined); // the error that matters is the one being raised
@@ -122,10 +136,12 @@ function csvHeader(header: ExportHeader): string {
  * contract may name is narrower still (export-folder.ts).
  */
 async function exportTarget({ path: requested, format, dataDir, overwrite }: ExportAuditLogOptions): Promise<string> {
-  const refuse = (why: string): WorkbenchError => new WorkbenchError('invalid_input', `Cannot export the audit log to ${requested}: ${why}.`, { path: requested });
+  const refuse = (why: string): WorkbenchError =>
+    new WorkbenchError('invalid_input', `Cannot export the audit log to ${requested}: ${why}.`, { path: requested });
   if (!path.isAbsolute(requested)) throw refuse('the path must be absolute');
   const resolved = path.resolve(requested);
-  if (path.extname(resolved).toLowerCase() !== `.${format}`) throw refuse(`a ${format.toUpperCase()} export must end in .${format}`);
+  if (path.extname(resolved).toLowerCase() !== `.${format}`)
+    throw refuse(`a ${format.toUpperCase()} export must end in .${format}`);
   let folder: string;
   try {
     folder = await fs.realpath(path.dirname(resolved));
@@ -152,11 +168,14 @@ async function refuseExisting(target: string): Promise<void> {
 }
 
 function alreadyExists(target: string): WorkbenchError {
-  return new WorkbenchError('already_exists', `${target} already exists; export again with overwrite to replace it.`, { path: target });
+  return new WorkbenchError('already_exists', `${target} already exists; export again with overwrite to replace it.`, {
+    path: target,
+  });
 }
 
 function isInside(child: string, parent: string): boolean {
-  const fold = (text: string): string => (process.platform === 'win32' || process.platform === 'darwin' ? text.toLowerCase() : text);
+  const fold = (text: string): string =>
+    process.platform === 'win32' || process.platform === 'darwin' ? text.toLowerCase() : text;
   const relative = path.relative(fold(parent), fold(child));
   return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

@@ -38,7 +38,9 @@ function reopen(): void {
 }
 
 const triggerSql = (db: BetterSqlite3.Database): Record<string, string> =>
-  Object.fromEntries(db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").raw().all() as [string, string][]);
+  Object.fromEntries(
+    db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").raw().all() as [string, string][],
+  );
 
 describe('the append-only triggers', () => {
   it('are known exactly as the migrations made them, and a sound log has nothing to say', async () => {
@@ -58,32 +60,51 @@ describe('the append-only triggers', () => {
         'audit_watermark_no_delete',
       ].sort(),
     );
-    expect(triggerSql(target.db)).toEqual(Object.fromEntries(AUDIT_TRIGGERS.map((trigger) => [trigger.name, trigger.sql])));
+    expect(triggerSql(target.db)).toEqual(
+      Object.fromEntries(AUDIT_TRIGGERS.map((trigger) => [trigger.name, trigger.sql])),
+    );
     reopen();
     expect(await target.log.verify()).toEqual({ ok: true, rowCount: 4, head: target.log.head() });
   });
 
   it('dropped by hand, then a row inserted and the file reopened: they are back, and verify names the row that came in without them', async () => {
     byHand((db) => {
-      db.exec('DROP TRIGGER audit_log_extends_chain; DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_counts_rows');
+      db.exec(
+        'DROP TRIGGER audit_log_extends_chain; DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_counts_rows',
+      );
       fillLogFast(db, 2); // rows that chain perfectly: the chain alone cannot tell them from the log's own
     });
     expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: true, rowCount: 6 }); // the chain alone passes: only the log, reopened, names the rows
     reopen();
     const restored = triggerSql(target.db);
     for (const trigger of AUDIT_TRIGGERS) expect(restored[trigger.name]).toBe(trigger.sql);
-    expect(() => target.db.prepare("UPDATE audit_log SET tool_name = 'x' WHERE sequence = 1").run()).toThrow(/append-only/);
+    expect(() => target.db.prepare("UPDATE audit_log SET tool_name = 'x' WHERE sequence = 1").run()).toThrow(
+      /append-only/,
+    );
 
     const result = await target.log.verify();
     expect(result).toMatchObject({ ok: false, rowCount: 4, problem: { sequence: 5, kind: 'unprotected' } });
     if (result.ok) return;
-    expect(result.problem.message).toMatch(/^Rows 5 to 6 came in while the log's append-only protections were off \(trigger audit_log_no_update was missing; trigger audit_log_extends_chain was missing; trigger audit_log_counts_rows was missing; found and put back at 2026-01-01T12:01:04\.000Z\)/);
-    expect(result.notices).toEqual([{ detectedAt: '2026-01-01T12:01:04.000Z', firstRow: 5, lastRow: 6, message: expect.stringContaining('rows 5 to 6 came in without them') }]);
+    expect(result.problem.message).toMatch(
+      /^Rows 5 to 6 came in while the log's append-only protections were off \(trigger audit_log_no_update was missing; trigger audit_log_extends_chain was missing; trigger audit_log_counts_rows was missing; found and put back at 2026-01-01T12:01:04\.000Z\)/,
+    );
+    expect(result.notices).toEqual([
+      {
+        detectedAt: '2026-01-01T12:01:04.000Z',
+        firstRow: 5,
+        lastRow: 6,
+        message: expect.stringContaining('rows 5 to 6 came in without them'),
+      },
+    ]);
 
     // Rows appended afterwards, with the triggers back, do not change what is said about 5 and 6.
     fillLog(target, 2);
     reopen();
-    expect(await target.log.verify()).toMatchObject({ ok: false, problem: { sequence: 5, kind: 'unprotected' }, notices: [{ firstRow: 5, lastRow: 6 }] });
+    expect(await target.log.verify()).toMatchObject({
+      ok: false,
+      problem: { sequence: 5, kind: 'unprotected' },
+      notices: [{ firstRow: 5, lastRow: 6 }],
+    });
   });
 
   it('dropped and a row changed: the chain names the changed row first, and the notice says the triggers were put back', async () => {
@@ -95,30 +116,49 @@ describe('the append-only triggers', () => {
     expect(await target.log.verify()).toMatchObject({
       ok: false,
       problem: { sequence: 3, kind: 'content-changed' },
-      notices: [{ firstRow: null, lastRow: null, message: expect.stringMatching(/trigger audit_log_no_update was missing\); no row came in meanwhile\.$/) }],
+      notices: [
+        {
+          firstRow: null,
+          lastRow: null,
+          message: expect.stringMatching(/trigger audit_log_no_update was missing\); no row came in meanwhile\.$/),
+        },
+      ],
     });
   });
 
   it('dropped and put back with nothing written meanwhile: OK, with the notice', async () => {
     byHand((db) => db.exec('DROP TRIGGER audit_head_no_delete'));
     reopen();
-    expect(await target.log.verify()).toMatchObject({ ok: true, rowCount: 4, notices: [{ firstRow: null, message: expect.stringContaining('audit_head_no_delete was missing') }] });
+    expect(await target.log.verify()).toMatchObject({
+      ok: true,
+      rowCount: 4,
+      notices: [{ firstRow: null, message: expect.stringContaining('audit_head_no_delete was missing') }],
+    });
   });
 
   it('altered (the same name, a condition that never holds) counts as missing', async () => {
     byHand((db) => {
       db.exec('DROP TRIGGER audit_log_no_delete');
-      db.exec("CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log WHEN 0 BEGIN SELECT RAISE(ABORT, 'never'); END");
+      db.exec(
+        "CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log WHEN 0 BEGIN SELECT RAISE(ABORT, 'never'); END",
+      );
     });
     reopen();
-    expect(triggerSql(target.db).audit_log_no_delete).toBe(AUDIT_TRIGGERS.find((trigger) => trigger.name === 'audit_log_no_delete')?.sql);
-    expect(await target.log.verify()).toMatchObject({ ok: true, notices: [{ message: expect.stringContaining('trigger audit_log_no_delete was altered') }] });
+    expect(triggerSql(target.db).audit_log_no_delete).toBe(
+      AUDIT_TRIGGERS.find((trigger) => trigger.name === 'audit_log_no_delete')?.sql,
+    );
+    expect(await target.log.verify()).toMatchObject({
+      ok: true,
+      notices: [{ message: expect.stringContaining('trigger audit_log_no_delete was altered') }],
+    });
   });
 });
 
 describe('the count of rows ever written', () => {
   const wipe = (db: BetterSqlite3.Database): void => {
-    db.exec('DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DELETE FROM audit_log; DELETE FROM audit_head');
+    db.exec(
+      'DROP TRIGGER audit_log_no_delete; DROP TRIGGER audit_head_no_delete; DELETE FROM audit_log; DELETE FROM audit_head',
+    );
   };
 
   it('a log wiped together with its head is "empty, but 4 rows were written", not OK', async () => {
@@ -126,10 +166,18 @@ describe('the count of rows ever written', () => {
     expect(await verifyAuditDatabase(target.file)).toEqual({
       ok: false,
       rowCount: 0,
-      problem: { sequence: 1, kind: 'missing', message: 'The log is empty, but 4 rows were written: it was wiped, together with its head.' },
+      problem: {
+        sequence: 1,
+        kind: 'missing',
+        message: 'The log is empty, but 4 rows were written: it was wiped, together with its head.',
+      },
     });
     reopen(); // the triggers go back, the count stays
-    expect(await target.log.verify()).toMatchObject({ ok: false, problem: { sequence: 1, kind: 'missing' }, notices: [{ firstRow: null }] });
+    expect(await target.log.verify()).toMatchObject({
+      ok: false,
+      problem: { sequence: 1, kind: 'missing' },
+      notices: [{ firstRow: null }],
+    });
   });
 
   it('a log wiped together with its head and the count is not OK, before the next open or after it', async () => {
@@ -137,12 +185,21 @@ describe('the count of rows ever written', () => {
       wipe(db);
       db.exec('DROP TRIGGER audit_watermark_no_delete; DELETE FROM audit_watermark');
     });
-    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: false, rowCount: 0, problem: { kind: 'head-mismatch' } });
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({
+      ok: false,
+      rowCount: 0,
+      problem: { kind: 'head-mismatch' },
+    });
     reopen(); // the count is put back from what is left: 0
     expect(await target.log.verify()).toMatchObject({
       ok: false,
       rowCount: 0,
-      problem: { kind: 'head-mismatch', message: expect.stringMatching(/^The count of rows ever written was deleted outside AI Workbench .*may have been wiped/) },
+      problem: {
+        kind: 'head-mismatch',
+        message: expect.stringMatching(
+          /^The count of rows ever written was deleted outside AI Workbench .*may have been wiped/,
+        ),
+      },
       notices: [{ message: expect.stringContaining('the count of rows ever written was deleted') }],
     });
     reopen(); // and at every later open
@@ -152,12 +209,18 @@ describe('the count of rows ever written', () => {
   it('rows cut from the end with the head moved back are missing', async () => {
     byHand((db) => {
       db.exec('DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE sequence > 2');
-      db.exec("UPDATE audit_head SET sequence = 2, hash = (SELECT hash FROM audit_log WHERE sequence = 2) WHERE id = 1");
+      db.exec(
+        'UPDATE audit_head SET sequence = 2, hash = (SELECT hash FROM audit_log WHERE sequence = 2) WHERE id = 1',
+      );
     });
     expect(await verifyAuditDatabase(target.file)).toMatchObject({
       ok: false,
       rowCount: 2,
-      problem: { sequence: 3, kind: 'missing', message: 'Rows 3 to 4 are missing: 4 rows were written, the log ends at row 2.' },
+      problem: {
+        sequence: 3,
+        kind: 'missing',
+        message: 'Rows 3 to 4 are missing: 4 rows were written, the log ends at row 2.',
+      },
     });
   });
 
@@ -165,13 +228,18 @@ describe('the count of rows ever written', () => {
     expect(() => target.db.prepare('UPDATE audit_watermark SET rows_written = 0').run()).toThrow(/only grows/);
     expect(() => target.db.prepare('DELETE FROM audit_watermark').run()).toThrow(/cannot be deleted/);
     byHand((db) => db.exec('DROP TRIGGER audit_watermark_no_delete; DELETE FROM audit_watermark'));
-    expect(await verifyAuditDatabase(target.file)).toMatchObject({ ok: false, problem: { kind: 'head-mismatch', message: expect.stringContaining('count of rows ever written') } });
+    expect(await verifyAuditDatabase(target.file)).toMatchObject({
+      ok: false,
+      problem: { kind: 'head-mismatch', message: expect.stringContaining('count of rows ever written') },
+    });
     reopen();
     // Nothing is known about when: every row is in doubt.
     expect(await target.log.verify()).toMatchObject({
       ok: false,
       problem: { sequence: 1, kind: 'unprotected' },
-      notices: [{ firstRow: 1, lastRow: 4, message: expect.stringContaining('the count of rows ever written was deleted') }],
+      notices: [
+        { firstRow: 1, lastRow: 4, message: expect.stringContaining('the count of rows ever written was deleted') },
+      ],
     });
   });
 

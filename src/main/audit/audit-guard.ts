@@ -29,14 +29,14 @@ interface SchemaStatement {
 const MIGRATIONS_SQL = migrations.join('\n');
 
 /** Every trigger on an audit table, exactly as the migrations created it (as sqlite_master keeps it). */
-export const AUDIT_TRIGGERS: readonly SchemaStatement[] = [...MIGRATIONS_SQL.matchAll(/CREATE TRIGGER (\w+) [^\n]* ON audit_\w+[\s\S]*?\bEND(?=;)/g)].map(
-  (match) => ({ name: match[1] as string, sql: match[0] }),
-);
+export const AUDIT_TRIGGERS: readonly SchemaStatement[] = [
+  ...MIGRATIONS_SQL.matchAll(/CREATE TRIGGER (\w+) [^\n]* ON audit_\w+[\s\S]*?\bEND(?=;)/g),
+].map((match) => ({ name: match[1] as string, sql: match[0] }));
 
 /** The tables the guard needs (and the head, which verify reads), as the migrations created them. */
-const GUARD_TABLES: readonly SchemaStatement[] = [...MIGRATIONS_SQL.matchAll(/CREATE TABLE (audit_head|audit_watermark|audit_guard_events) \([\s\S]*?\) STRICT(?=;)/g)].map(
-  (match) => ({ name: match[1] as string, sql: match[0] }),
-);
+const GUARD_TABLES: readonly SchemaStatement[] = [
+  ...MIGRATIONS_SQL.matchAll(/CREATE TABLE (audit_head|audit_watermark|audit_guard_events) \([\s\S]*?\) STRICT(?=;)/g),
+].map((match) => ({ name: match[1] as string, sql: match[0] }));
 
 /** One time the protections were found missing or altered and put back. */
 export interface AuditGuardEvent {
@@ -62,7 +62,9 @@ export function guardAuditLog(db: Database, now: () => number = Date.now): Audit
       found.push(`table ${table.name} was dropped`);
       db.exec(table.sql);
     }
-    const triggers = new Map(db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").raw().all() as [string, string][]);
+    const triggers = new Map(
+      db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").raw().all() as [string, string][],
+    );
     for (const trigger of AUDIT_TRIGGERS) {
       const sql = triggers.get(trigger.name);
       if (sql === trigger.sql) continue;
@@ -72,26 +74,29 @@ export function guardAuditLog(db: Database, now: () => number = Date.now): Audit
     }
     const last = (db.prepare('SELECT coalesce(max(sequence), 0) FROM audit_log').pluck().get() as number) ?? 0;
     const time = new Date(now()).toISOString();
-    let mark = db.prepare('SELECT rows_written AS rowsWritten, checked_sequence AS checkedSequence FROM audit_watermark WHERE id = 1').get() as
-      | { rowsWritten: number; checkedSequence: number | null }
-      | undefined;
+    let mark = db
+      .prepare(
+        'SELECT rows_written AS rowsWritten, checked_sequence AS checkedSequence FROM audit_watermark WHERE id = 1',
+      )
+      .get() as { rowsWritten: number; checkedSequence: number | null } | undefined;
     if (!mark) {
       found.push(COUNT_DELETED);
-      db.prepare('INSERT INTO audit_watermark (id, rows_written, checked_sequence, checked_at) VALUES (1, ?, NULL, NULL)').run(last);
+      db.prepare(
+        'INSERT INTO audit_watermark (id, rows_written, checked_sequence, checked_at) VALUES (1, ?, NULL, NULL)',
+      ).run(last);
       mark = { rowsWritten: last, checkedSequence: null };
     }
     let event: AuditGuardEvent | null = null;
     if (found.length > 0) {
       event = { detectedAt: time, what: found.join('; '), afterSequence: mark.checkedSequence, throughSequence: last };
-      db.prepare('INSERT INTO audit_guard_events (detected_at, what, after_sequence, through_sequence) VALUES (?, ?, ?, ?)').run(
-        event.detectedAt,
-        event.what,
-        event.afterSequence,
-        event.throughSequence,
-      );
+      db.prepare(
+        'INSERT INTO audit_guard_events (detected_at, what, after_sequence, through_sequence) VALUES (?, ?, ?, ?)',
+      ).run(event.detectedAt, event.what, event.afterSequence, event.throughSequence);
     }
     // Rows written while the counting trigger was gone still count.
-    db.prepare('UPDATE audit_watermark SET rows_written = max(rows_written, ?), checked_sequence = ?, checked_at = ? WHERE id = 1').run(last, last, time);
+    db.prepare(
+      'UPDATE audit_watermark SET rows_written = max(rows_written, ?), checked_sequence = ?, checked_at = ? WHERE id = 1',
+    ).run(last, last, time);
     return event;
   });
   return check.immediate();
@@ -106,11 +111,14 @@ export interface AuditGuardState {
 export function readGuardState(db: Pick<Database, 'prepare'>): AuditGuardState {
   const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
   const rowsWritten = tables.has('audit_watermark')
-    ? ((db.prepare('SELECT rows_written FROM audit_watermark WHERE id = 1').pluck().get() as number | undefined) ?? null)
+    ? ((db.prepare('SELECT rows_written FROM audit_watermark WHERE id = 1').pluck().get() as number | undefined) ??
+      null)
     : null;
   const events = tables.has('audit_guard_events')
     ? (db
-        .prepare('SELECT detected_at AS detectedAt, what, after_sequence AS afterSequence, through_sequence AS throughSequence FROM audit_guard_events ORDER BY id')
+        .prepare(
+          'SELECT detected_at AS detectedAt, what, after_sequence AS afterSequence, through_sequence AS throughSequence FROM audit_guard_events ORDER BY id',
+        )
         .all() as AuditGuardEvent[])
     : [];
   return { rowsWritten, events };
@@ -124,7 +132,12 @@ function rowsInDoubt(event: AuditGuardEvent): { first: number; last: number } | 
 
 function noticeOf(event: AuditGuardEvent): AuditNotice {
   const rows = rowsInDoubt(event);
-  const which = rows === null ? 'no row came in meanwhile' : rows.first === rows.last ? `row ${rows.first} came in without them` : `rows ${rows.first} to ${rows.last} came in without them`;
+  const which =
+    rows === null
+      ? 'no row came in meanwhile'
+      : rows.first === rows.last
+        ? `row ${rows.first} came in without them`
+        : `rows ${rows.first} to ${rows.last} came in without them`;
   return {
     detectedAt: event.detectedAt,
     message: `The log's protections were found changed and put back at ${event.detectedAt} (${event.what}); ${which}.`,
@@ -141,7 +154,8 @@ function noticeOf(event: AuditGuardEvent): AuditNotice {
  */
 export function withGuardState(result: AuditVerifyResult, state: AuditGuardState, last: AuditHead): AuditVerifyResult {
   const notices = state.events.map(noticeOf);
-  const withNotices = <T extends AuditVerifyResult>(value: T): T => (notices.length > 0 ? { ...value, notices } : value);
+  const withNotices = <T extends AuditVerifyResult>(value: T): T =>
+    notices.length > 0 ? { ...value, notices } : value;
   if (!result.ok) return withNotices(result);
   const problem = guardProblem(state, last);
   if (!problem) return withNotices(result);
@@ -150,7 +164,11 @@ export function withGuardState(result: AuditVerifyResult, state: AuditGuardState
 
 function guardProblem(state: AuditGuardState, last: AuditHead): AuditProblem | null {
   if (state.rowsWritten === null) {
-    return { sequence: last.sequence, kind: 'head-mismatch', message: 'The count of rows ever written, kept beside the head, is gone: it was deleted outside AI Workbench.' };
+    return {
+      sequence: last.sequence,
+      kind: 'head-mismatch',
+      message: 'The count of rows ever written, kept beside the head, is gone: it was deleted outside AI Workbench.',
+    };
   }
   if (state.rowsWritten > last.sequence) {
     const message =

@@ -21,10 +21,22 @@ process.stdin.once('data', () => {
   const db = openDatabase(databaseFile);
   const log = createSqliteAuditLog({ db, dataDir });
   for (let index = 0; ; index++) {
-    const call = { chatId: `chat-${label}`, exchangeId: `exchange-${label}`, toolCallId: `call-${label}-${index}`, serverName: 'Files', toolName: 'write_file' };
+    const call = {
+      chatId: `chat-${label}`,
+      exchangeId: `exchange-${label}`,
+      toolCallId: `call-${label}-${index}`,
+      serverName: 'Files',
+      toolName: 'write_file',
+    };
     const entry =
       index % 2 === 0
-        ? log.recordDecision({ ...call, decision: 'allow_once', actor: 'user', decidedBy: 'you allowed it once', args: { path: `/tmp/${label}/${index}`, token: `t-${index}` } })
+        ? log.recordDecision({
+            ...call,
+            decision: 'allow_once',
+            actor: 'user',
+            decidedBy: 'you allowed it once',
+            args: { path: `/tmp/${label}/${index}`, token: `t-${index}` },
+          })
         : log.recordToolResult({ ...call, outcome: 'success', durationMs: index, resultBytes: index * 10 });
     say(`${entry.sequence} ${entry.toolCallId} ${entry.kind}`);
   }

@@ -84,7 +84,8 @@ function startChild(label: string): Child {
   child.stdin.on('error', () => {}); // a killed child closes its stdin; that is the point of the test
   const exited = new Promise<void>((resolve) => {
     child.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL') failReady(new Error(`child ${label} exited with ${code}/${signal} before it was killed: ${stderr}`));
+      if (signal !== 'SIGKILL')
+        failReady(new Error(`child ${label} exited with ${code}/${signal} before it was killed: ${stderr}`));
       wake(true);
       resolve();
     });
@@ -97,60 +98,56 @@ function startChild(label: string): Child {
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('kill -9 during audit commits', () => {
-  it(
-    `${KILLS} kills at random moments: integrity ok, the chain verifies, every printed sequence is stored`,
-    async () => {
-      const started = performance.now();
-      // Children load ahead of time (loading takes longer than a round): only the runs, kills and checks are on the clock.
-      const warm = Array.from({ length: WARM_CHILDREN }, (_, index) => startChild(String(index)));
-      let committedTotal = 0;
-      let killsAfterSomeCommits = 0;
-      for (let iteration = 0; iteration < KILLS; iteration++) {
-        const child = warm.shift() as Child;
-        warm.push(startChild(String(iteration + WARM_CHILDREN)));
-        await child.ready;
-        child.process.stdin?.write('go\n');
-        // A random moment: most often after a random number of commits plus a few milliseconds, which
-        // lands inside the next commit (each takes a few ms with its fsync); sometimes while the database opens.
-        const commits = Math.floor(Math.random() * 9);
-        if (commits === 0) await pause(Math.floor(Math.random() * 60));
-        else await Promise.race([child.printed(commits), pause(5000)]);
-        await pause(Math.floor(Math.random() * 5));
-        child.process.kill('SIGKILL');
-        await child.exited;
+  it(`${KILLS} kills at random moments: integrity ok, the chain verifies, every printed sequence is stored`, async () => {
+    const started = performance.now();
+    // Children load ahead of time (loading takes longer than a round): only the runs, kills and checks are on the clock.
+    const warm = Array.from({ length: WARM_CHILDREN }, (_, index) => startChild(String(index)));
+    let committedTotal = 0;
+    let killsAfterSomeCommits = 0;
+    for (let iteration = 0; iteration < KILLS; iteration++) {
+      const child = warm.shift() as Child;
+      warm.push(startChild(String(iteration + WARM_CHILDREN)));
+      await child.ready;
+      child.process.stdin?.write('go\n');
+      // A random moment: most often after a random number of commits plus a few milliseconds, which
+      // lands inside the next commit (each takes a few ms with its fsync); sometimes while the database opens.
+      const commits = Math.floor(Math.random() * 9);
+      if (commits === 0) await pause(Math.floor(Math.random() * 60));
+      else await Promise.race([child.printed(commits), pause(5000)]);
+      await pause(Math.floor(Math.random() * 5));
+      child.process.kill('SIGKILL');
+      await child.exited;
 
-        const printed = child.lines.map((line) => {
-          const [sequence, toolCallId, kind] = line.split(' ');
-          return { sequence: Number(sequence), toolCallId, kind };
-        });
-        committedTotal += printed.length;
-        if (printed.length > 0) killsAfterSomeCommits++;
-
-        const db = openDatabase(databaseFile);
-        try {
-          expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-          const verified = await verifyAuditDatabase(databaseFile);
-          expect(verified).toMatchObject({ ok: true });
-          const find = db.prepare('SELECT tool_call_id AS toolCallId, kind FROM audit_log WHERE sequence = ?');
-          for (const { sequence, toolCallId, kind } of printed) expect(find.get(sequence)).toEqual({ toolCallId, kind });
-        } finally {
-          db.close();
-        }
-      }
-      for (const child of warm) child.process.kill('SIGKILL');
-      await Promise.all(warm.map((child) => child.exited));
+      const printed = child.lines.map((line) => {
+        const [sequence, toolCallId, kind] = line.split(' ');
+        return { sequence: Number(sequence), toolCallId, kind };
+      });
+      committedTotal += printed.length;
+      if (printed.length > 0) killsAfterSomeCommits++;
 
       const db = openDatabase(databaseFile);
-      const rows = db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number;
-      db.close();
-      // Rows committed but not yet printed when the kill came are allowed: printing follows the commit.
-      expect(rows).toBeGreaterThanOrEqual(committedTotal);
-      expect(killsAfterSomeCommits).toBeGreaterThan(0);
-      console.log(
-        `kill -9 test: ${KILLS} kills in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-          `${committedTotal} commits printed, ${rows} rows stored; ${killsAfterSomeCommits} kills came after at least one commit`,
-      );
-    },
-    180_000,
-  );
+      try {
+        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        const verified = await verifyAuditDatabase(databaseFile);
+        expect(verified).toMatchObject({ ok: true });
+        const find = db.prepare('SELECT tool_call_id AS toolCallId, kind FROM audit_log WHERE sequence = ?');
+        for (const { sequence, toolCallId, kind } of printed) expect(find.get(sequence)).toEqual({ toolCallId, kind });
+      } finally {
+        db.close();
+      }
+    }
+    for (const child of warm) child.process.kill('SIGKILL');
+    await Promise.all(warm.map((child) => child.exited));
+
+    const db = openDatabase(databaseFile);
+    const rows = db.prepare('SELECT count(*) FROM audit_log').pluck().get() as number;
+    db.close();
+    // Rows committed but not yet printed when the kill came are allowed: printing follows the commit.
+    expect(rows).toBeGreaterThanOrEqual(committedTotal);
+    expect(killsAfterSomeCommits).toBeGreaterThan(0);
+    console.log(
+      `kill -9 test: ${KILLS} kills in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+        `${committedTotal} commits printed, ${rows} rows stored; ${killsAfterSomeCommits} kills came after at least one commit`,
+    );
+  }, 180_000);
 });

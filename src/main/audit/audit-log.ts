@@ -82,7 +82,11 @@ export interface AuditRecorder {
    * `changes` (the grants an "Allow for this chat" makes) are appended after the decision rows, in the same transaction.
    * A record with a `kind` (a `ServerRequestRecord`) is a row about a server's request.
    */
-  recordDecisionsWith<T>(records: readonly (DecisionRecord | ServerRequestRecord)[], claim: () => T, changes?: readonly PolicyChangeRecord[]): T;
+  recordDecisionsWith<T>(
+    records: readonly (DecisionRecord | ServerRequestRecord)[],
+    claim: () => T,
+    changes?: readonly PolicyChangeRecord[],
+  ): T;
   /**
    * Appends a `policy` row and commits it durably before returning: the policy service records a change before it
    * applies it, so no change goes unrecorded (a change the log cannot record is refused). Called inside the claim of

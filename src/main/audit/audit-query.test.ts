@@ -54,10 +54,18 @@ describe('audit.query', () => {
     ['tool', { toolName: 'read_file' }, (entry) => entry.toolName === 'read_file'],
     ['server and tool', { serverName: 'Files', toolName: 'fetch' }, () => false],
     ['one decision', { decision: 'deny' }, (entry) => entry.decision === 'deny'],
-    ['several decisions', { decision: ['deny', 'auto_deny', 'timeout'] }, (entry) => ['deny', 'auto_deny', 'timeout'].includes(entry.decision ?? '')],
+    [
+      'several decisions',
+      { decision: ['deny', 'auto_deny', 'timeout'] },
+      (entry) => ['deny', 'auto_deny', 'timeout'].includes(entry.decision ?? ''),
+    ],
     ['actor', { actor: 'policy' }, (entry) => entry.actor === 'policy'],
     ['kind', { kind: 'result' }, (entry) => entry.kind === 'result'],
-    ['chat and kind', { chatId: 'chat-2', kind: 'decision' }, (entry) => entry.chatId === 'chat-2' && entry.kind === 'decision'],
+    [
+      'chat and kind',
+      { chatId: 'chat-2', kind: 'decision' },
+      (entry) => entry.chatId === 'chat-2' && entry.kind === 'decision',
+    ],
   ])('filters by %s, paged', (_name, query, matches) => {
     const expected = sequences(all.filter(matches));
     expect(pages({ ...query, limit: 4 }).flat()).toEqual(expected);
@@ -68,7 +76,9 @@ describe('audit.query', () => {
     // fillLog puts rows one second apart from 12:00:01Z.
     const from = '2026-01-01T12:00:10Z';
     const to = '2026-01-01T14:00:20+02:00';
-    const expected = sequences(all.filter((entry) => entry.time >= '2026-01-01T12:00:10.000Z' && entry.time < '2026-01-01T12:00:20.000Z'));
+    const expected = sequences(
+      all.filter((entry) => entry.time >= '2026-01-01T12:00:10.000Z' && entry.time < '2026-01-01T12:00:20.000Z'),
+    );
     expect(expected).toEqual([19, 18, 17, 16, 15, 14, 13, 12, 11, 10]);
     expect(pages({ from, to, limit: 3 }).flat()).toEqual(expected);
     expect(sequences(target.log.query({ from: '2026-01-01T12:00:59Z' }).entries)).toEqual([60, 59]);

@@ -21,7 +21,10 @@ export function yieldToEventLoop(): Promise<void> {
  * block every write meanwhile, including the decisions the tool loop must record before a tool runs.
  * The read runs in one transaction, so it sees one snapshot even while the app keeps appending.
  */
-export async function withAuditSnapshot<T>(databaseFile: string, read: (reader: AuditSnapshot) => Promise<T>): Promise<T> {
+export async function withAuditSnapshot<T>(
+  databaseFile: string,
+  read: (reader: AuditSnapshot) => Promise<T>,
+): Promise<T> {
   const db = new Sqlite(databaseFile, { readonly: true, fileMustExist: true });
   try {
     db.exec('BEGIN');
@@ -58,14 +61,18 @@ function createSnapshot(db: BetterSqlite3.Database): AuditSnapshot {
   const count = db.prepare('SELECT count(*) FROM audit_log WHERE sequence <= ?').pluck();
   const all = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw();
   const through = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence <= ? ORDER BY sequence`).raw();
-  const lines = { jsonl: db.prepare(exportLineQuery('jsonl').sql).raw(), csv: db.prepare(exportLineQuery('csv').sql).raw() };
+  const lines = {
+    jsonl: db.prepare(exportLineQuery('jsonl').sql).raw(),
+    csv: db.prepare(exportLineQuery('csv').sql).raw(),
+  };
   const byHash = db.prepare('SELECT sequence FROM audit_log WHERE hash = ? ORDER BY sequence LIMIT 1').pluck();
   const hashAt = db.prepare('SELECT hash FROM audit_log WHERE sequence = ?').pluck();
   return {
     recordedHead: () => (headRow.get() as AuditHead | undefined) ?? null,
     lastRow: () => (last.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH },
     countThrough: (sequence) => count.get(sequence) as number,
-    rows: (throughSequence) => (throughSequence === undefined ? all.iterate() : through.iterate(throughSequence)) as IterableIterator<unknown[]>,
+    rows: (throughSequence) =>
+      (throughSequence === undefined ? all.iterate() : through.iterate(throughSequence)) as IterableIterator<unknown[]>,
     exportLines: (format, throughSequence) => lines[format].iterate(throughSequence) as IterableIterator<unknown[]>,
     sequenceOfHash: (hash) => (byHash.get(hash) as number | undefined) ?? null,
     hashAt: (sequence) => (hashAt.get(sequence) as string | undefined) ?? null,

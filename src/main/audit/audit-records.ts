@@ -67,6 +67,10 @@ export function checkToolResultRecord(record: ToolResultRecord): void {
 function check(schema: z.ZodType, record: unknown, what: string): void {
   const parsed = schema.safeParse(record);
   if (parsed.success) return;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'record'}: ${issue.message}`);
-  throw new WorkbenchError('invalid_input', `Cannot record this ${what} in the audit log: ${issues.join('; ')}`, { issues });
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.map(String).join('.') || 'record'}: ${issue.message}`,
+  );
+  throw new WorkbenchError('invalid_input', `Cannot record this ${what} in the audit log: ${issues.join('; ')}`, {
+    issues,
+  });
 }

@@ -50,9 +50,11 @@ const FIELDS = [
 export type AuditField = (typeof FIELDS)[number][0];
 
 /** Each field with its column and how its value is written, in `AUDIT_FIELDS` order. */
-export const AUDIT_FIELD_COLUMNS: readonly { readonly name: AuditField; readonly column: string; readonly type: FieldType }[] = FIELDS.map(
-  ([name, column, type]) => ({ name, column, type }),
-);
+export const AUDIT_FIELD_COLUMNS: readonly {
+  readonly name: AuditField;
+  readonly column: string;
+  readonly type: FieldType;
+}[] = FIELDS.map(([name, column, type]) => ({ name, column, type }));
 
 /** The field names in the order export columns and stored rows use. */
 export const AUDIT_FIELDS: readonly AuditField[] = FIELDS.map(([name]) => name);
@@ -73,7 +75,12 @@ export const NO_DECISION = {
 } as const satisfies Partial<StoredAuditRow>;
 
 /** The result columns, empty: how a decision row stores them. */
-export const NO_RESULT = { outcome: null, durationMs: null, resultBytes: null, error: null } as const satisfies Partial<StoredAuditRow>;
+export const NO_RESULT = {
+  outcome: null,
+  durationMs: null,
+  resultBytes: null,
+  error: null,
+} as const satisfies Partial<StoredAuditRow>;
 
 /** `SELECT` list that returns rows as arrays in `AUDIT_FIELDS` order (use with `.raw()`). */
 export const AUDIT_COLUMNS_SQL = FIELDS.map(([, column]) => column).join(', ');
@@ -81,7 +88,9 @@ export const AUDIT_COLUMNS_SQL = FIELDS.map(([, column]) => column).join(', ');
 /** Positional parameters for an INSERT of every column, in `AUDIT_FIELDS` order. */
 export const AUDIT_INSERT_SQL = `INSERT INTO audit_log (${AUDIT_COLUMNS_SQL}) VALUES (${FIELDS.map(() => '?').join(', ')})`;
 
-const INDEX: Readonly<Record<AuditField, number>> = Object.fromEntries(AUDIT_FIELDS.map((name, index) => [name, index])) as Record<AuditField, number>;
+const INDEX: Readonly<Record<AuditField, number>> = Object.fromEntries(
+  AUDIT_FIELDS.map((name, index) => [name, index]),
+) as Record<AuditField, number>;
 export const SEQUENCE_INDEX = INDEX.sequence;
 export const HASH_INDEX = INDEX.hash;
 export const PREVIOUS_HASH_INDEX = INDEX.previousHash;
@@ -99,7 +108,9 @@ interface Writer {
 }
 
 function writerFor(fields: readonly (readonly [AuditField, string, FieldType])[]): Writer {
-  const sorted = fields.map(([name, , type]) => ({ name, type, index: AUDIT_FIELDS.indexOf(name) })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  const sorted = fields
+    .map(([name, , type]) => ({ name, type, index: AUDIT_FIELDS.indexOf(name) }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
   return {
     prefixes: sorted.map((field, position) => `${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     indexes: sorted.map((field) => field.index),

@@ -26,7 +26,11 @@ export interface RuleDescriptor extends Omit<RuleStats, 'decided'> {
 
 const TOP = 15;
 
-export type AuditStatsReader = (query: AuditStatsQuery, rules: readonly RuleDescriptor[], options?: { allTools?: boolean }) => AuditStats;
+export type AuditStatsReader = (
+  query: AuditStatsQuery,
+  rules: readonly RuleDescriptor[],
+  options?: { allTools?: boolean },
+) => AuditStats;
 
 export function createAuditStats(db: BetterSqlite3.Database): AuditStatsReader {
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -39,16 +43,36 @@ export function createAuditStats(db: BetterSqlite3.Database): AuditStatsReader {
       statements.set(sql, statement);
     }
     // One read transaction: the head and the groups are of the same snapshot.
-    return db.transaction(() => rollUp(query, statement.all(...params) as StatsGroupRow[], rules, head.get() as number, options.allTools === true ? Infinity : TOP))();
+    return db.transaction(() =>
+      rollUp(
+        query,
+        statement.all(...params) as StatsGroupRow[],
+        rules,
+        head.get() as number,
+        options.allTools === true ? Infinity : TOP,
+      ),
+    )();
   };
 }
 
 export function emptyCounts(): DecisionCounts {
-  return { total: 0, asked: 0, allowedByYou: 0, allowedByPolicy: 0, deniedByYou: 0, deniedByPolicy: 0, timedOut: 0, cancelled: 0 };
+  return {
+    total: 0,
+    asked: 0,
+    allowedByYou: 0,
+    allowedByPolicy: 0,
+    deniedByYou: 0,
+    deniedByPolicy: 0,
+    timedOut: 0,
+    cancelled: 0,
+  };
 }
 
 /** Which count a decision row adds to (docs/user/insights.md, "Decisions over time"). */
-export function countOf(decision: string | null, actor: string | null): keyof Omit<DecisionCounts, 'total' | 'asked'> | null {
+export function countOf(
+  decision: string | null,
+  actor: string | null,
+): keyof Omit<DecisionCounts, 'total' | 'asked'> | null {
   const byPerson = actor === 'user' || actor === 'cli';
   switch (decision) {
     case 'allow_once':
@@ -79,15 +103,29 @@ function add(counts: DecisionCounts, name: keyof DecisionCounts, count: number):
 }
 
 /** A deciding text's kind and the label it is grouped under (a grant's time of day is dropped: one group of grants). */
-export function classifyDecider(text: string, kind: string, actor: string | null): { kind: DeciderKind; label: string; decidedBy: string } {
-  const same = (deciderKind: DeciderKind): { kind: DeciderKind; label: string; decidedBy: string } => ({ kind: deciderKind, label: text, decidedBy: text });
+export function classifyDecider(
+  text: string,
+  kind: string,
+  actor: string | null,
+): { kind: DeciderKind; label: string; decidedBy: string } {
+  const same = (deciderKind: DeciderKind): { kind: DeciderKind; label: string; decidedBy: string } => ({
+    kind: deciderKind,
+    label: text,
+    decidedBy: text,
+  });
   if (actor === 'system') return same('system');
   if (/^(Auto-approved|Denied|Asked because of) by your rule #\d+/.test(text)) return same('rule');
-  if (/^(Auto-approved by your organisation's rule|Denied by your organisation's policy, rule) '/.test(text)) return same('organisation-rule');
+  if (/^(Auto-approved by your organisation's rule|Denied by your organisation's policy, rule) '/.test(text))
+    return same('organisation-rule');
   if (text.startsWith('Auto-approved: tool setting')) return same('tool-setting');
   if (text.startsWith('Auto-approved: server setting')) return same('server-setting');
   if (text.startsWith('Auto-approved:') && text.includes('read-only')) return same('trusted-read-only');
-  if (text.startsWith('Allowed for this chat')) return { kind: 'chat-grant', label: "Allowed for this chat (you chose 'Allow for this chat')", decidedBy: 'Allowed for this chat' };
+  if (text.startsWith('Allowed for this chat'))
+    return {
+      kind: 'chat-grant',
+      label: "Allowed for this chat (you chose 'Allow for this chat')",
+      decidedBy: 'Allowed for this chat',
+    };
   if (text.startsWith("Allowed: this chat is set to 'Never ask'")) return same('chat-never-ask');
   if (text.startsWith('Approvals are off')) return same('approvals-off');
   if (kind === 'sampling' || kind === 'elicitation') return same('server-request-setting');
@@ -104,7 +142,11 @@ function bucketKeys(query: AuditStatsQuery): { key: string; start: string; label
   for (let local = Math.floor((from + offsetMs) / step) * step; local - offsetMs < to; local += step) {
     const text = new Date(local).toISOString();
     const key = query.bucket === 'hour' ? text.slice(0, 13) : text.slice(0, 10);
-    keys.push({ key, start: new Date(local - offsetMs).toISOString(), label: query.bucket === 'hour' ? `${key.slice(0, 10)} ${key.slice(11, 13)}h` : key });
+    keys.push({
+      key,
+      start: new Date(local - offsetMs).toISOString(),
+      label: query.bucket === 'hour' ? `${key.slice(0, 10)} ${key.slice(11, 13)}h` : key,
+    });
   }
   return keys;
 }
@@ -116,14 +158,26 @@ function waitLabel(index: number): string {
   return `${seconds(WAIT_BOUNDS_MS[index - 1] as number)}–${seconds(WAIT_BOUNDS_MS[index] as number)}`;
 }
 
-function rollUp(query: AuditStatsQuery, rows: readonly StatsGroupRow[], ruleList: readonly RuleDescriptor[], headSequence: number, top: number): AuditStats {
+function rollUp(
+  query: AuditStatsQuery,
+  rows: readonly StatsGroupRow[],
+  ruleList: readonly RuleDescriptor[],
+  headSequence: number,
+  top: number,
+): AuditStats {
   const totals = emptyCounts();
   const keys = bucketKeys(query);
-  const timeline = new Map<string, StatsBucket>(keys.map(({ key, start, label }) => [key, { start, label, ...emptyCounts() }]));
+  const timeline = new Map<string, StatsBucket>(
+    keys.map(({ key, start, label }) => [key, { start, label, ...emptyCounts() }]),
+  );
   const tools = new Map<string, ToolStats>();
   const servers = new Map<string, ServerStats>();
   const deciders = new Map<string, Decider>();
-  const histogram = Array.from({ length: WAIT_BOUNDS_MS.length + 1 }, (_, index) => ({ upToMs: WAIT_BOUNDS_MS[index] ?? null, label: waitLabel(index), count: 0 }));
+  const histogram = Array.from({ length: WAIT_BOUNDS_MS.length + 1 }, (_, index) => ({
+    upToMs: WAIT_BOUNDS_MS[index] ?? null,
+    label: waitLabel(index),
+    count: 0,
+  }));
   let waitSum = 0;
   let waitMax: number | null = null;
 
@@ -176,7 +230,14 @@ function rollUp(query: AuditStatsQuery, rows: readonly StatsGroupRow[], ruleList
       break;
     }
   }
-  const waiting: WaitStats = { measured, medianBucket, meanMs: measured > 0 ? waitSum / measured : null, maxMs: waitMax, histogram, timedOut: totals.timedOut };
+  const waiting: WaitStats = {
+    measured,
+    medianBucket,
+    meanMs: measured > 0 ? waitSum / measured : null,
+    maxMs: waitMax,
+    histogram,
+    timedOut: totals.timedOut,
+  };
   const byAsked = <T extends DecisionCounts>(a: T, b: T): number => b.asked - a.asked || b.total - a.total;
   return {
     from: new Date(query.from).toISOString(),

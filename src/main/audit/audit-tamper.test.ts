@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditProblemKind } from '../../shared/audit';
 import { fillLog, openTempAuditLog, type TempAuditLog } from './audit-test-support';
-import { AUDIT_COLUMNS_SQL, AUDIT_FIELDS, HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX, SEQUENCE_INDEX, type AuditField } from './audit-row';
+import {
+  AUDIT_COLUMNS_SQL,
+  AUDIT_FIELDS,
+  HASH_INDEX,
+  hashOfStoredRow,
+  PREVIOUS_HASH_INDEX,
+  SEQUENCE_INDEX,
+  type AuditField,
+} from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 
 const ROWS = 24;
@@ -44,7 +52,8 @@ function tamperable(): { file: string; db: BetterSqlite3.Database } {
 }
 
 function rowAt(db: BetterSqlite3.Database, sequence: number): unknown[] {
-  const row = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence = ?`).raw().get(sequence) as unknown[] | undefined;
+  const row = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence = ?`).raw().get(sequence) as
+    unknown[] | undefined;
   if (!row) throw new Error(`no row ${sequence}`);
   return row;
 }
@@ -80,12 +89,19 @@ function forgedRow(db: BetterSqlite3.Database, at: number, linkRight: boolean, h
   values[SEQUENCE_INDEX] = at;
   values[AUDIT_FIELDS.indexOf('toolName')] = 'forged_tool';
   values[AUDIT_FIELDS.indexOf('decision')] = 'allow_once';
-  values[PREVIOUS_HASH_INDEX] = linkRight ? (at === 1 ? '0'.repeat(64) : rowAt(db, at - 1)[HASH_INDEX]) : 'e'.repeat(64);
+  values[PREVIOUS_HASH_INDEX] = linkRight
+    ? at === 1
+      ? '0'.repeat(64)
+      : rowAt(db, at - 1)[HASH_INDEX]
+    : 'e'.repeat(64);
   values[HASH_INDEX] = hashRight ? hashOfStoredRow(values) : 'f'.repeat(64);
   return values;
 }
 
-async function verifyFile(file: string, anchor?: { sequence: number; hash: string }): Promise<Awaited<ReturnType<typeof verifyAuditDatabase>>> {
+async function verifyFile(
+  file: string,
+  anchor?: { sequence: number; hash: string },
+): Promise<Awaited<ReturnType<typeof verifyAuditDatabase>>> {
   return verifyAuditDatabase(file, { anchor });
 }
 
@@ -129,7 +145,10 @@ describe('verify names the first tampered row', () => {
     const { file, db } = tamperable();
     const values = rowAt(db, 9);
     values[AUDIT_FIELDS.indexOf('reason')] = 'nothing to see';
-    db.prepare(`UPDATE audit_log SET reason = ?, hash = ? WHERE sequence = 9`).run('nothing to see', hashOfStoredRow(values));
+    db.prepare(`UPDATE audit_log SET reason = ?, hash = ? WHERE sequence = 9`).run(
+      'nothing to see',
+      hashOfStoredRow(values),
+    );
     db.close();
     expect(await expectProblem(file, 10, 'previous-hash-mismatch')).toMatch(/row 9 was changed and re-hashed/);
   });
@@ -138,7 +157,10 @@ describe('verify names the first tampered row', () => {
     const { file, db } = tamperable();
     const values = rowAt(db, ROWS);
     values[AUDIT_FIELDS.indexOf('toolName')] = 'innocent';
-    db.prepare(`UPDATE audit_log SET tool_name = 'innocent', hash = ? WHERE sequence = ?`).run(hashOfStoredRow(values), ROWS);
+    db.prepare(`UPDATE audit_log SET tool_name = 'innocent', hash = ? WHERE sequence = ?`).run(
+      hashOfStoredRow(values),
+      ROWS,
+    );
     db.close();
     expect(await expectProblem(file, ROWS, 'content-changed')).toMatch(/rewritten/);
   });
@@ -163,7 +185,9 @@ describe('verify names the first tampered row', () => {
     const { file, db } = tamperable();
     db.prepare('DELETE FROM audit_log WHERE sequence > ?').run(ROWS - 2);
     db.close();
-    expect(await expectProblem(file, ROWS - 1, 'missing')).toMatch(new RegExp(`Rows ${ROWS - 1} to ${ROWS} are missing`));
+    expect(await expectProblem(file, ROWS - 1, 'missing')).toMatch(
+      new RegExp(`Rows ${ROWS - 1} to ${ROWS} are missing`),
+    );
   });
 
   it('a row inserted in the middle: inserted, however well it was forged', async () => {
@@ -237,7 +261,10 @@ describe('verify names the first tampered row', () => {
     expect(await verifyFile(file)).toMatchObject({ ok: true });
     const anchored = await verifyFile(file, anchor);
     expect(anchored).toMatchObject({ ok: false, problem: { sequence: 10, kind: 'anchor-mismatch' } });
-    expect(await verifyFile(file, { sequence: ROWS + 5, hash: anchor.hash })).toMatchObject({ ok: false, problem: { kind: 'anchor-mismatch' } });
+    expect(await verifyFile(file, { sequence: ROWS + 5, hash: anchor.hash })).toMatchObject({
+      ok: false,
+      problem: { kind: 'anchor-mismatch' },
+    });
   });
 
   it('through the service: audit verify on the app database reports the row', async () => {
@@ -248,7 +275,11 @@ describe('verify names the first tampered row', () => {
       raw.exec('DROP TRIGGER audit_log_no_update');
       raw.prepare("UPDATE audit_log SET server_name = 'Elsewhere' WHERE sequence = 4").run();
       raw.close();
-      expect(await target.log.verify()).toMatchObject({ ok: false, rowCount: 3, problem: { sequence: 4, kind: 'content-changed' } });
+      expect(await target.log.verify()).toMatchObject({
+        ok: false,
+        rowCount: 3,
+        problem: { sequence: 4, kind: 'content-changed' },
+      });
     } finally {
       target.close();
     }
@@ -256,7 +287,9 @@ describe('verify names the first tampered row', () => {
 });
 
 /** Column edits the STRICT table accepts; each changes the value. */
-const EDITABLE: readonly AuditField[] = AUDIT_FIELDS.filter((field) => field !== 'sequence' && field !== 'previousHash' && field !== 'hash');
+const EDITABLE: readonly AuditField[] = AUDIT_FIELDS.filter(
+  (field) => field !== 'sequence' && field !== 'previousHash' && field !== 'hash',
+);
 
 function mutated(field: AuditField, value: unknown, pick: number): unknown {
   if (field === 'durationMs' || field === 'resultBytes') return typeof value === 'number' ? value + 1 + pick : pick;
@@ -276,9 +309,20 @@ type Tampering =
   | { kind: 'swap'; first: number; second: number };
 
 const tampering: fc.Arbitrary<Tampering> = fc.oneof(
-  fc.record({ kind: fc.constant('edit' as const), row: fc.integer({ min: 1, max: ROWS }), field: fc.constantFrom(...EDITABLE, 'previousHash' as const, 'hash' as const), pick: fc.nat(1000), rehash: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('edit' as const),
+    row: fc.integer({ min: 1, max: ROWS }),
+    field: fc.constantFrom(...EDITABLE, 'previousHash' as const, 'hash' as const),
+    pick: fc.nat(1000),
+    rehash: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('delete' as const), row: fc.integer({ min: 1, max: ROWS }), renumber: fc.boolean() }),
-  fc.record({ kind: fc.constant('insert' as const), at: fc.integer({ min: 1, max: ROWS + 1 }), linkRight: fc.boolean(), hashRight: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.integer({ min: 1, max: ROWS + 1 }),
+    linkRight: fc.boolean(),
+    hashRight: fc.boolean(),
+  }),
   fc
     .tuple(fc.integer({ min: 1, max: ROWS }), fc.integer({ min: 1, max: ROWS }))
     .filter(([a, b]) => a !== b)
@@ -291,14 +335,23 @@ function apply(db: BetterSqlite3.Database, change: Tampering): { sequence: numbe
     case 'edit': {
       const values = rowAt(db, change.row);
       const index = AUDIT_FIELDS.indexOf(change.field);
-      values[index] = change.field === 'hash' || change.field === 'previousHash' ? ((change.pick % 255) + 1).toString(16).padStart(2, '0').repeat(32) : mutated(change.field, values[index], change.pick);
+      values[index] =
+        change.field === 'hash' || change.field === 'previousHash'
+          ? ((change.pick % 255) + 1).toString(16).padStart(2, '0').repeat(32)
+          : mutated(change.field, values[index], change.pick);
       const rehash = change.rehash && change.field !== 'hash';
       if (rehash) values[HASH_INDEX] = hashOfStoredRow(values);
-      db.prepare(`UPDATE audit_log SET ${column(change.field)} = ?, hash = ? WHERE sequence = ?`).run(values[index], values[HASH_INDEX], change.row);
+      db.prepare(`UPDATE audit_log SET ${column(change.field)} = ?, hash = ? WHERE sequence = ?`).run(
+        values[index],
+        values[HASH_INDEX],
+        change.row,
+      );
       if (change.field === 'previousHash') return { sequence: change.row, kinds: ['previous-hash-mismatch'] };
       if (rehash) {
         // A self-consistent row: the next row's link shows it, or the recorded head for the last row.
-        return change.row === ROWS ? { sequence: ROWS, kinds: ['content-changed'] } : { sequence: change.row + 1, kinds: ['previous-hash-mismatch'] };
+        return change.row === ROWS
+          ? { sequence: ROWS, kinds: ['content-changed'] }
+          : { sequence: change.row + 1, kinds: ['previous-hash-mismatch'] };
       }
       return { sequence: change.row, kinds: ['content-changed'] };
     }

@@ -8,7 +8,15 @@ import type { AuditLog, DecisionRecord, ToolResultRecord } from './audit-log';
 import { ROWS_PER_PROGRESS, ROWS_PER_SLICE } from './audit-reader';
 import { PARALLEL_FROM_ROWS } from './parallel-verify';
 import { RANGE_PROGRESS_EVERY } from './range-check';
-import { AUDIT_INSERT_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, rowValues, type StoredAuditRow } from './audit-row';
+import {
+  AUDIT_INSERT_SQL,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  NO_DECISION,
+  rowValues,
+  type StoredAuditRow,
+} from './audit-row';
 import { createSqliteAuditLog } from './sqlite-audit-log';
 
 export interface TempAuditLog {
@@ -47,10 +55,21 @@ export function openTempAuditLog(prefix = 'aiwb-audit-'): TempAuditLog {
   return target;
 }
 
-const DECISIONS: readonly AuditDecision[] = ['allow_once', 'allow_session', 'deny', 'timeout', 'auto_allow', 'auto_deny', 'session_grant', 'cancelled'];
+const DECISIONS: readonly AuditDecision[] = [
+  'allow_once',
+  'allow_session',
+  'deny',
+  'timeout',
+  'auto_allow',
+  'auto_deny',
+  'session_grant',
+  'cancelled',
+];
 
 /** Which call sample `index` is about: three chats, two servers with one tool each. */
-function sampleCall(index: number): Pick<DecisionRecord, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName'> {
+function sampleCall(
+  index: number,
+): Pick<DecisionRecord, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName'> {
   return {
     chatId: `chat-${index % 3}`,
     exchangeId: `exchange-${Math.floor(index / 4)}`,
@@ -100,7 +119,8 @@ export function fillLog(target: TempAuditLog, count: number): void {
  * slices differ in size. Its export (about 300 bytes a row) is also several times the export's write
  * buffers and the download's read chunk (1 MiB each), which the tests that use it check on the file.
  */
-export const LARGE_LOG_ROWS = Math.max(PARALLEL_FROM_ROWS, ROWS_PER_SLICE, ROWS_PER_PROGRESS, RANGE_PROGRESS_EVERY) + 1001;
+export const LARGE_LOG_ROWS =
+  Math.max(PARALLEL_FROM_ROWS, ROWS_PER_SLICE, ROWS_PER_PROGRESS, RANGE_PROGRESS_EVERY) + 1001;
 
 /**
  * Appends `rows` result rows to the log in `db` in ONE transaction, chained exactly as the log chains them

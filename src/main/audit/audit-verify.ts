@@ -3,7 +3,13 @@ import { HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX, SEQUENCE_INDEX } from
 import { ChainChecker, type ChainLink } from './chain-check';
 import { intactInParallel, PARALLEL_FROM_ROWS } from './parallel-verify';
 import type { AuditProgressListener } from './audit-log';
-import { ROWS_PER_PROGRESS, ROWS_PER_SLICE, withAuditSnapshot, yieldToEventLoop, type AuditSnapshot } from './audit-reader';
+import {
+  ROWS_PER_PROGRESS,
+  ROWS_PER_SLICE,
+  withAuditSnapshot,
+  yieldToEventLoop,
+  type AuditSnapshot,
+} from './audit-reader';
 import { withGuardState } from './audit-guard';
 
 export interface VerifyOptions {
@@ -51,12 +57,27 @@ export function verifyAuditDatabase(databaseFile: string, options: VerifyOptions
 }
 
 /** The chain alone: every row's hash and link, the recorded head, the anchor. */
-async function verifyChain(databaseFile: string, snapshot: AuditSnapshot, last: AuditHead, options: VerifyOptions): Promise<AuditVerifyResult> {
+async function verifyChain(
+  databaseFile: string,
+  snapshot: AuditSnapshot,
+  last: AuditHead,
+  options: VerifyOptions,
+): Promise<AuditVerifyResult> {
   const head = snapshot.recordedHead();
   const total = last.sequence;
   if (options.workerFile !== undefined && total >= PARALLEL_FROM_ROWS) {
     const anchorHash = options.anchor ? snapshot.hashAt(options.anchor.sequence) : undefined;
-    if (await intactInParallel({ databaseFile, workerFile: options.workerFile, last, head, anchor: options.anchor, anchorHash, onProgress: options.onProgress })) {
+    if (
+      await intactInParallel({
+        databaseFile,
+        workerFile: options.workerFile,
+        last,
+        head,
+        anchor: options.anchor,
+        anchorHash,
+        onProgress: options.onProgress,
+      })
+    ) {
       return { ok: true, rowCount: total, head: last };
     }
   }
@@ -78,4 +99,3 @@ async function verifyChain(databaseFile: string, snapshot: AuditSnapshot, last: 
   if (problem) return { ok: false, rowCount: Math.min(checker.verified, Math.max(0, problem.sequence - 1)), problem };
   return { ok: true, rowCount: checker.verified, head: checker.last };
 }
-

@@ -60,7 +60,10 @@ export class ChainChecker {
       this.successor = link;
       return false;
     }
-    const intact = link.sequence === this.previous.sequence + 1 && link.previousHash === this.previous.hash && link.computedHash === link.hash;
+    const intact =
+      link.sequence === this.previous.sequence + 1 &&
+      link.previousHash === this.previous.hash &&
+      link.computedHash === link.hash;
     if (!intact) {
       this.suspect = link;
       return true;
@@ -92,18 +95,33 @@ export class ChainChecker {
     const expected = previous.sequence + 1;
     const { head } = this.expectations;
     if (row.sequence < expected) {
-      return problem('inserted', row, `Row ${row.sequence} comes where row ${expected} belongs: it was put into the chain, not appended to it.`);
+      return problem(
+        'inserted',
+        row,
+        `Row ${row.sequence} comes where row ${expected} belongs: it was put into the chain, not appended to it.`,
+      );
     }
     if (row.sequence > expected && next !== null && next.sequence < row.sequence) {
       return {
-        ...problem('reordered', row, `Row ${row.sequence} comes before row ${next.sequence}: rows were moved out of the order they were appended in.`),
+        ...problem(
+          'reordered',
+          row,
+          `Row ${row.sequence} comes before row ${next.sequence}: rows were moved out of the order they were appended in.`,
+        ),
         sequence: expected,
       };
     }
     if (row.sequence > expected) {
       const count = row.sequence - expected;
       const which = count === 1 ? `Row ${expected} is` : `Rows ${expected} to ${row.sequence - 1} are`;
-      return { ...problem('missing', row, `${which} missing: the sequence jumps from ${previous.sequence} to ${row.sequence}.`), sequence: expected };
+      return {
+        ...problem(
+          'missing',
+          row,
+          `${which} missing: the sequence jumps from ${previous.sequence} to ${row.sequence}.`,
+        ),
+        sequence: expected,
+      };
     }
     const linked = row.previousHash === previous.hash;
     if (!linked && this.beforePrevious !== null && row.previousHash === this.beforePrevious) {
@@ -115,25 +133,45 @@ export class ChainChecker {
       };
     }
     if (head && row.sequence > head.sequence) {
-      return problem('inserted', row, `Row ${row.sequence} comes after the chain head recorded at the last commit (row ${head.sequence}): it was added outside the log.`);
+      return problem(
+        'inserted',
+        row,
+        `Row ${row.sequence} comes after the chain head recorded at the last commit (row ${head.sequence}): it was added outside the log.`,
+      );
     }
     if (!linked) {
       const chainedTo = await lookups.sequenceOfHash(row.previousHash);
       if (chainedTo !== null && chainedTo > row.sequence) {
-        return problem('reordered', row, `Row ${row.sequence} chains to the row now at ${chainedTo}: rows were moved out of the order they were appended in.`);
+        return problem(
+          'reordered',
+          row,
+          `Row ${row.sequence} chains to the row now at ${chainedTo}: rows were moved out of the order they were appended in.`,
+        );
       }
     }
     if (next && next.previousHash === previous.hash) {
-      return problem('inserted', row, `Row ${next.sequence} chains to row ${previous.sequence}, so row ${row.sequence} was put in between.`);
+      return problem(
+        'inserted',
+        row,
+        `Row ${next.sequence} chains to row ${previous.sequence}, so row ${row.sequence} was put in between.`,
+      );
     }
     if (linked) {
-      return problem('content-changed', row, `Row ${row.sequence} was changed: its content no longer gives its hash ${short(row.hash)}.`);
+      return problem(
+        'content-changed',
+        row,
+        `Row ${row.sequence} was changed: its content no longer gives its hash ${short(row.hash)}.`,
+      );
     }
     if (row.computedHash !== row.hash) {
       for (let gap = 1; gap <= MAX_RENUMBER; gap++) {
         if (row.hashWithSequence(row.sequence + gap) === row.hash) {
           const which = gap === 1 ? `the row before it was` : `${gap} rows before it were`;
-          return problem('missing', row, `Row ${row.sequence} was appended as row ${row.sequence + gap}: ${which} deleted and the later rows renumbered.`);
+          return problem(
+            'missing',
+            row,
+            `Row ${row.sequence} was appended as row ${row.sequence + gap}: ${which} deleted and the later rows renumbered.`,
+          );
         }
       }
     }
@@ -151,11 +189,22 @@ export class ChainChecker {
     const at = (sequence: number): Pick<AuditProblem, 'sequence'> => ({ sequence });
     if (head === null) {
       if (last.sequence > 0) {
-        return { ...at(last.sequence), kind: 'head-mismatch', message: `The chain head recorded at each commit is missing (the log ends at row ${last.sequence}).` };
+        return {
+          ...at(last.sequence),
+          kind: 'head-mismatch',
+          message: `The chain head recorded at each commit is missing (the log ends at row ${last.sequence}).`,
+        };
       }
     } else if (head.sequence > last.sequence) {
-      const which = head.sequence === last.sequence + 1 ? `Row ${head.sequence} is` : `Rows ${last.sequence + 1} to ${head.sequence} are`;
-      return { ...at(last.sequence + 1), kind: 'missing', message: `${which} missing: the chain head recorded at the last commit is row ${head.sequence}.` };
+      const which =
+        head.sequence === last.sequence + 1
+          ? `Row ${head.sequence} is`
+          : `Rows ${last.sequence + 1} to ${head.sequence} are`;
+      return {
+        ...at(last.sequence + 1),
+        kind: 'missing',
+        message: `${which} missing: the chain head recorded at the last commit is row ${head.sequence}.`,
+      };
     } else if (head.sequence < last.sequence) {
       return {
         ...at(head.sequence + 1),
@@ -170,7 +219,11 @@ export class ChainChecker {
       };
     }
     if (anchor && anchor.sequence > last.sequence) {
-      return { ...at(anchor.sequence), kind: 'anchor-mismatch', message: `The anchor names row ${anchor.sequence}, but the log ends at row ${last.sequence}.` };
+      return {
+        ...at(anchor.sequence),
+        kind: 'anchor-mismatch',
+        message: `The anchor names row ${anchor.sequence}, but the log ends at row ${last.sequence}.`,
+      };
     }
     return null;
   }

@@ -5,7 +5,14 @@ import { generateKeyPairSync } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SecretStore } from '../settings/secret-store';
-import { AUDIT_COLUMNS_SQL, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX, SEQUENCE_INDEX } from './audit-row';
+import {
+  AUDIT_COLUMNS_SQL,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  PREVIOUS_HASH_INDEX,
+  SEQUENCE_INDEX,
+} from './audit-row';
 import { checkpointKey, CHECKPOINT_KEY_SECRET, publicKeyFrom, type CheckpointKey } from './checkpoint';
 import { openTempAuditLog, type TempAuditLog } from './audit-test-support';
 import { createSqliteAuditLog, type SqliteAuditLog } from './sqlite-audit-log';
@@ -27,7 +34,16 @@ let log: SqliteAuditLog;
 let key: CheckpointKey;
 
 const decide = (index: number): void => {
-  log.recordDecision({ chatId: 'chat', toolCallId: `call-${index}`, serverName: 'Files', toolName: 'write_file', decision: 'allow_once', actor: 'user', decidedBy: 'you', args: { path: `/tmp/${index}` } });
+  log.recordDecision({
+    chatId: 'chat',
+    toolCallId: `call-${index}`,
+    serverName: 'Files',
+    toolName: 'write_file',
+    decision: 'allow_once',
+    actor: 'user',
+    decidedBy: 'you',
+    args: { path: `/tmp/${index}` },
+  });
 };
 
 beforeEach(() => {
@@ -35,7 +51,11 @@ beforeEach(() => {
   const secrets = memorySecrets();
   key = checkpointKey(secrets, { create: true }) as CheckpointKey;
   expect(secrets.get(CHECKPOINT_KEY_SECRET)).toMatch(/BEGIN PRIVATE KEY/);
-  log = createSqliteAuditLog({ db: target.db, dataDir: target.dataDir, checkpointPublicKey: () => publicKeyFrom(key.publicKeyPem) });
+  log = createSqliteAuditLog({
+    db: target.db,
+    dataDir: target.dataDir,
+    checkpointPublicKey: () => publicKeyFrom(key.publicKeyPem),
+  });
   for (let index = 0; index < 5; index++) decide(index);
   log.recordCheckpoint(key); // row 6 signs row 5
   for (let index = 5; index < 10; index++) decide(index);
@@ -49,7 +69,9 @@ afterEach(() => target.close());
 function tamper(change: (db: BetterSqlite3.Database) => void): void {
   target.db.close();
   const db = new BetterSqlite3(target.file);
-  const triggers = db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('audit_log', 'audit_head')").all() as { name: string; sql: string }[];
+  const triggers = db
+    .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name IN ('audit_log', 'audit_head')")
+    .all() as { name: string; sql: string }[];
   for (const trigger of triggers) db.exec(`DROP TRIGGER ${trigger.name}`);
   change(db);
   for (const trigger of triggers) db.exec(trigger.sql);
@@ -75,22 +97,33 @@ const reopen = (options: { publicKeyPem?: string } = {}): SqliteAuditLog => {
   return createSqliteAuditLog({
     db: target.db,
     dataDir: target.dataDir,
-    ...(options.publicKeyPem === undefined ? {} : { checkpointPublicKey: () => publicKeyFrom(options.publicKeyPem as string) }),
+    ...(options.publicKeyPem === undefined
+      ? {}
+      : { checkpointPublicKey: () => publicKeyFrom(options.publicKeyPem as string) }),
   });
 };
 
 describe('signed checkpoints', () => {
   it('a checkpoint row signs the head before it, and the log verifies with its key', async () => {
-    const rows = target.db.prepare("SELECT sequence, previous_hash AS previousHash, args FROM audit_log WHERE kind = 'checkpoint' ORDER BY sequence").all() as { sequence: number; previousHash: string; args: string }[];
+    const rows = target.db
+      .prepare(
+        "SELECT sequence, previous_hash AS previousHash, args FROM audit_log WHERE kind = 'checkpoint' ORDER BY sequence",
+      )
+      .all() as { sequence: number; previousHash: string; args: string }[];
     expect(rows.map((row) => row.sequence)).toEqual([6, 12]);
-    expect(JSON.parse(rows[0]?.args ?? '{}')).toMatchObject({ keyId: key.keyId, signed: { sequence: 5, hash: rows[0]?.previousHash } });
+    expect(JSON.parse(rows[0]?.args ?? '{}')).toMatchObject({
+      keyId: key.keyId,
+      signed: { sequence: 5, hash: rows[0]?.previousHash },
+    });
     expect(await log.verify()).toMatchObject({ ok: true, rowCount: 15 });
     expect(log.query({ kind: 'checkpoint' }).entries.map((entry) => entry.sequence)).toEqual([12, 6]);
   });
 
   it('a tampered checkpoint (its signed head changed, the chain recomputed) is named', async () => {
     tamper((db) => {
-      const args = JSON.parse(db.prepare('SELECT args FROM audit_log WHERE sequence = 12').pluck().get() as string) as { signed: { hash: string } };
+      const args = JSON.parse(db.prepare('SELECT args FROM audit_log WHERE sequence = 12').pluck().get() as string) as {
+        signed: { hash: string };
+      };
       args.signed.hash = 'f'.repeat(64);
       db.prepare('UPDATE audit_log SET args = ? WHERE sequence = 12').run(JSON.stringify(args));
       recomputeChain(db);
@@ -116,7 +149,10 @@ describe('signed checkpoints', () => {
   it('a verifier needs only the public key: no secret store, the key given as PEM; another key is refused by name', async () => {
     target.db.close();
     const verifier = reopen();
-    expect(await verifier.verify({ checkpointKey: publicKeyFrom(key.publicKeyPem) })).toMatchObject({ ok: true, rowCount: 15 });
+    expect(await verifier.verify({ checkpointKey: publicKeyFrom(key.publicKeyPem) })).toMatchObject({
+      ok: true,
+      rowCount: 15,
+    });
     const other = generateKeyPairSync('ed25519').publicKey;
     const result = await verifier.verify({ checkpointKey: other });
     expect(result).toMatchObject({ ok: false, problem: { sequence: 6, kind: 'checkpoint-invalid' } });

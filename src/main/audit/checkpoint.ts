@@ -50,12 +50,20 @@ export function checkpointKey(secrets: SecretStore, { create }: { create: boolea
   }
   const privateKey = createPrivateKey(pem);
   const publicKey = createPublicKey(privateKey);
-  return { privateKey, publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), keyId: keyIdOf(publicKey) };
+  return {
+    privateKey,
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    keyId: keyIdOf(publicKey),
+  };
 }
 
 /** The claim a new checkpoint row stores, for the head it follows. */
 export function signCheckpoint(key: CheckpointKey, head: AuditHead): CheckpointClaim {
-  return { signed: { sequence: head.sequence, hash: head.hash }, keyId: key.keyId, signature: sign(null, checkpointMessage(head), key.privateKey).toString('base64') };
+  return {
+    signed: { sequence: head.sequence, hash: head.hash },
+    keyId: key.keyId,
+    signature: sign(null, checkpointMessage(head), key.privateKey).toString('base64'),
+  };
 }
 
 export function checkpointArgs(claim: CheckpointClaim): string {
@@ -66,14 +74,27 @@ export function checkpointArgs(claim: CheckpointClaim): string {
  * Checks one checkpoint row against a public key: its claim well formed, signed by that key, and naming the row
  * just before it (`sequence - 1`, `previousHash`). Returns the problem, or null when it holds.
  */
-export function checkCheckpoint(row: { sequence: number; previousHash: string; args: unknown }, publicKey: KeyObject, line?: number): AuditProblem | null {
-  const problem = (message: string): AuditProblem => ({ sequence: row.sequence, kind: 'checkpoint-invalid', message: `checkpoint ${row.sequence}: ${message}`, ...(line === undefined ? {} : { line }) });
+export function checkCheckpoint(
+  row: { sequence: number; previousHash: string; args: unknown },
+  publicKey: KeyObject,
+  line?: number,
+): AuditProblem | null {
+  const problem = (message: string): AuditProblem => ({
+    sequence: row.sequence,
+    kind: 'checkpoint-invalid',
+    message: `checkpoint ${row.sequence}: ${message}`,
+    ...(line === undefined ? {} : { line }),
+  });
   const claim = parseClaim(row.args);
   if (!claim) return problem('its signed head is not readable');
-  if (claim.keyId !== keyIdOf(publicKey)) return problem(`it was signed by another key (${claim.keyId.slice(0, 16)}…) than the one given`);
-  if (!verify(null, checkpointMessage(claim.signed), publicKey, Buffer.from(claim.signature, 'base64'))) return problem('its signature does not verify: the checkpoint was altered');
+  if (claim.keyId !== keyIdOf(publicKey))
+    return problem(`it was signed by another key (${claim.keyId.slice(0, 16)}…) than the one given`);
+  if (!verify(null, checkpointMessage(claim.signed), publicKey, Buffer.from(claim.signature, 'base64')))
+    return problem('its signature does not verify: the checkpoint was altered');
   if (claim.signed.sequence !== row.sequence - 1 || claim.signed.hash !== row.previousHash) {
-    return problem(`it signed row ${claim.signed.sequence} with hash ${claim.signed.hash.slice(0, 12)}…, but the chain before it now ends in ${row.previousHash.slice(0, 12)}…: the chain was recomputed after the checkpoint`);
+    return problem(
+      `it signed row ${claim.signed.sequence} with hash ${claim.signed.hash.slice(0, 12)}…, but the chain before it now ends in ${row.previousHash.slice(0, 12)}…: the chain was recomputed after the checkpoint`,
+    );
   }
   return null;
 }
@@ -81,7 +102,8 @@ export function checkCheckpoint(row: { sequence: number; previousHash: string; a
 /** A public key from PEM text (the settings page, `workbench audit checkpoint-key`, a file). */
 export function publicKeyFrom(pem: string): KeyObject {
   const key = createPublicKey(pem);
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the key is ${key.asymmetricKeyType ?? 'unknown'}, not Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new Error(`the key is ${key.asymmetricKeyType ?? 'unknown'}, not Ed25519`);
   return key;
 }
 

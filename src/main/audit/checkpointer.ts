@@ -1,4 +1,8 @@
-import type { AuditCheckpointSettings, AuditCheckpointsSetInput, AuditCheckpointsView } from '../../shared/audit-shipping';
+import type {
+  AuditCheckpointSettings,
+  AuditCheckpointsSetInput,
+  AuditCheckpointsView,
+} from '../../shared/audit-shipping';
 import type { Database } from '../storage/database';
 import type { CheckpointKey } from './checkpoint';
 import type { SqliteAuditLog } from './sqlite-audit-log';
@@ -29,7 +33,9 @@ export interface Checkpointer {
 }
 
 export function createCheckpointer(options: CheckpointerOptions): Checkpointer {
-  const lastCheckpoint = options.db.prepare("SELECT coalesce(max(sequence), 0) FROM audit_log WHERE kind = 'checkpoint'").pluck();
+  const lastCheckpoint = options.db
+    .prepare("SELECT coalesce(max(sequence), 0) FROM audit_log WHERE kind = 'checkpoint'")
+    .pluck();
   let timer: NodeJS.Timeout | null = null;
   let scheduled = false;
   let started = false;

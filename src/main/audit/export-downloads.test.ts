@@ -37,7 +37,8 @@ async function readAll(exportId: string): Promise<{ bytes: Buffer; chunks: numbe
 describe('audit export downloads', () => {
   it('reads a large export back in chunks, byte for byte, and removes its file after the last chunk', async () => {
     const big = 'x'.repeat(1500);
-    for (let index = 0; index < 1200; index++) temp.log.recordDecision(decisionRecord(index, { reason: `${big} ü ${index}` }));
+    for (let index = 0; index < 1200; index++)
+      temp.log.recordDecision(decisionRecord(index, { reason: `${big} ü ${index}` }));
     const prepared = await downloads.prepare('jsonl');
     expect(prepared.bytes).toBeGreaterThan(AUDIT_EXPORT_READ_CHUNK_BYTES);
     expect(fs.readdirSync(tempRoot)).toHaveLength(1);
@@ -54,7 +55,9 @@ describe('audit export downloads', () => {
   it('refuses an offset past the end, and forgets an export nobody read once it expires', async () => {
     temp.log.recordDecision(decisionRecord(1));
     const prepared = await downloads.prepare('csv');
-    await expect(downloads.read(prepared.exportId, prepared.bytes + 1)).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(downloads.read(prepared.exportId, prepared.bytes + 1)).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
     clock.now += 60_000;
     await expect(downloads.read(prepared.exportId, 0)).rejects.toMatchObject({ code: 'not_found' });
     expect(fs.readdirSync(tempRoot)).toEqual([]);

@@ -66,7 +66,14 @@ export function createAuditExportDownloads(options: AuditExportDownloadsOptions)
         const result = await options.audit.export({ format, path: path.join(folder, fileName), onProgress });
         const exportId = randomUUID();
         prepared.set(exportId, { folder, file: result.path, bytes: result.bytes, expiresAt: now() + ttl });
-        return { exportId, fileName, format: result.format, rowCount: result.rowCount, head: result.head, bytes: result.bytes };
+        return {
+          exportId,
+          fileName,
+          format: result.format,
+          rowCount: result.rowCount,
+          head: result.head,
+          bytes: result.bytes,
+        };
       } catch (error) {
         await fs.rm(folder, { recursive: true, force: true });
         throw error;
@@ -75,8 +82,17 @@ export function createAuditExportDownloads(options: AuditExportDownloadsOptions)
     async read(exportId, offset) {
       await sweep();
       const entry = prepared.get(exportId);
-      if (!entry) throw new WorkbenchError('not_found', 'This export is no longer available (it was read to the end or expired); export again.', { exportId });
-      if (offset > entry.bytes) throw new WorkbenchError('invalid_input', `The offset ${offset} is past the end of the export (${entry.bytes} bytes).`);
+      if (!entry)
+        throw new WorkbenchError(
+          'not_found',
+          'This export is no longer available (it was read to the end or expired); export again.',
+          { exportId },
+        );
+      if (offset > entry.bytes)
+        throw new WorkbenchError(
+          'invalid_input',
+          `The offset ${offset} is past the end of the export (${entry.bytes} bytes).`,
+        );
       const length = Math.min(AUDIT_EXPORT_READ_CHUNK_BYTES, entry.bytes - offset);
       const buffer = Buffer.alloc(length);
       const handle = await fs.open(entry.file, 'r');

@@ -25,21 +25,31 @@ export interface AuditExportFolderOptions {
   now?: () => number;
 }
 
-export function createAuditExportFolder({ audit, dataDir, now = Date.now }: AuditExportFolderOptions): AuditExportFolder {
+export function createAuditExportFolder({
+  audit,
+  dataDir,
+  now = Date.now,
+}: AuditExportFolderOptions): AuditExportFolder {
   const folder = path.resolve(dataDir, EXPORTS_FOLDER_NAME);
   return {
     folder,
     async export(input, onProgress) {
       const fileName = fileNameOf(input, folder, now);
       await ownFolder(folder);
-      return audit.export({ format: input.format, path: path.join(folder, fileName), overwrite: input.overwrite ?? false, onProgress });
+      return audit.export({
+        format: input.format,
+        path: path.join(folder, fileName),
+        overwrite: input.overwrite ?? false,
+        onProgress,
+      });
     },
   };
 }
 
 /** The file's name inside the folder: given as `fileName`, as a `path` already in the folder, or made from the time. */
 function fileNameOf(input: AuditExportInput, folder: string, now: () => number): string {
-  if (input.path !== undefined && input.fileName !== undefined) throw new WorkbenchError('invalid_input', 'Give the export a fileName or a path, not both.');
+  if (input.path !== undefined && input.fileName !== undefined)
+    throw new WorkbenchError('invalid_input', 'Give the export a fileName or a path, not both.');
   if (input.path !== undefined) {
     const resolved = path.resolve(input.path);
     if (!path.isAbsolute(input.path) || path.dirname(resolved) !== folder) {
@@ -52,10 +62,16 @@ function fileNameOf(input: AuditExportInput, folder: string, now: () => number):
     }
     return path.basename(resolved);
   }
-  const name = input.fileName ?? `ai-workbench-audit-${new Date(now()).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${input.format}`;
+  const name =
+    input.fileName ??
+    `ai-workbench-audit-${new Date(now()).toISOString().slice(0, 19).replace(/[:T]/g, '-')}.${input.format}`;
   // A name, not a path: no separator, no "..", nothing hidden (the export's temporary files start with a dot).
   if (name !== path.basename(name) || name.includes('/') || name.includes('\\') || name.startsWith('.')) {
-    throw new WorkbenchError('invalid_input', `The export's fileName must be a plain file name, not ${JSON.stringify(name)}.`, { fileName: name });
+    throw new WorkbenchError(
+      'invalid_input',
+      `The export's fileName must be a plain file name, not ${JSON.stringify(name)}.`,
+      { fileName: name },
+    );
   }
   return name;
 }
@@ -65,7 +81,11 @@ async function ownFolder(folder: string): Promise<void> {
   await fs.mkdir(folder, { recursive: true, mode: 0o700 });
   const stat = await fs.lstat(folder);
   if (!stat.isDirectory()) {
-    throw new WorkbenchError('invalid_input', `${folder} is not a folder (a link or a file is there); move it away to export into it.`, { folder });
+    throw new WorkbenchError(
+      'invalid_input',
+      `${folder} is not a folder (a link or a file is there); move it away to export into it.`,
+      { folder },
+    );
   }
   if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) await fs.chmod(folder, 0o700);
 }

@@ -72,6 +72,12 @@ describe('ChunkedLineWriter', () => {
     });
     const writer = new ChunkedLineWriter(broken);
     const line = `${'y'.repeat(1000)}\n`;
-    await expect(writeAll(writer, broken, Array.from({ length: 5000 }, () => line))).rejects.toThrow('disk full');
+    await expect(
+      writeAll(
+        writer,
+        broken,
+        Array.from({ length: 5000 }, () => line),
+      ),
+    ).rejects.toThrow('disk full');
   });
 });

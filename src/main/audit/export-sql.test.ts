@@ -21,7 +21,10 @@ afterEach(() => target.close());
 
 /** The previous implementation: every stored row through the JS writers. */
 function previousLines(format: AuditExportFormat): string {
-  const rows = target.db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw().all() as unknown[][];
+  const rows = target.db
+    .prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`)
+    .raw()
+    .all() as unknown[][];
   return rows.map((values) => (format === 'jsonl' ? `${canonicalRowOf(values)}\n` : csvRecord(values))).join('');
 }
 
@@ -60,7 +63,22 @@ const AWKWARD = [
   'x'.repeat(9000),
 ];
 
-const DURATIONS = [0, 1, 12, 0.1 + 0.2, 1 / 3, 12.345678900000001, 123456789.123, 1e21, 1e-7, 5e-324, 2 ** 53, 1.7976931348623157e308, 0.000015, 1e20];
+const DURATIONS = [
+  0,
+  1,
+  12,
+  0.1 + 0.2,
+  1 / 3,
+  12.345678900000001,
+  123456789.123,
+  1e21,
+  1e-7,
+  5e-324,
+  2 ** 53,
+  1.7976931348623157e308,
+  0.000015,
+  1e20,
+];
 
 function recordVaried(): void {
   AWKWARD.forEach((text, index) => {
@@ -99,12 +117,15 @@ function recordVaried(): void {
 }
 
 describe('export lines built by SQLite', () => {
-  it.each(['jsonl', 'csv'] as const)('equal the previous %s writer byte for byte on varied rows (redacted values, unicode, control characters, nulls, doubles)', async (format) => {
-    recordVaried();
-    const { text } = await exportedLines(format);
-    expect(text).toBe(previousLines(format));
-    expect(text.length).toBeGreaterThan(10_000);
-  });
+  it.each(['jsonl', 'csv'] as const)(
+    'equal the previous %s writer byte for byte on varied rows (redacted values, unicode, control characters, nulls, doubles)',
+    async (format) => {
+      recordVaried();
+      const { text } = await exportedLines(format);
+      expect(text).toBe(previousLines(format));
+      expect(text.length).toBeGreaterThan(10_000);
+    },
+  );
 
   it('still give a JSONL file that verifies on its own', async () => {
     recordVaried();
@@ -121,7 +142,10 @@ describe('export lines built by SQLite', () => {
         key: text,
         value: fc.oneof(text, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constant(null)),
         duration: fc.double({ min: 0, max: 1e300, noNaN: true, noDefaultInfinity: true }),
-        error: fc.option(text.filter((value) => value.length > 0), { nil: undefined }),
+        error: fc.option(
+          text.filter((value) => value.length > 0),
+          { nil: undefined },
+        ),
       }),
       { minLength: 1, maxLength: 20 },
     );
@@ -152,7 +176,8 @@ describe('export lines built by SQLite', () => {
             error: row.error,
           });
         }
-        for (const format of ['jsonl', 'csv'] as const) expect((await exportedLines(format)).text).toBe(previousLines(format));
+        for (const format of ['jsonl', 'csv'] as const)
+          expect((await exportedLines(format)).text).toBe(previousLines(format));
       }),
       { numRuns: 25, seed: 20261123 },
     );

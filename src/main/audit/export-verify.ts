@@ -35,7 +35,8 @@ export async function verifyExportFile(file: string, onProgress?: AuditProgressL
     const first = await lines.next();
     if (first.done) return malformed(0, 1, 'The file is empty: an export starts with its header line.');
     const header = parseHeader(first.value);
-    if (typeof header === 'string') return malformed(0, 1, `The first line is not an AI Workbench JSONL audit export header (${header}).`);
+    if (typeof header === 'string')
+      return malformed(0, 1, `The first line is not an AI Workbench JSONL audit export header (${header}).`);
     const { head, rowCount } = header;
     const checker = new ChainChecker({ head });
     let lineNumber = 1;
@@ -54,7 +55,12 @@ export async function verifyExportFile(file: string, onProgress?: AuditProgressL
       return {
         ok: false,
         rowCount: checker.verified,
-        problem: { sequence: checker.last.sequence, kind: 'head-mismatch', message: `The header says ${rowCount} rows; the file holds ${rows}.`, line: 1 },
+        problem: {
+          sequence: checker.last.sequence,
+          kind: 'head-mismatch',
+          message: `The header says ${rowCount} rows; the file holds ${rows}.`,
+          line: 1,
+        },
       };
     }
     onProgress?.(rows, rowCount);
@@ -79,7 +85,9 @@ function parseHeader(text: string): z.infer<typeof HeaderSchema> | string {
   }
   const parsed = HeaderSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  return parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'header'}: ${issue.message}`).join('; ');
+  return parsed.error.issues
+    .map((issue) => `${issue.path.map(String).join('.') || 'header'}: ${issue.message}`)
+    .join('; ');
 }
 
 function linkOfLine(text: string, line: number): ChainLink | { problem: AuditProblem } {
@@ -87,15 +95,36 @@ function linkOfLine(text: string, line: number): ChainLink | { problem: AuditPro
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { problem: { sequence: 0, kind: 'malformed', message: `Line ${line} is not JSON: ${(error as Error).message}`, line } };
+    return {
+      problem: {
+        sequence: 0,
+        kind: 'malformed',
+        message: `Line ${line} is not JSON: ${(error as Error).message}`,
+        line,
+      },
+    };
   }
   const shape = LineSchema.safeParse(parsed);
   if (!shape.success) {
-    return { problem: { sequence: 0, kind: 'malformed', message: `Line ${line} is not an audit row: ${shape.error.issues[0]?.message ?? 'unexpected shape'}`, line } };
+    return {
+      problem: {
+        sequence: 0,
+        kind: 'malformed',
+        message: `Line ${line} is not an audit row: ${shape.error.issues[0]?.message ?? 'unexpected shape'}`,
+        line,
+      },
+    };
   }
   const { hash, ...content } = shape.data;
   const hashOf = (sequence: number): string => sha256Hex(canonicalJson({ ...content, sequence }));
-  return { sequence: content.sequence, hash, previousHash: content.previousHash, computedHash: hashOf(content.sequence), hashWithSequence: hashOf, line };
+  return {
+    sequence: content.sequence,
+    hash,
+    previousHash: content.previousHash,
+    computedHash: hashOf(content.sequence),
+    hashWithSequence: hashOf,
+    line,
+  };
 }
 
 /** A second pass over the file, needed only to tell a reordered row from an edited one. */

@@ -22,7 +22,15 @@ describe('verification in parallel slices', () => {
   it('an intact log verifies on worker threads, with progress up to the last row', async () => {
     const head = target.log.head();
     const progress: number[] = [];
-    expect(await intactInParallel({ databaseFile: target.file, workerFile: WORKER, last: head, head, onProgress: (done) => progress.push(done) })).toBe(true);
+    expect(
+      await intactInParallel({
+        databaseFile: target.file,
+        workerFile: WORKER,
+        last: head,
+        head,
+        onProgress: (done) => progress.push(done),
+      }),
+    ).toBe(true);
     expect(progress.at(-1)).toBe(ROWS);
     expect(await verifyAuditDatabase(target.file, { workerFile: WORKER })).toEqual({ ok: true, rowCount: ROWS, head });
   });
@@ -33,7 +41,12 @@ describe('verification in parallel slices', () => {
       intactInParallel({ databaseFile: target.file, workerFile: WORKER, last: head, head, ...changes });
     expect(await check({ head: null })).toBe(false);
     expect(await check({ head: { sequence: head.sequence, hash: 'f'.repeat(64) } })).toBe(false);
-    expect(await check({ last: { sequence: head.sequence - 1, hash: head.hash }, head: { sequence: head.sequence - 1, hash: head.hash } })).toBe(false);
+    expect(
+      await check({
+        last: { sequence: head.sequence - 1, hash: head.hash },
+        head: { sequence: head.sequence - 1, hash: head.hash },
+      }),
+    ).toBe(false);
     expect(await check({ anchor: { sequence: 5, hash: 'a'.repeat(64) }, anchorHash: 'b'.repeat(64) })).toBe(false);
     expect(await check({ anchor: { sequence: ROWS + 1, hash: 'a'.repeat(64) }, anchorHash: null })).toBe(false);
   });
@@ -56,6 +69,13 @@ describe('verification in parallel slices', () => {
 
   it('a worker file that cannot run is an error, not a verdict', async () => {
     const head = target.log.head();
-    await expect(intactInParallel({ databaseFile: target.file, workerFile: path.join(target.dir, 'missing-worker.js'), last: head, head })).rejects.toThrow();
+    await expect(
+      intactInParallel({
+        databaseFile: target.file,
+        workerFile: path.join(target.dir, 'missing-worker.js'),
+        last: head,
+        head,
+      }),
+    ).rejects.toThrow();
   });
 });

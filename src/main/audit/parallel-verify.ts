@@ -62,7 +62,11 @@ export async function intactInParallel(check: ParallelCheck): Promise<boolean> {
 }
 
 /** Runs one worker per slice; if one fails, the others are stopped and the failure is raised. */
-async function runAll(workerFile: string, requests: RangeRequest[], onRows: (slice: number, rows: number) => void): Promise<RangeSummary[]> {
+async function runAll(
+  workerFile: string,
+  requests: RangeRequest[],
+  onRows: (slice: number, rows: number) => void,
+): Promise<RangeSummary[]> {
   const workers: Worker[] = [];
   const runs = requests.map(
     (request, slice) =>
@@ -77,13 +81,18 @@ async function runAll(workerFile: string, requests: RangeRequest[], onRows: (sli
         });
         workers.push(worker);
         let summary: RangeSummary | null = null;
-        worker.on('message', (message: { type: 'progress'; rows: number } | { type: 'done'; summary: RangeSummary }) => {
-          if (message.type === 'progress') onRows(slice, message.rows);
-          else summary = message.summary;
-        });
+        worker.on(
+          'message',
+          (message: { type: 'progress'; rows: number } | { type: 'done'; summary: RangeSummary }) => {
+            if (message.type === 'progress') onRows(slice, message.rows);
+            else summary = message.summary;
+          },
+        );
         worker.on('error', reject);
         worker.on('exit', (code) =>
-          summary ? resolve(summary) : reject(new Error(`An audit verification thread stopped (exit code ${code}) before it finished.`)),
+          summary
+            ? resolve(summary)
+            : reject(new Error(`An audit verification thread stopped (exit code ${code}) before it finished.`)),
         );
       }),
   );

@@ -25,13 +25,24 @@ export const RANGE_PROGRESS_EVERY = 16_384;
  * Checks one slice of the chain on a read-only connection of its own: every row's hash against its
  * content, and each row against the one before it. Runs in a worker thread, so it may block.
  */
-export function checkRange({ databaseFile, after, through }: RangeRequest, onProgress: (rows: number) => void): RangeSummary {
+export function checkRange(
+  { databaseFile, after, through }: RangeRequest,
+  onProgress: (rows: number) => void,
+): RangeSummary {
   const db = new Sqlite(databaseFile, { readonly: true, fileMustExist: true });
   try {
     const statement =
       after === null
-        ? db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence <= ? ORDER BY sequence`).raw().bind(through)
-        : db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? AND sequence <= ? ORDER BY sequence`).raw().bind(after, through);
+        ? db
+            .prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence <= ? ORDER BY sequence`)
+            .raw()
+            .bind(through)
+        : db
+            .prepare(
+              `SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? AND sequence <= ? ORDER BY sequence`,
+            )
+            .raw()
+            .bind(after, through);
     let first: RangeSummary['first'] = null;
     let last: AuditHead | null = null;
     let rows = 0;

@@ -42,7 +42,10 @@ describe('redactValue: secret-named keys', () => {
   });
 
   it('keeps a __proto__ key as a key, never as a prototype', () => {
-    const args = JSON.parse('{"__proto__": {"polluted": "sk-0123456789abcdefABCDEF"}, "a": 1}') as Record<string, unknown>;
+    const args = JSON.parse('{"__proto__": {"polluted": "sk-0123456789abcdefABCDEF"}, "a": 1}') as Record<
+      string,
+      unknown
+    >;
     const redacted = redactValue(args) as Record<string, unknown>;
     expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
     expect(Object.keys(redacted)).toEqual(['__proto__', 'a']);
@@ -75,8 +78,12 @@ describe('redactText: values that look like secrets', () => {
 
   it('keeps the scheme of an Authorization value and the user of a URL, hiding only the secret part', () => {
     expect(redactText('Authorization: Bearer abcdef123456')).toBe(`Authorization: Bearer ${REDACTED}`);
-    expect(redactText('curl -H "Authorization: Basic dXNlcjpwYXNz"')).toBe(`curl -H "Authorization: Basic ${REDACTED}"`);
-    expect(redactText('postgres://ada:hunter2@db.example.com/app')).toBe(`postgres://ada:${REDACTED}@db.example.com/app`);
+    expect(redactText('curl -H "Authorization: Basic dXNlcjpwYXNz"')).toBe(
+      `curl -H "Authorization: Basic ${REDACTED}"`,
+    );
+    expect(redactText('postgres://ada:hunter2@db.example.com/app')).toBe(
+      `postgres://ada:${REDACTED}@db.example.com/app`,
+    );
     expect(redactText('https://api.example.com/v1?api_key=abc123&q=cats&access_token=zzz')).toBe(
       `https://api.example.com/v1?api_key=${REDACTED}&q=cats&access_token=${REDACTED}`,
     );
@@ -102,12 +109,19 @@ describe('redactText: values that look like secrets', () => {
   // property runs on a fixed seed: the same 3,000 fresh-looking tokens every time, never a flaky failure.
   it('redacts random tokens of 24 bytes or more, in base64, base64url or hex', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 24, max: 64 }), fc.constantFrom('base64', 'base64url', 'hex'), fc.string({ minLength: 8, maxLength: 8 }), (bytes, encoding, seedText) => {
-        const token = Buffer.from(Array.from({ length: bytes }, (_, index) => fc.hash(`${seedText}:${index}`) & 0xff)).toString(encoding as BufferEncoding);
-        fc.pre(encoding === 'hex' || (/[a-z]/.test(token) && /[A-Z]/.test(token) && /[0-9]/.test(token)));
-        const redacted = redactText(`key is ${token}`);
-        expect(redacted).not.toContain(token.replace(/=+$/, '').slice(0, 32));
-      }),
+      fc.property(
+        fc.integer({ min: 24, max: 64 }),
+        fc.constantFrom('base64', 'base64url', 'hex'),
+        fc.string({ minLength: 8, maxLength: 8 }),
+        (bytes, encoding, seedText) => {
+          const token = Buffer.from(
+            Array.from({ length: bytes }, (_, index) => fc.hash(`${seedText}:${index}`) & 0xff),
+          ).toString(encoding as BufferEncoding);
+          fc.pre(encoding === 'hex' || (/[a-z]/.test(token) && /[A-Z]/.test(token) && /[0-9]/.test(token)));
+          const redacted = redactText(`key is ${token}`);
+          expect(redacted).not.toContain(token.replace(/=+$/, '').slice(0, 32));
+        },
+      ),
       { numRuns: 3000, seed: 20260101 },
     );
   });
@@ -129,13 +143,21 @@ describe('redaction in the audit log', () => {
   afterEach(() => target.close());
 
   it('the arguments hash is of the original: arguments that differ only in a redacted value store alike but hash apart', () => {
-    const one = target.log.recordDecision(decisionRecord(0, { args: { token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' } }));
-    const two = target.log.recordDecision(decisionRecord(0, { args: { token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' } }));
+    const one = target.log.recordDecision(
+      decisionRecord(0, { args: { token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' } }),
+    );
+    const two = target.log.recordDecision(
+      decisionRecord(0, { args: { token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' } }),
+    );
     expect(one.args).toEqual(two.args);
     expect(one.args).toEqual({ token: REDACTED, body: REDACTED });
     const key = loadArgsHashKey(target.dataDir);
-    expect(one.argsHash).toBe(keyedArgsHash(key, canonicalJson({ token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' })));
-    expect(two.argsHash).toBe(keyedArgsHash(key, canonicalJson({ token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' })));
+    expect(one.argsHash).toBe(
+      keyedArgsHash(key, canonicalJson({ token: 'first', body: 'sk-aaaaaaaaaaaaaaaaaaaaaaaa' })),
+    );
+    expect(two.argsHash).toBe(
+      keyedArgsHash(key, canonicalJson({ token: 'second', body: 'sk-bbbbbbbbbbbbbbbbbbbbbbbb' })),
+    );
   });
 
   it('a redacted secret cannot be guessed from the row: the hash is keyed, and the key is not in the log or its export', async () => {
@@ -145,14 +167,18 @@ describe('redaction in the audit log', () => {
     expect(entry.argsHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
     const guesses = Array.from({ length: 10_000 }, (_, pin) => String(pin).padStart(4, '0'));
     const unkeyed = (pin: string): string => sha256Hex(canonicalJson({ user: 'ada', password: pin }));
-    expect(guesses.filter((pin) => [unkeyed(pin), `hmac-sha256:${unkeyed(pin)}`].includes(entry.argsHash as string))).toEqual([]);
+    expect(
+      guesses.filter((pin) => [unkeyed(pin), `hmac-sha256:${unkeyed(pin)}`].includes(entry.argsHash as string)),
+    ).toEqual([]);
     // The key: its own owner-only file in the data folder, the same at every open; nowhere in the database.
     const keyFile = path.join(target.dataDir, ARGS_KEY_FILE_NAME);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = fs.readFileSync(keyFile, 'utf8').trim();
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(fs.readFileSync(target.file).includes(Buffer.from(key))).toBe(false);
-    expect(entry.argsHash).toBe(keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson({ user: 'ada', password: '4711' })));
+    expect(entry.argsHash).toBe(
+      keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson({ user: 'ada', password: '4711' })),
+    );
   });
 
   it('the arguments hash does not depend on key order, and is the same whether or not anything was redacted', () => {
@@ -164,17 +190,40 @@ describe('redaction in the audit log', () => {
 
   it('edited arguments: redacted the same way, hashed whole, beside the original', () => {
     const entry = target.log.recordDecision(
-      decisionRecord(0, { args: { path: '/etc/passwd', auth: { user: 'root' } }, editedArgs: { path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' } }),
+      decisionRecord(0, {
+        args: { path: '/etc/passwd', auth: { user: 'root' } },
+        editedArgs: { path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' },
+      }),
     );
     expect(entry.args).toEqual({ path: '/etc/passwd', auth: REDACTED });
     expect(entry.editedArgs).toEqual({ path: '/tmp/x', auth: REDACTED, note: `Bearer ${REDACTED}` });
-    expect(entry.editedArgsHash).toBe(keyedArgsHash(loadArgsHashKey(target.dataDir), canonicalJson({ path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' })));
+    expect(entry.editedArgsHash).toBe(
+      keyedArgsHash(
+        loadArgsHashKey(target.dataDir),
+        canonicalJson({ path: '/tmp/x', auth: { user: 'ada' }, note: 'Bearer qwertyuiop' }),
+      ),
+    );
   });
 
   it('secrets never reach the database file in any column', () => {
     const secret = 'sk-live-THIS-MUST-NOT-BE-STORED-0123456789';
-    target.log.recordDecision(decisionRecord(0, { args: { q: secret, deep: [{ x: secret }] }, editedArgs: { q: secret }, reason: `I saw ${secret}` }));
-    target.log.recordToolResult({ chatId: 'c', toolCallId: 'call-0', serverName: 'Web', toolName: 'fetch', outcome: 'error', durationMs: 1, resultBytes: 0, error: `rejected ${secret}` });
+    target.log.recordDecision(
+      decisionRecord(0, {
+        args: { q: secret, deep: [{ x: secret }] },
+        editedArgs: { q: secret },
+        reason: `I saw ${secret}`,
+      }),
+    );
+    target.log.recordToolResult({
+      chatId: 'c',
+      toolCallId: 'call-0',
+      serverName: 'Web',
+      toolName: 'fetch',
+      outcome: 'error',
+      durationMs: 1,
+      resultBytes: 0,
+      error: `rejected ${secret}`,
+    });
     const dump = JSON.stringify(target.db.prepare('SELECT * FROM audit_log').all());
     expect(dump).not.toContain('THIS-MUST-NOT-BE-STORED');
   });

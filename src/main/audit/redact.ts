@@ -14,7 +14,10 @@ const SECRET_KEY = /key|token|secret|passw(?:or)?d|passphrase|auth|credential|co
 
 /** Secrets recognised by their form, wherever they appear inside a string. */
 const SECRET_PATTERNS: readonly { pattern: RegExp; replacement: string }[] = [
-  { pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, replacement: REDACTED },
+  {
+    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+    replacement: REDACTED,
+  },
   // Authorization header values: `Bearer abc…`, `Basic dXNlcjpwYXNz`.
   { pattern: /\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, replacement: `$1$2${REDACTED}` },
   // Provider keys: OpenAI and Anthropic (`sk-…`, `sk-ant-…`), GitHub, Slack, AWS, Google, Stripe, npm.
@@ -30,7 +33,8 @@ const SECRET_PATTERNS: readonly { pattern: RegExp; replacement: string }[] = [
   // Passwords in URLs (`https://user:secret@host`) and secret-named query parameters (capability URLs).
   { pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi, replacement: `$1${REDACTED}@` },
   {
-    pattern: /([?&;][^=&;#\s]*(?:key|token|secret|passw(?:or)?d|auth|session|sig|signature|credential)[^=&;#\s]*=)[^&;#\s]+/gi,
+    pattern:
+      /([?&;][^=&;#\s]*(?:key|token|secret|passw(?:or)?d|auth|session|sig|signature|credential)[^=&;#\s]*=)[^&;#\s]+/gi,
     replacement: `$1${REDACTED}`,
   },
 ];
@@ -51,7 +55,9 @@ const WORD_CHUNK = /[A-Z]?[a-z]{3,}/g;
 const LETTER = /[A-Za-z]/g;
 /** The fifty most frequent letter pairs of English text; random letters hit them one time in fourteen. */
 const COMMON_BIGRAMS = new Set(
-  'th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur'.split(' '),
+  'th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur'.split(
+    ' ',
+  ),
 );
 
 /**
@@ -102,7 +108,10 @@ export function redactValue(value: unknown): unknown {
     const used = new Set<string>();
     for (const [key, item] of Object.entries(value)) {
       const secret = SECRET_KEY.test(key);
-      entries.push([uniqueKey(secret ? key : truncate(redactText(key)), used), secret && item !== null && item !== undefined ? REDACTED : redactValue(item)]);
+      entries.push([
+        uniqueKey(secret ? key : truncate(redactText(key)), used),
+        secret && item !== null && item !== undefined ? REDACTED : redactValue(item),
+      ]);
     }
     // fromEntries defines own properties, so a `__proto__` key stays a key and never becomes a prototype.
     return Object.fromEntries(entries);

@@ -45,7 +45,11 @@ function storedRows(): unknown[][] {
 
 describe('recordDecision', () => {
   it('stores one row with every field, redacted arguments, the hash of the original arguments, and chains it to the genesis hash', () => {
-    const args = { path: '/etc/hosts', apiKey: 'sk-live-0123456789abcdef0123', headers: { Authorization: 'Bearer abc.def.ghi' } };
+    const args = {
+      path: '/etc/hosts',
+      apiKey: 'sk-live-0123456789abcdef0123',
+      headers: { Authorization: 'Bearer abc.def.ghi' },
+    };
     const entry = target.log.recordDecision({
       chatId: 'chat-1',
       exchangeId: 'exchange-1',
@@ -55,7 +59,7 @@ describe('recordDecision', () => {
       definitionHash: 'a'.repeat(64),
       decision: 'allow_once',
       actor: 'user',
-      decidedBy: "you allowed it once",
+      decidedBy: 'you allowed it once',
       reason: 'looks fine',
       args,
     });
@@ -178,7 +182,9 @@ describe('recordDecision', () => {
 
   it('commits under synchronous=FULL and gives the connection back its NORMAL setting', () => {
     target.db.exec('CREATE TEMP TABLE seen (synchronous INTEGER)');
-    target.db.exec('CREATE TEMP TRIGGER watch AFTER INSERT ON main.audit_log BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous(); END');
+    target.db.exec(
+      'CREATE TEMP TRIGGER watch AFTER INSERT ON main.audit_log BEGIN INSERT INTO seen SELECT synchronous FROM pragma_synchronous(); END',
+    );
     expect(target.db.pragma('synchronous', { simple: true })).toBe(1);
     target.log.recordDecision(decisionRecord(0));
     target.log.recordToolResult(resultRecord(0));
@@ -187,7 +193,9 @@ describe('recordDecision', () => {
   });
 
   it('stores lone surrogates and NUL characters as they read back, so the chain still verifies', async () => {
-    target.log.recordDecision(decisionRecord(0, { toolName: 'bad\ud800name', reason: 'nul\u0000inside', args: { text: 'x\udc00y' } }));
+    target.log.recordDecision(
+      decisionRecord(0, { toolName: 'bad\ud800name', reason: 'nul\u0000inside', args: { text: 'x\udc00y' } }),
+    );
     const [entry] = target.log.query().entries;
     expect(entry?.toolName).toBe('bad\ufffdname');
     expect(entry?.reason).toBe('nul\u0000inside');
@@ -199,7 +207,8 @@ describe('recordDecision', () => {
     const other = openDatabase(target.file);
     try {
       const second = createSqliteAuditLog({ db: other, dataDir: target.dataDir });
-      for (let index = 0; index < 20; index++) (index % 2 === 0 ? target.log : second).recordDecision(decisionRecord(index));
+      for (let index = 0; index < 20; index++)
+        (index % 2 === 0 ? target.log : second).recordDecision(decisionRecord(index));
       expect(second.head()).toEqual(target.log.head());
       expect(await target.log.verify()).toMatchObject({ ok: true, rowCount: 20, head: { sequence: 20 } });
     } finally {
@@ -210,7 +219,13 @@ describe('recordDecision', () => {
 
 describe('recordToolResult', () => {
   it('stores outcome, duration, size and the error message, redacted', () => {
-    const entry = target.log.recordToolResult(resultRecord(3, { error: 'HTTP 401 for token ghp_0123456789abcdefghij0123456789abcd', durationMs: 12.5, resultBytes: 2048 }));
+    const entry = target.log.recordToolResult(
+      resultRecord(3, {
+        error: 'HTTP 401 for token ghp_0123456789abcdefghij0123456789abcd',
+        durationMs: 12.5,
+        resultBytes: 2048,
+      }),
+    );
     expect(entry).toMatchObject({
       kind: 'result',
       outcome: 'error',
@@ -232,7 +247,9 @@ describe('append-only', () => {
     expect(() => target.db.prepare("UPDATE audit_log SET tool_name = 'x' WHERE sequence = 2").run()).toThrow(
       'audit_log is append-only: a row cannot be changed',
     );
-    expect(() => target.db.prepare('DELETE FROM audit_log WHERE sequence = 5').run()).toThrow('audit_log is append-only: a row cannot be deleted');
+    expect(() => target.db.prepare('DELETE FROM audit_log WHERE sequence = 5').run()).toThrow(
+      'audit_log is append-only: a row cannot be deleted',
+    );
     expect(() => target.db.prepare('DELETE FROM audit_log').run()).toThrow('append-only');
     expect(target.db.prepare('SELECT count(*) FROM audit_log').pluck().get()).toBe(5);
   });
@@ -242,13 +259,19 @@ describe('append-only', () => {
     const [first] = storedRows();
     const values = [...(first ?? [])];
     const insert = (verb: string, row: unknown[]): void => {
-      target.db.prepare(`${verb} INTO audit_log (${AUDIT_COLUMNS_SQL}) VALUES (${row.map(() => '?').join(', ')})`).run(row);
+      target.db
+        .prepare(`${verb} INTO audit_log (${AUDIT_COLUMNS_SQL}) VALUES (${row.map(() => '?').join(', ')})`)
+        .run(row);
     };
     expect(() => insert('INSERT OR REPLACE', values)).toThrow(/must take the next sequence number/);
     const head = target.log.head();
     const skip = storedRowOf(values);
-    expect(() => insert('INSERT', rowValues({ ...skip, sequence: 5, previousHash: head.hash }))).toThrow(/next sequence number/);
-    expect(() => insert('INSERT', rowValues({ ...skip, sequence: 4, previousHash: 'f'.repeat(64) }))).toThrow(/last row's hash/);
+    expect(() => insert('INSERT', rowValues({ ...skip, sequence: 5, previousHash: head.hash }))).toThrow(
+      /next sequence number/,
+    );
+    expect(() => insert('INSERT', rowValues({ ...skip, sequence: 4, previousHash: 'f'.repeat(64) }))).toThrow(
+      /last row's hash/,
+    );
     expect(storedRows()).toHaveLength(3);
   });
 
@@ -257,7 +280,9 @@ describe('append-only', () => {
     const head = target.log.head();
     expect(target.db.prepare('SELECT sequence, hash FROM audit_head').get()).toEqual(head);
     expect(() => target.db.prepare('UPDATE audit_head SET sequence = 2').run()).toThrow(/names the last row/);
-    expect(() => target.db.prepare("INSERT OR REPLACE INTO audit_head VALUES (1, 1, 'x')").run()).toThrow(/names the last row/);
+    expect(() => target.db.prepare("INSERT OR REPLACE INTO audit_head VALUES (1, 1, 'x')").run()).toThrow(
+      /names the last row/,
+    );
     expect(() => target.db.prepare('DELETE FROM audit_head').run()).toThrow(/cannot be deleted/);
     expect(target.db.prepare('SELECT sequence, hash FROM audit_head').get()).toEqual(head);
   });
@@ -271,7 +296,9 @@ describe('append-only', () => {
   });
 
   it('deleting a chat keeps its audit rows', () => {
-    target.db.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)').run('chat-0', 'x', 1, 1);
+    target.db
+      .prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)')
+      .run('chat-0', 'x', 1, 1);
     target.log.recordDecision(decisionRecord(0));
     target.db.prepare('DELETE FROM chats WHERE id = ?').run('chat-0');
     expect(target.log.query({ chatId: 'chat-0' }).entries).toHaveLength(1);
@@ -313,7 +340,11 @@ describe('canonical form of a row', () => {
         }),
         (row) => {
           const values = rowValues(row as never);
-          const entry = { ...row, args: row.args === null ? null : JSON.parse(row.args), editedArgs: row.editedArgs === null ? null : JSON.parse(row.editedArgs) };
+          const entry = {
+            ...row,
+            args: row.args === null ? null : JSON.parse(row.args),
+            editedArgs: row.editedArgs === null ? null : JSON.parse(row.editedArgs),
+          };
           const { hash: _hash, ...content } = entry;
           expect(canonicalRowOf(values)).toBe(canonicalJson(entry));
           expect(canonicalContentOf(values)).toBe(canonicalJson(content));

@@ -8,7 +8,18 @@ import type { AuditLog, DecisionRecord, PolicyChangeRecord, ServerRequestRecord,
 import { checkCheckpoint, checkpointArgs, signCheckpoint, type CheckpointKey } from './checkpoint';
 import { createAuditQuery } from './audit-query';
 import { checkDecisionRecord, checkPolicyChangeRecord, checkToolResultRecord } from './audit-records';
-import { AUDIT_INSERT_SQL, entryOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, NO_DECISION, NO_RESULT, rowValues, sha256Hex, type StoredAuditRow } from './audit-row';
+import {
+  AUDIT_INSERT_SQL,
+  entryOf,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  NO_DECISION,
+  NO_RESULT,
+  rowValues,
+  sha256Hex,
+  type StoredAuditRow,
+} from './audit-row';
 import { verifyAuditDatabase } from './audit-verify';
 import { redactValue } from './redact';
 import { keyedArgsHash, loadArgsHashKey } from './args-hash';
@@ -42,26 +53,42 @@ type RowContent = Omit<StoredAuditRow, 'sequence' | 'time' | 'previousHash' | 'h
 const SYNCHRONOUS = { normal: 1, full: 2 } as const;
 
 /** The audit log in the app's SQLite database (migration 2): append-only, hash-chained, durable per row. */
-export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync = 'full', workerFile, checkpointPublicKey }: SqliteAuditLogOptions): SqliteAuditLog {
+export function createSqliteAuditLog({
+  db,
+  dataDir,
+  now = Date.now,
+  commitSync = 'full',
+  workerFile,
+  checkpointPublicKey,
+}: SqliteAuditLogOptions): SqliteAuditLog {
   // Before anything is appended: triggers dropped by hand are put back, and the rows that came in without them recorded.
   guardAuditLog(db, now);
   // The install's key for the arguments hash (args-hash.ts): read or made before the first row.
   const argsKey = loadArgsHashKey(dataDir);
-  const argumentColumns = (args: Record<string, unknown>): { stored: string; hash: string } => argumentColumnsOf(args, argsKey);
+  const argumentColumns = (args: Record<string, unknown>): { stored: string; hash: string } =>
+    argumentColumnsOf(args, argsKey);
   const lastRow = db.prepare('SELECT sequence, hash FROM audit_log ORDER BY sequence DESC LIMIT 1');
   const insert = db.prepare(AUDIT_INSERT_SQL);
   const query = createAuditQuery(db);
 
   const readHead = (): AuditHead => (lastRow.get() as AuditHead | undefined) ?? { sequence: 0, hash: GENESIS_HASH };
 
-  const checkpointRows = db.prepare("SELECT sequence, previous_hash AS previousHash, args FROM audit_log WHERE kind = 'checkpoint' AND sequence <= ? ORDER BY sequence");
+  const checkpointRows = db.prepare(
+    "SELECT sequence, previous_hash AS previousHash, args FROM audit_log WHERE kind = 'checkpoint' AND sequence <= ? ORDER BY sequence",
+  );
 
   // Sequence, time and previous hash are taken under the write lock (BEGIN IMMEDIATE), so two
   // processes appending at once (the app and the CLI) still build one gapless chain.
   const append = db.transaction((content: RowContent | ((tail: AuditHead) => RowContent)): StoredAuditRow => {
     const tail = readHead();
     if (typeof content === 'function') content = content(tail);
-    const row: StoredAuditRow = { ...content, sequence: tail.sequence + 1, time: new Date(now()).toISOString(), previousHash: tail.hash, hash: '' };
+    const row: StoredAuditRow = {
+      ...content,
+      sequence: tail.sequence + 1,
+      time: new Date(now()).toISOString(),
+      previousHash: tail.hash,
+      hash: '',
+    };
     const values = rowValues(row);
     row.hash = hashOfStoredRow(values);
     values[HASH_INDEX] = row.hash;
@@ -71,7 +98,9 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
 
   const durably = <T>(work: () => T): T => {
     if (db.inTransaction) {
-      throw new Error('The audit log commits each row on its own: it cannot be written inside another transaction, which would leave the row uncommitted when the call returns.');
+      throw new Error(
+        'The audit log commits each row on its own: it cannot be written inside another transaction, which would leave the row uncommitted when the call returns.',
+      );
     }
     // FULL syncs the WAL at this commit, so the row survives a power cut, not only a crash of the app.
     // The rest of the app keeps NORMAL; the setting is per connection and restored at once.
@@ -83,7 +112,8 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       db.pragma(`synchronous = ${previous}`);
     }
   };
-  const commit = (content: RowContent | ((tail: AuditHead) => RowContent)): AuditEntry => durably(() => entryOf(append.immediate(content)));
+  const commit = (content: RowContent | ((tail: AuditHead) => RowContent)): AuditEntry =>
+    durably(() => entryOf(append.immediate(content)));
   /** True while recordDecisionsWith runs its claim: a policy row recorded then belongs to that transaction. */
   let claiming = false;
   const decisionRow = (record: DecisionRecord): RowContent => {
@@ -137,10 +167,16 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
     recordServerRequest: (record: ServerRequestRecord) => commit(serverRequestRow(record)),
     // Inside a claim of recordDecisionsWith (a policy change the answer makes: remember from the card), the row joins
     // that durable transaction; anywhere else it commits on its own.
-    recordPolicyChange: (record: PolicyChangeRecord) => (claiming ? entryOf(append(policyRow(record))) : commit(policyRow(record))),
+    recordPolicyChange: (record: PolicyChangeRecord) =>
+      claiming ? entryOf(append(policyRow(record))) : commit(policyRow(record)),
     recordDecisionsWith(records, claim, changes = []) {
       // Built (and checked) before the transaction: a bad record fails before anything is claimed.
-      const rows = [...records.map((record) => ('kind' in record ? serverRequestRow(record as ServerRequestRecord) : decisionRow(record))), ...changes.map(policyRow)];
+      const rows = [
+        ...records.map((record) =>
+          'kind' in record ? serverRequestRow(record as ServerRequestRecord) : decisionRow(record),
+        ),
+        ...changes.map(policyRow),
+      ];
       return durably(() =>
         db
           .transaction(() => {
@@ -199,9 +235,19 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
       const publicKey = request.checkpointKey ?? checkpointPublicKey?.() ?? null;
       if (!result.ok || publicKey === null) return result;
       // The chain holds; each checkpoint in it must also verify against the key (the first bad one is named).
-      for (const row of checkpointRows.iterate(result.head.sequence) as IterableIterator<{ sequence: number; previousHash: string; args: string | null }>) {
+      for (const row of checkpointRows.iterate(result.head.sequence) as IterableIterator<{
+        sequence: number;
+        previousHash: string;
+        args: string | null;
+      }>) {
         const problem = checkCheckpoint(row, publicKey);
-        if (problem) return { ok: false, rowCount: problem.sequence - 1, problem, ...('notices' in result && result.notices ? { notices: result.notices } : {}) };
+        if (problem)
+          return {
+            ok: false,
+            rowCount: problem.sequence - 1,
+            problem,
+            ...('notices' in result && result.notices ? { notices: result.notices } : {}),
+          };
       }
       return result;
     },
@@ -212,7 +258,9 @@ export function createSqliteAuditLog({ db, dataDir, now = Date.now, commitSync =
   };
 }
 
-function callFields(record: DecisionRecord | ToolResultRecord): Pick<RowContent, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash'> {
+function callFields(
+  record: DecisionRecord | ToolResultRecord,
+): Pick<RowContent, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash'> {
   return {
     chatId: wellFormed(record.chatId),
     exchangeId: record.exchangeId === undefined ? null : wellFormed(record.exchangeId),

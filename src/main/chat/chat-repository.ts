@@ -52,14 +52,24 @@ export function createChatRepository(db: Database): ChatRepository {
   const touch = db.prepare<[number, string]>('UPDATE chats SET updated_at = max(updated_at, ?) WHERE id = ?');
   const remove = db.prepare<[string]>('DELETE FROM chats WHERE id = ?');
   return {
-    insert: (chat) => void insert.run(chat.id, chat.title, chat.createdAt, chat.updatedAt, chat.providerId, chat.model, chat.systemPrompt),
+    insert: (chat) =>
+      void insert.run(
+        chat.id,
+        chat.title,
+        chat.createdAt,
+        chat.updatedAt,
+        chat.providerId,
+        chat.model,
+        chat.systemPrompt,
+      ),
     list: () => list.all().map(toChat),
     get: (id) => {
       const row = get.get(id);
       return row && toChat(row);
     },
     rename: (id, title, updatedAt) => rename.run(title, updatedAt, id).changes > 0,
-    configure: (id, setup, updatedAt) => configure.run(setup.providerId, setup.model, setup.systemPrompt, updatedAt, id).changes > 0,
+    configure: (id, setup, updatedAt) =>
+      configure.run(setup.providerId, setup.model, setup.systemPrompt, updatedAt, id).changes > 0,
     touch: (id, updatedAt) => touch.run(updatedAt, id).changes > 0,
     delete: (id) => remove.run(id).changes > 0,
   };

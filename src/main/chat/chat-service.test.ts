@@ -29,7 +29,11 @@ function expectNotFound(action: () => unknown, id: string): void {
   expect(caught).toBeInstanceOf(WorkbenchError);
   expect((caught as WorkbenchError).code).toBe('not_found');
   expect((caught as WorkbenchError).message).toContain(id);
-  expect((caught as WorkbenchError).toData()).toEqual({ code: 'not_found', message: `No chat has the id ${id}.`, details: { id } });
+  expect((caught as WorkbenchError).toData()).toEqual({
+    code: 'not_found',
+    message: `No chat has the id ${id}.`,
+    details: { id },
+  });
 }
 
 beforeEach(() => {
@@ -55,7 +59,13 @@ afterEach(() => {
 describe('ChatService', () => {
   it('creates a chat with the default title, a uuid and equal timestamps, and announces it', () => {
     const chat = chats.create();
-    expect(chat).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), title: DEFAULT_CHAT_TITLE, createdAt: 1_000, updatedAt: 1_000, ...NO_SETUP });
+    expect(chat).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      title: DEFAULT_CHAT_TITLE,
+      createdAt: 1_000,
+      updatedAt: 1_000,
+      ...NO_SETUP,
+    });
     expect(DEFAULT_CHAT_TITLE).toBe('New chat');
     expect(changes).toEqual([{ kind: 'created', chat }]);
     expect(chats.get(chat.id)).toEqual(chat);
@@ -182,7 +192,13 @@ describe('chats through createServices', () => {
 
   it('reports app info for the host, including the data folder and the SQLite version', () => {
     const info = start().appInfo();
-    expect(info).toMatchObject({ name: 'AI Workbench', version: '0.0.0-test', host: 'cli', dataDir: dir, platform: process.platform });
+    expect(info).toMatchObject({
+      name: 'AI Workbench',
+      version: '0.0.0-test',
+      host: 'cli',
+      dataDir: dir,
+      platform: process.platform,
+    });
     expect(info.versions.sqlite).toMatch(/^3\.\d+\.\d+/);
     expect(info.versions.node).toBe(process.versions.node);
   });

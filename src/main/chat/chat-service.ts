@@ -43,7 +43,13 @@ export interface ChatServiceDependencies {
   newId?: () => string;
 }
 
-export function createChatService({ repository, events, providers, now = Date.now, newId = randomUUID }: ChatServiceDependencies): ChatService {
+export function createChatService({
+  repository,
+  events,
+  providers,
+  now = Date.now,
+  newId = randomUUID,
+}: ChatServiceDependencies): ChatService {
   const notFound = (id: string): WorkbenchError => new WorkbenchError('not_found', `No chat has the id ${id}.`, { id });
   const emitter = createEmitter<ChatChange>();
   /** Told to the services that follow chats (typed), and fanned out to the hosts by the hub. */
@@ -95,7 +101,12 @@ export function createChatService({ repository, events, providers, now = Date.no
       const setup = {
         providerId: providerId ?? chat.providerId,
         model: nextModel,
-        systemPrompt: systemPrompt === undefined ? chat.systemPrompt : systemPrompt === null || systemPrompt.trim() === '' ? null : systemPrompt,
+        systemPrompt:
+          systemPrompt === undefined
+            ? chat.systemPrompt
+            : systemPrompt === null || systemPrompt.trim() === ''
+              ? null
+              : systemPrompt,
       };
       if (!repository.configure(id, setup, now())) throw notFound(id);
       return changed(service.get(id));

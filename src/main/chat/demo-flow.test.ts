@@ -19,11 +19,17 @@ it('a fresh install: the Demo provider asks to write a file on the real Files se
   const waiting = await test.say('write hello.txt: Hello from the demo');
   expect(waiting.status).toBe('waiting-approval');
   const [request] = test.services.approvals.chats.pending(test.chatId);
-  expect(request?.request).toMatchObject({ serverName: 'Files', toolName: 'write_file', args: { path: 'hello.txt', content: 'Hello from the demo' } });
+  expect(request?.request).toMatchObject({
+    serverName: 'Files',
+    toolName: 'write_file',
+    args: { path: 'hello.txt', content: 'Hello from the demo' },
+  });
   expect(request?.request.decision.reason).toMatch(/ask/i);
   expect(fs.existsSync(path.join(test.sandbox, 'hello.txt'))).toBe(false);
 
-  const done = await test.decide([{ toolCallId: request?.request.toolCallId as string, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }]);
+  const done = await test.decide([
+    { toolCallId: request?.request.toolCallId as string, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' },
+  ]);
   expect(done.status).toBe('idle');
   expect(fs.readFileSync(path.join(test.sandbox, 'hello.txt'), 'utf8')).toBe('Hello from the demo');
   const messages = test.messages();

@@ -25,7 +25,10 @@ const COMPILED_LIMIT = 256;
  * Checks a person's answer against an elicitation's requested schema (MCP: a flat object of strings — with
  * formats — numbers, booleans and enums) before it is sent back. A schema that cannot be compiled is one problem.
  */
-export function checkElicitationContent(schema: Record<string, unknown>, content: Record<string, unknown>): ElicitationProblem[] {
+export function checkElicitationContent(
+  schema: Record<string, unknown>,
+  content: Record<string, unknown>,
+): ElicitationProblem[] {
   const text = JSON.stringify(schema);
   let validate = compiled.get(text);
   if (validate === undefined) {
@@ -39,12 +42,17 @@ export function checkElicitationContent(schema: Record<string, unknown>, content
     if (compiled.size >= COMPILED_LIMIT) compiled.clear();
     compiled.set(text, validate);
   }
-  if (typeof validate === 'string') return [{ path: '', message: `the server's form schema cannot be checked: ${validate}` }];
+  if (typeof validate === 'string')
+    return [{ path: '', message: `the server's form schema cannot be checked: ${validate}` }];
   if (validate(content)) return [];
   return (validate.errors ?? []).map((error) => {
-    const missing = error.keyword === 'required' ? `/${String((error.params as { missingProperty?: unknown }).missingProperty)}` : '';
+    const missing =
+      error.keyword === 'required' ? `/${String((error.params as { missingProperty?: unknown }).missingProperty)}` : '';
     const path = `${error.instancePath}${missing}`;
     const field = path.replace(/^\//, '') || 'the form';
-    return { path, message: error.keyword === 'required' ? `${field} is required` : `${field} ${error.message ?? 'is not valid'}` };
+    return {
+      path,
+      message: error.keyword === 'required' ? `${field} is required` : `${field} ${error.message ?? 'is not valid'}`,
+    };
   });
 }

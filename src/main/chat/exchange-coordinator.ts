@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalResolution, ToolCallApproval } from '../../shared/approval';
-import type { ChatActivity, ChatMessage, ChatMessagesOutput, ChatSendOutput, OutgoingMessage, ResourceAttachment, UserChatMessage } from '../../shared/messages';
+import type {
+  ChatActivity,
+  ChatMessage,
+  ChatMessagesOutput,
+  ChatSendOutput,
+  OutgoingMessage,
+  ResourceAttachment,
+  UserChatMessage,
+} from '../../shared/messages';
 import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
@@ -45,7 +53,10 @@ export interface ExchangeCoordinator extends ServerRequestHandler {
   /** Timeouts, stops and unattended denials enter here. */
   handle(event: ExchangeEvent): void;
   state(chatId: string): ExchangeState;
-  messages(chatId: string, options?: { beforeSeq?: number | undefined; limit?: number | undefined }): ChatMessagesOutput;
+  messages(
+    chatId: string,
+    options?: { beforeSeq?: number | undefined; limit?: number | undefined },
+  ): ChatMessagesOutput;
   activity(chatId: string): ChatActivity;
   /** Resolves once the chat is idle or waits for a person (for the CLI and tests): what it is doing then. */
   settled(chatId: string): Promise<ChatActivity>;
@@ -119,9 +130,19 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   };
   const announceMessage = (message: ChatMessage): void => {
     batcher.flush(message.chatId);
-    events.emit('chat.onDidStream', { kind: 'message', chatId: message.chatId, exchangeId: message.exchangeId, message: structuredClone(message) });
+    events.emit('chat.onDidStream', {
+      kind: 'message',
+      chatId: message.chatId,
+      exchangeId: message.exchangeId,
+      message: structuredClone(message),
+    });
     if (message.role === 'error') {
-      events.emit('chat.onDidStream', { kind: 'error', chatId: message.chatId, exchangeId: message.exchangeId, error: message.error });
+      events.emit('chat.onDidStream', {
+        kind: 'error',
+        chatId: message.chatId,
+        exchangeId: message.exchangeId,
+        error: message.error,
+      });
     }
   };
 
@@ -134,7 +155,14 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     text: (message, turn, delta) => batcher.push({ chatId, exchangeId, messageId: message.id, turn }, delta),
     toolCall(message, turn, call) {
       batcher.flush(chatId);
-      events.emit('chat.onDidStream', { kind: 'tool-call', chatId, exchangeId, messageId: message.id, turn, call: structuredClone(call) });
+      events.emit('chat.onDidStream', {
+        kind: 'tool-call',
+        chatId,
+        exchangeId,
+        messageId: message.id,
+        turn,
+        call: structuredClone(call),
+      });
     },
     message: announceMessage,
   });
@@ -143,7 +171,12 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   const start = (chatId: string, exchangeId: string, work: (exchange: ExchangeRun) => Promise<void>): void => {
     const run: Run = { exchangeId, controller: new AbortController(), status: 'generating', done: Promise.resolve() };
     runs.set(chatId, run);
-    const exchange: ExchangeRun = { chat: chats.get(chatId), exchangeId, signal: run.controller.signal, report: reporter(chatId, exchangeId, run) };
+    const exchange: ExchangeRun = {
+      chat: chats.get(chatId),
+      exchangeId,
+      signal: run.controller.signal,
+      report: reporter(chatId, exchangeId, run),
+    };
     announceActivity(chatId);
     run.done = (async () => {
       try {
@@ -195,10 +228,22 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
       );
     }
     if (chat.providerId === null || chat.model === null) {
-      throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
+      throw new WorkbenchError(
+        'invalid_input',
+        'This chat has no model yet: pick a provider and a model for it, then send again.',
+      );
     }
     const exchangeId = randomUUID();
-    const message = messages.append({ role: 'user', chatId, exchangeId, text, ...(attachments && attachments.length > 0 ? { attachments: [...attachments] } : {}) }, now()) as UserChatMessage;
+    const message = messages.append(
+      {
+        role: 'user',
+        chatId,
+        exchangeId,
+        text,
+        ...(attachments && attachments.length > 0 ? { attachments: [...attachments] } : {}),
+      },
+      now(),
+    ) as UserChatMessage;
     if (message.seq === 1 && chat.title === DEFAULT_CHAT_TITLE) chats.rename(chatId, titleFrom(text));
     announceMessage(message);
     start(chatId, exchangeId, (exchange) => loop.run(exchange));
@@ -210,12 +255,18 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     chats.get(chatId);
     const current = state(chatId);
     if (current.kind !== 'waiting-approval' || !current.exchangeId) {
-      throw new WorkbenchError('invalid_input', 'No tool call in this chat waits for a decision, so there is nothing to approve or deny.');
+      throw new WorkbenchError(
+        'invalid_input',
+        'No tool call in this chat waits for a decision, so there is nothing to approve or deny.',
+      );
     }
     const { exchangeId } = current;
     // Checked (schema, deny rules, every waiting call answered once), claimed and recorded as one; throws, changing nothing.
     const resolutions = pending.submit(chatId, toolCallApprovals);
-    const message = messages.append({ role: 'approval', chatId, exchangeId, toolCallApprovals: [...toolCallApprovals] }, now());
+    const message = messages.append(
+      { role: 'approval', chatId, exchangeId, toolCallApprovals: [...toolCallApprovals] },
+      now(),
+    );
     announceMessage(message);
     apply(chatId, resolutions);
     return { exchangeId, message: message as Extract<ChatMessage, { role: 'approval' }>, resolutions };
@@ -231,7 +282,12 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     apply(chatId, cancelled);
     const stopped = run !== undefined || cancelled.length > 0;
     if (stopped && exchangeId) {
-      announceMessage(messages.append({ role: 'system', kind: 'stopped', chatId, exchangeId, text: 'You stopped this reply.' }, now()));
+      announceMessage(
+        messages.append(
+          { role: 'system', kind: 'stopped', chatId, exchangeId, text: 'You stopped this reply.' },
+          now(),
+        ),
+      );
     }
     if (stopped) announceActivity(chatId);
     return { stopped };
@@ -262,7 +318,10 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   }
 
   return {
-    send: (chatId, message) => (message.role === 'user' ? sendUser(chatId, message.text, message.attachments) : sendApproval(chatId, message.toolCallApprovals)),
+    send: (chatId, message) =>
+      message.role === 'user'
+        ? sendUser(chatId, message.text, message.attachments)
+        : sendApproval(chatId, message.toolCallApprovals),
     stop,
     handle,
     state(chatId) {
@@ -279,7 +338,8 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     },
     settled,
     sample(origin, params) {
-      if (!dependencies.serverRequests) return Promise.reject(new WorkbenchError('unavailable', 'Sampling is not available here.'));
+      if (!dependencies.serverRequests)
+        return Promise.reject(new WorkbenchError('unavailable', 'Sampling is not available here.'));
       return dependencies.serverRequests.sample(origin, params);
     },
     elicit(origin, params) {
@@ -291,7 +351,8 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
       return dependencies.serverRequests?.list(chatId) ?? [];
     },
     decideServerRequest(id, decision) {
-      if (!dependencies.serverRequests) throw new WorkbenchError('not_found', 'No server request waits by that id.', { id });
+      if (!dependencies.serverRequests)
+        throw new WorkbenchError('not_found', 'No server request waits by that id.', { id });
       return dependencies.serverRequests.decide(id, decision);
     },
     async dispose() {

@@ -13,9 +13,18 @@ export function conversationOf(messages: readonly ChatMessage[]): ConversationMe
   for (const message of messages) {
     if (message.role === 'user') {
       const last = conversation.at(-1);
-      const parts: UserMessage['content'] = [{ type: 'text', text: message.text }, ...(message.attachments ?? []).map((attachment) => ({ type: 'text' as const, text: attachmentText(attachment) }))];
+      const parts: UserMessage['content'] = [
+        { type: 'text', text: message.text },
+        ...(message.attachments ?? []).map((attachment) => ({
+          type: 'text' as const,
+          text: attachmentText(attachment),
+        })),
+      ];
       if (last?.role === 'user') {
-        conversation[conversation.length - 1] = { role: 'user', content: [...last.content, ...parts] } satisfies UserMessage;
+        conversation[conversation.length - 1] = {
+          role: 'user',
+          content: [...last.content, ...parts],
+        } satisfies UserMessage;
       } else {
         conversation.push({ role: 'user', content: parts });
       }

@@ -8,7 +8,11 @@ interface MessageRow {
 }
 
 /** A message before the store gives it its place: everything but `id`, `seq` and `createdAt`. */
-export type NewMessage = ChatMessage extends infer M ? (M extends ChatMessage ? Omit<M, 'id' | 'seq' | 'createdAt'> : never) : never;
+export type NewMessage = ChatMessage extends infer M
+  ? M extends ChatMessage
+    ? Omit<M, 'id' | 'seq' | 'createdAt'>
+    : never
+  : never;
 
 /** SQL for chat_messages: append in order, replace one whole, read back (all, a page, an exchange). */
 export interface MessageStore {
@@ -18,7 +22,10 @@ export interface MessageStore {
   replace(message: ChatMessage): void;
   get(chatId: string, id: string): ChatMessage | undefined;
   /** The newest `limit` messages before `beforeSeq` (all when absent), oldest first, and whether older ones exist. */
-  page(chatId: string, options?: { beforeSeq?: number | undefined; limit?: number | undefined }): { messages: ChatMessage[]; hasMore: boolean };
+  page(
+    chatId: string,
+    options?: { beforeSeq?: number | undefined; limit?: number | undefined },
+  ): { messages: ChatMessage[]; hasMore: boolean };
   /** Every message of one exchange, in order (checked for their shape only: the loop's own reads). */
   exchange(chatId: string, exchangeId: string): ChatMessage[];
   /** The whole chat, in order. */
@@ -38,7 +45,10 @@ function readBody(row: MessageRow): unknown {
 export function createMessageStore(db: Database): MessageStore {
   // One statement takes the next seq and writes it into the body too, so it is atomic on its own: two processes
   // appending to one chat queue up on SQLite's write lock, and no separate transaction is needed.
-  const insert = db.prepare<[{ id: string; chatId: string; exchangeId: string; role: string; createdAt: number; body: string }], { seq: number }>(
+  const insert = db.prepare<
+    [{ id: string; chatId: string; exchangeId: string; role: string; createdAt: number; body: string }],
+    { seq: number }
+  >(
     `INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body)
      SELECT @id, @chatId, next.seq, @exchangeId, @role, @createdAt, json_set(@body, '$.seq', next.seq)
      FROM (SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE chat_id = @chatId) AS next
@@ -49,24 +59,38 @@ export function createMessageStore(db: Database): MessageStore {
   const newest = db.prepare<[string, number, number], MessageRow>(
     'SELECT body FROM chat_messages WHERE chat_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
   );
-  const byExchange = db.prepare<[string, string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? AND exchange_id = ? ORDER BY seq');
+  const byExchange = db.prepare<[string, string], MessageRow>(
+    'SELECT body FROM chat_messages WHERE chat_id = ? AND exchange_id = ? ORDER BY seq',
+  );
   const all = db.prepare<[string], MessageRow>('SELECT body FROM chat_messages WHERE chat_id = ? ORDER BY seq');
   // What front ends read is checked whole; the loop's own reads (every round) only for their shape, because a full
   // check of a long chat on every round would cost more than the rest of the round.
   const parse = (row: MessageRow): ChatMessage => {
     const result = ChatMessageSchema.safeParse(readBody(row));
-    if (!result.success) throw new WorkbenchError('internal', `A stored chat message is damaged and cannot be shown: ${result.error.issues[0]?.message ?? 'invalid'}.`);
+    if (!result.success)
+      throw new WorkbenchError(
+        'internal',
+        `A stored chat message is damaged and cannot be shown: ${result.error.issues[0]?.message ?? 'invalid'}.`,
+      );
     return result.data;
   };
   const parseOwn = (row: MessageRow): ChatMessage => {
     const body = readBody(row) as ChatMessage;
-    if (typeof body !== 'object' || body === null || !ROLES.has(body.role)) throw new WorkbenchError('internal', 'A stored chat message is damaged: it has no known role.');
+    if (typeof body !== 'object' || body === null || !ROLES.has(body.role))
+      throw new WorkbenchError('internal', 'A stored chat message is damaged: it has no known role.');
     return body;
   };
   const append = (message: NewMessage, createdAt: number): ChatMessage => {
     // seq 0 holds the key's place in the body; SQL puts the real one there.
     const stored = { ...message, id: randomUUID(), seq: 0, createdAt } as ChatMessage;
-    const row = { id: stored.id, chatId: message.chatId, exchangeId: message.exchangeId, role: message.role, createdAt, body: JSON.stringify(stored) };
+    const row = {
+      id: stored.id,
+      chatId: message.chatId,
+      exchangeId: message.exchangeId,
+      role: message.role,
+      createdAt,
+      body: JSON.stringify(stored),
+    };
     const { seq } = insert.get(row) as { seq: number };
     stored.seq = seq;
     return stored;
@@ -82,7 +106,11 @@ export function createMessageStore(db: Database): MessageStore {
     },
     page(chatId, options = {}) {
       const limit = options.limit ?? Number.MAX_SAFE_INTEGER;
-      const rows = newest.all(chatId, options.beforeSeq ?? Number.MAX_SAFE_INTEGER, limit === Number.MAX_SAFE_INTEGER ? -1 : limit + 1);
+      const rows = newest.all(
+        chatId,
+        options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        limit === Number.MAX_SAFE_INTEGER ? -1 : limit + 1,
+      );
       const hasMore = rows.length > limit;
       return { messages: rows.slice(0, limit).reverse().map(parse), hasMore };
     },

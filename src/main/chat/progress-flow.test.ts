@@ -48,7 +48,10 @@ it('streams the server’s progress on the running call, and the stored call kee
 
 it('stopping the exchange cancels the running call (the server is told) and records it as cancelled', async () => {
   const test = await withEverything();
-  test.fake.script({ kind: 'reply', toolCalls: [{ name: LONG, argumentChunks: [JSON.stringify({ duration: 30, steps: 60 })] }] }, { kind: 'reply', text: ['never'] });
+  test.fake.script(
+    { kind: 'reply', toolCalls: [{ name: LONG, argumentChunks: [JSON.stringify({ duration: 30, steps: 60 })] }] },
+    { kind: 'reply', text: ['never'] },
+  );
   test.services.conversations.send(test.chatId, { role: 'user', text: 'run it' });
   const deadline = Date.now() + 20_000;
   while (progressOf(test).length === 0) {

@@ -41,26 +41,62 @@ it('remembers calls like this one: the call runs now, the next one in the folder
     ],
   });
 
-  expect((await test.decide([{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', remember: { kind: 'rule', id: 'remembered-notes', args: offers.rule.args } }])).status).toBe('idle');
+  expect(
+    (
+      await test.decide([
+        {
+          toolCallId,
+          decision: 'TOOL_CALL_DECISION_ALLOW_ONCE',
+          remember: { kind: 'rule', id: 'remembered-notes', args: offers.rule.args },
+        },
+      ])
+    ).status,
+  ).toBe('idle');
   expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('1');
   expect(test.services.approvals.policy.view().policy.rules).toEqual([
-    { id: 'remembered-notes', effect: 'allow', server: 'Files', tool: 'write_file', args: offers.rule.args, note: 'remembered from an approval card' },
+    {
+      id: 'remembered-notes',
+      effect: 'allow',
+      server: 'Files',
+      tool: 'write_file',
+      args: offers.rule.args,
+      note: 'remembered from an approval card',
+    },
   ]);
 
   // The next call in the folder runs without asking; explain names the rule.
   expect((await test.say('write b')).status).toBe('idle');
   expect(fs.readFileSync(path.join(notes, 'b.md'), 'utf8')).toBe('1');
-  const explained = test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '1' } });
+  const explained = test.services.approvals.gate.explain({
+    server: 'Files',
+    tool: 'write_file',
+    args: { path: path.join(notes, 'x.md'), content: '1' },
+  });
   expect(explained).toMatchObject({ outcome: 'allow', source: { kind: 'allow-rule', ruleId: 'remembered-notes' } });
   expect(explained.reason).toMatch(/remembered from an approval card/);
   // The same folder with other content is not "like this".
-  expect(test.services.approvals.gate.explain({ server: 'Files', tool: 'write_file', args: { path: path.join(notes, 'x.md'), content: '2' } }).outcome).toBe('ask');
+  expect(
+    test.services.approvals.gate.explain({
+      server: 'Files',
+      tool: 'write_file',
+      args: { path: path.join(notes, 'x.md'), content: '2' },
+    }).outcome,
+  ).toBe('ask');
 
   // Outside it, the question comes back.
   expect((await test.say('write c')).status).toBe('waiting-approval');
 
-  const decisions = test.audit().filter((row) => row.kind === 'decision').map((row) => [row.decision, row.actor, row.decidedBy]);
-  expect(decisions[0]).toEqual(['allow_once', 'user', expect.stringMatching(/^You chose 'Always allow calls like this' \(this call allowed once; policy change: A new allow rule/)]);
+  const decisions = test
+    .audit()
+    .filter((row) => row.kind === 'decision')
+    .map((row) => [row.decision, row.actor, row.decidedBy]);
+  expect(decisions[0]).toEqual([
+    'allow_once',
+    'user',
+    expect.stringMatching(
+      /^You chose 'Always allow calls like this' \(this call allowed once; policy change: A new allow rule/,
+    ),
+  ]);
   expect(decisions[1]).toEqual(['auto_allow', 'policy', expect.stringMatching(/your rule #1/)]);
 });
 
@@ -68,19 +104,37 @@ it('never remembers what a deny rule catches, and a refused answer changes nothi
   harness = await startLoopHarness('openai');
   const test = harness;
   const target = path.join(test.sandbox, 'x.txt');
-  test.fake.script({ kind: 'reply', toolCalls: [callOf('write_file', { path: target, content: '1' })] }, { kind: 'reply', text: ['ok'] });
+  test.fake.script(
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: target, content: '1' })] },
+    { kind: 'reply', text: ['ok'] },
+  );
   expect((await test.say('write')).status).toBe('waiting-approval');
   const [waiting] = test.services.approvals.chats.pending(test.chatId);
   const toolCallId = waiting?.request.toolCallId as string;
   // A deny rule arrives while the call waits (another window, the CLI).
-  test.services.approvals.policy.update({ rules: { add: [{ id: 'no-x', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: `${test.sandbox}/x.*` }] }] } });
+  test.services.approvals.policy.update({
+    rules: {
+      add: [
+        {
+          id: 'no-x',
+          effect: 'deny',
+          server: 'Files',
+          tool: '*',
+          args: [{ pointer: '/path', match: 'glob', value: `${test.sandbox}/x.*` }],
+        },
+      ],
+    },
+  });
   const offers = test.services.approvals.chats.rememberOptions({ chatId: test.chatId, toolCallId });
   expect([offers.tool.offered, offers.rule.offered, offers.server.offered]).toEqual([false, false, false]);
 
   for (const remember of [{ kind: 'tool' }, { kind: 'server' }] as const) {
-    expect(() => test.services.conversations.send(test.chatId, { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', remember }] })).toThrow(
-      /cannot be remembered: A deny rule catches this call/,
-    );
+    expect(() =>
+      test.services.conversations.send(test.chatId, {
+        role: 'approval',
+        toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', remember }],
+      }),
+    ).toThrow(/cannot be remembered: A deny rule catches this call/);
   }
   expect(test.services.approvals.policy.view().policy).toMatchObject({ tools: {}, servers: {} });
   expect(test.audit().filter((row) => row.kind === 'decision')).toEqual([]);

@@ -21,7 +21,13 @@ function sources(folder: string): string[] {
 it('nothing the model drives (chat/, llm/, approval/) can read a resource or fetch a prompt', () => {
   const offenders = ['chat', 'llm', 'approval']
     .flatMap(sources)
-    .filter((file) => /readResource|resources\/read|\.resources\(|getPrompt|prompts\/get|\.prompts\(|completePromptArgument|completion\/complete/.test(fs.readFileSync(file, 'utf8')));
+    .filter((file) =>
+      /readResource|resources\/read|\.resources\(|getPrompt|prompts\/get|\.prompts\(|completePromptArgument|completion\/complete/.test(
+        fs.readFileSync(file, 'utf8'),
+      ),
+    );
   expect(offenders).toEqual([]);
-  expect(fs.readFileSync(path.join(MAIN, 'chat', 'tool-loop.ts'), 'utf8')).toContain("tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;");
+  expect(fs.readFileSync(path.join(MAIN, 'chat', 'tool-loop.ts'), 'utf8')).toContain(
+    "tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;",
+  );
 });

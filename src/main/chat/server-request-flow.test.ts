@@ -33,8 +33,15 @@ const provider: LlmProvider = {
   listModels: async () => [],
 };
 
-const params = (text: string, maxTokens = 40): CreateMessageRequestParams => ({ messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens });
-const origin = (chat: string | null = chatId, signal = new AbortController().signal) => ({ serverName: SERVER, chatId: chat, signal });
+const params = (text: string, maxTokens = 40): CreateMessageRequestParams => ({
+  messages: [{ role: 'user', content: { type: 'text', text } }],
+  maxTokens,
+});
+const origin = (chat: string | null = chatId, signal = new AbortController().signal) => ({
+  serverName: SERVER,
+  chatId: chat,
+  signal,
+});
 const rows = () => services.audit.query({ kind: 'sampling' }).entries.reverse();
 
 beforeEach(() => {
@@ -91,12 +98,26 @@ describe('a server cannot get around the person', () => {
     await expect(stopped).rejects.toThrow();
     expect(generated).toEqual([]);
     expect(requests.list()).toEqual([]);
-    expect(rows().map((row) => row.decision).sort()).toEqual(['cancelled', 'cancelled']);
+    expect(
+      rows()
+        .map((row) => row.decision)
+        .sort(),
+    ).toEqual(['cancelled', 'cancelled']);
   });
 
   it('a deny rule wins over the server setting "allow", over "Allow for this chat", and over an edit that brings the denied words in', async () => {
     services.approvals.policy.update({
-      rules: { add: [{ id: 'no-secrets', effect: 'deny', server: SERVER, tool: 'sampling', args: [{ pointer: '/messages/0/text', match: 'regex', value: 'secret' }] }] },
+      rules: {
+        add: [
+          {
+            id: 'no-secrets',
+            effect: 'deny',
+            server: SERVER,
+            tool: 'sampling',
+            args: [{ pointer: '/messages/0/text', match: 'regex', value: 'secret' }],
+          },
+        ],
+      },
     });
     // Granted for the chat first, with an innocent request.
     const first = requests.sample(origin(), params('hello'));
@@ -120,7 +141,9 @@ describe('a server cannot get around the person', () => {
     await settle();
     const editedId = requests.list(other)[0]?.id as string;
     const before = rows().length;
-    expect(() => requests.decide(editedId, { action: 'allow-once', messages: ['now the secret'] })).toThrow(/The edited request is refused: Denied by your rule #1/);
+    expect(() => requests.decide(editedId, { action: 'allow-once', messages: ['now the secret'] })).toThrow(
+      /The edited request is refused: Denied by your rule #1/,
+    );
     // Refused with nothing recorded; the request still waits for an answer that applies.
     expect(rows()).toHaveLength(before);
     expect(requests.list(other)).toHaveLength(1);
@@ -131,7 +154,9 @@ describe('a server cannot get around the person', () => {
 
   it('a budget cannot be exceeded, even by requests made at once', async () => {
     services.approvals.policy.update({ servers: { [SERVER]: { sampling: 'allow', samplingTokenBudget: 100 } } });
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, index) => requests.sample(origin(), params(`r${index}`, 40))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => requests.sample(origin(), params(`r${index}`, 40))),
+    );
     const told = generated.map((request) => request.maxOutputTokens ?? 0);
     expect(told.reduce((sum, tokens) => sum + tokens, 0)).toBeLessThanOrEqual(100);
     expect(told).toEqual([40, 40, 20]);
@@ -155,14 +180,22 @@ describe('a server cannot get around the person', () => {
   });
 
   it('an elicitation resolves only with the person\'s answer; an invalid form or a URL "accept" with a wrong action is refused', async () => {
-    const url = requests.elicit(origin(), { mode: 'url', message: 'Open', url: 'https://evil.example/x', elicitationId: 'e1' });
+    const url = requests.elicit(origin(), {
+      mode: 'url',
+      message: 'Open',
+      url: 'https://evil.example/x',
+      elicitationId: 'e1',
+    });
     await settle();
     const id = requests.list(chatId)[0]?.id as string;
     expect(() => requests.decide(id, { action: 'allow-once' })).toThrow(/takes accept, decline or cancel/);
     requests.decide(id, { action: 'decline' });
     await expect(url).resolves.toEqual({ action: 'decline' });
 
-    const form = requests.elicit(origin(), { message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'] } });
+    const form = requests.elicit(origin(), {
+      message: 'Age?',
+      requestedSchema: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } }, required: ['age'] },
+    });
     await settle();
     const formId = requests.list(chatId)[0]?.id as string;
     expect(() => requests.decide(formId, { action: 'accept', content: { age: -3 } })).toThrow(/age must be >= 0/);
@@ -202,11 +235,17 @@ describe('server requests wait in the one pending store', () => {
     await allowForChat();
     await restart();
     const grants = services.approvals.chats.grants(chatId);
-    expect(grants).toEqual([expect.objectContaining({ chatId, serverName: SERVER, toolName: 'sampling/createMessage' })]);
+    expect(grants).toEqual([
+      expect.objectContaining({ chatId, serverName: SERVER, toolName: 'sampling/createMessage' }),
+    ]);
     // After the restart the grant still answers: no card, a `session_grant` row.
     await requests.sample(origin(), params('again'));
     expect(requests.list()).toEqual([]);
-    expect(rows().at(-2)).toMatchObject({ toolName: 'sampling/createMessage', decision: 'session_grant', actor: 'policy' });
+    expect(rows().at(-2)).toMatchObject({
+      toolName: 'sampling/createMessage',
+      decision: 'session_grant',
+      actor: 'policy',
+    });
     // Only in its chat.
     const other = services.chats.create({}).id;
     void requests.sample(origin(other), params('elsewhere')).catch(() => {});
@@ -217,7 +256,9 @@ describe('server requests wait in the one pending store', () => {
     void requests.sample(origin(), params('after the revoke')).catch(() => {});
     await settle();
     expect(requests.list(chatId)).toHaveLength(1);
-    expect(services.audit.query({ kind: 'policy' }).entries.map((row) => row.decidedBy)).toContain(`Revoked "Allow for this chat" of ${SERVER}.sampling/createMessage`);
+    expect(services.audit.query({ kind: 'policy' }).entries.map((row) => row.decidedBy)).toContain(
+      `Revoked "Allow for this chat" of ${SERVER}.sampling/createMessage`,
+    );
   });
 
   it("a sampling grant never allows a tool call, and a tool's grant never allows sampling", async () => {
@@ -235,14 +276,18 @@ describe('server requests wait in the one pending store', () => {
   it('a request that waited while the app ended is resolved `cancelled` at the next start, saying why, and cannot be answered', async () => {
     const lost = requests.sample(origin(), params('across a restart'));
     void lost.catch(() => {});
-    const asked = requests.elicit(origin(null), { message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer' } } } });
+    const asked = requests.elicit(origin(null), {
+      message: 'Age?',
+      requestedSchema: { type: 'object', properties: { age: { type: 'integer' } } },
+    });
     void asked.catch(() => {});
     await settle();
     const ids = [...requests.list()].map((view) => view.id);
     expect(ids).toHaveLength(2);
     await restart();
     expect(requests.list()).toEqual([]);
-    for (const id of ids) expect(() => requests.decide(id, { action: 'deny' })).toThrow(/No server request waits by that id/);
+    for (const id of ids)
+      expect(() => requests.decide(id, { action: 'deny' })).toThrow(/No server request waits by that id/);
     const ended = services.audit
       .query({})
       .entries.filter((row) => ids.includes(row.toolCallId))
@@ -254,16 +299,33 @@ describe('server requests wait in the one pending store', () => {
     expect(generated).toEqual([]);
   });
 
-  it("a request another running process holds is left to it; one whose process is gone is resolved", async () => {
+  it('a request another running process holds is left to it; one whose process is gone is resolved', async () => {
     const db = new BetterSqlite3(services.databaseFile);
     const insertHeld = (id: string, owner: string) =>
       db
-        .prepare("INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at, owner) VALUES (NULL, ?, 'elicitation', ?, 1, ?)")
-        .run(id, JSON.stringify({ id, serverName: SERVER, chatId: null, createdAt: 1, kind: 'elicitation', mode: 'url', message: 'Open', url: 'https://example.com/', elicitationId: 'e' }), owner);
+        .prepare(
+          "INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at, owner) VALUES (NULL, ?, 'elicitation', ?, 1, ?)",
+        )
+        .run(
+          id,
+          JSON.stringify({
+            id,
+            serverName: SERVER,
+            chatId: null,
+            createdAt: 1,
+            kind: 'elicitation',
+            mode: 'url',
+            message: 'Open',
+            url: 'https://example.com/',
+            elicitationId: 'e',
+          }),
+          owner,
+        );
     insertHeld('held-by-parent', `${process.ppid}:other-engine`);
     insertHeld('held-by-nobody', '2147483646:gone');
     await restart();
-    const status = (id: string) => (db.prepare('SELECT status FROM pending_requests WHERE request_id = ?').get(id) as { status: string }).status;
+    const status = (id: string) =>
+      (db.prepare('SELECT status FROM pending_requests WHERE request_id = ?').get(id) as { status: string }).status;
     expect(status('held-by-parent')).toBe('pending');
     expect(status('held-by-nobody')).toBe('cancelled');
     db.close();

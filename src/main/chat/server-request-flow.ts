@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { McpError, CreateMessageRequestParams, CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  McpError,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ChatGrant } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import { SERVER_REQUEST_RESOLUTION_OF } from '../../shared/decisions';
@@ -81,10 +86,17 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
   const held = new Map<string, Held>();
   /** Tokens the model wrote (or was allowed to write) per chat × server. */
   const spent = new Map<string, number>();
-  const key = (chatId: string | null, serverName: string): string => `${chatId ?? SERVER_REQUEST_NO_CHAT}\u0000${serverName}`;
+  const key = (chatId: string | null, serverName: string): string =>
+    `${chatId ?? SERVER_REQUEST_NO_CHAT}\u0000${serverName}`;
 
   /** A row about what the policy decided alone (nothing waited), committed before the decision applies. */
-  const record = (view: ServerRequestView, decision: AuditDecision, actor: 'policy' | 'system', decidedBy: string, extra: Parameters<typeof serverRequestRecord>[4] = {}): void => {
+  const record = (
+    view: ServerRequestView,
+    decision: AuditDecision,
+    actor: 'policy' | 'system',
+    decidedBy: string,
+    extra: Parameters<typeof serverRequestRecord>[4] = {},
+  ): void => {
     audit.recordServerRequest(serverRequestRecord(view, decision, actor, decidedBy, extra));
   };
 
@@ -96,13 +108,17 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     const entry = held.get(id);
     if (!entry) return;
     try {
-      waits.resolve(id, { outcome, actor: 'system', action: null, reason: why }, [serverRequestRecord(entry.view, outcome, 'system', why)]);
+      waits.resolve(id, { outcome, actor: 'system', action: null, reason: why }, [
+        serverRequestRecord(entry.view, outcome, 'system', why),
+      ]);
     } catch (error) {
       // Resolved meanwhile (`not_found`): its answer settles it. Anything else: refuse the server all the same.
       if (error instanceof WorkbenchError && error.code === 'not_found') return;
       onError(error);
     }
-    entry.settle(entry.view.kind === 'sampling' ? { action: 'deny', bySystem: why } : { action: 'cancel', bySystem: why });
+    entry.settle(
+      entry.view.kind === 'sampling' ? { action: 'deny', bySystem: why } : { action: 'cancel', bySystem: why },
+    );
   };
   const stopDue = waits.onDue((id) => resolveBySystem(id, 'timeout', WHY.timeout));
 
@@ -159,7 +175,10 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       answer: null,
     };
     const compiled = policy();
-    const verdict = decideSampling({ serverName, args, grantedInChat: chatId !== null && waits.grantedInChat(chatId, serverName) }, compiled);
+    const verdict = decideSampling(
+      { serverName, args, grantedInChat: chatId !== null && waits.grantedInChat(chatId, serverName) },
+      compiled,
+    );
     if (verdict.outcome === 'deny') {
       record(view, 'auto_deny', 'policy', verdict.decidedBy, { args });
       throw refuse(`Sampling refused by AI Workbench: ${verdict.decidedBy}`);
@@ -181,7 +200,8 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     if (asked) {
       const decision = await ask(view, signal);
       if (decision.bySystem !== undefined) throw refuse(`Sampling refused by AI Workbench: ${decision.bySystem}`);
-      if (decision.action === 'deny') throw refuse(`The person denied this sampling request${decision.reason ? `: ${decision.reason}` : '.'}`);
+      if (decision.action === 'deny')
+        throw refuse(`The person denied this sampling request${decision.reason ? `: ${decision.reason}` : '.'}`);
       if (decision.messages) messages = messages.map((message, index) => withText(message, decision.messages?.[index]));
       if (decision.systemPrompt !== undefined) systemPrompt = decision.systemPrompt;
       // A deny rule must not be edited around: the edited request is checked again (its row was written by decide).
@@ -199,12 +219,18 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     const maxTokens = Math.max(1, Math.min(params.maxTokens, left()));
     const budgetKey = key(chatId, serverName);
     spent.set(budgetKey, (spent.get(budgetKey) ?? 0) + maxTokens);
-    const generated = await generate(dependencies.provider(view.model.providerId), view.model.model, messages, systemPrompt, maxTokens, params.temperature, signal).catch(
-      (error: unknown) => {
-        spent.set(budgetKey, (spent.get(budgetKey) ?? 0) - maxTokens);
-        throw refuse(`The model could not answer: ${error instanceof Error ? error.message : String(error)}`);
-      },
-    );
+    const generated = await generate(
+      dependencies.provider(view.model.providerId),
+      view.model.model,
+      messages,
+      systemPrompt,
+      maxTokens,
+      params.temperature,
+      signal,
+    ).catch((error: unknown) => {
+      spent.set(budgetKey, (spent.get(budgetKey) ?? 0) - maxTokens);
+      throw refuse(`The model could not answer: ${error instanceof Error ? error.message : String(error)}`);
+    });
     const used = Math.min(maxTokens, generated.outputTokens ?? maxTokens);
     spent.set(budgetKey, (spent.get(budgetKey) ?? 0) - maxTokens + used);
     let text = generated.text;
@@ -215,22 +241,43 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       view.createdAt = now();
       const decision = await ask(view, signal);
       if (decision.bySystem !== undefined) throw refuse(`Sampling refused by AI Workbench: ${decision.bySystem}`);
-      if (decision.action === 'deny') throw refuse(`The person did not let the model's answer go back to the server${decision.reason ? `: ${decision.reason}` : '.'}`);
+      if (decision.action === 'deny')
+        throw refuse(
+          `The person did not let the model's answer go back to the server${decision.reason ? `: ${decision.reason}` : '.'}`,
+        );
       if (decision.text !== undefined) text = decision.text;
     } else {
-      record(view, 'auto_allow', 'policy', verdict.decidedBy, { toolName: NAMES.answer, args: { text, model: view.model.model, outputTokens: used } });
+      record(view, 'auto_allow', 'policy', verdict.decidedBy, {
+        toolName: NAMES.answer,
+        args: { text, model: view.model.model, outputTokens: used },
+      });
     }
-    return { role: 'assistant', content: { type: 'text', text }, model: view.model.model, stopReason: generated.stopReason };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text },
+      model: view.model.model,
+      stopReason: generated.stopReason,
+    };
   }
 
   async function elicit(origin: ServerRequestOrigin, params: ElicitParams): Promise<ElicitResult> {
     const { serverName, chatId, signal } = origin;
-    const base = { id: randomUUID(), serverName, chatId, createdAt: now(), kind: 'elicitation' as const, message: params.message };
+    const base = {
+      id: randomUUID(),
+      serverName,
+      chatId,
+      createdAt: now(),
+      kind: 'elicitation' as const,
+      message: params.message,
+    };
     const view: ServerRequestView =
       params.mode === 'url'
         ? { ...base, mode: 'url', url: params.url, elicitationId: params.elicitationId }
         : { ...base, mode: 'form', requestedSchema: params.requestedSchema as Record<string, unknown> };
-    const args = view.mode === 'url' ? { message: view.message, url: view.url } : { message: view.message, requestedSchema: view.requestedSchema };
+    const args =
+      view.mode === 'url'
+        ? { message: view.message, url: view.url }
+        : { message: view.message, requestedSchema: view.requestedSchema };
     const verdict = decideElicitation({ serverName, args }, policy());
     if (verdict.outcome === 'deny') {
       record(view, 'auto_deny', 'policy', verdict.decidedBy, { args });
@@ -242,32 +289,51 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       return { action: 'decline' };
     }
     const decision = await ask(view, signal);
-    if (decision.action === 'accept') return view.mode === 'form' ? { action: 'accept', content: decision.content ?? {} } : { action: 'accept' };
+    if (decision.action === 'accept')
+      return view.mode === 'form' ? { action: 'accept', content: decision.content ?? {} } : { action: 'accept' };
     return { action: decision.action === 'decline' ? 'decline' : 'cancel' };
   }
 
   /** The person's answer: checked against what waits, claimed with its audit row (and grant) before it applies. */
   function decide(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null } {
     const entry = held.get(id);
-    if (!entry) throw new WorkbenchError('not_found', 'No server request waits by that id: it was answered, timed out or cancelled.', { id });
+    if (!entry)
+      throw new WorkbenchError(
+        'not_found',
+        'No server request waits by that id: it was answered, timed out or cancelled.',
+        { id },
+      );
     const view = waits.get(id);
     const wrong = (allowed: string): WorkbenchError =>
-      new WorkbenchError('invalid_input', `This request takes ${allowed}, not "${decision.action}".`, { id, action: decision.action });
+      new WorkbenchError('invalid_input', `This request takes ${allowed}, not "${decision.action}".`, {
+        id,
+        action: decision.action,
+      });
     const decidedBy = `the person: ${decision.action}`;
     let records: ServerRequestRecord[];
     let grant: ChatGrant | undefined;
     if (view.kind === 'sampling' && view.stage === 'request') {
-      if (!['allow-once', 'allow-chat', 'deny'].includes(decision.action)) throw wrong('allow-once, allow-chat or deny');
+      if (!['allow-once', 'allow-chat', 'deny'].includes(decision.action))
+        throw wrong('allow-once, allow-chat or deny');
       if (decision.action === 'allow-chat' && view.chatId === null) {
-        throw new WorkbenchError('invalid_input', 'This request came from no chat, so it cannot be allowed for a chat: allow it once or deny it.');
+        throw new WorkbenchError(
+          'invalid_input',
+          'This request came from no chat, so it cannot be allowed for a chat: allow it once or deny it.',
+        );
       }
       if (decision.messages && decision.messages.length !== view.messages.length) {
-        throw new WorkbenchError('invalid_input', `The edit has ${decision.messages.length} messages; the request has ${view.messages.length}.`);
+        throw new WorkbenchError(
+          'invalid_input',
+          `The edit has ${decision.messages.length} messages; the request has ${view.messages.length}.`,
+        );
       }
       const edited =
         decision.action !== 'deny' && (decision.messages !== undefined || decision.systemPrompt !== undefined)
           ? {
-              messages: view.messages.map((message, index) => ({ role: message.role, text: decision.messages?.[index] ?? message.text })),
+              messages: view.messages.map((message, index) => ({
+                role: message.role,
+                text: decision.messages?.[index] ?? message.text,
+              })),
               systemPrompt: decision.systemPrompt ?? view.systemPrompt,
               maxTokens: view.maxTokens,
             }
@@ -275,21 +341,40 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       // Like an edited tool call: a deny rule the edit hits refuses the answer, with the rule's words, and records nothing.
       if (edited) {
         const verdict = decideSampling({ serverName: view.serverName, args: edited, grantedInChat: false }, policy());
-        if (verdict.outcome === 'deny') throw new WorkbenchError('invalid_input', `The edited request is refused: ${verdict.decidedBy}`, { id });
+        if (verdict.outcome === 'deny')
+          throw new WorkbenchError('invalid_input', `The edited request is refused: ${verdict.decidedBy}`, { id });
       }
-      records = [serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, { reason: decision.reason, editedArgs: edited })];
-      if (decision.action === 'allow-chat' && view.chatId !== null) grant = samplingGrant(view.chatId, view.serverName, now());
+      records = [
+        serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, {
+          reason: decision.reason,
+          editedArgs: edited,
+        }),
+      ];
+      if (decision.action === 'allow-chat' && view.chatId !== null)
+        grant = samplingGrant(view.chatId, view.serverName, now());
     } else if (view.kind === 'sampling') {
       if (!['send', 'deny'].includes(decision.action)) throw wrong('send or deny');
       const text = view.answer?.text ?? '';
-      const edited = decision.action === 'send' && decision.text !== undefined && decision.text !== text ? { text: decision.text } : undefined;
-      records = [serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, { reason: decision.reason, editedArgs: edited })];
+      const edited =
+        decision.action === 'send' && decision.text !== undefined && decision.text !== text
+          ? { text: decision.text }
+          : undefined;
+      records = [
+        serverRequestRecord(view, SERVER_REQUEST_RESOLUTION_OF[decision.action], 'user', decidedBy, {
+          reason: decision.reason,
+          editedArgs: edited,
+        }),
+      ];
     } else {
       if (!['accept', 'decline', 'cancel'].includes(decision.action)) throw wrong('accept, decline or cancel');
       if (view.mode === 'form' && decision.action === 'accept') {
         const problems = checkElicitationContent(view.requestedSchema, decision.content ?? {});
         if (problems.length > 0) {
-          throw new WorkbenchError('invalid_input', `The answer does not fit the form: ${problems.map((problem) => problem.message).join('; ')}`, { problems });
+          throw new WorkbenchError(
+            'invalid_input',
+            `The answer does not fit the form: ${problems.map((problem) => problem.message).join('; ')}`,
+            { problems },
+          );
         }
       }
       records = [
@@ -299,7 +384,17 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
         }),
       ];
     }
-    waits.resolve(id, { outcome: SERVER_REQUEST_RESOLUTION_OF[decision.action], actor: 'user', action: decision.action, reason: decision.reason ?? null }, records, grant);
+    waits.resolve(
+      id,
+      {
+        outcome: SERVER_REQUEST_RESOLUTION_OF[decision.action],
+        actor: 'user',
+        action: decision.action,
+        reason: decision.reason ?? null,
+      },
+      records,
+      grant,
+    );
     entry.settle(decision);
     // A sampling request that was allowed comes back as its answer stage once the model wrote it.
     return { request: null };
@@ -330,7 +425,10 @@ function samplingArgs(params: Pick<CreateMessageRequestParams, 'messages' | 'sys
   maxTokens: number;
 } {
   return {
-    messages: params.messages.map((message) => ({ role: message.role, text: partsOf(message.content).map(partText).join('\n') })),
+    messages: params.messages.map((message) => ({
+      role: message.role,
+      text: partsOf(message.content).map(partText).join('\n'),
+    })),
     systemPrompt: params.systemPrompt ?? null,
     maxTokens: params.maxTokens,
   };
@@ -369,7 +467,9 @@ async function generate(
     const parts = partsOf(message.content);
     if (message.role === 'assistant') return { role: 'assistant', text: parts.map(partText).join('\n'), toolCalls: [] };
     const content: ContentPart[] = parts.map((part) =>
-      part.type === 'image' ? { type: 'image', mimeType: part.mimeType, data: part.data } : { type: 'text', text: partText(part) },
+      part.type === 'image'
+        ? { type: 'image', mimeType: part.mimeType, data: part.data }
+        : { type: 'text', text: partText(part) },
     );
     return { role: 'user', content: content.length > 0 ? content : [{ type: 'text', text: '' }] };
   });
@@ -377,7 +477,14 @@ async function generate(
   let outputTokens: number | undefined;
   let stopReason = 'endTurn';
   for await (const event of provider.generate(
-    { model, messages: conversation, tools: [], maxOutputTokens, ...(system ? { system } : {}), ...(temperature === undefined ? {} : { temperature: Math.min(2, Math.max(0, temperature)) }) },
+    {
+      model,
+      messages: conversation,
+      tools: [],
+      maxOutputTokens,
+      ...(system ? { system } : {}),
+      ...(temperature === undefined ? {} : { temperature: Math.min(2, Math.max(0, temperature)) }),
+    },
     signal,
   )) {
     if (event.type === 'text') text += event.delta;

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTextBatcher, type TextTarget } from './text-batcher';
 
-const target = (messageId = 'm1', turn = 0, chatId = 'c1'): TextTarget => ({ chatId, exchangeId: 'e1', messageId, turn });
+const target = (messageId = 'm1', turn = 0, chatId = 'c1'): TextTarget => ({
+  chatId,
+  exchangeId: 'e1',
+  messageId,
+  turn,
+});
 
 describe('the text batcher', () => {
   let clock: number;
@@ -12,7 +17,12 @@ describe('the text batcher', () => {
     sent = [];
   });
   afterEach(() => vi.useRealTimers());
-  const batcher = () => createTextBatcher((to, text) => sent.push({ messageId: to.messageId, turn: to.turn, text }), 30, () => clock);
+  const batcher = () =>
+    createTextBatcher(
+      (to, text) => sent.push({ messageId: to.messageId, turn: to.turn, text }),
+      30,
+      () => clock,
+    );
   const advance = (ms: number): void => {
     clock += ms;
     vi.advanceTimersByTime(ms);

@@ -24,7 +24,11 @@ interface Waiting {
  * Batches text deltas (every `intervalMs`, ~30 ms) so a fast stream costs the front end tens of events a second, not
  * hundreds. The first delta after a quiet interval goes out at once: batching never delays the first token.
  */
-export function createTextBatcher(send: (target: TextTarget, text: string) => void, intervalMs = 30, now: () => number = performance.now.bind(performance)): TextBatcher {
+export function createTextBatcher(
+  send: (target: TextTarget, text: string) => void,
+  intervalMs = 30,
+  now: () => number = performance.now.bind(performance),
+): TextBatcher {
   const waiting = new Map<string, Waiting>();
   const lastSent = new Map<string, number>();
   const flush = (chatId: string): void => {
@@ -35,7 +39,8 @@ export function createTextBatcher(send: (target: TextTarget, text: string) => vo
     lastSent.set(chatId, now());
     if (entry.text !== '') send(entry.target, entry.text);
   };
-  const sameTarget = (a: TextTarget, b: TextTarget): boolean => a.messageId === b.messageId && a.turn === b.turn && a.exchangeId === b.exchangeId;
+  const sameTarget = (a: TextTarget, b: TextTarget): boolean =>
+    a.messageId === b.messageId && a.turn === b.turn && a.exchangeId === b.exchangeId;
   return {
     push(target, delta) {
       if (delta === '') return;

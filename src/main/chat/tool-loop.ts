@@ -3,7 +3,15 @@ import type { ApprovalResolution, DecisionSource, ToolCallRequest } from '../../
 import type { Chat } from '../../shared/chat';
 import { RESOLUTION_WORDS } from '../../shared/decisions';
 import type { FinishReason, Usage } from '../../shared/llm';
-import type { AssistantChatMessage, ChatMessage, ModelToolCall, ReplyEnd, ToolCallDecisionInfo, ToolCallRecord, Turn } from '../../shared/messages';
+import type {
+  AssistantChatMessage,
+  ChatMessage,
+  ModelToolCall,
+  ReplyEnd,
+  ToolCallDecisionInfo,
+  ToolCallRecord,
+  Turn,
+} from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import type { AuditRecorder } from '../audit/audit-log';
@@ -50,9 +58,9 @@ export interface ExchangeRun {
 const FINISH_NOTICES: Partial<Record<FinishReason, string>> = {
   length: 'The reply reached the most tokens the model may write at once and was cut off. Ask it to go on.',
   content_filter: "The provider's safety system stopped this reply.",
-  malformed_tool_call: 'The model tried to call a tool but produced a call the provider could not read. Try again, or rephrase the request.',
+  malformed_tool_call:
+    'The model tried to call a tool but produced a call the provider could not read. Try again, or rephrase the request.',
 };
-
 
 /**
  * The ONE tool loop (docs/dev/architecture.md "The tool loop"), written against the provider interface, the approval gate and the MCP
@@ -68,7 +76,11 @@ export interface ToolLoop {
    * Writes what people (or timeouts, or a stop) decided into the calls that waited; answers the message they are in
    * and whether every call of that reply is now decided.
    */
-  applyResolutions(chatId: string, exchangeId: string, resolutions: readonly ApprovalResolution[]): { message: AssistantChatMessage; settled: boolean } | undefined;
+  applyResolutions(
+    chatId: string,
+    exchangeId: string,
+    resolutions: readonly ApprovalResolution[],
+  ): { message: AssistantChatMessage; settled: boolean } | undefined;
   /** Runs the calls people allowed, then goes on generating in the same exchange (a new reply after the approval message). */
   resume(exchange: ExchangeRun, message: AssistantChatMessage): Promise<void>;
 }
@@ -86,7 +98,13 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     return stored;
   };
   const endWithError = (run: ExchangeRun, reply: AssistantChatMessage | undefined, error: unknown): void => {
-    const data = error instanceof WorkbenchError ? error.toData() : { code: 'internal' as const, message: `The reply failed: ${error instanceof Error ? error.message : String(error)}` };
+    const data =
+      error instanceof WorkbenchError
+        ? error.toData()
+        : {
+            code: 'internal' as const,
+            message: `The reply failed: ${error instanceof Error ? error.message : String(error)}`,
+          };
     if (!(error instanceof WorkbenchError)) dependencies.onError(error);
     if (reply) {
       reply.end = 'error';
@@ -95,10 +113,18 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     append({ role: 'error', chatId: run.chat.id, exchangeId: run.exchangeId, error: data }, run.report);
   };
   const turnsOf = (chatId: string, exchangeId: string): number =>
-    messages.exchange(chatId, exchangeId).reduce((count, message) => count + (message.role === 'assistant' ? message.reply.turns.length : 0), 0);
+    messages
+      .exchange(chatId, exchangeId)
+      .reduce((count, message) => count + (message.role === 'assistant' ? message.reply.turns.length : 0), 0);
 
   /** Runs one allowed call: records its result in the audit log and in the record, whatever happens. */
-  async function execute(run: ExchangeRun, reply: AssistantChatMessage, turn: number, record: ToolCallRecord, definitionHash: string | undefined): Promise<void> {
+  async function execute(
+    run: ExchangeRun,
+    reply: AssistantChatMessage,
+    turn: number,
+    record: ToolCallRecord,
+    definitionHash: string | undefined,
+  ): Promise<void> {
     record.status = 'running';
     record.startedAt = now();
     run.report.toolCall(reply, turn, record);
@@ -152,7 +178,10 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         outcome: record.status === 'success' ? 'success' : 'error',
         durationMs: record.durationMs,
         resultBytes: record.result?.sizeBytes ?? 0,
-        error: record.status === 'success' ? undefined : (record.error ?? (record.result?.forModel.text.slice(0, 500) || 'the tool reported an error')),
+        error:
+          record.status === 'success'
+            ? undefined
+            : (record.error ?? (record.result?.forModel.text.slice(0, 500) || 'the tool reported an error')),
       });
     } catch (error) {
       // The tool ran and its decision row is in the log; a lost result row must not lose the result itself.
@@ -162,7 +191,13 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
   }
 
   /** Decides each call of a turn: runs what is allowed, refuses what is denied, and answers the requests that wait. */
-  async function decideAndRun(run: ExchangeRun, reply: AssistantChatMessage, turn: number, calls: readonly ModelToolCall[], offer: ToolOffer): Promise<ToolCallRequest[]> {
+  async function decideAndRun(
+    run: ExchangeRun,
+    reply: AssistantChatMessage,
+    turn: number,
+    calls: readonly ModelToolCall[],
+    offer: ToolOffer,
+  ): Promise<ToolCallRequest[]> {
     const records: ToolCallRecord[] = [];
     const toRun: { record: ToolCallRecord; hash: string }[] = [];
     const asks: ToolCallRequest[] = [];
@@ -174,7 +209,12 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       if (!tool) continue;
       try {
         const verdict = gate.evaluate({ chatId: run.chat.id, exchangeId: run.exchangeId }, record, tool);
-        record.decision = { outcome: verdict.outcome, actor: 'policy', reason: verdict.decision.reason, ...approvalsOff(verdict.decision.source) };
+        record.decision = {
+          outcome: verdict.outcome,
+          actor: 'policy',
+          reason: verdict.decision.reason,
+          ...approvalsOff(verdict.decision.source),
+        };
         if (verdict.outcome === 'allow') toRun.push({ record, hash: tool.definitionHash });
         else if (verdict.outcome === 'deny') {
           record.status = 'denied';
@@ -201,11 +241,15 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
    * when it lists the tool differently, no longer, or did not start, undefined with the call ended as an error:
    * nothing was decided, asked or run (docs/user/mcp-servers.md#tool-lists-from-the-last-launch).
    */
-  async function liveDefinition(run: ExchangeRun, record: ToolCallRecord, offered: McpTool): Promise<McpTool | undefined> {
+  async function liveDefinition(
+    run: ExchangeRun,
+    record: ToolCallRecord,
+    offered: McpTool,
+  ): Promise<McpTool | undefined> {
     await tools.whenSettled({ serverName: offered.serverName, signal: run.signal });
     if (run.signal.aborted) {
       record.status = 'cancelled';
-      record.error = 'The reply was stopped while the tool\'s server was starting; the tool did not run.';
+      record.error = "The reply was stopped while the tool's server was starting; the tool did not run.";
       return undefined;
     }
     const live = tools.tools().find((tool) => tool.serverName === offered.serverName && tool.name === offered.name);
@@ -218,7 +262,12 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
   }
 
   /** One generation into a new turn of `reply`: its text and the calls the model made, or why it ended. */
-  async function generate(run: ExchangeRun, provider: LlmProvider, reply: AssistantChatMessage, offer: ToolOffer): Promise<{ calls: ModelToolCall[]; finish: FinishReason }> {
+  async function generate(
+    run: ExchangeRun,
+    provider: LlmProvider,
+    reply: AssistantChatMessage,
+    offer: ToolOffer,
+  ): Promise<{ calls: ModelToolCall[]; finish: FinishReason }> {
     const { chat } = run;
     const turn = reply.reply.turns.push({}) - 1;
     const current = reply.reply.turns[turn] as Turn;
@@ -252,7 +301,10 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     };
     try {
       if (chat.providerId === null || chat.model === null) {
-        throw new WorkbenchError('invalid_input', 'This chat has no model yet: pick a provider and a model for it, then send again.');
+        throw new WorkbenchError(
+          'invalid_input',
+          'This chat has no model yet: pick a provider and a model for it, then send again.',
+        );
       }
       const provider = dependencies.provider(chat.providerId);
       // Rounds this exchange took in earlier replies (before approvals split it), plus this reply's.
@@ -275,7 +327,14 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           return;
         }
         reply ??= append(
-          { role: 'assistant', chatId: chat.id, exchangeId, providerId: chat.providerId, model: chat.model, reply: { timestamp: now(), turns: [] } },
+          {
+            role: 'assistant',
+            chatId: chat.id,
+            exchangeId,
+            providerId: chat.providerId,
+            model: chat.model,
+            reply: { timestamp: now(), turns: [] },
+          },
           report,
         ) as AssistantChatMessage;
         // Servers still starting (just after launch, or after a restart) would be missing from the offer, unless their
@@ -316,7 +375,11 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       const message = messages
         .exchange(chatId, exchangeId)
         .reverse()
-        .find((candidate): candidate is AssistantChatMessage => candidate.role === 'assistant' && (candidate.reply.pendingToolCalls ?? []).some((request) => byId.has(request.toolCallId)));
+        .find(
+          (candidate): candidate is AssistantChatMessage =>
+            candidate.role === 'assistant' &&
+            (candidate.reply.pendingToolCalls ?? []).some((request) => byId.has(request.toolCallId)),
+        );
       if (!message) return undefined;
       for (const turn of message.reply.turns) {
         for (const record of turn.toolCalls ?? []) {
@@ -324,7 +387,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           if (resolution) applyResolution(record, resolution);
         }
       }
-      const waiting = message.reply.turns.some((turn) => (turn.toolCalls ?? []).some((record) => record.status === 'pending' && record.decision?.outcome === 'ask'));
+      const waiting = message.reply.turns.some((turn) =>
+        (turn.toolCalls ?? []).some((record) => record.status === 'pending' && record.decision?.outcome === 'ask'),
+      );
       if (!waiting) {
         delete message.reply.pendingToolCalls;
         const stopped = resolutions.some((resolution) => resolution.outcome === 'cancelled');
@@ -337,17 +402,28 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       const allowed: { record: ToolCallRecord; turn: number }[] = [];
       message.reply.turns.forEach((turn, index) => {
         for (const record of turn.toolCalls ?? []) {
-          if (record.status === 'pending' && record.decision?.outcome === 'allow') allowed.push({ record, turn: index });
+          if (record.status === 'pending' && record.decision?.outcome === 'allow')
+            allowed.push({ record, turn: index });
         }
       });
-      const hashes = new Map((message.reply.pendingToolCalls ?? []).map((request) => [request.toolCallId, request.definitionHash]));
+      const hashes = new Map(
+        (message.reply.pendingToolCalls ?? []).map((request) => [request.toolCallId, request.definitionHash]),
+      );
       // After a restart, approved calls wait for their servers to come back rather than fail as "no such tool".
       if (allowed.length > 0) await tools.whenSettled({ signal: run.signal });
       const known = new Map(tools.tools().map((tool) => [`${tool.serverName}\u0000${tool.name}`, tool.definitionHash]));
       if (allowed.length > 0) {
         run.report.status('running-tools');
         await Promise.all(
-          allowed.map(({ record, turn }) => execute(run, message, turn, record, hashes.get(record.toolCallId) ?? known.get(`${record.serverName}\u0000${record.toolName}`))),
+          allowed.map(({ record, turn }) =>
+            execute(
+              run,
+              message,
+              turn,
+              record,
+              hashes.get(record.toolCallId) ?? known.get(`${record.serverName}\u0000${record.toolName}`),
+            ),
+          ),
         );
       }
       message.end = run.signal.aborted ? 'aborted' : 'tool_calls';
@@ -379,7 +455,12 @@ function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution)
         record.error = why;
         return;
       }
-      record.decision = { outcome: 'deny', actor: 'user', reason, ...(resolution.reason ? { userReason: resolution.reason } : {}) };
+      record.decision = {
+        outcome: 'deny',
+        actor: 'user',
+        reason,
+        ...(resolution.reason ? { userReason: resolution.reason } : {}),
+      };
       record.error = resolution.reason ? `${USER_DENIED_TEXT}: ${resolution.reason}` : USER_DENIED_TEXT;
       return;
     case 'timeout':

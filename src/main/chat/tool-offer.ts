@@ -18,7 +18,8 @@ export interface ToolOffer {
  */
 export function offerTools(tools: readonly McpTool[]): ToolOffer {
   const byName = new Map<string, McpTool>();
-  for (const tool of tools) if ((tool.available || tool.cached) && !tool.problem && visibleToModel(tool)) byName.set(tool.providerName, tool);
+  for (const tool of tools)
+    if ((tool.available || tool.cached) && !tool.problem && visibleToModel(tool)) byName.set(tool.providerName, tool);
   const specs = [...byName.values()].map((tool) => ({
     name: tool.providerName,
     description: tool.description ?? tool.title ?? `${tool.name} from ${tool.serverName}`,
@@ -32,7 +33,11 @@ export function offerTools(tools: readonly McpTool[]): ToolOffer {
  * with arguments that are not a JSON object ends here as an error: nothing runs, nothing is asked, and the model
  * is told why.
  */
-export function recordOf(call: ModelToolCall, toolCallId: string, offer: ToolOffer): { record: ToolCallRecord; tool: McpTool | undefined } {
+export function recordOf(
+  call: ModelToolCall,
+  toolCallId: string,
+  offer: ToolOffer,
+): { record: ToolCallRecord; tool: McpTool | undefined } {
   const tool = offer.find(call.name);
   const args = call.arguments.kind === 'parsed' ? call.arguments.value : {};
   const base: ToolCallRecord = {

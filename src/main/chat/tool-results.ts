@@ -11,18 +11,26 @@ export const USER_DENIED_TEXT = 'User denied tool invocation';
  */
 export function toolResultFor(record: ToolCallRecord): ToolResult {
   const base = { toolCallId: record.modelCall.id, toolName: record.modelCall.name };
-  const text = (value: string, isError = true): ToolResult => ({ ...base, content: [{ type: 'text', text: value }], isError });
+  const text = (value: string, isError = true): ToolResult => ({
+    ...base,
+    content: [{ type: 'text', text: value }],
+    isError,
+  });
   switch (record.status) {
     case 'success':
     case 'error': {
       if (!record.result) return text(record.error ?? 'The tool call failed.');
       const content: ContentPart[] = [];
       if (record.decision?.edited) {
-        content.push({ type: 'text', text: `Note: the user edited the arguments before allowing this call. It ran with: ${JSON.stringify(record.args)}` });
+        content.push({
+          type: 'text',
+          text: `Note: the user edited the arguments before allowing this call. It ran with: ${JSON.stringify(record.args)}`,
+        });
       }
       content.push({ type: 'text', text: record.result.forModel.text });
       for (const part of record.result.content) {
-        if (part.type === 'image' && /^image\/[\w.+-]+$/.test(part.mimeType)) content.push({ type: 'image', mimeType: part.mimeType, data: part.data });
+        if (part.type === 'image' && /^image\/[\w.+-]+$/.test(part.mimeType))
+          content.push({ type: 'image', mimeType: part.mimeType, data: part.data });
       }
       return { ...base, content, isError: record.result.isError };
     }
@@ -34,7 +42,9 @@ export function toolResultFor(record: ToolCallRecord): ToolResult {
       if (record.decision?.actor === 'system') return text(`Denied: ${record.decision.reason}. The tool did not run.`);
       return text(`Denied by policy: ${record.decision?.reason ?? 'a rule denied it'}. The tool did not run.`);
     case 'timeout':
-      return text(`The approval request timed out: nobody allowed this tool call in time, so it did not run. ${record.decision?.reason ?? ''}`.trim());
+      return text(
+        `The approval request timed out: nobody allowed this tool call in time, so it did not run. ${record.decision?.reason ?? ''}`.trim(),
+      );
     case 'cancelled':
       return text('The user stopped the chat before this tool call completed; it did not run to the end.');
     case 'pending':

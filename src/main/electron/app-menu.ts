@@ -7,7 +7,11 @@ export interface QuickChatMenuItem {
 }
 
 /** The application menu with the usual roles and shortcuts; plain data so it can be checked without Electron. */
-export function appMenuTemplate(platform: NodeJS.Platform, appName: string, quickChat?: QuickChatMenuItem): MenuItemConstructorOptions[] {
+export function appMenuTemplate(
+  platform: NodeJS.Platform,
+  appName: string,
+  quickChat?: QuickChatMenuItem,
+): MenuItemConstructorOptions[] {
   const isMac = platform === 'darwin';
   const appMenu: MenuItemConstructorOptions = {
     label: appName,
@@ -57,7 +61,11 @@ export function appMenuTemplate(platform: NodeJS.Platform, appName: string, quic
 }
 
 /** The About panel: the app's version and the versions of what it runs on. */
-export function aboutPanelOptions(appName: string, version: string, versions: NodeJS.ProcessVersions): Record<string, string> {
+export function aboutPanelOptions(
+  appName: string,
+  version: string,
+  versions: NodeJS.ProcessVersions,
+): Record<string, string> {
   return {
     applicationName: appName,
     applicationVersion: version,

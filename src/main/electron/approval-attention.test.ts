@@ -24,13 +24,23 @@ describe('approval notifications', () => {
   });
 
   it("uses the server's display name when there is one", () => {
-    expect(approvalNotification([waiting('fetch', 'c1', 'web-1')], { focused: false }, ON, () => 'Team docs')?.title).toBe('Team docs wants to run fetch');
+    expect(
+      approvalNotification([waiting('fetch', 'c1', 'web-1')], { focused: false }, ON, () => 'Team docs')?.title,
+    ).toBe('Team docs wants to run fetch');
   });
 
   it('makes one notification for calls that start waiting together, counting the others', () => {
     const two = approvalNotification([waiting('write_file', 'a'), waiting('move_file', 'b')], { focused: false }, ON);
-    expect(two).toMatchObject({ title: 'Files wants to run write_file', toolCallId: 'a', body: 'One more call waits for your approval too. Nothing runs until you decide.' });
-    const four = approvalNotification([waiting('a', '1'), waiting('b', '2'), waiting('c', '3'), waiting('d', '4')], { focused: false }, ON);
+    expect(two).toMatchObject({
+      title: 'Files wants to run write_file',
+      toolCallId: 'a',
+      body: 'One more call waits for your approval too. Nothing runs until you decide.',
+    });
+    const four = approvalNotification(
+      [waiting('a', '1'), waiting('b', '2'), waiting('c', '3'), waiting('d', '4')],
+      { focused: false },
+      ON,
+    );
     expect(four?.body).toBe('3 more calls wait for your approval too. Nothing runs until you decide.');
   });
 
@@ -60,8 +70,14 @@ describe('the badge', () => {
   });
 
   it('is an overlay on the Windows taskbar button, described for screen readers, and cleared at 0', () => {
-    expect(badgePlan(1, 'win32', { added: 1, focused: false })).toEqual({ kind: 'overlay', description: '1 approval waiting' });
-    expect(badgePlan(5, 'win32', { added: 0, focused: false })).toEqual({ kind: 'overlay', description: '5 approvals waiting' });
+    expect(badgePlan(1, 'win32', { added: 1, focused: false })).toEqual({
+      kind: 'overlay',
+      description: '1 approval waiting',
+    });
+    expect(badgePlan(5, 'win32', { added: 0, focused: false })).toEqual({
+      kind: 'overlay',
+      description: '5 approvals waiting',
+    });
     expect(badgePlan(0, 'win32', { added: 0, focused: false })).toEqual({ kind: 'overlay', description: null });
   });
 
@@ -76,6 +92,10 @@ describe('the badge', () => {
   });
 
   it('words the count', () => {
-    expect([waitingLabel(0), waitingLabel(1), waitingLabel(12)]).toEqual(['0 approvals waiting', '1 approval waiting', '12 approvals waiting']);
+    expect([waitingLabel(0), waitingLabel(1), waitingLabel(12)]).toEqual([
+      '0 approvals waiting',
+      '1 approval waiting',
+      '12 approvals waiting',
+    ]);
   });
 });

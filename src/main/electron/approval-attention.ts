@@ -67,7 +67,11 @@ export type BadgePlan =
   | { readonly kind: 'count'; readonly count: number; readonly bounce: boolean }
   | { readonly kind: 'overlay'; readonly description: string | null };
 
-export function badgePlan(count: number, platform: NodeJS.Platform, attention: { added: number; focused: boolean }): BadgePlan {
+export function badgePlan(
+  count: number,
+  platform: NodeJS.Platform,
+  attention: { added: number; focused: boolean },
+): BadgePlan {
   if (platform === 'win32') return { kind: 'overlay', description: count > 0 ? waitingLabel(count) : null };
   return { kind: 'count', count, bounce: platform === 'darwin' && attention.added > 0 && !attention.focused };
 }

@@ -21,7 +21,11 @@ afterEach(() => {
 describe('the desktop settings section', () => {
   it('defaults to Ctrl/Cmd+Shift+Space, notifications on and the tray icon shown', () => {
     expect(openDesktopSettings(openSettingsStore(settingsFile())).get()).toEqual(DEFAULT_DESKTOP_SETTINGS);
-    expect(DEFAULT_DESKTOP_SETTINGS).toEqual({ quickChatShortcut: 'CommandOrControl+Shift+Space', notifyApprovals: true, tray: true });
+    expect(DEFAULT_DESKTOP_SETTINGS).toEqual({
+      quickChatShortcut: 'CommandOrControl+Shift+Space',
+      notifyApprovals: true,
+      tray: true,
+    });
   });
 
   it('takes another shortcut, or none, and saves changes in settings.json', () => {
@@ -29,7 +33,11 @@ describe('the desktop settings section', () => {
     const desktop = openDesktopSettings(openSettingsStore(file));
     expect(desktop.get()).toEqual({ quickChatShortcut: 'Alt+Shift+K', notifyApprovals: true, tray: false });
     desktop.update((current) => ({ ...current, quickChatShortcut: null }));
-    expect(JSON.parse(fs.readFileSync(file, 'utf8')).desktop).toEqual({ quickChatShortcut: null, notifyApprovals: true, tray: false });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).desktop).toEqual({
+      quickChatShortcut: null,
+      notifyApprovals: true,
+      tray: false,
+    });
   });
 
   it.each([
@@ -48,10 +56,17 @@ describe('the desktop settings section', () => {
 });
 
 describe('shortcuts in Electron accelerator syntax', () => {
-  it.each(['CommandOrControl+Shift+Space', 'CmdOrCtrl+Alt+K', 'Ctrl+Shift+Plus', 'Super+Enter', 'F12', 'Shift+F5', 'Option+/', 'Control+num5', 'alt+shift+q'])(
-    'accepts %s',
-    (accelerator) => expect(acceleratorProblem(accelerator)).toBeNull(),
-  );
+  it.each([
+    'CommandOrControl+Shift+Space',
+    'CmdOrCtrl+Alt+K',
+    'Ctrl+Shift+Plus',
+    'Super+Enter',
+    'F12',
+    'Shift+F5',
+    'Option+/',
+    'Control+num5',
+    'alt+shift+q',
+  ])('accepts %s', (accelerator) => expect(acceleratorProblem(accelerator)).toBeNull());
 
   it.each([
     ['Ctrl+Shift+', 'has an empty part (write the + key as "Plus")'],

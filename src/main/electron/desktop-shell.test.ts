@@ -123,8 +123,14 @@ vi.mock('electron', () => {
     Tray: FakeTray,
     Menu: { buildFromTemplate: (template: MenuItemConstructorOptions[]) => ({ template }) },
     globalShortcut: { register: vi.fn(() => true), unregister: vi.fn() },
-    nativeImage: { createFromPath: () => ({ resize: () => ({ kind: 'tray-icon' }) }), createFromBitmap: () => ({ kind: 'overlay' }) },
-    screen: { getCursorScreenPoint: () => ({ x: 10, y: 10 }), getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }) },
+    nativeImage: {
+      createFromPath: () => ({ resize: () => ({ kind: 'tray-icon' }) }),
+      createFromBitmap: () => ({ kind: 'overlay' }),
+    },
+    screen: {
+      getCursorScreenPoint: () => ({ x: 10, y: 10 }),
+      getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }),
+    },
   };
 });
 
@@ -155,7 +161,13 @@ let desktop: ReturnType<typeof openDesktopSettings>;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-shell-'));
-  services = createServices({ dataDir: dir, host: 'electron', version: '0', managedPolicyFile: null, audit: recordingAuditLog() });
+  services = createServices({
+    dataDir: dir,
+    host: 'electron',
+    version: '0',
+    managedPolicyFile: null,
+    audit: recordingAuditLog(),
+  });
   electron.BrowserWindow.all.length = 0;
   electron.BrowserWindow.focused = null;
   electron.Notification.shown.length = 0;
@@ -203,7 +215,9 @@ describe('the desktop shell', () => {
   it('notifies about a call that waits while no window has the focus, and its click opens that card in the main window', () => {
     const chat = services.chats.create().id;
     services.approvals.pending.add(chat, 'e', [requestFor(writeFile, 'call-1')]);
-    expect(electron.Notification.shown.map((notification) => notification.options.title)).toEqual(['Files wants to run write_file']);
+    expect(electron.Notification.shown.map((notification) => notification.options.title)).toEqual([
+      'Files wants to run write_file',
+    ]);
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1);
     expect(tray()?.tooltip).toBe('AI Workbench — 1 approval waiting');
     expect(trayLabels()).toContain('1 approval waiting…');
@@ -211,7 +225,9 @@ describe('the desktop shell', () => {
     electron.Notification.shown[0]?.handlers.get('click')?.();
     expect(main.visible).toBe(true);
     expect(electron.BrowserWindow.focused).toBe(main);
-    expect(main.webContents.sent).toEqual([[EVENT_CHANNEL, { event: 'app.onDidRequestChat', payload: { chatId: chat, toolCallId: 'call-1' } }]]);
+    expect(main.webContents.sent).toEqual([
+      [EVENT_CHANNEL, { event: 'app.onDidRequestChat', payload: { chatId: chat, toolCallId: 'call-1' } }],
+    ]);
   });
 
   it('does not notify while a window of the app has the focus, but still counts', () => {
@@ -221,14 +237,17 @@ describe('the desktop shell', () => {
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1);
   });
 
-  it("opens the oldest waiting call from the tray, and clears the badge once it is decided", () => {
+  it('opens the oldest waiting call from the tray, and clears the badge once it is decided', () => {
     const first = services.chats.create().id;
     const second = services.chats.create().id;
     services.approvals.pending.add(first, 'e', [requestFor(writeFile, 'old')]);
     services.approvals.pending.add(second, 'e', [requestFor(writeFile, 'new')]);
     expect(trayLabels()).toContain('2 approvals waiting…');
     clickTray('approvals');
-    expect(main.webContents.sent.at(-1)).toEqual([EVENT_CHANNEL, { event: 'app.onDidRequestChat', payload: { chatId: first, toolCallId: 'old' } }]);
+    expect(main.webContents.sent.at(-1)).toEqual([
+      EVENT_CHANNEL,
+      { event: 'app.onDidRequestChat', payload: { chatId: first, toolCallId: 'old' } },
+    ]);
     services.approvals.pending.cancelAll(first);
     services.approvals.pending.submit(second, [{ toolCallId: 'new', decision: 'TOOL_CALL_DECISION_DENY' }]);
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(0);
@@ -239,7 +258,11 @@ describe('the desktop shell', () => {
     clickTray('quick-chat');
     const [quick] = quickWindows();
     expect(quick?.url).toBe('app://workbench/index.html#/quick');
-    expect(quick?.options).toMatchObject({ alwaysOnTop: true, skipTaskbar: true, webPreferences: { preload: '/app/preload.cjs', sandbox: true, contextIsolation: true } });
+    expect(quick?.options).toMatchObject({
+      alwaysOnTop: true,
+      skipTaskbar: true,
+      webPreferences: { preload: '/app/preload.cjs', sandbox: true, contextIsolation: true },
+    });
     expect(quick?.bounds).toEqual({ x: 700, y: 216, width: 520, height: 600 });
     expect(quick?.visible).toBe(true);
     shell.toggleQuickChat();
@@ -248,7 +271,10 @@ describe('the desktop shell', () => {
     expect(quickWindows()).toHaveLength(1);
     expect(quick?.visible).toBe(true);
     const prevented: string[] = [];
-    quick?.webContents.handlers.get('before-input-event')?.({ preventDefault: () => prevented.push('yes') }, { type: 'keyDown', key: 'Escape' });
+    quick?.webContents.handlers.get('before-input-event')?.(
+      { preventDefault: () => prevented.push('yes') },
+      { type: 'keyDown', key: 'Escape' },
+    );
     expect(prevented).toEqual(['yes']);
     expect(quick?.visible).toBe(false);
   });

@@ -87,7 +87,14 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     const window = new BrowserWindow(quickChatWindowOptions(options.preloadPath, process.platform));
     // Escape hides it, as in every quick-entry window; the conversation stays.
     window.webContents.on('before-input-event', (event, input) => {
-      if (input.type === 'keyDown' && input.key === 'Escape' && !input.alt && !input.control && !input.meta && !input.shift) {
+      if (
+        input.type === 'keyDown' &&
+        input.key === 'Escape' &&
+        !input.alt &&
+        !input.control &&
+        !input.meta &&
+        !input.shift
+      ) {
         event.preventDefault();
         window.hide();
       }
@@ -106,7 +113,10 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     registeredShortcut = null;
     if (!accelerator) return;
     if (globalShortcut.register(accelerator, toggleQuickChat)) registeredShortcut = accelerator;
-    else console.warn(`The quick chat shortcut ${accelerator} is taken by another app; choose another in settings.json (desktop.quickChatShortcut).`);
+    else
+      console.warn(
+        `The quick chat shortcut ${accelerator} is taken by another app; choose another in settings.json (desktop.quickChatShortcut).`,
+      );
   };
   const refreshAppMenu = (): void => options.setAppMenu({ open: toggleQuickChat, accelerator: registeredShortcut });
 
@@ -151,7 +161,8 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
       app.setBadgeCount(plan.count);
       if (plan.bounce) app.dock?.bounce('informational');
     } else {
-      const overlay = plan.description === null ? null : nativeImage.createFromBitmap(badgeBitmap(16), { width: 16, height: 16 });
+      const overlay =
+        plan.description === null ? null : nativeImage.createFromBitmap(badgeBitmap(16), { width: 16, height: 16 });
       options.mainWindow()?.setOverlayIcon(overlay, plan.description ?? '');
     }
   };

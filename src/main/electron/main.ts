@@ -83,7 +83,8 @@ function guardNavigation(contents: WebContents): void {
     const verdict = navigationVerdict(url, devServerUrl);
     if (verdict === 'allow') return;
     event.preventDefault();
-    if (verdict === 'open-externally-after-confirmation') void offerExternally(BrowserWindow.fromWebContents(contents), url);
+    if (verdict === 'open-externally-after-confirmation')
+      void offerExternally(BrowserWindow.fromWebContents(contents), url);
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   // A crashed renderer loses nothing (all state lives in main): offer to reload it.
@@ -104,7 +105,10 @@ function guardNavigation(contents: WebContents): void {
 
 function createWindow(windowStore: Store<WindowState>): BrowserWindow {
   const saved = windowStore.get('bounds');
-  const bounds = restorableBounds(saved, screen.getAllDisplays().map((display) => display.workArea));
+  const bounds = restorableBounds(
+    saved,
+    screen.getAllDisplays().map((display) => display.workArea),
+  );
   // Its webContents is guarded by the 'web-contents-created' hook, like every other.
   const window = new BrowserWindow({ ...mainWindowOptions(preloadPath), ...bounds });
   window.once('ready-to-show', () => {
@@ -131,7 +135,9 @@ function serveRenderer(): void {
     const url = new URL(request.url);
     const file = url.host === APP_HOST ? await files.read(url.pathname) : null;
     if (!file) return new Response('Not found', { status: 404, headers: securityHeaders() });
-    return new Response(new Uint8Array(file.body), { headers: { ...securityHeaders(), 'Content-Type': file.contentType } });
+    return new Response(new Uint8Array(file.body), {
+      headers: { ...securityHeaders(), 'Content-Type': file.contentType },
+    });
   });
 }
 
@@ -202,7 +208,8 @@ function start(): void {
     app.setAboutPanelOptions(aboutPanelOptions(APP_NAME, version, process.versions));
     Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME)));
     const keychain = safeStorageCipher(safeStorage);
-    if (!keychain) console.warn('The OS offers no keychain encryption here: secrets are kept in an owner-only file instead.');
+    if (!keychain)
+      console.warn('The OS offers no keychain encryption here: secrets are kept in an owner-only file instead.');
     let lifecycle: ServicesLifecycle;
     let desktop: SettingsSection<DesktopSettings>;
     try {
@@ -239,11 +246,17 @@ function start(): void {
       const lines = describeSettingsMigration(migration);
       for (const line of lines) console.error(line);
       // Notes change what runs without asking: the person should read them, once, without blocking the start.
-      if (migration.notes.length > 0) void dialog.showMessageBox({ type: 'info', message: 'Your settings were updated', detail: lines.join('\n\n') });
+      if (migration.notes.length > 0)
+        void dialog.showMessageBox({ type: 'info', message: 'Your settings were updated', detail: lines.join('\n\n') });
     }
     serveRenderer();
     lifecycle.addInput('contract over IPC', wireContract(services));
-    const windowStore = new Store<WindowState>({ name: 'window-state', cwd: dataDir, defaults: { maximized: false }, configFileMode: OWNER_ONLY_FILE });
+    const windowStore = new Store<WindowState>({
+      name: 'window-state',
+      cwd: dataDir,
+      defaults: { maximized: false },
+      configFileMode: OWNER_ONLY_FILE,
+    });
     mainWindow = createWindow(windowStore);
     const showMainWindow = (): BrowserWindow => {
       const window = mainWindow ?? (mainWindow = createWindow(windowStore));
@@ -260,7 +273,8 @@ function start(): void {
       devServerUrl,
       showMainWindow,
       mainWindow: () => mainWindow,
-      setAppMenu: (quickChat) => Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME, quickChat))),
+      setAppMenu: (quickChat) =>
+        Menu.setApplicationMenu(Menu.buildFromTemplate(appMenuTemplate(process.platform, APP_NAME, quickChat))),
     });
     lifecycle.addInput('desktop shell', () => shell.dispose());
     keepRunningInTray = () => desktop.get().tray;

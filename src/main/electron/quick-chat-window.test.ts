@@ -8,7 +8,12 @@ describe('the quick chat window', () => {
 
   it('runs its page exactly as locked down as the main window', () => {
     expect(options.webPreferences).toEqual(mainWindowOptions('/app/out/preload/index.cjs').webPreferences);
-    expect(options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webviewTag: false });
+    expect(options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webviewTag: false,
+    });
   });
 
   it('is small, always on top, without a taskbar entry, shown only when ready', () => {
@@ -38,8 +43,18 @@ describe('the quick chat window', () => {
   });
 
   it('opens centred, a fifth down the display the pointer is on, and fits a small one', () => {
-    expect(quickChatBounds({ x: 0, y: 25, width: 1920, height: 1055 })).toEqual({ x: 700, y: 236, width: 520, height: 600 });
-    expect(quickChatBounds({ x: -1280, y: 0, width: 1280, height: 800 })).toEqual({ x: -900, y: 160, width: 520, height: 600 });
+    expect(quickChatBounds({ x: 0, y: 25, width: 1920, height: 1055 })).toEqual({
+      x: 700,
+      y: 236,
+      width: 520,
+      height: 600,
+    });
+    expect(quickChatBounds({ x: -1280, y: 0, width: 1280, height: 800 })).toEqual({
+      x: -900,
+      y: 160,
+      width: 520,
+      height: 600,
+    });
     expect(quickChatBounds({ x: 0, y: 0, width: 400, height: 500 })).toEqual({ x: 0, y: 0, width: 400, height: 500 });
   });
 });

@@ -17,7 +17,10 @@ export function quickChatUrl(devServerUrl?: string): string {
  * full-screen; its page runs with exactly the main window's web preferences (isolation, sandbox, no
  * Node) — the same preload, the same contract. Plain data, checked item by item by the tests.
  */
-export function quickChatWindowOptions(preloadPath: string, platform: NodeJS.Platform): BrowserWindowConstructorOptions {
+export function quickChatWindowOptions(
+  preloadPath: string,
+  platform: NodeJS.Platform,
+): BrowserWindowConstructorOptions {
   const main = mainWindowOptions(preloadPath);
   return {
     ...QUICK_CHAT_SIZE,

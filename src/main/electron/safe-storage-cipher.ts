@@ -16,7 +16,10 @@ export const SAFE_STORAGE_KIND = 'electron-safe-storage';
  * Linux) through Electron's safeStorage. Null when the OS offers no encryption; the app then keeps
  * the plain, owner-only file and says so.
  */
-export function safeStorageCipher(safeStorage: SafeStorageLike, platform: NodeJS.Platform = process.platform): SecretCipher | null {
+export function safeStorageCipher(
+  safeStorage: SafeStorageLike,
+  platform: NodeJS.Platform = process.platform,
+): SecretCipher | null {
   if (!safeStorage.isEncryptionAvailable()) return null;
   if (platform === 'linux') {
     const backend = safeStorage.getSelectedStorageBackend?.() ?? 'unknown';

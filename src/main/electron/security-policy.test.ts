@@ -50,12 +50,20 @@ describe('navigation allow-list', () => {
 });
 
 describe('permissions', () => {
-  it.each(['media', 'geolocation', 'notifications', 'midi', 'hid', 'serial', 'usb', 'clipboard-read', 'openExternal', 'fullscreen'])(
-    'refuses %s to our own page',
-    (permission) => {
-      expect(permissionGranted(permission, 'app://workbench/index.html')).toBe(false);
-    },
-  );
+  it.each([
+    'media',
+    'geolocation',
+    'notifications',
+    'midi',
+    'hid',
+    'serial',
+    'usb',
+    'clipboard-read',
+    'openExternal',
+    'fullscreen',
+  ])('refuses %s to our own page', (permission) => {
+    expect(permissionGranted(permission, 'app://workbench/index.html')).toBe(false);
+  });
 
   it('grants only what the app needs, and only to our own pages', () => {
     expect([...GRANTED_PERMISSIONS]).toEqual(['clipboard-sanitized-write']);

@@ -20,7 +20,12 @@ export function navigationVerdict(url: string, devServerUrl?: string): Navigatio
 export function isExternalWebLink(url: string): boolean {
   try {
     const parsed = new URL(url);
-    return (parsed.protocol === 'https:' || parsed.protocol === 'http:') && parsed.hostname !== '' && parsed.username === '' && parsed.password === '';
+    return (
+      (parsed.protocol === 'https:' || parsed.protocol === 'http:') &&
+      parsed.hostname !== '' &&
+      parsed.username === '' &&
+      parsed.password === ''
+    );
   } catch {
     return false;
   }
@@ -41,12 +46,23 @@ export function permissionGranted(permission: string, requestingUrl: string, dev
  * A contract call is served only for a frame of one of our own windows showing one of our pages;
  * a subframe or a page that navigated elsewhere is refused.
  */
-export function isTrustedIpcSender(sender: { frameUrl: string | undefined; isOwnWindow: boolean; isMainFrame: boolean }, devServerUrl?: string): boolean {
-  return sender.isOwnWindow && sender.isMainFrame && sender.frameUrl !== undefined && isAppUrl(sender.frameUrl, devServerUrl);
+export function isTrustedIpcSender(
+  sender: { frameUrl: string | undefined; isOwnWindow: boolean; isMainFrame: boolean },
+  devServerUrl?: string,
+): boolean {
+  return (
+    sender.isOwnWindow && sender.isMainFrame && sender.frameUrl !== undefined && isAppUrl(sender.frameUrl, devServerUrl)
+  );
 }
 
 /** The question asked before a link leaves the app. */
-export function externalLinkPrompt(url: string): { message: string; detail: string; buttons: string[]; defaultId: number; cancelId: number } {
+export function externalLinkPrompt(url: string): {
+  message: string;
+  detail: string;
+  buttons: string[];
+  defaultId: number;
+  cancelId: number;
+} {
   const parsed = new URL(url);
   return {
     message: `Open ${parsed.host} in your browser?`,

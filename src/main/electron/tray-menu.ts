@@ -34,7 +34,10 @@ export function trayMenuTemplate(state: TrayState, actions: TrayActions): MenuIt
     },
   ];
   if (state.waiting > 0) {
-    items.push({ type: 'separator' }, { id: 'approvals', label: `${waitingLabel(state.waiting)}…`, click: () => actions.openFirstWaiting() });
+    items.push(
+      { type: 'separator' },
+      { id: 'approvals', label: `${waitingLabel(state.waiting)}…`, click: () => actions.openFirstWaiting() },
+    );
   }
   items.push({ type: 'separator' }, { id: 'quit', label: 'Quit AI Workbench', click: () => actions.quit() });
   return items;

@@ -8,7 +8,12 @@ describe('restorable window bounds', () => {
   it('restores bounds that are on a display', () => {
     const bounds = { x: 100, y: 80, width: 1200, height: 800 };
     expect(restorableBounds(bounds, [laptop])).toEqual(bounds);
-    expect(restorableBounds({ x: 2000, y: 100, width: 1200, height: 800 }, [laptop, external])).toEqual({ x: 2000, y: 100, width: 1200, height: 800 });
+    expect(restorableBounds({ x: 2000, y: 100, width: 1200, height: 800 }, [laptop, external])).toEqual({
+      x: 2000,
+      y: 100,
+      width: 1200,
+      height: 800,
+    });
   });
 
   it('forgets bounds on a display that was unplugged', () => {

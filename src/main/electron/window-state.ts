@@ -16,7 +16,11 @@ export interface WindowState {
  * window on one work area); undefined otherwise, so a window is never restored off-screen after a
  * monitor was unplugged.
  */
-export function restorableBounds(saved: Bounds | undefined, workAreas: readonly Bounds[], minimum = { width: 720, height: 480 }): Bounds | undefined {
+export function restorableBounds(
+  saved: Bounds | undefined,
+  workAreas: readonly Bounds[],
+  minimum = { width: 720, height: 480 },
+): Bounds | undefined {
   if (!saved || saved.width < minimum.width || saved.height < minimum.height) return undefined;
   const visible = workAreas.some((area) => {
     const width = Math.min(saved.x + saved.width, area.x + area.width) - Math.max(saved.x, area.x);

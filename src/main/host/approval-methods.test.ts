@@ -13,7 +13,14 @@ import { createHandlers } from './handlers';
 
 const readFile = makeTool('Files', 'read_file', { annotations: { readOnlyHint: true } });
 const writeFile = makeTool('Files', 'write_file');
-const TOOLS = [readFile, writeFile, makeTool('Shell', 'run'), makeTool('Web', 'fetch'), makeTool('Notes', 'list'), makeTool('Notes', 'add')];
+const TOOLS = [
+  readFile,
+  writeFile,
+  makeTool('Shell', 'run'),
+  makeTool('Web', 'fetch'),
+  makeTool('Notes', 'list'),
+  makeTool('Notes', 'add'),
+];
 const UNKNOWN_CHAT = '00000000-0000-4000-8000-000000000000';
 
 let dir: string;
@@ -29,7 +36,9 @@ function start(options: Partial<ServicesOptions> = {}): void {
     version: '0',
     managedPolicyFile: null,
     audit: recordingAuditLog(),
-    tools: { find: (server, tool) => TOOLS.find((candidate) => candidate.serverName === server && candidate.name === tool) },
+    tools: {
+      find: (server, tool) => TOOLS.find((candidate) => candidate.serverName === server && candidate.name === tool),
+    },
     ...options,
   });
   emitted = [];
@@ -61,7 +70,11 @@ async function failure(method: string, input?: unknown): Promise<WorkbenchErrorD
 
 /** Lets a call wait in the chat and answers it with "Allow for this chat". */
 function grantThroughApproval(chatId: string, tool: typeof readFile, toolCallId: string): void {
-  const result = services.approvals.gate.evaluate({ chatId }, { toolCallId, serverName: tool.serverName, toolName: tool.name, args: {} }, tool);
+  const result = services.approvals.gate.evaluate(
+    { chatId },
+    { toolCallId, serverName: tool.serverName, toolName: tool.name, args: {} },
+    tool,
+  );
   if (result.outcome !== 'ask') throw new Error('expected ask');
   services.approvals.pending.add(chatId, undefined, [result.request]);
   services.approvals.pending.submit(chatId, [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }]);
@@ -69,10 +82,24 @@ function grantThroughApproval(chatId: string, tool: typeof readFile, toolCallId:
 
 describe('policy.get and policy.update', () => {
   it('answer the defaults, then partial changes, announced as policy.onDidChange', async () => {
-    expect(await ok<PolicyView>('policy.get')).toEqual({ policy: { mode: 'ask', timeoutSeconds: 300, servers: {}, tools: {}, rules: [] }, managed: null, warnings: [] });
+    expect(await ok<PolicyView>('policy.get')).toEqual({
+      policy: { mode: 'ask', timeoutSeconds: 300, servers: {}, tools: {}, rules: [] },
+      managed: null,
+      warnings: [],
+    });
     const view = await ok<PolicyView>('policy.update', {
       mode: 'never-ask',
-      rules: { add: [{ id: 'no-etc', effect: 'deny', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] },
+      rules: {
+        add: [
+          {
+            id: 'no-etc',
+            effect: 'deny',
+            server: 'Files',
+            tool: 'write_*',
+            args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+          },
+        ],
+      },
     });
     expect(view.policy.mode).toBe('never-ask');
     expect(view.warnings.map((warning) => warning.kind)).toEqual(['approvals-off']);
@@ -81,11 +108,27 @@ describe('policy.get and policy.update', () => {
   });
 
   it('refuse a bad rule with the reason and the rule, and a malformed change before it reaches the service', async () => {
-    const bad = await failure('policy.update', { rules: { add: [{ id: 'r', effect: 'deny', server: '*', tool: '*', args: [{ pointer: '/q', match: 'regex', value: '(x+)*' }] }] } });
+    const bad = await failure('policy.update', {
+      rules: {
+        add: [
+          {
+            id: 'r',
+            effect: 'deny',
+            server: '*',
+            tool: '*',
+            args: [{ pointer: '/q', match: 'regex', value: '(x+)*' }],
+          },
+        ],
+      },
+    });
     expect(bad.code).toBe('invalid_input');
-    expect(bad.message).toContain("Rule #1 ('r'), args[0].value: repeats a group that itself repeats or has alternatives ((x+)*)");
+    expect(bad.message).toContain(
+      "Rule #1 ('r'), args[0].value: repeats a group that itself repeats or has alternatives ((x+)*)",
+    );
     const malformed = await failure('policy.update', { mode: 'sometimes', servers: { Files: { bypass: true } } });
-    expect(malformed.message).toMatch(/^Invalid input for policy\.update: mode: .*servers\.Files: Unrecognized key: "bypass"/);
+    expect(malformed.message).toMatch(
+      /^Invalid input for policy\.update: mode: .*servers\.Files: Unrecognized key: "bypass"/,
+    );
     expect(emitted).toEqual([]);
   });
 
@@ -108,46 +151,111 @@ describe('policy.explain', () => {
     const chat = await ok<Chat>('chat.create');
     const explain = (input: object) => ok<PolicyExplanation>('policy.explain', input);
     const expectations: [DecisionSourceKind, () => Promise<PolicyExplanation>, string][] = [
-      ['global-setting', () => explain({ server: 'Files', tool: 'write_file' }), 'Asked: your global setting is to ask before every tool call'],
-      ['managed-deny-rule', () => explain({ server: 'Shell', tool: 'run' }), "Denied by your organisation's policy, rule 'org-no-shell': Shell *"],
-      ['deny-rule', async () => {
-        await ok('policy.update', { rules: { add: [{ id: 'd', effect: 'deny', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }] } });
-        return explain({ server: 'Files', tool: 'write_file', args: { path: '/etc/passwd' } });
-      }, 'Denied by your rule #1: Files write_* when /path matches /etc/**'],
-      ['ask-rule', async () => {
-        await ok('policy.update', { rules: { add: [{ id: 'ask-web', effect: 'ask', server: 'Web', tool: '*' }] } });
-        return explain({ server: 'Web', tool: 'fetch' });
-      }, 'Asked because of your rule #2: Web *'],
-      ['allow-rule', async () => {
-        await ok('policy.update', { rules: { add: [{ id: 'notes', effect: 'allow', server: 'Notes', tool: 'list' }] } });
-        return explain({ server: 'Notes', tool: 'list' });
-      }, 'Auto-approved by your rule #3: Notes list'],
-      ['tool-setting', async () => {
-        await ok('policy.update', { tools: { Notes: { add: 'auto-approve' } } });
-        return explain({ server: 'Notes', tool: 'add' });
-      }, "Auto-approved: tool setting 'Notes.add'"],
-      ['server-setting', async () => {
-        await ok('policy.update', { servers: { Files: { autoApprove: true } } });
-        return explain({ server: 'Files', tool: 'write_file', args: { path: '/home/x' } });
-      }, "Auto-approved: server setting 'Files' (auto-approve all its tools)"],
-      ['trusted-read-only', async () => {
-        await ok('policy.update', { mode: 'auto-approve-read-only-trusted', servers: { Files: { autoApprove: false } } });
-        await ok('mcp.edit', { name: 'Files', trusted: true });
-        return explain({ server: 'Files', tool: 'read_file' });
-      }, "Auto-approved: 'read_file' says it is read-only, and you trust the annotations of 'Files'"],
-      ['default', () => explain({ server: 'Files', tool: 'write_file' }), 'Asked: no rule or setting allows this tool without asking'],
-      ['chat-grant', async () => {
-        grantThroughApproval(chat.id, writeFile, 'g1');
-        return explain({ server: 'Files', tool: 'write_file', chatId: chat.id });
-      }, "Allowed for this chat (you chose 'Allow for this chat' at "],
-      ['chat-mode', async () => {
-        await ok('approvals.setChatMode', { chatId: chat.id, mode: 'always-ask' });
-        return explain({ server: 'Notes', tool: 'add', chatId: chat.id });
-      }, "Asked because this chat is set to 'Always ask'"],
-      ['approvals-off', async () => {
-        await ok('policy.update', { mode: 'never-ask' });
-        return explain({ server: 'Web', tool: 'fetch' });
-      }, 'Approvals are off (never ask)'],
+      [
+        'global-setting',
+        () => explain({ server: 'Files', tool: 'write_file' }),
+        'Asked: your global setting is to ask before every tool call',
+      ],
+      [
+        'managed-deny-rule',
+        () => explain({ server: 'Shell', tool: 'run' }),
+        "Denied by your organisation's policy, rule 'org-no-shell': Shell *",
+      ],
+      [
+        'deny-rule',
+        async () => {
+          await ok('policy.update', {
+            rules: {
+              add: [
+                {
+                  id: 'd',
+                  effect: 'deny',
+                  server: 'Files',
+                  tool: 'write_*',
+                  args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+                },
+              ],
+            },
+          });
+          return explain({ server: 'Files', tool: 'write_file', args: { path: '/etc/passwd' } });
+        },
+        'Denied by your rule #1: Files write_* when /path matches /etc/**',
+      ],
+      [
+        'ask-rule',
+        async () => {
+          await ok('policy.update', { rules: { add: [{ id: 'ask-web', effect: 'ask', server: 'Web', tool: '*' }] } });
+          return explain({ server: 'Web', tool: 'fetch' });
+        },
+        'Asked because of your rule #2: Web *',
+      ],
+      [
+        'allow-rule',
+        async () => {
+          await ok('policy.update', {
+            rules: { add: [{ id: 'notes', effect: 'allow', server: 'Notes', tool: 'list' }] },
+          });
+          return explain({ server: 'Notes', tool: 'list' });
+        },
+        'Auto-approved by your rule #3: Notes list',
+      ],
+      [
+        'tool-setting',
+        async () => {
+          await ok('policy.update', { tools: { Notes: { add: 'auto-approve' } } });
+          return explain({ server: 'Notes', tool: 'add' });
+        },
+        "Auto-approved: tool setting 'Notes.add'",
+      ],
+      [
+        'server-setting',
+        async () => {
+          await ok('policy.update', { servers: { Files: { autoApprove: true } } });
+          return explain({ server: 'Files', tool: 'write_file', args: { path: '/home/x' } });
+        },
+        "Auto-approved: server setting 'Files' (auto-approve all its tools)",
+      ],
+      [
+        'trusted-read-only',
+        async () => {
+          await ok('policy.update', {
+            mode: 'auto-approve-read-only-trusted',
+            servers: { Files: { autoApprove: false } },
+          });
+          await ok('mcp.edit', { name: 'Files', trusted: true });
+          return explain({ server: 'Files', tool: 'read_file' });
+        },
+        "Auto-approved: 'read_file' says it is read-only, and you trust the annotations of 'Files'",
+      ],
+      [
+        'default',
+        () => explain({ server: 'Files', tool: 'write_file' }),
+        'Asked: no rule or setting allows this tool without asking',
+      ],
+      [
+        'chat-grant',
+        async () => {
+          grantThroughApproval(chat.id, writeFile, 'g1');
+          return explain({ server: 'Files', tool: 'write_file', chatId: chat.id });
+        },
+        "Allowed for this chat (you chose 'Allow for this chat' at ",
+      ],
+      [
+        'chat-mode',
+        async () => {
+          await ok('approvals.setChatMode', { chatId: chat.id, mode: 'always-ask' });
+          return explain({ server: 'Notes', tool: 'add', chatId: chat.id });
+        },
+        "Asked because this chat is set to 'Always ask'",
+      ],
+      [
+        'approvals-off',
+        async () => {
+          await ok('policy.update', { mode: 'never-ask' });
+          return explain({ server: 'Web', tool: 'fetch' });
+        },
+        'Approvals are off (never ask)',
+      ],
     ];
     const seen = new Set<DecisionSourceKind>();
     for (const [kind, run, reason] of expectations) {
@@ -161,7 +269,9 @@ describe('policy.explain', () => {
   });
 
   it('names an unknown chat and refuses a call without a server', async () => {
-    expect((await failure('policy.explain', { server: 'Files', tool: 'read_file', chatId: UNKNOWN_CHAT })).code).toBe('not_found');
+    expect((await failure('policy.explain', { server: 'Files', tool: 'read_file', chatId: UNKNOWN_CHAT })).code).toBe(
+      'not_found',
+    );
     expect((await failure('policy.explain', { tool: 'read_file' })).message).toContain('server');
   });
 });
@@ -173,16 +283,30 @@ describe('grants and the chat mode', () => {
     grantThroughApproval(a.id, writeFile, 'a1');
     grantThroughApproval(b.id, readFile, 'b1');
     const listA = await ok<{ grants: ChatGrant[] }>('grants.list', { chatId: a.id });
-    expect(listA.grants).toEqual([expect.objectContaining({ chatId: a.id, serverName: 'Files', toolName: 'write_file', definitionHash: writeFile.definitionHash })]);
+    expect(listA.grants).toEqual([
+      expect.objectContaining({
+        chatId: a.id,
+        serverName: 'Files',
+        toolName: 'write_file',
+        definitionHash: writeFile.definitionHash,
+      }),
+    ]);
     expect((await ok<{ grants: ChatGrant[] }>('grants.list')).grants).toHaveLength(2);
     emitted = [];
-    expect(await ok('grants.revoke', { chatId: a.id, server: 'Files', tool: 'write_file' })).toEqual({ revoked: listA.grants[0] });
+    expect(await ok('grants.revoke', { chatId: a.id, server: 'Files', tool: 'write_file' })).toEqual({
+      revoked: listA.grants[0],
+    });
     expect(emitted).toEqual([{ event: 'grants.onDidChange', payload: { kind: 'revoked', grant: listA.grants[0] } }]);
     expect((await ok<{ grants: ChatGrant[] }>('grants.list', { chatId: a.id })).grants).toEqual([]);
     const again = await failure('grants.revoke', { chatId: a.id, server: 'Files', tool: 'write_file' });
-    expect(again).toMatchObject({ code: 'not_found', message: "This chat has no 'Allow for this chat' for Files.write_file." });
+    expect(again).toMatchObject({
+      code: 'not_found',
+      message: "This chat has no 'Allow for this chat' for Files.write_file.",
+    });
     // Revoking in the wrong chat does not touch the other chat's grant.
-    expect((await failure('grants.revoke', { chatId: a.id, server: 'Files', tool: 'read_file' })).code).toBe('not_found');
+    expect((await failure('grants.revoke', { chatId: a.id, server: 'Files', tool: 'read_file' })).code).toBe(
+      'not_found',
+    );
     expect((await ok<{ grants: ChatGrant[] }>('grants.list', { chatId: b.id })).grants).toHaveLength(1);
     // Deleting a chat takes its grants along.
     await ok('chat.delete', { id: b.id });
@@ -192,10 +316,18 @@ describe('grants and the chat mode', () => {
 
   it('reads and sets the chat approval mode, announcing the change', async () => {
     const chat = await ok<Chat>('chat.create');
-    expect(await ok('approvals.getChatMode', { chatId: chat.id })).toEqual({ chatId: chat.id, mode: 'use-tool-settings' });
+    expect(await ok('approvals.getChatMode', { chatId: chat.id })).toEqual({
+      chatId: chat.id,
+      mode: 'use-tool-settings',
+    });
     emitted = [];
-    expect(await ok('approvals.setChatMode', { chatId: chat.id, mode: 'never-ask' })).toEqual({ chatId: chat.id, mode: 'never-ask' });
-    expect(emitted).toEqual([{ event: 'approvals.onDidChange', payload: { kind: 'chat-mode', chatId: chat.id, mode: 'never-ask' } }]);
+    expect(await ok('approvals.setChatMode', { chatId: chat.id, mode: 'never-ask' })).toEqual({
+      chatId: chat.id,
+      mode: 'never-ask',
+    });
+    expect(emitted).toEqual([
+      { event: 'approvals.onDidChange', payload: { kind: 'chat-mode', chatId: chat.id, mode: 'never-ask' } },
+    ]);
     expect(await ok('approvals.getChatMode', { chatId: chat.id })).toEqual({ chatId: chat.id, mode: 'never-ask' });
     expect((await failure('approvals.setChatMode', { chatId: chat.id, mode: 'sometimes' })).code).toBe('invalid_input');
     expect((await failure('approvals.getChatMode', { chatId: UNKNOWN_CHAT })).code).toBe('not_found');
@@ -205,11 +337,17 @@ describe('grants and the chat mode', () => {
 describe('approvals.pending', () => {
   it("answers the chat's waiting calls, and they survive a restart", async () => {
     const chat = await ok<Chat>('chat.create');
-    const result = services.approvals.gate.evaluate({ chatId: chat.id, exchangeId: 'x' }, { toolCallId: 'p1', serverName: 'Files', toolName: 'write_file', args: { path: '/a' } }, writeFile);
+    const result = services.approvals.gate.evaluate(
+      { chatId: chat.id, exchangeId: 'x' },
+      { toolCallId: 'p1', serverName: 'Files', toolName: 'write_file', args: { path: '/a' } },
+      writeFile,
+    );
     if (result.outcome !== 'ask') throw new Error('expected ask');
     services.approvals.pending.add(chat.id, 'x', [result.request]);
     const first = await ok<{ approvals: unknown[] }>('approvals.pending', { chatId: chat.id });
-    expect(first.approvals).toEqual([expect.objectContaining({ chatId: chat.id, exchangeId: 'x', request: result.request })]);
+    expect(first.approvals).toEqual([
+      expect.objectContaining({ chatId: chat.id, exchangeId: 'x', request: result.request }),
+    ]);
     services.close();
     start();
     expect(await ok('approvals.pending', { chatId: chat.id })).toEqual(first);

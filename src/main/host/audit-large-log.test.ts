@@ -8,7 +8,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { MethodName } from '../../shared/contract';
-import { AUDIT_EXPORT_READ_CHUNK_BYTES, type AuditExportPrepareOutput, type AuditExportResult, type AuditExportReadOutput, type AuditProgress, type AuditVerifyResult } from '../../shared/audit';
+import {
+  AUDIT_EXPORT_READ_CHUNK_BYTES,
+  type AuditExportPrepareOutput,
+  type AuditExportResult,
+  type AuditExportReadOutput,
+  type AuditProgress,
+  type AuditVerifyResult,
+} from '../../shared/audit';
 import type { Envelope } from '../../shared/errors';
 import { readServerFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX } from '../../shared/wire';
 import { fillLogFast, LARGE_LOG_ROWS } from '../audit/audit-test-support';
@@ -59,14 +66,25 @@ function value<T>(envelope: Envelope): T {
 async function checkLargeLog(call: Call, progress: AuditProgress[]): Promise<void> {
   const verified = value<AuditVerifyResult>(await call('audit.verify'));
   expect(verified).toMatchObject({ ok: true, rowCount: LARGE_LOG_ROWS, head: { sequence: LARGE_LOG_ROWS } });
-  expect(progress.filter((event) => event.operation === 'verify').at(-1)).toEqual({ operation: 'verify', done: LARGE_LOG_ROWS, total: LARGE_LOG_ROWS });
+  expect(progress.filter((event) => event.operation === 'verify').at(-1)).toEqual({
+    operation: 'verify',
+    done: LARGE_LOG_ROWS,
+    total: LARGE_LOG_ROWS,
+  });
 
   // audit.export: into the data folder's exports/ only, however large.
   const exported = value<AuditExportResult>(await call('audit.export', { format: 'jsonl', fileName: 'large.jsonl' }));
-  expect(exported).toMatchObject({ rowCount: LARGE_LOG_ROWS, path: expect.stringMatching(/[\\/]exports[\\/]large\.jsonl$/) });
+  expect(exported).toMatchObject({
+    rowCount: LARGE_LOG_ROWS,
+    path: expect.stringMatching(/[\\/]exports[\\/]large\.jsonl$/),
+  });
   expect(exported.bytes).toBeGreaterThan(2 * EXPORT_CHUNK_BYTES);
   expect(await verifyExportFile(exported.path)).toMatchObject({ ok: true, rowCount: LARGE_LOG_ROWS });
-  expect(progress.filter((event) => event.operation === 'export').at(-1)).toEqual({ operation: 'export', done: LARGE_LOG_ROWS, total: LARGE_LOG_ROWS });
+  expect(progress.filter((event) => event.operation === 'export').at(-1)).toEqual({
+    operation: 'export',
+    done: LARGE_LOG_ROWS,
+    total: LARGE_LOG_ROWS,
+  });
 
   const prepared = value<AuditExportPrepareOutput>(await call('audit.exportPrepare', { format: 'jsonl' }));
   expect(prepared).toMatchObject({ rowCount: LARGE_LOG_ROWS, head: verified.ok ? verified.head : {} });
@@ -89,7 +107,12 @@ async function checkLargeLog(call: Call, progress: AuditProgress[]): Promise<voi
 
 describe(`a log of ${LARGE_LOG_ROWS} rows`, { timeout: 120_000 }, () => {
   it("through the app's services and their contract (the worker run from source)", async () => {
-    const services = createServices({ dataDir: copyOfFilled('services'), host: 'electron', version: '0.0.0-test', managedPolicyFile: null });
+    const services = createServices({
+      dataDir: copyOfFilled('services'),
+      host: 'electron',
+      version: '0.0.0-test',
+      managedPolicyFile: null,
+    });
     try {
       const progress: AuditProgress[] = [];
       services.events.subscribe((event, payload) => {
@@ -106,9 +129,14 @@ describe(`a log of ${LARGE_LOG_ROWS} rows`, { timeout: 120_000 }, () => {
   });
 
   it('through built browser mode, over its WebSocket', async () => {
-    if (!fs.existsSync(BROWSER_ENTRY)) throw new Error(`${path.relative(ROOT, BROWSER_ENTRY)} is missing: run \`npm run build\` before this test.`);
+    if (!fs.existsSync(BROWSER_ENTRY))
+      throw new Error(`${path.relative(ROOT, BROWSER_ENTRY)} is missing: run \`npm run build\` before this test.`);
     const home = copyOfFilled('browser');
-    const child = spawn(process.execPath, [BROWSER_ENTRY, '--port', '0', '--no-open'], { cwd: ROOT, env: { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BROWSER_ENTRY, '--port', '0', '--no-open'], {
+      cwd: ROOT,
+      env: { ...process.env, WORKBENCH_HOME: home, WORKBENCH_MANAGED_POLICY: undefined },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let socket: WebSocket | null = null;
     try {
       const url = await readyUrl(child);
@@ -119,7 +147,8 @@ describe(`a log of ${LARGE_LOG_ROWS} rows`, { timeout: 120_000 }, () => {
       socket.on('message', (data: Buffer) => {
         const frame = readServerFrame(JSON.parse(data.toString()));
         if (!frame) throw new Error(`not a server frame: ${data.toString()}`);
-        if (frame.type === 'event' && frame.event === 'audit.onDidProgress') progress.push(frame.payload as AuditProgress);
+        if (frame.type === 'event' && frame.event === 'audit.onDidProgress')
+          progress.push(frame.payload as AuditProgress);
         if (frame.type === 'result' && frame.id !== null) pending.get(frame.id)?.(frame.result);
       });
       let id = 0;

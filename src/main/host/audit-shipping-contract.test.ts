@@ -36,7 +36,12 @@ const writeSettings = (auditShipping: unknown): void => {
 };
 
 const open = (): Services => {
-  services = createServices({ dataDir: path.join(dir, 'data'), host: 'browser', version: '0.0.0', managedPolicyFile: null });
+  services = createServices({
+    dataDir: path.join(dir, 'data'),
+    host: 'browser',
+    version: '0.0.0',
+    managedPolicyFile: null,
+  });
   return services;
 };
 
@@ -78,10 +83,19 @@ async function listen(): Promise<{ port: number; messages: () => string[]; close
 
 describe('auditShipping settings', () => {
   it('default to no sinks, and name the field of a bad sink (the start stops, the file is left as it is)', () => {
-    expect(AuditShippingSettingsSchema.parse({})).toEqual({ sinks: [], checkpoints: { enabled: false, everyRows: 1000, everyMinutes: 60 } });
+    expect(AuditShippingSettingsSchema.parse({})).toEqual({
+      sinks: [],
+      checkpoints: { enabled: false, everyRows: 1000, everyMinutes: 60 },
+    });
     const sink = { type: 'syslog', id: 'siem', host: 'logs.example.org', port: 6514, tls: {} };
-    expect(AuditShippingSettingsSchema.parse({ sinks: [sink] }).sinks[0]).toMatchObject({ enabled: true, facility: 13, batchSize: 500 });
-    expect(AuditShippingSettingsSchema.safeParse({ sinks: [sink, sink] }).error?.issues[0]?.message).toBe('every sink needs its own id');
+    expect(AuditShippingSettingsSchema.parse({ sinks: [sink] }).sinks[0]).toMatchObject({
+      enabled: true,
+      facility: 13,
+      batchSize: 500,
+    });
+    expect(AuditShippingSettingsSchema.safeParse({ sinks: [sink, sink] }).error?.issues[0]?.message).toBe(
+      'every sink needs its own id',
+    );
     writeSettings({ sinks: [{ ...sink, port: 70000 }] });
     expect(open).toThrow(SettingsError);
     expect(open).toThrow(/auditShipping\.sinks\.0\.port/);
@@ -91,12 +105,26 @@ describe('auditShipping settings', () => {
 describe('audit shipping in the services', () => {
   it('a commit wakes the shipper, which ships the row; audit.shippingStatus shows the lag and the last error', async () => {
     const receiver = await listen();
-    writeSettings({ sinks: [{ type: 'syslog', id: 'siem', host: '127.0.0.1', port: receiver.port }, { type: 'syslog', id: 'off', enabled: false, host: '127.0.0.1', port: 1 }] });
+    writeSettings({
+      sinks: [
+        { type: 'syslog', id: 'siem', host: '127.0.0.1', port: receiver.port },
+        { type: 'syslog', id: 'off', enabled: false, host: '127.0.0.1', port: 1 },
+      ],
+    });
     const app = open();
     app.audit.recordDecision(decisionRecord(1));
     // Built stopped: nothing ships before the host starts it, and the row shows as lag.
     expect((await status(app)).sinks).toEqual([
-      expect.objectContaining({ id: 'siem', type: 'syslog', origin: 'settings', enabled: true, acknowledgedSequence: 0, headSequence: 1, lagRows: 1, lastError: null }),
+      expect.objectContaining({
+        id: 'siem',
+        type: 'syslog',
+        origin: 'settings',
+        enabled: true,
+        acknowledgedSequence: 0,
+        headSequence: 1,
+        lagRows: 1,
+        lastError: null,
+      }),
       expect.objectContaining({ id: 'off', enabled: false, lagRows: 1 }),
     ]);
     app.auditShipping.start();
@@ -125,9 +153,15 @@ describe('audit shipping in the services', () => {
       app.audit.recordDecision(decisionRecord(1));
       app.audit.recordDecision(decisionRecord(2));
       await waitFor('the rows to arrive', () => receiver.accepted.flatMap((request) => request.records).length === 2);
-      expect(receiver.accepted.flatMap((request) => request.records).map((record) => record.attributes['workbench.audit.sequence'])).toEqual([1, 2]);
+      expect(
+        receiver.accepted
+          .flatMap((request) => request.records)
+          .map((record) => record.attributes['workbench.audit.sequence']),
+      ).toEqual([1, 2]);
       await waitFor('the cursor to move', () => app.auditShipping.status().sinks[0]?.lagRows === 0);
-      expect((await status(app)).sinks).toEqual([expect.objectContaining({ id: 'otel', type: 'otlp', acknowledgedSequence: 2, lastError: null })]);
+      expect((await status(app)).sinks).toEqual([
+        expect.objectContaining({ id: 'otel', type: 'otlp', acknowledgedSequence: 2, lastError: null }),
+      ]);
     } finally {
       await services?.auditShipping.stop();
       await receiver.close();

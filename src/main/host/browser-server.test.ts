@@ -36,7 +36,13 @@ beforeEach(async () => {
   services = createServices({ dataDir: path.join(dir, 'data'), host: 'browser', version: '0.0.0-test' });
   const dispatch = createDispatcher(createHandlers(services), () => {});
   logLines.length = 0;
-  server = await startBrowserServer({ backend: { dispatch, events: services.events }, rendererDir, port: 0, token: TOKEN, log: (line) => logLines.push(line) });
+  server = await startBrowserServer({
+    backend: { dispatch, events: services.events },
+    rendererDir,
+    port: 0,
+    token: TOKEN,
+    log: (line) => logLines.push(line),
+  });
   origin = `http://127.0.0.1:${server.port}`;
 });
 
@@ -89,7 +95,11 @@ function protocolsFor(token: string | null | undefined): string[] {
 
 function socketFor(options: ConnectOptions): WebSocket {
   const wsOptions = options.origin === null ? {} : { origin: options.origin ?? origin };
-  const socket = new WebSocket(`ws://127.0.0.1:${server.port}${options.path ?? WEBSOCKET_PATH}`, options.protocols ?? protocolsFor(options.token), wsOptions);
+  const socket = new WebSocket(
+    `ws://127.0.0.1:${server.port}${options.path ?? WEBSOCKET_PATH}`,
+    options.protocols ?? protocolsFor(options.token),
+    wsOptions,
+  );
   sockets.push(socket);
   return socket;
 }
@@ -157,7 +167,11 @@ describe('browser server: HTTP', () => {
   });
 
   it('makes a fresh random token when none is given', async () => {
-    const other = await startBrowserServer({ backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events }, rendererDir: dir, port: 0 });
+    const other = await startBrowserServer({
+      backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events },
+      rendererDir: dir,
+      port: 0,
+    });
     try {
       expect(other.token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
       expect(other.token).not.toBe(TOKEN);
@@ -171,7 +185,9 @@ describe('browser server: HTTP', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toBe(INDEX_HTML);
     expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(answer.headers['content-security-policy']).toBe(contentSecurityPolicy([`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`]));
+    expect(answer.headers['content-security-policy']).toBe(
+      contentSecurityPolicy([`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`]),
+    );
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.headers['referrer-policy']).toBe('no-referrer');
@@ -221,7 +237,13 @@ describe('browser server: HTTP', () => {
   });
 
   it('refuses a Host header that does not name loopback with 421 (DNS rebinding)', async () => {
-    for (const host of ['evil.com', `evil.com:${server.port}`, `attacker.example:80`, `127.0.0.1.evil.com:${server.port}`, `[::1]:${server.port}`]) {
+    for (const host of [
+      'evil.com',
+      `evil.com:${server.port}`,
+      `attacker.example:80`,
+      `127.0.0.1.evil.com:${server.port}`,
+      `[::1]:${server.port}`,
+    ]) {
       const answer = await request({ path: '/', host });
       expect(answer.status).toBe(421);
       expect(answer.body).not.toContain('AI Workbench');
@@ -279,7 +301,9 @@ describe('browser server: WebSocket admission', () => {
     const socket = socketFor({ origin: `http://localhost:${server.port}` });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
-      socket.once('unexpected-response', (_request, response) => reject(new Error(`refused with ${response.statusCode}`)));
+      socket.once('unexpected-response', (_request, response) =>
+        reject(new Error(`refused with ${response.statusCode}`)),
+      );
     });
     expect(socket.protocol).toBe(WIRE_PROTOCOL);
   });
@@ -290,13 +314,23 @@ describe('browser server: the contract over WebSocket', () => {
     const client = await connect();
     client.socket.send(JSON.stringify({ type: 'call', id: 1, method: 'chat.create', input: { title: 'x' } }));
     const frame = await client.next(resultFor(1));
-    expect(frame).toEqual({ type: 'result', id: 1, result: { ok: true, value: expect.objectContaining({ title: 'x' }) } });
+    expect(frame).toEqual({
+      type: 'result',
+      id: 1,
+      result: { ok: true, value: expect.objectContaining({ title: 'x' }) },
+    });
     const chat = (frame as { result: { value: Chat } }).result.value;
     expect(services.chats.get(chat.id)).toEqual(chat);
 
-    client.socket.send(JSON.stringify({ type: 'call', id: 2, method: 'chat.rename', input: { id: chat.id, title: '' } }));
+    client.socket.send(
+      JSON.stringify({ type: 'call', id: 2, method: 'chat.rename', input: { id: chat.id, title: '' } }),
+    );
     const refused = await client.next(resultFor(2));
-    expect(refused).toMatchObject({ type: 'result', id: 2, result: { ok: false, error: { code: 'invalid_input', message: expect.stringContaining('title') } } });
+    expect(refused).toMatchObject({
+      type: 'result',
+      id: 2,
+      result: { ok: false, error: { code: 'invalid_input', message: expect.stringContaining('title') } },
+    });
 
     client.socket.send(JSON.stringify({ type: 'call', id: 3, method: 'no.such', input: {} }));
     expect(await client.next(resultFor(3))).toMatchObject({ result: { ok: false, error: { code: 'unknown_method' } } });
@@ -315,7 +349,11 @@ describe('browser server: the contract over WebSocket', () => {
 
     // A change made by another host (the CLI, say) reaches the clients too.
     services.chats.delete(chat.id);
-    expect(await watcher.next((frame) => frame.type === 'event')).toEqual({ type: 'event', event: 'chat.onDidChange', payload: { kind: 'deleted', id: chat.id } });
+    expect(await watcher.next((frame) => frame.type === 'event')).toEqual({
+      type: 'event',
+      event: 'chat.onDidChange',
+      payload: { kind: 'deleted', id: chat.id },
+    });
   });
 
   it('answers a malformed frame with id null and invalid_input, and stays usable', async () => {
@@ -329,10 +367,16 @@ describe('browser server: the contract over WebSocket', () => {
       });
     }
     client.socket.send(Buffer.from('{"type":"call","id":1,"method":"chat.list","input":{}}'), { binary: true });
-    expect(await client.next(resultFor(null))).toMatchObject({ result: { ok: false, error: { code: 'invalid_input' } } });
+    expect(await client.next(resultFor(null))).toMatchObject({
+      result: { ok: false, error: { code: 'invalid_input' } },
+    });
 
     client.socket.send(JSON.stringify({ type: 'call', id: 9, method: 'chat.list', input: {} }));
-    expect(await client.next(resultFor(9))).toEqual({ type: 'result', id: 9, result: { ok: true, value: { chats: [] } } });
+    expect(await client.next(resultFor(9))).toEqual({
+      type: 'result',
+      id: 9,
+      result: { ok: true, value: { chats: [] } },
+    });
     expect(client.socket.readyState).toBe(WebSocket.OPEN);
   });
 
@@ -343,19 +387,35 @@ describe('browser server: the contract over WebSocket', () => {
     await closed;
     expect(client.socket.readyState).toBe(WebSocket.CLOSED);
     // Restart on a fresh port so afterEach has something to close.
-    server = await startBrowserServer({ backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events }, rendererDir: dir, port: 0 });
+    server = await startBrowserServer({
+      backend: { dispatch: async () => ({ ok: true, value: null }), events: services.events },
+      rendererDir: dir,
+      port: 0,
+    });
   });
 });
 
 describe('browser server: services still starting (browser mode listens first)', () => {
-  async function restartWith(backend: Parameters<typeof startBrowserServer>[0]['backend'], onShellServed?: () => void): Promise<void> {
+  async function restartWith(
+    backend: Parameters<typeof startBrowserServer>[0]['backend'],
+    onShellServed?: () => void,
+  ): Promise<void> {
     await server.close();
-    server = await startBrowserServer({ backend, ...(onShellServed ? { onShellServed } : {}), rendererDir: path.join(dir, 'renderer'), port: 0, token: TOKEN });
+    server = await startBrowserServer({
+      backend,
+      ...(onShellServed ? { onShellServed } : {}),
+      rendererDir: path.join(dir, 'renderer'),
+      port: 0,
+      token: TOKEN,
+    });
     origin = `http://127.0.0.1:${server.port}`;
   }
 
   it('serves the page meanwhile, says when it sent the shell, and answers a call once they started', async () => {
-    let start: (backend: { dispatch: ReturnType<typeof createDispatcher>; events: Services['events'] }) => void = () => {};
+    let start: (backend: {
+      dispatch: ReturnType<typeof createDispatcher>;
+      events: Services['events'];
+    }) => void = () => {};
     let shells = 0;
     await restartWith(new Promise((resolve) => (start = resolve)), () => shells++);
 
@@ -375,7 +435,10 @@ describe('browser server: services still starting (browser mode listens first)',
     start({ dispatch: createDispatcher(createHandlers(services), () => {}), events: services.events });
     expect(await answered).toMatchObject({ result: { ok: true, value: { title: 'early' } } });
     // Its events reach the clients from then on.
-    expect(await client.next((frame) => frame.type === 'event')).toMatchObject({ event: 'chat.onDidChange', payload: { kind: 'created' } });
+    expect(await client.next((frame) => frame.type === 'event')).toMatchObject({
+      event: 'chat.onDidChange',
+      payload: { kind: 'created' },
+    });
   });
 
   it('answers every call with unavailable when they failed to start', async () => {
@@ -383,6 +446,8 @@ describe('browser server: services still starting (browser mode listens first)',
     await restartWith(failed);
     const client = await connect();
     client.socket.send(JSON.stringify({ type: 'call', id: 4, method: 'chat.list', input: {} }));
-    expect(await client.next(resultFor(4))).toMatchObject({ result: { ok: false, error: { code: 'unavailable', message: expect.stringContaining('could not start') } } });
+    expect(await client.next(resultFor(4))).toMatchObject({
+      result: { ok: false, error: { code: 'unavailable', message: expect.stringContaining('could not start') } },
+    });
   });
 });

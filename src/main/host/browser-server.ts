@@ -81,7 +81,9 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      response
+        .writeHead(405, { ...headers, Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed\n');
       return;
     }
     const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
@@ -119,7 +121,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     }
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((value) => value.trim());
     const presented = offered.find((value) => value.startsWith(WIRE_TOKEN_PREFIX))?.slice(WIRE_TOKEN_PREFIX.length);
-    if (!presented || !sameSecret(presented, token)) return { status: '401 Unauthorized', reason: 'missing or wrong token' };
+    if (!presented || !sameSecret(presented, token))
+      return { status: '401 Unauthorized', reason: 'missing or wrong token' };
     if (!offered.includes(WIRE_PROTOCOL)) return { status: '400 Bad Request', reason: 'protocol' };
     return null;
   }
@@ -143,7 +146,10 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     try {
       started = await backend;
     } catch {
-      return { ok: false, error: { code: 'unavailable', message: 'AI Workbench could not start its services; see its terminal.' } };
+      return {
+        ok: false,
+        error: { code: 'unavailable', message: 'AI Workbench could not start its services; see its terminal.' },
+      };
     }
     return started.dispatch(method, input);
   };
@@ -164,7 +170,13 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       frame = {
         type: 'result',
         id: null,
-        result: { ok: false, error: { code: 'invalid_input', message: 'A call must be a JSON text frame {type:"call", id, method, input}.' } },
+        result: {
+          ok: false,
+          error: {
+            code: 'invalid_input',
+            message: 'A call must be a JSON text frame {type:"call", id, method, input}.',
+          },
+        },
       };
     } else {
       frame = { type: 'result', id: call.id, result: await dispatch(call.method, call.input) };

@@ -37,7 +37,10 @@ describe('chat.* over the contract', () => {
     expect(sent).toMatchObject({ ok: true, value: { message: { role: 'user', text: 'help', seq: 1 } } });
     await services.conversations.settled(chatId);
     const page = await dispatch('chat.messages', { chatId, limit: 1 });
-    expect(page).toMatchObject({ ok: true, value: { hasMore: true, activity: { status: 'idle' }, messages: [{ role: 'assistant', seq: 2 }] } });
+    expect(page).toMatchObject({
+      ok: true,
+      value: { hasMore: true, activity: { status: 'idle' }, messages: [{ role: 'assistant', seq: 2 }] },
+    });
     const older = await dispatch('chat.messages', { chatId, beforeSeq: 2 });
     expect(older).toMatchObject({ ok: true, value: { hasMore: false, messages: [{ role: 'user', seq: 1 }] } });
     expect(streamed.some((event) => event.kind === 'text')).toBe(true);
@@ -47,19 +50,43 @@ describe('chat.* over the contract', () => {
 
   it('refuses bad messages with clear errors and stores nothing', async () => {
     const { id: chatId } = services.chats.create();
-    expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: '   ' } })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await dispatch('chat.send', { chatId, message: { role: 'assistant', text: 'x' } })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    const approval = await dispatch('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [{ toolCallId: 'nope', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] } });
-    expect(approval).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/nothing to approve/) } });
+    expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: '   ' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
+    expect(await dispatch('chat.send', { chatId, message: { role: 'assistant', text: 'x' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
+    const approval = await dispatch('chat.send', {
+      chatId,
+      message: {
+        role: 'approval',
+        toolCallApprovals: [{ toolCallId: 'nope', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }],
+      },
+    });
+    expect(approval).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringMatching(/nothing to approve/) },
+    });
     expect(await dispatch('chat.stop', { chatId })).toEqual({ ok: true, value: { stopped: false } });
     expect(await dispatch('chat.messages', { chatId })).toMatchObject({ ok: true, value: { messages: [] } });
   });
 
   it('configures provider, model and system prompt; refuses an unknown provider', async () => {
     const { id } = services.chats.create();
-    expect(await dispatch('chat.configure', { id, systemPrompt: 'Be brief.' })).toMatchObject({ ok: true, value: { systemPrompt: 'Be brief.', providerId: 'demo' } });
-    expect(await dispatch('chat.configure', { id, systemPrompt: null })).toMatchObject({ ok: true, value: { systemPrompt: null } });
-    expect(await dispatch('chat.configure', { id, providerId: 'nobody' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch('chat.configure', { id, systemPrompt: 'Be brief.' })).toMatchObject({
+      ok: true,
+      value: { systemPrompt: 'Be brief.', providerId: 'demo' },
+    });
+    expect(await dispatch('chat.configure', { id, systemPrompt: null })).toMatchObject({
+      ok: true,
+      value: { systemPrompt: null },
+    });
+    expect(await dispatch('chat.configure', { id, providerId: 'nobody' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
     expect(services.chats.get(id).providerId).toBe('demo');
   });
 });

@@ -3,7 +3,14 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { Unsubscribe, WorkbenchApi } from '../../shared/api';
 import type { AppChatRequest, AppInfo } from '../../shared/app';
 import type { Chat, ChatChange } from '../../shared/chat';
-import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput, MethodParsedInput } from '../../shared/contract';
+import type {
+  EventName,
+  EventPayload,
+  MethodInput,
+  MethodName,
+  MethodOutput,
+  MethodParsedInput,
+} from '../../shared/contract';
 import type { McpServerChange, McpToolsChange } from '../../shared/mcp';
 import type { ChatStreamEvent } from '../../shared/messages';
 import type { Services } from '../services';
@@ -22,7 +29,15 @@ describe('the contract', () => {
     expectTypeOf<In<'app', EventName>>().toEqualTypeOf<'app.onDidRequestChat'>();
     expectTypeOf<EventPayload<'app.onDidRequestChat'>>().toEqualTypeOf<AppChatRequest>();
     expectTypeOf<In<'chat', MethodName>>().toEqualTypeOf<
-      'chat.create' | 'chat.list' | 'chat.get' | 'chat.rename' | 'chat.delete' | 'chat.configure' | 'chat.messages' | 'chat.send' | 'chat.stop'
+      | 'chat.create'
+      | 'chat.list'
+      | 'chat.get'
+      | 'chat.rename'
+      | 'chat.delete'
+      | 'chat.configure'
+      | 'chat.messages'
+      | 'chat.send'
+      | 'chat.stop'
     >();
     expectTypeOf<In<'chat', EventName>>().toEqualTypeOf<'chat.onDidChange' | 'chat.onDidStream'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();
@@ -30,14 +45,22 @@ describe('the contract', () => {
   });
   it('names the providers methods', () => {
     expectTypeOf<In<'providers', MethodName>>().toEqualTypeOf<
-      'providers.list' | 'providers.add' | 'providers.update' | 'providers.remove' | 'providers.test' | 'providers.models' | 'providers.probeLocal'
+      | 'providers.list'
+      | 'providers.add'
+      | 'providers.update'
+      | 'providers.remove'
+      | 'providers.test'
+      | 'providers.models'
+      | 'providers.probeLocal'
     >();
     expectTypeOf<In<'providers', EventName>>().toEqualTypeOf<'providers.onDidChange'>();
   });
   it('names the approval methods', () => {
     expectTypeOf<In<'policy', MethodName>>().toEqualTypeOf<'policy.get' | 'policy.update' | 'policy.explain'>();
     expectTypeOf<In<'grants', MethodName>>().toEqualTypeOf<'grants.list' | 'grants.revoke'>();
-    expectTypeOf<In<'approvals', MethodName>>().toEqualTypeOf<'approvals.pending' | 'approvals.getChatMode' | 'approvals.setChatMode' | 'approvals.rememberOptions'>();
+    expectTypeOf<In<'approvals', MethodName>>().toEqualTypeOf<
+      'approvals.pending' | 'approvals.getChatMode' | 'approvals.setChatMode' | 'approvals.rememberOptions'
+    >();
     expectTypeOf<In<'policy' | 'grants' | 'approvals', EventName>>().toEqualTypeOf<
       'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
     >();
@@ -70,19 +93,43 @@ describe('the contract', () => {
       | 'mcp.sandboxNarrow'
       | 'mcp.signInAsClient'
     >();
-    expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'>();
+    expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<
+      'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'
+    >();
     expectTypeOf<EventPayload<'mcp.onDidChangeServer'>>().toEqualTypeOf<McpServerChange>();
     expectTypeOf<EventPayload<'mcp.onDidChangeTools'>>().toEqualTypeOf<McpToolsChange>();
   });
   it('names the audit methods', () => {
-    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<'audit.query' | 'audit.export' | 'audit.verify' | 'audit.exportPrepare' | 'audit.exportRead' | 'audit.shippingStatus' | 'audit.shippingSinks' | 'audit.saveShippingSink' | 'audit.removeShippingSink' | 'audit.checkpoints' | 'audit.setCheckpoints' | 'audit.verifyAgainst' | 'audit.stats' | 'audit.suggestions' | 'audit.acceptSuggestion'>();
+    expectTypeOf<In<'audit', MethodName>>().toEqualTypeOf<
+      | 'audit.query'
+      | 'audit.export'
+      | 'audit.verify'
+      | 'audit.exportPrepare'
+      | 'audit.exportRead'
+      | 'audit.shippingStatus'
+      | 'audit.shippingSinks'
+      | 'audit.saveShippingSink'
+      | 'audit.removeShippingSink'
+      | 'audit.checkpoints'
+      | 'audit.setCheckpoints'
+      | 'audit.verifyAgainst'
+      | 'audit.stats'
+      | 'audit.suggestions'
+      | 'audit.acceptSuggestion'
+    >();
     expectTypeOf<In<'audit', EventName>>().toEqualTypeOf<'audit.onDidProgress'>();
   });
 
   it('infers inputs and outputs from the schemas', () => {
     expectTypeOf<MethodInput<'chat.rename'>>().toEqualTypeOf<{ id: string; title: string }>();
     expectTypeOf<MethodInput<'chat.create'>>().toEqualTypeOf<
-      { title?: string | undefined; providerId?: string | undefined; model?: string | undefined; systemPrompt?: string | undefined } | undefined
+      | {
+          title?: string | undefined;
+          providerId?: string | undefined;
+          model?: string | undefined;
+          systemPrompt?: string | undefined;
+        }
+      | undefined
     >();
     expectTypeOf<MethodOutput<'chat.rename'>>().toEqualTypeOf<Chat>();
     expectTypeOf<MethodOutput<'chat.list'>>().toEqualTypeOf<{ chats: Chat[] }>();
@@ -95,7 +142,8 @@ describe('WorkbenchApi (the preload and the browser bridge)', () => {
   it('has exactly the contract namespaces', () => {
     type Namespace<N extends string> = N extends `${infer S}.${string}` ? S : never;
     expectTypeOf<keyof WorkbenchApi>().toEqualTypeOf<Namespace<MethodName | EventName>>();
-    type Members<S extends string> = Extract<MethodName | EventName, `${S}.${string}`> extends `${S}.${infer F}` ? F : never;
+    type Members<S extends string> =
+      Extract<MethodName | EventName, `${S}.${string}`> extends `${S}.${infer F}` ? F : never;
     expectTypeOf<keyof WorkbenchApi['chat']>().toEqualTypeOf<Members<'chat'>>();
     expectTypeOf<keyof WorkbenchApi['mcp']>().toEqualTypeOf<Members<'mcp'>>();
     expectTypeOf<keyof WorkbenchApi['audit']>().toEqualTypeOf<Members<'audit'>>();
@@ -159,9 +207,15 @@ describe('MethodHandlers (the main process)', () => {
         ? WorkbenchApi[S][F]
         : never
       : never;
-    expectTypeOf<Awaited<ReturnType<MethodHandlers['chat.get']>>>().toEqualTypeOf<Awaited<ReturnType<ApiOf<'chat.get'>>>>();
-    expectTypeOf<Awaited<ReturnType<MethodHandlers['chat.delete']>>>().toEqualTypeOf<Awaited<ReturnType<ApiOf<'chat.delete'>>>>();
-    expectTypeOf<Awaited<ReturnType<MethodHandlers['app.info']>>>().toEqualTypeOf<Awaited<ReturnType<ApiOf<'app.info'>>>>();
+    expectTypeOf<Awaited<ReturnType<MethodHandlers['chat.get']>>>().toEqualTypeOf<
+      Awaited<ReturnType<ApiOf<'chat.get'>>>
+    >();
+    expectTypeOf<Awaited<ReturnType<MethodHandlers['chat.delete']>>>().toEqualTypeOf<
+      Awaited<ReturnType<ApiOf<'chat.delete'>>>
+    >();
+    expectTypeOf<Awaited<ReturnType<MethodHandlers['app.info']>>>().toEqualTypeOf<
+      Awaited<ReturnType<ApiOf<'app.info'>>>
+    >();
     expectTypeOf<Parameters<MethodHandlers['chat.rename']>[0]>().toEqualTypeOf<Parameters<ApiOf<'chat.rename'>>[0]>();
   });
 

@@ -15,7 +15,11 @@ import { createDispatcher, type Dispatch } from './dispatcher';
 import { createHandlers } from './handlers';
 
 /** Seed 000's example: no file whose name starts with "forbidden" is written. */
-const FORBIDDEN = { server: 'Files', tool: 'write_file', args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }] } as const;
+const FORBIDDEN = {
+  server: 'Files',
+  tool: 'write_file',
+  args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }],
+} as const;
 const USER_RULE = { id: 'no-forbidden', effect: 'deny', ...FORBIDDEN } as const;
 const MANAGED_RULE = { id: 'org-no-forbidden', ...FORBIDDEN } as const;
 
@@ -79,17 +83,26 @@ async function waiting(chatId: string): Promise<PendingApproval[]> {
 }
 async function calls(chatId: string): Promise<ToolCallRecord[]> {
   const { messages } = await ok<{ messages: ChatMessage[] }>('chat.messages', { chatId, limit: 200 });
-  return messages.flatMap((message) => (message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : []));
+  return messages.flatMap((message) =>
+    message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
+  );
 }
 async function auditOf(chatId: string): Promise<AuditEntry[]> {
   const page = await ok<{ entries: AuditEntry[] }>('audit.query', { chatId, limit: 100 });
   return page.entries.slice().reverse();
 }
-const rows = (entries: readonly AuditEntry[]) => entries.map((entry) => [entry.kind === 'policy' ? 'policy' : (entry.decision ?? entry.outcome), entry.actor ?? null]);
+const rows = (entries: readonly AuditEntry[]) =>
+  entries.map((entry) => [entry.kind === 'policy' ? 'policy' : (entry.decision ?? entry.outcome), entry.actor ?? null]);
 
 describe.each([
   ['a rule of your own', USER_RULE, [], 'deny-rule', /^Denied by your rule #1: /],
-  ["your organisation's rule (WORKBENCH_MANAGED_POLICY)", undefined, [MANAGED_RULE], 'managed-deny-rule', /^Denied by your organisation's policy, rule 'org-no-forbidden': /],
+  [
+    "your organisation's rule (WORKBENCH_MANAGED_POLICY)",
+    undefined,
+    [MANAGED_RULE],
+    'managed-deny-rule',
+    /^Denied by your organisation's policy, rule 'org-no-forbidden': /,
+  ],
 ] as const)('a deny rule for forbidden* files: %s', (_name, userRule, managedRules, kind, words) => {
   async function setUp(): Promise<string> {
     await start(managedRules);
@@ -110,7 +123,11 @@ describe.each([
     expect(await say(chatId, 'write harmless.txt: hello')).toMatchObject({ status: 'waiting-approval' });
     const [pending] = await waiting(chatId);
     const toolCallId = pending?.request.toolCallId as string;
-    const edited = { toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'forbidden.txt', content: 'hello' } };
+    const edited = {
+      toolCallId,
+      decision: 'TOOL_CALL_DECISION_ALLOW_ONCE',
+      editedArgs: { path: 'forbidden.txt', content: 'hello' },
+    };
     const error = await failure('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [edited] } });
     expect(error.code).toBe('invalid_input');
     // Errors name the tool, not the call's id.
@@ -118,15 +135,22 @@ describe.each([
     expect(error.message).not.toContain(toolCallId);
     expect(error.message).toMatch(/Denied by your (rule #1|organisation's policy, rule 'org-no-forbidden')/);
     // A per-call problem the card and the CLI can show beside the call.
-    expect(error.details).toMatchObject({ problems: [{ toolCallId, deniedBy: { source: { kind }, reason: expect.stringMatching(words) } }] });
+    expect(error.details).toMatchObject({
+      problems: [{ toolCallId, deniedBy: { source: { kind }, reason: expect.stringMatching(words) } }],
+    });
     await now().conversations.settled(chatId);
     expect(written('forbidden.txt')).toBe(false);
     expect(await waiting(chatId)).toHaveLength(1);
     expect(await auditOf(chatId)).toEqual([]);
-    expect((await ok<{ messages: ChatMessage[] }>('chat.messages', { chatId })).messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(
+      (await ok<{ messages: ChatMessage[] }>('chat.messages', { chatId })).messages.map((message) => message.role),
+    ).toEqual(['user', 'assistant']);
 
     // The same call may still be allowed as the model asked.
-    await ok('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] } });
+    await ok('chat.send', {
+      chatId,
+      message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] },
+    });
     expect(await now().conversations.settled(chatId)).toMatchObject({ status: 'idle' });
     expect(written('harmless.txt')).toBe(true);
     expect(written('forbidden.txt')).toBe(false);
@@ -146,11 +170,18 @@ describe('a deny rule added while a call waited', () => {
     const toolCallId = pending?.request.toolCallId as string;
     await ok('policy.update', { rules: { add: [USER_RULE] } });
 
-    await ok('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] } });
+    await ok('chat.send', {
+      chatId,
+      message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] },
+    });
     expect(await now().conversations.settled(chatId)).toMatchObject({ status: 'idle' });
     expect(written('forbidden.txt')).toBe(false);
     expect(await calls(chatId)).toMatchObject([
-      { toolCallId, status: 'denied', decision: { outcome: 'deny', actor: 'policy', reason: expect.stringMatching(/^Denied by your rule #1: /) } },
+      {
+        toolCallId,
+        status: 'denied',
+        decision: { outcome: 'deny', actor: 'policy', reason: expect.stringMatching(/^Denied by your rule #1: /) },
+      },
     ]);
     const entries = await auditOf(chatId);
     // The grant "Allow for this chat" made is a policy row, committed with the decision (docs/user/audit-log.md).
@@ -180,7 +211,16 @@ describe('a deny rule added while a call waited', () => {
     });
     await ok('chat.send', {
       chatId,
-      message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', editedArgs: { path: 'forbidden.txt', content: 'x' } }] },
+      message: {
+        role: 'approval',
+        toolCallApprovals: [
+          {
+            toolCallId,
+            decision: 'TOOL_CALL_DECISION_ALLOW_ONCE',
+            editedArgs: { path: 'forbidden.txt', content: 'x' },
+          },
+        ],
+      },
     });
     stopRunning();
     expect(await now().conversations.settled(chatId)).toMatchObject({ status: 'idle' });

@@ -54,12 +54,27 @@ describe('dispatcher', () => {
     expect(expectOk(await dispatch('chat.list', {}))).toEqual({ chats: [created] });
     expect(expectOk(await dispatch('chat.get', { id: created.id }))).toEqual(created);
     expect(expectOk(await dispatch('chat.delete', { id: created.id }))).toEqual({ id: created.id });
-    expect(expectOk(await dispatch('app.info', undefined))).toMatchObject({ name: 'AI Workbench', host: 'browser', version: '1.2.3', dataDir: dir });
+    expect(expectOk(await dispatch('app.info', undefined))).toMatchObject({
+      name: 'AI Workbench',
+      host: 'browser',
+      version: '1.2.3',
+      dataDir: dir,
+    });
     expect(onInternalError).not.toHaveBeenCalled();
   });
 
   it('answers unknown_method for a name outside the contract, whatever its type', async () => {
-    for (const method of ['chat.explode', 'constructor', '__proto__', 'toString', '', 42, null, undefined, { method: 'chat.list' }]) {
+    for (const method of [
+      'chat.explode',
+      'constructor',
+      '__proto__',
+      'toString',
+      '',
+      42,
+      null,
+      undefined,
+      { method: 'chat.list' },
+    ]) {
       const error = expectError(await dispatch(method, {}));
       expect(error.code).toBe('unknown_method');
     }
@@ -133,7 +148,11 @@ describe('dispatcher', () => {
   it('passes a service not_found through as data', async () => {
     const id = '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1';
     for (const method of ['chat.get', 'chat.delete'] as const) {
-      expect(expectError(await dispatch(method, { id }))).toEqual({ code: 'not_found', message: `No chat has the id ${id}.`, details: { id } });
+      expect(expectError(await dispatch(method, { id }))).toEqual({
+        code: 'not_found',
+        message: `No chat has the id ${id}.`,
+        details: { id },
+      });
     }
     expect(expectError(await dispatch('chat.rename', { id, title: 'x' })).code).toBe('not_found');
     expect(onInternalError).not.toHaveBeenCalled();
@@ -141,7 +160,12 @@ describe('dispatcher', () => {
 
   it('turns a plain Error thrown by a handler into internal, and reports it', async () => {
     const boom = new Error('disk on fire');
-    const handlers: MethodHandlers = { ...createHandlers(services), 'chat.list': () => { throw boom; } };
+    const handlers: MethodHandlers = {
+      ...createHandlers(services),
+      'chat.list': () => {
+        throw boom;
+      },
+    };
     const reported = vi.fn();
     const error = expectError(await createDispatcher(handlers, reported)('chat.list', undefined));
     expect(error).toEqual({ code: 'internal', message: 'chat.list failed: disk on fire' });
@@ -158,8 +182,14 @@ describe('dispatcher', () => {
       },
     };
     const failing = createDispatcher(handlers, reported);
-    expect(expectError(await failing('chat.list', undefined))).toEqual({ code: 'internal', message: 'chat.list failed: async failure' });
-    expect(expectError(await failing('app.info', undefined))).toEqual({ code: 'internal', message: 'app.info failed: a string' });
+    expect(expectError(await failing('chat.list', undefined))).toEqual({
+      code: 'internal',
+      message: 'chat.list failed: async failure',
+    });
+    expect(expectError(await failing('app.info', undefined))).toEqual({
+      code: 'internal',
+      message: 'app.info failed: a string',
+    });
     expect(reported).toHaveBeenCalledTimes(2);
   });
 
@@ -185,8 +215,13 @@ describe('dispatcher', () => {
       ...createHandlers(services),
       'chat.get': () => ({ id: 'not-a-uuid', title: 7 }),
     } as unknown as MethodHandlers;
-    const error = expectError(await createDispatcher(handlers, reported)('chat.get', { id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1' }));
-    expect(error).toEqual({ code: 'internal', message: 'chat.get produced a result that does not match the contract.' });
+    const error = expectError(
+      await createDispatcher(handlers, reported)('chat.get', { id: '6d3c3c9e-3f0b-4d39-9df5-0cb1a0b1e1a1' }),
+    );
+    expect(error).toEqual({
+      code: 'internal',
+      message: 'chat.get produced a result that does not match the contract.',
+    });
     expect(reported).toHaveBeenCalledOnce();
     expect(reported.mock.calls[0]?.[1]).toBe('chat.get');
   });
@@ -216,7 +251,19 @@ const nastyString = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)), maxLength: 10 }),
   fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), maxLength: 4 }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
-  fc.constantFrom('', ' ', '\u0000', '\u2028', '\u202e', '\ufeff', "'; DROP TABLE chats; --", '__proto__', 'constructor', '%s%n', '../../etc/passwd'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\u2028',
+    '\u202e',
+    '\ufeff',
+    "'; DROP TABLE chats; --",
+    '__proto__',
+    'constructor',
+    '%s%n',
+    '../../etc/passwd',
+  ),
 );
 
 /** Rare, big: up to about a megabyte. */
@@ -255,10 +302,12 @@ function payloadFor(validIds: fc.Arbitrary<string>): fc.Arbitrary<unknown> {
     fc.dictionary(nastyString, anyValue, { maxKeys: 5 }),
     // the shape of a real input, with any field missing, wrong or extra
     fc.record({ id: field, title: field }, { requiredKeys: [] }),
-    fc.tuple(fc.record({ id: field, title: field }), fc.dictionary(nastyString, anyValue, { minKeys: 1, maxKeys: 2 })).map(([shaped, extra]) => ({
-      ...shaped,
-      ...extra,
-    })),
+    fc
+      .tuple(fc.record({ id: field, title: field }), fc.dictionary(nastyString, anyValue, { minKeys: 1, maxKeys: 2 }))
+      .map(([shaped, extra]) => ({
+        ...shaped,
+        ...extra,
+      })),
     nastyString,
     hugeString,
     fc.constantFrom(undefined, null, {}, [], 0, -1, Number.NaN, true, Symbol('s'), () => 'function'),
@@ -275,7 +324,8 @@ function inputFields(method: MethodName): string[] {
 describe('property: every contract method fed random and malformed payloads', () => {
   it('never crashes, answers invalid_input naming the field, and leaves a sound database', async () => {
     const known: string[] = [];
-    for (let index = 0; index < 3; index++) known.push((expectOk(await dispatch('chat.create', { title: `seed ${index}` })) as Chat).id);
+    for (let index = 0; index < 3; index++)
+      known.push((expectOk(await dispatch('chat.create', { title: `seed ${index}` })) as Chat).id);
     const validIds = fc.constantFrom(...known);
     const answered = new Map<MethodName, Set<string>>(methodNames.map((method) => [method, new Set<string>()]));
 
@@ -334,13 +384,22 @@ describe('property: every contract method fed random and malformed payloads', ()
 
   it('a payload with one field of the wrong type or value is refused, naming that field', async () => {
     const id = (expectOk(await dispatch('chat.create', { title: 'x' })) as Chat).id;
-    const wrongType = fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.object({ maxDepth: 1 }));
+    const wrongType = fc.oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 2 }),
+      fc.object({ maxDepth: 1 }),
+    );
     const badTitle = fc.oneof(
       wrongType,
       fc.constantFrom('', '   ', 'a\nb', 'tab\tinside', '\u0000', 'x'.repeat(201), '\udfff'),
       fc.string({ minLength: 201, maxLength: 400 }).filter((title) => title.trim().length > 200),
     );
-    const badId = fc.oneof(wrongType, nastyString.filter((text) => !/^[0-9a-f-]{36}$/i.test(text)));
+    const badId = fc.oneof(
+      wrongType,
+      nastyString.filter((text) => !/^[0-9a-f-]{36}$/i.test(text)),
+    );
     const cases = fc.oneof(
       badTitle.map((title) => ({ method: 'chat.rename' as const, input: { id, title }, field: 'title' })),
       badTitle.map((title) => ({ method: 'chat.create' as const, input: { title }, field: 'title' })),

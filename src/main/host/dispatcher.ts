@@ -17,7 +17,10 @@ export type MethodHandlers = {
 /** Validates a call against the contract, runs its handler and answers with an envelope. Never throws. */
 export type Dispatch = (method: unknown, input: unknown) => Promise<Envelope>;
 
-export function createDispatcher(handlers: MethodHandlers, onInternalError: (error: unknown, method: string) => void): Dispatch {
+export function createDispatcher(
+  handlers: MethodHandlers,
+  onInternalError: (error: unknown, method: string) => void,
+): Dispatch {
   return async (method, input) => {
     if (!isMethodName(method)) {
       return failure({ code: 'unknown_method', message: `Unknown method ${describe(method)}.` });
@@ -37,7 +40,10 @@ export function createDispatcher(handlers: MethodHandlers, onInternalError: (err
     } catch (error) {
       if (error instanceof WorkbenchError) return failure(error.toData());
       onInternalError(error, method);
-      return failure({ code: 'internal', message: `${method} failed: ${error instanceof Error ? error.message : String(error)}` });
+      return failure({
+        code: 'internal',
+        message: `${method} failed: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   };
 }

@@ -40,9 +40,14 @@ beforeEach(async () => {
   services.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
   services.providers.update({ id: 'fake', defaultModel: 'fake-large' });
   services.mcpServers.add(SERVER, { package: '@modelcontextprotocol/server-everything' });
-  services.approvals.policy.update({ tools: { [SERVER]: { 'trigger-elicitation-request': 'auto-approve', 'trigger-url-elicitation': 'auto-approve' } } });
+  services.approvals.policy.update({
+    tools: { [SERVER]: { 'trigger-elicitation-request': 'auto-approve', 'trigger-url-elicitation': 'auto-approve' } },
+  });
   services.mcp.start();
-  await until(() => services.mcp.tools(SERVER).some((tool) => tool.name === 'trigger-url-elicitation'), 'server-everything offers trigger-url-elicitation');
+  await until(
+    () => services.mcp.tools(SERVER).some((tool) => tool.name === 'trigger-url-elicitation'),
+    'server-everything offers trigger-url-elicitation',
+  );
 }, 60_000);
 afterEach(async () => {
   await services.conversations.dispose();
@@ -67,12 +72,17 @@ function chatOnFake(): string {
 async function callTool(chatId: string, tool: string, args: Record<string, unknown>): Promise<void> {
   const providerName = services.mcp.tools(SERVER).find((item) => item.name === tool)?.providerName as string;
   chatTurns.push({ kind: 'reply', toolCalls: [{ name: providerName, argumentChunks: [JSON.stringify(args)] }] });
-  expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: `call ${tool}` } })).toMatchObject({ ok: true });
+  expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: `call ${tool}` } })).toMatchObject({
+    ok: true,
+  });
 }
 
 async function waiting(predicate: (request: ServerRequestView) => boolean = () => true): Promise<ServerRequestView> {
   let found: ServerRequestView | undefined;
-  await until(() => (found = services.conversations.serverRequests().find(predicate)) !== undefined, 'a server request waits');
+  await until(
+    () => (found = services.conversations.serverRequests().find(predicate)) !== undefined,
+    'a server request waits',
+  );
   return found as ServerRequestView;
 }
 
@@ -114,24 +124,56 @@ describe('elicitation (server-everything)', () => {
     const chatId = chatOnFake();
     await callTool(chatId, 'trigger-elicitation-request', {});
     const request = await waiting();
-    expect(request).toMatchObject({ kind: 'elicitation', mode: 'form', serverName: SERVER, chatId, message: 'Please provide inputs for the following fields:' });
-    const schema = (request as Extract<ServerRequestView, { mode: 'form' }>).requestedSchema as { properties: Record<string, unknown>; required: string[] };
+    expect(request).toMatchObject({
+      kind: 'elicitation',
+      mode: 'form',
+      serverName: SERVER,
+      chatId,
+      message: 'Please provide inputs for the following fields:',
+    });
+    const schema = (request as Extract<ServerRequestView, { mode: 'form' }>).requestedSchema as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
     expect(schema.required).toEqual(['name']);
     expect(Object.keys(schema.properties)).toContain('email');
 
-    const bad = await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: { ...VALID, email: 'not an email', integer: 500 } } });
-    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(/email must match format "email".*integer must be <= 100|integer must be <= 100.*email/) } });
-    const missing = await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: { check: true } } });
+    const bad = await dispatch('serverRequests.decide', {
+      id: request.id,
+      decision: { action: 'accept', content: { ...VALID, email: 'not an email', integer: 500 } },
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_input',
+        message: expect.stringMatching(
+          /email must match format "email".*integer must be <= 100|integer must be <= 100.*email/,
+        ),
+      },
+    });
+    const missing = await dispatch('serverRequests.decide', {
+      id: request.id,
+      decision: { action: 'accept', content: { check: true } },
+    });
     expect(missing).toMatchObject({ ok: false, error: { message: expect.stringContaining('name is required') } });
     // Still waiting: a refused answer changes nothing and writes no row.
     expect(services.conversations.serverRequests(chatId)).toHaveLength(1);
     expect(elicitationRows()).toEqual([]);
 
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: VALID } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: VALID } }),
+    ).toMatchObject({ ok: true });
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('User provided the requested information');
     expect(toolResultText(chatId)).toContain('Name: Ada Lovelace');
-    expect(elicitationRows()).toMatchObject([{ toolName: 'elicitation/create', decision: 'allow_once', actor: 'user', editedArgs: { name: 'Ada Lovelace', email: 'ada@example.com' } }]);
+    expect(elicitationRows()).toMatchObject([
+      {
+        toolName: 'elicitation/create',
+        decision: 'allow_once',
+        actor: 'user',
+        editedArgs: { name: 'Ada Lovelace', email: 'ada@example.com' },
+      },
+    ]);
   }, 60_000);
 
   it('form: Decline and Cancel go back as the spec names them', async () => {
@@ -148,7 +190,9 @@ describe('elicitation (server-everything)', () => {
   }, 60_000);
 
   it('a deny rule on the server declines an elicitation unseen', async () => {
-    services.approvals.policy.update({ rules: { add: [{ id: 'no-forms', effect: 'deny', server: SERVER, tool: 'elicitation' }] } });
+    services.approvals.policy.update({
+      rules: { add: [{ id: 'no-forms', effect: 'deny', server: SERVER, tool: 'elicitation' }] },
+    });
     const chatId = chatOnFake();
     await callTool(chatId, 'trigger-elicitation-request', {});
     await services.conversations.settled(chatId);
@@ -163,7 +207,9 @@ describe('elicitation (server-everything)', () => {
     await callTool(chatId, 'trigger-url-elicitation', { url, message: 'Sign in to Example' });
     const request = await waiting();
     expect(request).toMatchObject({ kind: 'elicitation', mode: 'url', url, message: 'Sign in to Example', chatId });
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: { x: 'y' } } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'accept', content: { x: 'y' } } }),
+    ).toMatchObject({ ok: true });
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('User completed the URL elicitation flow');
     expect(elicitationRows()).toMatchObject([{ decision: 'allow_once', args: { url } }]);
@@ -195,24 +241,38 @@ describe('elicitation (server-everything)', () => {
     ]);
   }, 60_000);
 
-  it('-32042: a deny rule added while the page card waits stops the retried call at the server\'s door, and the audit names the rule', async () => {
+  it("-32042: a deny rule added while the page card waits stops the retried call at the server's door, and the audit names the rule", async () => {
     const chatId = chatOnFake();
     const url = 'https://example.com/needs-consent';
     await callTool(chatId, 'trigger-url-elicitation', { url, errorPath: true });
     const prerequisite = await waiting();
     // Another window (or the CLI) adds a deny rule while the card waits.
     services.approvals.policy.update({
-      rules: { add: [{ id: 'no-consent-pages', effect: 'deny', server: SERVER, tool: 'trigger-url-elicitation', args: [{ pointer: '/url', match: 'glob', value: 'https://example.com/**' }] }] },
+      rules: {
+        add: [
+          {
+            id: 'no-consent-pages',
+            effect: 'deny',
+            server: SERVER,
+            tool: 'trigger-url-elicitation',
+            args: [{ pointer: '/url', match: 'glob', value: 'https://example.com/**' }],
+          },
+        ],
+      },
     });
     await dispatch('serverRequests.decide', { id: prerequisite.id, decision: { action: 'accept' } });
     const record = (): { status: string; error?: string } | undefined => {
       for (const message of services.conversations.messages(chatId).messages as ChatMessage[]) {
-        if (message.role === 'assistant') for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) return call;
+        if (message.role === 'assistant')
+          for (const turn of message.reply.turns) for (const call of turn.toolCalls ?? []) return call;
       }
       return undefined;
     };
     // The retried call reaching the server would show as the server's own page request (its second elicitation).
-    await until(() => services.conversations.serverRequests().length > 0 || record()?.status === 'denied', 'the retried call is stopped or reaches the server');
+    await until(
+      () => services.conversations.serverRequests().length > 0 || record()?.status === 'denied',
+      'the retried call is stopped or reaches the server',
+    );
     expect(services.conversations.serverRequests()).toEqual([]);
     await services.conversations.settled(chatId);
     expect(record()).toMatchObject({ status: 'denied', error: expect.stringContaining('Denied by your rule #1') });
@@ -227,13 +287,23 @@ describe('elicitation (server-everything)', () => {
 
   it('URL: a page that is not an http(s) address is declined unseen, and the audit says why', async () => {
     const chatId = chatOnFake();
-    for (const url of ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>']) {
+    for (const url of [
+      'javascript:alert(document.cookie)',
+      'file:///etc/passwd',
+      'vscode://evil/cmd',
+      'data:text/html,<script>1</script>',
+    ]) {
       await callTool(chatId, 'trigger-url-elicitation', { url, message: 'Open me' });
       await services.conversations.settled(chatId);
       expect(services.conversations.serverRequests()).toEqual([]);
     }
     expect(elicitationRows().map((row) => [row.args, row.decision, row.actor, row.decidedBy])).toEqual(
-      ['javascript:alert(document.cookie)', 'file:///etc/passwd', 'vscode://evil/cmd', 'data:text/html,<script>1</script>'].map((url) => [
+      [
+        'javascript:alert(document.cookie)',
+        'file:///etc/passwd',
+        'vscode://evil/cmd',
+        'data:text/html,<script>1</script>',
+      ].map((url) => [
         { message: 'Open me', url },
         'auto_deny',
         'policy',

@@ -35,7 +35,10 @@ export function createHandlers(services: Services): MethodHandlers {
     'policy.explain': (input) => services.approvals.gate.explain(input),
     'grants.list': (input) => ({ grants: services.approvals.chats.grants(input?.chatId) }),
     'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
-    'approvals.pending': ({ chatId }) => ({ approvals: chatId === undefined ? services.approvals.pending.allWaiting() : services.approvals.chats.pending(chatId) }),
+    'approvals.pending': ({ chatId }) => ({
+      approvals:
+        chatId === undefined ? services.approvals.pending.allWaiting() : services.approvals.chats.pending(chatId),
+    }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.rememberOptions': (input) => services.approvals.chats.rememberOptions(input),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
@@ -54,12 +57,19 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
     'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
-    'mcp.subscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
-    'mcp.unsubscribeResource': ({ name, uri }) => services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, false),
-    'mcp.prompts': ({ name }) => services.mcp.prompts(name === undefined ? undefined : services.mcpServers.get(name).name),
-    'mcp.getPrompt': ({ name, prompt, arguments: args }) => services.mcp.getPrompt(services.mcpServers.get(name).name, prompt, args),
-    'mcp.complete': ({ name, prompt, argument, value, context }) => services.mcp.completePromptArgument(services.mcpServers.get(name).name, prompt, argument, value, context),
-    'mcp.tools': (input) => ({ tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name) }),
+    'mcp.subscribeResource': ({ name, uri }) =>
+      services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
+    'mcp.unsubscribeResource': ({ name, uri }) =>
+      services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, false),
+    'mcp.prompts': ({ name }) =>
+      services.mcp.prompts(name === undefined ? undefined : services.mcpServers.get(name).name),
+    'mcp.getPrompt': ({ name, prompt, arguments: args }) =>
+      services.mcp.getPrompt(services.mcpServers.get(name).name, prompt, args),
+    'mcp.complete': ({ name, prompt, argument, value, context }) =>
+      services.mcp.completePromptArgument(services.mcpServers.get(name).name, prompt, argument, value, context),
+    'mcp.tools': (input) => ({
+      tools: services.mcp.tools(input?.name === undefined ? undefined : services.mcpServers.get(input.name).name),
+    }),
     'mcp.importPreview': ({ source }) => services.mcpServers.previewImport(source),
     'mcp.import': ({ source, only }) => services.mcpServers.import(source, only),
     'mcp.signIn': ({ name }) => services.mcp.signIn(services.mcpServers.get(name).name),
@@ -82,7 +92,9 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>
-      services.auditExports.export(request, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
+      services.auditExports.export(request, (done, total) =>
+        services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+      ),
     'audit.verify': (request) =>
       services.audit.verify({
         anchor: request?.anchor,
@@ -90,7 +102,9 @@ export function createHandlers(services: Services): MethodHandlers {
         onProgress: (done, total) => services.events.emit('audit.onDidProgress', { operation: 'verify', done, total }),
       }),
     'audit.exportPrepare': ({ format }) =>
-      services.auditDownloads.prepare(format, (done, total) => services.events.emit('audit.onDidProgress', { operation: 'export', done, total })),
+      services.auditDownloads.prepare(format, (done, total) =>
+        services.events.emit('audit.onDidProgress', { operation: 'export', done, total }),
+      ),
     'audit.exportRead': ({ exportId, offset }) => services.auditDownloads.read(exportId, offset),
     'audit.shippingStatus': () => services.auditShipping.status(),
     'audit.shippingSinks': () => services.shippingSettings.list(),
@@ -98,7 +112,8 @@ export function createHandlers(services: Services): MethodHandlers {
     'audit.removeShippingSink': ({ id }) => services.shippingSettings.remove(id),
     'audit.checkpoints': () => services.checkpointer.view(),
     'audit.setCheckpoints': (change) => services.checkpointer.update(change),
-    'audit.verifyAgainst': ({ path, checkpointPublicKey }) => services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
+    'audit.verifyAgainst': ({ path, checkpointPublicKey }) =>
+      services.auditReceived.verifyAgainst(path, { checkpointKey: checkpointKeyOf(checkpointPublicKey) }),
     'audit.stats': (query) => services.auditInsights.stats(query),
     'audit.suggestions': (input) => services.auditInsights.suggestions(input?.days),
     'audit.acceptSuggestion': ({ id, days }) => services.auditInsights.accept(id, days),
@@ -111,6 +126,9 @@ function checkpointKeyOf(pem: string | undefined): KeyObject | undefined {
   try {
     return publicKeyFrom(pem);
   } catch (error) {
-    throw new WorkbenchError('invalid_input', `The checkpoint public key cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new WorkbenchError(
+      'invalid_input',
+      `The checkpoint public key cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

@@ -12,7 +12,10 @@ interface FakeEvent {
 type Listener = (event: FakeEvent, ...args: unknown[]) => Promise<Envelope>;
 
 /** Behaves like ipcMain.handle: one handler per channel, a second registration is an error. */
-function fakeIpcMain(): IpcMainLike<FakeEvent> & { handlers: Map<string, Listener>; invoke(channel: string, event: FakeEvent, input: unknown): Promise<Envelope> } {
+function fakeIpcMain(): IpcMainLike<FakeEvent> & {
+  handlers: Map<string, Listener>;
+  invoke(channel: string, event: FakeEvent, input: unknown): Promise<Envelope>;
+} {
   const handlers = new Map<string, Listener>();
   return {
     handlers,
@@ -50,7 +53,10 @@ describe('registerIpcHandlers', () => {
     for (const method of methodNames) {
       const event = { senderUrl: 'https://evil.example/' };
       const envelope = await ipc.invoke(callChannel(method), event, { id: 'x' });
-      expect(envelope).toEqual({ ok: false, error: { code: 'unauthorized', message: expect.stringContaining(method) } });
+      expect(envelope).toEqual({
+        ok: false,
+        error: { code: 'unauthorized', message: expect.stringContaining(method) },
+      });
       expect(isTrusted).toHaveBeenLastCalledWith(event);
     }
     expect(dispatch).not.toHaveBeenCalled();
@@ -83,7 +89,9 @@ describe('registerIpcHandlers', () => {
     const removeHandler = vi.spyOn(ipc, 'removeHandler');
     dispose();
     expect(ipc.handlers.size).toBe(0);
-    expect(removeHandler.mock.calls.map(([channel]) => channel).sort()).toEqual(methodNames.map((method) => callChannel(method)).sort());
+    expect(removeHandler.mock.calls.map(([channel]) => channel).sort()).toEqual(
+      methodNames.map((method) => callChannel(method)).sort(),
+    );
     expect(() => registerIpcHandlers(ipc, vi.fn<Dispatch>(), trusted)).not.toThrow();
     expect(ipc.handlers.size).toBe(methodNames.length);
   });

@@ -21,7 +21,10 @@ export function registerIpcHandlers<Event>(
   for (const method of methodNames) {
     ipc.handle(callChannel(method), async (event, input) => {
       if (!isTrustedSender(event)) {
-        return { ok: false, error: { code: 'unauthorized', message: `${method} was called from a page that is not AI Workbench.` } };
+        return {
+          ok: false,
+          error: { code: 'unauthorized', message: `${method} was called from a page that is not AI Workbench.` },
+        };
       }
       return dispatch(method, input);
     });

@@ -5,7 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { browserCommand, openInDefaultBrowser, openThroughRedirectPage, redirectPageHtml, REDIRECT_FOLDER_NAME, writeRedirectPage } from './open-url';
+import {
+  browserCommand,
+  openInDefaultBrowser,
+  openThroughRedirectPage,
+  redirectPageHtml,
+  REDIRECT_FOLDER_NAME,
+  writeRedirectPage,
+} from './open-url';
 import { titleUnless } from '../testing/skip-reason';
 
 const windows = process.platform === 'win32';
@@ -24,7 +31,10 @@ afterEach(() => {
 });
 
 /** A spawn that records the command line instead of running anything. */
-function fakeSpawn(): { spawn: (file: string, args: readonly string[], options: SpawnOptions) => ChildProcess; calls: { file: string; args: readonly string[] }[] } {
+function fakeSpawn(): {
+  spawn: (file: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+  calls: { file: string; args: readonly string[] }[];
+} {
   const calls: { file: string; args: readonly string[] }[] = [];
   return {
     calls,
@@ -54,43 +64,58 @@ describe('opening browser mode in the default browser', () => {
     const { spawn, calls } = fakeSpawn();
     expect(openInDefaultBrowser('file:///x.html', { platform: 'linux', env: {}, spawn })).toBe(false);
     expect(calls).toHaveLength(0);
-    expect(browserCommand('file:///x.html', 'linux', { WAYLAND_DISPLAY: 'wayland-0' })).toEqual({ file: 'xdg-open', args: ['file:///x.html'] });
+    expect(browserCommand('file:///x.html', 'linux', { WAYLAND_DISPLAY: 'wayland-0' })).toEqual({
+      file: 'xdg-open',
+      args: ['file:///x.html'],
+    });
   });
 
   it.skipIf(windows)(
-    titleUnless('writes the page 0600 in a 0700 folder of the data folder, whatever the umask, and removes it', windows, 'Windows has no POSIX file modes'), () => {
-    const dataDir = tempDataDir();
-    const previous = process.umask(0o000);
-    let page;
-    try {
-      page = writeRedirectPage(dataDir, URL_WITH_TOKEN, 4242);
-    } finally {
-      process.umask(previous);
-    }
-    expect(page.file).toBe(path.join(dataDir, REDIRECT_FOLDER_NAME, 'browser-4242.html'));
-    expect(fileURLToPath(page.fileUrl)).toBe(page.file);
-    expect(fs.statSync(page.file).mode & 0o777).toBe(0o600);
-    expect(fs.statSync(path.dirname(page.file)).mode & 0o777).toBe(0o700);
-    expect(fs.readFileSync(page.file, 'utf8')).toBe(redirectPageHtml(URL_WITH_TOKEN));
-    page.remove();
-    page.remove();
-    expect(fs.existsSync(page.file)).toBe(false);
-  });
+    titleUnless(
+      'writes the page 0600 in a 0700 folder of the data folder, whatever the umask, and removes it',
+      windows,
+      'Windows has no POSIX file modes',
+    ),
+    () => {
+      const dataDir = tempDataDir();
+      const previous = process.umask(0o000);
+      let page;
+      try {
+        page = writeRedirectPage(dataDir, URL_WITH_TOKEN, 4242);
+      } finally {
+        process.umask(previous);
+      }
+      expect(page.file).toBe(path.join(dataDir, REDIRECT_FOLDER_NAME, 'browser-4242.html'));
+      expect(fileURLToPath(page.fileUrl)).toBe(page.file);
+      expect(fs.statSync(page.file).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(path.dirname(page.file)).mode & 0o777).toBe(0o700);
+      expect(fs.readFileSync(page.file, 'utf8')).toBe(redirectPageHtml(URL_WITH_TOKEN));
+      page.remove();
+      page.remove();
+      expect(fs.existsSync(page.file)).toBe(false);
+    },
+  );
 
   it.skipIf(windows)(
-    titleUnless('tightens a looser folder it finds, and never writes through a link left where the page goes', windows, 'Windows has no POSIX file modes'), () => {
-    const dataDir = tempDataDir();
-    const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
-    fs.mkdirSync(folder, { mode: 0o755 });
-    fs.chmodSync(folder, 0o755);
-    const elsewhere = path.join(dataDir, 'elsewhere.txt');
-    fs.writeFileSync(elsewhere, 'untouched');
-    fs.symlinkSync(elsewhere, path.join(folder, 'browser-7.html'));
-    const page = writeRedirectPage(dataDir, URL_WITH_TOKEN, 7);
-    expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
-    expect(fs.lstatSync(page.file).isSymbolicLink()).toBe(false);
-    expect(fs.readFileSync(elsewhere, 'utf8')).toBe('untouched');
-  });
+    titleUnless(
+      'tightens a looser folder it finds, and never writes through a link left where the page goes',
+      windows,
+      'Windows has no POSIX file modes',
+    ),
+    () => {
+      const dataDir = tempDataDir();
+      const folder = path.join(dataDir, REDIRECT_FOLDER_NAME);
+      fs.mkdirSync(folder, { mode: 0o755 });
+      fs.chmodSync(folder, 0o755);
+      const elsewhere = path.join(dataDir, 'elsewhere.txt');
+      fs.writeFileSync(elsewhere, 'untouched');
+      fs.symlinkSync(elsewhere, path.join(folder, 'browser-7.html'));
+      const page = writeRedirectPage(dataDir, URL_WITH_TOKEN, 7);
+      expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
+      expect(fs.lstatSync(page.file).isSymbolicLink()).toBe(false);
+      expect(fs.readFileSync(elsewhere, 'utf8')).toBe('untouched');
+    },
+  );
 
   it('redirects by meta refresh and by script to exactly the address, escaped for HTML and JS', () => {
     const html = redirectPageHtml(URL_WITH_TOKEN);
@@ -111,10 +136,13 @@ describe('opening an OAuth sign-in page', () => {
   it('puts only a one-time owner-only page on the command line, never the authorize URL, its state, challenge or port', () => {
     const dataDir = tempDataDir();
     const { spawn, calls } = fakeSpawn();
-    expect(openThroughRedirectPage(dataDir, AUTHORIZE_URL, { platform: 'linux', env: { DISPLAY: ':0' }, spawn })).toBe(true);
+    expect(openThroughRedirectPage(dataDir, AUTHORIZE_URL, { platform: 'linux', env: { DISPLAY: ':0' }, spawn })).toBe(
+      true,
+    );
     expect(calls).toHaveLength(1);
     const argv = [calls[0]?.file, ...(calls[0]?.args ?? [])].join(' ');
-    for (const secret of ['SiGnInStAtE0123456789', 'Q2hhbGxlbmdlQ2hhbGxlbmdl', '40061', 'wb-client', 'login.example']) expect(argv).not.toContain(secret);
+    for (const secret of ['SiGnInStAtE0123456789', 'Q2hhbGxlbmdlQ2hhbGxlbmdl', '40061', 'wb-client', 'login.example'])
+      expect(argv).not.toContain(secret);
     const fileUrl = calls[0]?.args.at(-1) as string;
     expect(fileUrl).toMatch(/^file:\/\//);
     const file = fileURLToPath(fileUrl);

@@ -80,7 +80,10 @@ export interface OpenOptions {
  * person's default browser, when this machine has a desktop to show one. Returns false (and does nothing)
  * where there is none, such as a server or CI.
  */
-export function openInDefaultBrowser(target: string, { platform = process.platform, env = process.env, spawn = spawnProcess }: OpenOptions = {}): boolean {
+export function openInDefaultBrowser(
+  target: string,
+  { platform = process.platform, env = process.env, spawn = spawnProcess }: OpenOptions = {},
+): boolean {
   const command = browserCommand(target, platform, env);
   if (!command) return false;
   try {
@@ -104,7 +107,11 @@ export const SIGN_IN_PAGE_KEEP_MS = 120_000;
  * cannot read the file (docs/user/mcp-oauth.md#signing-in). The page is removed after `keepMs` or at exit.
  * False (and nothing written) where there is no desktop to show it.
  */
-export function openThroughRedirectPage(dataDir: string, url: string, { keepMs = SIGN_IN_PAGE_KEEP_MS, ...options }: OpenOptions & { keepMs?: number } = {}): boolean {
+export function openThroughRedirectPage(
+  dataDir: string,
+  url: string,
+  { keepMs = SIGN_IN_PAGE_KEEP_MS, ...options }: OpenOptions & { keepMs?: number } = {},
+): boolean {
   if (!browserCommand('file:///', options.platform ?? process.platform, options.env ?? process.env)) return false;
   const page = writeRedirectPage(dataDir, url, `sign-in-${randomBytes(12).toString('hex')}`);
   if (!openInDefaultBrowser(page.fileUrl, options)) {

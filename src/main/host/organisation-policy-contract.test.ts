@@ -58,7 +58,12 @@ async function start(settings?: unknown): Promise<Services> {
     fs.mkdirSync(path.join(home(), 'data'), { recursive: true });
     fs.writeFileSync(settingsFile(), JSON.stringify(settings));
   }
-  const started = createServices({ dataDir: path.join(home(), 'data'), host: 'browser', version: '0', managedPolicyFile });
+  const started = createServices({
+    dataDir: path.join(home(), 'data'),
+    host: 'browser',
+    version: '0',
+    managedPolicyFile,
+  });
   services = started;
   onInternalError = vi.fn<(error: unknown, method: string) => void>();
   dispatch = createDispatcher(createHandlers(started), onInternalError);
@@ -82,15 +87,27 @@ async function failure(method: string, input?: unknown): Promise<WorkbenchErrorD
   if (envelope.ok) throw new Error(`${method} answered ${JSON.stringify(envelope.value)}`);
   return envelope.error;
 }
-const explain = (tool: string, chatId?: string): Promise<PolicyExplanation> => ok('policy.explain', { server: 'Files', tool, args: { path: 'a.txt', content: 'x' }, ...(chatId ? { chatId } : {}) });
-const policyRows = async (): Promise<AuditEntry[]> => (await ok<{ entries: AuditEntry[] }>('audit.query', { kind: 'policy' })).entries;
+const explain = (tool: string, chatId?: string): Promise<PolicyExplanation> =>
+  ok('policy.explain', { server: 'Files', tool, args: { path: 'a.txt', content: 'x' }, ...(chatId ? { chatId } : {}) });
+const policyRows = async (): Promise<AuditEntry[]> =>
+  (await ok<{ entries: AuditEntry[] }>('audit.query', { kind: 'policy' })).entries;
 
 describe("the organisation's defaults and locks", () => {
   it('are in force and shown: locked values over the person, defaults where the person set nothing', async () => {
     await start();
     const view = await ok<PolicyView>('policy.get');
-    expect(view.policy).toMatchObject({ mode: 'ask', timeoutSeconds: 600, servers: { Files: { autoApprove: false } }, tools: { Files: { write_file: 'always-ask' } }, rules: [{ id: 'list-ok' }] });
-    expect(view.managed).toMatchObject({ source: 'env', locked: ORGANISATION.locked, defaulted: ['timeoutSeconds', 'rules'] });
+    expect(view.policy).toMatchObject({
+      mode: 'ask',
+      timeoutSeconds: 600,
+      servers: { Files: { autoApprove: false } },
+      tools: { Files: { write_file: 'always-ask' } },
+      rules: [{ id: 'list-ok' }],
+    });
+    expect(view.managed).toMatchObject({
+      source: 'env',
+      locked: ORGANISATION.locked,
+      defaulted: ['timeoutSeconds', 'rules'],
+    });
     expect((await explain('list_directory')).source).toMatchObject({ kind: 'allow-rule', ruleId: 'list-ok' });
     expect((await explain('edit_file')).reason).toMatch(/^Asked because of your organisation's rule 'ask-edits'/);
     // Locked sinks ship whatever the person's settings say (and even when the file says enabled: false).
@@ -111,9 +128,13 @@ describe("the organisation's defaults and locks", () => {
     ]) {
       const error = await failure('policy.update', change);
       expect(error.code, JSON.stringify(change)).toBe('locked');
-      expect(error.message).toMatch(/^Set by your organisation: .* cannot be changed \(.*managed\.json\)\. The approval policy was not changed\.$/);
+      expect(error.message).toMatch(
+        /^Set by your organisation: .* cannot be changed \(.*managed\.json\)\. The approval policy was not changed\.$/,
+      );
     }
-    expect(fs.existsSync(settingsFile()) && 'approvals' in (JSON.parse(fs.readFileSync(settingsFile(), 'utf8')) as object)).toBe(false);
+    expect(
+      fs.existsSync(settingsFile()) && 'approvals' in (JSON.parse(fs.readFileSync(settingsFile(), 'utf8')) as object),
+    ).toBe(false);
     expect(await policyRows()).toHaveLength(1); // the organisation's file, first seen
     // The same value as the lock, and the organisation's defaults, may be set.
     await ok('policy.update', { mode: 'ask', timeoutSeconds: 30 });
@@ -123,16 +144,33 @@ describe("the organisation's defaults and locks", () => {
   });
 
   it('holds against settings.json edited by hand, before the start and while the app runs', async () => {
-    await start({ version: 2, approvals: { mode: 'never-ask', tools: { Files: { write_file: 'auto-approve' } }, servers: { Files: { autoApprove: true } } } });
-    expect((await ok<PolicyView>('policy.get')).policy).toMatchObject({ mode: 'ask', tools: { Files: { write_file: 'always-ask' } }, servers: { Files: { autoApprove: false } } });
+    await start({
+      version: 2,
+      approvals: {
+        mode: 'never-ask',
+        tools: { Files: { write_file: 'auto-approve' } },
+        servers: { Files: { autoApprove: true } },
+      },
+    });
+    expect((await ok<PolicyView>('policy.get')).policy).toMatchObject({
+      mode: 'ask',
+      tools: { Files: { write_file: 'always-ask' } },
+      servers: { Files: { autoApprove: false } },
+    });
     expect((await explain('write_file')).outcome).toBe('ask');
     expect((await explain('read_file')).outcome).toBe('ask');
     // Edited while it runs, then picked up by the next change (which re-reads the file): the locks still lie over it.
     const edited = JSON.parse(fs.readFileSync(settingsFile(), 'utf8')) as { approvals: Record<string, unknown> };
-    edited.approvals = { mode: 'never-ask', tools: { Files: { write_file: 'auto-approve', read_file: 'auto-approve' } } };
+    edited.approvals = {
+      mode: 'never-ask',
+      tools: { Files: { write_file: 'auto-approve', read_file: 'auto-approve' } },
+    };
     fs.writeFileSync(settingsFile(), JSON.stringify(edited));
     await ok('policy.update', { timeoutSeconds: 10 });
-    expect((await ok<PolicyView>('policy.get')).policy).toMatchObject({ mode: 'ask', tools: { Files: { write_file: 'always-ask', read_file: 'auto-approve' } } });
+    expect((await ok<PolicyView>('policy.get')).policy).toMatchObject({
+      mode: 'ask',
+      tools: { Files: { write_file: 'always-ask', read_file: 'auto-approve' } },
+    });
     expect((await explain('write_file')).outcome).toBe('ask');
     expect((await explain('read_file')).outcome).toBe('allow');
   });
@@ -141,14 +179,22 @@ describe("the organisation's defaults and locks", () => {
     const started = await start();
     const chatId = (await ok<{ id: string }>('chat.create', {})).id;
     await ok('approvals.setChatMode', { chatId, mode: 'never-ask' });
-    expect((await explain('read_file', chatId)).reason).toBe("Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored");
+    expect((await explain('read_file', chatId)).reason).toBe(
+      "Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored",
+    );
     await ok('approvals.setChatMode', { chatId, mode: 'use-tool-settings' });
 
     await ok('chat.send', { chatId, message: { role: 'user', text: 'write first.txt: one' } });
     expect(await started.conversations.settled(chatId)).toMatchObject({ status: 'waiting-approval' });
     const [first] = (await ok<{ approvals: PendingApproval[] }>('approvals.pending', { chatId })).approvals;
     expect(first?.request.decision.keepsAsking).toContain("the tool setting 'Files.write_file' is 'Always ask'");
-    await ok('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [{ toolCallId: first?.request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] } });
+    await ok('chat.send', {
+      chatId,
+      message: {
+        role: 'approval',
+        toolCallApprovals: [{ toolCallId: first?.request.toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }],
+      },
+    });
     await started.conversations.settled(chatId);
     expect(fs.existsSync(path.join(sandboxDir(path.join(home(), 'data')), 'first.txt'))).toBe(true);
 

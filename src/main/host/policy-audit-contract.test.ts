@@ -67,9 +67,22 @@ describe('policy rows in the audit log', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-policy-audit-'));
     open('browser');
     await ok('policy.update', { mode: 'never-ask', timeoutSeconds: 60 });
-    await ok('policy.update', { tools: { Files: { write_file: 'always-ask' } }, servers: { Files: { autoApprove: true } } });
     await ok('policy.update', {
-      rules: { add: [{ id: 'no-token', effect: 'deny', server: '*', tool: 'fetch', args: [{ pointer: '/url', match: 'regex', value: 'Bearer abcdefghijklmnop' }] }] },
+      tools: { Files: { write_file: 'always-ask' } },
+      servers: { Files: { autoApprove: true } },
+    });
+    await ok('policy.update', {
+      rules: {
+        add: [
+          {
+            id: 'no-token',
+            effect: 'deny',
+            server: '*',
+            tool: 'fetch',
+            args: [{ pointer: '/url', match: 'regex', value: 'Bearer abcdefghijklmnop' }],
+          },
+        ],
+      },
     });
     await ok('policy.update', { rules: { remove: ['no-token'] } });
     // A change to the value it already has changes nothing and records nothing.
@@ -78,12 +91,24 @@ describe('policy rows in the audit log', () => {
     const rows = await policyRows();
     expect(rows.map((row) => [row.kind, row.actor, row.decidedBy])).toEqual([
       ['policy', 'user', 'Approval policy: global mode: ask → never-ask; approval timeout: 300 → 60 s'],
-      ['policy', 'user', "Approval policy: server 'Files': ask → auto-approve; tool Files.write_file: inherit → always-ask"],
+      [
+        'policy',
+        'user',
+        "Approval policy: server 'Files': ask → auto-approve; tool Files.write_file: inherit → always-ask",
+      ],
       ['policy', 'user', "Approval policy: rule 'no-token' added (deny * fetch)"],
       ['policy', 'user', "Approval policy: rule 'no-token' removed (deny * fetch)"],
     ]);
-    expect(rows[0]).toMatchObject({ args: { mode: 'ask', timeoutSeconds: 300 }, editedArgs: { mode: 'never-ask', timeoutSeconds: 60 }, decision: null, toolCallId: '' });
-    expect(rows[1]).toMatchObject({ args: { 'servers/Files': null, 'tools/Files/write_file': null }, editedArgs: { 'servers/Files': { autoApprove: true }, 'tools/Files/write_file': 'always-ask' } });
+    expect(rows[0]).toMatchObject({
+      args: { mode: 'ask', timeoutSeconds: 300 },
+      editedArgs: { mode: 'never-ask', timeoutSeconds: 60 },
+      decision: null,
+      toolCallId: '',
+    });
+    expect(rows[1]).toMatchObject({
+      args: { 'servers/Files': null, 'tools/Files/write_file': null },
+      editedArgs: { 'servers/Files': { autoApprove: true }, 'tools/Files/write_file': 'always-ask' },
+    });
     // Redacted: the rule's key names a token, so its value is hidden; the hash still covers it.
     expect(rows[2]?.editedArgs).toEqual({ 'rules/no-token': '[REDACTED]' });
     expect(rows[2]?.editedArgsHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
@@ -103,7 +128,10 @@ describe('policy rows in the audit log', () => {
     await started.conversations.settled(chatId);
     const [pending] = (await ok<{ approvals: PendingApproval[] }>('approvals.pending', { chatId })).approvals;
     const toolCallId = pending?.request.toolCallId as string;
-    await ok('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] } });
+    await ok('chat.send', {
+      chatId,
+      message: { role: 'approval', toolCallApprovals: [{ toolCallId, decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' }] },
+    });
     await started.conversations.settled(chatId);
     await ok('grants.revoke', { chatId, server: 'Files', tool: 'write_file' });
 
@@ -114,9 +142,14 @@ describe('policy rows in the audit log', () => {
       ['cli', chatId, 'Files', 'write_file', 'Allowed Files.write_file for this chat'],
       ['cli', chatId, 'Files', 'write_file', 'Revoked "Allow for this chat" of Files.write_file'],
     ]);
-    expect(rows[2]).toMatchObject({ args: { grant: null }, editedArgs: { grant: { grantedAt: expect.any(String) } }, definitionHash: pending?.request.definitionHash });
+    expect(rows[2]).toMatchObject({
+      args: { grant: null },
+      editedArgs: { grant: { grantedAt: expect.any(String) } },
+      definitionHash: pending?.request.definitionHash,
+    });
     // The grant's row commits with the decision row, right after it in the chain.
-    const decision = (await ok<{ entries: AuditEntry[] }>('audit.query', { chatId, kind: 'decision' })).entries[0] as AuditEntry;
+    const decision = (await ok<{ entries: AuditEntry[] }>('audit.query', { chatId, kind: 'decision' }))
+      .entries[0] as AuditEntry;
     expect(decision.decision).toBe('allow_session');
     expect(rows[2]?.sequence).toBe(decision.sequence + 1);
   });
@@ -141,7 +174,10 @@ describe('policy rows in the audit log', () => {
     await stop();
     open('browser', file);
     await stop();
-    fs.writeFileSync(file, JSON.stringify({ disallowNeverAsk: true, rules: [{ id: 'no-rm', server: '*', tool: 'rm' }] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ disallowNeverAsk: true, rules: [{ id: 'no-rm', server: '*', tool: 'rm' }] }),
+    );
     open('browser', file);
     await stop();
     open('browser', null);
@@ -150,11 +186,19 @@ describe('policy rows in the audit log', () => {
     const rows = await policyRows();
     expect(rows.map((row) => [row.actor, row.decidedBy])).toEqual([
       // The file's path is text like any other: redacted where it looks like a token (a random temporary folder may).
-      ['managed', expect.stringMatching(/^Organisation policy .* first seen: rule 'no-rm' added \(deny \* rm\); disallowNeverAsk: not set → false/)],
+      [
+        'managed',
+        expect.stringMatching(
+          /^Organisation policy .* first seen: rule 'no-rm' added \(deny \* rm\); disallowNeverAsk: not set → false/,
+        ),
+      ],
       ['managed', expect.stringMatching(/^Organisation policy .* changed: disallowNeverAsk: false → true$/)],
       ['managed', expect.stringMatching(/ removed: /)],
     ]);
-    expect(rows[0]?.editedArgs).toMatchObject({ source: 'env', 'rules/no-rm': { id: 'no-rm', effect: 'deny', server: '*', tool: 'rm' } });
+    expect(rows[0]?.editedArgs).toMatchObject({
+      source: 'env',
+      'rules/no-rm': { id: 'no-rm', effect: 'deny', server: '*', tool: 'rm' },
+    });
     expect(rows[2]?.editedArgs).toMatchObject({ file: null, 'rules/no-rm': null });
   });
 });

@@ -36,12 +36,22 @@ describe('providers.* over the contract', () => {
       throw error;
     });
     const outputs = [
-      await dispatch('providers.add', { kind: 'openai', label: 'Fake', apiKey: `  ${KEY}  `, baseURL: server.baseURL('openai') }),
+      await dispatch('providers.add', {
+        kind: 'openai',
+        label: 'Fake',
+        apiKey: `  ${KEY}  `,
+        baseURL: server.baseURL('openai'),
+      }),
       await dispatch('providers.list', {}),
       await dispatch('providers.update', { id: 'fake', apiKey: KEY, defaultModel: 'fake-large' }),
       await dispatch('providers.test', { id: 'fake' }),
       await dispatch('providers.models', { id: 'fake' }),
-      await dispatch('providers.add', { kind: 'gemini', label: 'Wrong', apiKey: 'sk-wrong-key-xyz', baseURL: server.baseURL('gemini') }),
+      await dispatch('providers.add', {
+        kind: 'gemini',
+        label: 'Wrong',
+        apiKey: 'sk-wrong-key-xyz',
+        baseURL: server.baseURL('gemini'),
+      }),
       await dispatch('providers.test', { id: 'wrong' }),
       await dispatch('providers.remove', { id: 'wrong' }),
     ];
@@ -59,9 +69,21 @@ describe('providers.* over the contract', () => {
 
   it('refuses an invalid input before it reaches the service', async () => {
     const dispatch = createDispatcher(createHandlers(services), () => {});
-    expect(await dispatch('providers.add', { kind: 'mistral' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await dispatch('providers.add', { kind: 'openai-compatible', baseURL: 'ftp://x' })).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringContaining('baseURL') } });
-    expect(await dispatch('providers.update', { id: 'demo', apiKey: '' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    expect(await dispatch('providers.models', { id: 'Not An Id' })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    expect(await dispatch('providers.add', { kind: 'mistral' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
+    expect(await dispatch('providers.add', { kind: 'openai-compatible', baseURL: 'ftp://x' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringContaining('baseURL') },
+    });
+    expect(await dispatch('providers.update', { id: 'demo', apiKey: '' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
+    expect(await dispatch('providers.models', { id: 'Not An Id' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
   });
 });

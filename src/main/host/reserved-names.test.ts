@@ -48,7 +48,8 @@ function failed(envelope: Envelope): WorkbenchErrorData {
 
 /** The files on disk, as they are: what a refused change must leave untouched. */
 function files(): Record<string, string | null> {
-  const read = (name: string): string | null => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : null);
+  const read = (name: string): string | null =>
+    fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : null;
   return { settings: read(SETTINGS_FILE_NAME), secrets: read(SECRETS_FILE_NAME) };
 }
 
@@ -75,11 +76,22 @@ describe('reserved names are refused, and nothing changes', () => {
 
   it.each(RESERVED_SETTING_NAMES)('mcp.add named %s, with secrets, while a server runs', async (name) => {
     services.mcp.start();
-    const list = async (): Promise<McpServerView[]> => ok<{ servers: McpServerView[] }>(await dispatch('mcp.list', undefined)).servers;
+    const list = async (): Promise<McpServerView[]> =>
+      ok<{ servers: McpServerView[] }>(await dispatch('mcp.list', undefined)).servers;
     const names = (await list()).map((server) => server.name);
     const before = files();
-    const error = failed(await dispatch('mcp.add', wire(`{"name": "${name}", "server": {"command": "sh", "args": ["-c", "echo owned"], "env": {"TOKEN": "secret-4711"}}}`)));
-    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining(`"${name}" cannot be used as a name`) });
+    const error = failed(
+      await dispatch(
+        'mcp.add',
+        wire(
+          `{"name": "${name}", "server": {"command": "sh", "args": ["-c", "echo owned"], "env": {"TOKEN": "secret-4711"}}}`,
+        ),
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining(`"${name}" cannot be used as a name`),
+    });
     expect(files()).toEqual(before);
     expect((await list()).map((server) => server.name)).toEqual(names);
     expect(services.secrets.keys('')).not.toContainEqual(expect.stringContaining('secret-4711'));
@@ -88,22 +100,32 @@ describe('reserved names are refused, and nothing changes', () => {
 
   it('mcp.add with an env variable named __proto__ is refused, not dropped', async () => {
     const before = files();
-    const error = failed(await dispatch('mcp.add', wire('{"name": "Tools", "server": {"command": "sh", "env": {"__proto__": "x"}}}')));
+    const error = failed(
+      await dispatch('mcp.add', wire('{"name": "Tools", "server": {"command": "sh", "env": {"__proto__": "x"}}}')),
+    );
     // The server's shape is a union, whose message is zod's general one; the name check itself is the same as above.
-    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('Invalid input for mcp.add: server') });
+    expect(error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('Invalid input for mcp.add: server'),
+    });
     expect(files()).toEqual(before);
   });
 
   it('the service refuses the name too, before it writes a secret (callers other than the contract)', () => {
     const before = files();
-    expect(() => services.mcpServers.add('__proto__', { command: 'sh', env: { TOKEN: 'secret-4711' } })).toThrow(/"__proto__" cannot be used as a name/);
+    expect(() => services.mcpServers.add('__proto__', { command: 'sh', env: { TOKEN: 'secret-4711' } })).toThrow(
+      /"__proto__" cannot be used as a name/,
+    );
     expect(files()).toEqual(before);
     expect(services.secrets.keys('')).toEqual(expect.not.arrayContaining([expect.stringContaining('__proto__')]));
   });
 
   it('an import skips a server named __proto__ (with the reason) and imports the rest', async () => {
-    const text = '{"mcpServers": {"__proto__": {"command": "sh"}, "constructor": {"command": "sh"}, "Good": {"command": "node", "env": {"__proto__": "x"}}, "Fine": {"command": "node"}}}';
-    const preview = ok<McpImportPreview>(await dispatch('mcp.importPreview', { source: { fileName: 'claude_desktop_config.json', text } }));
+    const text =
+      '{"mcpServers": {"__proto__": {"command": "sh"}, "constructor": {"command": "sh"}, "Good": {"command": "node", "env": {"__proto__": "x"}}, "Fine": {"command": "node"}}}';
+    const preview = ok<McpImportPreview>(
+      await dispatch('mcp.importPreview', { source: { fileName: 'claude_desktop_config.json', text } }),
+    );
     expect(preview.add.map((item) => item.name)).toEqual(['Fine']);
     expect(preview.skip).toEqual([
       { name: '__proto__', reason: expect.stringContaining('"__proto__" cannot be used as a name') },
@@ -113,9 +135,24 @@ describe('reserved names are refused, and nothing changes', () => {
   });
 
   it('providers: an id named constructor is refused; a label that would make it gets another id', async () => {
-    const error = failed(await dispatch('providers.add', { kind: 'openai-compatible', id: 'constructor', baseURL: 'http://127.0.0.1:1/v1' }));
-    expect(error).toMatchObject({ code: 'invalid_input', message: expect.stringContaining('"constructor" cannot be used as a name') });
-    const added = ok<{ id: string }>(await dispatch('providers.add', { kind: 'openai-compatible', label: 'Constructor', baseURL: 'http://127.0.0.1:1/v1' }));
+    const error = failed(
+      await dispatch('providers.add', {
+        kind: 'openai-compatible',
+        id: 'constructor',
+        baseURL: 'http://127.0.0.1:1/v1',
+      }),
+    );
+    expect(error).toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('"constructor" cannot be used as a name'),
+    });
+    const added = ok<{ id: string }>(
+      await dispatch('providers.add', {
+        kind: 'openai-compatible',
+        label: 'Constructor',
+        baseURL: 'http://127.0.0.1:1/v1',
+      }),
+    );
     expect(added.id).toBe('constructor-2');
   });
 });

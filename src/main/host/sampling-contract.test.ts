@@ -7,7 +7,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AuditEntry } from '../../shared/audit';
 import type { ChatMessage } from '../../shared/messages';
 import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-request-views';
-import { startFakeLlmServer, type FakeLlmServer, type FakeTurn, type RecordedRequest } from '../llm/testing/fake-llm-server';
+import {
+  startFakeLlmServer,
+  type FakeLlmServer,
+  type FakeTurn,
+  type RecordedRequest,
+} from '../llm/testing/fake-llm-server';
 import { createServices, type Services } from '../services';
 import { createDispatcher } from './dispatcher';
 import { createHandlers } from './handlers';
@@ -51,7 +56,10 @@ beforeEach(async () => {
   services.mcpServers.add(SERVER, { package: '@modelcontextprotocol/server-everything' });
   services.approvals.policy.update({ tools: { [SERVER]: { [TOOL]: 'auto-approve' } } });
   services.mcp.start();
-  await until(() => services.mcp.tools(SERVER).some((tool) => tool.name === TOOL), 'server-everything offers trigger-sampling-request');
+  await until(
+    () => services.mcp.tools(SERVER).some((tool) => tool.name === TOOL),
+    'server-everything offers trigger-sampling-request',
+  );
 }, 60_000);
 afterEach(async () => {
   await services.conversations.dispose();
@@ -75,13 +83,21 @@ function chatOnFake(): string {
 /** The model calls the sampling tool with `prompt`; the exchange starts. */
 async function askTool(chatId: string, prompt: string, maxTokens = 50): Promise<void> {
   const providerName = services.mcp.tools(SERVER).find((tool) => tool.name === TOOL)?.providerName as string;
-  chatTurns.push({ kind: 'reply', toolCalls: [{ name: providerName, argumentChunks: [JSON.stringify({ prompt, maxTokens })] }] });
-  expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: `sample ${prompt}` } })).toMatchObject({ ok: true });
+  chatTurns.push({
+    kind: 'reply',
+    toolCalls: [{ name: providerName, argumentChunks: [JSON.stringify({ prompt, maxTokens })] }],
+  });
+  expect(await dispatch('chat.send', { chatId, message: { role: 'user', text: `sample ${prompt}` } })).toMatchObject({
+    ok: true,
+  });
 }
 
 async function waiting(predicate: (request: ServerRequestView) => boolean = () => true): Promise<ServerRequestView> {
   let found: ServerRequestView | undefined;
-  await until(() => (found = services.conversations.serverRequests().find(predicate)) !== undefined, 'a server request waits');
+  await until(
+    () => (found = services.conversations.serverRequests().find(predicate)) !== undefined,
+    'a server request waits',
+  );
   return found as ServerRequestView;
 }
 
@@ -109,7 +125,9 @@ function samplingGenerations(): RecordedRequest[] {
 
 describe('sampling under approval (server-everything trigger-sampling-request)', () => {
   it('advertises sampling: the conditional tool is offered', () => {
-    expect(services.mcp.tools(SERVER).map((tool) => tool.name)).toEqual(expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request', 'trigger-url-elicitation']));
+    expect(services.mcp.tools(SERVER).map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['trigger-sampling-request', 'trigger-elicitation-request', 'trigger-url-elicitation']),
+    );
   });
 
   it('asks in the chat, sends the edited request to the chat model, shows the answer, returns the edited answer; both decisions audited', async () => {
@@ -131,22 +149,40 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     });
     // Nothing reached the model before the decision.
     expect(samplingGenerations().length).toBe(before);
-    expect(await dispatch('serverRequests.list', { chatId })).toMatchObject({ ok: true, value: { requests: [{ id: request.id }] } });
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'send' } })).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    expect(await dispatch('serverRequests.list', { chatId })).toMatchObject({
+      ok: true,
+      value: { requests: [{ id: request.id }] },
+    });
+    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'send' } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input' },
+    });
     expect(
-      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'allow-once', messages: ['Edited: say hi'], systemPrompt: 'Be terse.' } }),
+      await dispatch('serverRequests.decide', {
+        id: request.id,
+        decision: { action: 'allow-once', messages: ['Edited: say hi'], systemPrompt: 'Be terse.' },
+      }),
     ).toMatchObject({ ok: true });
 
     const answer = await waiting((view) => view.kind === 'sampling' && view.stage === 'answer');
-    expect(answer).toMatchObject({ id: request.id, answer: { text: 'The model says hi.', model: 'fake-large', outputTokens: 7 } });
-    const sent = samplingGenerations().at(-1)?.body as { messages: { role: string; content: unknown }[]; max_tokens?: number; max_completion_tokens?: number };
+    expect(answer).toMatchObject({
+      id: request.id,
+      answer: { text: 'The model says hi.', model: 'fake-large', outputTokens: 7 },
+    });
+    const sent = samplingGenerations().at(-1)?.body as {
+      messages: { role: string; content: unknown }[];
+      max_tokens?: number;
+      max_completion_tokens?: number;
+    };
     expect(JSON.stringify(sent.messages)).toContain('Edited: say hi');
     expect(JSON.stringify(sent.messages)).toContain('Be terse.');
     expect(JSON.stringify(sent.messages)).not.toContain('hello');
     // The server has no answer yet: the tool call still runs.
     expect(toolResultText(chatId)).not.toContain('The model says hi');
 
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'send', text: 'Edited answer.' } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'send', text: 'Edited answer.' } }),
+    ).toMatchObject({ ok: true });
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('Edited answer.');
     expect(toolResultText(chatId)).not.toContain('The model says hi');
@@ -156,7 +192,12 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
       ['sampling/createMessage', 'allow_once', 'user'],
       ['sampling/answer', 'allow_once', 'user'],
     ]);
-    expect(rows[0]).toMatchObject({ chatId, serverName: SERVER, toolCallId: request.id, editedArgs: { messages: [{ text: 'Edited: say hi' }], systemPrompt: 'Be terse.' } });
+    expect(rows[0]).toMatchObject({
+      chatId,
+      serverName: SERVER,
+      toolCallId: request.id,
+      editedArgs: { messages: [{ text: 'Edited: say hi' }], systemPrompt: 'Be terse.' },
+    });
     expect(rows[1]).toMatchObject({ args: { text: 'The model says hi.' }, editedArgs: { text: 'Edited answer.' } });
     expect((await services.audit.verify()).ok).toBe(true);
   }, 60_000);
@@ -166,7 +207,9 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     const before = samplingGenerations().length;
     await askTool(chatId, 'secret plans');
     const request = await waiting();
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'deny', reason: 'not now' } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'deny', reason: 'not now' } }),
+    ).toMatchObject({ ok: true });
     await services.conversations.settled(chatId);
     expect(samplingGenerations().length).toBe(before);
     expect(toolResultText(chatId)).toMatch(/denied this sampling request: not now/);
@@ -175,15 +218,22 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
   }, 60_000);
 
   it("the tool call's timeout stands still while the person decides: a 1 s call timeout, each stage decided after 1.5 s, and the call ends with the answer", async () => {
-    expect(await dispatch('mcp.edit', { name: SERVER, callTimeoutMs: 1000 })).toMatchObject({ ok: true, value: { callTimeoutMs: 1000 } });
+    expect(await dispatch('mcp.edit', { name: SERVER, callTimeoutMs: 1000 })).toMatchObject({
+      ok: true,
+      value: { callTimeoutMs: 1000 },
+    });
     const chatId = chatOnFake();
     await askTool(chatId, 'take your time');
     const request = await waiting();
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'allow-once' } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: request.id, decision: { action: 'allow-once' } }),
+    ).toMatchObject({ ok: true });
     const answer = await waiting((view) => view.kind === 'sampling' && view.stage === 'answer');
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await dispatch('serverRequests.decide', { id: answer.id, decision: { action: 'send', text: 'Slow and sure.' } })).toMatchObject({ ok: true });
+    expect(
+      await dispatch('serverRequests.decide', { id: answer.id, decision: { action: 'send', text: 'Slow and sure.' } }),
+    ).toMatchObject({ ok: true });
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('Slow and sure.');
     expect(toolResultText(chatId)).not.toContain('did not finish');
@@ -201,7 +251,11 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     await askTool(chatId, 'two');
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('The model says hi.');
-    expect(samplingRows().slice(2).map((row) => [row.toolName, row.decision, row.actor])).toEqual([
+    expect(
+      samplingRows()
+        .slice(2)
+        .map((row) => [row.toolName, row.decision, row.actor]),
+    ).toEqual([
       ['sampling/createMessage', 'session_grant', 'policy'],
       ['sampling/answer', 'auto_allow', 'policy'],
     ]);
@@ -217,23 +271,40 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
   it('the server setting "deny" and a deny rule on the server refuse unseen; "allow" answers without asking', async () => {
     const chatId = chatOnFake();
     const before = samplingGenerations().length;
-    services.approvals.policy.update({ servers: { [SERVER]: { sampling: 'allow' } }, rules: { add: [{ id: 'no-sampling', effect: 'deny', server: SERVER, tool: 'sampling' }] } });
+    services.approvals.policy.update({
+      servers: { [SERVER]: { sampling: 'allow' } },
+      rules: { add: [{ id: 'no-sampling', effect: 'deny', server: SERVER, tool: 'sampling' }] },
+    });
     await askTool(chatId, 'rule');
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toMatch(/Sampling refused by AI Workbench/);
-    expect(samplingRows().at(-1)).toMatchObject({ decision: 'auto_deny', actor: 'policy', decidedBy: 'Denied by your rule #1: Everything sampling' });
+    expect(samplingRows().at(-1)).toMatchObject({
+      decision: 'auto_deny',
+      actor: 'policy',
+      decidedBy: 'Denied by your rule #1: Everything sampling',
+    });
 
-    services.approvals.policy.update({ servers: { [SERVER]: { sampling: 'deny' } }, rules: { remove: ['no-sampling'] } });
+    services.approvals.policy.update({
+      servers: { [SERVER]: { sampling: 'deny' } },
+      rules: { remove: ['no-sampling'] },
+    });
     await askTool(chatId, 'setting');
     await services.conversations.settled(chatId);
-    expect(samplingRows().at(-1)).toMatchObject({ decision: 'auto_deny', decidedBy: `server setting '${SERVER}': sampling deny` });
+    expect(samplingRows().at(-1)).toMatchObject({
+      decision: 'auto_deny',
+      decidedBy: `server setting '${SERVER}': sampling deny`,
+    });
     expect(samplingGenerations().length).toBe(before);
 
     services.approvals.policy.update({ servers: { [SERVER]: { sampling: 'allow' } } });
     await askTool(chatId, 'allowed');
     await services.conversations.settled(chatId);
     expect(samplingGenerations().length).toBe(before + 1);
-    expect(samplingRows().slice(-2).map((row) => row.decision)).toEqual(['auto_allow', 'auto_allow']);
+    expect(
+      samplingRows()
+        .slice(-2)
+        .map((row) => row.decision),
+    ).toEqual(['auto_allow', 'auto_allow']);
     expect(changes).toEqual([]);
   }, 90_000);
 
@@ -242,7 +313,11 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     services.approvals.policy.update({ servers: { [SERVER]: { sampling: 'allow', samplingTokenBudget: 60 } } });
     sampled = (request) => {
       const body = request.body as { max_tokens?: number; max_completion_tokens?: number };
-      return { kind: 'reply', text: ['ok'], usage: { input: 5, output: body.max_completion_tokens ?? body.max_tokens ?? 0 } };
+      return {
+        kind: 'reply',
+        text: ['ok'],
+        usage: { input: 5, output: body.max_completion_tokens ?? body.max_tokens ?? 0 },
+      };
     };
     const limits = (): (number | undefined)[] =>
       samplingGenerations().map((request) => {
@@ -257,7 +332,10 @@ describe('sampling under approval (server-everything trigger-sampling-request)',
     await askTool(chatId, 'c', 50);
     await services.conversations.settled(chatId);
     expect(limits().slice(before)).toEqual([50, 10]);
-    expect(samplingRows().at(-1)).toMatchObject({ decision: 'auto_deny', decidedBy: expect.stringContaining('token budget spent') });
+    expect(samplingRows().at(-1)).toMatchObject({
+      decision: 'auto_deny',
+      decidedBy: expect.stringContaining('token budget spent'),
+    });
     // Another chat has its own budget.
     const other = chatOnFake();
     await askTool(other, 'd', 50);

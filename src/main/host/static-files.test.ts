@@ -23,16 +23,27 @@ const text = (file: { body: Buffer } | null): string | null => file?.body.toStri
 describe('the renderer folder, served', () => {
   it('gives app routes the page shell, never cached; a hashed asset may be cached; another file is served as it is', async () => {
     const files = createStaticFiles(root);
-    for (const route of ['/', '/settings', '/chat/abc']) expect(await files.read(route)).toMatchObject({ contentType: 'text/html; charset=utf-8', immutable: false });
+    for (const route of ['/', '/settings', '/chat/abc'])
+      expect(await files.read(route)).toMatchObject({ contentType: 'text/html; charset=utf-8', immutable: false });
     expect(text(await files.read('/'))).toBe('<!doctype html>shell');
-    expect(await files.read('/assets/index-abc.js')).toMatchObject({ contentType: 'text/javascript; charset=utf-8', immutable: true });
+    expect(await files.read('/assets/index-abc.js')).toMatchObject({
+      contentType: 'text/javascript; charset=utf-8',
+      immutable: true,
+    });
     expect(await files.read('/favicon.svg')).toMatchObject({ contentType: 'image/svg+xml', immutable: false });
   });
 
   it('refuses what escapes the folder, a NUL, a bad escape and what does not exist', async () => {
     const files = createStaticFiles(root);
     const secret = `/../${path.basename(root)}-secret.txt`;
-    for (const urlPath of [secret, `/assets/..%2F..%2F${path.basename(root)}-secret.txt`, '/assets/a%00.js', '/%E0%A4%A', '/assets/missing.js', '/missing.css']) {
+    for (const urlPath of [
+      secret,
+      `/assets/..%2F..%2F${path.basename(root)}-secret.txt`,
+      '/assets/a%00.js',
+      '/%E0%A4%A',
+      '/assets/missing.js',
+      '/missing.css',
+    ]) {
       expect(await files.read(urlPath), urlPath).toBeNull();
     }
   });

@@ -65,13 +65,17 @@ export function createStaticFiles(root: string): StaticFiles {
       const isRoute = relative === '' || relative === '.' || path.posix.extname(relative) === '';
       const target = path.resolve(base, isRoute ? 'index.html' : relative);
       if (target !== base && !target.startsWith(base + path.sep)) return Promise.resolve(null);
-      if (!isRoute && relative.startsWith(`${ASSETS}/`) && path.dirname(target) === path.join(base, ASSETS)) return readAsset(relative);
+      if (!isRoute && relative.startsWith(`${ASSETS}/`) && path.dirname(target) === path.join(base, ASSETS))
+        return readAsset(relative);
       return readFileAt(target, { immutable: false, shell: isRoute });
     },
   };
 }
 
-async function readFileAt(target: string, { immutable, shell }: Pick<StaticFile, 'immutable' | 'shell'>): Promise<StaticFile | null> {
+async function readFileAt(
+  target: string,
+  { immutable, shell }: Pick<StaticFile, 'immutable' | 'shell'>,
+): Promise<StaticFile | null> {
   try {
     const body = await fs.readFile(target);
     const contentType = MIME_TYPES[path.extname(target).toLowerCase()] ?? 'application/octet-stream';

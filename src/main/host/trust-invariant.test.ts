@@ -22,7 +22,12 @@ import type { PolicyExplanation } from '../../shared/approval';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
 import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
-import { invariantCommands, managedPolicyArb, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
+import {
+  invariantCommands,
+  managedPolicyArb,
+  newInvariantModel,
+  type InvariantWorld,
+} from './testing/invariant-commands';
 import {
   createHarness,
   emptyTally,
@@ -74,12 +79,21 @@ describe('the catalogue of the invariant test', () => {
     const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
     try {
       for (const rule of RULES) {
-        const view = await harness.ok('policy.update', { rules: { remove: harness.userRules().map((old) => old.id), add: [ruleDraft(rule.key, 'deny', `${rule.key}--1`)] } });
+        const view = await harness.ok('policy.update', {
+          rules: {
+            remove: harness.userRules().map((old) => old.id),
+            add: [ruleDraft(rule.key, 'deny', `${rule.key}--1`)],
+          },
+        });
         harness.noteView(view);
         for (const tool of TOOLS) {
           for (const value of tool.field === 'path' ? PATHS : COMMANDS) {
             const args = { [tool.field]: value, nonce: 'n' };
-            const explained: PolicyExplanation = await harness.ok('policy.explain', { server: tool.serverName, tool: tool.name, args });
+            const explained: PolicyExplanation = await harness.ok('policy.explain', {
+              server: tool.serverName,
+              tool: tool.name,
+              args,
+            });
             expect({ rule: rule.key, tool: tool.name, value, denied: explained.outcome === 'deny' }).toEqual({
               rule: rule.key,
               tool: tool.name,
@@ -96,63 +110,78 @@ describe('the catalogue of the invariant test', () => {
 });
 
 describe('the trust invariant', () => {
-  it(`holds over ${RUNS} random sequences of up to ${STEPS} steps (seed ${SEED})`, { timeout: Math.max(120_000, RUNS * 2_000) }, async () => {
-    const tally = emptyTally();
-    let sequences = 0;
-    let failingLog: string[] = [];
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    try {
-      await fc.assert(
-        fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
-          sequences += 1;
-          const harness: Harness = await createHarness({ servers, fake, managed, tally, template, runDueTimers: () => vi.advanceTimersByTime(0) });
-          const world: InvariantWorld = {
-            harness,
-            model,
-            checks: newCheckState(),
-            advanceTime: async (ms) => {
-              await vi.advanceTimersByTimeAsync(ms);
-            },
-            nextRuleId: 1,
-          };
-          try {
-            await checkInvariants(harness, world.checks);
-            await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
-          } catch (error) {
-            // While shrinking, the last sequence that failed is the smallest counterexample so far.
-            failingLog = harness.log;
-            throw error;
-          } finally {
-            if (process.env['INVARIANT_DEBUG']) console.log(harness.log.join('\n'));
-            await harness.dispose();
-          }
-        }),
-        { seed: SEED, numRuns: RUNS, endOnFailure: process.env['INVARIANT_SHRINK'] !== '1' },
+  it(
+    `holds over ${RUNS} random sequences of up to ${STEPS} steps (seed ${SEED})`,
+    { timeout: Math.max(120_000, RUNS * 2_000) },
+    async () => {
+      const tally = emptyTally();
+      let sequences = 0;
+      let failingLog: string[] = [];
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+      try {
+        await fc.assert(
+          fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
+            sequences += 1;
+            const harness: Harness = await createHarness({
+              servers,
+              fake,
+              managed,
+              tally,
+              template,
+              runDueTimers: () => vi.advanceTimersByTime(0),
+            });
+            const world: InvariantWorld = {
+              harness,
+              model,
+              checks: newCheckState(),
+              advanceTime: async (ms) => {
+                await vi.advanceTimersByTimeAsync(ms);
+              },
+              nextRuleId: 1,
+            };
+            try {
+              await checkInvariants(harness, world.checks);
+              await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
+            } catch (error) {
+              // While shrinking, the last sequence that failed is the smallest counterexample so far.
+              failingLog = harness.log;
+              throw error;
+            } finally {
+              if (process.env['INVARIANT_DEBUG']) console.log(harness.log.join('\n'));
+              await harness.dispose();
+            }
+          }),
+          { seed: SEED, numRuns: RUNS, endOnFailure: process.env['INVARIANT_SHRINK'] !== '1' },
+        );
+      } catch (error) {
+        console.error(
+          `trust invariant: failed after ${sequences} sequences (seed ${SEED}); the smallest failing sequence did:\n  ${failingLog.join('\n  ')}`,
+        );
+        throw error;
+      } finally {
+        vi.useRealTimers();
+      }
+      console.log(
+        `trust invariant: ${sequences} sequences, seed ${SEED}, up to ${STEPS} steps each; ${JSON.stringify(tally)}`,
       );
-    } catch (error) {
-      console.error(`trust invariant: failed after ${sequences} sequences (seed ${SEED}); the smallest failing sequence did:\n  ${failingLog.join('\n  ')}`);
-      throw error;
-    } finally {
-      vi.useRealTimers();
-    }
-    console.log(`trust invariant: ${sequences} sequences, seed ${SEED}, up to ${STEPS} steps each; ${JSON.stringify(tally)}`);
-    // A run that exercised nothing proves nothing.
-    expect(tally.runs).toBeGreaterThan(0);
-    expect(tally.approvalsApplied).toBeGreaterThan(0);
-    expect(tally.approvalsRefused).toBeGreaterThan(0);
-    expect(tally.editsApplied).toBeGreaterThan(0);
-    expect(tally.remembered).toBeGreaterThan(0);
-    expect(tally.restarts).toBeGreaterThan(0);
-    expect(tally.sentWithCachedTools).toBeGreaterThan(0);
-    expect(tally.timeouts).toBeGreaterThan(0);
-    expect(tally.samplingRequests).toBeGreaterThan(0);
-    expect(tally.samplingAnswers).toBeGreaterThan(0);
-    expect(tally.serverRequestDecisions).toBeGreaterThan(0);
-    expect(tally.elicitationAnswers).toBeGreaterThan(0);
-    expect(tally.elicitationsAccepted).toBeGreaterThan(0);
-    // Calls sent again below the coordinator: after a -32042 page, and servers reconnecting on their own.
-    expect(tally.pagesRequired).toBeGreaterThan(0);
-    expect(tally.sentAgainAfterPage).toBeGreaterThan(0);
-    expect(tally.reconnects).toBeGreaterThan(0);
-  });
+      // A run that exercised nothing proves nothing.
+      expect(tally.runs).toBeGreaterThan(0);
+      expect(tally.approvalsApplied).toBeGreaterThan(0);
+      expect(tally.approvalsRefused).toBeGreaterThan(0);
+      expect(tally.editsApplied).toBeGreaterThan(0);
+      expect(tally.remembered).toBeGreaterThan(0);
+      expect(tally.restarts).toBeGreaterThan(0);
+      expect(tally.sentWithCachedTools).toBeGreaterThan(0);
+      expect(tally.timeouts).toBeGreaterThan(0);
+      expect(tally.samplingRequests).toBeGreaterThan(0);
+      expect(tally.samplingAnswers).toBeGreaterThan(0);
+      expect(tally.serverRequestDecisions).toBeGreaterThan(0);
+      expect(tally.elicitationAnswers).toBeGreaterThan(0);
+      expect(tally.elicitationsAccepted).toBeGreaterThan(0);
+      // Calls sent again below the coordinator: after a -32042 page, and servers reconnecting on their own.
+      expect(tally.pagesRequired).toBeGreaterThan(0);
+      expect(tally.sentAgainAfterPage).toBeGreaterThan(0);
+      expect(tally.reconnects).toBeGreaterThan(0);
+    },
+  );
 });

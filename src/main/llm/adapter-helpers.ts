@@ -27,13 +27,24 @@ export function mergeToolBatches(messages: readonly ConversationMessage[]): Conv
   const out: ConversationMessage[] = [];
   for (const message of messages) {
     const last = out.at(-1);
-    if (message.role === 'tool' && last?.role === 'tool') out[out.length - 1] = { role: 'tool', results: [...last.results, ...message.results] };
+    if (message.role === 'tool' && last?.role === 'tool')
+      out[out.length - 1] = { role: 'tool', results: [...last.results, ...message.results] };
     else out.push(message);
   }
   return out;
 }
 
 /** A model list entry without the fields the provider left empty. */
-export function modelInfo(id: string, label?: string | null, contextWindow?: number | null, maxOutputTokens?: number | null): ModelInfo {
-  return { id, ...(label ? { label } : {}), ...(contextWindow ? { contextWindow } : {}), ...(maxOutputTokens ? { maxOutputTokens } : {}) };
+export function modelInfo(
+  id: string,
+  label?: string | null,
+  contextWindow?: number | null,
+  maxOutputTokens?: number | null,
+): ModelInfo {
+  return {
+    id,
+    ...(label ? { label } : {}),
+    ...(contextWindow ? { contextWindow } : {}),
+    ...(maxOutputTokens ? { maxOutputTokens } : {}),
+  };
 }

@@ -27,7 +27,12 @@ export function toAnthropicMessages(messages: readonly ConversationMessage[]): M
         const content: ContentBlockParam[] = [
           // The API refuses empty text blocks.
           ...(message.text === '' ? [] : [{ type: 'text' as const, text: message.text }]),
-          ...message.toolCalls.map((call) => ({ type: 'tool_use' as const, id: call.id, name: call.name, input: toolArgumentsObject(call.arguments) })),
+          ...message.toolCalls.map((call) => ({
+            type: 'tool_use' as const,
+            id: call.id,
+            name: call.name,
+            input: toolArgumentsObject(call.arguments),
+          })),
         ];
         if (content.length > 0) out.push({ role: 'assistant', content });
         break;
@@ -37,7 +42,10 @@ export function toAnthropicMessages(messages: readonly ConversationMessage[]): M
           message.results.map((result) => ({
             type: 'tool_result' as const,
             tool_use_id: result.toolCallId,
-            content: result.content.length === 0 ? '(no output)' : result.content.map((part) => block(part) as Extract<UserBlock, { type: 'text' | 'image' }>),
+            content:
+              result.content.length === 0
+                ? '(no output)'
+                : result.content.map((part) => block(part) as Extract<UserBlock, { type: 'text' | 'image' }>),
             is_error: result.isError,
           })),
         );
@@ -48,7 +56,11 @@ export function toAnthropicMessages(messages: readonly ConversationMessage[]): M
 }
 
 export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
-  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: objectSchema(tool.inputSchema) as Tool.InputSchema }));
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: objectSchema(tool.inputSchema) as Tool.InputSchema,
+  }));
 }
 
 function block(part: ContentPart): UserBlock {

@@ -1,11 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
 import { modelInfo } from './adapter-helpers';
 import { toAnthropicMessages, toAnthropicTools } from './anthropic-messages';
 import type { GenerateEvent } from './conversation';
-import { failureContexts, providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
+import {
+  failureContexts,
+  providerError,
+  streamDroppedError,
+  unreachableError,
+  type FailureContext,
+} from './llm-errors';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
 import { parseToolArguments } from './tool-arguments';
@@ -56,7 +65,11 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): LlmP
   };
 }
 
-function anthropicTranslator(client: Anthropic, body: MessageCreateParamsStreaming, context: FailureContext): StreamTranslator<RawMessageStreamEvent> {
+function anthropicTranslator(
+  client: Anthropic,
+  body: MessageCreateParamsStreaming,
+  context: FailureContext,
+): StreamTranslator<RawMessageStreamEvent> {
   const toolBlocks = new Map<number, { id: string; name: string; json: string }>();
   let inputTokens = 0;
   let cachedInputTokens = 0;
@@ -92,7 +105,10 @@ function anthropicTranslator(client: Anthropic, body: MessageCreateParamsStreami
           if (block) {
             toolBlocks.delete(event.index);
             sawToolCall = true;
-            yield { type: 'tool_call', call: { id: block.id, name: block.name, arguments: parseToolArguments(block.json) } };
+            yield {
+              type: 'tool_call',
+              call: { id: block.id, name: block.name, arguments: parseToolArguments(block.json) },
+            };
           }
           break;
         }

@@ -20,7 +20,12 @@ export const ContentPartSchema = z.discriminatedUnion('type', [TextPartSchema, I
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 
 // The model's tool calls are part of the stored chat (src/shared/messages.ts), so their schemas live there.
-export { ModelToolCallSchema, ToolCallArgumentsSchema, type ModelToolCall, type ToolCallArguments } from '../../shared/messages';
+export {
+  ModelToolCallSchema,
+  ToolCallArgumentsSchema,
+  type ModelToolCall,
+  type ToolCallArguments,
+} from '../../shared/messages';
 
 /** What became of one tool call: its text and images, and whether it failed (denied, timed out, errored). */
 export const ToolResultSchema = z.object({
@@ -41,7 +46,11 @@ export const AssistantMessageSchema = z.object({
 /** The results of tool calls, in the order of the calls; consecutive `tool` messages are one batch. */
 export const ToolMessageSchema = z.object({ role: z.literal('tool'), results: z.array(ToolResultSchema).min(1) });
 
-export const ConversationMessageSchema = z.discriminatedUnion('role', [UserMessageSchema, AssistantMessageSchema, ToolMessageSchema]);
+export const ConversationMessageSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolMessageSchema,
+]);
 export type ConversationMessage = z.infer<typeof ConversationMessageSchema>;
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;

@@ -25,7 +25,13 @@ const MAX_RESULT_CHARS = 400;
 export function planDemoReply(request: GenerateRequest): DemoPlan {
   const last = request.messages.at(-1);
   if (last?.role === 'tool') return { text: summarize(request.messages), toolCalls: [] };
-  const command = last?.role === 'user' ? last.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n').trim() : '';
+  const command =
+    last?.role === 'user'
+      ? last.content
+          .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+          .join('\n')
+          .trim()
+      : '';
   return planCommand(command, request.tools);
 }
 
@@ -47,7 +53,9 @@ function planCommand(command: string, tools: readonly ToolSpec[]): DemoPlan {
   const write = /^write\s+([^:\n]+?)\s*:\s?([\s\S]*)$/i.exec(command);
   if (write) {
     const tool = findTool(tools, 'write_file');
-    return tool ? call(tool, { path: (write[1] as string).trim(), content: write[2] as string }) : missing('write', 'write_file');
+    return tool
+      ? call(tool, { path: (write[1] as string).trim(), content: write[2] as string })
+      : missing('write', 'write_file');
   }
   // The target runs up to the JSON (server names may contain spaces).
   const direct = /^\/tool\s+([^{[]+?)\s*([{[][\s\S]*)?$/.exec(command);
@@ -65,11 +73,17 @@ function planToolCommand(target: string, argsText: string, tools: readonly ToolS
     try {
       args = JSON.parse(argsText);
     } catch (error) {
-      return { text: `The arguments after \`/tool ${target}\` must be a JSON object, like \`{"path": "notes.md"}\` (${(error as Error).message}).`, toolCalls: [] };
+      return {
+        text: `The arguments after \`/tool ${target}\` must be a JSON object, like \`{"path": "notes.md"}\` (${(error as Error).message}).`,
+        toolCalls: [],
+      };
     }
   }
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return { text: `The arguments after \`/tool ${target}\` must be a JSON object, like \`{"path": "notes.md"}\`.`, toolCalls: [] };
+    return {
+      text: `The arguments after \`/tool ${target}\` must be a JSON object, like \`{"path": "notes.md"}\`.`,
+      toolCalls: [],
+    };
   }
   return call(tool, args as Record<string, unknown>);
 }
@@ -100,14 +114,18 @@ function missing(command: string, mcpName: string): DemoPlan {
 }
 
 function availableTools(tools: readonly ToolSpec[]): string {
-  if (tools.length === 0) return 'No tools are available: add an MCP server (for example the Files server) in Settings.';
+  if (tools.length === 0)
+    return 'No tools are available: add an MCP server (for example the Files server) in Settings.';
   const names = tools.slice(0, MAX_TOOLS_LISTED).map((tool) => `\`${tool.name}\``);
   const more = tools.length > MAX_TOOLS_LISTED ? ` and ${tools.length - MAX_TOOLS_LISTED} more` : '';
   return `Tools available: ${names.join(', ')}${more}.`;
 }
 
 function helpText(tools: readonly ToolSpec[], command: string): string {
-  const opening = command === '' || /^(help|\?)$/i.test(command) ? '' : `I don't understand "${command.length > 60 ? `${command.slice(0, 60)}…` : command}". `;
+  const opening =
+    command === '' || /^(help|\?)$/i.test(command)
+      ? ''
+      : `I don't understand "${command.length > 60 ? `${command.slice(0, 60)}…` : command}". `;
   return [
     `${opening}This is the Demo provider — not an AI model. It turns a few commands into real tool calls on your MCP servers, so you can try approvals without an API key:`,
     '',
@@ -129,10 +147,13 @@ function summarize(messages: readonly ConversationMessage[]): string {
   }
   const lines = results.map((result) => {
     const text = resultText(result);
-    const shown = text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (${text.length} characters in all)` : text;
+    const shown =
+      text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… (${text.length} characters in all)` : text;
     const images = result.content.filter((part) => part.type === 'image').length;
     const pictures = images > 0 ? ` (and ${images} image${images === 1 ? '' : 's'})` : '';
-    return result.isError ? `**${result.toolName}** did not succeed: ${shown}${pictures}` : `**${result.toolName}** returned${pictures}:\n\n${shown}`;
+    return result.isError
+      ? `**${result.toolName}** did not succeed: ${shown}${pictures}`
+      : `**${result.toolName}** returned${pictures}:\n\n${shown}`;
   });
   return `${lines.join('\n\n')}\n\nType \`help\` for the other commands.`;
 }

@@ -5,11 +5,30 @@ import { collect, textOf } from './testing/drive';
 import { providerToolName } from './tool-names';
 
 /** The tools of @modelcontextprotocol/server-filesystem as the loop would offer them, plus one of another server. */
-const FILE_TOOLS = ['read_file', 'read_text_file', 'write_file', 'list_directory', 'list_allowed_directories', 'directory_tree'];
+const FILE_TOOLS = [
+  'read_file',
+  'read_text_file',
+  'write_file',
+  'list_directory',
+  'list_allowed_directories',
+  'directory_tree',
+];
 const tools: ToolSpec[] = [
-  { name: providerToolName('memory', 'read_graph'), description: 'Read the knowledge graph', inputSchema: { type: 'object' } },
-  ...FILE_TOOLS.map((name) => ({ name: providerToolName('files', name), description: `The ${name} tool`, inputSchema: { type: 'object' } })),
-  { name: providerToolName('my server', 'do.it'), description: 'A tool with an awkward name', inputSchema: { type: 'object' } },
+  {
+    name: providerToolName('memory', 'read_graph'),
+    description: 'Read the knowledge graph',
+    inputSchema: { type: 'object' },
+  },
+  ...FILE_TOOLS.map((name) => ({
+    name: providerToolName('files', name),
+    description: `The ${name} tool`,
+    inputSchema: { type: 'object' },
+  })),
+  {
+    name: providerToolName('my server', 'do.it'),
+    description: 'A tool with an awkward name',
+    inputSchema: { type: 'object' },
+  },
 ];
 
 const demo = createDemoProvider({ chunkDelayMs: 0 });
@@ -18,7 +37,8 @@ function ask(text: string, toolList = tools, before: ConversationMessage[] = [])
   return { model: 'demo', tools: toolList, messages: [...before, { role: 'user', content: [{ type: 'text', text }] }] };
 }
 
-const calls = (events: readonly GenerateEvent[]): ModelToolCall[] => events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
+const calls = (events: readonly GenerateEvent[]): ModelToolCall[] =>
+  events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
 
 async function callFor(text: string, toolList = tools): Promise<{ name: string; args: unknown } | undefined> {
   const { events } = await collect(demo.generate(ask(text, toolList)));
@@ -46,7 +66,10 @@ describe('Demo provider', () => {
     const deltas = events.filter((event) => event.type === 'text');
     expect(deltas.length).toBeGreaterThan(1);
     expect(textOf(events)).toBe('Calling `files__read_text_file` with `{"path":"notes.md"}`.');
-    expect(events.at(-2)).toMatchObject({ type: 'tool_call', call: { id: expect.stringMatching(/^demo-/), name: 'files__read_text_file' } });
+    expect(events.at(-2)).toMatchObject({
+      type: 'tool_call',
+      call: { id: expect.stringMatching(/^demo-/), name: 'files__read_text_file' },
+    });
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls' });
   });
 
@@ -62,7 +85,8 @@ describe('Demo provider', () => {
     const text = textOf(events);
     expect(text).toContain('I don\'t understand "What is the weather?"');
     expect(text).toContain('not an AI model');
-    for (const command of ['`list files`', '`read NAME`', '`write NAME: TEXT`', '`/tool SERVER.TOOL']) expect(text).toContain(command);
+    for (const command of ['`list files`', '`read NAME`', '`write NAME: TEXT`', '`/tool SERVER.TOOL'])
+      expect(text).toContain(command);
     expect(text).toContain('`files__write_file`');
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
   });
@@ -71,9 +95,15 @@ describe('Demo provider', () => {
     const { events } = await collect(demo.generate(ask('read notes.md', [])));
     expect(calls(events)).toEqual([]);
     expect(textOf(events)).toContain('needs a tool called read_text_file');
-    expect(textOf((await collect(demo.generate(ask('/tool files.delete_everything {}')))).events)).toContain('No tool called `files.delete_everything`');
-    expect(textOf((await collect(demo.generate(ask('/tool files.read_file {path:')))).events)).toContain('must be a JSON object');
-    expect(textOf((await collect(demo.generate(ask('/tool files.read_file [1]')))).events)).toContain('must be a JSON object');
+    expect(textOf((await collect(demo.generate(ask('/tool files.delete_everything {}')))).events)).toContain(
+      'No tool called `files.delete_everything`',
+    );
+    expect(textOf((await collect(demo.generate(ask('/tool files.read_file {path:')))).events)).toContain(
+      'must be a JSON object',
+    );
+    expect(textOf((await collect(demo.generate(ask('/tool files.read_file [1]')))).events)).toContain(
+      'must be a JSON object',
+    );
     expect(textOf((await collect(demo.generate(ask('help', [])))).events)).toContain('No tools are available');
   });
 
@@ -84,9 +114,33 @@ describe('Demo provider', () => {
       tools,
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'list files' }] },
-        { role: 'assistant', text: 'Calling…', toolCalls: [call('1', 'files__list_directory'), call('2', 'files__write_file')] },
-        { role: 'tool', results: [{ toolCallId: '1', toolName: 'files__list_directory', content: [{ type: 'text', text: '[FILE] notes.md\n[DIR] src' }], isError: false }] },
-        { role: 'tool', results: [{ toolCallId: '2', toolName: 'files__write_file', content: [{ type: 'text', text: 'User denied tool invocation' }], isError: true }] },
+        {
+          role: 'assistant',
+          text: 'Calling…',
+          toolCalls: [call('1', 'files__list_directory'), call('2', 'files__write_file')],
+        },
+        {
+          role: 'tool',
+          results: [
+            {
+              toolCallId: '1',
+              toolName: 'files__list_directory',
+              content: [{ type: 'text', text: '[FILE] notes.md\n[DIR] src' }],
+              isError: false,
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          results: [
+            {
+              toolCallId: '2',
+              toolName: 'files__write_file',
+              content: [{ type: 'text', text: 'User denied tool invocation' }],
+              isError: true,
+            },
+          ],
+        },
       ],
     };
     const { events } = await collect(demo.generate(request));

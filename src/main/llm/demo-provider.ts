@@ -41,7 +41,10 @@ export function createDemoProvider(options: DemoProviderOptions = {}): LlmProvid
         return;
       }
       for (const call of plan.toolCalls) {
-        yield { type: 'tool_call', call: { id: `demo-${randomUUID()}`, name: call.name, arguments: { kind: 'parsed', value: call.args } } };
+        yield {
+          type: 'tool_call',
+          call: { id: `demo-${randomUUID()}`, name: call.name, arguments: { kind: 'parsed', value: call.args } },
+        };
       }
       yield { type: 'finish', reason: plan.toolCalls.length > 0 ? 'tool_calls' : 'stop' };
     },
@@ -53,6 +56,7 @@ export function createDemoProvider(options: DemoProviderOptions = {}): LlmProvid
 export function textChunks(text: string, wordsPerChunk = 3): string[] {
   const words = text.match(/\S+\s*|\s+/g) ?? [];
   const chunks: string[] = [];
-  for (let index = 0; index < words.length; index += wordsPerChunk) chunks.push(words.slice(index, index + wordsPerChunk).join(''));
+  for (let index = 0; index < words.length; index += wordsPerChunk)
+    chunks.push(words.slice(index, index + wordsPerChunk).join(''));
   return chunks;
 }

@@ -40,7 +40,11 @@ export function toGeminiContents(messages: readonly ConversationMessage[]): Cont
           ...message.toolCalls.map((call): Part => {
             const signature = thoughtSignatureOf(call);
             return {
-              functionCall: { name: call.name, args: toolArgumentsObject(call.arguments), ...(call.id.startsWith(MADE_UP_ID_PREFIX) ? {} : { id: call.id }) },
+              functionCall: {
+                name: call.name,
+                args: toolArgumentsObject(call.arguments),
+                ...(call.id.startsWith(MADE_UP_ID_PREFIX) ? {} : { id: call.id }),
+              },
               ...(signature ? { thoughtSignature: signature } : {}),
             };
           }),
@@ -49,16 +53,16 @@ export function toGeminiContents(messages: readonly ConversationMessage[]): Cont
         break;
       }
       case 'tool': {
-        const responses = message.results.map(
-          (result): Part => ({
-            functionResponse: {
-              name: result.toolName,
-              response: result.isError ? { error: resultText(result) } : { output: resultText(result) },
-              ...(result.toolCallId.startsWith(MADE_UP_ID_PREFIX) ? {} : { id: result.toolCallId }),
-            },
-          }),
+        const responses = message.results.map((result): Part => ({
+          functionResponse: {
+            name: result.toolName,
+            response: result.isError ? { error: resultText(result) } : { output: resultText(result) },
+            ...(result.toolCallId.startsWith(MADE_UP_ID_PREFIX) ? {} : { id: result.toolCallId }),
+          },
+        }));
+        const images = message.results.flatMap((result) =>
+          result.content.filter((content) => content.type === 'image').map(part),
         );
-        const images = message.results.flatMap((result) => result.content.filter((content) => content.type === 'image').map(part));
         append('user', [...responses, ...images]);
         break;
       }
@@ -75,5 +79,7 @@ export function toGeminiFunctionDeclarations(tools: readonly ToolSpec[]): Functi
 }
 
 function part(content: ContentPart): Part {
-  return content.type === 'text' ? { text: content.text } : { inlineData: { mimeType: content.mimeType, data: content.data } };
+  return content.type === 'text'
+    ? { text: content.text }
+    : { inlineData: { mimeType: content.mimeType, data: content.data } };
 }

@@ -1,11 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, FinishReason as GeminiFinish, GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
+import {
+  ApiError,
+  FinishReason as GeminiFinish,
+  GoogleGenAI,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+} from '@google/genai';
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
 import { modelInfo } from './adapter-helpers';
 import type { GenerateEvent } from './conversation';
 import { MADE_UP_ID_PREFIX, toGeminiContents, toGeminiFunctionDeclarations } from './gemini-messages';
-import { failureContexts, providerError, secondsFromDuration, streamDroppedError, unreachableError, type FailureContext, type ProviderFailure } from './llm-errors';
+import {
+  failureContexts,
+  providerError,
+  secondsFromDuration,
+  streamDroppedError,
+  unreachableError,
+  type FailureContext,
+  type ProviderFailure,
+} from './llm-errors';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
 import { toolArgumentsFromValue } from './tool-arguments';
@@ -24,7 +38,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
   const baseURL = options.baseURL ?? GEMINI_BASE_URL;
   // `vertexai: false` so that GOOGLE_GENAI_USE_VERTEXAI in the environment cannot send requests elsewhere;
   // no retryOptions: the SDK then makes no retries.
-  const client = new GoogleGenAI({ vertexai: false, apiKey: options.apiKey ?? '', httpOptions: { baseUrl: baseURL, apiVersion: 'v1beta' } });
+  const client = new GoogleGenAI({
+    vertexai: false,
+    apiKey: options.apiKey ?? '',
+    httpOptions: { baseUrl: baseURL, apiVersion: 'v1beta' },
+  });
   const context = failureContexts(options.label, baseURL);
 
   return {
@@ -35,7 +53,9 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
         contents: toGeminiContents(request.messages),
         config: {
           ...(request.system ? { systemInstruction: request.system } : {}),
-          ...(request.tools.length === 0 ? {} : { tools: [{ functionDeclarations: toGeminiFunctionDeclarations(request.tools) }] }),
+          ...(request.tools.length === 0
+            ? {}
+            : { tools: [{ functionDeclarations: toGeminiFunctionDeclarations(request.tools) }] }),
           ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
           ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
         },
@@ -45,11 +65,20 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
     async listModels(signal) {
       try {
         const models: ModelInfo[] = [];
-        const pager = await client.models.list({ config: { pageSize: 1000, queryBase: true, ...(signal ? { abortSignal: signal } : {}) } });
+        const pager = await client.models.list({
+          config: { pageSize: 1000, queryBase: true, ...(signal ? { abortSignal: signal } : {}) },
+        });
         for await (const model of pager) {
           // The list holds embedding and other models too; only those that can generate content can chat.
           if (!model.name || !(model.supportedActions ?? []).includes('generateContent')) continue;
-          models.push(modelInfo(model.name.replace(/^models\//, ''), model.displayName, model.inputTokenLimit, model.outputTokenLimit));
+          models.push(
+            modelInfo(
+              model.name.replace(/^models\//, ''),
+              model.displayName,
+              model.inputTokenLimit,
+              model.outputTokenLimit,
+            ),
+          );
         }
         return models;
       } catch (error) {
@@ -59,7 +88,11 @@ export function createGeminiProvider(options: GeminiProviderOptions): LlmProvide
   };
 }
 
-function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters, context: FailureContext): StreamTranslator<GenerateContentResponse> {
+function geminiTranslator(
+  client: GoogleGenAI,
+  params: GenerateContentParameters,
+  context: FailureContext,
+): StreamTranslator<GenerateContentResponse> {
   let finish: string | undefined;
   let finishMessage: string | undefined;
   let usage: GenerateEvent | undefined;
@@ -68,7 +101,8 @@ function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters
   // unique in the chat and stays the same wherever the loop stores it; it is never sent back to Gemini.
   const idPrefix = `${MADE_UP_ID_PREFIX}${randomUUID()}-`;
   return {
-    open: (signal) => client.models.generateContentStream({ ...params, config: { ...params.config, abortSignal: signal } }),
+    open: (signal) =>
+      client.models.generateContentStream({ ...params, config: { ...params.config, abortSignal: signal } }),
     *translate(response) {
       if (response.usageMetadata) {
         const meta = response.usageMetadata;
@@ -83,7 +117,9 @@ function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters
       }
       if (response.promptFeedback?.blockReason) {
         finish = GeminiFinish.SAFETY;
-        finishMessage = response.promptFeedback.blockReasonMessage ?? `The prompt was blocked (${response.promptFeedback.blockReason}).`;
+        finishMessage =
+          response.promptFeedback.blockReasonMessage ??
+          `The prompt was blocked (${response.promptFeedback.blockReason}).`;
       }
       const candidate = response.candidates?.[0];
       for (const part of candidate?.content?.parts ?? []) {
@@ -97,7 +133,9 @@ function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters
               id: part.functionCall.id ?? `${idPrefix}${index}`,
               name: part.functionCall.name ?? '',
               arguments: toolArgumentsFromValue(part.functionCall.args),
-              ...(part.thoughtSignature ? { providerMetadata: { gemini: { thoughtSignature: part.thoughtSignature } } } : {}),
+              ...(part.thoughtSignature
+                ? { providerMetadata: { gemini: { thoughtSignature: part.thoughtSignature } } }
+                : {}),
             },
           };
         }
@@ -110,7 +148,10 @@ function geminiTranslator(client: GoogleGenAI, params: GenerateContentParameters
     close() {
       if (finish === undefined) return undefined;
       const reason = calls > 0 && finish === GeminiFinish.STOP ? 'tool_calls' : geminiFinishReason(finish);
-      return [...(usage ? [usage] : []), { type: 'finish', reason, ...(finishMessage ? { message: finishMessage } : {}) }];
+      return [
+        ...(usage ? [usage] : []),
+        { type: 'finish', reason, ...(finishMessage ? { message: finishMessage } : {}) },
+      ];
     },
     mapError: (error, phase) => mapGeminiError(error, phase, context),
     droppedError: () => streamDroppedError(context),
@@ -152,7 +193,11 @@ function parseGoogleError(message: string): GoogleRpcError | undefined {
   if (start < 0) return undefined;
   try {
     const body = JSON.parse(message.slice(start)) as { error?: GoogleRpcError | string };
-    return typeof body.error === 'object' ? body.error : typeof body.error === 'string' ? { message: body.error } : undefined;
+    return typeof body.error === 'object'
+      ? body.error
+      : typeof body.error === 'string'
+        ? { message: body.error }
+        : undefined;
   } catch {
     return undefined;
   }

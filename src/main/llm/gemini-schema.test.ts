@@ -52,7 +52,13 @@ describe('toGeminiParameters', () => {
   it('inlines $ref from $defs and definitions, and stops recursive ones', () => {
     const schema = toGeminiParameters({
       type: 'object',
-      $defs: { Edit: { type: 'object', properties: { oldText: { type: 'string' }, newText: { type: 'string' } }, required: ['oldText', 'newText'] } },
+      $defs: {
+        Edit: {
+          type: 'object',
+          properties: { oldText: { type: 'string' }, newText: { type: 'string' } },
+          required: ['oldText', 'newText'],
+        },
+      },
       definitions: { Node: { type: 'object', properties: { child: { $ref: '#/definitions/Node' } } } },
       properties: {
         edits: { type: 'array', items: { $ref: '#/$defs/Edit' } },
@@ -61,7 +67,11 @@ describe('toGeminiParameters', () => {
     });
     expect(schema?.properties?.['edits']).toEqual({
       type: 'ARRAY',
-      items: { type: 'OBJECT', properties: { oldText: { type: 'STRING' }, newText: { type: 'STRING' } }, required: ['oldText', 'newText'] },
+      items: {
+        type: 'OBJECT',
+        properties: { oldText: { type: 'STRING' }, newText: { type: 'STRING' } },
+        required: ['oldText', 'newText'],
+      },
     });
     const tree = schema?.properties?.['tree'];
     expect(tree?.description).toBe('The root');
@@ -78,7 +88,12 @@ describe('toGeminiParameters', () => {
         level: { type: 'integer', enum: [1, 2, 3], description: 'How hard.' },
         color: { type: 'string', enum: ['red', 'green'] },
         either: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
-        both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'boolean' } } }] },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+            { properties: { b: { type: 'boolean' } } },
+          ],
+        },
       },
     });
     expect(schema?.properties).toEqual({
@@ -102,7 +117,11 @@ describe('toGeminiParameters', () => {
     });
     expect(schema).toEqual({
       type: 'OBJECT',
-      properties: { name: { type: 'STRING' }, list: { type: 'ARRAY', items: { type: 'STRING' } }, free: { type: 'OBJECT' } },
+      properties: {
+        name: { type: 'STRING' },
+        list: { type: 'ARRAY', items: { type: 'STRING' } },
+        free: { type: 'OBJECT' },
+      },
       required: ['name'],
     });
   });

@@ -47,7 +47,8 @@ function isNullSchema(value: unknown): boolean {
 
 function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Schema {
   let schema = resolveRef(input, definitions, depth);
-  if (schema === undefined) return { type: Type.OBJECT, description: 'A nested object (its schema is recursive and not shown).' };
+  if (schema === undefined)
+    return { type: Type.OBJECT, description: 'A nested object (its schema is recursive and not shown).' };
   if (Array.isArray(schema['allOf'])) schema = mergeAllOf(schema, definitions, depth);
   const out: Schema = {};
   let nullable = false;
@@ -62,7 +63,9 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Sch
   const union = (schema['anyOf'] ?? schema['oneOf']) as unknown;
   if (Array.isArray(union)) {
     if (union.some(isNullSchema)) nullable = true;
-    const branches = union.filter((branch) => !isNullSchema(branch)).map((branch) => convert(asRecord(branch), definitions, depth + 1));
+    const branches = union
+      .filter((branch) => !isNullSchema(branch))
+      .map((branch) => convert(asRecord(branch), definitions, depth + 1));
     if (branches.length === 1) Object.assign(out, branches[0]);
     else if (branches.length > 1) out.anyOf = branches;
   }
@@ -77,7 +80,12 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Sch
   const notes: string[] = [];
   if (typeof schema['title'] === 'string') out.title = schema['title'];
   if (typeof schema['description'] === 'string') notes.push(schema['description']);
-  const values = schema['const'] !== undefined ? [schema['const']] : Array.isArray(schema['enum']) ? (schema['enum'] as unknown[]) : undefined;
+  const values =
+    schema['const'] !== undefined
+      ? [schema['const']]
+      : Array.isArray(schema['enum'])
+        ? (schema['enum'] as unknown[])
+        : undefined;
   if (values) {
     if (values.every((value) => typeof value === 'string') && (out.type === undefined || out.type === Type.STRING)) {
       out.type = Type.STRING;
@@ -87,7 +95,8 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Sch
     }
   }
   if (notes.length > 0) out.description = notes.join(' ');
-  if (typeof schema['format'] === 'string' && out.type && FORMATS[out.type]?.includes(schema['format'])) out.format = schema['format'];
+  if (typeof schema['format'] === 'string' && out.type && FORMATS[out.type]?.includes(schema['format']))
+    out.format = schema['format'];
   if (typeof schema['pattern'] === 'string' && out.type === Type.STRING) out.pattern = schema['pattern'];
   copyNumbers(schema, out);
   if (schema['default'] !== undefined) out.default = schema['default'];
@@ -101,9 +110,13 @@ function convert(input: JsonSchema, definitions: JsonSchema, depth: number): Sch
   if (out.type === Type.OBJECT) {
     const properties = Object.entries(asRecord(schema['properties']));
     if (properties.length > 0) {
-      const converted = Object.fromEntries(properties.map(([name, value]) => [name, convert(asRecord(value), definitions, depth + 1)]));
+      const converted = Object.fromEntries(
+        properties.map(([name, value]) => [name, convert(asRecord(value), definitions, depth + 1)]),
+      );
       out.properties = converted;
-      const required = Array.isArray(schema['required']) ? schema['required'].filter((name): name is string => typeof name === 'string' && name in converted) : [];
+      const required = Array.isArray(schema['required'])
+        ? schema['required'].filter((name): name is string => typeof name === 'string' && name in converted)
+        : [];
       if (required.length > 0) out.required = required;
     }
   }
@@ -128,14 +141,18 @@ function mergeAllOf(schema: JsonSchema, definitions: JsonSchema, depth: number):
   for (const part of allOf as unknown[]) {
     const resolved = resolveRef(asRecord(part), definitions, depth) ?? {};
     merged['properties'] = { ...asRecord(merged['properties']), ...asRecord(resolved['properties']) };
-    merged['required'] = [...(Array.isArray(merged['required']) ? merged['required'] : []), ...(Array.isArray(resolved['required']) ? resolved['required'] : [])];
+    merged['required'] = [
+      ...(Array.isArray(merged['required']) ? merged['required'] : []),
+      ...(Array.isArray(resolved['required']) ? resolved['required'] : []),
+    ];
     for (const [key, value] of Object.entries(resolved)) if (!(key in merged)) merged[key] = value;
   }
   return merged;
 }
 
 function copyNumbers(schema: JsonSchema, out: Schema): void {
-  const number = (key: string): number | undefined => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined);
+  const number = (key: string): number | undefined =>
+    typeof schema[key] === 'number' ? (schema[key] as number) : undefined;
   const minimum = number('minimum');
   const maximum = number('maximum');
   if (minimum !== undefined && (out.type === Type.NUMBER || out.type === Type.INTEGER)) out.minimum = minimum;

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { describeNetworkCause, providerError, retryAfterFromHeaders, secondsFromDuration, type FailureContext } from './llm-errors';
+import {
+  describeNetworkCause,
+  providerError,
+  retryAfterFromHeaders,
+  secondsFromDuration,
+  type FailureContext,
+} from './llm-errors';
 
-const context: FailureContext = { providerLabel: 'Ollama', baseURL: 'http://nas:11434/v1', operation: 'generate', model: 'llama3' };
+const context: FailureContext = {
+  providerLabel: 'Ollama',
+  baseURL: 'http://nas:11434/v1',
+  operation: 'generate',
+  model: 'llama3',
+};
 
 describe('providerError', () => {
   it.each([
@@ -11,7 +22,10 @@ describe('providerError', () => {
     [{ status: 429 }, 'llm_rate_limited'],
     [{ providerCode: 'rate_limit_error' }, 'llm_rate_limited'],
     [{ status: 413 }, 'llm_context_too_long'],
-    [{ status: 400, providerMessage: 'the request exceeds the available context size, try increasing it' }, 'llm_context_too_long'],
+    [
+      { status: 400, providerMessage: 'the request exceeds the available context size, try increasing it' },
+      'llm_context_too_long',
+    ],
     [{ status: 404 }, 'llm_model_not_found'],
     [{ status: 400, providerMessage: 'foo/bar is not a valid model ID' }, 'llm_model_not_found'],
     [{ status: 502 }, 'llm_server_error'],
@@ -22,14 +36,26 @@ describe('providerError', () => {
   });
 
   it('says what happened and what to do, with the provider’s own words in the details', () => {
-    const error = providerError({ status: 404, providerMessage: 'model "llama3" not found, try pulling it first', providerCode: 'not_found' }, context);
-    expect(error.message).toBe('Ollama has no model "llama3" (HTTP 404): model "llama3" not found, try pulling it first. Pick another model.');
-    expect(error.details).toEqual({ provider: 'Ollama', status: 404, providerCode: 'not_found', providerMessage: 'model "llama3" not found, try pulling it first' });
+    const error = providerError(
+      { status: 404, providerMessage: 'model "llama3" not found, try pulling it first', providerCode: 'not_found' },
+      context,
+    );
+    expect(error.message).toBe(
+      'Ollama has no model "llama3" (HTTP 404): model "llama3" not found, try pulling it first. Pick another model.',
+    );
+    expect(error.details).toEqual({
+      provider: 'Ollama',
+      status: 404,
+      providerCode: 'not_found',
+      providerMessage: 'model "llama3" not found, try pulling it first',
+    });
   });
 
   it('does not double the full stop when the provider ends its sentence with one', () => {
     const error = providerError({ status: 500, providerMessage: 'Internal error. Please retry later.' }, context);
-    expect(error.message).toBe('Ollama had a server error (HTTP 500): Internal error. Please retry later. Try again later.');
+    expect(error.message).toBe(
+      'Ollama had a server error (HTTP 500): Internal error. Please retry later. Try again later.',
+    );
   });
 
   it('reads a missing model list as a wrong base URL, not a missing model', () => {
@@ -65,8 +91,13 @@ describe('retry-after', () => {
 
 describe('describeNetworkCause', () => {
   it('finds the system error code deep in the cause chain', () => {
-    const error = new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND nas'), { code: 'ENOTFOUND' }) });
-    expect(describeNetworkCause(new Error('Connection error.', { cause: error }))).toEqual({ code: 'ENOTFOUND', description: 'the host name could not be resolved' });
+    const error = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('getaddrinfo ENOTFOUND nas'), { code: 'ENOTFOUND' }),
+    });
+    expect(describeNetworkCause(new Error('Connection error.', { cause: error }))).toEqual({
+      code: 'ENOTFOUND',
+      description: 'the host name could not be resolved',
+    });
   });
 
   it('falls back to the message', () => {

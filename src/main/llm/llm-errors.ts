@@ -10,7 +10,10 @@ export interface FailureContext {
 }
 
 /** The context maker an adapter keeps: its label and base URL, the operation and model filled in per call. */
-export function failureContexts(providerLabel: string, baseURL: string): (operation: FailureContext['operation'], model?: string) => FailureContext {
+export function failureContexts(
+  providerLabel: string,
+  baseURL: string,
+): (operation: FailureContext['operation'], model?: string) => FailureContext {
   return (operation, model) => ({ providerLabel, baseURL, operation, ...(model === undefined ? {} : { model }) });
 }
 
@@ -27,12 +30,21 @@ export interface ProviderFailure {
   retryAfterSeconds?: number;
 }
 
-const BAD_KEY_CODES = new Set(['invalid_api_key', 'authentication_error', 'permission_error', 'API_KEY_INVALID', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
+const BAD_KEY_CODES = new Set([
+  'invalid_api_key',
+  'authentication_error',
+  'permission_error',
+  'API_KEY_INVALID',
+  'UNAUTHENTICATED',
+  'PERMISSION_DENIED',
+]);
 const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'RESOURCE_EXHAUSTED']);
 const SERVER_CODES = new Set(['api_error', 'overloaded_error', 'server_error', 'INTERNAL', 'UNAVAILABLE']);
 const CONTEXT_CODES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
-const CONTEXT_TEXT = /context length|context window|context size|maximum context|prompt is too long|too many tokens|exceeds the maximum number of tokens|input token count/i;
-const MODEL_NOT_FOUND_TEXT = /model.*(not found|does not exist|not a valid model)|not a valid model|no such model|unknown model/i;
+const CONTEXT_TEXT =
+  /context length|context window|context size|maximum context|prompt is too long|too many tokens|exceeds the maximum number of tokens|input token count/i;
+const MODEL_NOT_FOUND_TEXT =
+  /model.*(not found|does not exist|not a valid model)|not a valid model|no such model|unknown model/i;
 
 /** Turns a provider's error response into a `WorkbenchError` whose message says what happened and what to do. */
 export function providerError(failure: ProviderFailure, context: FailureContext): WorkbenchError {
@@ -50,17 +62,28 @@ export function providerError(failure: ProviderFailure, context: FailureContext)
   const code = providerCode ?? '';
 
   if (status === 401 || status === 403 || BAD_KEY_CODES.has(code)) {
-    return new WorkbenchError('llm_bad_key', `${who} did not accept the API key${http}${said}. Check the key in the provider's settings.`, details);
+    return new WorkbenchError(
+      'llm_bad_key',
+      `${who} did not accept the API key${http}${said}. Check the key in the provider's settings.`,
+      details,
+    );
   }
   if (status === 429 || RATE_LIMIT_CODES.has(code)) {
     const retryAfterSeconds = failure.retryAfterSeconds ?? retryAfterFromHeaders(failure.headers);
-    const when = retryAfterSeconds === undefined ? 'Wait a moment and try again' : `Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`;
+    const when =
+      retryAfterSeconds === undefined
+        ? 'Wait a moment and try again'
+        : `Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`;
     return new WorkbenchError('llm_rate_limited', `${who} is limiting requests${http}${said}. ${when}.`, {
       ...details,
       ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     });
   }
-  if (status === 413 || CONTEXT_CODES.has(code) || (providerMessage !== undefined && CONTEXT_TEXT.test(providerMessage))) {
+  if (
+    status === 413 ||
+    CONTEXT_CODES.has(code) ||
+    (providerMessage !== undefined && CONTEXT_TEXT.test(providerMessage))
+  ) {
     const model = context.model ? ` for ${context.model}` : '';
     return new WorkbenchError(
       'llm_context_too_long',
@@ -69,11 +92,25 @@ export function providerError(failure: ProviderFailure, context: FailureContext)
     );
   }
   if (context.operation === 'listModels' && status === 404) {
-    return new WorkbenchError('llm_request_rejected', `${who} has no model list at ${context.baseURL}${http}. Check the base URL.`, details);
+    return new WorkbenchError(
+      'llm_request_rejected',
+      `${who} has no model list at ${context.baseURL}${http}. Check the base URL.`,
+      details,
+    );
   }
-  if (status === 404 || (status !== undefined && status < 500 && providerMessage !== undefined && MODEL_NOT_FOUND_TEXT.test(providerMessage))) {
+  if (
+    status === 404 ||
+    (status !== undefined &&
+      status < 500 &&
+      providerMessage !== undefined &&
+      MODEL_NOT_FOUND_TEXT.test(providerMessage))
+  ) {
     const model = context.model ? ` "${context.model}"` : '';
-    return new WorkbenchError('llm_model_not_found', `${who} has no model${model}${http}${said}. Pick another model.`, details);
+    return new WorkbenchError(
+      'llm_model_not_found',
+      `${who} has no model${model}${http}${said}. Pick another model.`,
+      details,
+    );
   }
   if ((status !== undefined && status >= 500) || SERVER_CODES.has(code) || status === undefined) {
     return new WorkbenchError('llm_server_error', `${who} had a server error${http}${said}. Try again later.`, details);
@@ -84,11 +121,15 @@ export function providerError(failure: ProviderFailure, context: FailureContext)
 /** A failure before any response arrived: the connection could not be made. */
 export function unreachableError(error: unknown, context: FailureContext): WorkbenchError {
   const cause = describeNetworkCause(error);
-  return new WorkbenchError('llm_unreachable', `Cannot reach ${context.providerLabel} at ${context.baseURL}: ${cause.description}. Check the address and your network.`, {
-    provider: context.providerLabel,
-    baseURL: context.baseURL,
-    ...(cause.code ? { cause: cause.code } : {}),
-  });
+  return new WorkbenchError(
+    'llm_unreachable',
+    `Cannot reach ${context.providerLabel} at ${context.baseURL}: ${cause.description}. Check the address and your network.`,
+    {
+      provider: context.providerLabel,
+      baseURL: context.baseURL,
+      ...(cause.code ? { cause: cause.code } : {}),
+    },
+  );
 }
 
 /** The response had started and the connection ended before the provider said it was done. */
@@ -143,8 +184,10 @@ export function describeNetworkCause(error: unknown): { code?: string; descripti
   let fallback: string | undefined;
   for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code in NETWORK_CAUSES) return { code, description: NETWORK_CAUSES[code] as string };
-    if (/timed? ?out/i.test(String((current as { message?: unknown }).message))) fallback ??= 'the connection timed out';
+    if (typeof code === 'string' && code in NETWORK_CAUSES)
+      return { code, description: NETWORK_CAUSES[code] as string };
+    if (/timed? ?out/i.test(String((current as { message?: unknown }).message)))
+      fallback ??= 'the connection timed out';
     current = (current as { cause?: unknown }).cause;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -12,7 +12,10 @@ import { toolArgumentsText } from './tool-arguments';
  * the format has no images in tool messages, so images a tool returned follow the batch in one user message
  * that names the call, and the tool message says so.
  */
-export function toOpenAiMessages(system: string | undefined, messages: readonly ConversationMessage[]): ChatCompletionMessageParam[] {
+export function toOpenAiMessages(
+  system: string | undefined,
+  messages: readonly ConversationMessage[],
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (system) out.push({ role: 'system', content: system });
   let pendingImages: ChatCompletionContentPart[] = [];
@@ -44,7 +47,10 @@ export function toOpenAiMessages(system: string | undefined, messages: readonly 
       case 'tool':
         for (const result of message.results) {
           const images = result.content.filter((part) => part.type === 'image');
-          const note = images.length > 0 ? `\n[${images.length} image${images.length === 1 ? '' : 's'} returned; sent in the next message]` : '';
+          const note =
+            images.length > 0
+              ? `\n[${images.length} image${images.length === 1 ? '' : 's'} returned; sent in the next message]`
+              : '';
           out.push({ role: 'tool', tool_call_id: result.toolCallId, content: `${resultText(result)}${note}` });
           if (images.length > 0) pendingImages.push(...imagesOf(result));
         }
@@ -66,7 +72,9 @@ export function toOpenAiTools(tools: readonly ToolSpec[]): ChatCompletionFunctio
 function userContent(content: readonly ContentPart[]): string | ChatCompletionContentPart[] {
   if (content.every((part) => part.type === 'text')) return content.map((part) => part.text).join('\n\n');
   return content.map((part): ChatCompletionContentPart =>
-    part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
+    part.type === 'text'
+      ? { type: 'text', text: part.text }
+      : { type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } },
   );
 }
 
@@ -74,7 +82,9 @@ function imagesOf(result: ToolResult): ChatCompletionContentPart[] {
   return [
     { type: 'text', text: `Images returned by tool call ${result.toolCallId} (${result.toolName}):` },
     ...result.content.flatMap((part): ChatCompletionContentPart[] =>
-      part.type === 'image' ? [{ type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } }] : [],
+      part.type === 'image'
+        ? [{ type: 'image_url', image_url: { url: `data:${part.mimeType};base64,${part.data}` } }]
+        : [],
     ),
   ];
 }

@@ -3,7 +3,13 @@ import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'o
 import type { FinishReason, ModelInfo } from '../../shared/llm';
 import type { WorkbenchError } from '../errors';
 import type { GenerateEvent, ModelToolCall } from './conversation';
-import { failureContexts, providerError, streamDroppedError, unreachableError, type FailureContext } from './llm-errors';
+import {
+  failureContexts,
+  providerError,
+  streamDroppedError,
+  unreachableError,
+  type FailureContext,
+} from './llm-errors';
 import { toOpenAiMessages, toOpenAiTools } from './openai-messages';
 import type { LlmProvider } from './provider';
 import { streamGeneration, type StreamTranslator } from './stream-generation';
@@ -72,7 +78,11 @@ interface PartialCall {
   arguments: string;
 }
 
-function openAiTranslator(client: OpenAI, body: ChatCompletionCreateParamsStreaming, context: FailureContext): StreamTranslator<ChatCompletionChunk> {
+function openAiTranslator(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsStreaming,
+  context: FailureContext,
+): StreamTranslator<ChatCompletionChunk> {
   // Fragments of each call accumulate by the index the server gives it; several calls may interleave.
   const calls = new Map<number, PartialCall>();
   let finishReason: string | undefined;
@@ -86,7 +96,9 @@ function openAiTranslator(client: OpenAI, body: ChatCompletionCreateParamsStream
           usage: {
             inputTokens: chunk.usage.prompt_tokens,
             outputTokens: chunk.usage.completion_tokens,
-            ...(chunk.usage.prompt_tokens_details?.cached_tokens ? { cachedInputTokens: chunk.usage.prompt_tokens_details.cached_tokens } : {}),
+            ...(chunk.usage.prompt_tokens_details?.cached_tokens
+              ? { cachedInputTokens: chunk.usage.prompt_tokens_details.cached_tokens }
+              : {}),
           },
         };
       }
@@ -121,7 +133,11 @@ function openAiTranslator(client: OpenAI, body: ChatCompletionCreateParamsStream
 function* completeCalls(calls: ReadonlyMap<number, PartialCall>): Generator<GenerateEvent> {
   const ordered = [...calls.entries()].sort(([a], [b]) => a - b);
   for (const [index, call] of ordered) {
-    const toolCall: ModelToolCall = { id: call.id || `call_${index}`, name: call.name, arguments: parseToolArguments(call.arguments) };
+    const toolCall: ModelToolCall = {
+      id: call.id || `call_${index}`,
+      name: call.name,
+      arguments: parseToolArguments(call.arguments),
+    };
     yield { type: 'tool_call', call: toolCall };
   }
 }
@@ -146,8 +162,10 @@ function mapOpenAiError(error: unknown, phase: 'connect' | 'stream', context: Fa
   if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
     // The body's `error` is an object on OpenAI and most servers, a bare string on a few.
     const body = error.error as { message?: unknown; code?: unknown; type?: unknown } | string | undefined;
-    const providerMessage = typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : undefined;
-    const providerCode = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
+    const providerMessage =
+      typeof body === 'string' ? body : typeof body?.message === 'string' ? body.message : undefined;
+    const providerCode =
+      typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
     return providerError(
       {
         ...(error.status === undefined ? {} : { status: error.status }),

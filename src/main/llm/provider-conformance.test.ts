@@ -13,7 +13,8 @@ afterEach(async () => {
   await server.close();
 });
 
-const toolCalls = (events: readonly GenerateEvent[]) => events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
+const toolCalls = (events: readonly GenerateEvent[]) =>
+  events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
 
 describe.each(FORMATS)('%s adapter', (format) => {
   it('streams text in deltas, then usage, then finish', async () => {
@@ -46,7 +47,11 @@ describe.each(FORMATS)('%s adapter', (format) => {
       toolCalls: [
         { id: 'call_a', name: 'files__list_directory', argumentChunks: ['{"pa', 'th":', ' "."}'] },
         { id: 'call_b', name: 'files__read_text_file', argumentChunks: ['{"path"', ': "notes.md"', '}'] },
-        { id: 'call_c', name: 'files__write_file', argumentChunks: ['{"path": "out.txt", ', '"content": "h\\u00e9llo\\n"', '}'] },
+        {
+          id: 'call_c',
+          name: 'files__write_file',
+          argumentChunks: ['{"path": "out.txt", ', '"content": "h\\u00e9llo\\n"', '}'],
+        },
       ],
     });
     const { events, error } = await collect(providerFor(format, server).generate(userText('Look around')));
@@ -73,7 +78,11 @@ describe.each(FORMATS)('%s adapter', (format) => {
       kind: 'reply',
       toolCalls: [
         { id: 'call_ok', name: 'files__list_directory', argumentChunks: ['{"path": "."}'] },
-        { id: 'call_bad', name: 'files__write_file', argumentChunks: ['{"path": "a.txt", ', '"content": "unterminated'] },
+        {
+          id: 'call_bad',
+          name: 'files__write_file',
+          argumentChunks: ['{"path": "a.txt", ', '"content": "unterminated'],
+        },
       ],
     });
     const { events, error } = await collect(providerFor(format, server).generate(userText('Write it')));
@@ -88,7 +97,11 @@ describe.each(FORMATS)('%s adapter', (format) => {
     const [good, bad] = toolCalls(events);
     expect(good?.arguments).toEqual({ kind: 'parsed', value: { path: '.' } });
     expect(bad).toMatchObject({ id: 'call_bad', name: 'files__write_file' });
-    expect(bad?.arguments).toMatchObject({ kind: 'malformed', raw: '{"path": "a.txt", "content": "unterminated', problem: expect.stringContaining('not valid JSON') });
+    expect(bad?.arguments).toMatchObject({
+      kind: 'malformed',
+      raw: '{"path": "a.txt", "content": "unterminated',
+      problem: expect.stringContaining('not valid JSON'),
+    });
     expect(events.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls' });
   });
 
@@ -125,7 +138,11 @@ describe.each(FORMATS)('%s adapter', (format) => {
   });
 
   it('maps an error event inside the stream', async () => {
-    server.script({ kind: 'reply', text: ['Part', 'ial'], errorAfter: { events: eventsThroughText(format, 2), error: 'overloaded' } });
+    server.script({
+      kind: 'reply',
+      text: ['Part', 'ial'],
+      errorAfter: { events: eventsThroughText(format, 2), error: 'overloaded' },
+    });
     const { events, error } = await collect(providerFor(format, server).generate(userText('Hi')));
     expect(error?.code).toBe('llm_server_error');
     expect(events.some((event) => event.type === 'finish')).toBe(false);
@@ -193,6 +210,8 @@ describe.each(FORMATS)('%s adapter', (format) => {
 
   it('maps errors of the model list', async () => {
     await expect(providerFor(format, server, 'sk-wrong').listModels()).rejects.toMatchObject({ code: 'llm_bad_key' });
-    await expect(providerFor(format, { baseURL: await refusedURL() }).listModels()).rejects.toMatchObject({ code: 'llm_unreachable' });
+    await expect(providerFor(format, { baseURL: await refusedURL() }).listModels()).rejects.toMatchObject({
+      code: 'llm_unreachable',
+    });
   });
 });

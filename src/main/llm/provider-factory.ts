@@ -8,13 +8,24 @@ import type { LlmProvider } from './provider';
  * first use, so that a command or a start that sends nothing never pays for it (docs/dev/benchmarks.md, cli-start).
  */
 export function createProviderFromConfig(config: ProviderConfig, apiKey: string | undefined): LlmProvider {
-  const common = { label: config.label, ...(apiKey === undefined ? {} : { apiKey }), ...(config.baseURL === undefined ? {} : { baseURL: config.baseURL }) };
+  const common = {
+    label: config.label,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(config.baseURL === undefined ? {} : { baseURL: config.baseURL }),
+  };
   switch (config.kind) {
     case 'openai':
     case 'openai-compatible':
-      return lazyProvider(config.kind, async () => (await import('./openai-provider')).createOpenAiProvider({ kind: config.kind as 'openai' | 'openai-compatible', ...common }));
+      return lazyProvider(config.kind, async () =>
+        (await import('./openai-provider')).createOpenAiProvider({
+          kind: config.kind as 'openai' | 'openai-compatible',
+          ...common,
+        }),
+      );
     case 'anthropic':
-      return lazyProvider(config.kind, async () => (await import('./anthropic-provider')).createAnthropicProvider(common));
+      return lazyProvider(config.kind, async () =>
+        (await import('./anthropic-provider')).createAnthropicProvider(common),
+      );
     case 'gemini':
       return lazyProvider(config.kind, async () => (await import('./gemini-provider')).createGeminiProvider(common));
     case 'demo':

@@ -33,15 +33,36 @@ function conversation(ids: [string, string], signature?: string): GenerateReques
     arguments: { kind: 'parsed', value: { path: 'notes.md' } },
     ...(signature ? { providerMetadata: { gemini: { thoughtSignature: signature } } } : {}),
   };
-  const write: ModelToolCall = { id: ids[1], name: 'files__write_file', arguments: { kind: 'malformed', raw: '{"path": "out', problem: 'not valid JSON' } };
+  const write: ModelToolCall = {
+    id: ids[1],
+    name: 'files__write_file',
+    arguments: { kind: 'malformed', raw: '{"path": "out', problem: 'not valid JSON' },
+  };
   const assistant: AssistantMessage = { role: 'assistant', text: 'Reading it.', toolCalls: [read, write] };
   const first: ToolMessage = {
     role: 'tool',
-    results: [{ toolCallId: ids[0], toolName: 'files__read_text_file', content: [{ type: 'text', text: '# Notes' }, { type: 'image', mimeType: 'image/gif', data: SCREENSHOT }], isError: false }],
+    results: [
+      {
+        toolCallId: ids[0],
+        toolName: 'files__read_text_file',
+        content: [
+          { type: 'text', text: '# Notes' },
+          { type: 'image', mimeType: 'image/gif', data: SCREENSHOT },
+        ],
+        isError: false,
+      },
+    ],
   };
   const second: ToolMessage = {
     role: 'tool',
-    results: [{ toolCallId: ids[1], toolName: 'files__write_file', content: [{ type: 'text', text: 'User denied tool invocation' }], isError: true }],
+    results: [
+      {
+        toolCallId: ids[1],
+        toolName: 'files__write_file',
+        content: [{ type: 'text', text: 'User denied tool invocation' }],
+        isError: true,
+      },
+    ],
   };
   return {
     model: 'fake-large',
@@ -49,10 +70,20 @@ function conversation(ids: [string, string], signature?: string): GenerateReques
     maxOutputTokens: 1000,
     tools: [
       { name: 'files__read_text_file', description: 'Read a text file', inputSchema: READ_SCHEMA },
-      { name: 'files__list_allowed_directories', description: 'List the allowed directories', inputSchema: { type: 'object', properties: {} } },
+      {
+        name: 'files__list_allowed_directories',
+        description: 'List the allowed directories',
+        inputSchema: { type: 'object', properties: {} },
+      },
     ],
     messages: [
-      { role: 'user', content: [{ type: 'text', text: 'What is in notes.md?' }, { type: 'image', mimeType: 'image/png', data: PNG }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in notes.md?' },
+          { type: 'image', mimeType: 'image/png', data: PNG },
+        ],
+      },
       assistant,
       first,
       second,
@@ -60,7 +91,10 @@ function conversation(ids: [string, string], signature?: string): GenerateReques
   };
 }
 
-async function send(format: 'openai' | 'anthropic' | 'gemini', request: GenerateRequest): Promise<Record<string, unknown>> {
+async function send(
+  format: 'openai' | 'anthropic' | 'gemini',
+  request: GenerateRequest,
+): Promise<Record<string, unknown>> {
   const { error } = await collect(providerFor(format, server).generate(request));
   expect(error).toBeUndefined();
   return server.generations()[0]?.body as Record<string, unknown>;
@@ -82,7 +116,11 @@ describe('OpenAI chat completions request', () => {
         role: 'assistant',
         content: 'Reading it.',
         tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'files__read_text_file', arguments: '{"path":"notes.md"}' } },
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'files__read_text_file', arguments: '{"path":"notes.md"}' },
+          },
           // Malformed arguments go back exactly as the model sent them.
           { id: 'call_2', type: 'function', function: { name: 'files__write_file', arguments: '{"path": "out' } },
         ],
@@ -98,16 +136,43 @@ describe('OpenAI chat completions request', () => {
       },
     ]);
     expect(body['tools']).toEqual([
-      { type: 'function', function: { name: 'files__read_text_file', description: 'Read a text file', parameters: READ_SCHEMA } },
-      { type: 'function', function: { name: 'files__list_allowed_directories', description: 'List the allowed directories', parameters: { type: 'object', properties: {} } } },
+      {
+        type: 'function',
+        function: { name: 'files__read_text_file', description: 'Read a text file', parameters: READ_SCHEMA },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'files__list_allowed_directories',
+          description: 'List the allowed directories',
+          parameters: { type: 'object', properties: {} },
+        },
+      },
     ]);
-    expect(body).toMatchObject({ model: 'fake-large', stream: true, stream_options: { include_usage: true }, max_completion_tokens: 1000 });
+    expect(body).toMatchObject({
+      model: 'fake-large',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 1000,
+    });
   });
 
   it('sends plain user text as a string, no tools key without tools, and max_tokens to compatible servers', async () => {
     const { createOpenAiProvider } = await import('./openai-provider');
-    const provider = createOpenAiProvider({ kind: 'openai-compatible', label: 'Ollama', apiKey: TEST_KEY, baseURL: server.baseURL('openai') });
-    await collect(provider.generate({ model: 'llama3', maxOutputTokens: 50, tools: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] }));
+    const provider = createOpenAiProvider({
+      kind: 'openai-compatible',
+      label: 'Ollama',
+      apiKey: TEST_KEY,
+      baseURL: server.baseURL('openai'),
+    });
+    await collect(
+      provider.generate({
+        model: 'llama3',
+        maxOutputTokens: 50,
+        tools: [],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      }),
+    );
     const body = server.generations()[0]?.body as Record<string, unknown>;
     expect(body['messages']).toEqual([{ role: 'user', content: 'Hi' }]);
     expect(body).not.toHaveProperty('tools');
@@ -150,13 +215,22 @@ describe('Anthropic messages request', () => {
             ],
             is_error: false,
           },
-          { type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'User denied tool invocation' }], is_error: true },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_2',
+            content: [{ type: 'text', text: 'User denied tool invocation' }],
+            is_error: true,
+          },
         ],
       },
     ]);
     expect(body['tools']).toEqual([
       { name: 'files__read_text_file', description: 'Read a text file', input_schema: READ_SCHEMA },
-      { name: 'files__list_allowed_directories', description: 'List the allowed directories', input_schema: { type: 'object', properties: {} } },
+      {
+        name: 'files__list_allowed_directories',
+        description: 'List the allowed directories',
+        input_schema: { type: 'object', properties: {} },
+      },
     ]);
   });
 
@@ -180,7 +254,10 @@ describe('Gemini generateContent request', () => {
         parts: [
           { text: 'Reading it.' },
           // Made-up ids are not sent: Gemini matches responses to calls by name and order.
-          { functionCall: { name: 'files__read_text_file', args: { path: 'notes.md' } }, thoughtSignature: FAKE_THOUGHT_SIGNATURE },
+          {
+            functionCall: { name: 'files__read_text_file', args: { path: 'notes.md' } },
+            thoughtSignature: FAKE_THOUGHT_SIGNATURE,
+          },
           { functionCall: { name: 'files__write_file', args: {} } },
         ],
       },
@@ -202,7 +279,11 @@ describe('Gemini generateContent request', () => {
             name: 'files__read_text_file',
             description: 'Read a text file',
             // Gemini's schema subset: no $schema, no additionalProperties, upper-case types.
-            parameters: { type: 'OBJECT', properties: { path: { type: 'STRING', description: 'Path of the file' } }, required: ['path'] },
+            parameters: {
+              type: 'OBJECT',
+              properties: { path: { type: 'STRING', description: 'Path of the file' } },
+              required: ['path'],
+            },
           },
           // No parameters at all for a tool without properties: Gemini refuses an empty OBJECT.
           { name: 'files__list_allowed_directories', description: 'List the allowed directories' },
@@ -222,18 +303,38 @@ describe('Gemini generateContent request', () => {
     const provider = providerFor('gemini', server);
     const ask = { role: 'user' as const, content: [{ type: 'text' as const, text: 'Read a' }] };
     await collect(provider.generate({ model: 'fake-large', tools: [], messages: [ask] })); // the turn beforeEach scripted
-    server.script({ kind: 'reply', toolCalls: [{ name: 'files__read_text_file', argumentChunks: ['{"path": "a"}'] }] }, { kind: 'reply', text: ['A.'] });
+    server.script(
+      { kind: 'reply', toolCalls: [{ name: 'files__read_text_file', argumentChunks: ['{"path": "a"}'] }] },
+      { kind: 'reply', text: ['A.'] },
+    );
     const first = await collect(provider.generate({ model: 'fake-large', tools: [], messages: [ask] }));
     const calls = first.events.flatMap((event) => (event.type === 'tool_call' ? [event.call] : []));
     expect(calls[0]?.providerMetadata).toEqual({ gemini: { thoughtSignature: FAKE_THOUGHT_SIGNATURE } });
-    const result = { toolCallId: calls[0]?.id ?? '', toolName: 'files__read_text_file', content: [{ type: 'text' as const, text: 'A' }], isError: false };
+    const result = {
+      toolCallId: calls[0]?.id ?? '',
+      toolName: 'files__read_text_file',
+      content: [{ type: 'text' as const, text: 'A' }],
+      isError: false,
+    };
     const second = await collect(
-      provider.generate({ model: 'fake-large', tools: [], messages: [ask, { role: 'assistant', text: '', toolCalls: calls }, { role: 'tool', results: [result] }] }),
+      provider.generate({
+        model: 'fake-large',
+        tools: [],
+        messages: [ask, { role: 'assistant', text: '', toolCalls: calls }, { role: 'tool', results: [result] }],
+      }),
     );
     expect(second.events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
     const contents = (server.generations()[2]?.body as { contents: unknown[] }).contents;
     expect(contents.slice(1)).toEqual([
-      { role: 'model', parts: [{ functionCall: { name: 'files__read_text_file', args: { path: 'a' } }, thoughtSignature: FAKE_THOUGHT_SIGNATURE }] },
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'files__read_text_file', args: { path: 'a' } },
+            thoughtSignature: FAKE_THOUGHT_SIGNATURE,
+          },
+        ],
+      },
       { role: 'user', parts: [{ functionResponse: { name: 'files__read_text_file', response: { output: 'A' } } }] },
     ]);
   });

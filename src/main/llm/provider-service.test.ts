@@ -22,7 +22,12 @@ function open(): ProviderService {
   const events = createEventHub();
   events.subscribe((event, payload) => announced.push({ event, payload }));
   secrets = openFileSecretStore(path.join(dir, 'secrets.json'));
-  return createProviderService({ settings: openSettingsStore(path.join(dir, 'settings.json')), secrets, events, testTimeoutMs: 200 });
+  return createProviderService({
+    settings: openSettingsStore(path.join(dir, 'settings.json')),
+    secrets,
+    events,
+    testTimeoutMs: 200,
+  });
 }
 
 beforeEach(async () => {
@@ -54,13 +59,29 @@ function expectError(run: () => unknown, code: string, message?: RegExp): void {
 
 describe('provider service', () => {
   it('starts with the Demo provider, labelled as not an AI model, and writes nothing', () => {
-    expect(providers.list()).toEqual([{ id: 'demo', kind: 'demo', label: 'Demo — not an AI model', defaultModel: 'demo', hasApiKey: false, apiKeyRequired: false }]);
+    expect(providers.list()).toEqual([
+      {
+        id: 'demo',
+        kind: 'demo',
+        label: 'Demo — not an AI model',
+        defaultModel: 'demo',
+        hasApiKey: false,
+        apiKeyRequired: false,
+      },
+    ]);
     expect(fs.existsSync(path.join(dir, 'settings.json'))).toBe(false);
   });
 
   it('adds a provider: settings without the key, the key in the secret store, an announcement without it', () => {
     const added = providers.add({ kind: 'openai', apiKey: KEY, defaultModel: 'gpt-4o' });
-    expect(added).toEqual({ id: 'openai', kind: 'openai', label: 'OpenAI', defaultModel: 'gpt-4o', hasApiKey: true, apiKeyRequired: true });
+    expect(added).toEqual({
+      id: 'openai',
+      kind: 'openai',
+      label: 'OpenAI',
+      defaultModel: 'gpt-4o',
+      hasApiKey: true,
+      apiKeyRequired: true,
+    });
     expect(settingsFile()['providers']).toEqual([
       { id: 'demo', kind: 'demo', label: DEMO_LABEL, defaultModel: 'demo' },
       { id: 'openai', kind: 'openai', label: 'OpenAI', defaultModel: 'gpt-4o' },
@@ -75,14 +96,22 @@ describe('provider service', () => {
   });
 
   it('makes ids from labels, unique, and refuses a taken id', () => {
-    expect(providers.add({ kind: 'openai-compatible', label: 'Ollama on the NAS', baseURL: 'http://nas:11434/v1/' }).id).toBe('ollama-on-the-nas');
-    expect(providers.add({ kind: 'openai-compatible', label: 'Ollama on the NAS', baseURL: 'http://nas:11435/v1' }).id).toBe('ollama-on-the-nas-2');
+    expect(
+      providers.add({ kind: 'openai-compatible', label: 'Ollama on the NAS', baseURL: 'http://nas:11434/v1/' }).id,
+    ).toBe('ollama-on-the-nas');
+    expect(
+      providers.add({ kind: 'openai-compatible', label: 'Ollama on the NAS', baseURL: 'http://nas:11435/v1' }).id,
+    ).toBe('ollama-on-the-nas-2');
     expect(providers.get('ollama-on-the-nas').baseURL).toBe('http://nas:11434/v1');
     expectError(() => providers.add({ kind: 'anthropic', id: 'demo' }), 'invalid_input', /exists already/);
   });
 
   it('refuses shapes that cannot work', () => {
-    expectError(() => providers.add({ kind: 'openai-compatible', label: 'LM Studio' }), 'invalid_input', /needs its base URL/);
+    expectError(
+      () => providers.add({ kind: 'openai-compatible', label: 'LM Studio' }),
+      'invalid_input',
+      /needs its base URL/,
+    );
     expectError(() => providers.add({ kind: 'demo', apiKey: KEY }), 'invalid_input', /runs offline/);
     expectError(() => providers.update({ id: 'demo', label: 'GPT-7' }), 'invalid_input', /keeps its label/);
     const compatible = providers.add({ kind: 'openai-compatible', baseURL: 'http://localhost:1234/v1' });
@@ -91,9 +120,26 @@ describe('provider service', () => {
   });
 
   it('updates fields, clears them with null, and sets or deletes the key', () => {
-    providers.add({ kind: 'anthropic', apiKey: KEY, baseURL: 'https://proxy.example/anthropic', defaultModel: 'claude-x' });
-    const renamed = providers.update({ id: 'anthropic', label: 'Claude at work', baseURL: null, defaultModel: 'claude-y' });
-    expect(renamed).toEqual({ id: 'anthropic', kind: 'anthropic', label: 'Claude at work', defaultModel: 'claude-y', hasApiKey: true, apiKeyRequired: true });
+    providers.add({
+      kind: 'anthropic',
+      apiKey: KEY,
+      baseURL: 'https://proxy.example/anthropic',
+      defaultModel: 'claude-x',
+    });
+    const renamed = providers.update({
+      id: 'anthropic',
+      label: 'Claude at work',
+      baseURL: null,
+      defaultModel: 'claude-y',
+    });
+    expect(renamed).toEqual({
+      id: 'anthropic',
+      kind: 'anthropic',
+      label: 'Claude at work',
+      defaultModel: 'claude-y',
+      hasApiKey: true,
+      apiKeyRequired: true,
+    });
     expect(providers.update({ id: 'anthropic', apiKey: null }).hasApiKey).toBe(false);
     expect(secrets.get(apiKeySecretName('anthropic'))).toBeUndefined();
     expect(providers.update({ id: 'anthropic', apiKey: 'sk-ant-new' }).hasApiKey).toBe(true);
@@ -133,9 +179,15 @@ describe('provider service', () => {
     expect(await providers.test('fake-openai')).toEqual({ ok: true, modelCount: 2 });
     expect(await providers.test('fake-anthropic')).toEqual({ ok: true, modelCount: 2 });
     expect(await providers.test('fake-gemini')).toMatchObject({ ok: false, error: { code: 'llm_bad_key' } });
-    expect(await providers.test('gone')).toMatchObject({ ok: false, error: { code: 'llm_unreachable', message: expect.stringContaining('connection refused') } });
+    expect(await providers.test('gone')).toMatchObject({
+      ok: false,
+      error: { code: 'llm_unreachable', message: expect.stringContaining('connection refused') },
+    });
     const requests = server.requests.length;
-    expect(await providers.test('no-key')).toMatchObject({ ok: false, error: { code: 'llm_bad_key', message: expect.stringContaining('No API key is set') } });
+    expect(await providers.test('no-key')).toMatchObject({
+      ok: false,
+      error: { code: 'llm_bad_key', message: expect.stringContaining('No API key is set') },
+    });
     expect(server.requests.length).toBe(requests);
     expect(await providers.test('demo')).toEqual({ ok: true, modelCount: 1 });
     expect((await providers.models('fake-openai')).map((model) => model.id)).toEqual(['fake-large', 'fake-small']);
@@ -147,7 +199,13 @@ describe('provider service', () => {
     try {
       const { port } = silent.address() as net.AddressInfo;
       providers.add({ kind: 'openai-compatible', label: 'Silent', baseURL: `http://127.0.0.1:${port}/v1` });
-      expect(await providers.test('silent')).toMatchObject({ ok: false, error: { code: 'llm_unreachable', message: 'Silent did not answer within 0.2 seconds. Check the address and that the server is running.' } });
+      expect(await providers.test('silent')).toMatchObject({
+        ok: false,
+        error: {
+          code: 'llm_unreachable',
+          message: 'Silent did not answer within 0.2 seconds. Check the address and that the server is running.',
+        },
+      });
     } finally {
       silent.close();
     }
@@ -171,11 +229,18 @@ describe('probeLocal (the local servers the providers page offers)', () => {
   it('says clearly when nothing is listening', async () => {
     const url = new URL(await refusedURL());
     const result = await providers.probeLocal({ baseURL: `${url.origin}/v1`, label: 'Ollama' });
-    expect(result).toEqual({ ok: false, error: { code: 'llm_unreachable', message: `Nothing is listening on 127.0.0.1:${url.port} — is Ollama running?` } });
+    expect(result).toEqual({
+      ok: false,
+      error: { code: 'llm_unreachable', message: `Nothing is listening on 127.0.0.1:${url.port} — is Ollama running?` },
+    });
   });
 
   it('refuses an address that is not this machine, without connecting to it', async () => {
-    await expect(providers.probeLocal({ baseURL: 'http://192.0.2.1:11434/v1' })).rejects.toThrow(/Only a server on this machine/);
-    await expect(providers.probeLocal({ baseURL: 'http://localhost.example.org:11434/v1' })).rejects.toThrow(/not localhost\.example\.org/);
+    await expect(providers.probeLocal({ baseURL: 'http://192.0.2.1:11434/v1' })).rejects.toThrow(
+      /Only a server on this machine/,
+    );
+    await expect(providers.probeLocal({ baseURL: 'http://localhost.example.org:11434/v1' })).rejects.toThrow(
+      /not localhost\.example\.org/,
+    );
   });
 });

@@ -23,7 +23,12 @@ import type { LlmProvider } from './provider';
 export const PROVIDERS_SECTION = 'providers';
 export const DEMO_LABEL = PROVIDER_KIND_LABELS.demo;
 /** What a fresh install has: the Demo provider, so a person without a key sees the approval flow at once. */
-export const DEMO_PROVIDER: ProviderConfig = { id: 'demo', kind: 'demo', label: DEMO_LABEL, defaultModel: DEMO_MODEL_ID };
+export const DEMO_PROVIDER: ProviderConfig = {
+  id: 'demo',
+  kind: 'demo',
+  label: DEMO_LABEL,
+  defaultModel: DEMO_MODEL_ID,
+};
 /** How long "test connection" waits for the model list. */
 export const TEST_CONNECTION_TIMEOUT_MS = 15_000;
 
@@ -81,7 +86,9 @@ export function createProviderService({
   createProvider = createProviderFromConfig,
   testTimeoutMs = TEST_CONNECTION_TIMEOUT_MS,
 }: ProviderServiceDependencies): ProviderService {
-  const section: SettingsSection<ProviderConfig[]> = settings.section(PROVIDERS_SECTION, ProvidersSettingsSchema, [DEMO_PROVIDER]);
+  const section: SettingsSection<ProviderConfig[]> = settings.section(PROVIDERS_SECTION, ProvidersSettingsSchema, [
+    DEMO_PROVIDER,
+  ]);
   const cache = new Map<string, { fingerprint: string; provider: LlmProvider }>();
 
   const hasKey = (id: string): boolean => secrets.keys(apiKeySecretName(id)).includes(apiKeySecretName(id));
@@ -97,7 +104,9 @@ export function createProviderService({
   };
   const announce = (): void => events.emit('providers.onDidChange', { providers: service.list() });
   const missingKey = (config: ProviderConfig): WorkbenchError =>
-    new WorkbenchError('llm_bad_key', `No API key is set for ${config.label}. Add one in the provider's settings.`, { provider: config.label });
+    new WorkbenchError('llm_bad_key', `No API key is set for ${config.label}. Add one in the provider's settings.`, {
+      provider: config.label,
+    });
 
   const service: ProviderService = {
     list: () => section.get().map(info),
@@ -105,7 +114,9 @@ export function createProviderService({
     add(input) {
       const existing = section.get();
       if (input.id !== undefined && existing.some((provider) => provider.id === input.id)) {
-        throw new WorkbenchError('invalid_input', `A provider with the id ${input.id} exists already.`, { id: input.id });
+        throw new WorkbenchError('invalid_input', `A provider with the id ${input.id} exists already.`, {
+          id: input.id,
+        });
       }
       const label = input.kind === 'demo' ? DEMO_LABEL : (input.label ?? PROVIDER_KIND_LABELS[input.kind]);
       const config: ProviderConfig = {
@@ -113,7 +124,11 @@ export function createProviderService({
         kind: input.kind,
         label,
         ...(input.baseURL === undefined ? {} : { baseURL: input.baseURL }),
-        ...(input.defaultModel === undefined ? (input.kind === 'demo' ? { defaultModel: DEMO_MODEL_ID } : {}) : { defaultModel: input.defaultModel }),
+        ...(input.defaultModel === undefined
+          ? input.kind === 'demo'
+            ? { defaultModel: DEMO_MODEL_ID }
+            : {}
+          : { defaultModel: input.defaultModel }),
       };
       checkShape(config, input.apiKey !== undefined);
       section.update((current) => [...current, config]);
@@ -124,7 +139,10 @@ export function createProviderService({
     update(input) {
       const current = find(input.id);
       if (current.kind === 'demo' && input.label !== undefined && input.label !== DEMO_LABEL) {
-        throw new WorkbenchError('invalid_input', `The Demo provider keeps its label "${DEMO_LABEL}", so nobody takes it for a model.`);
+        throw new WorkbenchError(
+          'invalid_input',
+          `The Demo provider keeps its label "${DEMO_LABEL}", so nobody takes it for a model.`,
+        );
       }
       const next: ProviderConfig = { ...current, ...(input.label === undefined ? {} : { label: input.label }) };
       if (input.baseURL === null) delete next.baseURL;
@@ -148,7 +166,8 @@ export function createProviderService({
     },
     async test(id) {
       const config = find(id);
-      if (KINDS_THAT_NEED_A_KEY.includes(config.kind) && !hasKey(id)) return { ok: false, error: missingKey(config).toData() };
+      if (KINDS_THAT_NEED_A_KEY.includes(config.kind) && !hasKey(id))
+        return { ok: false, error: missingKey(config).toData() };
       let timeout: AbortSignal | undefined;
       try {
         const provider = service.provider(id);
@@ -170,7 +189,10 @@ export function createProviderService({
     async probeLocal({ baseURL, label = 'The server' }) {
       const url = new URL(baseURL);
       if (!LOOPBACK_HOSTS.has(url.hostname)) {
-        throw new WorkbenchError('invalid_input', `Only a server on this machine can be tested before it is added (localhost, 127.0.0.1 or [::1]), not ${url.hostname}.`);
+        throw new WorkbenchError(
+          'invalid_input',
+          `Only a server on this machine can be tested before it is added (localhost, 127.0.0.1 or [::1]), not ${url.hostname}.`,
+        );
       }
       const provider = createProvider({ id: 'local-probe', kind: 'openai-compatible', label, baseURL }, undefined);
       await provider.loaded?.();
@@ -181,11 +203,23 @@ export function createProviderService({
       } catch (error) {
         const where = `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
         if (timeout.aborted) {
-          return { ok: false, error: { code: 'llm_unreachable', message: `${label} did not answer at ${where} within ${testTimeoutMs / 1000} seconds.` } };
+          return {
+            ok: false,
+            error: {
+              code: 'llm_unreachable',
+              message: `${label} did not answer at ${where} within ${testTimeoutMs / 1000} seconds.`,
+            },
+          };
         }
-        const refused = error instanceof WorkbenchError ? (error.details as { cause?: unknown } | undefined)?.cause === 'ECONNREFUSED' : describeNetworkCause(error).code === 'ECONNREFUSED';
+        const refused =
+          error instanceof WorkbenchError
+            ? (error.details as { cause?: unknown } | undefined)?.cause === 'ECONNREFUSED'
+            : describeNetworkCause(error).code === 'ECONNREFUSED';
         if (refused) {
-          return { ok: false, error: { code: 'llm_unreachable', message: `Nothing is listening on ${where} — is ${label} running?` } };
+          return {
+            ok: false,
+            error: { code: 'llm_unreachable', message: `Nothing is listening on ${where} — is ${label} running?` },
+          };
         }
         if (error instanceof WorkbenchError) return { ok: false, error: error.toData() };
         throw error;

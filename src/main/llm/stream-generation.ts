@@ -23,7 +23,10 @@ export interface StreamTranslator<Chunk> {
  * `break`) closes the HTTP stream and ends with `finish: aborted`; errors come out mapped; a stream that ends
  * without its end marker is a dropped stream, not a short answer.
  */
-export async function* streamGeneration<Chunk>(translator: StreamTranslator<Chunk>, signal?: AbortSignal): AsyncGenerator<GenerateEvent> {
+export async function* streamGeneration<Chunk>(
+  translator: StreamTranslator<Chunk>,
+  signal?: AbortSignal,
+): AsyncGenerator<GenerateEvent> {
   const controller = new AbortController();
   const forward = (): void => controller.abort(signal?.reason);
   if (signal?.aborted) {

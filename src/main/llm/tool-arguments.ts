@@ -16,10 +16,17 @@ export function parseToolArguments(raw: string): ToolCallArguments {
 }
 
 /** For providers that send arguments already parsed (Gemini): anything but a plain object is malformed. */
-export function toolArgumentsFromValue(value: unknown, raw = JSON.stringify(value) ?? String(value)): ToolCallArguments {
+export function toolArgumentsFromValue(
+  value: unknown,
+  raw = JSON.stringify(value) ?? String(value),
+): ToolCallArguments {
   if (value === undefined || value === null) return { kind: 'parsed', value: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return { kind: 'malformed', raw, problem: `a JSON ${Array.isArray(value) ? 'array' : typeof value}, not an object` };
+    return {
+      kind: 'malformed',
+      raw,
+      problem: `a JSON ${Array.isArray(value) ? 'array' : typeof value}, not an object`,
+    };
   }
   return { kind: 'parsed', value: value as Record<string, unknown> };
 }

@@ -25,15 +25,19 @@ describe('providerToolName', () => {
   it('always gives a name every provider accepts, the same one each time, distinct for distinct pairs', () => {
     const seen = new Map<string, string>();
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 80 }), fc.string({ minLength: 1, maxLength: 80 }), (server, tool) => {
-        const name = providerToolName(server, tool);
-        expect(ToolSpecSchema.shape.name.safeParse(name).success).toBe(true);
-        expect(providerToolName(server, tool)).toBe(name);
-        const pair = JSON.stringify([server, tool]);
-        const earlier = seen.get(name);
-        if (earlier !== undefined) expect(earlier).toBe(pair);
-        seen.set(name, pair);
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 80 }),
+        fc.string({ minLength: 1, maxLength: 80 }),
+        (server, tool) => {
+          const name = providerToolName(server, tool);
+          expect(ToolSpecSchema.shape.name.safeParse(name).success).toBe(true);
+          expect(providerToolName(server, tool)).toBe(name);
+          const pair = JSON.stringify([server, tool]);
+          const earlier = seen.get(name);
+          if (earlier !== undefined) expect(earlier).toBe(pair);
+          seen.set(name, pair);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -46,14 +50,30 @@ describe('tool arguments', () => {
   });
 
   it('keeps text that is not a JSON object as malformed, raw', () => {
-    expect(parseToolArguments('{"a": ')).toMatchObject({ kind: 'malformed', raw: '{"a": ', problem: expect.stringContaining('not valid JSON') });
-    expect(parseToolArguments('[1, 2]')).toEqual({ kind: 'malformed', raw: '[1, 2]', problem: 'a JSON array, not an object' });
-    expect(parseToolArguments('"path"')).toEqual({ kind: 'malformed', raw: '"path"', problem: 'a JSON string, not an object' });
+    expect(parseToolArguments('{"a": ')).toMatchObject({
+      kind: 'malformed',
+      raw: '{"a": ',
+      problem: expect.stringContaining('not valid JSON'),
+    });
+    expect(parseToolArguments('[1, 2]')).toEqual({
+      kind: 'malformed',
+      raw: '[1, 2]',
+      problem: 'a JSON array, not an object',
+    });
+    expect(parseToolArguments('"path"')).toEqual({
+      kind: 'malformed',
+      raw: '"path"',
+      problem: 'a JSON string, not an object',
+    });
   });
 
   it('checks arguments a provider sent already parsed', () => {
     expect(toolArgumentsFromValue({ x: 1 })).toEqual({ kind: 'parsed', value: { x: 1 } });
     expect(toolArgumentsFromValue(undefined)).toEqual({ kind: 'parsed', value: {} });
-    expect(toolArgumentsFromValue('x')).toEqual({ kind: 'malformed', raw: '"x"', problem: 'a JSON string, not an object' });
+    expect(toolArgumentsFromValue('x')).toEqual({
+      kind: 'malformed',
+      raw: '"x"',
+      problem: 'a JSON string, not an object',
+    });
   });
 });

@@ -17,7 +17,8 @@ const SEPARATOR = '__';
  */
 export function providerToolName(serverName: string, toolName: string): string {
   const plain = `${serverName}${SEPARATOR}${toolName}`;
-  if (SAFE_NAME.test(plain) && plain.length <= PROVIDER_TOOL_NAME_MAX_LENGTH && !serverName.includes(SEPARATOR)) return plain;
+  if (SAFE_NAME.test(plain) && plain.length <= PROVIDER_TOOL_NAME_MAX_LENGTH && !serverName.includes(SEPARATOR))
+    return plain;
   const hash = createHash('sha256').update(`${serverName}\u0000${toolName}`).digest('hex').slice(0, 8);
   let base = plain.replace(/[^A-Za-z0-9_-]/g, '_');
   if (!/^[A-Za-z_]/.test(base)) base = `_${base}`;

@@ -7,7 +7,12 @@ import type { McpTool } from '../../shared/mcp';
  */
 export type AppRequest =
   | { readonly kind: 'tools/call'; readonly serverName: string; readonly toolName: string; readonly args: unknown }
-  | { readonly kind: 'resources/read'; readonly serverName: string; readonly targetServer?: string | undefined; readonly uri: string }
+  | {
+      readonly kind: 'resources/read';
+      readonly serverName: string;
+      readonly targetServer?: string | undefined;
+      readonly uri: string;
+    }
   | { readonly kind: 'ui/open-link'; readonly serverName: string; readonly url: string };
 
 /** A request that may go on to the person or the decision pipeline, with what they are shown; or why it may not. */
@@ -18,7 +23,8 @@ export type AppRequestScreening =
   | { readonly ok: false; readonly reason: string };
 
 const refuse = (reason: string): AppRequestScreening => ({ ok: false, reason });
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 /** The longest link a view may ask to open. */
 export const APP_LINK_MAX_CHARS = 8192;
 
@@ -40,7 +46,10 @@ export function screenAppRequest(request: AppRequest, tools: readonly McpTool[])
             : `"${request.serverName}" has no tool named "${request.toolName}".`,
         );
       }
-      if (!visibleToApp(tool)) return refuse(`The tool "${tool.name}" of "${tool.serverName}" is for the model only; its view may not call it.`);
+      if (!visibleToApp(tool))
+        return refuse(
+          `The tool "${tool.name}" of "${tool.serverName}" is for the model only; its view may not call it.`,
+        );
       if (tool.problem) return refuse(`The tool "${tool.name}" cannot be used: ${tool.problem}`);
       if (!tool.available) return refuse(`"${tool.serverName}" is not ready, so "${tool.name}" cannot be called now.`);
       const args = request.args ?? {};
@@ -49,22 +58,28 @@ export function screenAppRequest(request: AppRequest, tools: readonly McpTool[])
     }
     case 'resources/read': {
       if (request.targetServer !== undefined && request.targetServer !== request.serverName) {
-        return refuse(`A view of "${request.serverName}" may read only that server's resources, not those of "${request.targetServer}".`);
+        return refuse(
+          `A view of "${request.serverName}" may read only that server's resources, not those of "${request.targetServer}".`,
+        );
       }
-      if (typeof request.uri !== 'string' || request.uri.length === 0 || request.uri.length > APP_LINK_MAX_CHARS) return refuse('The resource URI is empty or too long.');
+      if (typeof request.uri !== 'string' || request.uri.length === 0 || request.uri.length > APP_LINK_MAX_CHARS)
+        return refuse('The resource URI is empty or too long.');
       return { ok: true, kind: 'resources/read', uri: request.uri };
     }
     case 'ui/open-link': {
-      if (typeof request.url !== 'string' || request.url.length > APP_LINK_MAX_CHARS) return refuse('The link is not text or is too long.');
+      if (typeof request.url !== 'string' || request.url.length > APP_LINK_MAX_CHARS)
+        return refuse('The link is not text or is too long.');
       let url: URL;
       try {
         url = new URL(request.url.trim());
       } catch {
         return refuse(`${JSON.stringify(request.url.slice(0, 200))} is not a link.`);
       }
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse(`A view may open only http and https links, not ${url.protocol} ones.`);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        return refuse(`A view may open only http and https links, not ${url.protocol} ones.`);
       if (!url.hostname) return refuse('The link has no host.');
-      if (url.username || url.password) return refuse('A link with a user name or password in it is not opened: its real host is easy to mistake.');
+      if (url.username || url.password)
+        return refuse('A link with a user name or password in it is not opened: its real host is easy to mistake.');
       return { ok: true, kind: 'ui/open-link', url: url.href, host: url.host };
     }
   }

@@ -11,7 +11,9 @@ import { createTestHost, disposeTestHosts } from './test-fixtures/harness';
 afterEach(disposeTestHosts);
 
 /** The example's own entry (its package.json `bin`), run on this Node with `--stdio`, as its README says. */
-const BASIC = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js', import.meta.url));
+const BASIC = fileURLToPath(
+  new URL('../../../node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js', import.meta.url),
+);
 const basicServer = { command: process.execPath, args: [BASIC, '--stdio'] };
 
 describe('the basic example app server', () => {

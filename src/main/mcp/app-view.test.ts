@@ -10,7 +10,10 @@ import { APP_VIEW_MAX_CHARS, readAppView } from './app-view';
 async function serverWith(contents: (uri: string) => Record<string, unknown>[]): Promise<Client> {
   const server = new Server({ name: 'views', version: '1.0.0' }, { capabilities: { resources: {} } });
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => ({ contents: contents(request.params.uri) }) as never);
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    (request) => ({ contents: contents(request.params.uri) }) as never,
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'test', version: '1.0.0' });
@@ -27,30 +30,68 @@ describe("reading a tool's view", () => {
         uri,
         mimeType: MCP_APP_MIME_TYPE,
         text: HTML,
-        _meta: { ui: { csp: { connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] }, permissions: { clipboardWrite: {} }, prefersBorder: true } },
+        _meta: {
+          ui: {
+            csp: { connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] },
+            permissions: { clipboardWrite: {} },
+            prefersBorder: true,
+          },
+        },
       },
     ]);
     const view = await readAppView('clock', client, 'ui://clock/view.html', 5000);
-    expect(view).toMatchObject({ serverName: 'clock', uri: 'ui://clock/view.html', html: HTML, permissions: ['clipboardWrite'], prefersBorder: true, notices: [] });
-    expect(view.csp).toEqual({ connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'], frameDomains: [], baseUriDomains: [] });
+    expect(view).toMatchObject({
+      serverName: 'clock',
+      uri: 'ui://clock/view.html',
+      html: HTML,
+      permissions: ['clipboardWrite'],
+      prefersBorder: true,
+      notices: [],
+    });
+    expect(view.csp).toEqual({
+      connectDomains: ['https://api.example.com'],
+      resourceDomains: ['https://cdn.example.com'],
+      frameDomains: [],
+      baseUriDomains: [],
+    });
     expect(view.hash).toMatch(/^[0-9a-f]{64}$/);
     // The same HTML with one more declared domain is another view.
-    const wider = await readAppView('clock', await serverWith((uri) => [{ uri, mimeType: MCP_APP_MIME_TYPE, text: HTML, _meta: { ui: { csp: { connectDomains: ['https://api.example.com', 'https://other.example'] } } } }]), 'ui://clock/view.html', 5000);
+    const wider = await readAppView(
+      'clock',
+      await serverWith((uri) => [
+        {
+          uri,
+          mimeType: MCP_APP_MIME_TYPE,
+          text: HTML,
+          _meta: { ui: { csp: { connectDomains: ['https://api.example.com', 'https://other.example'] } } },
+        },
+      ]),
+      'ui://clock/view.html',
+      5000,
+    );
     expect(wider.hash).not.toBe(view.hash);
   });
 
   it('refuses what is not a view: another URI scheme, another type, no content, too long', async () => {
     const client = await serverWith((uri) => [{ uri, mimeType: 'text/html', text: HTML }]);
-    await expect(readAppView('clock', client, 'https://evil.example/view.html', 5000)).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(readAppView('clock', client, 'ui://clock/view.html', 5000)).rejects.toThrow(/its type is "text\/html", not text\/html;profile=mcp-app/);
+    await expect(readAppView('clock', client, 'https://evil.example/view.html', 5000)).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(readAppView('clock', client, 'ui://clock/view.html', 5000)).rejects.toThrow(
+      /its type is "text\/html", not text\/html;profile=mcp-app/,
+    );
     const empty = await serverWith(() => []);
     await expect(readAppView('clock', empty, 'ui://clock/view.html', 5000)).rejects.toThrow(/no content/);
-    const huge = await serverWith((uri) => [{ uri, mimeType: MCP_APP_MIME_TYPE, text: 'x'.repeat(APP_VIEW_MAX_CHARS + 1) }]);
+    const huge = await serverWith((uri) => [
+      { uri, mimeType: MCP_APP_MIME_TYPE, text: 'x'.repeat(APP_VIEW_MAX_CHARS + 1) },
+    ]);
     await expect(readAppView('clock', huge, 'ui://clock/view.html', 5000)).rejects.toThrow(/at most/);
   });
 
   it('reads a view sent as a base64 blob', async () => {
-    const client = await serverWith((uri) => [{ uri, mimeType: MCP_APP_MIME_TYPE, blob: Buffer.from(HTML).toString('base64') }]);
+    const client = await serverWith((uri) => [
+      { uri, mimeType: MCP_APP_MIME_TYPE, blob: Buffer.from(HTML).toString('base64') },
+    ]);
     expect((await readAppView('clock', client, 'ui://clock/view.html', 5000)).html).toBe(HTML);
   });
 });
@@ -81,7 +122,10 @@ describe("a view's declarations and its Content-Security-Policy", () => {
       42,
     ];
     const { csp, permissions, notices } = appDeclarationsOf({
-      ui: { csp: { connectDomains: [...hostile, 'https://api.example.com'], frameDomains: 'https://x.example' }, permissions: { camera: {}, usb: {}, microphone: false } },
+      ui: {
+        csp: { connectDomains: [...hostile, 'https://api.example.com'], frameDomains: 'https://x.example' },
+        permissions: { camera: {}, usb: {}, microphone: false },
+      },
     });
     expect(csp.connectDomains).toEqual(['https://api.example.com']);
     expect(csp.frameDomains).toEqual([]);
@@ -89,7 +133,9 @@ describe("a view's declarations and its Content-Security-Policy", () => {
     expect(notices).toHaveLength(hostile.length + 3);
     const policy = contentSecurityPolicyOf(csp);
     expect(policy).not.toContain('unsafe-eval');
-    expect(policy.split('; ').filter((directive) => directive.startsWith('script-src'))).toEqual(["script-src 'unsafe-inline'"]);
+    expect(policy.split('; ').filter((directive) => directive.startsWith('script-src'))).toEqual([
+      "script-src 'unsafe-inline'",
+    ]);
     expect(policy).toContain('connect-src https://api.example.com');
   });
 });

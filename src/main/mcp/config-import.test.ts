@@ -4,7 +4,11 @@ import { parseImportFile, stripJsonComments, uniqueName } from './config-import'
 const CLAUDE = JSON.stringify({
   mcpServers: {
     filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop'] },
-    github: { command: 'docker', args: ['run', '-i', 'ghcr.io/github/github-mcp-server'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' } },
+    github: {
+      command: 'docker',
+      args: ['run', '-i', 'ghcr.io/github/github-mcp-server'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' },
+    },
     broken: { args: ['no command'] },
   },
   globalShortcut: 'Ctrl+Space',
@@ -15,8 +19,18 @@ describe('parseImportFile', () => {
     const parsed = parseImportFile('/home/me/.config/Claude/claude_desktop_config.json', CLAUDE, 'claude-desktop');
     expect(parsed.format).toBe('claude-desktop');
     expect(parsed.servers).toEqual([
-      { originalName: 'filesystem', server: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop'] } },
-      { originalName: 'github', server: { command: 'docker', args: ['run', '-i', 'ghcr.io/github/github-mcp-server'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' } } },
+      {
+        originalName: 'filesystem',
+        server: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop'] },
+      },
+      {
+        originalName: 'github',
+        server: {
+          command: 'docker',
+          args: ['run', '-i', 'ghcr.io/github/github-mcp-server'],
+          env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secret' },
+        },
+      },
     ]);
     expect(parsed.skip).toEqual([{ name: 'broken', reason: 'it has neither a "command" nor a "url"' }]);
   });
@@ -32,7 +46,10 @@ describe('parseImportFile', () => {
     const parsed = parseImportFile('/home/me/.cursor/mcp.json', text);
     expect(parsed.format).toBe('cursor');
     expect(parsed.servers).toEqual([
-      { originalName: 'remote', server: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer abc' } } },
+      {
+        originalName: 'remote',
+        server: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer abc' } },
+      },
       { originalName: 'off', server: { command: 'node', args: ['server.js'], enabled: false } },
     ]);
     expect(parsed.skip).toEqual([{ name: 'ftp', reason: 'it has no http:// or https:// "url"' }]);
@@ -66,12 +83,18 @@ describe('parseImportFile', () => {
   });
 
   it('names the file and the problem for bad JSON or a shape it does not know', () => {
-    expect(() => parseImportFile('/tmp/config.json', '{ "mcpServers": ')).toThrow(/^Cannot import from \/tmp\/config\.json: it is not valid JSON \(/);
-    expect(() => parseImportFile('/tmp/config.json', '[1, 2]')).toThrow('Cannot import from /tmp/config.json: it must hold a JSON object.');
+    expect(() => parseImportFile('/tmp/config.json', '{ "mcpServers": ')).toThrow(
+      /^Cannot import from \/tmp\/config\.json: it is not valid JSON \(/,
+    );
+    expect(() => parseImportFile('/tmp/config.json', '[1, 2]')).toThrow(
+      'Cannot import from /tmp/config.json: it must hold a JSON object.',
+    );
     expect(() => parseImportFile('/tmp/config.json', '{ "theme": "dark" }')).toThrow(
       'Cannot import from /tmp/config.json: it has neither "mcpServers" (Claude Desktop, Cursor) nor "servers" (VS Code), so it is not an MCP configuration we know.',
     );
-    expect(() => parseImportFile('/tmp/config.json', '{ "mcpServers": [] }')).toThrow('Cannot import from /tmp/config.json: "mcpServers" must be an object of servers by name.');
+    expect(() => parseImportFile('/tmp/config.json', '{ "mcpServers": [] }')).toThrow(
+      'Cannot import from /tmp/config.json: "mcpServers" must be an object of servers by name.',
+    );
     try {
       parseImportFile('/tmp/x.json', 'nope');
     } catch (error) {

@@ -24,7 +24,8 @@ export interface ParsedImport {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Parses one file; `expected` is the app the caller took it from, when known. Throws `invalid_input` naming the file. */
 export function parseImportFile(file: string, text: string, expected?: ImportFormat): ParsedImport {
@@ -41,7 +42,12 @@ export function parseImportFile(file: string, text: string, expected?: ImportFor
   let format: ImportFormat;
   let entries: unknown;
   if (isObject(document.mcpServers)) {
-    format = expected === 'cursor' || expected === 'claude-desktop' ? expected : /cursor/i.test(file) ? 'cursor' : 'claude-desktop';
+    format =
+      expected === 'cursor' || expected === 'claude-desktop'
+        ? expected
+        : /cursor/i.test(file)
+          ? 'cursor'
+          : 'claude-desktop';
     entries = document.mcpServers;
   } else if (isObject(document.servers)) {
     format = 'vscode';
@@ -49,7 +55,9 @@ export function parseImportFile(file: string, text: string, expected?: ImportFor
   } else if ('mcpServers' in document || 'servers' in document) {
     throw fail(`"${'mcpServers' in document ? 'mcpServers' : 'servers'}" must be an object of servers by name.`);
   } else {
-    throw fail('it has neither "mcpServers" (Claude Desktop, Cursor) nor "servers" (VS Code), so it is not an MCP configuration we know.');
+    throw fail(
+      'it has neither "mcpServers" (Claude Desktop, Cursor) nor "servers" (VS Code), so it is not an MCP configuration we know.',
+    );
   }
   const result: ParsedImport = { file, format, servers: [], skip: [] };
   for (const [name, entry] of Object.entries(entries as Json)) {
@@ -71,9 +79,11 @@ function convertEntry(entry: unknown, format: ImportFormat): McpServerInput | st
     const map: Record<string, string> = {};
     for (const [key, item] of Object.entries(value)) {
       if (isReservedSettingName(key)) return `"${what}": ${reservedNameMessage(key)}`;
-      if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') return `"${what}.${key}" is not a string`;
+      if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean')
+        return `"${what}.${key}" is not a string`;
       const text = String(item);
-      if (/\$\{input:[^}]*\}/.test(text)) return `"${what}.${key}" asks for a VS Code input (${text}), which only VS Code can prompt for; add the server by hand`;
+      if (/\$\{input:[^}]*\}/.test(text))
+        return `"${what}.${key}" asks for a VS Code input (${text}), which only VS Code can prompt for; add the server by hand`;
       map[key] = text;
     }
     return map;
@@ -87,7 +97,11 @@ function convertEntry(entry: unknown, format: ImportFormat): McpServerInput | st
     return {
       url: entry.url,
       ...(headers ? { headers } : {}),
-      ...(type === 'sse' ? { type: 'sse' as const } : format === 'vscode' && type === 'http' ? { type: 'http' as const } : {}),
+      ...(type === 'sse'
+        ? { type: 'sse' as const }
+        : format === 'vscode' && type === 'http'
+          ? { type: 'http' as const }
+          : {}),
       ...(enabled === false ? { enabled } : {}),
     };
   }
@@ -96,7 +110,8 @@ function convertEntry(entry: unknown, format: ImportFormat): McpServerInput | st
   if (entry.args !== undefined && (!Array.isArray(entry.args) || entry.args.some((arg) => typeof arg !== 'string'))) {
     return '"args" is not a list of strings';
   }
-  if (entry.envFile !== undefined) return 'it reads its environment from an "envFile", which AI Workbench does not read; add the server by hand';
+  if (entry.envFile !== undefined)
+    return 'it reads its environment from an "envFile", which AI Workbench does not read; add the server by hand';
   const env = stringMap(entry.env, 'env');
   if (typeof env === 'string') return env;
   if (entry.cwd !== undefined && typeof entry.cwd !== 'string') return '"cwd" is not a string';

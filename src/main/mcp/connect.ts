@@ -19,7 +19,14 @@ import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } fro
 import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
-import { ContainmentError, describeBlock, planSpawn, type SandboxBlock, type SandboxHost, type SpawnPlan } from './sandbox';
+import {
+  ContainmentError,
+  describeBlock,
+  planSpawn,
+  type SandboxBlock,
+  type SandboxHost,
+  type SpawnPlan,
+} from './sandbox';
 
 export { describeBlock } from './sandbox';
 
@@ -84,7 +91,10 @@ export async function connect(launch: LaunchConfig, options: ConnectOptions): Pr
 }
 
 function newClient(options: ConnectOptions): Client {
-  const client = new Client({ name: APP_NAME, version: options.clientVersion }, { capabilities: options.roots ? { roots: { listChanged: true } } : {} });
+  const client = new Client(
+    { name: APP_NAME, version: options.clientVersion },
+    { capabilities: options.roots ? { roots: { listChanged: true } } : {} },
+  );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
     const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
@@ -93,11 +103,15 @@ function newClient(options: ConnectOptions): Client {
   registerServerRequests(client, options.serverRequests);
   const { roots, onResourceUpdated } = options;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots() }));
-  if (onResourceUpdated) client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => onResourceUpdated(params.uri));
+  if (onResourceUpdated)
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => onResourceUpdated(params.uri));
   return client;
 }
 
-async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, options: ConnectOptions): Promise<Connection> {
+async function connectStdio(
+  launch: Extract<LaunchConfig, { kind: 'stdio' }>,
+  options: ConnectOptions,
+): Promise<Connection> {
   let command: string;
   let args: string[];
   let env: Record<string, string>;
@@ -105,7 +119,8 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
     let program: string[];
     try {
       // Node options of the person's own (NODE_OPTIONS in the server's env) may not load a snapshot: the plain file then.
-      const runtime = launch.env.NODE_OPTIONS === undefined ? options.runtime : { ...options.runtime, snapshotKey: undefined };
+      const runtime =
+        launch.env.NODE_OPTIONS === undefined ? options.runtime : { ...options.runtime, snapshotKey: undefined };
       program = bundledServerStartArgs(launch.package, runtime);
     } catch (error) {
       throw new ConnectError((error as Error).message, true);
@@ -123,7 +138,16 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
   if (options.sandbox) {
     try {
       plan = await planSpawn(
-        { name: launch.name, command: launch.command, package: launch.package, args: launch.args, env: launch.env, cwd: launch.cwd, roots: launch.roots, sandbox: launch.sandbox },
+        {
+          name: launch.name,
+          command: launch.command,
+          package: launch.package,
+          args: launch.args,
+          env: launch.env,
+          cwd: launch.cwd,
+          roots: launch.roots,
+          sandbox: launch.sandbox,
+        },
         { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
         options.sandbox,
         options.runtime.command,
@@ -173,9 +197,16 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
     if (error instanceof ConnectError) throw error;
     if (error instanceof SpawnError) throw new ConnectError(error.message, true);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      throw new ConnectError(`The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
+      throw new ConnectError(
+        `The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
+        false,
+      );
     }
-    if (reason) throw new ConnectError(`The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`, false);
+    if (reason)
+      throw new ConnectError(
+        `The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`,
+        false,
+      );
     throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
   }
   live = true;
@@ -194,7 +225,10 @@ async function connectStdio(launch: Extract<LaunchConfig, { kind: 'stdio' }>, op
   };
 }
 
-async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, options: ConnectOptions): Promise<Connection> {
+async function connectHttp(
+  launch: Extract<LaunchConfig, { kind: 'http' }>,
+  options: ConnectOptions,
+): Promise<Connection> {
   let url: URL;
   try {
     url = new URL(launch.url);
@@ -206,7 +240,9 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
   const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => {
     const client = newClient(options);
     const transport: Transport =
-      kind === 'http' ? new StreamableHTTPClientTransport(url, { requestInit, ...oauth }) : new SSEClientTransport(url, { requestInit, ...oauth });
+      kind === 'http'
+        ? new StreamableHTTPClientTransport(url, { requestInit, ...oauth })
+        : new SSEClientTransport(url, { requestInit, ...oauth });
     let live = false;
     let closing = false;
     let ended: string | undefined;
@@ -226,7 +262,10 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
       throw error;
     }
     live = true;
-    options.log('host', `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}.`);
+    options.log(
+      'host',
+      `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}.`,
+    );
     return {
       client,
       transport: kind,
@@ -236,7 +275,8 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
       close: async () => {
         closing = true;
         ended ??= 'was stopped';
-        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+        if (transport instanceof StreamableHTTPClientTransport)
+          await transport.terminateSession().catch(() => undefined);
         await client.close().catch(() => undefined);
       },
       killNow: () => {
@@ -246,15 +286,22 @@ async function connectHttp(launch: Extract<LaunchConfig, { kind: 'http' }>, opti
     };
   };
   const fail = (error: unknown): ConnectError => {
-    if (isSignInError(error)) return new ConnectError(signInMessage(error) ?? `${url.href} needs you to sign in.`, true, true);
+    if (isSignInError(error))
+      return new ConnectError(signInMessage(error) ?? `${url.href} needs you to sign in.`, true, true);
     if (error instanceof UnsafeEndpointError) return new ConnectError(error.message, true);
     // The server's protected-resource metadata names another resource (RFC 9728 §3.3): no token is asked for it,
     // and asking again will not change what the server says.
     if (error instanceof Error && /^Protected resource \S+ does not match expected/.test(error.message)) {
-      return new ConnectError(`${url.href} cannot be signed in to: its OAuth metadata is for another resource. ${error.message}.`, true);
+      return new ConnectError(
+        `${url.href} cannot be signed in to: its OAuth metadata is for another resource. ${error.message}.`,
+        true,
+      );
     }
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new ConnectError(`${url.href} did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`, false);
+      return new ConnectError(
+        `${url.href} did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
+        false,
+      );
     }
     return new ConnectError(`Cannot connect to ${url.href}: ${describeError(error)}`, false);
   };

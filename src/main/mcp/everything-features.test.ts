@@ -25,12 +25,19 @@ async function everything(server: McpServerInput = EVERYTHING): Promise<TestHost
  * server-everything with everything the client writes to it copied to `wire` (a shell `tee` in front of its
  * stdin), so a test can see what the server received — `notifications/cancelled`, `logging/setLevel`…
  */
-function tappedEverything(dir: string): { server: McpServerInput; received: () => { method?: string; params?: Record<string, unknown> }[] } {
+function tappedEverything(dir: string): {
+  server: McpServerInput;
+  received: () => { method?: string; params?: Record<string, unknown> }[];
+} {
   const wire = path.join(dir, 'wire.jsonl');
   const entry = resolveBundledServerEntry('@modelcontextprotocol/server-everything');
   return {
     // The tap writes its copy into the data folder: its sandbox profile grants that (docs/user/sandbox.md#profiles).
-    server: { command: 'sh', args: ['-c', 'tee "$0" | exec "$1" "$2" stdio', wire, process.execPath, entry], sandbox: { write: [dir] } } as McpServerInput,
+    server: {
+      command: 'sh',
+      args: ['-c', 'tee "$0" | exec "$1" "$2" stdio', wire, process.execPath, entry],
+      sandbox: { write: [dir] },
+    } as McpServerInput,
     received: () =>
       fs.existsSync(wire)
         ? fs
@@ -81,7 +88,12 @@ describe('progress and cancellation (trigger-long-running-operation)', () => {
     test.config.add('everything', tapped.server);
     await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.toolCount > 0);
     const error = (await test.host
-      .callTool({ serverName: 'everything', toolName: 'trigger-long-running-operation', args: { duration: 3, steps: 12 }, timeoutMs: 1000 })
+      .callTool({
+        serverName: 'everything',
+        toolName: 'trigger-long-running-operation',
+        args: { duration: 3, steps: 12 },
+        timeoutMs: 1000,
+      })
       .catch((caught: unknown) => caught)) as WorkbenchError;
     expect(error.code).toBe('timeout');
     const call = tapped.received().find((message) => message.method === 'tools/call');
@@ -107,14 +119,23 @@ describe('progress and cancellation (trigger-long-running-operation)', () => {
     });
     const error = (await call.catch((caught: unknown) => caught)) as WorkbenchError;
     expect(error.code).toBe('cancelled');
-    await eventually(() => tapped.received().some((message) => message.method === 'notifications/cancelled'), 'the server to receive notifications/cancelled');
+    await eventually(
+      () => tapped.received().some((message) => message.method === 'notifications/cancelled'),
+      'the server to receive notifications/cancelled',
+    );
     const sent = tapped.received();
-    const request = sent.find((message) => message.method === 'tools/call') as { id?: number; params?: { _meta?: { progressToken?: unknown } } };
+    const request = sent.find((message) => message.method === 'tools/call') as {
+      id?: number;
+      params?: { _meta?: { progressToken?: unknown } };
+    };
     expect(request.params?._meta?.progressToken).toBeDefined();
     const cancelled = sent.find((message) => message.method === 'notifications/cancelled');
     expect(cancelled?.params?.requestId).toBe(request.id);
     // The server goes on serving.
-    expect((await test.host.callTool({ serverName: 'everything', toolName: 'echo', args: { message: 'still here' } })).forModel.text).toBe('Echo: still here');
+    expect(
+      (await test.host.callTool({ serverName: 'everything', toolName: 'echo', args: { message: 'still here' } }))
+        .forModel.text,
+    ).toBe('Echo: still here');
   });
 });
 
@@ -128,27 +149,48 @@ describe('logging (notifications/message and logging/setLevel)', () => {
     test.config.add('everything', { ...tapped.server, roots: [test.dir] });
     await test.waitFor('everything', (view) => view.status.state === 'ready' && view.status.features?.logging === true);
     expect(test.host.server('everything').logLevel).toBe('info');
-    await eventually(() => tapped.received().some((message) => message.method === 'logging/setLevel'), 'logging/setLevel to reach the server');
-    expect(tapped.received().find((message) => message.method === 'logging/setLevel')?.params).toEqual({ level: 'info' });
+    await eventually(
+      () => tapped.received().some((message) => message.method === 'logging/setLevel'),
+      'logging/setLevel to reach the server',
+    );
+    expect(tapped.received().find((message) => message.method === 'logging/setLevel')?.params).toEqual({
+      level: 'info',
+    });
     // 350 ms after initialize, server-everything asks for the roots and logs what it got, at level info.
     await eventually(() => serverLines(test).length > 0, 'the server’s first log message', 10_000);
-    expect(serverLines(test)[0]).toMatchObject({ level: 'info', logger: 'everything-server', text: 'Roots updated: 1 root(s) received from client' });
+    expect(serverLines(test)[0]).toMatchObject({
+      level: 'info',
+      logger: 'everything-server',
+      text: 'Roots updated: 1 root(s) received from client',
+    });
 
     // Raised to "error": sent to the running server without a restart, and stored in the settings.
     const pid = test.host.server('everything').status.pid;
     test.config.edit({ name: 'everything', logLevel: 'error' });
-    await eventually(() => tapped.received().filter((message) => message.method === 'logging/setLevel').length === 2, 'the new level to reach the server');
-    expect(tapped.received().filter((message) => message.method === 'logging/setLevel').at(-1)?.params).toEqual({ level: 'error' });
+    await eventually(
+      () => tapped.received().filter((message) => message.method === 'logging/setLevel').length === 2,
+      'the new level to reach the server',
+    );
+    expect(
+      tapped
+        .received()
+        .filter((message) => message.method === 'logging/setLevel')
+        .at(-1)?.params,
+    ).toEqual({ level: 'error' });
     expect(test.host.server('everything')).toMatchObject({ logLevel: 'error', status: { state: 'ready', pid } });
     // An info message (the roots log) is no longer sent.
     const before = serverLines(test).length;
     test.config.edit({ name: 'everything', roots: [test.dir, path.join(test.dir, 'other')] });
-    await eventually(() => tapped.received().some((message) => message.method === 'notifications/roots/list_changed'), 'roots/list_changed');
+    await eventually(
+      () => tapped.received().some((message) => message.method === 'notifications/roots/list_changed'),
+      'roots/list_changed',
+    );
     // The server asks for the new roots after the notification, in its own time: ask until its answer has them.
     let roots = '';
     for (let attempt = 0; attempt < 50 && !roots.includes('other'); attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      roots = (await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} })).forModel.text;
+      roots = (await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} })).forModel
+        .text;
     }
     expect(roots).toContain('other');
     expect(serverLines(test).length).toBe(before);
@@ -174,7 +216,10 @@ describe('roots', () => {
     const first = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
     expect(first.forModel.text).toContain(`file://${path.join(files.dir, 'a')}`);
     test.config.edit({ name: 'everything', roots: [path.join(files.dir, 'b'), path.join(files.dir, 'c')] });
-    await eventually(() => serverLines(test).some((line) => line.text === 'Roots updated: 2 root(s) received from client'), 'the server to fetch the new roots');
+    await eventually(
+      () => serverLines(test).some((line) => line.text === 'Roots updated: 2 root(s) received from client'),
+      'the server to fetch the new roots',
+    );
     const second = await test.host.callTool({ serverName: 'everything', toolName: 'get-roots-list', args: {} });
     expect(second.forModel.text).toContain(`file://${path.join(files.dir, 'c')}`);
     expect(second.forModel.text).not.toContain(`file://${path.join(files.dir, 'a')}`);
@@ -187,11 +232,21 @@ describe('roots', () => {
 describe('resources', () => {
   it('lists server-everything’s resources and templates, and reads a text and a binary one', async () => {
     const test = await everything();
-    expect(test.host.server('everything').status.features).toMatchObject({ resources: true, resourceSubscriptions: true, prompts: true, completions: true });
+    expect(test.host.server('everything').status.features).toMatchObject({
+      resources: true,
+      resourceSubscriptions: true,
+      prompts: true,
+      completions: true,
+    });
     const listing = await test.host.resources('everything');
     expect(listing.resources.length).toBeGreaterThan(0);
     expect(listing.resources.every((item) => item.uri.startsWith('demo://resource/static/document/'))).toBe(true);
-    expect(listing.templates.map((item) => item.uriTemplate)).toEqual(expect.arrayContaining(['demo://resource/dynamic/text/{resourceId}', 'demo://resource/dynamic/blob/{resourceId}']));
+    expect(listing.templates.map((item) => item.uriTemplate)).toEqual(
+      expect.arrayContaining([
+        'demo://resource/dynamic/text/{resourceId}',
+        'demo://resource/dynamic/blob/{resourceId}',
+      ]),
+    );
 
     const document = listing.resources[0] as { uri: string };
     const read = await test.host.readResource('everything', document.uri);
@@ -222,7 +277,10 @@ describe('resources', () => {
 
   it('an unknown resource is the server’s words as `unavailable`; an unknown server is `not_found`', async () => {
     const test = await everything();
-    await expect(test.host.readResource('everything', 'demo://nothing/here')).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('"everything" answered') });
+    await expect(test.host.readResource('everything', 'demo://nothing/here')).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('"everything" answered'),
+    });
     await expect(test.host.resources('nobody')).rejects.toMatchObject({ code: 'not_found' });
   });
 });
@@ -231,7 +289,9 @@ describe('prompts', () => {
   it('lists server-everything’s prompts with their arguments, gets one with arguments and one with a resource, and completes an argument', async () => {
     const test = await everything();
     const { prompts } = await test.host.prompts('everything');
-    expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']));
+    expect(prompts.map((prompt) => prompt.name)).toEqual(
+      expect.arrayContaining(['simple-prompt', 'args-prompt', 'completable-prompt', 'resource-prompt']),
+    );
     expect(prompts.find((prompt) => prompt.name === 'args-prompt')).toEqual({
       server: 'everything',
       name: 'args-prompt',
@@ -247,14 +307,26 @@ describe('prompts', () => {
       prompt: 'args-prompt',
       messages: [{ role: 'user', text: "What's weather in Lyon, Rhône?" }],
     });
-    const withResource = await test.host.getPrompt('everything', 'resource-prompt', { resourceType: 'Text', resourceId: '2' });
-    expect(withResource.messages.map((message) => message.text).join('\n')).toMatch(/\[demo:\/\/resource\/dynamic\/text\/2\]\n.*Resource 2/s);
+    const withResource = await test.host.getPrompt('everything', 'resource-prompt', {
+      resourceType: 'Text',
+      resourceId: '2',
+    });
+    expect(withResource.messages.map((message) => message.text).join('\n')).toMatch(
+      /\[demo:\/\/resource\/dynamic\/text\/2\]\n.*Resource 2/s,
+    );
 
-    expect(await test.host.completePromptArgument('everything', 'completable-prompt', 'department', 'Eng')).toEqual({ values: ['Engineering'], hasMore: false });
-    const names = await test.host.completePromptArgument('everything', 'completable-prompt', 'name', '', { department: 'Engineering' });
+    expect(await test.host.completePromptArgument('everything', 'completable-prompt', 'department', 'Eng')).toEqual({
+      values: ['Engineering'],
+      hasMore: false,
+    });
+    const names = await test.host.completePromptArgument('everything', 'completable-prompt', 'name', '', {
+      department: 'Engineering',
+    });
     expect(names.values.length).toBeGreaterThan(0);
     // A prompt's own refusal comes back in its words; an unknown server is `not_found`.
-    await expect(test.host.getPrompt('everything', 'resource-prompt', { resourceType: 'x', resourceId: '1' })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('Must be Text or Blob') });
+    await expect(
+      test.host.getPrompt('everything', 'resource-prompt', { resourceType: 'x', resourceId: '1' }),
+    ).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('Must be Text or Blob') });
     await expect(test.host.prompts('nobody')).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -12,7 +12,10 @@ afterEach(disposeTestHosts);
 /** The faulty server next to a healthy one, both ready. */
 async function withNeighbour(env: Record<string, string>): Promise<TestHost> {
   const test = createTestHost({ faulty: fixtureServer(env), healthy: fixtureServer() });
-  await Promise.all([test.waitFor('faulty', (server) => server.status.toolCount > 0), test.waitFor('healthy', (server) => server.status.toolCount > 0)]);
+  await Promise.all([
+    test.waitFor('faulty', (server) => server.status.toolCount > 0),
+    test.waitFor('healthy', (server) => server.status.toolCount > 0),
+  ]);
   return test;
 }
 
@@ -23,7 +26,10 @@ async function expectHealthy(test: TestHost): Promise<void> {
 }
 
 function logText(test: TestHost, name: string): string {
-  return test.host.logs(name).lines.map((line) => line.text).join('\n');
+  return test.host
+    .logs(name)
+    .lines.map((line) => line.text)
+    .join('\n');
 }
 
 async function rejection(promise: Promise<unknown>): Promise<WorkbenchError> {
@@ -42,20 +48,27 @@ describe('a server that misbehaves during a call', () => {
     expect(error.code).toBe('unavailable');
     expect(error.message).toBe('The server "faulty" stopped during the call to "exit": it exited with code 3.');
     await expectHealthy(test);
-    const back = await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'back' } }).catch(async () => {
-      await test.waitFor('faulty', 'ready');
-      return test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'back' } });
-    });
+    const back = await test.host
+      .callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'back' } })
+      .catch(async () => {
+        await test.waitFor('faulty', 'ready');
+        return test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'back' } });
+      });
     expect(back.forModel.text).toBe('back');
     expect(logText(test, 'faulty')).toContain('fixture: exiting during a call');
   });
 
   it('hangs: the call times out with a timeout error and the server is told to cancel it', async () => {
     const test = await withNeighbour({});
-    const error = await rejection(test.host.callTool({ serverName: 'faulty', toolName: 'hang', args: {}, timeoutMs: 300 }));
+    const error = await rejection(
+      test.host.callTool({ serverName: 'faulty', toolName: 'hang', args: {}, timeoutMs: 300 }),
+    );
     expect(error.code).toBe('timeout');
     expect(error.message).toBe('"hang" on "faulty" did not finish within 0.3 s; the call was cancelled.');
-    await eventually(() => logText(test, 'faulty').includes('fixture: cancelled request'), 'the server to log the cancellation');
+    await eventually(
+      () => logText(test, 'faulty').includes('fixture: cancelled request'),
+      'the server to log the cancellation',
+    );
     expect(test.host.server('faulty').status.state).toBe('ready');
     await expectHealthy(test);
   });
@@ -63,12 +76,19 @@ describe('a server that misbehaves during a call', () => {
   it('hangs until the caller aborts: the call is cancelled and so is the server’s work', async () => {
     const test = await withNeighbour({});
     const controller = new AbortController();
-    const call = rejection(test.host.callTool({ serverName: 'faulty', toolName: 'hang', args: {}, signal: controller.signal }));
+    const call = rejection(
+      test.host.callTool({ serverName: 'faulty', toolName: 'hang', args: {}, signal: controller.signal }),
+    );
     setTimeout(() => controller.abort(new Error('the user pressed stop')), 100);
     const error = await call;
     expect(error.code).toBe('cancelled');
-    await eventually(() => logText(test, 'faulty').includes('fixture: cancelled request'), 'the server to log the cancellation');
-    expect((await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'ok' } })).forModel.text).toBe('ok');
+    await eventually(
+      () => logText(test, 'faulty').includes('fixture: cancelled request'),
+      'the server to log the cancellation',
+    );
+    expect(
+      (await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'ok' } })).forModel.text,
+    ).toBe('ok');
   });
 
   it('uses the per-server call timeout from the settings', async () => {
@@ -76,7 +96,10 @@ describe('a server that misbehaves during a call', () => {
     await test.waitFor('slow', (server) => server.status.toolCount > 0);
     expect(test.host.server('slow').callTimeoutMs).toBe(200);
     const error = await rejection(test.host.callTool({ serverName: 'slow', toolName: 'hang', args: {} }));
-    expect(error).toMatchObject({ code: 'timeout', message: '"hang" on "slow" did not finish within 0.2 s; the call was cancelled.' });
+    expect(error).toMatchObject({
+      code: 'timeout',
+      message: '"hang" on "slow" did not finish within 0.2 s; the call was cancelled.',
+    });
   });
 
   it('prints garbage to stdout: the lines are logged and passed over, the answer still arrives', async () => {
@@ -94,7 +117,9 @@ describe('a server that misbehaves during a call', () => {
     const test = await withNeighbour({});
     const error = await rejection(test.host.callTool({ serverName: 'faulty', toolName: 'flood', args: {} }));
     expect(error.code).toBe('unavailable');
-    expect(error.message).toMatch(/stopped during the call to "flood": it was stopped: it wrote more than 64 MiB to stdout without a line break/);
+    expect(error.message).toMatch(
+      /stopped during the call to "flood": it was stopped: it wrote more than 64 MiB to stdout without a line break/,
+    );
     await expectHealthy(test);
     await test.waitFor('faulty', 'ready');
   });
@@ -109,7 +134,9 @@ describe('a server that misbehaves during a call', () => {
     expect(result.sizeBytes).toBeGreaterThan(bytes);
     expect(result.forModel.truncated).toBe(true);
     expect(result.forModel.text.startsWith('a'.repeat(1024 * 1024))).toBe(true);
-    expect(result.forModel.text).toMatch(/\[The result was cut: this is the first 1 MiB of 10 MiB\. The whole result is kept with the chat\.\]$/);
+    expect(result.forModel.text).toMatch(
+      /\[The result was cut: this is the first 1 MiB of 10 MiB\. The whole result is kept with the chat\.\]$/,
+    );
     await expectHealthy(test);
   });
 
@@ -117,16 +144,35 @@ describe('a server that misbehaves during a call', () => {
     const test = await withNeighbour({});
     const good = await test.host.callTool({ serverName: 'faulty', toolName: 'structured', args: { value: 42 } });
     expect(good).toMatchObject({ isError: false, structuredContent: { value: 42 } });
-    const bad = await test.host.callTool({ serverName: 'faulty', toolName: 'structured', args: { value: 'forty-two' } });
+    const bad = await test.host.callTool({
+      serverName: 'faulty',
+      toolName: 'structured',
+      args: { value: 'forty-two' },
+    });
     expect(bad.isError).toBe(true);
-    expect(bad.forModel.text).toMatch(/^The tool's structured result does not match its output schema: result\/value must be number/);
+    expect(bad.forModel.text).toMatch(
+      /^The tool's structured result does not match its output schema: result\/value must be number/,
+    );
   });
 
   it('answers with every kind of content part: each is normalised, the unknown kind kept as it came', async () => {
     const test = await withNeighbour({});
     const result = await test.host.callTool({ serverName: 'faulty', toolName: 'mixed', args: {} });
-    expect(result.content.map((part) => part.type)).toEqual(['text', 'image', 'audio', 'resource_link', 'resource', 'resource', 'unknown']);
-    expect(result.content[4]).toEqual({ type: 'resource', uri: 'file:///tmp/b.txt', mimeType: 'text/plain', text: 'inside b' });
+    expect(result.content.map((part) => part.type)).toEqual([
+      'text',
+      'image',
+      'audio',
+      'resource_link',
+      'resource',
+      'resource',
+      'unknown',
+    ]);
+    expect(result.content[4]).toEqual({
+      type: 'resource',
+      uri: 'file:///tmp/b.txt',
+      mimeType: 'text/plain',
+      text: 'inside b',
+    });
     expect(result.content[6]).toEqual({ type: 'unknown', original: { type: 'hologram', depth: 3 } });
     expect(result.forModel.text.split('\n\n')).toEqual([
       'hello',
@@ -143,8 +189,12 @@ describe('a server that misbehaves during a call', () => {
     const test = await withNeighbour({});
     const error = await rejection(test.host.callTool({ serverName: 'faulty', toolName: 'malformed', args: {} }));
     expect(error.code).toBe('unavailable');
-    expect(error.message).toMatch(/^"malformed" on "faulty" answered with something that is not an MCP tool result: .*content/s);
-    expect((await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'fine' } })).forModel.text).toBe('fine');
+    expect(error.message).toMatch(
+      /^"malformed" on "faulty" answered with something that is not an MCP tool result: .*content/s,
+    );
+    expect(
+      (await test.host.callTool({ serverName: 'faulty', toolName: 'echo', args: { text: 'fine' } })).forModel.text,
+    ).toBe('fine');
     await expectHealthy(test);
   });
 
@@ -152,14 +202,20 @@ describe('a server that misbehaves during a call', () => {
     const test = createTestHost({ odd: fixtureServer({ FIXTURE_TOOLS: 'odd' }) });
     await test.waitFor('odd', (server) => server.status.toolCount > 0);
     const result = await test.host.callTool({ serverName: 'odd', toolName: 'dotted.name', args: {} });
-    expect(result).toMatchObject({ isError: true, protocolError: { message: expect.stringContaining('unknown tool dotted.name') } });
+    expect(result).toMatchObject({
+      isError: true,
+      protocolError: { message: expect.stringContaining('unknown tool dotted.name') },
+    });
     expect(test.host.server('odd').status.state).toBe('ready');
   });
 
   it('refuses a tool no server declared, with not_found', async () => {
     const test = await withNeighbour({});
     const error = await rejection(test.host.callTool({ serverName: 'faulty', toolName: 'does_not_exist', args: {} }));
-    expect(error).toMatchObject({ code: 'not_found', message: 'The MCP server "faulty" has no tool named "does_not_exist".' });
+    expect(error).toMatchObject({
+      code: 'not_found',
+      message: 'The MCP server "faulty" has no tool named "does_not_exist".',
+    });
   });
 });
 
@@ -186,7 +242,9 @@ describe('a server whose tools are odd', () => {
     await test.waitFor('odd', (server) => server.status.toolCount > 0);
     await test.waitFor('healthy', (server) => server.status.toolCount > 0);
     const names = test.host.tools('odd').map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['with space', 'dotted.name', 'dotted_name', 'ünïcödé', 'x'.repeat(200)]));
+    expect(names).toEqual(
+      expect.arrayContaining(['with space', 'dotted.name', 'dotted_name', 'ünïcödé', 'x'.repeat(200)]),
+    );
     expect(names.filter((name) => name === 'echo')).toHaveLength(1);
     expect(test.host.tools('odd').find((tool) => tool.name === 'echo')?.description).toBe('Answers with its text.');
     expect(names).not.toContain('');
@@ -214,14 +272,22 @@ describe('a server whose tools are odd', () => {
       expect(byName.get(name)?.available, name).toBe(false);
       expect(byName.get(name)?.problem, name).toBeDefined();
     }
-    expect(byName.get('bad_type')?.problem).toMatch(/^its input schema is not valid JSON Schema \(schema\/properties\/path\/type must be/);
+    expect(byName.get('bad_type')?.problem).toMatch(
+      /^its input schema is not valid JSON Schema \(schema\/properties\/path\/type must be/,
+    );
     expect(byName.get('not_object')?.problem).toMatch(/^its definition does not follow MCP \(inputSchema\.type/);
     expect(byName.get('echo')).toMatchObject({ available: true });
     expect(byName.get('echo')?.problem).toBeUndefined();
-    const error = await rejection(test.host.callTool({ serverName: 'schemas', toolName: 'bad_type', args: { path: 'x' } }));
+    const error = await rejection(
+      test.host.callTool({ serverName: 'schemas', toolName: 'bad_type', args: { path: 'x' } }),
+    );
     expect(error.code).toBe('invalid_input');
-    expect(error.message).toMatch(/^The tool "bad_type" of "schemas" cannot be used: its input schema is not valid JSON Schema/);
-    expect((await test.host.callTool({ serverName: 'schemas', toolName: 'echo', args: { text: 'fine' } })).forModel.text).toBe('fine');
+    expect(error.message).toMatch(
+      /^The tool "bad_type" of "schemas" cannot be used: its input schema is not valid JSON Schema/,
+    );
+    expect(
+      (await test.host.callTool({ serverName: 'schemas', toolName: 'echo', args: { text: 'fine' } })).forModel.text,
+    ).toBe('fine');
   });
 });
 
@@ -245,7 +311,9 @@ describe('a server that cannot start', () => {
       }
     });
     const flaky = await test.waitFor('flaky', 'error');
-    expect(flaky.status.message).toMatch(/^The server exited with code 7 before it was ready \(\d+(?:\.\d+)? m?s after it started\)\. It failed 5 times within 60 s, so it stays stopped until you restart it\.$/);
+    expect(flaky.status.message).toMatch(
+      /^The server exited with code 7 before it was ready \(\d+(?:\.\d+)? m?s after it started\)\. It failed 5 times within 60 s, so it stays stopped until you restart it\.$/,
+    );
     expect(flaky.status.recentCrashes).toBe(5);
     // Exponential backoff (the test policy starts at 20 ms).
     expect(delays).toEqual(['20 ms', '40 ms', '80 ms', '160 ms']);
@@ -255,7 +323,10 @@ describe('a server that cannot start', () => {
   });
 
   it('never answers initialize: each attempt times out and says so', async () => {
-    const test = createTestHost({ mute: fixtureServer({ FIXTURE_NO_INITIALIZE: '1' }) }, { options: { initializeTimeoutMs: 300, restart: { maxCrashes: 2, initialDelayMs: 10 } } });
+    const test = createTestHost(
+      { mute: fixtureServer({ FIXTURE_NO_INITIALIZE: '1' }) },
+      { options: { initializeTimeoutMs: 300, restart: { maxCrashes: 2, initialDelayMs: 10 } } },
+    );
     const mute = await test.waitFor('mute', 'error');
     expect(mute.status.message).toMatch(/^The server did not answer initialize within 300 ms\. It failed 2 times/);
   });
@@ -265,13 +336,17 @@ describe('a server that cannot start', () => {
     test.secrets.delete('mcp.needy.env.API_TOKEN');
     test.host.start();
     const needy = await test.waitFor('needy', 'error');
-    expect(needy.status.message).toBe("The secret value of environment variable API_TOKEN is missing; set it again in the server's settings.");
+    expect(needy.status.message).toBe(
+      "The secret value of environment variable API_TOKEN is missing; set it again in the server's settings.",
+    );
   });
 });
 
 describe('secrets in logs', () => {
   it('a server that prints its secret to stderr has it replaced in the log', async () => {
-    const test = createTestHost({ chatty: fixtureServer({ FIXTURE_LOG_ENV: 'API_TOKEN', API_TOKEN: 'tok-abcdef-123' }) });
+    const test = createTestHost({
+      chatty: fixtureServer({ FIXTURE_LOG_ENV: 'API_TOKEN', API_TOKEN: 'tok-abcdef-123' }),
+    });
     await test.waitFor('chatty', 'ready');
     const log = logText(test, 'chatty');
     // Every env value is a secret, the variable's name passed in FIXTURE_LOG_ENV included.

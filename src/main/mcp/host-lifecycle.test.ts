@@ -15,30 +15,45 @@ function grandchildPid(test: TestHost, name: string): number {
 
 describe('starting', () => {
   it('returns at once: every enabled server is starting concurrently, a disabled one stays stopped', () => {
-    const test = createTestHost({ a: fixtureServer(), b: fixtureServer(), off: fixtureServer({}, { enabled: false }) }, { start: false });
+    const test = createTestHost(
+      { a: fixtureServer(), b: fixtureServer(), off: fixtureServer({}, { enabled: false }) },
+      { start: false },
+    );
     expect(test.host.list().map((server) => server.status.state)).toEqual(['stopped', 'stopped', 'stopped']);
     test.host.start();
-    expect(Object.fromEntries(test.host.list().map((server) => [server.name, server.status.state]))).toEqual({ a: 'starting', b: 'starting', off: 'stopped' });
+    expect(Object.fromEntries(test.host.list().map((server) => [server.name, server.status.state]))).toEqual({
+      a: 'starting',
+      b: 'starting',
+      off: 'stopped',
+    });
   });
 
   it('pushes every status change as an event, ending in ready with the pid and server info', async () => {
     const test = createTestHost({ a: fixtureServer() }, { start: false });
     const states: string[] = [];
     test.events.subscribe((event, payload) => {
-      if (event === 'mcp.onDidChangeServer') states.push((payload as { server: { status: { state: string } } }).server.status.state);
+      if (event === 'mcp.onDidChangeServer')
+        states.push((payload as { server: { status: { state: string } } }).server.status.state);
     });
     test.host.start();
     const ready = await test.waitFor('a', (server) => server.status.toolCount > 0);
     expect(states[0]).toBe('starting');
     expect(states).toContain('ready');
-    expect(ready.status).toMatchObject({ state: 'ready', transport: 'stdio', serverInfo: { name: 'misbehaving-fixture', version: '1.0.0' } });
+    expect(ready.status).toMatchObject({
+      state: 'ready',
+      transport: 'stdio',
+      serverInfo: { name: 'misbehaving-fixture', version: '1.0.0' },
+    });
     expect(ready.status.pid && isProcessAlive(ready.status.pid)).toBe(true);
   });
 });
 
 describe('whenSettled', () => {
   it('waits until every starting server is ready with its tools listed, or failed', async () => {
-    const test = createTestHost({ a: fixtureServer(), b: fixtureServer(), broken: { command: 'aiwb-no-such-command-here' } as McpServerInput }, { start: false });
+    const test = createTestHost(
+      { a: fixtureServer(), b: fixtureServer(), broken: { command: 'aiwb-no-such-command-here' } as McpServerInput },
+      { start: false },
+    );
     test.host.start();
     await test.host.whenSettled();
     expect(test.host.server('a').status.state).toBe('ready');
@@ -70,7 +85,12 @@ function descendants(pid: number): number[] {
   const found: number[] = [];
   for (const entry of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const parent = Number(fs.readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      const parent = Number(
+        fs
+          .readFileSync(`/proc/${entry}/stat`, 'utf8')
+          .replace(/^.*\) /s, '')
+          .split(' ')[1],
+      );
       if (parent === pid) found.push(Number(entry), ...descendants(Number(entry)));
     } catch {
       // gone meanwhile
@@ -80,28 +100,40 @@ function descendants(pid: number): number[] {
 }
 
 describe('stopping leaves no process behind', () => {
-  it.runIf(process.platform === 'linux')('stop() ends a contained server: its sandbox, the server and the processes it started', async () => {
-    const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) });
-    const ready = await test.waitFor('parent', 'ready');
-    expect(ready.status.containment).toBe('contained');
-    const sandboxPid = ready.status.pid as number;
-    grandchildPid(test, 'parent');
-    const inside = descendants(sandboxPid);
-    // bubblewrap, its init in the new PID namespace, the server, the grandchild.
-    expect(inside.length).toBeGreaterThanOrEqual(2);
-    await test.host.stop();
-    await eventually(() => [sandboxPid, ...inside].every((pid) => !isProcessAlive(pid)), 'the sandbox and everything in it to be gone');
-  });
+  it.runIf(process.platform === 'linux')(
+    'stop() ends a contained server: its sandbox, the server and the processes it started',
+    async () => {
+      const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) });
+      const ready = await test.waitFor('parent', 'ready');
+      expect(ready.status.containment).toBe('contained');
+      const sandboxPid = ready.status.pid as number;
+      grandchildPid(test, 'parent');
+      const inside = descendants(sandboxPid);
+      // bubblewrap, its init in the new PID namespace, the server, the grandchild.
+      expect(inside.length).toBeGreaterThanOrEqual(2);
+      await test.host.stop();
+      await eventually(
+        () => [sandboxPid, ...inside].every((pid) => !isProcessAlive(pid)),
+        'the sandbox and everything in it to be gone',
+      );
+    },
+  );
 
   it('stop() ends each server and the processes it started (unconfined: the host kills the process tree)', async () => {
-    const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) }, { options: { sandbox: false } });
+    const test = createTestHost(
+      { parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) },
+      { options: { sandbox: false } },
+    );
     const ready = await test.waitFor('parent', 'ready');
     const serverPid = ready.status.pid as number;
     const grandchild = grandchildPid(test, 'parent');
     expect(isProcessAlive(serverPid)).toBe(true);
     expect(isProcessAlive(grandchild)).toBe(true);
     await test.host.stop();
-    await eventually(() => !isProcessAlive(serverPid) && !isProcessAlive(grandchild), 'the server and its grandchild to be gone');
+    await eventually(
+      () => !isProcessAlive(serverPid) && !isProcessAlive(grandchild),
+      'the server and its grandchild to be gone',
+    );
     expect(test.host.server('parent').status.state).toBe('stopped');
   });
 
@@ -110,20 +142,28 @@ describe('stopping leaves no process behind', () => {
     const serverPid = (await test.waitFor('parent', 'ready')).status.pid as number;
     const grandchild = grandchildPid(test, 'parent');
     test.host.stopNow();
-    await eventually(() => !isProcessAlive(serverPid) && !isProcessAlive(grandchild), 'the server and its grandchild to be gone');
+    await eventually(
+      () => !isProcessAlive(serverPid) && !isProcessAlive(grandchild),
+      'the server and its grandchild to be gone',
+    );
   });
 
   it('a server that crashes takes its grandchildren with it', async () => {
     const test = createTestHost({ parent: fixtureServer({ FIXTURE_GRANDCHILD: '1' }) });
     await test.waitFor('parent', (server) => server.status.toolCount > 0);
     const grandchild = grandchildPid(test, 'parent');
-    await expect(test.host.callTool({ serverName: 'parent', toolName: 'exit', args: {} })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(test.host.callTool({ serverName: 'parent', toolName: 'exit', args: {} })).rejects.toMatchObject({
+      code: 'unavailable',
+    });
     await eventually(() => !isProcessAlive(grandchild), 'the grandchild to be gone');
   });
 
   it('stops a server that is still starting, and nothing starts after stop()', async () => {
     const test = createTestHost({ slow: fixtureServer({ FIXTURE_NO_INITIALIZE: '1', FIXTURE_GRANDCHILD: '1' }) });
-    await eventually(() => test.host.logs('slow').lines.some((line) => line.text.startsWith('fixture: grandchild pid')), 'the slow server to start');
+    await eventually(
+      () => test.host.logs('slow').lines.some((line) => line.text.startsWith('fixture: grandchild pid')),
+      'the slow server to start',
+    );
     const grandchild = grandchildPid(test, 'slow');
     await test.host.stop();
     await eventually(() => !isProcessAlive(grandchild), 'the starting server’s tree to be gone');
@@ -151,7 +191,10 @@ describe('settings changes apply to running servers', () => {
     test.config.edit({ name: 'a', displayName: 'Server A' });
     expect(test.host.server('a')).toMatchObject({ displayName: 'Server A', status: { state: 'ready', pid: first } });
     test.config.edit({ name: 'a', env: { FIXTURE_START_DELAY_MS: '1' } });
-    const restarted = await test.waitFor('a', (server) => server.status.state === 'ready' && server.status.pid !== first);
+    const restarted = await test.waitFor(
+      'a',
+      (server) => server.status.state === 'ready' && server.status.pid !== first,
+    );
     expect(restarted.envKeys).toEqual(['FIXTURE_START_DELAY_MS']);
   });
 
@@ -159,7 +202,8 @@ describe('settings changes apply to running servers', () => {
     const test = createTestHost({});
     const removed: string[] = [];
     test.events.subscribe((event, payload) => {
-      if (event === 'mcp.onDidChangeServer' && (payload as { kind: string }).kind === 'removed') removed.push((payload as { name: string }).name);
+      if (event === 'mcp.onDidChangeServer' && (payload as { kind: string }).kind === 'removed')
+        removed.push((payload as { name: string }).name);
     });
     test.config.add('fresh', fixtureServer());
     const pid = (await test.waitFor('fresh', (server) => server.status.toolCount > 0)).status.pid as number;
@@ -209,8 +253,13 @@ describe('restarts', () => {
   it('a crash after a ready period restarts the server and refreshes its tools', async () => {
     const test = createTestHost({ a: fixtureServer() });
     const first = await test.waitFor('a', (server) => server.status.toolCount > 0);
-    await expect(test.host.callTool({ serverName: 'a', toolName: 'exit', args: {} })).rejects.toMatchObject({ code: 'unavailable' });
-    const second = await test.waitFor('a', (server) => server.status.state === 'ready' && server.status.pid !== first.status.pid);
+    await expect(test.host.callTool({ serverName: 'a', toolName: 'exit', args: {} })).rejects.toMatchObject({
+      code: 'unavailable',
+    });
+    const second = await test.waitFor(
+      'a',
+      (server) => server.status.state === 'ready' && server.status.pid !== first.status.pid,
+    );
     expect(second.status.recentCrashes).toBe(1);
     expect(test.host.tools('a').every((tool) => tool.previous === undefined)).toBe(true);
   });

@@ -11,7 +11,11 @@ export interface LocationEnvironment {
 /** Where each app keeps its MCP configuration for the current user. */
 export function importLocation(
   app: ImportFormat,
-  { env, platform, homedir }: LocationEnvironment = { env: process.env, platform: process.platform, homedir: os.homedir() },
+  { env, platform, homedir }: LocationEnvironment = {
+    env: process.env,
+    platform: process.platform,
+    homedir: os.homedir(),
+  },
 ): string {
   const join = platform === 'win32' ? path.win32.join : path.posix.join;
   const appData =

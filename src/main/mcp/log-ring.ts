@@ -25,9 +25,18 @@ export function createLogRing(capacity = LOG_RING_CAPACITY, now: () => number = 
   let secrets: string[] = [];
   return {
     push(source, text, detail) {
-      let line = text.length > LOG_LINE_MAX_LENGTH ? `${text.slice(0, LOG_LINE_MAX_LENGTH)}… (${text.length - LOG_LINE_MAX_LENGTH} more characters)` : text;
+      let line =
+        text.length > LOG_LINE_MAX_LENGTH
+          ? `${text.slice(0, LOG_LINE_MAX_LENGTH)}… (${text.length - LOG_LINE_MAX_LENGTH} more characters)`
+          : text;
       for (const secret of secrets) line = line.replaceAll(secret, '•••');
-      buffer[next] = { time: now(), source, text: line, ...(detail?.level ? { level: detail.level } : {}), ...(detail?.logger ? { logger: detail.logger } : {}) };
+      buffer[next] = {
+        time: now(),
+        source,
+        text: line,
+        ...(detail?.level ? { level: detail.level } : {}),
+        ...(detail?.logger ? { logger: detail.logger } : {}),
+      };
       next = (next + 1) % capacity;
       if (size < capacity) size++;
       else dropped++;
@@ -35,7 +44,8 @@ export function createLogRing(capacity = LOG_RING_CAPACITY, now: () => number = 
     lines(limit = capacity) {
       const count = Math.min(limit, size);
       const result: McpLogLine[] = [];
-      for (let index = size - count; index < size; index++) result.push(buffer[(next - size + index + capacity) % capacity] as McpLogLine);
+      for (let index = size - count; index < size; index++)
+        result.push(buffer[(next - size + index + capacity) % capacity] as McpLogLine);
       return result;
     },
     get dropped() {
@@ -48,7 +58,10 @@ export function createLogRing(capacity = LOG_RING_CAPACITY, now: () => number = 
 }
 
 /** Splits a byte stream into lines (LF or CRLF); a line longer than `maxLength` is handed on in pieces. */
-export function createLineSplitter(onLine: (line: string) => void, maxLength = LOG_LINE_MAX_LENGTH): { write(chunk: Buffer | string): void; end(): void } {
+export function createLineSplitter(
+  onLine: (line: string) => void,
+  maxLength = LOG_LINE_MAX_LENGTH,
+): { write(chunk: Buffer | string): void; end(): void } {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   return {

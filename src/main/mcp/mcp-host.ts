@@ -1,7 +1,18 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpLogLine, type McpCompleteOutput, type McpGetPromptOutput, type McpPromptsOutput, type McpReadResourceOutput, type McpResourcesOutput, type McpServerView, type McpTool } from '../../shared/mcp';
+import {
+  MCP_DEFAULT_INITIALIZE_TIMEOUT_MS,
+  type McpLogLevel,
+  type McpLogLine,
+  type McpCompleteOutput,
+  type McpGetPromptOutput,
+  type McpPromptsOutput,
+  type McpReadResourceOutput,
+  type McpResourcesOutput,
+  type McpServerView,
+  type McpTool,
+} from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolProgress } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
@@ -12,9 +23,20 @@ import { createLogRing, type LogRing } from './log-ring';
 import { DEFAULT_CLIENT_METADATA_URL, createOAuthSession, type OAuthSession } from './oauth/oauth-session';
 import type { PreRegisteredClient } from './oauth/oauth-provider';
 import { detectNodeRuntime, withCompileCache, type NodeRuntime } from './node-runtime';
-import type { LaunchConfig, McpServerConfigService, OAuthClientSecrets, ServerConfigView } from './server-config-service';
+import type {
+  LaunchConfig,
+  McpServerConfigService,
+  OAuthClientSecrets,
+  ServerConfigView,
+} from './server-config-service';
 import { sandboxDir } from './server-settings';
-import { createServerSupervisor, DEFAULT_RESTART_POLICY, type RestartPolicy, type ServerSupervisor, type SupervisorStatus } from './server-supervisor';
+import {
+  createServerSupervisor,
+  DEFAULT_RESTART_POLICY,
+  type RestartPolicy,
+  type ServerSupervisor,
+  type SupervisorStatus,
+} from './server-supervisor';
 import type { ServerRequestHandler } from './server-request-routing';
 import { completePromptArgument, getPrompt, listPrompts } from './prompts';
 import { listResources, readResource } from './resources';
@@ -56,7 +78,11 @@ export interface McpHostDependencies {
   /** Shows a sign-in page in the person's browser; false when this machine cannot (docs/user/mcp-oauth.md). */
   openSignInPage?: (url: string) => boolean;
   /** A server's sandbox refused it something, during `call` when one call of it was running (docs/user/sandbox.md#blocks). */
-  onBlock?: (serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined) => void;
+  onBlock?: (
+    serverName: string,
+    block: SandboxBlock,
+    call: { toolName: string; chatId?: string | undefined } | undefined,
+  ) => void;
   /** What every tool call passes right before it is sent to a server, retries included (call-door.ts). */
   door: CallDoor;
   /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth): its clients and metadata document. */
@@ -189,7 +215,13 @@ export interface McpHost {
    */
   prompts(serverName?: string): Promise<McpPromptsOutput>;
   getPrompt(serverName: string, prompt: string, args: Record<string, string>): Promise<McpGetPromptOutput>;
-  completePromptArgument(serverName: string, prompt: string, argument: string, value: string, context?: Record<string, string>): Promise<McpCompleteOutput>;
+  completePromptArgument(
+    serverName: string,
+    prompt: string,
+    argument: string,
+    value: string,
+    context?: Record<string, string>,
+  ): Promise<McpCompleteOutput>;
 }
 
 /** Whether the server's own headers carry its credentials (then AI Workbench does not do OAuth for it). */
@@ -219,7 +251,18 @@ interface Entry {
   deferred: boolean;
 }
 
-export function createMcpHost({ config, events, dataDir, options, serverRequests, secrets, openSignInPage, door, oauthPolicy, onBlock }: McpHostDependencies): McpHost {
+export function createMcpHost({
+  config,
+  events,
+  dataDir,
+  options,
+  serverRequests,
+  secrets,
+  openSignInPage,
+  door,
+  oauthPolicy,
+  onBlock,
+}: McpHostDependencies): McpHost {
   const registry = createToolRegistry();
   const entries = new Map<string, Entry>();
   // A problem with the cache file is no problem of any one server: every server's log tells it.
@@ -228,11 +271,14 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   });
   // Node's compile cache roughly halves the CPU a bundled server needs to start (it loads the SDK and zod
   // every time), which matters when a dozen start at once on a laptop's few cores.
-  const runtime = options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
+  const runtime =
+    options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
   const sandbox: SandboxHost | undefined =
-    options.sandbox === false ? undefined : { dataDir, appRoot: appInstallation(), limits: { ...NO_SANDBOX_LIMITS, ...(options.sandbox?.limits ?? {}) } };
+    options.sandbox === false
+      ? undefined
+      : { dataDir, appRoot: appInstallation(), limits: { ...NO_SANDBOX_LIMITS, ...(options.sandbox?.limits ?? {}) } };
   let phase: 'idle' | 'running' | 'stopped' = 'idle';
   let startedAt = 0;
   /** True only during `start`'s first reconcile with a `deferMs`: the servers it would start may wait instead. */
@@ -244,21 +290,39 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
 
   // One OAuth session per server and URL: a reconnect shares its refresh in flight and its tokens not yet written.
   const sessions = new Map<string, { key: string; session: OAuthSession }>();
-  const sessionFor = (name: string, url: string, clientId: string | undefined, clientSecrets?: OAuthClientSecrets): OAuthSession | undefined => {
+  const sessionFor = (
+    name: string,
+    url: string,
+    clientId: string | undefined,
+    clientSecrets?: OAuthClientSecrets,
+  ): OAuthSession | undefined => {
     if (!secrets) return undefined;
     const policy = oauthPolicy?.() ?? {};
-    const client = clientId === undefined ? undefined : { clientId, clientSecret: clientSecrets?.secret, privateKey: clientSecrets?.privateKey };
+    const client =
+      clientId === undefined
+        ? undefined
+        : { clientId, clientSecret: clientSecrets?.secret, privateKey: clientSecrets?.privateKey };
     const clientMetadataUrl = policy.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
     const key = JSON.stringify([url, client, clientMetadataUrl, policy.clients]);
     const known = sessions.get(name);
     if (known?.key === key) return known.session;
-    const organisationClient = (issuer: string): PreRegisteredClient | undefined => policy.clients?.[issuer] ?? policy.clients?.[issuer.replace(/\/$/, '')];
-    const session = createOAuthSession({ secrets, serverName: name, serverUrl: url, client, organisationClient, clientMetadataUrl });
+    const organisationClient = (issuer: string): PreRegisteredClient | undefined =>
+      policy.clients?.[issuer] ?? policy.clients?.[issuer.replace(/\/$/, '')];
+    const session = createOAuthSession({
+      secrets,
+      serverName: name,
+      serverUrl: url,
+      client,
+      organisationClient,
+      clientMetadataUrl,
+    });
     sessions.set(name, { key, session });
     return session;
   };
   const oauthSession = (launch: LaunchConfig): OAuthSession | undefined =>
-    launch.kind === 'http' && !hasOwnAuthorization(launch) ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient) : undefined;
+    launch.kind === 'http' && !hasOwnAuthorization(launch)
+      ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient)
+      : undefined;
   const signedIn = (server: ServerConfigView): boolean | undefined => {
     if (server.kind !== 'http' || !server.url) return undefined;
     try {
@@ -271,7 +335,13 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const entrySettled = (entry: Entry, acceptCached: boolean): boolean => {
     if (entry.deferred) return acceptCached && entry.tools === 'last-launch';
     const { state } = entry.supervisor.status();
-    return state === 'error' || state === 'stopped' || state === 'needs-sign-in' || (state === 'ready' && entry.tools === 'listed') || (acceptCached && entry.tools === 'last-launch');
+    return (
+      state === 'error' ||
+      state === 'stopped' ||
+      state === 'needs-sign-in' ||
+      (state === 'ready' && entry.tools === 'listed') ||
+      (acceptCached && entry.tools === 'last-launch')
+    );
   };
   const settled = ({ serverName, acceptCached = false }: WhenSettledOptions = {}): boolean => {
     if (phase !== 'running') return true;
@@ -286,7 +356,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   const launchKeyOf = (name: string): string | undefined => {
     try {
       const secretValues = new Set(config.secretValues(name));
-      const launch = JSON.stringify(config.launchConfig(name), (_key, value: unknown) => (typeof value === 'string' && secretValues.has(value) ? '\u0000secret' : value));
+      const launch = JSON.stringify(config.launchConfig(name), (_key, value: unknown) =>
+        typeof value === 'string' && secretValues.has(value) ? '\u0000secret' : value,
+      );
       return createHash('sha256').update(launch).digest('hex');
     } catch {
       return undefined;
@@ -310,7 +382,11 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       ? { state: 'starting', since: startedAt, recentCrashes: 0 }
       : (entry?.supervisor.status() ?? { state: 'stopped', since: Date.now(), recentCrashes: 0 });
     const oauth = signedIn(server);
-    return { ...server, ...(oauth !== undefined ? { signedIn: oauth } : {}), status: { ...status, toolCount: registry.list(server.name).length } };
+    return {
+      ...server,
+      ...(oauth !== undefined ? { signedIn: oauth } : {}),
+      status: { ...status, toolCount: registry.list(server.name).length },
+    };
   };
   const emitServer = (name: string): void => {
     const server = config.list().find((item) => item.name === name);
@@ -373,7 +449,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           const { state } = entry.supervisor.status();
           if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';
           // Tools of the last launch are offered only while the server starts; one that failed offers none.
-          if ((state === 'error' || state === 'stopped' || state === 'needs-sign-in') && entry.tools === 'last-launch') entry.tools = 'unknown';
+          if ((state === 'error' || state === 'stopped' || state === 'needs-sign-in') && entry.tools === 'last-launch')
+            entry.tools = 'unknown';
           emitServer(name);
           checkSettled();
         },
@@ -423,7 +500,13 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       if (entry.trusted !== server.trusted) {
         entry.trusted = server.trusted;
         registry.setTrusted(server.name, server.trusted);
-        emitTools(server.name, registry.list(server.name).filter((tool) => tool.previous).map((tool) => tool.name));
+        emitTools(
+          server.name,
+          registry
+            .list(server.name)
+            .filter((tool) => tool.previous)
+            .map((tool) => tool.name),
+        );
       }
       if (entry.logLevel !== server.logLevel) {
         entry.logLevel = server.logLevel;
@@ -478,7 +561,10 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
   };
 
   /** A request beyond tools on a ready server; the server's own error comes back as `unavailable` with its words. */
-  const mcpRequest = async <T>(name: string, work: (client: ReturnType<ServerSupervisor['session']>) => Promise<T>): Promise<T> => {
+  const mcpRequest = async <T>(
+    name: string,
+    work: (client: ReturnType<ServerSupervisor['session']>) => Promise<T>,
+  ): Promise<T> => {
     startDeferred();
     const entry = entries.get(name);
     if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${name}" is not running.`, { server: name });
@@ -486,7 +572,11 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     try {
       return await work(client);
     } catch (error) {
-      throw new WorkbenchError('unavailable', `The MCP server "${name}" answered: ${error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error)}`, { server: name });
+      throw new WorkbenchError(
+        'unavailable',
+        `The MCP server "${name}" answered: ${error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : String(error)}`,
+        { server: name },
+      );
     }
   };
 
@@ -509,7 +599,8 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       }
       const sandbox = sandboxDir(dataDir);
       try {
-        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox))) fs.mkdirSync(sandbox, { recursive: true, mode: 0o700 });
+        if (config.list().some((server) => server.enabled && server.args?.includes(sandbox)))
+          fs.mkdirSync(sandbox, { recursive: true, mode: 0o700 });
       } catch {
         // The Files server then fails to start, and its status says why.
       }
@@ -539,7 +630,10 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     server: (name) => viewOf(require(name)),
     async restart(name) {
       const server = require(name);
-      if (!server.enabled) throw new WorkbenchError('invalid_input', `The MCP server "${name}" is disabled; enable it to start it.`, { name });
+      if (!server.enabled)
+        throw new WorkbenchError('invalid_input', `The MCP server "${name}" is disabled; enable it to start it.`, {
+          name,
+        });
       startDeferred();
       if (phase === 'running') await entryFor(server).supervisor.restart();
       return viewOf(require(name));
@@ -557,17 +651,42 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({ serverName, toolName, args, signal, timeoutMs, chatId, exchangeId, toolCallId, onProgress, definitionHash }) {
+    async callTool({
+      serverName,
+      toolName,
+      args,
+      signal,
+      timeoutMs,
+      chatId,
+      exchangeId,
+      toolCallId,
+      onProgress,
+      definitionHash,
+    }) {
       startDeferred();
       const tool = registry.get(serverName, toolName);
       if (!tool) {
         require(serverName);
-        throw new WorkbenchError('not_found', `The MCP server "${serverName}" has no tool named "${toolName}".`, { server: serverName, tool: toolName });
+        throw new WorkbenchError('not_found', `The MCP server "${serverName}" has no tool named "${toolName}".`, {
+          server: serverName,
+          tool: toolName,
+        });
       }
-      if (tool.problem) throw new WorkbenchError('invalid_input', `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`, { server: serverName, tool: toolName });
+      if (tool.problem)
+        throw new WorkbenchError(
+          'invalid_input',
+          `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`,
+          { server: serverName, tool: toolName },
+        );
       const entry = entries.get(serverName);
-      if (!entry) throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
-      if (entry.tools === 'last-launch') throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, { server: serverName });
+      if (!entry)
+        throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, {
+          server: serverName,
+        });
+      if (entry.tools === 'last-launch')
+        throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, {
+          server: serverName,
+        });
       if (definitionHash !== undefined && tool.definitionHash !== definitionHash) {
         throw new WorkbenchError(
           'conflict',
@@ -600,7 +719,9 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
       if (!session) {
         throw new WorkbenchError(
           'invalid_input',
-          launch.kind === 'http' ? `"${name}" sends its own Authorization header; it does not sign in with OAuth.` : `"${name}" is not an HTTP server; only HTTP servers sign in.`,
+          launch.kind === 'http'
+            ? `"${name}" sends its own Authorization header; it does not sign in with OAuth.`
+            : `"${name}" is not an HTTP server; only HTTP servers sign in.`,
           { name },
         );
       }
@@ -615,8 +736,13 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
         entry?.supervisor.noteSignIn(message);
         throw new WorkbenchError('unavailable', message, { name });
       }
-      entry?.logs.push('host', `Sign-in started${started.openedBrowser ? ' in the browser' : ''}: waiting for the browser to come back.`);
-      entry?.supervisor.noteSignIn(started.openedBrowser ? 'Finish signing in in your browser.' : 'Waiting for you to sign in.');
+      entry?.logs.push(
+        'host',
+        `Sign-in started${started.openedBrowser ? ' in the browser' : ''}: waiting for the browser to come back.`,
+      );
+      entry?.supervisor.noteSignIn(
+        started.openedBrowser ? 'Finish signing in in your browser.' : 'Waiting for you to sign in.',
+      );
       const pending = { cancel: started.cancel, done: started.done };
       signIns.set(name, pending);
       started.done.then(
@@ -624,7 +750,12 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
           if (signIns.get(name) === pending) signIns.delete(name);
           entry?.logs.push('host', 'Signed in.');
           // Tokens are stored: connect again now (the host may have stopped or the server been disabled meanwhile).
-          if (phase === 'running' && entries.get(name) === entry && config.list().find((item) => item.name === name)?.enabled) void entry?.supervisor.restart();
+          if (
+            phase === 'running' &&
+            entries.get(name) === entry &&
+            config.list().find((item) => item.name === name)?.enabled
+          )
+            void entry?.supervisor.restart();
           else emitServer(name);
         },
         (error: unknown) => {
@@ -679,13 +810,20 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     },
     async readResource(serverName, uri) {
       const server = require(serverName);
-      return mcpRequest(server.name, (client) => readResource(server.name, client, uri, config.callTimeoutMs(server.name)));
+      return mcpRequest(server.name, (client) =>
+        readResource(server.name, client, uri, config.callTimeoutMs(server.name)),
+      );
     },
     async appView(serverName, toolName) {
       const server = require(serverName);
       const uri = registry.get(server.name, toolName)?.ui?.resourceUri;
-      if (!uri) throw new WorkbenchError('not_found', `The tool "${toolName}" of "${server.name}" has no view.`, { server: server.name });
-      const view = await mcpRequest(server.name, (client) => readAppView(server.name, client, uri, config.callTimeoutMs(server.name)));
+      if (!uri)
+        throw new WorkbenchError('not_found', `The tool "${toolName}" of "${server.name}" has no view.`, {
+          server: server.name,
+        });
+      const view = await mcpRequest(server.name, (client) =>
+        readAppView(server.name, client, uri, config.callTimeoutMs(server.name)),
+      );
       for (const notice of view.notices) entries.get(server.name)?.logs.push('host', `View ${uri}: ${notice}`);
       return view;
     },
@@ -701,20 +839,34 @@ export function createMcpHost({ config, events, dataDir, options, serverRequests
     async prompts(serverName) {
       if (serverName !== undefined) {
         const server = require(serverName);
-        return { prompts: await mcpRequest(server.name, (client) => listPrompts(server.name, client, config.callTimeoutMs(server.name))) };
+        return {
+          prompts: await mcpRequest(server.name, (client) =>
+            listPrompts(server.name, client, config.callTimeoutMs(server.name)),
+          ),
+        };
       }
       startDeferred();
-      const ready = [...entries].filter(([, entry]) => entry.supervisor.status().state === 'ready').map(([name]) => name);
-      const lists = await Promise.all(ready.map((name) => mcpRequest(name, (client) => listPrompts(name, client, config.callTimeoutMs(name))).catch(() => [])));
+      const ready = [...entries]
+        .filter(([, entry]) => entry.supervisor.status().state === 'ready')
+        .map(([name]) => name);
+      const lists = await Promise.all(
+        ready.map((name) =>
+          mcpRequest(name, (client) => listPrompts(name, client, config.callTimeoutMs(name))).catch(() => []),
+        ),
+      );
       return { prompts: lists.flat() };
     },
     async getPrompt(serverName, prompt, args) {
       const server = require(serverName);
-      return mcpRequest(server.name, (client) => getPrompt(server.name, client, prompt, args, config.callTimeoutMs(server.name)));
+      return mcpRequest(server.name, (client) =>
+        getPrompt(server.name, client, prompt, args, config.callTimeoutMs(server.name)),
+      );
     },
     async completePromptArgument(serverName, prompt, argument, value, context) {
       const server = require(serverName);
-      return mcpRequest(server.name, (client) => completePromptArgument(client, prompt, argument, value, context, config.callTimeoutMs(server.name)));
+      return mcpRequest(server.name, (client) =>
+        completePromptArgument(client, prompt, argument, value, context, config.callTimeoutMs(server.name)),
+      );
     },
     whenSettled(wanted = {}) {
       // Whoever waits for servers needs them: those still waiting for `deferMs` start now.

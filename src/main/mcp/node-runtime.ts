@@ -36,7 +36,12 @@ export interface RuntimeProcess {
  * names that Node, and is part of the snapshot's file name (docs/dev/benchmarks.md, mcp-start-cpu).
  */
 export function snapshotKey(current: RuntimeProcess = process): string {
-  const identity = JSON.stringify({ versions: current.versions, arch: current.arch, platform: current.platform, config: current.config });
+  const identity = JSON.stringify({
+    versions: current.versions,
+    arch: current.arch,
+    platform: current.platform,
+    config: current.config,
+  });
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }
 
@@ -48,7 +53,12 @@ export function detectNodeRuntime(current: RuntimeProcess = process): NodeRuntim
       description: `AI Workbench's Node.js ${current.versions.node} (Electron ${current.versions.electron})`,
     };
   }
-  return { command: current.execPath, env: {}, description: `Node.js ${current.versions.node}`, snapshotKey: snapshotKey(current) };
+  return {
+    command: current.execPath,
+    env: {},
+    description: `Node.js ${current.versions.node}`,
+    snapshotKey: snapshotKey(current),
+  };
 }
 
 /** The same runtime with Node's on-disk compile cache (NODE_COMPILE_CACHE, Node ≥ 22.1) in `directory`. */
@@ -73,10 +83,17 @@ export function bundledServerSnapshotName(packageName: string, version: string, 
  * one-file bundle when the build made one for this runtime's Node (the server's modules are then loaded already: no
  * parsing, compiling or building of its schemas at each start); else the file `resolveBundledServerEntry` names.
  */
-export function bundledServerStartArgs(packageName: BundledServerPackage, runtime: Pick<NodeRuntime, 'snapshotKey'>, resolve: (id: string) => string = requireHere.resolve): string[] {
+export function bundledServerStartArgs(
+  packageName: BundledServerPackage,
+  runtime: Pick<NodeRuntime, 'snapshotKey'>,
+  resolve: (id: string) => string = requireHere.resolve,
+): string[] {
   const program = locateBundledServer(packageName, resolve);
   if (program.bundle && runtime.snapshotKey) {
-    const blob = path.join(path.dirname(program.entry), bundledServerSnapshotName(packageName, program.bundle.version, runtime.snapshotKey));
+    const blob = path.join(
+      path.dirname(program.entry),
+      bundledServerSnapshotName(packageName, program.bundle.version, runtime.snapshotKey),
+    );
     if (fs.existsSync(blob)) return ['--snapshot-blob', blob];
   }
   return [program.entry];
@@ -87,25 +104,41 @@ export function bundledServerStartArgs(packageName: BundledServerPackage, runtim
  * in one file, so a start loads one module) when there is one of the installed version; else its package.json
  * `bin` entry, resolved in the app's own node_modules. Throws with the package's name when it is not installed.
  */
-export function resolveBundledServerEntry(packageName: BundledServerPackage, resolve: (id: string) => string = requireHere.resolve): string {
+export function resolveBundledServerEntry(
+  packageName: BundledServerPackage,
+  resolve: (id: string) => string = requireHere.resolve,
+): string {
   return locateBundledServer(packageName, resolve).entry;
 }
 
-function locateBundledServer(packageName: BundledServerPackage, resolve: (id: string) => string): { entry: string; bundle?: { version: string } } {
+function locateBundledServer(
+  packageName: BundledServerPackage,
+  resolve: (id: string) => string,
+): { entry: string; bundle?: { version: string } } {
   let manifestPath: string;
   try {
     manifestPath = resolve(`${packageName}/package.json`);
   } catch (error) {
     throw new Error(`The bundled MCP server ${packageName} is not installed with the app.`, { cause: error });
   }
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { version?: string; bin?: string | Record<string, string>; main?: string };
+  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
+    version?: string;
+    bin?: string | Record<string, string>;
+    main?: string;
+  };
   const modules = manifestPath.lastIndexOf(`${path.sep}node_modules${path.sep}`);
   if (modules >= 0 && manifest.version) {
-    const bundle = path.join(manifestPath.slice(0, modules), 'out', 'servers', bundledServerFileName(packageName, manifest.version));
+    const bundle = path.join(
+      manifestPath.slice(0, modules),
+      'out',
+      'servers',
+      bundledServerFileName(packageName, manifest.version),
+    );
     if (fs.existsSync(bundle)) return { entry: bundle, bundle: { version: manifest.version } };
   }
   const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
   const entry = bin ?? manifest.main;
-  if (!entry) throw new Error(`The bundled MCP server ${packageName} names no program to run (no "bin" in its package.json).`);
+  if (!entry)
+    throw new Error(`The bundled MCP server ${packageName} names no program to run (no "bin" in its package.json).`);
   return { entry: path.join(path.dirname(manifestPath), entry) };
 }

@@ -80,7 +80,10 @@ export class ProcessTransport implements Transport {
       this.child = child;
       this.exited = new Promise((done) => child.once('exit', () => done()));
       child.once('error', (error: NodeJS.ErrnoException) => {
-        const message = error.code === 'ENOENT' ? `The command "${this.options.command}" was not found.` : `The command "${this.options.command}" could not be started: ${error.message}`;
+        const message =
+          error.code === 'ENOENT'
+            ? `The command "${this.options.command}" was not found.`
+            : `The command "${this.options.command}" could not be started: ${error.message}`;
         this.exitDescription = message;
         reject(new SpawnError(message, error.code));
         this.finish();
@@ -93,7 +96,9 @@ export class ProcessTransport implements Transport {
         if (child.pid !== undefined) signalProcessTree(child.pid, 'SIGKILL');
         // Let stdout drain (a last response may still be in the pipe), but do not wait for it forever:
         // a grandchild that inherited the pipe could hold it open.
-        const drained = new Promise((done) => (child.stdout?.readableEnded ? done(null) : child.stdout?.once('end', done)));
+        const drained = new Promise((done) =>
+          child.stdout?.readableEnded ? done(null) : child.stdout?.once('end', done),
+        );
         void Promise.race([drained, new Promise((done) => setTimeout(done, 200).unref())]).then(() => this.finish());
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
@@ -145,7 +150,8 @@ export class ProcessTransport implements Transport {
   /** Kills the process tree at once, synchronously: for a host that is exiting now. */
   killNow(): void {
     const pid = this.child?.pid;
-    if (pid !== undefined && this.child?.exitCode === null && this.child.signalCode === null) signalProcessTree(pid, 'SIGKILL');
+    if (pid !== undefined && this.child?.exitCode === null && this.child.signalCode === null)
+      signalProcessTree(pid, 'SIGKILL');
   }
 
   private receive(chunk: Buffer): void {
@@ -209,4 +215,3 @@ export class SpawnError extends Error {
     this.name = 'SpawnError';
   }
 }
-

@@ -7,9 +7,16 @@ import fs from 'node:fs';
  * grandchildren too (a server started through `npx` or a shell is a tree, not one process).
  * On Windows `taskkill /T` walks the tree.
  */
-export function signalProcessTree(pid: number, signal: NodeJS.Signals, platform: NodeJS.Platform = process.platform): void {
+export function signalProcessTree(
+  pid: number,
+  signal: NodeJS.Signals,
+  platform: NodeJS.Platform = process.platform,
+): void {
   if (platform === 'win32') {
-    spawnSync('taskkill', ['/pid', String(pid), '/T', ...(signal === 'SIGKILL' ? ['/F'] : [])], { stdio: 'ignore', windowsHide: true });
+    spawnSync('taskkill', ['/pid', String(pid), '/T', ...(signal === 'SIGKILL' ? ['/F'] : [])], {
+      stdio: 'ignore',
+      windowsHide: true,
+    });
     return;
   }
   try {

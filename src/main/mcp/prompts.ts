@@ -41,13 +41,21 @@ function contentText(content: Record<string, unknown>): string {
   if (content.type === 'text' && typeof content.text === 'string') return content.text;
   if (content.type === 'resource' && content.resource && typeof content.resource === 'object') {
     const resource = content.resource as { uri?: string; text?: string; mimeType?: string };
-    return typeof resource.text === 'string' ? `[${resource.uri ?? 'resource'}]\n${resource.text}` : `[${resource.uri ?? 'resource'}: ${resource.mimeType ?? 'binary'} content, not included]`;
+    return typeof resource.text === 'string'
+      ? `[${resource.uri ?? 'resource'}]\n${resource.text}`
+      : `[${resource.uri ?? 'resource'}: ${resource.mimeType ?? 'binary'} content, not included]`;
   }
   if (content.type === 'resource_link') return `[${String(content.uri ?? 'resource link')}]`;
   return `[${String(content.type)}${typeof content.mimeType === 'string' ? ` ${content.mimeType}` : ''}: not included]`;
 }
 
-export async function getPrompt(server: string, client: Client, prompt: string, args: Record<string, string>, timeoutMs: number): Promise<McpGetPromptOutput> {
+export async function getPrompt(
+  server: string,
+  client: Client,
+  prompt: string,
+  args: Record<string, string>,
+  timeoutMs: number,
+): Promise<McpGetPromptOutput> {
   const result = await client.getPrompt({ name: prompt, arguments: args }, { timeout: timeoutMs });
   let room = PROMPT_TEXT_MAX_CHARS;
   const messages = result.messages.map((message) => {
@@ -68,7 +76,11 @@ export async function completePromptArgument(
 ): Promise<McpCompleteOutput> {
   if (!client.getServerCapabilities()?.completions) return { values: [], hasMore: false };
   const result = await client.complete(
-    { ref: { type: 'ref/prompt', name: prompt }, argument: { name: argument, value }, ...(context ? { context: { arguments: context } } : {}) },
+    {
+      ref: { type: 'ref/prompt', name: prompt },
+      argument: { name: argument, value },
+      ...(context ? { context: { arguments: context } } : {}),
+    },
     { timeout: timeoutMs },
   );
   return { values: result.completion.values.slice(0, 100), hasMore: result.completion.hasMore === true };

@@ -32,7 +32,13 @@ describe('the default "Files" server on a fresh install', () => {
     const sandbox = path.join(test.dir, 'sandbox');
     expect(fs.existsSync(sandbox)).toBe(true);
     const files = await test.waitFor('Files', 'ready');
-    expect(files).toMatchObject({ name: 'Files', enabled: true, kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: [sandbox] });
+    expect(files).toMatchObject({
+      name: 'Files',
+      enabled: true,
+      kind: 'stdio',
+      package: '@modelcontextprotocol/server-filesystem',
+      args: [sandbox],
+    });
     // Contained by default (docs/user/sandbox.md): bubblewrap is the process the host spawned.
     expect(files.status.containment).toBe('contained');
     expect(fs.readFileSync(`/proc/${files.status.pid}/cmdline`, 'utf8').split('\0')[0]).toMatch(/bwrap$/);
@@ -61,7 +67,9 @@ describe('the default "Files" server on a fresh install', () => {
     test.config.edit({ name: 'Files', trusted: true });
     expect(test.host.tools('Files').every((tool) => tool.annotationsTrusted)).toBe(true);
     // Trusting changes no definition, so no hash changes and the server was not restarted.
-    expect(test.host.tools('Files').find((tool) => tool.name === 'read_text_file')?.definitionHash).toBe(byName.get('read_text_file')?.definitionHash);
+    expect(test.host.tools('Files').find((tool) => tool.name === 'read_text_file')?.definitionHash).toBe(
+      byName.get('read_text_file')?.definitionHash,
+    );
     expect(test.host.server('Files').status.state).toBe('ready');
   });
 
@@ -69,7 +77,11 @@ describe('the default "Files" server on a fresh install', () => {
     const test = createTestHost(null);
     await test.waitFor('Files', (server) => server.status.toolCount === 14);
     const note = path.join(test.dir, 'sandbox', 'note.txt');
-    const written = await test.host.callTool({ serverName: 'Files', toolName: 'write_file', args: { path: note, content: 'hello sandbox' } });
+    const written = await test.host.callTool({
+      serverName: 'Files',
+      toolName: 'write_file',
+      args: { path: note, content: 'hello sandbox' },
+    });
     expect(written.isError).toBe(false);
     expect(fs.readFileSync(note, 'utf8')).toBe('hello sandbox');
 
@@ -77,7 +89,11 @@ describe('the default "Files" server on a fresh install', () => {
     expect(read).toMatchObject({ isError: false, forModel: { text: 'hello sandbox', truncated: false } });
     expect(read.structuredContent).toEqual({ content: 'hello sandbox' });
 
-    const outside = await test.host.callTool({ serverName: 'Files', toolName: 'read_text_file', args: { path: '/etc/hostname' } });
+    const outside = await test.host.callTool({
+      serverName: 'Files',
+      toolName: 'read_text_file',
+      args: { path: '/etc/hostname' },
+    });
     expect(outside.isError).toBe(true);
     expect(outside.forModel.text).toMatch(/outside allowed directories/);
     expect(test.host.server('Files').status.state).toBe('ready');
@@ -91,9 +107,14 @@ describe('the memory and everything servers', () => {
   it('memory: creates entities and reads them back', async () => {
     const test = createTestHost({});
     const memoryFile = path.join(test.dir, 'memory.jsonl');
-    test.config.add('memory', { package: '@modelcontextprotocol/server-memory', env: { MEMORY_FILE_PATH: memoryFile } });
+    test.config.add('memory', {
+      package: '@modelcontextprotocol/server-memory',
+      env: { MEMORY_FILE_PATH: memoryFile },
+    });
     await test.waitFor('memory', (server) => server.status.toolCount === 9);
-    expect(test.host.tools('memory').find((tool) => tool.name === 'read_graph')?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(test.host.tools('memory').find((tool) => tool.name === 'read_graph')?.annotations).toMatchObject({
+      readOnlyHint: true,
+    });
     const created = await test.host.callTool({
       serverName: 'memory',
       toolName: 'create_entities',
@@ -102,25 +123,45 @@ describe('the memory and everything servers', () => {
     expect(created.isError).toBe(false);
     expect(test.host.server('memory').status.containment).toBe('contained');
     const graph = await test.host.callTool({ serverName: 'memory', toolName: 'read_graph', args: {} });
-    expect(graph.structuredContent).toMatchObject({ entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] });
+    expect(graph.structuredContent).toMatchObject({
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
+    });
     expect(fs.readFileSync(memoryFile, 'utf8')).toContain('Ada');
   });
 
   it('everything: echo, resource links, an image and structured content, normalised', async () => {
     const test = createTestHost({ everything: { package: '@modelcontextprotocol/server-everything' } });
     await test.waitFor('everything', (server) => server.status.toolCount > 0);
-    const echo = await test.host.callTool({ serverName: 'everything', toolName: 'echo', args: { message: 'hi there' } });
-    expect(echo).toMatchObject({ isError: false, content: [{ type: 'text', text: 'Echo: hi there' }], forModel: { text: 'Echo: hi there' } });
+    const echo = await test.host.callTool({
+      serverName: 'everything',
+      toolName: 'echo',
+      args: { message: 'hi there' },
+    });
+    expect(echo).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'Echo: hi there' }],
+      forModel: { text: 'Echo: hi there' },
+    });
 
-    const links = await test.host.callTool({ serverName: 'everything', toolName: 'get-resource-links', args: { count: 2 } });
+    const links = await test.host.callTool({
+      serverName: 'everything',
+      toolName: 'get-resource-links',
+      args: { count: 2 },
+    });
     expect(links.content.filter((part) => part.type === 'resource_link')).toHaveLength(2);
     expect(links.forModel.text).toMatch(/\[resource link: .* <demo:\/\/resource\//);
 
     const image = await test.host.callTool({ serverName: 'everything', toolName: 'get-tiny-image', args: {} });
-    expect(image.content.some((part) => part.type === 'image' && part.mimeType === 'image/png' && part.data.length > 0)).toBe(true);
+    expect(
+      image.content.some((part) => part.type === 'image' && part.mimeType === 'image/png' && part.data.length > 0),
+    ).toBe(true);
     expect(image.forModel.text).toMatch(/\[image: image\/png, /);
 
-    const weather = await test.host.callTool({ serverName: 'everything', toolName: 'get-structured-content', args: { location: 'New York' } });
+    const weather = await test.host.callTool({
+      serverName: 'everything',
+      toolName: 'get-structured-content',
+      args: { location: 'New York' },
+    });
     expect(weather.isError).toBe(false);
     expect(weather.structuredContent).toMatchObject({ temperature: expect.any(Number) });
   });

@@ -1,5 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { McpReadResourceOutput, McpResource, McpResourceContent, McpResourcesOutput, McpResourceTemplate } from '../../shared/mcp';
+import type {
+  McpReadResourceOutput,
+  McpResource,
+  McpResourceContent,
+  McpResourcesOutput,
+  McpResourceTemplate,
+} from '../../shared/mcp';
 
 /** Contents longer than this are cut: a resource is context for a message, not a download. */
 export const RESOURCE_CONTENT_MAX_CHARS = 1_000_000;
@@ -15,7 +21,12 @@ export async function listResources(name: string, client: Client, timeoutMs: num
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.listResources(cursor ? { cursor } : {}, { timeout: timeoutMs });
-    for (const item of result.resources) resources.push({ uri: item.uri, name: item.name, ...pick<McpResource>(item, ['title', 'description', 'mimeType', 'size']) });
+    for (const item of result.resources)
+      resources.push({
+        uri: item.uri,
+        name: item.name,
+        ...pick<McpResource>(item, ['title', 'description', 'mimeType', 'size']),
+      });
     cursor = result.nextCursor;
     if (!cursor) break;
   }
@@ -24,7 +35,11 @@ export async function listResources(name: string, client: Client, timeoutMs: num
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.listResourceTemplates(cursor ? { cursor } : {}, { timeout: timeoutMs });
     for (const item of result.resourceTemplates) {
-      templates.push({ uriTemplate: item.uriTemplate, name: item.name, ...pick<McpResourceTemplate>(item, ['title', 'description', 'mimeType']) });
+      templates.push({
+        uriTemplate: item.uriTemplate,
+        name: item.name,
+        ...pick<McpResourceTemplate>(item, ['title', 'description', 'mimeType']),
+      });
     }
     cursor = result.nextCursor;
     if (!cursor) break;
@@ -33,10 +48,18 @@ export async function listResources(name: string, client: Client, timeoutMs: num
 }
 
 /** One resource's contents (`resources/read`), each text or base64 blob cut at RESOURCE_CONTENT_MAX_CHARS. */
-export async function readResource(name: string, client: Client, uri: string, timeoutMs: number): Promise<McpReadResourceOutput> {
+export async function readResource(
+  name: string,
+  client: Client,
+  uri: string,
+  timeoutMs: number,
+): Promise<McpReadResourceOutput> {
   const result = await client.readResource({ uri }, { timeout: timeoutMs });
   const contents: McpResourceContent[] = result.contents.map((item) => {
-    const value = 'text' in item && typeof item.text === 'string' ? { key: 'text' as const, data: item.text } : { key: 'blob' as const, data: String((item as { blob?: unknown }).blob ?? '') };
+    const value =
+      'text' in item && typeof item.text === 'string'
+        ? { key: 'text' as const, data: item.text }
+        : { key: 'blob' as const, data: String((item as { blob?: unknown }).blob ?? '') };
     const truncated = value.data.length > RESOURCE_CONTENT_MAX_CHARS;
     return {
       uri: item.uri,

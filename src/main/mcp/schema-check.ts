@@ -41,7 +41,8 @@ function dialectOf(schema: Record<string, unknown>): Dialect | null {
  * `$ref`s resolve). A dialect we cannot check (draft-04, a private meta-schema) passes unchecked.
  */
 export function checkJsonSchema(schema: unknown): SchemaCheck {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { ok: false, problem: 'it is not a JSON object' };
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return { ok: false, problem: 'it is not a JSON object' };
   // The same schemas come back at every reconnect and list_changed, and from every copy of a server:
   // compiling takes milliseconds each, hashing microseconds.
   let key: string;

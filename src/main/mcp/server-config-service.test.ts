@@ -14,9 +14,15 @@ let config: McpServerConfigService;
 
 function open(): McpServerConfigService {
   secrets = openFileSecretStore(path.join(dir, 'secrets.json'));
-  return createMcpServerConfigService({ settings: openSettingsStore(settingsFile), secrets, dataDir: dir, locations: { env: {}, platform: 'linux', homedir: dir } });
+  return createMcpServerConfigService({
+    settings: openSettingsStore(settingsFile),
+    secrets,
+    dataDir: dir,
+    locations: { env: {}, platform: 'linux', homedir: dir },
+  });
 }
-const onDisk = (): { mcpServers?: Record<string, Record<string, unknown>> } => JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+const onDisk = (): { mcpServers?: Record<string, Record<string, unknown>> } =>
+  JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-config-'));
@@ -43,42 +49,88 @@ describe('the mcpServers settings', () => {
         // Told its sandbox as its one root (docs/user/mcp-servers.md#roots).
         roots: [path.join(dir, 'sandbox')],
         // What it runs: the bundled package and its folder (docs/user/approvals.md, "A server's identity").
-        identity: expect.objectContaining({ kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: [path.join(dir, 'sandbox')] }),
+        identity: expect.objectContaining({
+          kind: 'stdio',
+          package: '@modelcontextprotocol/server-filesystem',
+          args: [path.join(dir, 'sandbox')],
+        }),
       },
     ]);
   });
 
   it('keeps env and header values in the secret store, never in settings.json, and lists their names only', () => {
     config.add('github', { command: 'docker', args: ['run', '-i', 'gh'], env: { GITHUB_TOKEN: 'ghp_123456' } });
-    config.add('remote', { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer xyz-789' }, trusted: true, callTimeoutMs: 5000 });
+    config.add('remote', {
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Bearer xyz-789' },
+      trusted: true,
+      callTimeoutMs: 5000,
+    });
     const text = fs.readFileSync(settingsFile, 'utf8');
     expect(text).not.toContain('ghp_123456');
     expect(text).not.toContain('xyz-789');
-    expect(onDisk().mcpServers?.github).toEqual({ command: 'docker', args: ['run', '-i', 'gh'], env: { GITHUB_TOKEN: SECRET_PLACEHOLDER } });
-    expect(onDisk().mcpServers?.remote).toEqual({ url: 'https://mcp.example.com/mcp', headers: { Authorization: SECRET_PLACEHOLDER }, trusted: true, callTimeoutMs: 5000 });
+    expect(onDisk().mcpServers?.github).toEqual({
+      command: 'docker',
+      args: ['run', '-i', 'gh'],
+      env: { GITHUB_TOKEN: SECRET_PLACEHOLDER },
+    });
+    expect(onDisk().mcpServers?.remote).toEqual({
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: SECRET_PLACEHOLDER },
+      trusted: true,
+      callTimeoutMs: 5000,
+    });
     expect(secrets.get(secretKey('github', 'env', 'GITHUB_TOKEN'))).toBe('ghp_123456');
     expect(config.get('github')).toMatchObject({ envKeys: ['GITHUB_TOKEN'], kind: 'stdio' });
-    expect(config.get('remote')).toMatchObject({ headerKeys: ['Authorization'], kind: 'http', type: 'auto', trusted: true, callTimeoutMs: 5000 });
+    expect(config.get('remote')).toMatchObject({
+      headerKeys: ['Authorization'],
+      kind: 'http',
+      type: 'auto',
+      trusted: true,
+      callTimeoutMs: 5000,
+    });
     expect(JSON.stringify(config.list())).not.toMatch(/ghp_123456|xyz-789/);
-    expect(config.launchConfig('github')).toMatchObject({ kind: 'stdio', command: 'docker', env: { GITHUB_TOKEN: 'ghp_123456' } });
+    expect(config.launchConfig('github')).toMatchObject({
+      kind: 'stdio',
+      command: 'docker',
+      env: { GITHUB_TOKEN: 'ghp_123456' },
+    });
     expect(config.launchConfig('remote')).toMatchObject({ kind: 'http', headers: { Authorization: 'Bearer xyz-789' } });
   });
 
   it('refuses a taken name (ignoring case) with conflict, an unknown one with not_found', () => {
-    expect(() => config.add('files', { command: 'x' })).toThrow(expect.objectContaining({ code: 'conflict', message: 'An MCP server named "files" already exists; choose another name.' }));
+    expect(() => config.add('files', { command: 'x' })).toThrow(
+      expect.objectContaining({
+        code: 'conflict',
+        message: 'An MCP server named "files" already exists; choose another name.',
+      }),
+    );
     expect(() => config.get('nope')).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(() => config.remove('nope')).toThrow(expect.objectContaining({ code: 'not_found' }));
   });
 
   it('edits: a value sets a secret, null removes it, what is left out stays; kinds cannot be switched', () => {
     config.add('a', { command: 'node', env: { ONE: 'one-secret', TWO: 'two-secret' } });
-    config.edit({ name: 'a', env: { ONE: 'one-changed', TWO: null, THREE: 'three-secret' }, args: ['x.js'], displayName: 'Server A', callTimeoutMs: 1000 });
-    expect(config.get('a')).toMatchObject({ envKeys: ['ONE', 'THREE'], args: ['x.js'], displayName: 'Server A', callTimeoutMs: 1000 });
+    config.edit({
+      name: 'a',
+      env: { ONE: 'one-changed', TWO: null, THREE: 'three-secret' },
+      args: ['x.js'],
+      displayName: 'Server A',
+      callTimeoutMs: 1000,
+    });
+    expect(config.get('a')).toMatchObject({
+      envKeys: ['ONE', 'THREE'],
+      args: ['x.js'],
+      displayName: 'Server A',
+      callTimeoutMs: 1000,
+    });
     expect(config.launchConfig('a')).toMatchObject({ env: { ONE: 'one-changed', THREE: 'three-secret' } });
     expect(secrets.keys('mcp.a.')).toEqual(['mcp.a.env.ONE', 'mcp.a.env.THREE']);
     config.edit({ name: 'a', displayName: null, callTimeoutMs: null });
     expect(config.get('a')).toMatchObject({ displayName: 'a', callTimeoutMs: 60_000 });
-    expect(() => config.edit({ name: 'a', url: 'https://x.example' })).toThrow(expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/is a stdio server/) }));
+    expect(() => config.edit({ name: 'a', url: 'https://x.example' })).toThrow(
+      expect.objectContaining({ code: 'invalid_input', message: expect.stringMatching(/is a stdio server/) }),
+    );
   });
 
   it("edits a server as the file holds it now, keeping another process's change to it", () => {
@@ -115,7 +167,10 @@ describe('the mcpServers settings', () => {
   });
 
   it('moves values written into settings.json by hand into the secret store', () => {
-    fs.writeFileSync(settingsFile, JSON.stringify({ mcpServers: { pasted: { command: 'node', env: { KEY: 'pasted-secret' }, custom: 'kept' } } }));
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({ mcpServers: { pasted: { command: 'node', env: { KEY: 'pasted-secret' }, custom: 'kept' } } }),
+    );
     config = open();
     expect(config.adoptPlaintextSecrets()).toEqual(['pasted']);
     expect(onDisk().mcpServers?.pasted).toEqual({ command: 'node', env: { KEY: SECRET_PLACEHOLDER }, custom: 'kept' });
@@ -126,7 +181,12 @@ describe('the mcpServers settings', () => {
   it('a missing secret stops the launch with a message naming it', () => {
     config.add('a', { command: 'node', env: { TOKEN: 'tok-1234' } });
     secrets.delete('mcp.a.env.TOKEN');
-    expect(() => config.launchConfig('a')).toThrow(expect.objectContaining({ code: 'unavailable', message: expect.stringContaining('environment variable TOKEN is missing') }));
+    expect(() => config.launchConfig('a')).toThrow(
+      expect.objectContaining({
+        code: 'unavailable',
+        message: expect.stringContaining('environment variable TOKEN is missing'),
+      }),
+    );
   });
 });
 
@@ -145,8 +205,26 @@ describe('import', () => {
       file: 'claude_desktop_config.json',
       format: 'claude-desktop',
       add: [
-        { name: 'Files-2', originalName: 'Files', renamed: true, kind: 'stdio', summary: 'npx -y @modelcontextprotocol/server-filesystem /tmp', enabled: true, envKeys: [], headerKeys: [] },
-        { name: 'github', originalName: 'github', renamed: false, kind: 'stdio', summary: 'docker run', enabled: true, envKeys: ['GITHUB_TOKEN'], headerKeys: [] },
+        {
+          name: 'Files-2',
+          originalName: 'Files',
+          renamed: true,
+          kind: 'stdio',
+          summary: 'npx -y @modelcontextprotocol/server-filesystem /tmp',
+          enabled: true,
+          envKeys: [],
+          headerKeys: [],
+        },
+        {
+          name: 'github',
+          originalName: 'github',
+          renamed: false,
+          kind: 'stdio',
+          summary: 'docker run',
+          enabled: true,
+          envKeys: ['GITHUB_TOKEN'],
+          headerKeys: [],
+        },
       ],
       skip: [{ name: 'nothing', reason: 'it has neither a "command" nor a "url"' }],
     });
@@ -157,22 +235,39 @@ describe('import', () => {
 
   it('imports what the preview showed, or only the servers named', () => {
     const result = config.import({ fileName: 'claude_desktop_config.json', text: claude }, ['github']);
-    expect(result).toEqual({ added: ['github'], skip: [{ name: 'nothing', reason: 'it has neither a "command" nor a "url"' }] });
+    expect(result).toEqual({
+      added: ['github'],
+      skip: [{ name: 'nothing', reason: 'it has neither a "command" nor a "url"' }],
+    });
     expect(config.launchConfig('github')).toMatchObject({ env: { GITHUB_TOKEN: 'ghp_import' } });
-    expect(config.import({ fileName: 'claude_desktop_config.json', text: claude }).added).toEqual(['Files-2', 'github-2']);
+    expect(config.import({ fileName: 'claude_desktop_config.json', text: claude }).added).toEqual([
+      'Files-2',
+      'github-2',
+    ]);
     expect(config.list().map((server) => server.name)).toEqual(['Files', 'github', 'Files-2', 'github-2']);
-    expect(() => config.import({ fileName: 'c.json', text: claude }, ['nothing'])).toThrow(expect.objectContaining({ code: 'invalid_input', message: 'c.json has no importable server named "nothing".' }));
+    expect(() => config.import({ fileName: 'c.json', text: claude }, ['nothing'])).toThrow(
+      expect.objectContaining({ code: 'invalid_input', message: 'c.json has no importable server named "nothing".' }),
+    );
   });
 
   it('finds each app’s file where the app keeps it, and names a missing one', () => {
     expect(() => config.previewImport({ app: 'cursor' })).toThrow(
-      expect.objectContaining({ code: 'not_found', message: `Cannot import from ${path.join(dir, '.cursor', 'mcp.json')}: there is no such file.` }),
+      expect.objectContaining({
+        code: 'not_found',
+        message: `Cannot import from ${path.join(dir, '.cursor', 'mcp.json')}: there is no such file.`,
+      }),
     );
     fs.mkdirSync(path.join(dir, '.config', 'Claude'), { recursive: true });
     fs.writeFileSync(path.join(dir, '.config', 'Claude', 'claude_desktop_config.json'), claude);
-    expect(config.previewImport({ app: 'claude-desktop' })).toMatchObject({ file: path.join(dir, '.config', 'Claude', 'claude_desktop_config.json'), format: 'claude-desktop' });
+    expect(config.previewImport({ app: 'claude-desktop' })).toMatchObject({
+      file: path.join(dir, '.config', 'Claude', 'claude_desktop_config.json'),
+      format: 'claude-desktop',
+    });
     fs.mkdirSync(path.join(dir, '.config', 'Code', 'User'), { recursive: true });
-    fs.writeFileSync(path.join(dir, '.config', 'Code', 'User', 'mcp.json'), '{ "servers": { "t": { "type": "stdio", "command": "t" } } }');
+    fs.writeFileSync(
+      path.join(dir, '.config', 'Code', 'User', 'mcp.json'),
+      '{ "servers": { "t": { "type": "stdio", "command": "t" } } }',
+    );
     expect(config.previewImport({ app: 'vscode' })).toMatchObject({ format: 'vscode', add: [{ name: 't' }] });
   });
 });

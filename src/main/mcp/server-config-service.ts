@@ -56,7 +56,15 @@ export type LaunchConfig =
       sandbox: SandboxSettings;
       roots: string[];
     }
-  | { kind: 'http'; name: string; url: string; headers: Record<string, string>; type: 'auto' | 'http' | 'sse'; oauthClientId?: string; oauthClient?: OAuthClientSecrets };
+  | {
+      kind: 'http';
+      name: string;
+      url: string;
+      headers: Record<string, string>;
+      type: 'auto' | 'http' | 'sse';
+      oauthClientId?: string;
+      oauthClient?: OAuthClientSecrets;
+    };
 
 /** A pre-registered OAuth client's secret or private key, as kept in the secret store. */
 export interface OAuthClientSecrets {
@@ -123,8 +131,17 @@ export interface McpServerConfigDependencies {
   locations?: LocationEnvironment;
 }
 
-export function createMcpServerConfigService({ settings, secrets, dataDir, locations }: McpServerConfigDependencies): McpServerConfigService {
-  const section: SettingsSection<McpServersSettings> = settings.section(MCP_SETTINGS_SECTION, McpServersSettingsSchema, defaultMcpServers(dataDir));
+export function createMcpServerConfigService({
+  settings,
+  secrets,
+  dataDir,
+  locations,
+}: McpServerConfigDependencies): McpServerConfigService {
+  const section: SettingsSection<McpServersSettings> = settings.section(
+    MCP_SETTINGS_SECTION,
+    McpServersSettingsSchema,
+    defaultMcpServers(dataDir),
+  );
 
   const find = (name: string): [string, ServerSettings] | undefined => {
     const servers = section.get();
@@ -147,7 +164,10 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
     }
   };
   /** A pre-registered client's secret and key: undefined keeps what is stored, null removes it. */
-  const writeClientSecrets = (name: string, change: { secret?: string | null | undefined; privateKey?: OAuthPrivateKey | null | undefined }): void => {
+  const writeClientSecrets = (
+    name: string,
+    change: { secret?: string | null | undefined; privateKey?: OAuthPrivateKey | null | undefined },
+  ): void => {
     if (change.secret === undefined && change.privateKey === undefined) return;
     const next: OAuthClientSecrets = { ...readClientSecrets(name) };
     if (change.secret === null) delete next.secret;
@@ -166,13 +186,28 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
     for (const key of secrets.keys(secretPrefix(name))) secrets.delete(key);
   };
   const placeholders = (values: Record<string, unknown> | undefined): Record<string, string> | undefined =>
-    values && Object.keys(values).length > 0 ? Object.fromEntries(Object.keys(values).map((key) => [key, SECRET_PLACEHOLDER])) : undefined;
+    values && Object.keys(values).length > 0
+      ? Object.fromEntries(Object.keys(values).map((key) => [key, SECRET_PLACEHOLDER]))
+      : undefined;
 
   const toSettings = (server: McpServerInput): ServerSettings => {
-    if ('url' in server && (server.oauthClientSecret !== undefined || server.oauthPrivateKey !== undefined) && server.oauthClientId === undefined) {
-      throw new WorkbenchError('invalid_input', 'An OAuth client secret or key belongs to a pre-registered client: give its client id too.');
+    if (
+      'url' in server &&
+      (server.oauthClientSecret !== undefined || server.oauthPrivateKey !== undefined) &&
+      server.oauthClientId === undefined
+    ) {
+      throw new WorkbenchError(
+        'invalid_input',
+        'An OAuth client secret or key belongs to a pre-registered client: give its client id too.',
+      );
     }
-    const { env, headers, oauthClientSecret: _secret, oauthPrivateKey: _key, ...rest } = server as McpServerInput & {
+    const {
+      env,
+      headers,
+      oauthClientSecret: _secret,
+      oauthPrivateKey: _key,
+      ...rest
+    } = server as McpServerInput & {
       env?: Record<string, string>;
       headers?: Record<string, string>;
       oauthClientSecret?: string;
@@ -197,7 +232,8 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       for (const { name, server } of added) {
         writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
         writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
-        if ('url' in server) writeClientSecrets(name, { secret: server.oauthClientSecret, privateKey: server.oauthPrivateKey });
+        if ('url' in server)
+          writeClientSecrets(name, { secret: server.oauthClientSecret, privateKey: server.oauthPrivateKey });
       }
       writeSettings();
     } catch (error) {
@@ -238,7 +274,13 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       writeClientSecrets(target, { secret: change.oauthClientSecret, privateKey: change.oauthPrivateKey });
       // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
       update((servers) =>
-        Object.fromEntries(Object.entries(servers).map(([key, value]) => (key === name ? [target, identityAfterEdit(name, target, value, applyEdit(name, value, change), change)] : [key, value]))),
+        Object.fromEntries(
+          Object.entries(servers).map(([key, value]) =>
+            key === name
+              ? [target, identityAfterEdit(name, target, value, applyEdit(name, value, change), change)]
+              : [key, value],
+          ),
+        ),
       );
       if (target !== name) dropSecrets(name);
       if (target !== name) announce({ kind: 'renamed', from: name, to: target });
@@ -261,11 +303,19 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       const plan = planImport(parsed, new Set(Object.keys(section.get())));
       const unknown = (only ?? []).filter((name) => !plan.add.some((item) => item.originalName === name));
       if (unknown.length > 0) {
-        throw new WorkbenchError('invalid_input', `${plan.file} has no importable server named ${unknown.map((name) => `"${name}"`).join(', ')}.`, { unknown });
+        throw new WorkbenchError(
+          'invalid_input',
+          `${plan.file} has no importable server named ${unknown.map((name) => `"${name}"`).join(', ')}.`,
+          { unknown },
+        );
       }
       const chosen = plan.add
         .filter((item) => !only || only.includes(item.originalName))
-        .map((item) => ({ name: item.name, server: (parsed.servers.find((server) => server.originalName === item.originalName) as ImportCandidate).server }));
+        .map((item) => ({
+          name: item.name,
+          server: (parsed.servers.find((server) => server.originalName === item.originalName) as ImportCandidate)
+            .server,
+        }));
       const added = chosen.map(({ name, server }) => {
         refuseReservedName(name);
         return [name, checkedSettings(name, toSettings(server))] as const;
@@ -281,7 +331,10 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
         for (const [entry, stored] of Object.entries(values ?? {})) {
           const value = stored === SECRET_PLACEHOLDER ? secrets.get(secretKey(key, kind, entry)) : stored;
           if (value === undefined) {
-            throw new WorkbenchError('unavailable', `The secret value of ${kind === 'env' ? 'environment variable' : 'header'} ${entry} is missing; set it again in the server's settings.`);
+            throw new WorkbenchError(
+              'unavailable',
+              `The secret value of ${kind === 'env' ? 'environment variable' : 'header'} ${entry} is missing; set it again in the server's settings.`,
+            );
           }
           result[entry] = value;
         }
@@ -313,14 +366,25 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
     },
     sandboxSettings(name) {
       const [key, server] = require(name);
-      if (isHttpServer(server)) throw new WorkbenchError('invalid_input', `"${key}" is a remote (HTTP) server: it runs elsewhere, so it has no sandbox here.`, { name: key });
+      if (isHttpServer(server))
+        throw new WorkbenchError(
+          'invalid_input',
+          `"${key}" is a remote (HTTP) server: it runs elsewhere, so it has no sandbox here.`,
+          { name: key },
+        );
       return { name: key, settings: server.sandbox ?? {} };
     },
     setSandboxSettings(name, settings) {
       const { name: key } = service.sandboxSettings(name);
       const next = SandboxSettingsSchema.parse(settings);
       const empty = Object.values(next).every((value) => value === undefined);
-      update((servers) => Object.fromEntries(Object.entries(servers).map(([candidate, value]) => (candidate === key ? [candidate, { ...value, sandbox: empty ? undefined : next }] : [candidate, value]))));
+      update((servers) =>
+        Object.fromEntries(
+          Object.entries(servers).map(([candidate, value]) =>
+            candidate === key ? [candidate, { ...value, sandbox: empty ? undefined : next }] : [candidate, value],
+          ),
+        ),
+      );
     },
     callTimeoutMs: (name) => require(name)[1].callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
     secretValues(name) {
@@ -331,7 +395,10 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
       const servers = section.get();
       const next: McpServersSettings = {};
       for (const [name, server] of Object.entries(servers)) {
-        const adopt = (kind: SecretKind, values: Record<string, string> | undefined): Record<string, string> | undefined => {
+        const adopt = (
+          kind: SecretKind,
+          values: Record<string, string> | undefined,
+        ): Record<string, string> | undefined => {
           if (!values) return values;
           const result: Record<string, string> = {};
           for (const [key, value] of Object.entries(values)) {
@@ -368,10 +435,18 @@ export function createMcpServerConfigService({ settings, secrets, dataDir, locat
  * After an edit: a rename keeps the old name among the former ones (an organisation's rule by name follows it); the
  * identity the settings were made for stays, unless the person accepts what the server runs now.
  */
-function identityAfterEdit(name: string, target: string, before: ServerSettings, server: ServerSettings, change: McpEditInput): ServerSettings {
+function identityAfterEdit(
+  name: string,
+  target: string,
+  before: ServerSettings,
+  server: ServerSettings,
+  change: McpEditInput,
+): ServerSettings {
   const next: ServerSettings = { ...server };
   if (target !== name) {
-    const former = [...(server.formerNames ?? []).filter((entry) => entry !== name && entry !== target), name].slice(-MAX_FORMER_NAMES);
+    const former = [...(server.formerNames ?? []).filter((entry) => entry !== name && entry !== target), name].slice(
+      -MAX_FORMER_NAMES,
+    );
     next.formerNames = former;
   }
   const now = serverIdentity(server);
@@ -390,16 +465,26 @@ const MAX_FORMER_NAMES = 16;
  */
 export function factsOf(server: ServerSettings): ServerFacts {
   const identity = serverIdentity(server);
-  const changed = server.identity && server.identity.key !== identity.key ? { previous: server.identity.description, current: identity.description } : undefined;
+  const changed =
+    server.identity && server.identity.key !== identity.key
+      ? { previous: server.identity.description, current: identity.description }
+      : undefined;
   return { identity, ...(changed ? { identityChanged: changed } : {}), formerNames: server.formerNames ?? [] };
 }
 
 function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {
   const next: Record<string, unknown> = { ...current };
   const invalid = (what: string): WorkbenchError =>
-    new WorkbenchError('invalid_input', `${what} To change how "${name}" is reached, remove it and add it again.`, { name });
+    new WorkbenchError('invalid_input', `${what} To change how "${name}" is reached, remove it and add it again.`, {
+      name,
+    });
   if (isHttpServer(current)) {
-    if (change.command !== undefined || change.args !== undefined || change.cwd !== undefined || change.env !== undefined) {
+    if (
+      change.command !== undefined ||
+      change.args !== undefined ||
+      change.cwd !== undefined ||
+      change.env !== undefined
+    ) {
       throw invalid(`"${name}" is an HTTP server: it has no command, args, cwd or env.`);
     }
   } else if (
@@ -431,7 +516,10 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     next.command = change.command;
     next.package = undefined;
   }
-  const mergeKeys = (existing: unknown, changes: Record<string, string | null> | undefined): Record<string, string> | undefined => {
+  const mergeKeys = (
+    existing: unknown,
+    changes: Record<string, string | null> | undefined,
+  ): Record<string, string> | undefined => {
     const merged = new Map(Object.entries((existing as Record<string, string> | undefined) ?? {}));
     for (const [key, value] of Object.entries(changes ?? {})) {
       if (value === null) merged.delete(key);
@@ -440,7 +528,8 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     return merged.size > 0 ? Object.fromEntries(merged) : undefined;
   };
   if (change.env !== undefined) set('env', mergeKeys(current.env, change.env) ?? null);
-  if (change.headers !== undefined) set('headers', mergeKeys((current as { headers?: unknown }).headers, change.headers) ?? null);
+  if (change.headers !== undefined)
+    set('headers', mergeKeys((current as { headers?: unknown }).headers, change.headers) ?? null);
   return Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)) as ServerSettings;
 }
 
@@ -488,7 +577,11 @@ function readImport(source: ImportSource, locations: LocationEnvironment | undef
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new WorkbenchError(missing ? 'not_found' : 'unavailable', `Cannot import from ${file}: ${missing ? 'there is no such file' : (error as Error).message}.`, { file });
+    throw new WorkbenchError(
+      missing ? 'not_found' : 'unavailable',
+      `Cannot import from ${file}: ${missing ? 'there is no such file' : (error as Error).message}.`,
+      { file },
+    );
   }
   return parseImportFile(file, text, 'app' in source ? source.app : undefined);
 }
@@ -497,14 +590,23 @@ function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPrevi
   const taken = new Set(existing);
   const add: McpImportPreview['add'] = [];
   for (const { originalName, server } of parsed.servers) {
-    const name = uniqueName(originalName.replace(/[\p{Cc}\p{Cs}]+/gu, ' ').trim().slice(0, 56) || 'server', taken);
+    const name = uniqueName(
+      originalName
+        .replace(/[\p{Cc}\p{Cs}]+/gu, ' ')
+        .trim()
+        .slice(0, 56) || 'server',
+      taken,
+    );
     taken.add(name);
     add.push({
       name,
       originalName,
       renamed: name !== originalName,
       kind: 'url' in server ? 'http' : 'stdio',
-      summary: 'url' in server ? server.url : [('command' in server ? server.command : server.package), ...(server.args ?? [])].join(' '),
+      summary:
+        'url' in server
+          ? server.url
+          : ['command' in server ? server.command : server.package, ...(server.args ?? [])].join(' '),
       enabled: server.enabled ?? true,
       envKeys: Object.keys(('env' in server ? server.env : undefined) ?? {}),
       headerKeys: Object.keys(('headers' in server ? server.headers : undefined) ?? {}),
@@ -515,13 +617,21 @@ function planImport(parsed: ParsedImport, existing: Set<string>): McpImportPrevi
 
 /** A name no settings map can hold (src/shared/setting-names.ts): refused before anything is written. */
 function refuseReservedName(name: string): void {
-  if (isReservedSettingName(name.trim())) throw new WorkbenchError('invalid_input', `Cannot add this MCP server: ${reservedNameMessage(name.trim())}.`, { name });
+  if (isReservedSettingName(name.trim()))
+    throw new WorkbenchError('invalid_input', `Cannot add this MCP server: ${reservedNameMessage(name.trim())}.`, {
+      name,
+    });
 }
 
 /** The settings a new server will have, checked as the settings file will check them, before anything is written. */
 function checkedSettings(name: string, server: ServerSettings): ServerSettings {
   const parsed = ServerSettingsSchema.safeParse(server);
   if (parsed.success) return server;
-  const issues = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || 'server'}: ${issue.message}`);
-  throw new WorkbenchError('invalid_input', `Cannot add the MCP server "${name}": ${issues.join('; ')}.`, { name, issues });
+  const issues = parsed.error.issues.map(
+    (issue) => `${issue.path.map(String).join('.') || 'server'}: ${issue.message}`,
+  );
+  throw new WorkbenchError('invalid_input', `Cannot add the MCP server "${name}": ${issues.join('; ')}.`, {
+    name,
+    issues,
+  });
 }

@@ -33,7 +33,11 @@ export function serverIdentity(server: ServerSettings): ServerIdentity {
   return {
     key: `stdio:${canonicalJson({ command, args, cwd })}`,
     kind: 'stdio',
-    description: commandLine([command, ...args], cwd, runs ? `package ${runs.name}${runs.version ? ` ${runs.version}` : ''}` : undefined),
+    description: commandLine(
+      [command, ...args],
+      cwd,
+      runs ? `package ${runs.name}${runs.version ? ` ${runs.version}` : ''}` : undefined,
+    ),
     command,
     args,
     ...(cwd ? { cwd } : {}),
@@ -58,15 +62,25 @@ export function httpIdentity(url: string): ServerIdentity {
 }
 
 /** Whether two identities are the same server. */
-export function sameIdentity(left: Pick<ServerIdentity, 'key'> | undefined, right: Pick<ServerIdentity, 'key'> | undefined): boolean {
+export function sameIdentity(
+  left: Pick<ServerIdentity, 'key'> | undefined,
+  right: Pick<ServerIdentity, 'key'> | undefined,
+): boolean {
   return left !== undefined && right !== undefined && left.key === right.key;
 }
 
 const RUNNERS: Record<string, { sub?: string; packageFlags: readonly string[]; valueFlags: readonly string[] }> = {
-  npx: { packageFlags: ['-p', '--package'], valueFlags: ['--cache', '--userconfig', '-c', '--call', '-w', '--workspace'] },
+  npx: {
+    packageFlags: ['-p', '--package'],
+    valueFlags: ['--cache', '--userconfig', '-c', '--call', '-w', '--workspace'],
+  },
   bunx: { packageFlags: ['-p', '--package'], valueFlags: [] },
   uvx: { packageFlags: ['--from'], valueFlags: ['--with', '--python', '-p', '--index', '--index-url'] },
-  npm: { sub: 'exec', packageFlags: ['-p', '--package'], valueFlags: ['--cache', '--userconfig', '-c', '--call', '-w', '--workspace'] },
+  npm: {
+    sub: 'exec',
+    packageFlags: ['-p', '--package'],
+    valueFlags: ['--cache', '--userconfig', '-c', '--call', '-w', '--workspace'],
+  },
   pnpm: { sub: 'dlx', packageFlags: ['--package'], valueFlags: ['--allow-build'] },
   yarn: { sub: 'dlx', packageFlags: ['-p', '--package'], valueFlags: [] },
   bun: { sub: 'x', packageFlags: ['-p', '--package'], valueFlags: [] },
@@ -75,8 +89,14 @@ const RUNNERS: Record<string, { sub?: string; packageFlags: readonly string[]; v
 };
 
 /** The package a runner command starts, with the version it pins; undefined for any other command. */
-export function runnerPackage(command: string, args: readonly string[]): { name: string; version?: string } | undefined {
-  const base = path.basename(command.replaceAll('\\', '/')).replace(/\.(cmd|exe|bat|ps1)$/i, '').toLowerCase();
+export function runnerPackage(
+  command: string,
+  args: readonly string[],
+): { name: string; version?: string } | undefined {
+  const base = path
+    .basename(command.replaceAll('\\', '/'))
+    .replace(/\.(cmd|exe|bat|ps1)$/i, '')
+    .toLowerCase();
   const runner = RUNNERS[base];
   if (!runner) return undefined;
   let rest = [...args];
@@ -92,7 +112,9 @@ export function runnerPackage(command: string, args: readonly string[]): { name:
       spec ??= rest[index + 1];
       break;
     }
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     if (runner.packageFlags.includes(flag)) {
       spec = inline ?? rest[index + 1];
       break;
@@ -111,7 +133,8 @@ export function runnerPackage(command: string, args: readonly string[]): { name:
 /** `@scope/name@1.2.3` → name and version; `name==1.0` (Python) too; a version range or tag counts as the version. */
 export function packageSpec(spec: string): { name: string; version?: string } {
   const python = /^([A-Za-z0-9._-]+(?:\[[^\]]*\])?)\s*(?:==|@)\s*(.+)$/.exec(spec);
-  if (!spec.startsWith('@') && python && !spec.includes('/')) return { name: python[1] as string, version: python[2] as string };
+  if (!spec.startsWith('@') && python && !spec.includes('/'))
+    return { name: python[1] as string, version: python[2] as string };
   const at = spec.indexOf('@', spec.startsWith('@') ? 1 : 0);
   if (at <= 0) return { name: spec };
   return { name: spec.slice(0, at), version: spec.slice(at + 1) };

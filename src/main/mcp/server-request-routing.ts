@@ -44,8 +44,14 @@ export function registerServerRequests(client: Client, requests: BoundServerRequ
   if (!requests) return;
   // applyDefaults (MCP elicitation, form defaults): the SDK fills a field an accepted form left out with its default.
   client.registerCapabilities({ sampling: {}, elicitation: { form: { applyDefaults: true }, url: {} } });
-  const origin = (signal: AbortSignal): ServerRequestOrigin => ({ serverName: requests.serverName, chatId: requests.chatOf(), signal });
-  client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => requests.handler.sample(origin(extra.signal), request.params));
+  const origin = (signal: AbortSignal): ServerRequestOrigin => ({
+    serverName: requests.serverName,
+    chatId: requests.chatOf(),
+    signal,
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+    requests.handler.sample(origin(extra.signal), request.params),
+  );
   client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
     requests.handler.elicit(origin(extra.signal), request.params as ElicitRequestFormParams | ElicitRequestURLParams),
   );

@@ -41,7 +41,12 @@ export interface RestartPolicy {
   windowMs: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { initialDelayMs: 1000, maxDelayMs: 30_000, maxCrashes: 5, windowMs: 60_000 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  initialDelayMs: 1000,
+  maxDelayMs: 30_000,
+  maxCrashes: 5,
+  windowMs: 60_000,
+};
 
 export interface SupervisorOptions {
   runtime: NodeRuntime;
@@ -166,7 +171,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return;
     }
     logs.redact(deps.secretValues());
-    logs.push('host', `Starting: ${config.kind === 'stdio' ? [config.package ?? config.command, ...config.args].join(' ') : config.url}`);
+    logs.push(
+      'host',
+      `Starting: ${config.kind === 'stdio' ? [config.package ?? config.command, ...config.args].join(' ') : config.url}`,
+    );
     let opened: Connection;
     let connector: typeof ConnectModule | undefined;
     try {
@@ -177,29 +185,35 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         release?.();
         return;
       }
-      opened = await connector.connect(config, {
-        runtime: options.runtime,
-        initializeTimeoutMs: options.initializeTimeoutMs,
-        clientVersion: options.clientVersion,
-        maxMessageBytes: options.maxMessageBytes,
-        stopGraceMs: options.stopGraceMs,
-        log: (source, text, detail) => logs.push(source, text, detail),
-        roots: () => deps.roots().map((folder) => ({ uri: pathToFileURL(folder).href, name: folder.split(/[\\/]/).filter(Boolean).at(-1) ?? folder })),
-        ...(deps.onResourceUpdated ? { onResourceUpdated: deps.onResourceUpdated } : {}),
-        onUnexpectedClose: (reason) => crashed(gen, reason),
-        onToolsChanged: () => void refreshTools(gen),
-        onStarting: (handle) => {
-          if (gen === generation) starting = handle;
-        },
-        serverRequests,
-        oauth: deps.oauth?.(config),
-        sandbox: options.sandbox,
-        onBlock: (block) => {
-          const call = running.size === 1 ? [...running.values()][0] : undefined;
-          call?.blocks.push(connector?.describeBlock(name, block) ?? block.target);
-          deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
-        },
-      }).finally(() => release?.());
+      opened = await connector
+        .connect(config, {
+          runtime: options.runtime,
+          initializeTimeoutMs: options.initializeTimeoutMs,
+          clientVersion: options.clientVersion,
+          maxMessageBytes: options.maxMessageBytes,
+          stopGraceMs: options.stopGraceMs,
+          log: (source, text, detail) => logs.push(source, text, detail),
+          roots: () =>
+            deps.roots().map((folder) => ({
+              uri: pathToFileURL(folder).href,
+              name: folder.split(/[\\/]/).filter(Boolean).at(-1) ?? folder,
+            })),
+          ...(deps.onResourceUpdated ? { onResourceUpdated: deps.onResourceUpdated } : {}),
+          onUnexpectedClose: (reason) => crashed(gen, reason),
+          onToolsChanged: () => void refreshTools(gen),
+          onStarting: (handle) => {
+            if (gen === generation) starting = handle;
+          },
+          serverRequests,
+          oauth: deps.oauth?.(config),
+          sandbox: options.sandbox,
+          onBlock: (block) => {
+            const call = running.size === 1 ? [...running.values()][0] : undefined;
+            call?.blocks.push(connector?.describeBlock(name, block) ?? block.target);
+            deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
+          },
+        })
+        .finally(() => release?.());
     } catch (error) {
       if (gen === generation) starting = undefined;
       if (gen !== generation) return;
@@ -247,7 +261,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     connection = undefined;
     void current.close();
     const more = connectModule?.signInMessage(error);
-    logs.push('host', more ? `${what} was refused: ${more}` : `${what} needs a new sign-in: the server refused the stored token.`);
+    logs.push(
+      'host',
+      more ? `${what} was refused: ${more}` : `${what} needs a new sign-in: the server refused the stored token.`,
+    );
     setStatus({ state: 'needs-sign-in', message: more ?? SIGN_IN_MESSAGE });
   };
 
@@ -266,7 +283,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return;
     }
     const delay = Math.min(options.restart.initialDelayMs * 2 ** (crashes.length - 1), options.restart.maxDelayMs);
-    setStatus({ state: 'restarting', message: `${reason} Restarting in ${delay < 1000 ? `${delay} ms` : `${Math.round(delay / 1000)} s`}.` });
+    setStatus({
+      state: 'restarting',
+      message: `${reason} Restarting in ${delay < 1000 ? `${delay} ms` : `${Math.round(delay / 1000)} s`}.`,
+    });
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
       if (gen !== generation) return;
@@ -367,11 +387,19 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     async rootsChanged() {
       const current = connection;
       if (!current || status.state !== 'ready') return;
-      await current.client.sendRootsListChanged().catch((error: unknown) => logs.push('host', `Could not tell the server its roots changed: ${describeError(error)}`));
+      await current.client
+        .sendRootsListChanged()
+        .catch((error: unknown) =>
+          logs.push('host', `Could not tell the server its roots changed: ${describeError(error)}`),
+        );
     },
     session() {
       if (!connection || status.state !== 'ready') {
-        throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
+        throw new WorkbenchError(
+          'unavailable',
+          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+          { server: name },
+        );
       }
       return connection.client;
     },
@@ -379,10 +407,21 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
       if (!current || status.state !== 'ready') {
-        throw new WorkbenchError('unavailable', `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`, { server: name });
+        throw new WorkbenchError(
+          'unavailable',
+          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+          { server: name },
+        );
       }
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
-      deps.admit({ toolName, args, chatId: options.chatId, exchangeId: options.exchangeId, toolCallId: options.toolCallId, definitionHash: options.definitionHash });
+      deps.admit({
+        toolName,
+        args,
+        chatId: options.chatId,
+        exchangeId: options.exchangeId,
+        toolCallId: options.toolCallId,
+        definitionHash: options.definitionHash,
+      });
       const gen = generation;
       // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
       // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip
@@ -415,9 +454,21 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
             // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
             ...(onProgress
               ? {
-                  onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
+                  onprogress: ({
+                    progress,
+                    total,
+                    message,
+                  }: {
+                    progress: number;
+                    total?: number;
+                    message?: string;
+                  }) => {
                     clock.restart();
-                    onProgress({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) });
+                    onProgress({
+                      progress,
+                      ...(total !== undefined ? { total } : {}),
+                      ...(message !== undefined ? { message } : {}),
+                    });
                   },
                 }
               : {}),
@@ -438,23 +489,45 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
           if (gen === generation && connection === current) signInNeeded(current, error, `The call to "${toolName}"`);
           const more = connectModule.signInMessage(error);
-          throw new WorkbenchError('unauthorized', `${more ?? `The MCP server "${name}" needs you to sign in again.`} The call to "${toolName}" did not run.`, { server: name });
+          throw new WorkbenchError(
+            'unauthorized',
+            `${more ?? `The MCP server "${name}" needs you to sign in again.`} The call to "${toolName}" did not run.`,
+            { server: name },
+          );
         }
-        if (signal?.aborted) throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
-        if (expired) throw new WorkbenchError('timeout', `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`);
+        if (signal?.aborted)
+          throw new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`);
+        if (expired)
+          throw new WorkbenchError(
+            'timeout',
+            `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`,
+          );
         const { McpError, ErrorCode } = sdkTypes();
         const ended = current.endReason();
         if (ended || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
-          throw new WorkbenchError('unavailable', `The server "${name}" stopped during the call to "${toolName}": it ${ended ?? 'closed the connection'}.`);
+          throw new WorkbenchError(
+            'unavailable',
+            `The server "${name}" stopped during the call to "${toolName}": it ${ended ?? 'closed the connection'}.`,
+          );
         }
-        if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && serverRequests && !options.afterUrlElicitation) {
+        if (
+          error instanceof McpError &&
+          error.code === ErrorCode.UrlElicitationRequired &&
+          serverRequests &&
+          !options.afterUrlElicitation
+        ) {
           // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
           // and the call retried once when every page was confirmed.
-          if (await urlElicitationsConfirmed(serverRequests, error, options)) return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+          if (await urlElicitationsConfirmed(serverRequests, error, options))
+            return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
         }
-        if (error instanceof McpError) return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+        if (error instanceof McpError)
+          return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
         if (error instanceof z.core.$ZodError) {
-          throw new WorkbenchError('unavailable', `${what} answered with something that is not an MCP tool result: ${z.prettifyError(error)}`);
+          throw new WorkbenchError(
+            'unavailable',
+            `${what} answered with something that is not an MCP tool result: ${z.prettifyError(error)}`,
+          );
         }
         // No answer over HTTP: the session is gone; reconnect as after a crash.
         if (current.transport !== 'stdio') crashed(gen, `The call to "${toolName}" failed: ${describeError(error)}.`);
@@ -469,7 +542,11 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
   const tools: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-    const result = await connection.client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsPageSchema, { timeout: timeoutMs });
+    const result = await connection.client.request(
+      { method: 'tools/list', params: cursor ? { cursor } : {} },
+      ListToolsPageSchema,
+      { timeout: timeoutMs },
+    );
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) break;
@@ -478,12 +555,19 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
 }
 
 /** Each URL a -32042 error names, asked of the person in turn; true only when every one was accepted. */
-async function urlElicitationsConfirmed(requests: BoundServerRequests, error: McpError, options: CallOptions): Promise<boolean> {
+async function urlElicitationsConfirmed(
+  requests: BoundServerRequests,
+  error: McpError,
+  options: CallOptions,
+): Promise<boolean> {
   const parsed = UrlElicitationsSchema.safeParse(error.data);
   if (!parsed.success || parsed.data.elicitations.length === 0) return false;
   const signal = options.signal ?? new AbortController().signal;
   for (const elicitation of parsed.data.elicitations) {
-    const answer = await requests.handler.elicit({ serverName: requests.serverName, chatId: options.chatId ?? null, signal }, elicitation);
+    const answer = await requests.handler.elicit(
+      { serverName: requests.serverName, chatId: options.chatId ?? null, signal },
+      elicitation,
+    );
     if (answer.action !== 'accept') return false;
   }
   return true;

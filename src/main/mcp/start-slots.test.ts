@@ -32,7 +32,10 @@ describe('start slots', () => {
   });
 
   it('a server that never answers initialize does not keep the next one from starting', async () => {
-    const test = createTestHost({ hangs: fixtureServer({ FIXTURE_NO_INITIALIZE: '1' }), next: fixtureServer() }, { options: { startSlots: 1 } });
+    const test = createTestHost(
+      { hangs: fixtureServer({ FIXTURE_NO_INITIALIZE: '1' }), next: fixtureServer() },
+      { options: { startSlots: 1 } },
+    );
     await test.waitFor('next', (server) => server.status.state === 'ready' && server.status.toolCount > 0);
     expect(test.host.server('hangs').status.state).toBe('starting');
   });

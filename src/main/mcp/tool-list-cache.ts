@@ -45,10 +45,13 @@ export function createToolListCache(file: string, onError: (message: string) => 
       const text = readFileIfExists(file);
       if (text !== null) {
         const parsed = JSON.parse(text) as Partial<CacheFile> | null;
-        if (parsed?.version === VERSION && typeof parsed.servers === 'object' && parsed.servers !== null) loaded.servers = parsed.servers;
+        if (parsed?.version === VERSION && typeof parsed.servers === 'object' && parsed.servers !== null)
+          loaded.servers = parsed.servers;
       }
     } catch (error) {
-      onError(`The tool lists of the last launch could not be read (${(error as Error).message}); every server's tools wait for it to start.`);
+      onError(
+        `The tool lists of the last launch could not be read (${(error as Error).message}); every server's tools wait for it to start.`,
+      );
     }
     return loaded;
   };
@@ -66,7 +69,12 @@ export function createToolListCache(file: string, onError: (message: string) => 
       // Each entry must be what put() wrote, and its hash must still match it: anything else is not offered.
       const tools = entry.tools.filter(
         (tool): tool is CachedTool =>
-          typeof tool === 'object' && tool !== null && typeof tool.raw === 'object' && tool.raw !== null && typeof tool.rawHash === 'string' && rawHashOf(tool.raw) === tool.rawHash,
+          typeof tool === 'object' &&
+          tool !== null &&
+          typeof tool.raw === 'object' &&
+          tool.raw !== null &&
+          typeof tool.rawHash === 'string' &&
+          rawHashOf(tool.raw) === tool.rawHash,
       );
       return tools.length === entry.tools.length ? tools : undefined;
     },

@@ -45,7 +45,9 @@ export function assignProviderNames(tools: readonly ToolKey[]): Map<string, Tool
 /** `<server>__<tool>` when both are already provider-safe and it fits; '' otherwise. */
 function plainName({ serverName, toolName }: ToolKey): string {
   const name = `${serverName}${SEPARATOR}${toolName}`;
-  return sanitize(serverName) === serverName && sanitize(toolName) === toolName && name.length <= MAX_LENGTH ? name : '';
+  return sanitize(serverName) === serverName && sanitize(toolName) === toolName && name.length <= MAX_LENGTH
+    ? name
+    : '';
 }
 
 function hashedName({ serverName, toolName }: ToolKey, hashLength: number): string {

@@ -32,7 +32,12 @@ export interface ToolRegistry {
    * Replaces one server's tools with a fresh `tools/list` answer (the raw `tools` array). A tool whose raw hash is
    * in `known` passed the checks at an earlier listing (the same bytes, canonically) and is not checked again.
    */
-  update(serverName: string, listing: readonly unknown[], trusted: boolean, known?: ReadonlySet<string>): ListingOutcome;
+  update(
+    serverName: string,
+    listing: readonly unknown[],
+    trusted: boolean,
+    known?: ReadonlySet<string>,
+  ): ListingOutcome;
   /**
    * Puts a server's tools of an earlier launch in place while it starts (tool-list-cache.ts): checked then, not now,
    * and not remembered as first seen — the live listing that follows is.
@@ -49,11 +54,14 @@ export interface ToolRegistry {
 
 export function definitionHash(content: ToolDefinitionContent): string {
   const { name, title, description, inputSchema, outputSchema, annotations, ui } = content;
-  return createHash('sha256').update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations, ui })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ name, title, description, inputSchema, outputSchema, annotations, ui }))
+    .digest('hex');
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const keyOf = (serverName: string, toolName: string): string => `${serverName}\u0000${toolName}`;
 
 export function createToolRegistry(): ToolRegistry {
@@ -63,7 +71,9 @@ export function createToolRegistry(): ToolRegistry {
 
   const rename = (): void => {
     const all = [...servers.values()].flatMap((tools) => [...tools.values()]);
-    const names = assignProviderNames(all.map((tool): ToolKey => ({ serverName: tool.serverName, toolName: tool.name })));
+    const names = assignProviderNames(
+      all.map((tool): ToolKey => ({ serverName: tool.serverName, toolName: tool.name })),
+    );
     const index = new Map(all.map((tool) => [keyOf(tool.serverName, tool.name), tool]));
     byProviderName = new Map();
     for (const [providerName, key] of names) {
@@ -96,7 +106,11 @@ export function createToolRegistry(): ToolRegistry {
       }
       servers.set(serverName, tools);
       rename();
-      return { changed: [...tools.values()].filter((tool) => tool.previous).map((tool) => tool.name), notices, checked };
+      return {
+        changed: [...tools.values()].filter((tool) => tool.previous).map((tool) => tool.name),
+        notices,
+        checked,
+      };
     },
     seed(serverName, cached, trusted) {
       const tools = new Map<string, RegisteredTool>();
@@ -116,7 +130,9 @@ export function createToolRegistry(): ToolRegistry {
       rename();
     },
     list: (serverName) =>
-      serverName === undefined ? [...servers.values()].flatMap((tools) => [...tools.values()]) : [...(servers.get(serverName)?.values() ?? [])],
+      serverName === undefined
+        ? [...servers.values()].flatMap((tools) => [...tools.values()])
+        : [...(servers.get(serverName)?.values() ?? [])],
     get: (serverName, toolName) => servers.get(serverName)?.get(toolName),
     resolve: (providerName) => byProviderName.get(providerName),
   };
@@ -155,7 +171,9 @@ function register(
     ...shown(content),
     serverName,
     definitionHash: hash,
-    ...(first && first.definitionHash !== hash ? { previous: { ...shown(first), definitionHash: first.definitionHash } } : {}),
+    ...(first && first.definitionHash !== hash
+      ? { previous: { ...shown(first), definitionHash: first.definitionHash } }
+      : {}),
     providerName: '',
     annotationsTrusted: trusted,
     ...(problem ? { problem } : {}),
@@ -169,7 +187,8 @@ function problemOf(raw: Json, content: ToolDefinitionContent): string | undefine
   if (!shape.success) {
     return `its definition does not follow MCP (${shape.error.issues.map((issue) => `${issue.path.join('.') || 'tool'}: ${issue.message}`).join('; ')}).`;
   }
-  if (content.annotations && !ToolAnnotationsSchema.safeParse(content.annotations).success) return 'its annotations are not of the types MCP defines.';
+  if (content.annotations && !ToolAnnotationsSchema.safeParse(content.annotations).success)
+    return 'its annotations are not of the types MCP defines.';
   const input = checkJsonSchema(raw.inputSchema);
   if (!input.ok) return `its input schema is not valid JSON Schema (${input.problem}).`;
   const output = content.outputSchema ? checkJsonSchema(content.outputSchema) : undefined;
@@ -183,7 +202,9 @@ function outputValidator(schema: Json): SchemaValidator {
   return (value) => {
     if (!validate) {
       const check = checkJsonSchema(schema);
-      validate = check.ok ? (check.validate ?? (() => undefined)) : () => `the tool's output schema is not valid JSON Schema (${check.problem})`;
+      validate = check.ok
+        ? (check.validate ?? (() => undefined))
+        : () => `the tool's output schema is not valid JSON Schema (${check.problem})`;
     }
     return validate(value);
   };
@@ -192,7 +213,9 @@ function outputValidator(schema: Json): SchemaValidator {
 /** The definition as the contract carries it: no undefined members, annotations only when they have MCP's types (the hash covers them either way). */
 function shown(content: ToolDefinitionContent): ToolDefinitionContent {
   const { annotations, ...rest } = content;
-  const result = Object.fromEntries(Object.entries(rest).filter(([, item]) => item !== undefined)) as ToolDefinitionContent;
+  const result = Object.fromEntries(
+    Object.entries(rest).filter(([, item]) => item !== undefined),
+  ) as ToolDefinitionContent;
   const parsed = annotations ? ToolAnnotationsSchema.safeParse(annotations) : undefined;
   return parsed?.success ? { ...result, annotations: parsed.data } : result;
 }

@@ -12,7 +12,10 @@ describe('normaliseToolResult', () => {
       isError: true,
     });
     expect(McpToolResultSchema.parse(result)).toEqual(result);
-    expect(result).toMatchObject({ isError: true, forModel: { text: 'first\n\n[resource <mem://note>]\nnote text', truncated: false } });
+    expect(result).toMatchObject({
+      isError: true,
+      forModel: { text: 'first\n\n[resource <mem://note>]\nnote text', truncated: false },
+    });
     expect(result.content[1]).toEqual({ type: 'resource', uri: 'mem://note', text: 'note text' });
   });
 
@@ -28,7 +31,9 @@ describe('normaliseToolResult', () => {
     const text = 'é'.repeat(1000); // 2 bytes each
     const result = normaliseToolResult({ content: [{ type: 'text', text }] }, { modelLimitBytes: 101 });
     expect(result.forModel.truncated).toBe(true);
-    expect(result.forModel.text).toBe(`${'é'.repeat(50)}\n\n[The result was cut: this is the first 100 bytes of 2 KiB. The whole result is kept with the chat.]`);
+    expect(result.forModel.text).toBe(
+      `${'é'.repeat(50)}\n\n[The result was cut: this is the first 100 bytes of 2 KiB. The whole result is kept with the chat.]`,
+    );
     expect(result.content[0]).toEqual({ type: 'text', text });
   });
 

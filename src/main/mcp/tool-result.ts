@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { MODEL_RESULT_LIMIT_BYTES, McpContentSchema, type McpContent, type McpToolResult } from '../../shared/mcp-result';
+import {
+  MODEL_RESULT_LIMIT_BYTES,
+  McpContentSchema,
+  type McpContent,
+  type McpToolResult,
+} from '../../shared/mcp-result';
 import { formatBytes } from './log-ring';
 
 /**
@@ -26,7 +31,8 @@ export interface NormaliseOptions {
 /** One result type for the tool loop and the UI, from whatever the server answered. */
 export function normaliseToolResult(raw: LenientCallToolResult, options: NormaliseOptions = {}): McpToolResult {
   const content: McpContent[] = (raw.content ?? []).map(toContent);
-  if (content.length === 0 && raw.toolResult !== undefined) content.push({ type: 'text', text: JSON.stringify(raw.toolResult) ?? '' });
+  if (content.length === 0 && raw.toolResult !== undefined)
+    content.push({ type: 'text', text: JSON.stringify(raw.toolResult) ?? '' });
   let isError = raw.isError === true;
   const parts = content.map(describeForModel);
   if (parts.length === 0 && raw.structuredContent) parts.push(JSON.stringify(raw.structuredContent));
@@ -38,7 +44,9 @@ export function normaliseToolResult(raw: LenientCallToolResult, options: Normali
     isError,
     content,
     ...(raw.structuredContent ? { structuredContent: raw.structuredContent } : {}),
-    sizeBytes: content.reduce((total, part) => total + partBytes(part), 0) + (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
+    sizeBytes:
+      content.reduce((total, part) => total + partBytes(part), 0) +
+      (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
     forModel: cutForModel(parts.join('\n\n'), options.modelLimitBytes ?? MODEL_RESULT_LIMIT_BYTES),
   };
   return result;
@@ -47,15 +55,25 @@ export function normaliseToolResult(raw: LenientCallToolResult, options: Normali
 /** A JSON-RPC error the server answered instead of a result, as a failed result the model can read. */
 export function protocolErrorResult(code: number, message: string): McpToolResult {
   const text = `The tool failed: ${message} (JSON-RPC error ${code})`;
-  return { isError: true, content: [{ type: 'text', text }], protocolError: { code, message }, sizeBytes: Buffer.byteLength(text), forModel: { text, truncated: false } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    protocolError: { code, message },
+    sizeBytes: Buffer.byteLength(text),
+    forModel: { text, truncated: false },
+  };
 }
 
 function toContent(part: unknown): McpContent {
   // Most parts are plain text: take them without a schema walk (a call's overhead budget is tens of µs).
   const plain = part as { type?: unknown; text?: unknown; annotations?: unknown } | null;
-  if (plain?.type === 'text' && typeof plain.text === 'string' && plain.annotations === undefined) return { type: 'text', text: plain.text };
+  if (plain?.type === 'text' && typeof plain.text === 'string' && plain.annotations === undefined)
+    return { type: 'text', text: plain.text };
   // MCP nests an embedded resource's fields in `resource`; the normalised part carries them flat.
-  const embedded = (part as { type?: unknown; resource?: unknown } | null)?.type === 'resource' ? (part as { resource?: unknown }).resource : undefined;
+  const embedded =
+    (part as { type?: unknown; resource?: unknown } | null)?.type === 'resource'
+      ? (part as { resource?: unknown }).resource
+      : undefined;
   const candidate =
     typeof embedded === 'object' && embedded !== null
       ? { ...embedded, type: 'resource', annotations: (part as { annotations?: unknown }).annotations }
@@ -77,7 +95,8 @@ function describeForModel(part: McpContent): string {
     case 'resource_link':
       return `[resource link: ${part.title ?? part.name} <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}${part.description ? ` — ${part.description}` : ''}]`;
     case 'resource':
-      if (part.text !== undefined) return `[resource <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}]\n${part.text}`;
+      if (part.text !== undefined)
+        return `[resource <${part.uri}>${part.mimeType ? ` (${part.mimeType})` : ''}]\n${part.text}`;
       return `[resource <${part.uri}>: ${part.mimeType ?? 'binary'}, ${formatBytes(base64Bytes(part.blob ?? ''))}]`;
     case 'unknown':
       return `[content the app does not know: ${(JSON.stringify(part.original) ?? '').slice(0, 500)}]`;
@@ -90,7 +109,10 @@ function cutForModel(text: string, limit: number): McpToolResult['forModel'] {
   if (text.length * 3 <= limit) return { text, truncated: false };
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= limit) return { text, truncated: false };
-  const kept = bytes.subarray(0, limit).toString('utf8').replace(/\uFFFD$/, '');
+  const kept = bytes
+    .subarray(0, limit)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   const note = `\n\n[The result was cut: this is the first ${formatBytes(Buffer.byteLength(kept))} of ${formatBytes(bytes.length)}. The whole result is kept with the chat.]`;
   return { text: kept + note, truncated: true };
 }

@@ -11,7 +11,9 @@ describe('resolveDataDir', () => {
 
   it('uses WORKBENCH_HOME when it is set, on every platform', () => {
     for (const platform of ['linux', 'darwin', 'win32'] as const) {
-      expect(resolveDataDir({ env: { WORKBENCH_HOME: '/srv/workbench' }, platform, homedir: home })).toBe(path.resolve('/srv/workbench'));
+      expect(resolveDataDir({ env: { WORKBENCH_HOME: '/srv/workbench' }, platform, homedir: home })).toBe(
+        path.resolve('/srv/workbench'),
+      );
     }
   });
 
@@ -22,8 +24,12 @@ describe('resolveDataDir', () => {
   });
 
   it('ignores an empty or blank WORKBENCH_HOME', () => {
-    expect(resolveDataDir({ env: { WORKBENCH_HOME: '' }, platform: 'linux', homedir: home })).toBe('/home/ada/.config/AI Workbench');
-    expect(resolveDataDir({ env: { WORKBENCH_HOME: '   ' }, platform: 'linux', homedir: home })).toBe('/home/ada/.config/AI Workbench');
+    expect(resolveDataDir({ env: { WORKBENCH_HOME: '' }, platform: 'linux', homedir: home })).toBe(
+      '/home/ada/.config/AI Workbench',
+    );
+    expect(resolveDataDir({ env: { WORKBENCH_HOME: '   ' }, platform: 'linux', homedir: home })).toBe(
+      '/home/ada/.config/AI Workbench',
+    );
   });
 
   it('on Linux defaults to ~/.config/AI Workbench', () => {
@@ -32,8 +38,12 @@ describe('resolveDataDir', () => {
   });
 
   it('on Linux honours XDG_CONFIG_HOME, unless it is blank', () => {
-    expect(resolveDataDir({ env: { XDG_CONFIG_HOME: '/xdg/config' }, platform: 'linux', homedir: home })).toBe('/xdg/config/AI Workbench');
-    expect(resolveDataDir({ env: { XDG_CONFIG_HOME: ' ' }, platform: 'linux', homedir: home })).toBe('/home/ada/.config/AI Workbench');
+    expect(resolveDataDir({ env: { XDG_CONFIG_HOME: '/xdg/config' }, platform: 'linux', homedir: home })).toBe(
+      '/xdg/config/AI Workbench',
+    );
+    expect(resolveDataDir({ env: { XDG_CONFIG_HOME: ' ' }, platform: 'linux', homedir: home })).toBe(
+      '/home/ada/.config/AI Workbench',
+    );
   });
 
   it('on macOS uses ~/Library/Application Support/AI Workbench', () => {
@@ -43,10 +53,16 @@ describe('resolveDataDir', () => {
   });
 
   it('on Windows uses %APPDATA%\\AI Workbench, or AppData\\Roaming under the home folder without it', () => {
-    expect(resolveDataDir({ env: { APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' }, platform: 'win32', homedir: 'C:\\Users\\ada' })).toBe(
+    expect(
+      resolveDataDir({
+        env: { APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' },
+        platform: 'win32',
+        homedir: 'C:\\Users\\ada',
+      }),
+    ).toBe('C:\\Users\\ada\\AppData\\Roaming\\AI Workbench');
+    expect(resolveDataDir({ env: {}, platform: 'win32', homedir: 'C:\\Users\\ada' })).toBe(
       'C:\\Users\\ada\\AppData\\Roaming\\AI Workbench',
     );
-    expect(resolveDataDir({ env: {}, platform: 'win32', homedir: 'C:\\Users\\ada' })).toBe('C:\\Users\\ada\\AppData\\Roaming\\AI Workbench');
   });
 
   it('reads the real environment when called without arguments', () => {

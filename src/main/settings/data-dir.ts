@@ -14,7 +14,11 @@ export interface DataDirEnvironment {
  * and browser mode share one set of data.
  */
 export function resolveDataDir(
-  { env, platform, homedir }: DataDirEnvironment = { env: process.env, platform: process.platform, homedir: os.homedir() },
+  { env, platform, homedir }: DataDirEnvironment = {
+    env: process.env,
+    platform: process.platform,
+    homedir: os.homedir(),
+  },
 ): string {
   const override = env.WORKBENCH_HOME?.trim();
   if (override) return path.resolve(override);

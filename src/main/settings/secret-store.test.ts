@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openFileSecretStore, plainCipher, type SecretCipher } from './secret-store';
 
-
 const dirs: string[] = [];
 function tempFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-secrets-'));

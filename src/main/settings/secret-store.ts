@@ -50,7 +50,10 @@ export function openFileSecretStore(file: string, ciphers: readonly SecretCipher
     const text = readFileIfExists(file);
     if (text === null) return {};
     const parsed = SecretsFileSchema.safeParse(parseJsonOrUndefined(text));
-    if (!parsed.success) throw new Error(`The secrets file ${file} is damaged. It was left as it is; move it away to start without secrets.`);
+    if (!parsed.success)
+      throw new Error(
+        `The secrets file ${file} is damaged. It was left as it is; move it away to start without secrets.`,
+      );
     return parsed.data.entries;
   };
   let entries = load();
@@ -83,6 +86,9 @@ export function openFileSecretStore(file: string, ciphers: readonly SecretCipher
       if (!(key in current)) return;
       save(Object.fromEntries(Object.entries(current).filter(([name]) => name !== key)));
     },
-    keys: (prefix = '') => Object.keys(entries).filter((key) => key.startsWith(prefix)).sort(),
+    keys: (prefix = '') =>
+      Object.keys(entries)
+        .filter((key) => key.startsWith(prefix))
+        .sort(),
   };
 }

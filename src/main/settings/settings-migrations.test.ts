@@ -11,13 +11,15 @@ function settingsFile(content?: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-migrate-'));
   dirs.push(dir);
   const file = path.join(dir, 'settings.json');
-  if (content !== undefined) fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+  if (content !== undefined)
+    fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
   return file;
 }
 afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-const read = (file: string): Record<string, unknown> => JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+const read = (file: string): Record<string, unknown> =>
+  JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
 const backupOf = (file: string): string => path.join(path.dirname(file), 'settings.v1.json');
 const filesIn = (file: string): string[] => fs.readdirSync(path.dirname(file)).sort();
 
@@ -26,11 +28,20 @@ const VERSION_1 = {
   providers: [{ id: 'demo', kind: 'demo' }],
   approvals: {
     mode: 'auto-approve-read-only-trusted',
-    servers: { Files: { autoApprove: true, trustAnnotations: true }, Web: { trustAnnotations: false }, Gone: { trustAnnotations: true } },
+    servers: {
+      Files: { autoApprove: true, trustAnnotations: true },
+      Web: { trustAnnotations: false },
+      Gone: { trustAnnotations: true },
+    },
     rules: [],
   },
   mcpServers: {
-    Files: { package: '@modelcontextprotocol/server-filesystem', args: ['/data/sandbox'], displayName: 'Files', custom: { kept: true } },
+    Files: {
+      package: '@modelcontextprotocol/server-filesystem',
+      args: ['/data/sandbox'],
+      displayName: 'Files',
+      custom: { kept: true },
+    },
     Web: { url: 'https://example.com/mcp', trusted: true },
     Notes: { command: 'notes-server' },
   },
@@ -47,7 +58,13 @@ describe('settings migration 1 → 2 (trust moves to mcpServers.<name>.trusted)'
       providers: [{ id: 'demo', kind: 'demo' }],
       approvals: { mode: 'auto-approve-read-only-trusted', servers: { Files: { autoApprove: true } }, rules: [] },
       mcpServers: {
-        Files: { package: '@modelcontextprotocol/server-filesystem', args: ['/data/sandbox'], displayName: 'Files', custom: { kept: true }, trusted: true },
+        Files: {
+          package: '@modelcontextprotocol/server-filesystem',
+          args: ['/data/sandbox'],
+          displayName: 'Files',
+          custom: { kept: true },
+          trusted: true,
+        },
         // Marked trusted only in its MCP settings, which no decision read: it stays untrusted, with a note.
         Web: { url: 'https://example.com/mcp', trusted: false },
         Notes: { command: 'notes-server' },
@@ -57,7 +74,9 @@ describe('settings migration 1 → 2 (trust moves to mcpServers.<name>.trusted)'
     expect(fs.readFileSync(backupOf(file), 'utf8')).toBe(original);
     expect(store.migration).toMatchObject({ from: 1, to: SETTINGS_VERSION, backup: backupOf(file) });
     expect(store.migration?.notes).toEqual([
-      expect.stringMatching(/^The MCP server 'Web' was marked trusted in its own settings, but the approval policy did not trust its annotations/),
+      expect.stringMatching(
+        /^The MCP server 'Web' was marked trusted in its own settings, but the approval policy did not trust its annotations/,
+      ),
       "The trust of 'Gone' was dropped: no MCP server has that name any more.",
     ]);
     // Opening again changes nothing more.
@@ -71,7 +90,13 @@ describe('settings migration 1 → 2 (trust moves to mcpServers.<name>.trusted)'
     openSettingsStore(file);
     const document = read(file);
     expect(document.mcpServers).toEqual({
-      Files: { package: '@modelcontextprotocol/server-filesystem', args: [path.join(path.dirname(file), 'sandbox')], enabled: true, displayName: 'Files', trusted: true },
+      Files: {
+        package: '@modelcontextprotocol/server-filesystem',
+        args: [path.join(path.dirname(file), 'sandbox')],
+        enabled: true,
+        displayName: 'Files',
+        trusted: true,
+      },
     });
     expect(document.approvals).toEqual({ servers: {} });
   });
@@ -89,10 +114,26 @@ describe('settings migration 1 → 2 (trust moves to mcpServers.<name>.trusted)'
 
   it.each([
     ['broken JSON', '{"approvals": {"servers": {"Files": {"trustAnnotations": true}},', /not valid JSON/],
-    ['a trust flag that is not true or false', JSON.stringify({ approvals: { servers: { Files: { trustAnnotations: 'yes' } } } }), /approvals\.servers\.Files\.trustAnnotations: must be true or false/],
-    ['servers that are not an object', JSON.stringify({ approvals: { servers: { Files: { trustAnnotations: true } } }, mcpServers: [1] }), /mcpServers: must be an object/],
-    ['a version that is not a number', JSON.stringify({ version: 'two' }), /version: must be a whole number from 1 \(it is "two"\)/],
-    ['a newer version', JSON.stringify({ version: 3, approvals: {} }), /written by a newer version of AI Workbench \(settings version 3; this one reads up to 2\)/],
+    [
+      'a trust flag that is not true or false',
+      JSON.stringify({ approvals: { servers: { Files: { trustAnnotations: 'yes' } } } }),
+      /approvals\.servers\.Files\.trustAnnotations: must be true or false/,
+    ],
+    [
+      'servers that are not an object',
+      JSON.stringify({ approvals: { servers: { Files: { trustAnnotations: true } } }, mcpServers: [1] }),
+      /mcpServers: must be an object/,
+    ],
+    [
+      'a version that is not a number',
+      JSON.stringify({ version: 'two' }),
+      /version: must be a whole number from 1 \(it is "two"\)/,
+    ],
+    [
+      'a newer version',
+      JSON.stringify({ version: 3, approvals: {} }),
+      /written by a newer version of AI Workbench \(settings version 3; this one reads up to 2\)/,
+    ],
   ])('refuses %s with the file and field named, and writes nothing (no backup either)', (_case, content, message) => {
     const file = settingsFile(content);
     expect(() => openSettingsStore(file)).toThrow(SettingsError);
@@ -128,7 +169,11 @@ describe('settings migration 1 → 2 (trust moves to mcpServers.<name>.trusted)'
     fs.writeFileSync(file, JSON.stringify({ ...VERSION_1, ui: { theme: 'dark' } }));
     ui.update(() => ({ theme: 'light' }));
     const document = read(file);
-    expect(document).toMatchObject({ version: 2, ui: { theme: 'light' }, approvals: { servers: { Files: { autoApprove: true } } } });
+    expect(document).toMatchObject({
+      version: 2,
+      ui: { theme: 'light' },
+      approvals: { servers: { Files: { autoApprove: true } } },
+    });
     expect((document.mcpServers as Record<string, { trusted?: boolean }>).Files?.trusted).toBe(true);
     expect(fs.existsSync(backupOf(file))).toBe(true);
   });

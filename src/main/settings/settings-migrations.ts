@@ -23,7 +23,10 @@ export interface SettingsMigrationOutcome {
 
 /** What a host prints once after a migration: one line, then the notes. */
 export function describeSettingsMigration(outcome: SettingsMigrationOutcome): string[] {
-  return [`Settings were brought from version ${outcome.from} to ${outcome.to}; the old file is kept as ${outcome.backup}.`, ...outcome.notes];
+  return [
+    `Settings were brought from version ${outcome.from} to ${outcome.to}; the old file is kept as ${outcome.backup}.`,
+    ...outcome.notes,
+  ];
 }
 
 /** The document cannot be migrated as it is; the message names the field. Nothing is written then. */
@@ -52,7 +55,10 @@ export function versionOf(document: SettingsDocument): number {
 }
 
 /** The document brought up to SETTINGS_VERSION, without touching any file. Throws `SettingsMigrationProblem`. */
-export function migrateDocument(document: SettingsDocument, context: { dataDir: string }): { document: SettingsDocument; from: number; notes: string[] } {
+export function migrateDocument(
+  document: SettingsDocument,
+  context: { dataDir: string },
+): { document: SettingsDocument; from: number; notes: string[] } {
   const from = versionOf(document);
   const notes: string[] = [];
   let current = structuredClone(document);
@@ -70,14 +76,21 @@ export function migrateDocument(document: SettingsDocument, context: { dataDir: 
  * replaced: the new one gets a time in its name), then the migrated document replaces the file
  * atomically. A crash in between leaves the old file, which is migrated again at the next start.
  */
-export function migrateSettingsFile(file: string, text: string, document: SettingsDocument): { document: SettingsDocument; outcome: SettingsMigrationOutcome } | null {
+export function migrateSettingsFile(
+  file: string,
+  text: string,
+  document: SettingsDocument,
+): { document: SettingsDocument; outcome: SettingsMigrationOutcome } | null {
   if (versionOf(document) === SETTINGS_VERSION) return null;
   const migrated = migrateDocument(document, { dataDir: path.dirname(file) });
   // Nothing but the number would change: the file stays as it is (the next change of a section stamps the version).
   if (sameContent(migrated.document, document)) return null;
   const backup = writeBackup(file, text, migrated.from);
   writeFileAtomic(file, `${JSON.stringify(migrated.document, null, 2)}\n`);
-  return { document: migrated.document, outcome: { from: migrated.from, to: SETTINGS_VERSION, backup, notes: migrated.notes } };
+  return {
+    document: migrated.document,
+    outcome: { from: migrated.from, to: SETTINGS_VERSION, backup, notes: migrated.notes },
+  };
 }
 
 function sameContent(left: SettingsDocument, right: SettingsDocument): boolean {
@@ -97,7 +110,6 @@ function writeBackup(file: string, text: string, version: number): string {
   return backup;
 }
 
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -109,7 +121,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * engine never read) is unmarked, with a note, rather than having its read-only tools start running
  * without asking. Trust of a server that is not configured any more is dropped, with a note (the backup keeps it).
  */
-function moveServerTrust(document: SettingsDocument, { dataDir }: { dataDir: string }, notes: string[]): SettingsDocument {
+function moveServerTrust(
+  document: SettingsDocument,
+  { dataDir }: { dataDir: string },
+  notes: string[],
+): SettingsDocument {
   const approvals = document.approvals;
   const approvalServers = isObject(approvals) && isObject(approvals.servers) ? approvals.servers : {};
   const trustedByPolicy = new Set<string>();
@@ -117,18 +133,26 @@ function moveServerTrust(document: SettingsDocument, { dataDir }: { dataDir: str
     if (!isObject(settings) || !Object.hasOwn(settings, 'trustAnnotations')) continue;
     const trust = settings.trustAnnotations;
     if (typeof trust !== 'boolean') {
-      throw new SettingsMigrationProblem(`approvals.servers.${name}.trustAnnotations: must be true or false to be moved to mcpServers.${name}.trusted`);
+      throw new SettingsMigrationProblem(
+        `approvals.servers.${name}.trustAnnotations: must be true or false to be moved to mcpServers.${name}.trusted`,
+      );
     }
     if (trust) trustedByPolicy.add(name);
   }
-  const mentioned = Object.values(approvalServers).some((settings) => isObject(settings) && Object.hasOwn(settings, 'trustAnnotations'));
+  const mentioned = Object.values(approvalServers).some(
+    (settings) => isObject(settings) && Object.hasOwn(settings, 'trustAnnotations'),
+  );
   let mcpServers = document.mcpServers;
   if (mcpServers !== undefined && !isObject(mcpServers)) {
-    throw new SettingsMigrationProblem('mcpServers: must be an object of servers, so that their trust can be moved into it');
+    throw new SettingsMigrationProblem(
+      'mcpServers: must be an object of servers, so that their trust can be moved into it',
+    );
   }
   // Without the section the app ran with its default servers: those are what trust refers to.
-  if (mcpServers === undefined && trustedByPolicy.size > 0) mcpServers = defaultMcpServers(dataDir) as Record<string, unknown>;
-  if (!mentioned && !Object.values(mcpServers ?? {}).some((server) => isObject(server) && server.trusted === true)) return document;
+  if (mcpServers === undefined && trustedByPolicy.size > 0)
+    mcpServers = defaultMcpServers(dataDir) as Record<string, unknown>;
+  if (!mentioned && !Object.values(mcpServers ?? {}).some((server) => isObject(server) && server.trusted === true))
+    return document;
 
   const servers: Record<string, unknown> = { ...(mcpServers ?? {}) };
   for (const [name, server] of Object.entries(servers)) {
@@ -143,7 +167,8 @@ function moveServerTrust(document: SettingsDocument, { dataDir }: { dataDir: str
     }
   }
   for (const name of trustedByPolicy) {
-    if (!isObject(servers[name])) notes.push(`The trust of '${name}' was dropped: no MCP server has that name any more.`);
+    if (!isObject(servers[name]))
+      notes.push(`The trust of '${name}' was dropped: no MCP server has that name any more.`);
   }
   const next: SettingsDocument = { ...document };
   if (mcpServers !== undefined) next.mcpServers = servers;

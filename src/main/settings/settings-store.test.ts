@@ -5,7 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openSettingsStore, SettingsError } from './settings-store';
 
-const UiSchema = z.object({ theme: z.enum(['light', 'dark', 'system']).default('system'), fontSize: z.number().int().min(10).max(24).default(14) });
+const UiSchema = z.object({
+  theme: z.enum(['light', 'dark', 'system']).default('system'),
+  fontSize: z.number().int().min(10).max(24).default(14),
+});
 const UI_DEFAULTS = UiSchema.parse({});
 
 const dirs: string[] = [];
@@ -68,7 +71,10 @@ describe('settings store', () => {
     expect(seen).toEqual([{ theme: 'dark', fontSize: 18 }]);
     // And the other way round.
     cli.update((current) => ({ ...current, theme: 'light' }));
-    expect(openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS).get()).toEqual({ theme: 'light', fontSize: 18 });
+    expect(openSettingsStore(file).section('ui', UiSchema, UI_DEFAULTS).get()).toEqual({
+      theme: 'light',
+      fontSize: 18,
+    });
   });
 
   it('sees a section another process removed: the change applies to the defaults', () => {

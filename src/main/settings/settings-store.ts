@@ -42,7 +42,11 @@ export interface SettingsStore {
   /** When opening brought an older file up to this version: what happened (the host tells the person). */
   readonly migration: SettingsMigrationOutcome | null;
   /** Reads and validates a section; throws `SettingsError` naming the field when it is invalid. */
-  section<Schema extends z.ZodType>(name: string, schema: Schema, defaults: z.output<Schema>): SettingsSection<z.output<Schema>>;
+  section<Schema extends z.ZodType>(
+    name: string,
+    schema: Schema,
+    defaults: z.output<Schema>,
+  ): SettingsSection<z.output<Schema>>;
 }
 
 type Document = SettingsDocument;
@@ -66,7 +70,10 @@ export function openSettingsStore(file: string): SettingsStore {
         const problems = result.error.issues
           .map((issue) => `${[name, ...issue.path.map(String)].join('.')}: ${issue.message}`)
           .join('; ');
-        throw new SettingsError(file, `The settings file ${file} has an invalid value: ${problems}. It was left as it is; correct it or move it away.`);
+        throw new SettingsError(
+          file,
+          `The settings file ${file} has an invalid value: ${problems}. It was left as it is; correct it or move it away.`,
+        );
       };
       let value: T = name in document ? parse(document[name]) : defaults;
       const listeners = new Set<(value: T) => void>();
@@ -103,9 +110,13 @@ function loadDocument(file: string): { document: Document; migration: SettingsMi
     return migrated ? { document: migrated.document, migration: migrated.outcome } : { document, migration: null };
   } catch (error) {
     if (!(error instanceof SettingsMigrationProblem)) throw error;
-    throw new SettingsError(file, `The settings file ${file} cannot be used: ${error.message}. It was left as it is; correct it or move it away.`, {
-      cause: error,
-    });
+    throw new SettingsError(
+      file,
+      `The settings file ${file} cannot be used: ${error.message}. It was left as it is; correct it or move it away.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -121,7 +132,10 @@ function parseDocument(file: string, text: string): Document {
     );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new SettingsError(file, `The settings file ${file} must hold a JSON object. It was left as it is; correct it or move it away.`);
+    throw new SettingsError(
+      file,
+      `The settings file ${file} must hold a JSON object. It was left as it is; correct it or move it away.`,
+    );
   }
   return parsed as Document;
 }

@@ -142,12 +142,18 @@ describe('migrations', () => {
       db.close();
     `;
     const runs = Array.from({ length: 4 }, () => {
-      const proc = spawn(process.execPath, ['--experimental-transform-types', '--no-warnings', '--input-type=module', '-e', child], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      const proc = spawn(
+        process.execPath,
+        ['--experimental-transform-types', '--no-warnings', '--input-type=module', '-e', child],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       let stderr = '';
       proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      return new Promise<{ code: number | null; stderr: string }>((resolve) => proc.on('close', (code) => resolve({ code, stderr })));
+      return new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        proc.on('close', (code) => resolve({ code, stderr })),
+      );
     });
     fs.writeFileSync(go, '');
     const results = await Promise.all(runs);
@@ -164,10 +170,16 @@ describe('migration 8: one pending store', () => {
     const before = open(file, { migrations: migrations.slice(0, 7) });
     before.prepare("INSERT INTO chats (id, title, created_at, updated_at) VALUES ('c1', 't', 1, 1)").run();
     before
-      .prepare("INSERT INTO pending_approvals (chat_id, tool_call_id, exchange_id, request, created_at, expires_at) VALUES ('c1', 'call-1', 'x1', '{}', 5, NULL)")
+      .prepare(
+        "INSERT INTO pending_approvals (chat_id, tool_call_id, exchange_id, request, created_at, expires_at) VALUES ('c1', 'call-1', 'x1', '{}', 5, NULL)",
+      )
       .run();
     const body = JSON.stringify({ text: 'he said "end":"waiting_approval"', end: 'waiting_approval' });
-    before.prepare("INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body) VALUES ('m1', 'c1', 1, 'x1', 'assistant', 1, ?)").run(body);
+    before
+      .prepare(
+        "INSERT INTO chat_messages (id, chat_id, seq, exchange_id, role, created_at, body) VALUES ('m1', 'c1', 1, 'x1', 'assistant', 1, ?)",
+      )
+      .run(body);
     before.close();
     const db = open(file);
     expect(db.prepare('SELECT chat_id, request_id, kind, exchange_id, status FROM pending_requests').all()).toEqual([
@@ -175,12 +187,16 @@ describe('migration 8: one pending store', () => {
     ]);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'pending_approvals'").all()).toEqual([]);
     // The end is rewritten; the model's own text that happens to hold the words is not.
-    expect(JSON.parse((db.prepare("SELECT body FROM chat_messages WHERE id = 'm1'").get() as { body: string }).body)).toEqual({
+    expect(
+      JSON.parse((db.prepare("SELECT body FROM chat_messages WHERE id = 'm1'").get() as { body: string }).body),
+    ).toEqual({
       text: 'he said "end":"waiting_approval"',
       end: 'waiting-approval',
     });
     // A server's request from no chat has no chat; a second row with its id is refused.
-    const insert = db.prepare("INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at) VALUES (NULL, 'r1', 'sampling', '{}', 1)");
+    const insert = db.prepare(
+      "INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at) VALUES (NULL, 'r1', 'sampling', '{}', 1)",
+    );
     insert.run();
     expect(() => insert.run()).toThrow(/UNIQUE/);
   });
@@ -201,9 +217,13 @@ describe('a database another process holds', () => {
       try { openDatabase(${JSON.stringify(file)}, { busyTimeoutMs: ${busyTimeoutMs} }).close(); }
       catch (error) { process.stderr.write(error.message); process.exitCode = 1; }
     `;
-    const proc = spawn(process.execPath, ['--experimental-transform-types', '--no-warnings', '--input-type=module', '-e', child], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      ['--experimental-transform-types', '--no-warnings', '--input-type=module', '-e', child],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stderr })));
@@ -304,7 +324,8 @@ describe('openDatabase refuses files it must not touch', () => {
     const db = open();
     const insert = db.prepare('INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)');
     db.transaction(() => {
-      for (let index = 0; index < 2000; index++) insert.run(`chat-${index}`, `title ${index} ${'x'.repeat(100)}`, index, index);
+      for (let index = 0; index < 2000; index++)
+        insert.run(`chat-${index}`, `title ${index} ${'x'.repeat(100)}`, index, index);
     })();
     expect(db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'chats'").pluck().get()).toBe(2);
     const pageSize = db.pragma('page_size', { simple: true }) as number;

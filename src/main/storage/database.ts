@@ -62,7 +62,9 @@ function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: nu
     createOwnerOnlyFile(file);
     db = new Sqlite(file, { timeout: busyTimeoutMs });
   } catch (error) {
-    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
+    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
   try {
     checkIdentity(db, file, isNew, migrations.length);
@@ -84,7 +86,9 @@ function openOnce(file: string, migrations: readonly string[], busyTimeoutMs: nu
         { cause: error },
       );
     }
-    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, { cause: error });
+    throw new DatabaseOpenError(file, 'unreadable', `Cannot open the database ${file}: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -145,7 +149,11 @@ function migrate(db: Database, migrations: readonly string[]): void {
 
 function isCorruption(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'));
+  return (
+    code === 'SQLITE_CORRUPT' ||
+    code === 'SQLITE_NOTADB' ||
+    (typeof code === 'string' && code.startsWith('SQLITE_CORRUPT'))
+  );
 }
 
 function isBusy(error: unknown): boolean {

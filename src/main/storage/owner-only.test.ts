@@ -43,7 +43,12 @@ describe.skipIf(!posix)(titleUnless('owner-only data on POSIX', !posix, 'Windows
     const services = start();
     // Something in each file: a chat (database and WAL), a provider with a key (settings and secrets).
     services.chats.create({ title: 'sk-secret-in-a-chat' });
-    services.providers.add({ kind: 'openai-compatible', id: 'local', baseURL: 'http://127.0.0.1:1/v1', apiKey: 'sk-test' });
+    services.providers.add({
+      kind: 'openai-compatible',
+      id: 'local',
+      baseURL: 'http://127.0.0.1:1/v1',
+      apiKey: 'sk-test',
+    });
     expect(modeOf(dataDir)).toBe(0o700);
     for (const name of ['workbench.db', 'workbench.db-wal', 'workbench.db-shm', 'settings.json', 'secrets.json']) {
       expect(fs.existsSync(path.join(dataDir, name)), name).toBe(true);
@@ -83,7 +88,11 @@ describe.skipIf(!posix)(titleUnless('owner-only data on POSIX', !posix, 'Windows
   });
 
   it('tightens a folder that only grants traversal (0711) or group read (0750), and never loosens a stricter one', () => {
-    for (const [found, expected] of [[0o711, 0o700], [0o750, 0o700], [0o500, 0o500]] as const) {
+    for (const [found, expected] of [
+      [0o711, 0o700],
+      [0o750, 0o700],
+      [0o500, 0o500],
+    ] as const) {
       const folder = path.join(root, `folder-${found.toString(8)}`);
       fs.mkdirSync(folder);
       fs.chmodSync(folder, found);
@@ -100,14 +109,29 @@ describe.skipIf(!posix)(titleUnless('owner-only data on POSIX', !posix, 'Windows
     fs.mkdirSync(path.join(dataDir, 'browser-open'), { mode: 0o755 });
     // What a second instance saw: a listing that names a journal and a folder which are gone by the time they are read.
     const read = fs.readdirSync.bind(fs) as (folder: string, options: { withFileTypes: true }) => fs.Dirent[];
-    const gone = (name: string, kind: 'file' | 'folder'): fs.Dirent => Object.assign(new fs.Dirent(), { name, parentPath: dataDir, isFile: () => kind === 'file', isDirectory: () => kind === 'folder' });
-    const listing = vi.spyOn(fs, 'readdirSync').mockImplementation(((folder: string, options: { withFileTypes: true }) => {
+    const gone = (name: string, kind: 'file' | 'folder'): fs.Dirent =>
+      Object.assign(new fs.Dirent(), {
+        name,
+        parentPath: dataDir,
+        isFile: () => kind === 'file',
+        isDirectory: () => kind === 'folder',
+      });
+    const listing = vi.spyOn(fs, 'readdirSync').mockImplementation(((
+      folder: string,
+      options: { withFileTypes: true },
+    ) => {
       const entries = read(folder, options);
-      return folder === dataDir ? [...entries, gone('workbench.db-journal', 'file'), gone('window-state.json.12.34.tmp', 'file')] : entries;
+      return folder === dataDir
+        ? [...entries, gone('workbench.db-journal', 'file'), gone('window-state.json.12.34.tmp', 'file')]
+        : entries;
     }) as unknown as typeof fs.readdirSync);
     try {
       const repair = secureDataFolder(dataDir, 'linux');
-      expect(repair.tightened.map((item) => path.basename(item.path)).sort()).toEqual(['browser-open', 'data', 'settings.json']);
+      expect(repair.tightened.map((item) => path.basename(item.path)).sort()).toEqual([
+        'browser-open',
+        'data',
+        'settings.json',
+      ]);
     } finally {
       listing.mockRestore();
     }

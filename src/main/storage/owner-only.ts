@@ -30,7 +30,8 @@ export interface DataFolderRepair {
  * and rollback journal SQLite keeps beside it), the settings and their migration backups, the secrets, the
  * window state, and the temporary files of an atomic write that a crash left behind.
  */
-const OWN_FILES = /^(workbench\.db(-wal|-shm|-journal)?|settings(\.v\d+(\.[\w-]+)?)?\.json|secrets\.json|window-state\.json|(settings|secrets|window-state)\.json\.\d+\.\d+\.tmp)$/;
+const OWN_FILES =
+  /^(workbench\.db(-wal|-shm|-journal)?|settings(\.v\d+(\.[\w-]+)?)?\.json|secrets\.json|window-state\.json|(settings|secrets|window-state)\.json\.\d+\.\d+\.tmp)$/;
 /** Folders of ours inside the data folder whose content is ours too. */
 const OWN_FOLDERS = ['browser-open'];
 

@@ -24,7 +24,9 @@ import { WaitingStore } from './state/waiting-store';
 import './settings/settings.css';
 
 // Settings load when first opened: the first screen does without them (docs/dev/benchmarks.md, renderer-first-load).
-const SettingsDialog = lazy(() => import('./settings/SettingsDialog').then((module) => ({ default: module.SettingsDialog }))); // settings (ui-settings)
+const SettingsDialog = lazy(() =>
+  import('./settings/SettingsDialog').then((module) => ({ default: module.SettingsDialog })),
+); // settings (ui-settings)
 
 export interface AppProps {
   api: WorkbenchApi;
@@ -58,7 +60,8 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   // Ctrl/⌘+Shift+A, from anywhere: the oldest waiting call, its chat shown and its card focused.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
-      if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey || event.key.toLowerCase() !== 'a') return;
+      if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey || event.key.toLowerCase() !== 'a')
+        return;
       const oldest = waitingStore.getSnapshot().oldest;
       if (!oldest) return;
       event.preventDefault();
@@ -104,11 +107,21 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
   useEffect(() => chatStores.retain(new Set(state.openIds)), [chatStores, state.openIds]);
 
   const selected = state.chats.find((chat) => chat.id === state.selectedId) ?? null;
-  const tabs = useMemo(() => state.openIds.flatMap((id) => state.chats.find((chat) => chat.id === id) ?? []), [state.openIds, state.chats]);
+  const tabs = useMemo(
+    () => state.openIds.flatMap((id) => state.chats.find((chat) => chat.id === id) ?? []),
+    [state.openIds, state.chats],
+  );
 
   return (
     <div className="app">
-      <Sidebar store={store} state={state} connected={connection === 'open'} onOpenSettings={() => setSettingsOpen('providers')} onOpenInsights={() => setSettingsOpen('insights')} waiting={waiting.byChat} />
+      <Sidebar
+        store={store}
+        state={state}
+        connected={connection === 'open'}
+        onOpenSettings={() => setSettingsOpen('providers')}
+        onOpenInsights={() => setSettingsOpen('insights')}
+        waiting={waiting.byChat}
+      />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         {bridge !== undefined && <NotificationOffer waiting={waiting.total} />}
@@ -116,9 +129,20 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         {state.status === 'loading' ? (
           <div className="pane-center muted">Loading…</div>
         ) : selected ? (
-          <ChatPane key={selected.id} api={api} chat={selected} chats={store} store={chatStores.get(selected.id)} trustedServers={trustedServers} />
+          <ChatPane
+            key={selected.id}
+            api={api}
+            chat={selected}
+            chats={store}
+            store={chatStores.get(selected.id)}
+            trustedServers={trustedServers}
+          />
         ) : (
-          <Welcome onNewChat={() => void store.create()} failed={state.status === 'failed'} onRetry={() => void store.load()} />
+          <Welcome
+            onNewChat={() => void store.create()}
+            failed={state.status === 'failed'}
+            onRetry={() => void store.load()}
+          />
         )}
       </main>
       <ServerRequestsTray api={api} />

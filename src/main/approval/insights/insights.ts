@@ -1,5 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { AuditAcceptSuggestionOutput, AuditStats, AuditStatsQuery, AuditSuggestions } from '../../../shared/audit-stats';
+import type {
+  AuditAcceptSuggestionOutput,
+  AuditStats,
+  AuditStatsQuery,
+  AuditSuggestions,
+} from '../../../shared/audit-stats';
 import { WorkbenchError } from '../../errors';
 import { createAuditStats, type RuleDescriptor } from '../../audit/audit-stats';
 import type { PolicyService } from '../policy-service';
@@ -24,14 +29,22 @@ export interface AuditInsights {
 const DEFAULT_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-export function createAuditInsights(db: BetterSqlite3.Database, policy: () => PolicyService, now: () => number = Date.now): AuditInsights {
+export function createAuditInsights(
+  db: BetterSqlite3.Database,
+  policy: () => PolicyService,
+  now: () => number = Date.now,
+): AuditInsights {
   const stats = createAuditStats(db);
   const readSuggestions = createSuggestionReader(db);
   const suggestions = (days = DEFAULT_DAYS): AuditSuggestions => {
     const to = now();
     const compiled = policy().compiled();
     // Top tools are capped on the page; suggestions look at every tool of the period.
-    const figures = stats({ from: new Date(to - days * DAY_MS).toISOString(), to: new Date(to + 1).toISOString(), kind: 'tool' }, ruleDescriptors(compiled), { allTools: true });
+    const figures = stats(
+      { from: new Date(to - days * DAY_MS).toISOString(), to: new Date(to + 1).toISOString(), kind: 'tool' },
+      ruleDescriptors(compiled),
+      { allTools: true },
+    );
     return { suggestions: readSuggestions({ stats: figures, policy: compiled, days }) };
   };
   return {
@@ -39,8 +52,18 @@ export function createAuditInsights(db: BetterSqlite3.Database, policy: () => Po
     suggestions,
     accept(id, days) {
       const found = suggestions(days).suggestions.find((suggestion) => suggestion.id === id);
-      if (!found) throw new WorkbenchError('not_found', 'No such suggestion now: the calls it was based on or the policy changed. Reload the suggestions.', { id });
-      if (found.kind !== 'allow-tool') throw new WorkbenchError('invalid_input', 'Only a suggestion to allow a tool can be accepted; change rules in Settings › Approvals.', { id });
+      if (!found)
+        throw new WorkbenchError(
+          'not_found',
+          'No such suggestion now: the calls it was based on or the policy changed. Reload the suggestions.',
+          { id },
+        );
+      if (found.kind !== 'allow-tool')
+        throw new WorkbenchError(
+          'invalid_input',
+          'Only a suggestion to allow a tool can be accepted; change rules in Settings › Approvals.',
+          { id },
+        );
       const service = policy();
       const view = service.view();
       const ruleId = `insights-${found.id.slice('allow-tool:'.length, 'allow-tool:'.length + 12)}`;
@@ -52,9 +75,21 @@ export function createAuditInsights(db: BetterSqlite3.Database, policy: () => Po
         managed: service.compiled().managed,
         trustedServers: service.compiled().trustedServers,
       });
-      if (!verdict.ok) throw new WorkbenchError('locked', `The suggestion cannot be accepted: ${verdict.refusal}`, { id });
+      if (!verdict.ok)
+        throw new WorkbenchError('locked', `The suggestion cannot be accepted: ${verdict.refusal}`, { id });
       service.update({
-        rules: { add: [{ id: ruleId, effect: 'allow', server: found.serverName, tool: found.toolName, args: found.args, note: 'accepted from an Insights suggestion' }] },
+        rules: {
+          add: [
+            {
+              id: ruleId,
+              effect: 'allow',
+              server: found.serverName,
+              tool: found.toolName,
+              args: found.args,
+              note: 'accepted from an Insights suggestion',
+            },
+          ],
+        },
       });
       const words = rememberWords(call, action);
       return { ruleId, change: words.change, undo: words.undo };
@@ -63,7 +98,9 @@ export function createAuditInsights(db: BetterSqlite3.Database, policy: () => Po
 }
 
 /** A call the conditions match: each condition's first value (an alternation's first literal). */
-function argsMatching(conditions: readonly { pointer: string; match: string; value: unknown }[]): Record<string, unknown> {
+function argsMatching(
+  conditions: readonly { pointer: string; match: string; value: unknown }[],
+): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const condition of conditions) {
     const name = condition.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
@@ -99,6 +136,11 @@ export function ruleDescriptors(policy: CompiledPolicy): RuleDescriptor[] {
     description: rule.description,
     effect: rule.effect,
     managed: rule.managed,
-    texts: rule.effect === 'allow' ? [reasons.allow(rule)] : rule.effect === 'deny' ? [rule.managed ? reasons.managedDeny(rule) : reasons.deny(rule)] : [],
+    texts:
+      rule.effect === 'allow'
+        ? [reasons.allow(rule)]
+        : rule.effect === 'deny'
+          ? [rule.managed ? reasons.managedDeny(rule) : reasons.deny(rule)]
+          : [],
   }));
 }

@@ -76,19 +76,23 @@ export interface SuggestionSources {
 }
 
 export function createSuggestionReader(db: BetterSqlite3.Database) {
-  const allowedCalls = db.prepare<[string, string, string, string]>(
-    `SELECT args FROM audit_log WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ?
+  const allowedCalls = db
+    .prepare<[string, string, string, string]>(
+      `SELECT args FROM audit_log WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ?
        AND decision IN ('allow_once', 'allow_session') AND actor IN ('user', 'cli')`,
-  ).pluck();
+    )
+    .pluck();
 
   return ({ stats, policy, days }: SuggestionSources): Suggestion[] => {
     const suggestions: Suggestion[] = [];
     const period = `${days} day${days === 1 ? '' : 's'}`;
     for (const tool of stats.tools) {
       if (tool.allowedByYou < MIN_ALLOWED || tool.deniedByYou > 0) continue;
-      const calls = (allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to) as (string | null)[]).map((text) => ({
-        args: (text === null ? {} : JSON.parse(text)) as Record<string, unknown>,
-      }));
+      const calls = (allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to) as (string | null)[]).map(
+        (text) => ({
+          args: (text === null ? {} : JSON.parse(text)) as Record<string, unknown>,
+        }),
+      );
       const args = conditionsFor(calls);
       if (args === null) continue;
       // Only when today's policy still asks about some of them: otherwise there is no prompt to remove.
@@ -103,7 +107,15 @@ export function createSuggestionReader(db: BetterSqlite3.Database) {
         toolName: tool.toolName,
         args,
         change: `A new allow rule at the end of your list for ${name}, for the argument values you allowed only. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
-        evidence: { serverName: tool.serverName, toolName: tool.toolName, decidedBy: null, decisions: ['allow_once', 'allow_session'], from: stats.from, to: stats.to, count: calls.length },
+        evidence: {
+          serverName: tool.serverName,
+          toolName: tool.toolName,
+          decidedBy: null,
+          decisions: ['allow_once', 'allow_session'],
+          from: stats.from,
+          to: stats.to,
+          count: calls.length,
+        },
       });
     }
     for (const rule of stats.rules) {
@@ -113,7 +125,15 @@ export function createSuggestionReader(db: BetterSqlite3.Database) {
         id: `unused-rule:${rule.ruleId}`,
         text: `${capitalise(rule.name)} (${rule.description}) has not matched in ${period}.`,
         ruleId: rule.ruleId,
-        evidence: { serverName: null, toolName: null, decidedBy: null, decisions: [rule.effect === 'allow' ? 'auto_allow' : 'auto_deny'], from: stats.from, to: stats.to, count: 0 },
+        evidence: {
+          serverName: null,
+          toolName: null,
+          decidedBy: null,
+          decisions: [rule.effect === 'allow' ? 'auto_allow' : 'auto_deny'],
+          from: stats.from,
+          to: stats.to,
+          count: 0,
+        },
       });
     }
     suggestions.push(...overlaps(policy, stats));
@@ -133,14 +153,23 @@ function overlaps(policy: CompiledPolicy, stats: AuditStats): Suggestion[] {
       const aArgs = a.rule.args ?? [];
       const bArgs = b.rule.args ?? [];
       // The earlier rule's conditions are a subset of the later's: every call the later matches, the earlier matches first.
-      if (!aArgs.every((condition) => bArgs.some((other) => canonicalJson(other) === canonicalJson(condition)))) continue;
+      if (!aArgs.every((condition) => bArgs.some((other) => canonicalJson(other) === canonicalJson(condition))))
+        continue;
       const text = a.effect === 'allow' ? reasons.allow(b) : reasons.deny(b);
       found.push({
         kind: 'overlapping-rules',
         id: `overlapping-rules:${a.rule.id}:${b.rule.id}`,
         text: `${capitalise(ruleName(a))} and ${ruleName(b)} overlap: every call ${ruleName(b)} matches, ${ruleName(a)} matches first, so ${ruleName(b)} never decides.`,
         ruleIds: [a.rule.id, b.rule.id],
-        evidence: { serverName: null, toolName: null, decidedBy: text, decisions: [], from: stats.from, to: stats.to, count: stats.rules.find((rule) => rule.ruleId === b.rule.id)?.decided ?? 0 },
+        evidence: {
+          serverName: null,
+          toolName: null,
+          decidedBy: text,
+          decisions: [],
+          from: stats.from,
+          to: stats.to,
+          count: stats.rules.find((rule) => rule.ruleId === b.rule.id)?.decided ?? 0,
+        },
       });
     }
   }

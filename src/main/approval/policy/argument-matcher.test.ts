@@ -20,7 +20,34 @@ describe('the literal prefix of a regex', () => {
 
   it('never changes what a regex matches', () => {
     const sources = ['^cmd\\b', '^rm -rf', '^ab?c', '^ab{2}c', '^abc(d)?$', '^a+b', '^/etc/', '^x=1,y', '^_-:@%'];
-    const text = fc.array(fc.constantFrom('c', 'm', 'd', 'r', ' ', '-', 'f', 'a', 'b', 'x', '=', '1', ',', 'y', '/', 'e', 't', '_', ':', '@', '%'), { maxLength: 8 }).map((parts) => parts.join(''));
+    const text = fc
+      .array(
+        fc.constantFrom(
+          'c',
+          'm',
+          'd',
+          'r',
+          ' ',
+          '-',
+          'f',
+          'a',
+          'b',
+          'x',
+          '=',
+          '1',
+          ',',
+          'y',
+          '/',
+          'e',
+          't',
+          '_',
+          ':',
+          '@',
+          '%',
+        ),
+        { maxLength: 8 },
+      )
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.constantFrom(...sources), text, fc.boolean(), (source, value, all) => {
         const matcher = compileMatcher({ pointer: '/v', match: 'regex', value: source }, all);

@@ -31,9 +31,18 @@ export interface CompiledMatcher {
 /** Compiles a condition whose pointer and value were validated. */
 export function compileMatcher(matcher: ArgumentMatcher, all: boolean): CompiledMatcher {
   const tokens = parsePointer(matcher.pointer);
-  if (matcher.match === 'equals') return { tokens, kind: 'equals', all, expected: matcher.value, regex: null, prefix: '' };
+  if (matcher.match === 'equals')
+    return { tokens, kind: 'equals', all, expected: matcher.value, regex: null, prefix: '' };
   const source = String(matcher.value);
-  if (matcher.match === 'regex') return { tokens, kind: 'regex', all, expected: source, regex: new RegExp(source, 'u'), prefix: regexPrefix(source) };
+  if (matcher.match === 'regex')
+    return {
+      tokens,
+      kind: 'regex',
+      all,
+      expected: source,
+      regex: new RegExp(source, 'u'),
+      prefix: regexPrefix(source),
+    };
   const { regex, prefix } = compileGlob(source);
   return { tokens, kind: 'glob', all, expected: source, regex, prefix };
 }

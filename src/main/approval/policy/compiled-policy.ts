@@ -1,8 +1,20 @@
 import { neverAskAllowed } from '../../../shared/never-ask';
-import type { ApprovalPolicy, ManagedPolicy, ManagedRule, ServerApprovalSettings, ServerIdentityMatcher, ToolApprovalSetting } from '../../../shared/approval';
+import type {
+  ApprovalPolicy,
+  ManagedPolicy,
+  ManagedRule,
+  ServerApprovalSettings,
+  ServerIdentityMatcher,
+  ToolApprovalSetting,
+} from '../../../shared/approval';
 import { compileGlob } from './argument-matcher';
 import { compileRule, ruleProblems, type CompiledRule, type RuleProblem } from './rule-compiler';
-import { NO_SERVER_FACTS, type IdentityChange, type ServerFactsByName, type ServerIdentity } from '../../../shared/server-identity';
+import {
+  NO_SERVER_FACTS,
+  type IdentityChange,
+  type ServerFactsByName,
+  type ServerIdentity,
+} from '../../../shared/server-identity';
 
 /** The rules whose server and tool globs match one (server, tool) pair, in list order, by step of the pipeline. */
 export interface RuleCandidates {
@@ -62,7 +74,9 @@ export function compilePolicy(
   ];
   // Own keys only, in Maps: a server called "__proto__" or "constructor" is just a name.
   const servers = new Map(Object.entries(policy.servers));
-  const tools = new Map(Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
+  const tools = new Map(
+    Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]),
+  );
   const trusted = new Set(trustedServers);
   const memo = new Map<string, Map<string, RuleCandidates>>();
   let memoSize = 0;
@@ -108,7 +122,12 @@ export function compilePolicy(
   };
 
   const collect = (serverName: string, toolName: string): RuleCandidates => {
-    const found = { managedDeny: [] as CompiledRule[], deny: [] as CompiledRule[], ask: [] as CompiledRule[], allow: [] as CompiledRule[] };
+    const found = {
+      managedDeny: [] as CompiledRule[],
+      deny: [] as CompiledRule[],
+      ask: [] as CompiledRule[],
+      allow: [] as CompiledRule[],
+    };
     const identityChanged = changed(serverName) !== undefined;
     for (const rule of rules) {
       if (!rule.matchesTool(toolName) || !serverMatches(rule, serverName)) continue;

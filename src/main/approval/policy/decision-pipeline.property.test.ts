@@ -26,49 +26,100 @@ const RUNS = { numRuns: 400 };
 const serverGlob = fc.constantFrom('*', 'Files', 'Shell', 'Web', 'F*', '{Files,Web}');
 const toolGlob = fc.constantFrom('*', 'read_*', 'write_*', 'run', 'fetch', '*_file');
 const matcher = fc.oneof(
-  fc.record({ pointer: fc.constant('/path'), match: fc.constant('glob' as const), value: fc.constantFrom('/etc/**', '/home/**', '/tmp/*') }),
-  fc.record({ pointer: fc.constant('/path'), match: fc.constant('regex' as const), value: fc.constantFrom('^/etc', 'secret', '\\.env$') }),
-  fc.record({ pointer: fc.constant('/mode'), match: fc.constant('equals' as const), value: fc.constantFrom<string | boolean>('fast', 'slow', true) }),
+  fc.record({
+    pointer: fc.constant('/path'),
+    match: fc.constant('glob' as const),
+    value: fc.constantFrom('/etc/**', '/home/**', '/tmp/*'),
+  }),
+  fc.record({
+    pointer: fc.constant('/path'),
+    match: fc.constant('regex' as const),
+    value: fc.constantFrom('^/etc', 'secret', '\\.env$'),
+  }),
+  fc.record({
+    pointer: fc.constant('/mode'),
+    match: fc.constant('equals' as const),
+    value: fc.constantFrom<string | boolean>('fast', 'slow', true),
+  }),
 );
-const ruleBody = fc.record({ server: serverGlob, tool: toolGlob, args: fc.option(fc.array(matcher, { maxLength: 2 }), { nil: undefined }) });
+const ruleBody = fc.record({
+  server: serverGlob,
+  tool: toolGlob,
+  args: fc.option(fc.array(matcher, { maxLength: 2 }), { nil: undefined }),
+});
 const effect = fc.constantFrom('allow' as const, 'ask' as const, 'deny' as const);
 
 const policyArbitrary: fc.Arbitrary<ApprovalPolicy> = fc
   .record({
     mode: fc.constantFrom('ask' as const, 'auto-approve-read-only-trusted' as const, 'never-ask' as const),
     servers: fc.dictionary(fc.constantFrom(...SERVERS), fc.record({ autoApprove: fc.boolean() }), { maxKeys: 3 }),
-    tools: fc.dictionary(fc.constantFrom(...SERVERS), fc.dictionary(fc.constantFrom(...TOOLS), fc.constantFrom('auto-approve' as const, 'always-ask' as const, 'inherit' as const), { maxKeys: 3 }), { maxKeys: 3 }),
+    tools: fc.dictionary(
+      fc.constantFrom(...SERVERS),
+      fc.dictionary(
+        fc.constantFrom(...TOOLS),
+        fc.constantFrom('auto-approve' as const, 'always-ask' as const, 'inherit' as const),
+        { maxKeys: 3 },
+      ),
+      { maxKeys: 3 },
+    ),
     rules: fc.array(fc.tuple(effect, ruleBody), { maxLength: 10 }),
   })
   .map(({ rules, ...rest }) =>
-    ApprovalPolicySchema.parse({ ...rest, rules: rules.map(([ruleEffect, body], index) => ({ id: `u${index}`, effect: ruleEffect, ...stripUndefined(body) })) }),
+    ApprovalPolicySchema.parse({
+      ...rest,
+      rules: rules.map(([ruleEffect, body], index) => ({
+        id: `u${index}`,
+        effect: ruleEffect,
+        ...stripUndefined(body),
+      })),
+    }),
   );
 
 const managedArbitrary: fc.Arbitrary<ManagedPolicy | null> = fc.option(
   fc
     .record({ rules: fc.array(ruleBody, { maxLength: 3 }), disallowNeverAsk: fc.boolean() })
     .map(({ rules, disallowNeverAsk }) =>
-      ManagedPolicySchema.parse({ disallowNeverAsk, rules: rules.map((body, index) => ({ id: `m${index}`, effect: 'deny', ...stripUndefined(body) })) }),
+      ManagedPolicySchema.parse({
+        disallowNeverAsk,
+        rules: rules.map((body, index) => ({ id: `m${index}`, effect: 'deny', ...stripUndefined(body) })),
+      }),
     ),
   { nil: null },
 );
 
 /** Each tool exists in two versions (different definition hashes), with or without annotations. */
 const toolArbitrary: fc.Arbitrary<ToolDefinition> = fc
-  .record({ server: fc.constantFrom(...SERVERS), name: fc.constantFrom(...TOOLS), version: fc.integer({ min: 0, max: 1 }), readOnly: fc.option(fc.boolean(), { nil: undefined }) })
+  .record({
+    server: fc.constantFrom(...SERVERS),
+    name: fc.constantFrom(...TOOLS),
+    version: fc.integer({ min: 0, max: 1 }),
+    readOnly: fc.option(fc.boolean(), { nil: undefined }),
+  })
   .map(({ server, name, version, readOnly }) => toolVersion(server, name, version, readOnly));
 
 function toolVersion(server: string, name: string, version: number, readOnly?: boolean): ToolDefinition {
-  return makeTool(server, name, { description: `v${version}`, ...(readOnly === undefined ? {} : { annotations: { readOnlyHint: readOnly } }) });
+  return makeTool(server, name, {
+    description: `v${version}`,
+    ...(readOnly === undefined ? {} : { annotations: { readOnlyHint: readOnly } }),
+  });
 }
 
 const argsArbitrary = fc.record(
-  { path: fc.constantFrom('/etc/passwd', '/home/me/a', '/tmp/x', '/tmp/../etc/shadow', '/srv/.env', ''), mode: fc.constantFrom<string | boolean>('fast', 'slow', true, false) },
+  {
+    path: fc.constantFrom('/etc/passwd', '/home/me/a', '/tmp/x', '/tmp/../etc/shadow', '/srv/.env', ''),
+    mode: fc.constantFrom<string | boolean>('fast', 'slow', true, false),
+  },
   { requiredKeys: [] },
 );
 
 const grantArbitrary: fc.Arbitrary<ChatGrant> = fc
-  .record({ chatId: fc.constantFrom(CHAT, OTHER_CHAT), server: fc.constantFrom(...SERVERS), name: fc.constantFrom(...TOOLS), version: fc.integer({ min: 0, max: 1 }), readOnly: fc.option(fc.boolean(), { nil: undefined }) })
+  .record({
+    chatId: fc.constantFrom(CHAT, OTHER_CHAT),
+    server: fc.constantFrom(...SERVERS),
+    name: fc.constantFrom(...TOOLS),
+    version: fc.integer({ min: 0, max: 1 }),
+    readOnly: fc.option(fc.boolean(), { nil: undefined }),
+  })
   .map(({ chatId, server, name, version, readOnly }) => {
     const tool = toolVersion(server, name, version, readOnly);
     return { chatId, serverName: server, toolName: name, definitionHash: tool.definitionHash, grantedAt: 1_000 };
@@ -98,10 +149,16 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   policy: policyArbitrary,
   managed: managedArbitrary,
   trusted: fc.subarray([...SERVERS]),
-  tool: toolArbitrary, args: argsArbitrary, chat: chatArbitrary });
+  tool: toolArbitrary,
+  args: argsArbitrary,
+  chat: chatArbitrary,
+});
 
 function decideScenario({ policy, managed, trusted, tool, args, chat }: Scenario): PolicyDecision {
-  return decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat }, compilePolicy(policy, managed, trusted));
+  return decide(
+    { call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat },
+    compilePolicy(policy, managed, trusted),
+  );
 }
 
 /** Straight from the rules, without the compiled policy's memo: does any deny rule match this call? */
@@ -136,7 +193,11 @@ describe('precedence properties', () => {
         if (decision.source.kind === 'deny-rule') {
           const managedMatches = (input.managed?.rules ?? []).some((rule) => {
             const compiled = compileRule(rule, { managed: true });
-            return compiled.matchesServer(input.tool.serverName) && compiled.matchesTool(input.tool.name) && compiled.matchesArgs(input.args);
+            return (
+              compiled.matchesServer(input.tool.serverName) &&
+              compiled.matchesTool(input.tool.name) &&
+              compiled.matchesArgs(input.args)
+            );
           });
           expect(managedMatches).toBe(false);
         }
@@ -159,7 +220,14 @@ describe('precedence properties', () => {
             expect(neverAskAllowed).toBe(true);
             break;
           case 'chat-grant':
-            expect(chat.grants).toContainEqual(expect.objectContaining({ chatId: CHAT, serverName: tool.serverName, toolName: tool.name, definitionHash: tool.definitionHash }));
+            expect(chat.grants).toContainEqual(
+              expect.objectContaining({
+                chatId: CHAT,
+                serverName: tool.serverName,
+                toolName: tool.name,
+                definitionHash: tool.definitionHash,
+              }),
+            );
             break;
           case 'chat-mode':
             expect(chat.mode).toBe('never-ask');
@@ -196,7 +264,13 @@ describe('precedence properties', () => {
         // Only grants for other definitions of this tool: none may allow it.
         const grants = [
           ...input.chat.grants.filter((grant) => grant.serverName !== tool.serverName || grant.toolName !== tool.name),
-          { chatId: CHAT, serverName: tool.serverName, toolName: tool.name, definitionHash: grantedTool.definitionHash, grantedAt: 5 },
+          {
+            chatId: CHAT,
+            serverName: tool.serverName,
+            toolName: tool.name,
+            definitionHash: grantedTool.definitionHash,
+            grantedAt: 5,
+          },
         ];
         const withStale = decideScenario({ ...input, chat: { ...input.chat, grants } });
         const without = decideScenario({ ...input, chat: { ...input.chat, grants: grants.slice(0, -1) } });
@@ -226,7 +300,11 @@ describe('precedence properties', () => {
     fc.assert(
       fc.property(toolArbitrary, argsArbitrary, (tool, args) => {
         const decision = decide(
-          { call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: { id: CHAT, mode: 'use-tool-settings', grants: [] } },
+          {
+            call: { serverName: tool.serverName, toolName: tool.name, args },
+            tool,
+            chat: { id: CHAT, mode: 'use-tool-settings', grants: [] },
+          },
           compilePolicy(ApprovalPolicySchema.parse({}), null, []),
         );
         expect(decision.outcome).toBe('ask');
@@ -251,7 +329,11 @@ describe('precedence properties', () => {
     fc.assert(
       fc.property(scenario, fc.array(fc.tuple(toolArbitrary, argsArbitrary), { maxLength: 5 }), (input, warmup) => {
         const compiled = compilePolicy(input.policy, input.managed, input.trusted);
-        for (const [tool, args] of warmup) decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: input.chat }, compiled);
+        for (const [tool, args] of warmup)
+          decide(
+            { call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: input.chat },
+            compiled,
+          );
         const call = { serverName: input.tool.serverName, toolName: input.tool.name, args: input.args };
         expect(decide({ call, tool: input.tool, chat: input.chat }, compiled)).toEqual(decideScenario(input));
       }),
@@ -279,13 +361,26 @@ interface Noise {
   annotateFalse: boolean;
 }
 
-const NO_NOISE: Noise = { serverGlob: 'Files', toolGlob: 'write_file', matchingCondition: false, decoys: [], order: [], managedEvenWithoutRules: false, otherSettings: false, foreignGrants: false, annotateFalse: true };
+const NO_NOISE: Noise = {
+  serverGlob: 'Files',
+  toolGlob: 'write_file',
+  matchingCondition: false,
+  decoys: [],
+  order: [],
+  managedEvenWithoutRules: false,
+  otherSettings: false,
+  foreignGrants: false,
+  annotateFalse: true,
+};
 
 const noiseArbitrary: fc.Arbitrary<Noise> = fc.record({
   serverGlob: fc.constantFrom('Files', '*', 'F*', '{Files,Web}'),
   toolGlob: fc.constantFrom('write_file', '*', 'write_*', '*_file'),
   matchingCondition: fc.boolean(),
-  decoys: fc.array(fc.record({ effect: effect, kind: fc.constantFrom('other-tool' as const, 'failing-condition' as const) }), { maxLength: 6 }),
+  decoys: fc.array(
+    fc.record({ effect: effect, kind: fc.constantFrom('other-tool' as const, 'failing-condition' as const) }),
+    { maxLength: 6 },
+  ),
   order: fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 12, maxLength: 12 }),
   managedEvenWithoutRules: fc.boolean(),
   otherSettings: fc.boolean(),
@@ -318,25 +413,52 @@ interface Built {
 
 /** The policy, tool and chat that a combination of factors describes, for `Files.write_file {path: /home/me/notes.txt}`. */
 function build(factors: PrecedenceFactors, noise: Noise): Built {
-  const annotations = factors.readOnlyHint ? { readOnlyHint: true } : noise.annotateFalse ? { readOnlyHint: false } : undefined;
+  const annotations = factors.readOnlyHint
+    ? { readOnlyHint: true }
+    : noise.annotateFalse
+      ? { readOnlyHint: false }
+      : undefined;
   const tool = makeTool('Files', 'write_file', annotations ? { annotations } : {});
-  const earlier = makeTool('Files', 'write_file', { description: 'an earlier definition', ...(annotations ? { annotations } : {}) });
-  const holds = noise.matchingCondition ? { args: [{ pointer: '/path', match: 'glob' as const, value: '/home/**' }] } : {};
-  const matching = (id: string, ruleEffect: 'allow' | 'ask' | 'deny'): ApprovalPolicy['rules'][number] => ({ id, effect: ruleEffect, server: noise.serverGlob, tool: noise.toolGlob, ...holds });
+  const earlier = makeTool('Files', 'write_file', {
+    description: 'an earlier definition',
+    ...(annotations ? { annotations } : {}),
+  });
+  const holds = noise.matchingCondition
+    ? { args: [{ pointer: '/path', match: 'glob' as const, value: '/home/**' }] }
+    : {};
+  const matching = (id: string, ruleEffect: 'allow' | 'ask' | 'deny'): ApprovalPolicy['rules'][number] => ({
+    id,
+    effect: ruleEffect,
+    server: noise.serverGlob,
+    tool: noise.toolGlob,
+    ...holds,
+  });
   const decoy = (id: string, { effect: ruleEffect, kind }: Noise['decoys'][number]): ApprovalPolicy['rules'][number] =>
     kind === 'other-tool'
       ? { id, effect: ruleEffect, server: '*', tool: 'read_file' }
-      : { id, effect: ruleEffect, server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] };
+      : {
+          id,
+          effect: ruleEffect,
+          server: 'Files',
+          tool: '*',
+          args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+        };
   const rules = [
     ...(factors.userDeny ? [matching('user-deny', 'deny')] : []),
     ...(factors.askRule ? [matching('user-ask', 'ask')] : []),
     ...(factors.allowRule ? [matching('user-allow', 'allow')] : []),
     ...noise.decoys.map((item, index) => decoy(`decoy-${index}`, item)),
   ];
-  const ordered = rules.map((rule, index) => ({ rule, key: noise.order[index] ?? index })).sort((a, b) => a.key - b.key).map(({ rule }) => rule);
+  const ordered = rules
+    .map((rule, index) => ({ rule, key: noise.order[index] ?? index }))
+    .sort((a, b) => a.key - b.key)
+    .map(({ rule }) => rule);
   const policy = ApprovalPolicySchema.parse({
     mode: factors.globalMode,
-    servers: { Files: { autoApprove: factors.serverAutoApprove }, ...(noise.otherSettings ? { Shell: { autoApprove: true } } : {}) },
+    servers: {
+      Files: { autoApprove: factors.serverAutoApprove },
+      ...(noise.otherSettings ? { Shell: { autoApprove: true } } : {}),
+    },
     tools: {
       Files: { write_file: factors.toolSetting, ...(noise.otherSettings ? { read_file: 'auto-approve' } : {}) },
       ...(noise.otherSettings ? { Shell: { write_file: 'auto-approve' } } : {}),
@@ -348,43 +470,89 @@ function build(factors: PrecedenceFactors, noise: Noise): Built {
     ? ManagedPolicySchema.parse({
         disallowNeverAsk: factors.organisationForbidsNeverAsk,
         rules: [
-          ...(factors.managedDeny ? [{ id: 'org-deny', server: noise.serverGlob, tool: noise.toolGlob, ...holds }] : []),
-          { id: 'org-decoy', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] },
+          ...(factors.managedDeny
+            ? [{ id: 'org-deny', server: noise.serverGlob, tool: noise.toolGlob, ...holds }]
+            : []),
+          {
+            id: 'org-decoy',
+            server: 'Files',
+            tool: '*',
+            args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+          },
         ],
       })
     : null;
   const grants: ChatGrant[] = [];
   if (noise.foreignGrants) {
-    grants.push({ chatId: OTHER_CHAT, serverName: 'Files', toolName: 'write_file', definitionHash: tool.definitionHash, grantedAt: 1 });
-    grants.push({ chatId: CHAT, serverName: 'Files', toolName: 'read_file', definitionHash: tool.definitionHash, grantedAt: 1 });
+    grants.push({
+      chatId: OTHER_CHAT,
+      serverName: 'Files',
+      toolName: 'write_file',
+      definitionHash: tool.definitionHash,
+      grantedAt: 1,
+    });
+    grants.push({
+      chatId: CHAT,
+      serverName: 'Files',
+      toolName: 'read_file',
+      definitionHash: tool.definitionHash,
+      grantedAt: 1,
+    });
   }
-  if (factors.grant !== 'none') grants.push({ chatId: CHAT, serverName: 'Files', toolName: 'write_file', definitionHash: (factors.grant === 'valid' ? tool : earlier).definitionHash, grantedAt: 2 });
+  if (factors.grant !== 'none')
+    grants.push({
+      chatId: CHAT,
+      serverName: 'Files',
+      toolName: 'write_file',
+      definitionHash: (factors.grant === 'valid' ? tool : earlier).definitionHash,
+      grantedAt: 2,
+    });
   const trusted = [...(factors.serverTrusted ? ['Files'] : []), ...(noise.otherSettings ? ['Shell'] : [])];
-  return { compiled: compilePolicy(policy, managed, trusted), tool, chat: { id: CHAT, mode: factors.chatMode, grants } };
+  return {
+    compiled: compilePolicy(policy, managed, trusted),
+    tool,
+    chat: { id: CHAT, mode: factors.chatMode, grants },
+  };
 }
 
 /** The pipeline's decision and trace agree with the table: outcome, source, step, `keepsAsking`, and what a stale grant adds. */
 function expectAgreement(factors: PrecedenceFactors, noise: Noise): void {
   const { compiled, tool, chat } = build(factors, noise);
   const trace: ConsideredStep[] = [];
-  const decision = decide({ call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat }, compiled, trace);
+  const decision = decide(
+    { call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat },
+    compiled,
+    trace,
+  );
   const expected = expectedDecision(factors);
   const label = JSON.stringify(factors);
-  expect({ outcome: decision.outcome, kind: decision.source.kind, keepsAsking: decision.keepsAsking !== undefined }, label).toEqual({
+  expect(
+    { outcome: decision.outcome, kind: decision.source.kind, keepsAsking: decision.keepsAsking !== undefined },
+    label,
+  ).toEqual({
     outcome: expected.outcome,
     kind: expected.kind,
     keepsAsking: expected.keepsAsking,
   });
   // explain's trace follows the same order: steps never go back, and the last one decided at the table's step.
   expect(trace.at(-1), label).toMatchObject({ step: expected.step, kind: expected.kind, result: 'decided' });
-  expect(trace.slice(0, -1).every((step) => step.result !== 'decided'), label).toBe(true);
-  expect(trace.every((step, index) => index === 0 || step.step >= (trace[index - 1]?.step ?? 0)), label).toBe(true);
+  expect(
+    trace.slice(0, -1).every((step) => step.result !== 'decided'),
+    label,
+  ).toBe(true);
+  expect(
+    trace.every((step, index) => index === 0 || step.step >= (trace[index - 1]?.step ?? 0)),
+    label,
+  ).toBe(true);
   if (expected.kind === 'tool-setting' || expected.kind === 'chat-mode') {
-    expect(decision.source.setting, label).toBe(expected.step === 3 ? 'always-ask' : expected.kind === 'tool-setting' ? 'auto-approve' : 'never-ask');
+    expect(decision.source.setting, label).toBe(
+      expected.step === 3 ? 'always-ask' : expected.kind === 'tool-setting' ? 'auto-approve' : 'never-ask',
+    );
   }
   const stale = factors.grant === 'stale' && expected.step >= 3;
   expect(decision.definitionChanged, label).toBe(stale);
-  if (stale && expected.outcome === 'ask' && !expected.keepsAsking) expect(decision.reason, label).toMatch(/^Asked because this tool changed since you allowed it/);
+  if (stale && expected.outcome === 'ask' && !expected.keepsAsking)
+    expect(decision.reason, label).toMatch(/^Asked because this tool changed since you allowed it/);
   else expect(decision.reason, label).toBe(trace.at(-1)?.detail);
 }
 
@@ -399,7 +567,10 @@ describe('the precedence table (docs/dev/architecture.md, the decision pipeline)
   });
 
   it('agrees with the table whatever surrounds the call: rule order, globs, decoy rules, other settings, other chats', () => {
-    fc.assert(fc.property(factorsArbitrary, noiseArbitrary, (factors, noise) => expectAgreement(factors, noise)), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(factorsArbitrary, noiseArbitrary, (factors, noise) => expectAgreement(factors, noise)),
+      { numRuns: 2_000 },
+    );
   });
 
   it('an explicit ask is silenced only by a deny rule or approvals off: never by a grant, a never-ask chat, an allow rule or auto-approve', () => {
@@ -429,7 +600,10 @@ describe('the precedence table (docs/dev/architecture.md, the decision pipeline)
         fc.pre(expectedDecision(factors).step === 3);
         const decideWith = (grant: PrecedenceFactors['grant']): PolicyDecision => {
           const { compiled, tool, chat } = build({ ...factors, grant }, noise);
-          return decide({ call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat }, compiled);
+          return decide(
+            { call: { serverName: 'Files', toolName: 'write_file', args: CALL_ARGS }, tool, chat },
+            compiled,
+          );
         };
         expect(decideWith('valid')).toEqual(decideWith('none'));
       }),

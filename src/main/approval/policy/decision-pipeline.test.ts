@@ -12,13 +12,27 @@ const writeFile = makeTool('Files', 'write_file', { annotations: { readOnlyHint:
 /** 14:02 local time, whatever the machine's time zone. */
 const AT_14_02 = new Date(2025, 0, 2, 14, 2).getTime();
 
-const chat = (mode: ChatApprovalMode = 'use-tool-settings', grants: ChatGrant[] = []): ChatApprovalState => ({ id: CHAT, mode, grants });
+const chat = (mode: ChatApprovalMode = 'use-tool-settings', grants: ChatGrant[] = []): ChatApprovalState => ({
+  id: CHAT,
+  mode,
+  grants,
+});
 
-function run(policy: CompiledPolicy, tool: ToolDefinition, args: Record<string, unknown> = {}, state: ChatApprovalState | undefined = chat()) {
+function run(
+  policy: CompiledPolicy,
+  tool: ToolDefinition,
+  args: Record<string, unknown> = {},
+  state: ChatApprovalState | undefined = chat(),
+) {
   return decide({ call: { serverName: tool.serverName, toolName: tool.name, args }, tool, chat: state }, policy);
 }
 
-const ETC_RULE = { effect: 'deny', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] } as const;
+const ETC_RULE = {
+  effect: 'deny',
+  server: 'Files',
+  tool: 'write_*',
+  args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }],
+} as const;
 
 describe('the decision pipeline, step by step', () => {
   it('asks on a fresh install, saying that the global setting asks', () => {
@@ -39,7 +53,8 @@ describe('the decision pipeline, step by step', () => {
     expect(run(policy, writeFile, { path: '/etc/passwd' })).toEqual({
       outcome: 'deny',
       source: { kind: 'managed-deny-rule', ruleId: 'no-etc' },
-      reason: "Denied by your organisation's policy, rule 'no-etc': Files write_* when /path matches /etc/** (IT policy 7)",
+      reason:
+        "Denied by your organisation's policy, rule 'no-etc': Files write_* when /path matches /etc/** (IT policy 7)",
       definitionChanged: false,
     });
   });
@@ -57,7 +72,11 @@ describe('the decision pipeline, step by step', () => {
     expect(decision.source).toEqual({ kind: 'deny-rule', ruleId: 'c', ruleNumber: 3 });
     expect(decision.reason).toBe('Denied by your rule #3: Files write_* when /path matches /etc/**');
     // The argument condition matters: elsewhere the allow rule decides.
-    expect(run(policy, writeFile, { path: '/home/me/notes' }).source).toEqual({ kind: 'allow-rule', ruleId: 'a', ruleNumber: 1 });
+    expect(run(policy, writeFile, { path: '/home/me/notes' }).source).toEqual({
+      kind: 'allow-rule',
+      ruleId: 'a',
+      ruleNumber: 1,
+    });
   });
 
   it('2. allows everything when approvals are off', () => {
@@ -72,9 +91,15 @@ describe('the decision pipeline, step by step', () => {
   it("2. ignores 'approvals off' when the organisation forbids it, and says so", () => {
     const policy = policyOf({ mode: 'never-ask' }, { disallowNeverAsk: true });
     const trace: ConsideredStep[] = [];
-    const decision = decide({ call: { serverName: 'Files', toolName: 'write_file', args: {} }, tool: writeFile, chat: chat() }, policy, trace);
+    const decision = decide(
+      { call: { serverName: 'Files', toolName: 'write_file', args: {} }, tool: writeFile, chat: chat() },
+      policy,
+      trace,
+    );
     expect(decision.outcome).toBe('ask');
-    expect(decision.reason).toBe("Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored");
+    expect(decision.reason).toBe(
+      "Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored",
+    );
     expect(trace.find((step) => step.kind === 'approvals-off')).toEqual({
       step: 2,
       kind: 'approvals-off',
@@ -111,8 +136,16 @@ describe('the decision pipeline, step by step', () => {
   });
 
   it("4. never uses another chat's grant, nor a grant without the tool's definition", () => {
-    expect(run(policyOf(), writeFile, {}, chat('use-tool-settings', [grantOf(OTHER_CHAT, writeFile)])).outcome).toBe('ask');
-    const unknownTool = decide({ call: { serverName: 'Files', toolName: 'write_file', args: {} }, chat: chat('use-tool-settings', [grantOf(CHAT, writeFile)]) }, policyOf());
+    expect(run(policyOf(), writeFile, {}, chat('use-tool-settings', [grantOf(OTHER_CHAT, writeFile)])).outcome).toBe(
+      'ask',
+    );
+    const unknownTool = decide(
+      {
+        call: { serverName: 'Files', toolName: 'write_file', args: {} },
+        chat: chat('use-tool-settings', [grantOf(CHAT, writeFile)]),
+      },
+      policyOf(),
+    );
     expect(unknownTool.outcome).toBe('ask');
   });
 
@@ -125,11 +158,16 @@ describe('the decision pipeline, step by step', () => {
     });
     const forbidden = run(policyOf({}, { disallowNeverAsk: true }), writeFile, {}, chat('never-ask'));
     expect(forbidden.outcome).toBe('ask');
-    expect(forbidden.reason).toBe("Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored");
+    expect(forbidden.reason).toBe(
+      "Asked: your organisation's policy does not allow turning approvals off, so 'never ask' is ignored",
+    );
   });
 
   it("3. asks in a chat set to 'Always ask', even when rules and settings would allow", () => {
-    const policy = policyOf({ servers: { Files: { autoApprove: true } }, rules: [{ id: 'r', effect: 'allow', server: '*', tool: '*' }] });
+    const policy = policyOf({
+      servers: { Files: { autoApprove: true } },
+      rules: [{ id: 'r', effect: 'allow', server: '*', tool: '*' }],
+    });
     expect(run(policy, readFile, {}, chat('always-ask'))).toEqual({
       outcome: 'ask',
       source: { kind: 'chat-mode', setting: 'always-ask' },
@@ -155,17 +193,22 @@ describe('the decision pipeline, step by step', () => {
   });
 
   it('3, 7. the tool setting beats the server setting, which beats the global one', () => {
-    const policy = policyOf({
-      mode: 'auto-approve-read-only-trusted',
-      servers: { Files: { autoApprove: true } },
-      tools: { Files: { read_file: 'always-ask' }, Other: { run: 'auto-approve' } },
-    }, undefined, ['Files']);
+    const policy = policyOf(
+      {
+        mode: 'auto-approve-read-only-trusted',
+        servers: { Files: { autoApprove: true } },
+        tools: { Files: { read_file: 'always-ask' }, Other: { run: 'auto-approve' } },
+      },
+      undefined,
+      ['Files'],
+    );
     expect(run(policy, readFile)).toEqual({
       outcome: 'ask',
       source: { kind: 'tool-setting', serverName: 'Files', toolName: 'read_file', setting: 'always-ask' },
       reason: "Asked because of the tool setting 'Files.read_file' (always ask)",
       definitionChanged: false,
-      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.read_file' is 'Always ask'.",
+      keepsAsking:
+        "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.read_file' is 'Always ask'.",
     });
     expect(run(policy, writeFile)).toEqual({
       outcome: 'allow',
@@ -188,14 +231,25 @@ describe('the decision pipeline, step by step', () => {
       reason: "Auto-approved: 'read_file' says it is read-only, and you trust the annotations of 'Files'",
       definitionChanged: false,
     });
-    expect(run(trusted, writeFile)).toMatchObject({ outcome: 'ask', source: { kind: 'default' }, reason: 'Asked: no rule or setting allows this tool without asking' });
+    expect(run(trusted, writeFile)).toMatchObject({
+      outcome: 'ask',
+      source: { kind: 'default' },
+      reason: 'Asked: no rule or setting allows this tool without asking',
+    });
     // An untrusted server's annotations never auto-approve.
     const untrusted = makeTool('Evil', 'steal', { annotations: { readOnlyHint: true } });
     expect(run(trusted, untrusted).outcome).toBe('ask');
     // Trusted, but the global mode is 'ask'.
     expect(run(policyOf({}, undefined, ['Files']), readFile).source.kind).toBe('global-setting');
     // The server's approval settings say nothing about trust: auto-approve alone does not make its hints count.
-    expect(run(policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Evil: { autoApprove: false } } }, undefined, ['Files']), untrusted).outcome).toBe('ask');
+    expect(
+      run(
+        policyOf({ mode: 'auto-approve-read-only-trusted', servers: { Evil: { autoApprove: false } } }, undefined, [
+          'Files',
+        ]),
+        untrusted,
+      ).outcome,
+    ).toBe('ask');
   });
 
   it("3. an explicit ask is never silenced by a chat grant, a 'Never ask' chat, an allow rule or auto-approve; the card is told why", () => {
@@ -211,30 +265,45 @@ describe('the decision pipeline, step by step', () => {
       source: { kind: 'tool-setting', serverName: 'Files', toolName: 'write_file', setting: 'always-ask' },
       reason: "Asked because of the tool setting 'Files.write_file' (always ask)",
       definitionChanged: false,
-      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.",
+      keepsAsking:
+        "This tool will keep asking, even after 'Allow for this chat': the tool setting 'Files.write_file' is 'Always ask'.",
     });
     // An ask rule, the same way; it is named by its number and its words.
-    const ruleAsks = policyOf({ ...everythingAllows, rules: [...everythingAllows.rules, { id: 'look', effect: 'ask', server: 'Files', tool: 'write_*' }] });
+    const ruleAsks = policyOf({
+      ...everythingAllows,
+      rules: [...everythingAllows.rules, { id: 'look', effect: 'ask', server: 'Files', tool: 'write_*' }],
+    });
     expect(run(ruleAsks, writeFile, {}, chat('never-ask', [grant]))).toMatchObject({
       outcome: 'ask',
       source: { kind: 'ask-rule', ruleId: 'look', ruleNumber: 2 },
-      keepsAsking: "This tool will keep asking, even after 'Allow for this chat': your rule #2 asks every time (Files write_*).",
+      keepsAsking:
+        "This tool will keep asking, even after 'Allow for this chat': your rule #2 asks every time (Files write_*).",
     });
     // A tool setting to ask beats its server's auto-approve, and the server's auto-approve alone is no explicit ask.
-    expect(run(policyOf(everythingAllows), writeFile, {}, chat('use-tool-settings', [grant])).source.kind).toBe('chat-grant');
+    expect(run(policyOf(everythingAllows), writeFile, {}, chat('use-tool-settings', [grant])).source.kind).toBe(
+      'chat-grant',
+    );
   });
 
   it('2, 3. approvals off stands above an explicit ask, unless the organisation forbids it', () => {
     const policy = { mode: 'never-ask', tools: { Files: { write_file: 'always-ask' } } };
     expect(run(policyOf(policy), writeFile, {}, chat('always-ask')).source.kind).toBe('approvals-off');
     expect(run(policyOf(policy, { disallowNeverAsk: true }), writeFile, {}, chat('always-ask')).source).toEqual({
-      kind: 'tool-setting', serverName: 'Files', toolName: 'write_file', setting: 'always-ask',
+      kind: 'tool-setting',
+      serverName: 'Files',
+      toolName: 'write_file',
+      setting: 'always-ask',
     });
   });
 
   it('3. a stale grant beside an explicit ask: the explicit ask is the reason, and the change is still shown', () => {
     const changed = changedTool(writeFile);
-    const decision = run(policyOf({ tools: { Files: { write_file: 'always-ask' } } }), changed, {}, chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]));
+    const decision = run(
+      policyOf({ tools: { Files: { write_file: 'always-ask' } } }),
+      changed,
+      {},
+      chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]),
+    );
     expect(decision).toMatchObject({
       outcome: 'ask',
       reason: "Asked because of the tool setting 'Files.write_file' (always ask)",
@@ -246,7 +315,11 @@ describe('the decision pipeline, step by step', () => {
   it('explain: the trace of an explicit ask says which setting asked, and where a grant would have stood', () => {
     const trace: ConsideredStep[] = [];
     const decision = decide(
-      { call: { serverName: 'Files', toolName: 'write_file', args: {} }, tool: writeFile, chat: chat('never-ask', [grantOf(CHAT, writeFile)]) },
+      {
+        call: { serverName: 'Files', toolName: 'write_file', args: {} },
+        tool: writeFile,
+        chat: chat('never-ask', [grantOf(CHAT, writeFile)]),
+      },
       policyOf({ tools: { Files: { write_file: 'always-ask' } } }),
       trace,
     );
@@ -264,7 +337,10 @@ describe('the decision pipeline, step by step', () => {
       mode: 'never-ask',
       servers: { Files: { autoApprove: true } },
       tools: { Files: { write_file: 'auto-approve' } },
-      rules: [{ id: 'allow', effect: 'allow', server: '*', tool: '*' }, { id: 'deny', ...ETC_RULE }],
+      rules: [
+        { id: 'allow', effect: 'allow', server: '*', tool: '*' },
+        { id: 'deny', ...ETC_RULE },
+      ],
     });
     const decision = run(policy, writeFile, { path: '/etc/shadow' }, chat('never-ask', [grantOf(CHAT, writeFile)]));
     expect(decision.outcome).toBe('deny');
@@ -273,8 +349,10 @@ describe('the decision pipeline, step by step', () => {
 });
 
 describe('argument conditions', () => {
-  const denyPolicy = (matcher: object) => policyOf({ rules: [{ id: 'd', effect: 'deny', server: '*', tool: '*', args: [matcher] }] });
-  const allowPolicy = (matcher: object) => policyOf({ rules: [{ id: 'a', effect: 'allow', server: '*', tool: '*', args: [matcher] }] });
+  const denyPolicy = (matcher: object) =>
+    policyOf({ rules: [{ id: 'd', effect: 'deny', server: '*', tool: '*', args: [matcher] }] });
+  const allowPolicy = (matcher: object) =>
+    policyOf({ rules: [{ id: 'a', effect: 'allow', server: '*', tool: '*', args: [matcher] }] });
 
   it('matches globs path-like: ** spans folders and dot files, * does not cross /', () => {
     const policy = denyPolicy({ pointer: '/path', match: 'glob', value: '/etc/**' });
@@ -321,11 +399,22 @@ describe('argument conditions', () => {
     }
     // Windows: backslashes and the drive letter's case.
     const windows = denyPolicy({ pointer: '/path', match: 'glob', value: 'C:/Windows/**' });
-    for (const spelling of ['C:\\Windows\\System32\\x.dll', 'c:/Windows/System32', 'file:///C:/Windows/System32', 'c:\\Windows\\..\\Windows\\x']) {
+    for (const spelling of [
+      'C:\\Windows\\System32\\x.dll',
+      'c:/Windows/System32',
+      'file:///C:/Windows/System32',
+      'c:\\Windows\\..\\Windows\\x',
+    ]) {
       expect([spelling, run(windows, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'deny']);
     }
     // Not a spelling of /etc: other hosts' file URLs, other schemes, plain words.
-    for (const other of ['file://evil.test/etc/passwd', 'https://example.com/etc/passwd', 'etc/passwd', '/proc/self/environ', '/home/me/etc/passwd']) {
+    for (const other of [
+      'file://evil.test/etc/passwd',
+      'https://example.com/etc/passwd',
+      'etc/passwd',
+      '/proc/self/environ',
+      '/home/me/etc/passwd',
+    ]) {
       expect([other, run(deny, writeFile, { path: other }).outcome]).toEqual([other, 'ask']);
     }
   });
@@ -333,7 +422,12 @@ describe('argument conditions', () => {
   it('allow rules match a path only when every spelling of it does', () => {
     const allow = allowPolicy({ pointer: '/path', match: 'glob', value: '/home/me/**' });
     expect(run(allow, writeFile, { path: '/home/me/a.txt' }).outcome).toBe('allow');
-    for (const spelling of ['/home/me/../../proc/self/root/etc/passwd', ' /home/me/a.txt', '/home/me/../../etc/passwd', 'file:///home/me/a.txt']) {
+    for (const spelling of [
+      '/home/me/../../proc/self/root/etc/passwd',
+      ' /home/me/a.txt',
+      '/home/me/../../etc/passwd',
+      'file:///home/me/a.txt',
+    ]) {
       expect([spelling, run(allow, writeFile, { path: spelling }).outcome]).toEqual([spelling, 'ask']);
     }
     const relative = allowPolicy({ pointer: '/path', match: 'glob', value: 'notes/**' });
@@ -377,10 +471,18 @@ describe('argument conditions', () => {
 
   it('needs every condition of a rule to hold', () => {
     const policy = policyOf({
-      rules: [{ id: 'both', effect: 'deny', server: '*', tool: '*', args: [
-        { pointer: '/path', match: 'glob', value: '/etc/**' },
-        { pointer: '/mode', match: 'equals', value: 'write' },
-      ] }],
+      rules: [
+        {
+          id: 'both',
+          effect: 'deny',
+          server: '*',
+          tool: '*',
+          args: [
+            { pointer: '/path', match: 'glob', value: '/etc/**' },
+            { pointer: '/mode', match: 'equals', value: 'write' },
+          ],
+        },
+      ],
     });
     expect(run(policy, writeFile, { path: '/etc/x', mode: 'write' }).outcome).toBe('deny');
     expect(run(policy, writeFile, { path: '/etc/x', mode: 'read' }).outcome).toBe('ask');
@@ -391,7 +493,11 @@ describe('explain', () => {
   it('lists every step it looked at, in order, ending with the one that decided', () => {
     const policy = policyOf({ mode: 'auto-approve-read-only-trusted' }, { rules: [] }, ['Files']);
     const trace: ConsideredStep[] = [];
-    const decision = decide({ call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool: readFile, chat: chat() }, policy, trace);
+    const decision = decide(
+      { call: { serverName: 'Files', toolName: 'read_file', args: {} }, tool: readFile, chat: chat() },
+      policy,
+      trace,
+    );
     expect(decision.source.kind).toBe('trusted-read-only');
     expect(trace.map((step) => [step.step, step.kind, step.result])).toEqual([
       [1, 'managed-deny-rule', 'passed'],
@@ -414,7 +520,11 @@ describe('explain', () => {
     const trace: ConsideredStep[] = [];
     const changed = changedTool(writeFile);
     decide(
-      { call: { serverName: 'Files', toolName: 'write_file', args: {} }, tool: changed, chat: chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]) },
+      {
+        call: { serverName: 'Files', toolName: 'write_file', args: {} },
+        tool: changed,
+        chat: chat('use-tool-settings', [grantOf(CHAT, writeFile, AT_14_02)]),
+      },
       policyOf({ mode: 'auto-approve-read-only-trusted' }),
       trace,
     );

@@ -52,7 +52,11 @@ export function decide(input: DecisionInput, policy: CompiledPolicy, trace?: Con
   if (decision.outcome !== 'ask') return decision;
   const identityChanged = policy.identityChange(input.call.serverName);
   if (identityChanged === undefined) return decision;
-  return { ...decision, identityChanged, reason: `${decision.reason} ${reasons.identityChanged(input.call.serverName, identityChanged)}` };
+  return {
+    ...decision,
+    identityChanged,
+    reason: `${decision.reason} ${reasons.identityChanged(input.call.serverName, identityChanged)}`,
+  };
 }
 
 function decideSteps(input: DecisionInput, policy: CompiledPolicy, trace?: ConsideredStep[]): PolicyDecision {
@@ -64,17 +68,33 @@ function decideSteps(input: DecisionInput, policy: CompiledPolicy, trace?: Consi
 
   // 1. Deny rules (the same code that re-checks edited arguments and every call about to run: denyCheck).
   const denied = denyStep(candidates, args);
-  if (trace && policy.managed && denied?.source.kind !== 'managed-deny-rule') note(trace, 1, 'managed-deny-rule', 'passed', `No rule of your organisation's policy denies ${name}.`);
+  if (trace && policy.managed && denied?.source.kind !== 'managed-deny-rule')
+    note(trace, 1, 'managed-deny-rule', 'passed', `No rule of your organisation's policy denies ${name}.`);
   if (denied) return finish(trace, undefined, 'deny', denied.source, denied.reason, 1);
-  if (trace) note(trace, 1, 'deny-rule', 'passed', `None of your deny rules matches ${name}${describeArgsChecked(candidates.deny.length)}.`);
+  if (trace)
+    note(
+      trace,
+      1,
+      'deny-rule',
+      'passed',
+      `None of your deny rules matches ${name}${describeArgsChecked(candidates.deny.length)}.`,
+    );
 
   // 2. Approvals off.
   const { mode } = policy.policy;
   let neverAskIgnored = false;
   if (mode === 'never-ask') {
-    if (policy.neverAskAllowed) return finish(trace, undefined, 'allow', { kind: 'approvals-off', setting: mode }, reasons.approvalsOff(), 2);
+    if (policy.neverAskAllowed)
+      return finish(trace, undefined, 'allow', { kind: 'approvals-off', setting: mode }, reasons.approvalsOff(), 2);
     neverAskIgnored = true;
-    if (trace) note(trace, 2, 'approvals-off', 'ignored', "Approvals are off in your settings, but your organisation's policy requires approvals: ignored.");
+    if (trace)
+      note(
+        trace,
+        2,
+        'approvals-off',
+        'ignored',
+        "Approvals are off in your settings, but your organisation's policy requires approvals: ignored.",
+      );
   } else if (trace) {
     note(trace, 2, 'approvals-off', 'passed', 'Approvals are on.');
   }
@@ -87,68 +107,179 @@ function decideSteps(input: DecisionInput, policy: CompiledPolicy, trace?: Consi
 
   // 3. An explicit ask: ask rules, the tool's "always ask", the chat's "always ask".
   const ask = firstMatch(candidates.ask, args);
-  if (ask) return finish(trace, changedGrant, 'ask', ruleSource('ask-rule', ask), reasons.ask(ask), 3, reasons.keepsAsking.askRule(ask));
-  if (trace) note(trace, 3, 'ask-rule', 'passed', `None of your ask rules matches ${name}${describeArgsChecked(candidates.ask.length)}.`);
+  if (ask)
+    return finish(
+      trace,
+      changedGrant,
+      'ask',
+      ruleSource('ask-rule', ask),
+      reasons.ask(ask),
+      3,
+      reasons.keepsAsking.askRule(ask),
+    );
+  if (trace)
+    note(
+      trace,
+      3,
+      'ask-rule',
+      'passed',
+      `None of your ask rules matches ${name}${describeArgsChecked(candidates.ask.length)}.`,
+    );
   const toolSetting = policy.toolSetting(serverName, toolName);
   if (toolSetting === 'always-ask') {
     const source: DecisionSource = { kind: 'tool-setting', serverName, toolName, setting: toolSetting };
-    return finish(trace, changedGrant, 'ask', source, reasons.toolAlwaysAsk(serverName, toolName), 3, reasons.keepsAsking.toolAlwaysAsk(serverName, toolName));
+    return finish(
+      trace,
+      changedGrant,
+      'ask',
+      source,
+      reasons.toolAlwaysAsk(serverName, toolName),
+      3,
+      reasons.keepsAsking.toolAlwaysAsk(serverName, toolName),
+    );
   }
   if (trace) note(trace, 3, 'tool-setting', 'passed', `${name} is not set to 'Always ask'.`);
   const chatMode = chat?.mode ?? NO_CHAT_MODE;
   if (chatMode === 'always-ask') {
-    return finish(trace, changedGrant, 'ask', { kind: 'chat-mode', setting: chatMode }, reasons.chatAlwaysAsk(), 3, reasons.keepsAsking.chatAlwaysAsk());
+    return finish(
+      trace,
+      changedGrant,
+      'ask',
+      { kind: 'chat-mode', setting: chatMode },
+      reasons.chatAlwaysAsk(),
+      3,
+      reasons.keepsAsking.chatAlwaysAsk(),
+    );
   }
-  if (trace) note(trace, 3, 'chat-mode', 'passed', chat ? "This chat is not set to 'Always ask'." : 'No chat given: chat settings are not considered.');
+  if (trace)
+    note(
+      trace,
+      3,
+      'chat-mode',
+      'passed',
+      chat ? "This chat is not set to 'Always ask'." : 'No chat given: chat settings are not considered.',
+    );
 
   // 4. This chat's grant, bound to the definition the person saw.
   if (grant && tool && !changedGrant) {
-    return finish(trace, undefined, 'allow', { kind: 'chat-grant', serverName, toolName, grantedAt: grant.grantedAt }, reasons.chatGrant(grant), 4);
+    return finish(
+      trace,
+      undefined,
+      'allow',
+      { kind: 'chat-grant', serverName, toolName, grantedAt: grant.grantedAt },
+      reasons.chatGrant(grant),
+      4,
+    );
   }
   if (trace) {
-    if (changedGrant) note(trace, 4, 'chat-grant', 'ignored', `You allowed ${name} for this chat at ${clockTime(changedGrant.grantedAt)}, but the tool changed since: it is asked about again.`);
-    else note(trace, 4, 'chat-grant', grant ? 'ignored' : 'passed', grantDetail(name, chat !== undefined, grant !== undefined));
+    if (changedGrant)
+      note(
+        trace,
+        4,
+        'chat-grant',
+        'ignored',
+        `You allowed ${name} for this chat at ${clockTime(changedGrant.grantedAt)}, but the tool changed since: it is asked about again.`,
+      );
+    else
+      note(
+        trace,
+        4,
+        'chat-grant',
+        grant ? 'ignored' : 'passed',
+        grantDetail(name, chat !== undefined, grant !== undefined),
+      );
   }
 
   // 5. The chat set to "never ask".
   if (chatMode === 'never-ask') {
-    if (policy.neverAskAllowed) return finish(trace, changedGrant, 'allow', { kind: 'chat-mode', setting: chatMode }, reasons.chatNeverAsk(), 5);
+    if (policy.neverAskAllowed)
+      return finish(trace, changedGrant, 'allow', { kind: 'chat-mode', setting: chatMode }, reasons.chatNeverAsk(), 5);
     neverAskIgnored = true;
-    if (trace) note(trace, 5, 'chat-mode', 'ignored', "This chat is set to 'Never ask', but your organisation's policy requires approvals: ignored.");
+    if (trace)
+      note(
+        trace,
+        5,
+        'chat-mode',
+        'ignored',
+        "This chat is set to 'Never ask', but your organisation's policy requires approvals: ignored.",
+      );
   } else if (trace) {
-    note(trace, 5, 'chat-mode', 'passed', chat ? "This chat is not set to 'Never ask'." : 'No chat given: chat settings are not considered.');
+    note(
+      trace,
+      5,
+      'chat-mode',
+      'passed',
+      chat ? "This chat is not set to 'Never ask'." : 'No chat given: chat settings are not considered.',
+    );
   }
 
   // 6. Allow rules.
   const allow = firstMatch(candidates.allow, args);
   if (allow) return finish(trace, changedGrant, 'allow', ruleSource('allow-rule', allow), reasons.allow(allow), 6);
-  if (trace) note(trace, 6, 'allow-rule', 'passed', `None of your allow rules matches ${name}${describeArgsChecked(candidates.allow.length)}.`);
+  if (trace)
+    note(
+      trace,
+      6,
+      'allow-rule',
+      'passed',
+      `None of your allow rules matches ${name}${describeArgsChecked(candidates.allow.length)}.`,
+    );
 
   // 7. The tool's setting, else its server's ("always ask" was step 3).
   if (toolSetting === 'auto-approve') {
-    return finish(trace, changedGrant, 'allow', { kind: 'tool-setting', serverName, toolName, setting: toolSetting }, reasons.toolAutoApprove(serverName, toolName), 7);
+    return finish(
+      trace,
+      changedGrant,
+      'allow',
+      { kind: 'tool-setting', serverName, toolName, setting: toolSetting },
+      reasons.toolAutoApprove(serverName, toolName),
+      7,
+    );
   }
   if (trace) note(trace, 7, 'tool-setting', 'passed', `The tool setting of ${name} defers to the server.`);
   const server = policy.serverSettings(serverName);
   if (server?.autoApprove) {
-    return finish(trace, changedGrant, 'allow', { kind: 'server-setting', serverName, setting: 'auto-approve' }, reasons.serverAutoApprove(serverName), 7);
+    return finish(
+      trace,
+      changedGrant,
+      'allow',
+      { kind: 'server-setting', serverName, setting: 'auto-approve' },
+      reasons.serverAutoApprove(serverName),
+      7,
+    );
   }
-  if (trace) note(trace, 7, 'server-setting', 'passed', `The server '${serverName}' is not set to auto-approve its tools.`);
+  if (trace)
+    note(trace, 7, 'server-setting', 'passed', `The server '${serverName}' is not set to auto-approve its tools.`);
 
   // 8. Read-only tools of trusted servers, only in that global mode and only for servers the user trusts.
   if (mode === 'auto-approve-read-only-trusted') {
     const trusted = policy.serverTrusted(serverName);
     if (trusted && tool?.annotations?.readOnlyHint === true) {
-      return finish(trace, changedGrant, 'allow', { kind: 'trusted-read-only', serverName, toolName }, reasons.trustedReadOnly(serverName, toolName), 8);
+      return finish(
+        trace,
+        changedGrant,
+        'allow',
+        { kind: 'trusted-read-only', serverName, toolName },
+        reasons.trustedReadOnly(serverName, toolName),
+        8,
+      );
     }
     if (trace) note(trace, 8, 'trusted-read-only', 'passed', readOnlyDetail(serverName, toolName, trusted, tool));
   } else if (trace) {
-    note(trace, 8, 'trusted-read-only', 'passed', "Read-only tools are auto-approved only in the global mode 'auto-approve read-only tools of trusted servers'.");
+    note(
+      trace,
+      8,
+      'trusted-read-only',
+      'passed',
+      "Read-only tools are auto-approved only in the global mode 'auto-approve read-only tools of trusted servers'.",
+    );
   }
 
   // 9. Ask.
-  if (neverAskIgnored) return finish(trace, changedGrant, 'ask', { kind: 'default' }, reasons.organisationRequiresApprovals(), 9);
-  if (mode === 'ask') return finish(trace, changedGrant, 'ask', { kind: 'global-setting', setting: mode }, reasons.globalAsk(), 9);
+  if (neverAskIgnored)
+    return finish(trace, changedGrant, 'ask', { kind: 'default' }, reasons.organisationRequiresApprovals(), 9);
+  if (mode === 'ask')
+    return finish(trace, changedGrant, 'ask', { kind: 'global-setting', setting: mode }, reasons.globalAsk(), 9);
   return finish(trace, changedGrant, 'ask', { kind: 'default' }, reasons.noAllowSource(), 9);
 }
 
@@ -169,7 +300,8 @@ export function denyCheck(call: DecisionInput['call'], policy: CompiledPolicy): 
 
 function denyStep(candidates: RuleCandidates, args: Record<string, unknown>): DenyVerdict | undefined {
   const managedDeny = firstMatch(candidates.managedDeny, args);
-  if (managedDeny) return { source: ruleSource('managed-deny-rule', managedDeny), reason: reasons.managedDeny(managedDeny) };
+  if (managedDeny)
+    return { source: ruleSource('managed-deny-rule', managedDeny), reason: reasons.managedDeny(managedDeny) };
   const deny = firstMatch(candidates.deny, args);
   if (deny) return { source: ruleSource('deny-rule', deny), reason: reasons.deny(deny) };
   return undefined;
@@ -182,7 +314,13 @@ function findGrant(chat: ChatApprovalState, serverName: string, toolName: string
   return undefined;
 }
 
-function note(trace: ConsideredStep[] | undefined, step: number, kind: DecisionSourceKind, result: ConsideredStep['result'], detail: string): void {
+function note(
+  trace: ConsideredStep[] | undefined,
+  step: number,
+  kind: DecisionSourceKind,
+  result: ConsideredStep['result'],
+  detail: string,
+): void {
   trace?.push({ step, kind, result, detail });
 }
 
@@ -211,7 +349,9 @@ function finish(
 }
 
 function ruleSource(kind: DecisionSourceKind, rule: CompiledRule): DecisionSource {
-  return rule.number === undefined ? { kind, ruleId: rule.rule.id } : { kind, ruleId: rule.rule.id, ruleNumber: rule.number };
+  return rule.number === undefined
+    ? { kind, ruleId: rule.rule.id }
+    : { kind, ruleId: rule.rule.id, ruleNumber: rule.number };
 }
 
 function firstMatch(rules: readonly CompiledRule[], args: Record<string, unknown>): CompiledRule | undefined {
@@ -221,7 +361,9 @@ function firstMatch(rules: readonly CompiledRule[], args: Record<string, unknown
 
 function describeArgsChecked(candidates: number): string {
   if (candidates === 0) return '';
-  return candidates === 1 ? ' (one names this tool; its argument conditions do not hold)' : ` (${candidates} name this tool; their argument conditions do not hold)`;
+  return candidates === 1
+    ? ' (one names this tool; its argument conditions do not hold)'
+    : ` (${candidates} name this tool; their argument conditions do not hold)`;
 }
 
 function grantDetail(name: string, hasChat: boolean, hasGrant: boolean): string {
@@ -230,7 +372,12 @@ function grantDetail(name: string, hasChat: boolean, hasGrant: boolean): string 
   return `This chat has not allowed ${name} ('Allow for this chat').`;
 }
 
-function readOnlyDetail(serverName: string, toolName: string, trusted: boolean, tool: ToolDefinition | undefined): string {
+function readOnlyDetail(
+  serverName: string,
+  toolName: string,
+  trusted: boolean,
+  tool: ToolDefinition | undefined,
+): string {
   if (!trusted) return `You have not marked the server '${serverName}' trusted, so its read-only hints do not count.`;
   if (!tool) return `The tool ${serverName}.${toolName} is not known now, so its annotations cannot be read.`;
   return `'${toolName}' does not say it is read-only.`;

@@ -24,17 +24,21 @@ function withNote(text: string, rule: CompiledRule): string {
 export const reasons = {
   identityChanged: (serverName: string, change: IdentityChange): string =>
     `The server '${serverName}' runs something else than when its settings were made (was: ${change.previous}; now: ${change.current}), so none of them allows its calls.`,
-  managedDeny: (rule: CompiledRule): string => withNote(`Denied by your organisation's policy, rule '${rule.rule.id}': ${rule.description}`, rule),
+  managedDeny: (rule: CompiledRule): string =>
+    withNote(`Denied by your organisation's policy, rule '${rule.rule.id}': ${rule.description}`, rule),
   deny: (rule: CompiledRule): string => withNote(`Denied by ${ruleName(rule)}: ${rule.description}`, rule),
   approvalsOff: (): string => 'Approvals are off (never ask)',
-  chatGrant: (grant: ChatGrant): string => `Allowed for this chat (you chose 'Allow for this chat' at ${clockTime(grant.grantedAt)})`,
+  chatGrant: (grant: ChatGrant): string =>
+    `Allowed for this chat (you chose 'Allow for this chat' at ${clockTime(grant.grantedAt)})`,
   chatNeverAsk: (): string => "Allowed: this chat is set to 'Never ask'",
   chatAlwaysAsk: (): string => "Asked because this chat is set to 'Always ask'",
   ask: (rule: CompiledRule): string => withNote(`Asked because of ${ruleName(rule)}: ${rule.description}`, rule),
   allow: (rule: CompiledRule): string => withNote(`Auto-approved by ${ruleName(rule)}: ${rule.description}`, rule),
   toolAutoApprove: (server: string, tool: string): string => `Auto-approved: tool setting '${server}.${tool}'`,
-  toolAlwaysAsk: (server: string, tool: string): string => `Asked because of the tool setting '${server}.${tool}' (always ask)`,
-  serverAutoApprove: (server: string): string => `Auto-approved: server setting '${server}' (auto-approve all its tools)`,
+  toolAlwaysAsk: (server: string, tool: string): string =>
+    `Asked because of the tool setting '${server}.${tool}' (always ask)`,
+  serverAutoApprove: (server: string): string =>
+    `Auto-approved: server setting '${server}' (auto-approve all its tools)`,
   trustedReadOnly: (server: string, tool: string): string =>
     `Auto-approved: '${tool}' says it is read-only, and you trust the annotations of '${server}'`,
   globalAsk: (): string => 'Asked: your global setting is to ask before every tool call',
@@ -52,6 +56,7 @@ export const reasons = {
       `This tool will keep asking, even after 'Allow for this chat': ${ruleName(rule)} asks every time (${rule.description}).`,
     toolAlwaysAsk: (server: string, tool: string): string =>
       `This tool will keep asking, even after 'Allow for this chat': the tool setting '${server}.${tool}' is 'Always ask'.`,
-    chatAlwaysAsk: (): string => "This tool will keep asking, even after 'Allow for this chat': this chat is set to 'Always ask'.",
+    chatAlwaysAsk: (): string =>
+      "This tool will keep asking, even after 'Allow for this chat': this chat is set to 'Always ask'.",
   },
 };

@@ -20,8 +20,18 @@ export function unlockedPolicy(stored: StoredApprovalPolicy, defaults: ManagedSe
   return {
     mode: stored.mode ?? defaults.mode ?? DEFAULT_APPROVAL_POLICY.mode,
     timeoutSeconds: stored.timeoutSeconds ?? defaults.timeoutSeconds ?? DEFAULT_APPROVAL_POLICY.timeoutSeconds,
-    servers: copyRecord(stored.servers ?? Object.fromEntries(Object.entries(defaults.servers ?? {}).map(([server, settings]) => [server, { autoApprove: false, ...settings }]))),
-    tools: Object.fromEntries(Object.entries(stored.tools ?? defaults.tools ?? {}).map(([server, byTool]) => [server, copyRecord(byTool)])),
+    servers: copyRecord(
+      stored.servers ??
+        Object.fromEntries(
+          Object.entries(defaults.servers ?? {}).map(([server, settings]) => [
+            server,
+            { autoApprove: false, ...settings },
+          ]),
+        ),
+    ),
+    tools: Object.fromEntries(
+      Object.entries(stored.tools ?? defaults.tools ?? {}).map(([server, byTool]) => [server, copyRecord(byTool)]),
+    ),
     rules: [...(stored.rules ?? defaults.rules ?? [])],
   };
 }
@@ -31,8 +41,11 @@ export function effectivePolicy(stored: StoredApprovalPolicy, managed: ManagedPo
   const locked = managed?.locked ?? {};
   const servers = new Map(Object.entries(policy.servers));
   // A lock replaces the parts it names; the person's other settings of that server (its sampling) stay.
-  for (const [server, settings] of Object.entries(locked.servers ?? {})) servers.set(server, { autoApprove: false, ...servers.get(server), ...settings });
-  const tools = new Map(Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
+  for (const [server, settings] of Object.entries(locked.servers ?? {}))
+    servers.set(server, { autoApprove: false, ...servers.get(server), ...settings });
+  const tools = new Map(
+    Object.entries(policy.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]),
+  );
   for (const [server, byTool] of Object.entries(locked.tools ?? {})) {
     const settings = tools.get(server) ?? new Map();
     for (const [tool, setting] of Object.entries(byTool)) settings.set(tool, setting);
@@ -57,8 +70,13 @@ export function defaultedSettings(stored: StoredApprovalPolicy, managed: Managed
 /** What a change would do to a locked setting, in words (empty when it leaves every lock alone). */
 export function lockedParts(change: PolicyUpdate, locked: ManagedSettings): string[] {
   const parts: string[] = [];
-  if (change.mode !== undefined && locked.mode !== undefined && change.mode !== locked.mode) parts.push(`the global mode (locked to ${locked.mode})`);
-  if (change.timeoutSeconds !== undefined && locked.timeoutSeconds !== undefined && change.timeoutSeconds !== locked.timeoutSeconds) {
+  if (change.mode !== undefined && locked.mode !== undefined && change.mode !== locked.mode)
+    parts.push(`the global mode (locked to ${locked.mode})`);
+  if (
+    change.timeoutSeconds !== undefined &&
+    locked.timeoutSeconds !== undefined &&
+    change.timeoutSeconds !== locked.timeoutSeconds
+  ) {
     parts.push(`the approval timeout (locked to ${locked.timeoutSeconds} s)`);
   }
   const lockedServers = new Map(Object.entries(locked.servers ?? {}));
@@ -67,15 +85,20 @@ export function lockedParts(change: PolicyUpdate, locked: ManagedSettings): stri
     if (lock === undefined) continue;
     const differs = <K extends 'autoApprove' | 'sampling' | 'samplingTokenBudget'>(key: K): boolean =>
       lock[key] !== undefined && (settings === null || (settings[key] !== undefined && settings[key] !== lock[key]));
-    if (differs('autoApprove')) parts.push(`the server setting '${server}' (locked to ${lock.autoApprove ? 'auto-approve' : 'ask'})`);
+    if (differs('autoApprove'))
+      parts.push(`the server setting '${server}' (locked to ${lock.autoApprove ? 'auto-approve' : 'ask'})`);
     if (differs('sampling')) parts.push(`the sampling of '${server}' (locked to ${lock.sampling})`);
-    if (differs('samplingTokenBudget')) parts.push(`the sampling budget of '${server}' (locked to ${lock.samplingTokenBudget} tokens)`);
+    if (differs('samplingTokenBudget'))
+      parts.push(`the sampling budget of '${server}' (locked to ${lock.samplingTokenBudget} tokens)`);
   }
-  const lockedTools = new Map(Object.entries(locked.tools ?? {}).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
+  const lockedTools = new Map(
+    Object.entries(locked.tools ?? {}).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]),
+  );
   for (const [server, byTool] of Object.entries(change.tools ?? {})) {
     for (const [tool, setting] of Object.entries(byTool)) {
       const lock = lockedTools.get(server)?.get(tool);
-      if (lock !== undefined && setting !== lock) parts.push(`the tool setting '${server}.${tool}' (locked to ${lock})`);
+      if (lock !== undefined && setting !== lock)
+        parts.push(`the tool setting '${server}.${tool}' (locked to ${lock})`);
     }
   }
   return parts;

@@ -8,7 +8,8 @@ export function pointerProblem(pointer: string): string | null {
   if (pointer === '') return 'points at the whole arguments object; point at one argument, e.g. /path';
   if (!pointer.startsWith('/')) return `must start with "/" (a JSON pointer such as /${pointer})`;
   const badEscape = /~(?![01])/.exec(pointer);
-  if (badEscape) return `has "~" at position ${badEscape.index + 1} not followed by 0 or 1 (write ~0 for "~" and ~1 for "/")`;
+  if (badEscape)
+    return `has "~" at position ${badEscape.index + 1} not followed by 0 or 1 (write ~0 for "~" and ~1 for "/")`;
   return null;
 }
 

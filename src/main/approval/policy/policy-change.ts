@@ -17,7 +17,9 @@ function invalid(message: string): PolicyChangeError {
 export function applyUpdate(current: ApprovalPolicy, change: PolicyUpdate): ApprovalPolicy {
   // Maps, not objects: a server called "__proto__" is just a name, and entries can be dropped plainly.
   const servers = new Map(Object.entries(current.servers));
-  const tools = new Map(Object.entries(current.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]));
+  const tools = new Map(
+    Object.entries(current.tools).map(([server, byTool]) => [server, new Map(Object.entries(byTool))]),
+  );
   for (const [server, settings] of Object.entries(change.servers ?? {})) {
     const before = servers.get(server);
     const autoApprove = settings?.autoApprove ?? before?.autoApprove ?? false;
@@ -62,7 +64,8 @@ export function applyUpdate(current: ApprovalPolicy, change: PolicyUpdate): Appr
     }
     const added = (rules.add ?? []).map((draft) => {
       const taken = ids();
-      if (draft.id !== undefined && taken.has(draft.id)) throw invalid(`a rule with the id '${draft.id}' exists already (add).`);
+      if (draft.id !== undefined && taken.has(draft.id))
+        throw invalid(`a rule with the id '${draft.id}' exists already (add).`);
       let id = draft.id;
       while (id === undefined || taken.has(id)) id = `rule-${randomUUID().slice(0, 8)}`;
       const rule = { ...draft, id };
@@ -92,4 +95,3 @@ export function applyUpdate(current: ApprovalPolicy, change: PolicyUpdate): Appr
   }
   return next;
 }
-

@@ -19,11 +19,17 @@ describe('remember from the card: the suggested rule', () => {
       { pointer: '/path', match: 'glob', value: 'notes/**' },
       { pointer: '/content', match: 'equals', value: 'hello' },
     ]);
-    expect(suggestRule({ path: '/home/me/a/../b/c.txt' })).toEqual([{ pointer: '/path', match: 'glob', value: '/home/me/b/**' }]);
+    expect(suggestRule({ path: '/home/me/a/../b/c.txt' })).toEqual([
+      { pointer: '/path', match: 'glob', value: '/home/me/b/**' },
+    ]);
   });
 
   it('is no broader than the card: a folder argument is globbed itself, every other argument is kept exactly', () => {
-    const call = { serverName: 'Shell', toolName: 'run', args: { cwd: '/home/me/project', command: 'ls', env: { A: '1' }, flags: ['-l', 2] } };
+    const call = {
+      serverName: 'Shell',
+      toolName: 'run',
+      args: { cwd: '/home/me/project', command: 'ls', env: { A: '1' }, flags: ['-l', 2] },
+    };
     const suggested = suggestRule(call.args);
     expect(suggested).toEqual([
       { pointer: '/cwd', match: 'glob', value: '/home/me/project/**' },
@@ -54,16 +60,29 @@ describe('remember from the card: the suggested rule', () => {
 
   it('keeps a path it cannot turn into a plain folder glob as an equality', () => {
     expect(suggestRule({ path: 'a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: 'a.md' }]);
-    expect(suggestRule({ path: '../secret/a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: '../secret/a.md' }]);
-    expect(suggestRule({ path: 'notes[1]/a.md' })).toEqual([{ pointer: '/path', match: 'equals', value: 'notes[1]/a.md' }]);
+    expect(suggestRule({ path: '../secret/a.md' })).toEqual([
+      { pointer: '/path', match: 'equals', value: '../secret/a.md' },
+    ]);
+    expect(suggestRule({ path: 'notes[1]/a.md' })).toEqual([
+      { pointer: '/path', match: 'equals', value: 'notes[1]/a.md' },
+    ]);
   });
 
   it('takes a URL to its host, which a user-info trick or another host does not match', () => {
     const [matcher] = suggestRule({ url: 'https://example.com/docs?q=1' });
     expect(matcher).toEqual({ pointer: '/url', match: 'regex', value: '^https://example\\.com(?:[/?#]|$)' });
     const regex = new RegExp(String(matcher?.value), 'u');
-    expect(['https://example.com', 'https://example.com/x', 'https://example.com?x'].every((url) => regex.test(url))).toBe(true);
-    expect(['https://example.com@evil.test/', 'https://example.com.evil.test/', 'http://example.com/', 'https://evil.test/?https://example.com/'].some((url) => regex.test(url))).toBe(false);
+    expect(
+      ['https://example.com', 'https://example.com/x', 'https://example.com?x'].every((url) => regex.test(url)),
+    ).toBe(true);
+    expect(
+      [
+        'https://example.com@evil.test/',
+        'https://example.com.evil.test/',
+        'http://example.com/',
+        'https://evil.test/?https://example.com/',
+      ].some((url) => regex.test(url)),
+    ).toBe(false);
   });
 
   it('compares every argument when there is no path or URL, nested values by their own pointers', () => {
@@ -87,8 +106,18 @@ describe('remember from the card: what is offered', () => {
     }
   });
 
-  it('offers nothing for a call a deny rule catches, the organisation\'s or the person\'s', () => {
-    const denied = context({ rules: [{ id: 'no-notes', effect: 'deny', server: 'Files', tool: '*', args: [{ pointer: '/path', match: 'glob', value: 'notes/**' }] }] });
+  it("offers nothing for a call a deny rule catches, the organisation's or the person's", () => {
+    const denied = context({
+      rules: [
+        {
+          id: 'no-notes',
+          effect: 'deny',
+          server: 'Files',
+          tool: '*',
+          args: [{ pointer: '/path', match: 'glob', value: 'notes/**' }],
+        },
+      ],
+    });
     const managed = context({}, { rules: [{ id: 'org', server: '*', tool: 'write_*' }] });
     for (const ctx of [denied, managed]) {
       const offers = rememberOffers(write, ctx);
@@ -99,7 +128,10 @@ describe('remember from the card: what is offered', () => {
 
   it('does not offer trusting the server when the organisation requires approvals (the lock seam)', () => {
     const offers = rememberOffers(write, context({}, { disallowNeverAsk: true }));
-    expect(offers.server).toMatchObject({ offered: false, refusal: expect.stringMatching(/organisation's policy requires approvals/) });
+    expect(offers.server).toMatchObject({
+      offered: false,
+      refusal: expect.stringMatching(/organisation's policy requires approvals/),
+    });
     expect(offers.tool.offered).toBe(true);
   });
 
@@ -109,7 +141,17 @@ describe('remember from the card: what is offered', () => {
   });
 
   it('refuses a rule that could also allow calls an ask rule means to catch, and says which', () => {
-    const askSecret = context({ rules: [{ id: 'ask-secret', effect: 'ask', server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: 'notes/secret/**' }] }] });
+    const askSecret = context({
+      rules: [
+        {
+          id: 'ask-secret',
+          effect: 'ask',
+          server: 'Files',
+          tool: 'write_*',
+          args: [{ pointer: '/path', match: 'glob', value: 'notes/secret/**' }],
+        },
+      ],
+    });
     const offers = rememberOffers(write, askSecret);
     expect(offers.rule.offered).toBe(false);
     expect(offers.rule.refusal).toMatch(/could also allow calls that your rule #1 means to ask about/);
@@ -117,16 +159,35 @@ describe('remember from the card: what is offered', () => {
     const narrow = rememberOffers(write, askSecret, [{ pointer: '/path', match: 'equals', value: 'notes/today.md' }]);
     expect(narrow.rule.offered).toBe(true);
     // An ask rule on an argument the allow rule leaves free can always be met.
-    const askContent = context({ rules: [{ id: 'ask-content', effect: 'ask', server: 'Files', tool: 'write_file', args: [{ pointer: '/content', match: 'regex', value: 'password' }] }] });
-    expect(rememberOffers(write, askContent, [{ pointer: '/path', match: 'glob', value: 'notes/**' }]).rule.offered).toBe(false);
+    const askContent = context({
+      rules: [
+        {
+          id: 'ask-content',
+          effect: 'ask',
+          server: 'Files',
+          tool: 'write_file',
+          args: [{ pointer: '/content', match: 'regex', value: 'password' }],
+        },
+      ],
+    });
+    expect(
+      rememberOffers(write, askContent, [{ pointer: '/path', match: 'glob', value: 'notes/**' }]).rule.offered,
+    ).toBe(false);
     // The suggestion keeps the content exactly ('hello'), which the ask rule's regex cannot match.
     expect(rememberOffers(write, askContent).rule.offered).toBe(true);
   });
 
   it('refuses a rule that does not match the call, has no condition, or is not valid', () => {
-    expect(checkRemember(write, rule([{ pointer: '/path', match: 'glob', value: 'other/**' }]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/does not match this call/) });
-    expect(checkRemember(write, rule([]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/no condition/) });
-    expect(checkRemember(write, rule([{ pointer: 'path', match: 'glob', value: 'notes/**' }]), context())).toMatchObject({ ok: false, refusal: expect.stringMatching(/not valid/) });
+    expect(
+      checkRemember(write, rule([{ pointer: '/path', match: 'glob', value: 'other/**' }]), context()),
+    ).toMatchObject({ ok: false, refusal: expect.stringMatching(/does not match this call/) });
+    expect(checkRemember(write, rule([]), context())).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/no condition/),
+    });
+    expect(
+      checkRemember(write, rule([{ pointer: 'path', match: 'glob', value: 'notes/**' }]), context()),
+    ).toMatchObject({ ok: false, refusal: expect.stringMatching(/not valid/) });
   });
 
   it('an allow rule never lets a path climb out of its folder', () => {

@@ -43,10 +43,13 @@ export interface RememberContext {
   readonly trustedServers: Iterable<string>;
 }
 
-export type RememberVerdict = { readonly ok: true; readonly update: PolicyUpdate; readonly words: string } | { readonly ok: false; readonly refusal: string };
+export type RememberVerdict =
+  | { readonly ok: true; readonly update: PolicyUpdate; readonly words: string }
+  | { readonly ok: false; readonly refusal: string };
 
 /** Argument names that hold a path, whatever their value looks like. */
-const PATH_NAMES = /^(path|paths|file|filename|file_path|filepath|dir|directory|folder|source|destination|target|cwd)$/i;
+const PATH_NAMES =
+  /^(path|paths|file|filename|file_path|filepath|dir|directory|folder|source|destination|target|cwd)$/i;
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
 const SETTINGS_PLACE = 'Settings › Approvals';
 
@@ -85,7 +88,9 @@ export function suggestRule(args: Record<string, unknown>): ArgumentMatcher[] {
       }
       if (PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')) {
         const folder = folderGlob(value, FOLDER_NAMES.test(name));
-        conditions.push(folder === null ? { pointer, match: 'equals', value } : { pointer, match: 'glob', value: folder });
+        conditions.push(
+          folder === null ? { pointer, match: 'equals', value } : { pointer, match: 'glob', value: folder },
+        );
         continue;
       }
     }
@@ -100,7 +105,15 @@ export function suggestRule(args: Record<string, unknown>): ArgumentMatcher[] {
  */
 export function locatingPointers(args: Record<string, unknown>): string[] {
   const located = Object.entries(args)
-    .filter(([name, value]) => typeof value === 'string' && (urlMatcher(value) !== null || PATH_NAMES.test(name) || value.startsWith('/') || value.startsWith('./') || value.startsWith('~/')))
+    .filter(
+      ([name, value]) =>
+        typeof value === 'string' &&
+        (urlMatcher(value) !== null ||
+          PATH_NAMES.test(name) ||
+          value.startsWith('/') ||
+          value.startsWith('./') ||
+          value.startsWith('~/')),
+    )
     .map(([name]) => `/${escapePointer(name)}`);
   if (located.length > 0) return located;
   return Object.entries(args)
@@ -165,7 +178,14 @@ function folderGlob(value: string, namesFolder: boolean): string | null {
 
 /** The rule a `rule` action adds: the call's own server and tool (literal names, glob characters escaped), the person's conditions. */
 export function rememberedRule(call: RememberCall, id: string, args: readonly ArgumentMatcher[]): ApprovalRule {
-  return { id, effect: 'allow', server: escapeGlob(call.serverName), tool: escapeGlob(call.toolName), args: [...args], note: 'remembered from an approval card' };
+  return {
+    id,
+    effect: 'allow',
+    server: escapeGlob(call.serverName),
+    tool: escapeGlob(call.toolName),
+    args: [...args],
+    note: 'remembered from an approval card',
+  };
 }
 
 /** The policy change an action makes. */
@@ -183,7 +203,10 @@ export function rememberUpdate(call: RememberCall, action: RememberAction): Poli
 }
 
 /** What the action changes and where to undo it, in the words of the confirmation, the CLI and the audit row. */
-export function rememberWords(call: RememberCall, action: Pick<RememberAction, 'kind'> & { args?: readonly ArgumentMatcher[] }): { change: string; undo: string } {
+export function rememberWords(
+  call: RememberCall,
+  action: Pick<RememberAction, 'kind'> & { args?: readonly ArgumentMatcher[] },
+): { change: string; undo: string } {
   const name = `${call.serverName}.${call.toolName}`;
   switch (action.kind) {
     case 'tool':
@@ -211,7 +234,8 @@ export function rememberWords(call: RememberCall, action: Pick<RememberAction, '
 export function checkRemember(call: RememberCall, action: RememberAction, context: RememberContext): RememberVerdict {
   const before = compilePolicy(context.policy, context.managed, context.trustedServers);
   const denied = denyCheck(call, before);
-  if (denied) return { ok: false, refusal: `A deny rule catches this call, so nothing can allow it: ${denied.reason}.` };
+  if (denied)
+    return { ok: false, refusal: `A deny rule catches this call, so nothing can allow it: ${denied.reason}.` };
   const locked = lockOf(action.kind, context.managed);
   if (locked) return { ok: false, refusal: locked };
   const update = rememberUpdate(call, action);
@@ -226,7 +250,8 @@ export function checkRemember(call: RememberCall, action: RememberAction, contex
     return { ok: false, refusal: `It cannot be saved: ${(error as Error).message}` };
   }
   const decision = decide({ call }, after);
-  if (decision.outcome !== 'allow') return { ok: false, refusal: `It would not stop the question for this call: ${decision.reason}.` };
+  if (decision.outcome !== 'allow')
+    return { ok: false, refusal: `It would not stop the question for this call: ${decision.reason}.` };
   return { ok: true, update, words: rememberWords(call, action).change };
 }
 
@@ -239,7 +264,9 @@ export function rememberOffers(
   const offer = (action: RememberAction): RememberOffer => {
     const verdict = checkRemember(call, action, context);
     const words = rememberWords(call, action);
-    return verdict.ok ? { kind: action.kind, offered: true, ...words } : { kind: action.kind, offered: false, refusal: verdict.refusal, ...words };
+    return verdict.ok
+      ? { kind: action.kind, offered: true, ...words }
+      : { kind: action.kind, offered: false, refusal: verdict.refusal, ...words };
   };
   return {
     tool: offer({ kind: 'tool' }),
@@ -248,16 +275,24 @@ export function rememberOffers(
   };
 }
 
-function ruleRefusal(call: RememberCall, action: Extract<RememberAction, { kind: 'rule' }>, policy: ApprovalPolicy, askRules: readonly CompiledRule[]): string | undefined {
+function ruleRefusal(
+  call: RememberCall,
+  action: Extract<RememberAction, { kind: 'rule' }>,
+  policy: ApprovalPolicy,
+  askRules: readonly CompiledRule[],
+): string | undefined {
   if (action.args.length === 0) {
     return "It has no condition on the arguments (the call has none, or too many values to keep them all), so it would allow more than this call: use 'Always allow this tool' for every call of it.";
   }
   const rule = rememberedRule(call, action.id, action.args);
   const problems = ruleProblems(rule);
-  if (problems.length > 0) return `The rule is not valid: ${problems.map((problem) => `${problem.field} ${problem.problem}`).join('; ')}.`;
-  if (policy.rules.some((existing) => existing.id === action.id)) return `A rule with the id '${action.id}' exists already.`;
+  if (problems.length > 0)
+    return `The rule is not valid: ${problems.map((problem) => `${problem.field} ${problem.problem}`).join('; ')}.`;
+  if (policy.rules.some((existing) => existing.id === action.id))
+    return `A rule with the id '${action.id}' exists already.`;
   const compiled = compileRule(rule, { managed: false });
-  if (!compiled.matchesArgs(call.args)) return 'The rule does not match this call, so it would not allow it: widen its conditions.';
+  if (!compiled.matchesArgs(call.args))
+    return 'The rule does not match this call, so it would not allow it: widen its conditions.';
   const overlapping = askRules.find((ask) => mayOverlap(action.args, ask));
   if (overlapping) {
     return `It could also allow calls that ${ruleName(overlapping)} means to ask about (${overlapping.description}): narrow the rule so it cannot match them, or change that ask rule first.`;

@@ -8,7 +8,13 @@ import { pathForms } from './path-forms';
 import { regexProblem } from './regex-safety';
 import { compileRule, describeProblem, describeRule, ruleProblems } from './rule-compiler';
 
-const rule = (overrides: Partial<ApprovalRule>): ApprovalRule => ({ id: 'r1', effect: 'deny', server: 'Files', tool: 'write_*', ...overrides });
+const rule = (overrides: Partial<ApprovalRule>): ApprovalRule => ({
+  id: 'r1',
+  effect: 'deny',
+  server: 'Files',
+  tool: 'write_*',
+  ...overrides,
+});
 
 describe('rule validation', () => {
   it('accepts a good rule', () => {
@@ -18,9 +24,17 @@ describe('rule validation', () => {
   it('refuses a bad glob, naming the rule, the field and the reason', () => {
     const problems = ruleProblems(rule({ tool: 'write_[abc' }), 3);
     expect(problems).toEqual([
-      { ruleId: 'r1', ruleNumber: 3, field: 'tool', path: ['tool'], problem: expect.stringContaining('is not a valid glob: Missing closing: "]"') },
+      {
+        ruleId: 'r1',
+        ruleNumber: 3,
+        field: 'tool',
+        path: ['tool'],
+        problem: expect.stringContaining('is not a valid glob: Missing closing: "]"'),
+      },
     ]);
-    expect(describeProblem(problems[0] as never)).toMatch(/^Rule #3 \('r1'\), tool: is not a valid glob: Missing closing/);
+    expect(describeProblem(problems[0] as never)).toMatch(
+      /^Rule #3 \('r1'\), tool: is not a valid glob: Missing closing/,
+    );
     expect(ruleProblems(rule({ server: 'a{b' }))[0]?.problem).toContain('Missing closing: "}"');
   });
 
@@ -46,12 +60,18 @@ describe('rule validation', () => {
   });
 
   it('refuses a glob or regex condition whose value is not a string', () => {
-    expect(ruleProblems(rule({ args: [{ pointer: '/n', match: 'regex', value: 5 }] }))[0]?.problem).toBe('must be a string for regex matching');
-    expect(ruleProblems(rule({ args: [{ pointer: '/n', match: 'glob', value: null }] }))[0]?.problem).toBe('must be a string for glob matching');
+    expect(ruleProblems(rule({ args: [{ pointer: '/n', match: 'regex', value: 5 }] }))[0]?.problem).toBe(
+      'must be a string for regex matching',
+    );
+    expect(ruleProblems(rule({ args: [{ pointer: '/n', match: 'glob', value: null }] }))[0]?.problem).toBe(
+      'must be a string for glob matching',
+    );
   });
 
   it('compiles only valid rules', () => {
-    expect(() => compileRule(rule({ server: '[' }), { managed: false, number: 4 })).toThrow(/Rule #4 \('r1'\), server: is not a valid glob/);
+    expect(() => compileRule(rule({ server: '[' }), { managed: false, number: 4 })).toThrow(
+      /Rule #4 \('r1'\), server: is not a valid glob/,
+    );
   });
 
   it('describes a rule the way the reasons quote it', () => {
@@ -84,12 +104,20 @@ describe('regex safety', () => {
     expect(problem).toContain(`repeats a group that itself repeats or has alternatives (${culprit})`);
   });
 
-  it.each(['^rm\\s+-rf\\b', 'a+b*c?', '(abc)+', '[(]+x', '\\(a+\\)+', '(?:ab){2,5}', '(a+){3}', '^(git|npm) ', '[a-z]+(\\.[a-z]+)?$', '\\p{L}+'])(
-    'accepts the pattern %s',
-    (pattern) => {
-      expect(regexProblem(pattern)).toBeNull();
-    },
-  );
+  it.each([
+    '^rm\\s+-rf\\b',
+    'a+b*c?',
+    '(abc)+',
+    '[(]+x',
+    '\\(a+\\)+',
+    '(?:ab){2,5}',
+    '(a+){3}',
+    '^(git|npm) ',
+    '[a-z]+(\\.[a-z]+)?$',
+    '\\p{L}+',
+  ])('accepts the pattern %s', (pattern) => {
+    expect(regexProblem(pattern)).toBeNull();
+  });
 
   it('refuses empty and over-long patterns', () => {
     expect(regexProblem('')).toBe('is empty');
@@ -114,9 +142,44 @@ describe('JSON pointers', () => {
 });
 
 describe('glob matching of argument values', () => {
-  const globs = ['/etc/**', '/tmp/*', './src/**', '**/secret', 'a/{b,c}/d', '/x/[ab]/y', '\\*/x', '!/etc/**', '/home/me/**/*.txt', '~/x/**', '*.env', '/etc/**/'];
-  const segment = fc.constantFrom('etc', 'tmp', 'src', 'secret', 'a', 'b', 'c', 'd', 'x', 'y', 'home', 'me', 'f.txt', '.env', '.', '..', '', '*', '~');
-  const text = fc.tuple(fc.boolean(), fc.array(segment, { maxLength: 5 })).map(([absolute, parts]) => `${absolute ? '/' : ''}${parts.join('/')}`);
+  const globs = [
+    '/etc/**',
+    '/tmp/*',
+    './src/**',
+    '**/secret',
+    'a/{b,c}/d',
+    '/x/[ab]/y',
+    '\\*/x',
+    '!/etc/**',
+    '/home/me/**/*.txt',
+    '~/x/**',
+    '*.env',
+    '/etc/**/',
+  ];
+  const segment = fc.constantFrom(
+    'etc',
+    'tmp',
+    'src',
+    'secret',
+    'a',
+    'b',
+    'c',
+    'd',
+    'x',
+    'y',
+    'home',
+    'me',
+    'f.txt',
+    '.env',
+    '.',
+    '..',
+    '',
+    '*',
+    '~',
+  );
+  const text = fc
+    .tuple(fc.boolean(), fc.array(segment, { maxLength: 5 }))
+    .map(([absolute, parts]) => `${absolute ? '/' : ''}${parts.join('/')}`);
 
   it('is picomatch on the text or its other spellings (path-forms.ts): any of them for deny and ask rules, all of them for allow rules', () => {
     fc.assert(
@@ -125,7 +188,9 @@ describe('glob matching of argument values', () => {
         const forms = [value, ...pathForms(value)];
         const matcher = { pointer: '/p', match: 'glob' as const, value: glob };
         const deny = compileRule(rule({ server: '*', tool: '*', args: [matcher] }), { managed: false });
-        const allow = compileRule(rule({ effect: 'allow', server: '*', tool: '*', args: [matcher] }), { managed: false });
+        const allow = compileRule(rule({ effect: 'allow', server: '*', tool: '*', args: [matcher] }), {
+          managed: false,
+        });
         expect(deny.matchesArgs({ p: value })).toBe(forms.some((form) => regex.test(form)));
         expect(allow.matchesArgs({ p: value })).toBe(forms.every((form) => regex.test(form)));
       }),
@@ -137,7 +202,8 @@ describe('glob matching of argument values', () => {
     fc.assert(
       fc.property(text, (value) => {
         const normalised = path.posix.normalize(value);
-        if (value !== '' && normalised !== value && !normalised.startsWith('//')) expect(pathForms(value)).toContain(normalised);
+        if (value !== '' && normalised !== value && !normalised.startsWith('//'))
+          expect(pathForms(value)).toContain(normalised);
       }),
       { numRuns: 2_000 },
     );

@@ -64,7 +64,10 @@ export function ruleProblems(rule: ApprovalRule, ruleNumber?: number): RuleProbl
   const problems: RuleProblem[] = [];
   const add = (path: (string | number)[], problem: string | null): void => {
     if (problem === null) return;
-    const field = path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').slice(1);
+    const field = path
+      .map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`))
+      .join('')
+      .slice(1);
     problems.push({ ruleId: rule.id, ruleNumber, field, path, problem });
   };
   add(['server'], globProblem(rule.server));
@@ -84,7 +87,8 @@ function matcherValueProblem(matcher: ArgumentMatcher): string | null {
 
 /** "Rule #3 ('no-etc'), args[0].value: is not a valid glob: …" */
 export function describeProblem(problem: RuleProblem): string {
-  const which = problem.ruleNumber === undefined ? `Rule '${problem.ruleId}'` : `Rule #${problem.ruleNumber} ('${problem.ruleId}')`;
+  const which =
+    problem.ruleNumber === undefined ? `Rule '${problem.ruleId}'` : `Rule #${problem.ruleNumber} ('${problem.ruleId}')`;
   return `${which}, ${problem.field}: ${problem.problem}`;
 }
 
@@ -105,7 +109,10 @@ export function describeRule(rule: ApprovalRule): string {
 }
 
 /** Compiles a rule that `ruleProblems` found no fault with (throws otherwise). */
-export function compileRule(rule: ApprovalRule, options: { managed: boolean; number?: number | undefined }): CompiledRule {
+export function compileRule(
+  rule: ApprovalRule,
+  options: { managed: boolean; number?: number | undefined },
+): CompiledRule {
   const problems = ruleProblems(rule, options.number);
   if (problems.length > 0) throw new Error(describeProblem(problems[0] as RuleProblem));
   const matchers = (rule.args ?? []).map((matcher) => compileMatcher(matcher, rule.effect === 'allow'));

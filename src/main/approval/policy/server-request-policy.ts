@@ -1,4 +1,8 @@
-import { DEFAULT_SAMPLING_TOKEN_BUDGET, SERVER_REQUEST_RULE_NAMES, type SamplingPolicy } from '../../../shared/server-request-views';
+import {
+  DEFAULT_SAMPLING_TOKEN_BUDGET,
+  SERVER_REQUEST_RULE_NAMES,
+  type SamplingPolicy,
+} from '../../../shared/server-request-views';
 import type { CompiledPolicy } from './compiled-policy';
 import { denyCheck } from './decision-pipeline';
 
@@ -18,18 +22,30 @@ export function decideSampling(
   request: { serverName: string; args: Record<string, unknown>; grantedInChat: boolean },
   policy: CompiledPolicy,
 ): ServerRequestVerdict {
-  const denied = denyCheck({ serverName: request.serverName, toolName: SERVER_REQUEST_RULE_NAMES.sampling, args: request.args }, policy);
+  const denied = denyCheck(
+    { serverName: request.serverName, toolName: SERVER_REQUEST_RULE_NAMES.sampling, args: request.args },
+    policy,
+  );
   if (denied) return { outcome: 'deny', decidedBy: denied.reason };
   const setting = samplingSetting(policy, request.serverName);
-  if (setting === 'deny') return { outcome: 'deny', decidedBy: `server setting '${request.serverName}': sampling deny` };
-  if (setting === 'allow') return { outcome: 'allow', decidedBy: `server setting '${request.serverName}': sampling allow`, byGrant: false };
-  if (request.grantedInChat) return { outcome: 'allow', decidedBy: `Allowed for this chat: sampling by '${request.serverName}'`, byGrant: true };
+  if (setting === 'deny')
+    return { outcome: 'deny', decidedBy: `server setting '${request.serverName}': sampling deny` };
+  if (setting === 'allow')
+    return { outcome: 'allow', decidedBy: `server setting '${request.serverName}': sampling allow`, byGrant: false };
+  if (request.grantedInChat)
+    return { outcome: 'allow', decidedBy: `Allowed for this chat: sampling by '${request.serverName}'`, byGrant: true };
   return { outcome: 'ask', decidedBy: `server setting '${request.serverName}': sampling ask` };
 }
 
 /** An elicitation asks the person anyway; only a deny rule on the server (tool name `elicitation`) declines it unseen. */
-export function decideElicitation(request: { serverName: string; args: Record<string, unknown> }, policy: CompiledPolicy): ServerRequestVerdict {
-  const denied = denyCheck({ serverName: request.serverName, toolName: SERVER_REQUEST_RULE_NAMES.elicitation, args: request.args }, policy);
+export function decideElicitation(
+  request: { serverName: string; args: Record<string, unknown> },
+  policy: CompiledPolicy,
+): ServerRequestVerdict {
+  const denied = denyCheck(
+    { serverName: request.serverName, toolName: SERVER_REQUEST_RULE_NAMES.elicitation, args: request.args },
+    policy,
+  );
   if (denied) return { outcome: 'deny', decidedBy: denied.reason };
   return { outcome: 'ask', decidedBy: 'elicitation: the person answers' };
 }

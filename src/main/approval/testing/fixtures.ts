@@ -36,12 +36,21 @@ export function makeTool(
 export function changedTool(tool: ToolDefinition, description = `${tool.description ?? ''} (changed)`): ToolDefinition {
   const { serverName, definitionHash: previousHash, previous: _previous, ...content } = tool;
   const next = { ...content, description };
-  return { ...next, serverName, definitionHash: definitionHash(next), previous: { ...content, definitionHash: previousHash } };
+  return {
+    ...next,
+    serverName,
+    definitionHash: definitionHash(next),
+    previous: { ...content, definitionHash: previousHash },
+  };
 }
 
 /** `trusted`: the servers marked trusted in the MCP settings. */
 export function policyOf(policy: unknown = {}, managed?: unknown, trusted: readonly string[] = []): CompiledPolicy {
-  return compilePolicy(ApprovalPolicySchema.parse(policy), managed === undefined ? null : ManagedPolicySchema.parse(managed), trusted);
+  return compilePolicy(
+    ApprovalPolicySchema.parse(policy),
+    managed === undefined ? null : ManagedPolicySchema.parse(managed),
+    trusted,
+  );
 }
 
 export function grantOf(chatId: string, tool: ToolDefinition, grantedAt = Date.UTC(2025, 0, 2, 12, 0)): ChatGrant {
@@ -66,7 +75,11 @@ export const ASK_DECISION: PolicyDecision = {
   definitionChanged: false,
 };
 
-export function requestFor(tool: ToolDefinition, toolCallId: string, args: Record<string, unknown> = {}): ToolCallRequest {
+export function requestFor(
+  tool: ToolDefinition,
+  toolCallId: string,
+  args: Record<string, unknown> = {},
+): ToolCallRequest {
   return {
     toolCallId,
     serverName: tool.serverName,
@@ -121,7 +134,11 @@ export function recordingAuditLog(): RecordingAuditLog {
         throw error;
       }
       log.changes.push(record);
-      return { ...entry(++sequence, record.chatId ?? '', '', record.serverName ?? '', record.toolName ?? ''), kind: 'policy', actor: record.actor };
+      return {
+        ...entry(++sequence, record.chatId ?? '', '', record.serverName ?? '', record.toolName ?? ''),
+        kind: 'policy',
+        actor: record.actor,
+      };
     },
     recordToolResult(record) {
       log.results.push(record);
@@ -131,7 +148,13 @@ export function recordingAuditLog(): RecordingAuditLog {
   return log;
 }
 
-function entry(sequence: number, chatId: string, toolCallId: string, serverName: string, toolName: string): ReturnType<AuditRecorder['recordDecision']> {
+function entry(
+  sequence: number,
+  chatId: string,
+  toolCallId: string,
+  serverName: string,
+  toolName: string,
+): ReturnType<AuditRecorder['recordDecision']> {
   return {
     sequence,
     time: new Date(0).toISOString(),

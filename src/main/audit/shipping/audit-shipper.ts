@@ -92,7 +92,9 @@ export function createAuditShipper(options: AuditShipperOptions): AuditShipper {
       ...options.sinkOptions,
     });
     const shipping = thread;
-    runners = enabled.map((target) => startRunner(target.config, { ...options, cursors, owner, thread: shipping, now, decisionPathBusy }));
+    runners = enabled.map((target) =>
+      startRunner(target.config, { ...options, cursors, owner, thread: shipping, now, decisionPathBusy }),
+    );
   };
 
   return {
@@ -240,7 +242,8 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
       resendAfterBreak();
       // The lease is renewed once a third of it has passed, not with every batch: one write fewer per batch.
       if (now() > leasedUntil - (leaseMs * 2) / 3) {
-        if (cursors.lease(config.id, owner, now(), now() + leaseMs) || takeOverFromTheDead()) leasedUntil = now() + leaseMs;
+        if (cursors.lease(config.id, owner, now(), now() + leaseMs) || takeOverFromTheDead())
+          leasedUntil = now() + leaseMs;
         else {
           leasedUntil = 0;
           await pause(leaseMs / 2);
@@ -251,7 +254,10 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
         // The thread reads the batch after the cursor, encodes and sends it; here only its ends come back.
         const sentAt = performance.now();
         const busy = context.decisionPathBusy();
-        const batch = await thread.ship(busy ? { ...config, batchSize: Math.min(config.batchSize, BUSY_BATCH_ROWS) } : config, cursors.get(config.id).sequence);
+        const batch = await thread.ship(
+          busy ? { ...config, batchSize: Math.min(config.batchSize, BUSY_BATCH_ROWS) } : config,
+          cursors.get(config.id).sequence,
+        );
         // A host that closed the database without waiting for stop(): the cursor stays where it was (at least once).
         if (!context.db.open) break;
         if (batch.count === 0) {
@@ -264,7 +270,8 @@ function startRunner(config: ShippedSinkConfig, context: RunnerContext): Runner 
         while (recent.length > 0 && (recent[0] as Sent).at < horizon) recent.shift();
         backoff = initialBackoffMs;
         // Yielding to the decision path (AuditShipperOptions.busyWindowMs): a catch-up while tools run goes slower.
-        if (busy || context.decisionPathBusy()) await pause(Math.min((performance.now() - sentAt) * restFactor, MAX_REST_MS), { rest: true });
+        if (busy || context.decisionPathBusy())
+          await pause(Math.min((performance.now() - sentAt) * restFactor, MAX_REST_MS), { rest: true });
       } catch (error) {
         if (stopped) break;
         cursors.recordError(config.id, error instanceof Error ? error.message : String(error), now());

@@ -11,10 +11,16 @@ import type { FromShippingThread, ShippingThreadData, ToShippingThread } from '.
  * cursors and leases belong to the main thread, so a thread that dies loses nothing but the batch in flight.
  * `createSink` is a parameter so the SIGKILL test can watch the batches go (testing/shipping-kill-worker.ts).
  */
-export function runBatchSender(port: MessagePort, data: ShippingThreadData, createSink: (config: ShippedSinkConfig) => AuditSink): void {
+export function runBatchSender(
+  port: MessagePort,
+  data: ShippingThreadData,
+  createSink: (config: ShippedSinkConfig) => AuditSink,
+): void {
   lowerThreadPriority();
   const db = new Sqlite(data.databaseFile, { readonly: true, fileMustExist: true });
-  const rowsAfter = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`).raw();
+  const rowsAfter = db
+    .prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log WHERE sequence > ? ORDER BY sequence LIMIT ?`)
+    .raw();
   const sinks = new Map<string, AuditSink>();
   const post = (message: FromShippingThread): void => port.postMessage(message);
 
@@ -34,7 +40,13 @@ export function runBatchSender(port: MessagePort, data: ShippingThreadData, crea
       const rows = rowsAfter.all(after, config.batchSize) as RawAuditRow[];
       if (rows.length === 0) return post({ type: 'shipped', request, count: 0, first: after, last: after });
       await sinkFor(config).send(rows);
-      post({ type: 'shipped', request, count: rows.length, first: rows[0]?.[SEQUENCE_INDEX] as number, last: rows[rows.length - 1]?.[SEQUENCE_INDEX] as number });
+      post({
+        type: 'shipped',
+        request,
+        count: rows.length,
+        first: rows[0]?.[SEQUENCE_INDEX] as number,
+        last: rows[rows.length - 1]?.[SEQUENCE_INDEX] as number,
+      });
     } catch (error) {
       post({ type: 'failed', request, message: error instanceof Error ? error.message : String(error) });
     }

@@ -10,7 +10,10 @@ export interface AuditSinkOptions {
 }
 
 /** The sink a configuration names. */
-export function createAuditSink(config: ShippedSinkConfig, { version, connectTimeoutMs, hostname }: AuditSinkOptions): AuditSink {
+export function createAuditSink(
+  config: ShippedSinkConfig,
+  { version, connectTimeoutMs, hostname }: AuditSinkOptions,
+): AuditSink {
   switch (config.type) {
     case 'syslog':
       return createSyslogSink({ config, connectTimeoutMs, hostname });
@@ -25,7 +28,8 @@ export function createAuditSink(config: ShippedSinkConfig, { version, connectTim
  */
 function lazyOtlpSink(config: Extract<ShippedSinkConfig, { type: 'otlp' }>, version: string): AuditSink {
   let sink: Promise<AuditSink> | null = null;
-  const load = (): Promise<AuditSink> => (sink ??= import('./otlp-sink').then(({ createOtlpSink }) => createOtlpSink({ config, version })));
+  const load = (): Promise<AuditSink> =>
+    (sink ??= import('./otlp-sink').then(({ createOtlpSink }) => createOtlpSink({ config, version })));
   return {
     send: async (rows) => (await load()).send(rows),
     onDidBreak: () => () => {},

@@ -12,7 +12,6 @@ import { SHIPPED_FIELDS } from './shipped-fields';
 
 export const OTLP_ATTRIBUTE_PREFIX = 'workbench.audit.';
 
-
 /** The log record for one stored row (a `.raw()` array in `AUDIT_FIELDS` order). */
 export function otlpLogRecord(values: readonly unknown[]): LogRecord {
   const row = storedRowOf(values);
@@ -22,7 +21,8 @@ export function otlpLogRecord(values: readonly unknown[]): LogRecord {
     if (value !== null && value !== undefined) attributes[`${OTLP_ATTRIBUTE_PREFIX}${name}`] = value as string | number;
   }
   // OpenTelemetry maps syslog's "notice" to INFO2 (log data model, appendix B): the same severities as the syslog sink.
-  const notice = row.decision === 'deny' || row.decision === 'auto_deny' || row.outcome === 'error' || row.kind === 'policy';
+  const notice =
+    row.decision === 'deny' || row.decision === 'auto_deny' || row.outcome === 'error' || row.kind === 'policy';
   return {
     eventName: `workbench.audit.${row.kind}`,
     timestamp: Date.parse(row.time),

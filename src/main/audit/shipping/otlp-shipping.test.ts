@@ -65,7 +65,9 @@ describe('audit shipping over OTLP/HTTP', () => {
     await waitFor('the sink to catch up', () => status()?.lagRows === 0);
 
     const records = receivedRecords();
-    expect(records.map((record) => record.attributes['workbench.audit.sequence'])).toEqual(Array.from({ length: 230 }, (_, index) => index + 1));
+    expect(records.map((record) => record.attributes['workbench.audit.sequence'])).toEqual(
+      Array.from({ length: 230 }, (_, index) => index + 1),
+    );
     // Batches of 100: three requests, each with the headers from the variable, to the logs path.
     expect(receiver.accepted.map((request) => request.records.length)).toEqual([100, 100, 30]);
     for (const request of receiver.accepted) {
@@ -74,8 +76,12 @@ describe('audit shipping over OTLP/HTTP', () => {
       expect(request.headers.authorization).toBe('Bearer org-token');
       expect(request.headers['x-tenant']).toBe('security');
     }
-    const stored = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw().all() as unknown[][];
-    for (const [index, record] of records.entries()) expect(record.body).toBe(canonicalRowOf(stored[index] as unknown[]));
+    const stored = db
+      .prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`)
+      .raw()
+      .all() as unknown[][];
+    for (const [index, record] of records.entries())
+      expect(record.body).toBe(canonicalRowOf(stored[index] as unknown[]));
 
     const [first, second] = records;
     const firstRow = JSON.parse(first?.body ?? '{}') as { hash: string; time: string };
@@ -99,7 +105,15 @@ describe('audit shipping over OTLP/HTTP', () => {
         'gen_ai.tool.call.id': 'call-r-0',
       },
     });
-    expect(second).toMatchObject({ severityNumber: 9, attributes: { 'workbench.audit.kind': 'result', 'workbench.audit.outcome': 'success', 'workbench.audit.duration_ms': 1, 'workbench.audit.result_bytes': 10 } });
+    expect(second).toMatchObject({
+      severityNumber: 9,
+      attributes: {
+        'workbench.audit.kind': 'result',
+        'workbench.audit.outcome': 'success',
+        'workbench.audit.duration_ms': 1,
+        'workbench.audit.result_bytes': 10,
+      },
+    });
     // Stored redacted, shipped redacted.
     expect(JSON.stringify(records)).not.toContain('secret-value');
     expect(status()).toMatchObject({ type: 'otlp', acknowledgedSequence: 230, lagRows: 0, lastError: null });
@@ -110,7 +124,11 @@ describe('audit shipping over OTLP/HTTP', () => {
     recordRows(log, 150);
     startShipper({ endpoint: receiver.url });
     await waitFor('the refusal to show', () => (status()?.lastError ?? null) !== null);
-    expect(status()).toMatchObject({ acknowledgedSequence: 0, lagRows: 150, lastError: expect.stringMatching(/OTLP export failed/) });
+    expect(status()).toMatchObject({
+      acknowledgedSequence: 0,
+      lagRows: 150,
+      lastError: expect.stringMatching(/OTLP export failed/),
+    });
     expect(receiver.refused).toBeGreaterThan(0);
     expect(receiver.accepted).toEqual([]);
 
@@ -119,7 +137,9 @@ describe('audit shipping over OTLP/HTTP', () => {
     shipper?.wake();
     await waitFor('the sink to catch up', () => status()?.lagRows === 0);
     // Every row exactly once among the accepted exports: a refused export counts for nothing.
-    expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+    expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(
+      Array.from({ length: 200 }, (_, index) => index + 1),
+    );
     expect(status()).toMatchObject({ acknowledgedSequence: 200, lastError: null });
   });
 
@@ -148,7 +168,9 @@ describe('audit shipping over OTLP/HTTP', () => {
     await waitFor('the quiet backlog to go out', () => status()?.lagRows === 0);
     expect(receiver.accepted.slice(before).map((request) => request.records.length)).toEqual([500, 500]);
     const total = 2000 + committed;
-    expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+    expect(receivedRecords().map((record) => record.attributes['workbench.audit.sequence'])).toEqual(
+      Array.from({ length: total }, (_, index) => index + 1),
+    );
   });
 
   it('refuses a protocol other than http/protobuf by name instead of sending nothing silently', async () => {
@@ -156,7 +178,9 @@ describe('audit shipping over OTLP/HTTP', () => {
     recordRows(log, 3);
     startShipper({ endpoint: receiver.url });
     await waitFor('the refusal to show', () => (status()?.lastError ?? null) !== null);
-    expect(status()?.lastError).toBe('OTEL_EXPORTER_OTLP_PROTOCOL is "grpc"; AI Workbench ships audit logs over http/protobuf only');
+    expect(status()?.lastError).toBe(
+      'OTEL_EXPORTER_OTLP_PROTOCOL is "grpc"; AI Workbench ships audit logs over http/protobuf only',
+    );
     expect(receiver.accepted).toEqual([]);
   });
 });

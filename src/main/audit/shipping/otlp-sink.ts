@@ -41,7 +41,11 @@ export function createOtlpSink({ config, version, env = process.env }: OtlpSinkO
     shutdown: () => Promise.resolve(),
   };
   const provider = new LoggerProvider({
-    resource: resourceFromAttributes({ 'service.name': AUDIT_SOURCE_NAME, 'service.version': version, 'host.name': os.hostname() }),
+    resource: resourceFromAttributes({
+      'service.name': AUDIT_SOURCE_NAME,
+      'service.version': version,
+      'host.name': os.hostname(),
+    }),
     processors: [collect],
     // Attributes are never cut or dropped: a row's fields are what a verifier compares.
     logRecordLimits: { attributeCountLimit: 64, attributeValueLengthLimit: Infinity },
@@ -53,7 +57,9 @@ export function createOtlpSink({ config, version, env = process.env }: OtlpSinkO
     async send(rows: readonly RawAuditRow[]) {
       if (closed) throw new Error('the sink is closed');
       if (unsupported !== null) {
-        throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL is ${JSON.stringify(unsupported)}; AI Workbench ships audit logs over http/protobuf only`);
+        throw new Error(
+          `OTEL_EXPORTER_OTLP_PROTOCOL is ${JSON.stringify(unsupported)}; AI Workbench ships audit logs over http/protobuf only`,
+        );
       }
       emitted = [];
       for (const row of rows) logger.emit(otlpLogRecord(row));
@@ -61,7 +67,9 @@ export function createOtlpSink({ config, version, env = process.env }: OtlpSinkO
       emitted = [];
       const result = await new Promise<ExportResult>((resolve) => exporter.export(records, resolve));
       if (result.code !== ExportResultCode.SUCCESS) {
-        throw new Error(`the OTLP export failed: ${result.error?.message ?? 'no reason given'}`, { cause: result.error });
+        throw new Error(`the OTLP export failed: ${result.error?.message ?? 'no reason given'}`, {
+          cause: result.error,
+        });
       }
     },
     // Every export is answered by the collector: nothing is sent without an answer, so nothing needs resending.

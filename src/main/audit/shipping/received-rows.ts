@@ -20,7 +20,8 @@ export function parseReceivedLine(line: string): ReceivedRow | null {
   if (json !== null) {
     try {
       const parsed = JSON.parse(json) as { sequence?: unknown };
-      if (typeof parsed.sequence === 'number' && Number.isSafeInteger(parsed.sequence)) return { sequence: parsed.sequence, json };
+      if (typeof parsed.sequence === 'number' && Number.isSafeInteger(parsed.sequence))
+        return { sequence: parsed.sequence, json };
     } catch {
       // cut off: the structured data may still name the row
     }

@@ -56,12 +56,24 @@ export function createShippingCursors(db: Database): ShippingCursors {
     'UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until IS NULL OR lease_until < ?)',
   );
   const holder = db.prepare('SELECT lease_owner FROM audit_shipping_cursors WHERE sink_id = ?').pluck();
-  const takeOver = db.prepare('UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ? AND lease_owner = ?');
-  const release = db.prepare('UPDATE audit_shipping_cursors SET lease_owner = NULL, lease_until = NULL WHERE sink_id = ? AND lease_owner = ?');
+  const takeOver = db.prepare(
+    'UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ? AND lease_owner = ?',
+  );
+  const release = db.prepare(
+    'UPDATE audit_shipping_cursors SET lease_owner = NULL, lease_until = NULL WHERE sink_id = ? AND lease_owner = ?',
+  );
 
   return {
     get(sinkId) {
-      return (select.get(sinkId) as SinkCursor | undefined) ?? { sinkId, sequence: 0, acknowledgedAt: null, lastError: null, lastErrorAt: null };
+      return (
+        (select.get(sinkId) as SinkCursor | undefined) ?? {
+          sinkId,
+          sequence: 0,
+          acknowledgedAt: null,
+          lastError: null,
+          lastErrorAt: null,
+        }
+      );
     },
     acknowledge(sinkId, sequence, at) {
       acknowledge.run(sinkId, sequence, at);

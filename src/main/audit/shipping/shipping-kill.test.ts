@@ -20,7 +20,11 @@ const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const BUNDLE = path.join(ROOT, '.cache', 'shipping-kill-child', 'child.mjs');
 
 const rsyslogd = findRsyslogd();
-const title = titleUnless('audit shipping killed with SIGKILL', !rsyslogd, 'rsyslogd is not installed here; .ci/run installs it');
+const title = titleUnless(
+  'audit shipping killed with SIGKILL',
+  !rsyslogd,
+  'rsyslogd is not installed here; .ci/run installs it',
+);
 
 let dir: string;
 let dataDir: string;
@@ -75,23 +79,32 @@ interface KillPoint {
 const children = new Set<ChildProcess>();
 
 function startChild(mode: 'record' | 'ship', batchSize: number, kill?: KillPoint): Child {
-  const child = spawn(process.execPath, [BUNDLE, databaseFile, dataDir, String(rsyslog.port), mode, String(batchSize)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [BUNDLE, databaseFile, dataDir, String(rsyslog.port), mode, String(batchSize)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.add(child);
   child.on('exit', () => children.delete(child));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
-    if (kill !== undefined && (output.match(new RegExp(`^${kill.at} `, 'gm'))?.length ?? 0) >= kill.batch) child.kill('SIGKILL');
+    if (kill !== undefined && (output.match(new RegExp(`^${kill.at} `, 'gm'))?.length ?? 0) >= kill.batch)
+      child.kill('SIGKILL');
   });
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { process: child, output: () => output, exited };
 }
 
 const readState = (): { cursor: number; head: number } => {
   const db = openDatabase(databaseFile);
   try {
-    const cursor = (db.prepare("SELECT sequence FROM audit_shipping_cursors WHERE sink_id = 'siem'").pluck().get() as number | undefined) ?? 0;
+    const cursor =
+      (db.prepare("SELECT sequence FROM audit_shipping_cursors WHERE sink_id = 'siem'").pluck().get() as
+        number | undefined) ?? 0;
     const head = (db.prepare('SELECT coalesce(max(sequence), 0) FROM audit_log').pluck().get() as number) ?? 0;
     return { cursor, head };
   } finally {
@@ -130,7 +143,11 @@ describe.skipIf(!rsyslogd)(title, { timeout: 180_000 }, () => {
     }
 
     const { head } = readState();
-    await waitFor(`rsyslog to hold all ${head} rows`, () => new Set(rsyslog.lines().map((line) => parseReceivedLine(line)?.sequence)).size >= head, 30_000);
+    await waitFor(
+      `rsyslog to hold all ${head} rows`,
+      () => new Set(rsyslog.lines().map((line) => parseReceivedLine(line)?.sequence)).size >= head,
+      30_000,
+    );
     const received = rsyslog.lines().map((line) => parseReceivedLine(line));
     const counts = new Map<number, number>();
     for (const row of received) {
@@ -138,7 +155,8 @@ describe.skipIf(!rsyslogd)(title, { timeout: 180_000 }, () => {
       // Complete rows only: a message cut off by the kill does not count as arrived.
       if (row?.json) counts.set(row.sequence, (counts.get(row.sequence) ?? 0) + 1);
     }
-    for (let sequence = 1; sequence <= head; sequence++) expect(counts.get(sequence), `row ${sequence}`).toBeGreaterThanOrEqual(1);
+    for (let sequence = 1; sequence <= head; sequence++)
+      expect(counts.get(sequence), `row ${sequence}`).toBeGreaterThanOrEqual(1);
     expect(Math.max(...counts.keys())).toBe(head);
 
     // A row may arrive twice only when it was after the cursor the killed process left: its batch was unacknowledged.
@@ -150,7 +168,8 @@ describe.skipIf(!rsyslogd)(title, { timeout: 180_000 }, () => {
       ).toBe(true);
     }
     for (const { first, last } of resentBatches) {
-      for (let sequence = first; sequence <= last; sequence++) expect(counts.get(sequence), `row ${sequence} of a batch written before the kill`).toBe(2);
+      for (let sequence = first; sequence <= last; sequence++)
+        expect(counts.get(sequence), `row ${sequence} of a batch written before the kill`).toBe(2);
     }
     // A cut-off message is only possible for an unacknowledged batch too.
     const cut = received.filter((row) => row !== null && row.json === null).map((row) => row?.sequence as number);
@@ -158,11 +177,19 @@ describe.skipIf(!rsyslogd)(title, { timeout: 180_000 }, () => {
     // The rsyslog file, duplicates and all, anchors the local chain.
     const db = openDatabase(databaseFile);
     try {
-      const verified = await createReceivedVerifier({ db, audit: createSqliteAuditLog({ db, dataDir }) }).verifyAgainst(rsyslog.file);
-      expect(verified).toMatchObject({ ok: true, rowCount: head, received: { rows: head, lastSequence: head, notReceived: 0 } });
+      const verified = await createReceivedVerifier({ db, audit: createSqliteAuditLog({ db, dataDir }) }).verifyAgainst(
+        rsyslog.file,
+      );
+      expect(verified).toMatchObject({
+        ok: true,
+        rowCount: head,
+        received: { rows: head, lastSequence: head, notReceived: 0 },
+      });
     } finally {
       db.close();
     }
-    console.log(`shipping kill test: ${KILLS} kills, ${head} rows, ${received.length} messages received, ${duplicated.length} rows twice, ${cut.length} cut off; cursors at the kills: ${kills.map((kill) => `${kill.cursor}/${kill.head}`).join(', ')}`);
+    console.log(
+      `shipping kill test: ${KILLS} kills, ${head} rows, ${received.length} messages received, ${duplicated.length} rows twice, ${cut.length} cut off; cursors at the kills: ${kills.map((kill) => `${kill.cursor}/${kill.head}`).join(', ')}`,
+    );
   });
 });

@@ -43,24 +43,40 @@ export interface ShippingSettingsOptions {
   lockedSinks?: readonly ShippingTarget[] | undefined;
 }
 
-export function createShippingSettings({ settings, secrets, defaults, lockedSinks = [] }: ShippingSettingsOptions): ShippingSettings {
-  const section = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, defaults ?? AuditShippingSettingsSchema.parse({}));
+export function createShippingSettings({
+  settings,
+  secrets,
+  defaults,
+  lockedSinks = [],
+}: ShippingSettingsOptions): ShippingSettings {
+  const section = settings.section(
+    AUDIT_SHIPPING_SECTION,
+    AuditShippingSettingsSchema,
+    defaults ?? AuditShippingSettingsSchema.parse({}),
+  );
   const headerNames = (sinkId: string): string[] =>
     secrets
       .keys(headerPrefix(sinkId))
       .map((key) => key.slice(headerPrefix(sinkId).length))
       .sort();
-  const view = (config: AuditSinkConfig): AuditSinkView => (config.type === 'otlp' ? { ...config, headerNames: headerNames(config.id) } : config);
+  const view = (config: AuditSinkConfig): AuditSinkView =>
+    config.type === 'otlp' ? { ...config, headerNames: headerNames(config.id) } : config;
   // A locked sink's header values come from the managed policy file: only their names are shown.
   const lockedViews: AuditSinkView[] = lockedSinks.map(({ config }) => {
     if (config.type !== 'otlp') return config;
     const { headers = {}, ...rest } = config;
     return { ...rest, headerNames: Object.keys(headers).sort() };
   });
-  const list = (value: AuditShippingSettings = section.get()): AuditShippingSinks => ({ sinks: value.sinks.map(view), locked: lockedViews });
+  const list = (value: AuditShippingSettings = section.get()): AuditShippingSinks => ({
+    sinks: value.sinks.map(view),
+    locked: lockedViews,
+  });
   const refuseLocked = (id: string): void => {
     if (lockedSinks.some((locked) => locked.config.id === id)) {
-      throw new WorkbenchError('locked', `The audit sink "${id}" is set by your organisation: it cannot be changed or removed here.`);
+      throw new WorkbenchError(
+        'locked',
+        `The audit sink "${id}" is set by your organisation: it cannot be changed or removed here.`,
+      );
     }
   };
   const dropHeaders = (sinkId: string): void => {
@@ -78,7 +94,9 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
         throw new WorkbenchError('not_found', `There is no audit sink "${previousId}".`);
       }
       if (sink.id !== previousId && current.some((existing) => existing.id === sink.id)) {
-        throw new WorkbenchError('already_exists', `An audit sink is already called "${sink.id}".`, { issues: [{ path: 'sink.id', message: 'is taken' }] });
+        throw new WorkbenchError('already_exists', `An audit sink is already called "${sink.id}".`, {
+          issues: [{ path: 'sink.id', message: 'is taken' }],
+        });
       }
       if (headers !== undefined && Object.keys(headers).length > 0 && sink.type !== 'otlp') {
         throw new WorkbenchError('invalid_input', 'Only an OTLP sink sends HTTP headers.');
@@ -99,13 +117,16 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
       const next = section.update((value) => ({
         ...value,
         sinks:
-          previousId === undefined ? [...value.sinks, sink] : value.sinks.map((existing) => (existing.id === previousId ? sink : existing)),
+          previousId === undefined
+            ? [...value.sinks, sink]
+            : value.sinks.map((existing) => (existing.id === previousId ? sink : existing)),
       }));
       return list(next);
     },
     remove(id) {
       refuseLocked(id);
-      if (!section.get().sinks.some((sink) => sink.id === id)) throw new WorkbenchError('not_found', `There is no audit sink "${id}".`);
+      if (!section.get().sinks.some((sink) => sink.id === id))
+        throw new WorkbenchError('not_found', `There is no audit sink "${id}".`);
       dropHeaders(id);
       return list(section.update((value) => ({ ...value, sinks: value.sinks.filter((sink) => sink.id !== id) })));
     },
@@ -115,13 +136,24 @@ export function createShippingSettings({ settings, secrets, defaults, lockedSink
     },
     targets() {
       const own = section.get().sinks.filter((config) => !lockedSinks.some((locked) => locked.config.id === config.id));
-      return [...lockedSinks, ...own.map((config) => ({
-        config:
-          config.type === 'otlp'
-            ? { ...config, headers: Object.fromEntries(headerNames(config.id).map((name) => [name, secrets.get(`${headerPrefix(config.id)}${name}`) ?? ''])) }
-            : config,
-        origin: 'settings' as const,
-      }))];
+      return [
+        ...lockedSinks,
+        ...own.map((config) => ({
+          config:
+            config.type === 'otlp'
+              ? {
+                  ...config,
+                  headers: Object.fromEntries(
+                    headerNames(config.id).map((name) => [
+                      name,
+                      secrets.get(`${headerPrefix(config.id)}${name}`) ?? '',
+                    ]),
+                  ),
+                }
+              : config,
+          origin: 'settings' as const,
+        })),
+      ];
     },
     onDidChange(listener) {
       return section.onDidChange(() => listener());

@@ -63,7 +63,11 @@ function headerOf(identity: SyslogIdentity): string {
 function messageWith(values: readonly unknown[], facility: number, header: string): string {
   const decision = values[DECISION_INDEX];
   // A change of the approval policy is worth a security team's notice, as a denial is.
-  const notice = decision === 'deny' || decision === 'auto_deny' || values[OUTCOME_INDEX] === 'error' || values[KIND_INDEX] === 'policy';
+  const notice =
+    decision === 'deny' ||
+    decision === 'auto_deny' ||
+    values[OUTCOME_INDEX] === 'error' ||
+    values[KIND_INDEX] === 'policy';
   let data = `<${facility * 8 + (notice ? SEVERITY.notice : SEVERITY.informational)}>1 ${String(values[TIME_INDEX])}${header}${String(values[KIND_INDEX])} [${SYSLOG_SD_ID}`;
   for (let param = 0; param < PARAM_INDEXES.length; param++) {
     const value = values[PARAM_INDEXES[param] as number];

@@ -19,7 +19,11 @@ import { recordRows, waitFor } from './testing/shipping-fixture';
 import { titleUnless } from '../../testing/skip-reason';
 
 const rsyslogd = findRsyslogd();
-const title = titleUnless('audit shipping to rsyslog', !rsyslogd, 'rsyslogd is not installed here; .ci/run installs it');
+const title = titleUnless(
+  'audit shipping to rsyslog',
+  !rsyslogd,
+  'rsyslogd is not installed here; .ci/run installs it',
+);
 
 let dir: string;
 let db: Database;
@@ -45,7 +49,15 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const sinkConfig = (): SyslogSinkConfig => ({ type: 'syslog', id: 'siem', enabled: true, host: '127.0.0.1', port: rsyslog.port, facility: 13, batchSize: 100 });
+const sinkConfig = (): SyslogSinkConfig => ({
+  type: 'syslog',
+  id: 'siem',
+  enabled: true,
+  host: '127.0.0.1',
+  port: rsyslog.port,
+  facility: 13,
+  batchSize: 100,
+});
 
 const startShipper = (overrides: Partial<Parameters<typeof createAuditShipper>[0]> = {}): AuditShipper => {
   const config = sinkConfig();
@@ -69,7 +81,8 @@ const receivedSequences = (): number[] =>
     .lines()
     .map((line) => parseReceivedLine(line)?.sequence)
     .filter((sequence): sequence is number => sequence !== undefined);
-const waitForReceived = (count: number): Promise<void> => waitFor(`rsyslog to hold ${count} distinct rows`, () => new Set(receivedSequences()).size >= count);
+const waitForReceived = (count: number): Promise<void> =>
+  waitFor(`rsyslog to hold ${count} distinct rows`, () => new Set(receivedSequences()).size >= count);
 
 describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
   it('ships every row once, in sequence order, as RFC 5424 with the row in structured data and its canonical JSON as the message', async () => {
@@ -81,22 +94,43 @@ describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
     await waitForReceived(500);
 
     expect(receivedSequences()).toEqual(Array.from({ length: 500 }, (_, index) => index + 1));
-    const stored = db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw().all() as unknown[][];
+    const stored = db
+      .prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`)
+      .raw()
+      .all() as unknown[][];
     const lines = rsyslog.lines();
-    for (const [index, line] of lines.entries()) expect(parseReceivedLine(line)?.json).toBe(canonicalRowOf(stored[index] as unknown[]));
+    for (const [index, line] of lines.entries())
+      expect(parseReceivedLine(line)?.json).toBe(canonicalRowOf(stored[index] as unknown[]));
     // A denial, with the characters RFC 5424 §6.3.3 escapes in its reason and decided-by.
     const first = lines[0] as string;
-    expect(first).toMatch(/^<109>1 \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z test-host ai-workbench \d+ audit-decision \[workbench@32473 sequence="1" row_hash="[0-9a-f]{64}" prev_hash="0{64}" kind="decision" /);
+    expect(first).toMatch(
+      /^<109>1 \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z test-host ai-workbench \d+ audit-decision \[workbench@32473 sequence="1" row_hash="[0-9a-f]{64}" prev_hash="0{64}" kind="decision" /,
+    );
     expect(first).toContain('decision="deny" actor="user" decided_by="you decided [in the \\"card\\"\\] \\\\ here"');
     expect(first).toContain('reason="not\\] \\"now\\"');
     // Stored redacted, shipped redacted: the secret never leaves the machine.
     expect(lines.join('\n')).not.toContain('secret-value');
-    expect(lines[1]).toMatch(/^<110>1 .* audit-result \[workbench@32473 sequence="2" .* outcome="success" duration_ms="1" result_bytes="10"\]/);
+    expect(lines[1]).toMatch(
+      /^<110>1 .* audit-result \[workbench@32473 sequence="2" .* outcome="success" duration_ms="1" result_bytes="10"\]/,
+    );
 
     const status = shipper?.status().sinks[0];
-    expect(status).toMatchObject({ id: 'siem', type: 'syslog', origin: 'settings', acknowledgedSequence: 500, headSequence: 500, lagRows: 0, lagSeconds: 0, lastError: null });
+    expect(status).toMatchObject({
+      id: 'siem',
+      type: 'syslog',
+      origin: 'settings',
+      acknowledgedSequence: 500,
+      headSequence: 500,
+      lagRows: 0,
+      lagSeconds: 0,
+      lastError: null,
+    });
     // What rsyslog wrote is an anchor for the local chain (audit verify --against).
-    expect(await createReceivedVerifier({ db, audit: log }).verifyAgainst(rsyslog.file)).toMatchObject({ ok: true, rowCount: 500, received: { rows: 500, lastSequence: 500, duplicates: 0 } });
+    expect(await createReceivedVerifier({ db, audit: log }).verifyAgainst(rsyslog.file)).toMatchObject({
+      ok: true,
+      rowCount: 500,
+      received: { rows: 500, lastSequence: 500, duplicates: 0 },
+    });
   });
 
   it('resumes from the persistent cursor: a second shipper (a restart) sends only the rows after it', async () => {
@@ -158,7 +192,11 @@ describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
   it('takes over at once the lease of a process on this machine that is gone (a crash), but not from a live one', async () => {
     recordRows(log, 50);
     const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number;
-    db.prepare('INSERT INTO audit_shipping_cursors (sink_id, lease_owner, lease_until) VALUES (?, ?, ?)').run('siem', `${os.hostname()}/${gone}/crashed`, Date.now() + 3_600_000);
+    db.prepare('INSERT INTO audit_shipping_cursors (sink_id, lease_owner, lease_until) VALUES (?, ?, ?)').run(
+      'siem',
+      `${os.hostname()}/${gone}/crashed`,
+      Date.now() + 3_600_000,
+    );
     startShipper();
     await waitFor('the sink to catch up', () => lag() === 0);
     await waitForReceived(50);
@@ -166,7 +204,11 @@ describe.skipIf(!rsyslogd)(title, { timeout: 90_000 }, () => {
 
     // A live holder (this test's parent process) keeps its lease: nothing is shipped past it.
     recordRows(log, 10, 'blocked');
-    db.prepare('UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ?').run(`${os.hostname()}/${process.ppid}/alive`, Date.now() + 3_600_000, 'siem');
+    db.prepare('UPDATE audit_shipping_cursors SET lease_owner = ?, lease_until = ? WHERE sink_id = ?').run(
+      `${os.hostname()}/${process.ppid}/alive`,
+      Date.now() + 3_600_000,
+      'siem',
+    );
     startShipper();
     shipper?.wake();
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -19,7 +19,11 @@ export interface SyslogSinkOptions {
  * every byte on a connection that is still open. A receiver that dies can still lose what sat in the
  * buffers between us; that is what `onDidBreak` (and the shipper's resend window) is for.
  */
-export function createSyslogSink({ config, connectTimeoutMs = 10_000, hostname = os.hostname() }: SyslogSinkOptions): AuditSink {
+export function createSyslogSink({
+  config,
+  connectTimeoutMs = 10_000,
+  hostname = os.hostname(),
+}: SyslogSinkOptions): AuditSink {
   const identity: SyslogIdentity = { facility: config.facility, hostname, procId: String(process.pid) };
   const listeners = new Set<(reason: string) => void>();
   let socket: net.Socket | null = null;
@@ -94,8 +98,10 @@ export function createSyslogSink({ config, connectTimeoutMs = 10_000, hostname =
         listeners.add(onBreak);
         target.write(bytes, (error) => {
           listeners.delete(onBreak);
-          if (error) reject(new Error(`cannot write to ${config.host}:${config.port}: ${error.message}`, { cause: error }));
-          else if (socket !== target) reject(new Error(`the connection to ${config.host}:${config.port} broke while sending`));
+          if (error)
+            reject(new Error(`cannot write to ${config.host}:${config.port}: ${error.message}`, { cause: error }));
+          else if (socket !== target)
+            reject(new Error(`the connection to ${config.host}:${config.port} broke while sending`));
           else resolve();
         });
       });

@@ -45,7 +45,29 @@ afterEach(async () => {
 function certificate(name: string): { cert: string; key: string } {
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
@@ -63,7 +85,7 @@ async function listen(identity: { cert: string; key: string }): Promise<{ port: 
     port,
     messages: () => {
       const messages: string[] = [];
-      for (let offset = 0; offset < received.length; ) {
+      for (let offset = 0; offset < received.length;) {
         const space = received.indexOf(0x20, offset);
         const length = Number(received.subarray(offset, space).toString('latin1'));
         messages.push(received.subarray(space + 1, space + 1 + length).toString('utf8'));
@@ -75,7 +97,15 @@ async function listen(identity: { cert: string; key: string }): Promise<{ port: 
 }
 
 const ship = (config: SyslogSinkConfig): AuditShipper => {
-  shipper = createAuditShipper({ db, targets: () => [{ config, origin: 'settings' }], workerFile: builtAssets().auditShipWorker, sinkOptions: { connectTimeoutMs: 5000 }, pollMs: 100, initialBackoffMs: 50, maxBackoffMs: 400 });
+  shipper = createAuditShipper({
+    db,
+    targets: () => [{ config, origin: 'settings' }],
+    workerFile: builtAssets().auditShipWorker,
+    sinkOptions: { connectTimeoutMs: 5000 },
+    pollMs: 100,
+    initialBackoffMs: 50,
+    maxBackoffMs: 400,
+  });
   shipper.start();
   return shipper;
 };
@@ -84,20 +114,44 @@ describe.skipIf(!openssl)(title, { timeout: 60_000 }, () => {
   it('ships over TLS to a receiver whose certificate the configured CA signed', async () => {
     const identity = certificate('receiver');
     const receiver = await listen(identity);
-    const running = ship({ type: 'syslog', id: 'siem', enabled: true, host: '127.0.0.1', port: receiver.port, tls: { caFile: identity.cert, serverName: 'localhost' }, facility: 13, batchSize: 10 });
+    const running = ship({
+      type: 'syslog',
+      id: 'siem',
+      enabled: true,
+      host: '127.0.0.1',
+      port: receiver.port,
+      tls: { caFile: identity.cert, serverName: 'localhost' },
+      facility: 13,
+      batchSize: 10,
+    });
     await waitFor('the sink to catch up', () => running.status().sinks[0]?.lagRows === 0);
     // Acknowledged means written to the socket: the receiver reads the last bytes a moment later.
     await waitFor('the receiver to read every row', () => receiver.messages().length >= 30);
-    expect(receiver.messages().map((message) => parseReceivedLine(message)?.sequence)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
+    expect(receiver.messages().map((message) => parseReceivedLine(message)?.sequence)).toEqual(
+      Array.from({ length: 30 }, (_, index) => index + 1),
+    );
   });
 
   it('sends nothing to a receiver the CA did not sign, and says why', async () => {
     const trusted = certificate('trusted');
     const impostor = certificate('impostor');
     const receiver = await listen(impostor);
-    const running = ship({ type: 'syslog', id: 'siem', enabled: true, host: '127.0.0.1', port: receiver.port, tls: { caFile: trusted.cert, serverName: 'localhost' }, facility: 13, batchSize: 10 });
+    const running = ship({
+      type: 'syslog',
+      id: 'siem',
+      enabled: true,
+      host: '127.0.0.1',
+      port: receiver.port,
+      tls: { caFile: trusted.cert, serverName: 'localhost' },
+      facility: 13,
+      batchSize: 10,
+    });
     await waitFor('the refusal to show', () => (running.status().sinks[0]?.lastError ?? null) !== null);
-    expect(running.status().sinks[0]).toMatchObject({ acknowledgedSequence: 0, lagRows: 30, lastError: expect.stringMatching(/cannot connect to 127\.0\.0\.1:\d+: .*(self.signed|signature|verify)/i) });
+    expect(running.status().sinks[0]).toMatchObject({
+      acknowledgedSequence: 0,
+      lagRows: 30,
+      lastError: expect.stringMatching(/cannot connect to 127\.0\.0\.1:\d+: .*(self.signed|signature|verify)/i),
+    });
     expect(receiver.messages()).toEqual([]);
   });
 });

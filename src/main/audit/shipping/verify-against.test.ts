@@ -4,7 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AUDIT_COLUMNS_SQL, canonicalRowOf, GENESIS_HASH, HASH_INDEX, hashOfStoredRow, PREVIOUS_HASH_INDEX } from '../audit-row';
+import {
+  AUDIT_COLUMNS_SQL,
+  canonicalRowOf,
+  GENESIS_HASH,
+  HASH_INDEX,
+  hashOfStoredRow,
+  PREVIOUS_HASH_INDEX,
+} from '../audit-row';
 import { openTempAuditLog, type TempAuditLog } from '../audit-test-support';
 import { syslogMessage } from './syslog-message';
 import { recordRows } from './testing/shipping-fixture';
@@ -12,7 +19,11 @@ import { createReceivedVerifier } from './verify-against';
 
 /** Every trigger that guards the log (the append-only ones and the count of rows ever written), as SQLite holds them. */
 const guardTriggers = (): Array<{ name: string; sql: string }> =>
-  temp.db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('audit_log', 'audit_head', 'audit_watermark')").all() as Array<{ name: string; sql: string }>;
+  temp.db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('audit_log', 'audit_head', 'audit_watermark')",
+    )
+    .all() as Array<{ name: string; sql: string }>;
 
 let temp: TempAuditLog;
 beforeEach(() => {
@@ -21,7 +32,8 @@ beforeEach(() => {
 });
 afterEach(() => temp.close());
 
-const storedRows = (): unknown[][] => temp.db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw().all() as unknown[][];
+const storedRows = (): unknown[][] =>
+  temp.db.prepare(`SELECT ${AUDIT_COLUMNS_SQL} FROM audit_log ORDER BY sequence`).raw().all() as unknown[][];
 const identity = { facility: 13, hostname: 'laptop', procId: '42' };
 
 /**
@@ -73,8 +85,16 @@ describe('audit verify --against a file of shipped rows', () => {
     // At least once: rows 101–150 arrived twice; rows after 280 were not shipped yet.
     const file = rsyslogFile([...rows.slice(0, 150), ...rows.slice(100, 280)]);
     const result = await verifier().verifyAgainst(file);
-    expect(result).toMatchObject({ ok: true, rowCount: 300, head: { sequence: 300 }, received: { rows: 280, lastSequence: 280, duplicates: 50, otherLines: 1, cutOff: 0, notReceived: 0 } });
-    expect(await verifier().verifyAgainst(jsonlFile(rows))).toMatchObject({ ok: true, received: { rows: 300, lastSequence: 300 } });
+    expect(result).toMatchObject({
+      ok: true,
+      rowCount: 300,
+      head: { sequence: 300 },
+      received: { rows: 280, lastSequence: 280, duplicates: 50, otherLines: 1, cutOff: 0, notReceived: 0 },
+    });
+    expect(await verifier().verifyAgainst(jsonlFile(rows))).toMatchObject({
+      ok: true,
+      received: { rows: 300, lastSequence: 300 },
+    });
   });
 
   it('names a truncated tail: rows the collector holds that the log no longer has, though audit verify alone passes', async () => {
@@ -83,16 +103,23 @@ describe('audit verify --against a file of shipped rows', () => {
     expect(await temp.log.verify()).toMatchObject({ ok: true, rowCount: 250 });
     const result = await verifier().verifyAgainst(file);
     expect(result).toMatchObject({ ok: false, rowCount: 250, problem: { sequence: 251, kind: 'missing', line: 252 } });
-    expect(result.ok ? '' : result.problem.message).toMatch(/local log ends at #250: rows were removed from its end \(a truncated tail\)/);
+    expect(result.ok ? '' : result.problem.message).toMatch(
+      /local log ends at #250: rows were removed from its end \(a truncated tail\)/,
+    );
   });
 
   it('names a recomputed chain: a row rewritten after it was shipped, every hash after it recomputed', async () => {
     const file = jsonlFile(storedRows());
-    tamper(() => temp.db.prepare("UPDATE audit_log SET decided_by = 'policy: auto-approve' WHERE sequence = 120").run(), 120);
+    tamper(
+      () => temp.db.prepare("UPDATE audit_log SET decided_by = 'policy: auto-approve' WHERE sequence = 120").run(),
+      120,
+    );
     expect(await temp.log.verify()).toMatchObject({ ok: true, rowCount: 300 });
     const result = await verifier().verifyAgainst(file);
     expect(result).toMatchObject({ ok: false, problem: { sequence: 120, kind: 'anchor-mismatch', line: 120 } });
-    expect(result.ok ? '' : result.problem.message).toMatch(/not the row that was shipped .*recomputed after it was shipped/);
+    expect(result.ok ? '' : result.problem.message).toMatch(
+      /not the row that was shipped .*recomputed after it was shipped/,
+    );
   });
 
   it('names a row removed from the middle and the rest renumbered', async () => {
@@ -103,7 +130,10 @@ describe('audit verify --against a file of shipped rows', () => {
       temp.db.prepare('UPDATE audit_log SET sequence = -sequence WHERE sequence < 0').run();
     }, 77);
     expect(await temp.log.verify()).toMatchObject({ ok: true, rowCount: 299 });
-    expect(await verifier().verifyAgainst(file)).toMatchObject({ ok: false, problem: { sequence: 77, kind: 'anchor-mismatch' } });
+    expect(await verifier().verifyAgainst(file)).toMatchObject({
+      ok: false,
+      problem: { sequence: 77, kind: 'anchor-mismatch' },
+    });
   });
 
   it("names a collector's copy altered in transit, and two different rows shipped under one sequence", async () => {
@@ -112,7 +142,10 @@ describe('audit verify --against a file of shipped rows', () => {
     const lines = fs.readFileSync(altered, 'utf8').split('\n');
     lines[41] = (lines[41] as string).replace('"kind":"result"', '"kind":"decision"');
     fs.writeFileSync(altered, lines.join('\n'));
-    expect(await verifier().verifyAgainst(altered)).toMatchObject({ ok: false, problem: { sequence: 42, kind: 'content-changed', line: 42 } });
+    expect(await verifier().verifyAgainst(altered)).toMatchObject({
+      ok: false,
+      problem: { sequence: 42, kind: 'content-changed', line: 42 },
+    });
 
     const forged = rows.map((values) => [...values]);
     const other = forged[199] as unknown[];
@@ -126,11 +159,17 @@ describe('audit verify --against a file of shipped rows', () => {
 
   it('refuses a relative path and a missing file by name; a file without audit rows fails (it anchors nothing) and its text is never echoed', async () => {
     await expect(verifier().verifyAgainst('received.log')).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(verifier().verifyAgainst(path.join(temp.dir, 'nope.log'))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(verifier().verifyAgainst(path.join(temp.dir, 'nope.log'))).rejects.toMatchObject({
+      code: 'not_found',
+    });
     const secret = path.join(temp.dir, 'id_rsa');
     fs.writeFileSync(secret, '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n');
     const result = await verifier().verifyAgainst(secret);
-    expect(result).toMatchObject({ ok: false, problem: { kind: 'malformed', message: expect.stringMatching(/holds no shipped audit rows/) }, received: { rows: 0, otherLines: 2 } });
+    expect(result).toMatchObject({
+      ok: false,
+      problem: { kind: 'malformed', message: expect.stringMatching(/holds no shipped audit rows/) },
+      received: { rows: 0, otherLines: 2 },
+    });
     expect(JSON.stringify(result)).not.toContain('OPENSSH');
   });
 });

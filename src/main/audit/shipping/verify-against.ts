@@ -35,13 +35,21 @@ interface Received {
   line: number;
 }
 
-export function createReceivedVerifier({ db, audit }: { db: Database; audit: Pick<AuditLog, 'verify'> }): ReceivedVerifier {
+export function createReceivedVerifier({
+  db,
+  audit,
+}: {
+  db: Database;
+  audit: Pick<AuditLog, 'verify'>;
+}): ReceivedVerifier {
   const localHash = db.prepare('SELECT hash FROM audit_log WHERE sequence = ?').pluck();
   return {
     async verifyAgainst(file, options = {}) {
-      if (!path.isAbsolute(file)) throw new WorkbenchError('invalid_input', `Cannot read ${file}: the path must be absolute.`, { path: file });
+      if (!path.isAbsolute(file))
+        throw new WorkbenchError('invalid_input', `Cannot read ${file}: the path must be absolute.`, { path: file });
       const stat = await fs.promises.stat(file).catch(() => null);
-      if (!stat?.isFile()) throw new WorkbenchError('not_found', `Cannot read ${file}: there is no such file.`, { path: file });
+      if (!stat?.isFile())
+        throw new WorkbenchError('not_found', `Cannot read ${file}: there is no such file.`, { path: file });
 
       const { rows, summary, problem: receivedProblem } = await readReceived(file);
       const local = await audit.verify({ checkpointKey: options.checkpointKey });
@@ -49,7 +57,11 @@ export function createReceivedVerifier({ db, audit }: { db: Database; audit: Pic
       if (receivedProblem) return { ok: false, rowCount: local.rowCount, problem: receivedProblem, received: summary };
       // A file with no audit row in it anchors nothing: the wrong file must not pass for a clean check.
       if (rows.size === 0) {
-        return failed(local.rowCount, summary, { sequence: 0, kind: 'malformed', message: `${file} holds no shipped audit rows, so there is nothing to check the log against` });
+        return failed(local.rowCount, summary, {
+          sequence: 0,
+          kind: 'malformed',
+          message: `${file} holds no shipped audit rows, so there is nothing to check the log against`,
+        });
       }
 
       const head = local.head;
@@ -66,7 +78,12 @@ export function createReceivedVerifier({ db, audit }: { db: Database; audit: Pic
         }
         const hash = localHash.get(sequence) as string | undefined;
         if (hash === undefined) {
-          return failed(local.rowCount, summary, { sequence, kind: 'missing', line: received.line, message: `The collector holds row #${sequence}, which the local log no longer has` });
+          return failed(local.rowCount, summary, {
+            sequence,
+            kind: 'missing',
+            line: received.line,
+            message: `The collector holds row #${sequence}, which the local log no longer has`,
+          });
         }
         if (hash !== received.hash) {
           return failed(local.rowCount, summary, {
@@ -82,11 +99,23 @@ export function createReceivedVerifier({ db, audit }: { db: Database; audit: Pic
   };
 }
 
-async function readReceived(file: string): Promise<{ rows: Map<number, Received>; summary: ReceivedSummary; problem: AuditProblem | null }> {
+async function readReceived(
+  file: string,
+): Promise<{ rows: Map<number, Received>; summary: ReceivedSummary; problem: AuditProblem | null }> {
   const rows = new Map<number, Received>();
-  const summary: ReceivedSummary = { rows: 0, lastSequence: 0, duplicates: 0, cutOff: 0, otherLines: 0, notReceived: 0 };
+  const summary: ReceivedSummary = {
+    rows: 0,
+    lastSequence: 0,
+    duplicates: 0,
+    cutOff: 0,
+    otherLines: 0,
+    notReceived: 0,
+  };
   let problem: AuditProblem | null = null;
-  const lines = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = readline.createInterface({
+    input: fs.createReadStream(file, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  });
   let lineNumber = 0;
   for await (const text of lines) {
     lineNumber++;
@@ -102,7 +131,12 @@ async function readReceived(file: string): Promise<{ rows: Map<number, Received>
     }
     const row = RowSchema.safeParse(JSON.parse(parsed.json));
     if (!row.success) {
-      problem = { sequence: parsed.sequence, kind: 'malformed', line: lineNumber, message: `Line ${lineNumber} names row #${parsed.sequence} but does not hold a whole audit row` };
+      problem = {
+        sequence: parsed.sequence,
+        kind: 'malformed',
+        line: lineNumber,
+        message: `Line ${lineNumber} names row #${parsed.sequence} but does not hold a whole audit row`,
+      };
       continue;
     }
     const { hash, ...content } = row.data;

@@ -37,12 +37,21 @@ export interface LoopHarness {
 /** The name a model sees for a Files tool. */
 export const files = (tool: string): string => `Files__${tool}`;
 
-export async function startLoopHarness(format: WireFormat, options: Partial<ServicesOptions> = {}): Promise<LoopHarness> {
+export async function startLoopHarness(
+  format: WireFormat,
+  options: Partial<ServicesOptions> = {},
+): Promise<LoopHarness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-loop-'));
   const fake = await startFakeLlmServer();
   const streamed: ChatStreamEvent[] = [];
   const open = async (waitForServers = true): Promise<Services> => {
-    const services = createServices({ dataDir, host: 'cli', version: '0.0.0-test', managedPolicyFile: null, ...options });
+    const services = createServices({
+      dataDir,
+      host: 'cli',
+      version: '0.0.0-test',
+      managedPolicyFile: null,
+      ...options,
+    });
     services.events.subscribe((event, payload) => {
       if (event === 'chat.onDidStream') streamed.push(payload as ChatStreamEvent);
     });
@@ -51,7 +60,14 @@ export async function startLoopHarness(format: WireFormat, options: Partial<Serv
     return services;
   };
   const services = await open();
-  services.providers.add({ kind: format, id: 'fake', label: `Fake ${format}`, baseURL: fake.baseURL(format), apiKey: TEST_KEY, defaultModel: 'fake-large' });
+  services.providers.add({
+    kind: format,
+    id: 'fake',
+    label: `Fake ${format}`,
+    baseURL: fake.baseURL(format),
+    apiKey: TEST_KEY,
+    defaultModel: 'fake-large',
+  });
   const harness: LoopHarness = {
     dataDir,
     sandbox: sandboxDir(dataDir),
@@ -71,7 +87,9 @@ export async function startLoopHarness(format: WireFormat, options: Partial<Serv
     calls: () =>
       harness
         .messages()
-        .flatMap((message) => (message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [])),
+        .flatMap((message) =>
+          message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
+        ),
     audit: () => harness.services.audit.query({ chatId: harness.chatId, limit: 500 }).entries.slice().reverse(),
     async restart({ waitForServers = true } = {}) {
       await shutDown(harness.services);
@@ -104,6 +122,10 @@ async function waitUntilReady(services: Services, timeoutMs = 30_000): Promise<v
 }
 
 /** The fake tool call of a Files tool with these arguments. */
-export function callOf(tool: string, args: Record<string, unknown>, id?: string): { id?: string; name: string; argumentChunks: string[] } {
+export function callOf(
+  tool: string,
+  args: Record<string, unknown>,
+  id?: string,
+): { id?: string; name: string; argumentChunks: string[] } {
   return { ...(id === undefined ? {} : { id }), name: files(tool), argumentChunks: [JSON.stringify(args)] };
 }

@@ -23,7 +23,15 @@ export const TOOLS: readonly CatalogueTool[] = [
 export const SERVER_NAMES = ['Files', 'Shell'] as const;
 
 /** Values of `path`: harmless ones, and ones the deny rules below are about. */
-export const PATHS = ['notes.txt', 'docs/readme.md', 'a/forbidden.txt', 'forbidden', 'forbidden/inside.txt', '/etc/passwd', '/tmp/ok.txt'] as const;
+export const PATHS = [
+  'notes.txt',
+  'docs/readme.md',
+  'a/forbidden.txt',
+  'forbidden',
+  'forbidden/inside.txt',
+  '/etc/passwd',
+  '/tmp/ok.txt',
+] as const;
 /** Values of `command`. */
 export const COMMANDS = ['ls', 'echo hi', 'rm -rf /', 'shutdown', 'format c:'] as const;
 
@@ -45,7 +53,8 @@ export const RULES: readonly CatalogueRule[] = [
     // `**` spans folders and `*` does not: the file's own name starts with "forbidden".
     key: 'write-forbidden',
     draft: { server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '**/forbidden*' }] },
-    matches: (server, tool, args) => server === 'Files' && tool.startsWith('write_') && lastSegment(text(args['path']) ?? '/').startsWith('forbidden'),
+    matches: (server, tool, args) =>
+      server === 'Files' && tool.startsWith('write_') && lastSegment(text(args['path']) ?? '/').startsWith('forbidden'),
   },
   {
     key: 'etc',
@@ -55,7 +64,8 @@ export const RULES: readonly CatalogueRule[] = [
   {
     key: 'rm',
     draft: { server: 'Shell', tool: 'run', args: [{ pointer: '/command', match: 'regex', value: 'rm ' }] },
-    matches: (server, tool, args) => server === 'Shell' && tool === 'run' && (text(args['command'])?.includes('rm ') ?? false),
+    matches: (server, tool, args) =>
+      server === 'Shell' && tool === 'run' && (text(args['command'])?.includes('rm ') ?? false),
   },
   {
     key: 'shutdown',
@@ -87,7 +97,9 @@ export const RULES: readonly CatalogueRule[] = [
   {
     key: 'sampling-secret',
     draft: { server: '*', tool: 'sampling', args: [{ pointer: '/messages/0/text', match: 'regex', value: 'secret' }] },
-    matches: (_server, tool, args) => tool === 'sampling' && (text((args['messages'] as { text?: unknown }[] | undefined)?.[0]?.text)?.includes('secret') ?? false),
+    matches: (_server, tool, args) =>
+      tool === 'sampling' &&
+      (text((args['messages'] as { text?: unknown }[] | undefined)?.[0]?.text)?.includes('secret') ?? false),
   },
 ];
 
@@ -96,7 +108,8 @@ export const RULES: readonly CatalogueRule[] = [
  * client, before it answers; every third call's request carries a word the `sampling-secret` rule is about.
  */
 export const SAMPLING_COMMANDS: readonly string[] = ['ls', 'echo hi'];
-export const samplingPrompt = (nonce: string): string => `sampling ${nonce}${Number(nonce.slice(1)) % 3 === 0 ? ' secret' : ''}`;
+export const samplingPrompt = (nonce: string): string =>
+  `sampling ${nonce}${Number(nonce.slice(1)) % 3 === 0 ? ' secret' : ''}`;
 /** The nonce of a sampling prompt (or of an edit of one, which keeps its start), or null for any other text. */
 export const samplingNonce = (text: string): string | null => /^sampling (n\d+)/.exec(text)?.[1] ?? null;
 /** What the scripted model answers a sampling request. */
@@ -108,7 +121,11 @@ export const samplingAnswer = (nonce: string): string => `answer ${nonce}`;
  * person's accept row.
  */
 export const ELICITATION_COMMANDS: readonly string[] = ['format c:'];
-export const ELICITATION_SCHEMA = { type: 'object', properties: { confirm: { type: 'string' } }, required: ['confirm'] } as const;
+export const ELICITATION_SCHEMA = {
+  type: 'object',
+  properties: { confirm: { type: 'string' } },
+  required: ['confirm'],
+} as const;
 /** What the person types into the form when they accept, for a request whose message carries this nonce. */
 export const elicitationContent = (nonce: string): { confirm: string } => ({ confirm: `yes ${nonce}` });
 

@@ -15,7 +15,6 @@ const USER_DECISIONS: Record<ToolCallApproval['decision'], string> = {
   TOOL_CALL_DECISION_DENY: 'deny',
 };
 
-
 /** State the checks carry from one step to the next. */
 export interface CheckState {
   /** Runs already matched to their allow row. */
@@ -59,7 +58,8 @@ async function auditRows(harness: Harness): Promise<AuditEntry[]> {
   return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
-const describeRun = (run: RecordedRun): string => `${run.serverName}.${run.toolName} ${JSON.stringify(run.args)} (during ${run.step})`;
+const describeRun = (run: RecordedRun): string =>
+  `${run.serverName}.${run.toolName} ${JSON.stringify(run.args)} (during ${run.step})`;
 
 /**
  * (1) every call that ran had an allow decision row, for exactly these arguments, committed before the server
@@ -69,7 +69,10 @@ const describeRun = (run: RecordedRun): string => `${run.serverName}.${run.toolN
 function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckState): void {
   for (const run of harness.runs.slice(state.checkedRuns)) {
     if (run.denyHits.length > 0) {
-      throw new InvariantError('a deny rule in force matched a call that ran', `${describeRun(run)} matched ${run.denyHits.join(', ')}`);
+      throw new InvariantError(
+        'a deny rule in force matched a call that ran',
+        `${describeRun(run)} matched ${run.denyHits.join(', ')}`,
+      );
     }
     const hash = harness.argsHash(run.args);
     const allowRow = rows.find(
@@ -88,9 +91,17 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
         `${describeRun(run)}; ${run.committedSequence} rows were committed then`,
       );
     }
-    const last = rows.filter((row) => row.kind === 'decision' && row.toolCallId === allowRow.toolCallId && row.sequence <= run.committedSequence).at(-1);
+    const last = rows
+      .filter(
+        (row) =>
+          row.kind === 'decision' && row.toolCallId === allowRow.toolCallId && row.sequence <= run.committedSequence,
+      )
+      .at(-1);
     if (last && !ALLOW_DECISIONS.has(last.decision ?? '')) {
-      throw new InvariantError('a call ran after its last decision said no', `${describeRun(run)}: row ${last.sequence} says ${last.decision} (${last.decidedBy})`);
+      throw new InvariantError(
+        'a call ran after its last decision said no',
+        `${describeRun(run)}: row ${last.sequence} says ${last.decision} (${last.decidedBy})`,
+      );
     }
     state.spent.add(allowRow.toolCallId);
     state.checkedRuns += 1;
@@ -98,9 +109,11 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
 }
 
 /** The first message's text a sampling row allowed: the edit's when the person edited it. */
-const sampledText = (row: AuditEntry): string | undefined => ((row.editedArgs ?? row.args) as { messages?: { text?: string }[] } | null)?.messages?.[0]?.text;
+const sampledText = (row: AuditEntry): string | undefined =>
+  ((row.editedArgs ?? row.args) as { messages?: { text?: string }[] } | null)?.messages?.[0]?.text;
 /** The answer text a sampling answer row let go back: the edit's when the person edited it. */
-const answeredText = (row: AuditEntry): string | undefined => ((row.editedArgs ?? row.args) as { text?: string } | null)?.text;
+const answeredText = (row: AuditEntry): string | undefined =>
+  ((row.editedArgs ?? row.args) as { text?: string } | null)?.text;
 
 /** A sampling allow row of one stage (its tool name) for the server, committed by then, that `fits`. */
 function samplingAllowRow(
@@ -129,10 +142,27 @@ function checkSampling(harness: Harness, rows: readonly AuditEntry[], state: Che
   for (const sampling of harness.samplings.slice(state.checkedSamplings)) {
     const text = sampling.args.messages[0]?.text;
     const where = `${sampling.serverName}'s request ${JSON.stringify(text)} (during ${sampling.step}; ${sampling.committedSequence} rows committed then)`;
-    if (sampling.denyHits.length > 0) throw new InvariantError('a deny rule in force matched a sampling request that reached the model', `${where} matched ${sampling.denyHits.join(', ')}`);
-    if (sampling.setting === 'deny') throw new InvariantError("a sampling request reached the model while the server's sampling was set to deny", where);
-    const allowRow = samplingAllowRow(rows, 'sampling/createMessage', sampling, (row) => sampledText(row) === text && !state.spentSamplings.has(row.toolCallId));
-    if (!allowRow) throw new InvariantError('a sampling request reached the model without an allow row for it committed before', where);
+    if (sampling.denyHits.length > 0)
+      throw new InvariantError(
+        'a deny rule in force matched a sampling request that reached the model',
+        `${where} matched ${sampling.denyHits.join(', ')}`,
+      );
+    if (sampling.setting === 'deny')
+      throw new InvariantError(
+        "a sampling request reached the model while the server's sampling was set to deny",
+        where,
+      );
+    const allowRow = samplingAllowRow(
+      rows,
+      'sampling/createMessage',
+      sampling,
+      (row) => sampledText(row) === text && !state.spentSamplings.has(row.toolCallId),
+    );
+    if (!allowRow)
+      throw new InvariantError(
+        'a sampling request reached the model without an allow row for it committed before',
+        where,
+      );
     state.spentSamplings.add(allowRow.toolCallId);
     state.checkedSamplings += 1;
   }
@@ -159,9 +189,14 @@ function checkElicitation(harness: Harness, rows: readonly AuditEntry[], state: 
     if (!answer || state.checkedElicitations.has(elicitation)) continue;
     const where = `${elicitation.serverName}'s elicitation ${elicitation.nonce} answered ${answer.action} ${JSON.stringify(answer.content ?? null)} (during ${answer.step}; ${answer.committedSequence} rows committed then)`;
     if (answer.action !== 'accept') {
-      if (answer.content !== undefined) throw new InvariantError('an elicitation that was not accepted carried content to the server', where);
+      if (answer.content !== undefined)
+        throw new InvariantError('an elicitation that was not accepted carried content to the server', where);
     } else {
-      if (elicitation.denyHits.length > 0) throw new InvariantError('an elicitation a deny rule in force matched came back accepted', `${where} matched ${elicitation.denyHits.join(', ')}`);
+      if (elicitation.denyHits.length > 0)
+        throw new InvariantError(
+          'an elicitation a deny rule in force matched came back accepted',
+          `${where} matched ${elicitation.denyHits.join(', ')}`,
+        );
       const row = rows.find(
         (candidate) =>
           candidate.kind === 'elicitation' &&
@@ -173,7 +208,11 @@ function checkElicitation(harness: Harness, rows: readonly AuditEntry[], state: 
           JSON.stringify(candidate.editedArgs) === JSON.stringify(answer.content ?? {}) &&
           JSON.stringify(candidate.args).includes(elicitation.nonce),
       );
-      if (!row) throw new InvariantError("what a person typed reached the server without the person's accept row for exactly it committed before", where);
+      if (!row)
+        throw new InvariantError(
+          "what a person typed reached the server without the person's accept row for exactly it committed before",
+          where,
+        );
       state.spentElicitations.add(row.toolCallId);
     }
     state.checkedElicitations.add(elicitation);
@@ -191,7 +230,11 @@ interface ChatView {
  * the chat kept (same decision, same edit), one row per answer and one answer per row; a timeout or stop row
  * belongs to a call that ended that way; a policy row belongs to a call the model made.
  */
-function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[], argumentsHash: (args: Record<string, unknown>) => string): void {
+function checkRowsApplied(
+  rows: readonly AuditEntry[],
+  chats: readonly ChatView[],
+  argumentsHash: (args: Record<string, unknown>) => string,
+): void {
   const answers = new Map<string, ToolCallApproval>();
   const records = new Map<string, ToolCallRecord>();
   for (const chat of chats) {
@@ -199,7 +242,8 @@ function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[
     for (const message of chat.messages) {
       if (message.role !== 'approval') continue;
       for (const answer of message.toolCallApprovals) {
-        if (answers.has(answer.toolCallId)) throw new InvariantError('a call was answered twice', `tool call ${answer.toolCallId}`);
+        if (answers.has(answer.toolCallId))
+          throw new InvariantError('a call was answered twice', `tool call ${answer.toolCallId}`);
         answers.set(answer.toolCallId, answer);
       }
     }
@@ -210,31 +254,46 @@ function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[
     const where = `row ${row.sequence} (${row.decision} by ${row.actor}: ${row.decidedBy}) for ${row.serverName}.${row.toolName} ${row.toolCallId}`;
     if (row.actor === 'user') {
       const answer = answers.get(row.toolCallId);
-      if (!answer) throw new InvariantError('a person\'s decision row has no approval message that applied it', where);
-      if (userRows.has(row.toolCallId)) throw new InvariantError('a person\'s decision was recorded twice', where);
+      if (!answer) throw new InvariantError("a person's decision row has no approval message that applied it", where);
+      if (userRows.has(row.toolCallId)) throw new InvariantError("a person's decision was recorded twice", where);
       userRows.add(row.toolCallId);
       if (USER_DECISIONS[answer.decision] !== row.decision) {
-        throw new InvariantError('a person\'s decision row differs from the answer applied', `${where}; the answer was ${answer.decision}`);
+        throw new InvariantError(
+          "a person's decision row differs from the answer applied",
+          `${where}; the answer was ${answer.decision}`,
+        );
       }
       const editedHash = answer.editedArgs === undefined ? null : argumentsHash(answer.editedArgs);
-      if (row.editedArgsHash !== editedHash) throw new InvariantError('a person\'s decision row records other edits than the answer applied', where);
+      if (row.editedArgsHash !== editedHash)
+        throw new InvariantError("a person's decision row records other edits than the answer applied", where);
       const record = records.get(row.toolCallId);
       const shown = record?.decision;
       // What the chat shows: the person's decision, or a deny rule that stopped the allowed call when it was about to run.
       const applied =
         row.decision === 'deny'
           ? record?.status === 'denied' && shown?.actor === 'user'
-          : (shown?.outcome === 'allow' && shown.actor === 'user') || (record?.status === 'denied' && shown?.actor === 'policy');
-      if (!applied) throw new InvariantError('a person\'s decision row for a call the chat shows otherwise', `${where}; the call shows ${record?.status} ${JSON.stringify(shown)}`);
+          : (shown?.outcome === 'allow' && shown.actor === 'user') ||
+            (record?.status === 'denied' && shown?.actor === 'policy');
+      if (!applied)
+        throw new InvariantError(
+          "a person's decision row for a call the chat shows otherwise",
+          `${where}; the call shows ${record?.status} ${JSON.stringify(shown)}`,
+        );
       continue;
     }
     const record = records.get(row.toolCallId);
     if (!record) throw new InvariantError('a decision row names a call no chat shows', where);
     if ((row.decision === 'timeout' || row.decision === 'cancelled') && record.status !== row.decision) {
-      throw new InvariantError('a timeout or stop row for a call that did not end that way', `${where}; the call shows ${record.status}`);
+      throw new InvariantError(
+        'a timeout or stop row for a call that did not end that way',
+        `${where}; the call shows ${record.status}`,
+      );
     }
     if (row.decision === 'auto_deny' && record.status !== 'denied') {
-      throw new InvariantError('a policy deny row for a call the chat does not show as denied', `${where}; the call shows ${record.status}`);
+      throw new InvariantError(
+        'a policy deny row for a call the chat does not show as denied',
+        `${where}; the call shows ${record.status}`,
+      );
     }
   }
   for (const id of answers.keys()) {
@@ -244,18 +303,30 @@ function checkRowsApplied(rows: readonly AuditEntry[], chats: readonly ChatView[
 
 /** (5) the calls that wait in a chat are exactly the ones it shows on its last reply, and the chat says it waits. */
 async function checkPendingShown(harness: Harness, chat: ChatView): Promise<void> {
-  const waiting = (await harness.ok('approvals.pending', { chatId: chat.chatId })).approvals.map((approval) => approval.request.toolCallId).sort();
+  const waiting = (await harness.ok('approvals.pending', { chatId: chat.chatId })).approvals
+    .map((approval) => approval.request.toolCallId)
+    .sort();
   const lastReply = chat.messages.findLast((message) => message.role === 'assistant');
-  const shown = (lastReply?.role === 'assistant' ? (lastReply.reply.pendingToolCalls ?? []) : []).map((request) => request.toolCallId).sort();
+  const shown = (lastReply?.role === 'assistant' ? (lastReply.reply.pendingToolCalls ?? []) : [])
+    .map((request) => request.toolCallId)
+    .sort();
   if (JSON.stringify(waiting) !== JSON.stringify(shown)) {
-    throw new InvariantError('the calls waiting in a chat differ from the ones it shows', `chat ${chat.chatId}: waiting ${waiting.join(', ') || 'none'}, shown ${shown.join(', ') || 'none'}`);
+    throw new InvariantError(
+      'the calls waiting in a chat differ from the ones it shows',
+      `chat ${chat.chatId}: waiting ${waiting.join(', ') || 'none'}, shown ${shown.join(', ') || 'none'}`,
+    );
   }
   const { activity } = await harness.ok('chat.messages', { chatId: chat.chatId, limit: 1 });
   const expected = waiting.length > 0 ? 'waiting-approval' : 'idle';
   // A tool call still runs while its server's request (sampling) waits for the person: the chat shows that request.
-  const serverAsks = (await harness.ok('serverRequests.list', {})).requests.some((request) => request.chatId === chat.chatId || request.chatId === null);
+  const serverAsks = (await harness.ok('serverRequests.list', {})).requests.some(
+    (request) => request.chatId === chat.chatId || request.chatId === null,
+  );
   if (activity.status !== expected && !(serverAsks && activity.status === 'running-tools')) {
-    throw new InvariantError('a settled chat says it is doing something else', `chat ${chat.chatId} is ${activity.status} with ${waiting.length} calls waiting`);
+    throw new InvariantError(
+      'a settled chat says it is doing something else',
+      `chat ${chat.chatId} is ${activity.status} with ${waiting.length} calls waiting`,
+    );
   }
 }
 
@@ -264,7 +335,8 @@ async function chatView(harness: Harness, chatId: string): Promise<ChatView> {
   const records = new Map<string, ToolCallRecord>();
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
-    for (const turn of message.reply.turns) for (const record of turn.toolCalls ?? []) records.set(record.toolCallId, record);
+    for (const turn of message.reply.turns)
+      for (const record of turn.toolCalls ?? []) records.set(record.toolCallId, record);
   }
   return { chatId, messages, records };
 }
@@ -282,7 +354,15 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   checkRowsApplied(rows, chats, (args) => harness.argsHash(args));
   // (4) the log verifies.
   const verified = await harness.ok('audit.verify');
-  if (!verified.ok) throw new InvariantError('audit verify failed', `${verified.problem.kind} at row ${verified.problem.sequence}: ${verified.problem.message}`);
-  if (verified.rowCount !== rows.length) throw new InvariantError('audit verify checked another number of rows than the log shows', `${verified.rowCount} vs ${rows.length}`);
+  if (!verified.ok)
+    throw new InvariantError(
+      'audit verify failed',
+      `${verified.problem.kind} at row ${verified.problem.sequence}: ${verified.problem.message}`,
+    );
+  if (verified.rowCount !== rows.length)
+    throw new InvariantError(
+      'audit verify checked another number of rows than the log shows',
+      `${verified.rowCount} vs ${rows.length}`,
+    );
   for (const chat of chats) await checkPendingShown(harness, chat);
 }

@@ -5,7 +5,14 @@
  * every invariant (invariant-checks.ts).
  */
 import fc from 'fast-check';
-import type { ChatApprovalMode, GlobalApprovalMode, ManagedPolicy, RuleEffect, ToolApprovalSetting, ToolCallApproval } from '../../../shared/approval';
+import type {
+  ChatApprovalMode,
+  GlobalApprovalMode,
+  ManagedPolicy,
+  RuleEffect,
+  ToolApprovalSetting,
+  ToolCallApproval,
+} from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
 import { elicitationContent, RULES, SERVER_NAMES, TOOLS, ruleDraft } from './invariant-catalogue';
 import { checkInvariants, type CheckState } from './invariant-checks';
@@ -60,7 +67,9 @@ async function logWaiting(world: InvariantWorld): Promise<number[]> {
     const waiting = (await world.harness.ok('approvals.pending', { chatId })).approvals;
     counts.push(waiting.length);
     if (waiting.length === 0) continue;
-    const calls = waiting.map(({ request }) => `${request.serverName}.${request.toolName} ${JSON.stringify(request.args)}`);
+    const calls = waiting.map(
+      ({ request }) => `${request.serverName}.${request.toolName} ${JSON.stringify(request.args)}`,
+    );
     world.harness.log.push(`  waiting in chat ${index}: ${calls.join('; ')}`);
   }
   return counts;
@@ -70,17 +79,29 @@ async function logWaiting(world: InvariantWorld): Promise<number[]> {
 async function logServerRequests(world: InvariantWorld): Promise<number> {
   const { requests } = await world.harness.ok('serverRequests.list', {});
   for (const request of requests) {
-    const what = request.kind === 'sampling' ? `${request.stage} ${JSON.stringify(request.stage === 'answer' ? request.answer?.text : request.messages[0]?.text)}` : request.kind;
-    world.harness.log.push(`  ${request.serverName} asks (${what}) in ${request.chatId === null ? 'no chat' : `chat ${world.harness.chats.indexOf(request.chatId)}`}`);
+    const what =
+      request.kind === 'sampling'
+        ? `${request.stage} ${JSON.stringify(request.stage === 'answer' ? request.answer?.text : request.messages[0]?.text)}`
+        : request.kind;
+    world.harness.log.push(
+      `  ${request.serverName} asks (${what}) in ${request.chatId === null ? 'no chat' : `chat ${world.harness.chats.indexOf(request.chatId)}`}`,
+    );
   }
   return requests.length;
 }
 
-const chatOf = (world: InvariantWorld, index: number): string => world.harness.chats[index % world.harness.chats.length] as string;
+const chatOf = (world: InvariantWorld, index: number): string =>
+  world.harness.chats[index % world.harness.chats.length] as string;
 
-function expectOutcome(world: InvariantWorld, what: string, envelope: Envelope, expected: 'ok' | 'refused' | 'either'): void {
+function expectOutcome(
+  world: InvariantWorld,
+  what: string,
+  envelope: Envelope,
+  expected: 'ok' | 'refused' | 'either',
+): void {
   world.harness.log.push(`  ${what} → ${envelope.ok ? 'ok' : `${envelope.error.code}: ${envelope.error.message}`}`);
-  if (expected === 'ok' && !envelope.ok) throw new Error(`${what} should have been applied, but was refused: ${envelope.error.message}`);
+  if (expected === 'ok' && !envelope.ok)
+    throw new Error(`${what} should have been applied, but was refused: ${envelope.error.message}`);
   if (expected === 'refused' && envelope.ok) throw new Error(`${what} should have been refused, but was applied`);
 }
 
@@ -108,11 +129,18 @@ class SendMessage extends Step {
     const { harness } = world;
     const chatId = chatOf(world, this.chat);
     const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
-    const cached = harness.services().mcp.tools().some((tool) => tool.cached);
-    const envelope = await harness.call('chat.send', { chatId, message: { role: 'user', text: world.model.messageFor(this.plan) } });
+    const cached = harness
+      .services()
+      .mcp.tools()
+      .some((tool) => tool.cached);
+    const envelope = await harness.call('chat.send', {
+      chatId,
+      message: { role: 'user', text: world.model.messageFor(this.plan) },
+    });
     if (envelope.ok && cached) harness.tally.sentWithCachedTools += 1;
     expectOutcome(world, 'chat.send', envelope, before.status === 'idle' ? 'ok' : 'refused');
-    if (!envelope.ok && envelope.error.code !== 'conflict') throw new Error(`a message sent to a busy chat was refused as ${envelope.error.code}, not conflict`);
+    if (!envelope.ok && envelope.error.code !== 'conflict')
+      throw new Error(`a message sent to a busy chat was refused as ${envelope.error.code}, not conflict`);
     if (envelope.ok) harness.tally.userMessages += 1;
     if (this.stopAfter === null) return;
     await ticks(this.stopAfter);
@@ -166,10 +194,19 @@ class Approve extends Step {
     for (const [index, approval] of waiting.entries()) {
       const pick = this.picks[index % this.picks.length] as AnswerPick;
       const { request } = approval;
-      const tool = TOOLS.find((candidate) => candidate.serverName === request.serverName && candidate.name === request.toolName);
-      const answer: ToolCallApproval = { toolCallId: request.toolCallId, decision: pick.decision, ...(pick.reason === null ? {} : { reason: pick.reason }) };
+      const tool = TOOLS.find(
+        (candidate) => candidate.serverName === request.serverName && candidate.name === request.toolName,
+      );
+      const answer: ToolCallApproval = {
+        toolCallId: request.toolCallId,
+        decision: pick.decision,
+        ...(pick.reason === null ? {} : { reason: pick.reason }),
+      };
       if (pick.edit !== null && tool) {
-        answer.editedArgs = { ...request.args, [tool.field]: pick.edit === 'wrong-type' ? 42 : valueFor(tool.field, pick.edit) };
+        answer.editedArgs = {
+          ...request.args,
+          [tool.field]: pick.edit === 'wrong-type' ? 42 : valueFor(tool.field, pick.edit),
+        };
         // An edit goes with an allow only, and must fit the tool's schema.
         if (pick.decision === 'TOOL_CALL_DECISION_DENY' || pick.edit === 'wrong-type') expected = 'refused';
       }
@@ -184,7 +221,13 @@ class Approve extends Step {
           const args =
             pick.remember === 'wide-rule'
               ? [{ pointer: `/${tool.field}`, match: 'glob' as const, value: '**' }]
-              : (await harness.ok('approvals.rememberOptions', { chatId, toolCallId: request.toolCallId, ...(answer.editedArgs ? { args: answer.editedArgs } : {}) })).rule.args;
+              : (
+                  await harness.ok('approvals.rememberOptions', {
+                    chatId,
+                    toolCallId: request.toolCallId,
+                    ...(answer.editedArgs ? { args: answer.editedArgs } : {}),
+                  })
+                ).rule.args;
           answer.remember = { kind: 'rule', id, args };
         }
         // Remembering goes with an allow only; a deny rule that catches the call refuses the whole answer.
@@ -194,9 +237,14 @@ class Approve extends Step {
       answers.push(answer);
     }
     if (this.mistake === 'leave-one-out') answers.pop();
-    if (this.mistake === 'unknown-id' || answers.length === 0) answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
-    if (this.mistake === 'answer-twice' && answers[0]) answers.push({ ...answers[0], decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
-    const envelope = await harness.call('chat.send', { chatId, message: { role: 'approval', toolCallApprovals: answers } });
+    if (this.mistake === 'unknown-id' || answers.length === 0)
+      answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+    if (this.mistake === 'answer-twice' && answers[0])
+      answers.push({ ...answers[0], decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+    const envelope = await harness.call('chat.send', {
+      chatId,
+      message: { role: 'approval', toolCallApprovals: answers },
+    });
     expectOutcome(world, `chat.send ${JSON.stringify(answers)}`, envelope, answers.length === 0 ? 'refused' : expected);
     if (envelope.ok) {
       harness.tally.approvalsApplied += 1;
@@ -206,7 +254,10 @@ class Approve extends Step {
   }
   toString(): string {
     const picks = this.picks
-      .map((pick) => `${pick.decision.replace('TOOL_CALL_DECISION_', '')}${pick.edit === null ? '' : ` edit=${pick.edit}`}${pick.remember === 'none' ? '' : ` remember=${pick.remember}`}`)
+      .map(
+        (pick) =>
+          `${pick.decision.replace('TOOL_CALL_DECISION_', '')}${pick.edit === null ? '' : ` edit=${pick.edit}`}${pick.remember === 'none' ? '' : ` remember=${pick.remember}`}`,
+      )
       .join(', ');
     return `approve(chat ${this.chat}, [${picks}]${this.mistake === 'none' ? '' : `, ${this.mistake}`})`;
   }
@@ -244,7 +295,10 @@ class DecideServerRequests extends Step {
       if (request.kind === 'elicitation') {
         // Shell's form asks to confirm: accept with what the person types, or decline, or cancel.
         const nonce = /confirm (n\d+)/.exec(request.message)?.[1] ?? 'n?';
-        const decision = pick.action === 'deny' ? { action: pick.answer === 'deny' ? 'cancel' : 'decline' } : { action: 'accept', content: elicitationContent(nonce) };
+        const decision =
+          pick.action === 'deny'
+            ? { action: pick.answer === 'deny' ? 'cancel' : 'decline' }
+            : { action: 'accept', content: elicitationContent(nonce) };
         const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
         expectOutcome(world, `serverRequests.decide elicitation ${JSON.stringify(decision)}`, envelope, 'ok');
         if (envelope.ok) harness.tally.serverRequestDecisions += 1;
@@ -256,15 +310,25 @@ class DecideServerRequests extends Step {
         const text = request.messages[0]?.text ?? '';
         decision = { action: pick.action };
         if (pick.action !== 'deny' && pick.edit !== 'none') {
-          const edited = pick.edit === 'add-secret' ? `${text.replace(' secret', '')} secret` : text.replace(' secret', '');
+          const edited =
+            pick.edit === 'add-secret' ? `${text.replace(' secret', '')} secret` : text.replace(' secret', '');
           decision['messages'] = [edited];
           // A deny rule (or the server's sampling set to deny meanwhile) must not be edited around: such an edit is refused outright.
-          if (harness.denyHits(request.serverName, 'sampling', { messages: [{ role: 'user', text: edited }] }).length > 0) expected = 'refused';
+          if (
+            harness.denyHits(request.serverName, 'sampling', { messages: [{ role: 'user', text: edited }] }).length > 0
+          )
+            expected = 'refused';
           if (harness.samplingSetting() === 'deny') expected = 'refused';
         }
         if (pick.action === 'allow-chat' && request.chatId === null) expected = 'refused';
       } else {
-        decision = pick.answer === 'deny' ? { action: 'deny' } : { action: 'send', ...(pick.answer === 'send-edited' ? { text: `${request.answer?.text ?? ''} (edited)` } : {}) };
+        decision =
+          pick.answer === 'deny'
+            ? { action: 'deny' }
+            : {
+                action: 'send',
+                ...(pick.answer === 'send-edited' ? { text: `${request.answer?.text ?? ''} (edited)` } : {}),
+              };
       }
       const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
       expectOutcome(world, `serverRequests.decide ${request.stage} ${JSON.stringify(decision)}`, envelope, expected);
@@ -325,7 +389,12 @@ class ChangePolicy extends Step {
     const { harness } = world;
     const change = this.change;
     if (change.kind === 'trust') {
-      expectOutcome(world, 'mcp.edit', await harness.call('mcp.edit', { name: change.server, trusted: change.trusted }), 'ok');
+      expectOutcome(
+        world,
+        'mcp.edit',
+        await harness.call('mcp.edit', { name: change.server, trusted: change.trusted }),
+        'ok',
+      );
       await harness.services().mcp.whenSettled();
       harness.tally.policyChanges += 1;
       return;
@@ -333,7 +402,12 @@ class ChangePolicy extends Step {
     let update: object;
     switch (change.kind) {
       case 'add-rule':
-        update = { rules: { add: [ruleDraft(change.rule, change.effect, `${change.rule}--${world.nextRuleId++}`)], ...(change.first ? { index: 0 } : {}) } };
+        update = {
+          rules: {
+            add: [ruleDraft(change.rule, change.effect, `${change.rule}--${world.nextRuleId++}`)],
+            ...(change.first ? { index: 0 } : {}),
+          },
+        };
         break;
       case 'remove-rule': {
         const rules = harness.userRules();
@@ -377,7 +451,12 @@ class SetChatMode extends Step {
     super();
   }
   protected async act(world: InvariantWorld): Promise<void> {
-    expectOutcome(world, 'approvals.setChatMode', await world.harness.call('approvals.setChatMode', { chatId: chatOf(world, this.chat), mode: this.mode }), 'ok');
+    expectOutcome(
+      world,
+      'approvals.setChatMode',
+      await world.harness.call('approvals.setChatMode', { chatId: chatOf(world, this.chat), mode: this.mode }),
+      'ok',
+    );
     world.harness.tally.policyChanges += 1;
   }
   toString(): string {
@@ -421,18 +500,35 @@ class Restart extends Step {
 // ── Arbitraries ──────────────────────────────────────────────────────────────────────────────
 
 const chatArb = fc.nat({ max: 1 });
-const planArb: fc.Arbitrary<Plan> = fc.array(fc.array(fc.record({ tool: fc.nat({ max: TOOLS.length - 1 }), value: fc.nat({ max: 6 }) }), { minLength: 1, maxLength: 3 }), {
-  minLength: 1,
-  maxLength: 2,
-});
-const decisionArb = fc.constantFrom<ToolCallApproval['decision']>('TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_ALLOW_SESSION', 'TOOL_CALL_DECISION_DENY');
+const planArb: fc.Arbitrary<Plan> = fc.array(
+  fc.array(fc.record({ tool: fc.nat({ max: TOOLS.length - 1 }), value: fc.nat({ max: 6 }) }), {
+    minLength: 1,
+    maxLength: 3,
+  }),
+  {
+    minLength: 1,
+    maxLength: 2,
+  },
+);
+const decisionArb = fc.constantFrom<ToolCallApproval['decision']>(
+  'TOOL_CALL_DECISION_ALLOW_ONCE',
+  'TOOL_CALL_DECISION_ALLOW_SESSION',
+  'TOOL_CALL_DECISION_DENY',
+);
 const answerArb: fc.Arbitrary<AnswerPick> = fc.record({
   decision: decisionArb,
-  edit: fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.nat({ max: 6 }), weight: 5 }, { arbitrary: fc.constant('wrong-type' as const), weight: 1 }),
+  edit: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 6 },
+    { arbitrary: fc.nat({ max: 6 }), weight: 5 },
+    { arbitrary: fc.constant('wrong-type' as const), weight: 1 },
+  ),
   reason: fc.option(fc.constantFrom('not now', 'looks wrong'), { nil: null }),
   remember: fc.oneof(
     { arbitrary: fc.constant('none' as const), weight: 8 },
-    { arbitrary: fc.constantFrom('tool' as const, 'server' as const, 'rule' as const, 'wide-rule' as const), weight: 3 },
+    {
+      arbitrary: fc.constantFrom('tool' as const, 'server' as const, 'rule' as const, 'wide-rule' as const),
+      weight: 3,
+    },
   ),
 });
 const mistakeArb: fc.Arbitrary<Mistake> = fc.oneof(
@@ -441,31 +537,102 @@ const mistakeArb: fc.Arbitrary<Mistake> = fc.oneof(
 );
 const ruleKeyArb = fc.constantFrom(...RULES.map((rule) => rule.key));
 const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('add-rule' as const), rule: ruleKeyArb, effect: fc.constantFrom<RuleEffect>('deny', 'deny', 'ask', 'allow'), first: fc.boolean() }), weight: 4 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('add-rule' as const),
+      rule: ruleKeyArb,
+      effect: fc.constantFrom<RuleEffect>('deny', 'deny', 'ask', 'allow'),
+      first: fc.boolean(),
+    }),
+    weight: 4,
+  },
   { arbitrary: fc.record({ kind: fc.constant('remove-rule' as const), pick: fc.nat({ max: 9 }) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom<GlobalApprovalMode>('ask', 'auto-approve-read-only-trusted', 'never-ask') }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('tool' as const), tool: fc.nat({ max: TOOLS.length - 1 }), setting: fc.constantFrom<ToolApprovalSetting>('auto-approve', 'always-ask', 'inherit') }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('server' as const), server: fc.constantFrom(...SERVER_NAMES), autoApprove: fc.boolean() }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('mode' as const),
+      mode: fc.constantFrom<GlobalApprovalMode>('ask', 'auto-approve-read-only-trusted', 'never-ask'),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('tool' as const),
+      tool: fc.nat({ max: TOOLS.length - 1 }),
+      setting: fc.constantFrom<ToolApprovalSetting>('auto-approve', 'always-ask', 'inherit'),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('server' as const),
+      server: fc.constantFrom(...SERVER_NAMES),
+      autoApprove: fc.boolean(),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('timeout' as const), seconds: fc.constantFrom(0, 1, 30) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('trust' as const), server: fc.constantFrom(...SERVER_NAMES), trusted: fc.boolean() }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('sampling' as const), setting: fc.constantFrom('ask' as const, 'allow' as const, 'allow' as const, 'deny' as const) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('trust' as const),
+      server: fc.constantFrom(...SERVER_NAMES),
+      trusted: fc.boolean(),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('sampling' as const),
+      setting: fc.constantFrom('ask' as const, 'allow' as const, 'allow' as const, 'deny' as const),
+    }),
+    weight: 3,
+  },
 );
 const serverRequestPickArb: fc.Arbitrary<ServerRequestPick> = fc.record({
   action: fc.constantFrom('allow-once' as const, 'allow-once' as const, 'allow-chat' as const, 'deny' as const),
-  edit: fc.oneof({ arbitrary: fc.constant('none' as const), weight: 3 }, { arbitrary: fc.constantFrom('add-secret' as const, 'remove-secret' as const), weight: 2 }),
-  answer: fc.constantFrom('send' as const, 'send' as const, 'send' as const, 'send-edited' as const, 'send-edited' as const, 'deny' as const),
+  edit: fc.oneof(
+    { arbitrary: fc.constant('none' as const), weight: 3 },
+    { arbitrary: fc.constantFrom('add-secret' as const, 'remove-secret' as const), weight: 2 },
+  ),
+  answer: fc.constantFrom(
+    'send' as const,
+    'send' as const,
+    'send' as const,
+    'send-edited' as const,
+    'send-edited' as const,
+    'deny' as const,
+  ),
 });
 
 /** An organisation's policy: some of the catalogue's rules, as deny rules; sometimes "never ask" is not allowed. */
 export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
   fc.record({
-    rules: fc.subarray(RULES.map((rule) => rule.key), { maxLength: 2 }).map((keys) => keys.map((key) => ({ ...ruleDraft(key, 'deny', `${key}--org`), effect: 'deny' as const, id: `${key}--org` }))),
+    rules: fc
+      .subarray(
+        RULES.map((rule) => rule.key),
+        { maxLength: 2 },
+      )
+      .map((keys) =>
+        keys.map((key) => ({ ...ruleDraft(key, 'deny', `${key}--org`), effect: 'deny' as const, id: `${key}--org` })),
+      ),
     disallowNeverAsk: fc.boolean(),
     defaults: fc.constant({}),
     // Locked ask rules (docs/user/organisation-policy.md): the organisation's, before the person's, never removable.
     locked: fc
-      .subarray(RULES.map((rule) => rule.key), { maxLength: 1 })
-      .map((keys) => (keys.length === 0 ? {} : { rules: keys.map((key) => ({ ...ruleDraft(key, 'ask', `${key}--org-ask`), effect: 'ask' as const, id: `${key}--org-ask` })) })),
+      .subarray(
+        RULES.map((rule) => rule.key),
+        { maxLength: 1 },
+      )
+      .map((keys) =>
+        keys.length === 0
+          ? {}
+          : {
+              rules: keys.map((key) => ({
+                ...ruleDraft(key, 'ask', `${key}--org-ask`),
+                effect: 'ask' as const,
+                id: `${key}--org-ask`,
+              })),
+            },
+      ),
   }),
   { nil: null, freq: 2 },
 );
@@ -473,28 +640,44 @@ export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
 export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
   return fc.commands(
     [
-      fc.tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 })).map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
+      fc
+        .tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 }))
+        .map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       // A call of Shell's that asks the model (invariant-catalogue.ts, SAMPLING_COMMANDS): `ls` or `echo hi`.
-      fc.tuple(chatArb, fc.constantFrom(0, 1, 5, 6)).map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
+      fc
+        .tuple(chatArb, fc.constantFrom(0, 1, 5, 6))
+        .map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
       // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`.
       chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
-      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb).map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
-      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
-      fc.tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 })).map(([chat, picks]) => new Approve(chat, picks, 'none')),
+      fc
+        .tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb)
+        .map(([chat, picks, mistake]) => new Approve(chat, picks, mistake)),
+      fc
+        .tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }))
+        .map(([chat, picks]) => new Approve(chat, picks, 'none')),
+      fc
+        .tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }))
+        .map(([chat, picks]) => new Approve(chat, picks, 'none')),
       policyChangeArb.map((change) => new ChangePolicy(change)),
       policyChangeArb.map((change) => new ChangePolicy(change)),
-      fc.tuple(chatArb, fc.constantFrom<ChatApprovalMode>('use-tool-settings', 'always-ask', 'never-ask')).map(([chat, mode]) => new SetChatMode(chat, mode)),
+      fc
+        .tuple(chatArb, fc.constantFrom<ChatApprovalMode>('use-tool-settings', 'always-ask', 'never-ask'))
+        .map(([chat, mode]) => new SetChatMode(chat, mode)),
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       chatArb.map((chat) => new Stop(chat)),
       // Files' read_file (tool 1) of every other nonce asks for a page first (-32042) and is sent again once accepted.
-      fc.tuple(chatArb, fc.nat({ max: 6 })).map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
+      fc
+        .tuple(chatArb, fc.nat({ max: 6 }))
+        .map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
       fc.constantFrom(...SERVER_NAMES).map((server) => new Reconnect(server)),
       fc.constant(new TimePasses()),
-      fc.tuple(fc.option(managedPolicyArb, { nil: undefined, freq: 2 }), fc.boolean()).map(([managed, wait]) => new Restart(managed, wait)),
+      fc
+        .tuple(fc.option(managedPolicyArb, { nil: undefined, freq: 2 }), fc.boolean())
+        .map(([managed, wait]) => new Restart(managed, wait)),
     ],
     // Long sequences: the holes need a few steps in a row (a rule, a call that waits, an answer).
     { maxCommands, size: 'max' },

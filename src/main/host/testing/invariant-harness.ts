@@ -175,7 +175,12 @@ let current:
       sampled(text: string): void;
       answered(serverName: string, text: string): void;
       elicited(serverName: string, nonce: string): void;
-      elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
+      elicitationAnswered(
+        serverName: string,
+        nonce: string,
+        action: string,
+        content: Record<string, unknown> | undefined,
+      ): void;
       pageRequired(serverName: string, nonce: string): void;
     }
   | undefined;
@@ -208,7 +213,12 @@ export function recordElicitationRequest(serverName: string, nonce: string): voi
 }
 
 /** A server got the answer to its elicitation. */
-export function recordElicitationAnswer(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void {
+export function recordElicitationAnswer(
+  serverName: string,
+  nonce: string,
+  action: string,
+  content: Record<string, unknown> | undefined,
+): void {
   current?.elicitationAnswered(serverName, nonce, action, content);
 }
 
@@ -249,7 +259,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       managedPolicyFile: writeManaged(managed),
       onListenerError: (error) => internalErrors.push(error),
     });
-    dispatch = createDispatcher(createHandlers(services), (error, method) => internalErrors.push(new Error(`${method}: ${String(error)}`)));
+    dispatch = createDispatcher(createHandlers(services), (error, method) =>
+      internalErrors.push(new Error(`${method}: ${String(error)}`)),
+    );
     reader = new BetterSqlite3(services.databaseFile, { readonly: true, fileMustExist: true });
   };
   const close = async (): Promise<void> => {
@@ -303,20 +315,30 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         void services.conversations.settled(chatId).then(() => (settled = true));
         const asking = (): boolean =>
           services.conversations.activity(chatId).status === 'running-tools' &&
-          services.conversations.serverRequests().some((request) => request.chatId === chatId || request.chatId === null);
+          services.conversations
+            .serverRequests()
+            .some((request) => request.chatId === chatId || request.chatId === null);
         for (let turn = 0; !settled && !asking(); turn++) {
           options.runDueTimers?.();
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (turn === 200_000) {
-            const servers = services.mcp.list().map((server) => `${server.name}: ${server.status.state}`).join(', ');
-            throw new Error(`chat ${chatId} never settled (${JSON.stringify(services.conversations.activity(chatId))}; servers ${servers})`);
+            const servers = services.mcp
+              .list()
+              .map((server) => `${server.name}: ${server.status.state}`)
+              .join(', ');
+            throw new Error(
+              `chat ${chatId} never settled (${JSON.stringify(services.conversations.activity(chatId))}; servers ${servers})`,
+            );
           }
         }
       }
     },
     async restart(next, waitForServers = true) {
       await close();
-      if (next !== undefined) log.push(`  organisation's rules now: ${next === null ? 'none' : next.rules.map((rule) => rule.id).join(', ') || 'none'}`);
+      if (next !== undefined)
+        log.push(
+          `  organisation's rules now: ${next === null ? 'none' : next.rules.map((rule) => rule.id).join(', ') || 'none'}`,
+        );
       if (next !== undefined) managed = next;
       open();
       services.mcp.start();
@@ -335,12 +357,21 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       return dataDir;
     },
   };
-  const committed = (): number => (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }).sequence;
+  const committed = (): number =>
+    (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number })
+      .sequence;
   const pagesRequired = new Set<string>();
   const recorder = {
     record(serverName: string, toolName: string, args: CallArguments): void {
       const sequence = committed();
-      runs.push({ serverName, toolName, args, committedSequence: sequence, denyHits: harness.denyHits(serverName, toolName, args), step: harness.step });
+      runs.push({
+        serverName,
+        toolName,
+        args,
+        committedSequence: sequence,
+        denyHits: harness.denyHits(serverName, toolName, args),
+        step: harness.step,
+      });
       options.tally.runs += 1;
       if (pagesRequired.has(String(args['nonce']))) options.tally.sentAgainAfterPage += 1;
       log.push(`  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (${sequence} audit rows committed)`);
@@ -348,7 +379,14 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     sampled(text: string): void {
       const sequence = committed();
       const args = { messages: [{ role: 'user', text }] };
-      samplings.push({ serverName: 'Shell', args, committedSequence: sequence, denyHits: harness.denyHits('Shell', 'sampling', args), setting: samplingSetting, step: harness.step });
+      samplings.push({
+        serverName: 'Shell',
+        args,
+        committedSequence: sequence,
+        denyHits: harness.denyHits('Shell', 'sampling', args),
+        setting: samplingSetting,
+        step: harness.step,
+      });
       options.tally.samplingRequests += 1;
       log.push(`  the model got Shell's sampling request ${JSON.stringify(text)} (${sequence} audit rows committed)`);
     },
@@ -368,15 +406,24 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       elicitations.push({ serverName, nonce, denyHits: harness.denyHits(serverName, 'elicitation', args) });
       log.push(`  ${serverName} asks the person (elicitation ${nonce})`);
     },
-    elicitationAnswered(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void {
+    elicitationAnswered(
+      serverName: string,
+      nonce: string,
+      action: string,
+      content: Record<string, unknown> | undefined,
+    ): void {
       const sequence = committed();
-      const asked = elicitations.find((elicitation) => elicitation.serverName === serverName && elicitation.nonce === nonce && !elicitation.answer);
+      const asked = elicitations.find(
+        (elicitation) => elicitation.serverName === serverName && elicitation.nonce === nonce && !elicitation.answer,
+      );
       const answer = { action, content, committedSequence: sequence, step: harness.step };
       if (asked) asked.answer = answer;
       else elicitations.push({ serverName, nonce, denyHits: [], answer });
       options.tally.elicitationAnswers += 1;
       if (action === 'accept') options.tally.elicitationsAccepted += 1;
-      log.push(`  ${serverName} got the elicitation answer ${action}${content ? ` ${JSON.stringify(content)}` : ''} (${sequence} audit rows committed)`);
+      log.push(
+        `  ${serverName} got the elicitation answer ${action}${content ? ` ${JSON.stringify(content)}` : ''} (${sequence} audit rows committed)`,
+      );
     },
   };
   current = recorder;
@@ -387,10 +434,20 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   } else {
     // A fresh data folder comes with the bundled filesystem server; the test's own servers replace it.
     for (const server of (await ok('mcp.list')).servers) await ok('mcp.remove', { name: server.name });
-    for (const name of SERVER_NAMES) await ok('mcp.add', { name, server: { url: options.servers.urls[name] as string, type: 'http' } });
-    await ok('providers.add', { kind: 'openai', id: 'fake', baseURL: options.fake.baseURL('openai'), defaultModel: 'fake-large', apiKey: TEST_KEY });
+    for (const name of SERVER_NAMES)
+      await ok('mcp.add', { name, server: { url: options.servers.urls[name] as string, type: 'http' } });
+    await ok('providers.add', {
+      kind: 'openai',
+      id: 'fake',
+      baseURL: options.fake.baseURL('openai'),
+      defaultModel: 'fake-large',
+      apiKey: TEST_KEY,
+    });
     const chat = { providerId: 'fake', model: 'fake-large' };
-    (harness as { chats: readonly string[] }).chats = [(await ok('chat.create', chat)).id, (await ok('chat.create', chat)).id].sort();
+    (harness as { chats: readonly string[] }).chats = [
+      (await ok('chat.create', chat)).id,
+      (await ok('chat.create', chat)).id,
+    ].sort();
   }
   harness.services().mcp.start();
   await harness.services().mcp.whenSettled();

@@ -10,7 +10,17 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ELICITATION_COMMANDS, ELICITATION_SCHEMA, inputSchemaOf, needsPageFirst, pageUrl, SAMPLING_COMMANDS, samplingPrompt, SERVER_NAMES, TOOLS } from './invariant-catalogue';
+import {
+  ELICITATION_COMMANDS,
+  ELICITATION_SCHEMA,
+  inputSchemaOf,
+  needsPageFirst,
+  pageUrl,
+  SAMPLING_COMMANDS,
+  samplingPrompt,
+  SERVER_NAMES,
+  TOOLS,
+} from './invariant-catalogue';
 
 export interface RecordingServers {
   /** The URL of each server, by its key in `mcpServers`. */
@@ -27,7 +37,12 @@ export interface ServerListeners {
   onSamplingAnswer(serverName: string, text: string): void;
   /** The server is about to ask the person (elicitation), and what came back: the action, and the content if any. */
   onElicitationRequest(serverName: string, nonce: string): void;
-  onElicitationAnswer(serverName: string, nonce: string, action: string, content: Record<string, unknown> | undefined): void;
+  onElicitationAnswer(
+    serverName: string,
+    nonce: string,
+    action: string,
+    content: Record<string, unknown> | undefined,
+  ): void;
   /** A call was refused with -32042 (a page to open first) before it ran: it should come again once the page is accepted. */
   onPageRequired?(serverName: string, nonce: string): void;
 }
@@ -48,22 +63,32 @@ function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (!tools.some((tool) => tool.name === request.params.name)) throw new Error(`unknown tool ${request.params.name}`);
+    if (!tools.some((tool) => tool.name === request.params.name))
+      throw new Error(`unknown tool ${request.params.name}`);
     const nonce = String(args['nonce']);
     if (needsPageFirst(request.params.name, args) && !pagesAsked.has(nonce)) {
       // Refused before it runs, as the spec's error path: the client asks for the page and sends the call again.
       pagesAsked.add(nonce);
       listeners.onPageRequired?.(serverName, nonce);
       throw new McpError(ErrorCode.UrlElicitationRequired, 'Open the consent page first.', {
-        elicitations: [{ mode: 'url', url: pageUrl(nonce), message: `consent ${nonce}`, elicitationId: `page-${nonce}` }],
+        elicitations: [
+          { mode: 'url', url: pageUrl(nonce), message: `consent ${nonce}`, elicitationId: `page-${nonce}` },
+        ],
       });
     }
     listeners.onCall(serverName, request.params.name, structuredClone(args));
-    if (request.params.name === 'run' && SAMPLING_COMMANDS.includes(String(args['command'])) && typeof args['nonce'] === 'string') {
+    if (
+      request.params.name === 'run' &&
+      SAMPLING_COMMANDS.includes(String(args['command'])) &&
+      typeof args['nonce'] === 'string'
+    ) {
       // The server asks the model while its call runs, on that call's stream; a refusal is its answer too.
       try {
         const answer = await server.createMessage(
-          { messages: [{ role: 'user', content: { type: 'text', text: samplingPrompt(args['nonce']) } }], maxTokens: 32 },
+          {
+            messages: [{ role: 'user', content: { type: 'text', text: samplingPrompt(args['nonce']) } }],
+            maxTokens: 32,
+          },
           { relatedRequestId: extra.requestId },
         );
         listeners.onSamplingAnswer(serverName, answer.content.type === 'text' ? answer.content.text : '');
@@ -71,12 +96,24 @@ function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
         return { content: [{ type: 'text', text: `ran ${request.params.name}; sampling refused` }] };
       }
     }
-    if (request.params.name === 'run' && ELICITATION_COMMANDS.includes(String(args['command'])) && typeof args['nonce'] === 'string') {
+    if (
+      request.params.name === 'run' &&
+      ELICITATION_COMMANDS.includes(String(args['command'])) &&
+      typeof args['nonce'] === 'string'
+    ) {
       const nonce = args['nonce'];
       listeners.onElicitationRequest(serverName, nonce);
       try {
-        const answer = await server.elicitInput({ message: `confirm ${nonce}`, requestedSchema: ELICITATION_SCHEMA as never }, { relatedRequestId: extra.requestId });
-        listeners.onElicitationAnswer(serverName, nonce, answer.action, answer.content as Record<string, unknown> | undefined);
+        const answer = await server.elicitInput(
+          { message: `confirm ${nonce}`, requestedSchema: ELICITATION_SCHEMA as never },
+          { relatedRequestId: extra.requestId },
+        );
+        listeners.onElicitationAnswer(
+          serverName,
+          nonce,
+          answer.action,
+          answer.content as Record<string, unknown> | undefined,
+        );
       } catch {
         return { content: [{ type: 'text', text: `ran ${request.params.name}; elicitation failed` }] };
       }

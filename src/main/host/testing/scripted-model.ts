@@ -28,7 +28,10 @@ export function valueFor(field: 'path' | 'command', index: number): string {
   return values[index % values.length] as string;
 }
 
-export function argumentsFor(call: PlannedCall, nonce: string): { serverName: string; toolName: string; args: CallArguments } {
+export function argumentsFor(
+  call: PlannedCall,
+  nonce: string,
+): { serverName: string; toolName: string; args: CallArguments } {
   const tool = TOOLS[call.tool % TOOLS.length] as (typeof TOOLS)[number];
   const args: CallArguments = { [tool.field]: valueFor(tool.field, call.value), nonce };
   if (tool.name === 'write_file') args['content'] = 'hello';
@@ -41,7 +44,11 @@ interface WireMessage {
 }
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part as { text?: string }).text ?? '').join('') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part) => (part as { text?: string }).text ?? '').join('')
+      : '';
 
 /** The text of the last user message of a generation request (OpenAI's wire format). */
 export function lastUserText(request: RecordedRequest): string {
@@ -73,7 +80,11 @@ export function createScriptedModel(): ScriptedModel {
         toolCalls: planned.map((call) => {
           calls += 1;
           const { serverName, toolName, args } = argumentsFor(call, `n${calls}`);
-          return { id: `call_${calls}`, name: providerToolName(serverName, toolName), argumentChunks: [JSON.stringify(args)] };
+          return {
+            id: `call_${calls}`,
+            name: providerToolName(serverName, toolName),
+            argumentChunks: [JSON.stringify(args)],
+          };
         }),
       };
     },

@@ -28,12 +28,20 @@ const ERRORS: Record<FakeErrorKind, { status: number; type: string; message: (mo
   },
   model_not_found: { status: 404, type: 'not_found_error', message: (model) => `model: ${model}` },
   server_error: { status: 500, type: 'api_error', message: () => 'Internal server error' },
-  context_too_long: { status: 400, type: 'invalid_request_error', message: () => 'prompt is too long: 208310 tokens > 200000 maximum' },
+  context_too_long: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: () => 'prompt is too long: 208310 tokens > 200000 maximum',
+  },
   overloaded: { status: 529, type: 'overloaded_error', message: () => 'Overloaded' },
 };
 
 function errorBody(kind: FakeErrorKind, model: string): Record<string, unknown> {
-  return { type: 'error', error: { type: ERRORS[kind].type, message: ERRORS[kind].message(model) }, request_id: 'req_011CfakeRequest' };
+  return {
+    type: 'error',
+    error: { type: ERRORS[kind].type, message: ERRORS[kind].message(model) },
+    request_id: 'req_011CfakeRequest',
+  };
 }
 
 function content(reply: FakeReply): Record<string, unknown>[] {
@@ -61,7 +69,12 @@ export const anthropicWire: WireRenderer = {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+          usage: {
+            input_tokens: usage.input,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
         },
       }),
     ];
@@ -69,18 +82,30 @@ export const anthropicWire: WireRenderer = {
     if (reply.text) {
       events.push(sse('content_block_start', { index, content_block: { type: 'text', text: '' } }));
       events.push(sse('ping', {}));
-      for (const text of reply.text) events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+      for (const text of reply.text)
+        events.push(sse('content_block_delta', { index, delta: { type: 'text_delta', text } }));
       events.push(sse('content_block_stop', { index }));
       index++;
     }
     (reply.toolCalls ?? []).forEach((call, callIndex) => {
-      events.push(sse('content_block_start', { index, content_block: { type: 'tool_use', id: callId(reply, callIndex), name: call.name, input: {} } }));
+      events.push(
+        sse('content_block_start', {
+          index,
+          content_block: { type: 'tool_use', id: callId(reply, callIndex), name: call.name, input: {} },
+        }),
+      );
       events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
-      for (const fragment of call.argumentChunks) events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: fragment } }));
+      for (const fragment of call.argumentChunks)
+        events.push(sse('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: fragment } }));
       events.push(sse('content_block_stop', { index }));
       index++;
     });
-    events.push(sse('message_delta', { delta: { stop_reason: stopReason(reply), stop_sequence: null }, usage: { output_tokens: usage.output } }));
+    events.push(
+      sse('message_delta', {
+        delta: { stop_reason: stopReason(reply), stop_sequence: null },
+        usage: { output_tokens: usage.output },
+      }),
+    );
     events.push(sse('message_stop', {}));
     return events;
   },
@@ -97,7 +122,12 @@ export const anthropicWire: WireRenderer = {
       content: content(reply),
       stop_reason: stopReason(reply),
       stop_sequence: null,
-      usage: { input_tokens: usage.input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.output },
+      usage: {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        output_tokens: usage.output,
+      },
     };
   },
   error(kind, { model, retryAfterSeconds }) {
@@ -106,7 +136,12 @@ export const anthropicWire: WireRenderer = {
     return jsonResponse(ERRORS[kind].status, errorBody(kind, model), headers);
   },
   models(models) {
-    const data = models.map((model) => ({ type: 'model', id: model.id, display_name: model.label ?? model.id, created_at: '2025-09-29T00:00:00Z' }));
+    const data = models.map((model) => ({
+      type: 'model',
+      id: model.id,
+      display_name: model.label ?? model.id,
+      created_at: '2025-09-29T00:00:00Z',
+    }));
     return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
   },
 };

@@ -12,8 +12,15 @@ export const TEST_KEY = 'sk-test-key-0123456789';
 export const LABELS: Record<WireFormat, string> = { openai: 'OpenAI', anthropic: 'Anthropic', gemini: 'Gemini' };
 
 /** The adapter for a wire format, pointed at the fake server (or at `baseURL`). */
-export function providerFor(format: WireFormat, server: FakeLlmServer | { baseURL: string }, apiKey = TEST_KEY): LlmProvider {
-  const baseURL = 'baseURL' in server && typeof server.baseURL === 'string' ? server.baseURL : (server as FakeLlmServer).baseURL(format);
+export function providerFor(
+  format: WireFormat,
+  server: FakeLlmServer | { baseURL: string },
+  apiKey = TEST_KEY,
+): LlmProvider {
+  const baseURL =
+    'baseURL' in server && typeof server.baseURL === 'string'
+      ? server.baseURL
+      : (server as FakeLlmServer).baseURL(format);
   const label = LABELS[format];
   switch (format) {
     case 'openai':

@@ -27,9 +27,14 @@ describe('fake LLM server, non-streaming JSON', () => {
   it('answers OpenAI chat completions as the SDK expects', async () => {
     server.script(reply);
     const client = new OpenAI({ apiKey: KEY, baseURL: server.baseURL('openai'), maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'fake-large', messages: [{ role: 'user', content: 'Hi' }] });
+    const completion = await client.chat.completions.create({
+      model: 'fake-large',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(completion.choices[0]?.message.content).toBe('Two files.');
-    expect(completion.choices[0]?.message.tool_calls).toEqual([{ id: 'call_1', type: 'function', function: { name: 'files__read_text_file', arguments: '{"path": "a.md"}' } }]);
+    expect(completion.choices[0]?.message.tool_calls).toEqual([
+      { id: 'call_1', type: 'function', function: { name: 'files__read_text_file', arguments: '{"path": "a.md"}' } },
+    ]);
     expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
     expect(completion.usage?.prompt_tokens).toBe(30);
     expect(server.generations()[0]?.stream).toBe(false);
@@ -38,7 +43,11 @@ describe('fake LLM server, non-streaming JSON', () => {
   it('answers Anthropic messages as the SDK expects', async () => {
     server.script(reply);
     const client = new Anthropic({ apiKey: KEY, baseURL: server.baseURL('anthropic'), maxRetries: 0 });
-    const message = await client.messages.create({ model: 'fake-large', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
+    const message = await client.messages.create({
+      model: 'fake-large',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(message.content).toEqual([
       { type: 'text', text: 'Two files.' },
       { type: 'tool_use', id: 'call_1', name: 'files__read_text_file', input: { path: 'a.md' } },
@@ -49,18 +58,30 @@ describe('fake LLM server, non-streaming JSON', () => {
 
   it('answers Gemini generateContent as the SDK expects', async () => {
     server.script(reply);
-    const client = new GoogleGenAI({ vertexai: false, apiKey: KEY, httpOptions: { baseUrl: server.baseURL('gemini'), apiVersion: 'v1beta' } });
+    const client = new GoogleGenAI({
+      vertexai: false,
+      apiKey: KEY,
+      httpOptions: { baseUrl: server.baseURL('gemini'), apiVersion: 'v1beta' },
+    });
     const response = await client.models.generateContent({ model: 'fake-large', contents: 'Hi' });
     expect(response.candidates?.[0]?.content?.parts?.[0]).toEqual({ text: 'Two files.' });
     expect(response.functionCalls).toEqual([{ name: 'files__read_text_file', args: { path: 'a.md' } }]);
     expect(response.usageMetadata?.promptTokenCount).toBe(30);
-    expect(server.generations()[0]).toMatchObject({ path: '/v1beta/models/fake-large:generateContent', model: 'fake-large', stream: false });
+    expect(server.generations()[0]).toMatchObject({
+      path: '/v1beta/models/fake-large:generateContent',
+      model: 'fake-large',
+      stream: false,
+    });
   });
 });
 
 describe('fake LLM server, keys and mistakes', () => {
   const post = (path: string, headers: Record<string, string>): Promise<Response> =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'm', messages: [] }) });
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ model: 'm', messages: [] }),
+    });
 
   it.each([
     ['Authorization: Bearer', '/v1/chat/completions', { authorization: `Bearer ${KEY}` }],
@@ -84,7 +105,10 @@ describe('fake LLM server, keys and mistakes', () => {
     const gemini = await post('/v1beta/models/m:streamGenerateContent?alt=sse', {});
     expect(gemini.status).toBe(400);
     expect(await gemini.json()).toMatchObject({
-      error: { status: 'INVALID_ARGUMENT', details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]) },
+      error: {
+        status: 'INVALID_ARGUMENT',
+        details: expect.arrayContaining([expect.objectContaining({ reason: 'API_KEY_INVALID' })]),
+      },
     });
   });
 

@@ -13,7 +13,11 @@ import { openAiWire } from './openai-wire';
 
 export type { FakeModel, FakeToolCall, FakeTurn, WireFormat } from './fake-turns';
 
-const RENDERERS: Record<WireFormat, WireRenderer> = { openai: openAiWire, anthropic: anthropicWire, gemini: geminiWire };
+const RENDERERS: Record<WireFormat, WireRenderer> = {
+  openai: openAiWire,
+  anthropic: anthropicWire,
+  gemini: geminiWire,
+};
 
 export interface RecordedRequest {
   format: WireFormat;
@@ -76,11 +80,17 @@ function route(method: string, url: URL, headers: http.IncomingHttpHeaders): Rou
   const path = url.pathname;
   if (method === 'POST' && path === '/v1/chat/completions') return { format: 'openai', kind: 'generate' };
   if (method === 'POST' && path === '/v1/messages') return { format: 'anthropic', kind: 'generate' };
-  if (method === 'GET' && path === '/v1/models') return { format: headers['anthropic-version'] ? 'anthropic' : 'openai', kind: 'models' };
+  if (method === 'GET' && path === '/v1/models')
+    return { format: headers['anthropic-version'] ? 'anthropic' : 'openai', kind: 'models' };
   if (method === 'GET' && path === '/v1beta/models') return { format: 'gemini', kind: 'models' };
   const gemini = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
   if (method === 'POST' && gemini) {
-    return { format: 'gemini', kind: 'generate', model: decodeURIComponent(gemini[1] as string), stream: gemini[2] === 'streamGenerateContent' };
+    return {
+      format: 'gemini',
+      kind: 'generate',
+      model: decodeURIComponent(gemini[1] as string),
+      stream: gemini[2] === 'streamGenerateContent',
+    };
   }
   return undefined;
 }
@@ -115,13 +125,22 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const found = route(request.method ?? 'GET', url, request.headers);
     if (!found) {
-      send(response, { status: 404, headers: { 'content-type': 'text/plain' }, body: `fake LLM server: no route for ${request.method} ${url.pathname}` });
+      send(response, {
+        status: 404,
+        headers: { 'content-type': 'text/plain' },
+        body: `fake LLM server: no route for ${request.method} ${url.pathname}`,
+      });
       return;
     }
     void handle(found, url, request, response);
   });
 
-  async function handle(found: Route, url: URL, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  async function handle(
+    found: Route,
+    url: URL,
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+  ): Promise<void> {
     const body = await readBody(request);
     const bodyRecord = (body ?? {}) as Record<string, unknown>;
     const closed = new Promise<boolean>((resolve) => response.once('close', () => resolve(!response.writableFinished)));
@@ -148,12 +167,20 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
       return;
     }
     if (found.kind === 'models') {
-      send(response, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(renderer.models(models)) });
+      send(response, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(renderer.models(models)),
+      });
       return;
     }
     const turn = options.respond?.(requests.at(-1) as RecordedRequest) ?? turns.shift();
     if (!turn) {
-      send(response, { status: 500, headers: { 'content-type': 'text/plain' }, body: `fake LLM server: no scripted turn for request ${requests.length}` });
+      send(response, {
+        status: 500,
+        headers: { 'content-type': 'text/plain' },
+        body: `fake LLM server: no scripted turn for request ${requests.length}`,
+      });
       return;
     }
     if (turn.kind === 'raw') {
@@ -161,14 +188,28 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
       return;
     }
     if (turn.kind === 'error') {
-      send(response, renderer.error(turn.error, { model: modelName, ...(turn.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: turn.retryAfterSeconds }) }));
+      send(
+        response,
+        renderer.error(turn.error, {
+          model: modelName,
+          ...(turn.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: turn.retryAfterSeconds }),
+        }),
+      );
       return;
     }
     if (!stream) {
-      send(response, { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(renderer.json(turn, modelName)) });
+      send(response, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(renderer.json(turn, modelName)),
+      });
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     const events = renderer.streamEvents(turn, modelName);
     for (const [index, event] of events.entries()) {
       if (turn.dropAfter === index) {

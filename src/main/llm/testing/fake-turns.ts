@@ -14,7 +14,8 @@ export interface FakeToolCall {
   argumentChunks: string[];
 }
 
-export type FakeErrorKind = 'bad_key' | 'rate_limit' | 'model_not_found' | 'server_error' | 'context_too_long' | 'overloaded';
+export type FakeErrorKind =
+  'bad_key' | 'rate_limit' | 'model_not_found' | 'server_error' | 'context_too_long' | 'overloaded';
 
 export interface FakeReply {
   kind: 'reply';
@@ -78,5 +79,9 @@ export interface WireRenderer {
 }
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): WireResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(body),
+  };
 }

@@ -27,7 +27,10 @@ function parts(reply: FakeReply): { textParts: Part[]; callParts: Part[]; malfor
     } catch {
       return { textParts, callParts: [], malformed: `${call.name}(${raw})` };
     }
-    callParts.push({ functionCall: { name: call.name, args }, ...(index === 0 ? { thoughtSignature: FAKE_THOUGHT_SIGNATURE } : {}) });
+    callParts.push({
+      functionCall: { name: call.name, args },
+      ...(index === 0 ? { thoughtSignature: FAKE_THOUGHT_SIGNATURE } : {}),
+    });
   }
   return { textParts, callParts };
 }
@@ -39,11 +42,19 @@ function finishReason(reply: FakeReply): string {
 let responses = 0;
 
 /** One GenerateContentResponse; every chunk of one streamed reply carries the same response id, as Gemini's do. */
-function response(candidate: Record<string, unknown>, model: string, usage: Record<string, number>, responseId: string): Record<string, unknown> {
+function response(
+  candidate: Record<string, unknown>,
+  model: string,
+  usage: Record<string, number>,
+  responseId: string,
+): Record<string, unknown> {
   return { candidates: [{ ...candidate, index: 0 }], usageMetadata: usage, modelVersion: model, responseId };
 }
 
-const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (model: string) => string; details?: (retry?: number) => unknown[] }> = {
+const ERRORS: Record<
+  FakeErrorKind,
+  { code: number; status: string; message: (model: string) => string; details?: (retry?: number) => unknown[] }
+> = {
   bad_key: {
     code: 400,
     status: 'INVALID_ARGUMENT',
@@ -55,7 +66,11 @@ const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (mo
         domain: 'googleapis.com',
         metadata: { service: 'generativelanguage.googleapis.com' },
       },
-      { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message: 'API key not valid. Please pass a valid API key.' },
+      {
+        '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+        locale: 'en-US',
+        message: 'API key not valid. Please pass a valid API key.',
+      },
     ],
   },
   rate_limit: {
@@ -66,10 +81,25 @@ const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (mo
     details: (retry) => [
       {
         '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
-        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier',
+          },
+        ],
       },
-      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
-      ...(retry === undefined ? [] : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }]),
+      {
+        '@type': 'type.googleapis.com/google.rpc.Help',
+        links: [
+          {
+            description: 'Learn more about Gemini API quotas',
+            url: 'https://ai.google.dev/gemini-api/docs/rate-limits',
+          },
+        ],
+      },
+      ...(retry === undefined
+        ? []
+        : [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retry}s` }]),
     ],
   },
   model_not_found: {
@@ -81,7 +111,8 @@ const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (mo
   server_error: {
     code: 500,
     status: 'INTERNAL',
-    message: () => 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+    message: () =>
+      'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
   },
   context_too_long: {
     code: 400,
@@ -93,7 +124,14 @@ const ERRORS: Record<FakeErrorKind, { code: number; status: string; message: (mo
 
 function errorBody(kind: FakeErrorKind, model: string, retryAfterSeconds?: number): Record<string, unknown> {
   const spec = ERRORS[kind];
-  return { error: { code: spec.code, message: spec.message(model), status: spec.status, ...(spec.details ? { details: spec.details(retryAfterSeconds) } : {}) } };
+  return {
+    error: {
+      code: spec.code,
+      message: spec.message(model),
+      status: spec.status,
+      ...(spec.details ? { details: spec.details(retryAfterSeconds) } : {}),
+    },
+  };
 }
 
 export const geminiWire: WireRenderer = {
@@ -101,14 +139,40 @@ export const geminiWire: WireRenderer = {
     const { textParts, callParts, malformed } = parts(reply);
     const id = `fake-response-${++responses}`;
     const event = (body: Record<string, unknown>): string => `data: ${JSON.stringify(body)}\r\n\r\n`;
-    const events = textParts.map((part) => event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id)));
+    const events = textParts.map((part) =>
+      event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id)),
+    );
     if (malformed !== undefined) {
-      events.push(event(response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply), id)));
+      events.push(
+        event(
+          response(
+            {
+              content: {},
+              finishReason: 'MALFORMED_FUNCTION_CALL',
+              finishMessage: `Malformed function call: ${malformed}`,
+            },
+            model,
+            usageMetadata(reply),
+            id,
+          ),
+        ),
+      );
       return events;
     }
-    callParts.forEach((part) => events.push(event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id))));
+    callParts.forEach((part) =>
+      events.push(event(response({ content: { parts: [part], role: 'model' } }, model, usageMetadata(reply), id))),
+    );
     // The last event carries the finish reason (Gemini says STOP for function calls too).
-    events.push(event(response({ content: { parts: [{ text: '' }], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply), id)));
+    events.push(
+      event(
+        response(
+          { content: { parts: [{ text: '' }], role: 'model' }, finishReason: finishReason(reply) },
+          model,
+          usageMetadata(reply),
+          id,
+        ),
+      ),
+    );
     return events;
   },
   streamError(error) {
@@ -118,10 +182,24 @@ export const geminiWire: WireRenderer = {
     const { textParts, callParts, malformed } = parts(reply);
     const id = `fake-response-${++responses}`;
     if (malformed !== undefined) {
-      return response({ content: {}, finishReason: 'MALFORMED_FUNCTION_CALL', finishMessage: `Malformed function call: ${malformed}` }, model, usageMetadata(reply), id);
+      return response(
+        {
+          content: {},
+          finishReason: 'MALFORMED_FUNCTION_CALL',
+          finishMessage: `Malformed function call: ${malformed}`,
+        },
+        model,
+        usageMetadata(reply),
+        id,
+      );
     }
     const text = textParts.length > 0 ? [{ text: textParts.map((part) => part['text']).join('') }] : [];
-    return response({ content: { parts: [...text, ...callParts], role: 'model' }, finishReason: finishReason(reply) }, model, usageMetadata(reply), id);
+    return response(
+      { content: { parts: [...text, ...callParts], role: 'model' }, finishReason: finishReason(reply) },
+      model,
+      usageMetadata(reply),
+      id,
+    );
   },
   error(kind, { model, retryAfterSeconds }) {
     return jsonResponse(ERRORS[kind].code, errorBody(kind, model, retryAfterSeconds));

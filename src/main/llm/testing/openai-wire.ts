@@ -18,16 +18,25 @@ function usage(reply: FakeReply): Record<string, unknown> {
     completion_tokens: output,
     total_tokens: input + output,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
-const ERRORS: Record<FakeErrorKind, { status: number; type: string; code: string | null; message: (model: string) => string }> = {
+const ERRORS: Record<
+  FakeErrorKind,
+  { status: number; type: string; code: string | null; message: (model: string) => string }
+> = {
   bad_key: {
     status: 401,
     type: 'invalid_request_error',
     code: 'invalid_api_key',
-    message: () => 'Incorrect API key provided: sk-wr***ng. You can find your API key at https://platform.openai.com/account/api-keys.',
+    message: () =>
+      'Incorrect API key provided: sk-wr***ng. You can find your API key at https://platform.openai.com/account/api-keys.',
   },
   rate_limit: {
     status: 429,
@@ -55,24 +64,49 @@ const ERRORS: Record<FakeErrorKind, { status: number; type: string; code: string
     message: () =>
       "This model's maximum context length is 128000 tokens. However, your messages resulted in 130417 tokens. Please reduce the length of the messages.",
   },
-  overloaded: { status: 503, type: 'server_error', code: null, message: () => 'The engine is currently overloaded, please try again later.' },
+  overloaded: {
+    status: 503,
+    type: 'server_error',
+    code: null,
+    message: () => 'The engine is currently overloaded, please try again later.',
+  },
 };
 
 function errorBody(kind: FakeErrorKind, model: string): Record<string, unknown> {
   const spec = ERRORS[kind];
-  return { error: { message: spec.message(model), type: spec.type, param: kind === 'context_too_long' ? 'messages' : null, code: spec.code } };
+  return {
+    error: {
+      message: spec.message(model),
+      type: spec.type,
+      param: kind === 'context_too_long' ? 'messages' : null,
+      code: spec.code,
+    },
+  };
 }
 
 export const openAiWire: WireRenderer = {
   streamEvents(reply, model) {
-    const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_fake' };
+    const base = {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model,
+      system_fingerprint: 'fp_fake',
+    };
     const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
       `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
     const events = [chunk({ role: 'assistant', content: '', refusal: null })];
     for (const text of reply.text ?? []) events.push(chunk({ content: text }));
     (reply.toolCalls ?? []).forEach((call, index) => {
-      events.push(chunk({ tool_calls: [{ index, id: callId(reply, index), type: 'function', function: { name: call.name, arguments: '' } }] }));
-      for (const fragment of call.argumentChunks) events.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+      events.push(
+        chunk({
+          tool_calls: [
+            { index, id: callId(reply, index), type: 'function', function: { name: call.name, arguments: '' } },
+          ],
+        }),
+      );
+      for (const fragment of call.argumentChunks)
+        events.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
     });
     events.push(chunk({}, finishReason(reply)));
     events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: usage(reply) })}\n\n`);
@@ -119,6 +153,9 @@ export const openAiWire: WireRenderer = {
     return jsonResponse(ERRORS[kind].status, errorBody(kind, model), headers);
   },
   models(models) {
-    return { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: CREATED, owned_by: 'system' })) };
+    return {
+      object: 'list',
+      data: models.map((model) => ({ id: model.id, object: 'model', created: CREATED, owned_by: 'system' })),
+    };
   },
 };

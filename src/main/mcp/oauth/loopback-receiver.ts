@@ -57,24 +57,36 @@ export async function startLoopbackReceiver({ state, timeoutMs }: ReceiverOption
       return;
     }
     if (url.searchParams.get('state') !== state) {
-      response.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(page('This sign-in link is not the one AI Workbench is waiting for.'));
+      response
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(page('This sign-in link is not the one AI Workbench is waiting for.'));
       return;
     }
     const error = url.searchParams.get('error');
     const received = url.searchParams.get('code');
     if (error || !received) {
       const description = url.searchParams.get('error_description');
-      response.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(page('Sign-in did not complete. You can close this tab.'));
-      finish(new Error(`The server refused the sign-in: ${error ?? 'no code'}${description ? ` (${description})` : ''}.`));
+      response
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(page('Sign-in did not complete. You can close this tab.'));
+      finish(
+        new Error(`The server refused the sign-in: ${error ?? 'no code'}${description ? ` (${description})` : ''}.`),
+      );
       return;
     }
     issuer = url.searchParams.get('iss');
     held = response;
-    heldTimer = setTimeout(() => answer(202, 'AI Workbench received the sign-in and is finishing it; it will tell you whether it worked.'), REPORT_WAIT_MS);
+    heldTimer = setTimeout(
+      () => answer(202, 'AI Workbench received the sign-in and is finishing it; it will tell you whether it worked.'),
+      REPORT_WAIT_MS,
+    );
     heldTimer.unref();
     finish(received);
   });
-  const timer = setTimeout(() => finish(new Error(`Nobody finished signing in within ${Math.round(timeoutMs / 1000)} s.`)), timeoutMs);
+  const timer = setTimeout(
+    () => finish(new Error(`Nobody finished signing in within ${Math.round(timeoutMs / 1000)} s.`)),
+    timeoutMs,
+  );
   const finish = (outcome: string | Error): void => {
     clearTimeout(timer);
     server.close();

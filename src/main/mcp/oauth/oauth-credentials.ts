@@ -67,7 +67,12 @@ function flushLater(flush: () => void): void {
   }, FLUSH_DELAY_MS).unref();
 }
 
-export function openOAuthCredentials(secrets: SecretStore, serverName: string, serverUrl: string, now: () => number = Date.now): OAuthCredentials {
+export function openOAuthCredentials(
+  secrets: SecretStore,
+  serverName: string,
+  serverUrl: string,
+  now: () => number = Date.now,
+): OAuthCredentials {
   const key = oauthSecretKey(serverName);
   /** A record written by saveTokensSoon that the secret store does not have yet. */
   let unwritten: StoredRecord | undefined;

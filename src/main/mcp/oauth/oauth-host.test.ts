@@ -26,9 +26,13 @@ function browser(): { open(url: string): boolean; pages: string[] } {
   return { pages, open: (url) => (pages.push(url), void fetch(url).catch(() => undefined), true) };
 }
 
-const call = (test: TestHost): Promise<unknown> => test.host.callTool({ serverName: 'remote', toolName: 'whoami', args: {} });
+const call = (test: TestHost): Promise<unknown> =>
+  test.host.callTool({ serverName: 'remote', toolName: 'whoami', args: {} });
 
-function storedRecord(test: TestHost): { tokens?: { access_token: string; refresh_token?: string }; expiresAt?: number } {
+function storedRecord(test: TestHost): {
+  tokens?: { access_token: string; refresh_token?: string };
+  expiresAt?: number;
+} {
   return JSON.parse(test.secrets.get(oauthSecretKey('remote')) ?? '{}');
 }
 
@@ -52,7 +56,10 @@ describe('an OAuth-protected MCP server', () => {
     expect(started.openedBrowser).toBe(true);
     expect(person.pages).toEqual([started.authorizationUrl]);
     await test.host.awaitSignIn('remote');
-    const ready = await test.waitFor('remote', (server) => server.status.state === 'ready' && server.status.toolCount === 1);
+    const ready = await test.waitFor(
+      'remote',
+      (server) => server.status.state === 'ready' && server.status.toolCount === 1,
+    );
     expect(ready.signedIn).toBe(true);
     expect(await call(test)).toMatchObject({ isError: false, forModel: { text: expect.stringMatching(/^client /) } });
 
@@ -107,14 +114,19 @@ describe('an OAuth-protected MCP server', () => {
       {
         openSignInPage: (url) => {
           const page = new URL(url);
-          void fetch(`${page.searchParams.get('redirect_uri')}?error=access_denied&state=${page.searchParams.get('state')}`).catch(() => undefined);
+          void fetch(
+            `${page.searchParams.get('redirect_uri')}?error=access_denied&state=${page.searchParams.get('state')}`,
+          ).catch(() => undefined);
           return true;
         },
       },
     );
     await test.waitFor('remote', 'needs-sign-in');
     await test.host.signIn('remote');
-    await expect(test.host.awaitSignIn('remote')).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/access_denied/) });
+    await expect(test.host.awaitSignIn('remote')).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringMatching(/access_denied/),
+    });
     const failed = await test.waitFor('remote', (server) => /access_denied/.test(server.status.message ?? ''));
     expect(failed.status.state).toBe('needs-sign-in');
   });

@@ -1,4 +1,8 @@
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { APP_NAME } from '../../../shared/app-name';
 import type { OAuthCredentials } from './oauth-credentials';
@@ -31,7 +35,9 @@ export class MoreAccessRequiredError extends SignInRequiredError {
 /** An OAuth endpoint we refuse to talk to (not https, and not on this machine). */
 export class UnsafeEndpointError extends Error {
   constructor(what: string, url: string) {
-    super(`The server's sign-in points ${what} at ${url}, which is neither https nor on this machine; AI Workbench will not send credentials there.`);
+    super(
+      `The server's sign-in points ${what} at ${url}, which is neither https nor on this machine; AI Workbench will not send credentials there.`,
+    );
     this.name = 'UnsafeEndpointError';
   }
 }
@@ -90,9 +96,17 @@ export interface ProviderOptions {
  * protocol (discovery, registration, PKCE, the `resource` parameter, refresh); this decides where state lives and
  * refuses what an attacker could steer: an authorization server that is not https, and a sign-in nobody asked for.
  */
-export function createOAuthProvider({ credentials, client, organisationClient, clientMetadataUrl, scope, mode }: ProviderOptions): OAuthClientProvider {
+export function createOAuthProvider({
+  credentials,
+  client,
+  organisationClient,
+  clientMetadataUrl,
+  scope,
+  mode,
+}: ProviderOptions): OAuthClientProvider {
   let verifier: string | undefined;
-  const machine = mode.kind === 'client-credentials' || (mode.kind === 'background' && credentials.grant() === 'client_credentials');
+  const machine =
+    mode.kind === 'client-credentials' || (mode.kind === 'background' && credentials.grant() === 'client_credentials');
   const preRegisteredClient = (): PreRegisteredClient | undefined => {
     if (client) return client;
     const issuer = credentials.discovery()?.authorizationServerUrl;
@@ -103,14 +117,21 @@ export function createOAuthProvider({ credentials, client, organisationClient, c
     if (mode.kind === 'sign-in') return mode.redirectUrl;
     // For a refresh only: the SDK needs some redirect URL to know this is the authorization-code flow.
     const registered = credentials.client();
-    return registered && 'redirect_uris' in registered && typeof registered.redirect_uris[0] === 'string' ? registered.redirect_uris[0] : 'http://127.0.0.1/callback';
+    return registered && 'redirect_uris' in registered && typeof registered.redirect_uris[0] === 'string'
+      ? registered.redirect_uris[0]
+      : 'http://127.0.0.1/callback';
   };
   // private_key_jwt (RFC 7523 §2.2) through the SDK's helper; a client secret goes the SDK's own way (basic or post).
   const key = client?.privateKey;
   const clientAuthentication: AddClientAuthentication | undefined = key
     ? async (headers, params, url, metadata) => {
         const { createPrivateKeyJwtAuth } = await import('@modelcontextprotocol/sdk/client/auth-extensions.js');
-        await createPrivateKeyJwtAuth({ issuer: client.clientId, subject: client.clientId, privateKey: key.pem, alg: key.algorithm })(headers, params, url, metadata);
+        await createPrivateKeyJwtAuth({
+          issuer: client.clientId,
+          subject: client.clientId,
+          privateKey: key.pem,
+          alg: key.algorithm,
+        })(headers, params, url, metadata);
       }
     : undefined;
   const provider: OAuthClientProvider = {
@@ -123,7 +144,12 @@ export function createOAuthProvider({ credentials, client, organisationClient, c
     get clientMetadata(): OAuthClientMetadata {
       const wanted = scope?.();
       if (machine) {
-        return { client_name: APP_NAME, redirect_uris: [], grant_types: ['client_credentials'], ...(wanted ? { scope: wanted } : {}) };
+        return {
+          client_name: APP_NAME,
+          redirect_uris: [],
+          grant_types: ['client_credentials'],
+          ...(wanted ? { scope: wanted } : {}),
+        };
       }
       return {
         client_name: APP_NAME,
@@ -140,9 +166,16 @@ export function createOAuthProvider({ credentials, client, organisationClient, c
       if (fixed !== undefined) {
         // The pre-registered client as given now (a changed secret counts at once), with the issuer it was bound to.
         const base = stored?.client_id === fixed.clientId ? stored : undefined;
-        return { ...base, client_id: fixed.clientId, ...(fixed.clientSecret !== undefined ? { client_secret: fixed.clientSecret } : {}) };
+        return {
+          ...base,
+          client_id: fixed.clientId,
+          ...(fixed.clientSecret !== undefined ? { client_secret: fixed.clientSecret } : {}),
+        };
       }
-      if (mode.kind === 'client-credentials') throw new SignInRequiredError('Signing in with client credentials needs a pre-registered client id and its secret or key.');
+      if (mode.kind === 'client-credentials')
+        throw new SignInRequiredError(
+          'Signing in with client credentials needs a pre-registered client id and its secret or key.',
+        );
       if (mode.kind === 'background') {
         if (!stored) throw new SignInRequiredError();
         return stored;
@@ -159,7 +192,8 @@ export function createOAuthProvider({ credentials, client, organisationClient, c
     },
     tokens: () => credentials.tokens(),
     // In the background, tokens come from a quiet refresh that a request waits for: written right after it goes out.
-    saveTokens: (tokens) => (mode.kind === 'background' ? credentials.saveTokensSoon(tokens) : credentials.saveTokens(tokens)),
+    saveTokens: (tokens) =>
+      mode.kind === 'background' ? credentials.saveTokensSoon(tokens) : credentials.saveTokens(tokens),
     redirectToAuthorization(url) {
       if (mode.kind !== 'sign-in') throw new SignInRequiredError();
       requireSafeEndpoint('its authorization page', url);

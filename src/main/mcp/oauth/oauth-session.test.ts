@@ -54,9 +54,19 @@ describe('OAuth sign-in against the SDK-built fixture', () => {
   it('refreshes a token that is about to expire before the request goes out', async () => {
     fixture = await startOAuthServer({ accessTokenSeconds: 10 });
     const session = createOAuthSession({ secrets, serverName: 'Remote', serverUrl: fixture.url });
-    await (await session.signIn({ open: browser().open })).done;
+    await (
+      await session.signIn({ open: browser().open })
+    ).done;
     const before = JSON.parse(secrets.get('mcp.Remote.oauth') ?? '{}').tokens.access_token;
-    const response = await session.fetch(fixture.url, { method: 'POST', headers: { authorization: `Bearer ${before}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const response = await session.fetch(fixture.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${before}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     await response.body?.cancel();
     expect(fixture.counts.refreshes).toBe(1);
     // The refreshed tokens reach the secret store a moment after the request that waited for them.
@@ -69,14 +79,18 @@ describe('OAuth sign-in against the SDK-built fixture', () => {
   it('keeps nothing for a server whose URL changed: a token never goes to another server', async () => {
     fixture = await startOAuthServer();
     const session = createOAuthSession({ secrets, serverName: 'Remote', serverUrl: fixture.url });
-    await (await session.signIn({ open: browser().open })).done;
+    await (
+      await session.signIn({ open: browser().open })
+    ).done;
     const moved = createOAuthSession({ secrets, serverName: 'Remote', serverUrl: 'https://elsewhere.example/mcp' });
     expect(moved.hasTokens()).toBe(false);
     expect(moved.provider.tokens()).toBeUndefined();
   });
 
   it('refuses an authorization server that is plain http and not on this machine, before registering or asking for anything', async () => {
-    fixture = await startOAuthServer({ protectedResourceMetadata: (url) => ({ resource: url, authorization_servers: ['http://login.example.test/'] }) });
+    fixture = await startOAuthServer({
+      protectedResourceMetadata: (url) => ({ resource: url, authorization_servers: ['http://login.example.test/'] }),
+    });
     const requested: string[] = [];
     const guarded = createOAuthSession({
       secrets,
@@ -90,7 +104,12 @@ describe('OAuth sign-in against the SDK-built fixture', () => {
   });
 
   it('refuses protected-resource metadata for another resource (a token for another server)', async () => {
-    fixture = await startOAuthServer({ protectedResourceMetadata: () => ({ resource: 'https://other.example/mcp', authorization_servers: ['http://127.0.0.1:1/'] }) });
+    fixture = await startOAuthServer({
+      protectedResourceMetadata: () => ({
+        resource: 'https://other.example/mcp',
+        authorization_servers: ['http://127.0.0.1:1/'],
+      }),
+    });
     const session = createOAuthSession({ secrets, serverName: 'Remote', serverUrl: fixture.url });
     await expect(session.signIn({ open: () => true })).rejects.toThrow(/does not match/);
     expect(fixture.counts.authorize).toBe(0);
@@ -115,7 +134,9 @@ describe('the loopback receiver', () => {
     expect((await fetch(new URL('/other?code=x&state=expected', base))).status).toBe(404);
     expect((await fetch(`${receiver.redirectUrl}?code=stolen&state=wrong`)).status).toBe(400);
     expect((await fetch(`${receiver.redirectUrl}?code=x&state=expected`, { method: 'POST' })).status).toBe(404);
-    const page = fetch(`${receiver.redirectUrl}?code=good&state=expected&iss=${encodeURIComponent('https://login.example')}`);
+    const page = fetch(
+      `${receiver.redirectUrl}?code=good&state=expected&iss=${encodeURIComponent('https://login.example')}`,
+    );
     await expect(receiver.code).resolves.toBe('good');
     expect(receiver.issuer()).toBe('https://login.example');
     // One-shot: the listener is gone.

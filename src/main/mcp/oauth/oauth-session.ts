@@ -5,7 +5,13 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SecretStore } from '../../settings/secret-store';
 import { startLoopbackReceiver } from './loopback-receiver';
 import { openOAuthCredentials, type OAuthCredentials } from './oauth-credentials';
-import { createOAuthProvider, MoreAccessRequiredError, requireSafeEndpoint, SignInRequiredError, type PreRegisteredClient } from './oauth-provider';
+import {
+  createOAuthProvider,
+  MoreAccessRequiredError,
+  requireSafeEndpoint,
+  SignInRequiredError,
+  type PreRegisteredClient,
+} from './oauth-provider';
 
 /** The SDK's OAuth client, loaded when a token is refreshed or a sign-in starts, not with the services (cli-start). */
 const sdkAuth = (): Promise<typeof SdkAuth> => import('@modelcontextprotocol/sdk/client/auth.js');
@@ -70,7 +76,16 @@ export function scopeUnion(...scopes: Array<string | undefined>): string | undef
   return all.length > 0 ? all.join(' ') : undefined;
 }
 
-export function createOAuthSession({ secrets, serverName, serverUrl, client, organisationClient, clientMetadataUrl, now = Date.now, baseFetch = fetch }: OAuthSessionOptions): OAuthSession {
+export function createOAuthSession({
+  secrets,
+  serverName,
+  serverUrl,
+  client,
+  organisationClient,
+  clientMetadataUrl,
+  now = Date.now,
+  baseFetch = fetch,
+}: OAuthSessionOptions): OAuthSession {
   const credentials: OAuthCredentials = openOAuthCredentials(secrets, serverName, serverUrl, now);
   const common = { client, organisationClient, clientMetadataUrl, scope: () => credentials.wantedScope() };
   const provider = createOAuthProvider({ credentials, ...common, mode: { kind: 'background' } });
@@ -98,7 +113,11 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
   };
   const expiring = (): boolean => {
     const expiresAt = credentials.expiresAt();
-    return expiresAt !== undefined && expiresAt - now() < REFRESH_MARGIN_MS && credentials.tokens()?.refresh_token !== undefined;
+    return (
+      expiresAt !== undefined &&
+      expiresAt - now() < REFRESH_MARGIN_MS &&
+      credentials.tokens()?.refresh_token !== undefined
+    );
   };
 
   const transportFetch: FetchLike = async (url, init) => {
@@ -117,7 +136,8 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
       }
     }
     const response = await guardedFetch(url, init);
-    if ((response.status === 401 || response.status === 403) && String(url) === new URL(serverUrl).href) await challenged(response);
+    if ((response.status === 401 || response.status === 403) && String(url) === new URL(serverUrl).href)
+      await challenged(response);
     return response;
   };
 
@@ -146,13 +166,19 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
    * attack) is refused, and so is one without it from a server that promised to send it.
    */
   const checkIssuer = (iss: string | null): void => {
-    const metadata = credentials.discovery()?.authorizationServerMetadata as { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+    const metadata = credentials.discovery()?.authorizationServerMetadata as
+      { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
     if (iss === null) {
-      if (metadata?.authorization_response_iss_parameter_supported === true) throw new Error('The sign-in came back without naming its authorization server (iss), which that server promised to send; it was refused.');
+      if (metadata?.authorization_response_iss_parameter_supported === true)
+        throw new Error(
+          'The sign-in came back without naming its authorization server (iss), which that server promised to send; it was refused.',
+        );
       return;
     }
     if (metadata?.issuer !== undefined && iss !== metadata.issuer) {
-      throw new Error(`The sign-in came back from ${iss}, not from ${metadata.issuer}, the authorization server it was sent to; it was refused.`);
+      throw new Error(
+        `The sign-in came back from ${iss}, not from ${metadata.issuer}, the authorization server it was sent to; it was refused.`,
+      );
     }
   };
 
@@ -170,7 +196,12 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
       const flow = createOAuthProvider({
         credentials: signInCredentials,
         ...common,
-        mode: { kind: 'sign-in', redirectUrl: receiver.redirectUrl, state, onAuthorizationUrl: (url) => (authorizationUrl = url) },
+        mode: {
+          kind: 'sign-in',
+          redirectUrl: receiver.redirectUrl,
+          state,
+          onAuthorizationUrl: (url) => (authorizationUrl = url),
+        },
       });
       const scope = credentials.wantedScope();
       try {
@@ -186,7 +217,12 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
       const done = receiver.code.then(async (code) => {
         try {
           checkIssuer(receiver.issuer());
-          const result = await auth(flow, { serverUrl, authorizationCode: code, fetchFn: guardedFetch, ...(scope ? { scope } : {}) });
+          const result = await auth(flow, {
+            serverUrl,
+            authorizationCode: code,
+            fetchFn: guardedFetch,
+            ...(scope ? { scope } : {}),
+          });
           if (result !== 'AUTHORIZED') throw new Error('The server did not accept the sign-in.');
           credentials.saveGrant(undefined);
           receiver.report({ ok: true });
@@ -196,11 +232,20 @@ export function createOAuthSession({ secrets, serverName, serverUrl, client, org
         }
       });
       done.catch(() => undefined);
-      return { authorizationUrl: authorizationUrl.href, openedBrowser: open(authorizationUrl.href), done, cancel: () => receiver.close() };
+      return {
+        authorizationUrl: authorizationUrl.href,
+        openedBrowser: open(authorizationUrl.href),
+        done,
+        cancel: () => receiver.close(),
+      };
     },
     async signInAsClient() {
       const { auth } = await sdkAuth();
-      const flow = createOAuthProvider({ credentials: { ...credentials, tokens: () => undefined }, ...common, mode: { kind: 'client-credentials' } });
+      const flow = createOAuthProvider({
+        credentials: { ...credentials, tokens: () => undefined },
+        ...common,
+        mode: { kind: 'client-credentials' },
+      });
       const result = await auth(flow, { serverUrl, fetchFn: guardedFetch });
       if (result !== 'AUTHORIZED') throw new Error('The server did not accept the client credentials.');
       credentials.saveGrant('client_credentials');

@@ -13,23 +13,39 @@ let probed: SandboxAvailability | undefined;
  * per process by running `true` inside a sandbox like a server's. Other platforms: none in this version
  * (docs/user/sandbox.md#platforms).
  */
-export function sandboxAvailability(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxAvailability {
+export function sandboxAvailability(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): SandboxAvailability {
   if (probed) return probed;
   if (platform !== 'linux') {
-    probed = { available: false, reason: `AI Workbench has no sandbox for servers on ${platform === 'darwin' ? 'macOS' : platform === 'win32' ? 'Windows' : platform} yet.` };
+    probed = {
+      available: false,
+      reason: `AI Workbench has no sandbox for servers on ${platform === 'darwin' ? 'macOS' : platform === 'win32' ? 'Windows' : platform} yet.`,
+    };
     return probed;
   }
   const bwrap = env.WORKBENCH_BWRAP?.trim() || findOnPath('bwrap', env.PATH ?? '/usr/bin:/bin');
   if (!bwrap) {
-    probed = { available: false, reason: 'bubblewrap (bwrap) is not installed: install the "bubblewrap" package to contain servers.' };
+    probed = {
+      available: false,
+      reason: 'bubblewrap (bwrap) is not installed: install the "bubblewrap" package to contain servers.',
+    };
     return probed;
   }
   try {
-    execFileSync(bwrap, ['--die-with-parent', '--unshare-all', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], { stdio: 'pipe', timeout: 10_000 });
+    execFileSync(
+      bwrap,
+      ['--die-with-parent', '--unshare-all', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
+      { stdio: 'pipe', timeout: 10_000 },
+    );
     probed = { available: true, bwrap };
   } catch (error) {
     const stderr = String((error as { stderr?: Buffer }).stderr ?? '').trim();
-    probed = { available: false, reason: `bubblewrap cannot make a sandbox on this machine: ${stderr || (error as Error).message}` };
+    probed = {
+      available: false,
+      reason: `bubblewrap cannot make a sandbox on this machine: ${stderr || (error as Error).message}`,
+    };
   }
   return probed;
 }
@@ -71,7 +87,17 @@ export interface BwrapPlan {
  * read-only one stays writable. A symbolic link in a read path (/lib → usr/lib) is recreated as the same link.
  */
 export function bwrapArgs(plan: BwrapPlan): string[] {
-  const args = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL', '--proc', '/proc', '--dev', '/dev'];
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-all',
+    '--cap-drop',
+    'ALL',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+  ];
   const binds = new Map<string, 'ro' | 'rw'>();
   for (const entry of [...plan.profile.read, ...plan.support]) binds.set(entry, binds.get(entry) ?? 'ro');
   for (const entry of [...plan.profile.write, ...(plan.supportWritable ?? [])]) binds.set(entry, 'rw');

@@ -38,8 +38,22 @@ export interface ContainOptions extends ProfileContext {
 }
 
 /** The spawn of a server that runs as it is (no sandbox). */
-export function unconfinedPlan(command: string, args: string[], env: Record<string, string>, cwd: string | undefined): SpawnPlan {
-  return { command, args, env, cwd, profile: undefined, parseBlock: () => undefined, onBlock: () => undefined, close: () => undefined };
+export function unconfinedPlan(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string | undefined,
+): SpawnPlan {
+  return {
+    command,
+    args,
+    env,
+    cwd,
+    profile: undefined,
+    parseBlock: () => undefined,
+    onBlock: () => undefined,
+    close: () => undefined,
+  };
 }
 
 /**
@@ -47,7 +61,11 @@ export function unconfinedPlan(command: string, args: string[], env: Record<stri
  * `args` are what the server would run unconfined; its environment is only what its configuration sets, what its
  * profile names from the app's environment, PATH and the locale, with HOME at its scratch folder.
  */
-export async function containedPlan(server: ContainedServer, spawn: { command: string; args: string[]; runtimeEnv: Readonly<Record<string, string>> }, options: ContainOptions): Promise<SpawnPlan> {
+export async function containedPlan(
+  server: ContainedServer,
+  spawn: { command: string; args: string[]; runtimeEnv: Readonly<Record<string, string>> },
+  options: ContainOptions,
+): Promise<SpawnPlan> {
   if (!options.availability.available) throw new Error(options.availability.reason);
   const profile = options.profile;
   const scratch = scratchDir(options.dataDir, server.name);
@@ -79,7 +97,14 @@ export async function containedPlan(server: ContainedServer, spawn: { command: s
     write: profile.write,
     relays: relays.sockets,
     channel: relays.channel,
-    withheld: { salt, hashes: withheld.map((name) => createHash('sha256').update(salt + name).digest('hex')) },
+    withheld: {
+      salt,
+      hashes: withheld.map((name) =>
+        createHash('sha256')
+          .update(salt + name)
+          .digest('hex'),
+      ),
+    },
   });
   env.NODE_OPTIONS = [`--require=${reporter}`, server.env.NODE_OPTIONS ?? ''].join(' ').trim();
   const cwd = server.cwd ?? scratch;
@@ -109,7 +134,8 @@ export function parseBlockLine(line: string): SandboxBlock | undefined {
     const parsed = JSON.parse(line.slice(BLOCK_MARKER.length)) as { kind?: unknown; target?: unknown };
     const kinds = ['read', 'write', 'connect', 'env'] as const;
     const kind = kinds.find((candidate) => candidate === parsed.kind);
-    if (!kind || typeof parsed.target !== 'string' || parsed.target.length === 0 || parsed.target.length > 4096) return undefined;
+    if (!kind || typeof parsed.target !== 'string' || parsed.target.length === 0 || parsed.target.length > 4096)
+      return undefined;
     return { kind, target: parsed.target.replace(/[\p{Cc}]/gu, ' ') };
   } catch {
     return undefined;
@@ -131,6 +157,8 @@ function reporterFile(dataDir: string): string {
 
 /** A block in words: "Files tried to read /home/me/.ssh/id_rsa — blocked". */
 export function describeBlock(serverName: string, block: SandboxBlock): string {
-  const what = { read: 'read', write: 'write', connect: 'connect to', env: 'read the environment variable' }[block.kind];
+  const what = { read: 'read', write: 'write', connect: 'connect to', env: 'read the environment variable' }[
+    block.kind
+  ];
   return `${serverName} tried to ${what} ${block.target} — blocked`;
 }

@@ -42,15 +42,22 @@ export async function planSpawn(
 ): Promise<SpawnPlan> {
   const availability = (host.availability ?? sandboxAvailability)();
   if (!availability.available) {
-    if (host.limits.requireContainment) throw new ContainmentError(`${availability.reason} Your organisation requires every server to be contained, so it cannot start.`);
+    if (host.limits.requireContainment)
+      throw new ContainmentError(
+        `${availability.reason} Your organisation requires every server to be contained, so it cannot start.`,
+      );
     if (!host.limits.allowUnconfined && !server.sandbox.allowUnconfined) {
-      throw new ContainmentError(`${availability.reason} It starts only if you allow it to run unconfined (Not contained) in its settings.`);
+      throw new ContainmentError(
+        `${availability.reason} It starts only if you allow it to run unconfined (Not contained) in its settings.`,
+      );
     }
     log(`Not contained: ${availability.reason} It runs with all of your rights.`);
     return unconfinedPlan(spawn.command, spawn.args, spawn.env, server.cwd);
   }
   // Found on the app's PATH here, as an unconfined start would: a missing command says so, not "exited with code 1".
-  const program = path.isAbsolute(spawn.command) ? spawn.command : findProgram(spawn.command, spawn.env.PATH ?? (host.hostEnv ?? process.env).PATH ?? '');
+  const program = path.isAbsolute(spawn.command)
+    ? spawn.command
+    : findProgram(spawn.command, spawn.env.PATH ?? (host.hostEnv ?? process.env).PATH ?? '');
   if (!program) throw new ContainmentError(`The command "${spawn.command}" was not found.`);
   server = { ...server, command: server.command === undefined ? undefined : program };
   spawn = { ...spawn, command: program };
@@ -58,13 +65,19 @@ export async function planSpawn(
   const shipped = new Set(Object.values(effectiveProfile({ ...server, sandbox: {} }, context)).flat());
   const capped = capProfile(effectiveProfile(server, context), { limits: host.limits, dataDir: host.dataDir }, shipped);
   for (const line of capped.dropped) log(`Profile entry not applied: ${line}`);
-  const plan = await containedPlan(server, { command: spawn.command, args: spawn.args, runtimeEnv: spawn.runtimeEnv }, {
-    ...context,
-    availability,
-    hostEnv: host.hostEnv ?? process.env,
-    profile: capped.profile,
-  });
-  log(`Contained: reads ${plan.profile?.read.length} paths, writes ${plan.profile?.write.join(', ')}, network ${plan.profile?.hosts.join(', ') || 'none'}.`);
+  const plan = await containedPlan(
+    server,
+    { command: spawn.command, args: spawn.args, runtimeEnv: spawn.runtimeEnv },
+    {
+      ...context,
+      availability,
+      hostEnv: host.hostEnv ?? process.env,
+      profile: capped.profile,
+    },
+  );
+  log(
+    `Contained: reads ${plan.profile?.read.length} paths, writes ${plan.profile?.write.join(', ')}, network ${plan.profile?.hosts.join(', ') || 'none'}.`,
+  );
   return plan;
 }
 

@@ -23,8 +23,17 @@ afterEach(async () => {
 function setUp(limits = NO_SANDBOX_LIMITS) {
   const audit = openTempAuditLog();
   logs.push(audit);
-  const test = createTestHost({ Files: { package: '@modelcontextprotocol/server-filesystem', args: [os.tmpdir()] } }, { start: false });
-  const profiles = createSandboxProfileService({ config: test.config, audit: audit.log, limits, dataDir: test.dir, actor: 'user' });
+  const test = createTestHost(
+    { Files: { package: '@modelcontextprotocol/server-filesystem', args: [os.tmpdir()] } },
+    { start: false },
+  );
+  const profiles = createSandboxProfileService({
+    config: test.config,
+    audit: audit.log,
+    limits,
+    dataDir: test.dir,
+    actor: 'user',
+  });
   return { audit, test, profiles };
 }
 
@@ -33,15 +42,28 @@ describe('a sandbox profile, widened and narrowed', () => {
     const { audit, test, profiles } = setUp();
     profiles.widen('files', { kind: 'read', path: '/opt/data/../data/' });
     profiles.widen('Files', { kind: 'connect', host: 'API.example.com:443' });
-    expect(test.config.sandboxSettings('Files').settings).toEqual({ read: ['/opt/data'], hosts: ['api.example.com:443'] });
+    expect(test.config.sandboxSettings('Files').settings).toEqual({
+      read: ['/opt/data'],
+      hosts: ['api.example.com:443'],
+    });
     const rows = audit.log.query({ kind: 'policy' }).entries;
     expect(rows.map((row) => row.decidedBy)).toEqual(
-      expect.arrayContaining(['Sandbox: Files may read /opt/data (and everything in it)', 'Sandbox: Files may connect to api.example.com:443 (that host and port only)']),
+      expect.arrayContaining([
+        'Sandbox: Files may read /opt/data (and everything in it)',
+        'Sandbox: Files may connect to api.example.com:443 (that host and port only)',
+      ]),
     );
-    expect(profiles.view('Files')).toMatchObject({ kind: sandboxAvailability().available ? 'contained' : 'not-contained', granted: { read: ['/opt/data'], hosts: ['api.example.com:443'] } });
+    expect(profiles.view('Files')).toMatchObject({
+      kind: sandboxAvailability().available ? 'contained' : 'not-contained',
+      granted: { read: ['/opt/data'], hosts: ['api.example.com:443'] },
+    });
     profiles.narrow('Files', { kind: 'read', path: '/opt/data' });
     expect(test.config.sandboxSettings('Files').settings).toEqual({ hosts: ['api.example.com:443'] });
-    expect(audit.log.query({ kind: 'policy' }).entries.some((row) => row.decidedBy === 'Sandbox: Files may no longer read /opt/data')).toBe(true);
+    expect(
+      audit.log
+        .query({ kind: 'policy' })
+        .entries.some((row) => row.decidedBy === 'Sandbox: Files may no longer read /opt/data'),
+    ).toBe(true);
     expect(() => profiles.narrow('Files', { kind: 'read', path: '/opt/data' })).toThrow(/does not grant/);
   });
 
@@ -49,12 +71,20 @@ describe('a sandbox profile, widened and narrowed', () => {
     const { audit, profiles } = setUp({ ...NO_SANDBOX_LIMITS, allowNetwork: false, allowHomeFolder: false });
     expect(() => profiles.widen('Files', { kind: 'read', path: 'relative/path' })).toThrow(/not an absolute path/);
     expect(() => profiles.widen('Files', { kind: 'connect', host: 'example.com' })).toThrow(/host:port/);
-    expect(() => profiles.widen('Files', { kind: 'connect', host: 'example.com:443' })).toThrow(expect.objectContaining({ code: 'locked' }));
-    expect(() => profiles.widen('Files', { kind: 'read', path: path.join(os.homedir(), '.ssh') })).toThrow(expect.objectContaining({ code: 'locked' }));
-    expect(() => profiles.widen('Files', { kind: 'write', path: '/' })).toThrow(expect.objectContaining({ code: 'locked' }));
+    expect(() => profiles.widen('Files', { kind: 'connect', host: 'example.com:443' })).toThrow(
+      expect.objectContaining({ code: 'locked' }),
+    );
+    expect(() => profiles.widen('Files', { kind: 'read', path: path.join(os.homedir(), '.ssh') })).toThrow(
+      expect.objectContaining({ code: 'locked' }),
+    );
+    expect(() => profiles.widen('Files', { kind: 'write', path: '/' })).toThrow(
+      expect.objectContaining({ code: 'locked' }),
+    );
     expect(audit.log.query({ kind: 'policy' }).entries).toEqual([]);
     const locked = setUp({ ...NO_SANDBOX_LIMITS, lockProfiles: true });
-    expect(() => locked.profiles.widen('Files', { kind: 'read', path: '/opt' })).toThrow(expect.objectContaining({ code: 'locked' }));
+    expect(() => locked.profiles.widen('Files', { kind: 'read', path: '/opt' })).toThrow(
+      expect.objectContaining({ code: 'locked' }),
+    );
   });
 
   it('a remote server has no profile to edit', () => {
@@ -75,23 +105,42 @@ describe.runIf(sandboxAvailability().available)('blocks in the audit log (real b
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     const port = (listener.address() as net.AddressInfo).port;
     try {
-      const targets = { read: path.join(outside, 'id_rsa'), write: path.join(outside, 'w'), env: 'AIWB_NOT_GIVEN', port };
+      const targets = {
+        read: path.join(outside, 'id_rsa'),
+        write: path.join(outside, 'w'),
+        env: 'AIWB_NOT_GIVEN',
+        port,
+      };
       // As services.ts wires it: the host's blocks go to the profile service, built after the host.
       const late: { profiles?: ReturnType<typeof createSandboxProfileService> } = {};
       const test = createTestHost(
         { Hostile: { command: process.execPath, args: [HOSTILE_SERVER, JSON.stringify(targets)] } },
         { onBlock: (name, block, call) => late.profiles?.recordBlock(name, block, call) },
       );
-      late.profiles = createSandboxProfileService({ config: test.config, audit: audit.log, limits: undefined, dataDir: test.dir, actor: 'user' });
+      late.profiles = createSandboxProfileService({
+        config: test.config,
+        audit: audit.log,
+        limits: undefined,
+        dataDir: test.dir,
+        actor: 'user',
+      });
       await test.waitFor('Hostile', (server) => server.status.toolCount === 1, 30_000);
       await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {}, chatId: 'chat-1' });
       await expect.poll(() => audit.log.query({ decision: 'auto_deny' }).entries.length).toBeGreaterThanOrEqual(4);
       const rows = audit.log.query({ decision: 'auto_deny' }).entries;
       expect(rows.every((row) => row.serverName === 'Hostile' && row.decidedBy === 'sandbox')).toBe(true);
       const targetsSeen = rows.map((row) => `${row.toolName} ${String((row.args as { target?: string }).target)}`);
-      expect(targetsSeen).toEqual(expect.arrayContaining([`sandbox/read ${targets.read}`, `sandbox/write ${targets.write}`, `sandbox/connect 127.0.0.1:${port}`]));
+      expect(targetsSeen).toEqual(
+        expect.arrayContaining([
+          `sandbox/read ${targets.read}`,
+          `sandbox/write ${targets.write}`,
+          `sandbox/connect 127.0.0.1:${port}`,
+        ]),
+      );
       // The blocks of the call are put with it (one call ran): its chat and tool.
-      expect(rows.some((row) => row.chatId === 'chat-1' && (row.args as { call?: string }).call === 'escape')).toBe(true);
+      expect(rows.some((row) => row.chatId === 'chat-1' && (row.args as { call?: string }).call === 'escape')).toBe(
+        true,
+      );
     } finally {
       listener.close();
       fs.rmSync(outside, { recursive: true, force: true });

@@ -11,7 +11,8 @@ import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from './limits';
 import { effectiveProfile, normaliseHost, type SandboxSettings } from './profile';
 
 /** One entry of a profile the person can grant or take back. */
-export type ProfileGrant = { kind: 'read' | 'write'; path: string } | { kind: 'connect'; host: string } | { kind: 'env'; name: string };
+export type ProfileGrant =
+  { kind: 'read' | 'write'; path: string } | { kind: 'connect'; host: string } | { kind: 'env'; name: string };
 
 const FIELD = { read: 'read', write: 'write', connect: 'hosts', env: 'env' } as const;
 
@@ -28,7 +29,11 @@ export interface SandboxProfileService {
   /** Takes a grant back; `not_found` when the profile does not have it. */
   narrow(serverName: string, grant: ProfileGrant): void;
   /** Records a block as an audit row (a `decision` by the sandbox: `auto_deny`). */
-  recordBlock(serverName: string, block: SandboxBlock, call: { toolName: string; chatId?: string | undefined } | undefined): void;
+  recordBlock(
+    serverName: string,
+    block: SandboxBlock,
+    call: { toolName: string; chatId?: string | undefined } | undefined,
+  ): void;
   /** The server's sandbox as Settings and the CLI show it. */
   view(serverName: string): SandboxView;
   /** What a grant gives, in words: "Files may read /home/me/projects (and everything in it)". */
@@ -46,11 +51,13 @@ export function createSandboxProfileService(deps: {
   const limits = { ...NO_SANDBOX_LIMITS, ...(deps.limits ?? {}) };
   const normalise = (grant: ProfileGrant): ProfileGrant => {
     if (grant.kind === 'env') {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(grant.name)) throw new WorkbenchError('invalid_input', `"${grant.name}" is not an environment variable name.`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(grant.name))
+        throw new WorkbenchError('invalid_input', `"${grant.name}" is not an environment variable name.`);
       return grant;
     }
     if (grant.kind === 'read' || grant.kind === 'write') {
-      if (!path.isAbsolute(grant.path)) throw new WorkbenchError('invalid_input', `"${grant.path}" is not an absolute path.`);
+      if (!path.isAbsolute(grant.path))
+        throw new WorkbenchError('invalid_input', `"${grant.path}" is not an absolute path.`);
       return { kind: grant.kind, path: path.resolve(grant.path) };
     }
     try {
@@ -59,7 +66,8 @@ export function createSandboxProfileService(deps: {
       throw new WorkbenchError('invalid_input', (error as Error).message);
     }
   };
-  const valueOf = (grant: ProfileGrant): string => (grant.kind === 'connect' ? grant.host : grant.kind === 'env' ? grant.name : grant.path);
+  const valueOf = (grant: ProfileGrant): string =>
+    grant.kind === 'connect' ? grant.host : grant.kind === 'env' ? grant.name : grant.path;
   const service: SandboxProfileService = {
     get(serverName) {
       return { ...deps.config.sandboxSettings(serverName), limits };
@@ -85,10 +93,12 @@ export function createSandboxProfileService(deps: {
     narrow(serverName, requested) {
       const grant = normalise(requested);
       const { name, settings } = deps.config.sandboxSettings(serverName);
-      if (limits.lockProfiles) throw new WorkbenchError('locked', 'Your organisation locks the servers\u2019 sandbox profiles.');
+      if (limits.lockProfiles)
+        throw new WorkbenchError('locked', 'Your organisation locks the servers\u2019 sandbox profiles.');
       const field = FIELD[grant.kind];
       const current = settings[field] ?? [];
-      if (!current.includes(valueOf(grant))) throw new WorkbenchError('not_found', `The sandbox profile of "${name}" does not grant ${valueOf(grant)}.`);
+      if (!current.includes(valueOf(grant)))
+        throw new WorkbenchError('not_found', `The sandbox profile of "${name}" does not grant ${valueOf(grant)}.`);
       const remaining = current.filter((entry) => entry !== valueOf(grant));
       deps.audit.recordPolicyChange({
         actor: deps.actor,
@@ -115,18 +125,41 @@ export function createSandboxProfileService(deps: {
     view(serverName) {
       const server = deps.config.get(serverName);
       const base = { name: server.name, limits, allowUnconfined: false };
-      if (server.kind === 'http') return { ...base, kind: 'remote', reason: 'It runs elsewhere and is reached over HTTP: a sandbox here has nothing to contain.' };
+      if (server.kind === 'http')
+        return {
+          ...base,
+          kind: 'remote',
+          reason: 'It runs elsewhere and is reached over HTTP: a sandbox here has nothing to contain.',
+        };
       const launch = deps.config.launchConfig(server.name);
       if (launch.kind !== 'stdio') throw new WorkbenchError('internal', 'a stdio server launched over HTTP');
       const settings = launch.sandbox;
-      const granted = { read: settings.read ?? [], write: settings.write ?? [], hosts: settings.hosts ?? [], env: settings.env ?? [] };
+      const granted = {
+        read: settings.read ?? [],
+        write: settings.write ?? [],
+        hosts: settings.hosts ?? [],
+        env: settings.env ?? [],
+      };
       const availability = (deps.availability ?? sandboxAvailability)();
       const allowUnconfined = settings.allowUnconfined ?? false;
-      if (!availability.available) return { ...base, kind: 'not-contained', reason: availability.reason, granted, allowUnconfined };
+      if (!availability.available)
+        return { ...base, kind: 'not-contained', reason: availability.reason, granted, allowUnconfined };
       const context = { runtimeCommand: process.execPath, appRoot: appInstallation(), dataDir: deps.dataDir };
-      const contained = { name: launch.name, command: launch.command, package: launch.package, args: launch.args, env: launch.env, cwd: launch.cwd, roots: launch.roots };
+      const contained = {
+        name: launch.name,
+        command: launch.command,
+        package: launch.package,
+        args: launch.args,
+        env: launch.env,
+        cwd: launch.cwd,
+        roots: launch.roots,
+      };
       const shipped = new Set(Object.values(effectiveProfile({ ...contained, sandbox: {} }, context)).flat());
-      const { profile } = capProfile(effectiveProfile({ ...contained, sandbox: settings }, context), { limits, dataDir: deps.dataDir }, shipped);
+      const { profile } = capProfile(
+        effectiveProfile({ ...contained, sandbox: settings }, context),
+        { limits, dataDir: deps.dataDir },
+        shipped,
+      );
       return { ...base, kind: 'contained', profile, granted, allowUnconfined };
     },
     describe(serverName, grant) {

@@ -69,7 +69,11 @@ export const SYSTEM_READ = [
 
 /** The scratch folder a server may always write: `<data dir>/server-scratch/<name>`. */
 export function scratchDir(dataDir: string, serverName: string): string {
-  const slug = serverName.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '_').slice(0, 80) || 'server';
+  const slug =
+    serverName
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 80) || 'server';
   return path.join(dataDir, 'server-scratch', slug);
 }
 
@@ -92,7 +96,10 @@ function shippedProfile(server: ContainedServer, appRoot: string): Partial<Sandb
   }
   if (server.package === '@modelcontextprotocol/server-memory') {
     const file = server.env.MEMORY_FILE_PATH;
-    const folder = file && path.isAbsolute(file) ? path.dirname(file) : path.join(appRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist');
+    const folder =
+      file && path.isAbsolute(file)
+        ? path.dirname(file)
+        : path.join(appRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist');
     return { write: [folder] };
   }
   // Everything, and every other bundled server: nothing more than the default.
@@ -103,7 +110,8 @@ function shippedProfile(server: ContainedServer, appRoot: string): Partial<Sandb
 export function effectiveProfile(server: ContainedServer, context: ProfileContext): SandboxProfile {
   const own = server.sandbox;
   const install: string[] = [];
-  if (server.package) install.push(path.join(context.appRoot, 'node_modules'), path.join(context.appRoot, 'out', 'servers'));
+  if (server.package)
+    install.push(path.join(context.appRoot, 'node_modules'), path.join(context.appRoot, 'out', 'servers'));
   else {
     if (server.command && path.isAbsolute(server.command)) install.push(...runtimeInstall(server.command));
     // A program named by its path (`node /opt/my-server/index.js`): the package it belongs to.
@@ -113,9 +121,14 @@ export function effectiveProfile(server: ContainedServer, context: ProfileContex
   const scratch = scratchDir(context.dataDir, server.name);
   const write = unique([scratch, ...(shipped.write ?? []), ...(own.write ?? [])].map((entry) => path.resolve(entry)));
   const read = unique(
-    [...SYSTEM_READ, ...runtimeInstall(context.runtimeCommand), ...install, ...(server.cwd ? [server.cwd] : []), ...(shipped.read ?? []), ...(own.read ?? [])].map(
-      (entry) => path.resolve(entry),
-    ),
+    [
+      ...SYSTEM_READ,
+      ...runtimeInstall(context.runtimeCommand),
+      ...install,
+      ...(server.cwd ? [server.cwd] : []),
+      ...(shipped.read ?? []),
+      ...(own.read ?? []),
+    ].map((entry) => path.resolve(entry)),
   );
   return { read, write, hosts: unique(own.hosts ?? []), env: unique([...Object.keys(server.env), ...(own.env ?? [])]) };
 }
@@ -130,7 +143,8 @@ export function isWithin(file: string, folder: string): boolean {
 export function normaliseHost(entry: string): string {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry.trim());
   const port = match ? Number(match[2]) : NaN;
-  if (!match || port < 1 || port > 65535) throw new Error(`"${entry}" is not a network destination: write it as host:port (example.com:443).`);
+  if (!match || port < 1 || port > 65535)
+    throw new Error(`"${entry}" is not a network destination: write it as host:port (example.com:443).`);
   return `${(match[1] as string).toLowerCase()}:${port}`;
 }
 

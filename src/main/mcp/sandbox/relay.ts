@@ -19,7 +19,10 @@ export interface NetworkRelays {
   close(): void;
 }
 
-export async function openNetworkRelays(hosts: readonly string[], onReportLine: (line: string) => void): Promise<NetworkRelays> {
+export async function openNetworkRelays(
+  hosts: readonly string[],
+  onReportLine: (line: string) => void,
+): Promise<NetworkRelays> {
   // Under the system's temporary folder: a socket's path must stay short (108 bytes on Linux).
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-sbx-'));
   const servers: net.Server[] = [];

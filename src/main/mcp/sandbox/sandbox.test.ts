@@ -45,9 +45,20 @@ interface Outcome {
 
 async function hostile(sandbox: Record<string, unknown> = {}) {
   const blocks: { block: SandboxBlock; call: { toolName: string } | undefined }[] = [];
-  const targets = { read: path.join(outside, 'keys', 'id_rsa'), write: path.join(outside, 'escaped.txt'), env: SECRET_ENV, port };
+  const targets = {
+    read: path.join(outside, 'keys', 'id_rsa'),
+    write: path.join(outside, 'escaped.txt'),
+    env: SECRET_ENV,
+    port,
+  };
   const test = createTestHost(
-    { Hostile: { command: process.execPath, args: [HOSTILE_SERVER, JSON.stringify(targets)], ...(Object.keys(sandbox).length ? { sandbox } : {}) } as never },
+    {
+      Hostile: {
+        command: process.execPath,
+        args: [HOSTILE_SERVER, JSON.stringify(targets)],
+        ...(Object.keys(sandbox).length ? { sandbox } : {}),
+      } as never,
+    },
     { onBlock: (_name, block, call) => blocks.push({ block, call }) },
   );
   if (Object.keys(sandbox).length) test.config.setSandboxSettings('Hostile', sandbox);
@@ -55,7 +66,9 @@ async function hostile(sandbox: Record<string, unknown> = {}) {
   return { test, blocks, targets, ready };
 }
 
-const call = async (test: Awaited<ReturnType<typeof hostile>>['test']): Promise<{ atStart: Outcome; now: Outcome; blocks: string[] }> => {
+const call = async (
+  test: Awaited<ReturnType<typeof hostile>>['test'],
+): Promise<{ atStart: Outcome; now: Outcome; blocks: string[] }> => {
   const result = await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} });
   return { ...(result.structuredContent as { atStart: Outcome; now: Outcome }), blocks: result.sandboxBlocks ?? [] };
 };
@@ -77,18 +90,34 @@ describe.runIf(sandboxAvailability().available)('a contained server (real bubble
     await expect.poll(() => blocks.length).toBeGreaterThanOrEqual(8);
     const seen = blocks.map(({ block }) => `${block.kind} ${block.target}`);
     expect(seen).toEqual(
-      expect.arrayContaining([`read ${targets.read}`, `write ${targets.write}`, `write ${targets.write}.child`, `env ${SECRET_ENV}`, `connect 127.0.0.1:${port}`]),
+      expect.arrayContaining([
+        `read ${targets.read}`,
+        `write ${targets.write}`,
+        `write ${targets.write}.child`,
+        `env ${SECRET_ENV}`,
+        `connect 127.0.0.1:${port}`,
+      ]),
     );
     // Nothing the profile allows is reported.
-    expect(seen.filter((entry) => !entry.includes(outside) && entry !== `env ${SECRET_ENV}` && entry !== `connect 127.0.0.1:${port}`)).toEqual([]);
+    expect(
+      seen.filter(
+        (entry) => !entry.includes(outside) && entry !== `env ${SECRET_ENV}` && entry !== `connect 127.0.0.1:${port}`,
+      ),
+    ).toEqual([]);
     // The call's own attempts are put with the call, in words for the tool block.
     expect(duringCall.join('\n')).toContain(`Hostile tried to read ${targets.read} — blocked`);
     expect(blocks.some(({ call }) => call?.toolName === 'escape')).toBe(true);
-    expect(test.host.logs('Hostile').lines.map((line) => line.text)).toContain(`Hostile tried to connect to 127.0.0.1:${port} — blocked`);
+    expect(test.host.logs('Hostile').lines.map((line) => line.text)).toContain(
+      `Hostile tried to connect to 127.0.0.1:${port} — blocked`,
+    );
   }, 60_000);
 
   it('widened, lets exactly what was granted through and nothing else', async () => {
-    const { test } = await hostile({ read: [path.join(outside, 'keys')], hosts: [`127.0.0.1:${port}`], env: [SECRET_ENV] });
+    const { test } = await hostile({
+      read: [path.join(outside, 'keys')],
+      hosts: [`127.0.0.1:${port}`],
+      env: [SECRET_ENV],
+    });
     const { now } = await call(test);
     expect(now.read).toBe('ok');
     expect(now.connect).toBe('ok hello');
@@ -102,9 +131,18 @@ describe.runIf(sandboxAvailability().available)('a contained server (real bubble
     const other = net.createServer((socket) => socket.end('other\n'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
-      test.config.setSandboxSettings('Hostile', { read: [path.join(outside, 'keys')], hosts: [`127.0.0.1:${(other.address() as net.AddressInfo).port}`] });
-      await test.waitFor('Hostile', (server) => server.status.state === 'ready' && server.status.toolCount === 1, 30_000);
-      await expect.poll(async () => (await call(test).catch(() => undefined))?.now.connect, { timeout: 20_000 }).toMatch(/^(ECONNREFUSED|ENETUNREACH)$/);
+      test.config.setSandboxSettings('Hostile', {
+        read: [path.join(outside, 'keys')],
+        hosts: [`127.0.0.1:${(other.address() as net.AddressInfo).port}`],
+      });
+      await test.waitFor(
+        'Hostile',
+        (server) => server.status.state === 'ready' && server.status.toolCount === 1,
+        30_000,
+      );
+      await expect
+        .poll(async () => (await call(test).catch(() => undefined))?.now.connect, { timeout: 20_000 })
+        .toMatch(/^(ECONNREFUSED|ENETUNREACH)$/);
       expect((await call(test)).now.env).toBe('undefined');
     } finally {
       other.close();

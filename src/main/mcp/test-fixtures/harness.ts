@@ -29,7 +29,11 @@ export interface TestHost {
   secrets: SecretStore;
   events: EventHub;
   /** Resolves when the server reaches a state that satisfies `until`; rejects after `timeoutMs` with what it saw. */
-  waitFor(name: string, until: McpServerState | ((server: McpServerView) => boolean), timeoutMs?: number): Promise<McpServerView>;
+  waitFor(
+    name: string,
+    until: McpServerState | ((server: McpServerView) => boolean),
+    timeoutMs?: number,
+  ): Promise<McpServerView>;
   dispose(): Promise<void>;
 }
 
@@ -48,12 +52,23 @@ export function createTestHost(
     openSignInPage,
     dir: existing,
     onBlock,
-  }: { start?: boolean; options?: Partial<McpHostOptions>; openSignInPage?: (url: string) => boolean; dir?: string; onBlock?: McpHostDependencies['onBlock'] } = {},
+  }: {
+    start?: boolean;
+    options?: Partial<McpHostOptions>;
+    openSignInPage?: (url: string) => boolean;
+    dir?: string;
+    onBlock?: McpHostDependencies['onBlock'];
+  } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
   const settings = openSettingsStore(path.join(dir, SETTINGS_FILE_NAME));
   const secrets = openFileSecretStore(path.join(dir, SECRETS_FILE_NAME));
-  const config = createMcpServerConfigService({ settings, secrets, dataDir: dir, locations: { env: {}, platform: 'linux', homedir: dir } });
+  const config = createMcpServerConfigService({
+    settings,
+    secrets,
+    dataDir: dir,
+    locations: { env: {}, platform: 'linux', homedir: dir },
+  });
   if (servers && !existing) {
     config.remove('Files');
     for (const [name, server] of Object.entries(servers)) config.add(name, server);
@@ -63,7 +78,13 @@ export function createTestHost(
     config,
     events,
     dataDir: dir,
-    options: { clientVersion: '0.0.0-test', restart: FAST_RESTART, initializeTimeoutMs: 10_000, stopGraceMs: 1000, ...options },
+    options: {
+      clientVersion: '0.0.0-test',
+      restart: FAST_RESTART,
+      initializeTimeoutMs: 10_000,
+      stopGraceMs: 1000,
+      ...options,
+    },
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
     secrets,
     // The host alone, without a policy: every call goes in (the door's own tests: src/main/chat/call-door.test.ts).
@@ -92,12 +113,20 @@ export function createTestHost(
         if (check()) return;
         const timer = setTimeout(() => {
           unsubscribe();
-          reject(new Error(`"${name}" did not reach the expected state within ${timeoutMs} ms; it went through ${seen.join(' → ')}. Log:\n${host.logs(name).lines.map((line) => line.text).join('\n')}`));
+          reject(
+            new Error(
+              `"${name}" did not reach the expected state within ${timeoutMs} ms; it went through ${seen.join(' → ')}. Log:\n${host
+                .logs(name)
+                .lines.map((line) => line.text)
+                .join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         const unsubscribe = events.subscribe((event, payload) => {
           if (event !== 'mcp.onDidChangeServer' && event !== 'mcp.onDidChangeTools') return;
           const server = (payload as { server?: McpServerView }).server;
-          if (server?.name === name) seen.push(server.status.state + (server.status.message ? ` (${server.status.message})` : ''));
+          if (server?.name === name)
+            seen.push(server.status.state + (server.status.message ? ` (${server.status.message})` : ''));
           if (check()) {
             clearTimeout(timer);
             unsubscribe();

@@ -10,7 +10,13 @@ import net from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
-const targets = JSON.parse(process.argv[2] ?? '{}') as { read: string; write: string; env: string; port: number; child?: boolean };
+const targets = JSON.parse(process.argv[2] ?? '{}') as {
+  read: string;
+  write: string;
+  env: string;
+  port: number;
+  child?: boolean;
+};
 
 const attempt = (action: () => unknown): string => {
   try {
@@ -47,7 +53,11 @@ if (targets.child) {
   process.stdout.write(JSON.stringify(await tryAll()));
 } else {
   const childOutcome = (): Record<string, string> => {
-    const child = spawnSync(process.execPath, [process.argv[1] as string, JSON.stringify({ ...targets, child: true, write: `${targets.write}.child` })], { encoding: 'utf8', timeout: 10_000 });
+    const child = spawnSync(
+      process.execPath,
+      [process.argv[1] as string, JSON.stringify({ ...targets, child: true, write: `${targets.write}.child` })],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
     try {
       return JSON.parse(child.stdout) as Record<string, string>;
     } catch {

@@ -18,7 +18,11 @@ function newMcpServer(): McpServer {
   const server = new McpServer({ name: 'http-fixture', version: '1.0.0' });
   server.registerTool(
     'shout',
-    { description: 'Answers with its text in capitals.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    {
+      description: 'Answers with its text in capitals.',
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+    },
     async ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
   );
   return server;

@@ -35,7 +35,14 @@ export interface OAuthFixture {
   url: string;
   origin: string;
   /** What the server saw, for assertions. */
-  readonly counts: { authorize: number; codeExchanges: number; refreshes: number; registrations: number; toolCalls: number; unauthorized: number };
+  readonly counts: {
+    authorize: number;
+    codeExchanges: number;
+    refreshes: number;
+    registrations: number;
+    toolCalls: number;
+    unauthorized: number;
+  };
   /** The `resource` parameter of every authorization request. */
   readonly resources: (string | undefined)[];
   /** The `authorization` header of every request to /mcp. */
@@ -58,7 +65,11 @@ function newMcpServer(counts: OAuthFixture['counts']): McpServer {
   const server = new McpServer({ name: 'oauth-fixture', version: '1.0.0' });
   server.registerTool(
     'whoami',
-    { description: 'Says which signed-in client called it.', inputSchema: { note: z.string().optional() }, annotations: { readOnlyHint: true } },
+    {
+      description: 'Says which signed-in client called it.',
+      inputSchema: { note: z.string().optional() },
+      annotations: { readOnlyHint: true },
+    },
     async (_args, extra) => {
       counts.toolCalls++;
       return { content: [{ type: 'text', text: `client ${extra.authInfo?.clientId ?? 'unknown'}` }] };
@@ -77,7 +88,11 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
   const refreshTokens = new Map<string, IssuedToken>();
   const accessSeconds = options.accessTokenSeconds ?? 3600;
   if (options.preRegisteredClientId) {
-    clients.set(options.preRegisteredClientId, { client_id: options.preRegisteredClientId, redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' });
+    clients.set(options.preRegisteredClientId, {
+      client_id: options.preRegisteredClientId,
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'none',
+    });
   }
 
   const issue = (clientId: string, resource: URL | undefined, scopes: string[]): OAuthTokens => {
@@ -86,7 +101,13 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     const data = { clientId, resource: resource?.href, scopes, expiresAt: Date.now() + accessSeconds * 1000 };
     accessTokens.set(access, data);
     refreshTokens.set(refresh, { ...data, expiresAt: Number.POSITIVE_INFINITY });
-    return { access_token: access, token_type: 'bearer', expires_in: accessSeconds, refresh_token: refresh, scope: scopes.join(' ') };
+    return {
+      access_token: access,
+      token_type: 'bearer',
+      expires_in: accessSeconds,
+      refresh_token: refresh,
+      scope: scopes.join(' '),
+    };
   };
 
   const clientsStore: OAuthRegisteredClientsStore = {
@@ -96,7 +117,11 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
       : {
           registerClient: async (client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>) => {
             counts.registrations++;
-            const full = { ...client, client_id: randomUUID(), client_id_issued_at: Math.floor(Date.now() / 1000) } as OAuthClientInformationFull;
+            const full = {
+              ...client,
+              client_id: randomUUID(),
+              client_id_issued_at: Math.floor(Date.now() / 1000),
+            } as OAuthClientInformationFull;
             clients.set(full.client_id, full);
             return full;
           },
@@ -122,8 +147,10 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     },
     async exchangeAuthorizationCode(client, code, _verifier, redirectUri) {
       const data = codes.get(code);
-      if (!data || data.client.client_id !== client.client_id) throw new InvalidGrantError('unknown authorization code');
-      if (redirectUri !== undefined && redirectUri !== data.params.redirectUri) throw new InvalidGrantError('redirect_uri differs from the authorization request');
+      if (!data || data.client.client_id !== client.client_id)
+        throw new InvalidGrantError('unknown authorization code');
+      if (redirectUri !== undefined && redirectUri !== data.params.redirectUri)
+        throw new InvalidGrantError('redirect_uri differs from the authorization request');
       codes.delete(code);
       counts.codeExchanges++;
       return issue(client.client_id, data.params.resource, data.params.scopes ?? []);
@@ -138,7 +165,13 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     async verifyAccessToken(token): Promise<AuthInfo> {
       const data = accessTokens.get(token);
       if (!data || data.expiresAt < Date.now()) throw new InvalidTokenError('token expired or unknown');
-      return { token, clientId: data.clientId, scopes: data.scopes, expiresAt: Math.floor(data.expiresAt / 1000), ...(data.resource ? { resource: new URL(data.resource) } : {}) };
+      return {
+        token,
+        clientId: data.clientId,
+        scopes: data.scopes,
+        expiresAt: Math.floor(data.expiresAt / 1000),
+        ...(data.resource ? { resource: new URL(data.resource) } : {}),
+      };
     },
     async revokeToken(_client, request) {
       accessTokens.delete(request.token);
@@ -173,7 +206,11 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     authorizations.push(request.headers.authorization);
     next();
   });
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl), expectedResource: mcpUrl });
+  const bearer = requireBearerAuth({
+    verifier: provider,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+    expectedResource: mcpUrl,
+  });
   app.all('/mcp', (request, response, next) => {
     response.on('finish', () => {
       if (response.statusCode === 401) counts.unauthorized++;
@@ -184,7 +221,10 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
-      const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void sessions.set(id, created) });
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void sessions.set(id, created),
+      });
       await newMcpServer(counts).connect(created);
       transport = created;
     }

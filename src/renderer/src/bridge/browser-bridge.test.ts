@@ -64,7 +64,10 @@ describe('the browser bridge', () => {
     const { bridge } = connect();
     const answer = bridge.invoke('app.info', undefined);
     await vi.advanceTimersByTimeAsync(10_000);
-    await expect(answer).resolves.toEqual({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
+    await expect(answer).resolves.toEqual({
+      ok: false,
+      error: { code: 'unavailable', message: 'Not connected to AI Workbench.' },
+    });
   });
 
   it('fails a held call at once when the token is refused', async () => {
@@ -93,7 +96,8 @@ describe('the browser bridge', () => {
   });
 
   describe('a prefetched call (the page asks for the chat list while its code loads)', () => {
-    const methods = (socket: FakeSocket): string[] => socket.sent.map((frame) => (JSON.parse(frame) as { method: string }).method);
+    const methods = (socket: FakeSocket): string[] =>
+      socket.sent.map((frame) => (JSON.parse(frame) as { method: string }).method);
 
     it('is sent as soon as the connection opens, and its answer goes to the first same call, which sends nothing', async () => {
       const { bridge, socket } = connect();
@@ -101,7 +105,10 @@ describe('the browser bridge', () => {
       socket().open();
       expect(methods(socket())).toEqual(['chat.list']);
       socket().answer(socket().sent[0] as string, { chats: [{ id: 'a' }] });
-      await expect(bridge.invoke('chat.list', undefined)).resolves.toEqual({ ok: true, value: { chats: [{ id: 'a' }] } });
+      await expect(bridge.invoke('chat.list', undefined)).resolves.toEqual({
+        ok: true,
+        value: { chats: [{ id: 'a' }] },
+      });
       expect(methods(socket())).toEqual(['chat.list']);
       // Only the first: the next call asks the server.
       const again = bridge.invoke('chat.list', undefined);
@@ -118,7 +125,13 @@ describe('the browser bridge', () => {
       await Promise.resolve();
       expect(settled).toBe(0);
       const { id } = JSON.parse(socket().sent[0] as string) as { id: number };
-      socket().onmessage?.({ data: JSON.stringify({ type: 'result', id, result: { ok: false, error: { code: 'internal', message: 'busy' } } }) });
+      socket().onmessage?.({
+        data: JSON.stringify({
+          type: 'result',
+          id,
+          result: { ok: false, error: { code: 'internal', message: 'busy' } },
+        }),
+      });
       await vi.waitFor(() => expect(settled).toBe(1));
       void bridge.prefetch('chat.list', undefined).then(() => settled++);
       socket().answer(socket().sent[1] as string, { chats: [] });
@@ -159,7 +172,13 @@ describe('the browser bridge', () => {
       socket().open();
       bridge.prefetch('chat.list', undefined);
       const { id } = JSON.parse(socket().sent[0] as string) as { id: number };
-      socket().onmessage?.({ data: JSON.stringify({ type: 'result', id, result: { ok: false, error: { code: 'internal', message: 'busy' } } }) });
+      socket().onmessage?.({
+        data: JSON.stringify({
+          type: 'result',
+          id,
+          result: { ok: false, error: { code: 'internal', message: 'busy' } },
+        }),
+      });
       const retried = bridge.invoke('chat.list', undefined);
       await vi.waitFor(() => expect(socket().sent).toHaveLength(2));
       socket().answer(socket().sent[1] as string, { chats: [] });
@@ -168,7 +187,10 @@ describe('the browser bridge', () => {
       bridge.prefetch('chat.list', undefined);
       socket().close();
       // Reconnecting: the call fails at once, as any call does, rather than return the lost prefetch.
-      await expect(bridge.invoke('chat.list', undefined)).resolves.toMatchObject({ ok: false, error: { code: 'unavailable', message: 'Not connected to AI Workbench.' } });
+      await expect(bridge.invoke('chat.list', undefined)).resolves.toMatchObject({
+        ok: false,
+        error: { code: 'unavailable', message: 'Not connected to AI Workbench.' },
+      });
       bridge.close();
     });
   });

@@ -26,7 +26,9 @@ export function ApprovalsOffBanner({ api, chatId }: { api: WorkbenchApi; chatId:
   const turnOn = (): void => {
     setBusy(true);
     setProblem(null);
-    const done = globalOff ? api.policy.update({ mode: 'ask' }) : api.approvals.setChatMode({ chatId, mode: 'use-tool-settings' });
+    const done = globalOff
+      ? api.policy.update({ mode: 'ask' })
+      : api.approvals.setChatMode({ chatId, mode: 'use-tool-settings' });
     done.then(
       () => setBusy(false),
       (error: unknown) => {
@@ -37,18 +39,24 @@ export function ApprovalsOffBanner({ api, chatId }: { api: WorkbenchApi; chatId:
   };
 
   return (
-    <div className="approvals-off-banner" role="region" aria-label="Approvals are off" data-testid="approvals-off-banner">
+    <div
+      className="approvals-off-banner"
+      role="region"
+      aria-label="Approvals are off"
+      data-testid="approvals-off-banner"
+    >
       <WarningIcon size={16} />
       <p>
         {globalOff ? (
           <>
-            <strong>Approvals are off.</strong> Tool calls in every chat run without asking you; only deny rules still stop one.
+            <strong>Approvals are off.</strong> Tool calls in every chat run without asking you; only deny rules still
+            stop one.
             {lockedOff && ' Your organisation set this.'}
           </>
         ) : (
           <>
-            <strong>This chat never asks.</strong> Its tool calls run without asking you, except where a deny rule stops one or a rule or
-            tool setting says “Always ask”.
+            <strong>This chat never asks.</strong> Its tool calls run without asking you, except where a deny rule stops
+            one or a rule or tool setting says “Always ask”.
           </>
         )}
       </p>

@@ -119,11 +119,17 @@ function ModelPicker({ api, chat, disabled }: { api: WorkbenchApi; chat: Chat; d
           disabled={disabled}
           onChange={(event) => {
             const provider = providers.find((candidate) => candidate.id === event.target.value);
-            if (provider) void configure({ providerId: provider.id, ...(provider.defaultModel ? { model: provider.defaultModel } : {}) });
+            if (provider)
+              void configure({
+                providerId: provider.id,
+                ...(provider.defaultModel ? { model: provider.defaultModel } : {}),
+              });
           }}
         >
           {chat.providerId === null && <option value="">Pick a provider</option>}
-          {chat.providerId !== null && !providers.some((provider) => provider.id === chat.providerId) && <option value={chat.providerId}>{chat.providerId}</option>}
+          {chat.providerId !== null && !providers.some((provider) => provider.id === chat.providerId) && (
+            <option value={chat.providerId}>{chat.providerId}</option>
+          )}
           {providers.map((provider) => (
             <option key={provider.id} value={provider.id}>
               {provider.label}
@@ -142,7 +148,8 @@ function ModelPicker({ api, chat, disabled }: { api: WorkbenchApi; chat: Chat; d
           onChange={(event) => {
             setTyped(event.target.value);
             // Picking from the list applies at once; typed names apply on Enter or leaving the field.
-            if (models.some((candidate) => candidate.id === event.target.value)) void configure({ model: event.target.value });
+            if (models.some((candidate) => candidate.id === event.target.value))
+              void configure({ model: event.target.value });
           }}
           onBlur={() => model.trim() && model !== chat.model && void configure({ model: model.trim() })}
           onKeyDown={(event) => {
@@ -166,11 +173,22 @@ function ModelPicker({ api, chat, disabled }: { api: WorkbenchApi; chat: Chat; d
   );
 }
 
-function ApprovalModePicker({ api, chatId, disabled }: { api: WorkbenchApi; chatId: string; disabled: boolean }): React.JSX.Element {
+function ApprovalModePicker({
+  api,
+  chatId,
+  disabled,
+}: {
+  api: WorkbenchApi;
+  chatId: string;
+  disabled: boolean;
+}): React.JSX.Element {
   const mode = useChatMode(api, chatId) ?? 'use-tool-settings';
   const [problem, setProblem] = useState<string | null>(null);
   return (
-    <label className={`picker-field mode-picker${mode === 'never-ask' ? ' is-warning' : ''}`} title="How tool calls in this chat are approved">
+    <label
+      className={`picker-field mode-picker${mode === 'never-ask' ? ' is-warning' : ''}`}
+      title="How tool calls in this chat are approved"
+    >
       <span className="visually-hidden">Approval mode</span>
       <select
         aria-label="Approval mode"

@@ -27,7 +27,9 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
   const context = useMemo<ChatContextValue>(() => ({ api, store, trustedServers }), [api, store, trustedServers]);
   const phase = phaseOf(state);
   const waiting = pendingRequests(state.timeline);
-  const announcement = useAnnouncement(waiting.map((request) => ({ id: request.toolCallId, text: `Run ${request.toolName} from ${request.serverName}` })));
+  const announcement = useAnnouncement(
+    waiting.map((request) => ({ id: request.toolCallId, text: `Run ${request.toolName} from ${request.serverName}` })),
+  );
   const said = useAnnouncements();
   // A card that disappears because its time ran out says so (the block that replaces it shows "Timed out").
   useEffect(
@@ -35,7 +37,10 @@ export function ChatPane({ api, chat, chats, store, trustedServers }: ChatPanePr
       api.approvals.onDidChange((change) => {
         if (change.kind !== 'resolved' || change.chatId !== chat.id) return;
         const timedOut = change.resolutions.filter((resolution) => resolution.outcome === 'timeout');
-        if (timedOut.length > 0) announce(`Timed out, not run: ${timedOut.map((resolution) => `${resolution.toolName} from ${resolution.serverName}`).join('; ')}.`);
+        if (timedOut.length > 0)
+          announce(
+            `Timed out, not run: ${timedOut.map((resolution) => `${resolution.toolName} from ${resolution.serverName}`).join('; ')}.`,
+          );
       }),
     [api, chat.id],
   );

@@ -15,7 +15,9 @@ import { useSlashPrompts } from './prompts/SlashPrompts';
 const SIZES_ITSELF = typeof CSS !== 'undefined' && CSS.supports('field-sizing', 'content');
 
 // The resource picker loads when first opened (docs/dev/benchmarks.md, renderer-first-load).
-const ResourcePicker = lazy(() => import('./resources/ResourcePicker').then((module) => ({ default: module.ResourcePicker })));
+const ResourcePicker = lazy(() =>
+  import('./resources/ResourcePicker').then((module) => ({ default: module.ResourcePicker })),
+);
 
 export interface ComposerProps {
   store: ChatStore;
@@ -61,7 +63,10 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
     if (phase !== 'idle') return;
     const focus = (): void => {
       const active = document.activeElement;
-      const typingElsewhere = active instanceof HTMLElement && active !== input.current && (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
+      const typingElsewhere =
+        active instanceof HTMLElement &&
+        active !== input.current &&
+        (active.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(active.tagName));
       if (!typingElsewhere) input.current?.focus();
     };
     if (painted.current) return focus();
@@ -93,7 +98,9 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
 
   return (
     <div className="composer-area">
-      {phase === 'waiting-approval' && waiting.length > 0 && <ApprovalBar store={store} state={state} waiting={waiting} />}
+      {phase === 'waiting-approval' && waiting.length > 0 && (
+        <ApprovalBar store={store} state={state} waiting={waiting} />
+      )}
       {state.actionError && (
         <div className="composer-error" role="alert">
           <span>{state.actionError}</span>
@@ -103,7 +110,12 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
         </div>
       )}
       {slash.panel}
-      <AttachmentChips attachments={attachments.pending.map((item) => item.attachment)} changed={attachments.pending.map((item) => item.changed)} onRemove={attachments.remove} onRefresh={(index) => void attachments.refresh(index)} />
+      <AttachmentChips
+        attachments={attachments.pending.map((item) => item.attachment)}
+        changed={attachments.pending.map((item) => item.changed)}
+        onRemove={attachments.remove}
+        onRefresh={(index) => void attachments.refresh(index)}
+      />
       {attachments.problem && (
         <p className="field-problem" role="alert">
           {attachments.problem}
@@ -116,7 +128,14 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           void send();
         }}
       >
-        <button type="button" className="composer-button attach" aria-label="Attach a resource" title="Attach a resource from an MCP server" disabled={!enabled} onClick={() => setPicking(true)}>
+        <button
+          type="button"
+          className="composer-button attach"
+          aria-label="Attach a resource"
+          title="Attach a resource from an MCP server"
+          disabled={!enabled}
+          onClick={() => setPicking(true)}
+        >
           <PaperclipIcon size={16} />
         </button>
         <textarea
@@ -143,11 +162,23 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
           }}
         />
         {running ? (
-          <button type="button" className="composer-button stop" aria-label="Stop" title="Stop the reply" onClick={() => void store.stop()}>
+          <button
+            type="button"
+            className="composer-button stop"
+            aria-label="Stop"
+            title="Stop the reply"
+            onClick={() => void store.stop()}
+          >
             <StopIcon size={14} />
           </button>
         ) : (
-          <button type="submit" className="composer-button" aria-label="Send" title="Send (Enter)" disabled={!enabled || text.trim() === ''}>
+          <button
+            type="submit"
+            className="composer-button"
+            aria-label="Send"
+            title="Send (Enter)"
+            disabled={!enabled || text.trim() === ''}
+          >
             <SendIcon size={16} />
           </button>
         )}

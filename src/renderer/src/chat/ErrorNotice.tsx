@@ -14,11 +14,20 @@ const WHAT_TO_DO: Partial<Record<ErrorCode, string>> = {
   invalid_input: 'Pick a provider and model for this chat above, then try again.',
 };
 
-export function ErrorNotice({ error, onRetry }: { error: WorkbenchErrorData; onRetry: (() => void) | null }): React.JSX.Element {
+export function ErrorNotice({
+  error,
+  onRetry,
+}: {
+  error: WorkbenchErrorData;
+  onRetry: (() => void) | null;
+}): React.JSX.Element {
   // The main process's message often says what to do already ("Try again in 20 s"): no second, vaguer hint then.
   const said = error.message.toLowerCase();
   const hint = WHAT_TO_DO[error.code];
-  const showHint = hint !== undefined && !said.includes(hint.toLowerCase()) && !(error.code === 'llm_rate_limited' && said.includes('try again'));
+  const showHint =
+    hint !== undefined &&
+    !said.includes(hint.toLowerCase()) &&
+    !(error.code === 'llm_rate_limited' && said.includes('try again'));
   return (
     <div className="error-notice" role="alert" data-testid="error-notice">
       <WarningIcon size={16} />

@@ -15,8 +15,12 @@ import { AttachmentChips } from './resources/AttachmentChips';
  * screen does without it (docs/dev/benchmarks.md, renderer-first-load).
  */
 const ApprovalCard = lazy(() => import('./approval/ApprovalCard').then((module) => ({ default: module.ApprovalCard })));
-const ApprovalIntro = lazy(() => import('./approval/ApprovalIntro').then((module) => ({ default: module.ApprovalIntro })));
-const ServerRequestCards = lazy(() => import('./server-request-cards/ServerRequests').then((module) => ({ default: module.ChatServerRequests })));
+const ApprovalIntro = lazy(() =>
+  import('./approval/ApprovalIntro').then((module) => ({ default: module.ApprovalIntro })),
+);
+const ServerRequestCards = lazy(() =>
+  import('./server-request-cards/ServerRequests').then((module) => ({ default: module.ChatServerRequests })),
+);
 
 /** What only the newest exchange needs: its approvals and what the chat is doing. */
 export interface LiveExchangeState {
@@ -41,16 +45,30 @@ export interface ExchangeRowProps {
 }
 
 /** One exchange: the person's words, then ONE assistant message for every reply the exchange took (seed 000 "NEXT"). */
-export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetry }: ExchangeRowProps): React.JSX.Element {
+export const ExchangeRowView = memo(function ExchangeRowView({
+  row,
+  live,
+  onRetry,
+}: ExchangeRowProps): React.JSX.Element {
   const view = useMemo(() => viewOf(row), [row]);
   const requests = useMemo(() => {
     const map = new Map<string, ToolCallRequest>();
-    for (const reply of view.replies) for (const request of reply.reply.pendingToolCalls ?? []) map.set(request.toolCallId, request);
+    for (const reply of view.replies)
+      for (const request of reply.reply.pendingToolCalls ?? []) map.set(request.toolCallId, request);
     return map;
   }, [view]);
-  const working = live !== null && live.activity.exchangeId === row.exchangeId && live.activity.status !== 'idle' && live.activity.status !== 'waiting-approval';
-  const hasContent = view.turns.some((turn) => turn.message || (turn.toolCalls?.length ?? 0) > 0) || (live?.serverRequests.length ?? 0) > 0;
-  const answerText = view.turns.map((turn) => turn.message ?? '').filter(Boolean).join('\n\n');
+  const working =
+    live !== null &&
+    live.activity.exchangeId === row.exchangeId &&
+    live.activity.status !== 'idle' &&
+    live.activity.status !== 'waiting-approval';
+  const hasContent =
+    view.turns.some((turn) => turn.message || (turn.toolCalls?.length ?? 0) > 0) ||
+    (live?.serverRequests.length ?? 0) > 0;
+  const answerText = view.turns
+    .map((turn) => turn.message ?? '')
+    .filter(Boolean)
+    .join('\n\n');
   const lastTextTurn = findLastIndex(view.turns, (turn) => turn.message !== undefined);
 
   return (
@@ -64,7 +82,9 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
           <div className="assistant-body">
             {view.turns.map((turn, index) => (
               <div className="turn" key={index}>
-                {turn.message && <LazyMarkdown text={turn.message} streaming={view.streaming && index === lastTextTurn} />}
+                {turn.message && (
+                  <LazyMarkdown text={turn.message} streaming={view.streaming && index === lastTextTurn} />
+                )}
                 {turn.toolCalls && turn.toolCalls.length > 0 && (
                   <div className="tool-calls">
                     {turn.toolCalls.map((call) => (
@@ -86,24 +106,42 @@ export const ExchangeRowView = memo(function ExchangeRowView({ row, live, onRetr
               </Suspense>
             )}
             {/* While text streams, the text itself shows progress: no animation repainting every frame beside it. */}
-            {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && <WorkingIndicator status={live.activity.status} empty={!hasContent} />}
-            {!working && answerText && !view.streaming && view.pendingIds.size === 0 && view.replies.at(-1)?.end !== 'waiting-approval' && (
-              <div className="assistant-actions">
-                <CopyButton text={answerText} label="Copy answer" />
-                {view.replies.at(-1) && <span className="muted assistant-model">{view.replies.at(-1)?.model}</span>}
-              </div>
+            {working && !(view.streaming && live.activity.status === 'generating' && hasContent) && (
+              <WorkingIndicator status={live.activity.status} empty={!hasContent} />
             )}
+            {!working &&
+              answerText &&
+              !view.streaming &&
+              view.pendingIds.size === 0 &&
+              view.replies.at(-1)?.end !== 'waiting-approval' && (
+                <div className="assistant-actions">
+                  <CopyButton text={answerText} label="Copy answer" />
+                  {view.replies.at(-1) && <span className="muted assistant-model">{view.replies.at(-1)?.model}</span>}
+                </div>
+              )}
           </div>
         </div>
       )}
       {view.notices.map((notice) => (
-        <Notice key={notice.id} notice={notice} onRetry={onRetry && view.user ? () => onRetry(view.user?.text ?? '') : null} />
+        <Notice
+          key={notice.id}
+          notice={notice}
+          onRetry={onRetry && view.user ? () => onRetry(view.user?.text ?? '') : null}
+        />
       ))}
     </article>
   );
 });
 
-function CallView({ call, request, live }: { call: ToolCallRecord; request: ToolCallRequest | undefined; live: LiveExchangeState | null }): React.JSX.Element {
+function CallView({
+  call,
+  request,
+  live,
+}: {
+  call: ToolCallRecord;
+  request: ToolCallRequest | undefined;
+  live: LiveExchangeState | null;
+}): React.JSX.Element {
   if (request && live) {
     return (
       <Suspense fallback={null}>
@@ -122,7 +160,13 @@ function CallView({ call, request, live }: { call: ToolCallRecord; request: Tool
   return <ToolCallBlock call={call} />;
 }
 
-const UserBubble = memo(function UserBubble({ text, attachments }: { text: string; attachments?: readonly ResourceAttachment[] | undefined }): React.JSX.Element {
+const UserBubble = memo(function UserBubble({
+  text,
+  attachments,
+}: {
+  text: string;
+  attachments?: readonly ResourceAttachment[] | undefined;
+}): React.JSX.Element {
   return (
     <div className="user-row">
       <div className="user-bubble" data-testid="user-message">
@@ -147,7 +191,13 @@ function WorkingIndicator({ status, empty }: { status: ChatActivity['status']; e
   );
 }
 
-function Notice({ notice, onRetry }: { notice: Extract<ChatMessage, { role: 'system' | 'error' }>; onRetry: (() => void) | null }): React.JSX.Element {
+function Notice({
+  notice,
+  onRetry,
+}: {
+  notice: Extract<ChatMessage, { role: 'system' | 'error' }>;
+  onRetry: (() => void) | null;
+}): React.JSX.Element {
   if (notice.role === 'error') return <ErrorNotice error={notice.error} onRetry={onRetry} />;
   return (
     <p className={`chat-notice chat-notice-${notice.kind}`} role="note">

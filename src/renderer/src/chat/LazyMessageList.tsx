@@ -42,5 +42,9 @@ export function LazyMessageList(props: MessageListProps): React.JSX.Element {
     };
   }, [module]);
   if (module) return <module.MessageList {...props} />;
-  return <div className="pane-center muted">{failure ? `Could not load the messages: ${failure}. Reload to try again.` : 'Loading…'}</div>;
+  return (
+    <div className="pane-center muted">
+      {failure ? `Could not load the messages: ${failure}. Reload to try again.` : 'Loading…'}
+    </div>
+  );
 }

@@ -36,10 +36,24 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       focusRequest: state.focusRequest,
       serverRequests,
     }),
-    [state.activity, state.drafts, state.edits, state.refusals, state.expiries, state.submitting, allDecided, state.actionError, state.focusRequest, serverRequests],
+    [
+      state.activity,
+      state.drafts,
+      state.edits,
+      state.refusals,
+      state.expiries,
+      state.submitting,
+      allDecided,
+      state.actionError,
+      state.focusRequest,
+      serverRequests,
+    ],
   );
   const idle = phaseOf(state) === 'idle';
-  const edge = useMemo<ListEdge>(() => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }), [state.hasMore, state.loadingOlder]);
+  const edge = useMemo<ListEdge>(
+    () => ({ hasMore: state.hasMore, loadingOlder: state.loadingOlder }),
+    [state.hasMore, state.loadingOlder],
+  );
   const retry = useCallback((text: string) => void store.send(text), [store]);
 
   // Open at the newest exchange. (Virtuoso's initialTopMostItemIndex keeps the list hidden until it has scrolled
@@ -79,7 +93,11 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
 
   const itemContent = useCallback(
     (_index: number, row: ExchangeRow) => (
-      <ExchangeRowView row={row} live={row.exchangeId === lastId ? live : null} onRetry={row.exchangeId === lastId && idle ? retry : null} />
+      <ExchangeRowView
+        row={row}
+        live={row.exchangeId === lastId ? live : null}
+        onRetry={row.exchangeId === lastId && idle ? retry : null}
+      />
     ),
     [lastId, live, idle, retry],
   );

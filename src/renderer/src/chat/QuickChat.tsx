@@ -17,7 +17,13 @@ const QUICK_KEY = 'aiwb.quickChat';
  * window — the same cards, keys and stores — without the sidebar and tabs. It keeps to the chat it last showed,
  * and "New" starts another, titled by its first message like any chat. It never touches the main window's tabs.
  */
-export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: BrowserBridge | undefined }): React.JSX.Element {
+export function QuickChat({
+  api,
+  bridge,
+}: {
+  api: WorkbenchApi;
+  bridge?: BrowserBridge | undefined;
+}): React.JSX.Element {
   const connection = useConnectionState(bridge);
   const [problem, setProblem] = useState<string | null>(null);
   // Renames go straight to the contract: the main window's chat list (and its tabs) stays the main window's.
@@ -88,7 +94,14 @@ export function QuickChat({ api, bridge }: { api: WorkbenchApi; bridge?: Browser
       </header>
       <main className="pane">
         {chat ? (
-          <ChatPane key={chat.id} api={api} chat={chat} chats={chats} store={stores.get(chat.id)} trustedServers={trustedServers} />
+          <ChatPane
+            key={chat.id}
+            api={api}
+            chat={chat}
+            chats={chats}
+            store={stores.get(chat.id)}
+            trustedServers={trustedServers}
+          />
         ) : (
           <div className="pane-center muted">{problem ?? 'Loading…'}</div>
         )}

@@ -40,7 +40,12 @@ export function RememberedNotice({ api, chatId }: { api: WorkbenchApi; chatId: s
           </button>
         </>
       )}
-      <button type="button" className="chat-link" onClick={() => rememberedStore.set(null)} aria-label="Dismiss this notice">
+      <button
+        type="button"
+        className="chat-link"
+        onClick={() => rememberedStore.set(null)}
+        aria-label="Dismiss this notice"
+      >
         Dismiss
       </button>
       {problem && <span className="field-problem">{problem}</span>}

@@ -76,7 +76,10 @@ export function TabBar({ chats, tabs, selectedId, waiting }: TabBarProps): React
                   const next = tabs[index + 1] ?? tabs[index - 1];
                   chats.closeTab(chat.id);
                   const bar = event.currentTarget.closest('.tab-bar');
-                  if (next) queueMicrotask(() => bar?.querySelector<HTMLButtonElement>(`[data-chat-id="${next.id}"] .tab-title`)?.focus());
+                  if (next)
+                    queueMicrotask(() =>
+                      bar?.querySelector<HTMLButtonElement>(`[data-chat-id="${next.id}"] .tab-title`)?.focus(),
+                    );
                   return;
                 }
                 if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
@@ -84,7 +87,9 @@ export function TabBar({ chats, tabs, selectedId, waiting }: TabBarProps): React
                   if (next) {
                     chats.select(next.id);
                     const bar = event.currentTarget.closest('.tab-bar');
-                    queueMicrotask(() => bar?.querySelector<HTMLButtonElement>(`[data-chat-id="${next.id}"] .tab-title`)?.focus());
+                    queueMicrotask(() =>
+                      bar?.querySelector<HTMLButtonElement>(`[data-chat-id="${next.id}"] .tab-title`)?.focus(),
+                    );
                   }
                 }
               }}

@@ -15,13 +15,26 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   const status = call.status;
-  const auto = call.decision?.actor === 'policy' ? (call.decision.outcome === 'allow' ? 'Auto-approved' : call.decision.outcome === 'deny' ? 'Auto-denied' : null) : null;
+  const auto =
+    call.decision?.actor === 'policy'
+      ? call.decision.outcome === 'allow'
+        ? 'Auto-approved'
+        : call.decision.outcome === 'deny'
+          ? 'Auto-denied'
+          : null
+      : null;
   // Ran only because approvals were off: said on the block itself, not only in "Why" (docs/user/approvals.md#when-approvals-are-off).
   const approvalsOff = call.decision?.approvalsOff;
   const label = call.serverName ? `${call.serverName} · ${call.toolName}` : call.modelCall.name;
   return (
     <div className={`tool-block status-${status}`} data-tool-call-id={call.toolCallId} data-testid="tool-call">
-      <button type="button" className="tool-block-head" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        className="tool-block-head"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!open)}
+      >
         <span className="tool-block-chevron">
           <ChevronIcon size={14} />
         </span>
@@ -44,21 +57,30 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
           </span>
         ) : (
           auto && (
-            <span className={`why-badge ${call.decision?.outcome === 'deny' ? 'why-deny' : ''}`} title={call.decision?.reason}>
+            <span
+              className={`why-badge ${call.decision?.outcome === 'deny' ? 'why-deny' : ''}`}
+              title={call.decision?.reason}
+            >
               {auto}
             </span>
           )
         )}
-        {call.durationMs !== undefined && <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>}
+        {call.durationMs !== undefined && (
+          <span className="tool-block-duration">{formatDuration(call.durationMs)}</span>
+        )}
       </button>
       {/* Why it did not ask: the rule or setting that let it run (docs/user/approvals.md, "In the window"). */}
-      {call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !approvalsOff && <p className="tool-block-why-line">{ranWithoutAsking(call.decision.reason)}</p>}
-      {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
-      {(status === 'error' || status === 'denied' || status === 'timeout') && !open && (call.error || call.decision?.userReason) && (
-        <p className="tool-block-error-line" role={status === 'error' ? 'note' : undefined}>
-          {call.error ?? call.decision?.userReason}
-        </p>
+      {call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !approvalsOff && (
+        <p className="tool-block-why-line">{ranWithoutAsking(call.decision.reason)}</p>
       )}
+      {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
+      {(status === 'error' || status === 'denied' || status === 'timeout') &&
+        !open &&
+        (call.error || call.decision?.userReason) && (
+          <p className="tool-block-error-line" role={status === 'error' ? 'note' : undefined}>
+            {call.error ?? call.decision?.userReason}
+          </p>
+        )}
       {open && (
         <div className="tool-block-body" id={bodyId} role="region" aria-label={`${label} details`}>
           {call.decision && (
@@ -98,7 +120,10 @@ function ProgressLine({ progress, label }: { progress: ToolProgress; label: stri
         aria-valuenow={known ? progress.progress : undefined}
         aria-valuetext={progress.message ? `${words}: ${progress.message}` : words}
       >
-        <div className="tool-progress-fill" style={fraction !== undefined ? { width: `${Math.round(fraction * 100)}%` } : undefined} />
+        <div
+          className="tool-progress-fill"
+          style={fraction !== undefined ? { width: `${Math.round(fraction * 100)}%` } : undefined}
+        />
       </div>
       <span className="tool-progress-text">
         {progress.message ? `${progress.message} · ` : ''}
@@ -130,12 +155,20 @@ function Output({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
         <span>{result.isError ? 'Output (the tool reported an error)' : 'Output'}</span>
         <CopyButton text={result.forModel.text} label="Copy output" />
       </div>
-      {parts.length === 0 && result.structuredContent === undefined && <p className="muted tool-empty">The tool returned nothing.</p>}
+      {parts.length === 0 && result.structuredContent === undefined && (
+        <p className="muted tool-empty">The tool returned nothing.</p>
+      )}
       {parts.map((part, index) => (
         <Part key={index} part={part} server={call.serverName} />
       ))}
-      {parts.length === 0 && result.structuredContent !== undefined && <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>}
-      {result.protocolError && <p className="tool-output-error">Server error {result.protocolError.code}: {result.protocolError.message}</p>}
+      {parts.length === 0 && result.structuredContent !== undefined && (
+        <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>
+      )}
+      {result.protocolError && (
+        <p className="tool-output-error">
+          Server error {result.protocolError.code}: {result.protocolError.message}
+        </p>
+      )}
     </div>
   );
 }
@@ -147,9 +180,19 @@ function Part({ part, server }: { part: McpContent; server: string }): React.JSX
       return <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`}>{pretty.text}</pre>;
     }
     case 'image':
-      return <img className="tool-image" src={`data:${part.mimeType};base64,${part.data}`} alt="Image returned by the tool" />;
+      return (
+        <img
+          className="tool-image"
+          src={`data:${part.mimeType};base64,${part.data}`}
+          alt="Image returned by the tool"
+        />
+      );
     case 'audio':
-      return <p className="muted tool-empty">Audio ({part.mimeType}, {Math.round((part.data.length * 3) / 4 / 1024)} KB)</p>;
+      return (
+        <p className="muted tool-empty">
+          Audio ({part.mimeType}, {Math.round((part.data.length * 3) / 4 / 1024)} KB)
+        </p>
+      );
     case 'resource_link':
       return server ? (
         <ResourceLink server={server} uri={part.uri} name={part.title ?? part.name} description={part.description} />

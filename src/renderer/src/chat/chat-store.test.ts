@@ -67,9 +67,26 @@ function fake(messages: ChatMessage[], activity: 'idle' | 'waiting-approval' | '
           if (failNext) {
             const message = failNext;
             failNext = null;
-            return { ok: false, error: { code: 'invalid_input', message, ...(failDetails === undefined ? {} : { details: failDetails }) } };
+            return {
+              ok: false,
+              error: { code: 'invalid_input', message, ...(failDetails === undefined ? {} : { details: failDetails }) },
+            };
           }
-          return { ok: true, value: { exchangeId: 'x1', message: { id: `a${sent.length}`, chatId: CHAT, exchangeId: 'x1', seq: 10 + sent.length, createdAt: 3, role: 'approval', toolCallApprovals: (input as { message: { toolCallApprovals: [] } }).message.toolCallApprovals } } };
+          return {
+            ok: true,
+            value: {
+              exchangeId: 'x1',
+              message: {
+                id: `a${sent.length}`,
+                chatId: CHAT,
+                exchangeId: 'x1',
+                seq: 10 + sent.length,
+                createdAt: 3,
+                role: 'approval',
+                toolCallApprovals: (input as { message: { toolCallApprovals: [] } }).message.toolCallApprovals,
+              },
+            },
+          };
         }
         default:
           return { ok: false, error: { code: 'unknown_method', message: method } };
@@ -131,12 +148,23 @@ describe('ChatStore approvals', () => {
     });
   });
 
-  it('a refused edit puts its card back to undecided with the rule\'s words; the other answers stay; nothing says it is sending', async () => {
+  it("a refused edit puts its card back to undecided with the rule's words; the other answers stay; nothing says it is sending", async () => {
     const { store, sent, failNext } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
-    const rule = "Denied by your organisation's policy, rule 'no-secrets': Files write_file when /path matches **/secret*";
-    failNext(`The approval was not applied: Files.write_file has edited arguments that a deny rule refuses (${rule}); allow the call as it is, edit it again, or deny it.`, {
-      problems: [{ toolCallId: 'c1', tool: 'Files.write_file', problem: 'has edited arguments that a deny rule refuses', deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-secrets' }, reason: rule } }],
-    });
+    const rule =
+      "Denied by your organisation's policy, rule 'no-secrets': Files write_file when /path matches **/secret*";
+    failNext(
+      `The approval was not applied: Files.write_file has edited arguments that a deny rule refuses (${rule}); allow the call as it is, edit it again, or deny it.`,
+      {
+        problems: [
+          {
+            toolCallId: 'c1',
+            tool: 'Files.write_file',
+            problem: 'has edited arguments that a deny rule refuses',
+            deniedBy: { source: { kind: 'managed-deny-rule', ruleId: 'no-secrets' }, reason: rule },
+          },
+        ],
+      },
+    );
     store.edit('c1', { ok: true, args: { path: 'secret.txt' } });
     store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
     store.decide('c2', { decision: 'TOOL_CALL_DECISION_DENY' });
@@ -162,15 +190,20 @@ describe('ChatStore approvals', () => {
     store.decide('c1', { decision: 'TOOL_CALL_DECISION_DENY' });
     store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE');
     await vi.waitFor(() => expect(store.getSnapshot().actionError).toMatch(/not sent: c1/));
-    const toolCallApprovals = (sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message.toolCallApprovals;
-    expect(toolCallApprovals.map((approval) => approval.decision)).toEqual(['TOOL_CALL_DECISION_DENY', 'TOOL_CALL_DECISION_ALLOW_ONCE', 'TOOL_CALL_DECISION_ALLOW_ONCE']);
+    const toolCallApprovals = (sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message
+      .toolCallApprovals;
+    expect(toolCallApprovals.map((approval) => approval.decision)).toEqual([
+      'TOOL_CALL_DECISION_DENY',
+      'TOOL_CALL_DECISION_ALLOW_ONCE',
+      'TOOL_CALL_DECISION_ALLOW_ONCE',
+    ]);
     expect(store.getSnapshot().drafts.size).toBe(3);
     expect(store.getSnapshot().submitting).toBe(false);
   });
 });
 
 describe('ChatStore edits', () => {
-  it('an invalid edit blocks every allow of its call (one answer or Allow all), says why, and never falls back to the model\'s arguments', async () => {
+  it("an invalid edit blocks every allow of its call (one answer or Allow all), says why, and never falls back to the model's arguments", async () => {
     const { store, sent } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
     store.edit('c1', { ok: true, args: { path: 'mine.txt' } });
     store.edit('c1', { ok: false, error: 'Not valid JSON' });
@@ -180,7 +213,9 @@ describe('ChatStore edits', () => {
     expect(store.decide('c1', { decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' })).toBe(false);
     expect(store.decideAll('TOOL_CALL_DECISION_ALLOW_ONCE')).toBe(false);
     expect(store.getSnapshot().drafts.size).toBe(0);
-    expect(store.getSnapshot().actionError).toMatch(/Nothing was allowed: the edited arguments of write_file are not valid/);
+    expect(store.getSnapshot().actionError).toMatch(
+      /Nothing was allowed: the edited arguments of write_file are not valid/,
+    );
     expect(store.getSnapshot().focusRequest?.toolCallId).toBe('c1');
     expect(sent).toHaveLength(0);
 
@@ -194,7 +229,7 @@ describe('ChatStore edits', () => {
     ]);
   });
 
-  it('Allow all sends each call\'s edit; Deny all is never blocked by an invalid edit', async () => {
+  it("Allow all sends each call's edit; Deny all is never blocked by an invalid edit", async () => {
     const { store, sent } = await started([user, waitingReply(['c1', 'c2', 'c3'])], 'waiting-approval');
     store.edit('c1', { ok: true, args: { path: 'one.txt' } });
     store.edit('c3', { ok: true, args: { path: 'three.txt' } });
@@ -211,10 +246,11 @@ describe('ChatStore edits', () => {
     second.store.edit('d1', { ok: false, error: 'Missing required property: path.' });
     expect(second.store.decideAll('TOOL_CALL_DECISION_DENY')).toBe(true);
     await vi.waitFor(() => expect(second.sent).toHaveLength(1));
-    expect((second.sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message.toolCallApprovals.map((approval) => approval.decision)).toEqual([
-      'TOOL_CALL_DECISION_DENY',
-      'TOOL_CALL_DECISION_DENY',
-    ]);
+    expect(
+      (second.sent[0] as { message: { toolCallApprovals: { decision: string }[] } }).message.toolCallApprovals.map(
+        (approval) => approval.decision,
+      ),
+    ).toEqual(['TOOL_CALL_DECISION_DENY', 'TOOL_CALL_DECISION_DENY']);
   });
 });
 
@@ -223,8 +259,16 @@ describe('ChatStore streaming', () => {
     const streaming: AssistantChatMessage = { ...waitingReply([]), end: undefined, reply: { timestamp: 0, turns: [] } };
     const { store, push } = await started([user, streaming], 'generating');
     vi.useFakeTimers();
-    const text = (delta: string): ChatStreamEvent => ({ kind: 'text', chatId: CHAT, exchangeId: 'x1', messageId: 'r1', turn: 0, delta });
-    const shown = (): string | undefined => viewOf(store.getSnapshot().timeline.rows[0] as ExchangeRow).turns[0]?.message;
+    const text = (delta: string): ChatStreamEvent => ({
+      kind: 'text',
+      chatId: CHAT,
+      exchangeId: 'x1',
+      messageId: 'r1',
+      turn: 0,
+      delta,
+    });
+    const shown = (): string | undefined =>
+      viewOf(store.getSnapshot().timeline.rows[0] as ExchangeRow).turns[0]?.message;
     push(text('Hel'));
     push(text('lo'));
     expect(shown()).toBeUndefined();

@@ -1,10 +1,26 @@
 import type { WorkbenchApi } from '../../../shared/api';
-import type { ApprovalsChange, ArgumentMatcher, RememberAction, RememberOptions, ToolCallApproval, ToolCallDecision, ToolCallRequest } from '../../../shared/approval';
+import type {
+  ApprovalsChange,
+  ArgumentMatcher,
+  RememberAction,
+  RememberOptions,
+  ToolCallApproval,
+  ToolCallDecision,
+  ToolCallRequest,
+} from '../../../shared/approval';
 import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/error-data';
 import { refusedCalls } from './approval/refusals';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
-import { applyStreamEvent, EMPTY_TIMELINE, prependMessages, timelineOf, upsertMessage, viewOf, type Timeline } from './timeline';
+import {
+  applyStreamEvent,
+  EMPTY_TIMELINE,
+  prependMessages,
+  timelineOf,
+  upsertMessage,
+  viewOf,
+  type Timeline,
+} from './timeline';
 
 /** A person's answer to one waiting call, held in the card until every waiting call of the chat has one. */
 export interface Draft {
@@ -88,7 +104,10 @@ export function phaseOf(state: ChatState): ChatPhase {
 }
 
 /** Drops the oldest exchange of a page when it may be cut (older messages of it come with the next page). */
-export function trimPage(messages: readonly ChatMessage[], hasMore: boolean): { messages: ChatMessage[]; hasMore: boolean } {
+export function trimPage(
+  messages: readonly ChatMessage[],
+  hasMore: boolean,
+): { messages: ChatMessage[]; hasMore: boolean } {
   const first = messages[0];
   if (!hasMore || !first) return { messages: [...messages], hasMore };
   const cut = messages.findIndex((message) => message.exchangeId !== first.exchangeId);
@@ -199,7 +218,12 @@ export class ChatStore {
       const trimmed = trimPage(page.messages, page.hasMore);
       this.oldestSeq = trimmed.messages[0]?.seq ?? this.oldestSeq;
       const { timeline, added } = prependMessages(this.state.timeline, trimmed.messages);
-      this.set({ timeline, firstItemIndex: this.state.firstItemIndex - added, hasMore: trimmed.hasMore, loadingOlder: false });
+      this.set({
+        timeline,
+        firstItemIndex: this.state.firstItemIndex - added,
+        hasMore: trimmed.hasMore,
+        loadingOlder: false,
+      });
     } catch (error) {
       this.set({ loadingOlder: false, actionError: errorText(error) });
     }
@@ -208,7 +232,10 @@ export class ChatStore {
   async send(text: string, attachments: readonly ResourceAttachment[] = []): Promise<boolean> {
     this.set({ submitting: true });
     try {
-      const sent = await this.api.chat.send({ chatId: this.chatId, message: { role: 'user', text, ...(attachments.length > 0 ? { attachments: [...attachments] } : {}) } });
+      const sent = await this.api.chat.send({
+        chatId: this.chatId,
+        message: { role: 'user', text, ...(attachments.length > 0 ? { attachments: [...attachments] } : {}) },
+      });
       this.set({ timeline: upsertMessage(this.state.timeline, sent.message), submitting: false, actionError: null });
       return true;
     } catch (error) {
@@ -265,15 +292,23 @@ export class ChatStore {
    */
   decideAll(decision: ToolCallDecision): boolean {
     if (this.state.submitting) return false;
-    const undecided = pendingRequests(this.state.timeline).filter((request) => !this.state.drafts.has(request.toolCallId));
-    const blocked = decision === 'TOOL_CALL_DECISION_DENY' ? undefined : undecided.find((request) => this.allowBlocked(request.toolCallId));
+    const undecided = pendingRequests(this.state.timeline).filter(
+      (request) => !this.state.drafts.has(request.toolCallId),
+    );
+    const blocked =
+      decision === 'TOOL_CALL_DECISION_DENY'
+        ? undefined
+        : undecided.find((request) => this.allowBlocked(request.toolCallId));
     if (blocked) {
-      this.set({ actionError: `Nothing was allowed: the edited arguments of ${blocked.toolName} are not valid. Fix them, reset the edit, or deny that call.` });
+      this.set({
+        actionError: `Nothing was allowed: the edited arguments of ${blocked.toolName} are not valid. Fix them, reset the edit, or deny that call.`,
+      });
       this.requestFocus(blocked.toolCallId);
       return false;
     }
     const drafts = new Map(this.state.drafts);
-    for (const request of undecided) drafts.set(request.toolCallId, this.draftOf(request.toolCallId, { decision }) as Draft);
+    for (const request of undecided)
+      drafts.set(request.toolCallId, this.draftOf(request.toolCallId, { decision }) as Draft);
     this.set({ drafts, actionError: null });
     void this.submitWhenComplete();
     return true;
@@ -301,7 +336,12 @@ export class ChatStore {
    */
   rememberOptions(toolCallId: string, rule?: ArgumentMatcher[]): Promise<RememberOptions> {
     const edit = this.state.edits.get(toolCallId);
-    return this.api.approvals.rememberOptions({ chatId: this.chatId, toolCallId, ...(edit?.ok ? { args: edit.args } : {}), ...(rule ? { rule } : {}) });
+    return this.api.approvals.rememberOptions({
+      chatId: this.chatId,
+      toolCallId,
+      ...(edit?.ok ? { args: edit.args } : {}),
+      ...(rule ? { rule } : {}),
+    });
   }
 
   private draftOf(toolCallId: string, { decision, reason, remember }: Answer): Draft | null {
@@ -331,7 +371,13 @@ export class ChatStore {
       for (const approval of toolCallApprovals) {
         const request = requests.find((candidate) => candidate.toolCallId === approval.toolCallId);
         if (approval.remember && request) {
-          rememberedStore.set({ chatId: this.chatId, serverName: request.serverName, toolName: request.toolName, action: approval.remember, at: Date.now() });
+          rememberedStore.set({
+            chatId: this.chatId,
+            serverName: request.serverName,
+            toolName: request.toolName,
+            action: approval.remember,
+            at: Date.now(),
+          });
         }
       }
     } catch (error) {
@@ -340,7 +386,12 @@ export class ChatStore {
       const refused = refusedCalls(error);
       const drafts = new Map(this.state.drafts);
       for (const toolCallId of refused.keys()) drafts.delete(toolCallId);
-      this.set({ submitting: false, drafts, refusals: refused, actionError: `The decisions were not sent: ${errorText(error)}` });
+      this.set({
+        submitting: false,
+        drafts,
+        refusals: refused,
+        actionError: `The decisions were not sent: ${errorText(error)}`,
+      });
     }
   }
 

@@ -49,12 +49,18 @@ export function lineDiff(before: string, after: string): { kind: 'same' | 'remov
   const a = before.split('\n');
   const b = after.split('\n');
   if (a.length * b.length > 250_000) {
-    return [...a.map((text) => ({ kind: 'removed' as const, text })), ...b.map((text) => ({ kind: 'added' as const, text }))];
+    return [
+      ...a.map((text) => ({ kind: 'removed' as const, text })),
+      ...b.map((text) => ({ kind: 'added' as const, text })),
+    ];
   }
   const lengths = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
-      (lengths[i] as number[])[j] = a[i] === b[j] ? ((lengths[i + 1] as number[])[j + 1] as number) + 1 : Math.max((lengths[i + 1] as number[])[j] as number, (lengths[i] as number[])[j + 1] as number);
+      (lengths[i] as number[])[j] =
+        a[i] === b[j]
+          ? ((lengths[i + 1] as number[])[j + 1] as number) + 1
+          : Math.max((lengths[i + 1] as number[])[j] as number, (lengths[i] as number[])[j + 1] as number);
     }
   }
   const out: { kind: 'same' | 'removed' | 'added'; text: string }[] = [];
@@ -65,7 +71,8 @@ export function lineDiff(before: string, after: string): { kind: 'same' | 'remov
       out.push({ kind: 'same', text: a[i] as string });
       i++;
       j++;
-    } else if (((lengths[i + 1] as number[])[j] as number) >= ((lengths[i] as number[])[j + 1] as number)) out.push({ kind: 'removed', text: a[i++] as string });
+    } else if (((lengths[i + 1] as number[])[j] as number) >= ((lengths[i] as number[])[j + 1] as number))
+      out.push({ kind: 'removed', text: a[i++] as string });
     else out.push({ kind: 'added', text: b[j++] as string });
   }
   while (i < a.length) out.push({ kind: 'removed', text: a[i++] as string });

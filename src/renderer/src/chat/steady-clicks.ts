@@ -32,9 +32,11 @@ const OWN_SCROLL_MS = 1000;
 const SCROLL_KEYS = new Set(['PageUp', 'PageDown', 'Home', 'End', 'ArrowUp', 'ArrowDown', ' ']);
 
 /** What a click acts on: the unit "aimed at" and "under the pointer" are judged by. */
-const CONTROL = 'button, a[href], input, select, textarea, summary, label, [role="button"], [role="menuitem"], [role="tab"], [role="checkbox"], [role="radio"]';
+const CONTROL =
+  'button, a[href], input, select, textarea, summary, label, [role="button"], [role="menuitem"], [role="tab"], [role="checkbox"], [role="radio"]';
 
-const controlOf = (target: EventTarget | null): Element | null => (target instanceof Element ? target.closest(CONTROL) : null);
+const controlOf = (target: EventTarget | null): Element | null =>
+  target instanceof Element ? target.closest(CONTROL) : null;
 
 /** The control the pointer last moved over (null: none, such as text). */
 let aimed: Element | null = null;
@@ -68,7 +70,8 @@ const onKeyDown = (event: KeyboardEvent): void => {
   if (!SCROLL_KEYS.has(event.key)) return;
   // Keys typed into a field do not scroll; Space on a button presses it (a decision may fold a card: that is a move
   // the person did not scroll).
-  if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]')) return;
+  if (event.target instanceof Element && event.target.closest('input, textarea, select, [contenteditable="true"]'))
+    return;
   if (event.key === ' ' && controlOf(event.target)) return;
   onOwnScroll();
 };
@@ -82,9 +85,13 @@ const LISTENERS = [
 ] as const;
 
 function listen(): () => void {
-  if (users++ === 0) for (const [type, listener] of LISTENERS) document.addEventListener(type, listener as EventListener, { capture: true, passive: true });
+  if (users++ === 0)
+    for (const [type, listener] of LISTENERS)
+      document.addEventListener(type, listener as EventListener, { capture: true, passive: true });
   return () => {
-    if (--users === 0) for (const [type, listener] of LISTENERS) document.removeEventListener(type, listener as EventListener, { capture: true });
+    if (--users === 0)
+      for (const [type, listener] of LISTENERS)
+        document.removeEventListener(type, listener as EventListener, { capture: true });
   };
 }
 
@@ -123,4 +130,5 @@ export function useSteadyClicks(): SteadyClicks {
   return { onClickCapture, dropped };
 }
 
-export const DROPPED_CLICK_WORDS = 'This moved just as you clicked, so nothing was chosen. Click again if you meant it.';
+export const DROPPED_CLICK_WORDS =
+  'This moved just as you clicked, so nothing was chosen. Click again if you meant it.';

@@ -30,7 +30,11 @@ describe('timeline', () => {
     const messages: ChatMessage[] = [
       user('x1', 'write a file'),
       first,
-      { ...base('x1'), role: 'approval', toolCallApprovals: [{ toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }] },
+      {
+        ...base('x1'),
+        role: 'approval',
+        toolCallApprovals: [{ toolCallId: 'c1', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' }],
+      },
       reply('x1', 'Done.'),
       user('x2', 'thanks'),
       reply('x2', 'You are welcome.'),
@@ -48,10 +52,38 @@ describe('timeline', () => {
     const streaming = reply('b', '', { end: undefined, reply: { timestamp: 0, turns: [] } });
     timeline = upsertMessage(timeline, streaming);
     const before = timeline.rows[0];
-    timeline = applyStreamEvent(timeline, { kind: 'text', chatId: CHAT, exchangeId: 'b', messageId: streaming.id, turn: 0, delta: 'Hel' });
-    timeline = applyStreamEvent(timeline, { kind: 'text', chatId: CHAT, exchangeId: 'b', messageId: streaming.id, turn: 0, delta: 'lo' });
-    timeline = applyStreamEvent(timeline, { kind: 'tool-call', chatId: CHAT, exchangeId: 'b', messageId: streaming.id, turn: 0, call: call('c1', 'running') });
-    timeline = applyStreamEvent(timeline, { kind: 'tool-call', chatId: CHAT, exchangeId: 'b', messageId: streaming.id, turn: 0, call: call('c1', 'success') });
+    timeline = applyStreamEvent(timeline, {
+      kind: 'text',
+      chatId: CHAT,
+      exchangeId: 'b',
+      messageId: streaming.id,
+      turn: 0,
+      delta: 'Hel',
+    });
+    timeline = applyStreamEvent(timeline, {
+      kind: 'text',
+      chatId: CHAT,
+      exchangeId: 'b',
+      messageId: streaming.id,
+      turn: 0,
+      delta: 'lo',
+    });
+    timeline = applyStreamEvent(timeline, {
+      kind: 'tool-call',
+      chatId: CHAT,
+      exchangeId: 'b',
+      messageId: streaming.id,
+      turn: 0,
+      call: call('c1', 'running'),
+    });
+    timeline = applyStreamEvent(timeline, {
+      kind: 'tool-call',
+      chatId: CHAT,
+      exchangeId: 'b',
+      messageId: streaming.id,
+      turn: 0,
+      call: call('c1', 'success'),
+    });
     expect(timeline.rows[0]).toBe(before);
     const view = viewOf(timeline.rows[1] as ExchangeRow);
     expect(view.turns[0]?.message).toBe('Hello');
@@ -75,7 +107,14 @@ describe('timeline', () => {
       reply: {
         timestamp: 0,
         turns: [{ toolCalls: [call('c1', 'pending')] }],
-        pendingToolCalls: [{ ...call('c1', 'pending'), definitionHash: 'h', inputSchema: {}, decision: { outcome: 'ask', source: { kind: 'default' }, reason: 'asks', definitionChanged: false } }],
+        pendingToolCalls: [
+          {
+            ...call('c1', 'pending'),
+            definitionHash: 'h',
+            inputSchema: {},
+            decision: { outcome: 'ask', source: { kind: 'default' }, reason: 'asks', definitionChanged: false },
+          },
+        ],
       },
     });
     expect([...viewOf(timelineOf([user('a', 'go'), waiting]).rows[0] as ExchangeRow).pendingIds]).toEqual(['c1']);

@@ -1,4 +1,10 @@
-import type { AssistantChatMessage, ChatMessage, ChatStreamEvent, ToolCallRecord, Turn } from '../../../shared/messages';
+import type {
+  AssistantChatMessage,
+  ChatMessage,
+  ChatStreamEvent,
+  ToolCallRecord,
+  Turn,
+} from '../../../shared/messages';
 
 /**
  * A chat as rows for the message list: ONE row per exchange (seed 000 "NEXT"). A user message starts an
@@ -34,14 +40,21 @@ export function timelineOf(messages: readonly ChatMessage[]): Timeline {
 }
 
 /** Older messages (a page loaded while scrolling up) in front of the timeline; an exchange cut by the page joins up. */
-export function prependMessages(timeline: Timeline, older: readonly ChatMessage[]): { timeline: Timeline; added: number } {
+export function prependMessages(
+  timeline: Timeline,
+  older: readonly ChatMessage[],
+): { timeline: Timeline; added: number } {
   if (older.length === 0) return { timeline, added: 0 };
   const front = timelineOf(older);
   const first = timeline.rows[0];
   const last = front.rows.at(-1);
   let rows: ExchangeRow[];
   if (first && last && first.exchangeId === last.exchangeId) {
-    rows = [...front.rows.slice(0, -1), { exchangeId: first.exchangeId, messages: [...last.messages, ...first.messages] }, ...timeline.rows.slice(1)];
+    rows = [
+      ...front.rows.slice(0, -1),
+      { exchangeId: first.exchangeId, messages: [...last.messages, ...first.messages] },
+      ...timeline.rows.slice(1),
+    ];
   } else rows = [...front.rows, ...timeline.rows];
   return { timeline: { rows, index: indexOf(rows) }, added: rows.length - timeline.rows.length };
 }
@@ -68,7 +81,10 @@ export function upsertMessage(timeline: Timeline, message: ChatMessage): Timelin
 }
 
 /** Applies a `text` or `tool-call` stream event to the reply it belongs to; unknown replies are ignored. */
-export function applyStreamEvent(timeline: Timeline, event: Extract<ChatStreamEvent, { kind: 'text' | 'tool-call' }>): Timeline {
+export function applyStreamEvent(
+  timeline: Timeline,
+  event: Extract<ChatStreamEvent, { kind: 'text' | 'tool-call' }>,
+): Timeline {
   const at = timeline.index.get(event.exchangeId);
   if (at === undefined) return timeline;
   const row = timeline.rows[at] as ExchangeRow;
@@ -128,7 +144,16 @@ export function viewOf(row: ExchangeRow): ExchangeView {
     else if (message.role === 'assistant') replies.push(message);
     else if (message.role === 'system' || message.role === 'error') notices.push(message);
   }
-  const pendingIds = new Set(replies.flatMap((reply) => (reply.reply.pendingToolCalls ?? []).map((request) => request.toolCallId)));
+  const pendingIds = new Set(
+    replies.flatMap((reply) => (reply.reply.pendingToolCalls ?? []).map((request) => request.toolCallId)),
+  );
   const last = replies.at(-1);
-  return { user, turns: replies.flatMap((reply) => reply.reply.turns), replies, pendingIds, notices, streaming: last !== undefined && last.end === undefined };
+  return {
+    user,
+    turns: replies.flatMap((reply) => reply.reply.turns),
+    replies,
+    pendingIds,
+    notices,
+    streaming: last !== undefined && last.end === undefined,
+  };
 }

@@ -8,7 +8,8 @@ export function useTrustedServers(api: WorkbenchApi): ReadonlySet<string> {
     let live = true;
     const load = (): void => {
       void api.mcp.list().then(
-        ({ servers }) => live && setTrusted(new Set(servers.filter((server) => server.trusted).map((server) => server.name))),
+        ({ servers }) =>
+          live && setTrusted(new Set(servers.filter((server) => server.trusted).map((server) => server.name))),
         () => {},
       );
     };

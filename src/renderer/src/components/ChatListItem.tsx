@@ -50,7 +50,13 @@ export function ChatListItem({ chat, selected, store, waiting = 0 }: ChatListIte
           </button>
           <WaitingBadge count={waiting} />
           <span className="chat-item-actions">
-            <button type="button" className="icon-button" aria-label={`Rename ${chat.title}`} title="Rename (F2)" onClick={() => setMode('renaming')}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Rename ${chat.title}`}
+              title="Rename (F2)"
+              onClick={() => setMode('renaming')}
+            >
               <PencilIcon size={14} />
             </button>
             <button

@@ -12,7 +12,13 @@ export interface ConfirmDialogProps {
 }
 
 /** A modal confirmation of something that cannot be undone: focus is trapped, Escape cancels. */
-export function ConfirmDialog({ title, confirmLabel, children, onConfirm, onCancel }: ConfirmDialogProps): React.JSX.Element {
+export function ConfirmDialog({
+  title,
+  confirmLabel,
+  children,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps): React.JSX.Element {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   return (

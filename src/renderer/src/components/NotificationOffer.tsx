@@ -23,7 +23,8 @@ export function NotificationOffer({ waiting }: { waiting: number }): React.JSX.E
   if (answered === 'denied') {
     return (
       <div className="banner banner-warning notification-offer" role="status">
-        Your browser blocks notifications from this page. To have them, allow notifications in the browser&apos;s settings for this site.
+        Your browser blocks notifications from this page. To have them, allow notifications in the browser&apos;s
+        settings for this site.
         <button type="button" className="chat-link" onClick={() => notificationOfferDeclined.set()}>
           Dismiss
         </button>
@@ -41,14 +42,19 @@ function Offer({ onAnswer }: { onAnswer: (answer: 'granted' | 'denied' | null) =
   return (
     <section className="banner banner-info notification-offer" aria-label="Notifications">
       <span>
-        <strong>Don&apos;t miss a waiting call.</strong> Get a notification when a tool call waits for you while this tab is in the background?
-        Your browser will ask you to allow it; the notification names the tool and its server, never the arguments.
+        <strong>Don&apos;t miss a waiting call.</strong> Get a notification when a tool call waits for you while this
+        tab is in the background? Your browser will ask you to allow it; the notification names the tool and its server,
+        never the arguments.
       </span>
       <span className="notification-offer-actions">
         <button
           type="button"
           className="button button-primary"
-          onClick={() => void notificationPermission.request().then((result) => onAnswer(result === 'granted' ? 'granted' : result === 'denied' ? 'denied' : null))}
+          onClick={() =>
+            void notificationPermission
+              .request()
+              .then((result) => onAnswer(result === 'granted' ? 'granted' : result === 'denied' ? 'denied' : null))
+          }
         >
           Turn on notifications
         </button>

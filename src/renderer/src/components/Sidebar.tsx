@@ -37,7 +37,14 @@ function useRenderedCount(total: number): number {
   return Math.min(count, total);
 }
 
-export function Sidebar({ store, state, connected, onOpenSettings, onOpenInsights, waiting }: SidebarProps): React.JSX.Element {
+export function Sidebar({
+  store,
+  state,
+  connected,
+  onOpenSettings,
+  onOpenInsights,
+  waiting,
+}: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
   const needle = query.trim().toLocaleLowerCase();
@@ -102,7 +109,13 @@ export function Sidebar({ store, state, connected, onOpenSettings, onOpenInsight
       <div className="chat-list-scroll">
         <ul className="chat-list" aria-label="Chat list">
           {visible.slice(0, rendered).map((chat) => (
-            <ChatListItem key={chat.id} chat={chat} selected={chat.id === state.selectedId} store={store} waiting={waiting?.get(chat.id) ?? 0} />
+            <ChatListItem
+              key={chat.id}
+              chat={chat}
+              selected={chat.id === state.selectedId}
+              store={store}
+              waiting={waiting?.get(chat.id) ?? 0}
+            />
           ))}
         </ul>
         {state.status === 'ready' && state.chats.length === 0 && <p className="sidebar-empty muted">No chats yet.</p>}

@@ -14,7 +14,10 @@ export function Welcome({ onNewChat, failed, onRetry }: WelcomeProps): React.JSX
           <ShieldIcon size={32} />
         </span>
         <h1>Welcome to AI Workbench</h1>
-        <p className="muted">Chat with language models that use tools from your MCP servers. Every tool call waits for your approval, or for a rule you set.</p>
+        <p className="muted">
+          Chat with language models that use tools from your MCP servers. Every tool call waits for your approval, or
+          for a rule you set.
+        </p>
         {failed ? (
           <button type="button" className="button" onClick={onRetry}>
             Could not load your chats. Try again

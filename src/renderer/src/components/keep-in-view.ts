@@ -19,7 +19,12 @@ function visibleBounds(element: HTMLElement): { top: number; bottom: number } {
  * then scrolled fully into view. `deps` measure it again when its content changes size (a loading line replaced by
  * the items). Set on the element itself, before paint, so the menu never shows in the wrong place first.
  */
-export function useKeepInView(popup: RefObject<HTMLElement | null>, anchor: RefObject<HTMLElement | null>, open: boolean, deps: readonly unknown[]): void {
+export function useKeepInView(
+  popup: RefObject<HTMLElement | null>,
+  anchor: RefObject<HTMLElement | null>,
+  open: boolean,
+  deps: readonly unknown[],
+): void {
   useLayoutEffect(() => {
     const menu = popup.current;
     const button = anchor.current;

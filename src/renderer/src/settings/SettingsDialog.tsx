@@ -94,7 +94,12 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
             ))}
           </div>
         </aside>
-        <section id="settings-panel" role="tabpanel" aria-labelledby={`settings-tab-${section}`} className="settings-panel">
+        <section
+          id="settings-panel"
+          role="tabpanel"
+          aria-labelledby={`settings-tab-${section}`}
+          className="settings-panel"
+        >
           {section === 'providers' && <ProvidersPage api={api} />}
           {section === 'servers' && <ServersPage api={api} />}
           {section === 'approvals' && <ApprovalsPage api={api} />}
@@ -116,7 +121,13 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
           )}
           {section === 'shipping' && <ShippingPage api={api} />}
         </section>
-        <button type="button" className="icon-button settings-close" aria-label="Close settings" title="Close (Esc)" onClick={onClose}>
+        <button
+          type="button"
+          className="icon-button settings-close"
+          aria-label="Close settings"
+          title="Close (Esc)"
+          onClick={onClose}
+        >
           <CloseIcon size={16} />
         </button>
       </div>

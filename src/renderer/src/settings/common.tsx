@@ -8,7 +8,14 @@ export function formatTime(value: number | string): string {
   const date = new Date(value);
   return Number.isNaN(date.getTime())
     ? String(value)
-    : date.toLocaleString(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    : date.toLocaleString(undefined, {
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
 }
 
 /** `23 Nov 13:49:32`: for tables, where the full time is in the cell's tooltip. */
@@ -16,7 +23,14 @@ export function formatShortTime(value: number | string): string {
   const date = new Date(value);
   return Number.isNaN(date.getTime())
     ? String(value)
-    : date.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
+    : date.toLocaleString(undefined, {
+        day: 'numeric',
+        month: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hour12: false,
+      });
 }
 
 export interface ModalProps {
@@ -32,7 +46,13 @@ export interface ModalProps {
 /** A modal stacked above the settings: focus is trapped, Escape closes it alone. */
 export function Modal({ title, wide, children, actions, onClose, testId }: ModalProps): React.JSX.Element {
   return (
-    <Dialog title={title} className={`dialog settings-modal${wide ? ' is-wide' : ''}`} actions={actions} onClose={onClose} testId={testId}>
+    <Dialog
+      title={title}
+      className={`dialog settings-modal${wide ? ' is-wide' : ''}`}
+      actions={actions}
+      onClose={onClose}
+      testId={testId}
+    >
       <div className="settings-modal-body">{children}</div>
     </Dialog>
   );
@@ -110,7 +130,13 @@ export function Field({ label, hint, problem, children }: FieldProps): React.JSX
 }
 
 /** A one-line message under a section: an error (role alert), or a success/info note (role status). */
-export function Notice({ kind, children }: { kind: 'error' | 'success' | 'warning' | 'info'; children: ReactNode }): React.JSX.Element {
+export function Notice({
+  kind,
+  children,
+}: {
+  kind: 'error' | 'success' | 'warning' | 'info';
+  children: ReactNode;
+}): React.JSX.Element {
   return (
     <div className={`notice notice-${kind}`} role={kind === 'error' || kind === 'warning' ? 'alert' : 'status'}>
       {children}
@@ -118,7 +144,15 @@ export function Notice({ kind, children }: { kind: 'error' | 'success' | 'warnin
   );
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description: ReactNode; actions?: ReactNode }): React.JSX.Element {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description: ReactNode;
+  actions?: ReactNode;
+}): React.JSX.Element {
   return (
     <header className="settings-page-header">
       <div>

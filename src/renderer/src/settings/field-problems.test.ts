@@ -14,14 +14,19 @@ describe('fieldProblems', () => {
         ],
       },
     };
-    expect(fieldProblems(error, 'server.')).toEqual({ command: 'must not be empty', name: 'must not be empty; must be a single line of text' });
+    expect(fieldProblems(error, 'server.')).toEqual({
+      command: 'must not be empty',
+      name: 'must not be empty; must be a single line of text',
+    });
   });
 
   it("maps the policy's rule problems to their fields", () => {
     const error = {
       code: 'invalid_input',
       message: 'The approval policy was not changed: …',
-      details: { problems: [{ ruleId: 'r1', field: 'args[0].value', problem: 'the regex could backtrack catastrophically' }] },
+      details: {
+        problems: [{ ruleId: 'r1', field: 'args[0].value', problem: 'the regex could backtrack catastrophically' }],
+      },
     };
     const problems = fieldProblems(error);
     expect(problems).toEqual({ 'args[0].value': 'the regex could backtrack catastrophically' });
@@ -29,7 +34,9 @@ describe('fieldProblems', () => {
   });
 
   it('puts an error that names no field under the empty key, and reads plain errors', () => {
-    expect(fieldProblems({ code: 'not_found', message: 'No provider has the id "x".' })).toEqual({ '': 'No provider has the id "x".' });
+    expect(fieldProblems({ code: 'not_found', message: 'No provider has the id "x".' })).toEqual({
+      '': 'No provider has the id "x".',
+    });
     expect(fieldProblems(new Error('socket closed'))).toEqual({ '': 'socket closed' });
   });
 });

@@ -21,7 +21,11 @@ export function fieldProblems(error: unknown, prefix = ''): Record<string, strin
   } else if (details && Array.isArray(details.issues)) {
     for (const issue of details.issues as { path?: unknown; message?: unknown }[]) {
       if (typeof issue.message !== 'string') continue;
-      const path = Array.isArray(issue.path) ? issue.path.map(String).join('.') : typeof issue.path === 'string' ? issue.path : '';
+      const path = Array.isArray(issue.path)
+        ? issue.path.map(String).join('.')
+        : typeof issue.path === 'string'
+          ? issue.path
+          : '';
       add(path, issue.message);
     }
   }

@@ -4,7 +4,8 @@ import { faviconWithCount, notificationOf } from './attention';
 
 describe('what a waiting call shows outside the page (docs/user/browser-mode.md#notifications)', () => {
   it('puts the count on the favicon, nine at most', () => {
-    const shown = (count: number): string => decodeURIComponent(faviconWithCount(count).replace(/^data:image\/svg\+xml,/, ''));
+    const shown = (count: number): string =>
+      decodeURIComponent(faviconWithCount(count).replace(/^data:image\/svg\+xml,/, ''));
     expect(shown(1)).toContain('>1</text>');
     expect(shown(9)).toContain('>9</text>');
     expect(shown(12)).toContain('>9+</text>');
@@ -17,10 +18,18 @@ describe('what a waiting call shows outside the page (docs/user/browser-mode.md#
       exchangeId: null,
       createdAt: 0,
       expiresAt: null,
-      request: { toolCallId: 't', serverName: 'Files', toolName: 'write_file', args: { path: 'secret.txt', content: 'password=hunter2' } },
+      request: {
+        toolCallId: 't',
+        serverName: 'Files',
+        toolName: 'write_file',
+        args: { path: 'secret.txt', content: 'password=hunter2' },
+      },
     } as unknown as PendingApproval;
     const notice = notificationOf(approval, 'Taxes');
-    expect(notice).toEqual({ title: 'A tool call waits for your decision', body: 'Run write_file from Files — in “Taxes”' });
+    expect(notice).toEqual({
+      title: 'A tool call waits for your decision',
+      body: 'Run write_file from Files — in “Taxes”',
+    });
     expect(JSON.stringify(notificationOf(approval, undefined))).not.toMatch(/secret|hunter2/);
   });
 });

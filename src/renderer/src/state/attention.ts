@@ -22,7 +22,8 @@ export const notificationOfferDeclined = createLocalFlag('aiwb.notificationOffer
 /** The browser's notification permission: read when the offer first needs it, and again after the offer's answer. */
 export type NotificationPermissionState = NotificationPermission | 'unsupported';
 const permissionListeners = new Set<() => void>();
-const readPermission = (): NotificationPermissionState => (typeof Notification === 'undefined' ? 'unsupported' : Notification.permission);
+const readPermission = (): NotificationPermissionState =>
+  typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;
 /**
  * The last permission read. Reading `Notification.permission` asks the browser process each time (0.2 ms; several ms
  * while a page loads), and a render reads its store's value more than once: unkept, it cost the first screen ~13 ms
@@ -57,9 +58,15 @@ export function faviconWithCount(count: number): string {
 }
 
 /** What a notification says about one waiting call. */
-export function notificationOf(approval: PendingApproval, chatTitle: string | undefined): { title: string; body: string } {
+export function notificationOf(
+  approval: PendingApproval,
+  chatTitle: string | undefined,
+): { title: string; body: string } {
   const { toolName, serverName } = approval.request;
-  return { title: 'A tool call waits for your decision', body: `Run ${toolName} from ${serverName}${chatTitle ? ` — in “${chatTitle}”` : ''}` };
+  return {
+    title: 'A tool call waits for your decision',
+    body: `Run ${toolName} from ${serverName}${chatTitle ? ` — in “${chatTitle}”` : ''}`,
+  };
 }
 
 export interface AttentionOptions {
@@ -107,9 +114,16 @@ export function useWaitingAttention({ api, total, browser, chats, open }: Attent
       }
       if (change.kind !== 'pending' || document.visibilityState !== 'hidden') return;
       for (const approval of change.approvals) {
-        const { title, body } = notificationOf(approval, latest.current.chats.find((chat) => chat.id === approval.chatId)?.title);
+        const { title, body } = notificationOf(
+          approval,
+          latest.current.chats.find((chat) => chat.id === approval.chatId)?.title,
+        );
         // The tag makes a repeated notice of the same call replace the first, not pile up.
-        const notification = new Notification(title, { body, tag: approval.request.toolCallId, requireInteraction: true });
+        const notification = new Notification(title, {
+          body,
+          tag: approval.request.toolCallId,
+          requireInteraction: true,
+        });
         notification.onclick = () => {
           window.focus();
           latest.current.open(approval);

@@ -15,7 +15,11 @@ const chat = (id: number, updatedAt: number, title = `Chat ${id}`): Chat => ({
 });
 
 /** A transport backed by an in-memory list, with a hand to push events as another client would. */
-function fakeTransport(initial: Chat[]): { transport: WorkbenchTransport; push(change: ChatChange): void; fail: { next: string | null } } {
+function fakeTransport(initial: Chat[]): {
+  transport: WorkbenchTransport;
+  push(change: ChatChange): void;
+  fail: { next: string | null };
+} {
   const chats = [...initial];
   const listeners = new Set<(payload: unknown) => void>();
   const fail = { next: null as string | null };
@@ -42,7 +46,10 @@ function fakeTransport(initial: Chat[]): { transport: WorkbenchTransport; push(c
           return { ok: true, value: { ...found } };
         }
         case 'chat.delete':
-          chats.splice(chats.findIndex((c) => c.id === args?.id), 1);
+          chats.splice(
+            chats.findIndex((c) => c.id === args?.id),
+            1,
+          );
           return { ok: true, value: { id: args?.id } };
         default:
           return { ok: false, error: { code: 'unknown_method', message: method } };

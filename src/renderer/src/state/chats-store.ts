@@ -19,7 +19,13 @@ const TABS_KEY = 'aiwb.openTabs';
 
 /** The chat list of one window: loaded once, then kept current by `chat.onDidChange` from any client. */
 export class ChatsStore {
-  private state: ChatsState = { status: 'loading', chats: [], selectedId: readSelected(), openIds: readTabs(), error: null };
+  private state: ChatsState = {
+    status: 'loading',
+    chats: [],
+    selectedId: readSelected(),
+    openIds: readTabs(),
+    error: null,
+  };
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly api: WorkbenchApi) {}
@@ -41,7 +47,10 @@ export class ChatsStore {
       const chats = sortChats((await this.api.chat.list()).chats);
       const known = new Set(chats.map((chat) => chat.id));
       const openIds = this.state.openIds.filter((id) => known.has(id));
-      const selectedId = this.state.selectedId && known.has(this.state.selectedId) ? this.state.selectedId : (openIds[0] ?? chats[0]?.id ?? null);
+      const selectedId =
+        this.state.selectedId && known.has(this.state.selectedId)
+          ? this.state.selectedId
+          : (openIds[0] ?? chats[0]?.id ?? null);
       this.set({ status: 'ready', chats, selectedId, openIds: withTab(openIds, selectedId), error: null });
     } catch (error) {
       this.set({ status: this.state.status === 'ready' ? 'ready' : 'failed', error: describe(error) });
@@ -58,7 +67,8 @@ export class ChatsStore {
     const index = this.state.openIds.indexOf(id);
     if (index < 0) return;
     const openIds = this.state.openIds.filter((open) => open !== id);
-    const selectedId = this.state.selectedId === id ? (openIds[Math.min(index, openIds.length - 1)] ?? null) : this.state.selectedId;
+    const selectedId =
+      this.state.selectedId === id ? (openIds[Math.min(index, openIds.length - 1)] ?? null) : this.state.selectedId;
     this.set({ openIds, selectedId });
   }
 
@@ -107,7 +117,9 @@ export class ChatsStore {
 
   /** Applying a change twice (our own call, then its event) is harmless. */
   private apply(change: ChatChange): void {
-    const others = this.state.chats.filter((chat) => chat.id !== (change.kind === 'deleted' ? change.id : change.chat.id));
+    const others = this.state.chats.filter(
+      (chat) => chat.id !== (change.kind === 'deleted' ? change.id : change.chat.id),
+    );
     if (change.kind === 'deleted') {
       const tabIndex = this.state.openIds.indexOf(change.id);
       const openIds = this.state.openIds.filter((id) => id !== change.id);
@@ -115,14 +127,19 @@ export class ChatsStore {
       if (selectedId === change.id) {
         // The neighbouring tab, else the neighbouring chat of the list.
         const index = this.state.chats.findIndex((chat) => chat.id === change.id);
-        selectedId = openIds[Math.min(Math.max(tabIndex, 0), openIds.length - 1)] ?? others[Math.min(Math.max(index, 0), others.length - 1)]?.id ?? null;
+        selectedId =
+          openIds[Math.min(Math.max(tabIndex, 0), openIds.length - 1)] ??
+          others[Math.min(Math.max(index, 0), others.length - 1)]?.id ??
+          null;
       }
       this.set({ chats: others, selectedId, openIds: withTab(openIds, selectedId) });
     } else {
       // A chat that arrives while none is open (the welcome screen) is opened; otherwise the selection stays.
       this.set({
         chats: sortChats([...others, change.chat]),
-        ...(this.state.selectedId === null ? { selectedId: change.chat.id, openIds: withTab(this.state.openIds, change.chat.id) } : {}),
+        ...(this.state.selectedId === null
+          ? { selectedId: change.chat.id, openIds: withTab(this.state.openIds, change.chat.id) }
+          : {}),
       });
     }
   }
@@ -138,7 +155,9 @@ export class ChatsStore {
 /** Newest first, in the order the server lists them (chat-repository.ts: `ORDER BY updated_at DESC, created_at DESC, id`). */
 function sortChats(chats: readonly Chat[]): Chat[] {
   // Ties go by id in code-unit order, as SQLite's binary collation has them (localeCompare would differ, and is slow).
-  return [...chats].sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...chats].sort(
+    (a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 function withTab(openIds: readonly string[], id: string | null): readonly string[] {

@@ -15,7 +15,8 @@ export interface Remembered {
 
 /** The label of what was remembered: "Always allow this tool: Files.write_file". */
 export function rememberedLabel(remembered: Remembered): string {
-  const target = remembered.action.kind === 'server' ? remembered.serverName : `${remembered.serverName}.${remembered.toolName}`;
+  const target =
+    remembered.action.kind === 'server' ? remembered.serverName : `${remembered.serverName}.${remembered.toolName}`;
   return `${REMEMBER_WORDS[remembered.action.kind]}: ${target}`;
 }
 

@@ -10,7 +10,8 @@ export interface WaitingSnapshot {
 }
 
 const EMPTY: WaitingSnapshot = { total: 0, byChat: new Map(), oldest: null };
-const keyOf = (approval: { chatId: string; toolCallId: string }): string => `${approval.chatId}\u0000${approval.toolCallId}`;
+const keyOf = (approval: { chatId: string; toolCallId: string }): string =>
+  `${approval.chatId}\u0000${approval.toolCallId}`;
 
 /**
  * The waiting calls of every chat, open in a tab or not (docs/user/approvals.md "What waits"): loaded
@@ -35,14 +36,16 @@ export class WaitingStore {
   async load(): Promise<void> {
     const { approvals } = await this.api.approvals.pending({});
     this.waiting.clear();
-    for (const approval of approvals) this.waiting.set(keyOf({ chatId: approval.chatId, toolCallId: approval.request.toolCallId }), approval);
+    for (const approval of approvals)
+      this.waiting.set(keyOf({ chatId: approval.chatId, toolCallId: approval.request.toolCallId }), approval);
     this.changed();
   }
 
   follow(): () => void {
     const offApprovals = this.api.approvals.onDidChange((change) => {
       if (change.kind === 'pending') {
-        for (const approval of change.approvals) this.waiting.set(keyOf({ chatId: approval.chatId, toolCallId: approval.request.toolCallId }), approval);
+        for (const approval of change.approvals)
+          this.waiting.set(keyOf({ chatId: approval.chatId, toolCallId: approval.request.toolCallId }), approval);
       } else if (change.kind === 'resolved') {
         for (const resolution of change.resolutions) this.waiting.delete(keyOf(resolution));
       } else return;

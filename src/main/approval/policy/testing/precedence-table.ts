@@ -1,4 +1,10 @@
-import type { ChatApprovalMode, DecisionOutcome, DecisionSourceKind, GlobalApprovalMode, ToolApprovalSetting } from '../../../../shared/approval';
+import type {
+  ChatApprovalMode,
+  DecisionOutcome,
+  DecisionSourceKind,
+  GlobalApprovalMode,
+  ToolApprovalSetting,
+} from '../../../../shared/approval';
 
 /**
  * The precedence of docs/dev/architecture.md ("The decision pipeline") written a second time, as a plain table
@@ -40,15 +46,39 @@ const neverAskAllowed = (factors: PrecedenceFactors): boolean => !factors.organi
 export const PRECEDENCE_TABLE: readonly Row[] = [
   { step: 1, outcome: 'deny', kind: 'managed-deny-rule', keepsAsking: false, when: (f) => f.managedDeny },
   { step: 1, outcome: 'deny', kind: 'deny-rule', keepsAsking: false, when: (f) => f.userDeny },
-  { step: 2, outcome: 'allow', kind: 'approvals-off', keepsAsking: false, when: (f) => f.globalMode === 'never-ask' && neverAskAllowed(f) },
+  {
+    step: 2,
+    outcome: 'allow',
+    kind: 'approvals-off',
+    keepsAsking: false,
+    when: (f) => f.globalMode === 'never-ask' && neverAskAllowed(f),
+  },
   { step: 3, outcome: 'ask', kind: 'ask-rule', keepsAsking: true, when: (f) => f.askRule },
   { step: 3, outcome: 'ask', kind: 'tool-setting', keepsAsking: true, when: (f) => f.toolSetting === 'always-ask' },
   { step: 3, outcome: 'ask', kind: 'chat-mode', keepsAsking: true, when: (f) => f.chatMode === 'always-ask' },
   { step: 4, outcome: 'allow', kind: 'chat-grant', keepsAsking: false, when: (f) => f.grant === 'valid' },
-  { step: 5, outcome: 'allow', kind: 'chat-mode', keepsAsking: false, when: (f) => f.chatMode === 'never-ask' && neverAskAllowed(f) },
+  {
+    step: 5,
+    outcome: 'allow',
+    kind: 'chat-mode',
+    keepsAsking: false,
+    when: (f) => f.chatMode === 'never-ask' && neverAskAllowed(f),
+  },
   { step: 6, outcome: 'allow', kind: 'allow-rule', keepsAsking: false, when: (f) => f.allowRule },
-  { step: 7, outcome: 'allow', kind: 'tool-setting', keepsAsking: false, when: (f) => f.toolSetting === 'auto-approve' },
-  { step: 7, outcome: 'allow', kind: 'server-setting', keepsAsking: false, when: (f) => f.toolSetting === 'inherit' && f.serverAutoApprove },
+  {
+    step: 7,
+    outcome: 'allow',
+    kind: 'tool-setting',
+    keepsAsking: false,
+    when: (f) => f.toolSetting === 'auto-approve',
+  },
+  {
+    step: 7,
+    outcome: 'allow',
+    kind: 'server-setting',
+    keepsAsking: false,
+    when: (f) => f.toolSetting === 'inherit' && f.serverAutoApprove,
+  },
   {
     step: 8,
     outcome: 'allow',
@@ -57,7 +87,13 @@ export const PRECEDENCE_TABLE: readonly Row[] = [
     when: (f) => f.globalMode === 'auto-approve-read-only-trusted' && f.serverTrusted && f.readOnlyHint,
   },
   // A "never ask" the organisation forbids is named as the reason; otherwise the global setting asks, or nothing allowed.
-  { step: 9, outcome: 'ask', kind: 'default', keepsAsking: false, when: (f) => f.organisationForbidsNeverAsk && (f.globalMode === 'never-ask' || f.chatMode === 'never-ask') },
+  {
+    step: 9,
+    outcome: 'ask',
+    kind: 'default',
+    keepsAsking: false,
+    when: (f) => f.organisationForbidsNeverAsk && (f.globalMode === 'never-ask' || f.chatMode === 'never-ask'),
+  },
   { step: 9, outcome: 'ask', kind: 'global-setting', keepsAsking: false, when: (f) => f.globalMode === 'ask' },
   { step: 9, outcome: 'ask', kind: 'default', keepsAsking: false, when: () => true },
 ];
@@ -84,5 +120,18 @@ export function* everyCombination(): Generator<PrecedenceFactors> {
                     for (const allowRule of BOOLEANS)
                       for (const readOnlyHint of BOOLEANS)
                         for (const serverTrusted of BOOLEANS)
-                          yield { managedDeny, userDeny, globalMode, organisationForbidsNeverAsk, askRule, toolSetting, serverAutoApprove, chatMode, grant, allowRule, readOnlyHint, serverTrusted };
+                          yield {
+                            managedDeny,
+                            userDeny,
+                            globalMode,
+                            organisationForbidsNeverAsk,
+                            askRule,
+                            toolSetting,
+                            serverAutoApprove,
+                            chatMode,
+                            grant,
+                            allowRule,
+                            readOnlyHint,
+                            serverTrusted,
+                          };
 }

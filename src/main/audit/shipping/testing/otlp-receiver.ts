@@ -8,11 +8,19 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 
 interface Decoded {
-  resourceLogs?: { resource?: { attributes?: KeyValue[] }; scopeLogs?: { scope?: { name?: string }; logRecords?: DecodedRecord[] }[] }[];
+  resourceLogs?: {
+    resource?: { attributes?: KeyValue[] };
+    scopeLogs?: { scope?: { name?: string }; logRecords?: DecodedRecord[] }[];
+  }[];
 }
 interface KeyValue {
   key: string;
-  value?: { stringValue?: string; intValue?: number | { toNumber(): number }; doubleValue?: number; boolValue?: boolean };
+  value?: {
+    stringValue?: string;
+    intValue?: number | { toNumber(): number };
+    doubleValue?: number;
+    boolValue?: boolean;
+  };
 }
 interface DecodedRecord {
   timeUnixNano?: number | { toString(): string };
@@ -24,7 +32,9 @@ interface DecodedRecord {
 
 const require = createRequire(import.meta.url);
 const root = require('otlp-transformer-protobuf-root/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { logs: { v1: { ExportLogsServiceRequest: { decode(bytes: Uint8Array): Decoded } } } } } };
+  opentelemetry: {
+    proto: { collector: { logs: { v1: { ExportLogsServiceRequest: { decode(bytes: Uint8Array): Decoded } } } } };
+  };
 };
 const ExportLogsServiceRequest = root.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 
@@ -118,7 +128,11 @@ function valuesOf(attributes: KeyValue[] | undefined): Record<string, string | n
   const values: Record<string, string | number | boolean | undefined> = {};
   for (const { key, value } of attributes ?? []) {
     const int = value?.intValue;
-    values[key] = value?.stringValue ?? (int === undefined || int === null ? undefined : typeof int === 'number' ? int : int.toNumber()) ?? value?.doubleValue ?? value?.boolValue;
+    values[key] =
+      value?.stringValue ??
+      (int === undefined || int === null ? undefined : typeof int === 'number' ? int : int.toNumber()) ??
+      value?.doubleValue ??
+      value?.boolValue;
   }
   return values;
 }

@@ -56,7 +56,9 @@ export async function createRsyslog(dir: string, binary: string): Promise<Rsyslo
     fs.rmSync(pidFile, { force: true });
     // The receiver is another machine in real life: here, on the same 2 cores, it gets only the CPU our own
     // threads leave (nice 19), so the audit-ship benchmark measures what shipping costs us (nice execs rsyslogd).
-    const started = spawn('nice', ['-n', '19', binary, '-n', '-f', conf, '-i', pidFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn('nice', ['-n', '19', binary, '-n', '-f', conf, '-i', pidFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     started.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     started.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
     child = started;

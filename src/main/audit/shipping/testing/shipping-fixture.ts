@@ -7,7 +7,13 @@ export function recordRows(log: AuditLog, count: number, label = 'r'): void {
 }
 
 export function recordRow(log: AuditLog, index: number, label = 'r'): void {
-  const call = { chatId: `chat-${label}`, exchangeId: `exchange-${label}`, toolCallId: `call-${label}-${index}`, serverName: 'Files', toolName: 'write_file' };
+  const call = {
+    chatId: `chat-${label}`,
+    exchangeId: `exchange-${label}`,
+    toolCallId: `call-${label}-${index}`,
+    serverName: 'Files',
+    toolName: 'write_file',
+  };
   if (index % 2 === 0) {
     log.recordDecision({
       ...call,
@@ -18,7 +24,13 @@ export function recordRow(log: AuditLog, index: number, label = 'r'): void {
       args: { path: `/tmp/${label}/${index}`, apiKey: `sk-${index}-secret-value-1234567890` },
     });
   } else {
-    log.recordToolResult({ ...call, outcome: index % 5 === 0 ? 'error' : 'success', durationMs: index, resultBytes: index * 10, error: index % 5 === 0 ? 'failed ]' : undefined });
+    log.recordToolResult({
+      ...call,
+      outcome: index % 5 === 0 ? 'error' : 'success',
+      durationMs: index,
+      resultBytes: index * 10,
+      error: index % 5 === 0 ? 'failed ]' : undefined,
+    });
   }
 }
 

@@ -14,7 +14,8 @@ import { createAuditShipper } from '../audit-shipper';
 import { recordRow } from './shipping-fixture';
 
 const [databaseFile, dataDir, port, mode, batchSize] = process.argv.slice(2);
-if (!databaseFile || !dataDir || !port || (mode !== 'record' && mode !== 'ship')) throw new Error('usage: shipping-kill-child DATABASE_FILE DATA_DIR PORT record|ship [BATCH_SIZE]');
+if (!databaseFile || !dataDir || !port || (mode !== 'record' && mode !== 'ship'))
+  throw new Error('usage: shipping-kill-child DATABASE_FILE DATA_DIR PORT record|ship [BATCH_SIZE]');
 
 const say = (line: string): void => {
   writeSync(1, `${line}\n`);
@@ -24,7 +25,15 @@ const say = (line: string): void => {
 process.env.SHIPPING_KILL_HOLD_MS = mode === 'record' ? '3000' : '0';
 const db = openDatabase(databaseFile);
 const log = createSqliteAuditLog({ db, dataDir, commitSync: 'normal' });
-const config: SyslogSinkConfig = { type: 'syslog', id: 'siem', enabled: true, host: '127.0.0.1', port: Number(port), facility: 13, batchSize: Number(batchSize ?? 200) };
+const config: SyslogSinkConfig = {
+  type: 'syslog',
+  id: 'siem',
+  enabled: true,
+  host: '127.0.0.1',
+  port: Number(port),
+  facility: 13,
+  batchSize: Number(batchSize ?? 200),
+};
 const shipper = createAuditShipper({
   db,
   targets: () => [{ config, origin: 'settings' }],

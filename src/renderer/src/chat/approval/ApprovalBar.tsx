@@ -18,7 +18,9 @@ export function ApprovalBar({ store, state, waiting }: ApprovalBarProps): React.
   const blockedId = useId();
   const undecided = waiting.filter((request) => !state.drafts.has(request.toolCallId)).length;
   // Allow all once is off while an undecided call's edit is invalid (the store refuses it too, and says why).
-  const blocked = waiting.find((request) => !state.drafts.has(request.toolCallId) && state.edits.get(request.toolCallId)?.ok === false);
+  const blocked = waiting.find(
+    (request) => !state.drafts.has(request.toolCallId) && state.edits.get(request.toolCallId)?.ok === false,
+  );
   return (
     <div className="approval-bar" role="group" aria-label="Pending tool calls" onClickCapture={steady.onClickCapture}>
       <span className="approval-bar-count">
@@ -41,7 +43,13 @@ export function ApprovalBar({ store, state, waiting }: ApprovalBarProps): React.
           >
             Allow all once
           </button>
-          <button type="button" className="button button-danger-soft" onClick={() => store.decideAll('TOOL_CALL_DECISION_DENY')} title="Deny all (Alt+Escape)" aria-keyshortcuts="Alt+Escape">
+          <button
+            type="button"
+            className="button button-danger-soft"
+            onClick={() => store.decideAll('TOOL_CALL_DECISION_DENY')}
+            title="Deny all (Alt+Escape)"
+            aria-keyshortcuts="Alt+Escape"
+          >
             Deny all
           </button>
         </span>

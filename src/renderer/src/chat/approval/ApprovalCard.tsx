@@ -34,7 +34,15 @@ export interface ApprovalCardProps {
 }
 
 /** Seed 000's permission prompt, inline where the call belongs in the reply, with seeds 001/004's additions. */
-export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked, focusNonce }: ApprovalCardProps): React.JSX.Element {
+export function ApprovalCard({
+  request,
+  draft,
+  edit,
+  refusal,
+  expiresAt,
+  locked,
+  focusNonce,
+}: ApprovalCardProps): React.JSX.Element {
   const { store, trustedServers } = useChatContext();
   const card = useRef<HTMLElement>(null);
   const titleId = useId();
@@ -56,7 +64,6 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
   const badges = riskBadges(request.annotations, trustedServers.has(server));
   const shownArgs = draft?.editedArgs ?? edited ?? request.args;
   const folded = useMemo(() => foldArguments(shownArgs), [shownArgs]);
-
 
   /** To the first field with a problem, whose description the screen reader then reads. */
   const focusProblem = (): void => {
@@ -90,7 +97,10 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
   }, [focusNonce]);
 
   const onEdit = (result: ArgsEdit): void => {
-    store.edit(request.toolCallId, result.ok && JSON.stringify(result.args) === JSON.stringify(request.args) ? null : result);
+    store.edit(
+      request.toolCallId,
+      result.ok && JSON.stringify(result.args) === JSON.stringify(request.args) ? null : result,
+    );
   };
 
   const onKeyDown = (event: React.KeyboardEvent<HTMLElement>): void => {
@@ -134,7 +144,6 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       data-tool-call-id={request.toolCallId}
       onKeyDown={onKeyDown}
     >
-
       <div className="approval-run">
         <span>
           Run <strong>{tool}</strong> from {server}
@@ -147,7 +156,13 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
         {unfolded ? prettyJson(shownArgs) : folded.text}
       </pre>
       {folded.folded.length > 0 && (
-        <button type="button" className="chat-link approval-unfold" aria-controls={argsId} aria-expanded={unfolded} onClick={() => setUnfolded(!unfolded)}>
+        <button
+          type="button"
+          className="chat-link approval-unfold"
+          aria-controls={argsId}
+          aria-expanded={unfolded}
+          onClick={() => setUnfolded(!unfolded)}
+        >
           {unfolded ? 'Fold long values' : `Show in full: ${foldedWords(folded.folded)}`}
         </button>
       )}
@@ -160,7 +175,8 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
           {request.decision.definitionChanged && <DefinitionChange serverName={server} toolName={tool} />}
           {request.decision.identityChanged && (
             <div className="definition-changed" role="note">
-              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so it asks again.
+              <strong>This server changed</strong>: it runs something else than when your settings for it were made, so
+              it asks again.
               <dl className="identity-change">
                 <dt>Was</dt>
                 <dd className="mono">{request.decision.identityChanged.previous}</dd>
@@ -178,16 +194,27 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       {editing && (
         <div ref={editor} hidden={draft !== undefined}>
           <Suspense fallback={<p className="muted">Loading the editor…</p>}>
-            <ArgumentsEditor schema={request.inputSchema} original={request.args} initial={edited ?? request.args} onChange={onEdit} />
+            <ArgumentsEditor
+              schema={request.inputSchema}
+              original={request.args}
+              initial={edited ?? request.args}
+              onChange={onEdit}
+            />
           </Suspense>
         </div>
       )}
 
       {draft ? (
         <div className="approval-disposition" role="status">
-          <span className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}>{DISPOSITION_WORDS[draft.decision]}</span>
+          <span
+            className={`disposition disposition-${draft.decision === 'TOOL_CALL_DECISION_DENY' ? 'deny' : 'allow'}`}
+          >
+            {DISPOSITION_WORDS[draft.decision]}
+          </span>
           {draft.reason && <span className="muted"> — “{draft.reason}”</span>}
-          {draft.remember && <span className="remember-disposition"> · and remember: {REMEMBER_WORDS[draft.remember.kind]}</span>}
+          {draft.remember && (
+            <span className="remember-disposition"> · and remember: {REMEMBER_WORDS[draft.remember.kind]}</span>
+          )}
           {!locked && (
             <button
               type="button"
@@ -198,7 +225,8 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
                 // The Undo button is gone with the disposition: the keyboard stays in the card, at its buttons.
                 queueMicrotask(() => card.current?.focus());
               }}
-              aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]}${draft.remember ? ` and ${REMEMBER_WORDS[draft.remember.kind]}` : ''} for ${tool}`}>
+              aria-label={`Undo: ${DISPOSITION_WORDS[draft.decision]}${draft.remember ? ` and ${REMEMBER_WORDS[draft.remember.kind]}` : ''} for ${tool}`}
+            >
               Undo
             </button>
           )}
@@ -239,18 +267,40 @@ export function ApprovalCard({ request, draft, edit, refusal, expiresAt, locked,
       ) : (
         <div className="approval-actions">
           {/* aria-disabled, not disabled: the buttons stay in the Tab order so a screen reader reaches them and hears why. */}
-          <button type="button" className="button" {...blockedProps} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_SESSION')} title="Allow this tool for the rest of this chat">
+          <button
+            type="button"
+            className="button"
+            {...blockedProps}
+            onClick={() => decide('TOOL_CALL_DECISION_ALLOW_SESSION')}
+            title="Allow this tool for the rest of this chat"
+          >
             Allow for this chat
           </button>
-          <button type="button" className="button button-primary" {...blockedProps} onClick={() => decide('TOOL_CALL_DECISION_ALLOW_ONCE')} title="Allow once (Enter)">
+          <button
+            type="button"
+            className="button button-primary"
+            {...blockedProps}
+            onClick={() => decide('TOOL_CALL_DECISION_ALLOW_ONCE')}
+            title="Allow once (Enter)"
+          >
             Allow once
           </button>
-          <button type="button" className="button button-danger-soft" onClick={() => decide('TOOL_CALL_DECISION_DENY')} title="Deny (Escape)">
+          <button
+            type="button"
+            className="button button-danger-soft"
+            onClick={() => decide('TOOL_CALL_DECISION_DENY')}
+            title="Deny (Escape)"
+          >
             Deny
           </button>
           <span className="approval-secondary">
             {/* Done editing keeps an invalid edit open, at its problem: closing it would hide why Allow does nothing. */}
-            <button type="button" className="chat-link" aria-expanded={editing} onClick={() => (editing && editError ? showProblem() : setEditing(!editing))}>
+            <button
+              type="button"
+              className="chat-link"
+              aria-expanded={editing}
+              onClick={() => (editing && editError ? showProblem() : setEditing(!editing))}
+            >
               {editing ? 'Done editing' : 'Edit arguments'}
             </button>
             {edit && editing && (

@@ -13,7 +13,10 @@ export function ApprovalIntro(): React.JSX.Element | null {
   return (
     <section className="approval-intro" aria-labelledby="approval-intro-title" data-testid="approval-intro">
       <h3 id="approval-intro-title">Your first approval</h3>
-      <p>The model wants to use a tool. Nothing runs until you decide — the card above shows the tool, its server and the exact arguments.</p>
+      <p>
+        The model wants to use a tool. Nothing runs until you decide — the card above shows the tool, its server and the
+        exact arguments.
+      </p>
       <dl>
         <div>
           <dt>Allow for this chat</dt>
@@ -32,7 +35,9 @@ export function ApprovalIntro(): React.JSX.Element | null {
           <dd>remember a decision as a rule or setting, which you can undo in Settings → Approvals.</dd>
         </div>
       </dl>
-      <p className="muted small">Every decision is written to the audit log. You can edit the arguments before allowing.</p>
+      <p className="muted small">
+        Every decision is written to the audit log. You can edit the arguments before allowing.
+      </p>
       <button type="button" className="button" onClick={() => introSeen.set()}>
         Got it
       </button>

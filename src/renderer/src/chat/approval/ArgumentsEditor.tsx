@@ -1,7 +1,16 @@
 import { useId, useMemo, useState } from 'react';
 import type { ArgsEdit } from '../chat-store';
 import { prettyJson } from '../format';
-import { argsFromForm, argsFromJson, fieldsMissing, formFields, formObject, formValues, jsonObject, type FormField } from './schema-form';
+import {
+  argsFromForm,
+  argsFromJson,
+  fieldsMissing,
+  formFields,
+  formObject,
+  formValues,
+  jsonObject,
+  type FormField,
+} from './schema-form';
 
 export interface ArgumentsEditorProps {
   schema: Record<string, unknown>;
@@ -25,15 +34,26 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
   const fields = useMemo(() => formFields(schema), [schema]);
   const [mode, setMode] = useState<Mode>(fields ? 'form' : 'json');
   // What is on screen as an object, for the other editor; a reason when it cannot be one.
-  const [shown, setShown] = useState<{ ok: true; object: Record<string, unknown> } | { ok: false; error: string }>({ ok: true, object: initial });
+  const [shown, setShown] = useState<{ ok: true; object: Record<string, unknown> } | { ok: false; error: string }>({
+    ok: true,
+    object: initial,
+  });
   // Switching mounts the other editor with its problems shown at once (they are the ones just carried over).
   const [checkOnOpen, setCheckOnOpen] = useState(false);
-  const formBlocked = !fields ? null : !shown.ok ? 'Fix the JSON to switch to the form.' : formBlockReason(fields, shown.object);
+  const formBlocked = !fields
+    ? null
+    : !shown.ok
+      ? 'Fix the JSON to switch to the form.'
+      : formBlockReason(fields, shown.object);
   const hintId = useId();
 
   const switchTo = (next: Mode): void => {
     if (next === mode || !fields || !shown.ok || (next === 'form' && formBlocked)) return;
-    onChange(next === 'form' ? fromForm(fields, formValues(fields, shown.object)) : argsFromJson(schema, prettyJson(shown.object)));
+    onChange(
+      next === 'form'
+        ? fromForm(fields, formValues(fields, shown.object))
+        : argsFromJson(schema, prettyJson(shown.object)),
+    );
     setCheckOnOpen(true);
     setMode(next);
   };
@@ -53,7 +73,13 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
           >
             Form
           </button>
-          <button type="button" role="tab" aria-selected={mode === 'json'} className={mode === 'json' ? 'is-active' : ''} onClick={() => switchTo('json')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={mode === 'json'}
+            className={mode === 'json' ? 'is-active' : ''}
+            onClick={() => switchTo('json')}
+          >
             JSON
           </button>
           {mode !== 'form' && formBlocked && (
@@ -99,7 +125,14 @@ function formBlockReason(fields: readonly FormField[], object: Record<string, un
 
 function fromForm(fields: readonly FormField[], values: Record<string, string>): ArgsEdit {
   const parsed = argsFromForm(fields, values);
-  return parsed.ok ? parsed : { ok: false, error: Object.entries(parsed.errors).map(([field, problem]) => `${field}: ${problem}`).join(' ') };
+  return parsed.ok
+    ? parsed
+    : {
+        ok: false,
+        error: Object.entries(parsed.errors)
+          .map(([field, problem]) => `${field}: ${problem}`)
+          .join(' '),
+      };
 }
 
 function FormEditor({
@@ -145,13 +178,21 @@ function FormEditor({
               {field.description && <span className="muted args-field-description"> — {field.description}</span>}
             </label>
             {field.type === 'boolean' ? (
-              <select {...common} value={values[field.name] ?? ''} onChange={(event) => update(field.name, event.target.value)}>
+              <select
+                {...common}
+                value={values[field.name] ?? ''}
+                onChange={(event) => update(field.name, event.target.value)}
+              >
                 <option value="">(not set)</option>
                 <option value="true">true</option>
                 <option value="false">false</option>
               </select>
             ) : field.options ? (
-              <select {...common} value={values[field.name] ?? ''} onChange={(event) => update(field.name, event.target.value)}>
+              <select
+                {...common}
+                value={values[field.name] ?? ''}
+                onChange={(event) => update(field.name, event.target.value)}
+              >
                 <option value="">(not set)</option>
                 {field.options.map((option) => (
                   <option key={option} value={option}>
@@ -160,7 +201,12 @@ function FormEditor({
                 ))}
               </select>
             ) : field.multiline ? (
-              <textarea {...common} rows={4} value={values[field.name] ?? ''} onChange={(event) => update(field.name, event.target.value)} />
+              <textarea
+                {...common}
+                rows={4}
+                value={values[field.name] ?? ''}
+                onChange={(event) => update(field.name, event.target.value)}
+              />
             ) : (
               <input
                 {...common}

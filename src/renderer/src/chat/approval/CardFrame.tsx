@@ -22,9 +22,18 @@ export interface CardFrameProps extends Omit<React.HTMLAttributes<HTMLElement>, 
  * answer, a form, a page to open (docs/user/approvals.md, docs/user/server-requests.md): the question and its badges
  * at the top, the kind's body, and the notice of a click that was not taken. Each kind brings only its body.
  */
-export const CardFrame = forwardRef<HTMLElement, CardFrameProps>(function CardFrame({ titleId, title, badges, variant, steady, children, className, ...section }, ref) {
+export const CardFrame = forwardRef<HTMLElement, CardFrameProps>(function CardFrame(
+  { titleId, title, badges, variant, steady, children, className, ...section },
+  ref,
+) {
   return (
-    <section ref={ref} className={['approval-card', variant, className].filter(Boolean).join(' ')} aria-labelledby={titleId} onClickCapture={steady.onClickCapture} {...section}>
+    <section
+      ref={ref}
+      className={['approval-card', variant, className].filter(Boolean).join(' ')}
+      aria-labelledby={titleId}
+      onClickCapture={steady.onClickCapture}
+      {...section}
+    >
       <header className="approval-head">
         <h3 id={titleId} className="approval-title">
           {title}

@@ -10,7 +10,11 @@ export function Countdown({ expiresAt }: { expiresAt: number }): React.JSX.Eleme
   }, []);
   const left = expiresAt - now;
   return (
-    <span className={`countdown${left < 30_000 ? ' is-urgent' : ''}`} title="Nobody deciding by then ends this call as timed out" data-testid="countdown">
+    <span
+      className={`countdown${left < 30_000 ? ' is-urgent' : ''}`}
+      title="Nobody deciding by then ends this call as timed out"
+      data-testid="countdown"
+    >
       {left > 0 ? `Times out in ${formatCountdown(left)}` : 'Timing out…'}
     </span>
   );

@@ -4,7 +4,13 @@ import { useChatContext } from '../chat-context';
 import { lineDiff, prettyJson } from '../format';
 
 /** The notice of a tool whose definition changed since it was allowed in this chat, with what changed. */
-export function DefinitionChange({ serverName, toolName }: { serverName: string; toolName: string }): React.JSX.Element {
+export function DefinitionChange({
+  serverName,
+  toolName,
+}: {
+  serverName: string;
+  toolName: string;
+}): React.JSX.Element {
   const { api } = useChatContext();
   const [tool, setTool] = useState<McpTool | null>(null);
   const [open, setOpen] = useState(false);
@@ -21,7 +27,11 @@ export function DefinitionChange({ serverName, toolName }: { serverName: string;
     };
   }, [api, serverName, toolName]);
   const shape = (definition: Pick<McpTool, 'description' | 'inputSchema' | 'annotations'>): string =>
-    prettyJson({ description: definition.description, inputSchema: definition.inputSchema, annotations: definition.annotations });
+    prettyJson({
+      description: definition.description,
+      inputSchema: definition.inputSchema,
+      annotations: definition.annotations,
+    });
   const diff = tool?.previous ? lineDiff(shape(tool.previous), shape(tool)) : null;
   return (
     <div className="definition-changed" role="note">

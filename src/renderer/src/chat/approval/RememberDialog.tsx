@@ -1,11 +1,22 @@
 import { useEffect, useId, useState } from 'react';
-import type { ArgumentMatcher, RememberAction, RememberKind, RememberOffer, RememberOptions, ToolCallRequest } from '../../../../shared/approval';
+import type {
+  ArgumentMatcher,
+  RememberAction,
+  RememberKind,
+  RememberOffer,
+  RememberOptions,
+  ToolCallRequest,
+} from '../../../../shared/approval';
 import { REMEMBER_WORDS } from '../../../../shared/decisions';
 import { errorText } from '../../../../shared/error-data';
 import { Dialog } from '../../components/Dialog';
 import type { ChatStore } from '../chat-store';
 
-const MATCH_LABELS: Record<ArgumentMatcher['match'], string> = { glob: 'matches the glob', regex: 'matches the pattern', equals: 'is exactly' };
+const MATCH_LABELS: Record<ArgumentMatcher['match'], string> = {
+  glob: 'matches the glob',
+  regex: 'matches the pattern',
+  equals: 'is exactly',
+};
 
 /** A rule id the person can find again in Settings: `remembered-write_file-3k9x`. */
 function ruleId(toolName: string): string {
@@ -85,7 +96,12 @@ export function RememberDialog({
             <button type="button" className="button" onClick={onClose} autoFocus>
               Cancel
             </button>
-            <button type="submit" form={formId} className="button button-primary" {...(!offer.offered || checking ? { 'aria-disabled': true } : {})}>
+            <button
+              type="submit"
+              form={formId}
+              className="button button-primary"
+              {...(!offer.offered || checking ? { 'aria-disabled': true } : {})}
+            >
               Allow and remember
             </button>
           </>
@@ -110,7 +126,11 @@ export function RememberDialog({
                   <label className="visually-hidden" htmlFor={`${formId}-match-${index}`}>
                     How {condition.pointer} is compared
                   </label>
-                  <select id={`${formId}-match-${index}`} value={condition.match} onChange={(event) => setCondition(index, { match: event.target.value as ArgumentMatcher['match'] })}>
+                  <select
+                    id={`${formId}-match-${index}`}
+                    value={condition.match}
+                    onChange={(event) => setCondition(index, { match: event.target.value as ArgumentMatcher['match'] })}
+                  >
                     {Object.entries(MATCH_LABELS).map(([value, label]) => (
                       <option key={value} value={value}>
                         {label}
@@ -120,7 +140,13 @@ export function RememberDialog({
                   <label className="visually-hidden" htmlFor={`${formId}-value-${index}`}>
                     Value of {condition.pointer}
                   </label>
-                  <input id={`${formId}-value-${index}`} className="mono" type="text" value={String(condition.value)} onChange={(event) => setCondition(index, { value: event.target.value })} />
+                  <input
+                    id={`${formId}-value-${index}`}
+                    className="mono"
+                    type="text"
+                    value={String(condition.value)}
+                    onChange={(event) => setCondition(index, { value: event.target.value })}
+                  />
                 </div>
               ))}
             </fieldset>

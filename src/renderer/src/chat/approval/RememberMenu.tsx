@@ -13,7 +13,15 @@ const ORDER: readonly RememberKind[] = ['tool', 'rule', 'server'];
  * action is offered only where it can work, and a refused one says why. Choosing one opens a confirmation; nothing
  * changes before it is confirmed.
  */
-export function RememberMenu({ store, request, blocked }: { store: ChatStore; request: ToolCallRequest; blocked: boolean }): React.JSX.Element {
+export function RememberMenu({
+  store,
+  request,
+  blocked,
+}: {
+  store: ChatStore;
+  request: ToolCallRequest;
+  blocked: boolean;
+}): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const [options, setOptions] = useState<RememberOptions | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -80,7 +88,15 @@ export function RememberMenu({ store, request, blocked }: { store: ChatStore; re
         More…
       </button>
       {open && (
-        <div ref={menu} id={menuId} role="menu" aria-label={`Remember for ${request.toolName}`} className="remember-menu" onKeyDown={onMenuKey} data-testid="remember-menu">
+        <div
+          ref={menu}
+          id={menuId}
+          role="menu"
+          aria-label={`Remember for ${request.toolName}`}
+          className="remember-menu"
+          onKeyDown={onMenuKey}
+          data-testid="remember-menu"
+        >
           {!options && !problem && <p className="muted small remember-loading">Checking what can be remembered…</p>}
           {problem && <p className="field-problem">{problem}</p>}
           {options &&

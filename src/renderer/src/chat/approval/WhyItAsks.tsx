@@ -19,7 +19,9 @@ export function WhyItAsks({ request, chatId }: { request: ToolCallRequest; chatI
     setOpen(!open);
     if (open || trace) return;
     setProblem(null);
-    api.policy.explain({ server: request.serverName, tool: request.toolName, args: request.args, chatId }).then(setTrace, (error: unknown) => setProblem(errorText(error)));
+    api.policy
+      .explain({ server: request.serverName, tool: request.toolName, args: request.args, chatId })
+      .then(setTrace, (error: unknown) => setProblem(errorText(error)));
   };
   return (
     <div className="approval-why" data-testid="approval-why">

@@ -44,7 +44,9 @@ export function foldArguments(args: unknown): FoldedArguments {
     }
     if (Array.isArray(value)) return value.map((item, index) => walk(item, `${path}[${index}]`));
     if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, path ? `${path}.${key}` : key)]));
+      return Object.fromEntries(
+        Object.entries(value).map(([key, item]) => [key, walk(item, path ? `${path}.${key}` : key)]),
+      );
     }
     return value;
   };

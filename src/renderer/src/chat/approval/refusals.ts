@@ -12,10 +12,20 @@ export function refusedCalls(error: unknown): Map<string, string> {
   if (!Array.isArray(problems)) return refused;
   for (const item of problems) {
     if (typeof item !== 'object' || item === null) continue;
-    const { toolCallId, deniedBy, problem } = item as { toolCallId?: unknown; deniedBy?: { reason?: unknown }; problem?: unknown; arguments?: unknown };
+    const { toolCallId, deniedBy, problem } = item as {
+      toolCallId?: unknown;
+      deniedBy?: { reason?: unknown };
+      problem?: unknown;
+      arguments?: unknown;
+    };
     if (typeof toolCallId !== 'string') continue;
-    if (deniedBy && typeof deniedBy.reason === 'string') refused.set(toolCallId, `Not allowed with these arguments — ${deniedBy.reason}. Allow it as the model sent it, edit it again, or deny it.`);
-    else if (Array.isArray((item as { arguments?: unknown }).arguments) && typeof problem === 'string') refused.set(toolCallId, `Not allowed: this call ${problem}.`);
+    if (deniedBy && typeof deniedBy.reason === 'string')
+      refused.set(
+        toolCallId,
+        `Not allowed with these arguments — ${deniedBy.reason}. Allow it as the model sent it, edit it again, or deny it.`,
+      );
+    else if (Array.isArray((item as { arguments?: unknown }).arguments) && typeof problem === 'string')
+      refused.set(toolCallId, `Not allowed: this call ${problem}.`);
   }
   return refused;
 }

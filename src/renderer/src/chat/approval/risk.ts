@@ -16,17 +16,31 @@ export function riskBadges(annotations: ToolAnnotations | undefined, trusted: bo
   const who = trusted ? 'from a server you trust' : 'declared by the server';
   const badges: RiskBadge[] = [];
   if (!annotations || Object.keys(annotations).filter((key) => key !== 'title').length === 0) {
-    return [{ label: 'No risk hints', tone: 'info', description: 'The server says nothing about what this tool does: treat it as able to change anything.' }];
+    return [
+      {
+        label: 'No risk hints',
+        tone: 'info',
+        description: 'The server says nothing about what this tool does: treat it as able to change anything.',
+      },
+    ];
   }
   if (annotations.readOnlyHint === true) {
     badges.push({ label: 'Read-only', tone: 'safe', description: `Does not change anything (${who}).` });
   } else if (annotations.destructiveHint === false) {
-    badges.push({ label: 'Changes data', tone: 'caution', description: `May add or change data but not delete or overwrite it (${who}).` });
+    badges.push({
+      label: 'Changes data',
+      tone: 'caution',
+      description: `May add or change data but not delete or overwrite it (${who}).`,
+    });
   } else {
     badges.push({ label: 'Destructive', tone: 'danger', description: `May delete or overwrite data (${who}).` });
   }
   if (annotations.openWorldHint !== false && annotations.readOnlyHint !== true) {
-    badges.push({ label: 'Open world', tone: 'info', description: `Reaches beyond this computer: the internet or other systems (${who}).` });
+    badges.push({
+      label: 'Open world',
+      tone: 'info',
+      description: `Reaches beyond this computer: the internet or other systems (${who}).`,
+    });
   }
   return badges;
 }

@@ -20,17 +20,25 @@ export interface FormField {
 
 type Schema = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The form's fields, or null when the schema needs the JSON editor (nested objects, arrays, unions…). */
 export function formFields(schema: Schema): FormField[] | null {
   if (schema['type'] !== 'object' || !isRecord(schema['properties'])) return null;
-  const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema['required'])
+      ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string')
+      : [],
+  );
   const fields: FormField[] = [];
   for (const [name, property] of Object.entries(schema['properties'])) {
     if (!isRecord(property)) return null;
     const type = property['type'];
-    const options = Array.isArray(property['enum']) && property['enum'].every((value) => typeof value === 'string') ? (property['enum'] as string[]) : undefined;
+    const options =
+      Array.isArray(property['enum']) && property['enum'].every((value) => typeof value === 'string')
+        ? (property['enum'] as string[])
+        : undefined;
     if (type !== 'string' && type !== 'number' && type !== 'integer' && type !== 'boolean') return null;
     fields.push({
       name,
@@ -49,7 +57,10 @@ export function formValues(fields: readonly FormField[], args: Record<string, un
   return Object.fromEntries(
     fields.map((field) => {
       const value = args[field.name];
-      return [field.name, value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value)];
+      return [
+        field.name,
+        value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value),
+      ];
     }),
   );
 }
@@ -72,7 +83,8 @@ export function argsFromForm(fields: readonly FormField[], values: Record<string
     }
     switch (field.type) {
       case 'string':
-        if (field.options && !field.options.includes(text)) errors[field.name] = `Choose one of: ${field.options.join(', ')}.`;
+        if (field.options && !field.options.includes(text))
+          errors[field.name] = `Choose one of: ${field.options.join(', ')}.`;
         else args[field.name] = text;
         break;
       case 'number':
@@ -117,7 +129,10 @@ export function fieldsMissing(fields: readonly FormField[], object: Record<strin
 }
 
 /** JSON text of the arguments: must be an object; required properties and simple property types are checked. */
-export function argsFromJson(schema: Schema, text: string): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
+export function argsFromJson(
+  schema: Schema,
+  text: string,
+): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
   const parsed = jsonObject(text);
   return parsed.ok ? argsFromObject(schema, parsed.object) : parsed;
 }
@@ -135,18 +150,30 @@ export function jsonObject(text: string): { ok: true; object: Record<string, unk
 }
 
 /** An object checked against what the form can tell of the schema: required properties and simple property types. */
-function argsFromObject(schema: Schema, value: Record<string, unknown>): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
+function argsFromObject(
+  schema: Schema,
+  value: Record<string, unknown>,
+): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
   const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]) : [];
   const missing = required.filter((name): name is string => typeof name === 'string' && !Object.hasOwn(value, name));
-  if (missing.length > 0) return { ok: false, error: `Missing required ${missing.length === 1 ? 'property' : 'properties'}: ${missing.join(', ')}.` };
+  if (missing.length > 0)
+    return {
+      ok: false,
+      error: `Missing required ${missing.length === 1 ? 'property' : 'properties'}: ${missing.join(', ')}.`,
+    };
   const properties = isRecord(schema['properties']) ? schema['properties'] : {};
   for (const [name, property] of Object.entries(properties)) {
     if (!Object.hasOwn(value, name) || !isRecord(property) || typeof property['type'] !== 'string') continue;
-    if (!matchesType(value[name], property['type'])) return { ok: false, error: `“${name}” must be ${article(property['type'])}.` };
+    if (!matchesType(value[name], property['type']))
+      return { ok: false, error: `“${name}” must be ${article(property['type'])}.` };
   }
   if (schema['additionalProperties'] === false) {
     const unknown = Object.keys(value).filter((name) => !Object.hasOwn(properties, name));
-    if (unknown.length > 0) return { ok: false, error: `Unknown ${unknown.length === 1 ? 'property' : 'properties'}: ${unknown.join(', ')}.` };
+    if (unknown.length > 0)
+      return {
+        ok: false,
+        error: `Unknown ${unknown.length === 1 ? 'property' : 'properties'}: ${unknown.join(', ')}.`,
+      };
   }
   return { ok: true, args: value };
 }

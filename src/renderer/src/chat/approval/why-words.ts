@@ -13,7 +13,7 @@ export const STEP_WORDS: Record<DecisionSourceKind, string> = {
   'tool-setting': "The tool's setting",
   'server-setting': "The server's setting",
   'global-setting': 'The global mode',
-  'trusted-read-only': "Read-only tools of servers whose annotations you trust",
+  'trusted-read-only': 'Read-only tools of servers whose annotations you trust',
   default: 'Nothing allows it',
 };
 

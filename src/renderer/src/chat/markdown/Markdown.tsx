@@ -55,7 +55,9 @@ const BlockGroup = memo(
       </div>
     );
   },
-  (before, after) => before.tokens.length === after.tokens.length && before.tokens.every((token, index) => token === after.tokens[index]),
+  (before, after) =>
+    before.tokens.length === after.tokens.length &&
+    before.tokens.every((token, index) => token === after.tokens[index]),
 );
 
 const Block = memo(function Block({ token }: { token: Token }): React.ReactNode {
@@ -85,7 +87,13 @@ function renderBlock(token: Token, live: boolean): React.ReactNode {
     case 'code':
       return <CodeBlock code={(token as Tokens.Code).text} language={(token as Tokens.Code).lang} live={live} />;
     case 'blockquote':
-      return <blockquote>{(token as Tokens.Blockquote).tokens.map((child, index) => <Block key={index} token={child} />)}</blockquote>;
+      return (
+        <blockquote>
+          {(token as Tokens.Blockquote).tokens.map((child, index) => (
+            <Block key={index} token={child} />
+          ))}
+        </blockquote>
+      );
     case 'hr':
       return <hr />;
     case 'list':
@@ -102,11 +110,23 @@ function renderBlock(token: Token, live: boolean): React.ReactNode {
 function List({ list }: { list: Tokens.List }): React.JSX.Element {
   const items = list.items.map((item, index) => (
     <li key={index} className={item.task ? 'task' : undefined}>
-      {item.task && <input type="checkbox" checked={item.checked ?? false} readOnly disabled aria-label={item.checked ? 'done' : 'not done'} />}
+      {item.task && (
+        <input
+          type="checkbox"
+          checked={item.checked ?? false}
+          readOnly
+          disabled
+          aria-label={item.checked ? 'done' : 'not done'}
+        />
+      )}
       {item.tokens.map((child, childIndex) =>
         // Tight lists put their text straight in the item, not in a paragraph.
         child.type === 'text' && !item.loose ? (
-          <span key={childIndex}>{(child as Tokens.Text).tokens ? inline((child as Tokens.Text).tokens ?? []) : decode((child as Tokens.Text).text)}</span>
+          <span key={childIndex}>
+            {(child as Tokens.Text).tokens
+              ? inline((child as Tokens.Text).tokens ?? [])
+              : decode((child as Tokens.Text).text)}
+          </span>
         ) : child.type === 'checkbox' ? null : (
           <Block key={childIndex} token={child} />
         ),
@@ -149,7 +169,15 @@ function Table({ table }: { table: Tokens.Table }): React.JSX.Element {
   );
 }
 
-export function CodeBlock({ code, language, live = false }: { code: string; language?: string | undefined; live?: boolean }): React.JSX.Element {
+export function CodeBlock({
+  code,
+  language,
+  live = false,
+}: {
+  code: string;
+  language?: string | undefined;
+  live?: boolean;
+}): React.JSX.Element {
   const ready = useHighlighterReady();
   // Plain until highlight.js has loaded (a code block with a language asks for it), highlighted from then on.
   const html = useMemo(() => {
@@ -215,7 +243,11 @@ function InlineToken({ token }: { token: Token }): React.ReactNode {
     case 'image': {
       // Remote images are not loaded (the CSP refuses them): show the description and the address.
       const image = token as Tokens.Image;
-      return <span className="markdown-image">[{image.text || 'image'}: {image.href}]</span>;
+      return (
+        <span className="markdown-image">
+          [{image.text || 'image'}: {image.href}]
+        </span>
+      );
     }
     case 'html':
       return (token as Tokens.HTML).text;
@@ -228,8 +260,18 @@ function safeHref(href: string): string | null {
   return /^(https?:|mailto:)/i.test(href.trim()) ? href : null;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  '#39': "'",
+};
 
 function decode(text: string): string {
-  return text.includes('&') ? text.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name] ?? '') : text;
+  return text.includes('&')
+    ? text.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_, name: string) => ENTITIES[name] ?? '')
+    : text;
 }

@@ -62,6 +62,8 @@ describe('IncrementalMarkdown', () => {
   });
 
   it('treats CRLF like LF', () => {
-    expect(completeBlocks('a\r\n\r\nb').map((token) => token.type)).toEqual(completeBlocks('a\n\nb').map((token) => token.type));
+    expect(completeBlocks('a\r\n\r\nb').map((token) => token.type)).toEqual(
+      completeBlocks('a\n\nb').map((token) => token.type),
+    );
   });
 });

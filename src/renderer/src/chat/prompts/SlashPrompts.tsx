@@ -19,7 +19,13 @@ export interface SlashPrompts {
   onKeyDown(event: React.KeyboardEvent): boolean;
 }
 
-export function useSlashPrompts(api: WorkbenchApi, text: string, setText: (text: string) => void, focusInput: () => void, enabled: boolean): SlashPrompts {
+export function useSlashPrompts(
+  api: WorkbenchApi,
+  text: string,
+  setText: (text: string) => void,
+  focusInput: () => void,
+  enabled: boolean,
+): SlashPrompts {
   const listId = useId();
   const query = enabled ? slashQuery(text) : null;
   const [prompts, setPrompts] = useState<McpPrompt[] | null>(null);
@@ -130,7 +136,9 @@ export function useSlashPrompts(api: WorkbenchApi, text: string, setText: (text:
               >
                 <span className="slash-prompt-name">/{prompt.name}</span>
                 <span className="slash-prompt-server">{prompt.server}</span>
-                {(prompt.description ?? prompt.title) && <span className="slash-prompt-description">{prompt.description ?? prompt.title}</span>}
+                {(prompt.description ?? prompt.title) && (
+                  <span className="slash-prompt-description">{prompt.description ?? prompt.title}</span>
+                )}
               </li>
             ))}
           </ul>
@@ -141,13 +149,26 @@ export function useSlashPrompts(api: WorkbenchApi, text: string, setText: (text:
 
   return {
     panel,
-    inputProps: open && matches.length > 0 ? { 'aria-controls': listId, 'aria-activedescendant': optionId(current), 'aria-autocomplete': 'list' } : {},
+    inputProps:
+      open && matches.length > 0
+        ? { 'aria-controls': listId, 'aria-activedescendant': optionId(current), 'aria-autocomplete': 'list' }
+        : {},
     onKeyDown,
   };
 }
 
 /** A prompt's arguments: required ones marked, the server's suggestions under each as it is typed. */
-function PromptForm({ api, prompt, onCancel, onSubmit }: { api: WorkbenchApi; prompt: McpPrompt; onCancel(): void; onSubmit(args: Record<string, string>): Promise<string | null> }): React.JSX.Element {
+function PromptForm({
+  api,
+  prompt,
+  onCancel,
+  onSubmit,
+}: {
+  api: WorkbenchApi;
+  prompt: McpPrompt;
+  onCancel(): void;
+  onSubmit(args: Record<string, string>): Promise<string | null>;
+}): React.JSX.Element {
   const formId = useId();
   const [values, setValues] = useState<Record<string, string>>({});
   const [suggestions, setSuggestions] = useState<Record<string, string[]>>({});

@@ -15,12 +15,17 @@ export function slashQuery(text: string): string | null {
 /** Prompts whose name, title or server contain the query (any case), names that start with it first. */
 export function matchingPrompts(prompts: readonly McpPrompt[], query: string): McpPrompt[] {
   const wanted = query.toLowerCase();
-  const hits = prompts.filter((prompt) => `${prompt.server}:${prompt.name} ${prompt.title ?? ''}`.toLowerCase().includes(wanted));
-  return hits.sort((a, b) => Number(!a.name.toLowerCase().startsWith(wanted)) - Number(!b.name.toLowerCase().startsWith(wanted)));
+  const hits = prompts.filter((prompt) =>
+    `${prompt.server}:${prompt.name} ${prompt.title ?? ''}`.toLowerCase().includes(wanted),
+  );
+  return hits.sort(
+    (a, b) => Number(!a.name.toLowerCase().startsWith(wanted)) - Number(!b.name.toLowerCase().startsWith(wanted)),
+  );
 }
-
 
 /** The arguments a person must still fill in: the required ones left empty. */
 export function missingArguments(prompt: McpPrompt, values: Readonly<Record<string, string>>): string[] {
-  return prompt.arguments.filter((argument) => argument.required && (values[argument.name] ?? '').trim() === '').map((argument) => argument.name);
+  return prompt.arguments
+    .filter((argument) => argument.required && (values[argument.name] ?? '').trim() === '')
+    .map((argument) => argument.name);
 }

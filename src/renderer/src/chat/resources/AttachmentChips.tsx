@@ -19,7 +19,12 @@ export function AttachmentChips({
   return (
     <ul className="attachment-chips" aria-label="Attached resources">
       {attachments.map((attachment, index) => (
-        <li key={`${attachment.server}\u0000${attachment.uri}`} className="attachment-chip" title={attachment.uri} data-testid="attachment-chip">
+        <li
+          key={`${attachment.server}\u0000${attachment.uri}`}
+          className="attachment-chip"
+          title={attachment.uri}
+          data-testid="attachment-chip"
+        >
           <PaperclipIcon size={12} />
           <span className="attachment-name">{attachment.name}</span>
           <span className="attachment-meta">
@@ -27,12 +32,22 @@ export function AttachmentChips({
             {attachment.truncated ? ' · cut' : ''}
           </span>
           {changed?.[index] && onRefresh && (
-            <button type="button" className="chat-link attachment-refresh" onClick={() => onRefresh(index)} aria-label={`Changed — refresh ${attachment.name} (read it again from ${attachment.server})`}>
+            <button
+              type="button"
+              className="chat-link attachment-refresh"
+              onClick={() => onRefresh(index)}
+              aria-label={`Changed — refresh ${attachment.name} (read it again from ${attachment.server})`}
+            >
               Changed — refresh
             </button>
           )}
           {onRemove && (
-            <button type="button" className="attachment-remove" aria-label={`Remove ${attachment.name}`} onClick={() => onRemove(index)}>
+            <button
+              type="button"
+              className="attachment-remove"
+              aria-label={`Remove ${attachment.name}`}
+              onClick={() => onRemove(index)}
+            >
               <CloseIcon size={12} />
             </button>
           )}

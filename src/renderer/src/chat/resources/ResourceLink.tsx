@@ -8,7 +8,17 @@ import { useChatContext } from '../chat-context';
  * A `resource_link` in a tool's result (docs/user/mcp-servers.md#resources): shown, never followed by itself; a click
  * is the person asking the server that returned it to read it, and the contents open in a dialog.
  */
-export function ResourceLink({ server, uri, name, description }: { server: string; uri: string; name: string; description?: string | undefined }): React.JSX.Element {
+export function ResourceLink({
+  server,
+  uri,
+  name,
+  description,
+}: {
+  server: string;
+  uri: string;
+  name: string;
+  description?: string | undefined;
+}): React.JSX.Element {
   const { api } = useChatContext();
   const [open, setOpen] = useState(false);
   const [read, setRead] = useState<McpReadResourceOutput | null>(null);
@@ -55,7 +65,8 @@ export function ResourceLink({ server, uri, name, description }: { server: strin
               </pre>
             ) : (
               <p key={index} className="muted">
-                Binary contents ({content.mimeType ?? 'unknown type'}, {Math.floor(((content.blob ?? '').length * 3) / 4).toLocaleString('en')} bytes): not shown.
+                Binary contents ({content.mimeType ?? 'unknown type'},{' '}
+                {Math.floor(((content.blob ?? '').length * 3) / 4).toLocaleString('en')} bytes): not shown.
               </p>
             ),
           )}

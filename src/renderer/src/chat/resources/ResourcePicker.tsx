@@ -10,7 +10,15 @@ import { attachmentOf, fillTemplate, templateVariables } from './attachment';
  * Attach a resource (docs/user/mcp-servers.md#resources): the resources and templates of every ready
  * server that offers them; choosing one reads it — the person's own request — and hands it back as an attachment.
  */
-export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; onAttach(attachment: ResourceAttachment): void; onClose(): void }): React.JSX.Element {
+export function ResourcePicker({
+  api,
+  onAttach,
+  onClose,
+}: {
+  api: WorkbenchApi;
+  onAttach(attachment: ResourceAttachment): void;
+  onClose(): void;
+}): React.JSX.Element {
   const [listings, setListings] = useState<McpResourcesOutput[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [reading, setReading] = useState<string | null>(null);
@@ -21,9 +29,19 @@ export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; 
     void (async () => {
       try {
         const { servers } = await api.mcp.list();
-        const offering = servers.filter((server) => server.status.state === 'ready' && server.status.features?.resources === true);
-        const found = await Promise.all(offering.map((server) => api.mcp.resources({ name: server.name }).catch(() => null)));
-        if (live) setListings(found.filter((listing): listing is McpResourcesOutput => listing !== null && (listing.resources.length > 0 || listing.templates.length > 0)));
+        const offering = servers.filter(
+          (server) => server.status.state === 'ready' && server.status.features?.resources === true,
+        );
+        const found = await Promise.all(
+          offering.map((server) => api.mcp.resources({ name: server.name }).catch(() => null)),
+        );
+        if (live)
+          setListings(
+            found.filter(
+              (listing): listing is McpResourcesOutput =>
+                listing !== null && (listing.resources.length > 0 || listing.templates.length > 0),
+            ),
+          );
       } catch (error) {
         if (live) setProblem(errorText(error));
       }
@@ -58,7 +76,9 @@ export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; 
         </button>
       }
     >
-      <p className="muted small">Its contents go to the model with your next message, after your words. Only what you pick here is read.</p>
+      <p className="muted small">
+        Its contents go to the model with your next message, after your words. Only what you pick here is read.
+      </p>
       {problem && (
         <p className="field-problem" role="alert">
           {problem}
@@ -72,7 +92,12 @@ export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; 
           <ul className="resource-list">
             {listing.resources.map((resource) => (
               <li key={resource.uri}>
-                <button type="button" className="resource-choice" disabled={reading !== null} onClick={() => void attach(listing.name, resource.uri, resource.title ?? resource.name)}>
+                <button
+                  type="button"
+                  className="resource-choice"
+                  disabled={reading !== null}
+                  onClick={() => void attach(listing.name, resource.uri, resource.title ?? resource.name)}
+                >
                   <span className="resource-name">{resource.title ?? resource.name}</span>
                   <span className="resource-uri">{resource.uri}</span>
                   {reading === resource.uri && <span className="muted small"> reading…</span>}
@@ -92,7 +117,11 @@ export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; 
                 aria-label={`Template ${template.title ?? template.name}`}
                 onSubmit={(event) => {
                   event.preventDefault();
-                  void attach(listing.name, uri, `${template.title ?? template.name} (${variables.map((variable) => values[variable] ?? '').join(', ')})`);
+                  void attach(
+                    listing.name,
+                    uri,
+                    `${template.title ?? template.name} (${variables.map((variable) => values[variable] ?? '').join(', ')})`,
+                  );
                 }}
               >
                 <span className="resource-name">{template.title ?? template.name}</span>
@@ -103,11 +132,20 @@ export function ResourcePicker({ api, onAttach, onClose }: { api: WorkbenchApi; 
                     <input
                       value={values[variable] ?? ''}
                       required
-                      onChange={(event) => setTemplateValues((current) => ({ ...current, [key]: { ...values, [variable]: event.target.value } }))}
+                      onChange={(event) =>
+                        setTemplateValues((current) => ({
+                          ...current,
+                          [key]: { ...values, [variable]: event.target.value },
+                        }))
+                      }
                     />
                   </label>
                 ))}
-                <button type="submit" className="button" disabled={reading !== null || variables.some((variable) => (values[variable] ?? '').trim() === '')}>
+                <button
+                  type="submit"
+                  className="button"
+                  disabled={reading !== null || variables.some((variable) => (values[variable] ?? '').trim() === '')}
+                >
                   Attach
                 </button>
               </form>

@@ -11,13 +11,22 @@ describe('attaching a resource (docs/user/mcp-servers.md#resources)', () => {
         { uri: 'demo://x#2', mimeType: 'image/png', blob: 'AAAA', truncated: true },
       ],
     });
-    expect(attachment).toEqual({ server: 'Everything', uri: 'demo://x', name: 'doc', mimeType: 'text/plain', text: 'hello\n\n[binary image/png, 3 bytes: not included]', truncated: true });
+    expect(attachment).toEqual({
+      server: 'Everything',
+      uri: 'demo://x',
+      name: 'doc',
+      mimeType: 'text/plain',
+      text: 'hello\n\n[binary image/png, 3 bytes: not included]',
+      truncated: true,
+    });
     expect(attachmentSize({ ...attachment, text: 'x'.repeat(2048) })).toBe('2 KB');
     expect(attachmentSize({ ...attachment, text: 'héllo' })).toBe('6 B');
   });
 
   it('fills a template’s variables, encoded', () => {
     expect(templateVariables('demo://resource/dynamic/text/{resourceId}')).toEqual(['resourceId']);
-    expect(fillTemplate('demo://resource/dynamic/text/{resourceId}', { resourceId: 'a b/3' })).toBe('demo://resource/dynamic/text/a%20b%2F3');
+    expect(fillTemplate('demo://resource/dynamic/text/{resourceId}', { resourceId: 'a b/3' })).toBe(
+      'demo://resource/dynamic/text/a%20b%2F3',
+    );
   });
 });

@@ -14,8 +14,16 @@ export function attachmentOf(server: string, name: string, read: McpReadResource
   });
   const text = parts.join('\n\n');
   const mimeType = read.contents[0]?.mimeType;
-  const truncated = text.length > ATTACHMENT_TEXT_MAX_LENGTH || read.contents.some((content) => content.truncated === true);
-  return { server, uri: read.uri, name, ...(mimeType ? { mimeType } : {}), text: text.slice(0, ATTACHMENT_TEXT_MAX_LENGTH), ...(truncated ? { truncated: true } : {}) };
+  const truncated =
+    text.length > ATTACHMENT_TEXT_MAX_LENGTH || read.contents.some((content) => content.truncated === true);
+  return {
+    server,
+    uri: read.uri,
+    name,
+    ...(mimeType ? { mimeType } : {}),
+    text: text.slice(0, ATTACHMENT_TEXT_MAX_LENGTH),
+    ...(truncated ? { truncated: true } : {}),
+  };
 }
 
 /** "12 KB", "830 B": the size of an attachment's text, for its chip. */

@@ -24,7 +24,8 @@ export interface Attachments {
   restore(attachments: readonly ResourceAttachment[]): void;
 }
 
-const same = (a: ResourceAttachment, b: { server?: string; serverName?: string; uri: string }): boolean => a.uri === b.uri && a.server === (b.server ?? b.serverName);
+const same = (a: ResourceAttachment, b: { server?: string; serverName?: string; uri: string }): boolean =>
+  a.uri === b.uri && a.server === (b.server ?? b.serverName);
 
 /**
  * The resources waiting to go with the next message (docs/user/mcp-servers.md#resources). Each is subscribed to
@@ -49,7 +50,9 @@ export function useAttachments(api: WorkbenchApi): Attachments {
   useEffect(
     () =>
       api.mcp.onDidUpdateResource((update) => {
-        setPending((current) => current.map((item) => (same(item.attachment, update) ? { ...item, changed: true } : item)));
+        setPending((current) =>
+          current.map((item) => (same(item.attachment, update) ? { ...item, changed: true } : item)),
+        );
       }),
     [api],
   );
@@ -70,7 +73,11 @@ export function useAttachments(api: WorkbenchApi): Attachments {
     problem,
     add(attachment) {
       setProblem(null);
-      setPending((current) => [...current.filter((item) => !same(item.attachment, attachment)), { attachment, changed: false }].slice(-MAX_ATTACHMENTS));
+      setPending((current) =>
+        [...current.filter((item) => !same(item.attachment, attachment)), { attachment, changed: false }].slice(
+          -MAX_ATTACHMENTS,
+        ),
+      );
       follow(attachment, true);
     },
     remove(index) {
@@ -82,8 +89,14 @@ export function useAttachments(api: WorkbenchApi): Attachments {
       const item = pending[index];
       if (!item) return;
       try {
-        const read = attachmentOf(item.attachment.server, item.attachment.name, await api.mcp.readResource({ name: item.attachment.server, uri: item.attachment.uri }));
-        setPending((current) => current.map((entry) => (same(entry.attachment, read) ? { attachment: read, changed: false } : entry)));
+        const read = attachmentOf(
+          item.attachment.server,
+          item.attachment.name,
+          await api.mcp.readResource({ name: item.attachment.server, uri: item.attachment.uri }),
+        );
+        setPending((current) =>
+          current.map((entry) => (same(entry.attachment, read) ? { attachment: read, changed: false } : entry)),
+        );
       } catch (error) {
         setProblem(errorText(error));
       }

@@ -11,7 +11,13 @@ import type {
 import { WarningIcon } from '../../components/icons';
 import { CardFrame } from '../approval/CardFrame';
 import { useSteadyClicks } from '../steady-clicks';
-import { contentOf, elicitationFields, initialValues, type ElicitationField, type FieldValue } from './elicitation-fields';
+import {
+  contentOf,
+  elicitationFields,
+  initialValues,
+  type ElicitationField,
+  type FieldValue,
+} from './elicitation-fields';
 import { isWebUrl } from '../../../../shared/web-url';
 
 export interface ServerRequestCardProps {
@@ -41,9 +47,17 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
   };
   const props = { request, busy, problem, decide } as const;
   if (request.kind === 'sampling') {
-    return request.stage === 'request' ? <SamplingPrompt key={`${request.id}-request`} {...props} request={request} /> : <SamplingAnswer key={`${request.id}-answer`} {...props} request={request} />;
+    return request.stage === 'request' ? (
+      <SamplingPrompt key={`${request.id}-request`} {...props} request={request} />
+    ) : (
+      <SamplingAnswer key={`${request.id}-answer`} {...props} request={request} />
+    );
   }
-  return request.mode === 'form' ? <ElicitationForm {...props} request={request} /> : <ElicitationUrl {...props} request={request} />;
+  return request.mode === 'form' ? (
+    <ElicitationForm {...props} request={request} />
+  ) : (
+    <ElicitationUrl {...props} request={request} />
+  );
 }
 
 interface PartProps<R extends ServerRequestView> {
@@ -53,7 +67,15 @@ interface PartProps<R extends ServerRequestView> {
   decide(decision: ServerRequestDecision): Promise<boolean>;
 }
 
-function Card({ request, title, children }: { request: ServerRequestView; title: string; children: React.ReactNode }): React.JSX.Element {
+function Card({
+  request,
+  title,
+  children,
+}: {
+  request: ServerRequestView;
+  title: string;
+  children: React.ReactNode;
+}): React.JSX.Element {
   const titleId = useId();
   const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
   // A click decides only what it was aimed at: the model's answer takes the place of the prompt that was just
@@ -107,7 +129,8 @@ function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRe
         )}
         <dt>Budget</dt>
         <dd>
-          {request.budget.used.toLocaleString()} of {request.budget.limit.toLocaleString()} tokens used {request.chatId ? 'in this chat' : ''}
+          {request.budget.used.toLocaleString()} of {request.budget.limit.toLocaleString()} tokens used{' '}
+          {request.chatId ? 'in this chat' : ''}
         </dd>
         {preferences && (
           <>
@@ -128,7 +151,13 @@ function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRe
       <label className="server-request-label" htmlFor={`${id}-system`}>
         System prompt
       </label>
-      <textarea id={`${id}-system`} className="server-request-text" rows={2} value={systemPrompt} onChange={(event) => setSystemPrompt(event.target.value)} />
+      <textarea
+        id={`${id}-system`}
+        className="server-request-text"
+        rows={2}
+        value={systemPrompt}
+        onChange={(event) => setSystemPrompt(event.target.value)}
+      />
       {request.messages.map((message, index) => (
         <div key={index} className="server-request-message">
           <label className="server-request-label" htmlFor={`${id}-m${index}`}>
@@ -144,19 +173,36 @@ function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRe
         </div>
       ))}
       <p className="approval-warning">
-        <WarningIcon size={14} /> The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer before it goes back.
+        <WarningIcon size={14} /> The server wrote this prompt. Allowing sends it to your model and spends your tokens;
+        you see the answer before it goes back.
       </p>
       <Problem text={problem} />
       <div className="approval-actions">
         {request.chatId !== null && (
-          <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'allow-chat', ...edits() })} title="Let this server sample without asking for the rest of this chat">
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() => void decide({ action: 'allow-chat', ...edits() })}
+            title="Let this server sample without asking for the rest of this chat"
+          >
             Allow for this chat
           </button>
         )}
-        <button type="button" className="button button-primary" disabled={busy} onClick={() => void decide({ action: 'allow-once', ...edits() })}>
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={busy}
+          onClick={() => void decide({ action: 'allow-once', ...edits() })}
+        >
           Allow once
         </button>
-        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'deny' })}>
+        <button
+          type="button"
+          className="button button-danger-soft"
+          disabled={busy}
+          onClick={() => void decide({ action: 'deny' })}
+        >
           Deny
         </button>
       </div>
@@ -170,18 +216,35 @@ function SamplingAnswer({ request, busy, problem, decide }: PartProps<SamplingRe
   return (
     <Card request={request} title={`Send the model's answer to ${request.serverName}?`}>
       <p className="muted server-request-meta">
-        {request.answer?.model} wrote {request.answer?.outputTokens ?? 0} tokens ({request.budget.used.toLocaleString()} of {request.budget.limit.toLocaleString()} used).
+        {request.answer?.model} wrote {request.answer?.outputTokens ?? 0} tokens ({request.budget.used.toLocaleString()}{' '}
+        of {request.budget.limit.toLocaleString()} used).
       </p>
       <label className="server-request-label" htmlFor={`${id}-answer`}>
         Answer
       </label>
-      <textarea id={`${id}-answer`} className="server-request-text" rows={Math.min(10, Math.max(3, Math.ceil(text.length / 80)))} value={text} onChange={(event) => setText(event.target.value)} />
+      <textarea
+        id={`${id}-answer`}
+        className="server-request-text"
+        rows={Math.min(10, Math.max(3, Math.ceil(text.length / 80)))}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
       <Problem text={problem} />
       <div className="approval-actions">
-        <button type="button" className="button button-primary" disabled={busy} onClick={() => void decide({ action: 'send', ...(text !== request.answer?.text ? { text } : {}) })}>
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={busy}
+          onClick={() => void decide({ action: 'send', ...(text !== request.answer?.text ? { text } : {}) })}
+        >
           Send answer
         </button>
-        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'deny' })}>
+        <button
+          type="button"
+          className="button button-danger-soft"
+          disabled={busy}
+          onClick={() => void decide({ action: 'deny' })}
+        >
           Deny
         </button>
       </div>
@@ -205,7 +268,12 @@ function ElicitationForm({ request, busy, problem, decide }: PartProps<Elicitati
         }}
       >
         {fields.map((field) => (
-          <Field key={field.name} field={field} value={values[field.name]} onChange={(value) => set(field.name, value)} />
+          <Field
+            key={field.name}
+            field={field}
+            value={values[field.name]}
+            onChange={(value) => set(field.name, value)}
+          />
         ))}
         <Problem text={problem} />
         <div className="approval-actions">
@@ -215,7 +283,12 @@ function ElicitationForm({ request, busy, problem, decide }: PartProps<Elicitati
           <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
             Decline
           </button>
-          <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'cancel' })}>
+          <button
+            type="button"
+            className="button button-danger-soft"
+            disabled={busy}
+            onClick={() => void decide({ action: 'cancel' })}
+          >
             Cancel
           </button>
         </div>
@@ -224,7 +297,15 @@ function ElicitationForm({ request, busy, problem, decide }: PartProps<Elicitati
   );
 }
 
-function Field({ field, value, onChange }: { field: ElicitationField; value: FieldValue | undefined; onChange(value: FieldValue): void }): React.JSX.Element {
+function Field({
+  field,
+  value,
+  onChange,
+}: {
+  field: ElicitationField;
+  value: FieldValue | undefined;
+  onChange(value: FieldValue): void;
+}): React.JSX.Element {
   const id = useId();
   const label = (
     <label className="server-request-label" htmlFor={id}>
@@ -242,7 +323,13 @@ function Field({ field, value, onChange }: { field: ElicitationField; value: Fie
     case 'boolean':
       return (
         <div className="elicitation-field elicitation-check">
-          <input id={id} type="checkbox" checked={value === true} aria-describedby={describedBy} onChange={(event) => onChange(event.target.checked)} />
+          <input
+            id={id}
+            type="checkbox"
+            checked={value === true}
+            aria-describedby={describedBy}
+            onChange={(event) => onChange(event.target.checked)}
+          />
           {label}
           {description}
         </div>
@@ -251,7 +338,13 @@ function Field({ field, value, onChange }: { field: ElicitationField; value: Fie
       return (
         <div className="elicitation-field">
           {label}
-          <select id={id} value={typeof value === 'string' ? value : ''} required={field.required} aria-describedby={describedBy} onChange={(event) => onChange(event.target.value)}>
+          <select
+            id={id}
+            value={typeof value === 'string' ? value : ''}
+            required={field.required}
+            aria-describedby={describedBy}
+            onChange={(event) => onChange(event.target.value)}
+          >
             {!field.required && <option value="">—</option>}
             {field.options.map((option) => (
               <option key={option.value} value={option.value}>
@@ -272,7 +365,11 @@ function Field({ field, value, onChange }: { field: ElicitationField; value: Fie
               <input
                 type="checkbox"
                 checked={chosen.includes(option.value)}
-                onChange={(event) => onChange(event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value))}
+                onChange={(event) =>
+                  onChange(
+                    event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value),
+                  )
+                }
               />
               {option.label}
             </label>
@@ -320,9 +417,7 @@ function ElicitationUrl({ request, busy, problem, decide }: PartProps<Elicitatio
   return (
     <Card request={request} title={`${request.serverName} asks you to open a page`}>
       <p className="server-request-message-text">{request.message}</p>
-      <p className="server-request-label">
-        The full address{host ? ` (on ${host})` : ''}:
-      </p>
+      <p className="server-request-label">The full address{host ? ` (on ${host})` : ''}:</p>
       <code className="server-request-url" data-testid="elicitation-url">
         {request.url}
       </code>
@@ -337,7 +432,12 @@ function ElicitationUrl({ request, busy, problem, decide }: PartProps<Elicitatio
         <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
           Decline
         </button>
-        <button type="button" className="button button-danger-soft" disabled={busy} onClick={() => void decide({ action: 'cancel' })}>
+        <button
+          type="button"
+          className="button button-danger-soft"
+          disabled={busy}
+          onClick={() => void decide({ action: 'cancel' })}
+        >
           Cancel
         </button>
       </div>

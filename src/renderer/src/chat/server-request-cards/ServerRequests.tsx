@@ -16,7 +16,11 @@ export function ChatServerRequests({ requests }: { requests: readonly ServerRequ
   return (
     <div className="server-requests" role="group" aria-label="Requests from MCP servers">
       {requests.map((request) => (
-        <ServerRequestCard key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`} api={api} request={request} />
+        <ServerRequestCard
+          key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`}
+          api={api}
+          request={request}
+        />
       ))}
     </div>
   );
@@ -37,9 +41,15 @@ export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.El
       </button>
       {open && (
         <div className="server-requests-tray-body">
-          <p className="muted server-request-meta">No single chat was running this server&apos;s tools when it asked, so its requests wait here.</p>
+          <p className="muted server-request-meta">
+            No single chat was running this server&apos;s tools when it asked, so its requests wait here.
+          </p>
           {requests.map((request) => (
-            <ServerRequestCard key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`} api={api} request={request} />
+            <ServerRequestCard
+              key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`}
+              api={api}
+              request={request}
+            />
           ))}
         </div>
       )}

@@ -5,18 +5,57 @@
  * the answer with ajv before it is sent; this only builds the inputs and the value.
  */
 export type ElicitationField =
-  | { kind: 'text'; name: string; label: string; description: string; required: boolean; inputType: 'text' | 'email' | 'url' | 'date' | 'datetime-local'; initial: string }
-  | { kind: 'number'; name: string; label: string; description: string; required: boolean; integer: boolean; min?: number; max?: number; initial: string }
+  | {
+      kind: 'text';
+      name: string;
+      label: string;
+      description: string;
+      required: boolean;
+      inputType: 'text' | 'email' | 'url' | 'date' | 'datetime-local';
+      initial: string;
+    }
+  | {
+      kind: 'number';
+      name: string;
+      label: string;
+      description: string;
+      required: boolean;
+      integer: boolean;
+      min?: number;
+      max?: number;
+      initial: string;
+    }
   | { kind: 'boolean'; name: string; label: string; description: string; required: boolean; initial: boolean }
-  | { kind: 'select'; name: string; label: string; description: string; required: boolean; options: { value: string; label: string }[]; initial: string }
-  | { kind: 'multi'; name: string; label: string; description: string; required: boolean; options: { value: string; label: string }[]; initial: string[] }
+  | {
+      kind: 'select';
+      name: string;
+      label: string;
+      description: string;
+      required: boolean;
+      options: { value: string; label: string }[];
+      initial: string;
+    }
+  | {
+      kind: 'multi';
+      name: string;
+      label: string;
+      description: string;
+      required: boolean;
+      options: { value: string; label: string }[];
+      initial: string[];
+    }
   | { kind: 'unsupported'; name: string; label: string; description: string; required: boolean };
 
 export type FieldValue = string | boolean | string[];
 
 type Schema = Record<string, unknown>;
 
-const FORMAT_INPUTS: Record<string, 'email' | 'url' | 'date' | 'datetime-local'> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
+const FORMAT_INPUTS: Record<string, 'email' | 'url' | 'date' | 'datetime-local'> = {
+  email: 'email',
+  uri: 'url',
+  date: 'date',
+  'date-time': 'datetime-local',
+};
 
 export function elicitationFields(requested: Schema): ElicitationField[] {
   const properties = (requested.properties ?? {}) as Record<string, Schema>;
@@ -35,7 +74,12 @@ export function elicitationFields(requested: Schema): ElicitationField[] {
     if (schema.type === 'array') {
       const itemOptions = optionsOf((schema.items ?? {}) as Schema);
       if (itemOptions) {
-        return { kind: 'multi', ...base, options: itemOptions, initial: Array.isArray(schema.default) ? (schema.default as string[]) : [] };
+        return {
+          kind: 'multi',
+          ...base,
+          options: itemOptions,
+          initial: Array.isArray(schema.default) ? (schema.default as string[]) : [],
+        };
       }
     }
     if (schema.type === 'string') {
@@ -60,11 +104,19 @@ export function elicitationFields(requested: Schema): ElicitationField[] {
 function optionsOf(schema: Schema): { value: string; label: string }[] | undefined {
   if (Array.isArray(schema.enum)) {
     const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : [];
-    return (schema.enum as unknown[]).map((value, index) => ({ value: String(value), label: typeof names[index] === 'string' ? (names[index] as string) : String(value) }));
+    return (schema.enum as unknown[]).map((value, index) => ({
+      value: String(value),
+      label: typeof names[index] === 'string' ? (names[index] as string) : String(value),
+    }));
   }
-  const choices = (Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined) as Schema[] | undefined;
+  const choices = (
+    Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined
+  ) as Schema[] | undefined;
   if (choices?.every((choice) => 'const' in choice)) {
-    return choices.map((choice) => ({ value: String(choice.const), label: typeof choice.title === 'string' ? choice.title : String(choice.const) }));
+    return choices.map((choice) => ({
+      value: String(choice.const),
+      label: typeof choice.title === 'string' ? choice.title : String(choice.const),
+    }));
   }
   return undefined;
 }
@@ -76,7 +128,10 @@ export function initialValues(fields: readonly ElicitationField[]): Record<strin
 }
 
 /** The content to send: empty optional fields left out, numbers as numbers, a local date-time with seconds and zone. */
-export function contentOf(fields: readonly ElicitationField[], values: Record<string, FieldValue>): Record<string, string | number | boolean | string[]> {
+export function contentOf(
+  fields: readonly ElicitationField[],
+  values: Record<string, FieldValue>,
+): Record<string, string | number | boolean | string[]> {
   const content: Record<string, string | number | boolean | string[]> = {};
   for (const field of fields) {
     const value = values[field.name];
@@ -85,7 +140,8 @@ export function contentOf(fields: readonly ElicitationField[], values: Record<st
       if (Array.isArray(value) && (value.length > 0 || field.required)) content[field.name] = value;
     } else if (typeof value === 'string' && value !== '') {
       if (field.kind === 'number') content[field.name] = Number(value);
-      else if (field.kind === 'text' && field.inputType === 'datetime-local') content[field.name] = new Date(value).toISOString();
+      else if (field.kind === 'text' && field.inputType === 'datetime-local')
+        content[field.name] = new Date(value).toISOString();
       else content[field.name] = value;
     }
   }

@@ -23,7 +23,10 @@ export function useServerRequests(api: WorkbenchApi, chatId: string | null): rea
       .then(({ requests: listed }) => {
         if (!live) return;
         // What arrived by event meanwhile stays; the list fills in what came before.
-        setRequests((current) => [...listed.filter((item) => !current.some((known) => known.id === item.id)), ...current]);
+        setRequests((current) => [
+          ...listed.filter((item) => !current.some((known) => known.id === item.id)),
+          ...current,
+        ]);
       })
       .catch(() => undefined);
     return () => {

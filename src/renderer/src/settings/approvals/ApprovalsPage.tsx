@@ -31,7 +31,10 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
 
   return (
     <div className="settings-page" data-testid="approvals-page">
-      <PageHeader title="Approvals" description="Which tool calls run on their own, which ask you first, and which never run. Deny rules always win." />
+      <PageHeader
+        title="Approvals"
+        description="Which tool calls run on their own, which ask you first, and which never run. Deny rules always win."
+      />
       {error && <Notice kind="error">{error}</Notice>}
       {!view && !error && <p className="muted">Loading…</p>}
       {view && (

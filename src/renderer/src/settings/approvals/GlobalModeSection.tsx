@@ -5,16 +5,31 @@ import { WarningIcon } from '../../components/icons';
 import { DefaultNote, LockNote, isDefaulted } from './organisation';
 
 const MODES: readonly { mode: GlobalApprovalMode; label: string; description: string }[] = [
-  { mode: 'ask', label: 'Ask before every tool call', description: 'Unless a rule, a server or a tool setting says otherwise. The safest choice.' },
+  {
+    mode: 'ask',
+    label: 'Ask before every tool call',
+    description: 'Unless a rule, a server or a tool setting says otherwise. The safest choice.',
+  },
   {
     mode: 'auto-approve-read-only-trusted',
     label: 'Auto-approve read-only tools of trusted servers',
-    description: "Tools that declare readOnlyHint run without asking, on servers whose annotations you trust. Everything else asks.",
+    description:
+      'Tools that declare readOnlyHint run without asking, on servers whose annotations you trust. Everything else asks.',
   },
-  { mode: 'never-ask', label: 'Never ask (approvals off)', description: 'Every tool runs without asking, as if this feature did not exist. Only deny rules still apply.' },
+  {
+    mode: 'never-ask',
+    label: 'Never ask (approvals off)',
+    description: 'Every tool runs without asking, as if this feature did not exist. Only deny rules still apply.',
+  },
 ];
 
-export function GlobalModeSection({ view, update }: { view: PolicyView; update(change: PolicyUpdate): Promise<PolicyView> }): React.JSX.Element {
+export function GlobalModeSection({
+  view,
+  update,
+}: {
+  view: PolicyView;
+  update(change: PolicyUpdate): Promise<PolicyView>;
+}): React.JSX.Element {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const current = view.policy.mode;
@@ -44,7 +59,12 @@ export function GlobalModeSection({ view, update }: { view: PolicyView; update(c
         <h3 id="global-mode-title">Global mode</h3>
         {locked ? <LockNote id="global-mode-lock" /> : isDefaulted(view, 'mode') && <DefaultNote />}
       </div>
-      <div role="radiogroup" aria-labelledby="global-mode-title" aria-describedby={locked ? 'global-mode-lock' : undefined} className="mode-options">
+      <div
+        role="radiogroup"
+        aria-labelledby="global-mode-title"
+        aria-describedby={locked ? 'global-mode-lock' : undefined}
+        className="mode-options"
+      >
         {MODES.map((option) => (
           <label
             key={option.mode}
@@ -70,8 +90,9 @@ export function GlobalModeSection({ view, update }: { view: PolicyView; update(c
         <div className="danger-banner" role="alert" data-testid="never-ask-warning">
           <WarningIcon size={18} />
           <div>
-            <strong>Approvals are off.</strong> Every tool call from every chat runs without asking you — including tools that write, delete or reach the
-            internet. Malicious servers or conversation content can act through your tools unchecked.
+            <strong>Approvals are off.</strong> Every tool call from every chat runs without asking you — including
+            tools that write, delete or reach the internet. Malicious servers or conversation content can act through
+            your tools unchecked.
             {neverAskBlocked && ' Your organisation’s policy ignores this setting, so calls still ask.'}
           </div>
         </div>
@@ -100,8 +121,8 @@ export function GlobalModeSection({ view, update }: { view: PolicyView; update(c
           }
         >
           <p>
-            Every tool call will run without asking — writing files, deleting, sending data out. Only deny rules still stop a call. You can switch back at any
-            time.
+            Every tool call will run without asking — writing files, deleting, sending data out. Only deny rules still
+            stop a call. You can switch back at any time.
           </p>
         </Modal>
       )}

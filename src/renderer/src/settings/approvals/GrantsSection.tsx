@@ -39,7 +39,10 @@ export function GrantsSection({ api }: { api: WorkbenchApi }): React.JSX.Element
   return (
     <section className="settings-section" aria-labelledby="grants-title">
       <h3 id="grants-title">Allowed for a chat</h3>
-      <p className="muted small">Tools you allowed with “Allow for this chat”. A grant ends when you revoke it or when the tool’s definition changes.</p>
+      <p className="muted small">
+        Tools you allowed with “Allow for this chat”. A grant ends when you revoke it or when the tool’s definition
+        changes.
+      </p>
       {error && <Notice kind="error">{error}</Notice>}
       {grants?.length === 0 && <p className="muted">No chat has a grant.</p>}
       {grants && grants.length > 0 && (
@@ -63,7 +66,12 @@ export function GrantsSection({ api }: { api: WorkbenchApi }): React.JSX.Element
                 </td>
                 <td className="small">{formatTime(grant.grantedAt)}</td>
                 <td className="align-end">
-                  <button type="button" className="button button-small" aria-label={`Revoke ${grant.toolName} in ${titles[grant.chatId] ?? grant.chatId}`} onClick={() => void revoke(grant)}>
+                  <button
+                    type="button"
+                    className="button button-small"
+                    aria-label={`Revoke ${grant.toolName} in ${titles[grant.chatId] ?? grant.chatId}`}
+                    onClick={() => void revoke(grant)}
+                  >
                     Revoke
                   </button>
                 </td>

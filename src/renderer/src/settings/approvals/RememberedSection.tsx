@@ -7,7 +7,12 @@ import { errorText } from '../common';
  * Settings show the result of "remember" on a card (docs/user/approvals.md "Remember from the card"): what was
  * remembered, highlighted below, with Undo, which puts asking back (docs/user/approvals.md "Remember from the card").
  */
-export function RememberedSection({ update }: { view: PolicyView; update(change: PolicyUpdate): Promise<PolicyView> }): React.JSX.Element | null {
+export function RememberedSection({
+  update,
+}: {
+  view: PolicyView;
+  update(change: PolicyUpdate): Promise<PolicyView>;
+}): React.JSX.Element | null {
   const remembered = useSyncExternalStore(rememberedStore.subscribe, rememberedStore.getSnapshot);
   const [problem, setProblem] = useState<string | null>(null);
   if (!remembered) return null;

@@ -1,6 +1,12 @@
 import { useState, useSyncExternalStore } from 'react';
 import { rememberedStore } from '../../state/remembered';
-import { RuleEffectSchema, type ApprovalRule, type PolicyUpdate, type PolicyView, type RuleEffect } from '../../../../shared/approval';
+import {
+  RuleEffectSchema,
+  type ApprovalRule,
+  type PolicyUpdate,
+  type PolicyView,
+  type RuleEffect,
+} from '../../../../shared/approval';
 import { Field, Modal, Notice, errorText } from '../common';
 import { fieldProblems } from '../field-problems';
 import { TrashIcon } from '../../components/icons';
@@ -48,8 +54,8 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
         </button>
       </div>
       <p className="muted small">
-        Patterns on server, tool and arguments. Deny beats ask beats allow; within one effect the first rule in the list decides. Globs are path-like (
-        <span className="mono">**</span> spans <span className="mono">/</span>).
+        Patterns on server, tool and arguments. Deny beats ask beats allow; within one effect the first rule in the list
+        decides. Globs are path-like (<span className="mono">**</span> spans <span className="mono">/</span>).
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {view.managed && view.managed.rules.length + (view.managed.locked.rules?.length ?? 0) > 0 && (
@@ -72,7 +78,11 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
       ) : (
         <ol className="rule-list" aria-label="Your rules">
           {rules.map((rule, index) => (
-            <li key={rule.id} className={`rule-item${rule.id === rememberedRule ? ' is-remembered' : ''}`} aria-label={`Rule ${index + 1}: ${rule.id}`}>
+            <li
+              key={rule.id}
+              className={`rule-item${rule.id === rememberedRule ? ' is-remembered' : ''}`}
+              aria-label={`Rule ${index + 1}: ${rule.id}`}
+            >
               <span className="rule-number muted">#{index + 1}</span>
               <span className={`effect effect-${rule.effect}`}>{EFFECT_LABELS[rule.effect]}</span>
               <span className="rule-body">
@@ -83,16 +93,38 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
                 </span>
               </span>
               <span className="rule-actions">
-                <button type="button" className="icon-button" aria-label={`Move rule ${rule.id} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                <button
+                  type="button"
+                  className="icon-button"
+                  aria-label={`Move rule ${rule.id} up`}
+                  disabled={index === 0}
+                  onClick={() => move(index, -1)}
+                >
                   <ArrowUpIcon size={14} />
                 </button>
-                <button type="button" className="icon-button" aria-label={`Move rule ${rule.id} down`} disabled={index === rules.length - 1} onClick={() => move(index, 1)}>
+                <button
+                  type="button"
+                  className="icon-button"
+                  aria-label={`Move rule ${rule.id} down`}
+                  disabled={index === rules.length - 1}
+                  onClick={() => move(index, 1)}
+                >
                   <ArrowDownIcon size={14} />
                 </button>
-                <button type="button" className="button button-small" onClick={() => setEditing(rule)} aria-label={`Edit rule ${rule.id}`}>
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setEditing(rule)}
+                  aria-label={`Edit rule ${rule.id}`}
+                >
                   Edit
                 </button>
-                <button type="button" className="icon-button danger" aria-label={`Delete rule ${rule.id}`} onClick={() => void apply({ rules: { remove: [rule.id] } })}>
+                <button
+                  type="button"
+                  className="icon-button danger"
+                  aria-label={`Delete rule ${rule.id}`}
+                  onClick={() => void apply({ rules: { remove: [rule.id] } })}
+                >
                   <TrashIcon size={14} />
                 </button>
               </span>
@@ -132,7 +164,10 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
   const [busy, setBusy] = useState(false);
   const set = (patch: Partial<RuleForm>): void => setForm((current) => ({ ...current, ...patch }));
   const setMatcher = (index: number, patch: Partial<RuleForm['args'][number]>): void =>
-    setForm((current) => ({ ...current, args: current.args.map((matcher, at) => (at === index ? { ...matcher, ...patch } : matcher)) }));
+    setForm((current) => ({
+      ...current,
+      args: current.args.map((matcher, at) => (at === index ? { ...matcher, ...patch } : matcher)),
+    }));
 
   const save = async (): Promise<void> => {
     setBusy(true);
@@ -142,10 +177,18 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
       await onSave(form);
     } catch (failure) {
       const found = ruleFieldProblems(fieldProblems(failure));
-      const known = new Set(['effect', 'server', 'tool', 'note', 'id', ...form.args.flatMap((_, index) => [`args.${index}.pointer`, `args.${index}.match`, `args.${index}.value`])]);
+      const known = new Set([
+        'effect',
+        'server',
+        'tool',
+        'note',
+        'id',
+        ...form.args.flatMap((_, index) => [`args.${index}.pointer`, `args.${index}.match`, `args.${index}.value`]),
+      ]);
       setProblems(found);
       const unknown = Object.entries(found).filter(([field]) => !known.has(field));
-      if (unknown.length > 0) setSummary(unknown.map(([field, message]) => (field ? `${field}: ${message}` : message)).join('; '));
+      if (unknown.length > 0)
+        setSummary(unknown.map(([field, message]) => (field ? `${field}: ${message}` : message)).join('; '));
       setBusy(false);
     }
   };
@@ -179,7 +222,11 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
       >
         <Field label="Effect" problem={problems.effect}>
           {(props) => (
-            <select {...props} value={form.effect} onChange={(event) => set({ effect: RuleEffectSchema.parse(event.target.value) })}>
+            <select
+              {...props}
+              value={form.effect}
+              onChange={(event) => set({ effect: RuleEffectSchema.parse(event.target.value) })}
+            >
               <option value="deny">Deny — never run</option>
               <option value="ask">Ask — always ask me</option>
               <option value="allow">Allow — run without asking</option>
@@ -190,22 +237,52 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
           {(props) => <input {...props} value={form.note} onChange={(event) => set({ note: event.target.value })} />}
         </Field>
         <Field label="Server (glob)" hint="The server's name, e.g. Files or * for any." problem={problems.server}>
-          {(props) => <input {...props} className="mono" value={form.server} onChange={(event) => set({ server: event.target.value })} />}
+          {(props) => (
+            <input
+              {...props}
+              className="mono"
+              value={form.server}
+              onChange={(event) => set({ server: event.target.value })}
+            />
+          )}
         </Field>
         <Field label="Tool (glob)" hint="e.g. write_* or {read,list}_*" problem={problems.tool}>
-          {(props) => <input {...props} className="mono" value={form.tool} onChange={(event) => set({ tool: event.target.value })} />}
+          {(props) => (
+            <input
+              {...props}
+              className="mono"
+              value={form.tool}
+              onChange={(event) => set({ tool: event.target.value })}
+            />
+          )}
         </Field>
         <fieldset className="span-2 conditions">
           <legend>Conditions on the arguments (all must match)</legend>
-          {form.args.length === 0 && <p className="muted small">None: the rule applies to every call of the matching tools.</p>}
+          {form.args.length === 0 && (
+            <p className="muted small">None: the rule applies to every call of the matching tools.</p>
+          )}
           {form.args.map((matcher, index) => (
             <div key={index} className="condition-row">
               <Field label="Pointer" problem={problems[`args.${index}.pointer`]}>
-                {(props) => <input {...props} className="mono" placeholder="/path" value={matcher.pointer} onChange={(event) => setMatcher(index, { pointer: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    className="mono"
+                    placeholder="/path"
+                    value={matcher.pointer}
+                    onChange={(event) => setMatcher(index, { pointer: event.target.value })}
+                  />
+                )}
               </Field>
               <Field label="Match" problem={problems[`args.${index}.match`]}>
                 {(props) => (
-                  <select {...props} value={matcher.match} onChange={(event) => setMatcher(index, { match: event.target.value as RuleForm['args'][number]['match'] })}>
+                  <select
+                    {...props}
+                    value={matcher.match}
+                    onChange={(event) =>
+                      setMatcher(index, { match: event.target.value as RuleForm['args'][number]['match'] })
+                    }
+                  >
                     <option value="glob">glob</option>
                     <option value="regex">regex</option>
                     <option value="equals">equals</option>
@@ -213,19 +290,32 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
                 )}
               </Field>
               <Field label="Value" problem={problems[`args.${index}.value`]}>
-                {(props) => <input {...props} className="mono" value={matcher.value} onChange={(event) => setMatcher(index, { value: event.target.value })} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    className="mono"
+                    value={matcher.value}
+                    onChange={(event) => setMatcher(index, { value: event.target.value })}
+                  />
+                )}
               </Field>
               <button
                 type="button"
                 className="icon-button danger condition-remove"
                 aria-label={`Remove condition ${index + 1}`}
-                onClick={() => setForm((current) => ({ ...current, args: current.args.filter((_, at) => at !== index) }))}
+                onClick={() =>
+                  setForm((current) => ({ ...current, args: current.args.filter((_, at) => at !== index) }))
+                }
               >
                 <TrashIcon size={14} />
               </button>
             </div>
           ))}
-          <button type="button" className="button button-small" onClick={() => set({ args: [...form.args, { pointer: '/path', match: 'glob', value: '' }] })}>
+          <button
+            type="button"
+            className="button button-small"
+            onClick={() => set({ args: [...form.args, { pointer: '/path', match: 'glob', value: '' }] })}
+          >
             Add condition
           </button>
         </fieldset>

@@ -1,6 +1,10 @@
 import { useId, useState } from 'react';
 import type { PolicyUpdate } from '../../../../shared/approval';
-import { DEFAULT_SAMPLING_TOKEN_BUDGET, MAX_SAMPLING_TOKEN_BUDGET, SAMPLING_POLICIES } from '../../../../shared/closed-sets';
+import {
+  DEFAULT_SAMPLING_TOKEN_BUDGET,
+  MAX_SAMPLING_TOKEN_BUDGET,
+  SAMPLING_POLICIES,
+} from '../../../../shared/closed-sets';
 import type { SamplingPolicy } from '../../../../shared/server-request-views';
 
 const SAMPLING_LABELS: Readonly<Record<SamplingPolicy, string>> = {
@@ -54,7 +58,9 @@ export function ServerSamplingSettings({
           value={sampling ?? 'ask'}
           disabled={locked}
           aria-describedby={describedBy}
-          onChange={(event) => void apply({ servers: { [server]: { sampling: event.target.value as SamplingPolicy } } })}
+          onChange={(event) =>
+            void apply({ servers: { [server]: { sampling: event.target.value as SamplingPolicy } } })
+          }
         >
           {SAMPLING_POLICIES.map((option) => (
             <option key={option} value={option}>

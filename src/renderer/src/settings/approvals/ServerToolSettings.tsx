@@ -6,7 +6,16 @@ import type { PolicyUpdate, PolicyView, ToolApprovalSetting } from '../../../../
 import type { McpServerView, McpTool } from '../../../../shared/mcp';
 import { Notice, Switch, errorText } from '../common';
 import { annotationBadges } from '../servers/server-text';
-import { DefaultNote, LockNote, defaultedServer, defaultedTool, lockId, lockedServer, lockedTool, withoutLocked } from './organisation';
+import {
+  DefaultNote,
+  LockNote,
+  defaultedServer,
+  defaultedTool,
+  lockId,
+  lockedServer,
+  lockedTool,
+  withoutLocked,
+} from './organisation';
 import { ServerSamplingSettings } from './ServerSamplingSettings';
 import { ToolSettingSelect } from './ToolSettingSelect';
 import { filterServerTools, inheritedWords, resetToDefaults, type ServerToolsRow } from './tool-settings';
@@ -26,7 +35,9 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const [query, setQuery] = useState('');
   const [onlyChanged, setOnlyChanged] = useState(false);
   // A tool just remembered from a card (docs/user/approvals.md "Remember from the card") shows open, highlighted.
-  const [expanded, setExpanded] = useState<string[]>(() => (remembered?.action.kind === 'tool' ? [remembered.serverName] : []));
+  const [expanded, setExpanded] = useState<string[]>(() =>
+    remembered?.action.kind === 'tool' ? [remembered.serverName] : [],
+  );
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -50,7 +61,14 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   }, [api]);
 
   const rows: ServerToolsRow[] = useMemo(
-    () => filterServerTools({ servers: servers.map((server) => server.name), tools, policy: view.policy, query, onlyChanged }),
+    () =>
+      filterServerTools({
+        servers: servers.map((server) => server.name),
+        tools,
+        policy: view.policy,
+        query,
+        onlyChanged,
+      }),
     [servers, tools, view.policy, query, onlyChanged],
   );
   const searching = query.trim().length > 0 || onlyChanged;
@@ -69,36 +87,60 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
     <section className="settings-section" aria-labelledby="tool-settings-title">
       <div className="section-title-row">
         <h3 id="tool-settings-title">Servers and tools</h3>
-        <button type="button" className="button button-small" disabled={!hasCustom} onClick={() => setConfirmReset(true)}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={!hasCustom}
+          onClick={() => setConfirmReset(true)}
+        >
           Reset to defaults
         </button>
       </div>
       {/* The decision order of docs/dev/architecture.md, in the words of this page; the pipeline's property tests hold it. */}
       <p className="muted small">
-        A tool’s own setting beats its server’s, which beats the global mode; only deny rules and turning approvals off stand above them.
-        “Always ask” is never silenced by “Allow for this chat”, a chat set to “Never ask” or an allow rule. “Run without asking” still
-        yields to deny rules, ask rules and a chat set to “Always ask”.
+        A tool’s own setting beats its server’s, which beats the global mode; only deny rules and turning approvals off
+        stand above them. “Always ask” is never silenced by “Allow for this chat”, a chat set to “Never ask” or an allow
+        rule. “Run without asking” still yields to deny rules, ask rules and a chat set to “Always ask”.
       </p>
       <div className="filter-bar">
-        <input type="search" aria-label="Filter servers and tools" placeholder="Filter by server or tool" value={query} onChange={(event) => setQuery(event.target.value)} />
+        <input
+          type="search"
+          aria-label="Filter servers and tools"
+          placeholder="Filter by server or tool"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+        />
         <label className="inline-check">
-          <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} /> Only changed settings
+          <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} />{' '}
+          Only changed settings
         </label>
       </div>
       {error && <Notice kind="error">{error}</Notice>}
-      {rows.length === 0 && <p className="muted">{searching ? 'Nothing matches the filter.' : 'No MCP server is configured.'}</p>}
+      {rows.length === 0 && (
+        <p className="muted">{searching ? 'Nothing matches the filter.' : 'No MCP server is configured.'}</p>
+      )}
       <ul className="server-settings" aria-label="Server and tool settings">
         {rows.map((row) => {
           const open = searching || expanded.includes(row.server);
           return (
-            <li key={row.server} className={`server-settings-item${remembered?.action.kind === 'server' && remembered.serverName === row.server ? ' is-remembered' : ''}`} aria-label={row.server}>
+            <li
+              key={row.server}
+              className={`server-settings-item${remembered?.action.kind === 'server' && remembered.serverName === row.server ? ' is-remembered' : ''}`}
+              aria-label={row.server}
+            >
               <div className="server-settings-head">
                 <button
                   type="button"
                   className="disclosure"
                   aria-expanded={open}
                   title={`${open ? 'Hide' : 'Show'} the tools of ${row.server}`}
-                  onClick={() => setExpanded((current) => (current.includes(row.server) ? current.filter((name) => name !== row.server) : [...current, row.server]))}
+                  onClick={() =>
+                    setExpanded((current) =>
+                      current.includes(row.server)
+                        ? current.filter((name) => name !== row.server)
+                        : [...current, row.server],
+                    )
+                  }
                 >
                   <span className="disclosure-arrow" aria-hidden="true">
                     ▸
@@ -113,7 +155,13 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   label={autoApproveServerLabel(row.server)}
                   checked={row.autoApprove}
                   disabled={lockedServer(view, row.server)}
-                  description={lockedServer(view, row.server) ? <LockNote id={lockId(row.server)} /> : defaultedServer(view, row.server) ? <DefaultNote /> : undefined}
+                  description={
+                    lockedServer(view, row.server) ? (
+                      <LockNote id={lockId(row.server)} />
+                    ) : defaultedServer(view, row.server) ? (
+                      <DefaultNote />
+                    ) : undefined
+                  }
                   onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
                 />
               </div>
@@ -132,11 +180,22 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   <tbody>
                     {row.tools.length === 0 && (
                       <tr>
-                        <td className="muted small">{searching ? 'No tool of this server matches.' : 'No tools known (is the server running?).'}</td>
+                        <td className="muted small">
+                          {searching ? 'No tool of this server matches.' : 'No tools known (is the server running?).'}
+                        </td>
                       </tr>
                     )}
                     {row.tools.map((tool) => (
-                      <tr key={tool.name} className={remembered?.action.kind === 'tool' && remembered.serverName === row.server && remembered.toolName === tool.name ? 'is-remembered' : undefined}>
+                      <tr
+                        key={tool.name}
+                        className={
+                          remembered?.action.kind === 'tool' &&
+                          remembered.serverName === row.server &&
+                          remembered.toolName === tool.name
+                            ? 'is-remembered'
+                            : undefined
+                        }
+                      >
                         <td className="mono">{tool.name}</td>
                         <td>
                           <div className="badges">
@@ -160,8 +219,12 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                             value={tool.setting}
                             inherited={inheritedWords(view.policy, row.server, tool.annotations)}
                             disabled={lockedTool(view, row.server, tool.name)}
-                            describedBy={lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined}
-                            onChange={(setting: ToolApprovalSetting) => void apply({ tools: { [row.server]: { [tool.name]: setting } } })}
+                            describedBy={
+                              lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined
+                            }
+                            onChange={(setting: ToolApprovalSetting) =>
+                              void apply({ tools: { [row.server]: { [tool.name]: setting } } })
+                            }
                           />
                         </td>
                       </tr>
@@ -183,7 +246,8 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
             await apply(withoutLocked(resetToDefaults(view.policy), view));
           }}
         >
-          Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and the timeout stay.
+          Every server goes back to asking and every tool to “Use server setting”. Rules, grants, the global mode and
+          the timeout stay.
         </ConfirmDialog>
       )}
     </section>

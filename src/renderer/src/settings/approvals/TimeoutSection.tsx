@@ -23,7 +23,13 @@ export function describeSeconds(total: number): string {
   return parts.slice(0, 2).join(' ');
 }
 
-export function TimeoutSection({ view, update }: { view: PolicyView; update(change: PolicyUpdate): Promise<PolicyView> }): React.JSX.Element {
+export function TimeoutSection({
+  view,
+  update,
+}: {
+  view: PolicyView;
+  update(change: PolicyUpdate): Promise<PolicyView>;
+}): React.JSX.Element {
   const saved = view.policy.timeoutSeconds;
   const locked = view.managed?.locked.timeoutSeconds !== undefined;
   const [value, setValue] = useState(String(saved));
@@ -40,7 +46,9 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
     setSavedNote(false);
     const seconds = Number(value);
     if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_APPROVAL_TIMEOUT_SECONDS) {
-      setProblem(`Enter whole seconds from 0 to ${MAX_APPROVAL_TIMEOUT_SECONDS.toLocaleString()} (a week); 0 waits forever.`);
+      setProblem(
+        `Enter whole seconds from 0 to ${MAX_APPROVAL_TIMEOUT_SECONDS.toLocaleString()} (a week); 0 waits forever.`,
+      );
       return;
     }
     setProblem(undefined);
@@ -66,12 +74,20 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
           void save();
         }}
       >
-        <Field label="Seconds a call waits for you" hint={`Then it ends as “timed out” (never as a denial). Now: ${describeSeconds(saved)}. 0 waits forever.`} problem={problem}>
+        <Field
+          label="Seconds a call waits for you"
+          hint={`Then it ends as “timed out” (never as a denial). Now: ${describeSeconds(saved)}. 0 waits forever.`}
+          problem={problem}
+        >
           {(props) => (
             <div className="inline-controls">
               <input
                 {...props}
-                aria-describedby={locked ? [props['aria-describedby'], 'timeout-lock'].filter(Boolean).join(' ') : props['aria-describedby']}
+                aria-describedby={
+                  locked
+                    ? [props['aria-describedby'], 'timeout-lock'].filter(Boolean).join(' ')
+                    : props['aria-describedby']
+                }
                 type="number"
                 min={0}
                 max={MAX_APPROVAL_TIMEOUT_SECONDS}
@@ -87,7 +103,15 @@ export function TimeoutSection({ view, update }: { view: PolicyView; update(chan
           )}
         </Field>
       </form>
-      {savedNote && <Notice kind="success">Saved: a call now {describeSeconds(saved) === 'waits until you answer' ? 'waits until you answer' : `waits ${describeSeconds(saved)}`}.</Notice>}
+      {savedNote && (
+        <Notice kind="success">
+          Saved: a call now{' '}
+          {describeSeconds(saved) === 'waits until you answer'
+            ? 'waits until you answer'
+            : `waits ${describeSeconds(saved)}`}
+          .
+        </Notice>
+      )}
     </section>
   );
 }

@@ -35,7 +35,9 @@ export function ToolSettingSelect({
     >
       {ToolApprovalSettingSchema.options.map((option) => (
         <option key={option} value={option}>
-          {option === 'inherit' && inherited ? `${TOOL_SETTING_LABELS.inherit}: ${inherited}` : TOOL_SETTING_LABELS[option]}
+          {option === 'inherit' && inherited
+            ? `${TOOL_SETTING_LABELS.inherit}: ${inherited}`
+            : TOOL_SETTING_LABELS[option]}
         </option>
       ))}
     </select>

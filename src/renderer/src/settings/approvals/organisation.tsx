@@ -28,11 +28,17 @@ export function isDefaulted(view: PolicyView, key: ManagedSettingKey): boolean {
 }
 
 /** Whether the organisation locked this server's switch (`autoApprove`), or, with `part`, that part of its settings. */
-export function lockedServer(view: PolicyView, server: string, part: 'autoApprove' | 'sampling' = 'autoApprove'): boolean {
+export function lockedServer(
+  view: PolicyView,
+  server: string,
+  part: 'autoApprove' | 'sampling' = 'autoApprove',
+): boolean {
   const servers = view.managed?.locked.servers;
   if (servers === undefined || !Object.hasOwn(servers, server)) return false;
   const lock = servers[server];
-  return part === 'autoApprove' ? lock?.autoApprove !== undefined : lock?.sampling !== undefined || lock?.samplingTokenBudget !== undefined;
+  return part === 'autoApprove'
+    ? lock?.autoApprove !== undefined
+    : lock?.sampling !== undefined || lock?.samplingTokenBudget !== undefined;
 }
 
 export function lockedTool(view: PolicyView, server: string, tool: string): boolean {
@@ -59,9 +65,16 @@ export function lockId(...parts: string[]): string {
 /** A reset without the organisation's locked servers and tools (policy.update would refuse the whole change). */
 export function withoutLocked(change: PolicyUpdate, view: PolicyView): PolicyUpdate {
   return {
-    servers: Object.fromEntries(Object.entries(change.servers ?? {}).filter(([server]) => !lockedServer(view, server) && !lockedServer(view, server, 'sampling'))),
+    servers: Object.fromEntries(
+      Object.entries(change.servers ?? {}).filter(
+        ([server]) => !lockedServer(view, server) && !lockedServer(view, server, 'sampling'),
+      ),
+    ),
     tools: Object.fromEntries(
-      Object.entries(change.tools ?? {}).map(([server, byTool]) => [server, Object.fromEntries(Object.entries(byTool).filter(([tool]) => !lockedTool(view, server, tool)))]),
+      Object.entries(change.tools ?? {}).map(([server, byTool]) => [
+        server,
+        Object.fromEntries(Object.entries(byTool).filter(([tool]) => !lockedTool(view, server, tool))),
+      ]),
     ),
   };
 }

@@ -20,14 +20,26 @@ describe('rule drafts', () => {
   });
 
   it('leaves out an empty note and conditions, keeps text that is not JSON for equals', () => {
-    expect(formToDraft({ effect: 'allow', server: ' Files ', tool: 'read_*', args: [], note: ' ' })).toEqual({ effect: 'allow', server: 'Files', tool: 'read_*' });
-    expect(formToDraft({ effect: 'ask', server: '*', tool: '*', args: [{ pointer: '/mode', match: 'equals', value: 'fast' }], note: '' }).args).toEqual([
-      { pointer: '/mode', match: 'equals', value: 'fast' },
-    ]);
+    expect(formToDraft({ effect: 'allow', server: ' Files ', tool: 'read_*', args: [], note: ' ' })).toEqual({
+      effect: 'allow',
+      server: 'Files',
+      tool: 'read_*',
+    });
+    expect(
+      formToDraft({
+        effect: 'ask',
+        server: '*',
+        tool: '*',
+        args: [{ pointer: '/mode', match: 'equals', value: 'fast' }],
+        note: '',
+      }).args,
+    ).toEqual([{ pointer: '/mode', match: 'equals', value: 'fast' }]);
   });
 
   it('keys refused fields the way the form names them', () => {
-    expect(ruleFieldProblems({ 'args[0].value': 'bad regex', 'rules.add.0.server': 'must not be empty', tool: 'bad glob' })).toEqual({
+    expect(
+      ruleFieldProblems({ 'args[0].value': 'bad regex', 'rules.add.0.server': 'must not be empty', tool: 'bad glob' }),
+    ).toEqual({
       'args.0.value': 'bad regex',
       server: 'must not be empty',
       tool: 'bad glob',
@@ -35,6 +47,8 @@ describe('rule drafts', () => {
   });
 
   it('describes a rule in one line', () => {
-    expect(describeRule({ server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] })).toBe('Files · write_* when /path glob /etc/**');
+    expect(
+      describeRule({ server: 'Files', tool: 'write_*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] }),
+    ).toBe('Files · write_* when /path glob /etc/**');
   });
 });

@@ -22,7 +22,8 @@ export function ruleToForm(rule: ApprovalRule): RuleForm {
     args: (rule.args ?? []).map((matcher) => ({
       pointer: matcher.pointer,
       match: matcher.match,
-      value: typeof matcher.value === 'string' && matcher.match !== 'equals' ? matcher.value : JSON.stringify(matcher.value),
+      value:
+        typeof matcher.value === 'string' && matcher.match !== 'equals' ? matcher.value : JSON.stringify(matcher.value),
     })),
     note: rule.note ?? '',
   };
@@ -33,7 +34,11 @@ export function ruleToForm(rule: ApprovalRule): RuleForm {
  * as plain text otherwise; glob and regex values are always text. Empty note and conditions are left out.
  */
 export function formToDraft(form: RuleForm): ApprovalRuleDraft {
-  const args = form.args.map((matcher): ArgumentMatcher => ({ pointer: matcher.pointer.trim(), match: matcher.match, value: matcherValue(matcher.match, matcher.value) }));
+  const args = form.args.map((matcher): ArgumentMatcher => ({
+    pointer: matcher.pointer.trim(),
+    match: matcher.match,
+    value: matcherValue(matcher.match, matcher.value),
+  }));
   return {
     ...(form.id ? { id: form.id } : {}),
     effect: form.effect,
@@ -48,7 +53,8 @@ function matcherValue(match: ArgumentMatcher['match'], text: string): ArgumentMa
   if (match !== 'equals') return text;
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed === 'string' || typeof parsed === 'number' || typeof parsed === 'boolean') return parsed;
+    if (parsed === null || typeof parsed === 'string' || typeof parsed === 'number' || typeof parsed === 'boolean')
+      return parsed;
   } catch {
     // Not JSON: compare as text.
   }
@@ -70,6 +76,9 @@ export function ruleFieldProblems(problems: Record<string, string>): Record<stri
 
 /** A rule in one line: `Files · write_* when /path glob /etc/**`. */
 export function describeRule(rule: Pick<ApprovalRule, 'server' | 'tool' | 'args'>): string {
-  const conditions = (rule.args ?? []).map((matcher) => `${matcher.pointer || '(whole arguments)'} ${matcher.match} ${typeof matcher.value === 'string' ? matcher.value : JSON.stringify(matcher.value)}`);
+  const conditions = (rule.args ?? []).map(
+    (matcher) =>
+      `${matcher.pointer || '(whole arguments)'} ${matcher.match} ${typeof matcher.value === 'string' ? matcher.value : JSON.stringify(matcher.value)}`,
+  );
   return `${rule.server} · ${rule.tool}${conditions.length ? ` when ${conditions.join(' and ')}` : ''}`;
 }

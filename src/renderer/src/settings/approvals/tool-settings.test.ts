@@ -25,8 +25,18 @@ describe('filterServerTools', () => {
   });
 
   it('matches a server by name (all its tools) or tools by name (only those), case-insensitively', () => {
-    expect(filterServerTools({ servers: ['Files', 'Memory'], tools, policy, query: 'files', onlyChanged: false }).map((row) => row.tools.length)).toEqual([2]);
-    const byTool = filterServerTools({ servers: ['Files', 'Memory'], tools, policy, query: 'READ', onlyChanged: false });
+    expect(
+      filterServerTools({ servers: ['Files', 'Memory'], tools, policy, query: 'files', onlyChanged: false }).map(
+        (row) => row.tools.length,
+      ),
+    ).toEqual([2]);
+    const byTool = filterServerTools({
+      servers: ['Files', 'Memory'],
+      tools,
+      policy,
+      query: 'READ',
+      onlyChanged: false,
+    });
     expect(byTool.map((row) => [row.server, row.tools.map((tool) => tool.name)])).toEqual([
       ['Files', ['read_file']],
       ['Memory', ['read_graph']],
@@ -56,9 +66,15 @@ describe('inheritedWords: what "Use server setting" comes to', () => {
   const policy = { mode: 'ask' as const, servers: {} };
   it('says the effective value: the server auto-approved, approvals off, or asking', () => {
     expect(inheritedWords(policy, 'Files')).toBe('asks');
-    expect(inheritedWords({ ...policy, servers: { Files: { autoApprove: true } } }, 'Files')).toBe('runs without asking (the server is auto-approved)');
+    expect(inheritedWords({ ...policy, servers: { Files: { autoApprove: true } } }, 'Files')).toBe(
+      'runs without asking (the server is auto-approved)',
+    );
     expect(inheritedWords({ ...policy, mode: 'never-ask' }, 'Files')).toBe('runs without asking (approvals are off)');
-    expect(inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: true })).toBe("asks, unless you trust the server's annotations (read-only)");
-    expect(inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: false })).toBe('asks');
+    expect(inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: true })).toBe(
+      "asks, unless you trust the server's annotations (read-only)",
+    );
+    expect(
+      inheritedWords({ ...policy, mode: 'auto-approve-read-only-trusted' }, 'Files', { readOnlyHint: false }),
+    ).toBe('asks');
   });
 });

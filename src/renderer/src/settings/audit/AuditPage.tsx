@@ -1,19 +1,44 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { AuditActorSchema, AuditDecisionSchema, type AuditEntry, type AuditExportFormat, type AuditQueryInput, type AuditVerifyResult } from '../../../../shared/audit';
+import {
+  AuditActorSchema,
+  AuditDecisionSchema,
+  type AuditEntry,
+  type AuditExportFormat,
+  type AuditQueryInput,
+  type AuditVerifyResult,
+} from '../../../../shared/audit';
 import { Notice, PageHeader, errorText, formatShortTime, formatTime } from '../common';
 import { DownloadIcon } from '../../components/icons';
-import { ACTOR_LABELS, DECISION_LABELS, EMPTY_FILTERS, decisionTone, rowSummary, toAuditQuery, type AuditFilters } from './audit-filters';
+import {
+  ACTOR_LABELS,
+  DECISION_LABELS,
+  EMPTY_FILTERS,
+  decisionTone,
+  rowSummary,
+  toAuditQuery,
+  type AuditFilters,
+} from './audit-filters';
 import { AuditRowDetail } from './AuditRowDetail';
 import { fetchExport, saveBlob } from './export-download';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-type VerifyState = { state: 'running' } | { state: 'done'; result: AuditVerifyResult } | { state: 'failed'; error: string };
-type ExportState = { state: 'running'; format: AuditExportFormat; percent: number } | { state: 'done'; text: string } | { state: 'failed'; error: string };
+type VerifyState =
+  { state: 'running' } | { state: 'done'; result: AuditVerifyResult } | { state: 'failed'; error: string };
+type ExportState =
+  | { state: 'running'; format: AuditExportFormat; percent: number }
+  | { state: 'done'; text: string }
+  | { state: 'failed'; error: string };
 
 /** The audit log: filters, pages of rows (newest first), a row's detail, Verify and Export. */
-export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialFilters?: AuditFilters | undefined }): React.JSX.Element {
+export function AuditPage({
+  api,
+  initialFilters,
+}: {
+  api: WorkbenchApi;
+  initialFilters?: AuditFilters | undefined;
+}): React.JSX.Element {
   const [filters, setFilters] = useState<AuditFilters>(initialFilters ?? EMPTY_FILTERS);
   /** Cursors of the pages before this one: the first page has none. */
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
@@ -93,7 +118,10 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         setExporting({ state: 'running', format, percent: total === 0 ? 100 : Math.round((done / total) * 100) }),
       );
       saveBlob(blob, prepared.fileName);
-      setExporting({ state: 'done', text: `Exported ${prepared.rowCount.toLocaleString()} rows as ${prepared.fileName}.` });
+      setExporting({
+        state: 'done',
+        text: `Exported ${prepared.rowCount.toLocaleString()} rows as ${prepared.fileName}.`,
+      });
     } catch (failure) {
       setExporting({ state: 'failed', error: errorText(failure) });
     }
@@ -110,13 +138,28 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         description="Every decision about a tool call, every result and every change of the approval policy, in a tamper-evident chain. Arguments are stored redacted, with a hash of the original."
         actions={
           <>
-            <button type="button" className="button" onClick={() => void runVerify()} disabled={verify?.state === 'running'}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => void runVerify()}
+              disabled={verify?.state === 'running'}
+            >
               Verify
             </button>
-            <button type="button" className="button" onClick={() => void runExport('csv')} disabled={exporting?.state === 'running'}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => void runExport('csv')}
+              disabled={exporting?.state === 'running'}
+            >
               <DownloadIcon size={14} /> Export CSV
             </button>
-            <button type="button" className="button" onClick={() => void runExport('jsonl')} disabled={exporting?.state === 'running'}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => void runExport('jsonl')}
+              disabled={exporting?.state === 'running'}
+            >
               <DownloadIcon size={14} /> Export JSONL
             </button>
           </>
@@ -128,14 +171,18 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         {verify?.state === 'done' &&
           (verify.result.ok ? (
             <Notice kind="success">
-              The chain is intact: {verify.result.rowCount.toLocaleString()} rows checked, head #{verify.result.head.sequence}{' '}
-              <span className="mono">{verify.result.head.hash.slice(0, 16)}…</span>
+              The chain is intact: {verify.result.rowCount.toLocaleString()} rows checked, head #
+              {verify.result.head.sequence} <span className="mono">{verify.result.head.hash.slice(0, 16)}…</span>
             </Notice>
           ) : (
             <Notice kind="error">
-              The log was tampered with at row #{verify.result.problem.sequence} ({verify.result.problem.kind}): {verify.result.problem.message}{' '}
-              {verify.result.rowCount.toLocaleString()} rows before it verified.{' '}
-              <button type="button" className="link-button" onClick={() => void showRow(verify.result.ok ? 0 : verify.result.problem.sequence)}>
+              The log was tampered with at row #{verify.result.problem.sequence} ({verify.result.problem.kind}):{' '}
+              {verify.result.problem.message} {verify.result.rowCount.toLocaleString()} rows before it verified.{' '}
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => void showRow(verify.result.ok ? 0 : verify.result.problem.sequence)}
+              >
                 Show row #{verify.result.problem.sequence}
               </button>
             </Notice>
@@ -152,15 +199,29 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
       <div className="audit-filters" role="search" aria-label="Filter the audit log">
         <label>
           <span>From</span>
-          <input aria-label="From" type="datetime-local" value={filters.from} onChange={(event) => setFilter('from', event.target.value)} />
+          <input
+            aria-label="From"
+            type="datetime-local"
+            value={filters.from}
+            onChange={(event) => setFilter('from', event.target.value)}
+          />
         </label>
         <label>
           <span>To</span>
-          <input aria-label="To" type="datetime-local" value={filters.to} onChange={(event) => setFilter('to', event.target.value)} />
+          <input
+            aria-label="To"
+            type="datetime-local"
+            value={filters.to}
+            onChange={(event) => setFilter('to', event.target.value)}
+          />
         </label>
         <label>
           <span>Chat</span>
-          <select aria-label="Chat" value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
+          <select
+            aria-label="Chat"
+            value={filters.chatId}
+            onChange={(event) => setFilter('chatId', event.target.value)}
+          >
             <option value="">All chats</option>
             {chats.map((chat) => (
               <option key={chat.id} value={chat.id}>
@@ -171,7 +232,13 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </label>
         <label>
           <span>Server</span>
-          <input aria-label="Server" list="audit-servers" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
+          <input
+            aria-label="Server"
+            list="audit-servers"
+            value={filters.serverName}
+            placeholder="Any"
+            onChange={(event) => setFilter('serverName', event.target.value)}
+          />
           <datalist id="audit-servers">
             {servers.map((name) => (
               <option key={name} value={name} />
@@ -180,7 +247,13 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </label>
         <label>
           <span>Tool</span>
-          <input aria-label="Tool" list="audit-tools" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
+          <input
+            aria-label="Tool"
+            list="audit-tools"
+            value={filters.toolName}
+            placeholder="Any"
+            onChange={(event) => setFilter('toolName', event.target.value)}
+          />
           <datalist id="audit-tools">
             {tools.map((name) => (
               <option key={name} value={name} />
@@ -189,7 +262,13 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </label>
         <label>
           <span>Decision</span>
-          <select aria-label="Decision" value={filters.decision} onChange={(event) => setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))}>
+          <select
+            aria-label="Decision"
+            value={filters.decision}
+            onChange={(event) =>
+              setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))
+            }
+          >
             <option value="">Any</option>
             {AuditDecisionSchema.options.map((decision) => (
               <option key={decision} value={decision}>
@@ -200,7 +279,13 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </label>
         <label>
           <span>Actor</span>
-          <select aria-label="Actor" value={filters.actor} onChange={(event) => setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))}>
+          <select
+            aria-label="Actor"
+            value={filters.actor}
+            onChange={(event) =>
+              setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))
+            }
+          >
             <option value="">Anyone</option>
             {AuditActorSchema.options.map((actor) => (
               <option key={actor} value={actor}>
@@ -211,7 +296,11 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </label>
         <label>
           <span>Rows</span>
-          <select aria-label="Rows" value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}>
+          <select
+            aria-label="Rows"
+            value={filters.kind}
+            onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}
+          >
             <option value="">Every row</option>
             <option value="decision">Decisions</option>
             <option value="result">Results</option>
@@ -221,7 +310,10 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
       </div>
       {(filters.decisions !== undefined || filters.decidedBy !== undefined) && (
         <p className="muted small" data-testid="audit-insights-filter">
-          From Insights:{filters.decisions && filters.decisions.length > 0 ? ` ${filters.decisions.map((decision) => DECISION_LABELS[decision]).join(' or ')}` : ''}
+          From Insights:
+          {filters.decisions && filters.decisions.length > 0
+            ? ` ${filters.decisions.map((decision) => DECISION_LABELS[decision]).join(' or ')}`
+            : ''}
           {filters.decidedBy ? ` decided by “${filters.decidedBy}”` : ''}
         </p>
       )}
@@ -245,7 +337,11 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
       </div>
       {(filterProblem ?? problem) && <Notice kind="error">{filterProblem ?? problem}</Notice>}
       {entries === null && !problem && <p className="muted">Loading…</p>}
-      {entries?.length === 0 && <p className="muted settings-empty">{filtered ? 'No row matches these filters.' : 'Nothing recorded yet: rows appear as tools are called.'}</p>}
+      {entries?.length === 0 && (
+        <p className="muted settings-empty">
+          {filtered ? 'No row matches these filters.' : 'Nothing recorded yet: rows appear as tools are called.'}
+        </p>
+      )}
       {entries && entries.length > 0 && (
         <div className="table-scroll">
           <table className="table audit-table" aria-label="Audit log">
@@ -294,16 +390,24 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
                     {entry.kind === 'policy' ? (
                       <span className="badge tone-warn">Policy change</span>
                     ) : entry.decision ? (
-                      <span className={`badge tone-${decisionTone(entry.decision)}`}>{DECISION_LABELS[entry.decision]}</span>
+                      <span className={`badge tone-${decisionTone(entry.decision)}`}>
+                        {DECISION_LABELS[entry.decision]}
+                      </span>
                     ) : (
-                      <span className={`badge tone-${entry.outcome === 'error' ? 'bad' : 'info'}`}>{entry.outcome === 'error' ? 'Error' : 'Result'}</span>
+                      <span className={`badge tone-${entry.outcome === 'error' ? 'bad' : 'info'}`}>
+                        {entry.outcome === 'error' ? 'Error' : 'Result'}
+                      </span>
                     )}
                   </td>
                   <td className="small">{entry.actor ? ACTOR_LABELS[entry.actor] : '—'}</td>
                   <td className="mono small audit-cut" title={`${entry.serverName} · ${entry.toolName}`}>
                     {entry.serverName === '' && entry.toolName === '' ? '—' : `${entry.serverName} · ${entry.toolName}`}
                   </td>
-                  <td className="small audit-cut">{chats.find((chat) => chat.id === entry.chatId)?.title ?? <span className="mono muted">{entry.chatId}</span>}</td>
+                  <td className="small audit-cut">
+                    {chats.find((chat) => chat.id === entry.chatId)?.title ?? (
+                      <span className="mono muted">{entry.chatId}</span>
+                    )}
+                  </td>
                   <td className="small muted" title={rowSummary(entry)}>
                     <div className="audit-why">{rowSummary(entry)}</div>
                   </td>
@@ -314,17 +418,34 @@ export function AuditPage({ api, initialFilters }: { api: WorkbenchApi; initialF
         </div>
       )}
       <nav className="pager" aria-label="Audit pages">
-        <button type="button" className="button button-small" disabled={cursors.length <= 1} onClick={() => setCursors((current) => current.slice(0, -1))}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={cursors.length <= 1}
+          onClick={() => setCursors((current) => current.slice(0, -1))}
+        >
           ← Newer
         </button>
         <span className="muted small" data-testid="audit-page-number">
           Page {pageNumber}
         </span>
-        <button type="button" className="button button-small" disabled={!nextCursor} onClick={() => setCursors((current) => [...current, nextCursor])}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={!nextCursor}
+          onClick={() => setCursors((current) => [...current, nextCursor])}
+        >
           Older →
         </button>
       </nav>
-      {detail && <AuditRowDetail entry={detail} chatTitle={chats.find((chat) => chat.id === detail.chatId)?.title} broken={detail.sequence === brokenSequence} onClose={() => setDetail(null)} />}
+      {detail && (
+        <AuditRowDetail
+          entry={detail}
+          chatTitle={chats.find((chat) => chat.id === detail.chatId)?.title}
+          broken={detail.sequence === brokenSequence}
+          onClose={() => setDetail(null)}
+        />
+      )}
     </div>
   );
 }

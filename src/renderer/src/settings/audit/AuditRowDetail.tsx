@@ -3,7 +3,17 @@ import { Modal, Notice, formatTime } from '../common';
 import { ACTOR_LABELS, DECISION_LABELS, KIND_LABELS } from './audit-filters';
 
 /** One audit row in full: redacted arguments, hashes, who and what decided, and the chain links. */
-export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: AuditEntry; chatTitle?: string | undefined; broken: boolean; onClose(): void }): React.JSX.Element {
+export function AuditRowDetail({
+  entry,
+  chatTitle,
+  broken,
+  onClose,
+}: {
+  entry: AuditEntry;
+  chatTitle?: string | undefined;
+  broken: boolean;
+  onClose(): void;
+}): React.JSX.Element {
   const policy = entry.kind === 'policy';
   const facts: [string, React.ReactNode][] = [
     ['Time', formatTime(entry.time)],
@@ -16,7 +26,8 @@ export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: A
   if (policy) {
     if (entry.actor) facts.push(['Changed by', ACTOR_LABELS[entry.actor]]);
     facts.push(['What changed', entry.decidedBy ?? '']);
-  } else if (entry.actor) facts.push(['Decided by', `${ACTOR_LABELS[entry.actor]}${entry.decidedBy ? ` — ${entry.decidedBy}` : ''}`]);
+  } else if (entry.actor)
+    facts.push(['Decided by', `${ACTOR_LABELS[entry.actor]}${entry.decidedBy ? ` — ${entry.decidedBy}` : ''}`]);
   if (entry.reason) facts.push(['Reason given', entry.reason]);
   if (entry.outcome) facts.push(['Outcome', entry.outcome === 'success' ? 'Succeeded' : 'Failed']);
   if (entry.durationMs !== null) facts.push(['Duration', `${Math.round(entry.durationMs)} ms`]);
@@ -67,9 +78,13 @@ export function AuditRowDetail({ entry, chatTitle, broken, onClose }: { entry: A
       {policy && (
         <>
           <h3 className="small-heading">Before (redacted)</h3>
-          <pre className="code-block" data-testid="policy-before">{JSON.stringify(entry.args, null, 2)}</pre>
+          <pre className="code-block" data-testid="policy-before">
+            {JSON.stringify(entry.args, null, 2)}
+          </pre>
           <h3 className="small-heading">After (redacted)</h3>
-          <pre className="code-block" data-testid="policy-after">{JSON.stringify(entry.editedArgs, null, 2)}</pre>
+          <pre className="code-block" data-testid="policy-after">
+            {JSON.stringify(entry.editedArgs, null, 2)}
+          </pre>
         </>
       )}
       <h3 className="small-heading">Hashes (SHA-256)</h3>

@@ -15,7 +15,16 @@ export interface AuditFilters {
   decidedBy?: string;
 }
 
-export const EMPTY_FILTERS: AuditFilters = { from: '', to: '', chatId: '', serverName: '', toolName: '', decision: '', actor: '', kind: '' };
+export const EMPTY_FILTERS: AuditFilters = {
+  from: '',
+  to: '',
+  chatId: '',
+  serverName: '',
+  toolName: '',
+  decision: '',
+  actor: '',
+  kind: '',
+};
 
 export const DECISION_LABELS: Readonly<Record<AuditDecision, string>> = {
   allow_once: 'Allowed once',
@@ -28,9 +37,22 @@ export const DECISION_LABELS: Readonly<Record<AuditDecision, string>> = {
   session_grant: 'Chat grant',
 };
 
-export const KIND_LABELS: Readonly<Record<AuditKind, string>> = { decision: 'Decision', result: 'Result', sampling: 'Sampling', elicitation: 'Elicitation', policy: 'Policy change', checkpoint: 'Signed checkpoint' };
+export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
+  decision: 'Decision',
+  result: 'Result',
+  sampling: 'Sampling',
+  elicitation: 'Elicitation',
+  policy: 'Policy change',
+  checkpoint: 'Signed checkpoint',
+};
 
-export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = { user: 'You', policy: 'Policy', system: 'System', cli: 'You (CLI)', managed: 'Organisation' };
+export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = {
+  user: 'You',
+  policy: 'Policy',
+  system: 'System',
+  cli: 'You (CLI)',
+  managed: 'Organisation',
+};
 
 /** The tone of a decision's badge: allowed, denied, or neither. */
 export function decisionTone(decision: AuditDecision): 'good' | 'bad' | 'off' {
@@ -50,7 +72,11 @@ export function localToIso(value: string): string | null {
  * The `audit.query` input for the filters and a page cursor; empty fields are left out. A `to` before
  * `from` is reported here, so the person reads it next to the fields rather than as a refused call.
  */
-export function toAuditQuery(filters: AuditFilters, cursor: string | null, limit: number): { query: NonNullable<AuditQueryInput> } | { problem: string } {
+export function toAuditQuery(
+  filters: AuditFilters,
+  cursor: string | null,
+  limit: number,
+): { query: NonNullable<AuditQueryInput> } | { problem: string } {
   const from = localToIso(filters.from);
   const to = localToIso(filters.to);
   if (from && to && Date.parse(from) > Date.parse(to)) return { problem: '“From” must not be after “To”.' };
@@ -62,7 +88,11 @@ export function toAuditQuery(filters: AuditFilters, cursor: string | null, limit
     ...(text(filters.chatId) ? { chatId: text(filters.chatId) } : {}),
     ...(text(filters.serverName) ? { serverName: text(filters.serverName) } : {}),
     ...(text(filters.toolName) ? { toolName: text(filters.toolName) } : {}),
-    ...(filters.decision ? { decision: filters.decision } : filters.decisions && filters.decisions.length > 0 ? { decision: [...filters.decisions] } : {}),
+    ...(filters.decision
+      ? { decision: filters.decision }
+      : filters.decisions && filters.decisions.length > 0
+        ? { decision: [...filters.decisions] }
+        : {}),
     ...(filters.decidedBy ? { decidedBy: filters.decidedBy } : {}),
     ...(filters.actor ? { actor: filters.actor } : {}),
     ...(filters.kind ? { kind: filters.kind } : {}),
@@ -76,7 +106,9 @@ export function rowSummary(entry: AuditEntry): string {
   if (entry.kind === 'policy') return entry.decidedBy ?? '';
   if (entry.kind === 'result') {
     const duration = entry.durationMs === null ? '' : ` in ${Math.round(entry.durationMs)} ms`;
-    return entry.outcome === 'error' ? `Failed${duration}${entry.error ? `: ${entry.error}` : ''}` : `Succeeded${duration}`;
+    return entry.outcome === 'error'
+      ? `Failed${duration}${entry.error ? `: ${entry.error}` : ''}`
+      : `Succeeded${duration}`;
   }
   return entry.reason ? `${entry.decidedBy ?? ''} — “${entry.reason}”` : (entry.decidedBy ?? '');
 }

@@ -62,11 +62,24 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
           ticks: { stroke: grid },
           // One tick per bar, labelled at most every `step`th so they never overlap.
           splits: () => labels.map((_, index) => index),
-          values: (_u, splits) => splits.map((split, index) => (index % Math.max(1, Math.ceil(labels.length / 8)) === 0 ? (labels[split] ?? '') : '')),
+          values: (_u, splits) =>
+            splits.map((split, index) =>
+              index % Math.max(1, Math.ceil(labels.length / 8)) === 0 ? (labels[split] ?? '') : '',
+            ),
         },
         { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid }, size: 40 },
       ],
-      series: [{}, ...[...series].reverse().map((entry) => ({ label: entry.label, fill: entry.color, stroke: entry.color, width: 0, paths: bars, points: { show: false } }))],
+      series: [
+        {},
+        ...[...series].reverse().map((entry) => ({
+          label: entry.label,
+          fill: entry.color,
+          stroke: entry.color,
+          width: 0,
+          paths: bars,
+          points: { show: false },
+        })),
+      ],
     };
     const data: uPlot.AlignedData = [labels.map((_, index) => index), ...[...sums].reverse()];
     const chart = new uPlot(options, data, element);
@@ -146,7 +159,12 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
                         {value === 0 ? (
                           '0'
                         ) : (
-                          <button type="button" className="link-button" onClick={() => onPick(index, seriesIndex)} aria-label={`${value} ${entry.label}, ${label}: show the rows`}>
+                          <button
+                            type="button"
+                            className="link-button"
+                            onClick={() => onPick(index, seriesIndex)}
+                            aria-label={`${value} ${entry.label}, ${label}: show the rows`}
+                          >
                             {value}
                           </button>
                         )}

@@ -22,7 +22,13 @@ const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: 
  * Approval insights (docs/user/insights.md): what was asked and decided over a period, as charts, and suggestions from
  * the evidence. Every bar and every count opens its rows in the audit viewer (`onOpenRows`).
  */
-export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRows(filters: AuditFilters): void }): React.JSX.Element {
+export function InsightsPage({
+  api,
+  onOpenRows,
+}: {
+  api: WorkbenchApi;
+  onOpenRows(filters: AuditFilters): void;
+}): React.JSX.Element {
   const [periodId, setPeriodId] = useState<(typeof PERIODS)[number]['id']>('7d');
   const [filters, setFilters] = useState<InsightFilters>(EMPTY);
   const [stats, setStats] = useState<AuditStats | null>(null);
@@ -69,18 +75,29 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
 
   const timeline = useMemo(() => {
     if (!stats) return null;
-    return { labels: stats.timeline.map((bucket) => bucket.label), series: SERIES.map((entry) => ({ label: entry.label, color: entry.color, values: stats.timeline.map((bucket) => bucket[entry.name]) })) };
+    return {
+      labels: stats.timeline.map((bucket) => bucket.label),
+      series: SERIES.map((entry) => ({
+        label: entry.label,
+        color: entry.color,
+        values: stats.timeline.map((bucket) => bucket[entry.name]),
+      })),
+    };
   }, [stats]);
   const waits = useMemo(() => {
     if (!stats) return null;
-    return { labels: stats.waiting.histogram.map((bucket) => bucket.label), series: [{ label: 'Calls', color: '#4c7bd9', values: stats.waiting.histogram.map((bucket) => bucket.count) }] };
+    return {
+      labels: stats.waiting.histogram.map((bucket) => bucket.label),
+      series: [{ label: 'Calls', color: '#4c7bd9', values: stats.waiting.histogram.map((bucket) => bucket.count) }],
+    };
   }, [stats]);
 
   const open = (pick: Parameters<typeof rowsFilter>[2], range?: { from: string; to: string }): void => {
     if (!stats) return;
     onOpenRows(rowsFilter(range ?? { from: stats.from, to: stats.to }, filters, pick));
   };
-  const setFilter = <K extends keyof InsightFilters>(key: K, value: InsightFilters[K]): void => setFilters((current) => ({ ...current, [key]: value }));
+  const setFilter = <K extends keyof InsightFilters>(key: K, value: InsightFilters[K]): void =>
+    setFilters((current) => ({ ...current, [key]: value }));
 
   const accept = async (suggestion: Suggestion): Promise<void> => {
     try {
@@ -99,7 +116,15 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
         title="Insights"
         description="What was asked and decided, as charts. Every bar and number opens the matching rows of the audit log."
         actions={
-          <button type="button" className="button" disabled={!stats} onClick={() => stats && saveBlob(new Blob([statsCsv(stats)], { type: 'text/csv' }), `ai-workbench-insights-${periodId}.csv`)}>
+          <button
+            type="button"
+            className="button"
+            disabled={!stats}
+            onClick={() =>
+              stats &&
+              saveBlob(new Blob([statsCsv(stats)], { type: 'text/csv' }), `ai-workbench-insights-${periodId}.csv`)
+            }
+          >
             <DownloadIcon size={14} /> Export CSV
           </button>
         }
@@ -107,7 +132,11 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
       <div className="audit-filters" role="search" aria-label="Filter the insights">
         <label>
           <span>Period</span>
-          <select aria-label="Period" value={periodId} onChange={(event) => setPeriodId(event.target.value as typeof periodId)}>
+          <select
+            aria-label="Period"
+            value={periodId}
+            onChange={(event) => setPeriodId(event.target.value as typeof periodId)}
+          >
             {PERIODS.map((entry) => (
               <option key={entry.id} value={entry.id}>
                 {entry.label}
@@ -117,15 +146,29 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
         </label>
         <label>
           <span>Server</span>
-          <input aria-label="Server" value={filters.serverName} placeholder="Any" onChange={(event) => setFilter('serverName', event.target.value)} />
+          <input
+            aria-label="Server"
+            value={filters.serverName}
+            placeholder="Any"
+            onChange={(event) => setFilter('serverName', event.target.value)}
+          />
         </label>
         <label>
           <span>Tool</span>
-          <input aria-label="Tool" value={filters.toolName} placeholder="Any" onChange={(event) => setFilter('toolName', event.target.value)} />
+          <input
+            aria-label="Tool"
+            value={filters.toolName}
+            placeholder="Any"
+            onChange={(event) => setFilter('toolName', event.target.value)}
+          />
         </label>
         <label>
           <span>Chat</span>
-          <select aria-label="Chat" value={filters.chatId} onChange={(event) => setFilter('chatId', event.target.value)}>
+          <select
+            aria-label="Chat"
+            value={filters.chatId}
+            onChange={(event) => setFilter('chatId', event.target.value)}
+          >
             <option value="">All chats</option>
             {chats.map((chat) => (
               <option key={chat.id} value={chat.id}>
@@ -136,7 +179,11 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
         </label>
         <label>
           <span>Kind</span>
-          <select aria-label="Kind" value={filters.kind} onChange={(event) => setFilter('kind', event.target.value as InsightFilters['kind'])}>
+          <select
+            aria-label="Kind"
+            value={filters.kind}
+            onChange={(event) => setFilter('kind', event.target.value as InsightFilters['kind'])}
+          >
             <option value="">Everything</option>
             <option value="tool">Tool calls</option>
             <option value="sampling">Sampling</option>
@@ -152,13 +199,21 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
           <ul className="insights-tiles" aria-label="Totals">
             {[
               ['Decisions', stats.totals.total, {}],
-              ['Asked you', stats.totals.asked, { decisions: ['allow_once', 'allow_session', 'deny', 'timeout', 'cancelled'] as const }],
+              [
+                'Asked you',
+                stats.totals.asked,
+                { decisions: ['allow_once', 'allow_session', 'deny', 'timeout', 'cancelled'] as const },
+              ],
               ['Ran without asking', stats.totals.allowedByPolicy, { series: 'allowedByPolicy' as const }],
               ['Stopped by a rule', stats.totals.deniedByPolicy, { series: 'deniedByPolicy' as const }],
               ['Timed out', stats.totals.timedOut, { series: 'timedOut' as const }],
             ].map(([label, value, pick]) => (
               <li key={label as string}>
-                <button type="button" className="insights-tile" onClick={() => open(pick as Parameters<typeof rowsFilter>[2])}>
+                <button
+                  type="button"
+                  className="insights-tile"
+                  onClick={() => open(pick as Parameters<typeof rowsFilter>[2])}
+                >
                   <span className="insights-tile-value">{(value as number).toLocaleString()}</span>
                   <span className="insights-tile-label">{label as string}</span>
                 </button>
@@ -209,7 +264,9 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
                               style={{ flexGrow: tool[entry.name], background: entry.color }}
                               aria-label={`${tool.serverName}.${tool.toolName}: ${tool[entry.name]} ${entry.label}; show the rows`}
                               title={`${entry.label}: ${tool[entry.name]}`}
-                              onClick={() => open({ serverName: tool.serverName, toolName: tool.toolName, series: entry.name })}
+                              onClick={() =>
+                                open({ serverName: tool.serverName, toolName: tool.toolName, series: entry.name })
+                              }
                             />
                           ))}
                         </div>
@@ -242,12 +299,24 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
                         {decider.label}
                       </th>
                       <td>
-                        <button type="button" className="link-button" disabled={decider.allowed === 0} onClick={() => open({ decidedBy: decider.decidedBy, decisions: ['auto_allow', 'session_grant'] })}>
+                        <button
+                          type="button"
+                          className="link-button"
+                          disabled={decider.allowed === 0}
+                          onClick={() =>
+                            open({ decidedBy: decider.decidedBy, decisions: ['auto_allow', 'session_grant'] })
+                          }
+                        >
                           {decider.allowed}
                         </button>
                       </td>
                       <td>
-                        <button type="button" className="link-button" disabled={decider.denied === 0} onClick={() => open({ decidedBy: decider.decidedBy, decisions: ['auto_deny', 'deny'] })}>
+                        <button
+                          type="button"
+                          className="link-button"
+                          disabled={decider.denied === 0}
+                          onClick={() => open({ decidedBy: decider.decidedBy, decisions: ['auto_deny', 'deny'] })}
+                        >
                           {decider.denied}
                         </button>
                       </td>
@@ -263,8 +332,14 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
                     <span className="small">
                       {rule.name}: {rule.description}
                     </span>{' '}
-                    <span className={`badge tone-${rule.decided > 0 ? 'good' : rule.effect === 'ask' ? 'off' : 'warn'}`}>
-                      {rule.effect === 'ask' ? 'asks (decides nothing alone)' : rule.decided > 0 ? `decided ${rule.decided}` : 'never matched'}
+                    <span
+                      className={`badge tone-${rule.decided > 0 ? 'good' : rule.effect === 'ask' ? 'off' : 'warn'}`}
+                    >
+                      {rule.effect === 'ask'
+                        ? 'asks (decides nothing alone)'
+                        : rule.decided > 0
+                          ? `decided ${rule.decided}`
+                          : 'never matched'}
                     </span>
                   </li>
                 ))}
@@ -285,7 +360,11 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
       )}
       <section className="insights-section" aria-labelledby="insights-suggestions" data-testid="insights-suggestions">
         <h3 id="insights-suggestions">Suggestions from the last 7 days</h3>
-        {suggestions?.length === 0 && <p className="muted">No suggestions: nothing you answer the same way every time, no unused or overlapping rules.</p>}
+        {suggestions?.length === 0 && (
+          <p className="muted">
+            No suggestions: nothing you answer the same way every time, no unused or overlapping rules.
+          </p>
+        )}
         <ul className="insights-suggestion-list">
           {suggestions?.map((suggestion) => (
             <li key={suggestion.id} className="insights-suggestion">
@@ -309,7 +388,11 @@ export function InsightsPage({ api, onOpenRows }: { api: WorkbenchApi; onOpenRow
                   Show the {suggestion.evidence.count} calls
                 </button>
                 {suggestion.kind === 'allow-tool' && (
-                  <button type="button" className="button button-small button-primary" onClick={() => void accept(suggestion)}>
+                  <button
+                    type="button"
+                    className="button button-small button-primary"
+                    onClick={() => void accept(suggestion)}
+                  >
                     Allow without asking
                   </button>
                 )}

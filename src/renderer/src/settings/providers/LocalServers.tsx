@@ -11,7 +11,15 @@ type Probe = { state: 'testing' } | { state: 'done'; result: ProviderTestOutput 
  * at their default addresses, each with a Test that says whether anything listens there before it is added, and
  * Add, which configures it as an OpenAI-compatible provider without a key.
  */
-export function LocalServers({ api, providers, onAdded }: { api: WorkbenchApi; providers: readonly ProviderInfo[]; onAdded: () => void }): React.JSX.Element {
+export function LocalServers({
+  api,
+  providers,
+  onAdded,
+}: {
+  api: WorkbenchApi;
+  providers: readonly ProviderInfo[];
+  onAdded: () => void;
+}): React.JSX.Element {
   const [probes, setProbes] = useState<Record<string, Probe>>({});
   const [error, setError] = useState<string | null>(null);
 
@@ -39,7 +47,9 @@ export function LocalServers({ api, providers, onAdded }: { api: WorkbenchApi; p
   return (
     <section className="settings-section" aria-labelledby="local-servers-title" data-testid="local-servers">
       <h3 id="local-servers-title">Local models</h3>
-      <p className="muted small">Models that run on this machine: nothing you type leaves it. Start the server, test it here, then add it.</p>
+      <p className="muted small">
+        Models that run on this machine: nothing you type leaves it. Start the server, test it here, then add it.
+      </p>
       {error && <Notice kind="error">{error}</Notice>}
       <ul className="card-list" aria-label="Local model servers">
         {LOCAL_MODEL_SERVERS.map((offer) => {
@@ -63,7 +73,8 @@ export function LocalServers({ api, providers, onAdded }: { api: WorkbenchApi; p
                   {probe?.state === 'done' &&
                     (probe.result.ok ? (
                       <Notice kind="success">
-                        {offer.label} is running — {probe.result.modelCount} model{probe.result.modelCount === 1 ? '' : 's'} available.
+                        {offer.label} is running — {probe.result.modelCount} model
+                        {probe.result.modelCount === 1 ? '' : 's'} available.
                       </Notice>
                     ) : (
                       <Notice kind="error">{probe.result.error.message}</Notice>
@@ -71,11 +82,22 @@ export function LocalServers({ api, providers, onAdded }: { api: WorkbenchApi; p
                 </div>
               </div>
               <div className="card-actions">
-                <button type="button" className="button" onClick={() => void test(offer)} disabled={probe?.state === 'testing'} aria-label={`Test ${offer.label}`}>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => void test(offer)}
+                  disabled={probe?.state === 'testing'}
+                  aria-label={`Test ${offer.label}`}
+                >
                   Test
                 </button>
                 {!added && (
-                  <button type="button" className="button" onClick={() => void add(offer)} aria-label={`Add ${offer.label}`}>
+                  <button
+                    type="button"
+                    className="button"
+                    onClick={() => void add(offer)}
+                    aria-label={`Add ${offer.label}`}
+                  >
                     Add
                   </button>
                 )}

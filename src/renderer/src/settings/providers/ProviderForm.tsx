@@ -1,6 +1,13 @@
 import { useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { KINDS_THAT_NEED_A_KEY, PROVIDER_KIND_LABELS, ProviderKindSchema, type ModelInfo, type ProviderInfo, type ProviderKind } from '../../../../shared/llm';
+import {
+  KINDS_THAT_NEED_A_KEY,
+  PROVIDER_KIND_LABELS,
+  ProviderKindSchema,
+  type ModelInfo,
+  type ProviderInfo,
+  type ProviderKind,
+} from '../../../../shared/llm';
 import { Field, Modal, Notice } from '../common';
 import { fieldProblems } from '../field-problems';
 
@@ -94,9 +101,18 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
           void save();
         }}
       >
-        <Field label="Kind" hint={provider ? 'The kind cannot change; add another provider instead.' : undefined} problem={problems.kind}>
+        <Field
+          label="Kind"
+          hint={provider ? 'The kind cannot change; add another provider instead.' : undefined}
+          problem={problems.kind}
+        >
           {(props) => (
-            <select {...props} value={kind} disabled={Boolean(provider)} onChange={(event) => setKind(ProviderKindSchema.parse(event.target.value))}>
+            <select
+              {...props}
+              value={kind}
+              disabled={Boolean(provider)}
+              onChange={(event) => setKind(ProviderKindSchema.parse(event.target.value))}
+            >
               {ProviderKindSchema.options.map((option) => (
                 <option key={option} value={option}>
                   {PROVIDER_KIND_LABELS[option]}
@@ -106,16 +122,30 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
           )}
         </Field>
         {kind === 'demo' ? (
-          <p className="muted small">The Demo provider answers from a script, offline, and keeps its name so nobody takes it for a model.</p>
+          <p className="muted small">
+            The Demo provider answers from a script, offline, and keeps its name so nobody takes it for a model.
+          </p>
         ) : (
           <Field label="Name" hint="How chats show it." problem={problems.label}>
-            {(props) => <input {...props} value={label} placeholder={PROVIDER_KIND_LABELS[kind]} onChange={(event) => setLabel(event.target.value)} autoFocus />}
+            {(props) => (
+              <input
+                {...props}
+                value={label}
+                placeholder={PROVIDER_KIND_LABELS[kind]}
+                onChange={(event) => setLabel(event.target.value)}
+                autoFocus
+              />
+            )}
           </Field>
         )}
         {showBaseURL && (
           <Field
             label={kind === 'openai-compatible' ? 'Base URL' : 'Base URL (optional)'}
-            hint={kind === 'openai-compatible' ? 'For example http://localhost:11434/v1 for Ollama.' : 'Only for a proxy or gateway in front of the official API.'}
+            hint={
+              kind === 'openai-compatible'
+                ? 'For example http://localhost:11434/v1 for Ollama.'
+                : 'Only for a proxy or gateway in front of the official API.'
+            }
             problem={problems.baseURL}
           >
             {(props) => (
@@ -148,13 +178,24 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
                   type="password"
                   className="mono"
                   value={apiKey}
-                  placeholder={provider?.hasApiKey ? '•••••••• set' : needsKey ? 'Paste your key' : 'Not needed for most local servers'}
+                  placeholder={
+                    provider?.hasApiKey
+                      ? '•••••••• set'
+                      : needsKey
+                        ? 'Paste your key'
+                        : 'Not needed for most local servers'
+                  }
                   disabled={removeKey}
                   onChange={(event) => setApiKey(event.target.value)}
                 />
                 {provider?.hasApiKey && (
                   <label className="inline-check">
-                    <input type="checkbox" checked={removeKey} onChange={(event) => setRemoveKey(event.target.checked)} /> Remove the key
+                    <input
+                      type="checkbox"
+                      checked={removeKey}
+                      onChange={(event) => setRemoveKey(event.target.checked)}
+                    />{' '}
+                    Remove the key
                   </label>
                 )}
               </div>
@@ -163,24 +204,38 @@ export function ProviderForm({ api, provider, onClose, onSaved }: ProviderFormPr
         )}
         <Field
           label="Default model"
-          hint={provider ? 'New chats with this provider start with it.' : 'You can pick from the model list once the provider is added.'}
+          hint={
+            provider
+              ? 'New chats with this provider start with it.'
+              : 'You can pick from the model list once the provider is added.'
+          }
           problem={problems.defaultModel}
         >
           {(props) => (
             <div className="inline-controls">
-              <input {...props} className="mono" list="provider-models" value={defaultModel} onChange={(event) => setDefaultModel(event.target.value)} />
+              <input
+                {...props}
+                className="mono"
+                list="provider-models"
+                value={defaultModel}
+                onChange={(event) => setDefaultModel(event.target.value)}
+              />
               {provider && (
                 <button type="button" className="button" onClick={() => void loadModels()}>
                   Load models
                 </button>
               )}
               <datalist id="provider-models">
-                {models?.map((model) => <option key={model.id} value={model.id} label={model.label} />)}
+                {models?.map((model) => (
+                  <option key={model.id} value={model.id} label={model.label} />
+                ))}
               </datalist>
             </div>
           )}
         </Field>
-        {models && <p className="muted small">{models.length} models loaded — pick one from the field's suggestions.</p>}
+        {models && (
+          <p className="muted small">{models.length} models loaded — pick one from the field's suggestions.</p>
+        )}
         {modelsError && <Notice kind="error">{modelsError}</Notice>}
         {problems[''] && <Notice kind="error">{problems['']}</Notice>}
       </form>

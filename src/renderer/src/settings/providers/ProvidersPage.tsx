@@ -1,7 +1,12 @@
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { useCallback, useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { PROVIDER_KIND_LABELS, type ModelInfo, type ProviderInfo, type ProviderTestOutput } from '../../../../shared/llm';
+import {
+  PROVIDER_KIND_LABELS,
+  type ModelInfo,
+  type ProviderInfo,
+  type ProviderTestOutput,
+} from '../../../../shared/llm';
 import { Notice, PageHeader, errorText } from '../common';
 import { LocalServers } from './LocalServers';
 import { ProviderForm } from './ProviderForm';
@@ -84,7 +89,9 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
               <div className="card-main">
                 <div className="card-title-row">
                   <span className="card-title">{provider.label}</span>
-                  {provider.label !== PROVIDER_KIND_LABELS[provider.kind] && <span className="badge">{PROVIDER_KIND_LABELS[provider.kind]}</span>}
+                  {provider.label !== PROVIDER_KIND_LABELS[provider.kind] && (
+                    <span className="badge">{PROVIDER_KIND_LABELS[provider.kind]}</span>
+                  )}
                 </div>
                 <dl className="facts">
                   <div>
@@ -116,7 +123,8 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
                 {testState?.state === 'done' &&
                   (testState.result.ok ? (
                     <Notice kind="success">
-                      Connected — {testState.result.modelCount} model{testState.result.modelCount === 1 ? '' : 's'} available.
+                      Connected — {testState.result.modelCount} model{testState.result.modelCount === 1 ? '' : 's'}{' '}
+                      available.
                     </Notice>
                   ) : (
                     <Notice kind="error">Connection failed: {testState.result.error.message}</Notice>
@@ -133,8 +141,12 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
                           {modelState.models.map((model) => (
                             <li key={model.id}>
                               <span className="mono">{model.id}</span>
-                              {model.label && model.label !== model.id && <span className="muted"> — {model.label}</span>}
-                              {model.contextWindow && <span className="muted small"> · {model.contextWindow.toLocaleString()} tokens</span>}
+                              {model.label && model.label !== model.id && (
+                                <span className="muted"> — {model.label}</span>
+                              )}
+                              {model.contextWindow && (
+                                <span className="muted small"> · {model.contextWindow.toLocaleString()} tokens</span>
+                              )}
                             </li>
                           ))}
                         </ul>
@@ -143,16 +155,36 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
                 )}
               </div>
               <div className="card-actions">
-                <button type="button" className="button" onClick={() => void test(provider)} disabled={testState?.state === 'testing'}>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => void test(provider)}
+                  disabled={testState?.state === 'testing'}
+                >
                   Test connection
                 </button>
-                <button type="button" className="button" aria-expanded={Boolean(modelState)} onClick={() => void toggleModels(provider)}>
+                <button
+                  type="button"
+                  className="button"
+                  aria-expanded={Boolean(modelState)}
+                  onClick={() => void toggleModels(provider)}
+                >
                   {modelState ? 'Hide models' : 'Models'}
                 </button>
-                <button type="button" className="button" onClick={() => setEditing(provider)} aria-label={`Edit ${provider.label}`}>
+                <button
+                  type="button"
+                  className="button"
+                  onClick={() => setEditing(provider)}
+                  aria-label={`Edit ${provider.label}`}
+                >
                   Edit
                 </button>
-                <button type="button" className="button button-quiet-danger" onClick={() => setRemoving(provider)} aria-label={`Remove ${provider.label}`}>
+                <button
+                  type="button"
+                  className="button button-quiet-danger"
+                  onClick={() => setRemoving(provider)}
+                  aria-label={`Remove ${provider.label}`}
+                >
                   Remove
                 </button>
               </div>
@@ -161,7 +193,14 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
         })}
       </ul>
       {providers && <LocalServers api={api} providers={providers} onAdded={() => void load()} />}
-      {editing && <ProviderForm api={api} provider={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={() => void load()} />}
+      {editing && (
+        <ProviderForm
+          api={api}
+          provider={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={() => void load()}
+        />
+      )}
       {removing && (
         <ConfirmDialog
           title={`Remove ${removing.label}?`}
@@ -173,7 +212,8 @@ export function ProvidersPage({ api }: { api: WorkbenchApi }): React.JSX.Element
             await load();
           }}
         >
-          Its settings and its stored key are deleted. Chats that use it keep their messages but need another provider to continue.
+          Its settings and its stored key are deleted. Chats that use it keep their messages but need another provider
+          to continue.
         </ConfirmDialog>
       )}
     </div>

@@ -12,7 +12,15 @@ const APP_LABELS: Record<Exclude<SourceChoice, 'file'>, string> = {
 };
 
 /** Import servers from another app's config, or from a file: a preview first, then only the servers ticked. */
-export function ImportDialog({ api, onClose, onImported }: { api: WorkbenchApi; onClose(): void; onImported(): void }): React.JSX.Element {
+export function ImportDialog({
+  api,
+  onClose,
+  onImported,
+}: {
+  api: WorkbenchApi;
+  onClose(): void;
+  onImported(): void;
+}): React.JSX.Element {
   const [choice, setChoice] = useState<SourceChoice>('claude-desktop');
   const [file, setFile] = useState<{ fileName: string; text: string } | null>(null);
   const [source, setSource] = useState<McpImportSource | null>(null);
@@ -49,7 +57,9 @@ export function ImportDialog({ api, onClose, onImported }: { api: WorkbenchApi; 
     setError(null);
     try {
       const done = await api.mcp.import({ source, only: chosen });
-      setResult(`Imported ${done.added.length} server${done.added.length === 1 ? '' : 's'}${done.added.length ? `: ${done.added.join(', ')}` : ''}.`);
+      setResult(
+        `Imported ${done.added.length} server${done.added.length === 1 ? '' : 's'}${done.added.length ? `: ${done.added.join(', ')}` : ''}.`,
+      );
       setPreview(null);
       onImported();
     } catch (failure) {
@@ -76,7 +86,12 @@ export function ImportDialog({ api, onClose, onImported }: { api: WorkbenchApi; 
               Cancel
             </button>
             {preview ? (
-              <button type="button" className="button button-primary" disabled={busy || chosen.length === 0} onClick={() => void runImport()}>
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={busy || chosen.length === 0}
+                onClick={() => void runImport()}
+              >
                 Import {chosen.length} server{chosen.length === 1 ? '' : 's'}
               </button>
             ) : (
@@ -157,13 +172,19 @@ export function ImportDialog({ api, onClose, onImported }: { api: WorkbenchApi; 
                         aria-label={`Import ${entry.originalName}`}
                         checked={chosen.includes(entry.originalName)}
                         onChange={(event) =>
-                          setChosen((current) => (event.target.checked ? [...current, entry.originalName] : current.filter((name) => name !== entry.originalName)))
+                          setChosen((current) =>
+                            event.target.checked
+                              ? [...current, entry.originalName]
+                              : current.filter((name) => name !== entry.originalName),
+                          )
                         }
                       />
                     </td>
                     <td>
                       {entry.name}
-                      {entry.renamed && <div className="muted small">renamed from “{entry.originalName}” (name taken)</div>}
+                      {entry.renamed && (
+                        <div className="muted small">renamed from “{entry.originalName}” (name taken)</div>
+                      )}
                       {!entry.enabled && <div className="muted small">disabled in the file</div>}
                     </td>
                     <td className="mono small">{entry.summary}</td>

@@ -27,12 +27,22 @@ export interface ServerFormProps {
 
 /** Add or edit a server. Secret values (environment, headers) are write-only: existing ones show as set, by name. */
 export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): React.JSX.Element {
-  const initialLaunch: Launch = server ? (server.kind === 'http' ? 'url' : server.package ? 'package' : 'command') : 'command';
+  const initialLaunch: Launch = server
+    ? server.kind === 'http'
+      ? 'url'
+      : server.package
+        ? 'package'
+        : 'command'
+    : 'command';
   const [launch, setLaunch] = useState<Launch>(initialLaunch);
   const [name, setName] = useState(server?.name ?? '');
-  const [displayName, setDisplayName] = useState(server && server.displayName !== server.name ? server.displayName : '');
+  const [displayName, setDisplayName] = useState(
+    server && server.displayName !== server.name ? server.displayName : '',
+  );
   const [command, setCommand] = useState(server?.command ?? '');
-  const [bundled, setBundled] = useState<BundledServerPackage>(server?.package ?? '@modelcontextprotocol/server-filesystem');
+  const [bundled, setBundled] = useState<BundledServerPackage>(
+    server?.package ?? '@modelcontextprotocol/server-filesystem',
+  );
   const [args, setArgs] = useState((server?.args ?? []).join('\n'));
   const [cwd, setCwd] = useState(server?.cwd ?? '');
   const [url, setUrl] = useState(server?.url ?? '');
@@ -42,7 +52,9 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [removedKeys, setRemovedKeys] = useState<string[]>([]);
   const [enabled, setEnabled] = useState(server?.enabled ?? true);
   const [trusted, setTrusted] = useState(server?.trusted ?? false);
-  const [timeoutSeconds, setTimeoutSeconds] = useState(String((server?.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS) / 1000));
+  const [timeoutSeconds, setTimeoutSeconds] = useState(
+    String((server?.callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS) / 1000),
+  );
   const [roots, setRoots] = useState((server?.roots ?? []).join('\n'));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
@@ -80,16 +92,38 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           ...(rootsChanged ? { roots: rootList } : {}),
           ...(launch === 'url'
             ? { url: url.trim(), type: transport, headers: changes, oauthClientId: oauthClientId.trim() || null }
-            : { args: parseArgumentLines(args), cwd: cwd.trim() ? cwd.trim() : null, env: changes, ...(launch === 'command' ? { command: command.trim() } : {}) }),
+            : {
+                args: parseArgumentLines(args),
+                cwd: cwd.trim() ? cwd.trim() : null,
+                env: changes,
+                ...(launch === 'command' ? { command: command.trim() } : {}),
+              }),
         };
         const saved = await api.mcp.edit(edit);
         onSaved(saved.name);
       } else {
-        const options = { displayName: displayName.trim() || undefined, enabled, trusted, callTimeoutMs, ...(rootsChanged ? { roots: rootList } : {}) };
-        const stdio = { args: parseArgumentLines(args), cwd: cwd.trim() || undefined, env: parsedSecrets.values, ...options };
+        const options = {
+          displayName: displayName.trim() || undefined,
+          enabled,
+          trusted,
+          callTimeoutMs,
+          ...(rootsChanged ? { roots: rootList } : {}),
+        };
+        const stdio = {
+          args: parseArgumentLines(args),
+          cwd: cwd.trim() || undefined,
+          env: parsedSecrets.values,
+          ...options,
+        };
         const input: McpServerInput =
           launch === 'url'
-            ? { url: url.trim(), type: transport, headers: parsedSecrets.values, ...(oauthClientId.trim() ? { oauthClientId: oauthClientId.trim() } : {}), ...options }
+            ? {
+                url: url.trim(),
+                type: transport,
+                headers: parsedSecrets.values,
+                ...(oauthClientId.trim() ? { oauthClientId: oauthClientId.trim() } : {}),
+                ...options,
+              }
             : launch === 'package'
               ? { package: bundled, ...stdio }
               : { command: command.trim(), ...stdio };
@@ -105,7 +139,22 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     }
   };
 
-  const known = new Set(['name', 'rename', 'displayName', 'command', 'package', 'args', 'cwd', 'url', 'type', 'env', 'headers', 'callTimeoutMs', 'oauthClientId', 'roots']);
+  const known = new Set([
+    'name',
+    'rename',
+    'displayName',
+    'command',
+    'package',
+    'args',
+    'cwd',
+    'url',
+    'type',
+    'env',
+    'headers',
+    'callTimeoutMs',
+    'oauthClientId',
+    'roots',
+  ]);
   const otherProblems = Object.entries(problems).filter(([field]) => !known.has(field.split('.')[0] ?? ''));
 
   return (
@@ -136,7 +185,15 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
         }}
       >
         <Field label="Name" hint="Its key in settings; rules and tool names use it." problem={problems.name}>
-          {(props) => <input {...props} value={name} required onChange={(event) => setName(event.target.value)} autoFocus={!server} />}
+          {(props) => (
+            <input
+              {...props}
+              value={name}
+              required
+              onChange={(event) => setName(event.target.value)}
+              autoFocus={!server}
+            />
+          )}
         </Field>
         <Field label="Display name (optional)" problem={problems.displayName}>
           {(props) => <input {...props} value={displayName} onChange={(event) => setDisplayName(event.target.value)} />}
@@ -152,7 +209,13 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
               ] as const
             ).map(([value, label]) => (
               <label key={value} className={`segment${launch === value ? ' is-selected' : ''}`}>
-                <input type="radio" name="launch" value={value} checked={launch === value} onChange={() => setLaunch(value)} />
+                <input
+                  type="radio"
+                  name="launch"
+                  value={value}
+                  checked={launch === value}
+                  onChange={() => setLaunch(value)}
+                />
                 {label}
               </label>
             ))}
@@ -160,14 +223,31 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           {server && <span className="field-hint muted">To change how a server runs, add another one.</span>}
         </fieldset>
         {launch === 'command' && (
-          <Field label="Command" hint="The program to start, e.g. npx or /usr/local/bin/my-server." problem={problems.command}>
-            {(props) => <input {...props} className="mono" value={command} required onChange={(event) => setCommand(event.target.value)} />}
+          <Field
+            label="Command"
+            hint="The program to start, e.g. npx or /usr/local/bin/my-server."
+            problem={problems.command}
+          >
+            {(props) => (
+              <input
+                {...props}
+                className="mono"
+                value={command}
+                required
+                onChange={(event) => setCommand(event.target.value)}
+              />
+            )}
           </Field>
         )}
         {launch === 'package' && (
           <Field label="Bundled server" problem={problems.package}>
             {(props) => (
-              <select {...props} value={bundled} disabled={Boolean(server)} onChange={(event) => setBundled(BundledServerPackageSchema.parse(event.target.value))}>
+              <select
+                {...props}
+                value={bundled}
+                disabled={Boolean(server)}
+                onChange={(event) => setBundled(BundledServerPackageSchema.parse(event.target.value))}
+              >
                 {BundledServerPackageSchema.options.map((option) => (
                   <option key={option} value={option}>
                     {option}
@@ -180,21 +260,49 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
         {launch !== 'url' && (
           <>
             <Field label="Working folder (optional)" problem={problems.cwd}>
-              {(props) => <input {...props} className="mono" value={cwd} onChange={(event) => setCwd(event.target.value)} />}
+              {(props) => (
+                <input {...props} className="mono" value={cwd} onChange={(event) => setCwd(event.target.value)} />
+              )}
             </Field>
             <Field label="Arguments" hint="One per line; no quoting needed." problem={problems.args}>
-              {(props) => <textarea {...props} className="mono" rows={3} value={args} onChange={(event) => setArgs(event.target.value)} />}
+              {(props) => (
+                <textarea
+                  {...props}
+                  className="mono"
+                  rows={3}
+                  value={args}
+                  onChange={(event) => setArgs(event.target.value)}
+                />
+              )}
             </Field>
           </>
         )}
         {launch === 'url' && (
           <>
             <Field label="URL" problem={problems.url}>
-              {(props) => <input {...props} type="url" className="mono" value={url} required placeholder="https://example.com/mcp" onChange={(event) => setUrl(event.target.value)} />}
-            </Field>
-            <Field label="Transport" hint="Automatic tries Streamable HTTP, then falls back to SSE." problem={problems.type}>
               {(props) => (
-                <select {...props} value={transport} onChange={(event) => setTransport(McpHttpTransportSchema.parse(event.target.value))}>
+                <input
+                  {...props}
+                  type="url"
+                  className="mono"
+                  value={url}
+                  required
+                  placeholder="https://example.com/mcp"
+                  onChange={(event) => setUrl(event.target.value)}
+                />
+              )}
+            </Field>
+            <Field
+              label="Transport"
+              hint="Automatic tries Streamable HTTP, then falls back to SSE."
+              problem={problems.type}
+            >
+              {(props) => (
+                <select
+                  {...props}
+                  value={transport}
+                  onChange={(event) => setTransport(McpHttpTransportSchema.parse(event.target.value))}
+                >
                   <option value="auto">Automatic</option>
                   <option value="http">Streamable HTTP</option>
                   <option value="sse">SSE (older servers)</option>
@@ -206,7 +314,14 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
               hint="Only for a server that asks you to sign in but does not register apps by itself: the client ID its owner gave you."
               problem={problems.oauthClientId}
             >
-              {(props) => <input {...props} className="mono" value={oauthClientId} onChange={(event) => setOauthClientId(event.target.value)} />}
+              {(props) => (
+                <input
+                  {...props}
+                  className="mono"
+                  value={oauthClientId}
+                  onChange={(event) => setOauthClientId(event.target.value)}
+                />
+              )}
             </Field>
           </>
         )}
@@ -215,7 +330,16 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           hint="NAME=value, one per line. Values are secrets: stored encrypted, never shown again."
           problem={problems[secretField]}
         >
-          {(props) => <textarea {...props} className="mono" rows={3} value={secrets} placeholder={launch === 'url' ? 'Authorization=Bearer …' : 'API_TOKEN=…'} onChange={(event) => setSecrets(event.target.value)} />}
+          {(props) => (
+            <textarea
+              {...props}
+              className="mono"
+              rows={3}
+              value={secrets}
+              placeholder={launch === 'url' ? 'Authorization=Bearer …' : 'API_TOKEN=…'}
+              onChange={(event) => setSecrets(event.target.value)}
+            />
+          )}
         </Field>
         <div className="field">
           {existingKeys.length > 0 && (
@@ -229,7 +353,11 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                       <input
                         type="checkbox"
                         checked={removedKeys.includes(key)}
-                        onChange={(event) => setRemovedKeys((current) => (event.target.checked ? [...current, key] : current.filter((entry) => entry !== key)))}
+                        onChange={(event) =>
+                          setRemovedKeys((current) =>
+                            event.target.checked ? [...current, key] : current.filter((entry) => entry !== key),
+                          )
+                        }
                       />
                       Remove
                     </label>
@@ -238,16 +366,42 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
               </ul>
             </>
           )}
-          <Field label="Roots" hint="Folders the server is told it may work in (MCP roots), one per line. The Files server's default is its sandbox." problem={problems.roots}>
-            {(props) => <textarea {...props} rows={2} className="mono" value={roots} onChange={(event) => setRoots(event.target.value)} />}
+          <Field
+            label="Roots"
+            hint="Folders the server is told it may work in (MCP roots), one per line. The Files server's default is its sandbox."
+            problem={problems.roots}
+          >
+            {(props) => (
+              <textarea
+                {...props}
+                rows={2}
+                className="mono"
+                value={roots}
+                onChange={(event) => setRoots(event.target.value)}
+              />
+            )}
           </Field>
           <Field label="Call timeout (seconds)" problem={problems.callTimeoutMs}>
-            {(props) => <input {...props} type="number" min={0.1} step="any" value={timeoutSeconds} onChange={(event) => setTimeoutSeconds(event.target.value)} />}
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                min={0.1}
+                step="any"
+                value={timeoutSeconds}
+                onChange={(event) => setTimeoutSeconds(event.target.value)}
+              />
+            )}
           </Field>
         </div>
         <div className="span-2 switch-group">
           <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
-          <Switch label={TRUST_ANNOTATIONS} description="Read-only hints may then auto-approve tools in the matching global mode." checked={trusted} onChange={setTrusted} />
+          <Switch
+            label={TRUST_ANNOTATIONS}
+            description="Read-only hints may then auto-approve tools in the matching global mode."
+            checked={trusted}
+            onChange={setTrusted}
+          />
         </div>
         {otherProblems.length > 0 && (
           <div className="span-2">

@@ -56,12 +56,25 @@ export function ServerLogs({ api, server }: { api: WorkbenchApi; server: McpServ
             <span className="muted small">Server log level</span>
             <select
               value={server.logLevel}
-              title={server.status.features && !server.status.features.logging ? 'This server sends no MCP log messages; the level applies if it starts to.' : undefined}
-              onChange={(event) => void api.mcp.edit({ name: server.name, logLevel: McpLogLevelSchema.parse(event.target.value) }).then(() => load(), (failure: unknown) => setError(errorText(failure)))}
+              title={
+                server.status.features && !server.status.features.logging
+                  ? 'This server sends no MCP log messages; the level applies if it starts to.'
+                  : undefined
+              }
+              onChange={(event) =>
+                void api.mcp.edit({ name: server.name, logLevel: McpLogLevelSchema.parse(event.target.value) }).then(
+                  () => load(),
+                  (failure: unknown) => setError(errorText(failure)),
+                )
+              }
             >
               {McpLogLevelSchema.options.map((level) => (
                 <option key={level} value={level}>
-                  {level === 'debug' ? 'debug (everything)' : level === 'info' ? 'info (default)' : `${level} and above`}
+                  {level === 'debug'
+                    ? 'debug (everything)'
+                    : level === 'info'
+                      ? 'info (default)'
+                      : `${level} and above`}
                 </option>
               ))}
             </select>
@@ -84,9 +97,15 @@ export function ServerLogs({ api, server }: { api: WorkbenchApi; server: McpServ
       >
         {lines?.length === 0 && <span className="muted">Nothing logged yet.</span>}
         {lines?.map((line, index) => (
-          <div key={index} className={`log-line log-${line.source}${line.level ? ` log-level-${line.level}` : ''}`} data-level={line.level}>
+          <div
+            key={index}
+            className={`log-line log-${line.source}${line.level ? ` log-level-${line.level}` : ''}`}
+            data-level={line.level}
+          >
             <span className="log-time">{new Date(line.time).toLocaleTimeString()}</span>
-            <span className="log-source">{line.level ? <span className="log-level">{line.level}</span> : SOURCE_WORDS[line.source]}</span>
+            <span className="log-source">
+              {line.level ? <span className="log-level">{line.level}</span> : SOURCE_WORDS[line.source]}
+            </span>
             <span className="log-text">
               {line.logger && <span className="log-logger">{line.logger}: </span>}
               {line.text}

@@ -49,12 +49,22 @@ export function ServerTools({ api, server }: { api: WorkbenchApi; server: McpSer
   if (error) return <Notice kind="error">{error}</Notice>;
   if (!tools || !policy) return <p className="muted">Loading tools…</p>;
   if (tools.length === 0) {
-    return <p className="muted">{server.enabled && server.status.state === 'ready' ? 'This server offers no tools.' : 'The server is not running, so its tools are not known.'}</p>;
+    return (
+      <p className="muted">
+        {server.enabled && server.status.state === 'ready'
+          ? 'This server offers no tools.'
+          : 'The server is not running, so its tools are not known.'}
+      </p>
+    );
   }
   const serverAuto = policy.servers[server.name]?.autoApprove === true;
   return (
     <div className="tool-table-wrap">
-      {serverAuto && <Notice kind="warning">All tools of this server run without asking (server setting). A tool set to “Always ask” still asks.</Notice>}
+      {serverAuto && (
+        <Notice kind="warning">
+          All tools of this server run without asking (server setting). A tool set to “Always ask” still asks.
+        </Notice>
+      )}
       <table className="table tool-table" aria-label={`Tools of ${server.name}`}>
         <thead>
           <tr>
@@ -70,7 +80,9 @@ export function ServerTools({ api, server }: { api: WorkbenchApi; server: McpSer
               <tr key={tool.name} data-tool={tool.name}>
                 <td>
                   <div className="mono tool-name">{tool.name}</div>
-                  {(tool.title ?? tool.annotations?.title) && <div className="small">{tool.title ?? tool.annotations?.title}</div>}
+                  {(tool.title ?? tool.annotations?.title) && (
+                    <div className="small">{tool.title ?? tool.annotations?.title}</div>
+                  )}
                   {tool.description && (
                     <div className="muted small clamp" title={tool.description}>
                       {tool.description}
@@ -88,7 +100,9 @@ export function ServerTools({ api, server }: { api: WorkbenchApi; server: McpSer
                       </span>
                     ))}
                   </div>
-                  {badges.length > 0 && !tool.annotationsTrusted && <div className="muted small">Declared by the server</div>}
+                  {badges.length > 0 && !tool.annotationsTrusted && (
+                    <div className="muted small">Declared by the server</div>
+                  )}
                 </td>
                 <td>
                   <ToolSettingSelect

@@ -78,7 +78,11 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
       {error && <Notice kind="error">{error}</Notice>}
       {notice && <Notice kind="warning">{notice}</Notice>}
       {servers === null && !error && <p className="muted">Loading…</p>}
-      {servers?.length === 0 && <div className="settings-empty">No MCP server is configured. Add one, or import them from Claude Desktop, Cursor or VS Code.</div>}
+      {servers?.length === 0 && (
+        <div className="settings-empty">
+          No MCP server is configured. Add one, or import them from Claude Desktop, Cursor or VS Code.
+        </div>
+      )}
       {servers && servers.length > 0 && selected && (
         <div className="master-detail">
           <ul className="server-list" aria-label="Servers">
@@ -140,8 +144,8 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
             await act(() => api.mcp.remove({ name }));
           }}
         >
-          The server is stopped and its settings and stored secrets are deleted, with its approval settings, the rules that name it alone
-          and its chat grants. Its tools disappear from every chat.
+          The server is stopped and its settings and stored secrets are deleted, with its approval settings, the rules
+          that name it alone and its chat grants. Its tools disappear from every chat.
         </ConfirmDialog>
       )}
     </div>
@@ -169,7 +173,12 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           </span>
         </div>
         <div className="card-actions">
-          <button type="button" className="button" disabled={!server.enabled} onClick={() => void act(() => api.mcp.restart({ name: server.name }))}>
+          <button
+            type="button"
+            className="button"
+            disabled={!server.enabled}
+            onClick={() => void act(() => api.mcp.restart({ name: server.name }))}
+          >
             <RefreshIcon size={14} /> Restart
           </button>
           <button type="button" className="button" onClick={onEdit}>
@@ -186,10 +195,15 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
       {server.identityChanged && (
         <Notice kind="warning">
           <p>
-            This server runs something else than when its approval settings, rules and chat grants were made, so none of them allows its calls: each
-            one asks. It ran <code>{server.identityChanged.previous}</code>; it runs <code>{server.identityChanged.current}</code>.
+            This server runs something else than when its approval settings, rules and chat grants were made, so none of
+            them allows its calls: each one asks. It ran <code>{server.identityChanged.previous}</code>; it runs{' '}
+            <code>{server.identityChanged.current}</code>.
           </p>
-          <button type="button" className="button" onClick={() => void act(() => api.mcp.edit({ name: server.name, acceptIdentity: true }))}>
+          <button
+            type="button"
+            className="button"
+            onClick={() => void act(() => api.mcp.edit({ name: server.name, acceptIdentity: true }))}
+          >
             Use my settings for what it runs now
           </button>
         </Notice>
@@ -236,7 +250,11 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
             <dt>Sign-in</dt>
             <dd>
               Signed in with OAuth{' '}
-              <button type="button" className="link-button" onClick={() => void act(() => api.mcp.signOut({ name: server.name }))}>
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => void act(() => api.mcp.signOut({ name: server.name }))}
+              >
                 Sign out
               </button>
             </dd>
@@ -270,14 +288,28 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         />
       </div>
       <div className="subtabs" role="tablist" aria-label="Server details">
-        <button type="button" role="tab" aria-selected={tab === 'tools'} className={`subtab${tab === 'tools' ? ' is-selected' : ''}`} onClick={() => setTab('tools')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === 'tools'}
+          className={`subtab${tab === 'tools' ? ' is-selected' : ''}`}
+          onClick={() => setTab('tools')}
+        >
           Tools
         </button>
-        <button type="button" role="tab" aria-selected={tab === 'logs'} className={`subtab${tab === 'logs' ? ' is-selected' : ''}`} onClick={() => setTab('logs')}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={tab === 'logs'}
+          className={`subtab${tab === 'logs' ? ' is-selected' : ''}`}
+          onClick={() => setTab('logs')}
+        >
           Logs
         </button>
       </div>
-      <div role="tabpanel">{tab === 'tools' ? <ServerTools api={api} server={server} /> : <ServerLogs api={api} server={server} />}</div>
+      <div role="tabpanel">
+        {tab === 'tools' ? <ServerTools api={api} server={server} /> : <ServerLogs api={api} server={server} />}
+      </div>
     </section>
   );
 }

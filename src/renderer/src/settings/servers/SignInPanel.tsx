@@ -29,13 +29,20 @@ export function SignInPanel({ api, server }: { api: WorkbenchApi; server: McpSer
         <span>{server.status.message ?? 'Sign in to use this server.'}</span>
         {!started && (
           <span className="muted">
-            Your browser opens the server&apos;s sign-in page. The tokens it gives stay in AI Workbench&apos;s secret store.
+            Your browser opens the server&apos;s sign-in page. The tokens it gives stay in AI Workbench&apos;s secret
+            store.
           </span>
         )}
         {started && !started.openedBrowser && (
           <span>
             Open this page to sign in:{' '}
-            <a className="mono sign-in-link" href={started.authorizationUrl} target="_blank" rel="noreferrer" data-testid="sign-in-link">
+            <a
+              className="mono sign-in-link"
+              href={started.authorizationUrl}
+              target="_blank"
+              rel="noreferrer"
+              data-testid="sign-in-link"
+            >
               {new URL(started.authorizationUrl).host}/…
             </a>
           </span>

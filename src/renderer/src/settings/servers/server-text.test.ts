@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { McpServerView } from '../../../../shared/mcp';
 import { annotationBadges, parseArgumentLines, parseKeyValueLines, statusOf, summaryOf } from './server-text';
 
-const status = (state: McpServerView['status']['state']): McpServerView['status'] => ({ state, since: 0, recentCrashes: 0, toolCount: 0 });
+const status = (state: McpServerView['status']['state']): McpServerView['status'] => ({
+  state,
+  since: 0,
+  recentCrashes: 0,
+  toolCount: 0,
+});
 
 describe('server text', () => {
   it('names the state, and a disabled server is Disabled whatever its process does', () => {
@@ -12,18 +17,29 @@ describe('server text', () => {
   });
 
   it('summarises what runs, quoting arguments with spaces', () => {
-    expect(summaryOf({ kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: ['/home/me/My Files'] })).toBe(
-      'Bundled · @modelcontextprotocol/server-filesystem "/home/me/My Files"',
+    expect(
+      summaryOf({ kind: 'stdio', package: '@modelcontextprotocol/server-filesystem', args: ['/home/me/My Files'] }),
+    ).toBe('Bundled · @modelcontextprotocol/server-filesystem "/home/me/My Files"');
+    expect(summaryOf({ kind: 'stdio', command: 'node', args: ['server.js', '--port=3'] })).toBe(
+      'node server.js --port=3',
     );
-    expect(summaryOf({ kind: 'stdio', command: 'node', args: ['server.js', '--port=3'] })).toBe('node server.js --port=3');
     expect(summaryOf({ kind: 'http', url: 'https://example.com/mcp' })).toBe('https://example.com/mcp');
   });
 
   it('turns annotations into badges; read-only hides the write hints', () => {
     expect(annotationBadges(undefined)).toEqual([]);
-    expect(annotationBadges({ readOnlyHint: true, destructiveHint: true }).map((badge) => badge.label)).toEqual(['Read-only']);
-    expect(annotationBadges({ destructiveHint: true, openWorldHint: true }).map((badge) => badge.label)).toEqual(['Destructive', 'Open world']);
-    expect(annotationBadges({ readOnlyHint: false, destructiveHint: false, idempotentHint: true }).map((badge) => badge.label)).toEqual(['Additive', 'Idempotent']);
+    expect(annotationBadges({ readOnlyHint: true, destructiveHint: true }).map((badge) => badge.label)).toEqual([
+      'Read-only',
+    ]);
+    expect(annotationBadges({ destructiveHint: true, openWorldHint: true }).map((badge) => badge.label)).toEqual([
+      'Destructive',
+      'Open world',
+    ]);
+    expect(
+      annotationBadges({ readOnlyHint: false, destructiveHint: false, idempotentHint: true }).map(
+        (badge) => badge.label,
+      ),
+    ).toEqual(['Additive', 'Idempotent']);
   });
 
   it('parses NAME=value lines and argument lines, naming a bad line', () => {

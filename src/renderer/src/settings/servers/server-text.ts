@@ -43,11 +43,19 @@ export function annotationBadges(annotations: ToolAnnotations | undefined): Anno
   if (annotations.readOnlyHint === true) {
     badges.push({ label: 'Read-only', tone: 'info', title: 'Does not change anything (readOnlyHint)' });
   } else {
-    if (annotations.destructiveHint === true) badges.push({ label: 'Destructive', tone: 'danger', title: 'May delete or overwrite data (destructiveHint)' });
-    if (annotations.destructiveHint === false) badges.push({ label: 'Additive', tone: 'info', title: 'Changes things but only adds (destructiveHint: false)' });
-    if (annotations.idempotentHint === true) badges.push({ label: 'Idempotent', tone: 'info', title: 'Calling it again has no further effect (idempotentHint)' });
+    if (annotations.destructiveHint === true)
+      badges.push({ label: 'Destructive', tone: 'danger', title: 'May delete or overwrite data (destructiveHint)' });
+    if (annotations.destructiveHint === false)
+      badges.push({ label: 'Additive', tone: 'info', title: 'Changes things but only adds (destructiveHint: false)' });
+    if (annotations.idempotentHint === true)
+      badges.push({
+        label: 'Idempotent',
+        tone: 'info',
+        title: 'Calling it again has no further effect (idempotentHint)',
+      });
   }
-  if (annotations.openWorldHint === true) badges.push({ label: 'Open world', tone: 'warn', title: 'Reaches outside this machine (openWorldHint)' });
+  if (annotations.openWorldHint === true)
+    badges.push({ label: 'Open world', tone: 'warn', title: 'Reaches outside this machine (openWorldHint)' });
   return badges;
 }
 

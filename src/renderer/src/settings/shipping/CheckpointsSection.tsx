@@ -46,19 +46,26 @@ export function CheckpointsSection({ api }: { api: WorkbenchApi }): React.JSX.El
   };
 
   const settings = view?.settings;
-  const changed = settings !== undefined && (rows !== String(settings.everyRows) || minutes !== String(settings.everyMinutes));
+  const changed =
+    settings !== undefined && (rows !== String(settings.everyRows) || minutes !== String(settings.everyMinutes));
   return (
     <section className="settings-section" aria-labelledby="checkpoints-title" data-testid="checkpoints-section">
       <h3 id="checkpoints-title">Signed checkpoints</h3>
       <p className="muted small">
-        Every so many rows (or minutes), a checkpoint row signs the chain head with this log’s Ed25519 key, so a verifier holding only the public key
-        below can prove the order and completeness of what it received (<span className="mono">workbench audit verify --public-key</span>).
+        Every so many rows (or minutes), a checkpoint row signs the chain head with this log’s Ed25519 key, so a
+        verifier holding only the public key below can prove the order and completeness of what it received (
+        <span className="mono">workbench audit verify --public-key</span>).
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {settings && (
         <>
           <label className="inline-check">
-            <input type="checkbox" checked={settings.enabled} disabled={busy} onChange={(event) => void save({ enabled: event.target.checked })} />
+            <input
+              type="checkbox"
+              checked={settings.enabled}
+              disabled={busy}
+              onChange={(event) => void save({ enabled: event.target.checked })}
+            />
             <span>Write signed checkpoints</span>
           </label>
           <form
@@ -71,10 +78,30 @@ export function CheckpointsSection({ api }: { api: WorkbenchApi }): React.JSX.El
           >
             <div className="checkpoint-controls">
               <Field label="Every … rows" problem={problems.everyRows}>
-                {(props) => <input {...props} type="number" min={1} step={1} value={rows} disabled={busy} onChange={(event) => edit(setRows, event.target.value)} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    min={1}
+                    step={1}
+                    value={rows}
+                    disabled={busy}
+                    onChange={(event) => edit(setRows, event.target.value)}
+                  />
+                )}
               </Field>
               <Field label="or every … minutes" problem={problems.everyMinutes}>
-                {(props) => <input {...props} type="number" min={1} step={1} value={minutes} disabled={busy} onChange={(event) => edit(setMinutes, event.target.value)} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    type="number"
+                    min={1}
+                    step={1}
+                    value={minutes}
+                    disabled={busy}
+                    onChange={(event) => edit(setMinutes, event.target.value)}
+                  />
+                )}
               </Field>
               <button type="submit" className="button" disabled={busy || !changed}>
                 Save
@@ -86,12 +113,19 @@ export function CheckpointsSection({ api }: { api: WorkbenchApi }): React.JSX.El
               <span>
                 Public key <span className="muted small mono">{view.keyId}</span>
               </span>
-              <pre className="public-key mono" data-testid="checkpoint-public-key" tabIndex={0} aria-label="Checkpoint public key (PEM)">
+              <pre
+                className="public-key mono"
+                data-testid="checkpoint-public-key"
+                tabIndex={0}
+                aria-label="Checkpoint public key (PEM)"
+              >
                 {view.publicKeyPem}
               </pre>
             </div>
           ) : (
-            <p className="muted small">The key is made when checkpoints are turned on; its public half then shows here.</p>
+            <p className="muted small">
+              The key is made when checkpoints are turned on; its public half then shows here.
+            </p>
           )}
         </>
       )}

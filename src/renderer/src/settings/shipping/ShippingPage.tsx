@@ -72,7 +72,10 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
       {sinks === null && !error && <p className="muted">Loading…</p>}
       {sinks?.length === 0 && locked.length === 0 && (
         <div className="settings-empty">
-          <p>The audit log stays on this machine. Add a sink to ship it to a syslog receiver or an OpenTelemetry collector.</p>
+          <p>
+            The audit log stays on this machine. Add a sink to ship it to a syslog receiver or an OpenTelemetry
+            collector.
+          </p>
         </div>
       )}
       <ul className="card-list" aria-label="Audit sinks">
@@ -80,12 +83,23 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
           <SinkCard key={`locked-${sink.id}`} sink={sink} progress={statusOf(sink.id)} locked />
         ))}
         {sinks?.map((sink) => (
-          <SinkCard key={sink.id} sink={sink} progress={statusOf(sink.id)} onEdit={() => setEditing(sink)} onRemove={() => setRemoving(sink)} />
+          <SinkCard
+            key={sink.id}
+            sink={sink}
+            progress={statusOf(sink.id)}
+            onEdit={() => setEditing(sink)}
+            onRemove={() => setRemoving(sink)}
+          />
         ))}
       </ul>
       <CheckpointsSection api={api} />
       {editing && (
-        <SinkForm api={api} sink={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={(next) => setSinks(next.sinks)} />
+        <SinkForm
+          api={api}
+          sink={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={(next) => setSinks(next.sinks)}
+        />
       )}
       {removing && (
         <ConfirmDialog
@@ -98,8 +112,8 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
             setRemoving(null);
           }}
         >
-          Nothing more is sent to it, and its stored headers are deleted. What it already received stays with the receiver; adding a sink with
-          the same id later resumes where it stopped.
+          Nothing more is sent to it, and its stored headers are deleted. What it already received stays with the
+          receiver; adding a sink with the same id later resumes where it stopped.
         </ConfirmDialog>
       )}
     </div>
@@ -122,7 +136,9 @@ function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCard
       <div className="card-main">
         <div className="card-title-row">
           <span className="card-title mono">{sink.id}</span>
-          <span className="badge">{sink.type === 'syslog' ? (sink.tls ? 'Syslog over TLS' : 'Syslog') : 'OpenTelemetry'}</span>
+          <span className="badge">
+            {sink.type === 'syslog' ? (sink.tls ? 'Syslog over TLS' : 'Syslog') : 'OpenTelemetry'}
+          </span>
           {!sink.enabled && <span className="badge tone-off">Off</span>}
           {lag && sink.enabled && <span className={`badge tone-${lag.tone}`}>{lag.badge}</span>}
           {locked && <LockNote id={`lock-sink-${sink.id}`} />}
@@ -135,7 +151,9 @@ function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCard
           {sink.type === 'otlp' && (
             <div>
               <dt>Headers</dt>
-              <dd className={sink.headerNames.length > 0 ? 'mono' : 'muted'}>{sink.headerNames.length > 0 ? sink.headerNames.join(', ') : 'None'}</dd>
+              <dd className={sink.headerNames.length > 0 ? 'mono' : 'muted'}>
+                {sink.headerNames.length > 0 ? sink.headerNames.join(', ') : 'None'}
+              </dd>
             </div>
           )}
           <div>
@@ -161,7 +179,12 @@ function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCard
           <button type="button" className="button" onClick={onEdit} aria-label={`Edit ${sink.id}`}>
             Edit
           </button>
-          <button type="button" className="button button-quiet-danger" onClick={onRemove} aria-label={`Remove ${sink.id}`}>
+          <button
+            type="button"
+            className="button button-quiet-danger"
+            onClick={onRemove}
+            aria-label={`Remove ${sink.id}`}
+          >
             Remove
           </button>
         </div>

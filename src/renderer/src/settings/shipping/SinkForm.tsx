@@ -42,7 +42,10 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
     const common = { id: id.trim(), enabled, ...(sink?.batchSize === undefined ? {} : { batchSize: sink.batchSize }) };
     if (type === 'syslog') {
       const tlsSettings = tls
-        ? { ...(caFile.trim() ? { caFile: caFile.trim() } : {}), ...(serverName.trim() ? { serverName: serverName.trim() } : {}) }
+        ? {
+            ...(caFile.trim() ? { caFile: caFile.trim() } : {}),
+            ...(serverName.trim() ? { serverName: serverName.trim() } : {}),
+          }
         : undefined;
       const previousTls = sink?.type === 'syslog' ? sink.tls : undefined;
       return {
@@ -58,8 +61,13 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
       };
     }
     const changes: Record<string, string | null> = Object.fromEntries(removedHeaders.map((name) => [name, null]));
-    for (const header of headers) if (header.name.trim() && (!header.stored || header.value)) changes[header.name.trim()] = header.value;
-    return { previousId: sink?.id, sink: { type: 'otlp', ...common, ...(endpoint.trim() ? { endpoint: endpoint.trim() } : {}) }, headers: changes };
+    for (const header of headers)
+      if (header.name.trim() && (!header.stored || header.value)) changes[header.name.trim()] = header.value;
+    return {
+      previousId: sink?.id,
+      sink: { type: 'otlp', ...common, ...(endpoint.trim() ? { endpoint: endpoint.trim() } : {}) },
+      headers: changes,
+    };
   };
 
   const save = async (): Promise<void> => {
@@ -74,7 +82,9 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
     }
   };
 
-  const otherProblems = Object.entries(problems).filter(([field]) => !['id', 'host', 'port', 'endpoint', 'tls.caFile', 'tls.serverName'].includes(field));
+  const otherProblems = Object.entries(problems).filter(
+    ([field]) => !['id', 'host', 'port', 'endpoint', 'tls.caFile', 'tls.serverName'].includes(field),
+  );
 
   return (
     <Modal
@@ -105,33 +115,95 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
       >
         <Field label="Kind" hint={sink ? 'The kind cannot change; add another sink instead.' : undefined}>
           {(props) => (
-            <select {...props} value={type} disabled={Boolean(sink)} onChange={(event) => setType(event.target.value === 'otlp' ? 'otlp' : 'syslog')}>
+            <select
+              {...props}
+              value={type}
+              disabled={Boolean(sink)}
+              onChange={(event) => setType(event.target.value === 'otlp' ? 'otlp' : 'syslog')}
+            >
               <option value="syslog">Syslog (RFC 5424 over TCP or TLS)</option>
               <option value="otlp">OpenTelemetry logs (OTLP/HTTP)</option>
             </select>
           )}
         </Field>
-        <Field label="Id" hint="Names the sink in the status and the cursor table. A new id ships the whole log to it again." problem={problems.id}>
-          {(props) => <input {...props} className="mono" value={id} placeholder="siem" onChange={(event) => setId(event.target.value)} autoFocus />}
+        <Field
+          label="Id"
+          hint="Names the sink in the status and the cursor table. A new id ships the whole log to it again."
+          problem={problems.id}
+        >
+          {(props) => (
+            <input
+              {...props}
+              className="mono"
+              value={id}
+              placeholder="siem"
+              onChange={(event) => setId(event.target.value)}
+              autoFocus
+            />
+          )}
         </Field>
         {type === 'syslog' ? (
           <>
             <div className="form-grid">
               <Field label="Host" problem={problems.host}>
-                {(props) => <input {...props} className="mono" value={host} placeholder="logs.example.org" onChange={(event) => setHost(event.target.value)} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    className="mono"
+                    value={host}
+                    placeholder="logs.example.org"
+                    onChange={(event) => setHost(event.target.value)}
+                  />
+                )}
               </Field>
               <Field label="Port" problem={problems.port}>
-                {(props) => <input {...props} className="mono" inputMode="numeric" value={port} onChange={(event) => setPort(event.target.value)} />}
+                {(props) => (
+                  <input
+                    {...props}
+                    className="mono"
+                    inputMode="numeric"
+                    value={port}
+                    onChange={(event) => setPort(event.target.value)}
+                  />
+                )}
               </Field>
             </div>
-            <Switch checked={tls} label="TLS (RFC 5425)" description="Encrypts the connection and checks the receiver's certificate." onChange={setTls} />
+            <Switch
+              checked={tls}
+              label="TLS (RFC 5425)"
+              description="Encrypts the connection and checks the receiver's certificate."
+              onChange={setTls}
+            />
             {tls && (
               <div className="form-grid">
-                <Field label="CA file (optional)" hint="PEM file of the CA that signed the receiver's certificate; the system's CAs when empty." problem={problems['tls.caFile']}>
-                  {(props) => <input {...props} className="mono" value={caFile} placeholder="/etc/ssl/org-ca.pem" onChange={(event) => setCaFile(event.target.value)} />}
+                <Field
+                  label="CA file (optional)"
+                  hint="PEM file of the CA that signed the receiver's certificate; the system's CAs when empty."
+                  problem={problems['tls.caFile']}
+                >
+                  {(props) => (
+                    <input
+                      {...props}
+                      className="mono"
+                      value={caFile}
+                      placeholder="/etc/ssl/org-ca.pem"
+                      onChange={(event) => setCaFile(event.target.value)}
+                    />
+                  )}
                 </Field>
-                <Field label="Server name (optional)" hint="The name on the receiver's certificate; the host when empty." problem={problems['tls.serverName']}>
-                  {(props) => <input {...props} className="mono" value={serverName} onChange={(event) => setServerName(event.target.value)} />}
+                <Field
+                  label="Server name (optional)"
+                  hint="The name on the receiver's certificate; the host when empty."
+                  problem={problems['tls.serverName']}
+                >
+                  {(props) => (
+                    <input
+                      {...props}
+                      className="mono"
+                      value={serverName}
+                      onChange={(event) => setServerName(event.target.value)}
+                    />
+                  )}
                 </Field>
               </div>
             )}
@@ -144,12 +216,22 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
               problem={problems.endpoint}
             >
               {(props) => (
-                <input {...props} type="url" className="mono" value={endpoint} placeholder="https://otel.example.org:4318/v1/logs" onChange={(event) => setEndpoint(event.target.value)} />
+                <input
+                  {...props}
+                  type="url"
+                  className="mono"
+                  value={endpoint}
+                  placeholder="https://otel.example.org:4318/v1/logs"
+                  onChange={(event) => setEndpoint(event.target.value)}
+                />
               )}
             </Field>
             <fieldset className="field header-list">
               <legend>Headers</legend>
-              <p className="muted small">Sent with every export, with those of OTEL_EXPORTER_OTLP_HEADERS. Values are stored with your secrets and never shown again.</p>
+              <p className="muted small">
+                Sent with every export, with those of OTEL_EXPORTER_OTLP_HEADERS. Values are stored with your secrets
+                and never shown again.
+              </p>
               {headers.map((header) => (
                 <div key={header.key} className="header-row">
                   <input
@@ -158,7 +240,13 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
                     value={header.name}
                     disabled={header.stored}
                     placeholder="authorization"
-                    onChange={(event) => setHeaders((current) => current.map((entry) => (entry.key === header.key ? { ...entry, name: event.target.value } : entry)))}
+                    onChange={(event) =>
+                      setHeaders((current) =>
+                        current.map((entry) =>
+                          entry.key === header.key ? { ...entry, name: event.target.value } : entry,
+                        ),
+                      )
+                    }
                   />
                   <input
                     aria-label={`Value of ${header.name || 'the header'}`}
@@ -166,7 +254,13 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
                     className="mono"
                     value={header.value}
                     placeholder={header.stored ? '•••••••• set — type to replace' : 'value'}
-                    onChange={(event) => setHeaders((current) => current.map((entry) => (entry.key === header.key ? { ...entry, value: event.target.value } : entry)))}
+                    onChange={(event) =>
+                      setHeaders((current) =>
+                        current.map((entry) =>
+                          entry.key === header.key ? { ...entry, value: event.target.value } : entry,
+                        ),
+                      )
+                    }
                   />
                   <button
                     type="button"
@@ -184,14 +278,24 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
               <button
                 type="button"
                 className="button"
-                onClick={() => setHeaders((current) => [...current, { key: Math.max(0, ...current.map((entry) => entry.key)) + 1, name: '', value: '', stored: false }])}
+                onClick={() =>
+                  setHeaders((current) => [
+                    ...current,
+                    { key: Math.max(0, ...current.map((entry) => entry.key)) + 1, name: '', value: '', stored: false },
+                  ])
+                }
               >
                 Add header
               </button>
             </fieldset>
           </>
         )}
-        <Switch checked={enabled} label="Ship to this sink" description="Off keeps its settings and its place in the log." onChange={setEnabled} />
+        <Switch
+          checked={enabled}
+          label="Ship to this sink"
+          description="Off keeps its settings and its place in the log."
+          onChange={setEnabled}
+        />
         {otherProblems.map(([field, message]) => (
           <Notice key={field} kind="error">
             {field ? `${field}: ${message}` : message}
