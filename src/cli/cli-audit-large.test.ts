@@ -131,7 +131,7 @@ describe('workbench audit verify: what the log remembers about itself (the built
     try {
       const result = await runCli(['audit', 'verify'], { home: wiped });
       expect(result.code, result.stderr).toBe(EXIT.verifyFailed);
-      expect(result.stdout).not.toMatch(/OK/);
+      expect(result.stdout).not.toMatch(/^OK/m);
       expect(result.stdout).toMatch(
         /^BROKEN at row #0 \(head-mismatch\): The count of rows ever written was deleted outside AI Workbench/,
       );

@@ -180,7 +180,7 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
       'Everything: ask; sampling: allow, 2,000 tokens per chat',
     );
     const badSampling = await runCli(['policy', 'set', 'sampling', 'Everything', 'sometimes'], { home });
-    expect(badSampling.stderr).toContain('sampling must be one of ask, allow, deny, not "sometimes"');
+    expect(badSampling.stderr).toContain('sampling must be one of allow, ask, deny, not "sometimes"');
     const badBudget = await runCli(['policy', 'set', 'sampling-budget', 'Everything', '-5'], { home });
     expect(badBudget.code).toBe(1);
     expect(badBudget.stderr).toMatch(/sampling-budget/);

@@ -39,3 +39,16 @@ export const MCP_LOG_LEVELS = [
 export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }
+
+/** The JWS algorithms a pre-registered client's private key may sign with (`private_key_jwt`, RFC 7523). */
+export const OAUTH_SIGNING_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+] as const;

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { MCP_LOG_LEVELS } from './closed-sets';
+import { MCP_LOG_LEVELS, OAUTH_SIGNING_ALGORITHMS } from './closed-sets';
 import { guardedRecord, settingName } from './setting-names';
 import { IdentityChangeSchema, ServerIdentitySchema } from './server-identity';
 import { ToolDefinitionSchema } from './tool';
@@ -77,7 +77,7 @@ export const OAuthPrivateKeySchema = z.strictObject({
     .min(1)
     .max(20_000)
     .regex(/-----BEGIN PRIVATE KEY-----/, 'must be a PKCS#8 PEM (-----BEGIN PRIVATE KEY-----)'),
-  algorithm: z.enum(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512']),
+  algorithm: z.enum(OAUTH_SIGNING_ALGORITHMS),
 });
 export type OAuthPrivateKey = z.infer<typeof OAuthPrivateKeySchema>;
 

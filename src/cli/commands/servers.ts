@@ -1,13 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { isOneOf, MCP_LOG_LEVELS } from '../../shared/closed-sets';
-import {
-  OAuthPrivateKeySchema,
-  type McpServerChange,
-  type McpServerInput,
-  type OAuthPrivateKey,
-} from '../../shared/mcp';
+import { isOneOf, MCP_LOG_LEVELS, OAUTH_SIGNING_ALGORITHMS } from '../../shared/closed-sets';
+import type { McpServerChange, McpServerInput, OAuthPrivateKey } from '../../shared/mcp';
 import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
@@ -505,13 +500,11 @@ async function oauthClientSecrets(flags: {
   }
   let privateKey: { pem: string; algorithm: OAuthPrivateKey['algorithm'] } | undefined;
   if (flags.oauthPrivateKeyFile !== undefined) {
-    const algorithm = OAuthPrivateKeySchema.shape.algorithm.safeParse(flags.oauthSigningAlgorithm);
-    if (!algorithm.success)
-      throw new CliError(
-        `--oauth-signing-algorithm takes one of ${OAuthPrivateKeySchema.shape.algorithm.options.join(', ')}.`,
-      );
+    const algorithm = flags.oauthSigningAlgorithm;
+    if (!isOneOf(OAUTH_SIGNING_ALGORITHMS, algorithm))
+      throw new CliError(`--oauth-signing-algorithm takes one of ${OAUTH_SIGNING_ALGORITHMS.join(', ')}.`);
     try {
-      privateKey = { pem: fs.readFileSync(flags.oauthPrivateKeyFile, 'utf8'), algorithm: algorithm.data };
+      privateKey = { pem: fs.readFileSync(flags.oauthPrivateKeyFile, 'utf8'), algorithm };
     } catch (error) {
       throw new CliError(`Cannot read ${flags.oauthPrivateKeyFile}: ${(error as Error).message}`);
     }
