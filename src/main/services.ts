@@ -5,7 +5,7 @@ import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
-import { createSandboxProfileService, type SandboxProfileService } from './mcp/sandbox/profile-service';
+import { createSandboxProfileService, type SandboxProfileService } from './approval/sandbox-profiles';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { ManagedSandbox } from '../../../shared/approval';
-import { SERVER_REQUEST_NO_CHAT, type AuditRecorder, type PolicyChangeActor } from '../../audit/audit-log';
-import { WorkbenchError } from '../../errors';
-import type { McpServerConfigService } from '../server-config-service';
-import type { SandboxBlock } from './contain';
-import type { SandboxView } from '../../../shared/sandbox';
-import { sandboxAvailability, type SandboxAvailability } from './bwrap';
-import { appInstallation } from './index';
-import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from './limits';
-import { effectiveProfile, normaliseHost, type SandboxSettings } from './profile';
+import type { ManagedSandbox } from '../../shared/approval';
+import { SERVER_REQUEST_NO_CHAT, type AuditRecorder, type PolicyChangeActor } from '../audit/audit-log';
+import { WorkbenchError } from '../errors';
+import type { McpServerConfigService } from '../mcp/server-config-service';
+import type { SandboxBlock } from '../mcp/sandbox/contain';
+import type { SandboxView } from '../../shared/sandbox';
+import { sandboxAvailability, type SandboxAvailability } from '../mcp/sandbox/bwrap';
+import { appInstallation } from '../mcp/sandbox/index';
+import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
+import { effectiveProfile, normaliseHost, type SandboxSettings } from '../mcp/sandbox/profile';
 
 /** One entry of a profile the person can grant or take back. */
 export type ProfileGrant =

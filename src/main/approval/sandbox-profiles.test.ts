@@ -8,11 +8,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTempAuditLog, type TempAuditLog } from '../../audit/audit-test-support';
-import { createTestHost, disposeTestHosts, HOSTILE_SERVER } from '../test-fixtures/harness';
-import { sandboxAvailability } from './bwrap';
-import { NO_SANDBOX_LIMITS } from './limits';
-import { createSandboxProfileService } from './profile-service';
+import { openTempAuditLog, type TempAuditLog } from '../audit/audit-test-support';
+import { createTestHost, disposeTestHosts, HOSTILE_SERVER } from '../mcp/test-fixtures/harness';
+import { sandboxAvailability } from '../mcp/sandbox/bwrap';
+import { NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
+import { createSandboxProfileService } from './sandbox-profiles';
 
 const logs: TempAuditLog[] = [];
 afterEach(async () => {
