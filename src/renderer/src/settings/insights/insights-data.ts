@@ -33,8 +33,10 @@ export interface InsightFilters {
 const KIND_ROWS = { tool: 'decision', sampling: 'sampling', elicitation: 'elicitation' } as const;
 
 /** A `datetime-local` value for an instant, in the person's time. */
-function local(iso: string): string {
+function local(iso: string, roundUp = false): string {
   const date = new Date(iso);
+  // The viewer's fields hold whole minutes: a period's end is rounded up, so the rows of its last minute stay in it.
+  if (roundUp && (date.getSeconds() > 0 || date.getMilliseconds() > 0)) date.setSeconds(60, 0);
   const pad = (value: number): string => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
@@ -56,7 +58,7 @@ export function rowsFilter(
   return {
     ...EMPTY_FILTERS,
     from: local(period.from),
-    to: local(period.to),
+    to: local(period.to, true),
     chatId: filters.chatId,
     serverName: pick.serverName ?? filters.serverName,
     toolName: pick.toolName ?? filters.toolName,
