@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MCP_DEFAULT_INITIALIZE_TIMEOUT_MS, type McpLogLevel, type McpServerView } from '../../shared/mcp';
 import { WorkbenchError } from '../errors';
+import { sandboxDir } from '../settings/default-servers';
 import { createLogRing, type LogRing } from './log-ring';
 import type { McpHostDependencies, WhenSettledOptions } from './mcp-host';
 import { detectNodeRuntime, withCompileCache } from './node-runtime';
@@ -10,7 +11,6 @@ import type { ServerOAuthSessions } from './oauth/server-sessions';
 import { appInstallation, type SandboxHost } from './sandbox';
 import { NO_SANDBOX_LIMITS } from './sandbox/limits';
 import type { ServerConfigView } from './server-config-service';
-import { sandboxDir } from './server-settings';
 import {
   createServerSupervisor,
   DEFAULT_RESTART_POLICY,
