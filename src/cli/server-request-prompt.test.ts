@@ -57,6 +57,24 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
     expect(run.written()).toContain(SAMPLING_CHOICES);
   });
 
+  it('sampling: an image in a message is named with its type and size, never its base64', async () => {
+    const data = 'A'.repeat(16_384);
+    const withImage: ServerRequestView = {
+      ...sampling,
+      messages: [
+        {
+          role: 'user',
+          text: 'What is in this picture?',
+          media: [{ type: 'image', mimeType: 'image/png', bytes: 12_288, data }],
+        },
+      ],
+    };
+    const run = prompt(withImage, ['d']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'deny' } });
+    expect(run.written()).toContain('1. user: What is in this picture? [image image/png, 12 KB]');
+    expect(run.written()).not.toContain(data.slice(0, 100));
+  });
+
   it('sampling with no chat: "allow for this chat" is not offered, and s is not taken', async () => {
     const run = prompt({ ...sampling, chatId: null }, ['s', 'd']);
     expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'deny' } });

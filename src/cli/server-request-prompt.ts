@@ -1,4 +1,4 @@
-import type { ServerRequestDecision, ServerRequestView } from '../shared/server-request-views';
+import { samplingMediaWords, type ServerRequestDecision, type ServerRequestView } from '../shared/server-request-views';
 import { INTERRUPTED, type LineReader } from './line-reader';
 import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
@@ -44,7 +44,15 @@ export async function askAboutServerRequest(
       body: [
         `  Model ${request.model ? `${request.model.model} (${request.model.providerId})` : 'none'} · max ${request.maxTokens} tokens · budget ${request.budget.used} of ${request.budget.limit} used`,
         ...(request.systemPrompt ? [`  System prompt: ${show(request.systemPrompt)}`] : []),
-        ...request.messages.map((message, index) => `  ${index + 1}. ${message.role}: ${show(message.text)}`),
+        ...request.messages.map(
+          (message, index) =>
+            `  ${index + 1}. ${message.role}: ${[
+              show(message.text),
+              ...(message.media ?? []).map((media) => `[${show(samplingMediaWords(media))}]`),
+            ]
+              .filter(Boolean)
+              .join(' ')}`,
+        ),
       ],
       warning:
         'The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.',

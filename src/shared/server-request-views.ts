@@ -1,4 +1,5 @@
 import { z } from './zod';
+import { formatByteSize } from './byte-size';
 import { ChatIdSchema } from './chat';
 import type { ServerRequestAction, Verdict } from './decisions';
 import { ResolutionOutcomeSchema, ServerRequestActionSchema, VerdictSchema } from './decision-schemas';
@@ -20,10 +21,30 @@ export const SERVER_REQUEST_RULE_NAMES = { sampling: 'sampling', elicitation: 'e
 
 export const ServerRequestIdSchema = z.string().min(1).max(100);
 
+/** The most base64 of one image a card shows as a thumbnail; a larger image is named with its type and size only. */
+export const SAMPLING_IMAGE_PREVIEW_MAX_CHARS = 2_000_000;
+
+/** A part of a sampling message that is not text: its type and size, and an image's base64 when the card may show it. */
+export const SamplingMediaViewSchema = z.object({
+  type: z.enum(['image', 'audio']),
+  mimeType: z.string(),
+  bytes: z.number().int().nonnegative(),
+  /** Only for an image of a plain image/* type in valid base64, at most SAMPLING_IMAGE_PREVIEW_MAX_CHARS. */
+  data: z.string().optional(),
+});
+export type SamplingMediaView = z.infer<typeof SamplingMediaViewSchema>;
+
+/** "image image/png, 12 KB": a medium in words, the same on the card, in the CLI and in the audit log. */
+export function samplingMediaWords(media: SamplingMediaView): string {
+  return `${media.type} ${media.mimeType}, ${formatByteSize(media.bytes)}`;
+}
+
 export const SamplingMessageViewSchema = z.object({
   role: z.enum(['user', 'assistant']),
-  /** The message's text; parts that are not text are named in it ("[image image/png]"). */
+  /** The message's text parts, joined: what the person may edit. */
   text: z.string(),
+  /** Its images and audio, in order: kept as they are when the text is edited. */
+  media: z.array(SamplingMediaViewSchema).optional(),
 });
 export type SamplingMessageView = z.infer<typeof SamplingMessageViewSchema>;
 
@@ -49,6 +70,8 @@ const RequestBaseSchema = z.object({
   chatId: ChatIdSchema.nullable(),
   /** Epoch ms. */
   createdAt: z.number(),
+  /** When the request ends as timed out unless someone decides (epoch ms); null or absent: it waits without a limit. */
+  expiresAt: z.number().nullable().optional(),
 });
 
 export const SamplingRequestViewSchema = RequestBaseSchema.extend({

@@ -148,9 +148,11 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   }
 
   return {
-    add(request) {
+    add(asked) {
       const seconds = dependencies.timeoutSeconds();
-      const expiresAt = seconds > 0 ? request.createdAt + seconds * 1000 : null;
+      const expiresAt = seconds > 0 ? asked.createdAt + seconds * 1000 : null;
+      // The card counts down to it, as a tool call's does (docs/user/server-requests.md).
+      const request = { ...asked, expiresAt };
       store.insertServerRequest(request, expiresAt, owner);
       if (expiresAt !== null) {
         timers.arm({ kind: request.kind, chatId: request.chatId, id: request.id, expiresAt }, () => {

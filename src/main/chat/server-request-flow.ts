@@ -19,6 +19,7 @@ import { sdkTypes } from '../mcp/sdk-types';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
 import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
+import { messageText, messageView, partsOf, partText, type SamplingMessage } from './sampling-media';
 import { isWebUrl, NOT_A_WEB_URL } from '../../shared/web-url';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
@@ -158,7 +159,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       createdAt: now(),
       kind: 'sampling',
       stage: 'request',
-      messages: args.messages,
+      messages: params.messages.map(messageView),
       systemPrompt: params.systemPrompt ?? null,
       maxTokens: params.maxTokens,
       temperature: params.temperature ?? null,
@@ -332,7 +333,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
           ? {
               messages: view.messages.map((message, index) => ({
                 role: message.role,
-                text: decision.messages?.[index] ?? message.text,
+                text: messageText(message, decision.messages?.[index]),
               })),
               systemPrompt: decision.systemPrompt ?? view.systemPrompt,
               maxTokens: view.maxTokens,
@@ -432,19 +433,6 @@ function samplingArgs(params: Pick<CreateMessageRequestParams, 'messages' | 'sys
     systemPrompt: params.systemPrompt ?? null,
     maxTokens: params.maxTokens,
   };
-}
-
-type SamplingMessage = CreateMessageRequestParams['messages'][number];
-type SamplingPart = SamplingMessage['content'] extends infer C ? (C extends readonly (infer P)[] ? P : C) : never;
-
-function partsOf(content: SamplingMessage['content']): SamplingPart[] {
-  return (Array.isArray(content) ? content : [content]) as SamplingPart[];
-}
-
-function partText(part: SamplingPart): string {
-  if (part.type === 'text') return part.text;
-  if (part.type === 'image' || part.type === 'audio') return `[${part.type} ${part.mimeType}]`;
-  return `[${part.type}]`;
 }
 
 /** The message with its text parts replaced by the person's edit (other parts kept). */
