@@ -157,6 +157,9 @@ export const needsPageFirst = (toolName: string, args: CallArguments): boolean =
   toolName === 'read_file' && typeof args['nonce'] === 'string' && Number(args['nonce'].slice(1)) % 2 === 0;
 export const pageUrl = (nonce: string): string => `https://example.com/consent/${nonce}`;
 
+/** The rules a person can make: those that name a server by what it runs are the organisation's only. */
+export const USER_RULES: readonly CatalogueRule[] = RULES.filter((rule) => rule.identity === undefined);
+
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);
   if (!rule) throw new Error(`no catalogue rule '${key}'`);
