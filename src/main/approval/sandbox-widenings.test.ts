@@ -63,7 +63,9 @@ describe('a sandbox widening request', () => {
     // The same grant asked again is the same request.
     expect(widenings.request({ name: 'Files', grant: { kind: 'read', path: '/opt/notes' } }).id).toBe(request.id);
     const row = audit.db
-      .prepare<[string], { kind: string; status: string }>('SELECT kind, status FROM pending_requests WHERE request_id = ?')
+      .prepare<[string], { kind: string; status: string }>(
+        'SELECT kind, status FROM pending_requests WHERE request_id = ?',
+      )
       .get(request.id);
     expect(row).toEqual({ kind: 'sandbox-widening', status: 'pending' });
     expect(test.config.sandboxSettings('Files').settings.read).toBeUndefined();
@@ -186,14 +188,18 @@ describe.runIf(sandboxAvailability().available)('widened from a block (real bubb
       const request = widenings.request({ name: 'Hostile', grant: grantForBlock(block) });
       // Waiting, nothing is granted: the server still cannot read it.
       expect(
-        ((await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} })).structuredContent as {
-          now: { read: string };
-        }).now.read,
+        (
+          (await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} })).structuredContent as {
+            now: { read: string };
+          }
+        ).now.read,
       ).not.toBe('ok');
       widenings.decide(request.id, 'allow');
       const now = async () =>
-        ((await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} }).catch(() => undefined))
-          ?.structuredContent as { now: Record<string, string> } | undefined)?.now;
+        (
+          (await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} }).catch(() => undefined))
+            ?.structuredContent as { now: Record<string, string> } | undefined
+        )?.now;
       await expect.poll(async () => (await now())?.read, { timeout: 30_000 }).toBe('ok');
       const after = await now();
       expect(after?.write).toMatch(/^(ENOENT|EROFS|EACCES|EPERM)$/);
