@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { formatByteSize } from './byte-size';
 import { ChatIdSchema } from './chat';
+import { SandboxGrantSchema } from './sandbox';
 import type { ServerRequestAction, Verdict } from './decisions';
 import { ResolutionOutcomeSchema, ServerRequestActionSchema, VerdictSchema } from './decision-schemas';
 
@@ -108,11 +109,30 @@ export const ElicitationUrlViewSchema = RequestBaseSchema.extend({
 export type ElicitationFormView = z.infer<typeof ElicitationFormViewSchema>;
 export type ElicitationUrlView = z.infer<typeof ElicitationUrlViewSchema>;
 
-export const ServerRequestViewSchema = z.union([
+/**
+ * A request to widen a server's sandbox profile by one grant (docs/user/sandbox.md#widening), asked from a block the
+ * server ran into: allowed once (the grant is added) or denied.
+ */
+export const SandboxWideningRequestViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('sandbox-widening'),
+  grant: SandboxGrantSchema,
+  /** What it grants, in words: "Files may read /home/me/notes (and everything in it)". */
+  description: z.string(),
+  /** The tool call whose block it was made from, if any. */
+  toolCallId: z.string().optional(),
+});
+export type SandboxWideningRequestView = z.infer<typeof SandboxWideningRequestViewSchema>;
+
+/** A request a server's MCP session makes of the model or the person: sampling or elicitation. */
+export const McpServerRequestViewSchema = z.union([
   SamplingRequestViewSchema,
   ElicitationFormViewSchema,
   ElicitationUrlViewSchema,
 ]);
+export type McpServerRequestView = z.infer<typeof McpServerRequestViewSchema>;
+
+/** Everything a server (or its sandbox) asks that waits on a person, apart from tool calls (`approvals.*`). */
+export const ServerRequestViewSchema = z.union([McpServerRequestViewSchema, SandboxWideningRequestViewSchema]);
 export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 
 /**

@@ -7,6 +7,7 @@ import type {
   SamplingRequestView,
   ServerRequestDecision,
   SamplingMediaView,
+  SandboxWideningRequestView,
   ServerRequestView,
 } from '../../../../shared/server-request-views';
 import { formatByteSize } from '../../../../shared/byte-size';
@@ -49,6 +50,7 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
     }
   };
   const props = { request, busy, problem, decide } as const;
+  if (request.kind === 'sandbox-widening') return <SandboxWidening {...props} request={request} />;
   if (request.kind === 'sampling') {
     return request.stage === 'request' ? (
       <SamplingPrompt key={`${request.id}-request`} {...props} request={request} />
@@ -80,7 +82,12 @@ function Card({
   children: React.ReactNode;
 }): React.JSX.Element {
   const titleId = useId();
-  const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
+  const kind =
+    request.kind === 'sampling'
+      ? `sampling-${request.stage}`
+      : request.kind === 'elicitation'
+        ? `elicitation-${request.mode}`
+        : request.kind;
   // A click decides only what it was aimed at: the model's answer takes the place of the prompt that was just
   // allowed, and a second click must not send it on (steady-clicks.ts).
   const steady = useSteadyClicks();
@@ -90,7 +97,7 @@ function Card({
       title={title}
       badges={
         <>
-          <span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>
+          <span className="risk-badge risk-info">{BADGE[request.kind]}</span>
           {request.expiresAt ? <Countdown expiresAt={request.expiresAt} /> : null}
         </>
       }
@@ -482,6 +489,31 @@ function ElicitationUrl({ request, ...answering }: PartProps<ElicitationUrlView>
     </Card>
   );
 }
+
+function SandboxWidening({ request, ...answering }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
+  return (
+    <Card request={request} title={`Widen ${request.serverName}'s sandbox?`}>
+      <p className="server-request-message-text">{request.description}</p>
+      <p className="approval-warning">
+        <WarningIcon size={14} /> The server keeps this access until you narrow its profile again (Settings › MCP
+        servers › the server › Sandbox).
+      </p>
+      <Answers
+        {...answering}
+        choices={[
+          { label: 'Allow', tone: 'primary', decision: { action: 'allow-once' } },
+          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
+        ]}
+      />
+    </Card>
+  );
+}
+
+const BADGE: Record<ServerRequestView['kind'], string> = {
+  sampling: 'Sampling',
+  elicitation: 'Elicitation',
+  'sandbox-widening': 'Sandbox',
+};
 
 /** MCP's two ways to say no to an elicitation: decline (answered "no") and cancel (dismissed). */
 const DECLINE_OR_CANCEL: Choice[] = [

@@ -51,7 +51,7 @@ function Cards({ api, requests }: { api: WorkbenchApi; requests: readonly Server
     <>
       {requests.map((request) => (
         <ServerRequestCard
-          key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`}
+          key={`${request.id}-${request.kind === 'sampling' ? request.stage : request.kind}`}
           api={api}
           request={request}
         />
