@@ -21,8 +21,8 @@ import { importLocation, type LocationEnvironment } from './import-locations';
 import { SandboxSettingsSchema, type SandboxSettings } from './sandbox/profile';
 import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
 import { serverIdentity } from './server-identity';
+import { defaultMcpServers } from '../settings/default-servers';
 import {
-  defaultMcpServers,
   effectiveRoots,
   isHttpServer,
   MCP_SETTINGS_SECTION,

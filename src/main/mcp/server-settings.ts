@@ -72,25 +72,6 @@ export function isHttpServer(server: ServerSettings): server is HttpServerSettin
   return typeof (server as HttpServerSettings).url === 'string';
 }
 
-export const DEFAULT_SERVER_NAME = 'Files';
-export const SANDBOX_FOLDER_NAME = 'sandbox';
-
-export function sandboxDir(dataDir: string): string {
-  return path.join(dataDir, SANDBOX_FOLDER_NAME);
-}
-
-/** A fresh install's servers: "Files", the bundled filesystem server rooted at `<data dir>/sandbox`. */
-export function defaultMcpServers(dataDir: string): McpServersSettings {
-  return {
-    [DEFAULT_SERVER_NAME]: {
-      package: '@modelcontextprotocol/server-filesystem',
-      args: [sandboxDir(dataDir)],
-      enabled: true,
-      displayName: 'Files',
-    },
-  };
-}
-
 /**
  * The folders a server is told about (MCP roots, docs/user/mcp-servers.md#roots): its `roots` setting, or by
  * default the directories a filesystem server was given (the Files server: its sandbox), else none.
