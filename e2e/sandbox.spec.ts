@@ -123,7 +123,10 @@ test('a block on the tool block is widened from the chat, shown on the server’
   await expect(sandbox.getByRole('region', { name: 'Recent blocks' })).toContainText(
     `Hostile tried to connect to 127.0.0.1:${port} — blocked`,
   );
+  await detail.getByRole('tab', { name: 'Sandbox' }).evaluate((tab) => tab.scrollIntoView({ block: 'start' }));
   await shootBoth(page, 'sandbox-20-settings-sandbox');
+  await sandbox.getByRole('region', { name: 'Recent blocks' }).scrollIntoViewIfNeeded();
+  await shootBoth(page, 'sandbox-21-settings-blocks');
 
   await sandbox.getByRole('button', { name: `Revoke: May read ${notes}` }).click();
   await expect(sandbox.getByRole('region', { name: 'Granted beyond its shipped profile' })).toHaveCount(0);

@@ -13,7 +13,7 @@ const FIELDS: { field: Field; label: string; none: string }[] = [
   { field: 'read', label: 'May read', none: 'nothing' },
   { field: 'write', label: 'May write', none: 'nothing' },
   { field: 'hosts', label: 'May connect to', none: 'no network' },
-  { field: 'env', label: 'Receives from the app’s environment', none: 'no variables' },
+  { field: 'env', label: 'Receives', none: 'none of the app’s environment variables' },
 ];
 
 const grantOf = (field: Field, value: string): SandboxGrant =>
@@ -125,19 +125,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                   {entries.length === 0 ? (
                     <span className="muted">{none}</span>
                   ) : (
-                    <ul className="sandbox-entries">
-                      {entries.map((entry) => (
-                        <li key={entry} className="mono">
-                          {entry}
-                          {granted?.[field].includes(entry) && (
-                            <>
-                              {' '}
-                              <span className="badge tone-info">granted</span>
-                            </>
-                          )}
-                        </li>
-                      ))}
-                    </ul>
+                    <ProfileEntries entries={entries} granted={granted?.[field] ?? []} />
                   )}
                 </dd>
               </div>
@@ -253,6 +241,39 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
         )}
       </section>
     </div>
+  );
+}
+
+const SHOWN_ENTRIES = 5;
+
+/** A profile's entries, what was granted first; past a few, the rest (the system's libraries…) behind "more". */
+function ProfileEntries({ entries, granted }: { entries: string[]; granted: string[] }): React.JSX.Element {
+  const ordered = [
+    ...entries.filter((entry) => granted.includes(entry)),
+    ...entries.filter((e) => !granted.includes(e)),
+  ];
+  const item = (entry: string): React.JSX.Element => (
+    <li key={entry} className="mono">
+      {entry}
+      {granted.includes(entry) && (
+        <>
+          {' '}
+          <span className="badge tone-info">granted</span>
+        </>
+      )}
+    </li>
+  );
+  const rest = ordered.slice(SHOWN_ENTRIES);
+  return (
+    <>
+      <ul className="sandbox-entries">{ordered.slice(0, SHOWN_ENTRIES).map(item)}</ul>
+      {rest.length > 0 && (
+        <details className="sandbox-more">
+          <summary>{rest.length} more</summary>
+          <ul className="sandbox-entries">{rest.map(item)}</ul>
+        </details>
+      )}
+    </>
   );
 }
 
