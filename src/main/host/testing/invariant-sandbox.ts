@@ -89,7 +89,8 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
   const ready = async (previousPid?: number): Promise<void> => {
     for (let turn = 0; turn < 600; turn++) {
       const status = probeStatus();
-      if (status?.state === 'ready' && status.pid !== undefined && status.pid !== previousPid) return;
+      const listed = services.mcp.tools().some((tool) => tool.serverName === PROBE && tool.name === 'probe');
+      if (status?.state === 'ready' && listed && status.pid !== undefined && status.pid !== previousPid) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`${PROBE} did not become ready: ${JSON.stringify(probeStatus())}`);
@@ -99,6 +100,18 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
   services.mcpServers.add(PROBE, { command: process.execPath, args: [PROBE_SERVER, JSON.stringify(files)] });
   services.mcp.start();
   await ready();
+
+  /** The probe's call; a process that has just started may not have listed its tools yet, and is asked again. */
+  const probe = async (): Promise<Awaited<ReturnType<Services['mcp']['callTool']>>> => {
+    for (let turn = 0; ; turn++) {
+      try {
+        return await services.mcp.callTool({ serverName: PROBE, toolName: 'probe', args: {} });
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'unavailable' || turn === 200) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
 
   /** What the audit log says is granted now: its sandbox policy rows for the probe, replayed in order. */
   const grantedByAudit = (): { granted: Set<string>; problems: string[] } => {
@@ -142,7 +155,7 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
       const label = JSON.stringify(step);
       log.push(label);
       if (step.kind === 'probe') {
-        const result = await services.mcp.callTool({ serverName: PROBE, toolName: 'probe', args: {} });
+        const result = await probe();
         const outcome = result.structuredContent as Record<string, string>;
         const { granted } = grantedByAudit();
         for (const file of files) {

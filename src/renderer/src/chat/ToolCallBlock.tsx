@@ -1,4 +1,4 @@
-import { memo, useContext, useId, useState } from 'react';
+import { lazy, memo, Suspense, useContext, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
@@ -7,7 +7,10 @@ import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format'
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
 import { SandboxBlockLine } from '../components/SandboxBlock';
-import { ChatContext } from './chat-context';
+import { ChatContext, useChatContext } from './chat-context';
+
+/** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
+const AppView = lazy(() => import('./apps/AppView').then((module) => ({ default: module.AppView })));
 
 /**
  * A tool call as it looks in a reply (seed 000 "as they look now"): collapsed, one line — server · tool · status ·
@@ -103,6 +106,7 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
           {call.result && <Output call={call} />}
         </div>
       )}
+      {call.viewUri && call.serverName && status === 'success' && call.result && <ViewSlot call={call} />}
     </div>
   );
 });
@@ -128,6 +132,15 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
         />
       ))}
     </ul>
+  );
+}
+
+function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
+  const { api } = useChatContext();
+  return (
+    <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
+      <AppView call={call} api={api} />
+    </Suspense>
   );
 }
 
