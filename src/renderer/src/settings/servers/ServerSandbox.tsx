@@ -105,8 +105,10 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
     <div className="sandbox-page" data-testid="server-sandbox">
       {view.kind === 'not-contained' ? (
         <Notice kind="warning">
-          <strong>Not contained.</strong> {view.reason} It runs with all of your rights: it can read and change
-          everything you can, and reach any host.
+          <strong>Not contained.</strong> {sentence(view.reason)}{' '}
+          {view.limits.requireContainment
+            ? 'Your organisation requires every server to be contained, so it does not start.'
+            : 'It runs with all of your rights: it can read and change everything you can, and reach any host.'}
         </Notice>
       ) : (
         <p className="muted small">
@@ -164,7 +166,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
           ))}
         </section>
       )}
-      {!locked && (
+      {!locked && view.kind === 'contained' && (
         <section aria-label="Widen the sandbox">
           <h4 className="small-heading">Widen</h4>
           <form
@@ -275,6 +277,12 @@ function ProfileEntries({ entries, granted }: { entries: string[]; granted: stri
       )}
     </>
   );
+}
+
+/** A reason as a sentence: it ends with a full stop. */
+function sentence(text: string | undefined): string {
+  const trimmed = (text ?? '').trim();
+  return trimmed === '' || /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
 /** A block's audit row as a block (docs/user/sandbox.md#blocks: tool `sandbox/<kind>`, `args.target`). */
