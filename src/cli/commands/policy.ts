@@ -376,7 +376,7 @@ function ruleWords(rule: {
   const conditions = (rule.args ?? [])
     .map(
       (arg) =>
-        ` when ${arg.pointer} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : 'matches'} ${JSON.stringify(arg.value)}`,
+        ` when ${arg.pointer || '(the arguments)'} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : arg.match === 'one-of' ? 'is one of' : 'matches'} ${arg.match === 'one-of' ? String(arg.value) : JSON.stringify(arg.value)}`,
     )
     .join(' and');
   return `[${rule.id}] ${rule.effect} ${rule.server} ${rule.tool}${conditions}${rule.note ? `  (${rule.note})` : ''}`;

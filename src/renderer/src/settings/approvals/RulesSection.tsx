@@ -303,6 +303,7 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
                     <option value="glob">glob</option>
                     <option value="regex">regex</option>
                     <option value="equals">equals</option>
+                    <option value="one-of">one of</option>
                   </select>
                 )}
               </Field>
