@@ -1,6 +1,26 @@
 /** Settings → Insights in browser mode, over rows made by real approval cycles (Demo provider, Files server). */
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
+
+/** The brightest drawn pixel of a chart's canvas, 0–255 (gridlines, axes, labels and bars). */
+async function brightestPixel(page: Page, testId: string): Promise<number> {
+  return page
+    .getByTestId(testId)
+    .locator('canvas')
+    .first()
+    .evaluate((canvas: HTMLCanvasElement) => {
+      const context = canvas.getContext('2d');
+      if (!context) return 255;
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      let brightest = 0;
+      for (let index = 0; index < data.length; index += 4) {
+        if ((data[index + 3] ?? 0) < 128) continue;
+        brightest = Math.max(brightest, ((data[index] ?? 0) + (data[index + 1] ?? 0) + (data[index + 2] ?? 0)) / 3);
+      }
+      return brightest;
+    });
+}
 
 test('the insights page in light and dark, a bar opening its rows, and a suggestion accepted into the policy', async ({
   page,
@@ -24,6 +44,8 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
     await expect(dialog.getByTestId('insights-suggestions')).toContainText(
       'You allowed Files.list_directory 5 times in 7 days and never denied it',
     );
+    // Drawn again in the scheme's colours: in dark, no gridline, axis or label is near white.
+    if (scheme === 'dark') await expect.poll(() => brightestPixel(page, 'chart-decisions-by-day')).toBeLessThan(200);
     await shoot(page, `insights-${scheme}`);
   }
 
