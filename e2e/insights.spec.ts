@@ -49,8 +49,16 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
     await shoot(page, `insights-${scheme}`);
   }
 
-  // A part of a tool's bar opens its rows in the audit viewer.
+  // What the suggestion would allow: the one call seen (the same listing five times), nothing else.
   const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByText('What it would allow: 1 call, nothing else').click();
+  await expect(dialog.getByRole('list', { name: 'Calls the rule for Files.list_directory would allow' })).toContainText(
+    '{"path":',
+  );
+  await dialog.getByTestId('insights-suggestions').scrollIntoViewIfNeeded();
+  await shoot(page, 'insights-suggestion-dark');
+
+  // A part of a tool's bar opens its rows in the audit viewer.
   await dialog.getByRole('button', { name: /Files\.list_directory: 5 Allowed by you; show the rows/ }).click();
   await expect(dialog.getByRole('heading', { level: 2, name: 'Audit log' })).toBeVisible();
   await expect(dialog.getByTestId('audit-insights-filter')).toContainText('Allowed once or Allowed for chat');
@@ -65,4 +73,18 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   expect(rule).toBeDefined();
   const rows = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
   expect(rows.entries.some((entry) => entry.decidedBy.includes(rule?.id ?? '?'))).toBe(true);
+
+  // Undone from Settings › Approvals: the rule is removed, and the removal is in the log.
+  await dialog.getByRole('button', { name: 'Show in Settings › Approvals' }).click();
+  const notice = dialog.getByTestId('remembered-setting');
+  await expect(notice).toContainText('Just accepted from an Insights suggestion');
+  await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toBeVisible();
+  await shoot(page, 'insights-undo-dark');
+  await notice.getByRole('button', { name: 'Undo' }).click();
+  await expect(notice).toBeHidden();
+  await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toHaveCount(0);
+  const after = (await workbench.call('policy.get')) as { policy: { rules: { id: string }[] } };
+  expect(after.policy.rules.some((entry) => entry.id === rule?.id)).toBe(false);
+  const undone = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
+  expect(undone.entries.some((entry) => entry.decidedBy.includes(`rule '${rule?.id ?? '?'}' removed`))).toBe(true);
 });

@@ -4,6 +4,7 @@ import type { AuditStats, Suggestion } from '../../../../shared/audit-stats';
 import { DownloadIcon } from '../../components/icons';
 import type { AuditFilters } from '../audit/audit-filters';
 import { saveBlob } from '../audit/export-download';
+import { rememberedStore } from '../../state/remembered';
 import { Notice, PageHeader, errorText } from '../common';
 import { BarChart } from './BarChart';
 import { rowsFilter, SERIES, statsCsv, type InsightFilters } from './insights-data';
@@ -25,9 +26,12 @@ const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: 
 export function InsightsPage({
   api,
   onOpenRows,
+  onOpenApprovals,
 }: {
   api: WorkbenchApi;
   onOpenRows(filters: AuditFilters): void;
+  /** Settings › Approvals, where an accepted suggestion's rule is highlighted with Undo. */
+  onOpenApprovals(): void;
 }): React.JSX.Element {
   const [periodId, setPeriodId] = useState<(typeof PERIODS)[number]['id']>('7d');
   const [filters, setFilters] = useState<InsightFilters>(EMPTY);
@@ -102,6 +106,15 @@ export function InsightsPage({
   const accept = async (suggestion: Suggestion): Promise<void> => {
     try {
       const result = await api.audit.acceptSuggestion({ id: suggestion.id, days: 7 });
+      if (suggestion.kind === 'allow-tool')
+        rememberedStore.set({
+          chatId: '',
+          serverName: suggestion.serverName,
+          toolName: suggestion.toolName,
+          action: { kind: 'rule', id: result.ruleId, args: suggestion.args },
+          at: Date.now(),
+          source: 'insights',
+        });
       setAccepted(`${result.change} To undo: ${result.undo}`);
       setReload((value) => value + 1);
     } catch (failure) {
@@ -192,7 +205,14 @@ export function InsightsPage({
         </label>
       </div>
       {problem && <Notice kind="error">{problem}</Notice>}
-      {accepted && <Notice kind="success">{accepted}</Notice>}
+      {accepted && (
+        <Notice kind="success">
+          {accepted}{' '}
+          <button type="button" className="link-button" onClick={onOpenApprovals}>
+            Show in Settings › Approvals
+          </button>
+        </Notice>
+      )}
       {!stats && !problem && <p className="muted">Loading…</p>}
       {stats && (
         <>
