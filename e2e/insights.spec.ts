@@ -1,4 +1,6 @@
 /** Settings → Insights in browser mode, over rows made by real approval cycles (Demo provider, Files server). */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
@@ -20,6 +22,22 @@ async function brightestPixel(page: Page, testId: string): Promise<number> {
       }
       return brightest;
     });
+}
+
+/** Saves what a button downloads and returns it. */
+async function download(
+  page: Page,
+  dataDir: string,
+  button: ReturnType<Page['getByRole']>,
+): Promise<{ name: string; bytes: Buffer }> {
+  const downloading = page.waitForEvent('download');
+  await button.click();
+  const saved = await downloading;
+  const file = path.join(dataDir, '..', `${path.basename(dataDir)}-${saved.suggestedFilename()}`);
+  await saved.saveAs(file);
+  const bytes = await fs.readFile(file);
+  await fs.rm(file);
+  return { name: saved.suggestedFilename(), bytes };
 }
 
 test('the insights page in light and dark, a bar opening its rows, and a suggestion accepted into the policy', async ({
@@ -57,6 +75,23 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   );
   await dialog.getByTestId('insights-suggestions').scrollIntoViewIfNeeded();
   await shoot(page, 'insights-suggestion-dark');
+
+  // The HTML bar chart saves as SVG (the same bars) and PNG.
+  const svg = await download(
+    page,
+    workbench.dataDir,
+    dialog.getByRole('button', { name: 'Save “Tools asked about most” as SVG' }),
+  );
+  expect(svg.name).toBe('tools-asked-about-most.svg');
+  expect(svg.bytes.toString('utf8')).toMatch(/^<svg [^>]*>.*>Files\.list_directory<\/text>/);
+  const png = await download(
+    page,
+    workbench.dataDir,
+    dialog.getByRole('button', { name: 'Save “Tools asked about most” as PNG' }),
+  );
+  expect(png.name).toBe('tools-asked-about-most.png');
+  expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  expect(png.bytes.length).toBeGreaterThan(1000);
 
   // A part of a tool's bar opens its rows in the audit viewer.
   await dialog.getByRole('button', { name: /Files\.list_directory: 5 Allowed by you; show the rows/ }).click();

@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { DownloadIcon } from '../../components/icons';
-import { saveBlob } from '../audit/export-download';
-import { barsSvg } from './insights-data';
+import { barsSvg } from './chart-svg';
+import { ChartExport } from './ChartExport';
 
 export interface BarSeries {
   label: string;
@@ -145,25 +144,18 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
     };
   }, [labels, series, height, scheme]);
 
-  const savePng = (): void => {
-    plot.current?.ctx.canvas.toBlob((blob) => blob && saveBlob(blob, `${fileName}.png`));
-  };
-  const saveSvg = (): void => {
-    saveBlob(new Blob([barsSvg(title, labels, series)], { type: 'image/svg+xml' }), `${fileName}.svg`);
-  };
+  const canvasPng = (): Promise<Blob> =>
+    new Promise((resolve, reject) => {
+      const canvas = plot.current?.ctx.canvas;
+      if (!canvas) return reject(new Error('The chart is not drawn yet.'));
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('The chart could not be saved as PNG.'))));
+    });
 
   return (
     <figure className="insights-chart" data-testid={`chart-${fileName}`}>
       <figcaption className="insights-chart-title">
         <span>{title}</span>
-        <span className="insights-chart-actions">
-          <button type="button" className="button button-small" onClick={savePng} aria-label={`Save “${title}” as PNG`}>
-            <DownloadIcon size={12} /> PNG
-          </button>
-          <button type="button" className="button button-small" onClick={saveSvg} aria-label={`Save “${title}” as SVG`}>
-            <DownloadIcon size={12} /> SVG
-          </button>
-        </span>
+        <ChartExport title={title} fileName={fileName} svg={() => barsSvg(title, labels, series)} png={canvasPng} />
       </figcaption>
       <ul className="insights-legend" aria-hidden="true">
         {series.map((entry) => (

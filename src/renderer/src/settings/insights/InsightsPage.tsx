@@ -7,6 +7,8 @@ import { saveBlob } from '../audit/export-download';
 import { rememberedStore } from '../../state/remembered';
 import { Notice, PageHeader, errorText } from '../common';
 import { BarChart } from './BarChart';
+import { ChartExport } from './ChartExport';
+import { rowsSvg } from './chart-svg';
 import { rowsFilter, SERIES, statsCsv, type InsightFilters } from './insights-data';
 import './insights.css';
 
@@ -255,7 +257,25 @@ export function InsightsPage({
             />
           )}
           <section className="insights-section" aria-labelledby="insights-tools">
-            <h3 id="insights-tools">Tools asked about most</h3>
+            <div className="insights-section-title">
+              <h3 id="insights-tools">Tools asked about most</h3>
+              {stats.tools.length > 0 && (
+                <ChartExport
+                  title="Tools asked about most"
+                  fileName="tools-asked-about-most"
+                  svg={() =>
+                    rowsSvg(
+                      'Tools asked about most',
+                      stats.tools.map((tool) => ({
+                        label: `${tool.serverName}.${tool.toolName}`,
+                        values: SERIES.map((entry) => tool[entry.name]),
+                      })),
+                      SERIES,
+                    )
+                  }
+                />
+              )}
+            </div>
             {stats.tools.length === 0 ? (
               <p className="muted">No decisions in this period.</p>
             ) : (
