@@ -321,9 +321,12 @@ export const ManagedPolicySchema = z
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
 
 export const PolicyWarningSchema = z.object({
-  kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve']),
+  kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve', 'rule-never-matches', 'rule-shadowed']),
   message: z.string(),
   serverName: z.string().optional(),
+  /** The rule-… kinds: the person's rule that never decides, and (shadowed) the rule that always decides first. */
+  ruleId: z.string().optional(),
+  byRuleId: z.string().optional(),
 });
 export type PolicyWarning = z.infer<typeof PolicyWarningSchema>;
 
