@@ -11,7 +11,15 @@ async function brightestPixel(page: Page, testId: string): Promise<number> {
     .getByTestId(testId)
     .locator('canvas')
     .first()
-    .evaluate((canvas: HTMLCanvasElement) => {
+    .evaluate((element) => {
+      // The page's canvas, typed here without the DOM library (this file is checked as Node code).
+      const canvas = element as unknown as {
+        width: number;
+        height: number;
+        getContext(
+          kind: '2d',
+        ): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+      };
       const context = canvas.getContext('2d');
       if (!context) return 255;
       const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
