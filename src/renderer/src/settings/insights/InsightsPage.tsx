@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditStats, Suggestion } from '../../../../shared/audit-stats';
 import { DownloadIcon } from '../../components/icons';
+import { AuditFilterBar, CallFilterFields, FilterSelect } from '../audit/AuditFilterBar';
 import type { AuditFilters } from '../audit/audit-filters';
 import { saveBlob } from '../audit/export-download';
 import { rememberedStore } from '../../state/remembered';
@@ -18,6 +19,13 @@ const PERIODS = [
   { id: '30d', label: 'Last 30 days', ms: 30 * 86_400_000, bucket: 'day' },
   { id: '90d', label: 'Last 90 days', ms: 90 * 86_400_000, bucket: 'day' },
 ] as const;
+
+const KIND_OPTIONS = [
+  { value: '', label: 'Everything' },
+  { value: 'tool', label: 'Tool calls' },
+  { value: 'sampling', label: 'Sampling' },
+  { value: 'elicitation', label: 'Elicitation' },
+];
 
 const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: '' };
 
@@ -144,68 +152,28 @@ export function InsightsPage({
           </button>
         }
       />
-      <div className="audit-filters" role="search" aria-label="Filter the insights">
-        <label>
-          <span>Period</span>
-          <select
-            aria-label="Period"
-            value={periodId}
-            onChange={(event) => setPeriodId(event.target.value as typeof periodId)}
-          >
-            {PERIODS.map((entry) => (
-              <option key={entry.id} value={entry.id}>
-                {entry.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Server</span>
-          <input
-            aria-label="Server"
-            value={filters.serverName}
-            placeholder="Any"
-            onChange={(event) => setFilter('serverName', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>Tool</span>
-          <input
-            aria-label="Tool"
-            value={filters.toolName}
-            placeholder="Any"
-            onChange={(event) => setFilter('toolName', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>Chat</span>
-          <select
-            aria-label="Chat"
-            value={filters.chatId}
-            onChange={(event) => setFilter('chatId', event.target.value)}
-          >
-            <option value="">All chats</option>
-            {chats.map((chat) => (
-              <option key={chat.id} value={chat.id}>
-                {chat.title}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Kind</span>
-          <select
-            aria-label="Kind"
-            value={filters.kind}
-            onChange={(event) => setFilter('kind', event.target.value as InsightFilters['kind'])}
-          >
-            <option value="">Everything</option>
-            <option value="tool">Tool calls</option>
-            <option value="sampling">Sampling</option>
-            <option value="elicitation">Elicitation</option>
-          </select>
-        </label>
-      </div>
+      <AuditFilterBar label="Filter the insights">
+        <FilterSelect
+          label="Period"
+          value={periodId}
+          options={PERIODS.map((entry) => ({ value: entry.id, label: entry.label }))}
+          onChange={(value) => setPeriodId(value as typeof periodId)}
+        />
+        <CallFilterFields
+          idPrefix="insights"
+          chats={chats}
+          servers={stats?.servers.map((server) => server.serverName) ?? []}
+          tools={[...new Set(stats?.tools.map((tool) => tool.toolName) ?? [])].sort()}
+          values={filters}
+          onChange={(key, value) => setFilter(key, value)}
+        />
+        <FilterSelect
+          label="Kind"
+          value={filters.kind}
+          options={KIND_OPTIONS}
+          onChange={(value) => setFilter('kind', value as InsightFilters['kind'])}
+        />
+      </AuditFilterBar>
       {problem && <Notice kind="error">{problem}</Notice>}
       {accepted && (
         <Notice kind="success">
