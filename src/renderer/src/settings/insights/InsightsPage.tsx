@@ -25,6 +25,7 @@ const KIND_OPTIONS = [
   { value: 'tool', label: 'Tool calls' },
   { value: 'sampling', label: 'Sampling' },
   { value: 'elicitation', label: 'Elicitation' },
+  { value: 'app-tool-call', label: 'App calls' },
 ];
 
 const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: '' };

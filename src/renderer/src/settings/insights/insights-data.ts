@@ -1,5 +1,5 @@
 import type { AuditDecision } from '../../../../shared/audit';
-import type { AuditStats, DecisionCountName } from '../../../../shared/audit-stats';
+import type { AuditStats, DecisionCountName, InsightCallKind } from '../../../../shared/audit-stats';
 import { EMPTY_FILTERS, type AuditFilters } from '../audit/audit-filters';
 
 /** The series of "Decisions over time", in stacking order, with their words and colours (readable on light and dark). */
@@ -27,10 +27,16 @@ export interface InsightFilters {
   serverName: string;
   toolName: string;
   chatId: string;
-  kind: '' | 'tool' | 'sampling' | 'elicitation';
+  kind: '' | InsightCallKind;
 }
 
-const KIND_ROWS = { tool: 'decision', sampling: 'sampling', elicitation: 'elicitation' } as const;
+// The audit viewer shows an app's calls among the decisions: it has no filter of its own for them.
+const KIND_ROWS = {
+  tool: 'decision',
+  sampling: 'sampling',
+  elicitation: 'elicitation',
+  'app-tool-call': 'decision',
+} as const satisfies Record<InsightCallKind, string>;
 
 /** A `datetime-local` value for an instant, in the person's time. */
 function local(iso: string, roundUp = false): string {
