@@ -107,6 +107,8 @@ export const ToolCallRecordSchema = ToolCallSchema.extend({
   durationMs: z.number().nonnegative().optional(),
   /** The server's latest progress while the call runs (cleared when it ends). */
   progress: ToolProgressSchema.optional(),
+  /** The tool's MCP Apps view (`_meta.ui.resourceUri`), shown with its result (docs/user/mcp-apps.md). */
+  viewUri: z.string().optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 

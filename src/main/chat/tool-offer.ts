@@ -49,6 +49,7 @@ export function recordOf(
     status: 'pending',
     ...(tool?.title === undefined ? {} : { title: tool.title }),
     ...(tool?.annotations === undefined ? {} : { annotations: tool.annotations }),
+    ...(tool?.ui?.resourceUri === undefined ? {} : { viewUri: tool.ui.resourceUri }),
   };
   if (!tool) {
     const offered = offer.specs.map((spec) => spec.name);

@@ -180,13 +180,17 @@ describe('browser server: HTTP', () => {
     }
   });
 
-  it('serves index.html with the CSP naming its own WebSocket and no caching', async () => {
+  it('serves index.html with the CSP naming its own WebSocket, the app frame origin alone to frame, and no caching', async () => {
     const answer = await request({ path: '/' });
     expect(answer.status).toBe(200);
     expect(answer.body).toBe(INDEX_HTML);
     expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    const frame = JSON.parse((await request({ path: '/app-frame.json' })).body) as { url: string };
+    const frameOrigin = new URL(frame.url).origin;
+    expect(frameOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(frameOrigin).not.toBe(`http://127.0.0.1:${server.port}`);
     expect(answer.headers['content-security-policy']).toBe(
-      contentSecurityPolicy([`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`]),
+      contentSecurityPolicy([`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`], [frameOrigin]),
     );
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['x-content-type-options']).toBe('nosniff');

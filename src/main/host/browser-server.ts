@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer as WebSocketServerClass } from 'ws';
 import { readCallFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import type { EventHub } from '../event-hub';
+import { APP_FRAME_PATH, startAppFrameServer, type AppFrameServer } from './app-frame-server';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
 import { createStaticFiles } from './static-files';
@@ -18,6 +19,8 @@ const { createServer } = process.getBuiltinModule('node:http');
 const { WebSocketServer } = createRequire(import.meta.url)('ws') as { WebSocketServer: typeof WebSocketServerClass };
 
 export const WEBSOCKET_PATH = '/ws';
+/** Where the page reads the address of the app frame, the other origin MCP Apps views run on (docs/user/mcp-apps.md). */
+export const APP_FRAME_INFO_PATH = '/app-frame.json';
 const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** The services behind the contract. */
@@ -69,13 +72,16 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const allowedOrigins = (): Set<string> => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
 
+  let appFrame: AppFrameServer | null = null;
+  const frameSources = (): string[] => (appFrame ? [appFrame.origin] : []);
+
   const files = createStaticFiles(options.rendererDir);
   const server = createServer((request, response) => {
     void serveHttp(request, response);
   });
 
   async function serveHttp(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    const headers = securityHeaders(connectSources());
+    const headers = securityHeaders(connectSources(), frameSources());
     if (!allowedHosts().has(request.headers.host ?? '')) {
       response.writeHead(421, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Misdirected request\n');
       return;
@@ -87,6 +93,13 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       return;
     }
     const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (urlPath === APP_FRAME_INFO_PATH && appFrame) {
+      const body = JSON.stringify({ url: `${appFrame.origin}${APP_FRAME_PATH}` });
+      response
+        .writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .end(request.method === 'HEAD' ? undefined : body);
+      return;
+    }
     const file = urlPath === WEBSOCKET_PATH ? null : await files.read(urlPath);
     if (!file) {
       response.writeHead(404, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
@@ -184,12 +197,20 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     if (client.readyState === client.OPEN) client.send(JSON.stringify(frame));
   }
 
+  try {
+    appFrame = await startAppFrameServer({ hostOrigins: () => [...allowedOrigins()] });
+  } catch (error) {
+    log(`MCP Apps views cannot be shown: their frame origin did not start (${(error as Error).message}).`);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    await appFrame?.close();
+    throw error;
   });
   port = (server.address() as AddressInfo).port;
 
@@ -202,6 +223,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       unsubscribe();
       for (const client of clients) client.terminate();
       wss.close();
+      await appFrame?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -3,7 +3,10 @@
  * No inline script, no eval, no remote content; the only connection is back to our own origin
  * (browser mode's WebSocket), which `connectSources` names explicitly.
  */
-export function contentSecurityPolicy(connectSources: readonly string[] = []): string {
+export function contentSecurityPolicy(
+  connectSources: readonly string[] = [],
+  frameSources: readonly string[] = [],
+): string {
   const directives: Record<string, string[]> = {
     'default-src': ["'none'"],
     'script-src': ["'self'"],
@@ -16,6 +19,8 @@ export function contentSecurityPolicy(connectSources: readonly string[] = []): s
     'form-action': ["'none'"],
     'frame-ancestors': ["'none'"],
     'object-src': ["'none'"],
+    // Browser mode's app frame origin, where MCP Apps views run (docs/user/mcp-apps.md); nothing else may be framed.
+    ...(frameSources.length > 0 ? { 'frame-src': [...frameSources] } : {}),
   };
   return Object.entries(directives)
     .map(([name, values]) => `${name} ${values.join(' ')}`)
@@ -23,9 +28,12 @@ export function contentSecurityPolicy(connectSources: readonly string[] = []): s
 }
 
 /** Headers sent with every page and asset, in both hosts. */
-export function securityHeaders(connectSources: readonly string[] = []): Record<string, string> {
+export function securityHeaders(
+  connectSources: readonly string[] = [],
+  frameSources: readonly string[] = [],
+): Record<string, string> {
   return {
-    'Content-Security-Policy': contentSecurityPolicy(connectSources),
+    'Content-Security-Policy': contentSecurityPolicy(connectSources, frameSources),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'Cross-Origin-Opener-Policy': 'same-origin',

@@ -1,4 +1,4 @@
-import { memo, useId, useState } from 'react';
+import { lazy, memo, Suspense, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
@@ -6,6 +6,10 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
+import { useChatContext } from './chat-context';
+
+/** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
+const AppView = lazy(() => import('./apps/AppView').then((module) => ({ default: module.AppView })));
 
 /**
  * A tool call as it looks in a reply (seed 000 "as they look now"): collapsed, one line — server · tool · status ·
@@ -100,9 +104,19 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
           {call.result && <Output call={call} />}
         </div>
       )}
+      {call.viewUri && call.serverName && status === 'success' && call.result && <ViewSlot call={call} />}
     </div>
   );
 });
+
+function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
+  const { api } = useChatContext();
+  return (
+    <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
+      <AppView call={call} api={api} />
+    </Suspense>
+  );
+}
 
 /** The server's progress notifications (docs/user/mcp-servers.md#progress): a bar when it says the total, else a count. */
 function ProgressLine({ progress, label }: { progress: ToolProgress; label: string }): React.JSX.Element {

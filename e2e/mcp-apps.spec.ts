@@ -1,0 +1,64 @@
+/**
+ * MCP Apps in the chat (docs/user/mcp-apps.md), against the published example app server
+ * @modelcontextprotocol/server-basic-vanillajs run for real over stdio: its tool's view renders in the tool block
+ * through the ext-apps host bridge, on the app frame origin, and receives the tool's result.
+ */
+import path from 'node:path';
+import type { FrameLocator, Page } from '@playwright/test';
+import { chatUi, say, scriptedChat, shoot } from './chat-ui';
+import { ROOT, expect, test, type Workbench } from './fixtures';
+
+test.describe.configure({ timeout: 90_000 });
+
+const BASIC = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+
+/** The basic example added as "Clock", its get-time tool allowed without asking for the model, and ready. */
+async function clockReady(workbench: Workbench): Promise<void> {
+  await workbench.call('mcp.add', { name: 'Clock', server: { command: process.execPath, args: [BASIC, '--stdio'] } });
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.tools', { name: 'Clock' })) as { tools: { name: string }[] }).tools.some(
+          (tool) => tool.name === 'get-time',
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
+/** The view's own document: the inner frame inside the proxy frame of the tool block. */
+function viewOf(page: Page): FrameLocator {
+  return page.getByTestId('app-view').frameLocator('iframe').frameLocator('iframe');
+}
+
+test('the view renders in the tool block on another origin and receives the tool result', async ({
+  page,
+  workbench,
+}) => {
+  await clockReady(workbench);
+  await workbench.call('policy.update', { tools: { Clock: { 'get-time': 'auto-approve' } } });
+  const { fake } = await scriptedChat(workbench, 'Clock');
+  fake.script(
+    { kind: 'reply', toolCalls: [{ id: 'call_t', name: 'Clock__get-time', argumentChunks: ['{}'] }] },
+    { kind: 'reply', text: ['Here is the time.'] },
+  );
+  await page.goto(workbench.url);
+  await say(page, 'What time is it?');
+  const chat = chatUi(page);
+  await expect(chat.assistantMessages.last()).toContainText('Here is the time.');
+  const frame = page.getByTestId('app-view').locator('iframe');
+  await expect(frame).toBeVisible();
+  const src = (await frame.getAttribute('src')) ?? '';
+  expect(new URL(src).origin).not.toBe(new URL(workbench.url).origin);
+  expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin');
+  const view = viewOf(page);
+  // The example shows the time the tool returned, once the host sent it the result.
+  await expect(view.locator('#server-time')).not.toHaveText(/Loading|^$/, { timeout: 20_000 });
+  await expect(view.locator('#get-time-btn')).toBeVisible();
+  // Sized to its content: taller than the first guess, within the limit.
+  await expect.poll(async () => (await frame.boundingBox())?.height ?? 0).toBeGreaterThan(150);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-60-app-view`);
+  }
+});

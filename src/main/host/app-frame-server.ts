@@ -1,0 +1,115 @@
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { appDeclarationsOf, contentSecurityPolicyOf } from '../../shared/mcp-apps';
+import { parseJsonOrUndefined } from '../../shared/json';
+
+// Through getBuiltinModule, as in browser-server.ts: an ES import of node:http loads Node's fetch at start.
+const { createServer } = process.getBuiltinModule('node:http');
+
+/** The one page the frame origin serves: the double-frame proxy a view runs inside (docs/user/mcp-apps.md). */
+export const APP_FRAME_PATH = '/app-frame.html';
+
+export interface AppFrameServer {
+  /** `http://127.0.0.1:PORT`: another origin than the page's, so a view never shares its storage or cookies. */
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The double-frame proxy (the MCP Apps specification's sandbox proxy for web hosts). It runs in the page's frame on
+ * this origin, tells the page it is ready, then puts the view's HTML in an inner frame sandboxed to scripts alone
+ * (an opaque origin: no storage, no cookies, no top navigation, no pop-ups, no forms) and relays messages between
+ * the page and the view. It takes messages only from its parent on one of `hosts`, and the view's only from the
+ * inner frame. The inner frame inherits this page's Content-Security-Policy, which its server sets from the view's
+ * declared domains: the view cannot loosen it.
+ */
+function proxyPage(hosts: readonly string[]): string {
+  const script = `(() => {
+  const hosts = ${JSON.stringify(hosts)};
+  let host = null;
+  let inner = null;
+  window.addEventListener('message', (event) => {
+    if (event.source === window.parent) {
+      if (!hosts.includes(event.origin) || (host !== null && host !== event.origin)) return;
+      host = event.origin;
+      const data = event.data;
+      if (data && data.method === 'ui/notifications/sandbox-resource-ready') {
+        if (inner) return;
+        const params = data.params || {};
+        inner = document.createElement('iframe');
+        inner.setAttribute('sandbox', 'allow-scripts');
+        inner.setAttribute('allow', '');
+        inner.setAttribute('title', 'View');
+        inner.srcdoc = typeof params.html === 'string' ? params.html : '';
+        document.body.appendChild(inner);
+        return;
+      }
+      if (inner && inner.contentWindow) inner.contentWindow.postMessage(data, '*');
+    } else if (inner && event.source === inner.contentWindow && host !== null) {
+      window.parent.postMessage(event.data, host);
+    }
+  });
+  const ready = { jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-ready', params: {} };
+  for (const origin of hosts) window.parent.postMessage(ready, origin);
+})();`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>View</title><style>html,body{margin:0;padding:0;height:100%;overflow:hidden;background:transparent}iframe{border:0;width:100%;height:100%;display:block;color-scheme:normal}</style></head><body><script>${script}</script></body></html>`;
+}
+
+/**
+ * The view's declared domains from the frame's address (`?csp=` JSON, as the page read them from `mcp.appView`),
+ * filtered again to plain origins: an address cannot add a keyword or a directive to the policy.
+ */
+export function frameCspOf(search: string): string {
+  const raw = new URLSearchParams(search).get('csp');
+  const declared = raw === null ? undefined : parseJsonOrUndefined(raw);
+  return contentSecurityPolicyOf(appDeclarationsOf({ ui: { csp: declared } }).csp);
+}
+
+/**
+ * The second loopback origin of browser mode: it serves only the proxy page, framed only by `hostOrigins` (the
+ * page's), under the view's Content-Security-Policy. Anything else is 404; a Host header that does not name it, 421.
+ */
+export async function startAppFrameServer(options: {
+  hostOrigins: () => readonly string[];
+  port?: number;
+}): Promise<AppFrameServer> {
+  let port = options.port ?? 0;
+  const server = createServer((request: http.IncomingMessage, response: http.ServerResponse) => {
+    const text = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
+    if (request.headers.host !== `127.0.0.1:${port}` && request.headers.host !== `localhost:${port}`) {
+      response.writeHead(421, text).end('Misdirected request\n');
+      return;
+    }
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== APP_FRAME_PATH) {
+      response.writeHead(404, text).end('Not found\n');
+      return;
+    }
+    const hosts = options.hostOrigins();
+    const body = proxyPage(hosts);
+    response.writeHead(200, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': `${frameCspOf(url.search)}; frame-ancestors ${hosts.join(' ')}`,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+      'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), clipboard-write=(), usb=(), serial=(), hid=()',
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { useEffect, useRef, useState } from 'react';
+import {
+  AppBridge,
+  PostMessageTransport,
+  type McpUiHostCapabilities,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps/app-bridge';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { errorText } from '../../../../shared/error-data';
+import type { McpAppView } from '../../../../shared/mcp-apps';
+import type { ToolCallRecord } from '../../../../shared/messages';
+import type { WorkbenchApi } from '../../../../shared/api';
+import { appFrameUrl } from './app-frame';
+
+/** A view is as tall as it says it is, within these (docs/user/mcp-apps.md#how-a-view-is-shown). */
+export const VIEW_MIN_HEIGHT = 48;
+export const VIEW_MAX_HEIGHT = 560;
+export const VIEW_LARGER_MAX_HEIGHT = 1600;
+
+const HOST_INFO = { name: 'AI Workbench', version: '1' };
+
+/** What this host offers a view; every request it makes is checked in the main process (docs/user/mcp-apps.md). */
+const HOST_CAPABILITIES: McpUiHostCapabilities = { logging: {} };
+
+const themeNow = (): 'light' | 'dark' => (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+
+/** The result as the view receives it: the tool's content and structured content (parts we could not read left out). */
+export function viewResultOf(call: ToolCallRecord): CallToolResult {
+  const result = call.result;
+  const content = (result?.content ?? []).filter((part) => part.type !== 'unknown') as CallToolResult['content'];
+  return {
+    content,
+    ...(result?.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result?.isError ? { isError: true } : {}),
+  };
+}
+
+/**
+ * A tool's MCP Apps view in its tool block: the official host bridge (`@modelcontextprotocol/ext-apps` app-bridge)
+ * talks to the view through the double-frame proxy on the app frame origin, which runs the view's HTML in a frame
+ * sandboxed to scripts alone, under the Content-Security-Policy of its declared domains. Loaded on demand (its own
+ * chunk), so the first screen does not carry it.
+ */
+export function AppView({ call, api }: { call: ToolCallRecord; api: WorkbenchApi }): React.JSX.Element {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [source, setSource] = useState<{ url: string; view: McpAppView } | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [height, setHeight] = useState(VIEW_MIN_HEIGHT * 3);
+  const [larger, setLarger] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([appFrameUrl(), api.mcp.appView({ name: call.serverName, tool: call.toolName })]).then(
+      ([url, view]) => {
+        if (!live) return;
+        if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
+        else setSource({ url, view });
+      },
+      (error: unknown) => live && setProblem(errorText(error)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, call.serverName, call.toolName]);
+
+  useEffect(() => {
+    const target = frame.current?.contentWindow;
+    if (!source || !target) return;
+    const hostContext: McpUiHostContext = {
+      theme: themeNow(),
+      displayMode: 'inline',
+      availableDisplayModes: ['inline'],
+      platform: 'web',
+      locale: navigator.language,
+      toolInfo: { tool: { name: call.toolName, inputSchema: { type: 'object' } } },
+    };
+    const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext });
+    bridge.onsandboxready = () => {
+      void bridge.sendSandboxResourceReady({ html: source.view.html, csp: source.view.csp });
+    };
+    bridge.oninitialized = () => {
+      void bridge.sendToolInput({ arguments: call.args });
+      if (call.result) void bridge.sendToolResult(viewResultOf(call));
+    };
+    bridge.onsizechange = ({ height: wanted }) => {
+      if (typeof wanted === 'number' && Number.isFinite(wanted))
+        setHeight(Math.max(VIEW_MIN_HEIGHT, Math.ceil(wanted)));
+    };
+    const scheme = window.matchMedia('(prefers-color-scheme: dark)');
+    const onScheme = (): void => void bridge.sendHostContextChange({ theme: themeNow() });
+    scheme.addEventListener('change', onScheme);
+    void bridge.connect(new PostMessageTransport(target, target));
+    return () => {
+      scheme.removeEventListener('change', onScheme);
+      void bridge.close();
+    };
+    // The view is set up once per source; a newer result of the same call is a new block.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [source]);
+
+  if (problem)
+    return (
+      <p className="app-view-problem muted" role="note">
+        {problem}
+      </p>
+    );
+  if (!source) return <p className="app-view-loading muted">Loading the view…</p>;
+  const limit = larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT;
+  const params = new URLSearchParams({ csp: JSON.stringify(source.view.csp) });
+  return (
+    <div className="app-view" data-testid="app-view" data-view-hash={source.view.hash}>
+      <iframe
+        ref={frame}
+        className="app-view-frame"
+        title={`View of ${call.serverName} · ${call.toolName}`}
+        src={`${source.url}?${params.toString()}`}
+        sandbox="allow-scripts allow-same-origin"
+        allow=""
+        referrerPolicy="no-referrer"
+        style={{ height: Math.min(height, limit) }}
+      />
+      {height > VIEW_MAX_HEIGHT && (
+        <button type="button" className="button-link small" onClick={() => setLarger(!larger)}>
+          {larger ? 'Show smaller' : 'Show larger'}
+        </button>
+      )}
+    </div>
+  );
+}
