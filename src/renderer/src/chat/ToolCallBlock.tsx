@@ -110,10 +110,10 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
 });
 
 function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
-  const { api } = useChatContext();
+  const { api, store } = useChatContext();
   return (
     <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
-      <AppView call={call} api={api} />
+      <AppView call={call} api={api} chatId={store.chatId} />
     </Suspense>
   );
 }
