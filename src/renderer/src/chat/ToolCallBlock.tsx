@@ -136,10 +136,10 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
 }
 
 function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
-  const { api } = useChatContext();
+  const { api, store } = useChatContext();
   return (
     <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
-      <AppView call={call} api={api} />
+      <AppView call={call} api={api} chatId={store.chatId} />
     </Suspense>
   );
 }
