@@ -1,6 +1,18 @@
 import { SandboxChangeInputSchema, SandboxViewSchema, SandboxWideningRequestInputSchema } from './sandbox';
-import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
+import {
+  AppCallToolInputSchema,
+  AppDecideInputSchema,
+  AppOpenLinkInputSchema,
+  AppOpenLinkOutputSchema,
+  AppPendingInputSchema,
+  AppPendingOutputSchema,
+  AppReadResourceInputSchema,
+  AppToolCallChangeSchema,
+  McpAppViewInputSchema,
+  McpAppViewSchema,
+} from './mcp-apps';
 import { z } from './zod';
+import { McpToolResultSchema } from './mcp-result';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
 import {
@@ -200,6 +212,12 @@ export const methods = {
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
   /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
   'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
+  // What a tool's view asks (docs/user/mcp-apps.md#what-a-view-may-ask): decided like the model's calls.
+  'apps.callTool': { input: AppCallToolInputSchema, output: McpToolResultSchema },
+  'apps.pending': { input: AppPendingInputSchema, output: AppPendingOutputSchema },
+  'apps.decide': { input: AppDecideInputSchema, output: z.object({}) },
+  'apps.readResource': { input: AppReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  'apps.openLink': { input: AppOpenLinkInputSchema, output: AppOpenLinkOutputSchema },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
@@ -257,6 +275,7 @@ export const events = {
   'grants.onDidChange': { payload: GrantsChangeSchema },
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
   'serverRequests.onDidChange': { payload: ServerRequestsChangeSchema },
+  'apps.onDidChange': { payload: AppToolCallChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */

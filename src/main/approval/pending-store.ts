@@ -104,6 +104,17 @@ export interface PendingStore {
   waitingServerRequests(): StoredServerRequest[];
   /** Marks the waiting stage of a server request resolved; false when none was waiting. */
   resolveServerRequest(id: string, resolution: WaitingServerRequestResolution): boolean;
+  /** Keeps a view's tool call waiting (kind `app-tool-call`), held by `owner` (docs/user/mcp-apps.md). */
+  insertAppCall(
+    call: { id: string; chatId: string; createdAt: number },
+    json: string,
+    expiresAt: number | null,
+    owner: string,
+  ): void;
+  /** The view's tool calls that wait, oldest first, as stored (JSON) with their owner. */
+  waitingAppCalls(): { json: string; owner: string | null; expiresAt: number | null }[];
+  /** Marks a waiting view's tool call resolved; false when it was no longer waiting. */
+  resolveAppCall(id: string, outcome: ResolutionOutcome, resolution: string): boolean;
   /** Every waiting request's deadline, of every kind (to arm the timers, at a start too). */
   deadlines(): WaitingDeadline[];
   transaction<T>(action: () => T): T;
@@ -140,6 +151,12 @@ export function createPendingStore(db: Database): PendingStore {
   );
   const resolveRequest = db.prepare<[string, string, string, string]>(
     `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} AND status = 'pending'`,
+  );
+  const waitingApp = db.prepare<[], PendingRow>(
+    "SELECT * FROM pending_requests WHERE status = 'pending' AND kind = 'app-tool-call' ORDER BY rowid",
+  );
+  const resolveApp = db.prepare<[string, string, string]>(
+    "UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id = ? AND kind = 'app-tool-call' AND status = 'pending'",
   );
   const deadlines = db.prepare<
     [],
@@ -196,6 +213,12 @@ export function createPendingStore(db: Database): PendingStore {
     waitingServerRequests: () => waitingRequests.all().map(toServerRequest),
     resolveServerRequest: (id, resolution) =>
       resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
+    insertAppCall(call, json, expiresAt, owner) {
+      insert.run(call.chatId, call.id, 'app-tool-call', null, json, call.createdAt, expiresAt, owner);
+    },
+    waitingAppCalls: () =>
+      waitingApp.all().map((row) => ({ json: row.request, owner: row.owner, expiresAt: row.expires_at })),
+    resolveAppCall: (id, outcome, resolution) => resolveApp.run(outcome, resolution, id).changes > 0,
     deadlines: () =>
       deadlines.all().map((row) => ({
         kind: row.kind,

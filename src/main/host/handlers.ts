@@ -67,6 +67,14 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
     'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
+    'apps.callTool': (input) => services.appCalls.callTool(input),
+    'apps.pending': (input) => ({ calls: services.appCalls.list(input?.chatId) }),
+    'apps.decide': ({ id, action, reason }) => {
+      services.appCalls.decide(id, action, reason);
+      return {};
+    },
+    'apps.readResource': (input) => services.appCalls.readResource(input),
+    'apps.openLink': (input) => services.appCalls.openLink(input),
     'mcp.subscribeResource': ({ name, uri }) =>
       services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) =>
