@@ -296,6 +296,12 @@ class DecideServerRequests extends Step {
     const { requests } = await harness.ok('serverRequests.list', {});
     for (const [index, request] of requests.entries()) {
       const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      if (request.kind === 'sandbox-widening') {
+        // A widening the steps did not ask for is never allowed here: denied, which grants nothing.
+        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision: { action: 'deny' } });
+        expectOutcome(world, 'serverRequests.decide widening deny', envelope, 'ok');
+        continue;
+      }
       if (request.kind === 'elicitation' && request.mode === 'url') {
         // A page to open before a call is sent again (-32042): accepted, or declined (the call then ends unsent).
         const decision = { action: pick.action === 'deny' ? 'decline' : 'accept' };
