@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
 import { errorText } from '../../../shared/error-data';
 import { grantForBlock, type SandboxWidening } from '../../../shared/sandbox';
+import type { SandboxWideningRequestView } from '../../../shared/server-request-views';
 import './sandbox.css';
 
 /** A block with what was tried: the only kind the person can widen from (docs/user/sandbox.md#widening). */
@@ -54,14 +55,17 @@ export function SandboxBlockLine({
             className="button button-small"
             onClick={() => {
               setProblem(null);
-              api.mcp
-                .sandboxRequestWidening({
+              api.serverRequests
+                .requestWidening({
                   name: serverName,
                   grant: grantForBlock(widenable),
                   ...(chatId ? { chatId } : {}),
                   ...(toolCallId ? { toolCallId } : {}),
                 })
-                .then(setWidening, (failure: unknown) => setProblem(errorText(failure)));
+                .then(
+                  (view) => setWidening(asWidening(view)),
+                  (failure: unknown) => setProblem(errorText(failure)),
+                );
             }}
           >
             {ALLOW_WORDS[widenable.kind]}
@@ -76,6 +80,20 @@ export function SandboxBlockLine({
       {widening && <WideningCard api={api} widening={widening} onDecided={setWidening} />}
     </li>
   );
+}
+
+/** A widening request as `serverRequests.*` shows it, as the card keeps it: waiting until decided here. */
+export function asWidening(view: SandboxWideningRequestView): SandboxWidening {
+  return {
+    id: view.id,
+    serverName: view.serverName,
+    grant: view.grant,
+    description: view.description,
+    chatId: view.chatId,
+    ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
+    createdAt: view.createdAt,
+    status: 'pending',
+  };
 }
 
 /** A waiting widening request: what it grants, Allow and Deny; once decided, what became of it. */
@@ -93,16 +111,19 @@ export function WideningCard({
   const decide = (decision: 'allow' | 'deny'): void => {
     setBusy(true);
     setProblem(null);
-    api.mcp.sandboxDecideWidening({ id: widening.id, decision }).then(
-      (decided) => {
-        setBusy(false);
-        onDecided(decided);
-      },
-      (failure: unknown) => {
-        setBusy(false);
-        setProblem(errorText(failure));
-      },
-    );
+    // A server request like any other: decided through serverRequests.decide (docs/user/sandbox.md#widening).
+    api.serverRequests
+      .decide({ id: widening.id, decision: { action: decision === 'allow' ? 'allow-once' : 'deny' } })
+      .then(
+        () => {
+          setBusy(false);
+          onDecided({ ...widening, status: decision === 'allow' ? 'allow_once' : 'deny' });
+        },
+        (failure: unknown) => {
+          setBusy(false);
+          setProblem(errorText(failure));
+        },
+      );
   };
   if (widening.status !== 'pending') {
     return (
