@@ -157,10 +157,10 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
 const sameGrant = (a: SandboxGrant, b: SandboxGrant): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
-  const { api } = useChatContext();
+  const { api, store } = useChatContext();
   return (
     <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
-      <AppView call={call} api={api} />
+      <AppView call={call} api={api} chatId={store.chatId} />
     </Suspense>
   );
 }
