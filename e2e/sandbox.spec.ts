@@ -99,6 +99,9 @@ test('a block on the tool block is widened from the chat, shown on the server’
     ((await workbench.call('mcp.sandbox', { name: 'Hostile' })) as { granted: { read: string[] } }).granted.read,
   ).toEqual([]);
   await shootBoth(page, 'sandbox-11-widening-card');
+  // A reload loses nothing: the request still waits, and its card is on the block again.
+  await page.reload();
+  await expect(card).toContainText(`Hostile may read ${notes} (and everything in it)`);
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await expect(readBlock.getByTestId('sandbox-widening-done')).toHaveText(
     `Allowed: Hostile may read ${notes} (and everything in it). The server restarts with its new profile.`,

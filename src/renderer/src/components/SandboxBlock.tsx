@@ -30,6 +30,7 @@ export function SandboxBlockLine({
   chatId,
   toolCallId,
   suffix,
+  waiting,
 }: {
   api: WorkbenchApi;
   serverName: string;
@@ -38,8 +39,11 @@ export function SandboxBlockLine({
   toolCallId?: string | undefined;
   /** Shown after the sentence: when it happened, during which call. */
   suffix?: string | undefined;
+  /** A request made from this block earlier that still waits (after a reload): its card is shown again. */
+  waiting?: SandboxWidening | undefined;
 }): React.JSX.Element {
-  const [widening, setWidening] = useState<SandboxWidening | null>(null);
+  const [made, setWidening] = useState<SandboxWidening | null>(null);
+  const widening = made ?? waiting ?? null;
   const [problem, setProblem] = useState<string | null>(null);
   const widenable = 'kind' in block ? block : null;
   return (
