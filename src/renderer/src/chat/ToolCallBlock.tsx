@@ -6,7 +6,7 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
-import { SandboxBlockLine, asWidening } from '../components/SandboxBlock';
+import { asWidening, SandboxBlockLine } from '../components/SandboxBlock';
 import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
 
@@ -126,14 +126,12 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
     let live = true;
     api?.serverRequests.list({}).then(
       (result) => {
-        if (live)
-          setWaiting(
-            result.requests.flatMap((request) =>
-              request.kind === 'sandbox-widening' && request.toolCallId === call.toolCallId
-                ? [asWidening(request)]
-                : [],
-            ),
-          );
+        if (!live) return;
+        setWaiting(
+          result.requests.flatMap((request) =>
+            request.kind === 'sandbox-widening' && request.toolCallId === call.toolCallId ? [asWidening(request)] : [],
+          ),
+        );
       },
       () => {},
     );
