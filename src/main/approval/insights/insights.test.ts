@@ -161,6 +161,33 @@ it('counts what was asked and how it was answered, by day, tool, server, rule an
   ).toBe(0);
 });
 
+it("counts the calls of an MCP App's view as their own kind, apart from the model's tool calls", async () => {
+  harness = await buildLog();
+  const test = harness;
+  // As the app-call flow records them (docs/user/mcp-apps.md): decision rows whose call id starts with `app:`.
+  for (const [index, decision, actor] of [
+    [1, 'allow_once', 'user'],
+    [2, 'auto_deny', 'policy'],
+  ] as const)
+    test.services.audit.recordDecision({
+      chatId: test.chatId,
+      toolCallId: `app:view-${index}`,
+      serverName: 'Files',
+      toolName: 'list_directory',
+      decision,
+      actor,
+      decidedBy: `${actor === 'user' ? 'Allowed once' : 'Denied by your rule #2'} (requested by the app of Files, not by the model)`,
+      args: { path: '.' },
+    });
+  expect(test.services.auditInsights.stats({ ...period(), kind: 'app-tool-call' }).totals).toMatchObject({
+    total: 2,
+    allowedByYou: 1,
+    deniedByPolicy: 1,
+  });
+  expect(test.services.auditInsights.stats({ ...period(), kind: 'tool' }).totals.total).toBe(8);
+  expect(test.services.auditInsights.stats(period()).totals.total).toBe(10);
+});
+
 it('suggests allowing what the person always allowed, for exactly the calls seen; accepted, it is an audited policy change, and a deny rule still wins', async () => {
   harness = await buildLog();
   const test = harness;
