@@ -89,12 +89,19 @@ test('a block on the tool block is widened from the chat, shown on the server’
   await readBlock.getByRole('button', { name: 'Allow reading this path…' }).click();
   const card = readBlock.getByTestId('sandbox-widening');
   await expect(card).toContainText(`Hostile may read ${notes} (and everything in it)`);
-  const waiting = (await workbench.call('mcp.sandboxWidenings')) as { widenings: { serverName: string }[] };
-  expect(waiting.widenings.map((widening) => widening.serverName)).toEqual(['Hostile']);
+  const waiting = (await workbench.call('serverRequests.list', {})) as {
+    requests: { kind: string; serverName: string }[];
+  };
+  expect(
+    waiting.requests.filter((request) => request.kind === 'sandbox-widening').map((request) => request.serverName),
+  ).toEqual(['Hostile']);
   expect(
     ((await workbench.call('mcp.sandbox', { name: 'Hostile' })) as { granted: { read: string[] } }).granted.read,
   ).toEqual([]);
   await shootBoth(page, 'sandbox-11-widening-card');
+  // A reload loses nothing: the request still waits, and its card is on the block again.
+  await page.reload();
+  await expect(card).toContainText(`Hostile may read ${notes} (and everything in it)`);
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await expect(readBlock.getByTestId('sandbox-widening-done')).toHaveText(
     `Allowed: Hostile may read ${notes} (and everything in it). The server restarts with its new profile.`,

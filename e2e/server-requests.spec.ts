@@ -326,3 +326,24 @@ test('sampling with an image: the card shows it as a thumbnail with its type and
   expect(sent).toContain('data:image/png;base64,iVBORw0KGgo');
   await fake.close();
 });
+
+test('a sandbox widening is a server request: its card says what it grants, and Allow grants exactly that', async ({
+  page,
+  workbench,
+}) => {
+  await page.goto(workbench.url);
+  const asked = (await workbench.call('serverRequests.requestWidening', {
+    name: 'Files',
+    grant: { kind: 'read', path: '/opt/notes' },
+  })) as { id: string; kind: string };
+  expect(asked.kind).toBe('sandbox-widening');
+  const tray = page.getByTestId('server-requests-tray');
+  const card = tray.locator('[data-testid="server-request-card"][data-kind="sandbox-widening"]');
+  await expect(card.getByRole('heading')).toHaveText("Widen Files's sandbox?");
+  await expect(card).toContainText('Files may read /opt/notes (and everything in it)');
+  await shootBoth(page, 'sandbox-widening');
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
+  await expect(tray).toHaveCount(0);
+  const sandbox = (await workbench.call('mcp.sandbox', { name: 'Files' })) as { granted?: { read: string[] } };
+  expect(sandbox.granted?.read).toEqual(['/opt/notes']);
+});

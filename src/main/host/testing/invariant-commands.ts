@@ -782,7 +782,8 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc
         .tuple(chatArb, fc.constantFrom(0, 1, 5, 6))
         .map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
-      // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`.
+      // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`; twice, as sampling above.
+      chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
       chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
       fc
         .tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb)

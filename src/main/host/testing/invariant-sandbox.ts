@@ -187,7 +187,10 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
         }
         return;
       }
-      const request = await call('mcp.sandboxRequestWidening', { name: PROBE, grant: { kind: 'read', path: file } });
+      const request = await call('serverRequests.requestWidening', {
+        name: PROBE,
+        grant: { kind: 'read', path: file },
+      });
       if (!request.ok) {
         log.push(`  request refused: ${request.code}`);
         tally.refused += 1;
@@ -196,8 +199,11 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
       }
       if (step.decision === 'leave') return;
       const wasGranted = grantedByAudit().granted.has(file);
-      const decided = await call('mcp.sandboxDecideWidening', { id: request.value.id, decision: step.decision });
-      log.push(`  ${step.decision}: ${decided.ok ? decided.value.status : `refused: ${decided.code}`}`);
+      const decided = await call('serverRequests.decide', {
+        id: request.value.id,
+        decision: { action: step.decision === 'allow' ? 'allow-once' : 'deny' },
+      });
+      log.push(`  ${step.decision}: ${decided.ok ? 'decided' : `refused: ${decided.code}`}`);
       if (!decided.ok) {
         tally.refused += 1;
         return;

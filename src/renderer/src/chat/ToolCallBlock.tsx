@@ -1,4 +1,4 @@
-import { lazy, memo, Suspense, useContext, useId, useState } from 'react';
+import { lazy, memo, Suspense, useContext, useEffect, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
@@ -7,6 +7,7 @@ import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format'
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
 import { SandboxBlockLine } from '../components/SandboxBlock';
+import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
 
 /** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
@@ -118,6 +119,21 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
 function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
   const chat = useContext(ChatContext);
   const blocks = call.result?.sandboxBlocks ?? [];
+  const [waiting, setWaiting] = useState<SandboxWidening[]>([]);
+  const api = chat?.api;
+  useEffect(() => {
+    // Requests made from these blocks that still wait (made before a reload, or in another window).
+    let live = true;
+    api?.mcp.sandboxWidenings().then(
+      (result) => {
+        if (live) setWaiting(result.widenings.filter((widening) => widening.toolCallId === call.toolCallId));
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, call.toolCallId]);
   if (!chat) return null;
   return (
     <ul className="sandbox-blocks" aria-label={`What the sandbox blocked during ${call.toolName}`}>
@@ -129,11 +145,16 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
           block={block}
           chatId={chat.store.chatId}
           toolCallId={call.toolCallId}
+          waiting={
+            'kind' in block ? waiting.find((widening) => sameGrant(widening.grant, grantForBlock(block))) : undefined
+          }
         />
       ))}
     </ul>
   );
 }
+
+const sameGrant = (a: SandboxGrant, b: SandboxGrant): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
   const { api, store } = useChatContext();

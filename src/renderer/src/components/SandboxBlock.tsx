@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
 import { errorText } from '../../../shared/error-data';
 import { grantForBlock, type SandboxWidening } from '../../../shared/sandbox';
+import type { SandboxWideningRequestView } from '../../../shared/server-request-views';
 import './sandbox.css';
 
 /** A block with what was tried: the only kind the person can widen from (docs/user/sandbox.md#widening). */
@@ -29,6 +30,7 @@ export function SandboxBlockLine({
   chatId,
   toolCallId,
   suffix,
+  waiting,
 }: {
   api: WorkbenchApi;
   serverName: string;
@@ -37,8 +39,11 @@ export function SandboxBlockLine({
   toolCallId?: string | undefined;
   /** Shown after the sentence: when it happened, during which call. */
   suffix?: string | undefined;
+  /** A request made from this block earlier that still waits (after a reload): its card is shown again. */
+  waiting?: SandboxWidening | undefined;
 }): React.JSX.Element {
-  const [widening, setWidening] = useState<SandboxWidening | null>(null);
+  const [made, setWidening] = useState<SandboxWidening | null>(null);
+  const widening = made ?? waiting ?? null;
   const [problem, setProblem] = useState<string | null>(null);
   const widenable = 'kind' in block ? block : null;
   return (
@@ -54,14 +59,17 @@ export function SandboxBlockLine({
             className="button button-small"
             onClick={() => {
               setProblem(null);
-              api.mcp
-                .sandboxRequestWidening({
+              api.serverRequests
+                .requestWidening({
                   name: serverName,
                   grant: grantForBlock(widenable),
                   ...(chatId ? { chatId } : {}),
                   ...(toolCallId ? { toolCallId } : {}),
                 })
-                .then(setWidening, (failure: unknown) => setProblem(errorText(failure)));
+                .then(
+                  (view) => setWidening(asWidening(view)),
+                  (failure: unknown) => setProblem(errorText(failure)),
+                );
             }}
           >
             {ALLOW_WORDS[widenable.kind]}
@@ -76,6 +84,20 @@ export function SandboxBlockLine({
       {widening && <WideningCard api={api} widening={widening} onDecided={setWidening} />}
     </li>
   );
+}
+
+/** A widening request as `serverRequests.*` shows it, as the card keeps it: waiting until decided here. */
+export function asWidening(view: SandboxWideningRequestView): SandboxWidening {
+  return {
+    id: view.id,
+    serverName: view.serverName,
+    grant: view.grant,
+    description: view.description,
+    chatId: view.chatId,
+    ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
+    createdAt: view.createdAt,
+    status: 'pending',
+  };
 }
 
 /** A waiting widening request: what it grants, Allow and Deny; once decided, what became of it. */
@@ -93,16 +115,19 @@ export function WideningCard({
   const decide = (decision: 'allow' | 'deny'): void => {
     setBusy(true);
     setProblem(null);
-    api.mcp.sandboxDecideWidening({ id: widening.id, decision }).then(
-      (decided) => {
-        setBusy(false);
-        onDecided(decided);
-      },
-      (failure: unknown) => {
-        setBusy(false);
-        setProblem(errorText(failure));
-      },
-    );
+    // A server request like any other: decided through serverRequests.decide (docs/user/sandbox.md#widening).
+    api.serverRequests
+      .decide({ id: widening.id, decision: { action: decision === 'allow' ? 'allow-once' : 'deny' } })
+      .then(
+        () => {
+          setBusy(false);
+          onDecided({ ...widening, status: decision === 'allow' ? 'allow_once' : 'deny' });
+        },
+        (failure: unknown) => {
+          setBusy(false);
+          setProblem(errorText(failure));
+        },
+      );
   };
   if (widening.status !== 'pending') {
     return (

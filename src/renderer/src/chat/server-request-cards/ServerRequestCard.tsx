@@ -495,8 +495,8 @@ function SandboxWidening({ request, ...answering }: PartProps<SandboxWideningReq
     <Card request={request} title={`Widen ${request.serverName}'s sandbox?`}>
       <p className="server-request-message-text">{request.description}</p>
       <p className="approval-warning">
-        <WarningIcon size={14} /> The server keeps this access until you narrow its profile again (Settings › MCP
-        servers › the server › Sandbox).
+        <WarningIcon size={14} /> The server keeps this access until you take it back (Settings or{' '}
+        <code>workbench servers sandbox</code>).
       </p>
       <Answers
         {...answering}

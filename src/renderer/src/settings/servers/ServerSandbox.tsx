@@ -3,7 +3,7 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditEntry } from '../../../../shared/audit';
 import type { McpServerView } from '../../../../shared/mcp';
 import type { SandboxGrant, SandboxView, SandboxWidening } from '../../../../shared/sandbox';
-import { SandboxBlockLine, WideningCard, type WidenableBlock } from '../../components/SandboxBlock';
+import { SandboxBlockLine, WideningCard, asWidening, type WidenableBlock } from '../../components/SandboxBlock';
 import { Notice, errorText, formatTime } from '../common';
 
 const RECENT_BLOCKS = 20;
@@ -57,12 +57,16 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
       Promise.all([
         api.mcp.sandbox({ name: server.name }),
         api.audit.query({ serverName: server.name, decision: 'auto_deny', decidedBy: 'sandbox', limit: RECENT_BLOCKS }),
-        api.mcp.sandboxWidenings(),
+        api.serverRequests.list({}),
       ]).then(
         ([sandbox, page, pending]) => {
           setView(sandbox);
           setBlocks(page.entries.filter((entry) => entry.toolName.startsWith('sandbox/')));
-          setWaiting(pending.widenings.filter((widening) => widening.serverName === server.name));
+          setWaiting(
+            pending.requests.flatMap((request) =>
+              request.kind === 'sandbox-widening' && request.serverName === server.name ? [asWidening(request)] : [],
+            ),
+          );
           setError(null);
         },
         (failure: unknown) => setError(errorText(failure)),
@@ -181,9 +185,9 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                   : addKind === 'env'
                     ? { kind: 'env', name: value }
                     : { kind: addKind, path: value };
-              api.mcp.sandboxRequestWidening({ name: server.name, grant }).then(
+              api.serverRequests.requestWidening({ name: server.name, grant }).then(
                 (request) => {
-                  setAsked(request);
+                  setAsked(asWidening(request));
                   setAddValue('');
                 },
                 (failure: unknown) => setError(errorText(failure)),
