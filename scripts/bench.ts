@@ -17,6 +17,7 @@ import { firstTokenCold } from './bench/first-token-cold.ts';
 import { loopOverhead } from './bench/loop-overhead.ts';
 import { formatLine, judgeAll, type Benchmark, type BenchResult } from './bench/harness.ts';
 import { mcpCallOverhead } from './bench/mcp-call-overhead.ts';
+import { mcpDiscover } from './bench/mcp-discover.ts';
 import { mcpStartCpu } from './bench/mcp-start-cpu.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
 import { mcpStartup } from './bench/mcp-startup.ts';
@@ -38,6 +39,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   samplingOverhead,
   policyDecision,
   mcpCallOverhead,
+  mcpDiscover,
   mcpStartCpu,
   mcpStartup,
   sandboxStart,
