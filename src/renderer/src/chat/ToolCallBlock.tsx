@@ -6,7 +6,7 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
-import { SandboxBlockLine } from '../components/SandboxBlock';
+import { asWidening, SandboxBlockLine } from '../components/SandboxBlock';
 import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
 
@@ -124,9 +124,14 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
   useEffect(() => {
     // Requests made from these blocks that still wait (made before a reload, or in another window).
     let live = true;
-    api?.mcp.sandboxWidenings().then(
+    api?.serverRequests.list({}).then(
       (result) => {
-        if (live) setWaiting(result.widenings.filter((widening) => widening.toolCallId === call.toolCallId));
+        if (!live) return;
+        setWaiting(
+          result.requests.flatMap((request) =>
+            request.kind === 'sandbox-widening' && request.toolCallId === call.toolCallId ? [asWidening(request)] : [],
+          ),
+        );
       },
       () => {},
     );
