@@ -82,7 +82,10 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
     '{"path":',
   );
   await dialog.getByTestId('insights-suggestions').scrollIntoViewIfNeeded();
-  await shoot(page, 'insights-suggestion-dark');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `insights-suggestion-${scheme}`);
+  }
 
   // The HTML bar chart saves as SVG (the same bars) and PNG.
   const svg = await download(

@@ -1,4 +1,5 @@
 import type { AuditStatsQuery } from '../../shared/audit-stats';
+import { APP_CALL_PREFIX } from '../../shared/mcp-apps';
 
 /**
  * The one SQL statement behind the Insights page (docs/user/insights.md): one pass over the period's decision rows,
@@ -24,8 +25,7 @@ export const CALL_KIND_ROWS = {
  * A tool call an MCP App's view made is a decision row whose call id starts with `app:` (docs/user/mcp-apps.md); the
  * model's calls are the other decision rows. Compared as bytes (LIKE would ignore case).
  */
-export const APP_CALL_ID_PREFIX = 'app:';
-const APP_CALL = `substr(a.tool_call_id, 1, ${APP_CALL_ID_PREFIX.length}) = '${APP_CALL_ID_PREFIX}'`;
+const APP_CALL = `substr(a.tool_call_id, 1, ${APP_CALL_PREFIX.length}) = '${APP_CALL_PREFIX}'`;
 
 /** A group of the statement, as `.raw()` returns it. */
 export type StatsGroupRow = [

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { DECISION_COUNT_NAMES, type AuditStats } from '../../../shared/audit-stats';
+import { APP_CALL_PREFIX } from '../../../shared/mcp-apps';
 import { compileRule } from '../policy/rule-compiler';
 import { callOf, startLoopHarness, type LoopHarness } from '../../chat/testing/loop-harness';
 import { conditionsFor } from './suggestions';
@@ -171,7 +172,7 @@ it("counts the calls of an MCP App's view as their own kind, apart from the mode
   ] as const)
     test.services.audit.recordDecision({
       chatId: test.chatId,
-      toolCallId: `app:view-${index}`,
+      toolCallId: `${APP_CALL_PREFIX}view-${index}`,
       serverName: 'Files',
       toolName: 'list_directory',
       decision,
