@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOAuthServer, type OAuthFixture } from '../main/mcp/test-fixtures/oauth-server';
-import { assertBuilt, CLI_ENTRY, cliEnv, cliJson, makeHome, ROOT } from './testing/cli-process';
+import { assertBuilt, CLI_ENTRY, cliEnv, cliJson, makeHome, ROOT, runCli } from './testing/cli-process';
 
 let fixture: OAuthFixture | undefined;
 let home: string | undefined;
@@ -93,5 +93,73 @@ describe('workbench servers login', () => {
     expect(fs.statSync(page).mode & 0o077).toBe(0);
     await fetch(address).catch(() => undefined);
     expect(await closed).toBe(0);
+  }, 60_000);
+
+  it('--client-credentials signs in as the pre-registered client itself: no browser, its secret sent as the metadata asks, new tokens fetched quietly', async () => {
+    assertBuilt();
+    fixture = await startOAuthServer({
+      registration: false,
+      preRegisteredClient: {
+        clientId: 'wb-ci',
+        clientSecret: 'ci-secret',
+        authMethod: 'client_secret_basic',
+        clientCredentials: true,
+      },
+    });
+    home = makeHome();
+    const env = { CI_SECRET: 'ci-secret' };
+    await cliJson(
+      [
+        'servers',
+        'add',
+        'remote',
+        '--url',
+        fixture.url,
+        '--oauth-client-id',
+        'wb-ci',
+        '--oauth-client-secret-env',
+        'CI_SECRET',
+      ],
+      { home, env },
+    );
+    const login = await runCli(['servers', 'login', 'remote', '--client-credentials'], { home, input: '' });
+    expect(login).toMatchObject({ code: 0, stdout: 'Signed in to remote as its client.\n' });
+    expect(fixture.counts).toMatchObject({ clientCredentials: 1, authorize: 0, registrations: 0 });
+    expect(fixture.tokenAuthMethods).toEqual(['client_secret_basic']);
+    const tools = await cliJson<{ name: string }[]>(['servers', 'tools', 'remote'], { home });
+    expect(tools.map((tool) => tool.name)).toEqual(['whoami']);
+    // The token expired: the client gets a new one the same way, with nobody there.
+    fixture.expireAccessTokens();
+    expect(await cliJson<{ name: string }[]>(['servers', 'tools', 'remote'], { home })).toHaveLength(1);
+    expect(fixture.counts).toMatchObject({ clientCredentials: 2, authorize: 0 });
+    expect(fs.readFileSync(`${home}/settings.json`, 'utf8')).not.toContain('ci-secret');
+  }, 60_000);
+
+  it("the organisation policy's oauth.clients entry is the client for its authorization server", async () => {
+    assertBuilt();
+    fixture = await startOAuthServer({
+      registration: false,
+      preRegisteredClient: {
+        clientId: 'org-ci',
+        clientSecret: 'org-secret',
+        authMethod: 'client_secret_post',
+        clientCredentials: true,
+      },
+    });
+    home = makeHome();
+    const policy = path.join(home, 'organisation-policy.json');
+    fs.writeFileSync(
+      policy,
+      JSON.stringify({
+        oauth: { clients: { [`${fixture.origin}/`]: { clientId: 'org-ci', clientSecret: 'org-secret' } } },
+      }),
+    );
+    const env = { WORKBENCH_MANAGED_POLICY: policy };
+    await cliJson(['servers', 'add', 'remote', '--url', fixture.url], { home, env });
+    const login = await runCli(['servers', 'login', 'remote', '--client-credentials'], { home, env, input: '' });
+    expect(login).toMatchObject({ code: 0 });
+    expect(fixture.counts).toMatchObject({ clientCredentials: 1, registrations: 0 });
+    expect(fixture.tokenAuthMethods).toEqual(['client_secret_post']);
+    expect(await cliJson<{ name: string }[]>(['servers', 'tools', 'remote'], { home, env })).toHaveLength(1);
   }, 60_000);
 });

@@ -152,7 +152,8 @@ describe('import boundaries', () => {
     expect(await boundaryErrors(file, code)).toEqual([]);
   });
 
-  it('the real source tree keeps every boundary', async () => {
+  // Lints the whole tree: allowed two minutes, as a busy machine takes more than the default half minute.
+  it('the real source tree keeps every boundary', { timeout: 120_000 }, async () => {
     const files = (fs.readdirSync(path.join(root, 'src'), { recursive: true, encoding: 'utf8' }) as string[])
       .filter((file) => /\.(ts|tsx|mts|cts)$/.test(file))
       .map((file) => path.join(root, 'src', file));
@@ -238,7 +239,7 @@ describe('folders under src/main', () => {
     ]);
   });
 
-  it('the real source has no new loop of folders (approval/ does not import chat/)', () => {
+  it('the real source has no loop of folders (approval/ does not import chat/, settings/ does not import mcp/)', () => {
     const dir = path.join(root, 'src', 'main');
     const files = new Map(
       (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
@@ -247,8 +248,7 @@ describe('folders under src/main', () => {
     );
     const graph = folderGraph(files);
     expect(graph.get('chat')?.has('approval')).toBe(true);
-    // Known, older than this check: the settings migration to version 2 reads the default MCP servers
-    // (settings/settings-migrations.ts → mcp/server-settings.ts). Listed so that no NEW loop can appear; to be cut.
-    expect(folderCycles(graph)).toEqual([['mcp', 'settings']]);
+    expect(graph.get('mcp')?.has('settings')).toBe(true);
+    expect(folderCycles(graph)).toEqual([]);
   });
 });

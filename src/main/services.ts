@@ -6,6 +6,7 @@ import { createApprovalServices, type ApprovalServices } from './approval/approv
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
 import { createSandboxProfileService, type SandboxProfileService } from './approval/sandbox-profiles';
+import { createSandboxWideningService, type SandboxWideningService } from './approval/sandbox-widenings';
 import type { ToolCatalog } from './approval/tool-catalog';
 import type { AuditLog, AuditRecorder } from './audit/audit-log';
 import { createAuditExportDownloads, type AuditExportDownloads } from './audit/export-downloads';
@@ -69,6 +70,8 @@ export interface Services {
   readonly mcp: McpHost;
   /** Widening and narrowing the servers' sandbox profiles, and their blocks in the audit log (docs/user/sandbox.md). */
   readonly sandboxProfiles: SandboxProfileService;
+  /** Requests to widen a profile, waiting in the pending store until the person decides (docs/user/sandbox.md#widening). */
+  readonly sandboxWidenings: SandboxWideningService;
   readonly audit: AuditLog;
   /**
    * Ships the audit log to the configured sinks (the `auditShipping` settings section). Built stopped: the
@@ -254,10 +257,11 @@ export function createServices(options: ServicesOptions): Services {
     actor: options.host === 'cli' ? 'cli' : 'user',
   });
   late.sandboxProfiles = sandboxProfiles;
+  const sandboxWidenings = createSandboxWideningService({ db, audit, profiles: sandboxProfiles });
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
-  const auditInsights = createAuditInsights(db, () => approvals.policy);
+  const auditInsights = createAuditInsights(db, () => approvals.policy, tools);
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
@@ -365,6 +369,7 @@ export function createServices(options: ServicesOptions): Services {
     mcpServers,
     mcp,
     sandboxProfiles,
+    sandboxWidenings,
     audit,
     auditShipping,
     shippingSettings,

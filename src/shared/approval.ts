@@ -69,11 +69,13 @@ export const RULE_LIMITS = {
  * One condition on the call's arguments: the value at `pointer` (RFC 6901, e.g. `/path`) must match.
  * `glob` is path-like (`**` spans `/`); `regex` is a JavaScript regular expression searched anywhere in
  * the value (anchor it with ^…$); `equals` compares the JSON value exactly. When the pointer selects an
- * array, its elements are tested.
+ * array, its elements are tested. `one-of` compares the whole value (an object or a list too) with each of the values
+ * listed in `value`, a JSON array; its pointer may be `""`, the whole arguments, so that an allow rule allows exactly
+ * the calls listed and nothing else (docs/user/approvals.md "Which setting wins").
  */
 export const ArgumentMatcherSchema = z.strictObject({
   pointer: z.string().max(RULE_LIMITS.pointerLength),
-  match: z.enum(['glob', 'regex', 'equals']),
+  match: z.enum(['glob', 'regex', 'equals', 'one-of']),
   value: z.union([z.string().max(RULE_LIMITS.valueLength), z.number(), z.boolean(), z.null()]),
 });
 export type ArgumentMatcher = z.infer<typeof ArgumentMatcherSchema>;
@@ -319,9 +321,12 @@ export const ManagedPolicySchema = z
 export type ManagedPolicy = z.infer<typeof ManagedPolicySchema>;
 
 export const PolicyWarningSchema = z.object({
-  kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve']),
+  kind: z.enum(['approvals-off', 'never-ask-ignored', 'server-auto-approve', 'rule-never-matches', 'rule-shadowed']),
   message: z.string(),
   serverName: z.string().optional(),
+  /** The rule-… kinds: the person's rule that never decides, and (shadowed) the rule that always decides first. */
+  ruleId: z.string().optional(),
+  byRuleId: z.string().optional(),
 });
 export type PolicyWarning = z.infer<typeof PolicyWarningSchema>;
 

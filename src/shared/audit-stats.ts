@@ -195,6 +195,8 @@ export const SuggestionSchema = z.discriminatedUnion('kind', [
     toolName: z.string(),
     /** The rule it proposes: this tool only, with conditions no broader than the calls seen. */
     args: z.array(ArgumentMatcherSchema),
+    /** Every call the rule would allow, as canonical JSON of its arguments: exactly the calls seen. */
+    allows: z.array(z.string()),
     /** What accepting changes, in the words of "remember from the card". */
     change: z.string(),
     evidence: SuggestionEvidenceSchema,

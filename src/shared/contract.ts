@@ -1,4 +1,11 @@
-import { SandboxChangeInputSchema, SandboxViewSchema } from './sandbox';
+import {
+  SandboxChangeInputSchema,
+  SandboxViewSchema,
+  SandboxWideningDecideInputSchema,
+  SandboxWideningRequestInputSchema,
+  SandboxWideningSchema,
+  SandboxWideningsOutputSchema,
+} from './sandbox';
 import {
   AppCallToolInputSchema,
   AppDecideInputSchema,
@@ -228,6 +235,10 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  /** A request to widen a profile, waiting in the pending store until allowed or denied (docs/user/sandbox.md#widening). */
+  'mcp.sandboxRequestWidening': { input: SandboxWideningRequestInputSchema, output: SandboxWideningSchema },
+  'mcp.sandboxWidenings': { input: NoInputSchema, output: SandboxWideningsOutputSchema },
+  'mcp.sandboxDecideWidening': { input: SandboxWideningDecideInputSchema, output: SandboxWideningSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },

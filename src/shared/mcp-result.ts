@@ -5,6 +5,21 @@ import { z } from './zod';
  * `content` and `structuredContent` are kept whole however large; `forModel` is what a model is sent.
  */
 
+/**
+ * One block of a contained server (docs/user/sandbox.md#blocks): what it tried (`read`, `write`, `connect`, `env`),
+ * the path, `host:port` or variable, and the sentence the person reads. A result stored with the sentence alone (an
+ * older version) keeps it, with nothing to widen from.
+ */
+export const SandboxBlockViewSchema = z.union([
+  z.object({
+    kind: z.enum(['read', 'write', 'connect', 'env']),
+    target: z.string(),
+    text: z.string(),
+  }),
+  z.string().transform((text) => ({ text })),
+]);
+export type SandboxBlockView = z.output<typeof SandboxBlockViewSchema>;
+
 /** Above this many bytes of UTF-8, `forModel.text` is cut (with a note saying so); the rest stays in `content`. */
 export const MODEL_RESULT_LIMIT_BYTES = 1024 * 1024;
 
@@ -51,6 +66,6 @@ export const McpToolResultSchema = z.object({
   /** What the model is sent: one text rendering of every part, cut at MODEL_RESULT_LIMIT_BYTES. */
   forModel: z.object({ text: z.string(), truncated: z.boolean() }),
   /** What the server's sandbox refused it during the call ("Files tried to read /home/me/.ssh/id_rsa — blocked"). */
-  sandboxBlocks: z.array(z.string()).optional(),
+  sandboxBlocks: z.array(SandboxBlockViewSchema).optional(),
 });
 export type McpToolResult = z.infer<typeof McpToolResultSchema>;

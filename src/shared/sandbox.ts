@@ -40,3 +40,49 @@ export const SandboxViewSchema = z.object({
 export type SandboxView = z.infer<typeof SandboxViewSchema>;
 
 export const SandboxChangeInputSchema = z.strictObject({ name: McpServerNameSchema, grant: SandboxGrantSchema });
+
+/**
+ * The grant that would let a blocked access through, and nothing more (docs/user/sandbox.md#widening): reading the
+ * path; writing the folder the file was to be written in (a file that does not exist yet cannot be granted alone); the
+ * `host:port`; the variable.
+ */
+export function grantForBlock(block: { kind: 'read' | 'write' | 'connect' | 'env'; target: string }): SandboxGrant {
+  if (block.kind === 'connect') return { kind: 'connect', host: block.target };
+  if (block.kind === 'env') return { kind: 'env', name: block.target };
+  if (block.kind === 'read') return { kind: 'read', path: block.target };
+  const cut = block.target.lastIndexOf('/');
+  return { kind: 'write', path: cut > 0 ? block.target.slice(0, cut) : '/' };
+}
+
+/**
+ * A request to widen a server's profile by one grant, waiting in the one pending store (kind `sandbox-widening`) until
+ * the person allows or denies it (docs/user/sandbox.md#widening).
+ */
+export const SandboxWideningSchema = z.object({
+  id: z.string(),
+  serverName: z.string(),
+  grant: SandboxGrantSchema,
+  /** What it grants, in words: "Files may read /home/me/notes (and everything in it)". */
+  description: z.string(),
+  /** The chat and tool call whose block it was made from, if any. */
+  chatId: z.string().nullable(),
+  toolCallId: z.string().optional(),
+  createdAt: z.number(),
+  status: z.enum(['pending', 'allow_once', 'deny']),
+});
+export type SandboxWidening = z.infer<typeof SandboxWideningSchema>;
+
+export const SandboxWideningRequestInputSchema = z.strictObject({
+  name: McpServerNameSchema,
+  grant: SandboxGrantSchema,
+  chatId: z.string().min(1).max(200).optional(),
+  toolCallId: z.string().min(1).max(200).optional(),
+});
+export type SandboxWideningRequestInput = z.infer<typeof SandboxWideningRequestInputSchema>;
+
+export const SandboxWideningDecideInputSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  decision: z.enum(['allow', 'deny']),
+});
+
+export const SandboxWideningsOutputSchema = z.object({ widenings: z.array(SandboxWideningSchema) });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApprovalRuleDraft, PolicyUpdate, PolicyView } from '../../shared/approval';
+import type { ApprovalRuleDraft, PolicyExplanation, PolicyUpdate, PolicyView } from '../../shared/approval';
 import {
   DEFAULT_SAMPLING_TOKEN_BUDGET,
   GLOBAL_APPROVAL_MODES,
@@ -81,32 +81,41 @@ Examples:
     ),
     options,
     async (context, server: string, tool: string, argsJson: string | undefined, flags: { chat?: string }) => {
-      const args = argsJson === undefined ? undefined : jsonObject('ARGS_JSON', argsJson);
-      const session = context.session();
-      // Annotations and grants need the tool's definition: ask the servers for it.
-      await session.startServers();
-      const chatId = flags.chat === undefined ? undefined : await resolveChatId(context, flags.chat);
-      const explanation = await session.call('policy.explain', {
-        server,
-        tool,
-        ...(args ? { args } : {}),
-        ...(chatId ? { chatId } : {}),
-      });
+      const explanation = await explainCall(context, server, tool, argsJson, flags.chat);
       if (context.json) return context.terminal.json(explanation);
+      printExplanation(context, server, tool, explanation);
+    },
+  );
+
+  act(
+    leaf(
+      policy,
+      'test [server] [tool] [args_json]',
+      'the rule tester: what would happen to this call and why, and which of your rules never decide',
+    ).option('--chat <id>', 'in this chat (its mode and grants count)'),
+    options,
+    async (
+      context,
+      server: string | undefined,
+      tool: string | undefined,
+      argsJson: string | undefined,
+      flags: { chat?: string },
+    ) => {
+      if (server !== undefined && tool === undefined)
+        throw new CliError('policy test takes SERVER TOOL [ARGS_JSON], or nothing to check the rules alone.');
+      const explanation =
+        server !== undefined && tool !== undefined
+          ? await explainCall(context, server, tool, argsJson, flags.chat)
+          : undefined;
+      const { warnings } = await context.session().call('policy.get');
+      const findings = warnings.filter((warning) => warning.ruleId !== undefined);
+      if (context.json) return context.terminal.json({ ...(explanation ? { explanation } : {}), findings });
+      if (explanation && server !== undefined && tool !== undefined)
+        printExplanation(context, server, tool, explanation);
       const { colors } = context.terminal;
-      const color =
-        explanation.outcome === 'allow' ? colors.green : explanation.outcome === 'deny' ? colors.red : colors.yellow;
-      context.terminal.line(`${color(explanation.outcome.toUpperCase())}: ${explanation.reason}`);
-      if (explanation.keepsAsking) context.terminal.line(colors.yellow(explanation.keepsAsking));
-      if (!explanation.toolKnown)
-        context.terminal.line(
-          colors.dim(`(no connected server offers ${server}.${tool}; its annotations could not count)`),
-        );
-      for (const step of explanation.considered) {
-        const mark =
-          step.result === 'decided' ? colors.bold('→') : step.result === 'ignored' ? colors.dim('×') : colors.dim('·');
-        context.terminal.line(`  ${mark} ${step.step}. ${step.kind}: ${step.detail}`);
-      }
+      if (findings.length === 0) return context.terminal.line(colors.dim('Every rule of yours can decide some call.'));
+      context.terminal.line(colors.bold('Rules that never decide:'));
+      for (const finding of findings) context.terminal.line(colors.yellow(`  ${finding.message}`));
     },
   );
 
@@ -145,6 +154,43 @@ Examples:
       );
     },
   );
+}
+
+/** `policy.explain` for a call typed at the terminal; the servers start first so annotations and grants count. */
+async function explainCall(
+  context: CommandContext,
+  server: string,
+  tool: string,
+  argsJson: string | undefined,
+  chat: string | undefined,
+): Promise<PolicyExplanation> {
+  const args = argsJson === undefined ? undefined : jsonObject('ARGS_JSON', argsJson);
+  const session = context.session();
+  await session.startServers();
+  const chatId = chat === undefined ? undefined : await resolveChatId(context, chat);
+  return session.call('policy.explain', {
+    server,
+    tool,
+    ...(args ? { args } : {}),
+    ...(chatId ? { chatId } : {}),
+  });
+}
+
+function printExplanation(context: CommandContext, server: string, tool: string, explanation: PolicyExplanation): void {
+  const { colors } = context.terminal;
+  const color =
+    explanation.outcome === 'allow' ? colors.green : explanation.outcome === 'deny' ? colors.red : colors.yellow;
+  context.terminal.line(`${color(explanation.outcome.toUpperCase())}: ${explanation.reason}`);
+  if (explanation.keepsAsking) context.terminal.line(colors.yellow(explanation.keepsAsking));
+  if (!explanation.toolKnown)
+    context.terminal.line(
+      colors.dim(`(no connected server offers ${server}.${tool}; its annotations could not count)`),
+    );
+  for (const step of explanation.considered) {
+    const mark =
+      step.result === 'decided' ? colors.bold('→') : step.result === 'ignored' ? colors.dim('×') : colors.dim('·');
+    context.terminal.line(`  ${mark} ${step.step}. ${step.kind}: ${step.detail}`);
+  }
 }
 
 function policyChange(
@@ -330,7 +376,7 @@ function ruleWords(rule: {
   const conditions = (rule.args ?? [])
     .map(
       (arg) =>
-        ` when ${arg.pointer} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : 'matches'} ${JSON.stringify(arg.value)}`,
+        ` when ${arg.pointer || '(the arguments)'} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : arg.match === 'one-of' ? 'is one of' : 'matches'} ${arg.match === 'one-of' ? String(arg.value) : JSON.stringify(arg.value)}`,
     )
     .join(' and');
   return `[${rule.id}] ${rule.effect} ${rule.server} ${rule.tool}${conditions}${rule.note ? `  (${rule.note})` : ''}`;

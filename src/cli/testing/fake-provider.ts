@@ -1,7 +1,7 @@
 /** A data folder whose first provider is the scripted fake LLM server, added through the CLI itself. */
 import { startFakeLlmServer, type FakeLlmServer, type WireFormat } from '../../main/llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../main/llm/testing/drive';
-import { sandboxDir } from '../../main/mcp/server-settings';
+import { sandboxDir } from '../../main/settings/default-servers';
 import { cliJson } from './cli-process';
 
 export interface FakeWorkbench {

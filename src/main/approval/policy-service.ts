@@ -23,6 +23,7 @@ import {
 import type { LoadedManagedPolicy } from './managed-policy';
 import { applyUpdate, PolicyChangeError } from './policy/policy-change';
 import { describeProblem } from './policy/rule-compiler';
+import { ruleFindings } from './policy/rule-findings';
 import { sameNames, type TrustedServers } from './trusted-servers';
 import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { approvalPolicyChange, trustChanges } from './policy-changes';
@@ -238,6 +239,14 @@ function warningsOf(compiled: CompiledPolicy): PolicyWarning[] {
         message: `Every tool of '${serverName}' runs without asking you (server setting), except where a rule, the tool's own setting or the chat asks.`,
       });
     }
+  }
+  for (const finding of ruleFindings(compiled.rules)) {
+    warnings.push({
+      kind: finding.kind === 'shadowed' ? 'rule-shadowed' : 'rule-never-matches',
+      ruleId: finding.ruleId,
+      ...(finding.byRuleId === undefined ? {} : { byRuleId: finding.byRuleId }),
+      message: finding.message,
+    });
   }
   return warnings;
 }

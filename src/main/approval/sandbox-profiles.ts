@@ -1,6 +1,11 @@
 import path from 'node:path';
 import type { ManagedSandbox } from '../../shared/approval';
-import { SERVER_REQUEST_NO_CHAT, type AuditRecorder, type PolicyChangeActor } from '../audit/audit-log';
+import {
+  SERVER_REQUEST_NO_CHAT,
+  type AuditRecorder,
+  type PolicyChangeActor,
+  type PolicyChangeRecord,
+} from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { McpServerConfigService } from '../mcp/server-config-service';
 import type { SandboxBlock } from '../mcp/sandbox/contain';
@@ -26,6 +31,14 @@ export interface SandboxProfileService {
   get(serverName: string): { name: string; settings: SandboxSettings; limits: ManagedSandbox };
   /** Adds a grant; refused (`locked`) where the organisation forbids it. Returns the grant as stored. */
   widen(serverName: string, grant: ProfileGrant): ProfileGrant;
+  /**
+   * Checks a grant as `widen` does and says what it would record and apply, without doing either: for a decision that
+   * records the change in its own transaction. `change` is null when the profile already grants it.
+   */
+  prepareWiden(
+    serverName: string,
+    grant: ProfileGrant,
+  ): { name: string; grant: ProfileGrant; change: PolicyChangeRecord | null; apply(): void };
   /** Takes a grant back; `not_found` when the profile does not have it. */
   narrow(serverName: string, grant: ProfileGrant): void;
   /** Records a block as an audit row (a `decision` by the sandbox: `auto_deny`). */
@@ -72,23 +85,34 @@ export function createSandboxProfileService(deps: {
     get(serverName) {
       return { ...deps.config.sandboxSettings(serverName), limits };
     },
-    widen(serverName, requested) {
+    prepareWiden(serverName, requested) {
       const grant = normalise(requested);
       const { name, settings } = deps.config.sandboxSettings(serverName);
       assertMayGrant(grant.kind, valueOf(grant), { limits, dataDir: deps.dataDir });
       const field = FIELD[grant.kind];
       const current = settings[field] ?? [];
-      if (current.includes(valueOf(grant))) return grant;
+      if (current.includes(valueOf(grant))) return { name, grant, change: null, apply: () => {} };
       const next = { ...settings, [field]: [...current, valueOf(grant)] };
-      deps.audit.recordPolicyChange({
-        actor: deps.actor,
-        summary: `Sandbox: ${service.describe(name, grant)}`,
-        serverName: name,
-        before: { [`sandbox/${field}`]: current },
-        after: { [`sandbox/${field}`]: next[field] },
-      });
-      deps.config.setSandboxSettings(name, next);
-      return grant;
+      return {
+        name,
+        grant,
+        change: {
+          actor: deps.actor,
+          summary: `Sandbox: ${service.describe(name, grant)}`,
+          serverName: name,
+          before: { [`sandbox/${field}`]: current },
+          after: { [`sandbox/${field}`]: next[field] },
+        },
+        apply: () => deps.config.setSandboxSettings(name, next),
+      };
+    },
+    widen(serverName, requested) {
+      const prepared = service.prepareWiden(serverName, requested);
+      if (prepared.change) {
+        deps.audit.recordPolicyChange(prepared.change);
+        prepared.apply();
+      }
+      return prepared.grant;
     },
     narrow(serverName, requested) {
       const grant = normalise(requested);

@@ -20,9 +20,9 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function servicesWith(managed?: unknown): Services {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-identity-'));
-  dirs.push(dir);
+function servicesWith(managed?: unknown, dataDir?: string): Services {
+  const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-identity-'));
+  if (!dataDir) dirs.push(dir);
   let managedPolicyFile: string | null = null;
   if (managed !== undefined) {
     managedPolicyFile = path.join(dir, 'managed.json');
@@ -129,6 +129,53 @@ describe('settings bound to a server identity', () => {
     services.mcpServers.edit({ name: 'GitHub', acceptIdentity: true });
     expect(services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('allow');
     expect(services.mcpServers.get('GitHub').identityChanged).toBeUndefined();
+  });
+});
+
+describe('a command changed by hand in settings.json', () => {
+  /** Changes a server's entry in settings.json as a text editor (or another program) would, without the app. */
+  const editByHand = (services: Services, name: string, change: Record<string, unknown>): void => {
+    const file = services.settings.file;
+    const document = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: Record<string, object> };
+    document.mcpServers[name] = { ...document.mcpServers[name], ...change };
+    fs.writeFileSync(file, JSON.stringify(document, null, 2));
+  };
+
+  it('while the app is closed is a changed launch spec at the next start: nothing allows it until accepted', () => {
+    const services = servicesWith();
+    services.mcpServers.add('GitHub', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] });
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    expect(services.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('allow');
+    const dir = services.dataDir;
+    services.close();
+    open.splice(open.indexOf(services), 1);
+    editByHand(services, 'GitHub', { args: ['-y', 'evil-github'] });
+    const again = servicesWith(undefined, dir);
+    const explained = again.approvals.gate.explain({ server: 'GitHub', tool: 'anything' });
+    expect(explained.outcome).toBe('ask');
+    expect(explained.identityChanged).toEqual({
+      previous: 'npx -y @modelcontextprotocol/server-github — package @modelcontextprotocol/server-github',
+      current: 'npx -y evil-github — package evil-github',
+    });
+    expect(again.mcpServers.get('GitHub').identityChanged?.current).toContain('evil-github');
+    // An edit through the app of something else keeps the record: it still asks.
+    again.mcpServers.edit({ name: 'GitHub', trusted: true });
+    expect(again.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('ask');
+    again.mcpServers.edit({ name: 'GitHub', acceptIdentity: true });
+    expect(again.approvals.gate.explain({ server: 'GitHub', tool: 'anything' }).outcome).toBe('allow');
+  });
+
+  it('while the app runs is a changed launch spec as soon as the app reads the file again', () => {
+    const services = servicesWith();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({ servers: { Notes: { autoApprove: true } } });
+    editByHand(services, 'Notes', { command: '/tmp/evil-server' });
+    // Any change the app writes reads the file as it is on disk first (settings-store.ts).
+    services.mcpServers.add('Other', { command: 'other-server' });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'anything' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { previous: 'notes-server', current: '/tmp/evil-server' },
+    });
   });
 });
 

@@ -273,6 +273,33 @@ describe('server requests wait in the one pending store', () => {
     expect(store.grantedInChat(chatId, 'Another server')).toBe(false);
   });
 
+  it('"Allow for this chat" of sampling is bound to what the server runs: it follows a rename, allows nothing once the command changed, and goes with a removal', async () => {
+    services.mcpServers.add(SERVER, { command: 'sneaky-server', args: ['--stdio'] });
+    await allowForChat();
+    services.mcpServers.edit({ name: SERVER, rename: 'Renamed' });
+    expect(services.approvals.chats.grants(chatId)).toEqual([
+      expect.objectContaining({ serverName: 'Renamed', toolName: 'sampling/createMessage' }),
+    ]);
+    const as = (serverName: string) => ({ ...origin(), serverName });
+    // The grant answers under the new name, and not under the old one.
+    await requests.sample(as('Renamed'), params('renamed'));
+    expect(requests.list()).toEqual([]);
+    expect(rows().at(-2)).toMatchObject({ serverName: 'Renamed', decision: 'session_grant' });
+    expect(services.approvals.pending.serverRequests.grantedInChat(chatId, SERVER)).toBe(false);
+    // Another command under the same name is another server: the grant made for the old one does not allow it.
+    services.mcpServers.edit({ name: 'Renamed', command: 'other-server' });
+    const changed = requests.sample(as('Renamed'), params('changed'));
+    void changed.catch(() => {});
+    await settle();
+    expect(requests.list(chatId)).toHaveLength(1);
+    requests.decide(requests.list(chatId)[0]?.id as string, { action: 'deny' });
+    await expect(changed).rejects.toThrow();
+    expect(generated.map((request) => JSON.stringify(request.messages))).not.toContain('changed');
+    // Removed, the grant goes: a server added again under the name starts with nothing.
+    services.mcpServers.remove('Renamed');
+    expect(services.approvals.chats.grants(chatId)).toEqual([]);
+  });
+
   it('a request that waited while the app ended is resolved `cancelled` at the next start, saying why, and cannot be answered', async () => {
     const lost = requests.sample(origin(), params('across a restart'));
     void lost.catch(() => {});

@@ -91,6 +91,9 @@ describe('the contract', () => {
       | 'mcp.sandbox'
       | 'mcp.sandboxWiden'
       | 'mcp.sandboxNarrow'
+      | 'mcp.sandboxRequestWidening'
+      | 'mcp.sandboxWidenings'
+      | 'mcp.sandboxDecideWidening'
       | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<

@@ -9,7 +9,7 @@ import type { PendingApproval } from '../../shared/approval';
 import type { AuditEntry } from '../../shared/audit';
 import type { Envelope, WorkbenchErrorData } from '../../shared/errors';
 import type { ChatActivity, ChatMessage, ToolCallRecord } from '../../shared/messages';
-import { sandboxDir } from '../mcp/server-settings';
+import { sandboxDir } from '../settings/default-servers';
 import { createServices, type Services } from '../services';
 import { createDispatcher, type Dispatch } from './dispatcher';
 import { createHandlers } from './handlers';

@@ -96,6 +96,9 @@ export function createHandlers(services: Services): MethodHandlers {
       services.sandboxProfiles.narrow(name, grant);
       return services.sandboxProfiles.view(name);
     },
+    'mcp.sandboxRequestWidening': (input) => services.sandboxWidenings.request(input),
+    'mcp.sandboxWidenings': () => ({ widenings: services.sandboxWidenings.waiting() }),
+    'mcp.sandboxDecideWidening': ({ id, decision }) => services.sandboxWidenings.decide(id, decision),
     'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.

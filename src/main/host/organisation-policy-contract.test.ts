@@ -10,7 +10,7 @@ import type { PendingApproval, PolicyExplanation, PolicyView } from '../../share
 import type { AuditEntry } from '../../shared/audit';
 import type { AuditShippingStatus } from '../../shared/audit-shipping';
 import type { Envelope, WorkbenchErrorData } from '../../shared/errors';
-import { sandboxDir } from '../mcp/server-settings';
+import { sandboxDir } from '../settings/default-servers';
 import { createServices, type Services } from '../services';
 import { createDispatcher, type Dispatch } from './dispatcher';
 import { createHandlers } from './handlers';

@@ -20,7 +20,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyExplanation } from '../../shared/approval';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
-import { COMMANDS, PATHS, RULES, ruleDraft, samplingNonce, TOOLS } from './testing/invariant-catalogue';
+import { COMMANDS, PATHS, ruleDraft, samplingNonce, TOOLS, USER_RULES } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import {
   invariantCommands,
@@ -78,7 +78,7 @@ describe('the catalogue of the invariant test', () => {
   it("means by each rule what the pipeline's own matching means", async () => {
     const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
     try {
-      for (const rule of RULES) {
+      for (const rule of USER_RULES) {
         const view = await harness.ok('policy.update', {
           rules: {
             remove: harness.userRules().map((old) => old.id),
@@ -130,6 +130,7 @@ describe('the trust invariant', () => {
               template,
               runDueTimers: () => vi.advanceTimersByTime(0),
             });
+            model.callServersAs((name) => harness.roleNames.get(name) ?? name);
             const world: InvariantWorld = {
               harness,
               model,
@@ -182,6 +183,12 @@ describe('the trust invariant', () => {
       expect(tally.pagesRequired).toBeGreaterThan(0);
       expect(tally.sentAgainAfterPage).toBeGreaterThan(0);
       expect(tally.reconnects).toBeGreaterThan(0);
+      // What a server is: renamed, removed, another server under a freed name, the same one under a new name.
+      expect(tally.renames).toBeGreaterThan(0);
+      expect(tally.removals).toBeGreaterThan(0);
+      expect(tally.addedOther).toBeGreaterThan(0);
+      expect(tally.addedSame).toBeGreaterThan(0);
+      expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
     },
   );
 });

@@ -73,12 +73,15 @@ describe('the mcpServers settings', () => {
       command: 'docker',
       args: ['run', '-i', 'gh'],
       env: { GITHUB_TOKEN: SECRET_PLACEHOLDER },
+      // What it runs, recorded as it is added: a later change of the command reads as a changed launch spec.
+      identity: { key: 'stdio:{"args":["run","-i","gh"],"command":"docker"}', description: 'docker run -i gh' },
     });
     expect(onDisk().mcpServers?.remote).toEqual({
       url: 'https://mcp.example.com/mcp',
       headers: { Authorization: SECRET_PLACEHOLDER },
       trusted: true,
       callTimeoutMs: 5000,
+      identity: { key: 'http:https://mcp.example.com/mcp', description: 'https://mcp.example.com/mcp' },
     });
     expect(secrets.get(secretKey('github', 'env', 'GITHUB_TOKEN'))).toBe('ghp_123456');
     expect(config.get('github')).toMatchObject({ envKeys: ['GITHUB_TOKEN'], kind: 'stdio' });

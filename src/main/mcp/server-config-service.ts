@@ -21,8 +21,8 @@ import { importLocation, type LocationEnvironment } from './import-locations';
 import { SandboxSettingsSchema, type SandboxSettings } from './sandbox/profile';
 import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
 import { serverIdentity } from './server-identity';
+import { defaultMcpServers } from '../settings/default-servers';
 import {
-  defaultMcpServers,
   effectiveRoots,
   isHttpServer,
   MCP_SETTINGS_SECTION,
@@ -252,7 +252,7 @@ export function createMcpServerConfigService({
       // Everything is checked before anything is written: a refused add leaves settings and secrets as they were.
       refuseReservedName(name);
       if (find(name)) throw conflict(name);
-      const added = checkedSettings(name, toSettings(server));
+      const added = withIdentity(checkedSettings(name, toSettings(server)));
       writeAll([{ name, server }], () => update((servers) => ({ ...servers, [name]: added })));
       announce({ kind: 'added', name, identity: serverIdentity(added) });
       return service.get(name);
@@ -318,7 +318,7 @@ export function createMcpServerConfigService({
         }));
       const added = chosen.map(({ name, server }) => {
         refuseReservedName(name);
-        return [name, checkedSettings(name, toSettings(server))] as const;
+        return [name, withIdentity(checkedSettings(name, toSettings(server)))] as const;
       });
       writeAll(chosen, () => update((servers) => ({ ...servers, ...Object.fromEntries(added) })));
       for (const [name, server] of added) announce({ kind: 'added', name, identity: serverIdentity(server) });
@@ -451,17 +451,26 @@ function identityAfterEdit(
   }
   const now = serverIdentity(server);
   const then = server.identity ?? serverIdentity(before);
-  // A server whose settings were made for what it runs carries no `identity`: only a changed launch spec records one.
-  if (change.acceptIdentity || then.key === now.key) delete next.identity;
-  else next.identity = { key: then.key, description: then.description };
+  // The identity its settings were made for stays through every edit, until the person accepts what it runs now.
+  const made = change.acceptIdentity ? now : then;
+  next.identity = { key: made.key, description: made.description };
   return next;
+}
+
+/**
+ * A server as it is added: it records what it runs, so that a later change of its command — by an edit, or by hand
+ * in settings.json while the app is closed — reads as a changed launch spec (docs/user/approvals.md).
+ */
+function withIdentity(server: ServerSettings): ServerSettings {
+  const { key, description } = serverIdentity(server);
+  return { ...server, identity: { key, description } };
 }
 
 const MAX_FORMER_NAMES = 16;
 
 /**
- * What the approval engine knows of a server. An entry without a recorded `identity` was made for what it runs (a
- * server added, imported, or written into settings.json by hand); an edit that changes what it runs records the one before.
+ * What the approval engine knows of a server. An entry records the identity its settings were made for when it was
+ * added, imported or accepted; one without it (written into settings.json by hand) was made for what it runs.
  */
 export function factsOf(server: ServerSettings): ServerFacts {
   const identity = serverIdentity(server);

@@ -25,9 +25,10 @@ const OptionsShape = {
   logLevel: McpLogLevelSchema.optional(),
   roots: z.array(z.string()).optional(),
   /**
-   * What the server ran when its settings, grants and rules were made, written when an edit changes what it runs
-   * (docs/user/approvals.md, "A server's identity"); absent, they were made for what it runs. Until the person accepts
-   * what it runs now, none of them allows its calls.
+   * What the server ran when its settings, grants and rules were made (docs/user/approvals.md, "A server's
+   * identity"): written when the server is added or imported and when the person accepts what it runs, kept by every
+   * other edit, so a command changed by an edit or by hand in settings.json differs from it. Absent (an entry written
+   * by hand), they were made for what it runs. Until the person accepts what it runs now, none of them allows its calls.
    */
   identity: z.object({ key: z.string(), description: z.string() }).optional(),
   /** The names it had before a rename: an organisation's rule by name follows it (docs/user/organisation-policy.md). */
@@ -69,25 +70,6 @@ export type McpServersSettings = z.infer<typeof McpServersSettingsSchema>;
 
 export function isHttpServer(server: ServerSettings): server is HttpServerSettings {
   return typeof (server as HttpServerSettings).url === 'string';
-}
-
-export const DEFAULT_SERVER_NAME = 'Files';
-export const SANDBOX_FOLDER_NAME = 'sandbox';
-
-export function sandboxDir(dataDir: string): string {
-  return path.join(dataDir, SANDBOX_FOLDER_NAME);
-}
-
-/** A fresh install's servers: "Files", the bundled filesystem server rooted at `<data dir>/sandbox`. */
-export function defaultMcpServers(dataDir: string): McpServersSettings {
-  return {
-    [DEFAULT_SERVER_NAME]: {
-      package: '@modelcontextprotocol/server-filesystem',
-      args: [sandboxDir(dataDir)],
-      enabled: true,
-      displayName: 'Files',
-    },
-  };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { StartSlots } from './start-slots';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
 import type { SandboxBlock, SandboxHost } from './sandbox';
+import type { SandboxBlockView } from '../../shared/mcp-result';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
@@ -152,7 +153,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   // A call's timeout stands still while the server's own request waits for the person or the model (call-clock.ts).
   const clocks = createCallClocks();
   /** The tool calls in flight, so that a block the sandbox reports can be put with the one call running then. */
-  const running = new Map<number, { toolName: string; chatId?: string | undefined; blocks: string[] }>();
+  const running = new Map<number, { toolName: string; chatId?: string | undefined; blocks: SandboxBlockView[] }>();
   let nextCall = 0;
   const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, name, clocks);
 
@@ -209,7 +210,11 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           sandbox: options.sandbox,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
-            call?.blocks.push(connector?.describeBlock(name, block) ?? block.target);
+            call?.blocks.push({
+              kind: block.kind,
+              target: block.target,
+              text: connector?.describeBlock(name, block) ?? block.target,
+            });
             deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
           },
         })
@@ -438,7 +443,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       );
       const forward = (): void => aborter.abort(signal?.reason);
       const callId = nextCall++;
-      const inFlight = { toolName, chatId: options.chatId, blocks: [] as string[] };
+      const inFlight = { toolName, chatId: options.chatId, blocks: [] as SandboxBlockView[] };
       running.set(callId, inFlight);
       if (signal?.aborted) forward();
       else signal?.addEventListener('abort', forward, { once: true });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultMcpServers } from '../mcp/server-settings';
 import { writeFileAtomic } from './atomic-file';
+import { defaultMcpServers } from './default-servers';
 
 /**
  * The version of the settings document this build writes. A file without `version` is version 1.

@@ -176,15 +176,22 @@ it('suggests allowing what the person always allowed, for exactly the calls seen
     text: expect.stringMatching(/^You allowed Files\.write_file 5 times in 7 days and never denied it/),
     evidence: { count: 5 },
   });
-  // Never broader than the calls seen: the five paths match, a sixth file in the same folder does not.
+  // Never broader than the calls seen: the five calls match, a sixth file in the same folder, other content or one
+  // more argument do not; the person is shown every call it allows.
   const rule = compileRule(
     { id: 'x', effect: 'allow', server: 'Files', tool: 'write_file', args: allow.args },
     { managed: false },
   );
-  for (const name of ['a', 'b', 'c', 'd', 'e'])
-    expect(rule.matchesArgs({ path: path.join(notes, `${name}.md`), content: 'y' })).toBe(true);
-  expect(rule.matchesArgs({ path: path.join(notes, 'f.md'), content: 'y' })).toBe(false);
-  expect(rule.matchesArgs({ path: `${path.join(notes, 'a.md')}x`, content: 'y' })).toBe(false);
+  expect(allow.allows).toHaveLength(5);
+  for (const name of ['a', 'b', 'c', 'd', 'e']) {
+    expect(rule.matchesArgs({ path: path.join(notes, `${name}.md`), content: 'x' })).toBe(true);
+    expect(allow.allows).toContain(JSON.stringify({ content: 'x', path: path.join(notes, `${name}.md`) }));
+  }
+  expect(rule.matchesArgs({ path: path.join(notes, 'a.md'), content: 'y' })).toBe(false);
+  expect(rule.matchesArgs({ path: path.join(notes, 'f.md'), content: 'x' })).toBe(false);
+  expect(rule.matchesArgs({ path: `${path.join(notes, 'a.md')}x`, content: 'x' })).toBe(false);
+  expect(rule.matchesArgs({ path: path.join(notes, 'a.md'), content: 'x', mode: 'append' })).toBe(false);
+  expect(rule.matchesArgs({ path: [path.join(notes, 'a.md')], content: 'x' })).toBe(false);
   expect(suggestions).toEqual(
     expect.arrayContaining([expect.objectContaining({ kind: 'unused-rule', ruleId: 'never-used' })]),
   );
@@ -204,15 +211,25 @@ it('suggests allowing what the person always allowed, for exactly the calls seen
     .entries.filter((entry) => entry.sequence > before);
   expect(policyRows).toHaveLength(1);
   expect(policyRows[0]?.decidedBy).toContain(accepted.ruleId);
-  // The prompt is gone for a call it saw, and still there for one it did not.
+  // The prompt is gone for a call it saw, and still there for one it did not: another file, or the same file with
+  // other content.
+  fs.writeFileSync(path.join(notes, 'a.md'), 'before');
   test.fake.script(
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'a.md'), content: 'again' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'a.md'), content: 'x' })] },
     { kind: 'reply', text: ['ok'] },
   );
   expect((await test.say('again')).status).toBe('idle');
-  expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('again');
+  expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('x');
   test.fake.script(
-    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'f.md'), content: 'new' })] },
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'a.md'), content: 'evil' })] },
+    { kind: 'reply', text: ['ok'] },
+  );
+  expect((await test.say('other content')).status).toBe('waiting-approval');
+  const [waiting] = test.services.approvals.chats.pending(test.chatId);
+  await test.decide([{ toolCallId: waiting?.request.toolCallId as string, decision: 'TOOL_CALL_DECISION_DENY' }]);
+  expect(fs.readFileSync(path.join(notes, 'a.md'), 'utf8')).toBe('x');
+  test.fake.script(
+    { kind: 'reply', toolCalls: [callOf('write_file', { path: path.join(notes, 'f.md'), content: 'x' })] },
     { kind: 'reply', text: ['ok'] },
   );
   expect((await test.say('new file')).status).toBe('waiting-approval');
@@ -249,19 +266,21 @@ it('refuses a suggestion a deny rule catches, and one that is not in the evidenc
   );
 });
 
-it('makes no condition it cannot hold to the values seen', () => {
+it('makes no condition it cannot hold to the calls seen', () => {
   expect(conditionsFor([{ args: { path: '/a/x.md' } }, { args: { path: '/a/x.md' } }])).toEqual([
-    { pointer: '/path', match: 'equals', value: '/a/x.md' },
+    { pointer: '', match: 'one-of', value: '[{"path":"/a/x.md"}]' },
   ]);
-  expect(conditionsFor([{ args: { path: '/a/x.md' } }, { args: { path: '/b/y.md' } }])).toEqual([
-    { pointer: '/path', match: 'regex', value: '^(?:/a/x\\.md|/b/y\\.md)$' },
+  expect(conditionsFor([{ args: { path: '/b/y.md' } }, { args: { path: '/a/x.md' } }])).toEqual([
+    { pointer: '', match: 'one-of', value: '[{"path":"/a/x.md"},{"path":"/b/y.md"}]' },
   ]);
-  // A value that was redacted, one that is missing, too many values, no arguments at all: no suggestion.
-  expect(conditionsFor([{ args: { path: '/a', token: '[REDACTED]' } }, { args: { path: '/b', token: 'x' } }])).toEqual([
-    { pointer: '/path', match: 'regex', value: '^(?:/a|/b)$' },
-  ]);
+  // A call without arguments is a call like any other.
+  expect(conditionsFor([{ args: {} }])).toEqual([{ pointer: '', match: 'one-of', value: '[{}]' }]);
+  // A value that was redacted (anywhere inside), too many different calls, too long a list: no suggestion.
+  expect(
+    conditionsFor([{ args: { path: '/a', token: '[REDACTED]' } }, { args: { path: '/b', token: 'x' } }]),
+  ).toBeNull();
+  expect(conditionsFor([{ args: { path: '/a', options: { headers: ['[REDACTED]'] } } }])).toBeNull();
   expect(conditionsFor([{ args: { path: '/a/[REDACTED]' } }])).toBeNull();
-  expect(conditionsFor([{ args: { path: '/a/x' } }, { args: {} }])).toBeNull();
   expect(conditionsFor(Array.from({ length: 20 }, (_, index) => ({ args: { path: `/a/${index}` } })))).toBeNull();
-  expect(conditionsFor([{ args: {} }])).toBeNull();
+  expect(conditionsFor([{ args: { content: 'x'.repeat(5000) } }])).toBeNull();
 });

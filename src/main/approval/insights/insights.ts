@@ -12,6 +12,7 @@ import type { CompiledPolicy } from '../policy/compiled-policy';
 import { reasons, ruleName } from '../policy/decision-reasons';
 import { checkRemember, rememberWords } from '../policy/remember';
 import { compileRule, type CompiledRule } from '../policy/rule-compiler';
+import type { ToolCatalog } from '../tool-catalog';
 import { createSuggestionReader } from './suggestions';
 
 /** Approval insights (docs/user/insights.md): the figures, the suggestions, and accepting one. */
@@ -32,6 +33,7 @@ const DAY_MS = 86_400_000;
 export function createAuditInsights(
   db: BetterSqlite3.Database,
   policy: () => PolicyService,
+  tools: ToolCatalog,
   now: () => number = Date.now,
 ): AuditInsights {
   const stats = createAuditStats(db);
@@ -45,7 +47,7 @@ export function createAuditInsights(
       ruleDescriptors(compiled),
       { allTools: true },
     );
-    return { suggestions: readSuggestions({ stats: figures, policy: compiled, days }) };
+    return { suggestions: readSuggestions({ stats: figures, policy: compiled, tools, days }) };
   };
   return {
     stats: (query) => stats(query, ruleDescriptors(policy().compiled())),
@@ -69,14 +71,17 @@ export function createAuditInsights(
       const ruleId = `insights-${found.id.slice('allow-tool:'.length, 'allow-tool:'.length + 12)}`;
       const call = { serverName: found.serverName, toolName: found.toolName, args: {} };
       const action = { kind: 'rule' as const, id: ruleId, args: found.args };
-      // The check remember-from-the-card runs, on a call the rule matches (its own values).
-      const verdict = checkRemember({ ...call, args: argsMatching(found.args) }, action, {
-        policy: view.policy,
-        managed: service.compiled().managed,
-        trustedServers: service.compiled().trustedServers,
-      });
-      if (!verdict.ok)
-        throw new WorkbenchError('locked', `The suggestion cannot be accepted: ${verdict.refusal}`, { id });
+      // The check remember-from-the-card runs, on every call the rule allows: a deny rule that catches any of them,
+      // an ask rule that means to catch one, or the organisation's lock refuses it.
+      for (const allowed of found.allows) {
+        const verdict = checkRemember({ ...call, args: JSON.parse(allowed) as Record<string, unknown> }, action, {
+          policy: view.policy,
+          managed: service.compiled().managed,
+          trustedServers: service.compiled().trustedServers,
+        });
+        if (!verdict.ok)
+          throw new WorkbenchError('locked', `The suggestion cannot be accepted: ${verdict.refusal}`, { id });
+      }
       service.update({
         rules: {
           add: [
@@ -95,32 +100,6 @@ export function createAuditInsights(
       return { ruleId, change: words.change, undo: words.undo };
     },
   };
-}
-
-/** A call the conditions match: each condition's first value (an alternation's first literal). */
-function argsMatching(
-  conditions: readonly { pointer: string; match: string; value: unknown }[],
-): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const condition of conditions) {
-    const name = condition.pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
-    if (condition.match === 'equals') args[name] = condition.value;
-    else args[name] = firstLiteral(String(condition.value));
-  }
-  return args;
-}
-
-/** `^(?:a\.md|b\.md)$` → `a.md`. */
-function firstLiteral(regex: string): string {
-  const body = regex.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
-  let text = '';
-  for (let index = 0; index < body.length; index++) {
-    const char = body[index] as string;
-    if (char === '\\') text += body[++index] ?? '';
-    else if (char === '|') break;
-    else text += char;
-  }
-  return text;
 }
 
 /** The rules of the current policy, numbered as compilePolicy numbers them (the organisation's first, then the person's from 1), with the texts each writes. */

@@ -6,62 +6,57 @@ import { canonicalJson } from '../../../shared/canonical-json';
 import type { CompiledPolicy } from '../policy/compiled-policy';
 import { decide } from '../policy/decision-pipeline';
 import { reasons, ruleName } from '../policy/decision-reasons';
-import { locatingPointers } from '../policy/remember';
 import { compileRule, type CompiledRule } from '../policy/rule-compiler';
+import type { ToolCatalog } from '../tool-catalog';
 import { sha256Hex } from '../../audit/audit-row';
 import { REDACTED } from '../../audit/redact';
 
 /**
  * Suggestions from the evidence (docs/user/insights.md#suggestions). Pure reading: accepting one is the policy
- * service's change, checked like "remember from the card" (audit-insights.ts).
+ * service's change, checked like "remember from the card" (insights.ts).
  *
- * An allow suggestion is never broader than the calls it saw: each argument the card's "calls like this" would name
- * (a path, a URL; or every scalar argument when there is none) is held to exactly the values seen — one value as
- * `equals`, several as an anchored alternation of the literal values — never to their folder or host.
+ * An allow suggestion is never broader than the calls it saw: its one condition lists the arguments of each call
+ * (`one-of` over the whole arguments), so a call with any other value, one more argument or one fewer is still asked
+ * about. It rests only on calls made to the tool's current definition, and none is made for a server whose identity
+ * changed since its settings were made.
  */
 
 /** Calls a person allowed before a suggestion to stop asking is made. */
 export const MIN_ALLOWED = 5;
-/** Distinct values an argument may have had; more would need a broader condition, so no suggestion is made. */
-const MAX_VALUES = 12;
+/** Different calls a suggestion may list; more would need a broader condition, so no suggestion is made. */
+const MAX_CALLS = 12;
 
 export interface SeenCall {
   readonly args: Record<string, unknown>;
 }
 
-/** The conditions that allow exactly the values seen, or null when they cannot be written without widening. */
+/** The condition that allows exactly the calls seen, or null when it cannot be written (a value redacted, too many). */
 export function conditionsFor(calls: readonly SeenCall[]): ArgumentMatcher[] | null {
   if (calls.length === 0) return null;
-  // The arguments remember-from-the-card would name, taken from every call (a call without one of them is not covered).
-  const pointers = new Set<string>();
-  for (const call of calls) for (const pointer of locatingPointers(call.args)) pointers.add(pointer);
-  if (pointers.size === 0 || pointers.size > RULE_LIMITS.matchersPerRule) return null;
-  const conditions: ArgumentMatcher[] = [];
-  for (const pointer of [...pointers].sort()) {
-    const name = pointer.slice(1).replaceAll('~1', '/').replaceAll('~0', '~');
-    const values = new Set<string | number | boolean | null>();
-    for (const call of calls) {
-      const value = call.args[name];
-      if (value === undefined || (value !== null && typeof value === 'object')) return null;
-      if (typeof value === 'string' && value.includes(REDACTED)) return null;
-      values.add(value as string | number | boolean | null);
-    }
-    if (values.size > MAX_VALUES) return null;
-    const [only] = values;
-    if (values.size === 1) {
-      conditions.push({ pointer, match: 'equals', value: only as string | number | boolean | null });
-      continue;
-    }
-    if (![...values].every((value) => typeof value === 'string')) return null;
-    const regex = `^(?:${[...(values as Set<string>)].sort().map(escapeRegex).join('|')})$`;
-    if (regex.length > RULE_LIMITS.regexLength) return null;
-    conditions.push({ pointer, match: 'regex', value: regex });
+  const distinct = new Set<string>();
+  for (const call of calls) {
+    if (holdsRedacted(call.args)) return null;
+    distinct.add(canonicalJson(call.args));
   }
-  return conditions;
+  if (distinct.size > MAX_CALLS) return null;
+  const value = `[${[...distinct].sort().join(',')}]`;
+  if (value.length > RULE_LIMITS.valueLength) return null;
+  return [{ pointer: '', match: 'one-of', value }];
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The calls a suggestion's condition allows, each as canonical JSON: what the person is shown before accepting. */
+export function callsAllowed(args: readonly ArgumentMatcher[]): string[] {
+  const [listed] = args;
+  if (args.length !== 1 || listed?.match !== 'one-of' || listed.pointer !== '') return [];
+  return (JSON.parse(String(listed.value)) as unknown[]).map((call) => canonicalJson(call));
+}
+
+function holdsRedacted(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(REDACTED);
+  if (Array.isArray(value)) return value.some(holdsRedacted);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([key, item]) => key.includes(REDACTED) || holdsRedacted(item));
+  return false;
 }
 
 export function suggestionId(serverName: string, toolName: string, args: readonly ArgumentMatcher[]): string {
@@ -71,42 +66,61 @@ export function suggestionId(serverName: string, toolName: string, args: readonl
 export interface SuggestionSources {
   stats: AuditStats;
   policy: CompiledPolicy;
+  /** The tools as their servers offer them now: a suggestion rests only on calls made to the current definition. */
+  tools: ToolCatalog;
   /** The period the stats cover, in days, for the words. */
   days: number;
 }
 
 export function createSuggestionReader(db: BetterSqlite3.Database) {
-  const allowedCalls = db
-    .prepare<[string, string, string, string]>(
-      `SELECT args FROM audit_log WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ?
+  // The arguments that ran: the person's edit when they edited the call before allowing it.
+  const allowedCalls = db.prepare<[string, string, string, string]>(
+    `SELECT COALESCE(edited_args, args) AS args, definition_hash AS definitionHash FROM audit_log
+       WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ?
        AND decision IN ('allow_once', 'allow_session') AND actor IN ('user', 'cli')`,
-    )
-    .pluck();
+  );
 
-  return ({ stats, policy, days }: SuggestionSources): Suggestion[] => {
+  return ({ stats, policy, tools, days }: SuggestionSources): Suggestion[] => {
     const suggestions: Suggestion[] = [];
     const period = `${days} day${days === 1 ? '' : 's'}`;
     for (const tool of stats.tools) {
       if (tool.allowedByYou < MIN_ALLOWED || tool.deniedByYou > 0) continue;
-      const calls = (allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to) as (string | null)[]).map(
-        (text) => ({
-          args: (text === null ? {} : JSON.parse(text)) as Record<string, unknown>,
-        }),
-      );
+      // A server that runs something else than its settings were made for: its allow rules do not count, and the calls
+      // seen were made to what it ran then.
+      if (policy.identityChange(tool.serverName) !== undefined) continue;
+      // The tool as offered now, unchanged since it was first seen; only the calls made to this definition count.
+      const definition = tools.find(tool.serverName, tool.toolName);
+      if (definition === undefined || definition.previous !== undefined) continue;
+      const rows = allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to) as {
+        args: string | null;
+        definitionHash: string | null;
+      }[];
+      if (rows.some((row) => row.args === null)) continue;
+      const calls = rows
+        .filter((row) => row.definitionHash === definition.definitionHash)
+        .map((row) => ({ args: JSON.parse(row.args as string) as Record<string, unknown> }));
+      if (calls.length < MIN_ALLOWED) continue;
       const args = conditionsFor(calls);
       if (args === null) continue;
       // Only when today's policy still asks about some of them: otherwise there is no prompt to remove.
       const call = { serverName: tool.serverName, toolName: tool.toolName };
-      if (!calls.some((seen) => decide({ call: { ...call, args: seen.args } }, policy).outcome === 'ask')) continue;
+      if (
+        !calls.some(
+          (seen) => decide({ call: { ...call, args: seen.args }, tool: definition }, policy).outcome === 'ask',
+        )
+      )
+        continue;
       const name = `${tool.serverName}.${tool.toolName}`;
+      const allows = callsAllowed(args);
       suggestions.push({
         kind: 'allow-tool',
         id: suggestionId(tool.serverName, tool.toolName, args),
-        text: `You allowed ${name} ${tool.allowedByYou} times in ${period} and never denied it — allow it without asking?`,
+        text: `You allowed ${name} ${calls.length} times in ${period} and never denied it — allow it without asking?`,
         serverName: tool.serverName,
         toolName: tool.toolName,
         args,
-        change: `A new allow rule at the end of your list for ${name}, for the argument values you allowed only. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them.`,
+        allows,
+        change: `A new allow rule at the end of your list for ${name}, for ${allows.length === 1 ? 'the one call' : `the ${allows.length} different calls`} you allowed only, with exactly these arguments. Calls it matches run without asking, in every chat, unless a deny or ask rule catches them; a call with any other argument is still asked about.`,
         evidence: {
           serverName: tool.serverName,
           toolName: tool.toolName,

@@ -1,5 +1,6 @@
 import picomatch from 'picomatch';
 import type { ArgumentMatcher } from '../../../shared/approval';
+import { canonicalJson } from '../../../shared/canonical-json';
 import { parsePointer, resolvePointer } from './json-pointer';
 import { pathForms } from './path-forms';
 
@@ -24,6 +25,8 @@ export interface CompiledMatcher {
   readonly all: boolean;
   readonly expected: ArgumentMatcher['value'];
   readonly regex: RegExp | null;
+  /** `one-of`: the canonical JSON of each value listed. */
+  readonly values: ReadonlySet<string> | null;
   /** Text every match starts with ('' when nothing is known): tested before the regex. */
   readonly prefix: string;
 }
@@ -32,8 +35,12 @@ export interface CompiledMatcher {
 export function compileMatcher(matcher: ArgumentMatcher, all: boolean): CompiledMatcher {
   const tokens = parsePointer(matcher.pointer);
   if (matcher.match === 'equals')
-    return { tokens, kind: 'equals', all, expected: matcher.value, regex: null, prefix: '' };
+    return { tokens, kind: 'equals', all, expected: matcher.value, regex: null, values: null, prefix: '' };
   const source = String(matcher.value);
+  if (matcher.match === 'one-of') {
+    const values = new Set((listedValues(source) ?? []).map((value) => canonicalJson(value)));
+    return { tokens, kind: 'one-of', all, expected: source, regex: null, values, prefix: '' };
+  }
   if (matcher.match === 'regex')
     return {
       tokens,
@@ -41,10 +48,33 @@ export function compileMatcher(matcher: ArgumentMatcher, all: boolean): Compiled
       all,
       expected: source,
       regex: new RegExp(source, 'u'),
+      values: null,
       prefix: regexPrefix(source),
     };
   const { regex, prefix } = compileGlob(source);
-  return { tokens, kind: 'glob', all, expected: source, regex, prefix };
+  return { tokens, kind: 'glob', all, expected: source, regex, values: null, prefix };
+}
+
+/** The values a `one-of` condition lists (its value, a JSON array), or null when the value is not one. */
+export function listedValues(value: ArgumentMatcher['value']): unknown[] | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const values: unknown = JSON.parse(value);
+    if (!Array.isArray(values)) return null;
+    values.forEach((item) => canonicalJson(item));
+    return values;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the whole value is one of those listed. */
+function oneOfHolds(matcher: CompiledMatcher, value: unknown): boolean {
+  try {
+    return (matcher.values as ReadonlySet<string>).has(canonicalJson(value));
+  } catch {
+    return false;
+  }
 }
 
 /** A compiled glob and the literal text its matches start with. */
@@ -77,6 +107,7 @@ export function compileGlob(glob: string): CompiledGlob {
 export function matcherHolds(matcher: CompiledMatcher, args: Record<string, unknown>): boolean {
   const value = resolvePointer(args, matcher.tokens);
   if (value === undefined) return false;
+  if (matcher.kind === 'one-of') return oneOfHolds(matcher, value);
   if (!Array.isArray(value)) return scalarMatches(matcher, value);
   if (value.length === 0) return false;
   for (const item of value) {

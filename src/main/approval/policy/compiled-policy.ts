@@ -34,6 +34,8 @@ export interface CompiledPolicy {
   readonly managed: ManagedPolicy | null;
   /** False when the organisation's policy forbids "never ask" (global and per chat), or locked the global mode to another. */
   readonly neverAskAllowed: boolean;
+  /** Every rule in the order the pipeline consults them within one effect: the organisation's first, then the person's. */
+  readonly rules: readonly CompiledRule[];
   candidates(serverName: string, toolName: string): RuleCandidates;
   toolSetting(serverName: string, toolName: string): ToolApprovalSetting;
   serverSettings(serverName: string): ServerApprovalSettings | undefined;
@@ -144,6 +146,7 @@ export function compilePolicy(
     managed,
     // A global mode the organisation locked to something else than "never ask" is not undone per chat either.
     neverAskAllowed: neverAskAllowed(managed),
+    rules,
     candidates(serverName, toolName) {
       let byTool = memo.get(serverName);
       let found = byTool?.get(toolName);

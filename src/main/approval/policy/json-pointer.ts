@@ -15,6 +15,7 @@ export function pointerProblem(pointer: string): string | null {
 
 /** The reference tokens of a valid pointer. */
 export function parsePointer(pointer: string): string[] {
+  if (pointer === '') return [];
   return pointer
     .slice(1)
     .split('/')

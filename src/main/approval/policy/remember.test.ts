@@ -3,7 +3,8 @@ import { ApprovalPolicySchema, ManagedPolicySchema, type RememberAction } from '
 import { compilePolicy } from './compiled-policy';
 import { decide } from './decision-pipeline';
 import { applyUpdate } from './policy-change';
-import { checkRemember, rememberOffers, suggestRule, type RememberContext } from './remember';
+import { checkRemember, mayOverlap, rememberOffers, suggestRule, type RememberContext } from './remember';
+import { compileRule } from './rule-compiler';
 
 const context = (policy: unknown = {}, managed?: unknown): RememberContext => ({
   policy: ApprovalPolicySchema.parse(policy),
@@ -196,4 +197,14 @@ describe('remember from the card: what is offered', () => {
     const after = compilePolicy(applyUpdate(context().policy, verdict.update), null, []);
     expect(decide({ call: { ...write, args: { path: 'notes/../.ssh/id_rsa' } } }, after).outcome).toBe('ask');
   });
+});
+
+it('an allow rule that lists its calls overlaps an ask rule only when one of those calls meets it', () => {
+  const ask = compileRule(
+    { id: 'ask', effect: 'ask', server: '*', tool: '*', args: [{ pointer: '/path', match: 'glob', value: '/etc/**' }] },
+    { managed: false },
+  );
+  const listing = (calls: unknown[]) => [{ pointer: '', match: 'one-of' as const, value: JSON.stringify(calls) }];
+  expect(mayOverlap(listing([{ path: '/home/a' }, { query: 'x' }]), ask)).toBe(false);
+  expect(mayOverlap(listing([{ path: '/home/a' }, { path: '/etc/passwd' }]), ask)).toBe(true);
 });

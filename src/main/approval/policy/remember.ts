@@ -11,7 +11,7 @@ import {
   type RememberKind,
   type RememberOffer,
 } from '../../../shared/approval';
-import { compileGlob, compileMatcher, matcherHolds } from './argument-matcher';
+import { compileGlob, compileMatcher, listedValues, matcherHolds } from './argument-matcher';
 import { compilePolicy } from './compiled-policy';
 import { decide, denyCheck } from './decision-pipeline';
 import { ruleName } from './decision-reasons';
@@ -307,6 +307,19 @@ function ruleRefusal(
  * pointer the allow rule leaves free can always be met.
  */
 export function mayOverlap(allow: readonly ArgumentMatcher[], ask: CompiledRule): boolean {
+  // Conditions that list every call they allow (`one-of` over the whole arguments): test each one.
+  const listed = allow.find((condition) => condition.match === 'one-of' && condition.pointer === '');
+  if (listed) {
+    const conditions = allow.map((condition) => compileMatcher(condition, true));
+    return (listedValues(listed.value) ?? []).some(
+      (args) =>
+        args !== null &&
+        typeof args === 'object' &&
+        !Array.isArray(args) &&
+        conditions.every((condition) => matcherHolds(condition, args as Record<string, unknown>)) &&
+        ask.matchesArgs(args as Record<string, unknown>),
+    );
+  }
   const askConditions = ask.rule.args ?? [];
   for (const askCondition of askConditions) {
     const allowConditions = allow.filter((condition) => condition.pointer === askCondition.pointer);

@@ -209,3 +209,34 @@ describe('glob matching of argument values', () => {
     );
   });
 });
+
+describe('one-of conditions', () => {
+  const oneOf = (pointer: string, value: string, effect: ApprovalRule['effect'] = 'allow') =>
+    rule({ effect, args: [{ pointer, match: 'one-of', value }] });
+
+  it('compare the whole value, an object or a list too, with each value listed', () => {
+    const compiled = compileRule(oneOf('', '[{"path":"/a","n":1},{}]'), { managed: false });
+    expect(compiled.matchesArgs({ n: 1, path: '/a' })).toBe(true);
+    expect(compiled.matchesArgs({})).toBe(true);
+    expect(compiled.matchesArgs({ path: '/a' })).toBe(false);
+    expect(compiled.matchesArgs({ path: '/a', n: 1, more: true })).toBe(false);
+    expect(compiled.matchesArgs({ path: '/a', n: '1' })).toBe(false);
+    const list = compileRule(oneOf('/paths', '[["/a","/b"]]', 'deny'), { managed: false });
+    expect(list.matchesArgs({ paths: ['/a', '/b'] })).toBe(true);
+    expect(list.matchesArgs({ paths: ['/a'] })).toBe(false);
+    expect(list.matchesArgs({})).toBe(false);
+    expect(describeRule(oneOf('', '[{"path":"/a"}]'))).toBe(
+      'Files write_* when the arguments are exactly {"path":"/a"}',
+    );
+  });
+
+  it('must list JSON values; only they may name the whole arguments', () => {
+    expect(ruleProblems(oneOf('', 'not json'))).toEqual([
+      expect.objectContaining({ field: 'args[0].value', problem: expect.stringContaining('JSON array') }),
+    ]);
+    expect(ruleProblems(oneOf('', '{"path":"/a"}'))).toHaveLength(1);
+    expect(ruleProblems(rule({ args: [{ pointer: '', match: 'equals', value: 'x' }] }))).toEqual([
+      expect.objectContaining({ field: 'args[0].pointer' }),
+    ]);
+  });
+});

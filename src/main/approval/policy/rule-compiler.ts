@@ -1,5 +1,6 @@
+import { canonicalJson } from '../../../shared/canonical-json';
 import type { ApprovalRule, ArgumentMatcher, RuleEffect } from '../../../shared/approval';
-import { compileGlob, compileMatcher, matcherHolds, type CompiledMatcher } from './argument-matcher';
+import { compileGlob, compileMatcher, listedValues, matcherHolds, type CompiledMatcher } from './argument-matcher';
 import { pointerProblem } from './json-pointer';
 import { regexProblem } from './regex-safety';
 
@@ -73,7 +74,11 @@ export function ruleProblems(rule: ApprovalRule, ruleNumber?: number): RuleProbl
   add(['server'], globProblem(rule.server));
   add(['tool'], globProblem(rule.tool));
   (rule.args ?? []).forEach((matcher, index) => {
-    add(['args', index, 'pointer'], pointerProblem(matcher.pointer));
+    // `one-of` may name the whole arguments (pointer "").
+    add(
+      ['args', index, 'pointer'],
+      matcher.match === 'one-of' && matcher.pointer === '' ? null : pointerProblem(matcher.pointer),
+    );
     add(['args', index, 'value'], matcherValueProblem(matcher));
   });
   return problems;
@@ -82,6 +87,10 @@ export function ruleProblems(rule: ApprovalRule, ruleNumber?: number): RuleProbl
 function matcherValueProblem(matcher: ArgumentMatcher): string | null {
   if (matcher.match === 'equals') return null;
   if (typeof matcher.value !== 'string') return `must be a string for ${matcher.match} matching`;
+  if (matcher.match === 'one-of')
+    return listedValues(matcher.value) === null
+      ? 'must be a JSON array of the values allowed, e.g. ["a.md","b.md"]'
+      : null;
   return matcher.match === 'glob' ? globProblem(matcher.value) : regexProblem(matcher.value);
 }
 
@@ -103,6 +112,11 @@ export function describeRule(rule: ApprovalRule): string {
         return `${matcher.pointer} matches the pattern /${String(matcher.value)}/`;
       case 'equals':
         return `${matcher.pointer} is ${JSON.stringify(matcher.value)}`;
+      case 'one-of': {
+        const values = (listedValues(matcher.value) ?? []).map((value) => canonicalJson(value));
+        const what = matcher.pointer === '' ? 'the arguments are' : `${matcher.pointer} is`;
+        return values.length === 1 ? `${what} exactly ${values[0]}` : `${what} one of ${values.join(', ')}`;
+      }
     }
   });
   return conditions.length === 0 ? target : `${target} when ${conditions.join(' and ')}`;

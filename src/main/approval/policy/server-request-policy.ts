@@ -15,7 +15,7 @@ export type ServerRequestVerdict =
 /**
  * A sampling request, in this order, first match wins: (1) deny rules on the server (tool name `sampling`; the
  * organisation's first) — nothing overrides them; (2) the server's setting `sampling: deny`; (3) `sampling: allow`;
- * (4) "Allow for this chat" given earlier in this chat; (5) ask. The global "approvals off" does not silence it: a
+ * (4) "Allow for this chat" given earlier in this chat, unless the server's launch spec changed since; (5) ask. The global "approvals off" does not silence it: a
  * server spending the person's model is not a tool call the person switched approvals off for.
  */
 export function decideSampling(
@@ -32,7 +32,8 @@ export function decideSampling(
     return { outcome: 'deny', decidedBy: `server setting '${request.serverName}': sampling deny` };
   if (setting === 'allow')
     return { outcome: 'allow', decidedBy: `server setting '${request.serverName}': sampling allow`, byGrant: false };
-  if (request.grantedInChat)
+  // A grant was made for what the server ran then: after a changed launch spec it asks (docs/user/approvals.md).
+  if (request.grantedInChat && policy.identityChange(request.serverName) === undefined)
     return { outcome: 'allow', decidedBy: `Allowed for this chat: sampling by '${request.serverName}'`, byGrant: true };
   return { outcome: 'ask', decidedBy: `server setting '${request.serverName}': sampling ask` };
 }

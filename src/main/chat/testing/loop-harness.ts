@@ -7,7 +7,7 @@ import type { ChatActivity, ChatMessage, ChatStreamEvent, ToolCallRecord } from 
 import type { AuditEntry } from '../../../shared/audit';
 import { startFakeLlmServer, type FakeLlmServer, type WireFormat } from '../../llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../llm/testing/drive';
-import { sandboxDir } from '../../mcp/server-settings';
+import { sandboxDir } from '../../settings/default-servers';
 import { createServices, type Services, type ServicesOptions } from '../../services';
 
 export interface LoopHarness {

@@ -21,6 +21,16 @@ export const TOOLS: readonly CatalogueTool[] = [
   { serverName: 'Shell', name: 'run', field: 'command', readOnly: false },
 ];
 export const SERVER_NAMES = ['Files', 'Shell'] as const;
+/**
+ * What each recording server is (docs/user/approvals.md, "A server's identity"): its URL path, which is also the name
+ * the catalogue calls it by. `Other` is a different server with Files' tools, added under a name Files freed: what was
+ * made for Files must never allow it.
+ */
+export const IDENTITY_LABELS = ['Files', 'Shell', 'Other'] as const;
+export type IdentityLabel = (typeof IDENTITY_LABELS)[number];
+/** The tools a recording server offers, by its identity label. */
+export const toolsOfLabel = (label: string): readonly CatalogueTool[] =>
+  TOOLS.filter((tool) => tool.serverName === (label === 'Other' ? 'Files' : label));
 
 /** Values of `path`: harmless ones, and ones the deny rules below are about. */
 export const PATHS = [
@@ -40,8 +50,10 @@ export type CallArguments = Record<string, unknown>;
 /** A rule the test may add, with what it means in plain code. */
 export interface CatalogueRule {
   readonly key: string;
-  readonly draft: Omit<ApprovalRuleDraft, 'id' | 'effect'>;
+  readonly draft: Omit<ApprovalRuleDraft, 'id' | 'effect'> & { serverIdentity?: { url: string } };
   readonly matches: (serverName: string, toolName: string, args: CallArguments) => boolean;
+  /** For a rule that names a server by what it runs (an organisation's only): the identity label it means. */
+  readonly identity?: IdentityLabel;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -73,6 +85,17 @@ export const RULES: readonly CatalogueRule[] = [
     matches: (server, _tool, args) => server === 'Shell' && args['command'] === 'shutdown',
   },
   {
+    // A list of whole values (what an Insights suggestion writes, there over all the arguments).
+    key: 'listed-paths',
+    draft: {
+      server: 'Files',
+      tool: '*',
+      args: [{ pointer: '/path', match: 'one-of', value: '["notes.txt","/tmp/ok.txt"]' }],
+    },
+    matches: (server, _tool, args) =>
+      server === 'Files' && (args['path'] === 'notes.txt' || args['path'] === '/tmp/ok.txt'),
+  },
+  {
     key: 'reads',
     draft: { server: 'Files', tool: 'read_file' },
     matches: (server, tool) => server === 'Files' && tool === 'read_file',
@@ -93,6 +116,13 @@ export const RULES: readonly CatalogueRule[] = [
     key: 'elicitation-shell',
     draft: { server: 'Shell', tool: 'elicitation' },
     matches: (server, tool) => server === 'Shell' && tool === 'elicitation',
+  },
+  // An organisation's rule that names Files by what it runs (its URL), whatever it is called.
+  {
+    key: 'files-by-identity',
+    draft: { server: '*', tool: 'write_*', serverIdentity: { url: '**/Files' } },
+    identity: 'Files',
+    matches: (_server, tool) => tool.startsWith('write_'),
   },
   {
     key: 'sampling-secret',
@@ -137,6 +167,9 @@ export const elicitationContent = (nonce: string): { confirm: string } => ({ con
 export const needsPageFirst = (toolName: string, args: CallArguments): boolean =>
   toolName === 'read_file' && typeof args['nonce'] === 'string' && Number(args['nonce'].slice(1)) % 2 === 0;
 export const pageUrl = (nonce: string): string => `https://example.com/consent/${nonce}`;
+
+/** The rules a person can make: those that name a server by what it runs are the organisation's only. */
+export const USER_RULES: readonly CatalogueRule[] = RULES.filter((rule) => rule.identity === undefined);
 
 export function catalogueRule(key: string): CatalogueRule {
   const rule = RULES.find((candidate) => candidate.key === key);

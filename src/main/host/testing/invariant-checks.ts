@@ -58,6 +58,10 @@ async function auditRows(harness: Harness): Promise<AuditEntry[]> {
   return rows.sort((a, b) => a.sequence - b.sequence);
 }
 
+/** The words of what allows one server by name (decision-reasons.ts): a chat grant, a tool or server setting, trust. */
+const NAME_BOUND_SOURCE =
+  /^Allowed for this chat|^Auto-approved: tool setting|^Auto-approved: server setting|you trust the annotations of/;
+
 const describeRun = (run: RecordedRun): string =>
   `${run.serverName}.${run.toolName} ${JSON.stringify(run.args)} (during ${run.step})`;
 
@@ -75,12 +79,21 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
       );
     }
     const hash = harness.argsHash(run.args);
+    // The allow row names the server as it was called then: that name must have meant this very server (its
+    // identity) both when the call was made (its first row) and when it was allowed.
+    const sameServer = (row: AuditEntry): boolean => {
+      const first = rows.find((candidate) => candidate.toolCallId === row.toolCallId) ?? row;
+      return (
+        harness.labelAt(row.serverName, row.sequence) === run.label &&
+        harness.labelAt(row.serverName, first.sequence) === run.label
+      );
+    };
     const allowRow = rows.find(
       (row) =>
         row.kind === 'decision' &&
         row.sequence <= run.committedSequence &&
         ALLOW_DECISIONS.has(row.decision ?? '') &&
-        row.serverName === run.serverName &&
+        sameServer(row) &&
         row.toolName === run.toolName &&
         (row.editedArgsHash ?? row.argsHash) === hash &&
         !state.spent.has(row.toolCallId),
@@ -101,6 +114,17 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
       throw new InvariantError(
         'a call ran after its last decision said no',
         `${describeRun(run)}: row ${last.sequence} says ${last.decision} (${last.decidedBy})`,
+      );
+    }
+    // No grant or setting made for one server allows a call of another: what allowed it must have been made for it.
+    if (
+      (allowRow.decision === 'auto_allow' || allowRow.decision === 'session_grant') &&
+      NAME_BOUND_SOURCE.test(allowRow.decidedBy ?? '') &&
+      !harness.madeAllows.some((made) => made.label === run.label)
+    ) {
+      throw new InvariantError(
+        'a grant or setting made for another server allowed a call',
+        `${describeRun(run)} is ${run.label}, allowed by row ${allowRow.sequence}: ${allowRow.decidedBy}; nothing that allows was made for ${run.label}`,
       );
     }
     state.spent.add(allowRow.toolCallId);

@@ -14,9 +14,9 @@ import type {
   ToolCallApproval,
 } from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
-import { elicitationContent, RULES, SERVER_NAMES, TOOLS, ruleDraft } from './invariant-catalogue';
+import { elicitationContent, RULES, SERVER_NAMES, TOOLS, USER_RULES, ruleDraft } from './invariant-catalogue';
 import { checkInvariants, type CheckState } from './invariant-checks';
-import type { Harness } from './invariant-harness';
+import type { Harness, MadeAllow } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
 
 /** What the commands act on: one run's harness, the model, and the test's clock. */
@@ -191,12 +191,17 @@ class Approve extends Step {
     }
     let expected: 'ok' | 'refused' | 'either' = waiting.length === 0 || this.mistake !== 'none' ? 'refused' : 'ok';
     const answers: ToolCallApproval[] = [];
+    const made: MadeAllow[] = [];
     for (const [index, approval] of waiting.entries()) {
       const pick = this.picks[index % this.picks.length] as AnswerPick;
       const { request } = approval;
+      // A server under another name, or another server with Files' tools (invariant-catalogue.ts IDENTITY_LABELS).
+      const label = harness.bindings.get(request.serverName)?.label;
+      const catalogueName = label === 'Other' ? 'Files' : (label ?? request.serverName);
       const tool = TOOLS.find(
-        (candidate) => candidate.serverName === request.serverName && candidate.name === request.toolName,
+        (candidate) => candidate.serverName === catalogueName && candidate.name === request.toolName,
       );
+      if (label === undefined && expected === 'ok') expected = 'either';
       const answer: ToolCallApproval = {
         toolCallId: request.toolCallId,
         decision: pick.decision,
@@ -235,6 +240,12 @@ class Approve extends Step {
         else if (expected === 'ok') expected = 'either';
       }
       answers.push(answer);
+      if (
+        label !== undefined &&
+        pick.decision !== 'TOOL_CALL_DECISION_DENY' &&
+        (pick.remember !== 'none' || pick.decision === 'TOOL_CALL_DECISION_ALLOW_SESSION')
+      )
+        made.push({ label, name: request.serverName, what: `${pick.decision} remember=${pick.remember}` });
     }
     if (this.mistake === 'leave-one-out') answers.pop();
     if (this.mistake === 'unknown-id' || answers.length === 0)
@@ -247,6 +258,7 @@ class Approve extends Step {
     });
     expectOutcome(world, `chat.send ${JSON.stringify(answers)}`, envelope, answers.length === 0 ? 'refused' : expected);
     if (envelope.ok) {
+      harness.madeAllows.push(...made);
       harness.tally.approvalsApplied += 1;
       harness.tally.editsApplied += answers.filter((answer) => answer.editedArgs !== undefined).length;
       harness.tally.remembered += answers.filter((answer) => answer.remember !== undefined).length;
@@ -346,9 +358,13 @@ class Reconnect extends Step {
     super();
   }
   protected async act(world: InvariantWorld): Promise<void> {
-    expectOutcome(world, 'mcp.restart', await world.harness.call('mcp.restart', { name: this.server }), 'ok');
+    // The server by the name it has now; one removed cannot reconnect.
+    const name = world.harness.roleNames.get(this.server) ?? this.server;
+    const bound = world.harness.bindings.has(name);
+    const envelope = await world.harness.call('mcp.restart', { name });
+    expectOutcome(world, `mcp.restart ${name}`, envelope, bound ? 'ok' : 'refused');
     await world.harness.services().mcp.whenSettled();
-    world.harness.tally.reconnects += 1;
+    if (envelope.ok) world.harness.tally.reconnects += 1;
   }
   toString(): string {
     return `reconnect(${this.server})`;
@@ -388,13 +404,18 @@ class ChangePolicy extends Step {
   protected async act(world: InvariantWorld): Promise<void> {
     const { harness } = world;
     const change = this.change;
+    // The catalogue's servers by the names they have now (a step may have renamed or removed Files).
+    const nameOf = (catalogueName: string): string => harness.roleNames.get(catalogueName) ?? catalogueName;
+    const allows = (name: string, what: string): void => {
+      // What is set for a name no server has is made for no server: it must not allow one added under it later.
+      const label = harness.bindings.get(name)?.label;
+      if (label !== undefined) harness.madeAllows.push({ label, name, what });
+    };
     if (change.kind === 'trust') {
-      expectOutcome(
-        world,
-        'mcp.edit',
-        await harness.call('mcp.edit', { name: change.server, trusted: change.trusted }),
-        'ok',
-      );
+      const name = nameOf(change.server);
+      const envelope = await harness.call('mcp.edit', { name, trusted: change.trusted });
+      expectOutcome(world, 'mcp.edit', envelope, harness.bindings.has(name) ? 'ok' : 'refused');
+      if (envelope.ok && change.trusted) allows(name, 'trusted');
       await harness.services().mcp.whenSettled();
       harness.tally.policyChanges += 1;
       return;
@@ -420,11 +441,13 @@ class ChangePolicy extends Step {
         break;
       case 'tool': {
         const tool = TOOLS[change.tool % TOOLS.length] as (typeof TOOLS)[number];
-        update = { tools: { [tool.serverName]: { [tool.name]: change.setting } } };
+        update = { tools: { [nameOf(tool.serverName)]: { [tool.name]: change.setting } } };
+        if (change.setting === 'auto-approve') allows(nameOf(tool.serverName), `tool ${tool.name} auto-approve`);
         break;
       }
       case 'server':
-        update = { servers: { [change.server]: { autoApprove: change.autoApprove } } };
+        update = { servers: { [nameOf(change.server)]: { autoApprove: change.autoApprove } } };
+        if (change.autoApprove) allows(nameOf(change.server), 'server auto-approve');
         break;
       case 'timeout':
         update = { timeoutSeconds: change.seconds };
@@ -440,6 +463,80 @@ class ChangePolicy extends Step {
   }
   toString(): string {
     return `policy(${JSON.stringify(this.change)})`;
+  }
+}
+
+// ── What a server is: rename, remove, and add again (docs/user/approvals.md, "A server's identity") ──
+
+/** The names the lifecycle steps give Files' server, or another server, or Files again. */
+const SERVER_NAME_POOL = ['Files', 'Docs', 'Twin'] as const;
+
+export type Lifecycle =
+  /** The server the model calls Files' tools by is renamed. */
+  | { kind: 'rename'; to: string }
+  | { kind: 'remove' }
+  /** Another server (with Files' tools) is added under a name: freed by Files, or never used. */
+  | { kind: 'add-other'; name: string }
+  /** The very same server as Files is added (again) under a name. */
+  | { kind: 'add-same'; name: string };
+
+class ServerLifecycle extends Step {
+  constructor(readonly change: Lifecycle) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const change = this.change;
+    const current = harness.roleNames.get('Files') ?? 'Files';
+    const taken = (name: string): boolean =>
+      [...harness.bindings.keys()].some((other) => other.toLowerCase() === name.toLowerCase());
+    if (change.kind === 'rename') {
+      const binding = harness.bindings.get(current);
+      // A rename to the name it has changes nothing, and is applied.
+      const possible = binding !== undefined && (change.to === current || !taken(change.to));
+      const envelope = await harness.call('mcp.edit', { name: current, rename: change.to });
+      expectOutcome(world, `mcp.edit rename ${current} → ${change.to}`, envelope, possible ? 'ok' : 'refused');
+      if (envelope.ok && binding && change.to !== current) {
+        harness.bind(current, null);
+        harness.bind(change.to, {
+          ...binding,
+          formerNames: [...binding.formerNames.filter((name) => name !== current && name !== change.to), current],
+        });
+        harness.roleNames.set('Files', change.to);
+        for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
+        harness.tally.renames += 1;
+      }
+    } else if (change.kind === 'remove') {
+      const envelope = await harness.call('mcp.remove', { name: current });
+      expectOutcome(world, `mcp.remove ${current}`, envelope, harness.bindings.has(current) ? 'ok' : 'refused');
+      if (envelope.ok) {
+        harness.bind(current, null);
+        // Nothing made for it is kept (docs/user/approvals.md): what was made under this name allows no one now.
+        harness.madeAllows.splice(
+          0,
+          harness.madeAllows.length,
+          ...harness.madeAllows.filter((made) => made.name !== current),
+        );
+        harness.tally.removals += 1;
+      }
+    } else {
+      const label = change.kind === 'add-other' ? 'Other' : 'Files';
+      const { url, slot } = harness.urlFor(label);
+      const envelope = await harness.call('mcp.add', { name: change.name, server: { url, type: 'http' } });
+      expectOutcome(world, `mcp.add ${change.name} (${label})`, envelope, taken(change.name) ? 'refused' : 'ok');
+      if (envelope.ok) {
+        const reused = harness.wasNamed(change.name);
+        harness.bind(change.name, { label, slot, formerNames: [], reused });
+        harness.roleNames.set('Files', change.name);
+        if (change.kind === 'add-other') harness.tally.addedOther += 1;
+        else harness.tally.addedSame += 1;
+      }
+    }
+    await harness.services().mcp.whenSettled();
+    harness.noteView(await harness.ok('policy.get'));
+  }
+  toString(): string {
+    return `server(${JSON.stringify(this.change)})`;
   }
 }
 
@@ -535,7 +632,7 @@ const mistakeArb: fc.Arbitrary<Mistake> = fc.oneof(
   { arbitrary: fc.constant('none' as const), weight: 8 },
   { arbitrary: fc.constantFrom('leave-one-out' as const, 'unknown-id' as const, 'answer-twice' as const), weight: 1 },
 );
-const ruleKeyArb = fc.constantFrom(...RULES.map((rule) => rule.key));
+const ruleKeyArb = fc.constantFrom(...USER_RULES.map((rule) => rule.key));
 const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
   {
     arbitrary: fc.record({
@@ -602,6 +699,13 @@ const serverRequestPickArb: fc.Arbitrary<ServerRequestPick> = fc.record({
     'deny' as const,
   ),
 });
+
+const lifecycleArb: fc.Arbitrary<Lifecycle> = fc.oneof(
+  fc.record({ kind: fc.constant('rename' as const), to: fc.constantFrom(...SERVER_NAME_POOL) }),
+  fc.constant({ kind: 'remove' as const }),
+  fc.record({ kind: fc.constant('add-other' as const), name: fc.constantFrom(...SERVER_NAME_POOL) }),
+  fc.record({ kind: fc.constant('add-same' as const), name: fc.constantFrom(...SERVER_NAME_POOL) }),
+);
 
 /** An organisation's policy: some of the catalogue's rules, as deny rules; sometimes "never ask" is not allowed. */
 export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
@@ -674,6 +778,8 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
         .tuple(chatArb, fc.nat({ max: 6 }))
         .map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
       fc.constantFrom(...SERVER_NAMES).map((server) => new Reconnect(server)),
+      lifecycleArb.map((change) => new ServerLifecycle(change)),
+      lifecycleArb.map((change) => new ServerLifecycle(change)),
       fc.constant(new TimePasses()),
       fc
         .tuple(fc.option(managedPolicyArb, { nil: undefined, freq: 2 }), fc.boolean())

@@ -22,7 +22,10 @@ import { ruleOfId, SERVER_NAMES, type CallArguments } from './invariant-catalogu
 
 /** A call one of the servers ran. */
 export interface RecordedRun {
+  /** The name the server had in the app when it ran the call. */
   readonly serverName: string;
+  /** What the server is (its identity: the recording server's URL path, invariant-catalogue.ts IDENTITY_LABELS). */
+  readonly label: string;
   readonly toolName: string;
   readonly args: CallArguments;
   /** The highest audit sequence committed (read on a connection of its own) when the server received the call. */
@@ -92,6 +95,13 @@ export interface Tally {
   sentAgainAfterPage: number;
   /** A server reconnected (restarted alone) while calls may be waiting or running. */
   reconnects: number;
+  /** Servers renamed, removed, and added under a freed or a new name (another server, or the same one again). */
+  renames: number;
+  removals: number;
+  addedOther: number;
+  addedSame: number;
+  /** Calls run by a server added under a name another server had before it. */
+  runsAfterNameReuse: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -114,7 +124,30 @@ export const emptyTally = (): Tally => ({
   pagesRequired: 0,
   sentAgainAfterPage: 0,
   reconnects: 0,
+  renames: 0,
+  removals: 0,
+  addedOther: 0,
+  addedSame: 0,
+  runsAfterNameReuse: 0,
 });
+
+/** A configured server as the test knows it: what it is, and the names it had before (an organisation's rule by name follows them). */
+export interface Binding {
+  readonly label: string;
+  /** Which add of the server this is (its URL's query, recording-servers.ts): calls through it carry it. */
+  readonly slot: string;
+  formerNames: string[];
+  /** Another server had this name before it. */
+  reused: boolean;
+}
+
+/** Something the test made that allows a server's calls without asking, and the identity it was made for. */
+export interface MadeAllow {
+  readonly label: string;
+  /** The name it was made under, following renames. */
+  name: string;
+  readonly what: string;
+}
 
 export interface Harness {
   readonly chats: readonly string[];
@@ -137,6 +170,22 @@ export interface Harness {
   noteView(view: MethodOutput<'policy.get'>): void;
   /** The deny rules in force now (the organisation's first) whose plain meaning matches this call. */
   denyHits(serverName: string, toolName: string, args: CallArguments): string[];
+  /** The configured servers by name, as the test changed them. */
+  readonly bindings: Map<string, Binding>;
+  /** What a name meant at an audit sequence: the label of the server that had it after that many rows, or null. */
+  labelAt(name: string, sequence: number): string | null;
+  /** Whether a server had this name at some time in this run. */
+  wasNamed(name: string): boolean;
+  /** Records a change of what a name means, from the next audit row on. */
+  bind(name: string, binding: Binding | null): void;
+  /** The name the scripted model calls a catalogue server's tools by (invariant-catalogue.ts SERVER_NAMES). */
+  readonly roleNames: Map<string, string>;
+  /** What the test made that allows without asking, per identity (a rename keeps it, a removal drops it). */
+  readonly madeAllows: MadeAllow[];
+  /** The URL the next server of this label is added at: its path is the label, its query a slot naming the add. */
+  urlFor(label: string): { url: string; slot: string };
+  /** The highest audit sequence committed now. */
+  committed(): number;
   /** Shell's sampling setting as the last policy view showed it. */
   samplingSetting(): string;
   /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
@@ -171,7 +220,7 @@ export interface HarnessOptions {
 /** The harness whose servers receive calls now; the recording servers are shared by every run. */
 let current:
   | {
-      record(serverName: string, toolName: string, args: CallArguments): void;
+      record(label: string, slot: string, toolName: string, args: CallArguments): void;
       sampled(text: string): void;
       answered(serverName: string, text: string): void;
       elicited(serverName: string, nonce: string): void;
@@ -190,9 +239,10 @@ export function recordPageRequired(serverName: string, nonce: string): void {
   current?.pageRequired(serverName, nonce);
 }
 
-export function recordCall(serverName: string, toolName: string, args: CallArguments): void {
-  if (!current) throw new Error(`a server ran ${serverName}.${toolName} while no test run was active`);
-  current.record(serverName, toolName, args);
+/** A server ran a call: `label` is what it is, `slot` which add of it (recording-servers.ts) the call came through. */
+export function recordCall(label: string, slot: string, toolName: string, args: CallArguments): void {
+  if (!current) throw new Error(`a server ran ${label}.${toolName} while no test run was active`);
+  current.record(label, slot, toolName, args);
 }
 
 /** The model got a sampling request (the scripted model saw its prompt). */
@@ -243,6 +293,16 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let argsKey: Buffer | undefined;
   let samplingSetting = 'ask';
   let closed = false;
+  const bindings = new Map<string, Binding>(
+    SERVER_NAMES.map((name) => [name, { label: name, slot: name, formerNames: [], reused: false }]),
+  );
+  const history: { sequence: number; name: string; label: string | null }[] = SERVER_NAMES.map((name) => ({
+    sequence: 0,
+    name,
+    label: name,
+  }));
+  let slotCount = 0;
+  const madeAllows: MadeAllow[] = [];
 
   const writeManaged = (policy: ManagedPolicy | null): string | null => {
     if (policy === null) return null;
@@ -299,15 +359,45 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
     samplingSetting: () => samplingSetting,
     denyHits(serverName, toolName, args) {
-      const inForce = [...(managed?.rules ?? []), ...userRules.filter((rule) => rule.effect === 'deny')];
-      return inForce
-        .filter((rule) => {
-          const meaning = ruleOfId(rule.id);
-          if (!meaning) throw new Error(`rule '${rule.id}' was not made by this test`);
-          return meaning.matches(serverName, toolName, args);
-        })
-        .map((rule) => rule.id);
+      const label = bindings.get(serverName)?.label ?? serverName;
+      const organisation = (managed?.rules ?? []).filter((rule) => {
+        const meaning = ruleOfId(rule.id);
+        if (!meaning) throw new Error(`rule '${rule.id}' was not made by this test`);
+        // By what it runs, whatever it is called; by name, under the names it has, had, or shares with the same server.
+        if (meaning.identity !== undefined) return meaning.identity === label && meaning.matches(label, toolName, args);
+        const named = meaning.draft.server;
+        if (named !== '*' && !aliases(serverName).includes(named)) return false;
+        return meaning.matches(named === '*' ? serverName : named, toolName, args);
+      });
+      // The person's rules name a server by its name now: a rename rewrites them (docs/user/approvals.md).
+      const own = userRules.filter((rule) => {
+        if (rule.effect !== 'deny') return false;
+        const meaning = ruleOfId(rule.id);
+        if (!meaning) throw new Error(`rule '${rule.id}' was not made by this test`);
+        if (rule.server !== '*' && rule.server !== serverName) return false;
+        return meaning.matches(meaning.draft.server === '*' ? serverName : meaning.draft.server, toolName, args);
+      });
+      return [...organisation, ...own].map((rule) => rule.id);
     },
+    bindings,
+    labelAt(name, sequence) {
+      const last = history.filter((entry) => entry.name === name && entry.sequence < sequence).at(-1);
+      return last?.label ?? null;
+    },
+    wasNamed: (name) => history.some((entry) => entry.name === name),
+    bind(name, binding) {
+      const sequence = committed();
+      history.push({ sequence, name, label: binding?.label ?? null });
+      if (binding) bindings.set(name, binding);
+      else bindings.delete(name);
+    },
+    roleNames: new Map(SERVER_NAMES.map((name) => [name, name])),
+    madeAllows,
+    urlFor(label) {
+      const slot = `s${++slotCount}`;
+      return { url: `${options.servers.urls[label] as string}?slot=${slot}`, slot };
+    },
+    committed: () => committed(),
     async settle() {
       // A chat whose tool call waits on the server's sampling request waits for a person, like a call does.
       for (const chatId of harness.chats) {
@@ -357,15 +447,32 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       return dataDir;
     },
   };
-  const committed = (): number =>
-    (reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number })
-      .sequence;
+  /** The names an organisation's rule by name reaches a server under (compiled-policy.ts, in plain words). */
+  const aliases = (serverName: string): string[] => {
+    const own = bindings.get(serverName);
+    if (!own) return [serverName];
+    const names = new Set([serverName, ...own.formerNames]);
+    for (const [name, other] of bindings) {
+      if (other.label !== own.label) continue;
+      names.add(name);
+      for (const former of other.formerNames) names.add(former);
+    }
+    return [...names];
+  };
+  function committed(): number {
+    return (
+      reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }
+    ).sequence;
+  }
   const pagesRequired = new Set<string>();
   const recorder = {
-    record(serverName: string, toolName: string, args: CallArguments): void {
+    record(label: string, slot: string, toolName: string, args: CallArguments): void {
       const sequence = committed();
+      const serverName = [...bindings].find(([, binding]) => binding.slot === slot)?.[0] ?? `(removed, slot ${slot})`;
+      if (bindings.get(serverName)?.reused) options.tally.runsAfterNameReuse += 1;
       runs.push({
         serverName,
+        label,
         toolName,
         args,
         committedSequence: sequence,
@@ -374,7 +481,9 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       });
       options.tally.runs += 1;
       if (pagesRequired.has(String(args['nonce']))) options.tally.sentAgainAfterPage += 1;
-      log.push(`  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (${sequence} audit rows committed)`);
+      log.push(
+        `  server ran ${serverName}.${toolName} ${JSON.stringify(args)} (it is ${label}; ${sequence} audit rows committed)`,
+      );
     },
     sampled(text: string): void {
       const sequence = committed();

@@ -18,8 +18,8 @@ import {
   pageUrl,
   SAMPLING_COMMANDS,
   samplingPrompt,
-  SERVER_NAMES,
-  TOOLS,
+  IDENTITY_LABELS,
+  toolsOfLabel,
 } from './invariant-catalogue';
 
 export interface RecordingServers {
@@ -28,7 +28,8 @@ export interface RecordingServers {
   close(): Promise<void>;
 }
 
-export type CallListener = (serverName: string, toolName: string, args: Record<string, unknown>) => void;
+/** `serverName` is what the server is (its URL path); `slot` is the query of the URL it was added at. */
+export type CallListener = (serverName: string, slot: string, toolName: string, args: Record<string, unknown>) => void;
 
 /** What the servers see happen: the calls they run, and the answers their sampling requests got back. */
 export interface ServerListeners {
@@ -50,9 +51,9 @@ export interface ServerListeners {
 /** The nonces whose call was refused with -32042 once (nonces are unique across runs: see scripted-model.ts). */
 const pagesAsked = new Set<string>();
 
-function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
+function mcpServerFor(serverName: string, slot: string, listeners: ServerListeners): Server {
   const server = new Server({ name: `invariant-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {} } });
-  const tools = TOOLS.filter((tool) => tool.serverName === serverName);
+  const tools = toolsOfLabel(serverName);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
@@ -76,7 +77,7 @@ function mcpServerFor(serverName: string, listeners: ServerListeners): Server {
         ],
       });
     }
-    listeners.onCall(serverName, request.params.name, structuredClone(args));
+    listeners.onCall(serverName, slot, request.params.name, structuredClone(args));
     if (
       request.params.name === 'run' &&
       SAMPLING_COMMANDS.includes(String(args['command'])) &&
@@ -133,8 +134,10 @@ async function readBody(request: http.IncomingMessage): Promise<unknown> {
 export async function startRecordingServers(listeners: ServerListeners): Promise<RecordingServers> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const server = http.createServer({ noDelay: true }, async (request, response) => {
-    const serverName = decodeURIComponent(new URL(request.url ?? '/', 'http://127.0.0.1').pathname.slice(1));
-    if (!(SERVER_NAMES as readonly string[]).includes(serverName)) return void response.writeHead(404).end();
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const serverName = decodeURIComponent(url.pathname.slice(1));
+    const slot = url.searchParams.get('slot') ?? serverName;
+    if (!(IDENTITY_LABELS as readonly string[]).includes(serverName)) return void response.writeHead(404).end();
     const body = request.method === 'POST' ? await readBody(request) : undefined;
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
@@ -147,14 +150,14 @@ export async function startRecordingServers(listeners: ServerListeners): Promise
         if (created.sessionId) sessions.delete(created.sessionId);
       };
       transport = created;
-      await mcpServerFor(serverName, listeners).connect(transport);
+      await mcpServerFor(serverName, slot, listeners).connect(transport);
     }
     await transport.handleRequest(request, response, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    urls: Object.fromEntries(SERVER_NAMES.map((name) => [name, `${origin}/${name}`])),
+    urls: Object.fromEntries(IDENTITY_LABELS.map((name) => [name, `${origin}/${name}`])),
     async close() {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));
       server.closeAllConnections();

@@ -20,6 +20,8 @@ export type Plan = readonly (readonly PlannedCall[])[];
 export interface ScriptedModel {
   /** The user message that starts `plan`. */
   messageFor(plan: Plan): string;
+  /** Which name the model calls a catalogue server's tools by (a renamed server is called by its new name). */
+  callServersAs(nameOf: (catalogueName: string) => string): void;
   respond(request: RecordedRequest): FakeTurn;
 }
 
@@ -59,7 +61,11 @@ export function lastUserText(request: RecordedRequest): string {
 export function createScriptedModel(): ScriptedModel {
   const plans = new Map<number, Plan>();
   let calls = 0;
+  let nameOf = (catalogueName: string): string => catalogueName;
   return {
+    callServersAs(next) {
+      nameOf = next;
+    },
     messageFor(plan) {
       const id = plans.size + 1;
       plans.set(id, plan);
@@ -82,7 +88,7 @@ export function createScriptedModel(): ScriptedModel {
           const { serverName, toolName, args } = argumentsFor(call, `n${calls}`);
           return {
             id: `call_${calls}`,
-            name: providerToolName(serverName, toolName),
+            name: providerToolName(nameOf(serverName), toolName),
             argumentChunks: [JSON.stringify(args)],
           };
         }),

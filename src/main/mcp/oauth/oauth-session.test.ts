@@ -115,6 +115,37 @@ describe('OAuth sign-in against the SDK-built fixture', () => {
     expect(fixture.counts.authorize).toBe(0);
   });
 
+  it("checks the redirect's iss (RFC 9207): its own issuer is accepted, another one or none (when promised) refused before the code is used", async () => {
+    fixture = await startOAuthServer({ issuerInRedirect: { send: 'own' } });
+    const honest = createOAuthSession({ secrets, serverName: 'Remote', serverUrl: fixture.url });
+    await (
+      await honest.signIn({ open: browser().open })
+    ).done;
+    expect(honest.hasTokens()).toBe(true);
+    await fixture.close();
+
+    for (const [send, refusal] of [
+      [
+        'https://attacker.example/',
+        /came back from https:\/\/attacker\.example\/, not from http:\/\/127\.0\.0\.1:\d+\//,
+      ],
+      ['none', /without naming its authorization server \(iss\)/],
+    ] as const) {
+      fixture = await startOAuthServer({ issuerInRedirect: { send } });
+      const session = createOAuthSession({ secrets, serverName: `Mixed-${send}`, serverUrl: fixture.url });
+      const person = browser();
+      const start = await session.signIn({ open: person.open });
+      await expect(start.done).rejects.toThrow(refusal);
+      const page = await person.visits[0];
+      expect(page?.status).toBe(400);
+      expect(await page?.text()).not.toContain('Signed in');
+      expect(fixture.counts.codeExchanges).toBe(0);
+      expect(session.hasTokens()).toBe(false);
+      await fixture.close();
+      fixture = undefined;
+    }
+  });
+
   it('knows which endpoints are safe', () => {
     expect(isSafeEndpoint('https://login.example/')).toBe(true);
     expect(isSafeEndpoint('http://127.0.0.1:8080/')).toBe(true);

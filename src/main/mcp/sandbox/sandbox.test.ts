@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHost, disposeTestHosts, HOSTILE_SERVER } from '../test-fixtures/harness';
 import type { SandboxBlock } from './contain';
 import { sandboxAvailability } from './bwrap';
+import type { SandboxBlockView } from '../../../shared/mcp-result';
 
 afterEach(disposeTestHosts);
 
@@ -68,7 +69,7 @@ async function hostile(sandbox: Record<string, unknown> = {}) {
 
 const call = async (
   test: Awaited<ReturnType<typeof hostile>>['test'],
-): Promise<{ atStart: Outcome; now: Outcome; blocks: string[] }> => {
+): Promise<{ atStart: Outcome; now: Outcome; blocks: SandboxBlockView[] }> => {
   const result = await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {} });
   return { ...(result.structuredContent as { atStart: Outcome; now: Outcome }), blocks: result.sandboxBlocks ?? [] };
 };
@@ -105,7 +106,11 @@ describe.runIf(sandboxAvailability().available)('a contained server (real bubble
       ),
     ).toEqual([]);
     // The call's own attempts are put with the call, in words for the tool block.
-    expect(duringCall.join('\n')).toContain(`Hostile tried to read ${targets.read} — blocked`);
+    expect(duringCall).toContainEqual({
+      kind: 'read',
+      target: targets.read,
+      text: `Hostile tried to read ${targets.read} — blocked`,
+    });
     expect(blocks.some(({ call }) => call?.toolName === 'escape')).toBe(true);
     expect(test.host.logs('Hostile').lines.map((line) => line.text)).toContain(
       `Hostile tried to connect to 127.0.0.1:${port} — blocked`,

@@ -52,12 +52,15 @@ export function createTestHost(
     openSignInPage,
     dir: existing,
     onBlock,
+    oauthPolicy,
   }: {
     start?: boolean;
     options?: Partial<McpHostOptions>;
     openSignInPage?: (url: string) => boolean;
     dir?: string;
     onBlock?: McpHostDependencies['onBlock'];
+    /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth). */
+    oauthPolicy?: McpHostDependencies['oauthPolicy'];
   } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
@@ -91,6 +94,7 @@ export function createTestHost(
     door: OPEN_DOOR,
     ...(openSignInPage ? { openSignInPage } : {}),
     ...(onBlock ? { onBlock } : {}),
+    ...(oauthPolicy ? { oauthPolicy } : {}),
   });
   const test: TestHost = {
     dir,

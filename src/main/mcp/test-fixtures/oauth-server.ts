@@ -4,11 +4,20 @@
  * protected-resource metadata) and `requireBearerAuth` in front of a Streamable HTTP MCP endpoint at /mcp, with
  * a small in-memory authorization server provider (after the SDK's demoInMemoryOAuthProvider, plus refresh
  * tokens, expiry and revocation a test can trigger). /authorize approves at once: the "person" always agrees.
+ *
+ * What the SDK's server auth leaves out, added in front of its router: `client_secret_basic` (its client
+ * authentication reads the body only), the client-credentials grant (its token handler refuses it), and the
+ * redirect's `iss` (RFC 9207). A `publish` tool needs a scope the token may lack: the SDK's `requireBearerAuth` with
+ * that scope answers 403 `insufficient_scope` (a step-up).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
+import {
+  createOAuthMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  mcpAuthRouter,
+} from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
@@ -28,6 +37,21 @@ export interface OAuthFixtureOptions {
   /** Offer dynamic client registration (default true); without it only `preRegisteredClientId` works. */
   registration?: boolean;
   preRegisteredClientId?: string;
+  /** A client registered beforehand with a secret, authenticated at /token the way `authMethod` says. */
+  preRegisteredClient?: {
+    clientId: string;
+    clientSecret: string;
+    authMethod: 'client_secret_basic' | 'client_secret_post';
+    /** Also allow the client-credentials grant (the client signs in as itself). */
+    clientCredentials?: boolean;
+  };
+  /** Offer a `publish` tool that needs this scope; a token without it gets 403 insufficient_scope naming it alone. */
+  stepUpScope?: string;
+  /**
+   * RFC 9207: the authorization server's metadata promises `iss` in the redirect, and the redirect carries `send`:
+   * the server's own issuer, another one (a mix-up attack), or none.
+   */
+  issuerInRedirect?: { send: 'own' | 'none' | string };
 }
 
 export interface OAuthFixture {
@@ -42,7 +66,12 @@ export interface OAuthFixture {
     registrations: number;
     toolCalls: number;
     unauthorized: number;
+    clientCredentials: number;
   };
+  /** How the client authenticated at /token, per request: `client_secret_basic`, `client_secret_post` or `none`. */
+  readonly tokenAuthMethods: string[];
+  /** The `scope` of every authorization request. */
+  readonly authorizeScopes: (string | undefined)[];
   /** The `resource` parameter of every authorization request. */
   readonly resources: (string | undefined)[];
   /** The `authorization` header of every request to /mcp. */
@@ -61,7 +90,7 @@ interface IssuedToken {
   scopes: string[];
 }
 
-function newMcpServer(counts: OAuthFixture['counts']): McpServer {
+function newMcpServer(counts: OAuthFixture['counts'], stepUpScope: string | undefined): McpServer {
   const server = new McpServer({ name: 'oauth-fixture', version: '1.0.0' });
   server.registerTool(
     'whoami',
@@ -75,12 +104,32 @@ function newMcpServer(counts: OAuthFixture['counts']): McpServer {
       return { content: [{ type: 'text', text: `client ${extra.authInfo?.clientId ?? 'unknown'}` }] };
     },
   );
+  if (stepUpScope) {
+    server.registerTool(
+      'publish',
+      { description: `Publishes; needs the ${stepUpScope} scope.`, inputSchema: { text: z.string().optional() } },
+      async (_args, extra) => {
+        counts.toolCalls++;
+        return { content: [{ type: 'text', text: `published with ${extra.authInfo?.scopes.join(' ')}` }] };
+      },
+    );
+  }
   return server;
 }
 
 export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {
-  const counts = { authorize: 0, codeExchanges: 0, refreshes: 0, registrations: 0, toolCalls: 0, unauthorized: 0 };
+  const counts = {
+    authorize: 0,
+    codeExchanges: 0,
+    refreshes: 0,
+    registrations: 0,
+    toolCalls: 0,
+    unauthorized: 0,
+    clientCredentials: 0,
+  };
   const resources: (string | undefined)[] = [];
+  const tokenAuthMethods: string[] = [];
+  const authorizeScopes: (string | undefined)[] = [];
   const authorizations: (string | undefined)[] = [];
   const clients = new Map<string, OAuthClientInformationFull>();
   const codes = new Map<string, { client: OAuthClientInformationFull; params: AuthorizationParams }>();
@@ -94,18 +143,37 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
       token_endpoint_auth_method: 'none',
     });
   }
+  const secretClient = options.preRegisteredClient;
+  if (secretClient) {
+    clients.set(secretClient.clientId, {
+      client_id: secretClient.clientId,
+      client_secret: secretClient.clientSecret,
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: secretClient.authMethod,
+      grant_types: [
+        'authorization_code',
+        'refresh_token',
+        ...(secretClient.clientCredentials ? ['client_credentials'] : []),
+      ],
+    });
+  }
 
-  const issue = (clientId: string, resource: URL | undefined, scopes: string[]): OAuthTokens => {
+  const issue = (
+    clientId: string,
+    resource: URL | undefined,
+    scopes: string[],
+    { refreshable = true } = {},
+  ): OAuthTokens => {
     const access = randomUUID();
     const refresh = randomUUID();
     const data = { clientId, resource: resource?.href, scopes, expiresAt: Date.now() + accessSeconds * 1000 };
     accessTokens.set(access, data);
-    refreshTokens.set(refresh, { ...data, expiresAt: Number.POSITIVE_INFINITY });
+    if (refreshable) refreshTokens.set(refresh, { ...data, expiresAt: Number.POSITIVE_INFINITY });
     return {
       access_token: access,
       token_type: 'bearer',
       expires_in: accessSeconds,
-      refresh_token: refresh,
+      ...(refreshable ? { refresh_token: refresh } : {}),
       scope: scopes.join(' '),
     };
   };
@@ -133,11 +201,14 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     async authorize(client, params, response) {
       counts.authorize++;
       resources.push(params.resource?.href);
+      authorizeScopes.push(params.scopes?.join(' '));
       const code = randomUUID();
       codes.set(code, { client, params });
       const target = new URL(params.redirectUri);
       target.searchParams.set('code', code);
       if (params.state !== undefined) target.searchParams.set('state', params.state);
+      const iss = options.issuerInRedirect?.send;
+      if (iss !== undefined && iss !== 'none') target.searchParams.set('iss', iss === 'own' ? issuer.href : iss);
       response.redirect(target.href);
     },
     async challengeForAuthorizationCode(_client, code) {
@@ -184,17 +255,63 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const mcpUrl = new URL(`${origin}/mcp`);
+  const issuer = new URL(origin);
+  const scopesSupported = ['mcp:tools'];
 
   if (options.protectedResourceMetadata) {
     const metadata = options.protectedResourceMetadata(mcpUrl.href);
     app.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => void response.json(metadata));
   }
+  if (secretClient || options.issuerInRedirect) {
+    // The SDK's metadata lists `client_secret_post` and `none` only, and no `iss` promise.
+    const metadata = {
+      ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported }),
+      ...(secretClient
+        ? {
+            token_endpoint_auth_methods_supported: [secretClient.authMethod],
+            grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+          }
+        : {}),
+      ...(options.issuerInRedirect ? { authorization_response_iss_parameter_supported: true } : {}),
+    };
+    app.get('/.well-known/oauth-authorization-server', (_request, response) => void response.json(metadata));
+  }
+  // Client authentication the SDK's token handler lacks: `client_secret_basic` is turned into the body fields it
+  // reads, after checking the client uses the method it registered; the client-credentials grant is answered here.
+  app.post('/token', express.urlencoded({ extended: false }), (request, response, next) => {
+    const body = request.body as Record<string, string | undefined>;
+    const basic = /^Basic (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    let method = 'none';
+    if (basic) {
+      const [id, secret] = Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent);
+      body.client_id = id;
+      body.client_secret = secret;
+      method = 'client_secret_basic';
+    } else if (body.client_secret !== undefined) method = 'client_secret_post';
+    tokenAuthMethods.push(method);
+    const client = body.client_id === undefined ? undefined : clients.get(body.client_id);
+    const fail = (error: string, description: string, status = 400): void =>
+      void response.status(status).json({ error, error_description: description });
+    const expected = client?.token_endpoint_auth_method;
+    if (client?.client_secret !== undefined && expected !== method)
+      return fail('invalid_client', `this client authenticates with ${expected}, not ${method}`, 401);
+    if (body.grant_type !== 'client_credentials') return next();
+    if (!client || client.client_secret === undefined || client.client_secret !== body.client_secret)
+      return fail('invalid_client', 'unknown client or wrong secret', 401);
+    if (!client.grant_types?.includes('client_credentials'))
+      return fail('unauthorized_client', 'this client may not use the client-credentials grant');
+    counts.clientCredentials++;
+    const resource = body.resource ? new URL(body.resource) : undefined;
+    const scopes = body.scope?.split(' ').filter(Boolean) ?? [];
+    response.setHeader('Cache-Control', 'no-store');
+    response.json(issue(client.client_id, resource, scopes, { refreshable: false }));
+  });
   app.use(
     mcpAuthRouter({
       provider,
-      issuerUrl: new URL(origin),
+      issuerUrl: issuer,
       resourceServerUrl: mcpUrl,
-      scopesSupported: ['mcp:tools'],
+      scopesSupported,
       authorizationOptions: { rateLimit: false },
       clientRegistrationOptions: { rateLimit: false },
       tokenOptions: { rateLimit: false },
@@ -217,7 +334,21 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     });
     bearer(request, response, next);
   });
-  app.all('/mcp', express.json(), async (request, response) => {
+  // A step-up: `publish` needs one more scope, checked by the SDK's own bearer middleware (403 insufficient_scope).
+  const stepUp = options.stepUpScope
+    ? requireBearerAuth({
+        verifier: provider,
+        requiredScopes: [options.stepUpScope],
+        resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+        expectedResource: mcpUrl,
+      })
+    : undefined;
+  app.all('/mcp', express.json(), (request, response, next) => {
+    const body = request.body as { method?: string; params?: { name?: string } } | undefined;
+    if (stepUp && body?.method === 'tools/call' && body.params?.name === 'publish') stepUp(request, response, next);
+    else next();
+  });
+  app.all('/mcp', async (request, response) => {
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
@@ -225,7 +356,7 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => void sessions.set(id, created),
       });
-      await newMcpServer(counts).connect(created);
+      await newMcpServer(counts, options.stepUpScope).connect(created);
       transport = created;
     }
     await transport.handleRequest(request, response, request.body);
@@ -237,6 +368,8 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     counts,
     resources,
     authorizations,
+    tokenAuthMethods,
+    authorizeScopes,
     expireAccessTokens() {
       for (const data of accessTokens.values()) data.expiresAt = 0;
     },

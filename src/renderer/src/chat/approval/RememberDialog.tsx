@@ -16,6 +16,7 @@ const MATCH_LABELS: Record<ArgumentMatcher['match'], string> = {
   glob: 'matches the glob',
   regex: 'matches the pattern',
   equals: 'is exactly',
+  'one-of': 'is one of (a JSON list)',
 };
 
 /** A rule id the person can find again in Settings: `remembered-write_file-3k9x`. */

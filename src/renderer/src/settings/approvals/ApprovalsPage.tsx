@@ -6,6 +6,7 @@ import { GlobalModeSection } from './GlobalModeSection';
 import { GrantsSection } from './GrantsSection';
 import { RememberedSection } from './RememberedSection';
 import { RulesSection } from './RulesSection';
+import { RuleTester } from './RuleTester';
 import { ServerToolSettings } from './ServerToolSettings';
 import { TimeoutSection } from './TimeoutSection';
 
@@ -29,6 +30,8 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
     [api],
   );
 
+  // A rule's finding is shown on the rule itself, where it can be fixed.
+  const pageWarnings = view?.warnings.filter((warning) => warning.ruleId === undefined) ?? [];
   return (
     <div className="settings-page" data-testid="approvals-page">
       <PageHeader
@@ -39,9 +42,9 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
       {!view && !error && <p className="muted">Loading…</p>}
       {view && (
         <>
-          {view.warnings.length > 0 && (
+          {pageWarnings.length > 0 && (
             <div className="warnings" data-testid="policy-warnings">
-              {view.warnings.map((warning) => (
+              {pageWarnings.map((warning) => (
                 <Notice key={`${warning.kind}-${warning.serverName ?? ''}`} kind="warning">
                   {warning.message}
                 </Notice>
@@ -53,6 +56,7 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
           <TimeoutSection view={view} update={update} />
           <ServerToolSettings api={api} view={view} update={update} />
           <RulesSection view={view} update={update} />
+          <RuleTester api={api} />
           <GrantsSection api={api} />
         </>
       )}

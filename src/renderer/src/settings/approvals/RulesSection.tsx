@@ -5,6 +5,7 @@ import {
   type ApprovalRule,
   type PolicyUpdate,
   type PolicyView,
+  type PolicyWarning,
   type RuleEffect,
 } from '../../../../shared/approval';
 import { Field, Modal, Notice, errorText } from '../common';
@@ -28,6 +29,7 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
   const rememberedRule = remembered?.action.kind === 'rule' ? remembered.action.id : null;
   const [editing, setEditing] = useState<ApprovalRule | 'new' | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const findings = ruleFindingsById(view);
 
   const apply = async (change: PolicyUpdate): Promise<void> => {
     setError(null);
@@ -91,6 +93,11 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
                   {rule.id}
                   {rule.note && ` — ${rule.note}`}
                 </span>
+                {findings.get(rule.id)?.map((finding) => (
+                  <span key={finding.kind} className="rule-finding small" data-testid={`rule-finding-${rule.id}`}>
+                    {finding.message}
+                  </span>
+                ))}
               </span>
               <span className="rule-actions">
                 <button
@@ -147,6 +154,16 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
       )}
     </section>
   );
+}
+
+/** The rules main found never decide (docs/user/approvals.md, "Testing your rules"), by rule. */
+function ruleFindingsById(view: PolicyView): Map<string, PolicyWarning[]> {
+  const byRule = new Map<string, PolicyWarning[]>();
+  for (const warning of view.warnings) {
+    if (warning.ruleId === undefined) continue;
+    byRule.set(warning.ruleId, [...(byRule.get(warning.ruleId) ?? []), warning]);
+  }
+  return byRule;
 }
 
 interface EditorProps {
@@ -286,6 +303,7 @@ function RuleEditor({ initial, isNew, onClose, onSave }: EditorProps): React.JSX
                     <option value="glob">glob</option>
                     <option value="regex">regex</option>
                     <option value="equals">equals</option>
+                    <option value="one-of">one of</option>
                   </select>
                 )}
               </Field>

@@ -369,7 +369,24 @@ export function InsightsPage({
           {suggestions?.map((suggestion) => (
             <li key={suggestion.id} className="insights-suggestion">
               <p>{suggestion.text}</p>
-              {suggestion.kind === 'allow-tool' && <p className="muted small">{suggestion.change}</p>}
+              {suggestion.kind === 'allow-tool' && (
+                <>
+                  <p className="muted small">{suggestion.change}</p>
+                  <details className="insights-allows">
+                    <summary>
+                      What it would allow: {suggestion.allows.length}{' '}
+                      {suggestion.allows.length === 1 ? 'call' : 'different calls'}, nothing else
+                    </summary>
+                    <ul aria-label={`Calls the rule for ${suggestion.serverName}.${suggestion.toolName} would allow`}>
+                      {suggestion.allows.map((call) => (
+                        <li key={call}>
+                          <code>{call}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  </details>
+                </>
+              )}
               <div className="insights-suggestion-actions">
                 <button
                   type="button"
