@@ -2,7 +2,7 @@
  * Browser mode's notifications for waiting calls (docs/user/browser-mode.md#notifications): the app
  * explains and offers them the first time a call waits; once allowed, a call that starts waiting while the tab is
  * hidden raises one (naming the tool and server, not the arguments), the tab's favicon and title carry the count,
- * a click opens the call's card, and deciding it closes the notification.
+ * a click opens the call in the inbox, and deciding it there closes the notification.
  *
  * Playwright cannot click a system notification, so an init script records each `new Notification(…)` (still
  * creating the real one) and the test calls its `onclick` as the browser would.
@@ -141,16 +141,17 @@ test('offered once the first call waits; once allowed, a call waiting in a hidde
   expect(counted).toMatch(/^data:image\/svg\+xml,/);
   expect(decodeURIComponent(counted ?? '')).toContain('>1</text>');
 
-  // Its click brings the call's card.
+  // Its click opens the call in the inbox, where it is decided.
   await page.evaluate(() => {
     const [entry] = (globalThis as unknown as PageScope).recordedNotifications;
     entry?.instance.onclick?.({ type: 'click' });
   });
   await setHidden(page, false);
-  const card = view.card('write_file');
-  await expect(card).toBeFocused();
-  await expect(page.getByRole('tab', { selected: true })).toContainText('Background work');
-  await card.getByRole('button', { name: 'Deny', exact: true }).click();
+  const item = page
+    .getByRole('dialog', { name: 'Waiting for you' })
+    .getByRole('listitem', { name: 'Files.write_file in Background work' });
+  await expect(item).toBeFocused();
+  await item.getByRole('button', { name: 'Deny', exact: true }).click();
   await expect.poll(async () => (await notifications(page))[0]?.closed).toBe(true);
   await expect(page).toHaveTitle('AI Workbench');
   await expect(icon).toHaveAttribute('href', plainIcon ?? '');

@@ -1,7 +1,7 @@
 /**
  * What waits, everywhere (docs/user/approvals.md "What waits"): a call waiting in one chat shows as a
  * count on its tab and in the chat list — also once its tab is closed —, the window title counts every waiting call,
- * and Ctrl+Shift+A opens the oldest one from anywhere with its card focused.
+ * and Ctrl+Shift+A opens the inbox from anywhere, the oldest call focused; "Open in chat" brings its card.
  */
 import { expect, test } from './fixtures';
 import { chatUi, filesReady, say, shoot } from './chat-ui';
@@ -38,12 +38,17 @@ test('a waiting call is counted on its tab, in the chat list and in the title; C
     await shoot(page, `${scheme}-31-waiting-badges`);
   }
 
-  // Its tab closed, the chat list still shows it, and the shortcut opens it with the card focused.
+  // Its tab closed, the chat list still shows it, and the shortcut opens the inbox on it; from there, its card.
   await firstTab.locator('.tab-close').click();
   await expect(firstTab).toHaveCount(0);
   await expect(firstItem.getByTestId('waiting-badge')).toBeVisible();
   await view.input.focus();
   await page.keyboard.press('Control+Shift+A');
+  const item = page
+    .getByRole('dialog', { name: 'Waiting for you' })
+    .getByRole('listitem', { name: /^Files\.write_file in write waiting\.txt/ });
+  await expect(item).toBeFocused();
+  await item.getByRole('button', { name: 'Open in chat' }).click();
   await expect(card).toBeVisible();
   await expect(card).toBeFocused();
 

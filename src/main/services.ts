@@ -257,7 +257,7 @@ export function createServices(options: ServicesOptions): Services {
     actor: options.host === 'cli' ? 'cli' : 'user',
   });
   late.sandboxProfiles = sandboxProfiles;
-  const sandboxWidenings = createSandboxWideningService({ db, audit, profiles: sandboxProfiles });
+  const sandboxWidenings = createSandboxWideningService({ db, audit, profiles: sandboxProfiles, events });
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;

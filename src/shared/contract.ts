@@ -1,11 +1,4 @@
-import {
-  SandboxChangeInputSchema,
-  SandboxViewSchema,
-  SandboxWideningDecideInputSchema,
-  SandboxWideningRequestInputSchema,
-  SandboxWideningSchema,
-  SandboxWideningsOutputSchema,
-} from './sandbox';
+import { SandboxChangeInputSchema, SandboxViewSchema, SandboxWideningRequestInputSchema } from './sandbox';
 import {
   AppCallToolInputSchema,
   AppDecideInputSchema,
@@ -138,6 +131,7 @@ import {
   ChatStreamEventSchema,
 } from './messages';
 import {
+  SandboxWideningRequestViewSchema,
   ServerRequestDecideInputSchema,
   ServerRequestDecideOutputSchema,
   ServerRequestsChangeSchema,
@@ -197,6 +191,11 @@ export const methods = {
   'serverRequests.list': { input: ServerRequestsListInputSchema, output: ServerRequestsListOutputSchema },
   /** The person's answer to one server request (docs/user/server-requests.md). */
   'serverRequests.decide': { input: ServerRequestDecideInputSchema, output: ServerRequestDecideOutputSchema },
+  /** A request to widen a server's sandbox by one grant, waiting like the others until allowed or denied (docs/user/sandbox.md#widening). */
+  'serverRequests.requestWidening': {
+    input: SandboxWideningRequestInputSchema,
+    output: SandboxWideningRequestViewSchema,
+  },
   /** The card's "More…" menu: which remember actions a waiting call offers, and the rule suggested from its arguments. */
   'approvals.rememberOptions': { input: RememberOptionsInputSchema, output: RememberOptionsSchema },
   'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
@@ -235,10 +234,6 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
-  /** A request to widen a profile, waiting in the pending store until allowed or denied (docs/user/sandbox.md#widening). */
-  'mcp.sandboxRequestWidening': { input: SandboxWideningRequestInputSchema, output: SandboxWideningSchema },
-  'mcp.sandboxWidenings': { input: NoInputSchema, output: SandboxWideningsOutputSchema },
-  'mcp.sandboxDecideWidening': { input: SandboxWideningDecideInputSchema, output: SandboxWideningSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },

@@ -6,6 +6,8 @@ import { z } from './zod';
  */
 export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 export const MCP_APP_URI_SCHEME = 'ui:';
+/** The prefix of every audit row's call id for a request a view made (docs/user/mcp-apps.md); Insights count them by it. */
+export const APP_CALL_PREFIX = 'app:';
 
 /** Who may call a tool: the model, the server's own view, or both (the extension's default). */
 export const McpAppVisibilitySchema = z.enum(['model', 'app']);

@@ -7,9 +7,9 @@ import {
 } from '../../shared/approval';
 import type { WaitingKind } from '../../shared/decisions';
 import {
-  ServerRequestViewSchema,
+  McpServerRequestViewSchema,
   WaitingServerRequestResolutionSchema,
-  type ServerRequestView,
+  type McpServerRequestView,
   type WaitingServerRequestResolution,
 } from '../../shared/server-request-views';
 import type { Database } from '../storage/database';
@@ -36,7 +36,7 @@ export interface StoredApproval {
 
 /** A server's request as stored: still waiting, or how it was resolved. */
 export interface StoredServerRequest {
-  readonly request: ServerRequestView;
+  readonly request: McpServerRequestView;
   readonly expiresAt: number | null;
   readonly status: 'pending' | ResolutionOutcome;
   readonly resolution: WaitingServerRequestResolution | null;
@@ -64,7 +64,7 @@ const toApproval = (row: PendingRow): PendingApproval => ({
 });
 
 const toServerRequest = (row: PendingRow): StoredServerRequest => ({
-  request: ServerRequestViewSchema.parse(JSON.parse(row.request)),
+  request: McpServerRequestViewSchema.parse(JSON.parse(row.request)),
   expiresAt: row.expires_at,
   status: row.status,
   resolution: row.resolution === null ? null : WaitingServerRequestResolutionSchema.parse(JSON.parse(row.resolution)),
@@ -75,7 +75,7 @@ const toServerRequest = (row: PendingRow): StoredServerRequest => ({
  * A sampling request waits twice under one id (the request, then the model's answer): each stage is its own row, so
  * each is claimed once.
  */
-const rowIdOf = (request: ServerRequestView): string =>
+const rowIdOf = (request: McpServerRequestView): string =>
   request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id;
 const ANSWER_STAGE = '#answer';
 
@@ -97,7 +97,7 @@ export interface PendingStore {
   /** Marks a waiting call resolved; false when it was no longer waiting. */
   resolve(resolution: ApprovalResolution): boolean;
   /** Keeps a server's request (sampling or elicitation, each stage) waiting, held by `owner`; throws when it was kept before. */
-  insertServerRequest(request: ServerRequestView, expiresAt: number | null, owner: string): void;
+  insertServerRequest(request: McpServerRequestView, expiresAt: number | null, owner: string): void;
   /** The request by this id: its latest stage. */
   getServerRequest(id: string): StoredServerRequest | undefined;
   /** The server requests that wait, oldest first. */

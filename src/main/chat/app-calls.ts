@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PolicyDecision } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import type { AppToolCallChange, AppToolCallView } from '../../shared/mcp-apps';
-import { AppToolCallViewSchema } from '../../shared/mcp-apps';
+import { APP_CALL_PREFIX, AppToolCallViewSchema } from '../../shared/mcp-apps';
 import type { McpReadResourceOutput, McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { ToolCallRecord } from '../../shared/messages';
@@ -49,8 +49,7 @@ export interface AppCallsDependencies {
   onError?: (error: unknown) => void;
 }
 
-/** The prefix of every audit row's call id for a request a view made. */
-export const APP_CALL_PREFIX = 'app:';
+export { APP_CALL_PREFIX };
 /** The words every row and card of a view's request carries. */
 export const requestedByApp = (serverName: string): string => `requested by the app of ${serverName}, not by the model`;
 

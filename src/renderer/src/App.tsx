@@ -19,6 +19,7 @@ import { ChatsStore } from './state/chats-store';
 import { rememberedStore } from './state/remembered';
 import { useWaitingAttention } from './state/attention';
 import { WaitingStore } from './state/waiting-store';
+import { InboxDialog } from './inbox/InboxDialog';
 
 // Its styles stay on the first screen: the sidebar's Settings button and shared classes (badges, notices) use them.
 import './settings/settings.css';
@@ -56,20 +57,30 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
     },
     [store, chatStores],
   );
-  useWaitingAttention({ api, total: waiting.total, browser: bridge !== undefined, chats: state.chats, open: openCall });
-  // Ctrl/⌘+Shift+A, from anywhere: the oldest waiting call, its chat shown and its card focused.
+  // The inbox (docs/user/approvals.md, "One inbox"), open on one item's key (or on none: `null`).
+  const [inbox, setInbox] = useState<false | { focusKey: string | null }>(false);
+  const openInInbox = useCallback((approval: PendingApproval | null) => {
+    setInbox({ focusKey: approval ? `tool-call:${approval.chatId}:${approval.request.toolCallId}` : null });
+  }, []);
+  // A browser notification's click opens its call in the inbox, where it can be decided.
+  useWaitingAttention({
+    api,
+    total: waiting.total,
+    browser: bridge !== undefined,
+    chats: state.chats,
+    open: openInInbox,
+  });
+  // Ctrl/⌘+Shift+A, from anywhere: the inbox, the oldest waiting call focused.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent): void => {
       if (!(event.ctrlKey || event.metaKey) || !event.shiftKey || event.altKey || event.key.toLowerCase() !== 'a')
         return;
-      const oldest = waitingStore.getSnapshot().oldest;
-      if (!oldest) return;
       event.preventDefault();
-      openCall(oldest);
+      openInInbox(waitingStore.getSnapshot().oldest);
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [waitingStore, openCall]);
+  }, [waitingStore, openInInbox]);
   // The exchanges' list and the Markdown renderer are left out of the first screen; they load once that is on
   // screen (LazyMessageList.tsx, LazyMarkdown.tsx): the list right after its first paint, since a chat opened then
   // needs it (an idle callback waits for seconds in a tab that went to the background), the renderer when idle.
@@ -120,6 +131,8 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         connected={connection === 'open'}
         onOpenSettings={() => setSettingsOpen('providers')}
         onOpenInsights={() => setSettingsOpen('insights')}
+        onOpenInbox={() => openInInbox(null)}
+        waitingTotal={waiting.total}
         waiting={waiting.byChat}
       />
       <main className="pane">
@@ -150,6 +163,19 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         <Suspense fallback={null}>
           <SettingsDialog api={api} initialSection={settingsOpen} onClose={() => setSettingsOpen(false)} />
         </Suspense>
+      )}
+      {inbox && (
+        <InboxDialog
+          api={api}
+          approvals={waiting.all}
+          chats={state.chats}
+          focusKey={inbox.focusKey ?? undefined}
+          openCall={(approval) => {
+            setInbox(false);
+            openCall(approval);
+          }}
+          onClose={() => setInbox(false)}
+        />
       )}
       {state.error && <ErrorToast message={state.error} onDismiss={() => store.dismissError()} />}
     </div>

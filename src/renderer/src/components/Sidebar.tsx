@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
-import { CloseIcon, ChartIcon, GearIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
+import { CloseIcon, ChartIcon, GearIcon, InboxIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
+import { waitingLabel } from '../state/waiting-store';
 
 export interface SidebarProps {
   store: ChatsStore;
@@ -14,6 +15,10 @@ export interface SidebarProps {
   onOpenInsights?: () => void;
   /** Calls waiting for a decision, per chat id (state/waiting-store.ts). */
   waiting?: ReadonlyMap<string, number>;
+  /** Opens the inbox of everything waiting (docs/user/approvals.md, "One inbox"). */
+  onOpenInbox?: () => void;
+  /** Calls waiting for a decision in every chat: the inbox button's count. */
+  waitingTotal?: number;
 }
 
 /** No chat item is shorter (34 px at the default font size): the window's height over it fills the list. */
@@ -44,6 +49,8 @@ export function Sidebar({
   onOpenSettings,
   onOpenInsights,
   waiting,
+  onOpenInbox,
+  waitingTotal = 0,
 }: SidebarProps): React.JSX.Element {
   const [query, setQuery] = useState('');
   const searchInput = useRef<HTMLInputElement>(null);
@@ -125,6 +132,24 @@ export function Sidebar({
       </div>
       {onOpenSettings && (
         <footer className="sidebar-footer">
+          {onOpenInbox && (
+            <button
+              type="button"
+              className="sidebar-settings"
+              data-testid="open-inbox"
+              aria-keyshortcuts="Control+Shift+A Meta+Shift+A"
+              onClick={onOpenInbox}
+            >
+              <InboxIcon size={16} />
+              Waiting for you
+              {waitingTotal > 0 && (
+                <span className="waiting-badge" data-testid="inbox-count">
+                  <span aria-hidden="true">{waitingTotal}</span>
+                  <span className="visually-hidden">{waitingLabel(waitingTotal)}</span>
+                </span>
+              )}
+            </button>
+          )}
           {onOpenInsights && (
             <button type="button" className="sidebar-settings" data-testid="open-insights" onClick={onOpenInsights}>
               <ChartIcon size={16} />

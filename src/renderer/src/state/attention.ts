@@ -75,7 +75,7 @@ export interface AttentionOptions {
   /** Browser mode: the favicon and the page's own notifications. */
   browser: boolean;
   chats: readonly Chat[];
-  /** A notification was clicked: show this call's chat and focus its card. */
+  /** A notification was clicked: open this call in the inbox (docs/user/approvals.md, "One inbox"). */
   open(approval: PendingApproval): void;
 }
 

@@ -7,9 +7,11 @@ export interface WaitingSnapshot {
   readonly byChat: ReadonlyMap<string, number>;
   /** The call a person should see first: the oldest. */
   readonly oldest: PendingApproval | null;
+  /** Every waiting call, for the inbox. */
+  readonly all: readonly PendingApproval[];
 }
 
-const EMPTY: WaitingSnapshot = { total: 0, byChat: new Map(), oldest: null };
+const EMPTY: WaitingSnapshot = { total: 0, byChat: new Map(), oldest: null, all: [] };
 const keyOf = (approval: { chatId: string; toolCallId: string }): string =>
   `${approval.chatId}\u0000${approval.toolCallId}`;
 
@@ -69,7 +71,7 @@ export class WaitingStore {
       byChat.set(approval.chatId, (byChat.get(approval.chatId) ?? 0) + 1);
       if (oldest === null || approval.createdAt < oldest.createdAt) oldest = approval;
     }
-    this.snapshot = { total: this.waiting.size, byChat, oldest };
+    this.snapshot = { total: this.waiting.size, byChat, oldest, all: [...this.waiting.values()] };
     for (const listener of [...this.listeners]) listener();
   }
 }
