@@ -1,6 +1,52 @@
 /** Settings → Insights in browser mode, over rows made by real approval cycles (Demo provider, Files server). */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
+
+/** The brightest drawn pixel of a chart's canvas, 0–255 (gridlines, axes, labels and bars). */
+async function brightestPixel(page: Page, testId: string): Promise<number> {
+  return page
+    .getByTestId(testId)
+    .locator('canvas')
+    .first()
+    .evaluate((element) => {
+      // The page's canvas, typed here without the DOM library (this file is checked as Node code).
+      const canvas = element as unknown as {
+        width: number;
+        height: number;
+        getContext(
+          kind: '2d',
+        ): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+      };
+      const context = canvas.getContext('2d');
+      if (!context) return 255;
+      const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+      let brightest = 0;
+      for (let index = 0; index < data.length; index += 4) {
+        if ((data[index + 3] ?? 0) < 128) continue;
+        brightest = Math.max(brightest, ((data[index] ?? 0) + (data[index + 1] ?? 0) + (data[index + 2] ?? 0)) / 3);
+      }
+      return brightest;
+    });
+}
+
+/** Saves what a button downloads and returns it. */
+async function download(
+  page: Page,
+  dataDir: string,
+  button: ReturnType<Page['getByRole']>,
+): Promise<{ name: string; bytes: Buffer }> {
+  const downloading = page.waitForEvent('download');
+  await button.click();
+  const saved = await downloading;
+  const file = path.join(dataDir, '..', `${path.basename(dataDir)}-${saved.suggestedFilename()}`);
+  await saved.saveAs(file);
+  const bytes = await fs.readFile(file);
+  await fs.rm(file);
+  return { name: saved.suggestedFilename(), bytes };
+}
 
 test('the insights page in light and dark, a bar opening its rows, and a suggestion accepted into the policy', async ({
   page,
@@ -24,11 +70,41 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
     await expect(dialog.getByTestId('insights-suggestions')).toContainText(
       'You allowed Files.list_directory 5 times in 7 days and never denied it',
     );
+    // Drawn again in the scheme's colours: in dark, no gridline, axis or label is near white.
+    if (scheme === 'dark') await expect.poll(() => brightestPixel(page, 'chart-decisions-by-day')).toBeLessThan(200);
     await shoot(page, `insights-${scheme}`);
   }
 
-  // A part of a tool's bar opens its rows in the audit viewer.
+  // What the suggestion would allow: the one call seen (the same listing five times), nothing else.
   const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByText('What it would allow: 1 call, nothing else').click();
+  await expect(dialog.getByRole('list', { name: 'Calls the rule for Files.list_directory would allow' })).toContainText(
+    '{"path":',
+  );
+  await dialog.getByTestId('insights-suggestions').scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `insights-suggestion-${scheme}`);
+  }
+
+  // The HTML bar chart saves as SVG (the same bars) and PNG.
+  const svg = await download(
+    page,
+    workbench.dataDir,
+    dialog.getByRole('button', { name: 'Save “Tools asked about most” as SVG' }),
+  );
+  expect(svg.name).toBe('tools-asked-about-most.svg');
+  expect(svg.bytes.toString('utf8')).toMatch(/^<svg [^>]*>.*>Files\.list_directory<\/text>/);
+  const png = await download(
+    page,
+    workbench.dataDir,
+    dialog.getByRole('button', { name: 'Save “Tools asked about most” as PNG' }),
+  );
+  expect(png.name).toBe('tools-asked-about-most.png');
+  expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  expect(png.bytes.length).toBeGreaterThan(1000);
+
+  // A part of a tool's bar opens its rows in the audit viewer.
   await dialog.getByRole('button', { name: /Files\.list_directory: 5 Allowed by you; show the rows/ }).click();
   await expect(dialog.getByRole('heading', { level: 2, name: 'Audit log' })).toBeVisible();
   await expect(dialog.getByTestId('audit-insights-filter')).toContainText('Allowed once or Allowed for chat');
@@ -43,4 +119,18 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   expect(rule).toBeDefined();
   const rows = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
   expect(rows.entries.some((entry) => entry.decidedBy.includes(rule?.id ?? '?'))).toBe(true);
+
+  // Undone from Settings › Approvals: the rule is removed, and the removal is in the log.
+  await dialog.getByRole('button', { name: 'Show in Settings › Approvals' }).click();
+  const notice = dialog.getByTestId('remembered-setting');
+  await expect(notice).toContainText('Just accepted from an Insights suggestion');
+  await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toBeVisible();
+  await shoot(page, 'insights-undo-dark');
+  await notice.getByRole('button', { name: 'Undo' }).click();
+  await expect(notice).toBeHidden();
+  await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toHaveCount(0);
+  const after = (await workbench.call('policy.get')) as { policy: { rules: { id: string }[] } };
+  expect(after.policy.rules.some((entry) => entry.id === rule?.id)).toBe(false);
+  const undone = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
+  expect(undone.entries.some((entry) => entry.decidedBy.includes(`rule '${rule?.id ?? '?'}' removed`))).toBe(true);
 });

@@ -62,3 +62,78 @@ test('the view renders in the tool block on another origin and receives the tool
     await shoot(page, `${scheme}-60-app-view`);
   }
 });
+
+/** Decision and result rows of the calls a view asked for (their ids start with `app:`). */
+async function appRows(
+  workbench: Workbench,
+): Promise<{ kind: string; decision: string | null; actor: string | null; decidedBy: string | null }[]> {
+  const page = (await workbench.call('audit.query', { toolName: 'get-time' })) as {
+    entries: {
+      sequence: number;
+      kind: string;
+      toolCallId: string;
+      decision: string | null;
+      actor: string | null;
+      decidedBy: string | null;
+    }[];
+  };
+  return page.entries
+    .filter((entry) => entry.toolCallId.startsWith('app:'))
+    .sort((a, b) => a.sequence - b.sequence)
+    .map(({ kind, decision, actor, decidedBy }) => ({ kind, decision, actor, decidedBy }));
+}
+
+test('a call from the view shows its own card: allowed, the result returns to the view; denied, nothing runs', async ({
+  page,
+  workbench,
+}) => {
+  await clockReady(workbench);
+  const { fake } = await scriptedChat(workbench, 'Clock asks');
+  fake.script(
+    { kind: 'reply', toolCalls: [{ id: 'call_t', name: 'Clock__get-time', argumentChunks: ['{}'] }] },
+    { kind: 'reply', text: ['Here is the time.'] },
+  );
+  await page.goto(workbench.url);
+  await say(page, 'What time is it?');
+  const chat = chatUi(page);
+  // The model's own call asks first, on the usual card.
+  await chat.card('get-time').getByRole('button', { name: 'Allow once' }).click();
+  const view = viewOf(page);
+  const time = view.locator('#server-time');
+  await expect(time).not.toHaveText(/Loading|^$/, { timeout: 20_000 });
+  const first = (await time.textContent()) ?? '';
+
+  // The view asks for the same tool: the same pipeline asks again, on a card that says who asked.
+  await view.locator('#get-time-btn').click();
+  const card = page.getByTestId('app-call-card');
+  await expect(card).toBeVisible();
+  await expect(card).toContainText('Requested by the app of Clock, not by the model.');
+  await expect(card).toContainText('Run get-time from Clock?');
+  await card.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-61-app-call-card`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(((await workbench.call('apps.pending', {})) as { calls: unknown[] }).calls).toHaveLength(1);
+  await card.getByRole('button', { name: 'Allow once' }).click();
+  await expect(card).toHaveCount(0);
+  await expect(time).not.toHaveText(first, { timeout: 10_000 });
+  await expect
+    .poll(() => appRows(workbench))
+    .toEqual([
+      expect.objectContaining({ kind: 'decision', decision: 'allow_once', actor: 'user' }),
+      expect.objectContaining({ kind: 'result' }),
+    ]);
+  expect((await appRows(workbench))[0]?.decidedBy).toContain('requested by the app of Clock, not by the model');
+
+  // Denied: the view hears the refusal (the example shows "[ERROR]") and nothing ran (no second result row).
+  await view.locator('#get-time-btn').click();
+  await card.getByRole('button', { name: 'Deny' }).click();
+  await expect(card).toHaveCount(0);
+  await expect(time).toHaveText('[ERROR]');
+  await expect.poll(async () => (await appRows(workbench)).length).toBe(3);
+  const rows = await appRows(workbench);
+  expect(rows[2]).toMatchObject({ kind: 'decision', decision: 'deny', actor: 'user' });
+  expect(rows.filter((row) => row.kind === 'result')).toHaveLength(1);
+});

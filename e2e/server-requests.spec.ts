@@ -116,6 +116,8 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   await expect(message).toHaveValue('Resource trigger-sampling-request context: write a haiku about tests');
   await expect(card).toContainText('fake-large (scripted)');
   await expect(card).toContainText('0 of 10,000 tokens used in this chat');
+  // The same countdown as a tool call's card: nobody deciding in time ends the request as timed out.
+  await expect(card.getByTestId('countdown')).toHaveText(/^Times out in \d+:\d\d$/);
   await message.fill('Write a haiku about careful reviews.');
   await shootBoth(page, 'sampling-request');
   const before = fake.generations().length;
@@ -275,4 +277,73 @@ test("a server request is a card in the running exchange, in the chat's one scro
   await card.getByRole('button', { name: 'Decline' }).click();
   await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
   await fake.close();
+});
+
+test('sampling with an image: the card shows it as a thumbnail with its type and size, and it reaches the model', async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1200, height: 1000 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  const fixture = path.join(ROOT, 'src', 'main', 'mcp', 'test-fixtures', 'sampling-image-server.ts');
+  await workbench.call('mcp.add', { name: 'Pictures', server: { command: process.execPath, args: [fixture] } });
+  // Contained like every local server: it may read this checkout (its code and node_modules) and nothing more.
+  await workbench.call('mcp.sandboxWiden', { name: 'Pictures', grant: { kind: 'read', path: ROOT } });
+  await workbench.call('policy.update', { tools: { Pictures: { 'describe-image': 'auto-approve' } } });
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.tools', { name: 'Pictures' })) as { tools: { name: string }[] }).tools.length,
+      { timeout: 30_000 },
+    )
+    .toBe(1);
+  const tools = (await workbench.call('mcp.tools', { name: 'Pictures' })) as { tools: { providerName: string }[] };
+  turns.push(
+    {
+      kind: 'reply',
+      toolCalls: [{ id: 'call_image', name: tools.tools[0]?.providerName as string, argumentChunks: ['{}'] }],
+    },
+    { kind: 'reply', text: ['Described.'] },
+  );
+  await say(page, 'describe the picture');
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-request"]');
+  await expect(card.getByLabel('Message 1 · user')).toHaveValue('What is in this picture?');
+  const media = card.getByTestId('sampling-media');
+  await expect(media).toContainText(/Image · image\/png, \d+ B/);
+  const thumbnail = media.getByRole('img');
+  await expect(thumbnail).toHaveAttribute('alt', /^Image in the prompt \(image\/png, \d+ B\)$/);
+  await expect.poll(() => thumbnail.evaluate((image) => (image as { naturalWidth: number }).naturalWidth)).toBe(32);
+  await expect(card.getByTestId('countdown')).toBeVisible();
+  await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'sampling-image');
+  const before = fake.generations().length;
+  await card.getByRole('button', { name: 'Allow once' }).click();
+  await expect(view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-answer"]')).toBeVisible();
+  // The image went to the model as an image, not as words about it.
+  const sent = JSON.stringify(fake.generations()[before]?.body);
+  expect(sent).toContain('What is in this picture?');
+  expect(sent).toContain('data:image/png;base64,iVBORw0KGgo');
+  await fake.close();
+});
+
+test('a sandbox widening is a server request: its card says what it grants, and Allow grants exactly that', async ({
+  page,
+  workbench,
+}) => {
+  await page.goto(workbench.url);
+  const asked = (await workbench.call('serverRequests.requestWidening', {
+    name: 'Files',
+    grant: { kind: 'read', path: '/opt/notes' },
+  })) as { id: string; kind: string };
+  expect(asked.kind).toBe('sandbox-widening');
+  const tray = page.getByTestId('server-requests-tray');
+  const card = tray.locator('[data-testid="server-request-card"][data-kind="sandbox-widening"]');
+  await expect(card.getByRole('heading')).toHaveText("Widen Files's sandbox?");
+  await expect(card).toContainText('Files may read /opt/notes (and everything in it)');
+  await shootBoth(page, 'sandbox-widening');
+  await card.getByRole('button', { name: 'Allow', exact: true }).click();
+  await expect(tray).toHaveCount(0);
+  const sandbox = (await workbench.call('mcp.sandbox', { name: 'Files' })) as { granted?: { read: string[] } };
+  expect(sandbox.granted?.read).toEqual(['/opt/notes']);
 });

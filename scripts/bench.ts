@@ -23,6 +23,7 @@ import { mcpStartup } from './bench/mcp-startup.ts';
 import { oauthRefresh } from './bench/oauth-refresh.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { samplingOverhead } from './bench/sampling-overhead.ts';
+import { sandboxCall, sandboxStart } from './bench/sandbox.ts';
 import { uiLongChat } from './bench/ui-long-chat.ts';
 import { uiStreaming } from './bench/ui-streaming.ts';
 import { ensureBuilt } from './lib/project.ts';
@@ -39,6 +40,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   mcpCallOverhead,
   mcpStartCpu,
   mcpStartup,
+  sandboxStart,
+  sandboxCall,
   mcpLargeResult,
   oauthRefresh,
   auditCommit,

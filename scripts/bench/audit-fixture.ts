@@ -2,17 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  AUDIT_INSERT_SQL,
-  GENESIS_HASH,
-  HASH_INDEX,
-  hashOfStoredRow,
-  NO_DECISION,
-  NO_RESULT,
-  rowValues,
-  sha256Hex,
-  type StoredAuditRow,
-} from '../../src/main/audit/audit-row';
+import { AUDIT_INSERT_SQL, NO_DECISION, NO_RESULT, sealedChain, sha256Hex } from '../../src/main/audit/audit-row';
+import type { StoredAuditRow } from '../../src/main/audit/audit-row';
 import type { DecisionRecord } from '../../src/main/audit/audit-log';
 import { openDatabase } from '../../src/main/storage/database';
 import { ROOT } from '../lib/project.ts';
@@ -37,9 +28,9 @@ export function benchDecision(index: number): DecisionRecord {
 }
 
 /** A row like the tool loop writes: decisions and results in turn, a few chats, servers and tools. */
-function fixtureRow(index: number, sequence: number, previousHash: string): StoredAuditRow {
+function fixtureRow(index: number): Omit<StoredAuditRow, 'previousHash' | 'hash'> {
   const call = {
-    sequence,
+    sequence: index + 1,
     time: new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString(),
     chatId: `4b1f6c2e-0000-4000-8000-${String(index % 50).padStart(12, '0')}`,
     exchangeId: `exchange-${Math.floor(index / 6)}`,
@@ -47,8 +38,6 @@ function fixtureRow(index: number, sequence: number, previousHash: string): Stor
     serverName: index % 4 < 2 ? 'filesystem' : 'github',
     toolName: ['read_file', 'write_file', 'search_code', 'create_issue'][index % 4] as string,
     definitionHash: sha256Hex(`definition ${index % 4}`),
-    previousHash,
-    hash: '',
   };
   if (index % 2 === 0) {
     const args = `{"content":"${'lorem ipsum '.repeat(index % 8)}","path":"/home/ada/project/src/module-${index % 997}.ts"}`;
@@ -77,22 +66,20 @@ function fixtureRow(index: number, sequence: number, previousHash: string): Stor
   };
 }
 
+function* fixtureRows(rows: number): Generator<Omit<StoredAuditRow, 'previousHash' | 'hash'>> {
+  for (let index = 0; index < rows; index++) yield fixtureRow(index);
+}
+
 /**
  * Fills a new database with `rows` chained audit rows in one transaction through one prepared
- * statement (a million separate FULL commits would take most of an hour), hashing as the log does.
+ * statement (a million separate FULL commits would take most of an hour), chained and hashed by the log's own `sealedChain`.
  */
 export function buildAuditDatabase(file: string, rows: number): void {
   const db = openDatabase(file);
   try {
     const insert = db.prepare(AUDIT_INSERT_SQL);
     db.transaction(() => {
-      let previousHash = GENESIS_HASH;
-      for (let index = 0; index < rows; index++) {
-        const values = rowValues(fixtureRow(index, index + 1, previousHash));
-        previousHash = hashOfStoredRow(values);
-        values[HASH_INDEX] = previousHash;
-        insert.run(values);
-      }
+      for (const values of sealedChain(fixtureRows(rows))) insert.run(values);
     })();
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

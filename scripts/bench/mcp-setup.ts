@@ -26,10 +26,14 @@ export interface BenchHost {
 }
 
 /**
- * A host with these servers (no default "Files"). `dataDir` may be shared between hosts so that
+ * A host with these servers (no default "Files"), contained like the app's unless `contained` is false. `dataDir` may be shared between hosts so that
  * Node's compile cache, like a real install's, is warm after the first start.
  */
-export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir?: string): BenchHost {
+export function benchHost(
+  servers: Record<string, McpServerInput>,
+  sharedDataDir?: string,
+  { contained = true }: { contained?: boolean } = {},
+): BenchHost {
   const dataDir = sharedDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-bench-mcp-'));
   const home = fs.mkdtempSync(path.join(dataDir, 'host-'));
   const settings = openSettingsStore(path.join(home, 'settings.json'));
@@ -43,7 +47,14 @@ export function benchHost(servers: Record<string, McpServerInput>, sharedDataDir
   const door: CallDoor = (call) => {
     if (denyCheck(call, policy)) throw new Error('denied');
   };
-  const host = createMcpHost({ config, events, dataDir, options: { clientVersion: 'bench' }, door });
+  // Contained as the app runs them (docs/user/sandbox.md), unless a benchmark measures the unconfined start.
+  const host = createMcpHost({
+    config,
+    events,
+    dataDir,
+    options: { clientVersion: 'bench', ...(contained ? {} : { sandbox: false as const }) },
+    door,
+  });
   const names = Object.keys(servers);
   const allReady = (): boolean =>
     names.every((name) => {

@@ -5,7 +5,8 @@ import type { McpServerInput } from '../../src/shared/mcp';
 import type { Benchmark } from './harness.ts';
 import { benchHost } from './mcp-setup.ts';
 import { loadDetails } from './harness.ts';
-import { childPids, liveCpuMs } from './process-measure.ts';
+import { childPids, liveCpuMs, processTree } from './process-measure.ts';
+import { sandboxAvailability } from '../../src/main/mcp/sandbox';
 
 const SERVERS = 10;
 
@@ -33,8 +34,13 @@ async function timeStart(dataDir: string, servers: Record<string, McpServerInput
     await bench.startAndWait();
     const ms = performance.now() - start;
     const host = process.cpuUsage(hostBefore);
+    // With containment on, as the app starts them (docs/user/sandbox.md), wherever a sandbox can run.
+    const unconfined = bench.host.list().filter((server) => server.status.containment !== 'contained');
+    if (sandboxAvailability().available && unconfined.length > 0)
+      throw new Error(`started unconfined: ${unconfined.map((server) => server.name).join(', ')}`);
     const cpuMs = childPids()
       .filter((pid) => !before.has(pid))
+      .flatMap((pid) => processTree(pid))
       .reduce((sum, pid) => sum + liveCpuMs(pid), 0);
     return { ms, cpuMs, hostCpuMs: (host.user + host.system) / 1000 };
   } finally {
@@ -79,6 +85,7 @@ export const mcpStartup: Benchmark = {
         concurrentCpuMs: together.cpuMs,
         concurrentHostCpuMs: together.hostCpuMs,
         servers: SERVERS,
+        contained: sandboxAvailability().available ? 1 : 0,
         cores,
         ...loadDetails(),
       };

@@ -153,6 +153,23 @@ export function childPids(parent = process.pid): number[] {
   return children;
 }
 
+/**
+ * A process and every process under it, as they are now: a contained server's node runs two levels below its
+ * bubblewrap (docs/user/sandbox.md), and its CPU is the server's.
+ */
+export function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields) parents.set(Number(entry), Number(fields[1]));
+  }
+  const tree = [root];
+  for (let index = 0; index < tree.length; index++)
+    for (const [pid, parent] of parents) if (parent === tree[index]) tree.push(pid);
+  return tree;
+}
+
 /** The fields of `/proc/PID/stat` after the command name (so [0] is the state, [1] the parent's id); null once gone. */
 function statFields(pid: number): string[] | null {
   try {

@@ -156,6 +156,32 @@ describe('workbench (management commands)', { timeout: 300_000 }, () => {
     const words = await runCli(['policy', 'explain', 'Files', 'write_file', '{"path": "/etc/passwd"}'], { home });
     expect(words.stdout).toMatch(/^DENY: Denied by your rule #1/);
 
+    // An allow rule that lists the whole arguments it allows (what an Insights suggestion writes): that call only.
+    await cliJson(
+      [
+        'policy',
+        'set',
+        'rule',
+        'add',
+        'allow',
+        'Files',
+        'read_file',
+        '--arg',
+        ':one-of:[{"path":"a.md"}]',
+        '--id',
+        'one',
+      ],
+      { home },
+    );
+    const listed = async (args: string) =>
+      (await cliJson<PolicyExplanation>(['policy', 'explain', 'Files', 'read_file', args], { home })).outcome;
+    expect(await listed('{"path": "a.md"}')).toBe('allow');
+    expect(await listed('{"path": "a.md", "tail": 5}')).toBe('ask');
+    expect((await runCli(['policy', 'show'], { home })).stdout).toContain(
+      'when (the arguments) is one of [{"path":"a.md"}]',
+    );
+    await cliJson(['policy', 'set', 'rule', 'remove', 'one'], { home });
+
     const badMode = await runCli(['policy', 'set', 'mode', 'sometimes'], { home });
     expect(badMode.code).toBe(1);
     expect(badMode.stderr).toContain(

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { ServerRequestView } from '../shared/server-request-views';
 import type { LineReader } from './line-reader';
 import { INTERRUPTED } from './line-reader';
-import { askAboutServerRequest, SAMPLING_CHAT_LESS_CHOICES, SAMPLING_CHOICES } from './server-request-prompt';
+import {
+  askAboutServerRequest,
+  SAMPLING_CHAT_LESS_CHOICES,
+  SAMPLING_CHOICES,
+  WIDENING_CHOICES,
+} from './server-request-prompt';
 import type { Colors } from './terminal';
 
 const plain = (text: string): string => text;
@@ -55,6 +60,43 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
     expect(run.written()).toContain('System prompt: Be brief.');
     expect(run.written()).not.toContain('\u001b[31m');
     expect(run.written()).toContain(SAMPLING_CHOICES);
+  });
+
+  it('sampling: an image in a message is named with its type and size, never its base64', async () => {
+    const data = 'A'.repeat(16_384);
+    const withImage: ServerRequestView = {
+      ...sampling,
+      messages: [
+        {
+          role: 'user',
+          text: 'What is in this picture?',
+          media: [{ type: 'image', mimeType: 'image/png', bytes: 12_288, data }],
+        },
+      ],
+    };
+    const run = prompt(withImage, ['d']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'deny' } });
+    expect(run.written()).toContain('1. user: What is in this picture? [image image/png, 12 KB]');
+    expect(run.written()).not.toContain(data.slice(0, 100));
+  });
+
+  it('a sandbox widening: says what it grants; a allows, d denies, anything else asks again', async () => {
+    const widening: ServerRequestView = {
+      id: 'widen-1',
+      kind: 'sandbox-widening',
+      serverName: 'Files',
+      chatId: null,
+      createdAt: 0,
+      grant: { kind: 'read', path: '/opt/notes' },
+      description: 'Files may read /opt/notes (and everything in it)',
+    };
+    const run = prompt(widening, ['yes', 'a']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'allow-once' } });
+    expect(run.written()).toContain("Widen Files's sandbox?");
+    expect(run.written()).toContain('Files may read /opt/notes (and everything in it)');
+    expect(run.written()).toContain(WIDENING_CHOICES);
+    expect(run.written()).toContain('Type a or d and press Enter.');
+    expect(await prompt(widening, ['d']).outcome).toEqual({ kind: 'decision', decision: { action: 'deny' } });
   });
 
   it('sampling with no chat: "allow for this chat" is not offered, and s is not taken', async () => {

@@ -1,4 +1,4 @@
-import type { ServerRequestDecision, ServerRequestView } from '../shared/server-request-views';
+import { samplingMediaWords, type ServerRequestDecision, type ServerRequestView } from '../shared/server-request-views';
 import { INTERRUPTED, type LineReader } from './line-reader';
 import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
@@ -10,6 +10,7 @@ export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] de
 export const SAMPLING_CHAT_LESS_CHOICES = '[o] allow once  [d] deny  [e] edit the prompt';
 export const ANSWER_CHOICES = '[y] send the answer  [e] edit it  [d] deny';
 export const FORM_CHOICES = '[a] accept  [d] decline  [c] cancel';
+export const WIDENING_CHOICES = '[a] allow  [d] deny';
 export const URL_CHOICES = '[o] I will open it (accept)  [d] decline  [c] cancel';
 
 export type ServerRequestPromptOutcome =
@@ -44,7 +45,15 @@ export async function askAboutServerRequest(
       body: [
         `  Model ${request.model ? `${request.model.model} (${request.model.providerId})` : 'none'} · max ${request.maxTokens} tokens · budget ${request.budget.used} of ${request.budget.limit} used`,
         ...(request.systemPrompt ? [`  System prompt: ${show(request.systemPrompt)}`] : []),
-        ...request.messages.map((message, index) => `  ${index + 1}. ${message.role}: ${show(message.text)}`),
+        ...request.messages.map(
+          (message, index) =>
+            `  ${index + 1}. ${message.role}: ${[
+              show(message.text),
+              ...(message.media ?? []).map((media) => `[${show(samplingMediaWords(media))}]`),
+            ]
+              .filter(Boolean)
+              .join(' ')}`,
+        ),
       ],
       warning:
         'The server wrote this prompt. Allowing sends it to your model and spends your tokens; you see the answer first.',
@@ -99,6 +108,24 @@ export async function askAboutServerRequest(
         continue;
       }
       write('Type y, e or d and press Enter.\n');
+    }
+  }
+  if (request.kind === 'sandbox-widening') {
+    writeRequestFrame(write, colors, {
+      title: `Widen ${show(request.serverName)}'s sandbox?`,
+      tag: 'sandbox',
+      body: [`  ${show(request.description)}`],
+      warning: 'The server gets this access from now on, until you narrow its profile again.',
+      choices: [WIDENING_CHOICES],
+    });
+    for (;;) {
+      const answer = await ask('> ');
+      const stop = stopped(answer);
+      if (stop) return stop;
+      const key = (answer as string).trim().toLowerCase();
+      if (key === 'a') return decided({ action: 'allow-once' });
+      if (key === 'd') return decided({ action: 'deny' });
+      write('Type a or d and press Enter.\n');
     }
   }
   if (request.mode === 'url') {

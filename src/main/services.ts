@@ -26,6 +26,8 @@ import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
 import { createServerRequests } from './chat/server-request-flow';
+import { createAppCalls, type AppCalls } from './chat/app-calls';
+import { createPendingStore } from './approval/pending-store';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
@@ -88,6 +90,8 @@ export interface Services {
   readonly auditExports: AuditExportFolder;
   /** Approval insights: the figures of a period, and suggestions from them (docs/user/insights.md). */
   readonly auditInsights: AuditInsights;
+  /** What MCP Apps views ask, decided like the model's calls (docs/user/mcp-apps.md#what-a-view-may-ask). */
+  readonly appCalls: AppCalls;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -253,7 +257,7 @@ export function createServices(options: ServicesOptions): Services {
     actor: options.host === 'cli' ? 'cli' : 'user',
   });
   late.sandboxProfiles = sandboxProfiles;
-  const sandboxWidenings = createSandboxWideningService({ db, audit, profiles: sandboxProfiles });
+  const sandboxWidenings = createSandboxWideningService({ db, audit, profiles: sandboxProfiles, events });
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
@@ -339,6 +343,16 @@ export function createServices(options: ServicesOptions): Services {
     serverRequests,
   });
   late.coordinator = conversations;
+  const appCalls = createAppCalls({
+    gate: approvals.gate,
+    store: createPendingStore(db),
+    audit: options.audit ?? audit,
+    events,
+    messages,
+    mcp,
+    timeoutSeconds: () => approvals.policy.compiled().policy.timeoutSeconds,
+    onError,
+  });
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -364,6 +378,7 @@ export function createServices(options: ServicesOptions): Services {
     auditDownloads,
     auditExports,
     auditInsights,
+    appCalls,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -373,6 +388,7 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();
       void auditShipping.stop();

@@ -219,6 +219,25 @@ export const ManagedSettingsRuleSchema = ApprovalRuleSchema.extend({
 });
 export type ManagedSettingsRule = z.infer<typeof ManagedSettingsRuleSchema>;
 
+/** An organisation's lock on the servers that run what `serverIdentity` names: their server setting and tools' settings. */
+export const ManagedIdentityLockSchema = z
+  .strictObject({
+    serverIdentity: ServerIdentityMatcherSchema,
+    autoApprove: z.boolean().optional(),
+    sampling: SamplingPolicySchema.optional(),
+    samplingTokenBudget: z.number().int().min(0).max(MAX_SAMPLING_TOKEN_BUDGET).optional(),
+    tools: settingsRecord(z.enum(['auto-approve', 'always-ask'])).optional(),
+  })
+  .refine(
+    (lock) =>
+      lock.autoApprove !== undefined ||
+      lock.sampling !== undefined ||
+      lock.samplingTokenBudget !== undefined ||
+      lock.tools !== undefined,
+    { message: 'name at least one of autoApprove, sampling, samplingTokenBudget, tools' },
+  );
+export type ManagedIdentityLock = z.infer<typeof ManagedIdentityLockSchema>;
+
 /** The settings of the person's policy an organisation may set, each optional. */
 export const MANAGED_SETTING_KEYS = ['mode', 'timeoutSeconds', 'servers', 'tools', 'rules', 'auditShipping'] as const;
 export type ManagedSettingKey = (typeof MANAGED_SETTING_KEYS)[number];
@@ -247,6 +266,12 @@ export const ManagedSettingsSchema = z.strictObject({
       }),
   ).optional(),
   tools: settingsRecord(settingsRecord(z.enum(['auto-approve', 'always-ask']))).optional(),
+  /**
+   * Locks on every server that runs what a matcher names, whatever it is called (docs/user/organisation-policy.md,
+   * "Naming a server by what it runs"): a rename, a removal and the same command added under another name never
+   * escape them. In `locked` only.
+   */
+  serversByIdentity: z.array(ManagedIdentityLockSchema).max(64).optional(),
   rules: z.array(ManagedSettingsRuleSchema).max(RULE_LIMITS.rules).superRefine(uniqueRuleIds).optional(),
   auditShipping: z
     .strictObject({ sinks: z.array(AuditSinkSchema).max(8) })
@@ -310,6 +335,13 @@ export const ManagedPolicySchema = z
     oauth: ManagedOAuthSchema.optional(),
   })
   .superRefine((policy, context) => {
+    if (policy.defaults.serversByIdentity !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['defaults', 'serversByIdentity'],
+        message: 'locks by what a server runs belong in locked',
+      });
+    }
     if (policy.disallowNeverAsk && policy.locked.mode === 'never-ask') {
       context.addIssue({
         code: 'custom',

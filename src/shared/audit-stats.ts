@@ -1,14 +1,15 @@
 import { z } from './zod';
 import { VerdictSchema } from './decision-schemas';
 import { ArgumentMatcherSchema } from './approval';
+import { INSIGHT_CALL_KINDS } from './closed-sets';
 
 /**
  * Approval insights (docs/user/insights.md): what was asked and decided over a period, as figures the Insights page
  * draws and `workbench audit stats` prints. Computed from the audit log in main (src/main/audit/audit-stats.ts).
  */
 
-/** What a decision was about: a tool call, a server's sampling request, or its elicitation request. */
-export const INSIGHT_CALL_KINDS = ['tool', 'sampling', 'elicitation'] as const;
+/** What a decision was about: the model's tool call, a server's sampling or elicitation request, an app's tool call. */
+export { INSIGHT_CALL_KINDS };
 export const InsightCallKindSchema = z.enum(INSIGHT_CALL_KINDS);
 export type InsightCallKind = z.infer<typeof InsightCallKindSchema>;
 

@@ -1,13 +1,18 @@
+import { SandboxChangeInputSchema, SandboxViewSchema, SandboxWideningRequestInputSchema } from './sandbox';
 import {
-  SandboxChangeInputSchema,
-  SandboxViewSchema,
-  SandboxWideningDecideInputSchema,
-  SandboxWideningRequestInputSchema,
-  SandboxWideningSchema,
-  SandboxWideningsOutputSchema,
-} from './sandbox';
-import { McpAppViewInputSchema, McpAppViewSchema } from './mcp-apps';
+  AppCallToolInputSchema,
+  AppDecideInputSchema,
+  AppOpenLinkInputSchema,
+  AppOpenLinkOutputSchema,
+  AppPendingInputSchema,
+  AppPendingOutputSchema,
+  AppReadResourceInputSchema,
+  AppToolCallChangeSchema,
+  McpAppViewInputSchema,
+  McpAppViewSchema,
+} from './mcp-apps';
 import { z } from './zod';
+import { McpToolResultSchema } from './mcp-result';
 import { AppChatRequestSchema, AppInfoSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
 import {
@@ -126,6 +131,7 @@ import {
   ChatStreamEventSchema,
 } from './messages';
 import {
+  SandboxWideningRequestViewSchema,
   ServerRequestDecideInputSchema,
   ServerRequestDecideOutputSchema,
   ServerRequestsChangeSchema,
@@ -185,6 +191,11 @@ export const methods = {
   'serverRequests.list': { input: ServerRequestsListInputSchema, output: ServerRequestsListOutputSchema },
   /** The person's answer to one server request (docs/user/server-requests.md). */
   'serverRequests.decide': { input: ServerRequestDecideInputSchema, output: ServerRequestDecideOutputSchema },
+  /** A request to widen a server's sandbox by one grant, waiting like the others until allowed or denied (docs/user/sandbox.md#widening). */
+  'serverRequests.requestWidening': {
+    input: SandboxWideningRequestInputSchema,
+    output: SandboxWideningRequestViewSchema,
+  },
   /** The card's "More…" menu: which remember actions a waiting call offers, and the rule suggested from its arguments. */
   'approvals.rememberOptions': { input: RememberOptionsInputSchema, output: RememberOptionsSchema },
   'mcp.list': { input: NoInputSchema, output: McpListOutputSchema },
@@ -201,6 +212,12 @@ export const methods = {
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
   /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
   'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
+  // What a tool's view asks (docs/user/mcp-apps.md#what-a-view-may-ask): decided like the model's calls.
+  'apps.callTool': { input: AppCallToolInputSchema, output: McpToolResultSchema },
+  'apps.pending': { input: AppPendingInputSchema, output: AppPendingOutputSchema },
+  'apps.decide': { input: AppDecideInputSchema, output: z.object({}) },
+  'apps.readResource': { input: AppReadResourceInputSchema, output: McpReadResourceOutputSchema },
+  'apps.openLink': { input: AppOpenLinkInputSchema, output: AppOpenLinkOutputSchema },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
@@ -217,10 +234,6 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
-  /** A request to widen a profile, waiting in the pending store until allowed or denied (docs/user/sandbox.md#widening). */
-  'mcp.sandboxRequestWidening': { input: SandboxWideningRequestInputSchema, output: SandboxWideningSchema },
-  'mcp.sandboxWidenings': { input: NoInputSchema, output: SandboxWideningsOutputSchema },
-  'mcp.sandboxDecideWidening': { input: SandboxWideningDecideInputSchema, output: SandboxWideningSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
@@ -262,6 +275,7 @@ export const events = {
   'grants.onDidChange': { payload: GrantsChangeSchema },
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
   'serverRequests.onDidChange': { payload: ServerRequestsChangeSchema },
+  'apps.onDidChange': { payload: AppToolCallChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */

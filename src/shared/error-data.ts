@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'cancelled',
   /** The setting is locked by the organisation's policy (docs/user/organisation-policy.md): "Set by your organisation". */
   'locked',
+  /** Refused before anything ran: a rule, a setting or the person denied it, or no one may allow it (an MCP Apps view's request). */
+  'refused',
 ] as const;
 
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);

@@ -6,6 +6,8 @@ import { z } from './zod';
  */
 export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 export const MCP_APP_URI_SCHEME = 'ui:';
+/** The prefix of every audit row's call id for a request a view made (docs/user/mcp-apps.md); Insights count them by it. */
+export const APP_CALL_PREFIX = 'app:';
 
 /** Who may call a tool: the model, the server's own view, or both (the extension's default). */
 export const McpAppVisibilitySchema = z.enum(['model', 'app']);
@@ -174,3 +176,56 @@ export function contentSecurityPolicyOf(csp: McpAppCsp): string {
     "worker-src 'none'",
   ].join('; ');
 }
+
+/** Which view asks: the tool call whose view it is, in its chat. The server is the call's own, never one the view names. */
+const ViewCallShape = {
+  chatId: z.string().min(1).max(200),
+  viewCallId: z.string().min(1).max(200),
+};
+
+/** A view's `tools/call` (docs/user/mcp-apps.md#what-a-view-may-ask). */
+export const AppCallToolInputSchema = z.strictObject({
+  ...ViewCallShape,
+  tool: z.string().min(1).max(200),
+  arguments: z.unknown().optional(),
+});
+
+/** A view's tool call that waits for the person (kind `app-tool-call` in the one pending store). */
+export const AppToolCallViewSchema = z.object({
+  id: z.string(),
+  chatId: z.string(),
+  viewCallId: z.string(),
+  serverName: z.string(),
+  toolName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  args: z.record(z.string(), z.unknown()),
+  definitionHash: z.string(),
+  /** Why the policy asked, in words. */
+  reason: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number().nullable(),
+});
+export type AppToolCallView = z.infer<typeof AppToolCallViewSchema>;
+
+export const AppPendingInputSchema = z.strictObject({ chatId: z.string().min(1).max(200).optional() }).optional();
+export const AppPendingOutputSchema = z.object({ calls: z.array(AppToolCallViewSchema) });
+
+export const AppDecideInputSchema = z.strictObject({
+  id: z.string().min(1).max(200),
+  action: z.enum(['allow', 'deny']),
+  reason: z.string().max(2000).optional(),
+});
+
+export const AppToolCallChangeSchema = z.object({
+  kind: z.enum(['waiting', 'resolved']),
+  call: AppToolCallViewSchema,
+});
+export type AppToolCallChange = z.infer<typeof AppToolCallChangeSchema>;
+
+/** A view's `resources/read`: a resource of the view's own server. */
+export const AppReadResourceInputSchema = z.strictObject({ ...ViewCallShape, uri: z.string().min(1).max(8192) });
+
+/** A view's `ui/open-link`, checked before the person is asked to confirm it. */
+export const AppOpenLinkInputSchema = z.strictObject({ ...ViewCallShape, url: z.string().max(100_000) });
+export const AppOpenLinkOutputSchema = z.object({ url: z.string(), host: z.string() });

@@ -1,5 +1,7 @@
 import { z } from './zod';
+import { formatByteSize } from './byte-size';
 import { ChatIdSchema } from './chat';
+import { SandboxGrantSchema } from './sandbox';
 import type { ServerRequestAction, Verdict } from './decisions';
 import { ResolutionOutcomeSchema, ServerRequestActionSchema, VerdictSchema } from './decision-schemas';
 
@@ -20,10 +22,30 @@ export const SERVER_REQUEST_RULE_NAMES = { sampling: 'sampling', elicitation: 'e
 
 export const ServerRequestIdSchema = z.string().min(1).max(100);
 
+/** The most base64 of one image a card shows as a thumbnail; a larger image is named with its type and size only. */
+export const SAMPLING_IMAGE_PREVIEW_MAX_CHARS = 2_000_000;
+
+/** A part of a sampling message that is not text: its type and size, and an image's base64 when the card may show it. */
+export const SamplingMediaViewSchema = z.object({
+  type: z.enum(['image', 'audio']),
+  mimeType: z.string(),
+  bytes: z.number().int().nonnegative(),
+  /** Only for an image of a plain image/* type in valid base64, at most SAMPLING_IMAGE_PREVIEW_MAX_CHARS. */
+  data: z.string().optional(),
+});
+export type SamplingMediaView = z.infer<typeof SamplingMediaViewSchema>;
+
+/** "image image/png, 12 KB": a medium in words, the same on the card, in the CLI and in the audit log. */
+export function samplingMediaWords(media: SamplingMediaView): string {
+  return `${media.type} ${media.mimeType}, ${formatByteSize(media.bytes)}`;
+}
+
 export const SamplingMessageViewSchema = z.object({
   role: z.enum(['user', 'assistant']),
-  /** The message's text; parts that are not text are named in it ("[image image/png]"). */
+  /** The message's text parts, joined: what the person may edit. */
   text: z.string(),
+  /** Its images and audio, in order: kept as they are when the text is edited. */
+  media: z.array(SamplingMediaViewSchema).optional(),
 });
 export type SamplingMessageView = z.infer<typeof SamplingMessageViewSchema>;
 
@@ -49,6 +71,8 @@ const RequestBaseSchema = z.object({
   chatId: ChatIdSchema.nullable(),
   /** Epoch ms. */
   createdAt: z.number(),
+  /** When the request ends as timed out unless someone decides (epoch ms); null or absent: it waits without a limit. */
+  expiresAt: z.number().nullable().optional(),
 });
 
 export const SamplingRequestViewSchema = RequestBaseSchema.extend({
@@ -85,11 +109,30 @@ export const ElicitationUrlViewSchema = RequestBaseSchema.extend({
 export type ElicitationFormView = z.infer<typeof ElicitationFormViewSchema>;
 export type ElicitationUrlView = z.infer<typeof ElicitationUrlViewSchema>;
 
-export const ServerRequestViewSchema = z.union([
+/**
+ * A request to widen a server's sandbox profile by one grant (docs/user/sandbox.md#widening), asked from a block the
+ * server ran into: allowed once (the grant is added) or denied.
+ */
+export const SandboxWideningRequestViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('sandbox-widening'),
+  grant: SandboxGrantSchema,
+  /** What it grants, in words: "Files may read /home/me/notes (and everything in it)". */
+  description: z.string(),
+  /** The tool call whose block it was made from, if any. */
+  toolCallId: z.string().optional(),
+});
+export type SandboxWideningRequestView = z.infer<typeof SandboxWideningRequestViewSchema>;
+
+/** A request a server's MCP session makes of the model or the person: sampling or elicitation. */
+export const McpServerRequestViewSchema = z.union([
   SamplingRequestViewSchema,
   ElicitationFormViewSchema,
   ElicitationUrlViewSchema,
 ]);
+export type McpServerRequestView = z.infer<typeof McpServerRequestViewSchema>;
+
+/** Everything a server (or its sandbox) asks that waits on a person, apart from tool calls (`approvals.*`). */
+export const ServerRequestViewSchema = z.union([McpServerRequestViewSchema, SandboxWideningRequestViewSchema]);
 export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 
 /**

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { AuditStats, DecisionCounts } from '../../shared/audit-stats';
+import { INSIGHT_CALL_KINDS } from '../../shared/closed-sets';
 import { act, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { table, type Colors } from '../terminal';
@@ -20,11 +21,10 @@ export function auditStatsCommand(audit: Command, options: ProgramOptions): void
       .option('--server <name>', 'one server')
       .option('--tool <name>', 'one tool')
       .addOption(
-        new Option('--kind <kind>', 'tool calls, sampling or elicitation requests').choices([
-          'tool',
-          'sampling',
-          'elicitation',
-        ]),
+        new Option(
+          '--kind <kind>',
+          "the model's tool calls, sampling or elicitation requests, or the calls of an MCP App's view",
+        ).choices(INSIGHT_CALL_KINDS),
       ),
     options,
     async (
@@ -34,7 +34,7 @@ export function auditStatsCommand(audit: Command, options: ProgramOptions): void
         by: 'decision' | 'tool' | 'server' | 'rule';
         server?: string;
         tool?: string;
-        kind?: 'tool' | 'sampling' | 'elicitation';
+        kind?: (typeof INSIGHT_CALL_KINDS)[number];
       },
     ) => {
       const period = parseSince(flags.since);

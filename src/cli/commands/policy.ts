@@ -49,7 +49,7 @@ Settings:
   server SERVER forget                                drop the server's settings
   sampling SERVER ask|allow|deny                      may the server have the chat's model write for it
   sampling-budget SERVER TOKENS                       the most tokens it may have written per chat
-  rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals:VALUE …] [--note TEXT] [--id ID]
+  rule add deny|ask|allow SERVER_GLOB TOOL_GLOB [--arg POINTER:glob|regex|equals|one-of:VALUE …] [--note TEXT] [--id ID]
   rule remove ID
   json '{"mode": "ask", …}'                            any change policy.update takes, as JSON
 
@@ -296,12 +296,12 @@ function policyChange(
 }
 
 function argumentCondition(text: string): NonNullable<ApprovalRuleDraft['args']>[number] {
-  const match = /^([^:]*):(glob|regex|equals):(.*)$/s.exec(text);
+  const match = /^([^:]*):(glob|regex|equals|one-of):(.*)$/s.exec(text);
   if (!match)
     throw new CliError(
-      `--arg takes POINTER:glob|regex|equals:VALUE (like /path:glob:/etc/**), not ${JSON.stringify(text)}.`,
+      `--arg takes POINTER:glob|regex|equals|one-of:VALUE (like /path:glob:/etc/**), not ${JSON.stringify(text)}.`,
     );
-  const [, pointer, kind, value] = match as unknown as [string, string, 'glob' | 'regex' | 'equals', string];
+  const [, pointer, kind, value] = match as unknown as [string, string, 'glob' | 'regex' | 'equals' | 'one-of', string];
   if (kind !== 'equals') return { pointer, match: kind, value };
   let parsed: unknown = value;
   try {

@@ -7,9 +7,9 @@ import {
 } from '../../shared/approval';
 import type { WaitingKind } from '../../shared/decisions';
 import {
-  ServerRequestViewSchema,
+  McpServerRequestViewSchema,
   WaitingServerRequestResolutionSchema,
-  type ServerRequestView,
+  type McpServerRequestView,
   type WaitingServerRequestResolution,
 } from '../../shared/server-request-views';
 import type { Database } from '../storage/database';
@@ -36,7 +36,7 @@ export interface StoredApproval {
 
 /** A server's request as stored: still waiting, or how it was resolved. */
 export interface StoredServerRequest {
-  readonly request: ServerRequestView;
+  readonly request: McpServerRequestView;
   readonly expiresAt: number | null;
   readonly status: 'pending' | ResolutionOutcome;
   readonly resolution: WaitingServerRequestResolution | null;
@@ -64,7 +64,7 @@ const toApproval = (row: PendingRow): PendingApproval => ({
 });
 
 const toServerRequest = (row: PendingRow): StoredServerRequest => ({
-  request: ServerRequestViewSchema.parse(JSON.parse(row.request)),
+  request: McpServerRequestViewSchema.parse(JSON.parse(row.request)),
   expiresAt: row.expires_at,
   status: row.status,
   resolution: row.resolution === null ? null : WaitingServerRequestResolutionSchema.parse(JSON.parse(row.resolution)),
@@ -75,7 +75,7 @@ const toServerRequest = (row: PendingRow): StoredServerRequest => ({
  * A sampling request waits twice under one id (the request, then the model's answer): each stage is its own row, so
  * each is claimed once.
  */
-const rowIdOf = (request: ServerRequestView): string =>
+const rowIdOf = (request: McpServerRequestView): string =>
   request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id;
 const ANSWER_STAGE = '#answer';
 
@@ -97,13 +97,24 @@ export interface PendingStore {
   /** Marks a waiting call resolved; false when it was no longer waiting. */
   resolve(resolution: ApprovalResolution): boolean;
   /** Keeps a server's request (sampling or elicitation, each stage) waiting, held by `owner`; throws when it was kept before. */
-  insertServerRequest(request: ServerRequestView, expiresAt: number | null, owner: string): void;
+  insertServerRequest(request: McpServerRequestView, expiresAt: number | null, owner: string): void;
   /** The request by this id: its latest stage. */
   getServerRequest(id: string): StoredServerRequest | undefined;
   /** The server requests that wait, oldest first. */
   waitingServerRequests(): StoredServerRequest[];
   /** Marks the waiting stage of a server request resolved; false when none was waiting. */
   resolveServerRequest(id: string, resolution: WaitingServerRequestResolution): boolean;
+  /** Keeps a view's tool call waiting (kind `app-tool-call`), held by `owner` (docs/user/mcp-apps.md). */
+  insertAppCall(
+    call: { id: string; chatId: string; createdAt: number },
+    json: string,
+    expiresAt: number | null,
+    owner: string,
+  ): void;
+  /** The view's tool calls that wait, oldest first, as stored (JSON) with their owner. */
+  waitingAppCalls(): { json: string; owner: string | null; expiresAt: number | null }[];
+  /** Marks a waiting view's tool call resolved; false when it was no longer waiting. */
+  resolveAppCall(id: string, outcome: ResolutionOutcome, resolution: string): boolean;
   /** Every waiting request's deadline, of every kind (to arm the timers, at a start too). */
   deadlines(): WaitingDeadline[];
   transaction<T>(action: () => T): T;
@@ -140,6 +151,12 @@ export function createPendingStore(db: Database): PendingStore {
   );
   const resolveRequest = db.prepare<[string, string, string, string]>(
     `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} AND status = 'pending'`,
+  );
+  const waitingApp = db.prepare<[], PendingRow>(
+    "SELECT * FROM pending_requests WHERE status = 'pending' AND kind = 'app-tool-call' ORDER BY rowid",
+  );
+  const resolveApp = db.prepare<[string, string, string]>(
+    "UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id = ? AND kind = 'app-tool-call' AND status = 'pending'",
   );
   const deadlines = db.prepare<
     [],
@@ -196,6 +213,12 @@ export function createPendingStore(db: Database): PendingStore {
     waitingServerRequests: () => waitingRequests.all().map(toServerRequest),
     resolveServerRequest: (id, resolution) =>
       resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
+    insertAppCall(call, json, expiresAt, owner) {
+      insert.run(call.chatId, call.id, 'app-tool-call', null, json, call.createdAt, expiresAt, owner);
+    },
+    waitingAppCalls: () =>
+      waitingApp.all().map((row) => ({ json: row.request, owner: row.owner, expiresAt: row.expires_at })),
+    resolveAppCall: (id, outcome, resolution) => resolveApp.run(outcome, resolution, id).changes > 0,
     deadlines: () =>
       deadlines.all().map((row) => ({
         kind: row.kind,

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AuditRecorder } from '../audit/audit-log';
 import { SERVER_REQUEST_NO_CHAT } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
+import type { EventHub } from '../event-hub';
+import { SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
+import type { SandboxWideningRequestView, ServerRequestDecision } from '../../shared/server-request-views';
 import type { Database } from '../storage/database';
 import {
   SandboxGrantSchema,
@@ -26,6 +29,27 @@ export interface SandboxWideningService {
   get(id: string): SandboxWidening | undefined;
   /** Allows (the grant applies) or denies a waiting request; `invalid_input` once it was decided. */
   decide(id: string, decision: 'allow' | 'deny'): SandboxWidening;
+  /**
+   * The waiting requests as the `serverRequests.*` contract shows them: every one (undefined), the chat-less (null)
+   * or one chat's.
+   */
+  views(chatId?: string | null): SandboxWideningRequestView[];
+  /** A person's answer through `serverRequests.decide`: `allow-once` allows, `deny` denies; any other is refused. */
+  answer(id: string, decision: ServerRequestDecision): { request: null };
+}
+
+/** The contract's view of a waiting request. */
+export function wideningView(widening: SandboxWidening): SandboxWideningRequestView {
+  return {
+    id: widening.id,
+    kind: 'sandbox-widening',
+    serverName: widening.serverName,
+    chatId: widening.chatId,
+    createdAt: widening.createdAt,
+    grant: widening.grant,
+    description: widening.description,
+    ...(widening.toolCallId ? { toolCallId: widening.toolCallId } : {}),
+  };
 }
 
 interface Row {
@@ -50,6 +74,8 @@ export function createSandboxWideningService(deps: {
   db: Database;
   audit: AuditRecorder;
   profiles: SandboxProfileService;
+  /** Where `serverRequests.onDidChange` goes: a request waiting, and one decided. */
+  events?: EventHub | undefined;
   now?: () => number;
 }): SandboxWideningService {
   const now = deps.now ?? Date.now;
@@ -101,7 +127,9 @@ export function createSandboxWideningService(deps: {
         ...(input.toolCallId ? { toolCallId: input.toolCallId } : {}),
       };
       insert.run(input.chatId ?? null, id, JSON.stringify(stored), now());
-      return toView(byId.get(id) as Row);
+      const waitingNow = toView(byId.get(id) as Row);
+      deps.events?.emit('serverRequests.onDidChange', { kind: 'waiting', request: wideningView(waitingNow) });
+      return waitingNow;
     },
     waiting: () => waiting.all().map(toView),
     get(id) {
@@ -140,7 +168,26 @@ export function createSandboxWideningService(deps: {
       );
       // After the commit: the grant applies only once its decision and policy rows are durable.
       prepared?.apply();
+      deps.events?.emit('serverRequests.onDidChange', {
+        kind: 'resolved',
+        request: wideningView(widening),
+        outcome: SERVER_REQUEST_ACTION_WORDS[decision === 'allow' ? 'allow-once' : 'deny'],
+      });
       return service.get(id) as SandboxWidening;
+    },
+    views(chatId) {
+      const all = service.waiting().map(wideningView);
+      return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
+    },
+    answer(id, decision) {
+      if (decision.action !== 'allow-once' && decision.action !== 'deny')
+        throw new WorkbenchError(
+          'invalid_input',
+          `A sandbox widening request is answered with "allow-once" or "deny", not "${decision.action}".`,
+          { id },
+        );
+      service.decide(id, decision.action === 'allow-once' ? 'allow' : 'deny');
+      return { request: null };
     },
   };
   return service;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../shared/tool';
 import { createServices, freedNameNotice, type Services } from '../services';
+import { openOAuthCredentials } from '../mcp/oauth/oauth-credentials';
 import { openDatabase } from '../storage/database';
 import { createChatApprovalStore } from './chat-approval-store';
 import { rememberUpdate } from './policy/remember';
@@ -132,6 +133,33 @@ describe('settings bound to a server identity', () => {
   });
 });
 
+describe("a server's OAuth sign-in is bound to what it is", () => {
+  const tokens = { access_token: 'token-of-remote', token_type: 'Bearer' };
+  const signIn = (services: Services, name: string, url: string) => openOAuthCredentials(services.secrets, name, url);
+
+  it('a rename keeps it; another server under the freed name, or the name pointed elsewhere, does not get it', () => {
+    const services = servicesWith();
+    services.mcpServers.add('Remote', { url: 'https://mcp.example.com/mcp' });
+    signIn(services, 'Remote', 'https://mcp.example.com/mcp').saveTokens(tokens);
+    services.mcpServers.edit({ name: 'Remote', rename: 'Work' });
+    expect(signIn(services, 'Work', 'https://mcp.example.com/mcp').tokens()?.access_token).toBe('token-of-remote');
+    // The query is not part of what a server is: the same resource keeps its sign-in.
+    services.mcpServers.edit({ name: 'Work', url: 'https://mcp.example.com/mcp?tenant=a' });
+    expect(signIn(services, 'Work', 'https://mcp.example.com/mcp?tenant=a').tokens()?.access_token).toBe(
+      'token-of-remote',
+    );
+    // Another origin or path under the same name is another server.
+    expect(signIn(services, 'Work', 'https://evil.example/mcp').tokens()).toBeUndefined();
+    expect(signIn(services, 'Work', 'https://mcp.example.com/other').tokens()).toBeUndefined();
+    // Nothing is left under the old name, and a removal takes the sign-in with it.
+    expect(signIn(services, 'Remote', 'https://mcp.example.com/mcp').tokens()).toBeUndefined();
+    services.mcpServers.remove('Work');
+    services.mcpServers.add('Work', { url: 'https://evil.example/mcp' });
+    expect(signIn(services, 'Work', 'https://evil.example/mcp').tokens()).toBeUndefined();
+    expect(services.secrets.keys('mcp.Work.')).toEqual([]);
+  });
+});
+
 describe('a command changed by hand in settings.json', () => {
   /** Changes a server's entry in settings.json as a text editor (or another program) would, without the app. */
   const editByHand = (services: Services, name: string, change: Record<string, unknown>): void => {
@@ -208,6 +236,41 @@ describe("the organisation's rules and locks follow the server", () => {
     // Another server is not caught by a name it never had.
     services.mcpServers.add('Other', { command: '/opt/other/server' });
     expect(services.approvals.gate.explain({ server: 'Other', tool: 'x' }).outcome).toBe('ask');
+  });
+
+  it('a lock by what a server runs holds under every name: after a rename, and for the same command removed and added under another', () => {
+    const services = servicesWith({
+      locked: {
+        serversByIdentity: [
+          { serverIdentity: { command: '/opt/evil/*' }, autoApprove: false, tools: { wipe: 'always-ask' } },
+        ],
+      },
+    });
+    services.mcpServers.add('Evil', { command: '/opt/evil/server', args: ['--serve'] });
+    services.approvals.policy.update({
+      servers: { Evil: { autoApprove: true } },
+      tools: { Evil: { wipe: 'auto-approve' } },
+    });
+    const locked = (name: string) => ({
+      server: services.approvals.policy.compiled().serverSettings(name)?.autoApprove,
+      wipe: services.approvals.policy.compiled().toolSetting(name, 'wipe'),
+    });
+    expect(locked('Evil')).toEqual({ server: false, wipe: 'always-ask' });
+    services.mcpServers.edit({ name: 'Evil', rename: 'Renamed' });
+    expect(locked('Renamed')).toEqual({ server: false, wipe: 'always-ask' });
+    // Removed, and the same command added under a name it never had: the lock by name would be gone; this one is not.
+    services.mcpServers.remove('Renamed');
+    services.mcpServers.add('Fresh', { command: '/opt/evil/server', args: ['--other'] });
+    services.approvals.policy.update({
+      servers: { Fresh: { autoApprove: true } },
+      tools: { Fresh: { wipe: 'auto-approve' } },
+    });
+    expect(locked('Fresh')).toEqual({ server: false, wipe: 'always-ask' });
+    expect(services.approvals.gate.explain({ server: 'Fresh', tool: 'wipe' }).outcome).toBe('ask');
+    // A server that runs something else is not locked.
+    services.mcpServers.add('Other', { command: '/opt/other/server' });
+    services.approvals.policy.update({ servers: { Other: { autoApprove: true } } });
+    expect(services.approvals.gate.explain({ server: 'Other', tool: 'wipe' }).outcome).toBe('allow');
   });
 
   it('a rule can name a server by its command, its package or its URL', () => {

@@ -1,6 +1,6 @@
 import type { ChatGrant } from '../../shared/approval';
 import type { AuditActor, AuditDecision } from '../../shared/audit';
-import type { ServerRequestView } from '../../shared/server-request-views';
+import type { McpServerRequestView } from '../../shared/server-request-views';
 import { SERVER_REQUEST_NO_CHAT, type ServerRequestRecord } from '../audit/audit-log';
 
 /**
@@ -33,13 +33,13 @@ export function isSamplingGrant(grant: ChatGrant, serverName: string): boolean {
 }
 
 /** The method a request's row names: a sampling request, its answer, or an elicitation. */
-export function serverRequestMethod(view: ServerRequestView): string {
+export function serverRequestMethod(view: McpServerRequestView): string {
   if (view.kind === 'elicitation') return SERVER_REQUEST_NAMES.elicitation;
   return view.stage === 'answer' ? SERVER_REQUEST_NAMES.answer : SERVER_REQUEST_NAMES.sampling;
 }
 
 /** What deny rules match and the audit log records of a request (or of the model's answer). */
-export function serverRequestArgs(view: ServerRequestView): Record<string, unknown> {
+export function serverRequestArgs(view: McpServerRequestView): Record<string, unknown> {
   if (view.kind === 'elicitation')
     return view.mode === 'url'
       ? { message: view.message, url: view.url }
@@ -50,7 +50,7 @@ export function serverRequestArgs(view: ServerRequestView): Record<string, unkno
 
 /** One audit row about a server's request. */
 export function serverRequestRecord(
-  view: ServerRequestView,
+  view: McpServerRequestView,
   decision: AuditDecision,
   actor: AuditActor,
   decidedBy: string,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatGrant } from '../../shared/approval';
 import { RESTART_WORDS, SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
-import type { ServerRequestView, WaitingServerRequestResolution } from '../../shared/server-request-views';
+import type { McpServerRequestView, WaitingServerRequestResolution } from '../../shared/server-request-views';
 import type { AuditRecorder, PolicyChangeActor, ServerRequestRecord } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -22,11 +22,11 @@ import { isSamplingGrant, serverRequestRecord } from './server-request-records';
  */
 export interface ServerRequestWaits {
   /** Keeps the request waiting for the person, arms its timeout, and announces it. */
-  add(request: ServerRequestView): void;
+  add(request: McpServerRequestView): void;
   /** The requests this process holds that wait, oldest first; of one chat (null: from no chat) when given. */
-  list(chatId?: string | null): ServerRequestView[];
+  list(chatId?: string | null): McpServerRequestView[];
   /** The request waiting by this id in this process; throws `not_found`. */
-  get(id: string): ServerRequestView;
+  get(id: string): McpServerRequestView;
   /**
    * Claims the waiting request's resolution and commits its audit rows — and the grant, with its policy row — in ONE
    * transaction; then announces it. Throws `not_found` when it was resolved meanwhile (nothing is recorded then).
@@ -55,7 +55,7 @@ export interface ServerRequestWaitsDependencies {
   /** The pending approvals' one timer owner. */
   timers: {
     arm(deadline: Omit<WaitingDeadline, 'owner'>, due: () => void): void;
-    clear(view: ServerRequestView): void;
+    clear(view: McpServerRequestView): void;
   };
   onError?: (error: unknown) => void;
 }
@@ -89,7 +89,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     return stored && stored.status === 'pending' && stored.owner === owner ? stored : undefined;
   };
 
-  function get(id: string): ServerRequestView {
+  function get(id: string): McpServerRequestView {
     const stored = ownWaiting(id);
     if (!stored)
       throw new WorkbenchError(
@@ -101,7 +101,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   }
 
   const claim = (
-    view: ServerRequestView,
+    view: McpServerRequestView,
     resolution: WaitingServerRequestResolution,
     records: readonly ServerRequestRecord[],
     grant?: ChatGrant,
@@ -148,9 +148,11 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   }
 
   return {
-    add(request) {
+    add(asked) {
       const seconds = dependencies.timeoutSeconds();
-      const expiresAt = seconds > 0 ? request.createdAt + seconds * 1000 : null;
+      const expiresAt = seconds > 0 ? asked.createdAt + seconds * 1000 : null;
+      // The card counts down to it, as a tool call's does (docs/user/server-requests.md).
+      const request = { ...asked, expiresAt };
       store.insertServerRequest(request, expiresAt, owner);
       if (expiresAt !== null) {
         timers.arm({ kind: request.kind, chatId: request.chatId, id: request.id, expiresAt }, () => {

@@ -157,6 +157,29 @@ export function rowValues(row: StoredAuditRow): unknown[] {
   return AUDIT_FIELDS.map((name) => row[name]);
 }
 
+/**
+ * Seals a row into the chain: its values in column order, with its hash over them written into the row and the values.
+ * The log appends every row so (sqlite-audit-log.ts), and the benchmarks' fixtures build their logs the same way.
+ */
+export function sealRow(row: StoredAuditRow): unknown[] {
+  const values = rowValues(row);
+  row.hash = hashOfStoredRow(values);
+  values[HASH_INDEX] = row.hash;
+  return values;
+}
+
+/** Rows sealed one after another, each chained to the one before (the first to `previousHash`): a whole log at once. */
+export function* sealedChain(
+  rows: Iterable<Omit<StoredAuditRow, 'previousHash' | 'hash'>>,
+  previousHash: string = GENESIS_HASH,
+): Generator<unknown[]> {
+  for (const content of rows) {
+    const row: StoredAuditRow = { ...content, previousHash, hash: '' };
+    yield sealRow(row);
+    previousHash = row.hash;
+  }
+}
+
 export function storedRowOf(values: readonly unknown[]): StoredAuditRow {
   return Object.fromEntries(AUDIT_FIELDS.map((name, index) => [name, values[index]])) as StoredAuditRow;
 }

@@ -1,4 +1,5 @@
 import type { AuditStatsQuery } from '../../shared/audit-stats';
+import { APP_CALL_PREFIX } from '../../shared/mcp-apps';
 
 /**
  * The one SQL statement behind the Insights page (docs/user/insights.md): one pass over the period's decision rows,
@@ -13,7 +14,18 @@ export const WAIT_BOUNDS_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000, 
 /** Server requests record a second row when the model's answer is sent; it is not a decision of its own. */
 export const NOT_A_DECISION_TOOL = 'sampling/answer';
 
-export const CALL_KIND_ROWS = { tool: 'decision', sampling: 'sampling', elicitation: 'elicitation' } as const;
+export const CALL_KIND_ROWS = {
+  tool: 'decision',
+  sampling: 'sampling',
+  elicitation: 'elicitation',
+  'app-tool-call': 'decision',
+} as const;
+
+/**
+ * A tool call an MCP App's view made is a decision row whose call id starts with `app:` (docs/user/mcp-apps.md); the
+ * model's calls are the other decision rows. Compared as bytes (LIKE would ignore case).
+ */
+const APP_CALL = `substr(a.tool_call_id, 1, ${APP_CALL_PREFIX.length}) = '${APP_CALL_PREFIX}'`;
 
 /** A group of the statement, as `.raw()` returns it. */
 export type StatsGroupRow = [
@@ -56,6 +68,8 @@ export function statsStatement(query: AuditStatsQuery): StatsStatement {
   else {
     where.push('a.kind = ?');
     params.push(CALL_KIND_ROWS[query.kind]);
+    if (query.kind === 'tool') where.push(`NOT ${APP_CALL}`);
+    if (query.kind === 'app-tool-call') where.push(APP_CALL);
   }
   for (const [column, value] of [
     ['a.server_name', query.serverName],

@@ -12,11 +12,9 @@ import {
   AUDIT_INSERT_SQL,
   entryOf,
   GENESIS_HASH,
-  HASH_INDEX,
-  hashOfStoredRow,
   NO_DECISION,
   NO_RESULT,
-  rowValues,
+  sealRow,
   sha256Hex,
   type StoredAuditRow,
 } from './audit-row';
@@ -89,10 +87,7 @@ export function createSqliteAuditLog({
       previousHash: tail.hash,
       hash: '',
     };
-    const values = rowValues(row);
-    row.hash = hashOfStoredRow(values);
-    values[HASH_INDEX] = row.hash;
-    insert.run(values);
+    insert.run(sealRow(row));
     return row;
   });
 

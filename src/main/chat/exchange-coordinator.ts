@@ -9,7 +9,7 @@ import type {
   ResourceAttachment,
   UserChatMessage,
 } from '../../shared/messages';
-import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
+import type { ServerRequestDecision, McpServerRequestView } from '../../shared/server-request-views';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -64,9 +64,9 @@ export interface ExchangeCoordinator extends ServerRequestHandler {
    * What servers ask while a chat's tool call runs (sampling, elicitation), decided like tool calls
    * (docs/user/server-requests.md): `chatId` null for the requests no chat made, undefined for all.
    */
-  serverRequests(chatId?: string | null): ServerRequestView[];
+  serverRequests(chatId?: string | null): McpServerRequestView[];
   /** The person's answer; its audit row is committed before it applies. */
-  decideServerRequest(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null };
+  decideServerRequest(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null };
   /** Stops every running exchange (waiting approvals stay, to be answered after a restart) and waits for them. */
   dispose(): Promise<void>;
 }

@@ -82,6 +82,9 @@ describe('a server cannot get around the person', () => {
     await settle();
     expect(generated).toEqual([]);
     expect(requests.list(chatId)).toHaveLength(1);
+    // The card counts down to the moment the timeout answers (the tool-call card's countdown).
+    const [waiting] = requests.list(chatId);
+    expect(waiting?.expiresAt).toBe((waiting?.createdAt ?? 0) + 1000);
     await expect(result).rejects.toThrow(/Sampling refused by AI Workbench: no answer within the approval timeout/);
     expect(generated).toEqual([]);
     expect(rows().map((row) => [row.decision, row.actor])).toEqual([['timeout', 'system']]);

@@ -8,7 +8,11 @@ import type {
 import type { ChatGrant } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import { SERVER_REQUEST_RESOLUTION_OF } from '../../shared/decisions';
-import type { SamplingRequestView, ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
+import type {
+  SamplingRequestView,
+  ServerRequestDecision,
+  McpServerRequestView,
+} from '../../shared/server-request-views';
 import type { CompiledPolicy } from '../approval/policy/compiled-policy';
 import { decideElicitation, decideSampling, samplingTokenBudget } from '../approval/policy/server-request-policy';
 import { samplingGrant, serverRequestRecord, SERVER_REQUEST_NAMES as NAMES } from '../approval/server-request-records';
@@ -19,6 +23,7 @@ import { sdkTypes } from '../mcp/sdk-types';
 import type { ContentPart, ConversationMessage, LlmProvider } from '../llm/provider';
 import type { ServerRequestHandler, ServerRequestOrigin } from '../mcp/server-request-routing';
 import { checkElicitationContent } from './elicitation-form';
+import { messageText, messageView, partsOf, partText, type SamplingMessage } from './sampling-media';
 import { isWebUrl, NOT_A_WEB_URL } from '../../shared/web-url';
 
 type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
@@ -40,9 +45,9 @@ type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
  *   opens it after the person confirmed.
  */
 export interface ServerRequests extends ServerRequestHandler {
-  list(chatId?: string | null): ServerRequestView[];
+  list(chatId?: string | null): McpServerRequestView[];
   /** Throws `not_found` (nothing waits by that id) or `invalid_input` (an answer that does not fit the request). */
-  decide(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null };
+  decide(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null };
   /** The chat was stopped: what waits in it is cancelled. */
   cancelChat(chatId: string): void;
   dispose(): void;
@@ -63,7 +68,7 @@ export interface ServerRequestsDependencies {
 
 /** A request the person is asked about: the server's open request, continued once the engine resolved it. */
 interface Held {
-  view: ServerRequestView;
+  view: McpServerRequestView;
   settle(decision: Settled): void;
 }
 
@@ -91,7 +96,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
 
   /** A row about what the policy decided alone (nothing waited), committed before the decision applies. */
   const record = (
-    view: ServerRequestView,
+    view: McpServerRequestView,
     decision: AuditDecision,
     actor: 'policy' | 'system',
     decidedBy: string,
@@ -123,7 +128,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
   const stopDue = waits.onDue((id) => resolveBySystem(id, 'timeout', WHY.timeout));
 
   /** Shows the request and waits until the engine resolved it: the person's answer, a timeout, the server's cancel or a stop. */
-  const ask = (view: ServerRequestView, signal: AbortSignal): Promise<Settled> =>
+  const ask = (view: McpServerRequestView, signal: AbortSignal): Promise<Settled> =>
     new Promise((resolve, reject) => {
       const onAbort = (): void => resolveBySystem(view.id, 'cancelled', WHY.aborted);
       held.set(view.id, {
@@ -158,7 +163,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       createdAt: now(),
       kind: 'sampling',
       stage: 'request',
-      messages: args.messages,
+      messages: params.messages.map(messageView),
       systemPrompt: params.systemPrompt ?? null,
       maxTokens: params.maxTokens,
       temperature: params.temperature ?? null,
@@ -270,7 +275,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       kind: 'elicitation' as const,
       message: params.message,
     };
-    const view: ServerRequestView =
+    const view: McpServerRequestView =
       params.mode === 'url'
         ? { ...base, mode: 'url', url: params.url, elicitationId: params.elicitationId }
         : { ...base, mode: 'form', requestedSchema: params.requestedSchema as Record<string, unknown> };
@@ -295,7 +300,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
   }
 
   /** The person's answer: checked against what waits, claimed with its audit row (and grant) before it applies. */
-  function decide(id: string, decision: ServerRequestDecision): { request: ServerRequestView | null } {
+  function decide(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null } {
     const entry = held.get(id);
     if (!entry)
       throw new WorkbenchError(
@@ -332,7 +337,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
           ? {
               messages: view.messages.map((message, index) => ({
                 role: message.role,
-                text: decision.messages?.[index] ?? message.text,
+                text: messageText(message, decision.messages?.[index]),
               })),
               systemPrompt: decision.systemPrompt ?? view.systemPrompt,
               maxTokens: view.maxTokens,
@@ -432,19 +437,6 @@ function samplingArgs(params: Pick<CreateMessageRequestParams, 'messages' | 'sys
     systemPrompt: params.systemPrompt ?? null,
     maxTokens: params.maxTokens,
   };
-}
-
-type SamplingMessage = CreateMessageRequestParams['messages'][number];
-type SamplingPart = SamplingMessage['content'] extends infer C ? (C extends readonly (infer P)[] ? P : C) : never;
-
-function partsOf(content: SamplingMessage['content']): SamplingPart[] {
-  return (Array.isArray(content) ? content : [content]) as SamplingPart[];
-}
-
-function partText(part: SamplingPart): string {
-  if (part.type === 'text') return part.text;
-  if (part.type === 'image' || part.type === 'audio') return `[${part.type} ${part.mimeType}]`;
-  return `[${part.type}]`;
 }
 
 /** The message with its text parts replaced by the person's edit (other parts kept). */

@@ -65,6 +65,15 @@ describe('the contract', () => {
       'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
     >();
   });
+  it('names the server requests apart from tool calls: sampling, elicitation and sandbox widening', () => {
+    expectTypeOf<In<'serverRequests', MethodName>>().toEqualTypeOf<
+      'serverRequests.list' | 'serverRequests.decide' | 'serverRequests.requestWidening'
+    >();
+    expectTypeOf<In<'serverRequests', EventName>>().toEqualTypeOf<'serverRequests.onDidChange'>();
+    expectTypeOf<EventPayload<'serverRequests.onDidChange'>['request']['kind']>().toEqualTypeOf<
+      'sampling' | 'elicitation' | 'sandbox-widening'
+    >();
+  });
   it('names the mcp methods', () => {
     expectTypeOf<In<'mcp', MethodName>>().toEqualTypeOf<
       | 'mcp.list'
@@ -91,9 +100,6 @@ describe('the contract', () => {
       | 'mcp.sandbox'
       | 'mcp.sandboxWiden'
       | 'mcp.sandboxNarrow'
-      | 'mcp.sandboxRequestWidening'
-      | 'mcp.sandboxWidenings'
-      | 'mcp.sandboxDecideWidening'
       | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { publicKeyFrom } from '../audit/checkpoint';
+import { wideningView } from '../approval/sandbox-widenings';
 import { WorkbenchError } from '../errors';
 import type { Services } from '../services';
 import type { MethodHandlers } from './dispatcher';
@@ -42,8 +43,17 @@ export function createHandlers(services: Services): MethodHandlers {
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.rememberOptions': (input) => services.approvals.chats.rememberOptions(input),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
-    'serverRequests.list': (input) => ({ requests: services.conversations.serverRequests(input?.chatId) }),
-    'serverRequests.decide': ({ id, decision }) => services.conversations.decideServerRequest(id, decision),
+    'serverRequests.list': (input) => ({
+      requests: [
+        ...services.conversations.serverRequests(input?.chatId),
+        ...services.sandboxWidenings.views(input?.chatId),
+      ],
+    }),
+    'serverRequests.decide': ({ id, decision }) =>
+      services.sandboxWidenings.get(id)
+        ? services.sandboxWidenings.answer(id, decision)
+        : services.conversations.decideServerRequest(id, decision),
+    'serverRequests.requestWidening': (input) => wideningView(services.sandboxWidenings.request(input)),
     'mcp.list': () => ({ servers: services.mcp.list() }),
     'mcp.add': ({ name, server }) => services.mcp.server(services.mcpServers.add(name, server).name),
     'mcp.edit': (change) => services.mcp.server(services.mcpServers.edit(change).name),
@@ -57,6 +67,14 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
     'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
+    'apps.callTool': (input) => services.appCalls.callTool(input),
+    'apps.pending': (input) => ({ calls: services.appCalls.list(input?.chatId) }),
+    'apps.decide': ({ id, action, reason }) => {
+      services.appCalls.decide(id, action, reason);
+      return {};
+    },
+    'apps.readResource': (input) => services.appCalls.readResource(input),
+    'apps.openLink': (input) => services.appCalls.openLink(input),
     'mcp.subscribeResource': ({ name, uri }) =>
       services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) =>
@@ -88,9 +106,6 @@ export function createHandlers(services: Services): MethodHandlers {
       services.sandboxProfiles.narrow(name, grant);
       return services.sandboxProfiles.view(name);
     },
-    'mcp.sandboxRequestWidening': (input) => services.sandboxWidenings.request(input),
-    'mcp.sandboxWidenings': () => ({ widenings: services.sandboxWidenings.waiting() }),
-    'mcp.sandboxDecideWidening': ({ id, decision }) => services.sandboxWidenings.decide(id, decision),
     'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.

@@ -177,6 +177,10 @@ describe('the trust invariant', () => {
       expect(tally.samplingRequests).toBeGreaterThan(0);
       expect(tally.samplingAnswers).toBeGreaterThan(0);
       expect(tally.serverRequestDecisions).toBeGreaterThan(0);
+      // Server requests answered through the one engine: allowed, denied, and timed out.
+      expect(tally.serverRequestsAllowed).toBeGreaterThan(0);
+      expect(tally.serverRequestsDenied).toBeGreaterThan(0);
+      expect(tally.serverRequestTimeouts).toBeGreaterThan(0);
       expect(tally.elicitationAnswers).toBeGreaterThan(0);
       expect(tally.elicitationsAccepted).toBeGreaterThan(0);
       // Calls sent again below the coordinator: after a -32042 page, and servers reconnecting on their own.

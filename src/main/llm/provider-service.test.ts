@@ -18,7 +18,8 @@ let secrets: SecretStore;
 let providers: ProviderService;
 let announced: unknown[];
 
-function open(): ProviderService {
+/** A service on the test's folder; a short connection-test limit only where a test waits for it to pass. */
+function open(testTimeoutMs = 10_000): ProviderService {
   const events = createEventHub();
   events.subscribe((event, payload) => announced.push({ event, payload }));
   secrets = openFileSecretStore(path.join(dir, 'secrets.json'));
@@ -26,7 +27,7 @@ function open(): ProviderService {
     settings: openSettingsStore(path.join(dir, 'settings.json')),
     secrets,
     events,
-    testTimeoutMs: 200,
+    testTimeoutMs,
   });
 }
 
@@ -198,8 +199,9 @@ describe('provider service', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = silent.address() as net.AddressInfo;
-      providers.add({ kind: 'openai-compatible', label: 'Silent', baseURL: `http://127.0.0.1:${port}/v1` });
-      expect(await providers.test('silent')).toMatchObject({
+      const quick = open(200);
+      quick.add({ kind: 'openai-compatible', label: 'Silent', baseURL: `http://127.0.0.1:${port}/v1` });
+      expect(await quick.test('silent')).toMatchObject({
         ok: false,
         error: {
           code: 'llm_unreachable',

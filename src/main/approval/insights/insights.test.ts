@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { DECISION_COUNT_NAMES, type AuditStats } from '../../../shared/audit-stats';
+import { APP_CALL_PREFIX } from '../../../shared/mcp-apps';
 import { compileRule } from '../policy/rule-compiler';
 import { callOf, startLoopHarness, type LoopHarness } from '../../chat/testing/loop-harness';
 import { conditionsFor } from './suggestions';
@@ -159,6 +160,33 @@ it('counts what was asked and how it was answered, by day, tool, server, rule an
   expect(
     test.services.auditInsights.stats({ from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' }).totals.total,
   ).toBe(0);
+});
+
+it("counts the calls of an MCP App's view as their own kind, apart from the model's tool calls", async () => {
+  harness = await buildLog();
+  const test = harness;
+  // As the app-call flow records them (docs/user/mcp-apps.md): decision rows whose call id starts with `app:`.
+  for (const [index, decision, actor] of [
+    [1, 'allow_once', 'user'],
+    [2, 'auto_deny', 'policy'],
+  ] as const)
+    test.services.audit.recordDecision({
+      chatId: test.chatId,
+      toolCallId: `${APP_CALL_PREFIX}view-${index}`,
+      serverName: 'Files',
+      toolName: 'list_directory',
+      decision,
+      actor,
+      decidedBy: `${actor === 'user' ? 'Allowed once' : 'Denied by your rule #2'} (requested by the app of Files, not by the model)`,
+      args: { path: '.' },
+    });
+  expect(test.services.auditInsights.stats({ ...period(), kind: 'app-tool-call' }).totals).toMatchObject({
+    total: 2,
+    allowedByYou: 1,
+    deniedByPolicy: 1,
+  });
+  expect(test.services.auditInsights.stats({ ...period(), kind: 'tool' }).totals.total).toBe(8);
+  expect(test.services.auditInsights.stats(period()).totals.total).toBe(10);
 });
 
 it('suggests allowing what the person always allowed, for exactly the calls seen; accepted, it is an audited policy change, and a deny rule still wins', async () => {

@@ -107,3 +107,33 @@ it('makes no suggestion for a server that runs something else than its settings 
   expect(() => test.services.auditInsights.accept(suggestion?.id as string, 7)).toThrow(/No such suggestion now/);
   expect(test.services.approvals.policy.view().policy.rules).toEqual([]);
 });
+
+it('an accepted suggestion is undone as Settings undoes it: the rule removed, recorded in the log, and the call asks again', async () => {
+  harness = await startLoopHarness('openai');
+  const test = harness;
+  const file = await allowFiveWrites(test);
+  const [suggestion] = allowSuggestions(test);
+  const accepted = test.services.auditInsights.accept(suggestion?.id as string, 7);
+  expect(accepted.undo).toMatch(/Settings › Approvals › Rules: remove the rule/);
+  const write = () =>
+    test.fake.script(
+      { kind: 'reply', toolCalls: [callOf('write_file', { path: file, content: 'x' })] },
+      { kind: 'reply', text: ['done'] },
+    );
+  write();
+  expect((await test.say('write again')).status).toBe('idle');
+  // Settings › Approvals: Undo (or the rule's Delete) sends this change.
+  const before = test.services.audit.head().sequence;
+  test.services.approvals.policy.update({ rules: { remove: [accepted.ruleId] } });
+  expect(test.services.approvals.policy.view().policy.rules).toEqual([]);
+  const rows = test.services.audit.query({ kind: 'policy', limit: 5 }).entries.filter((row) => row.sequence > before);
+  expect(rows).toEqual([
+    expect.objectContaining({
+      decidedBy: expect.stringContaining(`rule '${accepted.ruleId}' removed (allow Files write_file)`),
+    }),
+  ]);
+  write();
+  expect((await test.say('write once more')).status).toBe('waiting-approval');
+  // The evidence is unchanged: the suggestion is made again.
+  expect(allowSuggestions(test).map((found) => found.id)).toEqual([suggestion?.id]);
+});

@@ -1,6 +1,7 @@
 import { neverAskAllowed } from '../../../shared/never-ask';
 import type {
   ApprovalPolicy,
+  ManagedIdentityLock,
   ManagedPolicy,
   ManagedRule,
   ServerApprovalSettings,
@@ -107,19 +108,45 @@ export function compilePolicy(
     }
     return aliasesOf(serverName).some((name) => rule.matchesServer(name));
   };
-  const lockedServer = (serverName: string): NonNullable<ManagedPolicy['locked']['servers']>[string] | undefined => {
+  // Locks by what a server runs, whatever it is called (docs/user/organisation-policy.md).
+  const identityLocks = (managed?.locked.serversByIdentity ?? []).map((lock) => ({
+    lock,
+    matches: identityMatcher(lock.serverIdentity),
+  }));
+  const identityLocksOf = (serverName: string): ManagedIdentityLock[] => {
+    const identity = facts.get(serverName)?.identity;
+    return identity ? identityLocks.filter((entry) => entry.matches(identity)).map((entry) => entry.lock) : [];
+  };
+  type ServerLock = NonNullable<ManagedPolicy['locked']['servers']>[string];
+  const lockedServer = (serverName: string): ServerLock | undefined => {
     const locked = managed?.locked.servers;
-    if (!locked) return undefined;
-    for (const name of aliasesOf(serverName)) if (Object.hasOwn(locked, name)) return locked[name];
-    return undefined;
+    let found: Partial<ServerLock> | undefined;
+    if (locked)
+      for (const name of aliasesOf(serverName))
+        if (Object.hasOwn(locked, name)) {
+          found = locked[name];
+          break;
+        }
+    // A lock by identity adds the parts it names; where both name a part, the one by name (the narrower) wins.
+    for (const { autoApprove, sampling, samplingTokenBudget } of identityLocksOf(serverName)) {
+      const parts = {
+        ...(autoApprove !== undefined ? { autoApprove } : {}),
+        ...(sampling !== undefined ? { sampling } : {}),
+        ...(samplingTokenBudget !== undefined ? { samplingTokenBudget } : {}),
+      };
+      found = { ...parts, ...found };
+    }
+    return found && Object.keys(found).length > 0 ? (found as ServerLock) : undefined;
   };
   const lockedTool = (serverName: string, toolName: string): ToolApprovalSetting | undefined => {
     const locked = managed?.locked.tools;
-    if (!locked) return undefined;
-    for (const name of aliasesOf(serverName)) {
-      const byTool = Object.hasOwn(locked, name) ? locked[name] : undefined;
-      if (byTool && Object.hasOwn(byTool, toolName)) return byTool[toolName];
-    }
+    if (locked)
+      for (const name of aliasesOf(serverName)) {
+        const byTool = Object.hasOwn(locked, name) ? locked[name] : undefined;
+        if (byTool && Object.hasOwn(byTool, toolName)) return byTool[toolName];
+      }
+    for (const lock of identityLocksOf(serverName))
+      if (lock.tools && Object.hasOwn(lock.tools, toolName)) return lock.tools[toolName];
     return undefined;
   };
 

@@ -41,6 +41,12 @@ const matcher = fc.oneof(
     match: fc.constant('equals' as const),
     value: fc.constantFrom<string | boolean>('fast', 'slow', true),
   }),
+  // The whole arguments listed (an Insights suggestion's rule), or one argument's values.
+  fc.record({
+    pointer: fc.constantFrom('', '/path'),
+    match: fc.constant('one-of' as const),
+    value: fc.constantFrom('[{"path":"/tmp/x","mode":"fast"}]', '["/home/me/a","/tmp/x"]', '[{"path":"/etc/passwd"}]'),
+  }),
 );
 const ruleBody = fc.record({
   server: serverGlob,

@@ -85,17 +85,6 @@ export const RULES: readonly CatalogueRule[] = [
     matches: (server, _tool, args) => server === 'Shell' && args['command'] === 'shutdown',
   },
   {
-    // A list of whole values (what an Insights suggestion writes, there over all the arguments).
-    key: 'listed-paths',
-    draft: {
-      server: 'Files',
-      tool: '*',
-      args: [{ pointer: '/path', match: 'one-of', value: '["notes.txt","/tmp/ok.txt"]' }],
-    },
-    matches: (server, _tool, args) =>
-      server === 'Files' && (args['path'] === 'notes.txt' || args['path'] === '/tmp/ok.txt'),
-  },
-  {
     key: 'reads',
     draft: { server: 'Files', tool: 'read_file' },
     matches: (server, tool) => server === 'Files' && tool === 'read_file',

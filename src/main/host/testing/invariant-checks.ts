@@ -28,6 +28,8 @@ export interface CheckState {
   /** Elicitation answers already checked, and the accept rows that justified one. */
   readonly checkedElicitations: Set<RecordedElicitation>;
   readonly spentElicitations: Set<string>;
+  /** The audit sequence up to which server requests' decisions were counted in the tally. */
+  countedRequestRows: number;
 }
 
 export const newCheckState = (): CheckState => ({
@@ -38,7 +40,20 @@ export const newCheckState = (): CheckState => ({
   spentSamplings: new Set(),
   checkedElicitations: new Set(),
   spentElicitations: new Set(),
+  countedRequestRows: 0,
 });
+
+/** Counts how the engine answered server requests (sampling, elicitation): allowed, denied, timed out. */
+function tallyServerRequests(harness: Harness, rows: readonly AuditEntry[], state: CheckState): void {
+  for (const row of rows) {
+    if (row.sequence <= state.countedRequestRows) continue;
+    state.countedRequestRows = row.sequence;
+    if (row.kind !== 'sampling' && row.kind !== 'elicitation') continue;
+    if (row.decision === 'timeout') harness.tally.serverRequestTimeouts += 1;
+    else if (row.decision === 'deny' || row.decision === 'auto_deny') harness.tally.serverRequestsDenied += 1;
+    else if (ALLOW_DECISIONS.has(row.decision ?? '')) harness.tally.serverRequestsAllowed += 1;
+  }
+}
 
 class InvariantError extends Error {
   constructor(invariant: string, detail: string) {
@@ -373,6 +388,7 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   const rows = await auditRows(harness);
   checkRuns(harness, rows, state);
   checkSampling(harness, rows, state);
+  tallyServerRequests(harness, rows, state);
   checkElicitation(harness, rows, state);
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
   checkRowsApplied(rows, chats, (args) => harness.argsHash(args));

@@ -296,6 +296,12 @@ class DecideServerRequests extends Step {
     const { requests } = await harness.ok('serverRequests.list', {});
     for (const [index, request] of requests.entries()) {
       const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      if (request.kind === 'sandbox-widening') {
+        // A widening the steps did not ask for is never allowed here: denied, which grants nothing.
+        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision: { action: 'deny' } });
+        expectOutcome(world, 'serverRequests.decide widening deny', envelope, 'ok');
+        continue;
+      }
       if (request.kind === 'elicitation' && request.mode === 'url') {
         // A page to open before a call is sent again (-32042): accepted, or declined (the call then ends unsent).
         const decision = { action: pick.action === 'deny' ? 'decline' : 'accept' };
@@ -478,7 +484,12 @@ export type Lifecycle =
   /** Another server (with Files' tools) is added under a name: freed by Files, or never used. */
   | { kind: 'add-other'; name: string }
   /** The very same server as Files is added (again) under a name. */
-  | { kind: 'add-same'; name: string };
+  | { kind: 'add-same'; name: string }
+  /**
+   * The person sets Files' server to auto-approve, then it is removed and another server added under the name it
+   * freed: nothing of the first may allow the second.
+   */
+  | { kind: 'replace' };
 
 class ServerLifecycle extends Step {
   constructor(readonly change: Lifecycle) {
@@ -506,7 +517,13 @@ class ServerLifecycle extends Step {
         for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
         harness.tally.renames += 1;
       }
-    } else if (change.kind === 'remove') {
+    } else if (change.kind === 'remove' || change.kind === 'replace') {
+      const binding = harness.bindings.get(current);
+      if (change.kind === 'replace' && binding) {
+        const view = await harness.ok('policy.update', { servers: { [current]: { autoApprove: true } } });
+        harness.noteView(view);
+        harness.madeAllows.push({ label: binding.label, name: current, what: 'server auto-approve' });
+      }
       const envelope = await harness.call('mcp.remove', { name: current });
       expectOutcome(world, `mcp.remove ${current}`, envelope, harness.bindings.has(current) ? 'ok' : 'refused');
       if (envelope.ok) {
@@ -518,6 +535,13 @@ class ServerLifecycle extends Step {
           ...harness.madeAllows.filter((made) => made.name !== current),
         );
         harness.tally.removals += 1;
+      }
+      if (envelope.ok && change.kind === 'replace') {
+        const { url, slot } = harness.urlFor('Other');
+        const added = await harness.call('mcp.add', { name: current, server: { url, type: 'http' } });
+        expectOutcome(world, `mcp.add ${current} (Other)`, added, 'ok');
+        harness.bind(current, { label: 'Other', slot, formerNames: [], reused: true });
+        harness.tally.addedOther += 1;
       }
     } else {
       const label = change.kind === 'add-other' ? 'Other' : 'Files';
@@ -703,6 +727,7 @@ const serverRequestPickArb: fc.Arbitrary<ServerRequestPick> = fc.record({
 const lifecycleArb: fc.Arbitrary<Lifecycle> = fc.oneof(
   fc.record({ kind: fc.constant('rename' as const), to: fc.constantFrom(...SERVER_NAME_POOL) }),
   fc.constant({ kind: 'remove' as const }),
+  fc.constant({ kind: 'replace' as const }),
   fc.record({ kind: fc.constant('add-other' as const), name: fc.constantFrom(...SERVER_NAME_POOL) }),
   fc.record({ kind: fc.constant('add-same' as const), name: fc.constantFrom(...SERVER_NAME_POOL) }),
 );
@@ -749,11 +774,16 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
         .map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
       fc.tuple(chatArb, planArb).map(([chat, plan]) => new SendMessage(chat, plan, null, true)),
-      // A call of Shell's that asks the model (invariant-catalogue.ts, SAMPLING_COMMANDS): `ls` or `echo hi`.
+      // A call of Shell's that asks the model (invariant-catalogue.ts, SAMPLING_COMMANDS): `ls` or `echo hi`; twice,
+      // so that the server lifecycle steps below leave sampling as often exercised.
       fc
         .tuple(chatArb, fc.constantFrom(0, 1, 5, 6))
         .map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
-      // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`.
+      fc
+        .tuple(chatArb, fc.constantFrom(0, 1, 5, 6))
+        .map(([chat, value]) => new SendMessage(chat, [[{ tool: 2, value }]], null, true)),
+      // A call of Shell's that asks the person (ELICITATION_COMMANDS): `format c:`; twice, as sampling above.
+      chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
       chatArb.map((chat) => new SendMessage(chat, [[{ tool: 2, value: 4 }]], null, true)),
       fc
         .tuple(chatArb, fc.array(answerArb, { minLength: 1, maxLength: 3 }), mistakeArb)
@@ -774,6 +804,9 @@ export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Co
       fc.array(serverRequestPickArb, { minLength: 1, maxLength: 2 }).map((picks) => new DecideServerRequests(picks)),
       chatArb.map((chat) => new Stop(chat)),
       // Files' read_file (tool 1) of every other nonce asks for a page first (-32042) and is sent again once accepted.
+      fc
+        .tuple(chatArb, fc.nat({ max: 6 }))
+        .map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
       fc
         .tuple(chatArb, fc.nat({ max: 6 }))
         .map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),

@@ -87,6 +87,10 @@ export interface Tally {
   samplingRequests: number;
   samplingAnswers: number;
   serverRequestDecisions: number;
+  /** Server requests' rows by how the engine answered them: allowed, denied, timed out. */
+  serverRequestsAllowed: number;
+  serverRequestsDenied: number;
+  serverRequestTimeouts: number;
   /** Elicitation answers that reached a server, and those that carried what the person typed. */
   elicitationAnswers: number;
   elicitationsAccepted: number;
@@ -119,6 +123,9 @@ export const emptyTally = (): Tally => ({
   samplingRequests: 0,
   samplingAnswers: 0,
   serverRequestDecisions: 0,
+  serverRequestsAllowed: 0,
+  serverRequestsDenied: 0,
+  serverRequestTimeouts: 0,
   elicitationAnswers: 0,
   elicitationsAccepted: 0,
   pagesRequired: 0,
@@ -293,6 +300,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   let argsKey: Buffer | undefined;
   let samplingSetting = 'ask';
   let closed = false;
+  let disposing = false;
   const bindings = new Map<string, Binding>(
     SERVER_NAMES.map((name) => [name, { label: name, slot: name, formerNames: [], reused: false }]),
   );
@@ -437,13 +445,17 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
     internalErrors,
     async dispose() {
-      if (current === recorder) current = undefined;
+      // A server's request decided while the services stop (allowed before, it still reaches the model) belongs to
+      // this run, which is no longer checked: it is noted, and only what comes after this run's end is an error.
+      disposing = true;
       await close();
+      if (current === recorder) current = undefined;
       fs.rmSync(dir, { recursive: true, force: true });
     },
     async keepAsTemplate() {
-      if (current === recorder) current = undefined;
+      disposing = true;
       await close();
+      if (current === recorder) current = undefined;
       return dataDir;
     },
   };
@@ -467,6 +479,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const pagesRequired = new Set<string>();
   const recorder = {
     record(label: string, slot: string, toolName: string, args: CallArguments): void {
+      if (disposing) return void log.push(`  (the run ended) ${label} ran ${toolName} ${JSON.stringify(args)}`);
       const sequence = committed();
       const serverName = [...bindings].find(([, binding]) => binding.slot === slot)?.[0] ?? `(removed, slot ${slot})`;
       if (bindings.get(serverName)?.reused) options.tally.runsAfterNameReuse += 1;
@@ -486,6 +499,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       );
     },
     sampled(text: string): void {
+      if (disposing) return void log.push(`  (the run ended) the model got Shell's sampling request ${text}`);
       const sequence = committed();
       const args = { messages: [{ role: 'user', text }] };
       samplings.push({
@@ -500,6 +514,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       log.push(`  the model got Shell's sampling request ${JSON.stringify(text)} (${sequence} audit rows committed)`);
     },
     answered(serverName: string, text: string): void {
+      if (disposing) return;
       const sequence = committed();
       samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
       options.tally.samplingAnswers += 1;
@@ -521,6 +536,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       action: string,
       content: Record<string, unknown> | undefined,
     ): void {
+      if (disposing) return;
       const sequence = committed();
       const asked = elicitations.find(
         (elicitation) => elicitation.serverName === serverName && elicitation.nonce === nonce && !elicitation.answer,

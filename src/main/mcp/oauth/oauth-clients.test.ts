@@ -5,10 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SETTINGS_FILE_NAME } from '../../settings/settings-store';
 import { createTestHost, disposeTestHosts, type TestHost } from '../test-fixtures/harness';
 import { startOAuthServer, type OAuthFixture } from '../test-fixtures/oauth-server';
+import { DEFAULT_CLIENT_METADATA_URL } from './oauth-session';
+
+/** AI Workbench's client metadata document as published (docs/user/mcp-oauth.md#client-registration). */
+const PUBLISHED_DOCUMENT = fileURLToPath(new URL('../../../../docs/oauth/client-metadata.json', import.meta.url));
 
 let fixture: OAuthFixture | undefined;
 afterEach(async () => {
@@ -112,6 +118,39 @@ describe('OAuth clients and scopes', () => {
     await ready(test);
     expect(await call(test, 'whoami')).toMatchObject({ isError: false, forModel: { text: 'client org-client' } });
     expect(server.tokenAuthMethods).toEqual(['client_secret_post']);
+    expect(server.counts.registrations).toBe(0);
+  }, 60_000);
+
+  it('the published client metadata document is the default URL-based client id, and it accepts the loopback redirect', async () => {
+    const document = JSON.parse(fs.readFileSync(PUBLISHED_DOCUMENT, 'utf8')) as Record<string, unknown>;
+    expect(document.client_id).toBe(DEFAULT_CLIENT_METADATA_URL);
+    expect(OAuthClientMetadataSchema.safeParse(document).success).toBe(true);
+    fixture = await startOAuthServer({ clientMetadataDocuments: { [DEFAULT_CLIENT_METADATA_URL]: document } });
+    const test = createTestHost({ remote: { url: fixture.url } }, { openSignInPage: browser });
+    await test.waitFor('remote', 'needs-sign-in');
+    const page = new URL(await signIn(test));
+    expect(page.searchParams.get('client_id')).toBe(DEFAULT_CLIENT_METADATA_URL);
+    await ready(test);
+    expect(await call(test, 'whoami')).toMatchObject({
+      isError: false,
+      forModel: { text: `client ${DEFAULT_CLIENT_METADATA_URL}` },
+    });
+    expect(fixture.counts.registrations).toBe(0);
+  }, 60_000);
+
+  it("the organisation's client metadata document replaces the default", async () => {
+    const url = 'https://it.example.com/ai-workbench/client-metadata.json';
+    const published = JSON.parse(fs.readFileSync(PUBLISHED_DOCUMENT, 'utf8')) as Record<string, unknown>;
+    const server = await startOAuthServer({ clientMetadataDocuments: { [url]: { ...published, client_id: url } } });
+    fixture = server;
+    const test = createTestHost(
+      { remote: { url: server.url } },
+      { openSignInPage: browser, oauthPolicy: () => ({ clientMetadataUrl: url }) },
+    );
+    await test.waitFor('remote', 'needs-sign-in');
+    expect(new URL(await signIn(test)).searchParams.get('client_id')).toBe(url);
+    await ready(test);
+    expect(await call(test, 'whoami')).toMatchObject({ isError: false, forModel: { text: `client ${url}` } });
     expect(server.counts.registrations).toBe(0);
   }, 60_000);
 });

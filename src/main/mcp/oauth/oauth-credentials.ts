@@ -3,12 +3,14 @@ import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprot
 import { z } from 'zod';
 import { parseJsonOrUndefined } from '../../../shared/json';
 import type { SecretStore } from '../../settings/secret-store';
+import { httpIdentity } from '../server-identity';
 import { oauthSecretKey } from '../server-settings';
 
 /**
  * One server's OAuth state (tokens, client registration, discovery) as ONE secret-store entry,
- * `mcp.<server>.oauth` (docs/dev/oauth.md). It is bound to the server's URL: after the URL changes,
- * nothing stored for the old one is read, so a token never travels to a server it was not issued for.
+ * `mcp.<server>.oauth` (docs/dev/oauth.md). It is bound to the server's identity (its URL's origin and path, the
+ * OAuth resource): after that changes, nothing stored for the old one is read, so a token never travels to a server
+ * it was not issued for.
  * Removing or renaming the server removes or moves it with the server's other secrets.
  */
 export interface OAuthCredentials {
@@ -74,6 +76,7 @@ export function openOAuthCredentials(
   now: () => number = Date.now,
 ): OAuthCredentials {
   const key = oauthSecretKey(serverName);
+  const identity = httpIdentity(serverUrl).key;
   /** A record written by saveTokensSoon that the secret store does not have yet. */
   let unwritten: StoredRecord | undefined;
   const flush = (): void => {
@@ -86,8 +89,11 @@ export function openOAuthCredentials(
     if (unwritten) return unwritten;
     const text = secrets.get(key);
     const parsed = text === undefined ? undefined : RecordSchema.safeParse(parseJsonOrUndefined(text));
-    // A record for another URL, or one that does not parse, counts as nothing stored.
-    return parsed?.success && parsed.data.url === serverUrl ? parsed.data : { url: serverUrl };
+    // A record for another server (another OAuth resource: origin and path), or one that does not parse, counts as
+    // nothing stored; the URL's query is not part of what the server is (docs/user/approvals.md).
+    return parsed?.success && httpIdentity(parsed.data.url).key === identity
+      ? { ...parsed.data, url: serverUrl }
+      : { url: serverUrl };
   };
   const write = (change: (record: StoredRecord) => StoredRecord): void => {
     const next = change(read());

@@ -21,7 +21,7 @@ export const REFRESH_MARGIN_MS = 30_000;
 export const DEFAULT_SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 /**
  * AI Workbench's own client metadata document (a URL-based client id, MCP authorization "Client ID Metadata
- * Documents"; its content is resources/oauth/client-metadata.json): used with authorization servers that support
+ * Documents"; published from docs/oauth/client-metadata.json): used with authorization servers that support
  * it, unless the organisation names its own (docs/user/mcp-oauth.md#client-registration).
  */
 export const DEFAULT_CLIENT_METADATA_URL = 'https://ai-workbench.github.io/ai-workbench/oauth/client-metadata.json';

@@ -52,6 +52,11 @@ export interface OAuthFixtureOptions {
    * the server's own issuer, another one (a mix-up attack), or none.
    */
   issuerInRedirect?: { send: 'own' | 'none' | string };
+  /**
+   * URL-based client ids (Client ID Metadata Documents) the authorization server accepts, each with the document
+   * found at its URL (the fixture does not fetch: the SDK's client insists on https URLs).
+   */
+  clientMetadataDocuments?: Record<string, Record<string, unknown>>;
 }
 
 export interface OAuthFixture {
@@ -178,8 +183,14 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     };
   };
 
+  const documents = options.clientMetadataDocuments;
   const clientsStore: OAuthRegisteredClientsStore = {
-    getClient: async (id) => clients.get(id),
+    getClient: async (id) => {
+      const document = documents?.[id];
+      // A metadata document names its own URL as its client id, or it is not that client's.
+      if (document) return document.client_id === id ? (document as OAuthClientInformationFull) : undefined;
+      return clients.get(id);
+    },
     ...(options.registration === false
       ? {}
       : {
@@ -262,8 +273,8 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     const metadata = options.protectedResourceMetadata(mcpUrl.href);
     app.get('/.well-known/oauth-protected-resource/mcp', (_request, response) => void response.json(metadata));
   }
-  if (secretClient || options.issuerInRedirect) {
-    // The SDK's metadata lists `client_secret_post` and `none` only, and no `iss` promise.
+  if (secretClient || options.issuerInRedirect || documents) {
+    // The SDK's metadata lists `client_secret_post` and `none` only, no `iss` promise and no URL-based client ids.
     const metadata = {
       ...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported }),
       ...(secretClient
@@ -273,6 +284,7 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
           }
         : {}),
       ...(options.issuerInRedirect ? { authorization_response_iss_parameter_supported: true } : {}),
+      ...(documents ? { client_id_metadata_document_supported: true } : {}),
     };
     app.get('/.well-known/oauth-authorization-server', (_request, response) => void response.json(metadata));
   }

@@ -1,4 +1,4 @@
-import { lazy, memo, Suspense, useId, useState } from 'react';
+import { lazy, memo, Suspense, useContext, useEffect, useId, useState } from 'react';
 import type { McpContent } from '../../../shared/mcp-result';
 import type { ToolCallRecord, ToolProgress } from '../../../shared/messages';
 import { ChevronIcon, ToolIcon } from '../components/icons';
@@ -6,7 +6,9 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
-import { useChatContext } from './chat-context';
+import { asWidening, SandboxBlockLine } from '../components/SandboxBlock';
+import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
+import { ChatContext, useChatContext } from './chat-context';
 
 /** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
 const AppView = lazy(() => import('./apps/AppView').then((module) => ({ default: module.AppView })));
@@ -78,6 +80,7 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
         <p className="tool-block-why-line">{ranWithoutAsking(call.decision.reason)}</p>
       )}
       {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
+      {call.result?.sandboxBlocks && call.result.sandboxBlocks.length > 0 && <SandboxBlocks call={call} />}
       {(status === 'error' || status === 'denied' || status === 'timeout') &&
         !open &&
         (call.error || call.decision?.userReason) && (
@@ -109,11 +112,60 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
   );
 });
 
+/**
+ * What the server's sandbox refused it during this call, each with "Allow…" (docs/user/sandbox.md#blocks): a widening
+ * request the person then allows or denies on its card.
+ */
+function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
+  const chat = useContext(ChatContext);
+  const blocks = call.result?.sandboxBlocks ?? [];
+  const [waiting, setWaiting] = useState<SandboxWidening[]>([]);
+  const api = chat?.api;
+  useEffect(() => {
+    // Requests made from these blocks that still wait (made before a reload, or in another window).
+    let live = true;
+    api?.serverRequests.list({}).then(
+      (result) => {
+        if (!live) return;
+        setWaiting(
+          result.requests.flatMap((request) =>
+            request.kind === 'sandbox-widening' && request.toolCallId === call.toolCallId ? [asWidening(request)] : [],
+          ),
+        );
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, call.toolCallId]);
+  if (!chat) return null;
+  return (
+    <ul className="sandbox-blocks" aria-label={`What the sandbox blocked during ${call.toolName}`}>
+      {blocks.map((block, index) => (
+        <SandboxBlockLine
+          key={index}
+          api={chat.api}
+          serverName={call.serverName}
+          block={block}
+          chatId={chat.store.chatId}
+          toolCallId={call.toolCallId}
+          waiting={
+            'kind' in block ? waiting.find((widening) => sameGrant(widening.grant, grantForBlock(block))) : undefined
+          }
+        />
+      ))}
+    </ul>
+  );
+}
+
+const sameGrant = (a: SandboxGrant, b: SandboxGrant): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 function ViewSlot({ call }: { call: ToolCallRecord }): React.JSX.Element {
-  const { api } = useChatContext();
+  const { api, store } = useChatContext();
   return (
     <Suspense fallback={<p className="app-view-loading muted">Loading the view…</p>}>
-      <AppView call={call} api={api} />
+      <AppView call={call} api={api} chatId={store.chatId} />
     </Suspense>
   );
 }

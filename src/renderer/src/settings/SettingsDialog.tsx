@@ -116,6 +116,7 @@ export function SettingsDialog({ api, initialSection = 'providers', onClose }: S
                   setAuditFilters(filters);
                   setSection('audit');
                 }}
+                onOpenApprovals={() => choose('approvals')}
               />
             </Suspense>
           )}

@@ -11,12 +11,16 @@ export interface Remembered {
   readonly toolName: string;
   readonly action: RememberAction;
   readonly at: number;
+  /** Where it was remembered: an approval card (the default), or an accepted Insights suggestion (docs/user/insights.md#suggestions). */
+  readonly source?: 'card' | 'insights';
 }
 
 /** The label of what was remembered: "Always allow this tool: Files.write_file". */
 export function rememberedLabel(remembered: Remembered): string {
   const target =
     remembered.action.kind === 'server' ? remembered.serverName : `${remembered.serverName}.${remembered.toolName}`;
+  // A suggestion's rule allows the calls seen only, not calls like them.
+  if (remembered.source === 'insights') return `Allow without asking, the calls seen only: ${target}`;
   return `${REMEMBER_WORDS[remembered.action.kind]}: ${target}`;
 }
 

@@ -11,6 +11,7 @@ import type { McpAppView } from '../../../../shared/mcp-apps';
 import type { ToolCallRecord } from '../../../../shared/messages';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { appFrameUrl } from './app-frame';
+import { AppCallCards } from './AppCallCards';
 
 /** A view is as tall as it says it is, within these (docs/user/mcp-apps.md#how-a-view-is-shown). */
 export const VIEW_MIN_HEIGHT = 48;
@@ -20,7 +21,10 @@ export const VIEW_LARGER_MAX_HEIGHT = 1600;
 const HOST_INFO = { name: 'AI Workbench', version: '1' };
 
 /** What this host offers a view; every request it makes is checked in the main process (docs/user/mcp-apps.md). */
-const HOST_CAPABILITIES: McpUiHostCapabilities = { logging: {} };
+const HOST_CAPABILITIES: McpUiHostCapabilities = { logging: {}, serverTools: {}, serverResources: {} };
+
+/** The refusal a view receives, in the host's words. */
+const refusal = (error: unknown): Error => new Error(errorText(error));
 
 const themeNow = (): 'light' | 'dark' => (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 
@@ -41,7 +45,15 @@ export function viewResultOf(call: ToolCallRecord): CallToolResult {
  * sandboxed to scripts alone, under the Content-Security-Policy of its declared domains. Loaded on demand (its own
  * chunk), so the first screen does not carry it.
  */
-export function AppView({ call, api }: { call: ToolCallRecord; api: WorkbenchApi }): React.JSX.Element {
+export function AppView({
+  call,
+  api,
+  chatId,
+}: {
+  call: ToolCallRecord;
+  api: WorkbenchApi;
+  chatId: string;
+}): React.JSX.Element {
   const frame = useRef<HTMLIFrameElement>(null);
   const [source, setSource] = useState<{ url: string; view: McpAppView } | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -82,6 +94,24 @@ export function AppView({ call, api }: { call: ToolCallRecord; api: WorkbenchApi
       void bridge.sendToolInput({ arguments: call.args });
       if (call.result) void bridge.sendToolResult(viewResultOf(call));
     };
+    const view = { chatId, viewCallId: call.toolCallId };
+    // Every request goes to the main process, which decides it like the model's calls; a refusal reaches the view.
+    bridge.oncalltool = async (params) => {
+      try {
+        const result = await api.apps.callTool({ ...view, tool: params.name, arguments: params.arguments ?? {} });
+        return viewResultOf({ ...call, result });
+      } catch (error) {
+        throw refusal(error);
+      }
+    };
+    bridge.onreadresource = async (params) => {
+      try {
+        const read = await api.apps.readResource({ ...view, uri: params.uri });
+        return { contents: read.contents } as Awaited<ReturnType<NonNullable<AppBridge['onreadresource']>>>;
+      } catch (error) {
+        throw refusal(error);
+      }
+    };
     bridge.onsizechange = ({ height: wanted }) => {
       if (typeof wanted === 'number' && Number.isFinite(wanted))
         setHeight(Math.max(VIEW_MIN_HEIGHT, Math.ceil(wanted)));
@@ -119,6 +149,7 @@ export function AppView({ call, api }: { call: ToolCallRecord; api: WorkbenchApi
         referrerPolicy="no-referrer"
         style={{ height: Math.min(height, limit) }}
       />
+      <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />
       {height > VIEW_MAX_HEIGHT && (
         <button type="button" className="button-link small" onClick={() => setLarger(!larger)}>
           {larger ? 'Show smaller' : 'Show larger'}

@@ -1,3 +1,4 @@
+import { formatByteSize } from '../../../../shared/byte-size';
 import type { McpReadResourceOutput } from '../../../../shared/mcp';
 import { ATTACHMENT_TEXT_MAX_LENGTH } from '../../../../shared/limits';
 import type { ResourceAttachment } from '../../../../shared/messages';
@@ -28,10 +29,7 @@ export function attachmentOf(server: string, name: string, read: McpReadResource
 
 /** "12 KB", "830 B": the size of an attachment's text, for its chip. */
 export function attachmentSize(attachment: ResourceAttachment): string {
-  const bytes = new TextEncoder().encode(attachment.text).length;
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  return formatByteSize(new TextEncoder().encode(attachment.text).length);
 }
 
 /** A template's URI with its `{variables}` filled in (RFC 6570 level 1, each value percent-encoded). */

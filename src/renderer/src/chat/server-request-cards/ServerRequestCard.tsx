@@ -6,10 +6,14 @@ import type {
   ElicitationUrlView,
   SamplingRequestView,
   ServerRequestDecision,
+  SamplingMediaView,
+  SandboxWideningRequestView,
   ServerRequestView,
 } from '../../../../shared/server-request-views';
+import { formatByteSize } from '../../../../shared/byte-size';
 import { WarningIcon } from '../../components/icons';
 import { CardFrame } from '../approval/CardFrame';
+import { Countdown } from '../approval/Countdown';
 import { useSteadyClicks } from '../steady-clicks';
 import {
   contentOf,
@@ -46,6 +50,7 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
     }
   };
   const props = { request, busy, problem, decide } as const;
+  if (request.kind === 'sandbox-widening') return <SandboxWidening {...props} request={request} />;
   if (request.kind === 'sampling') {
     return request.stage === 'request' ? (
       <SamplingPrompt key={`${request.id}-request`} {...props} request={request} />
@@ -77,7 +82,12 @@ function Card({
   children: React.ReactNode;
 }): React.JSX.Element {
   const titleId = useId();
-  const kind = request.kind === 'sampling' ? `sampling-${request.stage}` : `elicitation-${request.mode}`;
+  const kind =
+    request.kind === 'sampling'
+      ? `sampling-${request.stage}`
+      : request.kind === 'elicitation'
+        ? `elicitation-${request.mode}`
+        : request.kind;
   // A click decides only what it was aimed at: the model's answer takes the place of the prompt that was just
   // allowed, and a second click must not send it on (steady-clicks.ts).
   const steady = useSteadyClicks();
@@ -85,7 +95,12 @@ function Card({
     <CardFrame
       titleId={titleId}
       title={title}
-      badges={<span className="risk-badge risk-info">{request.kind === 'sampling' ? 'Sampling' : 'Elicitation'}</span>}
+      badges={
+        <>
+          <span className="risk-badge risk-info">{BADGE[request.kind]}</span>
+          {request.expiresAt ? <Countdown expiresAt={request.expiresAt} /> : null}
+        </>
+      }
       variant="server-request-card"
       steady={steady}
       data-testid="server-request-card"
@@ -105,7 +120,73 @@ function Problem({ text }: { text: string | null }): React.JSX.Element | null {
   ) : null;
 }
 
-function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRequestView>): React.JSX.Element {
+interface Choice {
+  label: string;
+  /** The decision it sends; `submit` makes it the form's submit button instead. */
+  decision: ServerRequestDecision | 'submit';
+  tone?: 'primary' | 'danger' | undefined;
+  title?: string | undefined;
+  disabled?: boolean | undefined;
+  /** Instead of sending `decision` directly (a page opens once the decision is recorded). */
+  onChoose?: (() => void) | undefined;
+}
+
+const TONE = { primary: 'button button-primary', danger: 'button button-danger-soft' } as const;
+
+/** The card's problem, if any, and its row of answers: the same for every kind of request. */
+function Answers({
+  busy,
+  problem,
+  decide,
+  choices,
+}: Omit<PartProps<ServerRequestView>, 'request'> & { choices: Choice[] }): React.JSX.Element {
+  return (
+    <>
+      <Problem text={problem} />
+      <div className="approval-actions">
+        {choices.map(({ label, decision, tone, title, disabled, onChoose }) => (
+          <button
+            key={label}
+            type={decision === 'submit' ? 'submit' : 'button'}
+            className={tone ? TONE[tone] : 'button'}
+            disabled={busy || disabled}
+            title={title}
+            onClick={decision === 'submit' ? undefined : () => (onChoose ? onChoose() : void decide(decision))}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+    </>
+  );
+}
+
+/** A sampling message's images as thumbnails, and any other media by type, each with its type and size. */
+function Media({ media }: { media: readonly SamplingMediaView[] }): React.JSX.Element {
+  return (
+    <ul className="server-request-media" aria-label="Images and audio in this message">
+      {media.map((item, index) => {
+        const caption = `${item.mimeType}, ${formatByteSize(item.bytes)}`;
+        return (
+          <li key={index} className="server-request-media-item" data-testid="sampling-media">
+            {item.type === 'image' && item.data !== undefined ? (
+              <img
+                className="server-request-thumbnail"
+                src={`data:${item.mimeType};base64,${item.data}`}
+                alt={`Image in the prompt (${caption})`}
+              />
+            ) : null}
+            <span className="muted">
+              {item.type === 'image' ? 'Image' : 'Audio'} · {caption}
+            </span>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function SamplingPrompt({ request, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
   const id = useId();
   const [messages, setMessages] = useState(() => request.messages.map((message) => message.text));
   const [systemPrompt, setSystemPrompt] = useState(request.systemPrompt ?? '');
@@ -170,47 +251,34 @@ function SamplingPrompt({ request, busy, problem, decide }: PartProps<SamplingRe
             value={messages[index] ?? ''}
             onChange={(event) => setMessages(messages.map((text, at) => (at === index ? event.target.value : text)))}
           />
+          {message.media && <Media media={message.media} />}
         </div>
       ))}
       <p className="approval-warning">
         <WarningIcon size={14} /> The server wrote this prompt. Allowing sends it to your model and spends your tokens;
         you see the answer before it goes back.
       </p>
-      <Problem text={problem} />
-      <div className="approval-actions">
-        {request.chatId !== null && (
-          <button
-            type="button"
-            className="button"
-            disabled={busy}
-            onClick={() => void decide({ action: 'allow-chat', ...edits() })}
-            title="Let this server sample without asking for the rest of this chat"
-          >
-            Allow for this chat
-          </button>
-        )}
-        <button
-          type="button"
-          className="button button-primary"
-          disabled={busy}
-          onClick={() => void decide({ action: 'allow-once', ...edits() })}
-        >
-          Allow once
-        </button>
-        <button
-          type="button"
-          className="button button-danger-soft"
-          disabled={busy}
-          onClick={() => void decide({ action: 'deny' })}
-        >
-          Deny
-        </button>
-      </div>
+      <Answers
+        {...answering}
+        choices={[
+          ...(request.chatId !== null
+            ? [
+                {
+                  label: 'Allow for this chat',
+                  title: 'Let this server sample without asking for the rest of this chat',
+                  decision: { action: 'allow-chat', ...edits() },
+                } satisfies Choice,
+              ]
+            : []),
+          { label: 'Allow once', tone: 'primary', decision: { action: 'allow-once', ...edits() } },
+          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
+        ]}
+      />
     </Card>
   );
 }
 
-function SamplingAnswer({ request, busy, problem, decide }: PartProps<SamplingRequestView>): React.JSX.Element {
+function SamplingAnswer({ request, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
   const id = useId();
   const [text, setText] = useState(request.answer?.text ?? '');
   return (
@@ -229,30 +297,23 @@ function SamplingAnswer({ request, busy, problem, decide }: PartProps<SamplingRe
         value={text}
         onChange={(event) => setText(event.target.value)}
       />
-      <Problem text={problem} />
-      <div className="approval-actions">
-        <button
-          type="button"
-          className="button button-primary"
-          disabled={busy}
-          onClick={() => void decide({ action: 'send', ...(text !== request.answer?.text ? { text } : {}) })}
-        >
-          Send answer
-        </button>
-        <button
-          type="button"
-          className="button button-danger-soft"
-          disabled={busy}
-          onClick={() => void decide({ action: 'deny' })}
-        >
-          Deny
-        </button>
-      </div>
+      <Answers
+        {...answering}
+        choices={[
+          {
+            label: 'Send answer',
+            tone: 'primary',
+            decision: { action: 'send', ...(text !== request.answer?.text ? { text } : {}) },
+          },
+          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
+        ]}
+      />
     </Card>
   );
 }
 
-function ElicitationForm({ request, busy, problem, decide }: PartProps<ElicitationFormView>): React.JSX.Element {
+function ElicitationForm({ request, ...answering }: PartProps<ElicitationFormView>): React.JSX.Element {
+  const { decide } = answering;
   const [fields] = useState(() => elicitationFields(request.requestedSchema));
   const [values, setValues] = useState(() => initialValues(fields));
   const set = (name: string, value: FieldValue): void => setValues({ ...values, [name]: value });
@@ -275,23 +336,10 @@ function ElicitationForm({ request, busy, problem, decide }: PartProps<Elicitati
             onChange={(value) => set(field.name, value)}
           />
         ))}
-        <Problem text={problem} />
-        <div className="approval-actions">
-          <button type="submit" className="button button-primary" disabled={busy}>
-            Accept
-          </button>
-          <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
-            Decline
-          </button>
-          <button
-            type="button"
-            className="button button-danger-soft"
-            disabled={busy}
-            onClick={() => void decide({ action: 'cancel' })}
-          >
-            Cancel
-          </button>
-        </div>
+        <Answers
+          {...answering}
+          choices={[{ label: 'Accept', tone: 'primary', decision: 'submit' }, ...DECLINE_OR_CANCEL]}
+        />
       </form>
     </Card>
   );
@@ -406,7 +454,8 @@ function Field({
   }
 }
 
-function ElicitationUrl({ request, busy, problem, decide }: PartProps<ElicitationUrlView>): React.JSX.Element {
+function ElicitationUrl({ request, ...answering }: PartProps<ElicitationUrlView>): React.JSX.Element {
+  const { decide } = answering;
   const host = hostOf(request.url);
   // Only http(s) pages are offered (shared/web-url.ts); the main process declines others before they get here.
   const web = isWebUrl(request.url);
@@ -424,26 +473,53 @@ function ElicitationUrl({ request, busy, problem, decide }: PartProps<Elicitatio
       <p className="approval-warning">
         <WarningIcon size={14} /> Check the address before you open it: the server chose it.
       </p>
-      <Problem text={problem} />
-      <div className="approval-actions">
-        <button type="button" className="button button-primary" disabled={busy || !web} onClick={() => void open()}>
-          Open page
-        </button>
-        <button type="button" className="button" disabled={busy} onClick={() => void decide({ action: 'decline' })}>
-          Decline
-        </button>
-        <button
-          type="button"
-          className="button button-danger-soft"
-          disabled={busy}
-          onClick={() => void decide({ action: 'cancel' })}
-        >
-          Cancel
-        </button>
-      </div>
+      <Answers
+        {...answering}
+        choices={[
+          {
+            label: 'Open page',
+            tone: 'primary',
+            decision: { action: 'accept' },
+            disabled: !web,
+            onChoose: () => void open(),
+          },
+          ...DECLINE_OR_CANCEL,
+        ]}
+      />
     </Card>
   );
 }
+
+function SandboxWidening({ request, ...answering }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
+  return (
+    <Card request={request} title={`Widen ${request.serverName}'s sandbox?`}>
+      <p className="server-request-message-text">{request.description}</p>
+      <p className="approval-warning">
+        <WarningIcon size={14} /> The server keeps this access until you take it back (Settings or{' '}
+        <code>workbench servers sandbox</code>).
+      </p>
+      <Answers
+        {...answering}
+        choices={[
+          { label: 'Allow', tone: 'primary', decision: { action: 'allow-once' } },
+          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
+        ]}
+      />
+    </Card>
+  );
+}
+
+const BADGE: Record<ServerRequestView['kind'], string> = {
+  sampling: 'Sampling',
+  elicitation: 'Elicitation',
+  'sandbox-widening': 'Sandbox',
+};
+
+/** MCP's two ways to say no to an elicitation: decline (answered "no") and cancel (dismissed). */
+const DECLINE_OR_CANCEL: Choice[] = [
+  { label: 'Decline', decision: { action: 'decline' } },
+  { label: 'Cancel', tone: 'danger', decision: { action: 'cancel' } },
+];
 
 function hostOf(url: string): string {
   try {

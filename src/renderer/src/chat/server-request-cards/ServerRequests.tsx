@@ -15,13 +15,7 @@ export function ChatServerRequests({ requests }: { requests: readonly ServerRequ
   if (requests.length === 0) return null;
   return (
     <div className="server-requests" role="group" aria-label="Requests from MCP servers">
-      {requests.map((request) => (
-        <ServerRequestCard
-          key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`}
-          api={api}
-          request={request}
-        />
-      ))}
+      <Cards api={api} requests={requests} />
     </div>
   );
 }
@@ -44,15 +38,24 @@ export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.El
           <p className="muted server-request-meta">
             No single chat was running this server&apos;s tools when it asked, so its requests wait here.
           </p>
-          {requests.map((request) => (
-            <ServerRequestCard
-              key={`${request.id}-${request.kind === 'sampling' ? request.stage : 'elicitation'}`}
-              api={api}
-              request={request}
-            />
-          ))}
+          <Cards api={api} requests={requests} />
         </div>
       )}
     </aside>
+  );
+}
+
+/** One card per request; a sampling request's answer stage is a new card (its own state), not the prompt's. */
+function Cards({ api, requests }: { api: WorkbenchApi; requests: readonly ServerRequestView[] }): React.JSX.Element {
+  return (
+    <>
+      {requests.map((request) => (
+        <ServerRequestCard
+          key={`${request.id}-${request.kind === 'sampling' ? request.stage : request.kind}`}
+          api={api}
+          request={request}
+        />
+      ))}
+    </>
   );
 }

@@ -4,8 +4,9 @@ import { rememberedLabel, rememberedStore, undoOf } from '../../state/remembered
 import { errorText } from '../common';
 
 /**
- * Settings show the result of "remember" on a card (docs/user/approvals.md "Remember from the card"): what was
- * remembered, highlighted below, with Undo, which puts asking back (docs/user/approvals.md "Remember from the card").
+ * Settings show the result of "remember" on a card (docs/user/approvals.md "Remember from the card"), or of an Insights
+ * suggestion accepted (docs/user/insights.md#suggestions): what was remembered, highlighted below, with Undo, which
+ * puts asking back.
  */
 export function RememberedSection({
   update,
@@ -19,7 +20,10 @@ export function RememberedSection({
   return (
     <div className="notice notice-info remembered-setting" role="status" data-testid="remembered-setting">
       <span>
-        Just remembered from an approval card: <strong>{rememberedLabel(remembered)}</strong> (highlighted below).
+        {remembered.source === 'insights'
+          ? 'Just accepted from an Insights suggestion'
+          : 'Just remembered from an approval card'}
+        : <strong>{rememberedLabel(remembered)}</strong> (highlighted below).
       </span>
       <button
         type="button"

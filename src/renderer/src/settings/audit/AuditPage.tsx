@@ -19,6 +19,7 @@ import {
   toAuditQuery,
   type AuditFilters,
 } from './audit-filters';
+import { AuditFilterBar, CallFilterFields, FilterSelect, FilterText } from './AuditFilterBar';
 import { AuditRowDetail } from './AuditRowDetail';
 import { fetchExport, saveBlob } from './export-download';
 
@@ -196,118 +197,52 @@ export function AuditPage({
       {exporting?.state === 'done' && <Notice kind="success">{exporting.text}</Notice>}
       {exporting?.state === 'failed' && <Notice kind="error">Export failed: {exporting.error}</Notice>}
 
-      <div className="audit-filters" role="search" aria-label="Filter the audit log">
-        <label>
-          <span>From</span>
-          <input
-            aria-label="From"
-            type="datetime-local"
-            value={filters.from}
-            onChange={(event) => setFilter('from', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>To</span>
-          <input
-            aria-label="To"
-            type="datetime-local"
-            value={filters.to}
-            onChange={(event) => setFilter('to', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>Chat</span>
-          <select
-            aria-label="Chat"
-            value={filters.chatId}
-            onChange={(event) => setFilter('chatId', event.target.value)}
-          >
-            <option value="">All chats</option>
-            {chats.map((chat) => (
-              <option key={chat.id} value={chat.id}>
-                {chat.title}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Server</span>
-          <input
-            aria-label="Server"
-            list="audit-servers"
-            value={filters.serverName}
-            placeholder="Any"
-            onChange={(event) => setFilter('serverName', event.target.value)}
-          />
-          <datalist id="audit-servers">
-            {servers.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-        </label>
-        <label>
-          <span>Tool</span>
-          <input
-            aria-label="Tool"
-            list="audit-tools"
-            value={filters.toolName}
-            placeholder="Any"
-            onChange={(event) => setFilter('toolName', event.target.value)}
-          />
-          <datalist id="audit-tools">
-            {tools.map((name) => (
-              <option key={name} value={name} />
-            ))}
-          </datalist>
-        </label>
-        <label>
-          <span>Decision</span>
-          <select
-            aria-label="Decision"
-            value={filters.decision}
-            onChange={(event) =>
-              setFilter('decision', event.target.value === '' ? '' : AuditDecisionSchema.parse(event.target.value))
-            }
-          >
-            <option value="">Any</option>
-            {AuditDecisionSchema.options.map((decision) => (
-              <option key={decision} value={decision}>
-                {DECISION_LABELS[decision]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Actor</span>
-          <select
-            aria-label="Actor"
-            value={filters.actor}
-            onChange={(event) =>
-              setFilter('actor', event.target.value === '' ? '' : AuditActorSchema.parse(event.target.value))
-            }
-          >
-            <option value="">Anyone</option>
-            {AuditActorSchema.options.map((actor) => (
-              <option key={actor} value={actor}>
-                {ACTOR_LABELS[actor]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Rows</span>
-          <select
-            aria-label="Rows"
-            value={filters.kind}
-            onChange={(event) => setFilter('kind', event.target.value as AuditFilters['kind'])}
-          >
-            <option value="">Every row</option>
-            <option value="decision">Decisions</option>
-            <option value="result">Results</option>
-            <option value="policy">Policy changes</option>
-          </select>
-        </label>
-      </div>
+      <AuditFilterBar label="Filter the audit log">
+        <FilterText
+          label="From"
+          type="datetime-local"
+          value={filters.from}
+          onChange={(value) => setFilter('from', value)}
+        />
+        <FilterText label="To" type="datetime-local" value={filters.to} onChange={(value) => setFilter('to', value)} />
+        <CallFilterFields
+          idPrefix="audit"
+          chats={chats}
+          servers={servers}
+          tools={tools}
+          values={filters}
+          onChange={(key, value) => setFilter(key, value)}
+        />
+        <FilterSelect
+          label="Decision"
+          value={filters.decision}
+          options={[
+            { value: '', label: 'Any' },
+            ...AuditDecisionSchema.options.map((decision) => ({ value: decision, label: DECISION_LABELS[decision] })),
+          ]}
+          onChange={(value) => setFilter('decision', value === '' ? '' : AuditDecisionSchema.parse(value))}
+        />
+        <FilterSelect
+          label="Actor"
+          value={filters.actor}
+          options={[
+            { value: '', label: 'Anyone' },
+            ...AuditActorSchema.options.map((actor) => ({ value: actor, label: ACTOR_LABELS[actor] })),
+          ]}
+          onChange={(value) => setFilter('actor', value === '' ? '' : AuditActorSchema.parse(value))}
+        />
+        <FilterSelect
+          label="Rows"
+          value={filters.kind}
+          options={[
+            { value: '', label: 'Every row' },
+            { value: 'decision', label: 'Decisions' },
+            { value: 'result', label: 'Results' },
+            { value: 'policy', label: 'Policy changes' },
+          ]}
+          onChange={(value) => setFilter('kind', value as AuditFilters['kind'])}
+        />
+      </AuditFilterBar>
       {(filters.decisions !== undefined || filters.decidedBy !== undefined) && (
         <p className="muted small" data-testid="audit-insights-filter">
           From Insights:

@@ -1,9 +1,8 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { DownloadIcon } from '../../components/icons';
-import { saveBlob } from '../audit/export-download';
-import { barsSvg } from './insights-data';
+import { barsSvg } from './chart-svg';
+import { ChartExport } from './ChartExport';
 
 export interface BarSeries {
   label: string;
@@ -22,15 +21,43 @@ export interface BarChartProps {
   height?: number;
 }
 
+const AXIS_FONT = '12px system-ui, sans-serif';
+
+/** Changes whenever the colour scheme or the contrast the page follows changes, so the chart is drawn again in its colours. */
+function useSchemeVersion(): number {
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const queries = ['(prefers-color-scheme: dark)', '(prefers-contrast: more)'].map((query) =>
+      window.matchMedia(query),
+    );
+    const bump = (): void => setVersion((value) => value + 1);
+    for (const query of queries) query.addEventListener('change', bump);
+    return () => {
+      for (const query of queries) query.removeEventListener('change', bump);
+    };
+  }, []);
+  return version;
+}
+
+/** Half the widest label, so the one at the right edge is drawn whole. */
+function rightPadding(labels: readonly string[]): number {
+  const context = document.createElement('canvas').getContext('2d');
+  if (!context) return 40;
+  context.font = AXIS_FONT;
+  const widest = Math.max(0, ...labels.map((label) => context.measureText(label).width));
+  return Math.ceil(widest / 2) + 4;
+}
+
 /**
  * Stacked bars drawn with uPlot (docs/dev/architecture.md, "Insights"), with a table of the same figures for screen
  * readers and keyboards (each cell opens its rows), and PNG/SVG exports. Colours come from the series; axes and grid
- * from the theme's text colours, so light and dark both read.
+ * from the theme's colours, read again whenever the colour scheme changes, so light and dark both read.
  */
 export function BarChart({ title, fileName, labels, series, onPick, height = 220 }: BarChartProps): React.JSX.Element {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const pick = useRef(onPick);
+  const scheme = useSchemeVersion();
   useEffect(() => {
     pick.current = onPick;
   }, [onPick]);
@@ -54,10 +81,16 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
       height,
       legend: { show: false },
       cursor: { drag: { x: false, y: false }, points: { show: false } },
-      scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      // Each bar is centred on its index: the scale reaches half a bar beyond the first and last, so neither is cut.
+      scales: {
+        x: { time: false, range: () => [-0.5, labels.length - 0.5] },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
+      padding: [null, rightPadding(labels), null, null],
       axes: [
         {
           stroke: text,
+          font: AXIS_FONT,
           grid: { show: false },
           ticks: { stroke: grid },
           // One tick per bar, labelled at most every `step`th so they never overlap.
@@ -67,7 +100,13 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
               index % Math.max(1, Math.ceil(labels.length / 8)) === 0 ? (labels[split] ?? '') : '',
             ),
         },
-        { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid }, size: 40 },
+        {
+          stroke: text,
+          font: AXIS_FONT,
+          grid: { stroke: grid, width: 1 },
+          ticks: { stroke: grid, width: 1 },
+          size: 40,
+        },
       ],
       series: [
         {},
@@ -103,27 +142,20 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
       chart.destroy();
       plot.current = null;
     };
-  }, [labels, series, height]);
+  }, [labels, series, height, scheme]);
 
-  const savePng = (): void => {
-    plot.current?.ctx.canvas.toBlob((blob) => blob && saveBlob(blob, `${fileName}.png`));
-  };
-  const saveSvg = (): void => {
-    saveBlob(new Blob([barsSvg(title, labels, series)], { type: 'image/svg+xml' }), `${fileName}.svg`);
-  };
+  const canvasPng = (): Promise<Blob> =>
+    new Promise((resolve, reject) => {
+      const canvas = plot.current?.ctx.canvas;
+      if (!canvas) return reject(new Error('The chart is not drawn yet.'));
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('The chart could not be saved as PNG.'))));
+    });
 
   return (
     <figure className="insights-chart" data-testid={`chart-${fileName}`}>
       <figcaption className="insights-chart-title">
         <span>{title}</span>
-        <span className="insights-chart-actions">
-          <button type="button" className="button button-small" onClick={savePng} aria-label={`Save “${title}” as PNG`}>
-            <DownloadIcon size={12} /> PNG
-          </button>
-          <button type="button" className="button button-small" onClick={saveSvg} aria-label={`Save “${title}” as SVG`}>
-            <DownloadIcon size={12} /> SVG
-          </button>
-        </span>
+        <ChartExport title={title} fileName={fileName} svg={() => barsSvg(title, labels, series)} png={canvasPng} />
       </figcaption>
       <ul className="insights-legend" aria-hidden="true">
         {series.map((entry) => (

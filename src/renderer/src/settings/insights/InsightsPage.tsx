@@ -2,10 +2,14 @@ import { useEffect, useMemo, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditStats, Suggestion } from '../../../../shared/audit-stats';
 import { DownloadIcon } from '../../components/icons';
+import { AuditFilterBar, CallFilterFields, FilterSelect } from '../audit/AuditFilterBar';
 import type { AuditFilters } from '../audit/audit-filters';
 import { saveBlob } from '../audit/export-download';
+import { rememberedStore } from '../../state/remembered';
 import { Notice, PageHeader, errorText } from '../common';
 import { BarChart } from './BarChart';
+import { ChartExport } from './ChartExport';
+import { rowsSvg } from './chart-svg';
 import { rowsFilter, SERIES, statsCsv, type InsightFilters } from './insights-data';
 import './insights.css';
 
@@ -16,6 +20,14 @@ const PERIODS = [
   { id: '90d', label: 'Last 90 days', ms: 90 * 86_400_000, bucket: 'day' },
 ] as const;
 
+const KIND_OPTIONS = [
+  { value: '', label: 'Everything' },
+  { value: 'tool', label: 'Tool calls' },
+  { value: 'sampling', label: 'Sampling' },
+  { value: 'elicitation', label: 'Elicitation' },
+  { value: 'app-tool-call', label: 'App calls' },
+];
+
 const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: '' };
 
 /**
@@ -25,9 +37,12 @@ const EMPTY: InsightFilters = { serverName: '', toolName: '', chatId: '', kind: 
 export function InsightsPage({
   api,
   onOpenRows,
+  onOpenApprovals,
 }: {
   api: WorkbenchApi;
   onOpenRows(filters: AuditFilters): void;
+  /** Settings › Approvals, where an accepted suggestion's rule is highlighted with Undo. */
+  onOpenApprovals(): void;
 }): React.JSX.Element {
   const [periodId, setPeriodId] = useState<(typeof PERIODS)[number]['id']>('7d');
   const [filters, setFilters] = useState<InsightFilters>(EMPTY);
@@ -102,6 +117,15 @@ export function InsightsPage({
   const accept = async (suggestion: Suggestion): Promise<void> => {
     try {
       const result = await api.audit.acceptSuggestion({ id: suggestion.id, days: 7 });
+      if (suggestion.kind === 'allow-tool')
+        rememberedStore.set({
+          chatId: '',
+          serverName: suggestion.serverName,
+          toolName: suggestion.toolName,
+          action: { kind: 'rule', id: result.ruleId, args: suggestion.args },
+          at: Date.now(),
+          source: 'insights',
+        });
       setAccepted(`${result.change} To undo: ${result.undo}`);
       setReload((value) => value + 1);
     } catch (failure) {
@@ -129,70 +153,37 @@ export function InsightsPage({
           </button>
         }
       />
-      <div className="audit-filters" role="search" aria-label="Filter the insights">
-        <label>
-          <span>Period</span>
-          <select
-            aria-label="Period"
-            value={periodId}
-            onChange={(event) => setPeriodId(event.target.value as typeof periodId)}
-          >
-            {PERIODS.map((entry) => (
-              <option key={entry.id} value={entry.id}>
-                {entry.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Server</span>
-          <input
-            aria-label="Server"
-            value={filters.serverName}
-            placeholder="Any"
-            onChange={(event) => setFilter('serverName', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>Tool</span>
-          <input
-            aria-label="Tool"
-            value={filters.toolName}
-            placeholder="Any"
-            onChange={(event) => setFilter('toolName', event.target.value)}
-          />
-        </label>
-        <label>
-          <span>Chat</span>
-          <select
-            aria-label="Chat"
-            value={filters.chatId}
-            onChange={(event) => setFilter('chatId', event.target.value)}
-          >
-            <option value="">All chats</option>
-            {chats.map((chat) => (
-              <option key={chat.id} value={chat.id}>
-                {chat.title}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Kind</span>
-          <select
-            aria-label="Kind"
-            value={filters.kind}
-            onChange={(event) => setFilter('kind', event.target.value as InsightFilters['kind'])}
-          >
-            <option value="">Everything</option>
-            <option value="tool">Tool calls</option>
-            <option value="sampling">Sampling</option>
-            <option value="elicitation">Elicitation</option>
-          </select>
-        </label>
-      </div>
+      <AuditFilterBar label="Filter the insights">
+        <FilterSelect
+          label="Period"
+          value={periodId}
+          options={PERIODS.map((entry) => ({ value: entry.id, label: entry.label }))}
+          onChange={(value) => setPeriodId(value as typeof periodId)}
+        />
+        <CallFilterFields
+          idPrefix="insights"
+          chats={chats}
+          servers={stats?.servers.map((server) => server.serverName) ?? []}
+          tools={[...new Set(stats?.tools.map((tool) => tool.toolName) ?? [])].sort()}
+          values={filters}
+          onChange={(key, value) => setFilter(key, value)}
+        />
+        <FilterSelect
+          label="Kind"
+          value={filters.kind}
+          options={KIND_OPTIONS}
+          onChange={(value) => setFilter('kind', value as InsightFilters['kind'])}
+        />
+      </AuditFilterBar>
       {problem && <Notice kind="error">{problem}</Notice>}
-      {accepted && <Notice kind="success">{accepted}</Notice>}
+      {accepted && (
+        <Notice kind="success">
+          {accepted}{' '}
+          <button type="button" className="link-button" onClick={onOpenApprovals}>
+            Show in Settings › Approvals
+          </button>
+        </Notice>
+      )}
       {!stats && !problem && <p className="muted">Loading…</p>}
       {stats && (
         <>
@@ -235,7 +226,25 @@ export function InsightsPage({
             />
           )}
           <section className="insights-section" aria-labelledby="insights-tools">
-            <h3 id="insights-tools">Tools asked about most</h3>
+            <div className="insights-section-title">
+              <h3 id="insights-tools">Tools asked about most</h3>
+              {stats.tools.length > 0 && (
+                <ChartExport
+                  title="Tools asked about most"
+                  fileName="tools-asked-about-most"
+                  svg={() =>
+                    rowsSvg(
+                      'Tools asked about most',
+                      stats.tools.map((tool) => ({
+                        label: `${tool.serverName}.${tool.toolName}`,
+                        values: SERIES.map((entry) => tool[entry.name]),
+                      })),
+                      SERIES,
+                    )
+                  }
+                />
+              )}
+            </div>
             {stats.tools.length === 0 ? (
               <p className="muted">No decisions in this period.</p>
             ) : (

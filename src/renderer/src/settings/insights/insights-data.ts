@@ -1,5 +1,5 @@
 import type { AuditDecision } from '../../../../shared/audit';
-import type { AuditStats, DecisionCountName } from '../../../../shared/audit-stats';
+import type { AuditStats, DecisionCountName, InsightCallKind } from '../../../../shared/audit-stats';
 import { EMPTY_FILTERS, type AuditFilters } from '../audit/audit-filters';
 
 /** The series of "Decisions over time", in stacking order, with their words and colours (readable on light and dark). */
@@ -27,10 +27,16 @@ export interface InsightFilters {
   serverName: string;
   toolName: string;
   chatId: string;
-  kind: '' | 'tool' | 'sampling' | 'elicitation';
+  kind: '' | InsightCallKind;
 }
 
-const KIND_ROWS = { tool: 'decision', sampling: 'sampling', elicitation: 'elicitation' } as const;
+// The audit viewer shows an app's calls among the decisions: it has no filter of its own for them.
+const KIND_ROWS = {
+  tool: 'decision',
+  sampling: 'sampling',
+  elicitation: 'elicitation',
+  'app-tool-call': 'decision',
+} as const satisfies Record<InsightCallKind, string>;
 
 /** A `datetime-local` value for an instant, in the person's time. */
 function local(iso: string, roundUp = false): string {
@@ -96,45 +102,4 @@ export function statsCsv(stats: AuditStats): string {
   lines.push([], ['section', 'waited', 'calls']);
   for (const bucket of stats.waiting.histogram) lines.push(['time to decide', bucket.label, bucket.count]);
   return `${lines.map((line) => line.map(csvCell).join(',')).join('\n')}\n`;
-}
-
-/** A stacked bar chart as SVG, drawn from the same figures as the canvas (for a report). */
-export function barsSvg(
-  title: string,
-  labels: readonly string[],
-  series: readonly { label: string; color: string; values: readonly number[] }[],
-): string {
-  const width = 720;
-  const height = 320;
-  const left = 48;
-  const bottom = 48;
-  const top = 32;
-  const totals = labels.map((_, index) => series.reduce((sum, entry) => sum + (entry.values[index] ?? 0), 0));
-  const max = Math.max(1, ...totals);
-  const slot = (width - left - 8) / Math.max(1, labels.length);
-  const scale = (value: number): number => (value / max) * (height - top - bottom);
-  const escape = (text: string): string => text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
-  const parts: string[] = [];
-  labels.forEach((label, index) => {
-    let y = height - bottom;
-    for (const entry of series) {
-      const value = entry.values[index] ?? 0;
-      if (value === 0) continue;
-      const h = scale(value);
-      y -= h;
-      parts.push(
-        `<rect x="${(left + index * slot + slot * 0.15).toFixed(1)}" y="${y.toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${h.toFixed(1)}" fill="${entry.color}"><title>${escape(`${label}: ${entry.label} ${value}`)}</title></rect>`,
-      );
-    }
-    if (labels.length <= 31 || index % Math.ceil(labels.length / 31) === 0) {
-      parts.push(
-        `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - bottom + 14}" font-size="9" text-anchor="end" transform="rotate(-40 ${(left + index * slot + slot / 2).toFixed(1)} ${height - bottom + 14})">${escape(label)}</text>`,
-      );
-    }
-  });
-  const legend = series.map(
-    (entry, index) =>
-      `<rect x="${left + index * 110}" y="8" width="10" height="10" fill="${entry.color}"/><text x="${left + index * 110 + 14}" y="17" font-size="10">${escape(entry.label)}</text>`,
-  );
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif"><title>${escape(title)}</title><rect width="100%" height="100%" fill="#fff"/>${legend.join('')}<text x="4" y="${top}" font-size="10">${max}</text><line x1="${left}" y1="${height - bottom}" x2="${width - 8}" y2="${height - bottom}" stroke="#999"/>${parts.join('')}</svg>`;
 }

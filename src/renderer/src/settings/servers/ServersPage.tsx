@@ -7,6 +7,7 @@ import { RefreshIcon } from '../../components/icons';
 import { ImportDialog } from './ImportDialog';
 import { ServerForm } from './ServerForm';
 import { ServerLogs } from './ServerLogs';
+import { containmentBadge, ServerSandbox } from './ServerSandbox';
 import { ServerTools } from './ServerTools';
 import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
@@ -103,6 +104,7 @@ export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
                       <span className="server-item-status muted">
                         {status.label}
                         {server.enabled && server.status.state === 'ready' && ` · ${server.status.toolCount} tools`}
+                        {server.enabled && server.status.containment === 'not-contained' && ' · Not contained'}
                       </span>
                     </span>
                   </button>
@@ -162,7 +164,8 @@ interface ServerDetailProps {
 
 function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps): React.JSX.Element {
   const status = statusOf(server);
-  const [tab, setTab] = useState<'tools' | 'logs'>('tools');
+  const [tab, setTab] = useState<'tools' | 'sandbox' | 'logs'>('tools');
+  const containment = containmentBadge(server);
   return (
     <section className="server-detail" aria-label={`Server ${server.name}`}>
       <header className="server-detail-header">
@@ -171,6 +174,11 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
           <span className={`status-pill tone-${status.tone}`} data-testid="server-status">
             {status.label}
           </span>
+          {server.enabled && containment && (
+            <span className={`status-pill tone-${containment.tone}`} data-testid="server-containment">
+              {containment.label}
+            </span>
+          )}
         </div>
         <div className="card-actions">
           <button
@@ -300,6 +308,15 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         <button
           type="button"
           role="tab"
+          aria-selected={tab === 'sandbox'}
+          className={`subtab${tab === 'sandbox' ? ' is-selected' : ''}`}
+          onClick={() => setTab('sandbox')}
+        >
+          Sandbox
+        </button>
+        <button
+          type="button"
+          role="tab"
           aria-selected={tab === 'logs'}
           className={`subtab${tab === 'logs' ? ' is-selected' : ''}`}
           onClick={() => setTab('logs')}
@@ -308,7 +325,13 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         </button>
       </div>
       <div role="tabpanel">
-        {tab === 'tools' ? <ServerTools api={api} server={server} /> : <ServerLogs api={api} server={server} />}
+        {tab === 'tools' ? (
+          <ServerTools api={api} server={server} />
+        ) : tab === 'sandbox' ? (
+          <ServerSandbox api={api} server={server} />
+        ) : (
+          <ServerLogs api={api} server={server} />
+        )}
       </div>
     </section>
   );

@@ -1,0 +1,89 @@
+/**
+ * The organisation's `sandbox.requireContainment` (docs/user/organisation-policy.md): where no sandbox can run
+ * (WORKBENCH_BWRAP=/bin/false), no server starts — not even one the person allowed to run unconfined in its own
+ * settings, nor with the organisation's own `allowUnconfined` — and Settings says why. Screens in light and dark.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { checkAccessibility } from './axe';
+import { SCREENS } from './chat-ui';
+import { expect, test, type Workbench } from './fixtures';
+import { openSettings } from './settings-helpers';
+
+let policyDir = '';
+const previous = { policy: process.env.WORKBENCH_MANAGED_POLICY, bwrap: process.env.WORKBENCH_BWRAP };
+test.beforeAll(() => {
+  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-require-'));
+  const file = path.join(policyDir, 'policy.json');
+  fs.writeFileSync(file, JSON.stringify({ sandbox: { requireContainment: true, allowUnconfined: true } }));
+  process.env.WORKBENCH_MANAGED_POLICY = file;
+  process.env.WORKBENCH_BWRAP = '/bin/false';
+});
+test.afterAll(() => {
+  for (const [key, value] of [
+    ['WORKBENCH_MANAGED_POLICY', previous.policy],
+    ['WORKBENCH_BWRAP', previous.bwrap],
+  ] as const) {
+    if (value === undefined) Reflect.deleteProperty(process.env, key);
+    else process.env[key] = value;
+  }
+  fs.rmSync(policyDir, { recursive: true, force: true });
+});
+
+async function shootBoth(page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(2, 2);
+    await page.screenshot({ path: path.join(SCREENS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `${name}-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const filesStatus = async (workbench: Workbench) =>
+  (
+    (await workbench.call('mcp.list')) as {
+      servers: { name: string; status: { state: string; message?: string; pid?: number } }[];
+    }
+  ).servers.find((server) => server.name === 'Files')?.status;
+
+test('no server starts unconfined where the organisation requires containment, whatever the person allows', async ({
+  page,
+  workbench,
+}) => {
+  await expect.poll(async () => (await filesStatus(workbench))?.state, { timeout: 15_000 }).toBe('error');
+  expect((await filesStatus(workbench))?.message).toContain(
+    'Your organisation requires every server to be contained, so it cannot start.',
+  );
+  expect((await filesStatus(workbench))?.pid).toBeUndefined();
+
+  // The person allows it to run unconfined in its own settings (settings.json by hand): still refused.
+  await workbench.call('mcp.edit', { name: 'Files', logLevel: 'debug' });
+  await workbench.stop();
+  const file = path.join(workbench.dataDir, 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    mcpServers: Record<string, { sandbox?: Record<string, unknown> }>;
+  };
+  const files = settings.mcpServers['Files'];
+  if (!files) throw new Error(`no Files server in ${JSON.stringify(settings)}`);
+  files.sandbox = { ...files.sandbox, allowUnconfined: true };
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+  await workbench.restart();
+  await expect.poll(async () => (await filesStatus(workbench))?.state, { timeout: 15_000 }).toBe('error');
+  expect((await filesStatus(workbench))?.message).toContain('Your organisation requires every server to be contained');
+
+  const dialog = await openSettings(page, workbench, 'MCP servers');
+  const detail = dialog.getByRole('region', { name: 'Server Files' });
+  await expect(detail.getByTestId('server-status')).toHaveText('Error');
+  await expect(detail).toContainText('Your organisation requires every server to be contained, so it cannot start.');
+  await detail.getByRole('tab', { name: 'Sandbox' }).click();
+  await expect(detail.getByTestId('server-sandbox')).toContainText(
+    'Your organisation requires every server to be contained, so it does not start.',
+  );
+  await expect(detail.getByTestId('server-sandbox')).not.toContainText('It runs with all of your rights');
+  await expect(detail.getByRole('region', { name: 'Widen the sandbox' })).toHaveCount(0);
+  await detail.getByRole('tab', { name: 'Sandbox' }).evaluate((tab) => tab.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'sandbox-40-containment-required');
+});
