@@ -40,6 +40,8 @@ export interface ServerFacts {
   readonly identity: ServerIdentity;
   /** Set when the server's launch spec changed since its settings, grants and rules were made: none of them allows. */
   readonly identityChanged?: IdentityChange | undefined;
+  /** When the identity its settings were made for was recorded (added, imported or accepted), as ISO time. */
+  readonly identitySince?: string | undefined;
   /** Names the server had before a rename (an organisation's rule by name follows it). */
   readonly formerNames: readonly string[];
 }

@@ -74,14 +74,22 @@ describe('the mcpServers settings', () => {
       args: ['run', '-i', 'gh'],
       env: { GITHUB_TOKEN: SECRET_PLACEHOLDER },
       // What it runs, recorded as it is added: a later change of the command reads as a changed launch spec.
-      identity: { key: 'stdio:{"args":["run","-i","gh"],"command":"docker"}', description: 'docker run -i gh' },
+      identity: {
+        key: 'stdio:{"args":["run","-i","gh"],"command":"docker"}',
+        description: 'docker run -i gh',
+        since: expect.any(String),
+      },
     });
     expect(onDisk().mcpServers?.remote).toEqual({
       url: 'https://mcp.example.com/mcp',
       headers: { Authorization: SECRET_PLACEHOLDER },
       trusted: true,
       callTimeoutMs: 5000,
-      identity: { key: 'http:https://mcp.example.com/mcp', description: 'https://mcp.example.com/mcp' },
+      identity: {
+        key: 'http:https://mcp.example.com/mcp',
+        description: 'https://mcp.example.com/mcp',
+        since: expect.any(String),
+      },
     });
     expect(secrets.get(secretKey('github', 'env', 'GITHUB_TOKEN'))).toBe('ghp_123456');
     expect(config.get('github')).toMatchObject({ envKeys: ['GITHUB_TOKEN'], kind: 'stdio' });
@@ -146,7 +154,11 @@ describe('the mcpServers settings', () => {
       command: 'notes-server',
       args: ['--from-cli'],
       trusted: true,
-      identity: { key: 'stdio:{"args":["--a"],"command":"notes-server"}', description: 'notes-server --a' },
+      identity: {
+        key: 'stdio:{"args":["--a"],"command":"notes-server"}',
+        description: 'notes-server --a',
+        since: expect.any(String),
+      },
     });
   });
 

@@ -453,7 +453,8 @@ function identityAfterEdit(
   const then = server.identity ?? serverIdentity(before);
   // The identity its settings were made for stays through every edit, until the person accepts what it runs now.
   const made = change.acceptIdentity ? now : then;
-  next.identity = { key: made.key, description: made.description };
+  const since = change.acceptIdentity ? new Date().toISOString() : server.identity?.since;
+  next.identity = { key: made.key, description: made.description, ...(since ? { since } : {}) };
   return next;
 }
 
@@ -463,7 +464,7 @@ function identityAfterEdit(
  */
 function withIdentity(server: ServerSettings): ServerSettings {
   const { key, description } = serverIdentity(server);
-  return { ...server, identity: { key, description } };
+  return { ...server, identity: { key, description, since: new Date().toISOString() } };
 }
 
 const MAX_FORMER_NAMES = 16;
@@ -478,7 +479,12 @@ export function factsOf(server: ServerSettings): ServerFacts {
     server.identity && server.identity.key !== identity.key
       ? { previous: server.identity.description, current: identity.description }
       : undefined;
-  return { identity, ...(changed ? { identityChanged: changed } : {}), formerNames: server.formerNames ?? [] };
+  return {
+    identity,
+    ...(changed ? { identityChanged: changed } : {}),
+    ...(server.identity?.since ? { identitySince: server.identity.since } : {}),
+    formerNames: server.formerNames ?? [],
+  };
 }
 
 function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {

@@ -29,8 +29,9 @@ const OptionsShape = {
    * identity"): written when the server is added or imported and when the person accepts what it runs, kept by every
    * other edit, so a command changed by an edit or by hand in settings.json differs from it. Absent (an entry written
    * by hand), they were made for what it runs. Until the person accepts what it runs now, none of them allows its calls.
+   * `since` is when it was recorded (ISO time): suggestions rest only on calls made since (docs/user/insights.md).
    */
-  identity: z.object({ key: z.string(), description: z.string() }).optional(),
+  identity: z.object({ key: z.string(), description: z.string(), since: z.string().optional() }).optional(),
   /** The names it had before a rename: an organisation's rule by name follows it (docs/user/organisation-policy.md). */
   formerNames: z.array(z.string()).optional(),
 };

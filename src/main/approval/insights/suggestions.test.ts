@@ -108,6 +108,22 @@ it('makes no suggestion for a server that runs something else than its settings 
   expect(test.services.approvals.policy.view().policy.rules).toEqual([]);
 });
 
+it('after a person accepts what a server runs now, a suggestion rests only on calls made since', async () => {
+  harness = await startLoopHarness('openai');
+  const test = harness;
+  await allowFiveWrites(test);
+  const server = test.services.mcpServers.get('Files');
+  test.services.mcpServers.edit({ name: 'Files', args: [...(server.args ?? []), test.dataDir] });
+  test.services.mcpServers.edit({ name: 'Files', acceptIdentity: true });
+  expect(test.services.mcpServers.get('Files').identityChanged).toBeUndefined();
+  // The five calls allowed were made to the program the server ran before: no evidence for the one it runs now.
+  expect(allowSuggestions(test)).toEqual([]);
+  await allowFiveWrites(test);
+  const [suggestion] = allowSuggestions(test);
+  expect(suggestion).toMatchObject({ serverName: 'Files', toolName: 'write_file', evidence: { count: 5 } });
+  expect(suggestion?.text).toMatch(/allowed Files\.write_file 5 times/);
+});
+
 it('an accepted suggestion is undone as Settings undoes it: the rule removed, recorded in the log, and the call asks again', async () => {
   harness = await startLoopHarness('openai');
   const test = harness;

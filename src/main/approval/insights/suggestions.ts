@@ -17,8 +17,9 @@ import { REDACTED } from '../../audit/redact';
  *
  * An allow suggestion is never broader than the calls it saw: its one condition lists the arguments of each call
  * (`one-of` over the whole arguments), so a call with any other value, one more argument or one fewer is still asked
- * about. It rests only on calls made to the tool's current definition, and none is made for a server whose identity
- * changed since its settings were made.
+ * about. It rests only on calls made to the tool's current definition since the server's current identity was
+ * recorded (added, imported or accepted), and none is made for a server whose identity changed since its settings
+ * were made.
  */
 
 /** Calls a person allowed before a suggestion to stop asking is made. */
@@ -91,7 +92,10 @@ export function createSuggestionReader(db: BetterSqlite3.Database) {
       // The tool as offered now, unchanged since it was first seen; only the calls made to this definition count.
       const definition = tools.find(tool.serverName, tool.toolName);
       if (definition === undefined || definition.previous !== undefined) continue;
-      const rows = allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to) as {
+      // Calls from before the identity was recorded were made to what the server ran then.
+      const since = policy.identitySince(tool.serverName);
+      const from = since !== undefined && since > stats.from ? since : stats.from;
+      const rows = allowedCalls.all(tool.serverName, tool.toolName, from, stats.to) as {
         args: string | null;
         definitionHash: string | null;
       }[];

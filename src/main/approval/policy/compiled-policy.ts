@@ -49,6 +49,8 @@ export interface CompiledPolicy {
    * identity"): then no allow rule, auto-approve, trust or grant counts for it, and its calls ask.
    */
   identityChange(serverName: string): IdentityChange | undefined;
+  /** When the identity the server's settings were made for was recorded; undefined for an entry written by hand. */
+  identitySince(serverName: string): string | undefined;
 }
 
 /** How many (server, tool) pairs keep their candidate lists; past it the memo starts again. */
@@ -209,6 +211,7 @@ export function compilePolicy(
     serverTrusted: (serverName) => trusted.has(serverName) && changed(serverName) === undefined,
     trustedServers: [...trusted].sort(),
     identityChange: changed,
+    identitySince: (serverName) => facts.get(serverName)?.identitySince,
   };
 }
 
