@@ -61,6 +61,21 @@ test('the view renders in the tool block on another origin and receives the tool
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-60-app-view`);
   }
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // ui/message lands in the message box, not sent.
+  await view.locator('#send-message-btn').click();
+  await expect(chat.input).toHaveValue('This is message text.');
+  await expect(chat.userMessages).toHaveCount(1);
+  // ui/open-link: the real host is shown and nothing opens until the person confirms; here they cancel.
+  await view.locator('#open-link-btn').click();
+  const dialog = page.getByRole('dialog', { name: 'Open a link on modelcontextprotocol.io?' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('https://modelcontextprotocol.io/');
+  await shoot(page, 'light-62-app-open-link');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  expect(page.context().pages()).toHaveLength(1);
 });
 
 /** Decision and result rows of the calls a view asked for (their ids start with `app:`). */
@@ -136,4 +151,63 @@ test('a call from the view shows its own card: allowed, the result returns to th
   const rows = await appRows(workbench);
   expect(rows[2]).toMatchObject({ kind: 'decision', decision: 'deny', actor: 'user' });
   expect(rows.filter((row) => row.kind === 'result')).toHaveLength(1);
+});
+
+const HOSTILE = path.join(ROOT, 'src/main/mcp/test-fixtures/hostile-app-server.ts');
+
+test('a hostile view: each thing it may not do is refused, and the host-side refusals are recorded', async ({
+  page,
+  workbench,
+}) => {
+  await clockReady(workbench);
+  await workbench.call('mcp.add', { name: 'Hostile', server: { command: process.execPath, args: [HOSTILE] } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Hostile' })) as { tools: unknown[] }).tools.length, {
+      timeout: 30_000,
+    })
+    .toBe(2);
+  const { fake } = await scriptedChat(workbench, 'Hostile');
+  fake.script(
+    { kind: 'reply', toolCalls: [{ id: 'call_h', name: 'Hostile__show', argumentChunks: ['{}'] }] },
+    { kind: 'reply', text: ['Shown.'] },
+  );
+  await page.goto(workbench.url);
+  await say(page, 'Show it');
+  await chatUi(page).card('show').getByRole('button', { name: 'Allow once' }).click();
+  const view = viewOf(page);
+  await expect(view.locator('#r-done')).toHaveText('done: yes', { timeout: 30_000 });
+  await expect(view.locator('#r-other-server')).toContainText('refused: A view of "Hostile" may call only');
+  await expect(view.locator('#r-model-only')).toContainText(
+    'refused: The tool "model-only" of "Hostile" is for the model only',
+  );
+  await expect(view.locator('#r-js-link')).toContainText('refused: A view may open only http and https links');
+  await expect(view.locator('#r-fetch')).toContainText('refused');
+  await expect(view.locator('#r-csp-connect-src')).toHaveText('csp-connect-src: blocked');
+  await expect(view.locator('#r-top')).toContainText('refused: SecurityError');
+  await expect(view.locator('#r-storage')).toContainText('refused: SecurityError');
+  await expect(view.locator('#r-cookie')).toContainText('refused: SecurityError');
+  await expect(view.locator('#r-flood')).toHaveText('flood: 12 refused');
+  // Eight wait on cards; the page never left.
+  await expect(page.getByTestId('app-call-card')).toHaveCount(8);
+  expect(new URL(page.url()).origin).toBe(workbench.origin);
+
+  const entries = (
+    (await workbench.call('audit.query', { kind: 'decision', decision: 'auto_deny' })) as {
+      entries: { toolCallId: string; toolName: string; serverName: string; actor: string; decidedBy: string }[];
+    }
+  ).entries.filter((entry) => entry.toolCallId.startsWith('app:'));
+  const refused = (tool: string): number => entries.filter((entry) => entry.toolName === tool).length;
+  expect(refused('get-time')).toBe(1);
+  expect(refused('model-only')).toBe(1);
+  expect(refused('ui/open-link')).toBe(1);
+  expect(refused('show')).toBe(12);
+  for (const entry of entries) {
+    expect(entry).toMatchObject({ serverName: 'Hostile', actor: 'system' });
+    expect(entry.decidedBy).toContain('requested by the app of Hostile, not by the model');
+  }
+  // Nothing of what was refused ran: no result row for any call the view asked for.
+  const results = (
+    (await workbench.call('audit.query', { kind: 'result' })) as { entries: { toolCallId: string }[] }
+  ).entries.filter((entry) => entry.toolCallId.startsWith('app:'));
+  expect(results).toEqual([]);
 });

@@ -1,5 +1,6 @@
 import { Command, type CommanderError } from 'commander';
 import type { ProgramOptions } from './command-kit';
+import { approvalsCommand } from './commands/approvals';
 import { auditCommand } from './commands/audit';
 import { chatCommand } from './commands/chat';
 import { chatsCommand } from './commands/chats';
@@ -15,6 +16,7 @@ const COMMANDS: readonly (readonly [name: string, register: (program: Command, o
   ['chat', chatCommand],
   ['run', runCommand],
   ['chats', chatsCommand],
+  ['approvals', approvalsCommand],
   ['servers', serversCommand],
   ['resources', resourcesCommand],
   ['policy', policyCommand],

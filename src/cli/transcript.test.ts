@@ -73,3 +73,18 @@ describe('toolCallLine', () => {
     ).toBe('  ⏺ everything · trigger-long-running-operation · ok · 5 ms');
   });
 });
+
+describe('a result with an MCP Apps view (docs/user/mcp-apps.md)', () => {
+  it('says the result has a view and prints its text content; a result without a view says nothing of views', () => {
+    const result = {
+      isError: false,
+      content: [{ type: 'text' as const, text: '2026-11-27T08:00:00Z\nsecond line' }],
+      sizeBytes: 40,
+      forModel: { text: '2026-11-27T08:00:00Z', truncated: false },
+    };
+    const withView = toolCallLine(call({ status: 'success', viewUri: 'ui://clock/view', result }), colors);
+    expect(withView).toContain('This result has a view; it shows in the app.');
+    expect(withView).toContain('      2026-11-27T08:00:00Z\n      second line');
+    expect(toolCallLine(call({ status: 'success', result }), colors)).not.toContain('view');
+  });
+});

@@ -41,8 +41,20 @@ export function toolCallLine(call: ToolCallRecord, colors: Colors): string {
   // A call that ran without asking says which rule or setting let it (docs/user/cli.md, "What reaches your terminal").
   else if (call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !call.decision.approvalsOff)
     line += `\n      ${colors.dim(firstLine(ranWithoutAsking(call.decision.reason)))}`;
+  // A result with an MCP Apps view: the terminal cannot show it, so it says so and prints the text (docs/user/mcp-apps.md).
+  if (call.viewUri && call.result) {
+    const text = call.result.content
+      .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      .join('\n')
+      .slice(0, VIEW_TEXT_MAX);
+    line += `\n      ${colors.dim('This result has a view; it shows in the app.')}`;
+    if (text) line += `\n${text.replace(/^/gm, '      ')}`;
+  }
   return line;
 }
+
+/** The most text of a result with a view printed under its line. */
+const VIEW_TEXT_MAX = 4000;
 
 /** `    ↳ everything · trigger-long-running-operation · 3 of 5 (60%)` — a running call's progress (docs/user/mcp-servers.md#progress). */
 export function progressLine(call: ToolCallRecord, colors: Colors): string | undefined {

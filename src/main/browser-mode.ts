@@ -7,6 +7,7 @@ import { builtAssets } from './assets';
 import type { BrowserModeServices } from './browser-mode-services';
 import { startBrowserServer, type BrowserBackend, type BrowserServer } from './host/browser-server';
 import { openInDefaultBrowser, writeRedirectPage, type RedirectPage } from './host/open-url';
+import { listenPreferred } from './browser-listen';
 import { exitOnSignals } from './shutdown';
 import { resolveDataDir } from './settings/data-dir';
 
@@ -16,7 +17,8 @@ const SERVICES_WAIT_MS = 100;
 
 const USAGE = `Usage: ai-workbench-browser [--port N] [--no-open]
 
-  --port N    listen on 127.0.0.1:N (0 = any free port; default ${DEFAULT_BROWSER_PORT}, or any free port when it is taken)
+  --port N    listen on 127.0.0.1:N (0 = any free port). Default: the port this data folder used last
+              (first ${DEFAULT_BROWSER_PORT}), or any free port when it is taken, kept for the next start
   --no-open   do not open the default browser
   --help      show this help
 
@@ -48,25 +50,21 @@ function parseOptions(argv: string[]): BrowserModeOptions | null {
   return { port, portGiven: values.port !== undefined, open: values.open };
 }
 
-async function listen(
+function listen(
   backend: Promise<BrowserBackend>,
   onShellServed: () => void,
   options: BrowserModeOptions,
+  dataDir: string,
 ): Promise<BrowserServer> {
   const { rendererDir } = builtAssets();
-  const start = (port: number): Promise<BrowserServer> =>
-    startBrowserServer({ backend, onShellServed, rendererDir, port, log: (line) => console.error(line) });
-  try {
-    return await start(options.port);
-  } catch (error) {
-    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    if (!inUse) throw error;
-    if (options.portGiven)
-      throw new Error(`Port ${options.port} is in use. Choose another with --port N, or --port 0 for any free port.`, {
-        cause: error,
-      });
-    return start(0);
-  }
+  return listenPreferred({
+    dataDir,
+    fallback: DEFAULT_BROWSER_PORT,
+    given: options.portGiven ? options.port : undefined,
+    start: (port) =>
+      startBrowserServer({ backend, onShellServed, rendererDir, port, log: (line) => console.error(line) }),
+    boundPort: (server) => Number(new URL(server.url).port),
+  });
 }
 
 async function main(): Promise<void> {
@@ -99,7 +97,7 @@ async function main(): Promise<void> {
   );
   // Said below, from `starting`; the page's calls are answered `unavailable`.
   backend.catch(() => {});
-  const server = await listen(backend, () => shellServed(), options).catch((error: unknown) => {
+  const server = await listen(backend, () => shellServed(), options, dataDir).catch((error: unknown) => {
     console.error(`AI Workbench cannot start: ${(error as Error).message}`);
     process.exit(1);
   });

@@ -34,7 +34,8 @@ async function readAll(exportId: string): Promise<{ bytes: Buffer; chunks: numbe
   }
 }
 
-describe('audit export downloads', () => {
+// 1,200 sealed rows and a 2 MB export: allowed two minutes, as a busy machine takes more than the default half minute.
+describe('audit export downloads', { timeout: 120_000 }, () => {
   it('reads a large export back in chunks, byte for byte, and removes its file after the last chunk', async () => {
     const big = 'x'.repeat(1500);
     for (let index = 0; index < 1200; index++)

@@ -19,6 +19,25 @@ export function ApprovalsOffBanner({ api, chatId }: { api: WorkbenchApi; chatId:
   if (view === null) return null;
   const globalOff = view.policy.mode === 'never-ask' && neverAskAllowed(view.managed);
   const chatOff = !globalOff && chatMode === 'never-ask' && neverAskAllowed(view.managed);
+  // Set here, overridden by the organisation: said where it was set (docs/user/organisation-policy.md).
+  const overridden =
+    !globalOff &&
+    !chatOff &&
+    (chatMode === 'never-ask' || view.policy.mode === 'never-ask') &&
+    !neverAskAllowed(view.managed);
+  if (overridden)
+    return (
+      <div className="approvals-off-banner is-info" role="note" data-testid="organisation-override">
+        <WarningIcon size={16} />
+        <p>
+          <strong>
+            {chatMode === 'never-ask' ? "This chat is set to 'Never ask'" : 'Approvals are off in your settings'}, but
+            your organisation&apos;s policy requires approvals
+          </strong>{' '}
+          ({view.managed?.file}): AI Workbench asks anyway, as it would without that setting.
+        </p>
+      </div>
+    );
   if (!globalOff && !chatOff) return null;
   // The organisation set approvals off itself: the person cannot turn them on here, and is told so.
   const lockedOff = globalOff && view.managed?.locked.mode === 'never-ask';

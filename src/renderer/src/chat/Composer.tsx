@@ -1,4 +1,5 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { onProposedMessage } from './proposed-message';
 import { PaperclipIcon, SendIcon, StopIcon } from '../components/icons';
 import { ApprovalBar } from './approval/ApprovalBar';
 import { AttachmentChips } from './resources/AttachmentChips';
@@ -47,6 +48,15 @@ export function Composer({ store, state, ready }: ComposerProps): React.JSX.Elem
   const attachments = useAttachments(api);
   const slash = useSlashPrompts(api, text, setText, () => input.current?.focus(), enabled);
   const running = state.activity.status !== 'idle' || phase === 'waiting-approval';
+  // A view's proposed message lands here, not sent (docs/user/mcp-apps.md#what-a-view-may-ask).
+  useEffect(
+    () =>
+      onProposedMessage(store.chatId, (proposed) => {
+        setText(proposed);
+        input.current?.focus();
+      }),
+    [store.chatId],
+  );
 
   useEffect(() => {
     const element = input.current;

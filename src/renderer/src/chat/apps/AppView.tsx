@@ -11,6 +11,8 @@ import type { McpAppView } from '../../../../shared/mcp-apps';
 import type { ToolCallRecord } from '../../../../shared/messages';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { appFrameUrl } from './app-frame';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { proposeMessage } from '../proposed-message';
 import { AppCallCards } from './AppCallCards';
 
 /** A view is as tall as it says it is, within these (docs/user/mcp-apps.md#how-a-view-is-shown). */
@@ -21,7 +23,22 @@ export const VIEW_LARGER_MAX_HEIGHT = 1600;
 const HOST_INFO = { name: 'AI Workbench', version: '1' };
 
 /** What this host offers a view; every request it makes is checked in the main process (docs/user/mcp-apps.md). */
-const HOST_CAPABILITIES: McpUiHostCapabilities = { logging: {}, serverTools: {}, serverResources: {} };
+const HOST_CAPABILITIES: McpUiHostCapabilities = {
+  logging: {},
+  serverTools: {},
+  serverResources: {},
+  openLinks: {},
+  message: { text: {} },
+  updateModelContext: { text: {} },
+};
+
+/** The text of a view's content blocks (what `ui/message` and `ui/update-model-context` carry). */
+const textOf = (content: readonly { type: string; text?: unknown }[] | undefined): string =>
+  (content ?? [])
+    .filter((block) => block.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text as string)
+    .join('\n')
+    .slice(0, 20_000);
 
 /** The refusal a view receives, in the host's words. */
 const refusal = (error: unknown): Error => new Error(errorText(error));
@@ -59,6 +76,8 @@ export function AppView({
   const [problem, setProblem] = useState<string | null>(null);
   const [height, setHeight] = useState(VIEW_MIN_HEIGHT * 3);
   const [larger, setLarger] = useState(false);
+  const [link, setLink] = useState<{ url: string; host: string; answer(open: boolean): void } | null>(null);
+  const [context, setContext] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -112,6 +131,32 @@ export function AppView({
         throw refusal(error);
       }
     };
+    bridge.onopenlink = async ({ url }) => {
+      let checked: { url: string; host: string };
+      try {
+        checked = await api.apps.openLink({ ...view, url });
+      } catch (error) {
+        throw refusal(error);
+      }
+      const open = await new Promise<boolean>((answer) => setLink({ ...checked, answer }));
+      setLink(null);
+      if (!open) return { isError: true };
+      window.open(checked.url, '_blank', 'noopener,noreferrer');
+      return {};
+    };
+    // A message lands in the message box, never sent; the person sends it or not.
+    bridge.onmessage = async ({ content }) => {
+      const text = textOf(content);
+      if (!text) return { isError: true };
+      proposeMessage(chatId, text);
+      return {};
+    };
+    // Context for the model is shown on the tool block first, and can be removed.
+    bridge.onupdatemodelcontext = async ({ content }) => {
+      const text = textOf(content);
+      setContext(text || null);
+      return {};
+    };
     bridge.onsizechange = ({ height: wanted }) => {
       if (typeof wanted === 'number' && Number.isFinite(wanted))
         setHeight(Math.max(VIEW_MIN_HEIGHT, Math.ceil(wanted)));
@@ -150,6 +195,37 @@ export function AppView({
         style={{ height: Math.min(height, limit) }}
       />
       <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />
+      {context !== null && (
+        <div className="app-view-context" data-testid="app-view-context">
+          <p className="small">
+            <strong>The app of {call.serverName} offers context for the model.</strong> Nothing is sent until you put it
+            in a message.
+          </p>
+          <pre className="tool-pre">{context}</pre>
+          <div className="app-call-actions">
+            <button type="button" className="button" onClick={() => proposeMessage(chatId, context)}>
+              Put in the message box
+            </button>
+            <button type="button" className="button" onClick={() => setContext(null)}>
+              Remove
+            </button>
+          </div>
+        </div>
+      )}
+      {link && (
+        <ConfirmDialog
+          title={`Open a link on ${link.host}?`}
+          confirmLabel="Open"
+          onConfirm={async () => link.answer(true)}
+          onCancel={() => link.answer(false)}
+        >
+          <p>
+            The app of {call.serverName} asks to open this link in your browser. It goes to <strong>{link.host}</strong>
+            .
+          </p>
+          <p className="muted small app-view-link">{link.url}</p>
+        </ConfirmDialog>
+      )}
       {height > VIEW_MAX_HEIGHT && (
         <button type="button" className="button-link small" onClick={() => setLarger(!larger)}>
           {larger ? 'Show smaller' : 'Show larger'}

@@ -10,7 +10,9 @@ export function useServerRequests(api: WorkbenchApi, chatId: string | null): rea
   const [requests, setRequests] = useState<readonly ServerRequestView[]>([]);
   useEffect(() => {
     let live = true;
-    const mine = (request: ServerRequestView): boolean => request.chatId === chatId;
+    // A widening asked from a block waits on that block's card in the tool block (SandboxBlock), not twice.
+    const mine = (request: ServerRequestView): boolean =>
+      request.chatId === chatId && !(request.kind === 'sandbox-widening' && request.toolCallId !== undefined);
     const off = api.serverRequests.onDidChange(({ kind, request }) => {
       if (!mine(request)) return;
       setRequests((current) => {
@@ -24,7 +26,7 @@ export function useServerRequests(api: WorkbenchApi, chatId: string | null): rea
         if (!live) return;
         // What arrived by event meanwhile stays; the list fills in what came before.
         setRequests((current) => [
-          ...listed.filter((item) => !current.some((known) => known.id === item.id)),
+          ...listed.filter((item) => mine(item) && !current.some((known) => known.id === item.id)),
           ...current,
         ]);
       })
