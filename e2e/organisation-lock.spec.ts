@@ -15,6 +15,9 @@ const POLICY = {
   locked: {
     mode: 'ask',
     tools: { Files: { write_file: 'always-ask' } },
+    serversByIdentity: [
+      { serverIdentity: { command: 'npx', package: '@acme/*' }, autoApprove: false, tools: { push: 'always-ask' } },
+    ],
     rules: [{ id: 'org-ask-moves', effect: 'ask', server: 'Files', tool: 'move_file', note: 'Moves are reviewed' }],
     // Nothing listens there: the sink shows as failing, which is what a security team would want to see.
     auditShipping: { sinks: [{ type: 'syslog', id: 'org-siem', host: '127.0.0.1', port: 9 }] },
@@ -75,6 +78,11 @@ test('locked settings show "Set by your organisation" and cannot be changed; def
   await expect(orgRules.getByRole('listitem').filter({ hasText: 'move_file' })).toContainText(
     'Set by your organisation',
   );
+  // A lock on servers named by what they run says what it matches and what it locks.
+  const identityLock = orgRules.getByTestId('identity-lock');
+  await expect(identityLock).toContainText("servers running command 'npx' and package '@acme/*'");
+  await expect(identityLock).toContainText('auto-approve: off; tool push: always-ask');
+  await expect(identityLock).toHaveAccessibleDescription('Set by your organisation');
 
   // The lock holds below the UI too.
   await expect(workbench.call('policy.update', { mode: 'never-ask' })).rejects.toThrow(/Set by your organisation/);

@@ -59,4 +59,29 @@ describe('workbench and the policy rows of the audit log', { timeout: 300_000 },
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("(from the system's managed-settings location) has an invalid value: locked.mode");
   });
+
+  it('policy show names what each identity lock matches and what it locks, and the servers an identity-named rule covers', async () => {
+    const system = path.join(home, 'system-policy.json');
+    fs.writeFileSync(
+      system,
+      JSON.stringify({
+        rules: [{ id: 'no-acme-writes', server: '*', tool: 'write_*', serverIdentity: { package: '@acme/*' } }],
+        locked: {
+          serversByIdentity: [
+            {
+              serverIdentity: { command: 'npx', package: '@acme/*' },
+              autoApprove: false,
+              tools: { push: 'always-ask' },
+            },
+          ],
+        },
+      }),
+    );
+    const shown = await runCli(['policy', 'show'], { home, env: { WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: system } });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(
+      "servers running command 'npx' and package '@acme/*': auto-approve: off; tool push: always-ask (locked)",
+    );
+    expect(shown.stdout).toContain("[no-acme-writes] deny * write_* on servers running package '@acme/*'");
+  });
 });

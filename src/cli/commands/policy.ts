@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import type { ApprovalRuleDraft, PolicyExplanation, PolicyUpdate, PolicyView } from '../../shared/approval';
+import type {
+  ApprovalRuleDraft,
+  PolicyExplanation,
+  PolicyUpdate,
+  PolicyView,
+  ServerIdentityMatcher,
+} from '../../shared/approval';
 import {
   DEFAULT_SAMPLING_TOKEN_BUDGET,
   GLOBAL_APPROVAL_MODES,
@@ -17,6 +23,7 @@ import {
   type CommandContext,
   type ProgramOptions,
 } from '../command-kit';
+import { identityLockWords, identityMatcherWords } from '../../shared/identity-lock-words';
 import { CliError } from '../exit-codes';
 import { table } from '../terminal';
 
@@ -357,6 +364,7 @@ function printPolicy(context: CommandContext, view: PolicyView): void {
     if (view.managed.disallowNeverAsk) terminal.line('  "never ask" is not allowed');
     for (const rule of view.managed.rules) terminal.line(`  ${ruleWords(rule)}`);
     for (const rule of locked.rules ?? []) terminal.line(`  ${ruleWords(rule)} (locked)`);
+    for (const lock of locked.serversByIdentity ?? []) terminal.line(`  ${identityLockWords(lock)} (locked)`);
     for (const sink of locked.auditShipping?.sinks ?? [])
       terminal.line(`  audit shipping to '${sink.id}' (${sink.type}, locked: always on)`);
   }
@@ -372,6 +380,7 @@ function ruleWords(rule: {
   tool: string;
   args?: { pointer: string; match: string; value: unknown }[] | undefined;
   note?: string | undefined;
+  serverIdentity?: ServerIdentityMatcher | undefined;
 }): string {
   const conditions = (rule.args ?? [])
     .map(
@@ -379,5 +388,6 @@ function ruleWords(rule: {
         ` when ${arg.pointer || '(the arguments)'} ${arg.match === 'equals' ? '=' : arg.match === 'regex' ? '~' : arg.match === 'one-of' ? 'is one of' : 'matches'} ${arg.match === 'one-of' ? String(arg.value) : JSON.stringify(arg.value)}`,
     )
     .join(' and');
-  return `[${rule.id}] ${rule.effect} ${rule.server} ${rule.tool}${conditions}${rule.note ? `  (${rule.note})` : ''}`;
+  const running = rule.serverIdentity ? ` on servers running ${identityMatcherWords(rule.serverIdentity)}` : '';
+  return `[${rule.id}] ${rule.effect} ${rule.server} ${rule.tool}${running}${conditions}${rule.note ? `  (${rule.note})` : ''}`;
 }

@@ -6,6 +6,7 @@
 import type { ToolCallApproval } from '../../../shared/approval';
 import type { AuditEntry } from '../../../shared/audit';
 import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
+import { ruleOfId } from './invariant-catalogue';
 import type { Harness, RecordedElicitation, RecordedRun } from './invariant-harness';
 
 const ALLOW_DECISIONS = new Set(['auto_allow', 'session_grant', 'allow_once', 'allow_session']);
@@ -77,6 +78,17 @@ async function auditRows(harness: Harness): Promise<AuditEntry[]> {
 const NAME_BOUND_SOURCE =
   /^Allowed for this chat|^Auto-approved: tool setting|^Auto-approved: server setting|you trust the annotations of/;
 
+/**
+ * Whether a remembered allow rule decided the call ("Auto-approved by your rule #N" where rule N is one the person
+ * remembered from a card, not one the test wrote from the catalogue): such a rule is made for the server it was
+ * remembered for (docs/user/approvals.md, "A server's identity").
+ */
+export function byRememberedRule(harness: Harness, decidedBy: string): boolean {
+  const number = /^Auto-approved by your rule #(\d+)/.exec(decidedBy)?.[1];
+  const rule = number === undefined ? undefined : harness.userRules()[Number(number) - 1];
+  return rule !== undefined && ruleOfId(rule.id) === undefined;
+}
+
 const describeRun = (run: RecordedRun): string =>
   `${run.serverName}.${run.toolName} ${JSON.stringify(run.args)} (during ${run.step})`;
 
@@ -134,7 +146,7 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
     // No grant or setting made for one server allows a call of another: what allowed it must have been made for it.
     if (
       (allowRow.decision === 'auto_allow' || allowRow.decision === 'session_grant') &&
-      NAME_BOUND_SOURCE.test(allowRow.decidedBy ?? '') &&
+      (NAME_BOUND_SOURCE.test(allowRow.decidedBy ?? '') || byRememberedRule(harness, allowRow.decidedBy ?? '')) &&
       !harness.madeAllows.some((made) => made.label === run.label)
     ) {
       throw new InvariantError(

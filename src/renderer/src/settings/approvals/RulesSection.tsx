@@ -14,6 +14,7 @@ import { TrashIcon } from '../../components/icons';
 import { ArrowDownIcon, ArrowUpIcon } from '../../components/icons';
 import { EMPTY_RULE, describeRule, formToDraft, ruleFieldProblems, ruleToForm, type RuleForm } from './rule-draft';
 import { LockNote, lockId } from './organisation';
+import { identityLockSettings, identityMatcherWords } from '../../../../shared/identity-lock-words';
 
 const EFFECT_LABELS: Record<RuleEffect, string> = { deny: 'Deny', ask: 'Ask', allow: 'Allow' };
 
@@ -60,21 +61,43 @@ export function RulesSection({ view, update }: Props): React.JSX.Element {
         decides. Globs are path-like (<span className="mono">**</span> spans <span className="mono">/</span>).
       </p>
       {error && <Notice kind="error">{error}</Notice>}
-      {view.managed && view.managed.rules.length + (view.managed.locked.rules?.length ?? 0) > 0 && (
-        <div className="managed-rules">
-          <h4 className="small-heading">From your organisation ({view.managed.file}) — cannot be changed here</h4>
-          <ul className="rule-list" aria-label="Your organisation's rules">
-            {[...view.managed.rules, ...(view.managed.locked.rules ?? [])].map((rule) => (
-              <li key={rule.id} className="rule-item is-managed" aria-describedby={lockId('rule', rule.id)}>
-                <span className={`effect effect-${rule.effect}`}>{EFFECT_LABELS[rule.effect]}</span>
-                <span className="mono rule-text">{describeRule(rule)}</span>
-                {rule.note && <span className="muted small">{rule.note}</span>}
-                <LockNote id={lockId('rule', rule.id)} />
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      {view.managed &&
+        view.managed.rules.length +
+          (view.managed.locked.rules?.length ?? 0) +
+          (view.managed.locked.serversByIdentity?.length ?? 0) >
+          0 && (
+          <div className="managed-rules">
+            <h4 className="small-heading">From your organisation ({view.managed.file}) — cannot be changed here</h4>
+            <ul className="rule-list" aria-label="Your organisation's rules">
+              {[...view.managed.rules, ...(view.managed.locked.rules ?? [])].map((rule) => (
+                <li key={rule.id} className="rule-item is-managed" aria-describedby={lockId('rule', rule.id)}>
+                  <span className={`effect effect-${rule.effect}`}>{EFFECT_LABELS[rule.effect]}</span>
+                  <span className="mono rule-text">
+                    {describeRule(rule)}
+                    {rule.serverIdentity && ` on servers running ${identityMatcherWords(rule.serverIdentity)}`}
+                  </span>
+                  {rule.note && <span className="muted small">{rule.note}</span>}
+                  <LockNote id={lockId('rule', rule.id)} />
+                </li>
+              ))}
+              {(view.managed.locked.serversByIdentity ?? []).map((lock, index) => (
+                <li
+                  key={`identity-${index}`}
+                  className="rule-item is-managed"
+                  data-testid="identity-lock"
+                  aria-describedby={lockId('identity-lock', String(index))}
+                >
+                  <span className="effect">Lock</span>
+                  <span className="rule-body">
+                    <span className="mono rule-text">servers running {identityMatcherWords(lock.serverIdentity)}</span>
+                    <span className="small">{identityLockSettings(lock).join('; ')}</span>
+                  </span>
+                  <LockNote id={lockId('identity-lock', String(index))} />
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
       {rules.length === 0 ? (
         <p className="muted">No rules yet.</p>
       ) : (
