@@ -49,6 +49,17 @@ export async function shoot(page: Page, name: string): Promise<void> {
   await checkAccessibility(page, name);
 }
 
+/** The same screen in light and dark, each checked with axe (e2e/axe.ts); the page is left light. */
+export async function shootBoth(page: Page, name: string, folder = SCREENS): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.mouse.move(2, 2);
+    await page.screenshot({ path: path.join(folder, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
+    await checkAccessibility(page, `${name}-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 /** The fake LLM server (OpenAI wire format) as a provider named "Scripted", and a chat that uses it. */
 export async function scriptedChat(
   workbench: Workbench,

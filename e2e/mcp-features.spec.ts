@@ -3,26 +3,14 @@
  * tool block, a server's log with its level, roots, resources, prompts. Screenshots go to .cache/screenshots/.
  */
 import path from 'node:path';
-import type { Page } from '@playwright/test';
 import { ROOT, expect, test, type Workbench } from './fixtures';
-import { chatUi, say, scriptedChat } from './chat-ui';
+import { chatUi, say, scriptedChat, shootBoth } from './chat-ui';
 import { openSettings } from './settings-helpers';
-import { checkAccessibility } from './axe';
 
 // server-everything starts beside the Files server; on a loaded machine that takes a while.
 test.describe.configure({ timeout: 120_000 });
 
 const SHOTS = path.join(ROOT, '.cache', 'screenshots');
-
-async function shootBoth(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.mouse.move(2, 2);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), caret: 'hide' });
-    await checkAccessibility(page, `${name}-${scheme}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 /** Adds server-everything and waits until its tools are listed. */
 async function addEverything(workbench: Workbench, autoApprove = true): Promise<void> {
@@ -70,7 +58,7 @@ test('a long tool call shows the server’s progress as a bar on its block; Stop
     .poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 15_000 })
     .toBeGreaterThanOrEqual(2);
   await expect(view.toolCalls.first().getByTestId('tool-progress')).toContainText('%');
-  await shootBoth(page, 'tool-progress');
+  await shootBoth(page, 'tool-progress', SHOTS);
 
   await view.stop.click();
   await expect(view.toolCalls.first()).toContainText('Cancelled');
@@ -105,7 +93,7 @@ test('a server’s log shows its MCP log messages with levels; the level is set 
   await expect(log).toContainText('Asked the server to log at level info and above.');
   const picker = detail.getByRole('combobox', { name: 'Server log level' });
   await expect(picker).toHaveValue('info');
-  await shootBoth(page, 'server-logs-levels');
+  await shootBoth(page, 'server-logs-levels', SHOTS);
 
   await picker.selectOption('warning');
   await expect(log).toContainText('Asked the server to log at level warning and above.', { timeout: 10_000 });

@@ -4,9 +4,9 @@
  * organisation" on them, with their controls disabled and described by that note; a default is marked.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { ROOT, expect, test } from './fixtures';
+import { useManagedPolicy } from './managed-policy';
 import { filesReady, openSettings } from './settings-helpers';
 import { checkAccessibility } from './axe';
 
@@ -25,20 +25,7 @@ const POLICY = {
   defaults: { timeoutSeconds: 120 },
 };
 
-let policyDir = '';
-const previous = process.env.WORKBENCH_MANAGED_POLICY;
-test.beforeAll(() => {
-  // The fixture's browser-mode server inherits this worker's environment.
-  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-policy-'));
-  const file = path.join(policyDir, 'policy.json');
-  fs.writeFileSync(file, JSON.stringify(POLICY));
-  process.env.WORKBENCH_MANAGED_POLICY = file;
-});
-test.afterAll(() => {
-  if (previous === undefined) delete process.env.WORKBENCH_MANAGED_POLICY;
-  else process.env.WORKBENCH_MANAGED_POLICY = previous;
-  fs.rmSync(policyDir, { recursive: true, force: true });
-});
+useManagedPolicy(POLICY);
 
 test('locked settings show "Set by your organisation" and cannot be changed; defaults are marked', async ({
   page,

@@ -2,27 +2,11 @@
  * A setting the organisation overrides says so where it was set (docs/user/organisation-policy.md): a chat set to
  * "Never ask" under a policy that requires approvals still asks, and the chat says why and by what.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { useManagedPolicy } from './managed-policy';
 import { expect, test } from './fixtures';
 import { filesReady, shoot } from './settings-helpers';
 
-let policyDir = '';
-let policyFile = '';
-const previous = process.env.WORKBENCH_MANAGED_POLICY;
-test.beforeAll(() => {
-  // The fixture's browser-mode server inherits this worker's environment.
-  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-override-'));
-  policyFile = path.join(policyDir, 'policy.json');
-  fs.writeFileSync(policyFile, JSON.stringify({ disallowNeverAsk: true }));
-  process.env.WORKBENCH_MANAGED_POLICY = policyFile;
-});
-test.afterAll(() => {
-  if (previous === undefined) delete process.env.WORKBENCH_MANAGED_POLICY;
-  else process.env.WORKBENCH_MANAGED_POLICY = previous;
-  fs.rmSync(policyDir, { recursive: true, force: true });
-});
+const policyFile = useManagedPolicy({ disallowNeverAsk: true });
 
 test("a chat set to 'Never ask' under a policy that requires approvals says it asks anyway, and why", async ({
   page,
@@ -37,7 +21,7 @@ test("a chat set to 'Never ask' under a policy that requires approvals says it a
   await expect(note).toContainText(
     "This chat is set to 'Never ask', but your organisation's policy requires approvals",
   );
-  await expect(note).toContainText(policyFile);
+  await expect(note).toContainText(policyFile());
   await expect(page.getByTestId('approvals-off-banner')).toHaveCount(0);
   // And it does ask.
   await workbench.call('chat.send', { chatId: chat.id, message: { role: 'user', text: 'list files' } });

@@ -4,43 +4,13 @@
  * settings, nor with the organisation's own `allowUnconfined` — and Settings says why. Screens in light and dark.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
-import { checkAccessibility } from './axe';
-import { SCREENS } from './chat-ui';
+import { shootBoth } from './chat-ui';
+import { useManagedPolicy } from './managed-policy';
 import { expect, test, type Workbench } from './fixtures';
 import { openSettings } from './settings-helpers';
 
-let policyDir = '';
-const previous = { policy: process.env.WORKBENCH_MANAGED_POLICY, bwrap: process.env.WORKBENCH_BWRAP };
-test.beforeAll(() => {
-  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-require-'));
-  const file = path.join(policyDir, 'policy.json');
-  fs.writeFileSync(file, JSON.stringify({ sandbox: { requireContainment: true, allowUnconfined: true } }));
-  process.env.WORKBENCH_MANAGED_POLICY = file;
-  process.env.WORKBENCH_BWRAP = '/bin/false';
-});
-test.afterAll(() => {
-  for (const [key, value] of [
-    ['WORKBENCH_MANAGED_POLICY', previous.policy],
-    ['WORKBENCH_BWRAP', previous.bwrap],
-  ] as const) {
-    if (value === undefined) Reflect.deleteProperty(process.env, key);
-    else process.env[key] = value;
-  }
-  fs.rmSync(policyDir, { recursive: true, force: true });
-});
-
-async function shootBoth(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.mouse.move(2, 2);
-    await page.screenshot({ path: path.join(SCREENS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
-    await checkAccessibility(page, `${name}-${scheme}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+useManagedPolicy({ sandbox: { requireContainment: true, allowUnconfined: true } }, { WORKBENCH_BWRAP: '/bin/false' });
 
 const filesStatus = async (workbench: Workbench) =>
   (

@@ -4,45 +4,12 @@
  * unconfined and is marked Not contained in the list, its header and its Sandbox page; an HTTP server's Sandbox page
  * says containment applies only to local servers. Screens in light and dark, checked with axe.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Page } from '@playwright/test';
-import { checkAccessibility } from './axe';
-import { SCREENS } from './chat-ui';
+import { shootBoth } from './chat-ui';
+import { useManagedPolicy } from './managed-policy';
 import { expect, test } from './fixtures';
 import { filesReady, openSettings } from './settings-helpers';
 
-let policyDir = '';
-const previous = { policy: process.env.WORKBENCH_MANAGED_POLICY, bwrap: process.env.WORKBENCH_BWRAP };
-test.beforeAll(() => {
-  // The fixture's browser-mode server inherits this worker's environment.
-  policyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-org-unconfined-'));
-  const file = path.join(policyDir, 'policy.json');
-  fs.writeFileSync(file, JSON.stringify({ sandbox: { allowUnconfined: true } }));
-  process.env.WORKBENCH_MANAGED_POLICY = file;
-  process.env.WORKBENCH_BWRAP = '/bin/false';
-});
-test.afterAll(() => {
-  for (const [key, value] of [
-    ['WORKBENCH_MANAGED_POLICY', previous.policy],
-    ['WORKBENCH_BWRAP', previous.bwrap],
-  ] as const) {
-    if (value === undefined) Reflect.deleteProperty(process.env, key);
-    else process.env[key] = value;
-  }
-  fs.rmSync(policyDir, { recursive: true, force: true });
-});
-
-async function shootBoth(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.mouse.move(2, 2);
-    await page.screenshot({ path: path.join(SCREENS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
-    await checkAccessibility(page, `${name}-${scheme}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+useManagedPolicy({ sandbox: { allowUnconfined: true } }, { WORKBENCH_BWRAP: '/bin/false' });
 
 test('an unconfined server is marked Not contained everywhere; an HTTP server is said to be out of reach', async ({
   page,

@@ -8,24 +8,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
-import { checkAccessibility } from './axe';
-import { chatUi, SCREENS } from './chat-ui';
+import { chatUi, shootBoth } from './chat-ui';
 import { expect, test, type Workbench } from './fixtures';
 import { openSettings } from './settings-helpers';
 import { HOSTILE_SERVER } from '../src/main/mcp/test-fixtures/harness';
 
 test.describe.configure({ timeout: 180_000 });
-
-async function shootBoth(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.mouse.move(2, 2);
-    await page.screenshot({ path: path.join(SCREENS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
-    await checkAccessibility(page, `${name}-${scheme}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 interface AuditPage {
   entries: { kind: string; toolName: string; decision: string | null; decidedBy: string | null }[];

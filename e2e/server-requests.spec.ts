@@ -6,8 +6,7 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../src/main/llm/testing/fake-llm-server';
-import { checkAccessibility } from './axe';
-import { chatUi, say } from './chat-ui';
+import { chatUi, say, shootBoth } from './chat-ui';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 
 const SHOTS = path.join(ROOT, '.cache', 'screenshots');
@@ -82,16 +81,6 @@ async function toolCall(workbench: Workbench, tool: string, args: Record<string,
   };
 }
 
-async function shootBoth(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.mouse.move(2, 2);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-${scheme}.png`), animations: 'disabled', caret: 'hide' });
-    await checkAccessibility(page, `${name}-${scheme}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
 // Up to four axe runs and screenshots a test, and a real server-everything: 20 s alone here, 50 s beside another
 // worker, more on a loaded host.
 test.describe.configure({ timeout: 180_000 });
@@ -119,7 +108,7 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   // The same countdown as a tool call's card: nobody deciding in time ends the request as timed out.
   await expect(card.getByTestId('countdown')).toHaveText(/^Times out in \d+:\d\d$/);
   await message.fill('Write a haiku about careful reviews.');
-  await shootBoth(page, 'sampling-request');
+  await shootBoth(page, 'sampling-request', SHOTS);
   const before = fake.generations().length;
   await card.getByRole('button', { name: 'Allow once' }).click();
 
@@ -128,7 +117,7 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   await expect(answer.getByLabel('Answer')).toHaveValue('A haiku from the model.');
   expect(JSON.stringify(fake.generations()[before]?.body)).toContain('careful reviews');
   await answer.getByLabel('Answer').fill('An edited haiku.');
-  await shootBoth(page, 'sampling-answer');
+  await shootBoth(page, 'sampling-answer', SHOTS);
   await answer.getByRole('button', { name: 'Send answer' }).click();
   await expect(view.pane.getByText('The server got its answer.')).toBeVisible();
   await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
@@ -162,7 +151,7 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await card.getByLabel('String with email format').fill('ada@example.com');
   await card.getByLabel('Boolean', { exact: true }).check();
   await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
-  await shootBoth(page, 'elicitation-form');
+  await shootBoth(page, 'elicitation-form', SHOTS);
   await card.getByRole('button', { name: 'Accept' }).click();
   await expect(view.pane.getByText('Thanks for the details.')).toBeVisible();
   expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
@@ -190,7 +179,7 @@ test('elicitation URL: the full address is shown, and the page opens only after 
   const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-url"]');
   await expect(card.getByTestId('elicitation-url')).toHaveText(url);
   await expect(card).toContainText('on auth.example.com');
-  await shootBoth(page, 'elicitation-url');
+  await shootBoth(page, 'elicitation-url', SHOTS);
   expect(opened).toEqual([]);
   expect(context.pages()).toHaveLength(1);
   const popup = page.waitForEvent('popup');
@@ -221,7 +210,7 @@ test('a request no single chat made waits in "Server requests"; Decline answers 
   const tray = page.getByTestId('server-requests-tray');
   await expect(tray.getByRole('button', { name: /Server requests/ })).toContainText('1');
   await expect(tray.getByTestId('elicitation-url')).toHaveText('https://example.com/which-chat');
-  await shootBoth(page, 'server-requests-tray');
+  await shootBoth(page, 'server-requests-tray', SHOTS);
   await tray.getByRole('button', { name: 'Decline' }).click();
   await expect(tray).toHaveCount(0);
   await view.pane.locator('[data-kind="elicitation-form"]').getByRole('button', { name: 'Cancel' }).click();
@@ -271,7 +260,7 @@ test("a server request is a card in the running exchange, in the chat's one scro
     expect(scrollers).toHaveLength(1);
     await card.getByRole('button', { name: 'Accept' }).scrollIntoViewIfNeeded();
     await expect(card.getByRole('button', { name: 'Accept' })).toBeInViewport();
-    await shootBoth(page, `server-request-inline-${size.width}x${size.height}`);
+    await shootBoth(page, `server-request-inline-${size.width}x${size.height}`, SHOTS);
   }
   await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
   await card.getByRole('button', { name: 'Decline' }).click();
@@ -316,7 +305,7 @@ test('sampling with an image: the card shows it as a thumbnail with its type and
   await expect.poll(() => thumbnail.evaluate((image) => (image as { naturalWidth: number }).naturalWidth)).toBe(32);
   await expect(card.getByTestId('countdown')).toBeVisible();
   await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
-  await shootBoth(page, 'sampling-image');
+  await shootBoth(page, 'sampling-image', SHOTS);
   const before = fake.generations().length;
   await card.getByRole('button', { name: 'Allow once' }).click();
   await expect(view.pane.locator('[data-testid="server-request-card"][data-kind="sampling-answer"]')).toBeVisible();
@@ -341,7 +330,7 @@ test('a sandbox widening is a server request: its card says what it grants, and 
   const card = tray.locator('[data-testid="server-request-card"][data-kind="sandbox-widening"]');
   await expect(card.getByRole('heading')).toHaveText("Widen Files's sandbox?");
   await expect(card).toContainText('Files may read /opt/notes (and everything in it)');
-  await shootBoth(page, 'sandbox-widening');
+  await shootBoth(page, 'sandbox-widening', SHOTS);
   await card.getByRole('button', { name: 'Allow', exact: true }).click();
   await expect(tray).toHaveCount(0);
   const sandbox = (await workbench.call('mcp.sandbox', { name: 'Files' })) as { granted?: { read: string[] } };
