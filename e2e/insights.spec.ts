@@ -1,6 +1,7 @@
 /** Settings → Insights in browser mode, over rows made by real approval cycles (Demo provider, Files server). */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { inflateSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
@@ -33,6 +34,17 @@ async function brightestPixel(page: Page, testId: string): Promise<number> {
 }
 
 /** Saves what a button downloads and returns it. */
+/** The top-left pixel of a PNG (8-bit RGBA, as a browser saves a canvas): whatever the row's filter, it is stored as is. */
+function firstPixel(png: Buffer): number[] {
+  const chunks: Buffer[] = [];
+  for (let at = 8; at < png.length;) {
+    const length = png.readUInt32BE(at);
+    if (png.toString('latin1', at + 4, at + 8) === 'IDAT') chunks.push(png.subarray(at + 8, at + 8 + length));
+    at += length + 12;
+  }
+  return [...inflateSync(Buffer.concat(chunks)).subarray(1, 5)];
+}
+
 async function download(
   page: Page,
   dataDir: string,
@@ -103,6 +115,15 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   expect(png.name).toBe('tools-asked-about-most.png');
   expect(png.bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
   expect(png.bytes.length).toBeGreaterThan(1000);
+  // A canvas chart's PNG is drawn on the pane's background (dark here), not left transparent under light text.
+  const canvasPng = await download(
+    page,
+    workbench.dataDir,
+    dialog.getByRole('button', { name: /^Save “Decisions by \w+” as PNG$/ }),
+  );
+  const [red = 255, green = 255, blue = 255, alpha = 0] = firstPixel(canvasPng.bytes);
+  expect(alpha).toBe(255);
+  expect((red + green + blue) / 3).toBeLessThan(60);
 
   // A part of a tool's bar opens its rows in the audit viewer.
   await dialog.getByRole('button', { name: /Files\.list_directory: 5 Allowed by you; show the rows/ }).click();
@@ -125,7 +146,10 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   const notice = dialog.getByTestId('remembered-setting');
   await expect(notice).toContainText('Just accepted from an Insights suggestion');
   await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toBeVisible();
-  await shoot(page, 'insights-undo-dark');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `insights-undo-${scheme}`);
+  }
   await notice.getByRole('button', { name: 'Undo' }).click();
   await expect(notice).toBeHidden();
   await expect(dialog.getByRole('listitem', { name: new RegExp(`Rule \\d+: ${rule?.id ?? '?'}`) })).toHaveCount(0);

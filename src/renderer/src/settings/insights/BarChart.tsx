@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { barsSvg } from './chart-svg';
+import { barsSvg, canvasPng } from './chart-svg';
 import { ChartExport } from './ChartExport';
 
 export interface BarSeries {
@@ -144,18 +144,19 @@ export function BarChart({ title, fileName, labels, series, onPick, height = 220
     };
   }, [labels, series, height, scheme]);
 
-  const canvasPng = (): Promise<Blob> =>
-    new Promise((resolve, reject) => {
-      const canvas = plot.current?.ctx.canvas;
-      if (!canvas) return reject(new Error('The chart is not drawn yet.'));
-      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('The chart could not be saved as PNG.'))));
-    });
+  const savePng = (): Promise<Blob> => {
+    const canvas = plot.current?.ctx.canvas;
+    if (!canvas) return Promise.reject(new Error('The chart is not drawn yet.'));
+    // The settings pane's background, in the scheme shown.
+    const pane = getComputedStyle(document.documentElement).getPropertyValue('--bg-pane').trim();
+    return canvasPng(canvas, pane || '#ffffff');
+  };
 
   return (
     <figure className="insights-chart" data-testid={`chart-${fileName}`}>
       <figcaption className="insights-chart-title">
         <span>{title}</span>
-        <ChartExport title={title} fileName={fileName} svg={() => barsSvg(title, labels, series)} png={canvasPng} />
+        <ChartExport title={title} fileName={fileName} svg={() => barsSvg(title, labels, series)} png={savePng} />
       </figcaption>
       <ul className="insights-legend" aria-hidden="true">
         {series.map((entry) => (

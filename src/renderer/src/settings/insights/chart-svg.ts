@@ -120,13 +120,33 @@ export async function svgPng(svg: string): Promise<Blob> {
     if (!context) throw new Error('The picture could not be drawn: this browser has no 2D canvas.');
     context.scale(2, 2);
     context.drawImage(image, 0, 0, width, height);
-    return await new Promise<Blob>((resolve, reject) =>
-      canvas.toBlob(
-        (blob) => (blob ? resolve(blob) : reject(new Error('The picture could not be drawn as PNG.'))),
-        'image/png',
-      ),
-    );
+    return await pngOf(canvas);
   } finally {
     URL.revokeObjectURL(url);
   }
+}
+
+/**
+ * A chart's canvas as PNG, on the background it is seen on: the canvas itself is transparent, its text and lines
+ * drawn for the page behind it (light text in dark), so saved alone it would be unreadable in most viewers.
+ */
+export function canvasPng(source: HTMLCanvasElement, background: string): Promise<Blob> {
+  const canvas = document.createElement('canvas');
+  canvas.width = source.width;
+  canvas.height = source.height;
+  const context = canvas.getContext('2d');
+  if (!context) return Promise.reject(new Error('The picture could not be drawn: this browser has no 2D canvas.'));
+  context.fillStyle = background;
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.drawImage(source, 0, 0);
+  return pngOf(canvas);
+}
+
+function pngOf(canvas: HTMLCanvasElement): Promise<Blob> {
+  return new Promise<Blob>((resolve, reject) =>
+    canvas.toBlob(
+      (blob) => (blob ? resolve(blob) : reject(new Error('The picture could not be drawn as PNG.'))),
+      'image/png',
+    ),
+  );
 }
