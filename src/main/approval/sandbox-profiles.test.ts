@@ -3,6 +3,7 @@
  * before it applies, refused where the organisation forbids it; and a hostile server's blocks land in the audit log as
  * rows naming the server, the path or host, and the call.
  */
+import { needsSandbox } from '../testing/skip-reason';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -95,7 +96,8 @@ describe('a sandbox profile, widened and narrowed', () => {
   });
 });
 
-describe.runIf(sandboxAvailability().available)('blocks in the audit log (real bubblewrap)', () => {
+const suite = needsSandbox('blocks in the audit log (real bubblewrap)');
+describe.skipIf(suite.skipped)(suite.title, () => {
   it('a row per block, with the server, the path or host, and the call it happened in', async () => {
     const audit = openTempAuditLog();
     logs.push(audit);

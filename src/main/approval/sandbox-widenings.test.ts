@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTempAuditLog, type TempAuditLog } from '../audit/audit-test-support';
 import { createTestHost, disposeTestHosts, HOSTILE_SERVER } from '../mcp/test-fixtures/harness';
-import { sandboxAvailability } from '../mcp/sandbox/bwrap';
+import { needsSandbox } from '../testing/skip-reason';
 import { NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
 import { grantForBlock } from '../../shared/sandbox';
 import { createSandboxProfileService } from './sandbox-profiles';
@@ -160,7 +160,8 @@ describe('the grant a block suggests', () => {
   });
 });
 
-describe.runIf(sandboxAvailability().available)('widened from a block (real bubblewrap)', () => {
+const suite = needsSandbox('widened from a block (real bubblewrap)');
+describe.skipIf(suite.skipped)(suite.title, () => {
   it('lets exactly the blocked read through after it is allowed, and nothing else', async () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-widen-'));
     fs.writeFileSync(path.join(outside, 'secret'), 'KEY');

@@ -8,45 +8,43 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sandboxAvailability } from '../mcp/sandbox/bwrap';
+import { needsSandbox } from '../testing/skip-reason';
 import { createSandboxWorld, sandboxStepArb, type SandboxStep } from './testing/invariant-sandbox';
 
 const FILES = 2;
 const RUNS = Number(process.env.INVARIANT_SANDBOX_RUNS ?? 3);
 const SEED = Number(process.env.INVARIANT_SEED ?? 20261127);
 
-describe.runIf(sandboxAvailability().available)(
-  'the trust invariant: sandbox widen and narrow (real bubblewrap)',
-  () => {
-    it('never lifts a block without an allow decision, and never keeps one an allow decision lifted', async () => {
-      const totals = { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 };
-      // Each sequence ends with a read, so that the last change is always tried.
-      const sequences = fc
-        .array(sandboxStepArb(FILES), { minLength: 4, maxLength: 10 })
-        .map((steps): SandboxStep[] => [...steps, { kind: 'probe' }]);
-      await fc.assert(
-        fc.asyncProperty(sequences, async (steps) => {
-          const world = await createSandboxWorld(FILES);
-          try {
-            await world.check();
-            for (const step of steps) {
-              await world.step(step);
-              try {
-                await world.check();
-              } catch (error) {
-                throw new Error(`${(error as Error).message}\nsteps:\n${world.log.join('\n')}`, { cause: error });
-              }
+const suite = needsSandbox('the trust invariant: sandbox widen and narrow (real bubblewrap)');
+describe.skipIf(suite.skipped)(suite.title, () => {
+  it('never lifts a block without an allow decision, and never keeps one an allow decision lifted', async () => {
+    const totals = { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 };
+    // Each sequence ends with a read, so that the last change is always tried.
+    const sequences = fc
+      .array(sandboxStepArb(FILES), { minLength: 4, maxLength: 10 })
+      .map((steps): SandboxStep[] => [...steps, { kind: 'probe' }]);
+    await fc.assert(
+      fc.asyncProperty(sequences, async (steps) => {
+        const world = await createSandboxWorld(FILES);
+        try {
+          await world.check();
+          for (const step of steps) {
+            await world.step(step);
+            try {
+              await world.check();
+            } catch (error) {
+              throw new Error(`${(error as Error).message}\nsteps:\n${world.log.join('\n')}`, { cause: error });
             }
-          } finally {
-            for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += world.tally[key];
-            await world.dispose();
           }
-        }),
-        { numRuns: RUNS, seed: SEED, endOnFailure: true },
-      );
-      // A green run that exercised nothing is no evidence.
-      expect(totals.reads).toBeGreaterThan(0);
-      expect(totals.allowed).toBeGreaterThan(0);
-    }, 600_000);
-  },
-);
+        } finally {
+          for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += world.tally[key];
+          await world.dispose();
+        }
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+    // A green run that exercised nothing is no evidence.
+    expect(totals.reads).toBeGreaterThan(0);
+    expect(totals.allowed).toBeGreaterThan(0);
+  }, 600_000);
+});

@@ -1,3 +1,5 @@
+import { sandboxAvailability } from '../mcp/sandbox/bwrap';
+
 /**
  * The title of a test or suite that may be skipped on this machine: when `skipped`, it says why — "(SKIPPED: …)" —
  * so that the vitest report, and the list `npm test` prints of every skipped test (scripts/test.ts), give the
@@ -5,4 +7,16 @@
  */
 export function titleUnless(title: string, skipped: boolean, reason: string): string {
   return skipped ? `${title} (SKIPPED: ${reason})` : title;
+}
+
+/**
+ * For a suite that needs the real bubblewrap (docs/user/sandbox.md#platforms): whether it is skipped here, and its
+ * title, carrying the probe's reason when it is. Use as `describe.skipIf(suite.skipped)(suite.title, …)`
+ * (or `it.skipIf`).
+ */
+export function needsSandbox(title: string): { skipped: boolean; title: string } {
+  const availability = sandboxAvailability();
+  return availability.available
+    ? { skipped: false, title }
+    : { skipped: true, title: titleUnless(title, true, availability.reason) };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestHost, disposeTestHosts, HOSTILE_SERVER } from '../test-fixtures/harness';
 import type { SandboxBlock } from './contain';
-import { sandboxAvailability } from './bwrap';
+import { needsSandbox } from '../../testing/skip-reason';
 import type { SandboxBlockView } from '../../../shared/mcp-result';
 
 afterEach(disposeTestHosts);
@@ -74,7 +74,8 @@ const call = async (
   return { ...(result.structuredContent as { atStart: Outcome; now: Outcome }), blocks: result.sandboxBlocks ?? [] };
 };
 
-describe.runIf(sandboxAvailability().available)('a contained server (real bubblewrap)', () => {
+const suite = needsSandbox('a contained server (real bubblewrap)');
+describe.skipIf(suite.skipped)(suite.title, () => {
   it('fails every way out, at start and during a call, in the server and in its child, and each is reported as a block', async () => {
     const { test, blocks, targets, ready } = await hostile();
     expect(ready.status.containment).toBe('contained');
