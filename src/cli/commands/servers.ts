@@ -7,6 +7,7 @@ import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
 import { formatTime, table } from '../terminal';
+import { launchWords, serversShowCommand, stateWords } from './servers-show';
 
 /** `workbench servers …`: the MCP servers page of the app. */
 export function serversCommand(program: Command, options: ProgramOptions): void {
@@ -30,9 +31,14 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
         return context.terminal.line('No MCP servers. Add one with: workbench servers add NAME -- COMMAND [ARGS…]');
       context.terminal.line(
         table([
-          ['NAME', 'ENABLED', 'TRUSTED', flags.status ? 'STATE' : 'KIND', 'IDENTITY (WHAT IT RUNS)'].map((cell) =>
-            colors.bold(cell),
-          ),
+          [
+            'NAME',
+            'ENABLED',
+            'TRUSTED',
+            flags.status ? 'STATE' : 'KIND',
+            ...(flags.status ? ['PROTOCOL'] : []),
+            'IDENTITY (WHAT IT RUNS)',
+          ].map((cell) => colors.bold(cell)),
           ...list.map((server) => [
             server.name,
             server.enabled ? 'yes' : 'no',
@@ -40,6 +46,8 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
             flags.status
               ? `${stateWords(server.status.state, server.status.toolCount, server.status.message)}${server.status.containment === 'not-contained' ? ' — Not contained' : ''}`
               : server.kind,
+            // The MCP revision the server speaks with us (docs/user/mcp-servers.md#protocol-revisions).
+            ...(flags.status ? [server.status.protocolVersion ?? '-'] : []),
             server.identity?.description ?? launchWords(server),
           ]),
         ]),
@@ -302,6 +310,8 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
     },
   );
 
+  serversShowCommand(servers, options);
+
   act(
     leaf(servers, 'restart <name>', 'start a server afresh (forgetting its crashes) and report whether it comes up'),
     options,
@@ -544,23 +554,6 @@ function grantWords(name: string, grant: SandboxGrant): string {
   if (grant.kind === 'connect') return `${name} may connect to ${grant.host}`;
   if (grant.kind === 'env') return `${name} receives ${grant.name}`;
   return `${name} may ${grant.kind === 'write' ? 'read and write' : 'read'} ${grant.path}`;
-}
-
-function launchWords(server: {
-  kind: string;
-  command?: string | undefined;
-  package?: string | undefined;
-  args?: string[] | undefined;
-  url?: string | undefined;
-}): string {
-  if (server.url) return server.url;
-  const head = server.package ?? server.command ?? '';
-  return [head, ...(server.args ?? [])].join(' ');
-}
-
-function stateWords(state: string, toolCount: number, message: string | undefined): string {
-  if (state === 'ready') return `ready (${toolCount} tool${toolCount === 1 ? '' : 's'})`;
-  return message ? `${state}: ${message}` : state;
 }
 
 function hints(

@@ -7,6 +7,7 @@ import {
   UnauthorizedError as UnauthorizedErrorV2,
   type FetchLike as FetchLikeV2,
   type OAuthClientProvider as OAuthClientProviderV2,
+  type RequestOptions,
   type Transport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -183,7 +184,8 @@ export function modernSession({ client, legs }: Pick<ModernConnection, 'client' 
       schema: unknown,
       options?: object,
     ) => {
-      const { admitLeg, ...rest } = (options ?? {}) as CallLegOptions & Record<string, unknown>;
+      const { admitLeg, ...given } = (options ?? {}) as CallLegOptions & RequestOptions;
+      const rest = withoutDriverProgress(given);
       if (request.method !== 'tools/call' || !admitLeg)
         return run(() => client.request(request as never, schema as never, rest));
       // A copy of the arguments per call: the SDK's retry legs carry this very object, so the transport finds the door.
@@ -212,6 +214,22 @@ export function modernSession({ client, legs }: Pick<ModernConnection, 'client' 
     close: () => client.close(),
   };
   return session as unknown as McpSession;
+}
+
+/**
+ * The SDK reports each round of its `input_required` driver as progress ("Fulfilling input required by 'tools/call'
+ * (round 1)"): words of the SDK, not of the server, so they are not shown as the server's progress.
+ */
+function withoutDriverProgress(options: RequestOptions): RequestOptions {
+  const { onprogress } = options;
+  if (!onprogress) return options;
+  return {
+    ...options,
+    onprogress: (progress) => {
+      if (progress.message?.startsWith('Fulfilling input required by ')) return;
+      onprogress(progress);
+    },
+  };
 }
 
 /**

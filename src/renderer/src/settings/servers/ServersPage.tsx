@@ -247,6 +247,14 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
             </dd>
           </div>
         )}
+        {server.status.protocolVersion && (
+          <div>
+            <dt>Protocol</dt>
+            <dd data-testid="server-protocol">
+              MCP <span className="mono">{server.status.protocolVersion}</span>
+            </dd>
+          </div>
+        )}
         {server.status.pid !== undefined && (
           <div>
             <dt>Process</dt>
