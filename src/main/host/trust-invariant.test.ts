@@ -34,6 +34,7 @@ import {
   recordCall,
   recordElicitationAnswer,
   recordElicitationRequest,
+  recordLeg,
   recordPageRequired,
   recordSamplingAnswer,
   recordSamplingRequest,
@@ -58,6 +59,7 @@ beforeAll(async () => {
     onElicitationRequest: recordElicitationRequest,
     onElicitationAnswer: recordElicitationAnswer,
     onPageRequired: recordPageRequired,
+    onLeg: recordLeg,
   });
   fake = await startFakeLlmServer({
     respond: (request) => {
@@ -167,6 +169,8 @@ describe('the trust invariant', () => {
       );
       // A run that exercised nothing proves nothing.
       expect(tally.runs).toBeGreaterThan(0);
+      // Shell speaks 2026-07-28 (recording-servers-2026.ts): its calls that asked for input came again, through the door.
+      expect(tally.legs).toBeGreaterThan(0);
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

@@ -34,6 +34,11 @@ export interface RecordedRun {
   readonly denyHits: readonly string[];
   /** The command during which it ran (for the report). */
   readonly step: string;
+  /**
+   * A further leg of a call that already ran (a 2026-07-28 server's call sent again with the answers to its
+   * `input_required`): no allow row of its own, but no deny rule in force then may match it.
+   */
+  readonly leg?: boolean;
 }
 
 /** A sampling request that reached the model (the fake LLM server), with what was true at that moment. */
@@ -71,6 +76,8 @@ export interface RecordedElicitation {
 /** Counts that show what a run exercised, so a green run that tried nothing shows as such. */
 export interface Tally {
   runs: number;
+  /** Further legs of calls that reached the 2026-07-28 server (the call sent again with the answers it asked for). */
+  legs: number;
   userMessages: number;
   approvalsApplied: number;
   approvalsRefused: number;
@@ -110,6 +117,7 @@ export interface Tally {
 
 export const emptyTally = (): Tally => ({
   runs: 0,
+  legs: 0,
   userMessages: 0,
   approvalsApplied: 0,
   approvalsRefused: 0,
@@ -227,7 +235,7 @@ export interface HarnessOptions {
 /** The harness whose servers receive calls now; the recording servers are shared by every run. */
 let current:
   | {
-      record(label: string, slot: string, toolName: string, args: CallArguments): void;
+      record(label: string, slot: string, toolName: string, args: CallArguments, leg?: boolean): void;
       sampled(text: string): void;
       answered(serverName: string, text: string): void;
       elicited(serverName: string, nonce: string): void;
@@ -250,6 +258,12 @@ export function recordPageRequired(serverName: string, nonce: string): void {
 export function recordCall(label: string, slot: string, toolName: string, args: CallArguments): void {
   if (!current) throw new Error(`a server ran ${label}.${toolName} while no test run was active`);
   current.record(label, slot, toolName, args);
+}
+
+/** A further leg of a call reached a 2026-07-28 server (recording-servers-2026.ts). */
+export function recordLeg(label: string, slot: string, toolName: string, args: CallArguments): void {
+  if (!current) throw new Error(`a server got a leg of ${label}.${toolName} while no test run was active`);
+  current.record(label, slot, toolName, args, true);
 }
 
 /** The model got a sampling request (the scripted model saw its prompt). */
@@ -478,7 +492,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }
   const pagesRequired = new Set<string>();
   const recorder = {
-    record(label: string, slot: string, toolName: string, args: CallArguments): void {
+    record(label: string, slot: string, toolName: string, args: CallArguments, leg = false): void {
       if (disposing) return void log.push(`  (the run ended) ${label} ran ${toolName} ${JSON.stringify(args)}`);
       const sequence = committed();
       const serverName = [...bindings].find(([, binding]) => binding.slot === slot)?.[0] ?? `(removed, slot ${slot})`;
@@ -491,7 +505,12 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         committedSequence: sequence,
         denyHits: harness.denyHits(serverName, toolName, args),
         step: harness.step,
+        ...(leg ? { leg } : {}),
       });
+      if (leg) {
+        options.tally.legs += 1;
+        return void log.push(`  server got a further leg of ${serverName}.${toolName} ${JSON.stringify(args)}`);
+      }
       options.tally.runs += 1;
       if (pagesRequired.has(String(args['nonce']))) options.tally.sentAgainAfterPage += 1;
       log.push(

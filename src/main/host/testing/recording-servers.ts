@@ -1,6 +1,7 @@
 /**
  * The MCP servers of the trust invariant test: real MCP over Streamable HTTP on 127.0.0.1 (the host has no way to
- * take an in-process transport), one URL per server of the catalogue. Every call a server actually runs is handed
+ * take an in-process transport), one URL per server of the catalogue; Shell speaks 2026-07-28 (recording-servers-2026.ts),
+ * the others 2025-11-25, so every sequence runs with both revisions side by side. Every call a server actually runs is handed
  * to `onCall` at the moment it arrives, with its raw arguments, before the server answers; Shell's `run` of
  * SAMPLING_COMMANDS also asks the model (sampling) and hands the answer it got to `onSamplingAnswer`.
  */
@@ -9,7 +10,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { modernServerFor, MODERN_LABELS } from './recording-servers-2026';
 import {
   ELICITATION_COMMANDS,
   ELICITATION_SCHEMA,
@@ -46,10 +50,15 @@ export interface ServerListeners {
   ): void;
   /** A call was refused with -32042 (a page to open first) before it ran: it should come again once the page is accepted. */
   onPageRequired?(serverName: string, nonce: string): void;
+  /**
+   * A further leg of a call that already ran reached a 2026-07-28 server: the call sent again with the answers to its
+   * `input_required` (recording-servers-2026.ts).
+   */
+  onLeg?: CallListener;
 }
 
 /** The nonces whose call was refused with -32042 once (nonces are unique across runs: see scripted-model.ts). */
-const pagesAsked = new Set<string>();
+export const pagesAsked = new Set<string>();
 
 function mcpServerFor(serverName: string, slot: string, listeners: ServerListeners): Server {
   const server = new Server({ name: `invariant-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {} } });
@@ -133,12 +142,23 @@ async function readBody(request: http.IncomingMessage): Promise<unknown> {
 
 export async function startRecordingServers(listeners: ServerListeners): Promise<RecordingServers> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const modern = new Map<string, ReturnType<typeof toNodeHandler>>();
   const server = http.createServer({ noDelay: true }, async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const serverName = decodeURIComponent(url.pathname.slice(1));
     const slot = url.searchParams.get('slot') ?? serverName;
     if (!(IDENTITY_LABELS as readonly string[]).includes(serverName)) return void response.writeHead(404).end();
     const body = request.method === 'POST' ? await readBody(request) : undefined;
+    if (MODERN_LABELS.includes(serverName)) {
+      // A 2026-07-28 server (the SDK v2's server packages), stateless: one handler per server and slot.
+      const key = `${serverName}?${slot}`;
+      let handler = modern.get(key);
+      if (!handler) {
+        handler = toNodeHandler(createMcpHandler(() => modernServerFor(serverName, slot, listeners)));
+        modern.set(key, handler);
+      }
+      return void (await handler(request, response, body));
+    }
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
