@@ -3,8 +3,11 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditEntry } from '../../../../shared/audit';
 import type { McpServerView } from '../../../../shared/mcp';
 import type { SandboxGrant, SandboxView, SandboxWidening } from '../../../../shared/sandbox';
-import { SandboxBlockLine, WideningCard, asWidening, type WidenableBlock } from '../../components/SandboxBlock';
+import { SandboxBlockLine, type WidenableBlock } from '../../components/SandboxBlock';
+import { WideningCard, asWidening } from '../../components/WideningCard';
+import { useWideningsShownHere } from '../../components/widenings-shown';
 import { Notice, errorText, formatTime } from '../common';
+import { ServerUnconfined } from './ServerUnconfined';
 
 const RECENT_BLOCKS = 20;
 
@@ -51,6 +54,10 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
   const [addKind, setAddKind] = useState<SandboxGrant['kind']>('read');
   const [addValue, setAddValue] = useState('');
   const [asked, setAsked] = useState<SandboxWidening | null>(null);
+  // Requests whose card is on the line they were asked from (the form, a block): not listed again under "Waiting".
+  const [inline, setInline] = useState<ReadonlySet<string>>(new Set());
+  const showInline = (widening: SandboxWidening): void => setInline((ids) => new Set([...ids, widening.id]));
+  useWideningsShownHere(server.name);
 
   const load = useCallback(
     () =>
@@ -77,6 +84,18 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
   useEffect(() => {
     void load();
   }, [load, server.status.state, server.status.since]);
+
+  useEffect(
+    () =>
+      api.serverRequests.onDidChange(({ kind, request }) => {
+        if (request.kind !== 'sandbox-widening' || request.serverName !== server.name) return;
+        setWaiting((current) => [
+          ...current.filter((item) => item.id !== request.id),
+          ...(kind === 'waiting' ? [asWidening(request)] : []),
+        ]);
+      }),
+    [api, server.name],
+  );
 
   if (error && !view) return <Notice kind="error">{error}</Notice>;
   if (!view) return <p className="muted">Loading the sandbox…</p>;
@@ -112,7 +131,9 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
           <strong>Not contained.</strong> {sentence(view.reason)}{' '}
           {view.limits.requireContainment
             ? 'Your organisation requires every server to be contained, so it does not start.'
-            : 'It runs with all of your rights: it can read and change everything you can, and reach any host.'}
+            : view.unconfined?.applies || view.limits.allowUnconfined
+              ? 'It runs with all of your rights: it can read and change everything you can, and reach any host.'
+              : 'It starts only if you allow it to run unconfined (below), with all of your rights.'}
         </Notice>
       ) : (
         <p className="muted small">
@@ -162,12 +183,14 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
           </ul>
         </section>
       )}
-      {waiting.length > 0 && (
+      {waiting.some((widening) => !inline.has(widening.id)) && (
         <section aria-label="Widening requests waiting">
           <h4 className="small-heading">Waiting for you</h4>
-          {waiting.map((widening) => (
-            <WideningCard key={widening.id} api={api} widening={widening} onDecided={() => void load()} />
-          ))}
+          {waiting
+            .filter((widening) => !inline.has(widening.id))
+            .map((widening) => (
+              <WideningCard key={widening.id} api={api} widening={widening} onDecided={() => void load()} />
+            ))}
         </section>
       )}
       {!locked && view.kind === 'contained' && (
@@ -187,6 +210,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                     : { kind: addKind, path: value };
               api.serverRequests.requestWidening({ name: server.name, grant }).then(
                 (request) => {
+                  showInline(asWidening(request));
                   setAsked(asWidening(request));
                   setAddValue('');
                 },
@@ -229,6 +253,15 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
         </section>
       )}
       {limits.length > 0 && <p className="muted small">Your organisation {limits.join(', ')}.</p>}
+      <ServerUnconfined
+        api={api}
+        view={view}
+        onChanged={(next) => {
+          setError(null);
+          setView(next);
+        }}
+        onError={(failure) => setError(errorText(failure))}
+      />
       <section aria-label="Recent blocks">
         <h4 className="small-heading">Recent blocks</h4>
         {blocks?.length === 0 && <p className="muted small">Nothing has been blocked.</p>}
@@ -240,6 +273,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                 api={api}
                 serverName={server.name}
                 block={blockOf(entry)}
+                onAsked={showInline}
                 suffix={`· ${formatTime(entry.time)}${callOf(entry) ? ` · during ${callOf(entry)}` : ''}`}
               />
             ))}
