@@ -388,6 +388,7 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      sandboxProfiles.flushBlocks();
       appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();

@@ -12,6 +12,7 @@ import type { SandboxBlock } from '../mcp/sandbox/contain';
 import type { SandboxView } from '../../shared/sandbox';
 import { sandboxAvailability, type SandboxAvailability } from '../mcp/sandbox/bwrap';
 import { appInstallation } from '../mcp/sandbox/index';
+import { createBlockBursts, type BlockBurstOptions } from './sandbox-block-bursts';
 import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
 import { effectiveProfile, normaliseHost, type ContainedServer, type SandboxSettings } from '../mcp/sandbox/profile';
 import { launchIdentity, unconfinedState } from '../mcp/sandbox/unconfined';
@@ -48,12 +49,17 @@ export interface SandboxProfileService {
    * (`locked`) where the organisation requires containment or locks profiles; containing it again is never refused.
    */
   setUnconfined(serverName: string, unconfined: boolean): void;
-  /** Records a block as an audit row (a `decision` by the sandbox: `auto_deny`). */
+  /**
+   * Records a block as an audit row (a `decision` by the sandbox: `auto_deny`); the same block repeated in a burst is
+   * one row with its count, recorded when the burst ends (docs/user/sandbox.md#blocks).
+   */
   recordBlock(
     serverName: string,
     block: SandboxBlock,
     call: { toolName: string; chatId?: string | undefined } | undefined,
   ): void;
+  /** Records the bursts of blocks still open (the app closing). */
+  flushBlocks(): void;
   /** The server's sandbox as Settings and the CLI show it. */
   view(serverName: string): SandboxView;
   /** What a grant gives, in words: "Files may read /home/me/projects (and everything in it)". */
@@ -67,8 +73,46 @@ export function createSandboxProfileService(deps: {
   dataDir: string;
   actor: PolicyChangeActor;
   availability?: () => SandboxAvailability;
+  /** How repeated blocks are gathered into one row (tests shorten the burst). */
+  blockBursts?: BlockBurstOptions;
 }): SandboxProfileService {
   const limits = { ...NO_SANDBOX_LIMITS, ...(deps.limits ?? {}) };
+  const bursts = createBlockBursts(
+    {
+      burst({ serverName, block, call, count, first, last }) {
+        const repeated = count > 1 ? ` (${count} times in ${seconds(last - first)})` : '';
+        deps.audit.recordDecision({
+          chatId: call?.chatId ?? SERVER_REQUEST_NO_CHAT,
+          toolCallId: blockRowId(),
+          serverName,
+          toolName: `sandbox/${block.kind}`,
+          decision: 'auto_deny',
+          actor: 'system',
+          decidedBy: 'sandbox',
+          reason: `${serverName} tried to ${verb({ kind: block.kind })} ${block.target}${call ? ` during ${call.toolName}` : ''}: not in its sandbox profile${repeated}`,
+          args: {
+            target: block.target,
+            ...(call ? { call: call.toolName } : {}),
+            ...(count > 1 ? { count, first: new Date(first).toISOString(), last: new Date(last).toISOString() } : {}),
+          },
+        });
+      },
+      overflow(serverName, count, first, last) {
+        deps.audit.recordDecision({
+          chatId: SERVER_REQUEST_NO_CHAT,
+          toolCallId: blockRowId(),
+          serverName,
+          toolName: 'sandbox/many',
+          decision: 'auto_deny',
+          actor: 'system',
+          decidedBy: 'sandbox',
+          reason: `${serverName} reported ${count} more blocks of other paths and hosts in ${seconds(last - first)}, too many to list one by one: see its log`,
+          args: { count, first: new Date(first).toISOString(), last: new Date(last).toISOString() },
+        });
+      },
+    },
+    deps.blockBursts,
+  );
   const normalise = (grant: ProfileGrant): ProfileGrant => {
     if (grant.kind === 'env') {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(grant.name))
@@ -196,17 +240,10 @@ export function createSandboxProfileService(deps: {
       deps.config.setSandboxSettings(name, { ...settings, unconfined: allowance, allowUnconfined: undefined });
     },
     recordBlock(serverName, block, call) {
-      deps.audit.recordDecision({
-        chatId: call?.chatId ?? SERVER_REQUEST_NO_CHAT,
-        toolCallId: `sandbox-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-        serverName,
-        toolName: `sandbox/${block.kind}`,
-        decision: 'auto_deny',
-        actor: 'system',
-        decidedBy: 'sandbox',
-        reason: `${serverName} tried to ${verb({ kind: block.kind } as ProfileGrant)} ${block.target}${call ? ` during ${call.toolName}` : ''}: not in its sandbox profile`,
-        args: { target: block.target, ...(call ? { call: call.toolName } : {}) },
-      });
+      bursts.add(serverName, block, call);
+    },
+    flushBlocks() {
+      bursts.flush();
     },
     view(serverName) {
       const server = deps.config.get(serverName);
@@ -273,4 +310,12 @@ function unconfinedView(server: ContainedServer, limits: ManagedSandbox): Sandbo
     };
   if (state.kind === 'stale') return { description, ...since, applies: false, note: `It does not apply: ${state.why}` };
   return { description, ...since, applies: true };
+}
+
+function blockRowId(): string {
+  return `sandbox-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? 'under a second' : `${Math.round(ms / 1000)} s`;
 }

@@ -149,6 +149,7 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
           api={chat.api}
           serverName={call.serverName}
           block={block}
+          suffix={'count' in block && block.count ? `· ${block.count} times` : undefined}
           chatId={chat.store.chatId}
           toolCallId={call.toolCallId}
           waiting={

@@ -8,8 +8,11 @@ import { WideningCard, asWidening } from '../../components/WideningCard';
 import { useWideningsShownHere } from '../../components/widenings-shown';
 import { Notice, errorText, formatTime } from '../common';
 import { ServerUnconfined } from './ServerUnconfined';
+import { sameBlocksTogether } from './sandbox-blocks';
 
-const RECENT_BLOCKS = 20;
+/** Rows read for "Recent blocks", and the lines shown once the same blocks are put together. */
+const RECENT_BLOCK_ROWS = 200;
+const RECENT_BLOCK_LINES = 20;
 
 type Field = 'read' | 'write' | 'hosts' | 'env';
 const FIELDS: { field: Field; label: string; none: string }[] = [
@@ -63,7 +66,12 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
     () =>
       Promise.all([
         api.mcp.sandbox({ name: server.name }),
-        api.audit.query({ serverName: server.name, decision: 'auto_deny', decidedBy: 'sandbox', limit: RECENT_BLOCKS }),
+        api.audit.query({
+          serverName: server.name,
+          decision: 'auto_deny',
+          decidedBy: 'sandbox',
+          limit: RECENT_BLOCK_ROWS,
+        }),
         api.serverRequests.list({}),
       ]).then(
         ([sandbox, page, pending]) => {
@@ -267,16 +275,18 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
         {blocks?.length === 0 && <p className="muted small">Nothing has been blocked.</p>}
         {blocks && blocks.length > 0 && (
           <ul className="sandbox-blocks in-settings">
-            {blocks.map((entry) => (
-              <SandboxBlockLine
-                key={entry.sequence}
-                api={api}
-                serverName={server.name}
-                block={blockOf(entry)}
-                onAsked={showInline}
-                suffix={`· ${formatTime(entry.time)}${callOf(entry) ? ` · during ${callOf(entry)}` : ''}`}
-              />
-            ))}
+            {sameBlocksTogether(blocks)
+              .slice(0, RECENT_BLOCK_LINES)
+              .map(({ entry, count }) => (
+                <SandboxBlockLine
+                  key={entry.sequence}
+                  api={api}
+                  serverName={server.name}
+                  block={blockOf(entry)}
+                  onAsked={showInline}
+                  suffix={`${count > 1 ? `· ${count} times ` : ''}· ${count > 1 ? 'last ' : ''}${formatTime(entry.time)}${callOf(entry) ? ` · during ${callOf(entry)}` : ''}`}
+                />
+              ))}
           </ul>
         )}
       </section>
@@ -327,7 +337,7 @@ function sentence(text: string | undefined): string {
 function blockOf(entry: AuditEntry): WidenableBlock | { text: string } {
   const kind = entry.toolName.slice('sandbox/'.length);
   const target = (entry.args as { target?: unknown } | null)?.target;
-  const text = entry.reason?.replace(/: not in its sandbox profile$/, ' — blocked') ?? entry.toolName;
+  const text = entry.reason?.replace(/: not in its sandbox profile( \([^)]*\))?$/, ' — blocked') ?? entry.toolName;
   if ((kind === 'read' || kind === 'write' || kind === 'connect' || kind === 'env') && typeof target === 'string')
     return { kind, target, text: text.replace(/ during [^ ]+ — blocked$/, ' — blocked') };
   return { text };
