@@ -138,6 +138,8 @@ const SIGN_IN_MESSAGE = 'Sign in to use this server.';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
+/** Distinct blocks listed on one tool call; more stay in the server's log and the audit log (docs/user/sandbox.md#blocks). */
+const MAX_BLOCKS_PER_CALL = 50;
 
 export function createServerSupervisor(deps: SupervisorDependencies): ServerSupervisor {
   const { name, logs, options } = deps;
@@ -210,11 +212,18 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           sandbox: options.sandbox,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
-            call?.blocks.push({
-              kind: block.kind,
-              target: block.target,
-              text: connector?.describeBlock(name, block) ?? block.target,
-            });
+            // The same block again is counted on its line (docs/user/sandbox.md#blocks); past the cap, only the log has it.
+            const same = call?.blocks.find(
+              (seen): seen is Extract<SandboxBlockView, { kind: string }> =>
+                'kind' in seen && seen.kind === block.kind && seen.target === block.target,
+            );
+            if (same) same.count = (same.count ?? 1) + 1;
+            else if (call && call.blocks.length < MAX_BLOCKS_PER_CALL)
+              call.blocks.push({
+                kind: block.kind,
+                target: block.target,
+                text: connector?.describeBlock(name, block) ?? block.target,
+              });
             deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
           },
         })
