@@ -213,6 +213,39 @@ test('elicitation URL: the full address is shown, and the page opens only after 
   await fake.close();
 });
 
+test("a page declined before a call: the tool's block says so in our words, then shows the server's own, as text", async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(
+    await toolCall(workbench, 'trigger-url-elicitation', { url: 'https://example.com/after', errorPath: true }),
+    { kind: 'reply', text: ['The page was declined.'] },
+  );
+  await say(page, 'needs a page first');
+  // server-everything answers -32042 naming a page to open first: asked as a card, declined here.
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-url"]');
+  await expect(card.getByTestId('elicitation-url')).toHaveText('https://modelcontextprotocol.io');
+  await card.getByRole('button', { name: 'Decline' }).click();
+  await expect(view.pane.getByText('The page was declined.')).toBeVisible();
+  const block = view.pane.getByTestId('tool-call').last();
+  await block.getByRole('button', { name: /trigger-url-elicitation/ }).click();
+  const declined = block.getByTestId('page-declined');
+  await expect(declined).toContainText(
+    `Not run: ${SERVER} needs a page opened first, and you declined it. Nothing was sent to the tool.`,
+  );
+  await expect(declined).toContainText('https://modelcontextprotocol.io');
+  await expect(declined.getByTestId('server-words')).toHaveText('This request requires browser-based authorization.');
+  // No raw protocol line beside it, and no JSON-RPC prefix.
+  await expect(block).not.toContainText('MCP error');
+  await expect(block.locator('.tool-output-error')).toHaveCount(0);
+  await block.scrollIntoViewIfNeeded();
+  await shootBoth(page, 'page-declined', SHOTS);
+  await fake.close();
+});
+
 test('a request no single chat made waits in "Server requests"; Decline answers it there', async ({
   page,
   workbench,
