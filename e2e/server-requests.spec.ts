@@ -123,6 +123,16 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
   const sent = JSON.stringify(fake.generations().at(-1)?.body);
   expect(sent).toContain('An edited haiku.');
+  // A server that asked the model to write for it has its sampling settings shown in Settings, unasked.
+  await page.getByTestId('open-settings').click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'Approvals' }).click();
+  const everything = dialog
+    .getByRole('list', { name: 'Server and tool settings' })
+    .getByRole('listitem', { name: SERVER });
+  await everything.getByRole('button', { name: new RegExp(`^${SERVER} \\d+ tools?`) }).click();
+  await expect(everything.getByRole('group', { name: `When ${SERVER} asks the model` })).toBeVisible();
+  await expect(everything.getByTestId('sampling-unused')).toHaveCount(0);
   await fake.close();
 });
 
