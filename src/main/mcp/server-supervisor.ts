@@ -20,7 +20,12 @@ import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
-import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
+import {
+  LenientCallToolResultSchema,
+  normaliseToolResult,
+  pageDeclinedResult,
+  protocolErrorResult,
+} from './tool-result';
 
 /**
  * The MCP client side (the SDK's Client and transports, cross-spawn) loads with the first server start, not with the
@@ -540,11 +545,14 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         ) {
           // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
           // and the call retried once when every page was confirmed.
-          if (await urlElicitationsConfirmed(serverRequests, error, options))
+          const pages = await urlElicitationsConfirmed(serverRequests, error, options);
+          if (pages === 'confirmed')
             return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+          if (pages)
+            return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
         if (error instanceof McpError)
-          return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {
           throw new WorkbenchError(
             'unavailable',
@@ -576,23 +584,26 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
   return tools;
 }
 
-/** Each URL a -32042 error names, asked of the person in turn; true only when every one was accepted. */
+/**
+ * Each URL a -32042 error names, asked of the person in turn: 'confirmed' when every one was accepted, the first page
+ * declined or cancelled otherwise, and null when the error names no page this client can ask about.
+ */
 async function urlElicitationsConfirmed(
   requests: BoundServerRequests,
   error: McpError,
   options: CallOptions,
-): Promise<boolean> {
+): Promise<'confirmed' | { url: string; action: 'decline' | 'cancel' } | null> {
   const parsed = UrlElicitationsSchema.safeParse(error.data);
-  if (!parsed.success || parsed.data.elicitations.length === 0) return false;
+  if (!parsed.success || parsed.data.elicitations.length === 0) return null;
   const signal = options.signal ?? new AbortController().signal;
   for (const elicitation of parsed.data.elicitations) {
     const answer = await requests.handler.elicit(
       { serverName: requests.serverName, chatId: options.chatId ?? null, signal },
       elicitation,
     );
-    if (answer.action !== 'accept') return false;
+    if (answer.action !== 'accept') return { url: elicitation.url, action: answer.action };
   }
-  return true;
+  return 'confirmed';
 }
 
 const UrlElicitationsSchema = z.object({
