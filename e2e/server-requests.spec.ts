@@ -144,10 +144,32 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await expect(card.getByLabel('Integer', { exact: true })).toHaveValue('42');
   await expect(card.getByLabel('Titled Single Select Enum', { exact: true })).toHaveValue('hero-1');
   await card.getByLabel('String with email format').fill('not-an-email');
+  const integer = card.getByLabel('Integer', { exact: true });
+  await integer.fill('500');
   await card.getByRole('button', { name: 'Accept' }).click();
-  await expect(card.getByRole('alert')).toContainText('name is required');
-  await expect(card.getByRole('alert')).toContainText('email must match format "email"');
-  await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+  // Each problem beside its field, named by the field's title, not the schema's key; the first wrong field has focus
+  // and everything typed is still there.
+  const name = card.getByLabel(/^String( \*)?$/);
+  const email = card.getByLabel('String with email format');
+  await expect(card.getByRole('alert')).toHaveText('Not sent: 3 fields do not fit the form (marked above).');
+  await expect(name).toHaveAttribute('aria-invalid', 'true');
+  await expect(name).toHaveAccessibleDescription(/String is required/);
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toHaveAccessibleDescription(/String with email format must be an email address/);
+  await expect(integer).toHaveAccessibleDescription(/Integer must be 100 or less/);
+  await expect(card.getByTestId('elicitation-problem')).toHaveCount(3);
+  await expect(card).not.toContainText('must match format');
+  await expect(name).toBeFocused();
+  await expect(email).toHaveValue('not-an-email');
+  await expect(integer).toHaveValue('500');
+  await expect(card.getByLabel('Boolean', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
+  await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'elicitation-form-problems', SHOTS);
+  // A corrected field loses its mark at once; the other keeps it until it is corrected too.
+  await name.fill('Ada Lovelace');
+  await expect(name).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await integer.fill('7');
   await card.getByLabel('String with email format').fill('ada@example.com');
   await card.getByLabel('Boolean', { exact: true }).check();
   await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
@@ -155,6 +177,7 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await card.getByRole('button', { name: 'Accept' }).click();
   await expect(view.pane.getByText('Thanks for the details.')).toBeVisible();
   expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
+  expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Integer: 7');
   await fake.close();
 });
 
