@@ -96,6 +96,7 @@ export const eventNames = [
   'mcp.onDidChangeTools',
   'mcp.onDidUpdateResource',
   'audit.onDidProgress',
+  'settings.onDidReload',
 ] as const;
 
 export type MethodName = (typeof methodNames)[number];

@@ -18,7 +18,7 @@ import {
 } from './mcp-apps';
 import { z } from './zod';
 import { McpToolResultSchema } from './mcp-result';
-import { AppChatRequestSchema, AppInfoSchema } from './app';
+import { AppChatRequestSchema, AppInfoSchema, SettingsReloadSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
 import {
   ApprovalsChangeSchema,
@@ -288,6 +288,8 @@ export const events = {
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */
   'mcp.onDidUpdateResource': { payload: McpResourceUpdatedSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },
+  /** settings.json was read again after a change made outside the app, or could not be used (the last good settings stay). */
+  'settings.onDidReload': { payload: SettingsReloadSchema },
 } as const satisfies Record<EventName, EventSpec>;
 
 export type Methods = typeof methods;
