@@ -10,8 +10,7 @@ import { openSettingsStore, SETTINGS_FILE_NAME } from '../../settings/settings-s
 import { createMcpHost, type McpHost, type McpHostDependencies, type McpHostOptions } from '../mcp-host';
 import { OPEN_DOOR } from '../call-door';
 import { createMcpServerConfigService, type McpServerConfigService } from '../server-config-service';
-import { sandboxAvailability } from '../sandbox/bwrap';
-import { NO_SANDBOX_LIMITS } from '../sandbox/limits';
+import { unconfinedWhereNoSandbox } from '../../testing/skip-reason';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./misbehaving-server.ts', import.meta.url));
 export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.ts', import.meta.url));
@@ -40,13 +39,6 @@ export interface TestHost {
 }
 
 const hosts = new Set<TestHost>();
-
-/** Host options for a test that needs servers running but not contained: unconfined where no sandbox can run. */
-export function unconfinedWhereNoSandbox(): Partial<McpHostOptions> {
-  return sandboxAvailability().available
-    ? {}
-    : { sandbox: { limits: { ...NO_SANDBOX_LIMITS, allowUnconfined: true } } };
-}
 
 /**
  * A host with its own temporary data folder (or `dir`, another host's, for a second launch: then `servers` is not
