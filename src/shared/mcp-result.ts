@@ -15,6 +15,8 @@ export const SandboxBlockViewSchema = z.union([
     kind: z.enum(['read', 'write', 'connect', 'env']),
     target: z.string(),
     text: z.string(),
+    /** How many times the call was refused this (the same block is one line with its count). */
+    count: z.number().int().min(2).optional(),
   }),
   z.string().transform((text) => ({ text })),
 ]);

@@ -6,7 +6,8 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
-import { asWidening, SandboxBlockLine } from '../components/SandboxBlock';
+import { SandboxBlockLine } from '../components/SandboxBlock';
+import { asWidening } from '../components/WideningCard';
 import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
 import { visibleText } from '../../../shared/visible-text';
@@ -149,6 +150,7 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
           api={chat.api}
           serverName={call.serverName}
           block={block}
+          suffix={'count' in block && block.count ? `· ${block.count} times` : undefined}
           chatId={chat.store.chatId}
           toolCallId={call.toolCallId}
           waiting={
