@@ -398,6 +398,7 @@ export function createServices(options: ServicesOptions): Services {
     }),
     close: () => {
       settingsWatch.stop();
+      sandboxProfiles.flushBlocks();
       appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();

@@ -63,6 +63,7 @@ export const methodNames = [
   'mcp.sandbox',
   'mcp.sandboxWiden',
   'mcp.sandboxNarrow',
+  'mcp.sandboxUnconfined',
   'mcp.signInAsClient',
   'audit.query',
   'audit.export',

@@ -1,4 +1,9 @@
-import { SandboxChangeInputSchema, SandboxViewSchema, SandboxWideningRequestInputSchema } from './sandbox';
+import {
+  SandboxChangeInputSchema,
+  SandboxUnconfinedInputSchema,
+  SandboxViewSchema,
+  SandboxWideningRequestInputSchema,
+} from './sandbox';
 import {
   AppCallToolInputSchema,
   AppDecideInputSchema,
@@ -234,6 +239,8 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  /** Let one server run unconfined (Not contained), or contain it again; audited (docs/user/sandbox.md#unconfined). */
+  'mcp.sandboxUnconfined': { input: SandboxUnconfinedInputSchema, output: SandboxViewSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
