@@ -56,7 +56,7 @@ function tallyServerRequests(harness: Harness, rows: readonly AuditEntry[], stat
   }
 }
 
-class InvariantError extends Error {
+export class InvariantError extends Error {
   constructor(invariant: string, detail: string) {
     super(`${invariant}: ${detail}`);
     this.name = 'InvariantError';

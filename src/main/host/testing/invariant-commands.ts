@@ -867,3 +867,13 @@ export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<S
         { maxLength: 4 },
       )
     : fc.constant([]);
+
+/**
+ * The steps above, one at a time, for a sequence written out by hand (a mutant test: trust-invariant-mutants.test.ts).
+ * Each runs as in a random sequence: it acts, waits for the chats to settle, and checks the invariant.
+ */
+export const invariantSteps = {
+  send: (chat: number, plan: Plan): Command => new SendMessage(chat, plan, null, false),
+  approve: (chat: number, picks: readonly AnswerPick[]): Command => new Approve(chat, picks, 'none'),
+  server: (change: Lifecycle): Command => new ServerLifecycle(change),
+};
