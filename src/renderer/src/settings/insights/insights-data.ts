@@ -1,5 +1,10 @@
 import type { AuditDecision } from '../../../../shared/audit';
-import type { AuditStats, DecisionCountName, InsightCallKind } from '../../../../shared/audit-stats';
+import {
+  serverLabel,
+  type AuditStats,
+  type DecisionCountName,
+  type InsightCallKind,
+} from '../../../../shared/audit-stats';
 import { EMPTY_FILTERS, type AuditFilters } from '../audit/audit-filters';
 
 /** The series of "Decisions over time", in stacking order, with their words and colours (readable on light and dark). */
@@ -91,9 +96,9 @@ export function statsCsv(stats: AuditStats): string {
     lines.push(['decisions over time', bucket.label, ...counts.map((name) => bucket[name])]);
   lines.push([], ['section', 'server', 'tool', ...counts]);
   for (const tool of stats.tools)
-    lines.push(['tools', tool.serverName, tool.toolName, ...counts.map((name) => tool[name])]);
+    lines.push(['tools', serverLabel(tool), tool.toolName, ...counts.map((name) => tool[name])]);
   for (const server of stats.servers)
-    lines.push(['servers', server.serverName, '', ...counts.map((name) => server[name])]);
+    lines.push(['servers', serverLabel(server), '', ...counts.map((name) => server[name])]);
   lines.push([], ['section', 'decided by', 'kind', 'allowed', 'denied']);
   for (const decider of stats.deciders)
     lines.push(['ran or stopped without asking', decider.label, decider.kind, decider.allowed, decider.denied]);
