@@ -107,7 +107,7 @@ export function InsightsPage({
     };
   }, [stats]);
 
-  const open = (pick: Parameters<typeof rowsFilter>[2], range?: { from: string; to: string }): void => {
+  const open = (pick: Parameters<typeof rowsFilter>[2], range?: Parameters<typeof rowsFilter>[0]): void => {
     if (!stats) return;
     onOpenRows(rowsFilter(range ?? { from: stats.from, to: stats.to }, filters, pick));
   };
@@ -280,7 +280,13 @@ export function InsightsPage({
                                 open(
                                   { serverName: tool.serverName, toolName: tool.toolName, series: entry.name },
                                   // An earlier server's calls: those made until the current one came.
-                                  tool.until === undefined ? undefined : { from: stats.from, to: tool.until },
+                                  tool.until === undefined
+                                    ? undefined
+                                    : {
+                                        from: stats.from,
+                                        to: new Date(Date.parse(tool.until) + 1).toISOString(),
+                                        exactEnd: true,
+                                      },
                                 )
                               }
                             />

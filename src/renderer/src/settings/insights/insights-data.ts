@@ -43,18 +43,20 @@ const KIND_ROWS = {
   'app-tool-call': { kind: 'decision', requestedBy: 'app' },
 } as const satisfies Record<InsightCallKind, Pick<AuditFilters, 'kind' | 'requestedBy'>>;
 
-/** A `datetime-local` value for an instant, in the person's time. */
-function local(iso: string, roundUp = false): string {
+/** A `datetime-local` value for an instant, in the person's time; `exact` keeps its seconds and milliseconds. */
+function local(iso: string, roundUp = false, exact = false): string {
   const date = new Date(iso);
   // The viewer's fields hold whole minutes: a period's end is rounded up, so the rows of its last minute stay in it.
-  if (roundUp && (date.getSeconds() > 0 || date.getMilliseconds() > 0)) date.setSeconds(60, 0);
-  const pad = (value: number): string => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  if (roundUp && !exact && (date.getSeconds() > 0 || date.getMilliseconds() > 0)) date.setSeconds(60, 0);
+  const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
+  const minutes = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return exact ? `${minutes}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}` : minutes;
 }
 
 /** The audit viewer's filters for a bar or a row of a chart: the period (or one bucket), the page's filters, what was picked. */
 export function rowsFilter(
-  period: { from: string; to: string },
+  /** `exactEnd`: the end is an instant to the millisecond (an earlier server's last call), not rounded to the minute. */
+  period: { from: string; to: string; exactEnd?: boolean },
   filters: InsightFilters,
   pick: {
     serverName?: string;
@@ -69,7 +71,7 @@ export function rowsFilter(
   return {
     ...EMPTY_FILTERS,
     from: local(period.from),
-    to: local(period.to, true),
+    to: local(period.to, true, period.exactEnd === true),
     chatId: filters.chatId,
     serverName: pick.serverName ?? filters.serverName,
     toolName: pick.toolName ?? filters.toolName,
