@@ -12,6 +12,7 @@ import type {
 } from '../../../../shared/server-request-views';
 import { formatByteSize } from '../../../../shared/byte-size';
 import { WarningIcon } from '../../components/icons';
+import { WideningBody } from '../../components/WideningCard';
 import { CardFrame } from '../approval/CardFrame';
 import { Countdown } from '../approval/Countdown';
 import { useSteadyClicks } from '../steady-clicks';
@@ -549,20 +550,15 @@ function ElicitationUrl({ request, ...answering }: PartProps<ElicitationUrlView>
   );
 }
 
-function SandboxWidening({ request, ...answering }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
+function SandboxWidening({ request, busy, problem, decide }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
   return (
     <Card request={request} title={`Widen ${request.serverName}'s sandbox?`}>
-      <p className="server-request-message-text">{request.description}</p>
-      <p className="approval-warning">
-        <WarningIcon size={14} /> The server keeps this access until you take it back (Settings or{' '}
-        <code>workbench servers sandbox</code>).
-      </p>
-      <Answers
-        {...answering}
-        choices={[
-          { label: 'Allow', tone: 'primary', decision: { action: 'allow-once' } },
-          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
-        ]}
+      <WideningBody
+        serverName={request.serverName}
+        description={request.description}
+        busy={busy}
+        problem={problem}
+        onDecide={(decision) => void decide({ action: decision === 'allow' ? 'allow-once' : 'deny' })}
       />
     </Card>
   );
