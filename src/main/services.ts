@@ -44,6 +44,7 @@ import {
   type SettingsSection,
   type SettingsStore,
 } from './settings/settings-store';
+import { watchSettings, type SettingsWatch } from './settings/settings-watch';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
 import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
@@ -55,6 +56,11 @@ export interface Services {
   readonly databaseFile: string;
   readonly events: EventHub;
   readonly settings: SettingsStore;
+  /**
+   * settings.json read again when it changes while the app runs (docs/user/data.md, "Editing settings.json"). Built
+   * stopped: the long-running hosts call `start()`; `close()` stops it. Its outcomes go out as `settings.onDidReload`.
+   */
+  readonly settingsWatch: SettingsWatch;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
   /** Chats as conversations, the one owner of the approval round trip: messages, the tool loop, stop. Hosts await `conversations.dispose()` before `close()`. */
@@ -261,7 +267,12 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
-  const auditInsights = createAuditInsights(db, () => approvals.policy, tools);
+  const auditInsights = createAuditInsights(
+    db,
+    () => approvals.policy,
+    tools,
+    () => mcpServers.facts(),
+  );
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).
@@ -353,6 +364,8 @@ export function createServices(options: ServicesOptions): Services {
     timeoutSeconds: () => approvals.policy.compiled().policy.timeoutSeconds,
     onError,
   });
+  const settingsWatch = watchSettings(settings);
+  settingsWatch.onDidReload((reload) => events.emit('settings.onDidReload', reload));
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -360,6 +373,7 @@ export function createServices(options: ServicesOptions): Services {
     databaseFile,
     events,
     settings,
+    settingsWatch,
     secrets,
     chats,
     conversations,
@@ -388,6 +402,8 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      settingsWatch.stop();
+      sandboxProfiles.flushBlocks();
       appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();

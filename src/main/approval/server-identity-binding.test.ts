@@ -323,3 +323,181 @@ describe('names chosen by a server are literal in the rules built from them', ()
     ).toBe('ask');
   });
 });
+
+describe('settings.json changed by hand while the app runs (docs/user/data.md, "Editing settings.json")', () => {
+  /** The next `settings.onDidReload` of these services (a guard of 5 s turns a missed change into a failure). */
+  const nextReload = (services: Services): Promise<{ kind: string; message?: string }> =>
+    new Promise((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error('settings.json was not read again')), 5000);
+      const off = services.events.subscribe((event, payload) => {
+        if (event !== 'settings.onDidReload') return;
+        clearTimeout(guard);
+        off();
+        resolve(payload as { kind: string; message?: string });
+      });
+    });
+  const readFile = (services: Services) =>
+    JSON.parse(fs.readFileSync(services.settings.file, 'utf8')) as {
+      mcpServers: Record<string, { command?: string; identity?: Record<string, unknown> }>;
+    };
+  const writeFile = (services: Services, document: object) =>
+    fs.writeFileSync(services.settings.file, JSON.stringify(document, null, 2));
+
+  it('a changed command asks at once, without any other write, and says what changed', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({ servers: { Notes: { autoApprove: true } } });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'anything' }).outcome).toBe('allow');
+    const reloaded = nextReload(services);
+    const document = readFile(services);
+    (document.mcpServers.Notes as { command: string }).command = '/tmp/evil-server';
+    writeFile(services, document);
+    expect(await reloaded).toMatchObject({ kind: 'reloaded' });
+    expect(services.mcpServers.get('Notes')).toMatchObject({ command: '/tmp/evil-server' });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'anything' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { previous: 'notes-server', current: '/tmp/evil-server' },
+    });
+  });
+
+  it('a corrupt or invalid file is refused with a clear error, and the last good settings stay in force', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({
+      rules: { add: [{ id: 'no-wipe', effect: 'deny', server: 'Notes', tool: 'wipe' }] },
+    });
+    const good = fs.readFileSync(services.settings.file, 'utf8');
+    let failed = nextReload(services);
+    // Half-written: the deny rule and the server's record would be lost if this were taken as "no settings".
+    fs.writeFileSync(services.settings.file, good.slice(0, good.length / 2));
+    const problem = await failed;
+    expect(problem.kind).toBe('invalid');
+    expect(problem.message).toMatch(/is not valid JSON .*The settings in force are the last good ones\.$/);
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'wipe' })).toMatchObject({ outcome: 'deny' });
+    expect(services.mcpServers.get('Notes')).toMatchObject({ command: 'notes-server' });
+    // Valid JSON whose server entry is invalid: nothing of the file applies, not the rule removed beside it either.
+    failed = nextReload(services);
+    const document = JSON.parse(good) as { mcpServers: Record<string, unknown>; approvals: { rules: unknown[] } };
+    writeFile(services, {
+      ...document,
+      approvals: { ...document.approvals, rules: [] },
+      mcpServers: { Notes: { args: [] } },
+    });
+    expect((await failed).message).toContain('mcpServers.Notes');
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'wipe' })).toMatchObject({ outcome: 'deny' });
+    expect(services.mcpServers.list().map((server) => server.name)).toContain('Notes');
+    // The person's file was not overwritten; the next good save is taken.
+    expect(readFile(services).mcpServers.Notes).toEqual({ args: [] });
+    const fixed = nextReload(services);
+    fs.writeFileSync(services.settings.file, good);
+    expect(await fixed).toMatchObject({ kind: 'reloaded' });
+  });
+});
+
+describe('a server added outside the app (docs/user/approvals.md, "A server added outside the app")', () => {
+  const handWritten = (dir: string, document: object): void =>
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ version: 2, ...document }, null, 2));
+  const freshDir = (): string => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-identity-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const onDisk = (services: Services) =>
+    (
+      JSON.parse(fs.readFileSync(services.settings.file, 'utf8')) as {
+        mcpServers: Record<string, { identity?: object }>;
+      }
+    ).mcpServers;
+
+  it('gets a record the first time it loads, and nothing given to it allows a call until the person accepts it once', () => {
+    const dir = freshDir();
+    handWritten(dir, {
+      mcpServers: { Notes: { command: 'notes-server', trusted: true } },
+      approvals: { servers: { Notes: { autoApprove: true } }, tools: { Notes: { read: 'auto-approve' } } },
+    });
+    const services = servicesWith(undefined, dir);
+    expect(onDisk(services).Notes?.identity).toEqual({
+      key: 'stdio:{"args":[],"command":"notes-server"}',
+      description: 'notes-server',
+      since: expect.any(String),
+      accepted: false,
+    });
+    const explained = services.approvals.gate.explain({ server: 'Notes', tool: 'read' });
+    expect(explained.outcome).toBe('ask');
+    expect(explained.identityChanged).toEqual({
+      previous: 'not recorded: it was added to settings.json outside AI Workbench',
+      current: 'notes-server',
+      unrecorded: true,
+    });
+    expect(services.approvals.policy.compiled().serverTrusted('Notes')).toBe(false);
+    expect(services.mcpServers.get('Notes').identityChanged?.unrecorded).toBe(true);
+    // An edit through the app of something else does not accept it; a restart does not either.
+    services.mcpServers.edit({ name: 'Notes', displayName: 'My notes' });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
+    services.close();
+    open.splice(open.indexOf(services), 1);
+    const again = servicesWith(undefined, dir);
+    expect(again.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
+    // Asked once: accepted, it keeps what it was given, and the record says since when.
+    again.mcpServers.edit({ name: 'Notes', acceptIdentity: true });
+    expect(again.approvals.gate.explain({ server: 'Notes', tool: 'read' })).toMatchObject({ outcome: 'allow' });
+    expect(again.mcpServers.get('Notes').identityChanged).toBeUndefined();
+    expect(onDisk(again).Notes?.identity).toEqual({
+      key: 'stdio:{"args":[],"command":"notes-server"}',
+      description: 'notes-server',
+      since: expect.any(String),
+    });
+  });
+
+  it('a record deleted by hand together with a changed command does not carry the old approvals over', () => {
+    const dir = freshDir();
+    const services = servicesWith(undefined, dir);
+    services.mcpServers.add('GitHub', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] });
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    services.close();
+    open.splice(open.indexOf(services), 1);
+    const file = path.join(dir, 'settings.json');
+    const document = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: Record<string, object> };
+    document.mcpServers.GitHub = { command: 'npx', args: ['-y', 'evil-github'] };
+    fs.writeFileSync(file, JSON.stringify(document));
+    const again = servicesWith(undefined, dir);
+    expect(again.approvals.gate.explain({ server: 'GitHub', tool: 'anything' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { unrecorded: true, current: 'npx -y evil-github — package evil-github' },
+    });
+  });
+
+  it('added by hand while the app runs: recorded when the file is read again, and asks', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.approvals.policy.update({ servers: { Pasted: { autoApprove: true } } });
+    const reloaded = new Promise<void>((resolve) => {
+      const off = services.mcpServers.onDidChange((servers) => {
+        if (!servers.Pasted?.identity) return;
+        off();
+        resolve();
+      });
+    });
+    const file = services.settings.file;
+    const document = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers?: Record<string, object> };
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ ...document, mcpServers: { ...document.mcpServers, Pasted: { command: 'pasted-server' } } }),
+    );
+    await reloaded;
+    expect(onDisk(services).Pasted?.identity).toMatchObject({ accepted: false, description: 'pasted-server' });
+    expect(services.approvals.gate.explain({ server: 'Pasted', tool: 'x' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { unrecorded: true },
+    });
+  });
+
+  it("the app's own servers (a fresh install's Files) are recorded: nothing to accept", () => {
+    const services = servicesWith();
+    expect(services.mcpServers.get('Files').identityChanged).toBeUndefined();
+    services.mcpServers.edit({ name: 'Files', trusted: true });
+    expect(services.approvals.policy.compiled().serverTrusted('Files')).toBe(true);
+  });
+});

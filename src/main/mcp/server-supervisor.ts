@@ -20,7 +20,12 @@ import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
-import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
+import {
+  LenientCallToolResultSchema,
+  normaliseToolResult,
+  pageDeclinedResult,
+  protocolErrorResult,
+} from './tool-result';
 
 /**
  * The MCP client side (the SDK's Client and transports, cross-spawn) loads with the first server start, not with the
@@ -139,6 +144,8 @@ const SIGN_IN_MESSAGE = 'Sign in to use this server.';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
+/** Distinct blocks listed on one tool call; more stay in the server's log and the audit log (docs/user/sandbox.md#blocks). */
+const MAX_BLOCKS_PER_CALL = 50;
 
 export function createServerSupervisor(deps: SupervisorDependencies): ServerSupervisor {
   const { name, logs, options } = deps;
@@ -211,11 +218,18 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           sandbox: options.sandbox,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
-            call?.blocks.push({
-              kind: block.kind,
-              target: block.target,
-              text: connector?.describeBlock(name, block) ?? block.target,
-            });
+            // The same block again is counted on its line (docs/user/sandbox.md#blocks); past the cap, only the log has it.
+            const same = call?.blocks.find(
+              (seen): seen is Extract<SandboxBlockView, { kind: string }> =>
+                'kind' in seen && seen.kind === block.kind && seen.target === block.target,
+            );
+            if (same) same.count = (same.count ?? 1) + 1;
+            else if (call && call.blocks.length < MAX_BLOCKS_PER_CALL)
+              call.blocks.push({
+                kind: block.kind,
+                target: block.target,
+                text: connector?.describeBlock(name, block) ?? block.target,
+              });
             deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
           },
         })
@@ -531,11 +545,14 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         ) {
           // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
           // and the call retried once when every page was confirmed.
-          if (await urlElicitationsConfirmed(serverRequests, error, options))
+          const pages = await urlElicitationsConfirmed(serverRequests, error, options);
+          if (pages === 'confirmed')
             return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+          if (pages)
+            return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
         if (error instanceof McpError)
-          return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {
           throw new WorkbenchError(
             'unavailable',
@@ -567,23 +584,26 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
   return tools;
 }
 
-/** Each URL a -32042 error names, asked of the person in turn; true only when every one was accepted. */
+/**
+ * Each URL a -32042 error names, asked of the person in turn: 'confirmed' when every one was accepted, the first page
+ * declined or cancelled otherwise, and null when the error names no page this client can ask about.
+ */
 async function urlElicitationsConfirmed(
   requests: BoundServerRequests,
   error: McpError,
   options: CallOptions,
-): Promise<boolean> {
+): Promise<'confirmed' | { url: string; action: 'decline' | 'cancel' } | null> {
   const parsed = UrlElicitationsSchema.safeParse(error.data);
-  if (!parsed.success || parsed.data.elicitations.length === 0) return false;
+  if (!parsed.success || parsed.data.elicitations.length === 0) return null;
   const signal = options.signal ?? new AbortController().signal;
   for (const elicitation of parsed.data.elicitations) {
     const answer = await requests.handler.elicit(
       { serverName: requests.serverName, chatId: options.chatId ?? null, signal },
       elicitation,
     );
-    if (answer.action !== 'accept') return false;
+    if (answer.action !== 'accept') return { url: elicitation.url, action: answer.action };
   }
-  return true;
+  return 'confirmed';
 }
 
 const UrlElicitationsSchema = z.object({

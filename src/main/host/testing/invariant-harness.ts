@@ -19,6 +19,10 @@ import { createServices, type Services } from '../../services';
 import { createDispatcher, type Dispatch } from '../dispatcher';
 import { createHandlers } from '../handlers';
 import { ruleOfId, SERVER_NAMES, type CallArguments } from './invariant-catalogue';
+import { addSandboxProbe, probeFiles, type SandboxProbe, type SandboxTally } from './invariant-sandbox';
+
+/** Files the contained probe reads, each in a folder of its own. */
+const PROBE_FILES = 2;
 
 /** A call one of the servers ran. */
 export interface RecordedRun {
@@ -113,9 +117,16 @@ export interface Tally {
   addedSame: number;
   /** Calls run by a server added under a name another server had before it. */
   runsAfterNameReuse: number;
+  /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
+  suggestionsMade: number;
+  suggestionsAccepted: number;
+  suggestionsRefused: number;
+  /** The contained probe's widenings and narrowings through the engine, and its reads (invariant-sandbox.ts). */
+  sandbox: SandboxTally;
 }
 
 export const emptyTally = (): Tally => ({
+  sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
   legs: 0,
   userMessages: 0,
@@ -144,6 +155,9 @@ export const emptyTally = (): Tally => ({
   addedOther: 0,
   addedSame: 0,
   runsAfterNameReuse: 0,
+  suggestionsMade: 0,
+  suggestionsAccepted: 0,
+  suggestionsRefused: 0,
 });
 
 /** A configured server as the test knows it: what it is, and the names it had before (an organisation's rule by name follows them). */
@@ -189,6 +203,11 @@ export interface Harness {
   readonly bindings: Map<string, Binding>;
   /** What a name meant at an audit sequence: the label of the server that had it after that many rows, or null. */
   labelAt(name: string, sequence: number): string | null;
+  /**
+   * The server a call made under a name was meant for: the one that had the name at that sequence or, when none had
+   * it then (it was renamed or removed while the call waited), the last one that had it before.
+   */
+  labelMeant(name: string, sequence: number): string | null;
   /** Whether a server had this name at some time in this run. */
   wasNamed(name: string): boolean;
   /** Records a change of what a name means, from the next audit row on. */
@@ -205,6 +224,10 @@ export interface Harness {
   samplingSetting(): string;
   /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
   settle(): Promise<void>;
+  /** The contained probe server, added to this run's services on its first sandbox step (invariant-sandbox.ts). */
+  sandbox(): Promise<SandboxProbe>;
+  /** The probe once added: its check runs after every step from then on. */
+  readonly sandboxProbe: SandboxProbe | undefined;
   /**
    * Stops the services as a host does, and starts them again on the same folder, with this managed policy when
    * given; with `waitForServers` false it returns while the servers start.
@@ -406,6 +429,10 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       const last = history.filter((entry) => entry.name === name && entry.sequence < sequence).at(-1);
       return last?.label ?? null;
     },
+    labelMeant(name, sequence) {
+      const before = history.filter((entry) => entry.name === name && entry.sequence < sequence);
+      return before.at(-1)?.label ?? before.findLast((entry) => entry.label !== null)?.label ?? null;
+    },
     wasNamed: (name) => history.some((entry) => entry.name === name),
     bind(name, binding) {
       const sequence = committed();
@@ -458,6 +485,26 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       harness.noteView(await ok('policy.get'));
     },
     internalErrors,
+    sandboxProbe: undefined,
+    async sandbox() {
+      if (harness.sandboxProbe) return harness.sandboxProbe;
+      const files = probeFiles(path.join(dir, 'probe'), PROBE_FILES);
+      const probe = await addSandboxProbe({
+        services: () => services,
+        call: async (method, input) => {
+          const envelope = await dispatch(method, input);
+          return envelope.ok
+            ? { ok: true, value: envelope.value as never }
+            : { ok: false, code: envelope.error.code, message: envelope.error.message };
+        },
+        files,
+        log,
+        tally: options.tally.sandbox,
+        locked: () => managed?.sandbox?.lockProfiles ?? false,
+      });
+      (harness as { sandboxProbe: SandboxProbe | undefined }).sandboxProbe = probe;
+      return probe;
+    },
     async dispose() {
       // A server's request decided while the services stop (allowed before, it still reaches the model) belongs to
       // this run, which is no longer checked: it is noted, and only what comes after this run's end is an error.

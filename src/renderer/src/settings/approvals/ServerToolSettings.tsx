@@ -40,6 +40,28 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   );
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // The servers that asked the model to write for them (sampling rows in the audit log): only they, a server with a
+  // sampling setting, or one the person asked to see, show the sampling settings (docs/user/server-requests.md).
+  const [sampled, setSampled] = useState<ReadonlySet<string>>(new Set());
+  const [samplingShown, setSamplingShown] = useState<readonly string[]>([]);
+  const serverNames = servers.map((server) => server.name).join('\n');
+  useEffect(() => {
+    let current = true;
+    const names = serverNames === '' ? [] : serverNames.split('\n');
+    void Promise.all(
+      names.map((name) =>
+        api.audit.query({ kind: 'sampling', serverName: name, limit: 1 }).then(
+          (page) => (page.entries.some((entry) => entry.serverName === name) ? name : null),
+          () => null,
+        ),
+      ),
+    ).then((found) => {
+      if (current) setSampled(new Set(found.filter((name): name is string => name !== null)));
+    });
+    return () => {
+      current = false;
+    };
+  }, [api, serverNames]);
 
   useEffect(() => {
     const load = (): void => {
@@ -74,13 +96,33 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const searching = query.trim().length > 0 || onlyChanged;
   const hasCustom = Object.keys(view.policy.servers).length > 0 || Object.keys(view.policy.tools).length > 0;
 
-  const apply = async (change: PolicyUpdate): Promise<void> => {
+  // A refused or failed change says why where it was made (docs/user/approvals.md, "Settings"): keyed by the place.
+  const [problems, setProblems] = useState<ReadonlyMap<string, string>>(new Map());
+  const applyAt = async (place: string | null, change: PolicyUpdate): Promise<string | null> => {
     setError(null);
+    const without = new Map(problems);
+    if (place) without.delete(place);
+    setProblems(without);
     try {
       await update(change);
+      return null;
     } catch (failure) {
-      setError(errorText(failure));
+      const text = `Not changed: ${errorText(failure)}`;
+      if (place) setProblems(new Map(without).set(place, text));
+      else setError(text);
+      return text;
     }
+  };
+  const apply = async (change: PolicyUpdate): Promise<void> => {
+    await applyAt(null, change);
+  };
+  const problemAt = (place: string): React.JSX.Element | null => {
+    const text = problems.get(place);
+    return text ? (
+      <p className="field-problem setting-problem" role="alert" data-testid="setting-problem">
+        {text}
+      </p>
+    ) : null;
   };
 
   return (
@@ -162,19 +204,39 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                       <DefaultNote />
                     ) : undefined
                   }
-                  onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
+                  onChange={(autoApprove) =>
+                    void applyAt(`server:${row.server}`, { servers: { [row.server]: { autoApprove } } })
+                  }
                 />
               </div>
-              {open && (
-                <ServerSamplingSettings
-                  server={row.server}
-                  sampling={view.policy.servers[row.server]?.sampling}
-                  budget={view.policy.servers[row.server]?.samplingTokenBudget}
-                  locked={lockedServer(view, row.server, 'sampling')}
-                  describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
-                  apply={apply}
-                />
-              )}
+              {problemAt(`server:${row.server}`)}
+              {open &&
+                (sampled.has(row.server) ||
+                samplingShown.includes(row.server) ||
+                view.policy.servers[row.server]?.sampling !== undefined ||
+                view.policy.servers[row.server]?.samplingTokenBudget !== undefined ||
+                lockedServer(view, row.server, 'sampling') ? (
+                  <ServerSamplingSettings
+                    server={row.server}
+                    sampling={view.policy.servers[row.server]?.sampling}
+                    budget={view.policy.servers[row.server]?.samplingTokenBudget}
+                    locked={lockedServer(view, row.server, 'sampling')}
+                    describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
+                    apply={(change) => applyAt(null, change)}
+                  />
+                ) : (
+                  <p className="muted small sampling-unused" data-testid="sampling-unused">
+                    {row.server} has not asked the chat’s model to write for it; its sampling settings show here once it
+                    does.{' '}
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => setSamplingShown((shown) => [...shown, row.server])}
+                    >
+                      Set them now
+                    </button>
+                  </p>
+                ))}
               {open && (
                 <table className="table compact">
                   <tbody>
@@ -223,9 +285,12 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                               lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined
                             }
                             onChange={(setting: ToolApprovalSetting) =>
-                              void apply({ tools: { [row.server]: { [tool.name]: setting } } })
+                              void applyAt(`tool:${row.server}\u0000${tool.name}`, {
+                                tools: { [row.server]: { [tool.name]: setting } },
+                              })
                             }
                           />
+                          {problemAt(`tool:${row.server}\u0000${tool.name}`)}
                         </td>
                       </tr>
                     ))}
