@@ -137,13 +137,6 @@ export type ToolStats = z.infer<typeof ToolStatsSchema>;
 export const ServerStatsSchema = DecisionCountsSchema.extend({ serverName: z.string(), until: UntilSchema });
 export type ServerStats = z.infer<typeof ServerStatsSchema>;
 
-/** A server's name as the figures show it: "Files", or "Files (before 2026-11-20 10:00 UTC)" for an earlier one's calls. */
-export function serverLabel(entry: { serverName: string; until?: string | undefined }): string {
-  return entry.until === undefined
-    ? entry.serverName
-    : `${entry.serverName} (before ${entry.until.slice(0, 16).replace('T', ' ')} UTC)`;
-}
-
 /** A rule of the current policy and how many calls of the period it decided. */
 export const RuleStatsSchema = z.object({
   ruleId: z.string(),

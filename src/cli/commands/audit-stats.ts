@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { serverLabel, type AuditStats, type DecisionCounts } from '../../shared/audit-stats';
+import type { AuditStats, DecisionCounts } from '../../shared/audit-stats';
+import { serverLabel } from '../../shared/server-label';
 import { INSIGHT_CALL_KINDS } from '../../shared/closed-sets';
 import { act, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { serverLabel, type AuditStats, type Suggestion } from '../../../../shared/audit-stats';
+import type { AuditStats, Suggestion } from '../../../../shared/audit-stats';
+import { serverLabel } from '../../../../shared/server-label';
 import { DownloadIcon } from '../../components/icons';
 import { AuditFilterBar, CallFilterFields, FilterSelect } from '../audit/AuditFilterBar';
 import type { AuditFilters } from '../audit/audit-filters';

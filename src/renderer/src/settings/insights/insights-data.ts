@@ -1,10 +1,6 @@
 import type { AuditDecision } from '../../../../shared/audit';
-import {
-  serverLabel,
-  type AuditStats,
-  type DecisionCountName,
-  type InsightCallKind,
-} from '../../../../shared/audit-stats';
+import type { AuditStats, DecisionCountName, InsightCallKind } from '../../../../shared/audit-stats';
+import { serverLabel } from '../../../../shared/server-label';
 import { EMPTY_FILTERS, type AuditFilters } from '../audit/audit-filters';
 
 /** The series of "Decisions over time", in stacking order, with their words and colours (readable on light and dark). */
