@@ -193,6 +193,9 @@ describe('the trust invariant', () => {
       expect(tally.addedOther).toBeGreaterThan(0);
       expect(tally.addedSame).toBeGreaterThan(0);
       expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
+      expect(tally.appCallsAsked).toBeGreaterThan(0);
+      expect(tally.appCallsRan).toBeGreaterThan(0);
+      expect(tally.appCallDecisions).toBeGreaterThan(0);
     },
   );
 });
