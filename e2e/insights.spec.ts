@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures';
+import { say, scriptedChat } from './chat-ui';
+import { ROOT, expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
 
 /** The brightest drawn pixel of a chart's canvas, 0–255 (gridlines, axes, labels and bars). */
@@ -157,4 +158,57 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
   expect(after.policy.rules.some((entry) => entry.id === rule?.id)).toBe(false);
   const undone = (await workbench.call('audit.query', { kind: 'policy' })) as { entries: { decidedBy: string }[] };
   expect(undone.entries.some((entry) => entry.decidedBy.includes(`rule '${rule?.id ?? '?'}' removed`))).toBe(true);
+});
+
+test("an MCP App view's calls open in the audit viewer apart from the model's", async ({ page, workbench }) => {
+  test.setTimeout(120_000);
+  // The published example app server as "Clock" (docs/user/mcp-apps.md); its get-time allowed without asking.
+  const basic = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
+  await workbench.call('mcp.add', { name: 'Clock', server: { command: process.execPath, args: [basic, '--stdio'] } });
+  await expect
+    .poll(
+      async () =>
+        ((await workbench.call('mcp.tools', { name: 'Clock' })) as { tools: { name: string }[] }).tools.some(
+          (tool) => tool.name === 'get-time',
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  await workbench.call('policy.update', { tools: { Clock: { 'get-time': 'auto-approve' } } });
+  const { fake } = await scriptedChat(workbench, 'Clock');
+  fake.script(
+    { kind: 'reply', toolCalls: [{ id: 'call_t', name: 'Clock__get-time', argumentChunks: ['{}'] }] },
+    { kind: 'reply', text: ['Here is the time.'] },
+  );
+  await page.goto(workbench.url);
+  await say(page, 'What time is it?');
+  // The view asks for the time twice: two calls requested by the app, beside the model's one.
+  const view = page.getByTestId('app-view').frameLocator('iframe').frameLocator('iframe');
+  await expect(view.locator('#get-time-btn')).toBeVisible({ timeout: 30_000 });
+  const appDecisions = async (): Promise<number> =>
+    ((await workbench.call('audit.query', { kind: 'decision', requestedBy: 'app' })) as { entries: unknown[] }).entries
+      .length;
+  for (let index = 1; index <= 2; index++) {
+    await view.locator('#get-time-btn').click();
+    await expect.poll(appDecisions, { timeout: 15_000 }).toBe(index);
+  }
+
+  await page.getByTestId('open-insights').click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('combobox', { name: 'Kind' }).selectOption('app-tool-call');
+  await expect(dialog.getByRole('list', { name: 'Totals' })).toContainText('2Decisions');
+  await dialog.getByRole('button', { name: /^Clock\.get-time: 2 Allowed by a rule or setting; show the rows/ }).click();
+  await expect(dialog.getByRole('heading', { level: 2, name: 'Audit log' })).toBeVisible();
+  await expect(dialog.getByRole('combobox', { name: 'Requested by' })).toHaveValue('app');
+  const table = dialog.getByRole('table', { name: 'Audit log' });
+  await expect(table.locator('tbody tr')).toHaveCount(2);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `audit-app-calls-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The model's call of the same tool, by the same filter bar.
+  await dialog.getByRole('combobox', { name: 'Requested by' }).selectOption('model');
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(table.locator('tbody tr')).toContainText('Clock');
 });

@@ -1,7 +1,7 @@
 /**
  * The organisation's `sandbox.requireContainment` (docs/user/organisation-policy.md): where no sandbox can run
- * (WORKBENCH_BWRAP=/bin/false), no server starts — not even one the person allowed to run unconfined in its own
- * settings, nor with the organisation's own `allowUnconfined` — and Settings says why. Screens in light and dark.
+ * (WORKBENCH_BWRAP=/bin/false), no server starts — not even one the person allowed to run unconfined (its own
+ * settings' `sandbox.unconfined`), nor with the organisation's own `allowUnconfined` — and Settings says why. Screens in light and dark.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,11 +34,20 @@ test('no server starts unconfined where the organisation requires containment, w
   await workbench.stop();
   const file = path.join(workbench.dataDir, 'settings.json');
   const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-    mcpServers: Record<string, { sandbox?: Record<string, unknown> }>;
+    mcpServers: Record<string, { sandbox?: Record<string, unknown>; identity?: { key: string; description: string } }>;
   };
   const files = settings.mcpServers['Files'];
-  if (!files) throw new Error(`no Files server in ${JSON.stringify(settings)}`);
-  files.sandbox = { ...files.sandbox, allowUnconfined: true };
+  if (!files?.identity) throw new Error(`no Files server with its identity in ${JSON.stringify(settings)}`);
+  // As Settings › Sandbox › Run unconfined writes it: for this name and what it runs (docs/user/sandbox.md#unconfined).
+  files.sandbox = {
+    ...files.sandbox,
+    unconfined: {
+      name: 'Files',
+      identity: files.identity.key,
+      description: files.identity.description,
+      since: new Date().toISOString(),
+    },
+  };
   fs.writeFileSync(file, JSON.stringify(settings, null, 2));
   await workbench.restart();
   await expect.poll(async () => (await filesStatus(workbench))?.state, { timeout: 15_000 }).toBe('error');
@@ -53,6 +62,9 @@ test('no server starts unconfined where the organisation requires containment, w
     'Your organisation requires every server to be contained, so it does not start.',
   );
   await expect(detail.getByTestId('server-sandbox')).not.toContainText('It runs with all of your rights');
+  await expect(detail.getByRole('region', { name: 'Run unconfined' })).toContainText(
+    'Your organisation requires every server to be contained: this allowance does not apply.',
+  );
   await expect(detail.getByRole('region', { name: 'Widen the sandbox' })).toHaveCount(0);
   await detail.getByRole('tab', { name: 'Sandbox' }).evaluate((tab) => tab.scrollIntoView({ block: 'start' }));
   await shootBoth(page, 'sandbox-40-containment-required');

@@ -123,6 +123,16 @@ test('sampling: the prompt is shown and edited in the chat, then the answer is s
   await expect(view.pane.locator('[data-testid="server-request-card"]')).toHaveCount(0);
   const sent = JSON.stringify(fake.generations().at(-1)?.body);
   expect(sent).toContain('An edited haiku.');
+  // A server that asked the model to write for it has its sampling settings shown in Settings, unasked.
+  await page.getByTestId('open-settings').click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'Approvals' }).click();
+  const everything = dialog
+    .getByRole('list', { name: 'Server and tool settings' })
+    .getByRole('listitem', { name: SERVER });
+  await everything.getByRole('button', { name: new RegExp(`^${SERVER} \\d+ tools?`) }).click();
+  await expect(everything.getByRole('group', { name: `When ${SERVER} asks the model` })).toBeVisible();
+  await expect(everything.getByTestId('sampling-unused')).toHaveCount(0);
   await fake.close();
 });
 
@@ -144,10 +154,32 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await expect(card.getByLabel('Integer', { exact: true })).toHaveValue('42');
   await expect(card.getByLabel('Titled Single Select Enum', { exact: true })).toHaveValue('hero-1');
   await card.getByLabel('String with email format').fill('not-an-email');
+  const integer = card.getByLabel('Integer', { exact: true });
+  await integer.fill('500');
   await card.getByRole('button', { name: 'Accept' }).click();
-  await expect(card.getByRole('alert')).toContainText('name is required');
-  await expect(card.getByRole('alert')).toContainText('email must match format "email"');
-  await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+  // Each problem beside its field, named by the field's title, not the schema's key; the first wrong field has focus
+  // and everything typed is still there.
+  const name = card.getByLabel(/^String( \*)?$/);
+  const email = card.getByLabel('String with email format');
+  await expect(card.getByRole('alert')).toHaveText('Not sent: 3 fields do not fit the form (marked above).');
+  await expect(name).toHaveAttribute('aria-invalid', 'true');
+  await expect(name).toHaveAccessibleDescription(/String is required/);
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toHaveAccessibleDescription(/String with email format must be an email address/);
+  await expect(integer).toHaveAccessibleDescription(/Integer must be 100 or less/);
+  await expect(card.getByTestId('elicitation-problem')).toHaveCount(3);
+  await expect(card).not.toContainText('must match format');
+  await expect(name).toBeFocused();
+  await expect(email).toHaveValue('not-an-email');
+  await expect(integer).toHaveValue('500');
+  await expect(card.getByLabel('Boolean', { exact: true })).not.toHaveAttribute('aria-invalid', 'true');
+  await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'elicitation-form-problems', SHOTS);
+  // A corrected field loses its mark at once; the other keeps it until it is corrected too.
+  await name.fill('Ada Lovelace');
+  await expect(name).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await integer.fill('7');
   await card.getByLabel('String with email format').fill('ada@example.com');
   await card.getByLabel('Boolean', { exact: true }).check();
   await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
@@ -155,6 +187,7 @@ test('elicitation form: rendered from its schema, refused while invalid, accepte
   await card.getByRole('button', { name: 'Accept' }).click();
   await expect(view.pane.getByText('Thanks for the details.')).toBeVisible();
   expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
+  expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Integer: 7');
   await fake.close();
 });
 
@@ -187,6 +220,39 @@ test('elicitation URL: the full address is shown, and the page opens only after 
   await (await popup).waitForLoadState();
   expect(opened).toEqual([url]);
   await expect(view.pane.getByText('Signed in.')).toBeVisible();
+  await fake.close();
+});
+
+test("a page declined before a call: the tool's block says so in our words, then shows the server's own, as text", async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const { fake, turns } = await setUp(page, workbench);
+  const view = chatUi(page);
+  turns.push(
+    await toolCall(workbench, 'trigger-url-elicitation', { url: 'https://example.com/after', errorPath: true }),
+    { kind: 'reply', text: ['The page was declined.'] },
+  );
+  await say(page, 'needs a page first');
+  // server-everything answers -32042 naming a page to open first: asked as a card, declined here.
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-url"]');
+  await expect(card.getByTestId('elicitation-url')).toHaveText('https://modelcontextprotocol.io');
+  await card.getByRole('button', { name: 'Decline' }).click();
+  await expect(view.pane.getByText('The page was declined.')).toBeVisible();
+  const block = view.pane.getByTestId('tool-call').last();
+  await block.getByRole('button', { name: /trigger-url-elicitation/ }).click();
+  const declined = block.getByTestId('page-declined');
+  await expect(declined).toContainText(
+    `Not run: ${SERVER} needs a page opened first, and you declined it. Nothing was sent to the tool.`,
+  );
+  await expect(declined).toContainText('https://modelcontextprotocol.io');
+  await expect(declined.getByTestId('server-words')).toHaveText('This request requires browser-based authorization.');
+  // No raw protocol line beside it, and no JSON-RPC prefix.
+  await expect(block).not.toContainText('MCP error');
+  await expect(block.locator('.tool-output-error')).toHaveCount(0);
+  await block.scrollIntoViewIfNeeded();
+  await shootBoth(page, 'page-declined', SHOTS);
   await fake.close();
 });
 

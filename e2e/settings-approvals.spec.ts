@@ -161,7 +161,18 @@ test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad 
   const dialog = await openSettings(page, workbench, 'Approvals');
   const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
   await files.getByRole('button', { name: /^Files \d+ tools?/, expanded: false }).click();
+  // Files never asked the model to write for it: its sampling settings wait behind one line until asked for.
   const sampling = files.getByRole('group', { name: 'When Files asks the model' });
+  await expect(sampling).toHaveCount(0);
+  await expect(files.getByTestId('sampling-unused')).toContainText(
+    'Files has not asked the chat’s model to write for it; its sampling settings show here once it does.',
+  );
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-sampling-unused`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await files.getByRole('button', { name: 'Set them now' }).click();
   const choice = sampling.getByRole('combobox', { name: /When Files asks the chat’s model to write for it/ });
   await expect(choice).toHaveValue('ask');
   await choice.selectOption('allow');

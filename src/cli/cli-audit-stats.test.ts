@@ -1,6 +1,7 @@
 // `workbench audit stats` of the built CLI over a log the services wrote: the same figures as audit.stats, as a table or JSON.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditPage } from '../shared/audit';
 import type { AuditStats } from '../shared/audit-stats';
 import { decisionRecord } from '../main/audit/audit-test-support';
 import { createServices } from '../main/services';
@@ -21,6 +22,11 @@ beforeAll(() => {
     });
     // allow_once, allow_session, deny, timeout, cancelled, auto_allow… as audit-test-support cycles them.
     for (let index = 0; index < 16; index++) services.audit.recordDecision(decisionRecord(index));
+    // Three calls an MCP App's view asked for (their ids start with `app:`), all allowed once by the person.
+    for (let index = 0; index < 3; index++)
+      services.audit.recordDecision(
+        decisionRecord(0, { chatId: 'view-chat', toolCallId: `app:view-${index}`, serverName: 'Clock' }),
+      );
     expected = services.auditInsights.stats({
       from: new Date(Date.now() - 7 * 86_400_000).toISOString(),
       to: new Date(Date.now() + 60_000).toISOString(),
@@ -54,6 +60,29 @@ describe('workbench audit stats', { timeout: 60_000 }, () => {
     for (const tool of expected.tools) expect(byTool.stdout).toContain(`${tool.serverName}.${tool.toolName}`);
     const byRule = await runCli(['audit', 'stats', '--by', 'rule'], { home });
     expect(byRule.stdout).toMatch(/your rule #1: .*deny\s+0\s+never matched/);
+  });
+
+  it("counts and lists an MCP App view's calls apart from the model's", async () => {
+    const apps = await runCli(['audit', 'stats', '--kind', 'app-tool-call', '--json'], { home });
+    expect(apps.code, apps.stderr).toBe(EXIT.ok);
+    expect((JSON.parse(apps.stdout) as AuditStats).totals).toMatchObject({ total: 3, allowedByYou: 3 });
+    const model = JSON.parse(
+      (await runCli(['audit', 'stats', '--kind', 'tool', '--json'], { home })).stdout,
+    ) as AuditStats;
+    expect(model.totals.total).toBe(expected.totals.total - 3);
+
+    const rows = await runCli(['audit', 'query', '--requested-by', 'app', '--json'], { home });
+    expect(rows.code, rows.stderr).toBe(EXIT.ok);
+    const page = JSON.parse(rows.stdout) as AuditPage;
+    expect(page.entries.map((entry) => entry.toolCallId).sort()).toEqual(['app:view-0', 'app:view-1', 'app:view-2']);
+    const modelRows = JSON.parse(
+      (await runCli(['audit', 'query', '--requested-by', 'model', '--limit', '500', '--json'], { home })).stdout,
+    ) as AuditPage;
+    expect(modelRows.entries).toHaveLength(16);
+    expect(modelRows.entries.some((entry) => entry.toolCallId.startsWith('app:'))).toBe(false);
+    const bad = await runCli(['audit', 'query', '--requested-by', 'server'], { home });
+    expect(bad.code).not.toBe(EXIT.ok);
+    expect(bad.stderr).toMatch(/--requested-by <who>.*Allowed choices are model, app/s);
   });
 
   it('refuses a period it cannot read, saying what it takes', async () => {

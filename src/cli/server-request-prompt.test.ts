@@ -149,6 +149,78 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
     expect(await prompt(form, ['c']).outcome).toEqual({ kind: 'decision', decision: { action: 'cancel' } });
   });
 
+  it('a form field that does not fit is named by its title and asked again alone; the others keep what was typed', async () => {
+    const form: ServerRequestView = {
+      id: 'r4',
+      serverName: 'Everything',
+      chatId: null,
+      createdAt: 0,
+      kind: 'elicitation',
+      mode: 'form',
+      message: 'Your details',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', title: 'Full name', description: 'As on your passport' },
+          email: { type: 'string', title: 'Email', format: 'email' },
+          age: { type: 'integer', title: 'Age', minimum: 0 },
+          hero: {
+            type: 'string',
+            title: 'Hero',
+            oneOf: [
+              { const: 'hero-1', title: 'Ada' },
+              { const: 'hero-2', title: 'Grace' },
+            ],
+          },
+          tags: { type: 'array', title: 'Tags', items: { type: 'string', enum: ['a', 'b'] } },
+        },
+        required: ['name', 'email'],
+      },
+    };
+    // name left empty (required), a bad email, age -3, hero by number, tags by title: then only name, email and age
+    // are asked again, in the form's order.
+    const run = prompt(form, ['a', '', 'not-an-email', '-3', '2', 'B', 'Ada Lovelace', 'ada@example.com', '36']);
+    expect(await run.outcome).toEqual({
+      kind: 'decision',
+      decision: {
+        action: 'accept',
+        content: { name: 'Ada Lovelace', email: 'ada@example.com', age: 36, hero: 'hero-2', tags: ['b'] },
+      },
+    });
+    const written = run.written();
+    expect(written).toContain('As on your passport');
+    expect(written).toContain('1) Ada (hero-1)');
+    expect(written).toContain('2) Grace (hero-2)');
+    expect(written).toContain('Full name is required.');
+    expect(written).toContain('Email must be an email address, like name@example.com.');
+    expect(written).toContain('Age must be 0 or more.');
+    expect(written).not.toContain('must match format');
+    // After the problems, the next questions are the three wrong fields only: Hero and Tags are not asked again.
+    const again = written.slice(written.indexOf('Age must be 0 or more.'));
+    expect(again).not.toContain('Hero');
+    expect(again).not.toContain('Tags');
+  });
+
+  it('a choice typed that is none of the choices is named with the choices by title and asked again', async () => {
+    const form: ServerRequestView = {
+      id: 'r5',
+      serverName: 'Everything',
+      chatId: null,
+      createdAt: 0,
+      kind: 'elicitation',
+      mode: 'form',
+      message: 'Pick',
+      requestedSchema: {
+        type: 'object',
+        properties: { size: { type: 'string', title: 'Size', enum: ['s', 'l'], enumNames: ['Small', 'Large'] } },
+        required: ['size'],
+      },
+    };
+    const run = prompt(form, ['a', 'huge', 'large']);
+    expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept', content: { size: 'l' } } });
+    expect(run.written()).toContain('Size must be one of: Small, Large.');
+  });
+
   it('a URL is printed whole and only a confirmation accepts it', async () => {
     const url: ServerRequestView = {
       id: 'r3',

@@ -4,6 +4,8 @@ import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
 import { isWebUrl, NOT_A_WEB_URL } from '../shared/web-url';
+import { elicitationFields, type ElicitationField } from '../shared/elicitation-fields';
+import { checkElicitationContent } from '../main/chat/elicitation-form';
 
 /** The answers a server request takes in a terminal (docs/user/server-requests.md), like seed 000's prompt. */
 export const SAMPLING_CHOICES = '[s] allow for this chat  [o] allow once  [d] deny  [e] edit the prompt';
@@ -24,8 +26,8 @@ export interface ServerRequestPromptDependencies {
 
 /**
  * Asks about one server request; there is no default (Enter asks again). A form is filled one field per line (Enter
- * keeps the default or leaves an optional field out); the main process checks it against the schema, and the
- * caller asks again with its words when it does not fit. A URL is printed whole and never opened from here.
+ * keeps the default or leaves an optional field out) and checked against its schema as the main process checks it:
+ * a field that does not fit is named and asked again, alone. A URL is printed whole and never opened from here.
  */
 export async function askAboutServerRequest(
   request: ServerRequestView,
@@ -175,6 +177,7 @@ export async function askAboutServerRequest(
     body: [`  ${show(request.message)}`],
     choices: [FORM_CHOICES],
   });
+  const fields = elicitationFields(request.requestedSchema);
   for (;;) {
     const answer = await ask('> ');
     const stop = stopped(answer);
@@ -186,30 +189,123 @@ export async function askAboutServerRequest(
       write('Type a, d or c and press Enter.\n');
       continue;
     }
-    const content: Record<string, string | number | boolean | string[]> = {};
-    const properties = (request.requestedSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
-    const required = new Set((request.requestedSchema.required as string[] | undefined) ?? []);
-    for (const [name, schema] of Object.entries(properties)) {
-      const label = typeof schema.title === 'string' ? schema.title : name;
-      const options = Array.isArray(schema.enum) ? ` (${(schema.enum as unknown[]).join(', ')})` : '';
-      const fallback = schema.default === undefined ? '' : ` [${JSON.stringify(schema.default)}]`;
-      const value = await ask(`  ${show(label)}${required.has(name) ? ' *' : ''}${show(options)}${show(fallback)}: `);
-      const stopField = stopped(value);
-      if (stopField) return stopField;
-      const typed = (value as string).trim();
-      if (typed === '') {
-        if (schema.default !== undefined) content[name] = schema.default as string | number | boolean | string[];
-        continue;
+    const answers = new Map<string, unknown>();
+    // Each field once, then only the fields that do not fit, until the whole answer does (the main process checks
+    // it again before anything is sent).
+    let asking = fields;
+    for (;;) {
+      for (const field of asking) {
+        const typed = await askField(field, { ask, write, show, colors });
+        if (typed === INTERRUPTED || typed === null) return stopped(typed) as ServerRequestPromptOutcome;
+        if (typed === undefined) answers.delete(field.name);
+        else answers.set(field.name, typed);
       }
-      if (schema.type === 'number' || schema.type === 'integer') content[name] = Number(typed);
-      else if (schema.type === 'boolean') content[name] = /^(y|yes|true|1)$/i.test(typed);
-      else if (schema.type === 'array')
-        content[name] = typed
-          .split(',')
-          .map((item) => item.trim())
-          .filter(Boolean);
-      else content[name] = typed;
+      // In the form's order, whatever order the fields were last asked in.
+      const content = Object.fromEntries(
+        fields.filter((field) => answers.has(field.name)).map((field) => [field.name, answers.get(field.name)]),
+      );
+      const problems = checkElicitationContent(request.requestedSchema, content);
+      if (problems.length === 0)
+        return decided({ action: 'accept', content: content as Record<string, string | number | boolean | string[]> });
+      for (const problem of problems) write(colors.red(`  ${show(problem.message)}.\n`));
+      const wrong = new Set(problems.map((problem) => problem.field));
+      asking = fields.filter((field) => wrong.has(field.name) && field.kind !== 'unsupported');
+      if (asking.length === 0) {
+        // Nothing a person can type fixes it (the server's schema itself, or a field no terminal can fill).
+        write(`Decline or cancel it: ${FORM_CHOICES}\n`);
+        break;
+      }
     }
-    return decided({ action: 'accept', content });
   }
+}
+
+/**
+ * Asks one form field on one line: its title (`*` when required), the default in brackets, its description and its
+ * choices by title. Enter keeps the default or leaves the field out; a choice is taken by its number, value or title.
+ * What cannot be read as the field's type is kept as typed, for the schema check to name.
+ */
+async function askField(
+  field: ElicitationField,
+  {
+    ask,
+    write,
+    show,
+    colors,
+  }: {
+    ask(question: string): Promise<string | null | typeof INTERRUPTED>;
+    write(text: string): void;
+    show(text: string): string;
+    colors: Colors;
+  },
+): Promise<unknown> {
+  if (field.kind === 'unsupported') {
+    write(colors.dim(`  ${show(field.label)}: cannot be filled here (not part of MCP's form schema)\n`));
+    return undefined;
+  }
+  if (field.description) write(colors.dim(`    ${show(field.description)}\n`));
+  const options = field.kind === 'select' || field.kind === 'multi' ? field.options : [];
+  options.forEach((option, index) =>
+    write(
+      `    ${index + 1}) ${show(option.label)}${option.label === option.value ? '' : colors.dim(` (${show(option.value)})`)}\n`,
+    ),
+  );
+  const fallback =
+    field.kind === 'boolean'
+      ? ` [${field.initial ? 'y' : 'n'}]`
+      : field.kind === 'multi'
+        ? field.initial.length > 0
+          ? ` [${field.initial.map((value) => labelOf(options, value)).join(', ')}]`
+          : ''
+        : field.initial !== ''
+          ? ` [${field.kind === 'select' ? labelOf(options, field.initial) : field.initial}]`
+          : '';
+  const hint =
+    field.kind === 'boolean'
+      ? ' (y/n)'
+      : field.kind === 'multi'
+        ? ' (numbers, separated by commas)'
+        : field.kind === 'select'
+          ? ' (a number)'
+          : '';
+  const answer = await ask(`  ${show(field.label)}${field.required ? ' *' : ''}${hint}${show(fallback)}: `);
+  if (answer === null || answer === INTERRUPTED) return answer;
+  const typed = answer.trim();
+  if (typed === '') {
+    if (field.kind === 'boolean') return field.initial;
+    if (field.kind === 'multi') return field.initial.length > 0 || field.required ? field.initial : undefined;
+    if (field.initial === '') return undefined;
+    return field.kind === 'number' ? Number(field.initial) : field.initial;
+  }
+  switch (field.kind) {
+    case 'number':
+      return typed !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
+    case 'boolean':
+      return /^(y|yes|true|1)$/i.test(typed) ? true : /^(n|no|false|0)$/i.test(typed) ? false : typed;
+    case 'select':
+      return choose(options, typed);
+    case 'multi':
+      return typed
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+        .map((item) => choose(options, item));
+    default:
+      return typed;
+  }
+}
+
+function labelOf(options: readonly { value: string; label: string }[], value: string): string {
+  return options.find((option) => option.value === value)?.label ?? value;
+}
+
+/** A choice by its number in the list, its value or its title (any case); anything else as typed. */
+function choose(options: readonly { value: string; label: string }[], typed: string): string {
+  const index = /^\d+$/.test(typed) ? Number(typed) - 1 : -1;
+  const lower = typed.toLowerCase();
+  return (
+    options[index]?.value ??
+    options.find((option) => option.value === typed)?.value ??
+    options.find((option) => option.label.toLowerCase() === lower || option.value.toLowerCase() === lower)?.value ??
+    typed
+  );
 }

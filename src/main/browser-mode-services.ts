@@ -55,6 +55,8 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
       // Audit rows go to the organisation's log pipeline, if the settings name one (docs/user/audit-shipping.md;
       // src/main/audit/shipping).
       services.auditShipping.start();
+      // settings.json changed by hand while the app runs is read again (docs/user/data.md, "Editing settings.json").
+      services.settingsWatch.start();
     },
   };
 }

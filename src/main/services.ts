@@ -45,6 +45,7 @@ import {
   type SettingsSection,
   type SettingsStore,
 } from './settings/settings-store';
+import { watchSettings, type SettingsWatch } from './settings/settings-watch';
 import { DATABASE_FILE_NAME, DatabaseOpenError, openDatabase, type Database } from './storage/database';
 import { secureDataFolder, type DataFolderRepair } from './storage/owner-only';
 
@@ -56,6 +57,11 @@ export interface Services {
   readonly databaseFile: string;
   readonly events: EventHub;
   readonly settings: SettingsStore;
+  /**
+   * settings.json read again when it changes while the app runs (docs/user/data.md, "Editing settings.json"). Built
+   * stopped: the long-running hosts call `start()`; `close()` stops it. Its outcomes go out as `settings.onDidReload`.
+   */
+  readonly settingsWatch: SettingsWatch;
   readonly secrets: SecretStore;
   readonly chats: ChatService;
   /** Chats as conversations, the one owner of the approval round trip: messages, the tool loop, stop. Hosts await `conversations.dispose()` before `close()`. */
@@ -361,6 +367,8 @@ export function createServices(options: ServicesOptions): Services {
     audit,
     actor: options.host === 'cli' ? 'cli' : 'user',
   });
+  const settingsWatch = watchSettings(settings);
+  settingsWatch.onDidReload((reload) => events.emit('settings.onDidReload', reload));
   const sqliteVersion = (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
   return {
     dataDir: options.dataDir,
@@ -368,6 +376,7 @@ export function createServices(options: ServicesOptions): Services {
     databaseFile,
     events,
     settings,
+    settingsWatch,
     secrets,
     chats,
     conversations,
@@ -397,6 +406,8 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      settingsWatch.stop();
+      sandboxProfiles.flushBlocks();
       appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();

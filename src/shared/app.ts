@@ -29,3 +29,13 @@ export const AppInfoSchema = z.object({
   }),
 });
 export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+/**
+ * settings.json read again while the app runs (docs/user/data.md, "Editing settings.json"): the sections that took
+ * the file's new values, or, for a file that cannot be used, why, while the last good settings stay in force.
+ */
+export const SettingsReloadSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('reloaded'), file: z.string(), sections: z.array(z.string()) }),
+  z.object({ kind: z.literal('invalid'), file: z.string(), message: z.string() }),
+]);
+export type SettingsReload = z.infer<typeof SettingsReloadSchema>;

@@ -1,5 +1,5 @@
 import { z } from './zod';
-import { AUDIT_ACTORS, AUDIT_KINDS } from './closed-sets';
+import { AUDIT_ACTORS, AUDIT_KINDS, CALL_REQUESTERS } from './closed-sets';
 import { AuditDecisionSchema } from './decision-schemas';
 
 /**
@@ -103,6 +103,11 @@ export const AuditQueryInputSchema = z
     kind: AuditKindSchema.optional(),
     /** Rows whose "decided by" text starts with this (the rule or setting an Insights chart names). */
     decidedBy: FilterTextSchema.optional(),
+    /**
+     * The decision and result rows of tool calls the model asked for (`model`) or an MCP App's view asked for (`app`,
+     * their call ids start with `app:`, docs/user/mcp-apps.md); other rows are left out.
+     */
+    requestedBy: z.enum(CALL_REQUESTERS).optional(),
     cursor: z
       .string()
       .regex(/^[1-9][0-9]{0,15}$/, 'must be a nextCursor from an earlier page')

@@ -63,6 +63,7 @@ export const methodNames = [
   'mcp.sandbox',
   'mcp.sandboxWiden',
   'mcp.sandboxNarrow',
+  'mcp.sandboxUnconfined',
   'mcp.signInAsClient',
   'audit.query',
   'audit.export',
@@ -94,6 +95,7 @@ export const eventNames = [
   'mcp.onDidChangeTools',
   'mcp.onDidUpdateResource',
   'audit.onDidProgress',
+  'settings.onDidReload',
 ] as const;
 
 export type MethodName = (typeof methodNames)[number];

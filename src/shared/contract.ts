@@ -1,4 +1,9 @@
-import { SandboxChangeInputSchema, SandboxViewSchema, SandboxWideningRequestInputSchema } from './sandbox';
+import {
+  SandboxChangeInputSchema,
+  SandboxUnconfinedInputSchema,
+  SandboxViewSchema,
+  SandboxWideningRequestInputSchema,
+} from './sandbox';
 import {
   AppCallToolInputSchema,
   AppOpenLinkInputSchema,
@@ -11,7 +16,7 @@ import {
 } from './mcp-apps';
 import { z } from './zod';
 import { McpToolResultSchema } from './mcp-result';
-import { AppChatRequestSchema, AppInfoSchema } from './app';
+import { AppChatRequestSchema, AppInfoSchema, SettingsReloadSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
 import {
   ApprovalsChangeSchema,
@@ -233,6 +238,8 @@ export const methods = {
   'mcp.sandbox': { input: McpServerRefInputSchema, output: SandboxViewSchema },
   'mcp.sandboxWiden': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
   'mcp.sandboxNarrow': { input: SandboxChangeInputSchema, output: SandboxViewSchema },
+  /** Let one server run unconfined (Not contained), or contain it again; audited (docs/user/sandbox.md#unconfined). */
+  'mcp.sandboxUnconfined': { input: SandboxUnconfinedInputSchema, output: SandboxViewSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
@@ -279,6 +286,8 @@ export const events = {
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */
   'mcp.onDidUpdateResource': { payload: McpResourceUpdatedSchema },
   'audit.onDidProgress': { payload: AuditProgressSchema },
+  /** settings.json was read again after a change made outside the app, or could not be used (the last good settings stay). */
+  'settings.onDidReload': { payload: SettingsReloadSchema },
 } as const satisfies Record<EventName, EventSpec>;
 
 export type Methods = typeof methods;

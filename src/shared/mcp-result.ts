@@ -15,6 +15,8 @@ export const SandboxBlockViewSchema = z.union([
     kind: z.enum(['read', 'write', 'connect', 'env']),
     target: z.string(),
     text: z.string(),
+    /** How many times the call was refused this (the same block is one line with its count). */
+    count: z.number().int().min(2).optional(),
   }),
   z.string().transform((text) => ({ text })),
 ]);
@@ -61,6 +63,11 @@ export const McpToolResultSchema = z.object({
   structuredContent: z.record(z.string(), z.unknown()).optional(),
   /** Set when the server answered the call with a JSON-RPC error rather than a result. */
   protocolError: z.object({ code: z.number(), message: z.string() }).optional(),
+  /**
+   * Set when the server needed a page opened first (MCP -32042) and the person declined or cancelled it: the call was
+   * not run. `protocolError` keeps the server's own words (docs/user/server-requests.md, "Elicitation").
+   */
+  pageDeclined: z.object({ url: z.string(), action: z.enum(['decline', 'cancel']) }).optional(),
   /** Size of the result as UTF-8 JSON, for the audit log and the UI. */
   sizeBytes: z.number().int().nonnegative(),
   /** What the model is sent: one text rendering of every part, cut at MODEL_RESULT_LIMIT_BYTES. */

@@ -192,6 +192,8 @@ export const McpServerStatusSchema = z.object({
   /** A running stdio server: in its sandbox, or Not contained (docs/user/sandbox.md). */
   containment: z.enum(['contained', 'not-contained']).optional(),
   serverInfo: z.object({ name: z.string(), version: z.string() }).optional(),
+  /** The MCP protocol revision the running server speaks with us, e.g. `2026-07-28` or `2025-11-25` (docs/user/mcp-servers.md). */
+  protocolVersion: z.string().optional(),
   /** What the running server offers besides tools (from its initialize answer). */
   features: z
     .object({

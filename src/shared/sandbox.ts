@@ -27,7 +27,19 @@ export const SandboxViewSchema = z.object({
   profile: ProfileSchema.optional(),
   /** What was granted beyond the shipped profile: each can be taken back. */
   granted: ProfileSchema.optional(),
-  allowUnconfined: z.boolean(),
+  /**
+   * The person's allowance to run it unconfined (docs/user/sandbox.md#unconfined), null when none: what it ran when
+   * given, since when, and whether it applies now (not after a rename or a change of what it runs, nor where the
+   * organisation requires containment; `note` says why).
+   */
+  unconfined: z
+    .object({
+      description: z.string(),
+      since: z.string().optional(),
+      applies: z.boolean(),
+      note: z.string().optional(),
+    })
+    .nullable(),
   /** The organisation's limits. */
   limits: z.object({
     requireContainment: z.boolean(),
@@ -40,6 +52,9 @@ export const SandboxViewSchema = z.object({
 export type SandboxView = z.infer<typeof SandboxViewSchema>;
 
 export const SandboxChangeInputSchema = z.strictObject({ name: McpServerNameSchema, grant: SandboxGrantSchema });
+
+/** Let one server run unconfined, or contain it again (docs/user/sandbox.md#unconfined). */
+export const SandboxUnconfinedInputSchema = z.strictObject({ name: McpServerNameSchema, unconfined: z.boolean() });
 
 /**
  * The grant that would let a blocked access through, and nothing more (docs/user/sandbox.md#widening): reading the

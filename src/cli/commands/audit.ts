@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { AuditEntry, AuditProgress } from '../../shared/audit';
-import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS, isOneOf } from '../../shared/closed-sets';
+import { AUDIT_ACTORS, AUDIT_DECISIONS, AUDIT_KINDS, CALL_REQUESTERS, isOneOf } from '../../shared/closed-sets';
 import { act, integer, leaf, resolveChatId, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError, EXIT } from '../exit-codes';
 import { table } from '../terminal';
@@ -28,6 +28,12 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
           'decision, result, sampling, elicitation or policy rows (policy: changes of the approval policy)',
         ).choices(AUDIT_KINDS),
       )
+      .addOption(
+        new Option(
+          '--requested-by <who>',
+          "decision and result rows of the tool calls the model asked for, or those an MCP App's view asked for",
+        ).choices(CALL_REQUESTERS),
+      )
       .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))
       .option('--cursor <cursor>', 'the next page: the cursor the previous page printed'),
     options,
@@ -42,6 +48,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
         decision?: string[];
         actor?: 'user';
         kind?: 'decision' | 'result' | 'policy';
+        requestedBy?: (typeof CALL_REQUESTERS)[number];
         limit?: number;
         cursor?: string;
       },
@@ -71,6 +78,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
         ...(flags.decision ? { decision: flags.decision as AuditEntry['decision'][] as never } : {}),
         ...(flags.actor ? { actor: flags.actor } : {}),
         ...(flags.kind ? { kind: flags.kind } : {}),
+        ...(flags.requestedBy ? { requestedBy: flags.requestedBy } : {}),
         ...(flags.limit ? { limit: flags.limit } : {}),
         ...(flags.cursor ? { cursor: flags.cursor } : {}),
       });

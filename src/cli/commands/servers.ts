@@ -246,13 +246,24 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       .option('--revoke-write <path...>', 'take back a write grant')
       .option('--revoke-host <host:port...>', 'take back a host grant')
       .option('--revoke-env <name...>', 'take back a variable')
+      .option(
+        '--allow-unconfined',
+        'let it run outside the sandbox, with all of your rights (for what it runs now, under this name)',
+      )
+      .option('--revoke-unconfined', 'contain it again')
       .addHelpText(
         'after',
-        '\nExamples:\n  workbench servers sandbox Files\n  workbench servers sandbox notes --allow-read /home/me/notes\n  workbench servers sandbox search --allow-host api.example.com:443',
+        '\nExamples:\n  workbench servers sandbox Files\n  workbench servers sandbox notes --allow-read /home/me/notes\n  workbench servers sandbox search --allow-host api.example.com:443\n  workbench servers sandbox git --allow-unconfined',
       ),
     options,
-    async (context, name: string, flags: Record<string, string[] | undefined>) => {
+    async (
+      context,
+      name: string,
+      flags: Record<string, string[] | undefined> & { allowUnconfined?: boolean; revokeUnconfined?: boolean },
+    ) => {
       const session = context.session();
+      if (flags.allowUnconfined && flags.revokeUnconfined)
+        throw new CliError('Give --allow-unconfined or --revoke-unconfined, not both.');
       const changes: { widen: boolean; grant: SandboxGrant }[] = [];
       for (const [flag, kind] of [
         ['Read', 'read'],
@@ -280,6 +291,15 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
             `${widen ? 'Granted' : 'Took back'}: ${grantWords(view.name, grant)}. The server restarts with its new profile.`,
           );
       }
+      if (flags.allowUnconfined || flags.revokeUnconfined) {
+        view = await session.call('mcp.sandboxUnconfined', { name, unconfined: Boolean(flags.allowUnconfined) });
+        if (!context.json)
+          context.terminal.line(
+            flags.allowUnconfined
+              ? `${view.name} now runs unconfined (Not contained): it can read and change everything you can, reach any host and start any program. This holds while it runs ${view.unconfined?.description ?? 'what it runs now'} under this name. The server restarts.`
+              : `${view.name} runs contained again. The server restarts.`,
+          );
+      }
       if (context.json) return context.terminal.json(view);
       const { colors } = context.terminal;
       if (view.kind === 'remote')
@@ -298,6 +318,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
           `  variables   ${profile.env.join(', ') || 'none besides PATH, HOME (its scratch folder) and the locale'}`,
         );
       }
+      if (view.unconfined?.note) context.terminal.line(`Your allowance to run it unconfined: ${view.unconfined.note}`);
       if (view.limits.lockProfiles) context.terminal.line('Your organisation locks sandbox profiles.');
     },
   );

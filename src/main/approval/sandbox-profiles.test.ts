@@ -128,7 +128,16 @@ describe.skipIf(suite.skipped)(suite.title, () => {
       });
       await test.waitFor('Hostile', (server) => server.status.toolCount === 1, 30_000);
       await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {}, chatId: 'chat-1' });
-      await expect.poll(() => audit.log.query({ decision: 'auto_deny' }).entries.length).toBeGreaterThanOrEqual(4);
+      // A burst of blocks is recorded once it has been quiet for a moment (one row with its count): the call's too.
+      await expect
+        .poll(
+          () =>
+            audit.log
+              .query({ decision: 'auto_deny' })
+              .entries.some((row) => row.chatId === 'chat-1' && (row.args as { call?: string }).call === 'escape'),
+          { timeout: 15_000 },
+        )
+        .toBe(true);
       const rows = audit.log.query({ decision: 'auto_deny' }).entries;
       expect(rows.every((row) => row.serverName === 'Hostile' && row.decidedBy === 'sandbox')).toBe(true);
       const targetsSeen = rows.map((row) => `${row.toolName} ${String((row.args as { target?: string }).target)}`);

@@ -12,8 +12,10 @@ import type { SandboxBlock } from '../mcp/sandbox/contain';
 import type { SandboxView } from '../../shared/sandbox';
 import { sandboxAvailability, type SandboxAvailability } from '../mcp/sandbox/bwrap';
 import { appInstallation } from '../mcp/sandbox/index';
+import { createBlockBursts, type BlockBurstOptions } from './sandbox-block-bursts';
 import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
-import { effectiveProfile, normaliseHost, type SandboxSettings } from '../mcp/sandbox/profile';
+import { effectiveProfile, normaliseHost, type ContainedServer, type SandboxSettings } from '../mcp/sandbox/profile';
+import { launchIdentity, unconfinedState } from '../mcp/sandbox/unconfined';
 
 /** One entry of a profile the person can grant or take back. */
 export type ProfileGrant =
@@ -41,12 +43,23 @@ export interface SandboxProfileService {
   ): { name: string; grant: ProfileGrant; change: PolicyChangeRecord | null; apply(): void };
   /** Takes a grant back; `not_found` when the profile does not have it. */
   narrow(serverName: string, grant: ProfileGrant): void;
-  /** Records a block as an audit row (a `decision` by the sandbox: `auto_deny`). */
+  /**
+   * Lets the server run unconfined (Not contained), bound to its name and what it runs now, or contains it again
+   * (docs/user/sandbox.md#unconfined). Recorded in the audit log before it applies; the server restarts. Refused
+   * (`locked`) where the organisation requires containment or locks profiles; containing it again is never refused.
+   */
+  setUnconfined(serverName: string, unconfined: boolean): void;
+  /**
+   * Records a block as an audit row (a `decision` by the sandbox: `auto_deny`); the same block repeated in a burst is
+   * one row with its count, recorded when the burst ends (docs/user/sandbox.md#blocks).
+   */
   recordBlock(
     serverName: string,
     block: SandboxBlock,
     call: { toolName: string; chatId?: string | undefined } | undefined,
   ): void;
+  /** Records the bursts of blocks still open (the app closing). */
+  flushBlocks(): void;
   /** The server's sandbox as Settings and the CLI show it. */
   view(serverName: string): SandboxView;
   /** What a grant gives, in words: "Files may read /home/me/projects (and everything in it)". */
@@ -60,8 +73,46 @@ export function createSandboxProfileService(deps: {
   dataDir: string;
   actor: PolicyChangeActor;
   availability?: () => SandboxAvailability;
+  /** How repeated blocks are gathered into one row (tests shorten the burst). */
+  blockBursts?: BlockBurstOptions;
 }): SandboxProfileService {
   const limits = { ...NO_SANDBOX_LIMITS, ...(deps.limits ?? {}) };
+  const bursts = createBlockBursts(
+    {
+      burst({ serverName, block, call, count, first, last }) {
+        const repeated = count > 1 ? ` (${count} times in ${seconds(last - first)})` : '';
+        deps.audit.recordDecision({
+          chatId: call?.chatId ?? SERVER_REQUEST_NO_CHAT,
+          toolCallId: blockRowId(),
+          serverName,
+          toolName: `sandbox/${block.kind}`,
+          decision: 'auto_deny',
+          actor: 'system',
+          decidedBy: 'sandbox',
+          reason: `${serverName} tried to ${verb({ kind: block.kind })} ${block.target}${call ? ` during ${call.toolName}` : ''}: not in its sandbox profile${repeated}`,
+          args: {
+            target: block.target,
+            ...(call ? { call: call.toolName } : {}),
+            ...(count > 1 ? { count, first: new Date(first).toISOString(), last: new Date(last).toISOString() } : {}),
+          },
+        });
+      },
+      overflow(serverName, count, first, last) {
+        deps.audit.recordDecision({
+          chatId: SERVER_REQUEST_NO_CHAT,
+          toolCallId: blockRowId(),
+          serverName,
+          toolName: 'sandbox/many',
+          decision: 'auto_deny',
+          actor: 'system',
+          decidedBy: 'sandbox',
+          reason: `${serverName} reported ${count} more blocks of other paths and hosts in ${seconds(last - first)}, too many to list one by one: see its log`,
+          args: { count, first: new Date(first).toISOString(), last: new Date(last).toISOString() },
+        });
+      },
+    },
+    deps.blockBursts,
+  );
   const normalise = (grant: ProfileGrant): ProfileGrant => {
     if (grant.kind === 'env') {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(grant.name))
@@ -78,6 +129,21 @@ export function createSandboxProfileService(deps: {
     } catch (error) {
       throw new WorkbenchError('invalid_input', (error as Error).message);
     }
+  };
+  /** A stdio server as the sandbox sees it at its next start. */
+  const stdioLaunch = (name: string): ContainedServer => {
+    const launch = deps.config.launchConfig(name);
+    if (launch.kind !== 'stdio') throw new WorkbenchError('internal', 'a stdio server launched over HTTP');
+    return {
+      name: launch.name,
+      command: launch.command,
+      package: launch.package,
+      args: launch.args,
+      env: launch.env,
+      cwd: launch.cwd,
+      roots: launch.roots,
+      sandbox: launch.sandbox,
+    };
   };
   const valueOf = (grant: ProfileGrant): string =>
     grant.kind === 'connect' ? grant.host : grant.kind === 'env' ? grant.name : grant.path;
@@ -133,30 +199,62 @@ export function createSandboxProfileService(deps: {
       });
       deps.config.setSandboxSettings(name, { ...settings, [field]: remaining.length > 0 ? remaining : undefined });
     },
-    recordBlock(serverName, block, call) {
-      deps.audit.recordDecision({
-        chatId: call?.chatId ?? SERVER_REQUEST_NO_CHAT,
-        toolCallId: `sandbox-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-        serverName,
-        toolName: `sandbox/${block.kind}`,
-        decision: 'auto_deny',
-        actor: 'system',
-        decidedBy: 'sandbox',
-        reason: `${serverName} tried to ${verb({ kind: block.kind } as ProfileGrant)} ${block.target}${call ? ` during ${call.toolName}` : ''}: not in its sandbox profile`,
-        args: { target: block.target, ...(call ? { call: call.toolName } : {}) },
+    setUnconfined(serverName, unconfined) {
+      const { name, settings } = deps.config.sandboxSettings(serverName);
+      const launch = stdioLaunch(name);
+      const current = settings.unconfined ?? (settings.allowUnconfined ? { allowUnconfined: true } : null);
+      if (!unconfined) {
+        if (!current) throw new WorkbenchError('not_found', `"${name}" is not allowed to run unconfined.`, { name });
+        deps.audit.recordPolicyChange({
+          actor: deps.actor,
+          summary: `Sandbox: ${name} runs contained again`,
+          serverName: name,
+          before: { 'sandbox/unconfined': current },
+          after: { 'sandbox/unconfined': null },
+        });
+        deps.config.setSandboxSettings(name, { ...settings, unconfined: undefined, allowUnconfined: undefined });
+        return;
+      }
+      if (limits.requireContainment)
+        throw new WorkbenchError(
+          'locked',
+          'Your organisation requires every server to be contained: none may run unconfined.',
+        );
+      if (limits.lockProfiles)
+        throw new WorkbenchError('locked', 'Your organisation locks the servers\u2019 sandbox profiles.');
+      if (unconfinedState(launch).kind === 'allowed') return;
+      const identity = launchIdentity(launch);
+      const allowance = {
+        name,
+        identity: identity.key,
+        description: identity.description,
+        since: new Date().toISOString(),
+      };
+      deps.audit.recordPolicyChange({
+        actor: deps.actor,
+        summary: `Sandbox: ${name} may run unconfined (Not contained: with all of your rights) while it runs ${identity.description}`,
+        serverName: name,
+        before: { 'sandbox/unconfined': current },
+        after: { 'sandbox/unconfined': allowance },
       });
+      deps.config.setSandboxSettings(name, { ...settings, unconfined: allowance, allowUnconfined: undefined });
+    },
+    recordBlock(serverName, block, call) {
+      bursts.add(serverName, block, call);
+    },
+    flushBlocks() {
+      bursts.flush();
     },
     view(serverName) {
       const server = deps.config.get(serverName);
-      const base = { name: server.name, limits, allowUnconfined: false };
+      const base = { name: server.name, limits, unconfined: null };
       if (server.kind === 'http')
         return {
           ...base,
           kind: 'remote',
           reason: 'It runs elsewhere and is reached over HTTP: a sandbox here has nothing to contain.',
         };
-      const launch = deps.config.launchConfig(server.name);
-      if (launch.kind !== 'stdio') throw new WorkbenchError('internal', 'a stdio server launched over HTTP');
+      const launch = stdioLaunch(server.name);
       const settings = launch.sandbox;
       const granted = {
         read: settings.read ?? [],
@@ -164,27 +262,22 @@ export function createSandboxProfileService(deps: {
         hosts: settings.hosts ?? [],
         env: settings.env ?? [],
       };
+      const unconfined = unconfinedView(launch, limits);
+      if (unconfined?.applies)
+        return {
+          ...base,
+          kind: 'not-contained',
+          reason: 'You allowed it to run unconfined.',
+          granted,
+          unconfined,
+        };
       const availability = (deps.availability ?? sandboxAvailability)();
-      const allowUnconfined = settings.allowUnconfined ?? false;
       if (!availability.available)
-        return { ...base, kind: 'not-contained', reason: availability.reason, granted, allowUnconfined };
+        return { ...base, kind: 'not-contained', reason: availability.reason, granted, unconfined };
       const context = { runtimeCommand: process.execPath, appRoot: appInstallation(), dataDir: deps.dataDir };
-      const contained = {
-        name: launch.name,
-        command: launch.command,
-        package: launch.package,
-        args: launch.args,
-        env: launch.env,
-        cwd: launch.cwd,
-        roots: launch.roots,
-      };
-      const shipped = new Set(Object.values(effectiveProfile({ ...contained, sandbox: {} }, context)).flat());
-      const { profile } = capProfile(
-        effectiveProfile({ ...contained, sandbox: settings }, context),
-        { limits, dataDir: deps.dataDir },
-        shipped,
-      );
-      return { ...base, kind: 'contained', profile, granted, allowUnconfined };
+      const shipped = new Set(Object.values(effectiveProfile({ ...launch, sandbox: {} }, context)).flat());
+      const { profile } = capProfile(effectiveProfile(launch, context), { limits, dataDir: deps.dataDir }, shipped);
+      return { ...base, kind: 'contained', profile, granted, unconfined };
     },
     describe(serverName, grant) {
       const value = valueOf(grant);
@@ -199,4 +292,30 @@ export function createSandboxProfileService(deps: {
 
 function verb(grant: Pick<ProfileGrant, 'kind'>): string {
   return { read: 'read', write: 'write', connect: 'connect to', env: 'read the environment variable' }[grant.kind];
+}
+
+/** The person's allowance to run a server unconfined as Settings and the CLI show it (docs/user/sandbox.md#unconfined). */
+function unconfinedView(server: ContainedServer, limits: ManagedSandbox): SandboxView['unconfined'] {
+  const allowance = server.sandbox.unconfined;
+  if (!allowance && !server.sandbox.allowUnconfined) return null;
+  const state = unconfinedState(server);
+  const description = allowance?.description ?? 'no recorded command';
+  const since = allowance ? { since: allowance.since } : {};
+  if (limits.requireContainment)
+    return {
+      description,
+      ...since,
+      applies: false,
+      note: 'Your organisation requires every server to be contained: this allowance does not apply.',
+    };
+  if (state.kind === 'stale') return { description, ...since, applies: false, note: `It does not apply: ${state.why}` };
+  return { description, ...since, applies: true };
+}
+
+function blockRowId(): string {
+  return `sandbox-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? 'under a second' : `${Math.round(ms / 1000)} s`;
 }

@@ -323,3 +323,75 @@ describe('names chosen by a server are literal in the rules built from them', ()
     ).toBe('ask');
   });
 });
+
+describe('settings.json changed by hand while the app runs (docs/user/data.md, "Editing settings.json")', () => {
+  /** The next `settings.onDidReload` of these services (a guard of 5 s turns a missed change into a failure). */
+  const nextReload = (services: Services): Promise<{ kind: string; message?: string }> =>
+    new Promise((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error('settings.json was not read again')), 5000);
+      const off = services.events.subscribe((event, payload) => {
+        if (event !== 'settings.onDidReload') return;
+        clearTimeout(guard);
+        off();
+        resolve(payload as { kind: string; message?: string });
+      });
+    });
+  const readFile = (services: Services) =>
+    JSON.parse(fs.readFileSync(services.settings.file, 'utf8')) as {
+      mcpServers: Record<string, { command?: string; identity?: Record<string, unknown> }>;
+    };
+  const writeFile = (services: Services, document: object) =>
+    fs.writeFileSync(services.settings.file, JSON.stringify(document, null, 2));
+
+  it('a changed command asks at once, without any other write, and says what changed', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({ servers: { Notes: { autoApprove: true } } });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'anything' }).outcome).toBe('allow');
+    const reloaded = nextReload(services);
+    const document = readFile(services);
+    (document.mcpServers.Notes as { command: string }).command = '/tmp/evil-server';
+    writeFile(services, document);
+    expect(await reloaded).toMatchObject({ kind: 'reloaded' });
+    expect(services.mcpServers.get('Notes')).toMatchObject({ command: '/tmp/evil-server' });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'anything' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { previous: 'notes-server', current: '/tmp/evil-server' },
+    });
+  });
+
+  it('a corrupt or invalid file is refused with a clear error, and the last good settings stay in force', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.mcpServers.add('Notes', { command: 'notes-server' });
+    services.approvals.policy.update({
+      rules: { add: [{ id: 'no-wipe', effect: 'deny', server: 'Notes', tool: 'wipe' }] },
+    });
+    const good = fs.readFileSync(services.settings.file, 'utf8');
+    let failed = nextReload(services);
+    // Half-written: the deny rule and the server's record would be lost if this were taken as "no settings".
+    fs.writeFileSync(services.settings.file, good.slice(0, good.length / 2));
+    const problem = await failed;
+    expect(problem.kind).toBe('invalid');
+    expect(problem.message).toMatch(/is not valid JSON .*The settings in force are the last good ones\.$/);
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'wipe' })).toMatchObject({ outcome: 'deny' });
+    expect(services.mcpServers.get('Notes')).toMatchObject({ command: 'notes-server' });
+    // Valid JSON whose server entry is invalid: nothing of the file applies, not the rule removed beside it either.
+    failed = nextReload(services);
+    const document = JSON.parse(good) as { mcpServers: Record<string, unknown>; approvals: { rules: unknown[] } };
+    writeFile(services, {
+      ...document,
+      approvals: { ...document.approvals, rules: [] },
+      mcpServers: { Notes: { args: [] } },
+    });
+    expect((await failed).message).toContain('mcpServers.Notes');
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'wipe' })).toMatchObject({ outcome: 'deny' });
+    expect(services.mcpServers.list().map((server) => server.name)).toContain('Notes');
+    // The person's file was not overwritten; the next good save is taken.
+    expect(readFile(services).mcpServers.Notes).toEqual({ args: [] });
+    const fixed = nextReload(services);
+    fs.writeFileSync(services.settings.file, good);
+    expect(await fixed).toMatchObject({ kind: 'reloaded' });
+  });
+});

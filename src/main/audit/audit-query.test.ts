@@ -90,6 +90,31 @@ describe('audit.query', () => {
     target.log.recordToolResult(resultRecord(0, { chatId: 'solo', toolCallId: 'x' }));
     expect(target.log.query({ chatId: 'solo' }).entries.map((entry) => entry.kind)).toEqual(['result', 'decision']);
   });
+
+  it("finds the tool calls an MCP App's view asked for apart from the model's, by the exact `app:` prefix", () => {
+    target.log.recordDecision(decisionRecord(0, { chatId: 'view', toolCallId: 'app:one' }));
+    target.log.recordToolResult(resultRecord(0, { chatId: 'view', toolCallId: 'app:one' }));
+    // Not an app's call: the prefix differs in case, or stands elsewhere in the id.
+    target.log.recordDecision(decisionRecord(1, { chatId: 'view', toolCallId: 'APP:two' }));
+    target.log.recordDecision(decisionRecord(2, { chatId: 'view', toolCallId: 'call_app:three' }));
+    const app = pages({ requestedBy: 'app', limit: 1 }).flat();
+    const everything = target.log.query({ limit: 500 }).entries;
+    expect(app).toEqual(sequences(everything.filter((entry) => entry.toolCallId === 'app:one')));
+    expect(app).toHaveLength(2);
+    const model = target.log.query({ requestedBy: 'model', limit: 500 }).entries;
+    expect(sequences(model)).toEqual(
+      sequences(
+        everything.filter(
+          (entry) => (entry.kind === 'decision' || entry.kind === 'result') && !entry.toolCallId.startsWith('app:'),
+        ),
+      ),
+    );
+    expect(model.map((entry) => entry.toolCallId)).toEqual(expect.arrayContaining(['APP:two', 'call_app:three']));
+    // With the other filters: an app's decisions only.
+    expect(
+      target.log.query({ requestedBy: 'app', kind: 'decision' }).entries.map((entry) => [entry.kind, entry.toolCallId]),
+    ).toEqual([['decision', 'app:one']]);
+  });
 });
 
 describe('the query input schema', () => {
@@ -101,6 +126,7 @@ describe('the query input schema', () => {
     [{ decision: [] }, 'decision'],
     [{ actor: 'robot' }, 'actor'],
     [{ kind: 'other' }, 'kind'],
+    [{ requestedBy: 'server' }, 'requestedBy'],
     [{ from: 'yesterday' }, 'from'],
     [{ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }, 'from'],
     [{ cursor: '-1' }, 'cursor'],

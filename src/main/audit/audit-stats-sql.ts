@@ -1,5 +1,5 @@
 import type { AuditStatsQuery } from '../../shared/audit-stats';
-import { APP_CALL_PREFIX } from '../../shared/mcp-apps';
+import { appCallSql } from './audit-query';
 
 /**
  * The one SQL statement behind the Insights page (docs/user/insights.md): one pass over the period's decision rows,
@@ -21,11 +21,8 @@ export const CALL_KIND_ROWS = {
   'app-tool-call': 'decision',
 } as const;
 
-/**
- * A tool call an MCP App's view made is a decision row whose call id starts with `app:` (docs/user/mcp-apps.md); the
- * model's calls are the other decision rows. Compared as bytes (LIKE would ignore case).
- */
-const APP_CALL = `substr(a.tool_call_id, 1, ${APP_CALL_PREFIX.length}) = '${APP_CALL_PREFIX}'`;
+/** A tool call an MCP App's view made is a decision row whose call id starts with `app:`; the model's are the others. */
+const APP_CALL = appCallSql('a.tool_call_id');
 
 /** A group of the statement, as `.raw()` returns it. */
 export type StatsGroupRow = [

@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GenerateEvent, GenerateRequest, LlmProvider } from '../llm/provider';
-import { connectModernHttp, type ModernConnection } from '../mcp/modern-client';
+import { connectModernHttp, modernSession, type ModernConnection } from '../mcp/modern-client';
 import { loadSdkTypes } from '../mcp/sdk-types';
+import { LenientCallToolResultSchema } from '../mcp/tool-result';
 import { startModernServer, type ModernFixture } from '../mcp/test-fixtures/modern-server';
 import { createServices, type Services } from '../services';
 import { createServerRequests, type ServerRequests } from './server-request-flow';
@@ -76,7 +77,15 @@ async function waiting(): Promise<string> {
   throw new Error('No server request came to wait for the person.');
 }
 
-const call = (name: string) => connection?.client.callTool({ name, arguments: {} });
+/** Legs of each call the door let through (a further leg of a call passes it again: mcp-session.ts). */
+let legs = 0;
+const call = (name: string) =>
+  connection &&
+  modernSession(connection).request(
+    { method: 'tools/call', params: { name, arguments: {} } },
+    LenientCallToolResultSchema,
+    { admitLeg: () => void legs++ } as object,
+  );
 
 describe('a 2026-07-28 server asks through input_required, and the person decides', () => {
   it('speaks 2026-07-28 with the server', () => {
@@ -93,6 +102,7 @@ describe('a 2026-07-28 server asks through input_required, and the person decide
     const declined = call('confirm');
     requests.decide(await waiting(), { action: 'decline' });
     await expect(declined).resolves.toMatchObject({ content: [{ type: 'text', text: 'decline: null' }] });
+    expect(legs).toBe(2);
   });
 
   it('sampling runs the model only after the person allowed it, and is audited', async () => {

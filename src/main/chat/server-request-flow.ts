@@ -380,7 +380,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
         if (problems.length > 0) {
           throw new WorkbenchError(
             'invalid_input',
-            `The answer does not fit the form: ${problems.map((problem) => problem.message).join('; ')}`,
+            `The answer does not fit the form: ${problems.map((problem) => problem.message).join('; ')}.`,
             { problems },
           );
         }

@@ -101,6 +101,7 @@ describe('the contract', () => {
       | 'mcp.sandbox'
       | 'mcp.sandboxWiden'
       | 'mcp.sandboxNarrow'
+      | 'mcp.sandboxUnconfined'
       | 'mcp.signInAsClient'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<

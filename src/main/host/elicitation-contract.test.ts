@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit';
+import type { McpToolResult } from '../../shared/mcp-result';
 import type { ChatMessage } from '../../shared/messages';
 import type { ServerRequestsChange, ServerRequestView } from '../../shared/server-request-views';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../llm/testing/fake-llm-server';
@@ -86,6 +87,15 @@ async function waiting(predicate: (request: ServerRequestView) => boolean = () =
   return found as ServerRequestView;
 }
 
+/** The result of the chat's last tool call. */
+function lastResult(chatId: string): McpToolResult | undefined {
+  const messages = services.conversations.messages(chatId).messages as ChatMessage[];
+  const calls = messages.flatMap((message) =>
+    message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
+  );
+  return calls.at(-1)?.result;
+}
+
 function toolResultText(chatId: string): string {
   const messages = services.conversations.messages(chatId).messages as ChatMessage[];
   const texts: string[] = [];
@@ -146,16 +156,26 @@ describe('elicitation (server-everything)', () => {
       ok: false,
       error: {
         code: 'invalid_input',
-        message: expect.stringMatching(
-          /email must match format "email".*integer must be <= 100|integer must be <= 100.*email/,
-        ),
+        message:
+          'The answer does not fit the form: String with email format must be an email address, like ' +
+          'name@example.com; Integer must be 100 or less.',
+        // Field by field, for the card to put each beside its field (docs/user/server-requests.md).
+        details: {
+          problems: [
+            { field: 'email', message: 'String with email format must be an email address, like name@example.com' },
+            { field: 'integer', message: 'Integer must be 100 or less' },
+          ],
+        },
       },
     });
     const missing = await dispatch('serverRequests.decide', {
       id: request.id,
       decision: { action: 'accept', content: { check: true } },
     });
-    expect(missing).toMatchObject({ ok: false, error: { message: expect.stringContaining('name is required') } });
+    expect(missing).toMatchObject({
+      ok: false,
+      error: { message: 'The answer does not fit the form: String is required.' },
+    });
     // Still waiting: a refused answer changes nothing and writes no row.
     expect(services.conversations.serverRequests(chatId)).toHaveLength(1);
     expect(elicitationRows()).toEqual([]);
@@ -228,12 +248,21 @@ describe('elicitation (server-everything)', () => {
     await services.conversations.settled(chatId);
     expect(toolResultText(chatId)).toContain('User completed the URL elicitation flow');
 
-    // Declined: the call ends with the server's error, and is not retried.
+    // Declined: the call is not retried; it ends with our words, then the server's own, and says which page.
     await callTool(chatId, 'trigger-url-elicitation', { url: 'https://example.com/other', errorPath: true });
     const again = await waiting();
     await dispatch('serverRequests.decide', { id: again.id, decision: { action: 'decline' } });
     await services.conversations.settled(chatId);
-    expect(toolResultText(chatId)).toMatch(/-32042|browser-based authorization/);
+    const declined = lastResult(chatId);
+    expect(declined).toMatchObject({
+      isError: true,
+      pageDeclined: { url: 'https://modelcontextprotocol.io', action: 'decline' },
+      protocolError: { code: -32042, message: 'This request requires browser-based authorization.' },
+    });
+    expect(declined?.forModel.text).toBe(
+      'Not run: Everything needs a page opened first (https://modelcontextprotocol.io), and the person declined it. ' +
+        'The server said: This request requires browser-based authorization.',
+    );
     expect(elicitationRows().map((row) => [row.args, row.decision])).toEqual([
       [{ message: expect.any(String), url: 'https://modelcontextprotocol.io' }, 'allow_once'],
       [{ message: expect.any(String), url }, 'allow_once'],

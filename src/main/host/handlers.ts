@@ -110,6 +110,10 @@ export function createHandlers(services: Services): MethodHandlers {
       services.sandboxProfiles.narrow(name, grant);
       return services.sandboxProfiles.view(name);
     },
+    'mcp.sandboxUnconfined': ({ name, unconfined }) => {
+      services.sandboxProfiles.setUnconfined(name, unconfined);
+      return services.sandboxProfiles.view(name);
+    },
     'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.

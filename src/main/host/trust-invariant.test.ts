@@ -39,6 +39,7 @@ import {
   recordSamplingRequest,
   type Harness,
 } from './testing/invariant-harness';
+import { acceptSuggestionArb } from './testing/invariant-suggestions';
 import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
 import { createScriptedModel, lastUserText } from './testing/scripted-model';
 
@@ -120,38 +121,42 @@ describe('the trust invariant', () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
       try {
         await fc.assert(
-          fc.asyncProperty(managedPolicyArb, invariantCommands(STEPS), async (managed, commands) => {
-            sequences += 1;
-            const harness: Harness = await createHarness({
-              servers,
-              fake,
-              managed,
-              tally,
-              template,
-              runDueTimers: () => vi.advanceTimersByTime(0),
-            });
-            model.callServersAs((name) => harness.roleNames.get(name) ?? name);
-            const world: InvariantWorld = {
-              harness,
-              model,
-              checks: newCheckState(),
-              advanceTime: async (ms) => {
-                await vi.advanceTimersByTimeAsync(ms);
-              },
-              nextRuleId: 1,
-            };
-            try {
-              await checkInvariants(harness, world.checks);
-              await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
-            } catch (error) {
-              // While shrinking, the last sequence that failed is the smallest counterexample so far.
-              failingLog = harness.log;
-              throw error;
-            } finally {
-              if (process.env['INVARIANT_DEBUG']) console.log(harness.log.join('\n'));
-              await harness.dispose();
-            }
-          }),
+          fc.asyncProperty(
+            managedPolicyArb,
+            invariantCommands(STEPS, [acceptSuggestionArb]),
+            async (managed, commands) => {
+              sequences += 1;
+              const harness: Harness = await createHarness({
+                servers,
+                fake,
+                managed,
+                tally,
+                template,
+                runDueTimers: () => vi.advanceTimersByTime(0),
+              });
+              model.callServersAs((name) => harness.roleNames.get(name) ?? name);
+              const world: InvariantWorld = {
+                harness,
+                model,
+                checks: newCheckState(),
+                advanceTime: async (ms) => {
+                  await vi.advanceTimersByTimeAsync(ms);
+                },
+                nextRuleId: 1,
+              };
+              try {
+                await checkInvariants(harness, world.checks);
+                await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
+              } catch (error) {
+                // While shrinking, the last sequence that failed is the smallest counterexample so far.
+                failingLog = harness.log;
+                throw error;
+              } finally {
+                if (process.env['INVARIANT_DEBUG']) console.log(harness.log.join('\n'));
+                await harness.dispose();
+              }
+            },
+          ),
           { seed: SEED, numRuns: RUNS, endOnFailure: process.env['INVARIANT_SHRINK'] !== '1' },
         );
       } catch (error) {
@@ -196,6 +201,10 @@ describe('the trust invariant', () => {
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);
+      // Insights suggestions accepted into the policy (invariant-suggestions.ts).
+      expect(tally.suggestionsAccepted).toBeGreaterThan(0);
+      // …and one refused because a deny rule caught one of the calls it would allow.
+      expect(tally.suggestionsRefused).toBeGreaterThan(0);
     },
   );
 });

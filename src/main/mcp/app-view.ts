@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpSession } from './mcp-session';
 import { canonicalJson } from '../../shared/canonical-json';
 import { WorkbenchError } from '../errors';
 import { appDeclarationsOf, isUiUri, MCP_APP_MIME_TYPE, type McpAppView } from '../../shared/mcp-apps';
@@ -14,7 +14,7 @@ export const APP_VIEW_MAX_CHARS = 5_000_000;
  */
 export async function readAppView(
   serverName: string,
-  client: Client,
+  client: McpSession,
   uri: string,
   timeoutMs: number,
 ): Promise<McpAppView> {

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
+import type { McpSession } from './mcp-session';
 import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
 import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
 import { ProcessTransport, SpawnError } from './process-transport';
@@ -32,7 +33,10 @@ export { describeBlock } from './sandbox';
 
 /** A live session with one server. */
 export interface Connection {
-  readonly client: Client;
+  /** The session, through the 1.x client (2025-11-25) or the v2 client (2026-07-28); the host does not know which. */
+  readonly client: McpSession;
+  /** The negotiated MCP protocol revision (docs/dev/protocol-2026.md). */
+  readonly protocolVersion: string | undefined;
   readonly transport: 'stdio' | 'http' | 'sse';
   readonly pid: number | undefined;
   /** A stdio server's sandbox: `contained` or `not-contained` (docs/user/sandbox.md); none for a remote server. */
@@ -180,6 +184,7 @@ async function connectStdio(
   });
   const containment = plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained';
   const client = newClient(options);
+  const negotiated = recordProtocolVersion(transport);
   // Only a session that was ready can end unexpectedly; a failed start is reported by the throw below.
   let live = false;
   let closing = false;
@@ -213,6 +218,7 @@ async function connectStdio(
   options.log('host', `Connected to ${describeServer(client)} (pid ${transport.pid}).`);
   return {
     client,
+    protocolVersion: negotiated(),
     transport: 'stdio',
     containment,
     pid: transport.pid,
@@ -243,6 +249,7 @@ async function connectHttp(
       kind === 'http'
         ? new StreamableHTTPClientTransport(url, { requestInit, ...oauth })
         : new SSEClientTransport(url, { requestInit, ...oauth });
+    const negotiated = recordProtocolVersion(transport);
     let live = false;
     let closing = false;
     let ended: string | undefined;
@@ -264,10 +271,11 @@ async function connectHttp(
     live = true;
     options.log(
       'host',
-      `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}.`,
+      `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}, protocol ${negotiated() ?? 'unknown'}.`,
     );
     return {
       client,
+      protocolVersion: negotiated(),
       transport: kind,
       containment: undefined,
       pid: undefined,
@@ -307,6 +315,9 @@ async function connectHttp(
   };
   if (launch.type === 'sse') return attempt('sse').catch((error: unknown) => Promise.reject(fail(error)));
   try {
+    // 2026-07-28 first (server/discover, nothing else is sent); a server that does not offer it is reached as before.
+    const modern = await attemptModern(url, requestInit, options);
+    if (modern) return modern;
     return await attempt('http');
   } catch (error) {
     // The MCP spec's backwards compatibility: a 4xx to the initialize POST means an older server that speaks SSE.
@@ -317,6 +328,78 @@ async function connectHttp(
     }
     throw fail(error);
   }
+}
+
+/** The v2 client on a server that speaks 2026-07-28; undefined when the server does not (docs/dev/protocol-2026.md). */
+async function attemptModern(
+  url: URL,
+  requestInit: RequestInit,
+  options: ConnectOptions,
+): Promise<Connection | undefined> {
+  const { connectModernHttp, modernSession, NotModernError } = await import('./modern-client');
+  let live = false;
+  let closing = false;
+  let ended: string | undefined;
+  let opened: Awaited<ReturnType<typeof connectModernHttp>>;
+  const stopping = new AbortController();
+  options.onStarting?.({ close: async () => stopping.abort(), killNow: () => stopping.abort() });
+  try {
+    opened = await connectModernHttp(url.href, {
+      clientVersion: options.clientVersion,
+      timeoutMs: options.initializeTimeoutMs,
+      requestInit,
+      pinned: true,
+      serverRequests: options.serverRequests,
+      roots: options.roots,
+      oauth: options.oauth,
+      onLog: (text, detail) => options.log('server', text, detail),
+      onToolsChanged: () => options.onToolsChanged(),
+      onResourceUpdated: options.onResourceUpdated,
+      signal: stopping.signal,
+    });
+  } catch (error) {
+    if (error instanceof NotModernError) return undefined;
+    throw error;
+  }
+  const { client } = opened;
+  client.onclose = () => {
+    ended ??= 'closed the connection';
+    if (live && !closing) options.onUnexpectedClose(`The server ${ended}.`);
+  };
+  live = true;
+  const info = client.getServerVersion();
+  options.log(
+    'host',
+    `Connected to ${info ? `${info.name} ${info.version}` : 'the server'} at ${url.href} over Streamable HTTP, protocol ${opened.protocolVersion}.`,
+  );
+  return {
+    client: modernSession(opened),
+    protocolVersion: opened.protocolVersion,
+    transport: 'http',
+    containment: undefined,
+    pid: undefined,
+    endReason: () => ended,
+    close: async () => {
+      closing = true;
+      ended ??= 'was stopped';
+      await client.close().catch(() => undefined);
+    },
+    killNow: () => {
+      closing = true;
+      void client.close().catch(() => undefined);
+    },
+  };
+}
+
+/** The revision the 1.x client negotiated in initialize: it tells the transport (`setProtocolVersion`). */
+function recordProtocolVersion(transport: Transport): () => string | undefined {
+  let version: string | undefined;
+  const tell = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (next: string) => {
+    version = next;
+    tell?.(next);
+  };
+  return () => version;
 }
 
 /** The server wants a sign-in: no token, a refresh token that no longer works, or a token with too few scopes. */

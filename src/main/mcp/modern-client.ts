@@ -1,19 +1,35 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type {
-  CreateMessageRequestParams,
-  ElicitRequestFormParams,
-  ElicitRequestURLParams,
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  UnauthorizedError as UnauthorizedErrorV2,
+  type FetchLike as FetchLikeV2,
+  type OAuthClientProvider as OAuthClientProviderV2,
+  type Transport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequestParams,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
+import type { CallLegOptions, McpSession } from './mcp-session';
 import type { BoundServerRequests, ServerRequestOrigin } from './server-request-routing';
 
 /**
- * The SDK v2 client (`@modelcontextprotocol/client`) as AI Workbench sets it up for an HTTP server that may speak the
- * 2026-07-28 revision (docs/dev/protocol-2026.md): it probes with `server/discover` and falls back to the 2025-11-25
- * handshake by itself. On 2026-07-28 a server asks for input with an `input_required` result; the SDK answers it
- * through the handlers below and retries the request, so sampling, elicitation and roots go to the same
- * `BoundServerRequests` (the exchange coordinator, under approval) as a 2025-11-25 server's requests
- * (docs/user/server-requests.md). Not yet used by the MCP host's connect.
+ * The SDK v2 client (`@modelcontextprotocol/client`) as AI Workbench sets it up for a server that may speak the
+ * 2026-07-28 revision (docs/dev/protocol-2026.md). On 2026-07-28 a server asks for input with an `input_required`
+ * result; the SDK answers it through the handlers below and retries the request, so sampling, elicitation and roots go
+ * to the same `BoundServerRequests` (the exchange coordinator, under approval) as a 2025-11-25 server's requests
+ * (docs/user/server-requests.md). connect.ts uses it for every HTTP server first, `pinned`: a server that does not
+ * answer `server/discover` with 2026-07-28 is then reached through the 1.x client as before.
  */
 export interface ModernConnectOptions {
   clientVersion: string;
@@ -23,20 +39,44 @@ export interface ModernConnectOptions {
   serverRequests?: BoundServerRequests | undefined;
   /** The folders the server may work in, as `file://` URIs (MCP roots). */
   roots?: (() => { uri: string; name?: string }[]) | undefined;
+  /** Only 2026-07-28: a server that does not offer it fails with `NotModernError`, nothing else is sent to it. */
+  pinned?: boolean | undefined;
+  /** OAuth (src/main/mcp/oauth): the provider and the fetch that guards and refreshes, as for the 1.x transport. */
+  oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
+  /** The server's MCP log messages. */
+  onLog?: ((text: string, detail: { level: McpLogLevel; logger?: string }) => void) | undefined;
+  onToolsChanged?: (() => void) | undefined;
+  onResourceUpdated?: ((uri: string) => void) | undefined;
+  /** Ends a connect still in progress (the server was stopped meanwhile). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface ModernConnection {
   client: Client;
+  transport: TransportV2;
+  /** The door of each tool call in flight, by its arguments object (see `modernSession`). */
+  legs: WeakMap<object, () => void>;
   /** `modern`: 2026-07-28 (server/discover); `legacy`: the server answered only the 2025-11-25 handshake. */
   era: 'modern' | 'legacy';
+  /** The negotiated protocol revision. */
+  protocolVersion: string;
   close(): Promise<void>;
 }
 
-export function newModernClient({ clientVersion, serverRequests, roots }: ModernConnectOptions): Client {
+/** The server did not offer 2026-07-28 through `server/discover` (a pinned connect): reach it the 2025-11-25 way. */
+export class NotModernError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'NotModernError';
+  }
+}
+
+export function newModernClient(options: ModernConnectOptions): Client {
+  const { clientVersion, serverRequests, roots } = options;
   const client = new Client(
     { name: APP_NAME, version: clientVersion },
     {
-      versionNegotiation: { mode: 'auto' },
+      versionNegotiation: { mode: options.pinned ? { pin: '2026-07-28' } : 'auto' },
       capabilities: {
         ...(roots ? { roots: { listChanged: true } } : {}),
         // As registerServerRequests advertises them for a 2025-11-25 server.
@@ -61,25 +101,147 @@ export function newModernClient({ clientVersion, serverRequests, roots }: Modern
     );
   }
   if (roots) client.setRequestHandler('roots/list', () => ({ roots: roots() }));
+  const { onLog, onToolsChanged, onResourceUpdated } = options;
+  if (onToolsChanged) client.setNotificationHandler('notifications/tools/list_changed', () => onToolsChanged());
+  if (onResourceUpdated)
+    client.setNotificationHandler('notifications/resources/updated', ({ params }) => onResourceUpdated(params.uri));
+  if (onLog)
+    client.setNotificationHandler('notifications/message', ({ params }) => {
+      const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+      onLog(data, { level: params.level, ...(params.logger ? { logger: params.logger } : {}) });
+    });
   return client;
 }
 
-/** Connects to an HTTP server, speaking 2026-07-28 where it does and 2025-11-25 where it does not. */
+/** Connects over Streamable HTTP, speaking 2026-07-28 where the server does (and, unless pinned, 2025-11-25 where not). */
 export async function connectModernHttp(url: string, options: ModernConnectOptions): Promise<ModernConnection> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    ...(options.requestInit ? { requestInit: options.requestInit } : {}),
+    ...(options.oauth
+      ? {
+          // The 1.x provider's shape is the v2 one's (its issuer binding is optional); the fetch is the same guard.
+          authProvider: options.oauth.provider as unknown as OAuthClientProviderV2,
+          fetch: options.oauth.fetch as FetchLikeV2,
+        }
+      : {}),
+  });
+  return connectModern(transport, options);
+}
+
+/** Connects the v2 client on a transport of the caller's (HTTP, or a stdio server's `ProcessTransport`, probed in place). */
+export async function connectModern(transport: TransportV2, options: ModernConnectOptions): Promise<ModernConnection> {
   const client = newModernClient(options);
-  const transport = new StreamableHTTPClientTransport(
-    new URL(url),
-    options.requestInit ? { requestInit: options.requestInit } : {},
-  );
+  const legs = guardLegs(transport);
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, {
+      timeout: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } catch (error) {
     await client.close().catch(() => undefined);
-    throw error;
+    const mapped = toHostError(error);
+    if (options.pinned && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)
+      throw new NotModernError(error);
+    throw mapped;
   }
   return {
     client,
+    transport,
+    legs,
     era: client.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? 'unknown',
     close: () => client.close(),
   };
+}
+
+/**
+ * The v2 client in the shape and the errors of the 1.x `Client` (mcp-session.ts): its protocol errors become
+ * `McpError`s with the same codes, its timeouts and closed connections the 1.x codes for them, its 401 the 1.x
+ * `UnauthorizedError`; so the supervisor's handling (sign-in, timeouts, URL elicitation, a server's error as a tool
+ * result) is the same for both revisions.
+ */
+export function modernSession({ client, legs }: Pick<ModernConnection, 'client' | 'legs'>): McpSession {
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw toHostError(error);
+    }
+  };
+  type Loose = (...args: unknown[]) => Promise<unknown>;
+  const call =
+    (method: Loose): Loose =>
+    (...args) =>
+      run(() => method.apply(client, args));
+  const session = {
+    getServerVersion: () => client.getServerVersion(),
+    getServerCapabilities: () => client.getServerCapabilities(),
+    setLoggingLevel: call(client.setLoggingLevel as Loose),
+    sendRootsListChanged: call(client.sendRootsListChanged as Loose),
+    request: async (
+      request: { method: string; params?: Record<string, unknown> },
+      schema: unknown,
+      options?: object,
+    ) => {
+      const { admitLeg, ...rest } = (options ?? {}) as CallLegOptions & Record<string, unknown>;
+      if (request.method !== 'tools/call' || !admitLeg)
+        return run(() => client.request(request as never, schema as never, rest));
+      // A copy of the arguments per call: the SDK's retry legs carry this very object, so the transport finds the door.
+      const args = { ...((request.params?.['arguments'] as Record<string, unknown> | undefined) ?? {}) };
+      legs.set(args, admitLeg);
+      try {
+        return await run(() =>
+          client.request(
+            { ...request, params: { ...request.params, arguments: args } } as never,
+            schema as never,
+            rest,
+          ),
+        );
+      } finally {
+        legs.delete(args);
+      }
+    },
+    listResources: call(client.listResources as Loose),
+    listResourceTemplates: call(client.listResourceTemplates as Loose),
+    readResource: call(client.readResource as Loose),
+    subscribeResource: call(client.subscribeResource as Loose),
+    unsubscribeResource: call(client.unsubscribeResource as Loose),
+    listPrompts: call(client.listPrompts as Loose),
+    getPrompt: call(client.getPrompt as Loose),
+    complete: call(client.complete as Loose),
+    close: () => client.close(),
+  };
+  return session as unknown as McpSession;
+}
+
+/**
+ * Each further leg of a multi-round-trip `tools/call` (it carries `inputResponses` or `requestState`) passes the door
+ * of its call before it is sent (mcp-session.ts, `CallLegOptions`); a leg whose call is not known is not sent at all.
+ */
+function guardLegs(transport: TransportV2): WeakMap<object, () => void> {
+  const legs = new WeakMap<object, () => void>();
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
+    if (method === 'tools/call' && params && ('inputResponses' in params || 'requestState' in params)) {
+      const admit = legs.get(params['arguments'] as object);
+      if (!admit) throw new Error('A further leg of a tool call came without the call it belongs to; it was not sent.');
+      admit();
+    }
+    return send(message, options);
+  };
+  return legs;
+}
+
+/** A v2 SDK error as the 1.x SDK would have thrown it (see `modernSession`). */
+export function toHostError(error: unknown): unknown {
+  if (error instanceof UnauthorizedErrorV2) return new UnauthorizedError(error.message);
+  if (error instanceof ProtocolError) return new McpError(error.code, error.message, error.data);
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout)
+      return new McpError(ErrorCode.RequestTimeout, error.message, error.data);
+    if (error.code === SdkErrorCode.ConnectionClosed)
+      return new McpError(ErrorCode.ConnectionClosed, error.message, error.data);
+  }
+  return error;
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpSession } from './mcp-session';
 import type { McpCompleteOutput, McpGetPromptOutput, McpPrompt } from '../../shared/mcp';
 
 /**
@@ -11,7 +11,7 @@ import type { McpCompleteOutput, McpGetPromptOutput, McpPrompt } from '../../sha
 export const PROMPT_TEXT_MAX_CHARS = 1_000_000;
 const MAX_PAGES = 50;
 
-export async function listPrompts(server: string, client: Client, timeoutMs: number): Promise<McpPrompt[]> {
+export async function listPrompts(server: string, client: McpSession, timeoutMs: number): Promise<McpPrompt[]> {
   if (!client.getServerCapabilities()?.prompts) return [];
   const prompts: McpPrompt[] = [];
   let cursor: string | undefined;
@@ -51,7 +51,7 @@ function contentText(content: Record<string, unknown>): string {
 
 export async function getPrompt(
   server: string,
-  client: Client,
+  client: McpSession,
   prompt: string,
   args: Record<string, string>,
   timeoutMs: number,
@@ -67,7 +67,7 @@ export async function getPrompt(
 }
 
 export async function completePromptArgument(
-  client: Client,
+  client: McpSession,
   prompt: string,
   argument: string,
   value: string,

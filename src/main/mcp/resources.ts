@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpSession } from './mcp-session';
 import type {
   McpReadResourceOutput,
   McpResource,
@@ -15,7 +15,7 @@ const pick = <T extends object>(item: Record<string, unknown>, keys: readonly (k
   Object.fromEntries(keys.filter((key) => item[key] !== undefined).map((key) => [key, item[key]])) as Partial<T>;
 
 /** A server's resources and resource templates, every page (docs/user/mcp-servers.md#resources). */
-export async function listResources(name: string, client: Client, timeoutMs: number): Promise<McpResourcesOutput> {
+export async function listResources(name: string, client: McpSession, timeoutMs: number): Promise<McpResourcesOutput> {
   if (!client.getServerCapabilities()?.resources) return { name, resources: [], templates: [] };
   const resources: McpResource[] = [];
   let cursor: string | undefined;
@@ -50,7 +50,7 @@ export async function listResources(name: string, client: Client, timeoutMs: num
 /** One resource's contents (`resources/read`), each text or base64 blob cut at RESOURCE_CONTENT_MAX_CHARS. */
 export async function readResource(
   name: string,
-  client: Client,
+  client: McpSession,
   uri: string,
   timeoutMs: number,
 ): Promise<McpReadResourceOutput> {

@@ -1,7 +1,7 @@
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { pathToFileURL } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpLogLevel, McpServerStatus } from '../../shared/mcp';
 import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
@@ -9,6 +9,7 @@ import { WorkbenchError } from '../errors';
 import type * as ConnectModule from './connect';
 import type { Connection, ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
+import type { CallLegOptions, McpSession } from './mcp-session';
 import type { StartSlots } from './start-slots';
 import type { NodeRuntime } from './node-runtime';
 import type { LaunchConfig } from './server-config-service';
@@ -19,7 +20,12 @@ import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
-import { LenientCallToolResultSchema, normaliseToolResult, protocolErrorResult } from './tool-result';
+import {
+  LenientCallToolResultSchema,
+  normaliseToolResult,
+  pageDeclinedResult,
+  protocolErrorResult,
+} from './tool-result';
 
 /**
  * The MCP client side (the SDK's Client and transports, cross-spawn) loads with the first server start, not with the
@@ -131,13 +137,15 @@ export interface ServerSupervisor {
   /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
   rootsChanged(): Promise<void>;
   /** The live MCP session, for requests beyond tools (resources, prompts); throws `unavailable` when not ready. */
-  session(): Client;
+  session(): McpSession;
 }
 
 const SIGN_IN_MESSAGE = 'Sign in to use this server.';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
+/** Distinct blocks listed on one tool call; more stay in the server's log and the audit log (docs/user/sandbox.md#blocks). */
+const MAX_BLOCKS_PER_CALL = 50;
 
 export function createServerSupervisor(deps: SupervisorDependencies): ServerSupervisor {
   const { name, logs, options } = deps;
@@ -210,11 +218,18 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           sandbox: options.sandbox,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
-            call?.blocks.push({
-              kind: block.kind,
-              target: block.target,
-              text: connector?.describeBlock(name, block) ?? block.target,
-            });
+            // The same block again is counted on its line (docs/user/sandbox.md#blocks); past the cap, only the log has it.
+            const same = call?.blocks.find(
+              (seen): seen is Extract<SandboxBlockView, { kind: string }> =>
+                'kind' in seen && seen.kind === block.kind && seen.target === block.target,
+            );
+            if (same) same.count = (same.count ?? 1) + 1;
+            else if (call && call.blocks.length < MAX_BLOCKS_PER_CALL)
+              call.blocks.push({
+                kind: block.kind,
+                target: block.target,
+                text: connector?.describeBlock(name, block) ?? block.target,
+              });
             deps.onBlock?.(block, call && { toolName: call.toolName, ...(call.chatId ? { chatId: call.chatId } : {}) });
           },
         })
@@ -248,6 +263,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       transport: opened.transport,
       ...(opened.containment ? { containment: opened.containment } : {}),
       ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
+      ...(opened.protocolVersion ? { protocolVersion: opened.protocolVersion } : {}),
       features: {
         logging: Boolean(offers.logging),
         resources: Boolean(offers.resources),
@@ -419,14 +435,25 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         );
       }
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
-      deps.admit({
+      const door = {
         toolName,
         args,
         chatId: options.chatId,
         exchangeId: options.exchangeId,
         toolCallId: options.toolCallId,
         definitionHash: options.definitionHash,
-      });
+      };
+      deps.admit(door);
+      // A 2026-07-28 call that needed input is sent again with the answers: each further leg passes the door too.
+      let refusedLeg: { error: unknown } | undefined;
+      const admitLeg = (): void => {
+        try {
+          deps.admit(door);
+        } catch (error) {
+          refusedLeg = { error };
+          throw error;
+        }
+      };
       const gen = generation;
       // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
       // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip
@@ -450,34 +477,28 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       try {
         // What Client.callTool does, with a result schema that keeps parts of unknown kinds (its own would reject
         // the whole result). The SDK sends notifications/cancelled when the signal aborts: ours, or the clock's.
+        const requestOptions: RequestOptions & CallLegOptions = {
+          timeout: NO_SDK_TIMEOUT_MS,
+          signal: aborter.signal,
+          admitLeg,
+          // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
+          ...(onProgress
+            ? {
+                onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
+                  clock.restart();
+                  onProgress({
+                    progress,
+                    ...(total !== undefined ? { total } : {}),
+                    ...(message !== undefined ? { message } : {}),
+                  });
+                },
+              }
+            : {}),
+        };
         const raw = await current.client.request(
           { method: 'tools/call', params: { name: toolName, arguments: args } },
           LenientCallToolResultSchema,
-          {
-            timeout: NO_SDK_TIMEOUT_MS,
-            signal: aborter.signal,
-            // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
-            ...(onProgress
-              ? {
-                  onprogress: ({
-                    progress,
-                    total,
-                    message,
-                  }: {
-                    progress: number;
-                    total?: number;
-                    message?: string;
-                  }) => {
-                    clock.restart();
-                    onProgress({
-                      progress,
-                      ...(total !== undefined ? { total } : {}),
-                      ...(message !== undefined ? { message } : {}),
-                    });
-                  },
-                }
-              : {}),
-          },
+          requestOptions,
         );
         clock.stop();
         signal?.removeEventListener('abort', forward);
@@ -490,6 +511,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         signal?.removeEventListener('abort', forward);
         const what = `"${toolName}" on "${name}"`;
         running.delete(callId);
+        if (refusedLeg) throw refusedLeg.error;
         if (connectModule?.isSignInError(error)) {
           // The refresh token stopped working: wait for the person, never reconnect in a loop.
           if (gen === generation && connection === current) signInNeeded(current, error, `The call to "${toolName}"`);
@@ -523,11 +545,14 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         ) {
           // The server needs the person to open a page first (MCP URL elicitation, error path): asked like its request,
           // and the call retried once when every page was confirmed.
-          if (await urlElicitationsConfirmed(serverRequests, error, options))
+          const pages = await urlElicitationsConfirmed(serverRequests, error, options);
+          if (pages === 'confirmed')
             return supervisor.callTool(toolName, args, { ...options, afterUrlElicitation: true });
+          if (pages)
+            return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
         if (error instanceof McpError)
-          return protocolErrorResult(error.code, error.message.replace(/^MCP error -?\d+: /, ''));
+          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {
           throw new WorkbenchError(
             'unavailable',
@@ -559,23 +584,26 @@ async function listTools(connection: Connection, timeoutMs: number): Promise<unk
   return tools;
 }
 
-/** Each URL a -32042 error names, asked of the person in turn; true only when every one was accepted. */
+/**
+ * Each URL a -32042 error names, asked of the person in turn: 'confirmed' when every one was accepted, the first page
+ * declined or cancelled otherwise, and null when the error names no page this client can ask about.
+ */
 async function urlElicitationsConfirmed(
   requests: BoundServerRequests,
   error: McpError,
   options: CallOptions,
-): Promise<boolean> {
+): Promise<'confirmed' | { url: string; action: 'decline' | 'cancel' } | null> {
   const parsed = UrlElicitationsSchema.safeParse(error.data);
-  if (!parsed.success || parsed.data.elicitations.length === 0) return false;
+  if (!parsed.success || parsed.data.elicitations.length === 0) return null;
   const signal = options.signal ?? new AbortController().signal;
   for (const elicitation of parsed.data.elicitations) {
     const answer = await requests.handler.elicit(
       { serverName: requests.serverName, chatId: options.chatId ?? null, signal },
       elicitation,
     );
-    if (answer.action !== 'accept') return false;
+    if (answer.action !== 'accept') return { url: elicitation.url, action: answer.action };
   }
-  return true;
+  return 'confirmed';
 }
 
 const UrlElicitationsSchema = z.object({

@@ -52,6 +52,29 @@ export function normaliseToolResult(raw: LenientCallToolResult, options: Normali
   return result;
 }
 
+/**
+ * A call the server would not run before a page was opened (MCP -32042), whose page the person declined or cancelled:
+ * our words first, then the server's own (docs/user/server-requests.md, "Elicitation").
+ */
+export function pageDeclinedResult(
+  serverName: string,
+  page: { url: string; action: 'decline' | 'cancel' },
+  code: number,
+  message: string,
+): McpToolResult {
+  const text =
+    `Not run: ${serverName} needs a page opened first (${page.url}), and the person ` +
+    `${page.action === 'decline' ? 'declined' : 'cancelled'} it. The server said: ${message}`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    protocolError: { code, message },
+    pageDeclined: page,
+    sizeBytes: Buffer.byteLength(text),
+    forModel: { text, truncated: false },
+  };
+}
+
 /** A JSON-RPC error the server answered instead of a result, as a failed result the model can read. */
 export function protocolErrorResult(code: number, message: string): McpToolResult {
   const text = `The tool failed: ${message} (JSON-RPC error ${code})`;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { canonicalJson } from '../../shared/canonical-json';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
 import {
   migrateSettingsFile,
@@ -47,6 +48,13 @@ export interface SettingsStore {
     schema: Schema,
     defaults: z.output<Schema>,
   ): SettingsSection<z.output<Schema>>;
+  /**
+   * Reads the file again, as someone may have changed it by hand (docs/user/data.md, "Editing settings.json"). When
+   * every section in it is valid, each section whose value changed takes it and tells its listeners; returns their
+   * names. When the file cannot be read, parsed or migrated, or a section is invalid, nothing changes: the last good
+   * settings stay in force and it throws `SettingsError` naming the field.
+   */
+  reload(): string[];
 }
 
 type Document = SettingsDocument;
@@ -59,9 +67,18 @@ type Document = SettingsDocument;
 export function openSettingsStore(file: string): SettingsStore {
   const opened = loadDocument(file);
   let document = opened.document;
+  /** Each section's way to take a value from a document: parse first (throws), then commit (tells its listeners). */
+  const sections: Array<readonly [name: string, take: (from: Document) => () => boolean]> = [];
+  /** Takes every section's value from `from` when all of them are valid; throws `SettingsError` and changes nothing when not. */
+  const adopt = (from: Document): string[] => {
+    const commits = sections.map(([name, take]) => [name, take(from)] as const);
+    document = from;
+    return commits.filter(([, commit]) => commit()).map(([name]) => name);
+  };
   return {
     file,
     migration: opened.migration,
+    reload: () => adopt(loadDocument(file).document),
     section(name, schema, defaults) {
       type T = z.output<typeof schema>;
       const parse = (raw: unknown): T => {
@@ -77,6 +94,21 @@ export function openSettingsStore(file: string): SettingsStore {
       };
       let value: T = name in document ? parse(document[name]) : defaults;
       const listeners = new Set<(value: T) => void>();
+      const tell = (next: T): void => {
+        for (const listener of [...listeners]) listener(next);
+      };
+      sections.push([
+        name,
+        (from) => {
+          const next: T = Object.hasOwn(from, name) ? parse(from[name]) : defaults;
+          return () => {
+            if (canonicalJson(next) === canonicalJson(value)) return false;
+            value = next;
+            tell(next);
+            return true;
+          };
+        },
+      ]);
       return {
         get: () => value,
         update(change) {
@@ -88,7 +120,7 @@ export function openSettingsStore(file: string): SettingsStore {
           document = { ...onDisk, version: SETTINGS_VERSION, [name]: next };
           writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
           value = next;
-          for (const listener of [...listeners]) listener(next);
+          tell(next);
           return next;
         },
         onDidChange(listener) {

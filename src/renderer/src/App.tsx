@@ -10,6 +10,7 @@ import { preloadMarkdown } from './chat/markdown/LazyMarkdown';
 import { TabBar } from './chat/TabBar';
 import { useTrustedServers } from './chat/use-trusted-servers';
 import { ConnectionBanner } from './components/ConnectionBanner';
+import { SettingsFileBanner } from './components/SettingsFileBanner';
 import { ErrorToast } from './components/ErrorToast';
 import { NotificationOffer } from './components/NotificationOffer';
 import { Sidebar } from './components/Sidebar';
@@ -137,6 +138,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
       />
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
+        <SettingsFileBanner api={api} />
         {bridge !== undefined && <NotificationOffer waiting={waiting.total} />}
         <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} waiting={waiting.byChat} />
         {state.status === 'loading' ? (

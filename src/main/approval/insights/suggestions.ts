@@ -75,9 +75,10 @@ export interface SuggestionSources {
 
 export function createSuggestionReader(db: BetterSqlite3.Database) {
   // The arguments that ran: the person's edit when they edited the call before allowing it.
-  const allowedCalls = db.prepare<[string, string, string, string]>(
+  // Strictly after the identity was recorded: a row of the same millisecond may be of what the name meant before.
+  const allowedCalls = db.prepare<[string, string, string, string, string]>(
     `SELECT COALESCE(edited_args, args) AS args, definition_hash AS definitionHash FROM audit_log
-       WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ?
+       WHERE server_name = ? AND tool_name = ? AND kind = 'decision' AND time >= ? AND time < ? AND time > ?
        AND decision IN ('allow_once', 'allow_session') AND actor IN ('user', 'cli')`,
   );
 
@@ -93,9 +94,11 @@ export function createSuggestionReader(db: BetterSqlite3.Database) {
       const definition = tools.find(tool.serverName, tool.toolName);
       if (definition === undefined || definition.previous !== undefined) continue;
       // Calls from before the identity was recorded were made to what the server ran then.
-      const since = policy.identitySince(tool.serverName);
-      const from = since !== undefined && since > stats.from ? since : stats.from;
-      const rows = allowedCalls.all(tool.serverName, tool.toolName, from, stats.to) as {
+      const recorded = policy.identitySince(tool.serverName);
+      // A time edited by hand into something else than a time: when the calls were made to it is unknown.
+      if (recorded !== undefined && Number.isNaN(Date.parse(recorded))) continue;
+      const since = recorded === undefined ? '' : new Date(recorded).toISOString();
+      const rows = allowedCalls.all(tool.serverName, tool.toolName, stats.from, stats.to, since) as {
         args: string | null;
         definitionHash: string | null;
       }[];

@@ -54,6 +54,13 @@ export const COMMANDS = ['ls', 'echo hi', 'rm -rf /', 'shutdown', 'format c:'] a
 
 export type CallArguments = Record<string, unknown>;
 
+/**
+ * The nonce of a routine call: the same call of one of Files' tools, made again and again, that a person allows each
+ * time until Insights suggests to stop asking (docs/user/insights.md#suggestions). Its number part is no number, so
+ * it never asks for a page first (needsPageFirst).
+ */
+export const ROUTINE_NONCE = 'routine';
+
 /** A rule the test may add, with what it means in plain code. */
 export interface CatalogueRule {
   readonly key: string;

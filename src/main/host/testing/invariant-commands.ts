@@ -48,9 +48,9 @@ export interface InvariantModel {
   serverWaiting: number;
 }
 export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0], serverWaiting: 0 });
-type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
+export type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
 
-abstract class Step implements Command {
+export abstract class Step implements Command {
   check(_model: Readonly<InvariantModel>): boolean {
     return true;
   }
@@ -98,10 +98,10 @@ async function logServerRequests(world: InvariantWorld): Promise<number> {
   return requests.length;
 }
 
-const chatOf = (world: InvariantWorld, index: number): string =>
+export const chatOf = (world: InvariantWorld, index: number): string =>
   world.harness.chats[index % world.harness.chats.length] as string;
 
-function expectOutcome(
+export function expectOutcome(
   world: InvariantWorld,
   what: string,
   envelope: Envelope,
@@ -850,9 +850,14 @@ export const managedPolicyArb: fc.Arbitrary<ManagedPolicy | null> = fc.option(
   { nil: null, freq: 2 },
 );
 
-export function invariantCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+/** The steps above, and `more` from other files (invariant-suggestions.ts). */
+export function invariantCommands(
+  maxCommands: number,
+  more: readonly fc.Arbitrary<Command>[] = [],
+): fc.Arbitrary<Iterable<Command>> {
   return fc.commands(
     [
+      ...more,
       fc
         .tuple(chatArb, planArb, fc.option(fc.nat({ max: 6 }), { nil: null, freq: 4 }))
         .map(([chat, plan, stopAfter]) => new SendMessage(chat, plan, stopAfter, false)),

@@ -110,6 +110,10 @@ export interface Tally {
   appCallsAsked: number;
   appCallsRan: number;
   appCallDecisions: number;
+  /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
+  suggestionsMade: number;
+  suggestionsAccepted: number;
+  suggestionsRefused: number;
 }
 
 export const emptyTally = (): Tally => ({
@@ -143,6 +147,9 @@ export const emptyTally = (): Tally => ({
   appCallsAsked: 0,
   appCallsRan: 0,
   appCallDecisions: 0,
+  suggestionsMade: 0,
+  suggestionsAccepted: 0,
+  suggestionsRefused: 0,
 });
 
 /** A configured server as the test knows it: what it is, and the names it had before (an organisation's rule by name follows them). */
@@ -188,6 +195,11 @@ export interface Harness {
   readonly bindings: Map<string, Binding>;
   /** What a name meant at an audit sequence: the label of the server that had it after that many rows, or null. */
   labelAt(name: string, sequence: number): string | null;
+  /**
+   * The server a call made under a name was meant for: the one that had the name at that sequence or, when none had
+   * it then (it was renamed or removed while the call waited), the last one that had it before.
+   */
+  labelMeant(name: string, sequence: number): string | null;
   /** Whether a server had this name at some time in this run. */
   wasNamed(name: string): boolean;
   /** Records a change of what a name means, from the next audit row on. */
@@ -404,6 +416,10 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     labelAt(name, sequence) {
       const last = history.filter((entry) => entry.name === name && entry.sequence < sequence).at(-1);
       return last?.label ?? null;
+    },
+    labelMeant(name, sequence) {
+      const before = history.filter((entry) => entry.name === name && entry.sequence < sequence);
+      return before.at(-1)?.label ?? before.findLast((entry) => entry.label !== null)?.label ?? null;
     },
     wasNamed: (name) => history.some((entry) => entry.name === name),
     bind(name, binding) {

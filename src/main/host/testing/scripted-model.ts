@@ -2,17 +2,27 @@
  * The scripted model of the trust invariant test, answering the fake LLM server's generation requests from the
  * conversation it is sent (so a stop or a restart never puts it out of step): the person's last message names a
  * plan, and the number of assistant turns since that message says which round of the plan comes next. Each call
- * gets a fresh nonce, so every call the model makes has arguments no other call has. A server's sampling request is
- * answered with its own nonce.
+ * gets a fresh nonce, so every call the model makes has arguments no other call has, except a routine call (the same
+ * call a person answers again and again, ROUTINE_NONCE). A server's sampling request is answered with its own nonce.
  */
 import type { FakeTurn, RecordedRequest } from '../../llm/testing/fake-llm-server';
 import { providerToolName } from '../../llm/tool-names';
-import { COMMANDS, PATHS, samplingAnswer, samplingNonce, TOOLS, type CallArguments } from './invariant-catalogue';
+import {
+  COMMANDS,
+  PATHS,
+  ROUTINE_NONCE,
+  samplingAnswer,
+  samplingNonce,
+  TOOLS,
+  type CallArguments,
+} from './invariant-catalogue';
 
 /** One call of a plan: which tool, and which value of its field (an index into PATHS or COMMANDS). */
 export interface PlannedCall {
   readonly tool: number;
   readonly value: number;
+  /** The same call again (ROUTINE_NONCE instead of a fresh nonce): what a person answers the same way every time. */
+  readonly routine?: boolean;
 }
 /** Rounds of tool calls; after the last round the model answers with text. */
 export type Plan = readonly (readonly PlannedCall[])[];
@@ -85,7 +95,10 @@ export function createScriptedModel(): ScriptedModel {
         kind: 'reply',
         toolCalls: planned.map((call) => {
           calls += 1;
-          const { serverName, toolName, args } = argumentsFor(call, `n${calls}`);
+          const { serverName, toolName, args } = argumentsFor(
+            call,
+            call.routine === true ? ROUTINE_NONCE : `n${calls}`,
+          );
           return {
             id: `call_${calls}`,
             name: providerToolName(nameOf(serverName), toolName),

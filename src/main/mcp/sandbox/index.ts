@@ -6,9 +6,11 @@ import { sandboxAvailability, type SandboxAvailability } from './bwrap';
 import { containedPlan, unconfinedPlan, type SpawnPlan } from './contain';
 import { capProfile } from './limits';
 import { effectiveProfile, type ContainedServer } from './profile';
+import { unconfinedState } from './unconfined';
 
 export { describeBlock, type SandboxBlock, type SpawnPlan } from './contain';
 export { sandboxAvailability, type SandboxAvailability } from './bwrap';
+export { launchIdentity, unconfinedState, type UnconfinedState } from './unconfined';
 export { SandboxSettingsSchema, type SandboxSettings, type SandboxProfile } from './profile';
 
 /** The host's side of containment: where it runs, what the organisation allows, and the app's installation. */
@@ -29,9 +31,10 @@ export class ContainmentError extends Error {
 }
 
 /**
- * How one start of a stdio server runs (docs/user/sandbox.md): contained with its profile (under the organisation's
- * caps) where a sandbox can run; else unconfined only where the organisation or the person allows it, and never where
- * the organisation requires containment.
+ * How one start of a stdio server runs (docs/user/sandbox.md): unconfined where the person allowed this server so (under
+ * the name and for what it runs then, docs/user/sandbox.md#unconfined); else contained with its profile (under the
+ * organisation's caps) where a sandbox can run; else unconfined only where the organisation allows it. Never
+ * unconfined where the organisation requires containment.
  */
 export async function planSpawn(
   server: ContainedServer,
@@ -41,17 +44,31 @@ export async function planSpawn(
   log: (text: string) => void,
 ): Promise<SpawnPlan> {
   const availability = (host.availability ?? sandboxAvailability)();
-  if (!availability.available) {
-    if (host.limits.requireContainment)
+  const unconfined = unconfinedState(server);
+  if (host.limits.requireContainment) {
+    if (unconfined.kind === 'allowed')
+      log(
+        'Your organisation requires every server to be contained: your allowance to run it unconfined does not apply.',
+      );
+    if (!availability.available)
       throw new ContainmentError(
         `${availability.reason} Your organisation requires every server to be contained, so it cannot start.`,
       );
-    if (!host.limits.allowUnconfined && !server.sandbox.allowUnconfined) {
+  } else if (unconfined.kind === 'allowed') {
+    log('Not contained: you allowed it to run unconfined. It runs with all of your rights.');
+    return unconfinedPlan(spawn.command, spawn.args, spawn.env, server.cwd);
+  } else if (unconfined.kind === 'stale') {
+    log(`Your allowance to run it unconfined does not apply: ${unconfined.why}`);
+  }
+  if (!availability.available) {
+    if (!host.limits.allowUnconfined) {
       throw new ContainmentError(
-        `${availability.reason} It starts only if you allow it to run unconfined (Not contained) in its settings.`,
+        `${availability.reason} It starts only if you allow it to run unconfined (Not contained): Settings › MCP servers › ${server.name} › Sandbox, or \`workbench servers sandbox ${server.name} --allow-unconfined\`.`,
       );
     }
-    log(`Not contained: ${availability.reason} It runs with all of your rights.`);
+    log(
+      `Not contained: ${availability.reason} Your organisation allows unconfined servers. It runs with all of your rights.`,
+    );
     return unconfinedPlan(spawn.command, spawn.args, spawn.env, server.cwd);
   }
   // Found on the app's PATH here, as an unconfined start would: a missing command says so, not "exited with code 1".

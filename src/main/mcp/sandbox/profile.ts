@@ -13,7 +13,14 @@ export const SandboxSettingsSchema = z.strictObject({
   write: z.array(z.string().min(1)).optional(),
   hosts: z.array(z.string().min(1)).optional(),
   env: z.array(z.string().min(1)).optional(),
-  /** Where no sandbox can run on this machine, the person lets this server start anyway, marked "Not contained". */
+  /**
+   * The person let this server run unconfined, outside any sandbox, marked "Not contained" (docs/user/sandbox.md#unconfined):
+   * for the name and the identity (what it runs) it had then. A renamed or re-pointed server does not inherit it.
+   */
+  unconfined: z
+    .strictObject({ name: z.string(), identity: z.string(), description: z.string(), since: z.string() })
+    .optional(),
+  /** An older, unbound form of `unconfined`: no longer applied (docs/user/sandbox.md#unconfined says why). */
   allowUnconfined: z.boolean().optional(),
 });
 export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;

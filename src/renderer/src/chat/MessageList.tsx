@@ -5,6 +5,7 @@ import { useChatContext } from './chat-context';
 import { ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
 import { useServerRequests } from './server-request-cards/use-server-request-cards';
 import type { ExchangeRow } from './timeline';
+import { useFollowEnd } from './follow-end';
 
 export interface MessageListProps {
   store: ChatStore;
@@ -56,40 +57,37 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   );
   const retry = useCallback((text: string) => void store.send(text), [store]);
 
-  // Open at the newest exchange. (Virtuoso's initialTopMostItemIndex keeps the list hidden until it has scrolled
-  // there, which never happens when everything fits on screen; so scroll once it has mounted.)
-  useLayoutEffect(() => {
-    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
-  }, []);
-
-  // A focus request for a card: bring its exchange into view first; the card focuses itself once rendered.
+  // The list follows its end until the person scrolls up themselves (follow-end.ts): it opens at the newest exchange
+  // (Virtuoso's initialTopMostItemIndex keeps the list hidden until it has scrolled there, which never happens when
+  // everything fits on screen; so follow once it has mounted), and a card to focus brings its exchange into view
+  // first (the card focuses itself once rendered).
+  const end = useFollowEnd(list);
+  const { follow } = end;
+  useLayoutEffect(() => follow(), [follow]);
   useEffect(() => {
-    if (!state.focusRequest) return;
-    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
-  }, [state.focusRequest]);
+    if (state.focusRequest) follow();
+  }, [state.focusRequest, follow]);
 
   // A new exchange (a message sent, here or from another window) is shown, wherever the list was scrolled to: its
-  // reply and its approval cards must not arrive out of sight (only rows on screen are in the DOM). Following the
-  // output while the reply grows is `followOutput`'s, from there. Older pages put in front do not change the last row.
+  // reply and its approval cards must not arrive out of sight (only rows on screen are in the DOM). Older pages put
+  // in front do not change the last row.
   const shownLast = useRef(lastId);
   useEffect(() => {
     if (lastId === shownLast.current) return;
     shownLast.current = lastId;
-    list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
-  }, [lastId]);
+    follow();
+  }, [lastId, follow]);
 
-  // A call that starts waiting brings the list down too, when it is not at the bottom already (scrolled up, or left
-  // short of it by a row measured late on a slow machine): its card is at the end of the newest exchange. At the
-  // bottom, `followOutput` follows the row as the card arrives; scrolling again there would only move the cards
-  // under the pointer.
-  const atBottom = useRef(true);
+  // A call that starts waiting brings the list down too, when the person had scrolled up: its card is at the end of
+  // the newest exchange. While the list follows its end already, the card's height is followed like a reply's;
+  // scrolling again there would only move the cards under the pointer.
   const waitingCount = waiting.length + serverRequests.length;
   const shownWaiting = useRef(waitingCount);
   useEffect(() => {
     const before = shownWaiting.current;
     shownWaiting.current = waitingCount;
-    if (waitingCount > before && !atBottom.current) list.current?.scrollToIndex({ index: 'LAST', align: 'end' });
-  }, [waitingCount]);
+    if (waitingCount > before && !end.isFollowing()) follow();
+  }, [waitingCount, end, follow]);
 
   const itemContent = useCallback(
     (_index: number, row: ExchangeRow) => (
@@ -112,7 +110,9 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
       itemContent={itemContent}
       followOutput={(atBottom) => (atBottom ? 'auto' : false)}
       atBottomThreshold={80}
-      atBottomStateChange={(bottom) => (atBottom.current = bottom)}
+      atBottomStateChange={end.onAtBottom}
+      totalListHeightChanged={end.onHeightChanged}
+      scrollerRef={end.scrollerRef}
       increaseViewportBy={{ top: 200, bottom: 200 }}
       defaultItemHeight={180}
       startReached={() => void store.loadOlder()}

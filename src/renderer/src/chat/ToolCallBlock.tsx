@@ -6,9 +6,11 @@ import { ranWithoutAsking } from '../../../shared/why-words';
 import { formatDuration, prettyJson, prettyText, STATUS_LABELS } from './format';
 import { CopyButton } from '../components/CopyButton';
 import { ResourceLink } from './resources/ResourceLink';
-import { asWidening, SandboxBlockLine } from '../components/SandboxBlock';
+import { SandboxBlockLine } from '../components/SandboxBlock';
+import { asWidening } from '../components/WideningCard';
 import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
+import { visibleText } from '../../../shared/visible-text';
 
 /** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
 const AppView = lazy(() => import('./apps/AppView').then((module) => ({ default: module.AppView })));
@@ -148,6 +150,7 @@ function SandboxBlocks({ call }: { call: ToolCallRecord }): React.JSX.Element | 
           api={chat.api}
           serverName={call.serverName}
           block={block}
+          suffix={'count' in block && block.count ? `· ${block.count} times` : undefined}
           chatId={chat.store.chatId}
           toolCallId={call.toolCallId}
           waiting={
@@ -221,16 +224,37 @@ function Output({ call }: { call: ToolCallRecord }): React.JSX.Element | null {
         <span>{result.isError ? 'Output (the tool reported an error)' : 'Output'}</span>
         <CopyButton text={result.forModel.text} label="Copy output" />
       </div>
-      {parts.length === 0 && result.structuredContent === undefined && (
-        <p className="muted tool-empty">The tool returned nothing.</p>
+      {result.pageDeclined && result.protocolError ? (
+        // Our words first, then the server's own, shown as text (docs/user/server-requests.md, "Elicitation").
+        <div className="tool-page-declined" data-testid="page-declined">
+          <p>
+            Not run: {call.serverName} needs a page opened first, and you{' '}
+            {result.pageDeclined.action === 'decline' ? 'declined' : 'cancelled'} it. Nothing was sent to the tool.
+          </p>
+          <p className="muted">
+            The page: <code className="tool-page-declined-url">{visibleText(result.pageDeclined.url)}</code>
+          </p>
+          <p className="tool-page-declined-server">
+            <span className="muted">
+              {call.serverName}&apos;s own words (error {result.protocolError.code}):
+            </span>{' '}
+            <q data-testid="server-words">{visibleText(result.protocolError.message)}</q>
+          </p>
+        </div>
+      ) : (
+        <>
+          {parts.length === 0 && result.structuredContent === undefined && (
+            <p className="muted tool-empty">The tool returned nothing.</p>
+          )}
+          {parts.map((part, index) => (
+            <Part key={index} part={part} server={call.serverName} />
+          ))}
+          {parts.length === 0 && result.structuredContent !== undefined && (
+            <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>
+          )}
+        </>
       )}
-      {parts.map((part, index) => (
-        <Part key={index} part={part} server={call.serverName} />
-      ))}
-      {parts.length === 0 && result.structuredContent !== undefined && (
-        <pre className="tool-pre">{prettyJson(result.structuredContent)}</pre>
-      )}
-      {result.protocolError && (
+      {result.protocolError && !result.pageDeclined && (
         <p className="tool-output-error">
           Server error {result.protocolError.code}: {result.protocolError.message}
         </p>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
 import { errorText } from '../../../shared/error-data';
 import { grantForBlock, type SandboxWidening } from '../../../shared/sandbox';
-import type { SandboxWideningRequestView } from '../../../shared/server-request-views';
+import { WideningCard, asWidening } from './WideningCard';
 import './sandbox.css';
 
 /** A block with what was tried: the only kind the person can widen from (docs/user/sandbox.md#widening). */
@@ -31,6 +31,7 @@ export function SandboxBlockLine({
   toolCallId,
   suffix,
   waiting,
+  onAsked,
 }: {
   api: WorkbenchApi;
   serverName: string;
@@ -41,6 +42,8 @@ export function SandboxBlockLine({
   suffix?: string | undefined;
   /** A request made from this block earlier that still waits (after a reload): its card is shown again. */
   waiting?: SandboxWidening | undefined;
+  /** Told of the request this block made, whose card it shows (a page that lists the waiting ones shows it once). */
+  onAsked?: ((widening: SandboxWidening) => void) | undefined;
 }): React.JSX.Element {
   const [made, setWidening] = useState<SandboxWidening | null>(null);
   const widening = made ?? waiting ?? null;
@@ -67,7 +70,10 @@ export function SandboxBlockLine({
                   ...(toolCallId ? { toolCallId } : {}),
                 })
                 .then(
-                  (view) => setWidening(asWidening(view)),
+                  (view) => {
+                    setWidening(asWidening(view));
+                    onAsked?.(asWidening(view));
+                  },
                   (failure: unknown) => setProblem(errorText(failure)),
                 );
             }}
@@ -83,82 +89,5 @@ export function SandboxBlockLine({
       )}
       {widening && <WideningCard api={api} widening={widening} onDecided={setWidening} />}
     </li>
-  );
-}
-
-/** A widening request as `serverRequests.*` shows it, as the card keeps it: waiting until decided here. */
-export function asWidening(view: SandboxWideningRequestView): SandboxWidening {
-  return {
-    id: view.id,
-    serverName: view.serverName,
-    grant: view.grant,
-    description: view.description,
-    chatId: view.chatId,
-    ...(view.toolCallId ? { toolCallId: view.toolCallId } : {}),
-    createdAt: view.createdAt,
-    status: 'pending',
-  };
-}
-
-/** A waiting widening request: what it grants, Allow and Deny; once decided, what became of it. */
-export function WideningCard({
-  api,
-  widening,
-  onDecided,
-}: {
-  api: WorkbenchApi;
-  widening: SandboxWidening;
-  onDecided(widening: SandboxWidening): void;
-}): React.JSX.Element {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const decide = (decision: 'allow' | 'deny'): void => {
-    setBusy(true);
-    setProblem(null);
-    // A server request like any other: decided through serverRequests.decide (docs/user/sandbox.md#widening).
-    api.serverRequests
-      .decide({ id: widening.id, decision: { action: decision === 'allow' ? 'allow-once' : 'deny' } })
-      .then(
-        () => {
-          setBusy(false);
-          onDecided({ ...widening, status: decision === 'allow' ? 'allow_once' : 'deny' });
-        },
-        (failure: unknown) => {
-          setBusy(false);
-          setProblem(errorText(failure));
-        },
-      );
-  };
-  if (widening.status !== 'pending') {
-    return (
-      <p className="sandbox-widening-done" role="status" data-testid="sandbox-widening-done">
-        {widening.status === 'allow_once'
-          ? `Allowed: ${widening.description}. The server restarts with its new profile.`
-          : `Denied: ${widening.description}. Nothing was granted.`}
-      </p>
-    );
-  }
-  return (
-    <div className="sandbox-widening" role="group" aria-label="Widen the sandbox" data-testid="sandbox-widening">
-      <p className="sandbox-widening-what">
-        <strong>{widening.description}</strong>
-      </p>
-      <p className="muted small">
-        Recorded in the audit log; you can take it back in Settings → MCP servers → {widening.serverName} → Sandbox.
-      </p>
-      {problem && (
-        <p className="sandbox-problem" role="alert">
-          {problem}
-        </p>
-      )}
-      <div className="sandbox-widening-actions">
-        <button type="button" className="button button-primary" disabled={busy} onClick={() => decide('allow')}>
-          Allow
-        </button>
-        <button type="button" className="button" disabled={busy} onClick={() => decide('deny')}>
-          Deny
-        </button>
-      </div>
-    </div>
   );
 }

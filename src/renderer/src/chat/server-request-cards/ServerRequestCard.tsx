@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import { errorText } from '../../../../shared/error-data';
 import type {
@@ -13,16 +13,19 @@ import type {
 } from '../../../../shared/server-request-views';
 import { formatByteSize } from '../../../../shared/byte-size';
 import { WarningIcon } from '../../components/icons';
+import { WideningBody } from '../../components/WideningCard';
 import { CardFrame } from '../approval/CardFrame';
 import { Countdown } from '../approval/Countdown';
 import { useSteadyClicks } from '../steady-clicks';
 import {
   contentOf,
   elicitationFields,
+  elicitationProblemsOf,
   initialValues,
   type ElicitationField,
+  type ElicitationProblem,
   type FieldValue,
-} from './elicitation-fields';
+} from '../../../../shared/elicitation-fields';
 import { isWebUrl } from '../../../../shared/web-url';
 
 export interface ServerRequestCardProps {
@@ -37,6 +40,8 @@ export interface ServerRequestCardProps {
 export function ServerRequestCard({ api, request }: ServerRequestCardProps): React.JSX.Element {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  // A form's answer that does not fit its schema: the words go beside each field (docs/user/server-requests.md).
+  const [fieldProblems, setFieldProblems] = useState<readonly ElicitationProblem[]>([]);
   const decide = async (decision: ServerRequestDecision): Promise<boolean> => {
     setBusy(true);
     setProblem(null);
@@ -44,7 +49,17 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
       await api.serverRequests.decide({ id: request.id, decision });
       return true;
     } catch (error) {
-      setProblem(errorText(error));
+      const problems = elicitationProblemsOf(error);
+      const marked = problems.filter((item) => item.field !== '').length;
+      setFieldProblems(problems);
+      setProblem(
+        marked === 0
+          ? errorText(error)
+          : [
+              `Not sent: ${marked === 1 ? 'one field does' : `${marked} fields do`} not fit the form (marked above).`,
+              ...problems.filter((item) => item.field === '').map((item) => item.message),
+            ].join(' '),
+      );
       return false;
     } finally {
       setBusy(false);
@@ -61,7 +76,7 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
     );
   }
   return request.mode === 'form' ? (
-    <ElicitationForm {...props} request={request} />
+    <ElicitationForm {...props} request={request} fieldProblems={fieldProblems} />
   ) : (
     <ElicitationUrl {...props} request={request} />
   );
@@ -314,15 +329,39 @@ function SamplingAnswer({ request, ...answering }: PartProps<SamplingRequestView
   );
 }
 
-function ElicitationForm({ request, ...answering }: PartProps<ElicitationFormView>): React.JSX.Element {
+function ElicitationForm({
+  request,
+  fieldProblems,
+  ...answering
+}: PartProps<ElicitationFormView> & { fieldProblems: readonly ElicitationProblem[] }): React.JSX.Element {
   const { decide } = answering;
   const [fields] = useState(() => elicitationFields(request.requestedSchema));
+  // What the person typed stays as typed through a refusal; only the fields' problems change.
   const [values, setValues] = useState(() => initialValues(fields));
-  const set = (name: string, value: FieldValue): void => setValues({ ...values, [name]: value });
+  // The fields corrected since the last refusal lose their mark; the schema is checked again on Accept.
+  const [corrected, setCorrected] = useState<{ of: readonly ElicitationProblem[]; names: ReadonlySet<string> }>({
+    of: fieldProblems,
+    names: new Set(),
+  });
+  const correctedNow = corrected.of === fieldProblems ? corrected.names : new Set<string>();
+  const shown = new Map(
+    fieldProblems
+      .filter((item) => item.field !== '' && !correctedNow.has(item.field))
+      .map((item) => [item.field, item.message]),
+  );
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (fieldProblems.length > 0) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [fieldProblems]);
+  const set = (name: string, value: FieldValue): void => {
+    setValues({ ...values, [name]: value });
+    if (shown.has(name)) setCorrected({ of: fieldProblems, names: new Set([...correctedNow, name]) });
+  };
   return (
     <Card request={request} title={`${request.serverName} asks for information`}>
       <p className="server-request-message-text">{request.message}</p>
       <form
+        ref={form}
         className="elicitation-form"
         noValidate
         onSubmit={(event) => {
@@ -335,6 +374,7 @@ function ElicitationForm({ request, ...answering }: PartProps<ElicitationFormVie
             key={field.name}
             field={field}
             value={values[field.name]}
+            problem={shown.get(field.name)}
             onChange={(value) => set(field.name, value)}
           />
         ))}
@@ -350,10 +390,13 @@ function ElicitationForm({ request, ...answering }: PartProps<ElicitationFormVie
 function Field({
   field,
   value,
+  problem,
   onChange,
 }: {
   field: ElicitationField;
   value: FieldValue | undefined;
+  /** Why the answer refused did not fit, named by the field's title. */
+  problem: string | undefined;
   onChange(value: FieldValue): void;
 }): React.JSX.Element {
   const id = useId();
@@ -368,7 +411,15 @@ function Field({
       {field.description}
     </span>
   ) : null;
-  const describedBy = field.description ? `${id}-description` : undefined;
+  const error = problem ? (
+    <span id={`${id}-problem`} className="field-problem elicitation-problem" data-testid="elicitation-problem">
+      {problem}
+    </span>
+  ) : null;
+  const describedBy =
+    [problem ? `${id}-problem` : '', field.description ? `${id}-description` : ''].filter(Boolean).join(' ') ||
+    undefined;
+  const invalid = problem ? true : undefined;
   switch (field.kind) {
     case 'boolean':
       return (
@@ -377,10 +428,12 @@ function Field({
             id={id}
             type="checkbox"
             checked={value === true}
+            aria-invalid={invalid}
             aria-describedby={describedBy}
             onChange={(event) => onChange(event.target.checked)}
           />
           {label}
+          {error}
           {description}
         </div>
       );
@@ -392,6 +445,7 @@ function Field({
             id={id}
             value={typeof value === 'string' ? value : ''}
             required={field.required}
+            aria-invalid={invalid}
             aria-describedby={describedBy}
             onChange={(event) => onChange(event.target.value)}
           >
@@ -402,6 +456,7 @@ function Field({
               </option>
             ))}
           </select>
+          {error}
           {description}
         </div>
       );
@@ -415,6 +470,7 @@ function Field({
               <input
                 type="checkbox"
                 checked={chosen.includes(option.value)}
+                aria-invalid={invalid}
                 onChange={(event) =>
                   onChange(
                     event.target.checked ? [...chosen, option.value] : chosen.filter((item) => item !== option.value),
@@ -424,6 +480,7 @@ function Field({
               {option.label}
             </label>
           ))}
+          {error}
           {description}
         </fieldset>
       );
@@ -433,6 +490,7 @@ function Field({
         <div className="elicitation-field">
           {label}
           <span className="muted">This field cannot be filled here (not part of MCP&apos;s form schema).</span>
+          {error}
         </div>
       );
     default:
@@ -446,10 +504,12 @@ function Field({
             min={field.kind === 'number' ? field.min : undefined}
             max={field.kind === 'number' ? field.max : undefined}
             required={field.required}
+            aria-invalid={invalid}
             aria-describedby={describedBy}
             value={typeof value === 'string' ? value : ''}
             onChange={(event) => onChange(event.target.value)}
           />
+          {error}
           {description}
         </div>
       );
@@ -492,20 +552,15 @@ function ElicitationUrl({ request, ...answering }: PartProps<ElicitationUrlView>
   );
 }
 
-function SandboxWidening({ request, ...answering }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
+function SandboxWidening({ request, busy, problem, decide }: PartProps<SandboxWideningRequestView>): React.JSX.Element {
   return (
     <Card request={request} title={`Widen ${request.serverName}'s sandbox?`}>
-      <p className="server-request-message-text">{request.description}</p>
-      <p className="approval-warning">
-        <WarningIcon size={14} /> The server keeps this access until you take it back (Settings or{' '}
-        <code>workbench servers sandbox</code>).
-      </p>
-      <Answers
-        {...answering}
-        choices={[
-          { label: 'Allow', tone: 'primary', decision: { action: 'allow-once' } },
-          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
-        ]}
+      <WideningBody
+        serverName={request.serverName}
+        description={request.description}
+        busy={busy}
+        problem={problem}
+        onDecide={(decision) => void decide({ action: decision === 'allow' ? 'allow-once' : 'deny' })}
       />
     </Card>
   );

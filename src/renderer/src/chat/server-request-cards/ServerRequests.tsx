@@ -4,6 +4,7 @@ import type { ServerRequestView } from '../../../../shared/server-request-views'
 import { useChatContext } from '../chat-context';
 import { ServerRequestCard } from './ServerRequestCard';
 import { useServerRequests } from './use-server-request-cards';
+import { useWideningsShownElsewhere } from '../../components/widenings-shown';
 import './server-request-cards.css';
 
 /**
@@ -22,10 +23,14 @@ export function ChatServerRequests({ requests }: { requests: readonly ServerRequ
 
 /**
  * "Server requests": what servers ask while no chat (or more than one) runs their tools, where the person finds it
- * from any chat. Shown only while something waits.
+ * from any chat. Shown only while something waits. A widening request waits on its server's Sandbox page instead while
+ * that page is open, not on two cards.
  */
 export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.Element | null {
-  const requests = useServerRequests(api, null);
+  const shownElsewhere = useWideningsShownElsewhere();
+  const requests = useServerRequests(api, null).filter(
+    (request) => !(request.kind === 'sandbox-widening' && shownElsewhere.has(request.serverName)),
+  );
   const [open, setOpen] = useState(true);
   if (requests.length === 0) return null;
   return (

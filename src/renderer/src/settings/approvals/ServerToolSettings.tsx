@@ -40,6 +40,28 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   );
   const [confirmReset, setConfirmReset] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // The servers that asked the model to write for them (sampling rows in the audit log): only they, a server with a
+  // sampling setting, or one the person asked to see, show the sampling settings (docs/user/server-requests.md).
+  const [sampled, setSampled] = useState<ReadonlySet<string>>(new Set());
+  const [samplingShown, setSamplingShown] = useState<readonly string[]>([]);
+  const serverNames = servers.map((server) => server.name).join('\n');
+  useEffect(() => {
+    let current = true;
+    const names = serverNames === '' ? [] : serverNames.split('\n');
+    void Promise.all(
+      names.map((name) =>
+        api.audit.query({ kind: 'sampling', serverName: name, limit: 1 }).then(
+          (page) => (page.entries.some((entry) => entry.serverName === name) ? name : null),
+          () => null,
+        ),
+      ),
+    ).then((found) => {
+      if (current) setSampled(new Set(found.filter((name): name is string => name !== null)));
+    });
+    return () => {
+      current = false;
+    };
+  }, [api, serverNames]);
 
   useEffect(() => {
     const load = (): void => {
@@ -165,16 +187,33 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                   onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
                 />
               </div>
-              {open && (
-                <ServerSamplingSettings
-                  server={row.server}
-                  sampling={view.policy.servers[row.server]?.sampling}
-                  budget={view.policy.servers[row.server]?.samplingTokenBudget}
-                  locked={lockedServer(view, row.server, 'sampling')}
-                  describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
-                  apply={apply}
-                />
-              )}
+              {open &&
+                (sampled.has(row.server) ||
+                samplingShown.includes(row.server) ||
+                view.policy.servers[row.server]?.sampling !== undefined ||
+                view.policy.servers[row.server]?.samplingTokenBudget !== undefined ||
+                lockedServer(view, row.server, 'sampling') ? (
+                  <ServerSamplingSettings
+                    server={row.server}
+                    sampling={view.policy.servers[row.server]?.sampling}
+                    budget={view.policy.servers[row.server]?.samplingTokenBudget}
+                    locked={lockedServer(view, row.server, 'sampling')}
+                    describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
+                    apply={apply}
+                  />
+                ) : (
+                  <p className="muted small sampling-unused" data-testid="sampling-unused">
+                    {row.server} has not asked the chat’s model to write for it; its sampling settings show here once it
+                    does.{' '}
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => setSamplingShown((shown) => [...shown, row.server])}
+                    >
+                      Set them now
+                    </button>
+                  </p>
+                ))}
               {open && (
                 <table className="table compact">
                   <tbody>

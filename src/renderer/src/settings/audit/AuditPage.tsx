@@ -14,6 +14,7 @@ import {
   ACTOR_LABELS,
   DECISION_LABELS,
   EMPTY_FILTERS,
+  REQUESTED_BY_LABELS,
   decisionTone,
   rowSummary,
   toAuditQuery,
@@ -238,9 +239,21 @@ export function AuditPage({
             { value: '', label: 'Every row' },
             { value: 'decision', label: 'Decisions' },
             { value: 'result', label: 'Results' },
+            { value: 'sampling', label: 'Sampling requests' },
+            { value: 'elicitation', label: 'Elicitation requests' },
             { value: 'policy', label: 'Policy changes' },
           ]}
           onChange={(value) => setFilter('kind', value as AuditFilters['kind'])}
+        />
+        <FilterSelect
+          label="Requested by"
+          value={filters.requestedBy}
+          options={[
+            { value: '', label: 'Anyone' },
+            { value: 'model', label: REQUESTED_BY_LABELS.model },
+            { value: 'app', label: REQUESTED_BY_LABELS.app },
+          ]}
+          onChange={(value) => setFilter('requestedBy', value as AuditFilters['requestedBy'])}
         />
       </AuditFilterBar>
       {(filters.decisions !== undefined || filters.decidedBy !== undefined) && (

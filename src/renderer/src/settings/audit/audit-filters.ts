@@ -1,4 +1,8 @@
 import type { AuditActor, AuditDecision, AuditEntry, AuditKind, AuditQueryInput } from '../../../../shared/audit';
+import type { CALL_REQUESTERS } from '../../../../shared/closed-sets';
+
+/** Who asked for a tool call: the model, or an MCP App's view (docs/user/audit-log.md#filters). */
+export type CallRequester = (typeof CALL_REQUESTERS)[number];
 
 /** The filter bar's values, as the inputs hold them (`from`/`to` in the `datetime-local` format). */
 export interface AuditFilters {
@@ -10,6 +14,7 @@ export interface AuditFilters {
   decision: AuditDecision | '';
   actor: AuditActor | '';
   kind: AuditKind | '';
+  requestedBy: CallRequester | '';
   /** Set only from an Insights chart: several decisions at once, and the rule or setting that decided. */
   decisions?: readonly AuditDecision[];
   decidedBy?: string;
@@ -24,6 +29,7 @@ export const EMPTY_FILTERS: AuditFilters = {
   decision: '',
   actor: '',
   kind: '',
+  requestedBy: '',
 };
 
 export const DECISION_LABELS: Readonly<Record<AuditDecision, string>> = {
@@ -44,6 +50,11 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   elicitation: 'Elicitation',
   policy: 'Policy change',
   checkpoint: 'Signed checkpoint',
+};
+
+export const REQUESTED_BY_LABELS: Readonly<Record<CallRequester, string>> = {
+  model: 'The model',
+  app: "An app's view",
 };
 
 export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = {
@@ -96,6 +107,7 @@ export function toAuditQuery(
     ...(filters.decidedBy ? { decidedBy: filters.decidedBy } : {}),
     ...(filters.actor ? { actor: filters.actor } : {}),
     ...(filters.kind ? { kind: filters.kind } : {}),
+    ...(filters.requestedBy ? { requestedBy: filters.requestedBy } : {}),
     ...(cursor ? { cursor } : {}),
   };
   return { query };

@@ -30,13 +30,13 @@ export interface InsightFilters {
   kind: '' | InsightCallKind;
 }
 
-// The audit viewer shows an app's calls among the decisions: it has no filter of its own for them.
+/** A kind of call as the audit viewer's filters find its decision rows: the model's tool calls apart from an app's. */
 const KIND_ROWS = {
-  tool: 'decision',
-  sampling: 'sampling',
-  elicitation: 'elicitation',
-  'app-tool-call': 'decision',
-} as const satisfies Record<InsightCallKind, string>;
+  tool: { kind: 'decision', requestedBy: 'model' },
+  sampling: { kind: 'sampling', requestedBy: '' },
+  elicitation: { kind: 'elicitation', requestedBy: '' },
+  'app-tool-call': { kind: 'decision', requestedBy: 'app' },
+} as const satisfies Record<InsightCallKind, Pick<AuditFilters, 'kind' | 'requestedBy'>>;
 
 /** A `datetime-local` value for an instant, in the person's time. */
 function local(iso: string, roundUp = false): string {
@@ -68,7 +68,7 @@ export function rowsFilter(
     chatId: filters.chatId,
     serverName: pick.serverName ?? filters.serverName,
     toolName: pick.toolName ?? filters.toolName,
-    kind: filters.kind === '' ? '' : KIND_ROWS[filters.kind],
+    ...(filters.kind === '' ? {} : KIND_ROWS[filters.kind]),
     actor: series?.actor ?? '',
     ...(decisions && decisions.length > 0 ? { decisions } : {}),
     ...(pick.decidedBy ? { decidedBy: pick.decidedBy } : {}),

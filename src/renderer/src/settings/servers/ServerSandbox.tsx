@@ -3,10 +3,16 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditEntry } from '../../../../shared/audit';
 import type { McpServerView } from '../../../../shared/mcp';
 import type { SandboxGrant, SandboxView, SandboxWidening } from '../../../../shared/sandbox';
-import { SandboxBlockLine, WideningCard, asWidening, type WidenableBlock } from '../../components/SandboxBlock';
+import { SandboxBlockLine, type WidenableBlock } from '../../components/SandboxBlock';
+import { WideningCard, asWidening } from '../../components/WideningCard';
+import { useWideningsShownHere } from '../../components/widenings-shown';
 import { Notice, errorText, formatTime } from '../common';
+import { ServerUnconfined } from './ServerUnconfined';
+import { sameBlocksTogether } from './sandbox-blocks';
 
-const RECENT_BLOCKS = 20;
+/** Rows read for "Recent blocks", and the lines shown once the same blocks are put together. */
+const RECENT_BLOCK_ROWS = 200;
+const RECENT_BLOCK_LINES = 20;
 
 type Field = 'read' | 'write' | 'hosts' | 'env';
 const FIELDS: { field: Field; label: string; none: string }[] = [
@@ -51,12 +57,21 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
   const [addKind, setAddKind] = useState<SandboxGrant['kind']>('read');
   const [addValue, setAddValue] = useState('');
   const [asked, setAsked] = useState<SandboxWidening | null>(null);
+  // Requests whose card is on the line they were asked from (the form, a block): not listed again under "Waiting".
+  const [inline, setInline] = useState<ReadonlySet<string>>(new Set());
+  const showInline = (widening: SandboxWidening): void => setInline((ids) => new Set([...ids, widening.id]));
+  useWideningsShownHere(server.name);
 
   const load = useCallback(
     () =>
       Promise.all([
         api.mcp.sandbox({ name: server.name }),
-        api.audit.query({ serverName: server.name, decision: 'auto_deny', decidedBy: 'sandbox', limit: RECENT_BLOCKS }),
+        api.audit.query({
+          serverName: server.name,
+          decision: 'auto_deny',
+          decidedBy: 'sandbox',
+          limit: RECENT_BLOCK_ROWS,
+        }),
         api.serverRequests.list({}),
       ]).then(
         ([sandbox, page, pending]) => {
@@ -77,6 +92,18 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
   useEffect(() => {
     void load();
   }, [load, server.status.state, server.status.since]);
+
+  useEffect(
+    () =>
+      api.serverRequests.onDidChange(({ kind, request }) => {
+        if (request.kind !== 'sandbox-widening' || request.serverName !== server.name) return;
+        setWaiting((current) => [
+          ...current.filter((item) => item.id !== request.id),
+          ...(kind === 'waiting' ? [asWidening(request)] : []),
+        ]);
+      }),
+    [api, server.name],
+  );
 
   if (error && !view) return <Notice kind="error">{error}</Notice>;
   if (!view) return <p className="muted">Loading the sandbox…</p>;
@@ -112,7 +139,9 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
           <strong>Not contained.</strong> {sentence(view.reason)}{' '}
           {view.limits.requireContainment
             ? 'Your organisation requires every server to be contained, so it does not start.'
-            : 'It runs with all of your rights: it can read and change everything you can, and reach any host.'}
+            : view.unconfined?.applies || view.limits.allowUnconfined
+              ? 'It runs with all of your rights: it can read and change everything you can, and reach any host.'
+              : 'It starts only if you allow it to run unconfined (below), with all of your rights.'}
         </Notice>
       ) : (
         <p className="muted small">
@@ -162,12 +191,14 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
           </ul>
         </section>
       )}
-      {waiting.length > 0 && (
+      {waiting.some((widening) => !inline.has(widening.id)) && (
         <section aria-label="Widening requests waiting">
           <h4 className="small-heading">Waiting for you</h4>
-          {waiting.map((widening) => (
-            <WideningCard key={widening.id} api={api} widening={widening} onDecided={() => void load()} />
-          ))}
+          {waiting
+            .filter((widening) => !inline.has(widening.id))
+            .map((widening) => (
+              <WideningCard key={widening.id} api={api} widening={widening} onDecided={() => void load()} />
+            ))}
         </section>
       )}
       {!locked && view.kind === 'contained' && (
@@ -187,6 +218,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                     : { kind: addKind, path: value };
               api.serverRequests.requestWidening({ name: server.name, grant }).then(
                 (request) => {
+                  showInline(asWidening(request));
                   setAsked(asWidening(request));
                   setAddValue('');
                 },
@@ -229,20 +261,32 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
         </section>
       )}
       {limits.length > 0 && <p className="muted small">Your organisation {limits.join(', ')}.</p>}
+      <ServerUnconfined
+        api={api}
+        view={view}
+        onChanged={(next) => {
+          setError(null);
+          setView(next);
+        }}
+        onError={(failure) => setError(errorText(failure))}
+      />
       <section aria-label="Recent blocks">
         <h4 className="small-heading">Recent blocks</h4>
         {blocks?.length === 0 && <p className="muted small">Nothing has been blocked.</p>}
         {blocks && blocks.length > 0 && (
           <ul className="sandbox-blocks in-settings">
-            {blocks.map((entry) => (
-              <SandboxBlockLine
-                key={entry.sequence}
-                api={api}
-                serverName={server.name}
-                block={blockOf(entry)}
-                suffix={`· ${formatTime(entry.time)}${callOf(entry) ? ` · during ${callOf(entry)}` : ''}`}
-              />
-            ))}
+            {sameBlocksTogether(blocks)
+              .slice(0, RECENT_BLOCK_LINES)
+              .map(({ entry, count }) => (
+                <SandboxBlockLine
+                  key={entry.sequence}
+                  api={api}
+                  serverName={server.name}
+                  block={blockOf(entry)}
+                  onAsked={showInline}
+                  suffix={`${count > 1 ? `· ${count} times ` : ''}· ${count > 1 ? 'last ' : ''}${formatTime(entry.time)}${callOf(entry) ? ` · during ${callOf(entry)}` : ''}`}
+                />
+              ))}
           </ul>
         )}
       </section>
@@ -293,7 +337,7 @@ function sentence(text: string | undefined): string {
 function blockOf(entry: AuditEntry): WidenableBlock | { text: string } {
   const kind = entry.toolName.slice('sandbox/'.length);
   const target = (entry.args as { target?: unknown } | null)?.target;
-  const text = entry.reason?.replace(/: not in its sandbox profile$/, ' — blocked') ?? entry.toolName;
+  const text = entry.reason?.replace(/: not in its sandbox profile( \([^)]*\))?$/, ' — blocked') ?? entry.toolName;
   if ((kind === 'read' || kind === 'write' || kind === 'connect' || kind === 'env') && typeof target === 'string')
     return { kind, target, text: text.replace(/ during [^ ]+ — blocked$/, ' — blocked') };
   return { text };

@@ -2,7 +2,8 @@
  * MCP elicitation's restricted JSON Schema as form fields: strings (with formats), numbers, integers, booleans,
  * single-select enums (`enum`, `enum` + `enumNames`, `oneOf` of `const`/`title`) and multi-select arrays of them.
  * Anything else is shown as a field the card cannot fill (the person can still decline). The main process checks
- * the answer with ajv before it is sent; this only builds the inputs and the value.
+ * the answer with ajv before it is sent (main/chat/elicitation-form.ts); this builds the inputs and the value, for the
+ * card and for the terminal alike (docs/user/server-requests.md, "Forms").
  */
 export type ElicitationField =
   | {
@@ -101,7 +102,8 @@ export function elicitationFields(requested: Schema): ElicitationField[] {
   });
 }
 
-function optionsOf(schema: Schema): { value: string; label: string }[] | undefined {
+/** A choice field's options (`enum` with `enumNames`, or `oneOf`/`anyOf` of `const` with `title`); none for any other field. */
+export function optionsOf(schema: Schema): { value: string; label: string }[] | undefined {
   if (Array.isArray(schema.enum)) {
     const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : [];
     return (schema.enum as unknown[]).map((value, index) => ({
@@ -146,4 +148,24 @@ export function contentOf(
     }
   }
   return content;
+}
+
+/**
+ * One reason a form's answer does not fit its schema: the field's name ('' for the whole form) and the words, which
+ * name the field by its title ("Email must be an email address, like name@example.com").
+ */
+export interface ElicitationProblem {
+  field: string;
+  message: string;
+}
+
+/** The problems a refused answer carries in its error's `details.problems`, field by field; none for any other error. */
+export function elicitationProblemsOf(error: unknown): ElicitationProblem[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const problems = ((error as { details?: unknown }).details as { problems?: unknown } | undefined)?.problems;
+  if (!Array.isArray(problems)) return [];
+  return problems.flatMap((item) => {
+    const { field, message } = (item ?? {}) as { field?: unknown; message?: unknown };
+    return typeof field === 'string' && typeof message === 'string' ? [{ field, message }] : [];
+  });
 }
