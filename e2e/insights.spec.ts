@@ -212,3 +212,38 @@ test("an MCP App view's calls open in the audit viewer apart from the model's", 
   await expect(table.locator('tbody tr')).toHaveCount(1);
   await expect(table.locator('tbody tr')).toContainText('Clock');
 });
+
+test('calls made before a server was accepted show apart from its own, and open their rows', async ({
+  page,
+  workbench,
+}) => {
+  test.setTimeout(120_000);
+  await filesReady(workbench);
+  for (let index = 0; index < 2; index++)
+    await runApprovalCycle(workbench, { title: `Before ${index}`, decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+  // What Files runs is accepted now (docs/user/approvals.md, "A server's identity"): the calls before were made to
+  // what it ran then.
+  await workbench.call('mcp.edit', { name: 'Files', acceptIdentity: true });
+  await filesReady(workbench);
+  await runApprovalCycle(workbench, { title: 'After', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+
+  await page.goto(workbench.url);
+  await page.getByTestId('open-insights').click();
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await expect(dialog.getByRole('list', { name: 'Totals' })).toContainText('3Decisions');
+  const tools = dialog.getByRole('table', { name: 'Tools asked about most' });
+  await expect(tools.getByRole('row', { name: /^Files\.list_directory \(before .* UTC\)/ })).toContainText('2');
+  await expect(
+    tools.getByRole('row', { name: /^Files\.list_directory Files\.list_directory: 1 Allowed/ }),
+  ).toBeVisible();
+  await tools.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `insights-earlier-server-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await dialog
+    .getByRole('button', { name: /^Files \(before .* UTC\)\.list_directory: 2 Allowed by you; show the rows/ })
+    .click();
+  await expect(dialog.getByRole('table', { name: 'Audit log' }).locator('tbody tr')).toHaveCount(2);
+});

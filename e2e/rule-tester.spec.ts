@@ -62,3 +62,40 @@ test('the rule tester names what decides a call, step by step; a past call fills
   await tester.getByRole('button', { name: 'Test' }).click();
   await expect(result).toContainText('Asks you:');
 });
+
+test("the rule tester tests a call in a chosen chat: that chat's grants count and its past calls are offered", async ({
+  page,
+  workbench,
+}) => {
+  await filesReady(workbench);
+  await runApprovalCycle(workbench, { title: 'Listing', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
+  // "Allow for this chat" in a second chat: a grant of list_directory there only.
+  await runApprovalCycle(workbench, { title: 'Granted', decision: 'TOOL_CALL_DECISION_ALLOW_SESSION' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const dialog = await openSettings(page, workbench, 'Approvals');
+  const tester = dialog.getByTestId('rule-tester');
+  const chat = tester.getByLabel('In the chat');
+  await expect(chat).toHaveValue('');
+  await chat.selectOption({ label: 'Granted' });
+  const past = tester.getByLabel('From a past call (optional)');
+  // Only that chat's calls: its one listing.
+  await expect(past.locator('option')).toHaveCount(2);
+  await past.selectOption({ index: 1 });
+  await expect(tester.getByLabel('Tool')).toHaveValue('list_directory');
+  await tester.getByRole('button', { name: 'Test' }).click();
+  const result = tester.getByTestId('rule-test-result');
+  await expect(result).toContainText('Runs without asking');
+  await result.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `rule-tester-chat-${scheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  // The same call in the other chat, or in none, asks: the grant is that chat's alone.
+  await chat.selectOption({ label: 'Listing' });
+  await tester.getByRole('button', { name: 'Test' }).click();
+  await expect(result).toContainText('Asks you:');
+  await chat.selectOption('');
+  await tester.getByRole('button', { name: 'Test' }).click();
+  await expect(result).toContainText('Asks you:');
+});

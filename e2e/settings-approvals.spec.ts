@@ -1,4 +1,6 @@
 /** Settings → Approvals in browser mode: global mode, timeout, server and tool settings, rules, chat grants. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { expect, test } from './fixtures';
 import { filesReady, openSettings, runApprovalCycle, shoot } from './settings-helpers';
 
@@ -199,5 +201,44 @@ test("a server's sampling: ask, allow or refuse, and the tokens per chat, a bad 
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-sampling-settings`);
+  }
+});
+
+test('a refused edit of a server or tool setting says why where it was made, and the number typed stays', async ({
+  page,
+  workbench,
+}) => {
+  await filesReady(workbench);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const dialog = await openSettings(page, workbench, 'Approvals');
+  const files = dialog.getByRole('list', { name: 'Server and tool settings' }).getByRole('listitem', { name: 'Files' });
+  await files.getByRole('button', { name: /^Files \d+ tools?/, expanded: false }).click();
+  await files.getByRole('button', { name: 'Set them now' }).click();
+  const sampling = files.getByRole('group', { name: 'When Files asks the model' });
+  const budget = sampling.getByRole('spinbutton', { name: 'Most tokens the model writes for Files per chat' });
+  // The settings file is broken by hand while the app runs: every change to it is refused, with the file's words.
+  await fs.writeFile(path.join(workbench.dataDir, 'settings.json'), '{ "approvals": ', 'utf8');
+  await budget.fill('2500');
+  await budget.press('Enter');
+  await expect(sampling.getByTestId('setting-problem')).toContainText(
+    /Not changed: .*The settings file .*settings.json is not valid JSON/,
+  );
+  await expect(budget).toHaveValue('2500');
+  await expect(budget).toHaveAttribute('aria-invalid', 'true');
+  const listing = files.getByRole('combobox', { name: 'Approval for Files list_directory', exact: true });
+  await listing.selectOption('auto-approve');
+  const row = files
+    .getByRole('row')
+    .filter({ has: page.getByRole('combobox', { name: 'Approval for Files list_directory', exact: true }) });
+  await expect(row.getByTestId('setting-problem')).toContainText(
+    /Not changed: .*The settings file .*settings.json is not valid JSON/,
+  );
+  await expect(listing).toHaveValue('inherit');
+  // Nothing else on the page claims the change was made.
+  await expect(dialog.getByRole('alert').filter({ hasText: 'Not changed' })).toHaveCount(2);
+  await sampling.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-setting-refused`);
   }
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SERVICE_STOP_STEPS, startServices, type ServicesLifecycle } from './lifecycle';
 import { stopRunningLifecycles } from './shutdown';
+import { unconfinedWhereNoSandbox } from './testing/skip-reason';
 
 let dir: string;
 let lifecycle: ServicesLifecycle;
@@ -15,7 +16,13 @@ let exitListenersBefore: ExitListener[];
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-lifecycle-'));
   exitListenersBefore = process.listeners('exit') as ExitListener[];
-  lifecycle = startServices({ dataDir: dir, host: 'cli', version: '0.0.0-test', managedPolicyFile: null });
+  lifecycle = startServices({
+    dataDir: dir,
+    host: 'cli',
+    version: '0.0.0-test',
+    managedPolicyFile: null,
+    mcp: unconfinedWhereNoSandbox(),
+  });
 });
 
 afterEach(async () => {

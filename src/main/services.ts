@@ -270,7 +270,12 @@ export function createServices(options: ServicesOptions): Services {
   const auditReceived = createReceivedVerifier({ db, audit });
   const auditExports = createAuditExportFolder({ audit, dataDir: options.dataDir });
   let approvals: ApprovalServices;
-  const auditInsights = createAuditInsights(db, () => approvals.policy, tools);
+  const auditInsights = createAuditInsights(
+    db,
+    () => approvals.policy,
+    tools,
+    () => mcpServers.facts(),
+  );
   // `late` is filled after the approval engine is built; a timer cannot fire before this function returns.
   try {
     // Before anything is decided: a policy file that changed since the last start is a policy row (docs/user/audit-log.md).

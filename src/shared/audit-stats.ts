@@ -122,10 +122,27 @@ export const StatsBucketSchema = DecisionCountsSchema.extend({
 });
 export type StatsBucket = z.infer<typeof StatsBucketSchema>;
 
-export const ToolStatsSchema = DecisionCountsSchema.extend({ serverName: z.string(), toolName: z.string() });
+/**
+ * Set on the calls made under a server's name before the server that has it now was added, or before what it runs was
+ * accepted (its `identity.since`, docs/user/insights.md#tools-asked-about-most): they were made to what the name meant
+ * then, so they are counted apart from the current server's. The ISO time the current one's identity was recorded.
+ */
+const UntilSchema = z.string().optional();
+export const ToolStatsSchema = DecisionCountsSchema.extend({
+  serverName: z.string(),
+  toolName: z.string(),
+  until: UntilSchema,
+});
 export type ToolStats = z.infer<typeof ToolStatsSchema>;
-export const ServerStatsSchema = DecisionCountsSchema.extend({ serverName: z.string() });
+export const ServerStatsSchema = DecisionCountsSchema.extend({ serverName: z.string(), until: UntilSchema });
 export type ServerStats = z.infer<typeof ServerStatsSchema>;
+
+/** A server's name as the figures show it: "Files", or "Files (before 2026-11-20 10:00 UTC)" for an earlier one's calls. */
+export function serverLabel(entry: { serverName: string; until?: string | undefined }): string {
+  return entry.until === undefined
+    ? entry.serverName
+    : `${entry.serverName} (before ${entry.until.slice(0, 16).replace('T', ' ')} UTC)`;
+}
 
 /** A rule of the current policy and how many calls of the period it decided. */
 export const RuleStatsSchema = z.object({

@@ -28,9 +28,21 @@ export const ServerIdentitySchema = z.object({
 });
 export type ServerIdentity = z.infer<typeof ServerIdentitySchema>;
 
-/** The identity a server's settings were made for, and the one it has now, when they differ (a changed launch spec). */
-export const IdentityChangeSchema = z.object({ previous: z.string(), current: z.string() });
+/**
+ * The identity a server's settings were made for, and the one it has now, when they differ (a changed launch spec);
+ * or, with `unrecorded`, a server found in settings.json with no record of what it ran (written there outside the
+ * app, by hand, by another program or by an older version): `previous` is UNRECORDED_IDENTITY, and the person is
+ * asked once to accept what it runs (docs/user/approvals.md, "A server added outside the app").
+ */
+export const IdentityChangeSchema = z.object({
+  previous: z.string(),
+  current: z.string(),
+  unrecorded: z.literal(true).optional(),
+});
 export type IdentityChange = z.infer<typeof IdentityChangeSchema>;
+
+/** What an unrecorded server's settings were made for, in words: nothing the app knows of. */
+export const UNRECORDED_IDENTITY = 'not recorded: it was added to settings.json outside AI Workbench';
 
 /**
  * What the approval engine knows of one configured server besides its name (docs/dev/architecture.md, "Server

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { AuditStats, DecisionCounts } from '../../shared/audit-stats';
+import { serverLabel, type AuditStats, type DecisionCounts } from '../../shared/audit-stats';
 import { INSIGHT_CALL_KINDS } from '../../shared/closed-sets';
 import { act, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
@@ -98,13 +98,13 @@ export function statsTable(stats: AuditStats, by: 'decision' | 'tool' | 'server'
       if (stats.tools.length === 0) return 'No decisions in the period.';
       return table([
         header(['SERVER.TOOL', ...COUNT_COLUMNS.map(([, title]) => title)]),
-        ...stats.tools.map((tool) => [`${tool.serverName}.${tool.toolName}`, ...counts(tool)]),
+        ...stats.tools.map((tool) => [`${serverLabel(tool)}.${tool.toolName}`, ...counts(tool)]),
       ]);
     case 'server':
       if (stats.servers.length === 0) return 'No decisions in the period.';
       return table([
         header(['SERVER', ...COUNT_COLUMNS.map(([, title]) => title)]),
-        ...stats.servers.map((server) => [server.serverName, ...counts(server)]),
+        ...stats.servers.map((server) => [serverLabel(server), ...counts(server)]),
       ]);
     case 'rule': {
       const deciders = table([

@@ -49,7 +49,9 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
         if (!server.identityChanged) continue;
         context.terminal.line(
           colors.yellow(
-            `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
+            server.identityChanged.unrecorded
+              ? `${server.name} was added to settings.json outside AI Workbench; nothing given to it counts and its calls ask until you accept what it runs: workbench servers accept ${server.name}`
+              : `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
           ),
         );
       }

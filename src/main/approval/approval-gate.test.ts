@@ -240,6 +240,13 @@ describe("a server's trust: mcpServers.<name>.trusted, and only there", () => {
         expect(old.settings.migration).toMatchObject({ from: 1, to: 2 });
         expect(old.mcpServers.get('Files').trusted).toBe(true);
         expect(old.approvals.policy.view().policy.servers).toEqual({});
+        // Written before the app recorded what a server runs: its trust counts once the person accepted it
+        // (docs/user/approvals.md, "A server added outside the app").
+        expect(old.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({
+          outcome: 'ask',
+          identityChanged: { unrecorded: true },
+        });
+        old.mcpServers.edit({ name: 'Files', acceptIdentity: true });
         expect(old.approvals.gate.explain({ server: 'Files', tool: 'read_file' })).toMatchObject({
           outcome: 'allow',
           source: { kind: 'trusted-read-only' },

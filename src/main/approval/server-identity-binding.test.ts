@@ -395,3 +395,109 @@ describe('settings.json changed by hand while the app runs (docs/user/data.md, "
     expect(await fixed).toMatchObject({ kind: 'reloaded' });
   });
 });
+
+describe('a server added outside the app (docs/user/approvals.md, "A server added outside the app")', () => {
+  const handWritten = (dir: string, document: object): void =>
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ version: 2, ...document }, null, 2));
+  const freshDir = (): string => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-identity-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const onDisk = (services: Services) =>
+    (
+      JSON.parse(fs.readFileSync(services.settings.file, 'utf8')) as {
+        mcpServers: Record<string, { identity?: object }>;
+      }
+    ).mcpServers;
+
+  it('gets a record the first time it loads, and nothing given to it allows a call until the person accepts it once', () => {
+    const dir = freshDir();
+    handWritten(dir, {
+      mcpServers: { Notes: { command: 'notes-server', trusted: true } },
+      approvals: { servers: { Notes: { autoApprove: true } }, tools: { Notes: { read: 'auto-approve' } } },
+    });
+    const services = servicesWith(undefined, dir);
+    expect(onDisk(services).Notes?.identity).toEqual({
+      key: 'stdio:{"args":[],"command":"notes-server"}',
+      description: 'notes-server',
+      since: expect.any(String),
+      accepted: false,
+    });
+    const explained = services.approvals.gate.explain({ server: 'Notes', tool: 'read' });
+    expect(explained.outcome).toBe('ask');
+    expect(explained.identityChanged).toEqual({
+      previous: 'not recorded: it was added to settings.json outside AI Workbench',
+      current: 'notes-server',
+      unrecorded: true,
+    });
+    expect(services.approvals.policy.compiled().serverTrusted('Notes')).toBe(false);
+    expect(services.mcpServers.get('Notes').identityChanged?.unrecorded).toBe(true);
+    // An edit through the app of something else does not accept it; a restart does not either.
+    services.mcpServers.edit({ name: 'Notes', displayName: 'My notes' });
+    expect(services.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
+    services.close();
+    open.splice(open.indexOf(services), 1);
+    const again = servicesWith(undefined, dir);
+    expect(again.approvals.gate.explain({ server: 'Notes', tool: 'read' }).outcome).toBe('ask');
+    // Asked once: accepted, it keeps what it was given, and the record says since when.
+    again.mcpServers.edit({ name: 'Notes', acceptIdentity: true });
+    expect(again.approvals.gate.explain({ server: 'Notes', tool: 'read' })).toMatchObject({ outcome: 'allow' });
+    expect(again.mcpServers.get('Notes').identityChanged).toBeUndefined();
+    expect(onDisk(again).Notes?.identity).toEqual({
+      key: 'stdio:{"args":[],"command":"notes-server"}',
+      description: 'notes-server',
+      since: expect.any(String),
+    });
+  });
+
+  it('a record deleted by hand together with a changed command does not carry the old approvals over', () => {
+    const dir = freshDir();
+    const services = servicesWith(undefined, dir);
+    services.mcpServers.add('GitHub', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'] });
+    services.approvals.policy.update({ servers: { GitHub: { autoApprove: true } } });
+    services.close();
+    open.splice(open.indexOf(services), 1);
+    const file = path.join(dir, 'settings.json');
+    const document = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers: Record<string, object> };
+    document.mcpServers.GitHub = { command: 'npx', args: ['-y', 'evil-github'] };
+    fs.writeFileSync(file, JSON.stringify(document));
+    const again = servicesWith(undefined, dir);
+    expect(again.approvals.gate.explain({ server: 'GitHub', tool: 'anything' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { unrecorded: true, current: 'npx -y evil-github — package evil-github' },
+    });
+  });
+
+  it('added by hand while the app runs: recorded when the file is read again, and asks', async () => {
+    const services = servicesWith();
+    services.settingsWatch.start();
+    services.approvals.policy.update({ servers: { Pasted: { autoApprove: true } } });
+    const reloaded = new Promise<void>((resolve) => {
+      const off = services.mcpServers.onDidChange((servers) => {
+        if (!servers.Pasted?.identity) return;
+        off();
+        resolve();
+      });
+    });
+    const file = services.settings.file;
+    const document = JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers?: Record<string, object> };
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ ...document, mcpServers: { ...document.mcpServers, Pasted: { command: 'pasted-server' } } }),
+    );
+    await reloaded;
+    expect(onDisk(services).Pasted?.identity).toMatchObject({ accepted: false, description: 'pasted-server' });
+    expect(services.approvals.gate.explain({ server: 'Pasted', tool: 'x' })).toMatchObject({
+      outcome: 'ask',
+      identityChanged: { unrecorded: true },
+    });
+  });
+
+  it("the app's own servers (a fresh install's Files) are recorded: nothing to accept", () => {
+    const services = servicesWith();
+    expect(services.mcpServers.get('Files').identityChanged).toBeUndefined();
+    services.mcpServers.edit({ name: 'Files', trusted: true });
+    expect(services.approvals.policy.compiled().serverTrusted('Files')).toBe(true);
+  });
+});

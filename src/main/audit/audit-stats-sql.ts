@@ -30,6 +30,8 @@ export type StatsGroupRow = [
   kind: string,
   serverName: string,
   toolName: string,
+  /** 1: made under the name before the server that has it now (statsStatement's `eras`). */
+  earlier: number,
   decision: string | null,
   actor: string | null,
   source: string | null,
@@ -49,7 +51,12 @@ function offsetModifier(minutes: number): string | null {
   return minutes === 0 ? null : `${minutes > 0 ? '+' : ''}${minutes} minutes`;
 }
 
-export function statsStatement(query: AuditStatsQuery): StatsStatement {
+/**
+ * `eras`: per configured server name, when the identity of the server that has it now was recorded (ISO time, as the
+ * log writes times). A row under that name written then or before was made to what the name meant before (another
+ * server, or the same before its identity was recorded): it is counted, apart (`earlier` 1), never as the current one's.
+ */
+export function statsStatement(query: AuditStatsQuery, eras: ReadonlyMap<string, string> = new Map()): StatsStatement {
   const params: (string | number)[] = [];
   const modifier = offsetModifier(query.utcOffsetMinutes ?? 0);
   const hour = query.bucket === 'hour';
@@ -58,6 +65,11 @@ export function statsStatement(query: AuditStatsQuery): StatsStatement {
   else {
     bucket = `strftime('${hour ? '%Y-%m-%dT%H' : '%Y-%m-%d'}', a.time, ?)`;
     params.push(modifier);
+  }
+  let earlier = '0';
+  if (eras.size > 0) {
+    earlier = `CASE a.server_name ${[...eras].map(() => 'WHEN ? THEN a.time <= ?').join(' ')} ELSE 0 END`;
+    for (const [name, since] of eras) params.push(name, since);
   }
   const where = ['a.time >= ?', 'a.time < ?', `a.tool_name <> '${NOT_A_DECISION_TOOL}'`];
   params.push(new Date(query.from).toISOString(), new Date(query.to).toISOString());
@@ -79,17 +91,17 @@ export function statsStatement(query: AuditStatsQuery): StatsStatement {
   }
   const waitCase = `CASE ${WAIT_BOUNDS_MS.map((bound, index) => `WHEN wait < ${bound} THEN ${index}`).join(' ')} ELSE ${WAIT_BOUNDS_MS.length} END`;
   // The wait: from when the call started waiting (pending_requests, kept once decided) to its decision row.
-  const sql = `SELECT bucket, kind, server_name, tool_name, decision, actor, source, CASE WHEN wait IS NULL THEN NULL ELSE ${waitCase} END AS wait_bucket,
+  const sql = `SELECT bucket, kind, server_name, tool_name, earlier, decision, actor, source, CASE WHEN wait IS NULL THEN NULL ELSE ${waitCase} END AS wait_bucket,
   count(*), sum(wait), max(wait)
 FROM (
-  SELECT ${bucket} AS bucket, a.kind, a.server_name, a.tool_name, a.decision, a.actor,
+  SELECT ${bucket} AS bucket, a.kind, a.server_name, a.tool_name, ${earlier} AS earlier, a.decision, a.actor,
     CASE WHEN a.actor IN ('policy', 'system') THEN a.decided_by END AS source,
     max(0, (julianday(a.time) - 2440587.5) * 86400000.0 - p.created_at) AS wait
   FROM audit_log a
   LEFT JOIN pending_requests p ON a.actor IN ('user', 'cli', 'system') AND a.kind = 'decision' AND coalesce(p.chat_id, '') = a.chat_id AND p.request_id = a.tool_call_id
   WHERE ${where.join(' AND ')}
 )
-GROUP BY bucket, kind, server_name, tool_name, decision, actor, source, wait_bucket`;
+GROUP BY bucket, kind, server_name, tool_name, earlier, decision, actor, source, wait_bucket`;
   return { sql, params };
 }
 

@@ -29,14 +29,19 @@ const TOP = 15;
 export type AuditStatsReader = (
   query: AuditStatsQuery,
   rules: readonly RuleDescriptor[],
-  options?: { allTools?: boolean },
+  options?: {
+    allTools?: boolean;
+    /** Per configured server, when its current identity was recorded (audit-stats-sql.ts `statsStatement`). */
+    eras?: ReadonlyMap<string, string>;
+  },
 ) => AuditStats;
 
 export function createAuditStats(db: BetterSqlite3.Database): AuditStatsReader {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const head = db.prepare('SELECT coalesce(max(sequence), 0) FROM audit_log').pluck();
   return (query, rules, options = {}) => {
-    const { sql, params } = statsStatement(query);
+    const eras = options.eras ?? new Map<string, string>();
+    const { sql, params } = statsStatement(query, eras);
     let statement = statements.get(sql);
     if (!statement) {
       statement = db.prepare(sql).raw();
@@ -50,6 +55,7 @@ export function createAuditStats(db: BetterSqlite3.Database): AuditStatsReader {
         rules,
         head.get() as number,
         options.allTools === true ? Infinity : TOP,
+        eras,
       ),
     )();
   };
@@ -164,6 +170,7 @@ function rollUp(
   ruleList: readonly RuleDescriptor[],
   headSequence: number,
   top: number,
+  eras: ReadonlyMap<string, string>,
 ): AuditStats {
   const totals = emptyCounts();
   const keys = bucketKeys(query);
@@ -181,18 +188,35 @@ function rollUp(
   let waitSum = 0;
   let waitMax: number | null = null;
 
-  for (const [bucket, kind, serverName, toolName, decision, actor, source, waitBucket, count, sum, max] of rows) {
+  for (const [
+    bucket,
+    kind,
+    serverName,
+    toolName,
+    earlier,
+    decision,
+    actor,
+    source,
+    waitBucket,
+    count,
+    sum,
+    max,
+  ] of rows) {
     const name = countOf(decision, actor);
     if (name === null) continue;
     add(totals, name, count);
     const slot = timeline.get(bucket);
     if (slot) add(slot, name, count);
-    const toolKey = `${serverName}\u0000${toolName}`;
+    // Calls made under the name before the server that has it now: apart, marked with when that server came.
+    const until = earlier === 1 ? eras.get(serverName) : undefined;
+    const era = until === undefined ? {} : { until };
+    const toolKey = `${serverName}\u0000${toolName}\u0000${until ?? ''}`;
     let tool = tools.get(toolKey);
-    if (!tool) tools.set(toolKey, (tool = { serverName, toolName, ...emptyCounts() }));
+    if (!tool) tools.set(toolKey, (tool = { serverName, toolName, ...era, ...emptyCounts() }));
     add(tool, name, count);
-    let server = servers.get(serverName);
-    if (!server) servers.set(serverName, (server = { serverName, ...emptyCounts() }));
+    const serverKey = `${serverName}\u0000${until ?? ''}`;
+    let server = servers.get(serverKey);
+    if (!server) servers.set(serverKey, (server = { serverName, ...era, ...emptyCounts() }));
     add(server, name, count);
     if (source !== null && (name === 'allowedByPolicy' || name === 'deniedByPolicy')) {
       const decider = classifyDecider(source, kind, actor);

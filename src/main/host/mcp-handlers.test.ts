@@ -10,6 +10,7 @@ import type { Envelope } from '../../shared/errors';
 import type { McpServerView, McpTool } from '../../shared/mcp';
 import { FIXTURE_SERVER } from '../mcp/test-fixtures/harness';
 import { createServices, type Services } from '../services';
+import { unconfinedWhereNoSandbox } from '../testing/skip-reason';
 import { createDispatcher, type Dispatch } from './dispatcher';
 import { createHandlers } from './handlers';
 
@@ -28,7 +29,7 @@ beforeEach(() => {
     dataDir: dir,
     host: 'browser',
     version: '0.0.0-test',
-    mcp: { restart: { initialDelayMs: 20, maxDelayMs: 100 } },
+    mcp: { restart: { initialDelayMs: 20, maxDelayMs: 100 }, ...unconfinedWhereNoSandbox() },
   });
   const handlers = createDispatcher(createHandlers(services), (error) => {
     throw error;

@@ -9,7 +9,9 @@
  * before, no deny rule in force matching it and the server's sampling not set to deny; its answer reached the server
  * only once allowed; 7. what a person typed into a server's elicitation form reached the server only with the person's
  * accept row for exactly that content committed before, and never when a deny rule on the server's elicitation was in
- * force.
+ * force; 8. the contained probe server read a file only while the audit log granted it (widened through the engine,
+ * by an allow decision of its widening request), and every grant in force was so allowed (testing/invariant-sandbox.ts;
+ * only where a sandbox runs).
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
@@ -20,12 +22,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyExplanation } from '../../shared/approval';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
+import { sandboxAvailability } from '../mcp/sandbox/bwrap';
 import { COMMANDS, PATHS, ruleDraft, samplingNonce, TOOLS, USER_RULES } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import {
   invariantCommands,
   managedPolicyArb,
   newInvariantModel,
+  sandboxPlanArb,
+  SandboxChange,
   type InvariantWorld,
 } from './testing/invariant-commands';
 import {
@@ -113,7 +118,7 @@ describe('the catalogue of the invariant test', () => {
 describe('the trust invariant', () => {
   it(
     `holds over ${RUNS} random sequences of up to ${STEPS} steps (seed ${SEED})`,
-    { timeout: Math.max(120_000, RUNS * 2_000) },
+    { timeout: Math.max(120_000, RUNS * 3_000) },
     async () => {
       const tally = emptyTally();
       let sequences = 0;
@@ -124,7 +129,8 @@ describe('the trust invariant', () => {
           fc.asyncProperty(
             managedPolicyArb,
             invariantCommands(STEPS, [acceptSuggestionArb]),
-            async (managed, commands) => {
+            sandboxPlanArb,
+            async (managed, commands, sandboxPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers,
@@ -143,6 +149,13 @@ describe('the trust invariant', () => {
                   await vi.advanceTimersByTimeAsync(ms);
                 },
                 nextRuleId: 1,
+              };
+              // The sandbox steps planned apart, each before the command at its position (sandboxPlanArb).
+              let position = 0;
+              world.between = async (state) => {
+                for (const planned of sandboxPlan)
+                  if (planned.at === position) await new SandboxChange(planned.step).run(state, world);
+                position += 1;
               };
               try {
                 await checkInvariants(harness, world.checks);
@@ -205,6 +218,12 @@ describe('the trust invariant', () => {
       expect(tally.suggestionsAccepted).toBeGreaterThan(0);
       // …and one refused because a deny rule caught one of the calls it would allow.
       expect(tally.suggestionsRefused).toBeGreaterThan(0);
+      // The contained probe's profile widened (allowed and denied) and narrowed through the engine, and read.
+      if (sandboxAvailability().available && RUNS >= 50) {
+        expect(tally.sandbox.allowed).toBeGreaterThan(0);
+        expect(tally.sandbox.denied).toBeGreaterThan(0);
+        expect(tally.sandbox.reads).toBeGreaterThan(0);
+      }
     },
   );
 });

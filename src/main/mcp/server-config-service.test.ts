@@ -188,7 +188,18 @@ describe('the mcpServers settings', () => {
     );
     config = open();
     expect(config.adoptPlaintextSecrets()).toEqual(['pasted']);
-    expect(onDisk().mcpServers?.pasted).toEqual({ command: 'node', env: { KEY: SECRET_PLACEHOLDER }, custom: 'kept' });
+    // Found without a record of what it runs, it got one as it loaded: not accepted (docs/user/approvals.md).
+    expect(onDisk().mcpServers?.pasted).toEqual({
+      command: 'node',
+      env: { KEY: SECRET_PLACEHOLDER },
+      custom: 'kept',
+      identity: {
+        key: 'stdio:{"args":[],"command":"node"}',
+        description: 'node',
+        since: expect.any(String),
+        accepted: false,
+      },
+    });
     expect(config.launchConfig('pasted')).toMatchObject({ env: { KEY: 'pasted-secret' } });
     expect(config.adoptPlaintextSecrets()).toEqual([]);
   });

@@ -19,7 +19,13 @@ import type { SettingsSection, SettingsStore } from '../settings/settings-store'
 import { parseImportFile, uniqueName, type ImportCandidate, type ParsedImport } from './config-import';
 import { importLocation, type LocationEnvironment } from './import-locations';
 import { SandboxSettingsSchema, type SandboxSettings } from './sandbox/profile';
-import type { ServerFacts, ServerFactsByName, ServerIdentity } from '../../shared/server-identity';
+import {
+  UNRECORDED_IDENTITY,
+  type IdentityChange,
+  type ServerFacts,
+  type ServerFactsByName,
+  type ServerIdentity,
+} from '../../shared/server-identity';
 import { serverIdentity } from './server-identity';
 import { defaultMcpServers } from '../settings/default-servers';
 import {
@@ -137,11 +143,44 @@ export function createMcpServerConfigService({
   dataDir,
   locations,
 }: McpServerConfigDependencies): McpServerConfigService {
+  // A fresh install's servers are the app's own: what they run is recorded, as for a server added through the app.
+  const defaults = Object.fromEntries(
+    Object.entries(defaultMcpServers(dataDir)).map(([name, server]) => [
+      name,
+      { ...server, identity: recordOf(server) },
+    ]),
+  );
   const section: SettingsSection<McpServersSettings> = settings.section(
     MCP_SETTINGS_SECTION,
     McpServersSettingsSchema,
-    defaultMcpServers(dataDir),
+    defaults,
   );
+  /**
+   * An entry found without a record of what it runs (written outside the app: docs/user/approvals.md, "A server added
+   * outside the app") gets one the first time it loads: what it runs then, marked not accepted. When the file cannot
+   * be written, it stays without: an entry without a record is not accepted either.
+   */
+  const recordUnrecorded = (): void => {
+    if (Object.values(section.get()).every((server) => server.identity)) return;
+    const since = new Date().toISOString();
+    try {
+      section.update((servers) =>
+        Object.fromEntries(
+          Object.entries(servers).map(([name, server]) => [
+            name,
+            server.identity
+              ? server
+              : { ...server, identity: { ...recordOf(server), since, accepted: false as const } },
+          ]),
+        ),
+      );
+    } catch {
+      // Read-only or unreadable now: the entry is treated as not accepted all the same, and recorded at a later load.
+    }
+  };
+  recordUnrecorded();
+  // settings.json read again while the app runs (settings-watch.ts): after the listeners of this change.
+  section.onDidChange(() => queueMicrotask(recordUnrecorded));
 
   const find = (name: string): [string, ServerSettings] | undefined => {
     const servers = section.get();
@@ -449,12 +488,10 @@ function identityAfterEdit(
     );
     next.formerNames = former;
   }
-  const now = serverIdentity(server);
-  const then = server.identity ?? serverIdentity(before);
-  // The identity its settings were made for stays through every edit, until the person accepts what it runs now.
-  const made = change.acceptIdentity ? now : then;
-  const since = change.acceptIdentity ? new Date().toISOString() : server.identity?.since;
-  next.identity = { key: made.key, description: made.description, ...(since ? { since } : {}) };
+  // The identity its settings were made for stays through every edit, until the person accepts what it runs now; an
+  // entry that had no record gets one, still not accepted.
+  if (change.acceptIdentity) next.identity = { ...recordOf(server), since: new Date().toISOString() };
+  else next.identity = server.identity ?? { ...recordOf(before), since: new Date().toISOString(), accepted: false };
   return next;
 }
 
@@ -463,26 +500,35 @@ function identityAfterEdit(
  * in settings.json while the app is closed — reads as a changed launch spec (docs/user/approvals.md).
  */
 function withIdentity(server: ServerSettings): ServerSettings {
+  return { ...server, identity: { ...recordOf(server), since: new Date().toISOString() } };
+}
+
+/** What settings.json records of what a server runs. */
+function recordOf(server: ServerSettings): { key: string; description: string } {
   const { key, description } = serverIdentity(server);
-  return { ...server, identity: { key, description, since: new Date().toISOString() } };
+  return { key, description };
 }
 
 const MAX_FORMER_NAMES = 16;
 
 /**
  * What the approval engine knows of a server. An entry records the identity its settings were made for when it was
- * added, imported or accepted; one without it (written into settings.json by hand) was made for what it runs.
+ * added, imported or accepted; one without that record, or with one not accepted (found in settings.json, written
+ * outside the app), was made for nothing the person accepted: what is given to it waits (docs/user/approvals.md).
  */
 export function factsOf(server: ServerSettings): ServerFacts {
   const identity = serverIdentity(server);
-  const changed =
-    server.identity && server.identity.key !== identity.key
-      ? { previous: server.identity.description, current: identity.description }
-      : undefined;
+  const recorded = server.identity;
+  const changed: IdentityChange | undefined =
+    !recorded || recorded.accepted === false
+      ? { previous: UNRECORDED_IDENTITY, current: identity.description, unrecorded: true }
+      : recorded.key !== identity.key
+        ? { previous: recorded.description, current: identity.description }
+        : undefined;
   return {
     identity,
     ...(changed ? { identityChanged: changed } : {}),
-    ...(server.identity?.since ? { identitySince: server.identity.since } : {}),
+    ...(recorded?.since && recorded.accepted !== false ? { identitySince: recorded.since } : {}),
     formerNames: server.formerNames ?? [],
   };
 }

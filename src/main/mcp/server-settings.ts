@@ -27,11 +27,21 @@ const OptionsShape = {
   /**
    * What the server ran when its settings, grants and rules were made (docs/user/approvals.md, "A server's
    * identity"): written when the server is added or imported and when the person accepts what it runs, kept by every
-   * other edit, so a command changed by an edit or by hand in settings.json differs from it. Absent (an entry written
-   * by hand), they were made for what it runs. Until the person accepts what it runs now, none of them allows its calls.
+   * other edit, so a command changed by an edit or by hand in settings.json differs from it. Until the person accepts
+   * what it runs now, none of them allows its calls.
    * `since` is when it was recorded (ISO time): suggestions rest only on calls made since (docs/user/insights.md).
+   * `accepted: false`: the app found the entry without a record (docs/user/approvals.md, "A server added outside the
+   * app") and recorded what it ran then; like an entry with no record at all, nothing given to it counts until the
+   * person accepts what it runs.
    */
-  identity: z.object({ key: z.string(), description: z.string(), since: z.string().optional() }).optional(),
+  identity: z
+    .object({
+      key: z.string(),
+      description: z.string(),
+      since: z.string().optional(),
+      accepted: z.literal(false).optional(),
+    })
+    .optional(),
   /** The names it had before a rename: an organisation's rule by name follows it (docs/user/organisation-policy.md). */
   formerNames: z.array(z.string()).optional(),
 };

@@ -1,4 +1,6 @@
+import type { ManagedSandbox } from '../../shared/approval';
 import { sandboxAvailability } from '../mcp/sandbox/bwrap';
+import { NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
 
 /**
  * The title of a test or suite that may be skipped on this machine: when `skipped`, it says why — "(SKIPPED: …)" —
@@ -19,4 +21,15 @@ export function needsSandbox(title: string): { skipped: boolean; title: string }
   return availability.available
     ? { skipped: false, title }
     : { skipped: true, title: titleUnless(title, true, availability.reason) };
+}
+
+/**
+ * Host options for a test that needs servers running but is not about the sandbox (docs/user/sandbox.md#organisation):
+ * where no sandbox can run, servers start unconfined, as an organisation's `allowUnconfined` would let them; where
+ * one runs, nothing changes. Tests of the sandbox itself use `needsSandbox` instead.
+ */
+export function unconfinedWhereNoSandbox(): { sandbox?: { limits: ManagedSandbox } } {
+  return sandboxAvailability().available
+    ? {}
+    : { sandbox: { limits: { ...NO_SANDBOX_LIMITS, allowUnconfined: true } } };
 }

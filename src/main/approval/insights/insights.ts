@@ -12,6 +12,7 @@ import type { CompiledPolicy } from '../policy/compiled-policy';
 import { reasons, ruleName } from '../policy/decision-reasons';
 import { checkRemember, rememberWords } from '../policy/remember';
 import { compileRule, type CompiledRule } from '../policy/rule-compiler';
+import { NO_SERVER_FACTS, type ServerFactsByName } from '../../../shared/server-identity';
 import type { ToolCatalog } from '../tool-catalog';
 import { createSuggestionReader } from './suggestions';
 
@@ -34,9 +35,11 @@ export function createAuditInsights(
   db: BetterSqlite3.Database,
   policy: () => PolicyService,
   tools: ToolCatalog,
+  servers: () => ServerFactsByName = () => NO_SERVER_FACTS,
   now: () => number = Date.now,
 ): AuditInsights {
-  const stats = createAuditStats(db);
+  const read = createAuditStats(db);
+  const stats: typeof read = (query, rules, options = {}) => read(query, rules, { ...options, eras: eras(servers()) });
   const readSuggestions = createSuggestionReader(db);
   const suggestions = (days = DEFAULT_DAYS): AuditSuggestions => {
     const to = now();
@@ -100,6 +103,21 @@ export function createAuditInsights(
       return { ruleId, change: words.change, undo: words.undo };
     },
   };
+}
+
+/**
+ * When each configured server's current identity was recorded, as the log writes times: the calls made under its name
+ * until then count apart (docs/user/insights.md). An entry without it (written by hand, or before this was recorded)
+ * has every call of its name; one whose time is not a time has none of the earlier calls as its own.
+ */
+export function eras(facts: ServerFactsByName): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [name, server] of facts) {
+    if (server.identitySince === undefined) continue;
+    const time = Date.parse(server.identitySince);
+    found.set(name, Number.isNaN(time) ? '9999-12-31T23:59:59.999Z' : new Date(time).toISOString());
+  }
+  return found;
 }
 
 /** The rules of the current policy, numbered as compilePolicy numbers them (the organisation's first, then the person's from 1), with the texts each writes. */

@@ -86,7 +86,8 @@ export function createSuggestionReader(db: BetterSqlite3.Database) {
     const suggestions: Suggestion[] = [];
     const period = `${days} day${days === 1 ? '' : 's'}`;
     for (const tool of stats.tools) {
-      if (tool.allowedByYou < MIN_ALLOWED || tool.deniedByYou > 0) continue;
+      // The calls made under the name before the server that has it now are no evidence for it.
+      if (tool.until !== undefined || tool.allowedByYou < MIN_ALLOWED || tool.deniedByYou > 0) continue;
       // A server that runs something else than its settings were made for: its allow rules do not count, and the calls
       // seen were made to what it ran then.
       if (policy.identityChange(tool.serverName) !== undefined) continue;

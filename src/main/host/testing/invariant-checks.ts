@@ -57,7 +57,7 @@ function tallyServerRequests(harness: Harness, rows: readonly AuditEntry[], stat
   }
 }
 
-class InvariantError extends Error {
+export class InvariantError extends Error {
   constructor(invariant: string, detail: string) {
     super(`${invariant}: ${detail}`);
     this.name = 'InvariantError';
@@ -305,6 +305,8 @@ function checkRowsApplied(
     if (row.kind !== 'decision') continue;
     // A view's requests have no approval message: checkAppRows holds them to the answers the person gave.
     if (row.toolCallId.startsWith(APP_CALL_PREFIX)) continue;
+    // A sandbox widening's decision and a block are not a tool call's: check (8) holds them to their grants.
+    if (row.toolName.startsWith('sandbox/')) continue;
     const where = `row ${row.sequence} (${row.decision} by ${row.actor}: ${row.decidedBy}) for ${row.serverName}.${row.toolName} ${row.toolCallId}`;
     if (row.actor === 'user') {
       const answer = answers.get(row.toolCallId);
@@ -443,6 +445,12 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
   checkRowsApplied(rows, chats, (args) => harness.argsHash(args));
   checkAppRows(harness, rows);
+  // (8) the contained probe read a file only while the audit log granted it, and every grant in force was allowed.
+  try {
+    await harness.sandboxProbe?.check();
+  } catch (error) {
+    throw new InvariantError('a sandbox access or grant that was not allowed', (error as Error).message);
+  }
   // (4) the log verifies.
   const verified = await harness.ok('audit.verify');
   if (!verified.ok)

@@ -4,6 +4,8 @@
  * well-formed approval must be applied, a malformed one refused); every step then lets the chats settle and checks
  * every invariant (invariant-checks.ts).
  */
+import { sandboxAvailability } from '../../mcp/sandbox/bwrap';
+import { sandboxStepArb, type SandboxStep } from './invariant-sandbox';
 import fc from 'fast-check';
 import type {
   ChatApprovalMode,
@@ -36,6 +38,8 @@ export interface InvariantWorld {
   advanceTime(ms: number): Promise<void>;
   /** Made-up rule ids stay unique within a run. */
   nextRuleId: number;
+  /** Runs the steps planned apart from the commands that fall before this one (sandboxPlanArb). */
+  between?: (model: InvariantModel) => Promise<void>;
 }
 
 /**
@@ -55,6 +59,8 @@ export abstract class Step implements Command {
     return true;
   }
   async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
+    // The sandbox steps planned apart from the commands run between them (sandboxPlanArb).
+    if (!(this instanceof SandboxChange)) await world.between?.(model);
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
     if (process.env['INVARIANT_DEBUG'] === '2') process.stderr.write(`step ${this.toString()}\n`);
@@ -454,6 +460,23 @@ class Reconnect extends Step {
   }
   toString(): string {
     return `reconnect(${this.server})`;
+  }
+}
+
+/**
+ * A step on the contained probe's sandbox profile, through the engine (invariant-sandbox.ts): a widening request
+ * allowed, denied or left waiting, a narrowing, or a read. The probe is added to the run's services on the first.
+ */
+export class SandboxChange extends Step {
+  constructor(readonly change: Exclude<SandboxStep, { kind: 'lock' }>) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const probe = await world.harness.sandbox();
+    await probe.step(this.change);
+  }
+  toString(): string {
+    return `sandbox ${JSON.stringify(this.change)}`;
   }
 }
 
@@ -911,3 +934,30 @@ export function invariantCommands(
     { maxCommands, size: 'max' },
   );
 }
+
+/**
+ * Sandbox steps planned apart from the commands, so that adding them leaves every other step of a seed as it was:
+ * each runs before the command at its position (only where a sandbox runs: unconfined, the probe reads anything).
+ */
+export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<SandboxStep, { kind: 'lock' }> }[]> =
+  sandboxAvailability().available
+    ? fc.array(
+        fc.record({
+          at: fc.nat({ max: 13 }),
+          step: sandboxStepArb(2).filter(
+            (step): step is Exclude<SandboxStep, { kind: 'lock' }> => step.kind !== 'lock',
+          ),
+        }),
+        { maxLength: 4 },
+      )
+    : fc.constant([]);
+
+/**
+ * The steps above, one at a time, for a sequence written out by hand (a mutant test: trust-invariant-mutants.test.ts).
+ * Each runs as in a random sequence: it acts, waits for the chats to settle, and checks the invariant.
+ */
+export const invariantSteps = {
+  send: (chat: number, plan: Plan): Command => new SendMessage(chat, plan, null, false),
+  approve: (chat: number, picks: readonly AnswerPick[]): Command => new Approve(chat, picks, 'none'),
+  server: (change: Lifecycle): Command => new ServerLifecycle(change),
+};

@@ -19,6 +19,10 @@ import { createServices, type Services } from '../../services';
 import { createDispatcher, type Dispatch } from '../dispatcher';
 import { createHandlers } from '../handlers';
 import { ruleOfId, SERVER_NAMES, type CallArguments } from './invariant-catalogue';
+import { addSandboxProbe, probeFiles, type SandboxProbe, type SandboxTally } from './invariant-sandbox';
+
+/** Files the contained probe reads, each in a folder of its own. */
+const PROBE_FILES = 2;
 
 /** A call one of the servers ran. */
 export interface RecordedRun {
@@ -114,9 +118,12 @@ export interface Tally {
   suggestionsMade: number;
   suggestionsAccepted: number;
   suggestionsRefused: number;
+  /** The contained probe's widenings and narrowings through the engine, and its reads (invariant-sandbox.ts). */
+  sandbox: SandboxTally;
 }
 
 export const emptyTally = (): Tally => ({
+  sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
   userMessages: 0,
   approvalsApplied: 0,
@@ -220,6 +227,10 @@ export interface Harness {
   samplingSetting(): string;
   /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
   settle(): Promise<void>;
+  /** The contained probe server, added to this run's services on its first sandbox step (invariant-sandbox.ts). */
+  sandbox(): Promise<SandboxProbe>;
+  /** The probe once added: its check runs after every step from then on. */
+  readonly sandboxProbe: SandboxProbe | undefined;
   /**
    * Stops the services as a host does, and starts them again on the same folder, with this managed policy when
    * given; with `waitForServers` false it returns while the servers start.
@@ -475,6 +486,26 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       harness.noteView(await ok('policy.get'));
     },
     internalErrors,
+    sandboxProbe: undefined,
+    async sandbox() {
+      if (harness.sandboxProbe) return harness.sandboxProbe;
+      const files = probeFiles(path.join(dir, 'probe'), PROBE_FILES);
+      const probe = await addSandboxProbe({
+        services: () => services,
+        call: async (method, input) => {
+          const envelope = await dispatch(method, input);
+          return envelope.ok
+            ? { ok: true, value: envelope.value as never }
+            : { ok: false, code: envelope.error.code, message: envelope.error.message };
+        },
+        files,
+        log,
+        tally: options.tally.sandbox,
+        locked: () => managed?.sandbox?.lockProfiles ?? false,
+      });
+      (harness as { sandboxProbe: SandboxProbe | undefined }).sandboxProbe = probe;
+      return probe;
+    },
     async dispose() {
       // A server's request decided while the services stop (allowed before, it still reaches the model) belongs to
       // this run, which is no longer checked: it is noted, and only what comes after this run's end is an error.

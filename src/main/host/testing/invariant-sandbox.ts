@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
 import type { AuditEntry } from '../../../shared/audit';
@@ -54,12 +55,7 @@ export interface SandboxWorld {
 export async function createSandboxWorld(fileCount: number): Promise<SandboxWorld> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-sandbox-invariant-'));
   const dataDir = path.join(dir, 'data');
-  const files = Array.from({ length: fileCount }, (_, index) => {
-    const file = path.join(dir, `folder-${index}`, 'data.txt');
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `file ${index}`);
-    return file;
-  });
+  const files = probeFiles(dir, fileCount);
   const log: string[] = [];
   const tally = { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 };
   let locked = false;
@@ -75,49 +71,116 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
     return { services: opened, dispatch: createDispatcher(createHandlers(opened), () => {}) };
   };
   let { services, dispatch } = open();
-  const call = async <M extends MethodName>(
-    method: M,
-    input?: MethodInput<M>,
-  ): Promise<{ ok: true; value: MethodOutput<M> } | { ok: false; code: string; message: string }> => {
+  const call: SandboxCall = async (method, input) => {
     const envelope = await dispatch(method, input);
     return envelope.ok
-      ? { ok: true, value: envelope.value as MethodOutput<M> }
+      ? { ok: true, value: envelope.value as never }
       : { ok: false, code: envelope.error.code, message: envelope.error.message };
   };
-  const probeStatus = () => services.mcp.list().find((server) => server.name === PROBE)?.status;
-  /** Waits until the probe runs a process started after `after` (a change of its profile restarts it). */
+  for (const server of services.mcp.list()) services.mcpServers.remove(server.name);
+  services.mcp.start();
+  const probe = await addSandboxProbe({ services: () => services, call, files, log, tally, locked: () => locked });
+
+  const world: SandboxWorld = {
+    files,
+    log,
+    tally,
+    async step(step) {
+      if (step.kind !== 'lock') return probe.step(step);
+      log.push(JSON.stringify(step));
+      if (locked === step.locked) return;
+      locked = step.locked;
+      await services.conversations.dispose();
+      await services.mcp.stop();
+      services.close();
+      ({ services, dispatch } = open());
+      services.mcp.start();
+      await probe.ready();
+    },
+    check: () => probe.check(),
+    async dispose() {
+      await services.conversations.dispose();
+      await services.mcp.stop();
+      services.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return world;
+}
+
+/** The contract as a step sees it: a method's value, or its error's code and message. */
+export type SandboxCall = <M extends MethodName>(
+  method: M,
+  input?: MethodInput<M>,
+) => Promise<{ ok: true; value: MethodOutput<M> } | { ok: false; code: string; message: string }>;
+
+export type SandboxTally = { reads: number; allowed: number; denied: number; refused: number; narrowed: number };
+
+/** The contained probe server in some services, and the sandbox steps and checks over it. */
+export interface SandboxProbe {
+  readonly files: readonly string[];
+  /** A widening (allowed, denied or left waiting), a narrowing or a read, through the contract. */
+  step(step: Exclude<SandboxStep, { kind: 'lock' }>): Promise<void>;
+  /**
+   * The grants in force are exactly those the audit log's sandbox policy rows add up to, each made by an allow
+   * decision of its widening request in the same transaction; every read succeeded exactly when the audit log granted
+   * its file at that moment; `audit verify` is OK.
+   */
+  check(): Promise<void>;
+  /** Waits until the probe runs a process other than `previousPid` (a change of its profile restarts it). */
+  ready(previousPid?: number): Promise<void>;
+}
+
+/**
+ * Adds the probe server (contained: it reads `files`, each in a folder of its own) to the services and waits until it
+ * is ready. Waits use node:timers/promises, which a test's fake timers leave alone.
+ */
+export async function addSandboxProbe(deps: {
+  services: () => Services;
+  call: SandboxCall;
+  files: readonly string[];
+  log: string[];
+  tally: SandboxTally;
+  locked: () => boolean;
+}): Promise<SandboxProbe> {
+  const { call, files, log, tally } = deps;
+  const probeStatus = () =>
+    deps
+      .services()
+      .mcp.list()
+      .find((server) => server.name === PROBE)?.status;
   const ready = async (previousPid?: number): Promise<void> => {
     for (let turn = 0; turn < 600; turn++) {
       const status = probeStatus();
-      const listed = services.mcp.tools().some((tool) => tool.serverName === PROBE && tool.name === 'probe');
+      const listed = deps
+        .services()
+        .mcp.tools()
+        .some((tool) => tool.serverName === PROBE && tool.name === 'probe');
       if (status?.state === 'ready' && listed && status.pid !== undefined && status.pid !== previousPid) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     throw new Error(`${PROBE} did not become ready: ${JSON.stringify(probeStatus())}`);
   };
-
-  for (const server of services.mcp.list()) services.mcpServers.remove(server.name);
-  services.mcpServers.add(PROBE, { command: process.execPath, args: [PROBE_SERVER, JSON.stringify(files)] });
-  services.mcp.start();
+  // Added to running services: the host starts it as it starts any server added while it runs.
+  deps.services().mcpServers.add(PROBE, { command: process.execPath, args: [PROBE_SERVER, JSON.stringify(files)] });
   await ready();
 
   /** The probe's call; a process that has just started may not have listed its tools yet, and is asked again. */
   const probe = async (): Promise<Awaited<ReturnType<Services['mcp']['callTool']>>> => {
     for (let turn = 0; ; turn++) {
       try {
-        return await services.mcp.callTool({ serverName: PROBE, toolName: 'probe', args: {} });
+        return await deps.services().mcp.callTool({ serverName: PROBE, toolName: 'probe', args: {} });
       } catch (error) {
         if ((error as { code?: string }).code !== 'unavailable' || turn === 200) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(50);
       }
     }
   };
-
   /** What the audit log says is granted now: its sandbox policy rows for the probe, replayed in order. */
   const grantedByAudit = (): { granted: Set<string>; problems: string[] } => {
     const entries: AuditEntry[] = [];
     for (let cursor: string | undefined; ;) {
-      const page = services.audit.query({ serverName: PROBE, limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = deps.services().audit.query({ serverName: PROBE, limit: 1000, ...(cursor ? { cursor } : {}) });
       entries.push(...page.entries);
       if (!page.nextCursor) break;
       cursor = page.nextCursor;
@@ -147,10 +210,9 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
   };
   const reads: { file: string; outcome: string; granted: boolean; step: string }[] = [];
 
-  const world: SandboxWorld = {
+  return {
     files,
-    log,
-    tally,
+    ready,
     async step(step) {
       const label = JSON.stringify(step);
       log.push(label);
@@ -163,17 +225,6 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
           log.push(`  read ${path.basename(path.dirname(file))}: ${outcome[file]}`);
         }
         tally.reads += 1;
-        return;
-      }
-      if (step.kind === 'lock') {
-        if (locked === step.locked) return;
-        locked = step.locked;
-        await services.conversations.dispose();
-        await services.mcp.stop();
-        services.close();
-        ({ services, dispatch } = open());
-        services.mcp.start();
-        await ready();
         return;
       }
       const file = files[step.file] as string;
@@ -194,7 +245,8 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
       if (!request.ok) {
         log.push(`  request refused: ${request.code}`);
         tally.refused += 1;
-        if (!locked) throw new Error(`a widening request was refused while nothing forbids it: ${request.message}`);
+        if (!deps.locked())
+          throw new Error(`a widening request was refused while nothing forbids it: ${request.message}`);
         return;
       }
       if (step.decision === 'leave') return;
@@ -231,15 +283,18 @@ export async function createSandboxWorld(fileCount: number): Promise<SandboxWorl
         if (read.outcome !== 'ok' && read.granted)
           throw new Error(`${read.file} was granted but its read failed with ${read.outcome} (${read.step})`);
       }
-      const audit = await services.audit.verify();
+      const audit = await deps.services().audit.verify();
       if (!audit.ok) throw new Error(`audit verify failed: ${JSON.stringify(audit)}`);
     },
-    async dispose() {
-      await services.conversations.dispose();
-      await services.mcp.stop();
-      services.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
   };
-  return world;
+}
+
+/** `count` files, each in a folder of its own under `dir`, for the probe to read. */
+export function probeFiles(dir: string, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => {
+    const file = path.join(dir, `folder-${index}`, 'data.txt');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `file ${index}`);
+    return file;
+  });
 }

@@ -10,6 +10,7 @@ import { openSettingsStore, SETTINGS_FILE_NAME } from '../../settings/settings-s
 import { createMcpHost, type McpHost, type McpHostDependencies, type McpHostOptions } from '../mcp-host';
 import { OPEN_DOOR } from '../call-door';
 import { createMcpServerConfigService, type McpServerConfigService } from '../server-config-service';
+import { unconfinedWhereNoSandbox } from '../../testing/skip-reason';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./misbehaving-server.ts', import.meta.url));
 export const HOSTILE_SERVER = fileURLToPath(new URL('./hostile-server.ts', import.meta.url));
@@ -86,6 +87,9 @@ export function createTestHost(
       restart: FAST_RESTART,
       initializeTimeoutMs: 10_000,
       stopGraceMs: 1000,
+      // Lifecycle is tested on every machine: where no sandbox can run, servers start unconfined as an organisation
+      // allowing it would let them (docs/user/sandbox.md#organisation). Tests of the sandbox itself use needsSandbox.
+      ...unconfinedWhereNoSandbox(),
       ...options,
     },
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.

@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { PolicyExplanation } from '../../../../shared/approval';
 import type { AuditEntry } from '../../../../shared/audit';
+import type { Chat } from '../../../../shared/chat';
 import type { McpTool } from '../../../../shared/mcp';
 import { Field, Notice, errorText } from '../common';
 
@@ -17,12 +18,15 @@ const RECENT_CALLS = 20;
 /**
  * "Test a call" (docs/user/approvals.md, "Testing your rules"): a server, tool and arguments, typed or taken from a
  * past call in the audit log, and what the policy in force would decide, with the step that decided and every step
- * looked at. It asks main's `policy.explain`, the same pipeline the calls go through; it changes nothing.
+ * looked at — in a chosen chat (its mode and grants count, and the past calls offered are that chat's) or in none.
+ * It asks main's `policy.explain`, the same pipeline the calls go through; it changes nothing.
  */
 export function RuleTester({ api }: { api: WorkbenchApi }): React.JSX.Element {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [tools, setTools] = useState<McpTool[]>([]);
   const [recent, setRecent] = useState<AuditEntry[]>([]);
+  const [chats, setChats] = useState<Chat[]>([]);
+  const [chatId, setChatId] = useState('');
   const [argsProblem, setArgsProblem] = useState<string | undefined>();
   const [result, setResult] = useState<PolicyExplanation | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -35,14 +39,26 @@ export function RuleTester({ api }: { api: WorkbenchApi }): React.JSX.Element {
       (found) => live && setTools(found.tools),
       () => undefined,
     );
-    api.audit.query({ kind: 'decision', limit: RECENT_CALLS }).then(
-      (page) => live && setRecent(uniqueCalls(page.entries)),
+    api.chat.list().then(
+      (found) => live && setChats(found.chats),
       () => undefined,
     );
     return () => {
       live = false;
     };
   }, [api]);
+
+  // The past calls offered: the chosen chat's, or every chat's.
+  useEffect(() => {
+    let live = true;
+    api.audit.query({ kind: 'decision', limit: RECENT_CALLS, ...(chatId ? { chatId } : {}) }).then(
+      (page) => live && setRecent(uniqueCalls(page.entries.filter((entry) => !chatId || entry.chatId === chatId))),
+      () => live && setRecent([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, chatId]);
 
   const set = (patch: Partial<Draft>): void => {
     setDraft((current) => ({ ...current, ...patch }));
@@ -68,6 +84,7 @@ export function RuleTester({ api }: { api: WorkbenchApi }): React.JSX.Element {
           server: draft.server.trim(),
           tool: draft.tool.trim(),
           args: args as Record<string, unknown>,
+          ...(chatId ? { chatId } : {}),
         }),
       );
     } catch (failure) {
@@ -83,6 +100,31 @@ export function RuleTester({ api }: { api: WorkbenchApi }): React.JSX.Element {
       <p className="muted small">
         What would happen to a call now, and which rule or setting decides. Nothing runs and nothing is saved.
       </p>
+      {chats.length > 0 && (
+        <Field
+          label="In the chat"
+          hint="A chat's approval mode and its “Allow for this chat” grants count; the past calls below are its own."
+        >
+          {(props) => (
+            <select
+              {...props}
+              value={chatId}
+              onChange={(event) => {
+                setChatId(event.target.value);
+                setResult(null);
+              }}
+            >
+              <option value="">No chat (its mode and grants are passed over)</option>
+              {chats.map((chat) => (
+                <option key={chat.id} value={chat.id}>
+                  {chat.title}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      {chatId !== '' && recent.length === 0 && <p className="muted small">No calls of this chat in the audit log.</p>}
       {recent.length > 0 && (
         <Field label="From a past call (optional)" hint="The audit log keeps arguments redacted where they were.">
           {(props) => (

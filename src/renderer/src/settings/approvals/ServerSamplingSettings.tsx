@@ -31,14 +31,16 @@ export function ServerSamplingSettings({
   /** Locked by the organisation: `describedBy` names the note that says so. */
   locked: boolean;
   describedBy?: string | undefined;
-  apply(change: PolicyUpdate): Promise<void>;
+  /** Resolves with why the change was refused or failed, or null once it is made. */
+  apply(change: PolicyUpdate): Promise<string | null>;
 }): React.JSX.Element {
   const budgetId = useId();
   // What is typed until it is applied (Enter or leaving the field); null shows the setting.
   const [typed, setTyped] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [choiceProblem, setChoiceProblem] = useState<string | null>(null);
   const current = budget ?? DEFAULT_SAMPLING_TOKEN_BUDGET;
-  const commit = (): void => {
+  const commit = async (): Promise<void> => {
     if (typed === null) return;
     const tokens = Number(typed);
     if (!Number.isInteger(tokens) || tokens < 0 || tokens > MAX_SAMPLING_TOKEN_BUDGET) {
@@ -46,8 +48,14 @@ export function ServerSamplingSettings({
       return;
     }
     setProblem(null);
-    setTyped(null);
-    if (tokens !== current) void apply({ servers: { [server]: { samplingTokenBudget: tokens } } });
+    if (tokens === current) {
+      setTyped(null);
+      return;
+    }
+    // What was typed stays in the field until the change is made; a refusal says why beside it.
+    const refused = await apply({ servers: { [server]: { samplingTokenBudget: tokens } } });
+    if (refused) setProblem(refused);
+    else setTyped(null);
   };
   return (
     <div className="sampling-settings" role="group" aria-label={`When ${server} asks the model`}>
@@ -58,9 +66,13 @@ export function ServerSamplingSettings({
           value={sampling ?? 'ask'}
           disabled={locked}
           aria-describedby={describedBy}
-          onChange={(event) =>
-            void apply({ servers: { [server]: { sampling: event.target.value as SamplingPolicy } } })
-          }
+          aria-invalid={choiceProblem !== null}
+          onChange={(event) => {
+            setChoiceProblem(null);
+            void apply({ servers: { [server]: { sampling: event.target.value as SamplingPolicy } } }).then(
+              setChoiceProblem,
+            );
+          }}
         >
           {SAMPLING_POLICIES.map((option) => (
             <option key={option} value={option}>
@@ -83,9 +95,9 @@ export function ServerSamplingSettings({
           aria-invalid={problem !== null}
           value={typed ?? String(current)}
           onChange={(event) => setTyped(event.target.value)}
-          onBlur={commit}
+          onBlur={() => void commit()}
           onKeyDown={(event) => {
-            if (event.key === 'Enter') commit();
+            if (event.key === 'Enter') void commit();
             if (event.key === 'Escape') {
               setTyped(null);
               setProblem(null);
@@ -93,8 +105,13 @@ export function ServerSamplingSettings({
           }}
         />
       </label>
+      {choiceProblem && (
+        <p className="field-problem" role="alert" data-testid="setting-problem">
+          {choiceProblem}
+        </p>
+      )}
       {problem && (
-        <p className="field-problem" role="alert">
+        <p className="field-problem" role="alert" data-testid="setting-problem">
           {problem}
         </p>
       )}

@@ -96,13 +96,33 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
   const searching = query.trim().length > 0 || onlyChanged;
   const hasCustom = Object.keys(view.policy.servers).length > 0 || Object.keys(view.policy.tools).length > 0;
 
-  const apply = async (change: PolicyUpdate): Promise<void> => {
+  // A refused or failed change says why where it was made (docs/user/approvals.md, "Settings"): keyed by the place.
+  const [problems, setProblems] = useState<ReadonlyMap<string, string>>(new Map());
+  const applyAt = async (place: string | null, change: PolicyUpdate): Promise<string | null> => {
     setError(null);
+    const without = new Map(problems);
+    if (place) without.delete(place);
+    setProblems(without);
     try {
       await update(change);
+      return null;
     } catch (failure) {
-      setError(errorText(failure));
+      const text = `Not changed: ${errorText(failure)}`;
+      if (place) setProblems(new Map(without).set(place, text));
+      else setError(text);
+      return text;
     }
+  };
+  const apply = async (change: PolicyUpdate): Promise<void> => {
+    await applyAt(null, change);
+  };
+  const problemAt = (place: string): React.JSX.Element | null => {
+    const text = problems.get(place);
+    return text ? (
+      <p className="field-problem setting-problem" role="alert" data-testid="setting-problem">
+        {text}
+      </p>
+    ) : null;
   };
 
   return (
@@ -184,9 +204,12 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                       <DefaultNote />
                     ) : undefined
                   }
-                  onChange={(autoApprove) => void apply({ servers: { [row.server]: { autoApprove } } })}
+                  onChange={(autoApprove) =>
+                    void applyAt(`server:${row.server}`, { servers: { [row.server]: { autoApprove } } })
+                  }
                 />
               </div>
+              {problemAt(`server:${row.server}`)}
               {open &&
                 (sampled.has(row.server) ||
                 samplingShown.includes(row.server) ||
@@ -199,7 +222,7 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                     budget={view.policy.servers[row.server]?.samplingTokenBudget}
                     locked={lockedServer(view, row.server, 'sampling')}
                     describedBy={lockedServer(view, row.server, 'sampling') ? lockId(row.server) : undefined}
-                    apply={apply}
+                    apply={(change) => applyAt(null, change)}
                   />
                 ) : (
                   <p className="muted small sampling-unused" data-testid="sampling-unused">
@@ -262,9 +285,12 @@ export function ServerToolSettings({ api, view, update }: Props): React.JSX.Elem
                               lockedTool(view, row.server, tool.name) ? lockId(row.server, tool.name) : undefined
                             }
                             onChange={(setting: ToolApprovalSetting) =>
-                              void apply({ tools: { [row.server]: { [tool.name]: setting } } })
+                              void applyAt(`tool:${row.server}\u0000${tool.name}`, {
+                                tools: { [row.server]: { [tool.name]: setting } },
+                              })
                             }
                           />
+                          {problemAt(`tool:${row.server}\u0000${tool.name}`)}
                         </td>
                       </tr>
                     ))}

@@ -1,7 +1,7 @@
 import type { AuditActor, AuditDecision, AuditEntry, AuditKind, AuditQueryInput } from '../../../../shared/audit';
 import type { CALL_REQUESTERS } from '../../../../shared/closed-sets';
 
-/** Who asked for a tool call: the model, or an MCP App's view (docs/user/audit-log.md#filters). */
+/** Who asked for a tool call: the model, or an MCP App's view (docs/user/audit-log.md, "Requested by"). */
 export type CallRequester = (typeof CALL_REQUESTERS)[number];
 
 /** The filter bar's values, as the inputs hold them (`from`/`to` in the `datetime-local` format). */

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
-import type { AuditStats, Suggestion } from '../../../../shared/audit-stats';
+import { serverLabel, type AuditStats, type Suggestion } from '../../../../shared/audit-stats';
 import { DownloadIcon } from '../../components/icons';
 import { AuditFilterBar, CallFilterFields, FilterSelect } from '../audit/AuditFilterBar';
 import type { AuditFilters } from '../audit/audit-filters';
@@ -107,7 +107,7 @@ export function InsightsPage({
     };
   }, [stats]);
 
-  const open = (pick: Parameters<typeof rowsFilter>[2], range?: { from: string; to: string }): void => {
+  const open = (pick: Parameters<typeof rowsFilter>[2], range?: Parameters<typeof rowsFilter>[0]): void => {
     if (!stats) return;
     onOpenRows(rowsFilter(range ?? { from: stats.from, to: stats.to }, filters, pick));
   };
@@ -163,7 +163,7 @@ export function InsightsPage({
         <CallFilterFields
           idPrefix="insights"
           chats={chats}
-          servers={stats?.servers.map((server) => server.serverName) ?? []}
+          servers={[...new Set(stats?.servers.map((server) => server.serverName) ?? [])]}
           tools={[...new Set(stats?.tools.map((tool) => tool.toolName) ?? [])].sort()}
           values={filters}
           onChange={(key, value) => setFilter(key, value)}
@@ -236,7 +236,7 @@ export function InsightsPage({
                     rowsSvg(
                       'Tools asked about most',
                       stats.tools.map((tool) => ({
-                        label: `${tool.serverName}.${tool.toolName}`,
+                        label: `${serverLabel(tool)}.${tool.toolName}`,
                         values: SERIES.map((entry) => tool[entry.name]),
                       })),
                       SERIES,
@@ -259,9 +259,12 @@ export function InsightsPage({
                 </thead>
                 <tbody>
                   {stats.tools.map((tool) => (
-                    <tr key={`${tool.serverName}.${tool.toolName}`}>
+                    <tr key={`${tool.serverName}.${tool.toolName}.${tool.until ?? ''}`}>
                       <th scope="row" className="mono small">
                         {tool.serverName}.{tool.toolName}
+                        {tool.until !== undefined && (
+                          <span className="muted"> {serverLabel(tool).slice(tool.serverName.length + 1)}</span>
+                        )}
                       </th>
                       <td>
                         <div className="insights-stack" style={{ width: `${(tool.total / maxTool) * 100}%` }}>
@@ -271,10 +274,20 @@ export function InsightsPage({
                               key={entry.name}
                               className="insights-stack-part"
                               style={{ flexGrow: tool[entry.name], background: entry.color }}
-                              aria-label={`${tool.serverName}.${tool.toolName}: ${tool[entry.name]} ${entry.label}; show the rows`}
+                              aria-label={`${serverLabel(tool)}.${tool.toolName}: ${tool[entry.name]} ${entry.label}; show the rows`}
                               title={`${entry.label}: ${tool[entry.name]}`}
                               onClick={() =>
-                                open({ serverName: tool.serverName, toolName: tool.toolName, series: entry.name })
+                                open(
+                                  { serverName: tool.serverName, toolName: tool.toolName, series: entry.name },
+                                  // An earlier server's calls: those made until the current one came.
+                                  tool.until === undefined
+                                    ? undefined
+                                    : {
+                                        from: stats.from,
+                                        to: new Date(Date.parse(tool.until) + 1).toISOString(),
+                                        exactEnd: true,
+                                      },
+                                )
                               }
                             />
                           ))}

@@ -34,4 +34,13 @@ describe('a chart opening its rows in the audit viewer', () => {
       decisions: ['deny'],
     });
   });
+
+  it("ends an earlier server's rows at its last millisecond, not at the minute", () => {
+    const end = '2026-03-05T10:20:30.457Z';
+    const filters = rowsFilter({ ...period, to: end, exactEnd: true }, { ...none, kind: '' }, {});
+    const built = toAuditQuery(filters, null, 50);
+    expect('query' in built && built.query.to).toBe(end);
+    const rounded = toAuditQuery(rowsFilter({ ...period, to: end }, { ...none, kind: '' }, {}), null, 50);
+    expect('query' in rounded && rounded.query.to).toBe(new Date(Date.parse('2026-03-05T10:21:00.000Z')).toISOString());
+  });
 });

@@ -1,5 +1,10 @@
 import type { AuditDecision } from '../../../../shared/audit';
-import type { AuditStats, DecisionCountName, InsightCallKind } from '../../../../shared/audit-stats';
+import {
+  serverLabel,
+  type AuditStats,
+  type DecisionCountName,
+  type InsightCallKind,
+} from '../../../../shared/audit-stats';
 import { EMPTY_FILTERS, type AuditFilters } from '../audit/audit-filters';
 
 /** The series of "Decisions over time", in stacking order, with their words and colours (readable on light and dark). */
@@ -38,18 +43,20 @@ const KIND_ROWS = {
   'app-tool-call': { kind: 'decision', requestedBy: 'app' },
 } as const satisfies Record<InsightCallKind, Pick<AuditFilters, 'kind' | 'requestedBy'>>;
 
-/** A `datetime-local` value for an instant, in the person's time. */
-function local(iso: string, roundUp = false): string {
+/** A `datetime-local` value for an instant, in the person's time; `exact` keeps its seconds and milliseconds. */
+function local(iso: string, roundUp = false, exact = false): string {
   const date = new Date(iso);
   // The viewer's fields hold whole minutes: a period's end is rounded up, so the rows of its last minute stay in it.
-  if (roundUp && (date.getSeconds() > 0 || date.getMilliseconds() > 0)) date.setSeconds(60, 0);
-  const pad = (value: number): string => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  if (roundUp && !exact && (date.getSeconds() > 0 || date.getMilliseconds() > 0)) date.setSeconds(60, 0);
+  const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
+  const minutes = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return exact ? `${minutes}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}` : minutes;
 }
 
 /** The audit viewer's filters for a bar or a row of a chart: the period (or one bucket), the page's filters, what was picked. */
 export function rowsFilter(
-  period: { from: string; to: string },
+  /** `exactEnd`: the end is an instant to the millisecond (an earlier server's last call), not rounded to the minute. */
+  period: { from: string; to: string; exactEnd?: boolean },
   filters: InsightFilters,
   pick: {
     serverName?: string;
@@ -64,7 +71,7 @@ export function rowsFilter(
   return {
     ...EMPTY_FILTERS,
     from: local(period.from),
-    to: local(period.to, true),
+    to: local(period.to, true, period.exactEnd === true),
     chatId: filters.chatId,
     serverName: pick.serverName ?? filters.serverName,
     toolName: pick.toolName ?? filters.toolName,
@@ -91,9 +98,9 @@ export function statsCsv(stats: AuditStats): string {
     lines.push(['decisions over time', bucket.label, ...counts.map((name) => bucket[name])]);
   lines.push([], ['section', 'server', 'tool', ...counts]);
   for (const tool of stats.tools)
-    lines.push(['tools', tool.serverName, tool.toolName, ...counts.map((name) => tool[name])]);
+    lines.push(['tools', serverLabel(tool), tool.toolName, ...counts.map((name) => tool[name])]);
   for (const server of stats.servers)
-    lines.push(['servers', server.serverName, '', ...counts.map((name) => server[name])]);
+    lines.push(['servers', serverLabel(server), '', ...counts.map((name) => server[name])]);
   lines.push([], ['section', 'decided by', 'kind', 'allowed', 'denied']);
   for (const decider of stats.deciders)
     lines.push(['ran or stopped without asking', decider.label, decider.kind, decider.allowed, decider.denied]);

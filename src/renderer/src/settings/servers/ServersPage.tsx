@@ -202,11 +202,19 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
       </p>
       {server.identityChanged && (
         <Notice kind="warning">
-          <p>
-            This server runs something else than when its approval settings, rules and chat grants were made, so none of
-            them allows its calls: each one asks. It ran <code>{server.identityChanged.previous}</code>; it runs{' '}
-            <code>{server.identityChanged.current}</code>.
-          </p>
+          {server.identityChanged.unrecorded ? (
+            <p>
+              This server was added to settings.json outside AI Workbench, so nothing given to it (its approval
+              settings, rules, chat grants or trust) allows its calls until you accept what it runs: each one asks. It
+              runs <code>{server.identityChanged.current}</code>.
+            </p>
+          ) : (
+            <p>
+              This server runs something else than when its approval settings, rules and chat grants were made, so none
+              of them allows its calls: each one asks. It ran <code>{server.identityChanged.previous}</code>; it runs{' '}
+              <code>{server.identityChanged.current}</code>.
+            </p>
+          )}
           <button
             type="button"
             className="button"

@@ -1,0 +1,131 @@
+/**
+ * Mutants the trust invariant must catch (docs/dev/testing.md, "The trust invariant"), run as sequences written out by
+ * hand with the invariant's own steps and checks: the engine is changed in one place, as a bug would change it, and the
+ * sequence that exercises that place must fail with the invariant's words; the same sequence on the real engine holds.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalRule } from '../../shared/approval';
+import type { PolicyService } from '../approval/policy-service';
+import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
+import { checkInvariants, InvariantError, newCheckState } from './testing/invariant-checks';
+import { invariantSteps, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
+import {
+  createHarness,
+  emptyTally,
+  recordCall,
+  recordElicitationAnswer,
+  recordElicitationRequest,
+  recordPageRequired,
+  recordSamplingAnswer,
+  recordSamplingRequest,
+  type Harness,
+} from './testing/invariant-harness';
+import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
+import { createScriptedModel, lastUserText } from './testing/scripted-model';
+import { samplingNonce } from './testing/invariant-catalogue';
+
+let servers: RecordingServers;
+let fake: FakeLlmServer;
+let template: string;
+const model = createScriptedModel();
+
+beforeAll(async () => {
+  servers = await startRecordingServers({
+    onCall: recordCall,
+    onSamplingAnswer: recordSamplingAnswer,
+    onElicitationRequest: recordElicitationRequest,
+    onElicitationAnswer: recordElicitationAnswer,
+    onPageRequired: recordPageRequired,
+  });
+  fake = await startFakeLlmServer({
+    respond: (request) => {
+      const text = lastUserText(request);
+      if (samplingNonce(text) !== null) recordSamplingRequest(text);
+      return model.respond(request);
+    },
+  });
+  template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
+});
+afterAll(async () => {
+  fs.rmSync(path.dirname(template), { recursive: true, force: true });
+  await servers.close();
+  await fake.close();
+});
+
+/** Runs the steps one by one as fast-check would, on a fresh harness; `mutate` changes the engine first. */
+async function runSequence(
+  steps: readonly fc.AsyncCommand<ReturnType<typeof newInvariantModel>, InvariantWorld>[],
+  mutate?: (harness: Harness) => void,
+): Promise<Harness> {
+  const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
+  model.callServersAs((name) => harness.roleNames.get(name) ?? name);
+  mutate?.(harness);
+  const world: InvariantWorld = { harness, model, checks: newCheckState(), advanceTime: async () => {}, nextRuleId: 1 };
+  try {
+    await checkInvariants(harness, world.checks);
+    await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), steps);
+    return harness;
+  } finally {
+    await harness.dispose();
+  }
+}
+
+/**
+ * A remembered allow rule that counts across identities: the engine keeps the rules remembered for a server when the
+ * server is removed, and when another server is added under the name it freed (approval-services.ts `followServer`
+ * drops them; policy-service.ts `removedFromPolicy`).
+ */
+function keepRememberedRulesAcrossIdentities(harness: Harness): void {
+  const policy: PolicyService = harness.services().approvals.policy;
+  const follow = policy.followServer.bind(policy);
+  policy.followServer = (change) => {
+    if (change.kind === 'renamed') return follow(change);
+    const kept = policy
+      .view()
+      .policy.rules.filter(
+        (rule: ApprovalRule) =>
+          rule.effect === 'allow' && rule.server === change.name && rule.id.startsWith('inv-remembered-'),
+      );
+    const dropped = follow(change);
+    if (kept.length > 0) policy.update({ rules: { add: kept } });
+    return dropped;
+  };
+}
+
+describe('the trust invariant catches', () => {
+  // Files' write_file of `notes.txt` asks (no rule, no setting); the person allows it and remembers a rule for Files
+  // that allows it for any path (the card's own suggestion keeps the call's nonce, which no later call repeats); Files is removed and a different server (Other, with the same tools) is added under the name it freed;
+  // the model makes the very same call by that name.
+  const sequence = () => [
+    invariantSteps.send(0, [[{ tool: 0, value: 0 }]]),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'wide-rule' },
+    ]),
+    invariantSteps.server({ kind: 'remove' }),
+    invariantSteps.server({ kind: 'add-other', name: 'Files' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 0 }]]),
+  ];
+
+  it('a remembered allow rule made for one server that still allows a call after its name points at another', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(sequence(), keepRememberedRulesAcrossIdentities);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a grant or setting made for another server allowed a call: Files\.write_file \{"path":"notes\.txt".* is Other, allowed by row \d+: Auto-approved by your rule #1: Files write_file when \/path matches \*\* \(remembered from an approval card\); nothing that allows was made for Other$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the remembered rule went with Files, and Other is asked', async () => {
+    const harness = await runSequence(sequence());
+    // The first call ran for Files (allowed once and remembered); the second, Other's, waits for the person.
+    expect(harness.runs.map((run) => run.label)).toEqual(['Files']);
+    expect(harness.tally.remembered).toBe(1);
+  });
+});
