@@ -26,6 +26,9 @@ async function clockReady(workbench: Workbench): Promise<void> {
     .toBe(true);
 }
 
+/** The cards of the tool calls a view asked for: server requests of kind `app-tool-call`. */
+const APP_CARD = '[data-testid="server-request-card"][data-kind="app-tool-call"]';
+
 /** The view's own document: the inner frame inside the proxy frame of the tool block. */
 function viewOf(page: Page): FrameLocator {
   return page.getByTestId('app-view').frameLocator('iframe').frameLocator('iframe');
@@ -76,6 +79,21 @@ test('the view renders in the tool block on another origin and receives the tool
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toHaveCount(0);
   expect(page.context().pages()).toHaveLength(1);
+  // The link refused in the page is an audit row like the host's own refusals.
+  await expect
+    .poll(async () =>
+      (
+        (await workbench.call('audit.query', { toolName: 'ui/open-link' })) as {
+          entries: { decision: string; decidedBy: string }[];
+        }
+      ).entries.map((entry) => [entry.decision, entry.decidedBy]),
+    )
+    .toEqual([
+      [
+        'auto_deny',
+        "refused in the view's frame (requested by the app of Clock (view ui://get-time/mcp-app.html), not by the model)",
+      ],
+    ]);
 });
 
 /** Decision and result rows of the calls a view asked for (their ids start with `app:`). */
@@ -120,7 +138,7 @@ test('a call from the view shows its own card: allowed, the result returns to th
 
   // The view asks for the same tool: the same pipeline asks again, on a card that says who asked.
   await view.locator('#get-time-btn').click();
-  const card = page.getByTestId('app-call-card');
+  const card = page.locator(APP_CARD);
   await expect(card).toBeVisible();
   await expect(card).toContainText('Requested by the app of Clock, not by the model.');
   await expect(card).toContainText('Run get-time from Clock?');
@@ -130,7 +148,11 @@ test('a call from the view shows its own card: allowed, the result returns to th
     await shoot(page, `${scheme}-61-app-call-card`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
-  expect(((await workbench.call('apps.pending', {})) as { calls: unknown[] }).calls).toHaveLength(1);
+  // The same waiting request the inbox lists: a server request of kind app-tool-call.
+  const listed = (await workbench.call('serverRequests.list', {})) as {
+    requests: { kind: string; toolName?: string }[];
+  };
+  expect(listed.requests).toEqual([expect.objectContaining({ kind: 'app-tool-call', toolName: 'get-time' })]);
   await card.getByRole('button', { name: 'Allow once' }).click();
   await expect(card).toHaveCount(0);
   await expect(time).not.toHaveText(first, { timeout: 10_000 });
@@ -140,7 +162,9 @@ test('a call from the view shows its own card: allowed, the result returns to th
       expect.objectContaining({ kind: 'decision', decision: 'allow_once', actor: 'user' }),
       expect.objectContaining({ kind: 'result' }),
     ]);
-  expect((await appRows(workbench))[0]?.decidedBy).toContain('requested by the app of Clock, not by the model');
+  expect((await appRows(workbench))[0]?.decidedBy).toContain(
+    'requested by the app of Clock (view ui://get-time/mcp-app.html), not by the model',
+  );
 
   // Denied: the view hears the refusal (the example shows "[ERROR]") and nothing ran (no second result row).
   await view.locator('#get-time-btn').click();
@@ -151,6 +175,31 @@ test('a call from the view shows its own card: allowed, the result returns to th
   const rows = await appRows(workbench);
   expect(rows[2]).toMatchObject({ kind: 'decision', decision: 'deny', actor: 'user' });
   expect(rows.filter((row) => row.kind === 'result')).toHaveLength(1);
+
+  // In the one inbox like any waiting request, answered there: "Allow for this chat".
+  await view.locator('#get-time-btn').click();
+  await expect(card).toBeVisible();
+  await page.getByTestId('open-inbox').click();
+  const inbox = page.getByRole('dialog', { name: 'Waiting for you' });
+  const item = inbox.getByRole('listitem', { name: 'Clock.get-time, requested by the app of Clock' });
+  await expect(item).toBeVisible();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-63-app-call-inbox`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await item.getByRole('button', { name: 'Allow for this chat' }).click();
+  await expect(inbox.getByTestId('inbox-item')).toHaveCount(0);
+  await page.keyboard.press('Escape');
+  await expect(time).not.toHaveText('[ERROR]', { timeout: 10_000 });
+  const grants = (await workbench.call('grants.list', {})) as { grants: { serverName: string; toolName: string }[] };
+  expect(grants.grants).toEqual([expect.objectContaining({ serverName: 'Clock', toolName: 'app:get-time' })]);
+  // The app's next call runs without a card: the chat grant decided it.
+  const before = (await appRows(workbench)).length;
+  await view.locator('#get-time-btn').click();
+  await expect.poll(async () => (await appRows(workbench)).length).toBe(before + 2);
+  expect((await appRows(workbench)).at(-2)).toMatchObject({ decision: 'session_grant', actor: 'policy' });
+  await expect(card).toHaveCount(0);
 });
 
 const HOSTILE = path.join(ROOT, 'src/main/mcp/test-fixtures/hostile-app-server.ts');
@@ -188,7 +237,7 @@ test('a hostile view: each thing it may not do is refused, and the host-side ref
   await expect(view.locator('#r-cookie')).toContainText('refused: SecurityError');
   await expect(view.locator('#r-flood')).toHaveText('flood: 12 refused');
   // Eight wait on cards; the page never left.
-  await expect(page.getByTestId('app-call-card')).toHaveCount(8);
+  await expect(page.locator(APP_CARD)).toHaveCount(8);
   expect(new URL(page.url()).origin).toBe(workbench.origin);
 
   const entries = (
@@ -201,9 +250,19 @@ test('a hostile view: each thing it may not do is refused, and the host-side ref
   expect(refused('model-only')).toBe(1);
   expect(refused('ui/open-link')).toBe(1);
   expect(refused('show')).toBe(12);
+  // The fetch of an undeclared host the frame's policy blocked, as the browser reported it.
+  await expect
+    .poll(async () =>
+      (
+        (await workbench.call('audit.query', { toolName: 'csp', decision: 'auto_deny' })) as {
+          entries: { toolCallId: string; args: { detail?: string } }[];
+        }
+      ).entries.map((entry) => entry.args.detail),
+    )
+    .toContain('connect-src blocked http://127.0.0.1:9/steal');
   for (const entry of entries) {
     expect(entry).toMatchObject({ serverName: 'Hostile', actor: 'system' });
-    expect(entry.decidedBy).toContain('requested by the app of Hostile, not by the model');
+    expect(entry.decidedBy).toContain('requested by the app of Hostile (view ui://hostile/view), not by the model');
   }
   // Nothing of what was refused ran: no result row for any call the view asked for.
   const results = (

@@ -4,6 +4,7 @@
  * measured in the same run, because these machines are noisy. Exits 1 when a goal is missed.
  */
 import { appStart, rendererFirstLoad } from './bench/app-start.ts';
+import { appViewFirstRender } from './bench/app-view-first-render.ts';
 import { auditCommit } from './bench/audit-commit.ts';
 import { auditExport } from './bench/audit-export.ts';
 import { auditShip } from './bench/audit-ship.ts';
@@ -55,6 +56,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   uiStreaming,
   appStart,
   rendererFirstLoad,
+  appViewFirstRender,
 ];
 
 const args = process.argv.slice(2);

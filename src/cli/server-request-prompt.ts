@@ -112,14 +112,28 @@ export async function askAboutServerRequest(
       write('Type y, e or d and press Enter.\n');
     }
   }
-  if (request.kind === 'sandbox-widening') {
-    writeRequestFrame(write, colors, {
-      title: `Widen ${show(request.serverName)}'s sandbox?`,
-      tag: 'sandbox',
-      body: [`  ${show(request.description)}`],
-      warning: 'The server gets this access from now on, until you narrow its profile again.',
-      choices: [WIDENING_CHOICES],
-    });
+  if (request.kind === 'sandbox-widening' || request.kind === 'app-tool-call') {
+    writeRequestFrame(
+      write,
+      colors,
+      request.kind === 'sandbox-widening'
+        ? {
+            title: `Widen ${show(request.serverName)}'s sandbox?`,
+            tag: 'sandbox',
+            body: [`  ${show(request.description)}`],
+            warning: 'The server gets this access from now on, until you narrow its profile again.',
+            choices: [WIDENING_CHOICES],
+          }
+        : {
+            title: `Run ${show(request.toolName)} from ${show(request.serverName)}?`,
+            tag: 'app',
+            body: [
+              `  Requested by the app of ${show(request.serverName)}, not by the model.`,
+              `  ${show(JSON.stringify(request.args))}`,
+            ],
+            choices: [WIDENING_CHOICES],
+          },
+    );
     for (;;) {
       const answer = await ask('> ');
       const stop = stopped(answer);

@@ -26,8 +26,9 @@ import { openChatSettings, type ChatSettings } from './chat/chat-settings';
 import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exchange-coordinator';
 import { createMessageStore } from './chat/message-store';
 import { createServerRequests } from './chat/server-request-flow';
-import { createAppCalls, type AppCalls } from './chat/app-calls';
-import { createPendingStore } from './approval/pending-store';
+import { createAppCalls, type AppCalls } from './mcp/app-calls';
+import { findViewCall } from './chat/view-calls';
+import { createAppViewPins, createAppViews, type AppViews } from './mcp/app-view-pins';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createProviderService, type ProviderService } from './llm/provider-service';
@@ -98,6 +99,8 @@ export interface Services {
   readonly auditInsights: AuditInsights;
   /** What MCP Apps views ask, decided like the model's calls (docs/user/mcp-apps.md#what-a-view-may-ask). */
   readonly appCalls: AppCalls;
+  /** Tools' views, pinned by hash per server identity (docs/user/mcp-apps.md#pinned-views). */
+  readonly appViews: AppViews;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -355,14 +358,19 @@ export function createServices(options: ServicesOptions): Services {
   });
   late.coordinator = conversations;
   const appCalls = createAppCalls({
-    gate: approvals.gate,
-    store: createPendingStore(db),
+    decide: (chatId, call, tool) => approvals.gate.decideForApp(chatId, call, tool),
+    waits: approvals.pending.serverRequests,
     audit: options.audit ?? audit,
-    events,
-    messages,
+    viewCall: (chatId, viewCallId) => findViewCall(messages, chatId, viewCallId),
     mcp,
-    timeoutSeconds: () => approvals.policy.compiled().policy.timeoutSeconds,
     onError,
+  });
+  const appViews = createAppViews({
+    mcp,
+    pins: createAppViewPins(db),
+    identityOf: (name) => mcpServers.facts().get(name)?.identity.key ?? `unknown:${name}`,
+    audit,
+    actor: options.host === 'cli' ? 'cli' : 'user',
   });
   const settingsWatch = watchSettings(settings);
   settingsWatch.onDidReload((reload) => events.emit('settings.onDidReload', reload));
@@ -393,6 +401,7 @@ export function createServices(options: ServicesOptions): Services {
     auditExports,
     auditInsights,
     appCalls,
+    appViews,
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,

@@ -6,15 +6,13 @@ import {
 } from './sandbox';
 import {
   AppCallToolInputSchema,
-  AppDecideInputSchema,
   AppOpenLinkInputSchema,
   AppOpenLinkOutputSchema,
-  AppPendingInputSchema,
-  AppPendingOutputSchema,
+  AppRefusalInputSchema,
   AppReadResourceInputSchema,
-  AppToolCallChangeSchema,
   McpAppViewInputSchema,
   McpAppViewSchema,
+  McpAppViewAcceptInputSchema,
 } from './mcp-apps';
 import { z } from './zod';
 import { McpToolResultSchema } from './mcp-result';
@@ -217,12 +215,13 @@ export const methods = {
   'mcp.readResource': { input: McpReadResourceInputSchema, output: McpReadResourceOutputSchema },
   /** The view a tool declares (`_meta.ui.resourceUri`), checked and with its CSP domains and permissions (docs/user/mcp-apps.md). */
   'mcp.appView': { input: McpAppViewInputSchema, output: McpAppViewSchema },
+  /** Accepts a changed view for the server's identity (docs/user/mcp-apps.md#pinned-views); returns it, pinned. */
+  'mcp.acceptAppView': { input: McpAppViewAcceptInputSchema, output: McpAppViewSchema },
   // What a tool's view asks (docs/user/mcp-apps.md#what-a-view-may-ask): decided like the model's calls.
   'apps.callTool': { input: AppCallToolInputSchema, output: McpToolResultSchema },
-  'apps.pending': { input: AppPendingInputSchema, output: AppPendingOutputSchema },
-  'apps.decide': { input: AppDecideInputSchema, output: z.object({}) },
   'apps.readResource': { input: AppReadResourceInputSchema, output: McpReadResourceOutputSchema },
   'apps.openLink': { input: AppOpenLinkInputSchema, output: AppOpenLinkOutputSchema },
+  'apps.recordRefusal': { input: AppRefusalInputSchema, output: z.object({}) },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
@@ -282,7 +281,6 @@ export const events = {
   'grants.onDidChange': { payload: GrantsChangeSchema },
   'approvals.onDidChange': { payload: ApprovalsChangeSchema },
   'serverRequests.onDidChange': { payload: ServerRequestsChangeSchema },
-  'apps.onDidChange': { payload: AppToolCallChangeSchema },
   'mcp.onDidChangeServer': { payload: McpServerChangeSchema },
   'mcp.onDidChangeTools': { payload: McpToolsChangeSchema },
   /** A resource attached to a message changed on its server (a subscription; docs/user/mcp-servers.md#resources). */

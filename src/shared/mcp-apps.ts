@@ -9,6 +9,28 @@ export const MCP_APP_URI_SCHEME = 'ui:';
 /** The prefix of every audit row's call id for a request a view made (docs/user/mcp-apps.md); Insights count them by it. */
 export const APP_CALL_PREFIX = 'app:';
 
+/**
+ * "Allow for this chat" of a view's tool calls, kept as a chat grant like the model's (docs/user/mcp-apps.md#allow-for-this-chat):
+ * the tool's name and definition hash each behind `app:`. A tool's hash is hex SHA-256, so an app's grant never
+ * allows the model's call of a tool, nor a model's grant (of a tool the server itself named `app:…`) an app's call.
+ */
+export const appGrantOf = (toolName: string, definitionHash: string): { toolName: string; definitionHash: string } => ({
+  toolName: `${APP_CALL_PREFIX}${toolName}`,
+  definitionHash: `${APP_CALL_PREFIX}${definitionHash}`,
+});
+/** The tool and definition an app's grant is for, or undefined for a grant of the model's calls. */
+export function appGrantFor(grant: {
+  toolName: string;
+  definitionHash: string;
+}): { toolName: string; definitionHash: string } | undefined {
+  if (!grant.toolName.startsWith(APP_CALL_PREFIX) || !grant.definitionHash.startsWith(APP_CALL_PREFIX))
+    return undefined;
+  return {
+    toolName: grant.toolName.slice(APP_CALL_PREFIX.length),
+    definitionHash: grant.definitionHash.slice(APP_CALL_PREFIX.length),
+  };
+}
+
 /** Who may call a tool: the model, the server's own view, or both (the extension's default). */
 export const McpAppVisibilitySchema = z.enum(['model', 'app']);
 export type McpAppVisibility = z.infer<typeof McpAppVisibilitySchema>;
@@ -100,8 +122,20 @@ export const McpAppViewSchema = z.object({
   prefersBorder: z.boolean().optional(),
   /** Declared entries that were dropped (not an origin, a wildcard for everything, CSP syntax), for the server's log. */
   notices: z.array(z.string()),
+  /**
+   * Its pin for the server's identity (docs/user/mcp-apps.md#pinned-views): `first` (pinned now, as it is first shown),
+   * `same` (the pinned view), or `changed` (not shown until the person accepts it; `changes` says what changed).
+   */
+  pin: z.object({ status: z.enum(['first', 'same', 'changed']), changes: z.array(z.string()).optional() }).optional(),
 });
 export type McpAppView = z.infer<typeof McpAppViewSchema>;
+
+/** The person accepts a changed view: the hash they were shown, so that a view changed again meanwhile is not taken. */
+export const McpAppViewAcceptInputSchema = z.strictObject({
+  name: z.string().min(1).max(200),
+  tool: z.string().min(1).max(200),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+});
 
 const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 /**
@@ -190,42 +224,21 @@ export const AppCallToolInputSchema = z.strictObject({
   arguments: z.unknown().optional(),
 });
 
-/** A view's tool call that waits for the person (kind `app-tool-call` in the one pending store). */
-export const AppToolCallViewSchema = z.object({
-  id: z.string(),
-  chatId: z.string(),
-  viewCallId: z.string(),
-  serverName: z.string(),
-  toolName: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  args: z.record(z.string(), z.unknown()),
-  definitionHash: z.string(),
-  /** Why the policy asked, in words. */
-  reason: z.string(),
-  createdAt: z.number(),
-  expiresAt: z.number().nullable(),
-});
-export type AppToolCallView = z.infer<typeof AppToolCallViewSchema>;
-
-export const AppPendingInputSchema = z.strictObject({ chatId: z.string().min(1).max(200).optional() }).optional();
-export const AppPendingOutputSchema = z.object({ calls: z.array(AppToolCallViewSchema) });
-
-export const AppDecideInputSchema = z.strictObject({
-  id: z.string().min(1).max(200),
-  action: z.enum(['allow', 'deny']),
-  reason: z.string().max(2000).optional(),
-});
-
-export const AppToolCallChangeSchema = z.object({
-  kind: z.enum(['waiting', 'resolved']),
-  call: AppToolCallViewSchema,
-});
-export type AppToolCallChange = z.infer<typeof AppToolCallChangeSchema>;
-
 /** A view's `resources/read`: a resource of the view's own server. */
 export const AppReadResourceInputSchema = z.strictObject({ ...ViewCallShape, uri: z.string().min(1).max(8192) });
 
 /** A view's `ui/open-link`, checked before the person is asked to confirm it. */
 export const AppOpenLinkInputSchema = z.strictObject({ ...ViewCallShape, url: z.string().max(100_000) });
 export const AppOpenLinkOutputSchema = z.object({ url: z.string(), host: z.string() });
+
+/**
+ * A refusal that happened in the page or the view's frame, not in the main process (docs/user/mcp-apps.md#in-the-audit-log):
+ * a link the person did not open (`ui/open-link`), or a request the frame's Content-Security-Policy blocked (`csp`).
+ * Recorded like the host's own refusals.
+ */
+export const AppRefusalInputSchema = z.strictObject({
+  ...ViewCallShape,
+  what: z.enum(['ui/open-link', 'csp']),
+  detail: z.string().max(2000),
+});
+export type AppRefusalInput = z.infer<typeof AppRefusalInputSchema>;

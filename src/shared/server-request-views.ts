@@ -123,6 +123,27 @@ export const SandboxWideningRequestViewSchema = RequestBaseSchema.extend({
 });
 export type SandboxWideningRequestView = z.infer<typeof SandboxWideningRequestViewSchema>;
 
+/**
+ * A tool call a server's MCP Apps view asks for and the policy asks the person about (docs/user/mcp-apps.md#what-a-view-may-ask):
+ * waits in the one pending store like a server's request, answered `allow-once`, `allow-chat` or `deny`. Its id starts
+ * with `app:`; `viewCallId` is the tool call whose view asked, in `chatId`; the server is that call's.
+ */
+export const AppToolCallViewSchema = RequestBaseSchema.extend({
+  kind: z.literal('app-tool-call'),
+  chatId: ChatIdSchema,
+  viewCallId: z.string(),
+  /** The view's `ui://` resource. */
+  viewUri: z.string().optional(),
+  toolName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  args: z.record(z.string(), z.unknown()),
+  definitionHash: z.string(),
+  /** Why the policy asked, in words. */
+  reason: z.string(),
+});
+export type AppToolCallView = z.infer<typeof AppToolCallViewSchema>;
+
 /** A request a server's MCP session makes of the model or the person: sampling or elicitation. */
 export const McpServerRequestViewSchema = z.union([
   SamplingRequestViewSchema,
@@ -131,8 +152,16 @@ export const McpServerRequestViewSchema = z.union([
 ]);
 export type McpServerRequestView = z.infer<typeof McpServerRequestViewSchema>;
 
-/** Everything a server (or its sandbox) asks that waits on a person, apart from tool calls (`approvals.*`). */
-export const ServerRequestViewSchema = z.union([McpServerRequestViewSchema, SandboxWideningRequestViewSchema]);
+/** What waits in the one pending store held open by this process: a server's request, or a tool call its view asks for. */
+export const HeldRequestViewSchema = z.union([McpServerRequestViewSchema, AppToolCallViewSchema]);
+export type HeldRequestView = z.infer<typeof HeldRequestViewSchema>;
+
+/** Everything a server (its sandbox, its view) asks that waits on a person, apart from the model's tool calls (`approvals.*`). */
+export const ServerRequestViewSchema = z.union([
+  McpServerRequestViewSchema,
+  SandboxWideningRequestViewSchema,
+  AppToolCallViewSchema,
+]);
 export type ServerRequestView = z.infer<typeof ServerRequestViewSchema>;
 
 /**

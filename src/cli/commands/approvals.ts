@@ -46,15 +46,27 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
           call.expiresAt === null ? 'no limit' : duration(call.expiresAt - now),
           call.request.decision.reason,
         ]),
-        ...requests.map((request) => [
-          request.id,
-          request.kind,
-          title(request.chatId),
-          request.serverName,
-          duration(now - request.createdAt),
-          '-',
-          'a server asks (answer it where its server runs)',
-        ]),
+        ...requests.map((request) =>
+          request.kind === 'app-tool-call'
+            ? [
+                request.id,
+                'app tool call',
+                title(request.chatId),
+                `${request.serverName}.${request.toolName}`,
+                duration(now - request.createdAt),
+                request.expiresAt ? duration(request.expiresAt - now) : 'no limit',
+                `requested by the app of ${request.serverName}, not by the model (answer it in the app, below its view)`,
+              ]
+            : [
+                request.id,
+                request.kind,
+                title(request.chatId),
+                request.serverName,
+                duration(now - request.createdAt),
+                '-',
+                'a server asks (answer it where its server runs)',
+              ],
+        ),
       ]),
     );
     for (const call of sorted)
@@ -74,7 +86,18 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
     if (verb === 'deny') command.option('--reason <text>', 'told to the model with the denial');
     act(command, options, async (context, ids: string[], flags: { reason?: string }) => {
       const session = context.session();
-      const { approvals: waiting } = await session.call('approvals.pending', {});
+      const [{ approvals: waiting }, { requests }] = await Promise.all([
+        session.call('approvals.pending', {}),
+        session.call('serverRequests.list', {}),
+      ]);
+      // A view's call is held by the app that shows the view: only there can it run once allowed.
+      for (const id of ids) {
+        const app = requests.find((request) => request.kind === 'app-tool-call' && request.id.startsWith(id));
+        if (app && !waiting.some((call) => call.request.toolCallId.startsWith(id)))
+          throw new CliError(
+            `'${app.id}' is a call the app of ${app.serverName} asked for in its view; it runs in the app that shows the view, so answer it there (below the view, or in "Waiting for you").`,
+          );
+      }
       const answers = answersFor(waiting, ids, verb, flags.reason);
       // The tools run here once allowed: their servers must be up.
       await session.startServers();

@@ -1,5 +1,6 @@
 import type { ConsideredStep, PolicyDecision, PolicyExplanation, ToolCallRequest } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
+import { appGrantFor } from '../../shared/mcp-apps';
 import type { ToolCall, ToolDefinition } from '../../shared/tool';
 import type { AuditRecorder } from '../audit/audit-log';
 import type { ChatApprovalStore } from './chat-approval-store';
@@ -16,6 +17,15 @@ export type GateResult =
 export interface ApprovalGate {
   /** The pipeline's decision for a call in a chat; no side effects. */
   decide(
+    chatId: string,
+    call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>,
+    tool: ToolDefinition | undefined,
+  ): PolicyDecision;
+  /**
+   * The pipeline's decision for a tool call an MCP Apps view asks for (docs/user/mcp-apps.md#allow-for-this-chat): the
+   * same steps, with the chat's grants of the app's calls in place of the model's; no side effects.
+   */
+  decideForApp(
     chatId: string,
     call: Pick<ToolCall, 'serverName' | 'toolName' | 'args'>,
     tool: ToolDefinition | undefined,
@@ -101,6 +111,14 @@ export function createApprovalGate({ policy, store, chats, audit, tools }: Appro
   };
   const gate: ApprovalGate = {
     decide: (chatId, call, tool) => decide({ call, tool, chat: chatState(chatId) }, policy.compiled()),
+    decideForApp(chatId, call, tool) {
+      const chat = chatState(chatId);
+      const grants = chat.grants.flatMap((grant) => {
+        const app = appGrantFor(grant);
+        return app ? [{ ...grant, ...app }] : [];
+      });
+      return decide({ call, tool, chat: { ...chat, grants } }, policy.compiled());
+    },
     evaluate({ chatId, exchangeId }, call, tool) {
       if (tool.serverName !== call.serverName || tool.name !== call.toolName) {
         throw new Error(

@@ -7,9 +7,9 @@ import {
 } from '../../shared/approval';
 import type { WaitingKind } from '../../shared/decisions';
 import {
-  McpServerRequestViewSchema,
+  HeldRequestViewSchema,
   WaitingServerRequestResolutionSchema,
-  type McpServerRequestView,
+  type HeldRequestView,
   type WaitingServerRequestResolution,
 } from '../../shared/server-request-views';
 import type { Database } from '../storage/database';
@@ -34,9 +34,9 @@ export interface StoredApproval {
   readonly resolution: ApprovalResolution | null;
 }
 
-/** A server's request as stored: still waiting, or how it was resolved. */
+/** A server's request (or its view's tool call) as stored: still waiting, or how it was resolved. */
 export interface StoredServerRequest {
-  readonly request: McpServerRequestView;
+  readonly request: HeldRequestView;
   readonly expiresAt: number | null;
   readonly status: 'pending' | ResolutionOutcome;
   readonly resolution: WaitingServerRequestResolution | null;
@@ -64,7 +64,7 @@ const toApproval = (row: PendingRow): PendingApproval => ({
 });
 
 const toServerRequest = (row: PendingRow): StoredServerRequest => ({
-  request: McpServerRequestViewSchema.parse(JSON.parse(row.request)),
+  request: HeldRequestViewSchema.parse(JSON.parse(row.request)),
   expiresAt: row.expires_at,
   status: row.status,
   resolution: row.resolution === null ? null : WaitingServerRequestResolutionSchema.parse(JSON.parse(row.resolution)),
@@ -75,13 +75,14 @@ const toServerRequest = (row: PendingRow): StoredServerRequest => ({
  * A sampling request waits twice under one id (the request, then the model's answer): each stage is its own row, so
  * each is claimed once.
  */
-const rowIdOf = (request: McpServerRequestView): string =>
+const rowIdOf = (request: HeldRequestView): string =>
   request.kind === 'sampling' && request.stage === 'answer' ? `${request.id}${ANSWER_STAGE}` : request.id;
 const ANSWER_STAGE = '#answer';
 
 /**
  * SQL for the ONE store of everything that waits on a person (docs/dev/architecture.md "One engine"): the model's tool
- * calls and a server's sampling and elicitation requests, each row with its `kind`. Rows survive a restart and go with
+ * calls, a server's sampling and elicitation requests and the tool calls its MCP Apps view asks for, each row with its
+ * `kind`. Rows survive a restart and go with
  * their chat; a resolved row stays, so a second answer is refused by name.
  */
 export interface PendingStore {
@@ -96,31 +97,23 @@ export interface PendingStore {
   allWaiting(): PendingApproval[];
   /** Marks a waiting call resolved; false when it was no longer waiting. */
   resolve(resolution: ApprovalResolution): boolean;
-  /** Keeps a server's request (sampling or elicitation, each stage) waiting, held by `owner`; throws when it was kept before. */
-  insertServerRequest(request: McpServerRequestView, expiresAt: number | null, owner: string): void;
+  /**
+   * Keeps a server's request (sampling or elicitation, each stage, or its view's tool call) waiting, held by `owner`;
+   * throws when it was kept before.
+   */
+  insertServerRequest(request: HeldRequestView, expiresAt: number | null, owner: string): void;
   /** The request by this id: its latest stage. */
   getServerRequest(id: string): StoredServerRequest | undefined;
   /** The server requests that wait, oldest first. */
   waitingServerRequests(): StoredServerRequest[];
   /** Marks the waiting stage of a server request resolved; false when none was waiting. */
   resolveServerRequest(id: string, resolution: WaitingServerRequestResolution): boolean;
-  /** Keeps a view's tool call waiting (kind `app-tool-call`), held by `owner` (docs/user/mcp-apps.md). */
-  insertAppCall(
-    call: { id: string; chatId: string; createdAt: number },
-    json: string,
-    expiresAt: number | null,
-    owner: string,
-  ): void;
-  /** The view's tool calls that wait, oldest first, as stored (JSON) with their owner. */
-  waitingAppCalls(): { json: string; owner: string | null; expiresAt: number | null }[];
-  /** Marks a waiting view's tool call resolved; false when it was no longer waiting. */
-  resolveAppCall(id: string, outcome: ResolutionOutcome, resolution: string): boolean;
   /** Every waiting request's deadline, of every kind (to arm the timers, at a start too). */
   deadlines(): WaitingDeadline[];
   transaction<T>(action: () => T): T;
 }
 
-const SERVER_REQUEST = "kind IN ('sampling', 'elicitation')";
+const SERVER_REQUEST = "kind IN ('sampling', 'elicitation', 'app-tool-call')";
 
 export function createPendingStore(db: Database): PendingStore {
   const insert = db.prepare<
@@ -151,12 +144,6 @@ export function createPendingStore(db: Database): PendingStore {
   );
   const resolveRequest = db.prepare<[string, string, string, string]>(
     `UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id IN (?, ?) AND ${SERVER_REQUEST} AND status = 'pending'`,
-  );
-  const waitingApp = db.prepare<[], PendingRow>(
-    "SELECT * FROM pending_requests WHERE status = 'pending' AND kind = 'app-tool-call' ORDER BY rowid",
-  );
-  const resolveApp = db.prepare<[string, string, string]>(
-    "UPDATE pending_requests SET status = ?, resolution = ? WHERE request_id = ? AND kind = 'app-tool-call' AND status = 'pending'",
   );
   const deadlines = db.prepare<
     [],
@@ -213,12 +200,6 @@ export function createPendingStore(db: Database): PendingStore {
     waitingServerRequests: () => waitingRequests.all().map(toServerRequest),
     resolveServerRequest: (id, resolution) =>
       resolveRequest.run(resolution.outcome, JSON.stringify(resolution), id, `${id}${ANSWER_STAGE}`).changes > 0,
-    insertAppCall(call, json, expiresAt, owner) {
-      insert.run(call.chatId, call.id, 'app-tool-call', null, json, call.createdAt, expiresAt, owner);
-    },
-    waitingAppCalls: () =>
-      waitingApp.all().map((row) => ({ json: row.request, owner: row.owner, expiresAt: row.expires_at })),
-    resolveAppCall: (id, outcome, resolution) => resolveApp.run(outcome, resolution, id).changes > 0,
     deadlines: () =>
       deadlines.all().map((row) => ({
         kind: row.kind,

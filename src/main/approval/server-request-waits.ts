@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatGrant } from '../../shared/approval';
 import { RESTART_WORDS, SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
-import type { McpServerRequestView, WaitingServerRequestResolution } from '../../shared/server-request-views';
-import type { AuditRecorder, PolicyChangeActor, ServerRequestRecord } from '../audit/audit-log';
+import type { HeldRequestView, WaitingServerRequestResolution } from '../../shared/server-request-views';
+import type { AuditRecorder, DecisionRecord, PolicyChangeActor, ServerRequestRecord } from '../audit/audit-log';
+import { appCallRecord } from '../mcp/app-call-records';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { ChatApprovalStore } from './chat-approval-store';
@@ -11,7 +12,8 @@ import { grantChange } from './policy-changes';
 import { isSamplingGrant, serverRequestRecord } from './server-request-records';
 
 /**
- * A server's sampling and elicitation requests in the one pending store (docs/dev/architecture.md "One engine";
+ * A server's sampling and elicitation requests, and the tool calls its MCP Apps view asks for (docs/user/mcp-apps.md),
+ * in the one pending store (docs/dev/architecture.md "One engine";
  * docs/user/server-requests.md). Part of the pending approvals: the same store, the same timer owner, the same claim
  * (the resolution, its audit rows and an "Allow for this chat" grant with its policy row commit in ONE transaction),
  * and grants kept with the tool calls' grants (they survive a restart, are listed and can be revoked).
@@ -22,11 +24,16 @@ import { isSamplingGrant, serverRequestRecord } from './server-request-records';
  */
 export interface ServerRequestWaits {
   /** Keeps the request waiting for the person, arms its timeout, and announces it. */
-  add(request: McpServerRequestView): void;
+  add(request: HeldRequestView): void;
   /** The requests this process holds that wait, oldest first; of one chat (null: from no chat) when given. */
-  list(chatId?: string | null): McpServerRequestView[];
+  list(chatId?: string | null): HeldRequestView[];
+  /**
+   * The tool calls MCP Apps views asked for that wait, held by any process still running (a view's call is answered
+   * in the app that shows the view; `workbench approvals list` shows them all), oldest first.
+   */
+  appCalls(chatId?: string | null): HeldRequestView[];
   /** The request waiting by this id in this process; throws `not_found`. */
-  get(id: string): McpServerRequestView;
+  get(id: string): HeldRequestView;
   /**
    * Claims the waiting request's resolution and commits its audit rows — and the grant, with its policy row — in ONE
    * transaction; then announces it. Throws `not_found` when it was resolved meanwhile (nothing is recorded then).
@@ -34,7 +41,7 @@ export interface ServerRequestWaits {
   resolve(
     id: string,
     resolution: Omit<WaitingServerRequestResolution, 'decidedAt'>,
-    records: readonly ServerRequestRecord[],
+    records: readonly (DecisionRecord | ServerRequestRecord)[],
     grant?: ChatGrant,
   ): void;
   /** Whether the person allowed this server's sampling for the chat ("Allow for this chat", kept as a chat grant). */
@@ -55,7 +62,7 @@ export interface ServerRequestWaitsDependencies {
   /** The pending approvals' one timer owner. */
   timers: {
     arm(deadline: Omit<WaitingDeadline, 'owner'>, due: () => void): void;
-    clear(view: McpServerRequestView): void;
+    clear(view: HeldRequestView): void;
   };
   onError?: (error: unknown) => void;
 }
@@ -89,7 +96,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     return stored && stored.status === 'pending' && stored.owner === owner ? stored : undefined;
   };
 
-  function get(id: string): McpServerRequestView {
+  function get(id: string): HeldRequestView {
     const stored = ownWaiting(id);
     if (!stored)
       throw new WorkbenchError(
@@ -101,9 +108,9 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   }
 
   const claim = (
-    view: McpServerRequestView,
+    view: HeldRequestView,
     resolution: WaitingServerRequestResolution,
-    records: readonly ServerRequestRecord[],
+    records: readonly (DecisionRecord | ServerRequestRecord)[],
     grant?: ChatGrant,
   ): void => {
     const changes = grant ? [grantChange(grant, dependencies.actor)] : [];
@@ -135,7 +142,10 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   for (const stored of store.waitingServerRequests()) {
     if (ownerAlive(stored.owner)) continue;
     try {
-      const record = serverRequestRecord(stored.request, 'cancelled', 'system', RESTART_WORDS);
+      const record =
+        stored.request.kind === 'app-tool-call'
+          ? appCallRecord(stored.request, 'cancelled', 'system', RESTART_WORDS)
+          : serverRequestRecord(stored.request, 'cancelled', 'system', RESTART_WORDS);
       claim(
         stored.request,
         { outcome: 'cancelled', actor: 'system', action: null, reason: RESTART_WORDS, decidedAt: now() },
@@ -165,6 +175,13 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
       const all = store
         .waitingServerRequests()
         .filter((stored) => stored.owner === owner)
+        .map((stored) => stored.request);
+      return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
+    },
+    appCalls(chatId) {
+      const all = store
+        .waitingServerRequests()
+        .filter((stored) => stored.request.kind === 'app-tool-call' && ownerAlive(stored.owner))
         .map((stored) => stored.request);
       return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
     },

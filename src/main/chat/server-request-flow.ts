@@ -309,6 +309,9 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
         { id },
       );
     const view = waits.get(id);
+    // A view's tool call waits in the same store but is answered by its own engine (mcp/app-calls.ts).
+    if (view.kind === 'app-tool-call')
+      throw new WorkbenchError('not_found', 'No server request waits by that id.', { id });
     const wrong = (allowed: string): WorkbenchError =>
       new WorkbenchError('invalid_input', `This request takes ${allowed}, not "${decision.action}".`, {
         id,
@@ -409,7 +412,10 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
     sample,
     elicit,
     decide,
-    list: (chatId) => waits.list(chatId).filter((view) => held.has(view.id)),
+    list: (chatId) =>
+      waits
+        .list(chatId)
+        .filter((view): view is McpServerRequestView => view.kind !== 'app-tool-call' && held.has(view.id)),
     cancelChat(chatId) {
       for (const entry of [...held.values()]) {
         if (entry.view.chatId === chatId) resolveBySystem(entry.view.id, 'cancelled', WHY.stopped);

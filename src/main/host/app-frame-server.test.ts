@@ -3,7 +3,15 @@
  * framed only by the page's origins, under the Content-Security-Policy of the view's declared domains.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { APP_FRAME_PATH, frameCspOf, startAppFrameServer, type AppFrameServer } from './app-frame-server';
+import {
+  APP_FRAME_PATH,
+  APP_FRAME_REPORT_PATH,
+  APP_FRAME_REPORTS_PER_VIEW,
+  frameCspOf,
+  startAppFrameServer,
+  type AppFrameReport,
+  type AppFrameServer,
+} from './app-frame-server';
 
 const servers: AppFrameServer[] = [];
 afterEach(async () => {
@@ -61,5 +69,41 @@ describe('the app frame origin', () => {
     expect(policy).not.toContain('script-src *');
     expect(frameCspOf('?csp=not-json')).toContain("connect-src 'none'");
     expect(frameCspOf('')).toContain("connect-src 'none'");
+  });
+
+  it("takes the browser's reports of what a view's policy blocked, for that view, and at most so many per view", async () => {
+    const reports: AppFrameReport[] = [];
+    const server = await startAppFrameServer({
+      hostOrigins: () => ['http://127.0.0.1:4790'],
+      onReport: (report) => reports.push(report),
+    });
+    servers.push(server);
+    const page = await fetch(`${server.origin}${APP_FRAME_PATH}?csp=%7B%7D&chat=c1&view=call_1`);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain(`report-uri ${APP_FRAME_REPORT_PATH}?chat=c1&view=call_1`);
+    const report = (query: string, body: unknown): Promise<Response> =>
+      fetch(`${server.origin}${APP_FRAME_REPORT_PATH}?${query}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/csp-report' },
+        body: JSON.stringify(body),
+      });
+    const blocked = {
+      'csp-report': { 'effective-directive': 'connect-src', 'blocked-uri': 'http://127.0.0.1:9/steal' },
+    };
+    expect((await report('chat=c1&view=call_1', blocked)).status).toBe(204);
+    // Not a report, or for no view: nothing is recorded.
+    await report('chat=c1&view=call_1', { hello: 'world' });
+    await report('chat=c1', blocked);
+    for (let index = 0; index < APP_FRAME_REPORTS_PER_VIEW + 5; index++) await report('chat=c1&view=call_2', blocked);
+    expect(reports[0]).toEqual({
+      chatId: 'c1',
+      viewCallId: 'call_1',
+      detail: 'connect-src blocked http://127.0.0.1:9/steal',
+    });
+    expect(reports.filter((item) => item.viewCallId === 'call_1')).toHaveLength(1);
+    expect(reports.filter((item) => item.viewCallId === 'call_2')).toHaveLength(APP_FRAME_REPORTS_PER_VIEW);
+    // Without a view in its address the page has no report address.
+    const bare = await fetch(`${server.origin}${APP_FRAME_PATH}`);
+    expect(bare.headers.get('content-security-policy')).not.toContain('report-uri');
   });
 });

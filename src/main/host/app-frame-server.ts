@@ -65,15 +65,51 @@ export function frameCspOf(search: string): string {
   return contentSecurityPolicyOf(appDeclarationsOf({ ui: { csp: declared } }).csp);
 }
 
+/** Where the frame's browser reports what its Content-Security-Policy blocked (`report-uri`). */
+export const APP_FRAME_REPORT_PATH = '/csp-report';
+/** The most blocked requests of one view that are recorded; a view that keeps trying is not let fill the log. */
+export const APP_FRAME_REPORTS_PER_VIEW = 20;
+const REPORT_MAX_BYTES = 16_384;
+
+/** What the frame's policy blocked in one view, as the browser reported it. */
+export interface AppFrameReport {
+  chatId: string;
+  viewCallId: string;
+  /** "connect-src blocked http://127.0.0.1:9/steal". */
+  detail: string;
+}
+
+/** The view a proxy page is for (`?chat=&view=`, as the page put them in its address), or undefined. */
+function viewOf(search: URLSearchParams): { chatId: string; viewCallId: string } | undefined {
+  const chatId = search.get('chat');
+  const viewCallId = search.get('view');
+  if (!chatId || !viewCallId || chatId.length > 200 || viewCallId.length > 200) return undefined;
+  return { chatId, viewCallId };
+}
+
+/** A `application/csp-report` body in words, or undefined when it is not one. */
+export function reportDetail(body: string): string | undefined {
+  const parsed = parseJsonOrUndefined(body) as { 'csp-report'?: Record<string, unknown> } | undefined;
+  const report = parsed?.['csp-report'];
+  if (!report || typeof report !== 'object') return undefined;
+  const directive = report['effective-directive'] ?? report['violated-directive'];
+  const blocked = report['blocked-uri'];
+  const words = (value: unknown): string => (typeof value === 'string' ? value.slice(0, 500) : 'unknown');
+  return `${words(directive)} blocked ${words(blocked)}`;
+}
+
 /**
  * The second loopback origin of browser mode: it serves only the proxy page, framed only by `hostOrigins` (the
- * page's), under the view's Content-Security-Policy. Anything else is 404; a Host header that does not name it, 421.
+ * page's), under the view's Content-Security-Policy, and takes the browser's reports of what that policy blocked
+ * (`onReport`, docs/user/mcp-apps.md#in-the-audit-log). Anything else is 404; a Host header that does not name it, 421.
  */
 export async function startAppFrameServer(options: {
   hostOrigins: () => readonly string[];
+  onReport?: (report: AppFrameReport) => void;
   port?: number;
 }): Promise<AppFrameServer> {
   let port = options.port ?? 0;
+  const reported = new Map<string, number>();
   const server = createServer((request: http.IncomingMessage, response: http.ServerResponse) => {
     const text = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
     if (request.headers.host !== `127.0.0.1:${port}` && request.headers.host !== `localhost:${port}`) {
@@ -81,15 +117,39 @@ export async function startAppFrameServer(options: {
       return;
     }
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (request.method === 'POST' && url.pathname === APP_FRAME_REPORT_PATH) {
+      const view = viewOf(url.searchParams);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      request.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= REPORT_MAX_BYTES) chunks.push(chunk);
+      });
+      request.on('end', () => {
+        response.writeHead(204, text).end();
+        const detail = size <= REPORT_MAX_BYTES ? reportDetail(Buffer.concat(chunks).toString('utf8')) : undefined;
+        if (!view || detail === undefined || !options.onReport) return;
+        const key = `${view.chatId}\u0000${view.viewCallId}`;
+        const count = reported.get(key) ?? 0;
+        if (count >= APP_FRAME_REPORTS_PER_VIEW) return;
+        reported.set(key, count + 1);
+        options.onReport({ ...view, detail });
+      });
+      return;
+    }
     if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== APP_FRAME_PATH) {
       response.writeHead(404, text).end('Not found\n');
       return;
     }
     const hosts = options.hostOrigins();
     const body = proxyPage(hosts);
+    const view = viewOf(url.searchParams);
+    const report = view
+      ? `; report-uri ${APP_FRAME_REPORT_PATH}?${new URLSearchParams({ chat: view.chatId, view: view.viewCallId }).toString()}`
+      : '';
     response.writeHead(200, {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': `${frameCspOf(url.search)}; frame-ancestors ${hosts.join(' ')}`,
+      'Content-Security-Policy': `${frameCspOf(url.search)}; frame-ancestors ${hosts.join(' ')}${report}`,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-store',

@@ -198,7 +198,12 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   }
 
   try {
-    appFrame = await startAppFrameServer({ hostOrigins: () => [...allowedOrigins()] });
+    appFrame = await startAppFrameServer({
+      hostOrigins: () => [...allowedOrigins()],
+      // What the view's frame blocked is recorded like the host's own refusals (docs/user/mcp-apps.md#in-the-audit-log).
+      onReport: ({ chatId, viewCallId, detail }) =>
+        void dispatch('apps.recordRefusal', { chatId, viewCallId, what: 'csp', detail }),
+    });
   } catch (error) {
     log(`MCP Apps views cannot be shown: their frame origin did not start (${(error as Error).message}).`);
   }

@@ -65,13 +65,13 @@ describe('the contract', () => {
       'policy.onDidChange' | 'grants.onDidChange' | 'approvals.onDidChange'
     >();
   });
-  it('names the server requests apart from tool calls: sampling, elicitation and sandbox widening', () => {
+  it('names the server requests apart from tool calls: sampling, elicitation, sandbox widening and app calls', () => {
     expectTypeOf<In<'serverRequests', MethodName>>().toEqualTypeOf<
       'serverRequests.list' | 'serverRequests.decide' | 'serverRequests.requestWidening'
     >();
     expectTypeOf<In<'serverRequests', EventName>>().toEqualTypeOf<'serverRequests.onDidChange'>();
     expectTypeOf<EventPayload<'serverRequests.onDidChange'>['request']['kind']>().toEqualTypeOf<
-      'sampling' | 'elicitation' | 'sandbox-widening'
+      'sampling' | 'elicitation' | 'sandbox-widening' | 'app-tool-call'
     >();
   });
   it('names the mcp methods', () => {
@@ -87,6 +87,7 @@ describe('the contract', () => {
       | 'mcp.resources'
       | 'mcp.readResource'
       | 'mcp.appView'
+      | 'mcp.acceptAppView'
       | 'mcp.subscribeResource'
       | 'mcp.unsubscribeResource'
       | 'mcp.prompts'

@@ -47,12 +47,15 @@ export function createHandlers(services: Services): MethodHandlers {
       requests: [
         ...services.conversations.serverRequests(input?.chatId),
         ...services.sandboxWidenings.views(input?.chatId),
+        ...services.approvals.pending.serverRequests.appCalls(input?.chatId),
       ],
     }),
     'serverRequests.decide': ({ id, decision }) =>
       services.sandboxWidenings.get(id)
         ? services.sandboxWidenings.answer(id, decision)
-        : services.conversations.decideServerRequest(id, decision),
+        : services.appCalls.holds(id)
+          ? services.appCalls.decide(id, decision)
+          : services.conversations.decideServerRequest(id, decision),
     'serverRequests.requestWidening': (input) => wideningView(services.sandboxWidenings.request(input)),
     'mcp.list': () => ({ servers: services.mcp.list() }),
     'mcp.add': ({ name, server }) => services.mcp.server(services.mcpServers.add(name, server).name),
@@ -66,15 +69,16 @@ export function createHandlers(services: Services): MethodHandlers {
     'mcp.logs': ({ name, limit }) => services.mcp.logs(services.mcpServers.get(name).name, limit),
     'mcp.resources': ({ name }) => services.mcp.resources(services.mcpServers.get(name).name),
     'mcp.readResource': ({ name, uri }) => services.mcp.readResource(services.mcpServers.get(name).name, uri),
-    'mcp.appView': ({ name, tool }) => services.mcp.appView(services.mcpServers.get(name).name, tool),
+    'mcp.appView': ({ name, tool }) => services.appViews.show(services.mcpServers.get(name).name, tool),
+    'mcp.acceptAppView': ({ name, tool, hash }) =>
+      services.appViews.accept(services.mcpServers.get(name).name, tool, hash),
     'apps.callTool': (input) => services.appCalls.callTool(input),
-    'apps.pending': (input) => ({ calls: services.appCalls.list(input?.chatId) }),
-    'apps.decide': ({ id, action, reason }) => {
-      services.appCalls.decide(id, action, reason);
-      return {};
-    },
     'apps.readResource': (input) => services.appCalls.readResource(input),
     'apps.openLink': (input) => services.appCalls.openLink(input),
+    'apps.recordRefusal': (input) => {
+      services.appCalls.recordRefusal(input);
+      return {};
+    },
     'mcp.subscribeResource': ({ name, uri }) =>
       services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) =>

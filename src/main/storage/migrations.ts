@@ -212,4 +212,15 @@ export const migrations: readonly string[] = [
   /* 9: approval insights (src/main/audit/audit-stats.ts, docs/user/insights.md): a period of the audit log is read by time. */ `
   CREATE INDEX audit_log_by_time ON audit_log (time);
   `,
+  /* 10: MCP Apps views pinned by their hash per server identity (src/main/mcp/app-view-pins.ts, docs/user/mcp-apps.md). */ `
+  CREATE TABLE app_view_pins (
+    identity   TEXT NOT NULL,
+    uri        TEXT NOT NULL,
+    hash       TEXT NOT NULL,
+    bytes      INTEGER NOT NULL,
+    csp        TEXT NOT NULL,
+    pinned_at  INTEGER NOT NULL,
+    PRIMARY KEY (identity, uri)
+  ) STRICT;
+  `,
 ];

@@ -28,6 +28,13 @@ export const SERVER_NAMES = ['Files', 'Shell'] as const;
  */
 export const IDENTITY_LABELS = ['Files', 'Shell', 'Other'] as const;
 export type IdentityLabel = (typeof IDENTITY_LABELS)[number];
+/**
+ * The tool whose results have an MCP Apps view (docs/user/mcp-apps.md): a call of it in a chat is a view that may ask
+ * for its own server's tools (`apps.callTool`), decided like the model's calls.
+ */
+export const VIEW_TOOL = 'read_file';
+export const VIEW_URI = 'ui://invariant/view';
+
 /** The tools a recording server offers, by its identity label. */
 export const toolsOfLabel = (label: string): readonly CatalogueTool[] =>
   TOOLS.filter((tool) => tool.serverName === (label === 'Other' ? 'Files' : label));

@@ -4,6 +4,7 @@
  * Each check throws an Error naming the invariant and the evidence.
  */
 import type { ToolCallApproval } from '../../../shared/approval';
+import { APP_CALL_PREFIX } from '../../../shared/mcp-apps';
 import type { AuditEntry } from '../../../shared/audit';
 import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
 import { ruleOfId } from './invariant-catalogue';
@@ -309,6 +310,8 @@ function checkRowsApplied(
   const userRows = new Set<string>();
   for (const row of rows) {
     if (row.kind !== 'decision') continue;
+    // A view's requests have no approval message: checkAppRows holds them to the answers the person gave.
+    if (row.toolCallId.startsWith(APP_CALL_PREFIX)) continue;
     // A sandbox widening's decision and a block are not a tool call's: check (8) holds them to their grants.
     if (row.toolName.startsWith('sandbox/')) continue;
     const where = `row ${row.sequence} (${row.decision} by ${row.actor}: ${row.decidedBy}) for ${row.serverName}.${row.toolName} ${row.toolCallId}`;
@@ -359,6 +362,41 @@ function checkRowsApplied(
   for (const id of answers.keys()) {
     if (!userRows.has(id)) throw new InvariantError('an applied answer has no decision row', `tool call ${id}`);
   }
+}
+
+const APP_ANSWER_DECISIONS: Record<string, string> = {
+  'allow-once': 'allow_once',
+  'allow-chat': 'allow_session',
+  deny: 'deny',
+};
+
+/**
+ * (3b) a person's decision about a tool call a view asked for is the answer the person gave, recorded once, and every
+ * answer applied has its row; a call the app asked for is never decided for the person by anyone else.
+ */
+function checkAppRows(harness: Harness, rows: readonly AuditEntry[]): void {
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (row.kind !== 'decision' || !row.toolCallId.startsWith(APP_CALL_PREFIX)) continue;
+    const where = `row ${row.sequence} (${row.decision} by ${row.actor}: ${row.decidedBy}) for ${row.serverName}.${row.toolName} ${row.toolCallId}`;
+    // The door's own row (a deny rule when it was about to run) names the rule; every other row names the app.
+    if (!row.decidedBy?.includes('requested by the app of') && !row.decidedBy?.includes('(checked when the call'))
+      throw new InvariantError("a view's request row does not say the app asked", where);
+    if (row.actor !== 'user') continue;
+    const answer = harness.appAnswers.get(row.toolCallId);
+    if (answer === undefined)
+      throw new InvariantError("a person's decision row about an app's call nobody answered", where);
+    if (seen.has(row.toolCallId))
+      throw new InvariantError("a person's decision about an app's call was recorded twice", where);
+    seen.add(row.toolCallId);
+    if (APP_ANSWER_DECISIONS[answer] !== row.decision)
+      throw new InvariantError(
+        "a person's decision row about an app's call differs from the answer",
+        `${where}; the answer was ${answer}`,
+      );
+  }
+  for (const id of harness.appAnswers.keys())
+    if (!seen.has(id)) throw new InvariantError("an answer to an app's call has no decision row", id);
 }
 
 /** (5) the calls that wait in a chat are exactly the ones it shows on its last reply, and the chat says it waits. */
@@ -413,6 +451,7 @@ export async function checkInvariants(harness: Harness, state: CheckState): Prom
   checkElicitation(harness, rows, state);
   const chats = await Promise.all(harness.chats.map((chatId) => chatView(harness, chatId)));
   checkRowsApplied(rows, chats, (args) => harness.argsHash(args));
+  checkAppRows(harness, rows);
   // (8) the contained probe read a file only while the audit log granted it, and every grant in force was allowed.
   try {
     await harness.sandboxProbe?.check();

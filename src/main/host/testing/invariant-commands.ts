@@ -16,7 +16,15 @@ import type {
   ToolCallApproval,
 } from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
-import { elicitationContent, RULES, SERVER_NAMES, TOOLS, USER_RULES, ruleDraft } from './invariant-catalogue';
+import {
+  elicitationContent,
+  RULES,
+  SERVER_NAMES,
+  TOOLS,
+  USER_RULES,
+  ruleDraft,
+  toolsOfLabel,
+} from './invariant-catalogue';
 import { checkInvariants, type CheckState } from './invariant-checks';
 import type { Harness, MadeAllow } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
@@ -114,6 +122,63 @@ export function expectOutcome(
 const ticks = async (count: number): Promise<void> => {
   for (let index = 0; index < count; index++) await new Promise<void>((resolve) => setImmediate(resolve));
 };
+
+// ── A tool's MCP Apps view asks for a call (docs/user/mcp-apps.md#what-a-view-may-ask) ───────────
+
+let appNonce = 0;
+
+/** Until every view's call sent has been answered by the contract or waits for the person (bounded). */
+async function appCallsAnswered(world: InvariantWorld): Promise<void> {
+  const { harness } = world;
+  for (let turn = 0; turn < 50_000; turn++) {
+    const out = harness.appCallsOut.filter((call) => !call.done).length;
+    if (out === 0) return;
+    const waiting = harness
+      .services()
+      .approvals.pending.serverRequests.appCalls()
+      .filter((request) => request.kind === 'app-tool-call').length;
+    if (out <= waiting) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * The chat's latest view asks for a call of its own server's tool (`apps.callTool`), as a view's button would. It is
+ * part of other steps (a chat's mode set, a stop) rather than a step of its own, so the seed's sequences stay the same.
+ */
+async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, value: number): Promise<void> {
+  const { harness } = world;
+  const chatId = chatOf(world, chat);
+  const { messages } = await harness.ok('chat.messages', { chatId });
+  // The chat's latest call with a view is the view that asks; without one there is no view to ask.
+  const views = messages.flatMap((message) =>
+    message.role === 'assistant'
+      ? message.reply.turns.flatMap((turn) => (turn.toolCalls ?? []).filter((call) => call.viewUri && call.serverName))
+      : [],
+  );
+  const view = views.at(-1);
+  if (!view?.serverName) return;
+  const label = harness.bindings.get(view.serverName)?.label ?? 'Files';
+  const tools = toolsOfLabel(label);
+  const tool = tools[toolIndex % Math.max(1, tools.length)] ?? TOOLS[0];
+  if (!tool) return;
+  const args: Record<string, unknown> = { [tool.field]: valueFor(tool.field, value), nonce: `app-${++appNonce}` };
+  if (tool.name === 'write_file') args['content'] = 'from the app';
+  const entry = { done: false };
+  harness.appCallsOut.push(entry);
+  harness.tally.appCallsAsked += 1;
+  harness.log.push(`  the view of ${view.serverName} in chat ${chat} asks for ${tool.name} ${JSON.stringify(args)}`);
+  void harness
+    .call('apps.callTool', { chatId, viewCallId: view.toolCallId, tool: tool.name, arguments: args })
+    .then((envelope) => {
+      entry.done = true;
+      harness.log.push(
+        `  app call ${tool.name} ${JSON.stringify(args)} → ${envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`}`,
+      );
+      if (envelope.ok) harness.tally.appCallsRan += 1;
+    });
+  await appCallsAnswered(world);
+}
 
 // ── The person talks to the model ─────────────────────────────────────────────────────────────
 
@@ -302,6 +367,20 @@ class DecideServerRequests extends Step {
     const { requests } = await harness.ok('serverRequests.list', {});
     for (const [index, request] of requests.entries()) {
       const pick = this.picks[index % this.picks.length] as ServerRequestPick;
+      if (request.kind === 'app-tool-call') {
+        // A view's call: allowed once, for the chat (a grant for this server's app), or denied.
+        const decision = { action: pick.action };
+        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
+        expectOutcome(world, `serverRequests.decide app call ${JSON.stringify(decision)}`, envelope, 'ok');
+        if (envelope.ok) {
+          harness.appAnswers.set(request.id, pick.action);
+          harness.tally.appCallDecisions += 1;
+          const label = harness.bindings.get(request.serverName)?.label;
+          if (pick.action === 'allow-chat' && label !== undefined)
+            harness.madeAllows.push({ label, name: request.serverName, what: 'app allow-chat' });
+        }
+        continue;
+      }
       if (request.kind === 'sandbox-widening') {
         // A widening the steps did not ask for is never allowed here: denied, which grants nothing.
         const envelope = await harness.call('serverRequests.decide', { id: request.id, decision: { action: 'deny' } });
@@ -358,6 +437,7 @@ class DecideServerRequests extends Step {
       expectOutcome(world, `serverRequests.decide ${request.stage} ${JSON.stringify(decision)}`, envelope, expected);
       if (envelope.ok) harness.tally.serverRequestDecisions += 1;
     }
+    await appCallsAnswered(world);
   }
   toString(): string {
     return `decideServerRequests([${this.picks.map((pick) => `${pick.action}${pick.edit === 'none' ? '' : ` ${pick.edit}`}, answer ${pick.answer}`).join('; ')}])`;
@@ -408,6 +488,8 @@ class Stop extends Step {
     const { stopped } = await world.harness.ok('chat.stop', { chatId: chatOf(world, this.chat) });
     world.harness.log.push(`  chat.stop → stopped: ${stopped}`);
     if (stopped) world.harness.tally.stops += 1;
+    // A view stays after a stop, and may still ask.
+    await appAsks(world, this.chat + 1, this.chat, world.harness.tally.stops);
   }
   toString(): string {
     return `stop(chat ${this.chat})`;
@@ -602,6 +684,8 @@ class SetChatMode extends Step {
       'ok',
     );
     world.harness.tally.policyChanges += 1;
+    const index = ['use-tool-settings', 'always-ask', 'never-ask'].indexOf(this.mode);
+    await appAsks(world, this.chat, index, index * 2 + this.chat);
   }
   toString(): string {
     return `chatMode(chat ${this.chat}, ${this.mode})`;

@@ -117,6 +117,10 @@ export interface Tally {
   addedSame: number;
   /** Calls run by a server added under a name another server had before it. */
   runsAfterNameReuse: number;
+  /** Tool calls an MCP Apps view asked for, those that ran, and the person's answers to them applied. */
+  appCallsAsked: number;
+  appCallsRan: number;
+  appCallDecisions: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -155,6 +159,9 @@ export const emptyTally = (): Tally => ({
   addedOther: 0,
   addedSame: 0,
   runsAfterNameReuse: 0,
+  appCallsAsked: 0,
+  appCallsRan: 0,
+  appCallDecisions: 0,
   suggestionsMade: 0,
   suggestionsAccepted: 0,
   suggestionsRefused: 0,
@@ -216,6 +223,10 @@ export interface Harness {
   readonly roleNames: Map<string, string>;
   /** What the test made that allows without asking, per identity (a rename keeps it, a removal drops it). */
   readonly madeAllows: MadeAllow[];
+  /** The person's answers to the tool calls views asked for, by id (`allow-once`, `allow-chat`, `deny`). */
+  readonly appAnswers: Map<string, string>;
+  /** The views' tool calls sent and not yet answered by the contract (they may wait for the person). */
+  readonly appCallsOut: { done: boolean }[];
   /** The URL the next server of this label is added at: its path is the label, its query a slot naming the add. */
   urlFor(label: string): { url: string; slot: string };
   /** The highest audit sequence committed now. */
@@ -348,6 +359,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   }));
   let slotCount = 0;
   const madeAllows: MadeAllow[] = [];
+  const appAnswers = new Map<string, string>();
+  const appCallsOut: { done: boolean }[] = [];
 
   const writeManaged = (policy: ManagedPolicy | null): string | null => {
     if (policy === null) return null;
@@ -442,6 +455,8 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     },
     roleNames: new Map(SERVER_NAMES.map((name) => [name, name])),
     madeAllows,
+    appAnswers,
+    appCallsOut,
     urlFor(label) {
       const slot = `s${++slotCount}`;
       return { url: `${options.servers.urls[label] as string}?slot=${slot}`, slot };

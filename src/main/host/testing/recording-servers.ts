@@ -24,6 +24,8 @@ import {
   samplingPrompt,
   IDENTITY_LABELS,
   toolsOfLabel,
+  VIEW_TOOL,
+  VIEW_URI,
 } from './invariant-catalogue';
 
 export interface RecordingServers {
@@ -69,6 +71,7 @@ function mcpServerFor(serverName: string, slot: string, listeners: ServerListene
       description: `${tool.name} (invariant test)`,
       inputSchema: inputSchemaOf(tool) as { type: 'object' },
       annotations: { readOnlyHint: tool.readOnly },
+      ...(tool.name === VIEW_TOOL ? { _meta: { ui: { resourceUri: VIEW_URI } } } : {}),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -287,6 +287,8 @@ function InboxRow(props: RowProps): React.JSX.Element {
 
 function requestLabel(item: Extract<InboxItem, { kind: 'server-request' }>): string {
   const { request } = item;
+  if (request.kind === 'app-tool-call')
+    return `${request.serverName}.${request.toolName}, requested by the app of ${request.serverName}`;
   return `${request.kind === 'sampling' ? 'Sampling request' : 'Request for your input'} from ${request.serverName}`;
 }
 

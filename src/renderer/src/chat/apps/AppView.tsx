@@ -78,6 +78,9 @@ export function AppView({
   const [larger, setLarger] = useState(false);
   const [link, setLink] = useState<{ url: string; host: string; answer(open: boolean): void } | null>(null);
   const [context, setContext] = useState<string | null>(null);
+  // A view that differs from the one pinned for the server waits for the person (docs/user/mcp-apps.md#pinned-views).
+  const [changed, setChanged] = useState<{ url: string; view: McpAppView } | null>(null);
+  const [accepting, setAccepting] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -85,6 +88,7 @@ export function AppView({
       ([url, view]) => {
         if (!live) return;
         if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
+        else if (view.pin?.status === 'changed') setChanged({ url, view });
         else setSource({ url, view });
       },
       (error: unknown) => live && setProblem(errorText(error)),
@@ -140,7 +144,13 @@ export function AppView({
       }
       const open = await new Promise<boolean>((answer) => setLink({ ...checked, answer }));
       setLink(null);
-      if (!open) return { isError: true };
+      if (!open) {
+        // Refused here, in the page: recorded like the host's own refusals.
+        void api.apps
+          .recordRefusal({ ...view, what: 'ui/open-link', detail: `you did not open ${checked.url}` })
+          .catch(() => undefined);
+        return { isError: true };
+      }
       window.open(checked.url, '_blank', 'noopener,noreferrer');
       return {};
     };
@@ -179,9 +189,43 @@ export function AppView({
         {problem}
       </p>
     );
+  if (changed && !source) {
+    const accept = (): void => {
+      setAccepting(true);
+      api.mcp.acceptAppView({ name: call.serverName, tool: call.toolName, hash: changed.view.hash }).then(
+        (view) => {
+          setChanged(null);
+          setSource({ url: changed.url, view });
+        },
+        (error: unknown) => {
+          setAccepting(false);
+          setProblem(errorText(error));
+        },
+      );
+    };
+    return (
+      <div className="app-view-changed" data-testid="app-view-changed" role="group" aria-label="Changed view">
+        <p>
+          <strong>The view of {call.serverName} changed</strong> since it was last shown. It is shown only once you
+          accept the change.
+        </p>
+        <ul className="small">
+          {(changed.view.pin?.changes ?? []).map((change) => (
+            <li key={change}>{change}</li>
+          ))}
+        </ul>
+        <div className="app-call-actions">
+          <button type="button" className="button button-primary" disabled={accepting} onClick={accept}>
+            Show the changed view
+          </button>
+        </div>
+      </div>
+    );
+  }
   if (!source) return <p className="app-view-loading muted">Loading the view…</p>;
   const limit = larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT;
-  const params = new URLSearchParams({ csp: JSON.stringify(source.view.csp) });
+  // The view it is (for the frame origin's reports of what its policy blocked) and the domains it declared.
+  const params = new URLSearchParams({ csp: JSON.stringify(source.view.csp), chat: chatId, view: call.toolCallId });
   return (
     <div className="app-view" data-testid="app-view" data-view-hash={source.view.hash}>
       <iframe

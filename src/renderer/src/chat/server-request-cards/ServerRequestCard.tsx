@@ -9,6 +9,7 @@ import type {
   SamplingMediaView,
   SandboxWideningRequestView,
   ServerRequestView,
+  AppToolCallView,
 } from '../../../../shared/server-request-views';
 import { formatByteSize } from '../../../../shared/byte-size';
 import { WarningIcon } from '../../components/icons';
@@ -66,6 +67,7 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
   };
   const props = { request, busy, problem, decide } as const;
   if (request.kind === 'sandbox-widening') return <SandboxWidening {...props} request={request} />;
+  if (request.kind === 'app-tool-call') return <AppToolCall {...props} request={request} />;
   if (request.kind === 'sampling') {
     return request.stage === 'request' ? (
       <SamplingPrompt key={`${request.id}-request`} {...props} request={request} />
@@ -564,10 +566,37 @@ function SandboxWidening({ request, busy, problem, decide }: PartProps<SandboxWi
   );
 }
 
+/**
+ * A tool call an MCP Apps view asks for (docs/user/mcp-apps.md#what-a-view-may-ask): who asked (the app, not the
+ * model), what would run and why the policy asks. "Allow for this chat" counts for the app's calls of this tool only.
+ */
+function AppToolCall({ request, ...answering }: PartProps<AppToolCallView>): React.JSX.Element {
+  return (
+    <Card request={request} title={`Run ${request.toolName} from ${request.serverName}?`}>
+      <p className="app-call-by">Requested by the app of {request.serverName}, not by the model.</p>
+      <p className="muted small">Why it asks: {request.reason}</p>
+      <pre className="tool-pre">{JSON.stringify(request.args, null, 2)}</pre>
+      <Answers
+        {...answering}
+        choices={[
+          { label: 'Allow once', tone: 'primary', decision: { action: 'allow-once' } },
+          {
+            label: 'Allow for this chat',
+            decision: { action: 'allow-chat' },
+            title: `The app of ${request.serverName} may call ${request.toolName} in this chat without asking, until you revoke it`,
+          },
+          { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
+        ]}
+      />
+    </Card>
+  );
+}
+
 const BADGE: Record<ServerRequestView['kind'], string> = {
   sampling: 'Sampling',
   elicitation: 'Elicitation',
   'sandbox-widening': 'Sandbox',
+  'app-tool-call': 'App',
 };
 
 /** MCP's two ways to say no to an elicitation: decline (answered "no") and cancel (dismissed). */

@@ -10,9 +10,12 @@ export function useServerRequests(api: WorkbenchApi, chatId: string | null): rea
   const [requests, setRequests] = useState<readonly ServerRequestView[]>([]);
   useEffect(() => {
     let live = true;
-    // A widening asked from a block waits on that block's card in the tool block (SandboxBlock), not twice.
+    // A widening asked from a block waits on that block's card in the tool block (SandboxBlock), and a view's tool
+    // call below its view (AppCallCards), not twice.
     const mine = (request: ServerRequestView): boolean =>
-      request.chatId === chatId && !(request.kind === 'sandbox-widening' && request.toolCallId !== undefined);
+      request.chatId === chatId &&
+      request.kind !== 'app-tool-call' &&
+      !(request.kind === 'sandbox-widening' && request.toolCallId !== undefined);
     const off = api.serverRequests.onDidChange(({ kind, request }) => {
       if (!mine(request)) return;
       setRequests((current) => {
