@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it, vi } from 'vitest';
 import type { AuditStats } from '../../../shared/audit-stats';
-import { serverLabel } from '../../../shared/audit-stats';
+import { serverLabel } from '../../../shared/server-label';
 import { decisionRecord } from '../../audit/audit-test-support';
 import { SETTINGS_FILE_NAME } from '../../settings/settings-store';
 import { createServices, type Services } from '../../services';
