@@ -358,8 +358,12 @@ async function attemptModern(
       signal: stopping.signal,
     });
   } catch (error) {
+    // A stopped start, a sign-in the probe needs and an outage (the probe timed out) end here; any other failure of
+    // the probe (a server that does not speak 2026-07-28, or OAuth metadata only the 1.x client's tested flow reads)
+    // is left to the 1.x path, which reports its own errors (docs/dev/protocol-2026.md).
     if (error instanceof NotModernError) return undefined;
-    throw error;
+    if (stopping.signal.aborted || needsSignIn(error) || isTimeout(error)) throw error;
+    return undefined;
   }
   const { client } = opened;
   client.onclose = () => {
@@ -435,4 +439,16 @@ export function describeError(error: unknown): string {
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(1)} s`;
+}
+
+function needsSignIn(error: unknown): boolean {
+  return (
+    error instanceof UnauthorizedError ||
+    error instanceof SignInRequiredError ||
+    error instanceof MoreAccessRequiredError
+  );
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
