@@ -14,7 +14,13 @@ import { sandboxAvailability, type SandboxAvailability } from '../mcp/sandbox/bw
 import { appInstallation } from '../mcp/sandbox/index';
 import { createBlockBursts, type BlockBurstOptions } from './sandbox-block-bursts';
 import { assertMayGrant, capProfile, NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
-import { effectiveProfile, normaliseHost, type ContainedServer, type SandboxSettings } from '../mcp/sandbox/profile';
+import {
+  containedServer,
+  effectiveProfile,
+  normaliseHost,
+  type ContainedServer,
+  type SandboxSettings,
+} from '../mcp/sandbox/profile';
 import { launchIdentity, unconfinedState } from '../mcp/sandbox/unconfined';
 
 /** One entry of a profile the person can grant or take back. */
@@ -134,16 +140,7 @@ export function createSandboxProfileService(deps: {
   const stdioLaunch = (name: string): ContainedServer => {
     const launch = deps.config.launchConfig(name);
     if (launch.kind !== 'stdio') throw new WorkbenchError('internal', 'a stdio server launched over HTTP');
-    return {
-      name: launch.name,
-      command: launch.command,
-      package: launch.package,
-      args: launch.args,
-      env: launch.env,
-      cwd: launch.cwd,
-      roots: launch.roots,
-      sandbox: launch.sandbox,
-    };
+    return containedServer(launch);
   };
   const valueOf = (grant: ProfileGrant): string =>
     grant.kind === 'connect' ? grant.host : grant.kind === 'env' ? grant.name : grant.path;

@@ -3,67 +3,42 @@
  * hand with the invariant's own steps and checks: the engine is changed in one place, as a bug would change it, and the
  * sequence that exercises that place must fail with the invariant's words; the same sequence on the real engine holds.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalRule } from '../../shared/approval';
 import type { PolicyService } from '../approval/policy-service';
-import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
 import { checkInvariants, InvariantError, newCheckState } from './testing/invariant-checks';
 import { invariantSteps, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
-import {
-  createHarness,
-  emptyTally,
-  recordCall,
-  recordElicitationAnswer,
-  recordElicitationRequest,
-  recordPageRequired,
-  recordSamplingAnswer,
-  recordSamplingRequest,
-  type Harness,
-} from './testing/invariant-harness';
-import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
-import { createScriptedModel, lastUserText } from './testing/scripted-model';
-import { samplingNonce } from './testing/invariant-catalogue';
+import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
+import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 
-let servers: RecordingServers;
-let fake: FakeLlmServer;
-let template: string;
-const model = createScriptedModel();
-
+let parts: InvariantParts;
 beforeAll(async () => {
-  servers = await startRecordingServers({
-    onCall: recordCall,
-    onSamplingAnswer: recordSamplingAnswer,
-    onElicitationRequest: recordElicitationRequest,
-    onElicitationAnswer: recordElicitationAnswer,
-    onPageRequired: recordPageRequired,
-  });
-  fake = await startFakeLlmServer({
-    respond: (request) => {
-      const text = lastUserText(request);
-      if (samplingNonce(text) !== null) recordSamplingRequest(text);
-      return model.respond(request);
-    },
-  });
-  template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
+  parts = await startInvariantParts();
 });
-afterAll(async () => {
-  fs.rmSync(path.dirname(template), { recursive: true, force: true });
-  await servers.close();
-  await fake.close();
-});
+afterAll(() => parts.close());
 
 /** Runs the steps one by one as fast-check would, on a fresh harness; `mutate` changes the engine first. */
 async function runSequence(
   steps: readonly fc.AsyncCommand<ReturnType<typeof newInvariantModel>, InvariantWorld>[],
   mutate?: (harness: Harness) => void,
 ): Promise<Harness> {
-  const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
-  model.callServersAs((name) => harness.roleNames.get(name) ?? name);
+  const harness = await createHarness({
+    servers: parts.servers,
+    fake: parts.fake,
+    managed: null,
+    tally: emptyTally(),
+    template: parts.template,
+  });
+  parts.model.callServersAs((name) => harness.roleNames.get(name) ?? name);
   mutate?.(harness);
-  const world: InvariantWorld = { harness, model, checks: newCheckState(), advanceTime: async () => {}, nextRuleId: 1 };
+  const world: InvariantWorld = {
+    harness,
+    model: parts.model,
+    checks: newCheckState(),
+    advanceTime: async () => {},
+    nextRuleId: 1,
+  };
   try {
     await checkInvariants(harness, world.checks);
     await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), steps);

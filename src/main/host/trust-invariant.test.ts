@@ -16,14 +16,11 @@
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyExplanation } from '../../shared/approval';
-import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
 import { sandboxAvailability } from '../mcp/sandbox/bwrap';
-import { COMMANDS, PATHS, ruleDraft, samplingNonce, TOOLS, USER_RULES } from './testing/invariant-catalogue';
+import { COMMANDS, PATHS, ruleDraft, TOOLS, USER_RULES } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import {
   invariantCommands,
@@ -33,58 +30,29 @@ import {
   SandboxChange,
   type InvariantWorld,
 } from './testing/invariant-commands';
-import {
-  createHarness,
-  emptyTally,
-  recordCall,
-  recordElicitationAnswer,
-  recordElicitationRequest,
-  recordLeg,
-  recordPageRequired,
-  recordSamplingAnswer,
-  recordSamplingRequest,
-  type Harness,
-} from './testing/invariant-harness';
+import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { acceptSuggestionArb } from './testing/invariant-suggestions';
-import { startRecordingServers, type RecordingServers } from './testing/recording-servers';
-import { createScriptedModel, lastUserText } from './testing/scripted-model';
+import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
 const STEPS = Number(process.env['INVARIANT_STEPS'] ?? 14);
 
-let servers: RecordingServers;
-let fake: FakeLlmServer;
-let template: string;
-const model = createScriptedModel();
-
+let parts: InvariantParts;
 beforeAll(async () => {
-  servers = await startRecordingServers({
-    onCall: recordCall,
-    onSamplingAnswer: recordSamplingAnswer,
-    onElicitationRequest: recordElicitationRequest,
-    onElicitationAnswer: recordElicitationAnswer,
-    onPageRequired: recordPageRequired,
-    onLeg: recordLeg,
-  });
-  fake = await startFakeLlmServer({
-    respond: (request) => {
-      const text = lastUserText(request);
-      if (samplingNonce(text) !== null) recordSamplingRequest(text);
-      return model.respond(request);
-    },
-  });
-  template = await (await createHarness({ servers, fake, managed: null, tally: emptyTally() })).keepAsTemplate();
+  parts = await startInvariantParts();
 });
-afterAll(async () => {
-  fs.rmSync(path.dirname(template), { recursive: true, force: true });
-  await servers.close();
-  await fake.close();
-});
+afterAll(() => parts.close());
 
 describe('the catalogue of the invariant test', () => {
   it("means by each rule what the pipeline's own matching means", async () => {
-    const harness = await createHarness({ servers, fake, managed: null, tally: emptyTally(), template });
+    const harness = await createHarness({
+      servers: parts.servers,
+      fake: parts.fake,
+      managed: null,
+      tally: emptyTally(),
+      template: parts.template,
+    });
     try {
       for (const rule of USER_RULES) {
         const view = await harness.ok('policy.update', {
@@ -135,17 +103,17 @@ describe('the trust invariant', () => {
             async (managed, commands, sandboxPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
-                servers,
-                fake,
+                servers: parts.servers,
+                fake: parts.fake,
                 managed,
                 tally,
-                template,
+                template: parts.template,
                 runDueTimers: () => vi.advanceTimersByTime(0),
               });
-              model.callServersAs((name) => harness.roleNames.get(name) ?? name);
+              parts.model.callServersAs((name) => harness.roleNames.get(name) ?? name);
               const world: InvariantWorld = {
                 harness,
-                model,
+                model: parts.model,
                 checks: newCheckState(),
                 advanceTime: async (ms) => {
                   await vi.advanceTimersByTimeAsync(ms);

@@ -21,6 +21,7 @@ import { ProcessTransport, SpawnError } from './process-transport';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
 import {
+  containedServer,
   ContainmentError,
   describeBlock,
   planSpawn,
@@ -142,16 +143,7 @@ async function connectStdio(
   if (options.sandbox) {
     try {
       plan = await planSpawn(
-        {
-          name: launch.name,
-          command: launch.command,
-          package: launch.package,
-          args: launch.args,
-          env: launch.env,
-          cwd: launch.cwd,
-          roots: launch.roots,
-          sandbox: launch.sandbox,
-        },
+        containedServer(launch),
         { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
         options.sandbox,
         options.runtime.command,

@@ -11,7 +11,7 @@ import { unconfinedState } from './unconfined';
 export { describeBlock, type SandboxBlock, type SpawnPlan } from './contain';
 export { sandboxAvailability, type SandboxAvailability } from './bwrap';
 export { launchIdentity, unconfinedState, type UnconfinedState } from './unconfined';
-export { SandboxSettingsSchema, type SandboxSettings, type SandboxProfile } from './profile';
+export { containedServer, SandboxSettingsSchema, type SandboxSettings, type SandboxProfile } from './profile';
 
 /** The host's side of containment: where it runs, what the organisation allows, and the app's installation. */
 export interface SandboxHost {

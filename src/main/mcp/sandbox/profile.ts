@@ -46,6 +46,20 @@ export interface ContainedServer {
   sandbox: SandboxSettings;
 }
 
+/** What the sandbox reads of a stdio server's launch configuration, and nothing more. */
+export function containedServer(launch: ContainedServer): ContainedServer {
+  return {
+    name: launch.name,
+    command: launch.command,
+    package: launch.package,
+    args: launch.args,
+    env: launch.env,
+    cwd: launch.cwd,
+    roots: launch.roots,
+    sandbox: launch.sandbox,
+  };
+}
+
 export interface ProfileContext {
   /** The Node that runs bundled servers (process.execPath, or the app binary in Electron). */
   runtimeCommand: string;
