@@ -39,3 +39,9 @@ export const SettingsReloadSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('invalid'), file: z.string(), message: z.string() }),
 ]);
 export type SettingsReload = z.infer<typeof SettingsReloadSchema>;
+
+/** What is wrong with settings.json now, if it could not be used: for a window opened after the change was seen. */
+export const SettingsProblemSchema = z.object({
+  problem: z.object({ file: z.string(), message: z.string() }).nullable(),
+});
+export type SettingsProblem = z.infer<typeof SettingsProblemSchema>;

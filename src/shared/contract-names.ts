@@ -6,6 +6,7 @@
  */
 export const methodNames = [
   'app.info',
+  'settings.problem',
   'chat.create',
   'chat.list',
   'chat.get',

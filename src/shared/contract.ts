@@ -16,7 +16,7 @@ import {
 } from './mcp-apps';
 import { z } from './zod';
 import { McpToolResultSchema } from './mcp-result';
-import { AppChatRequestSchema, AppInfoSchema, SettingsReloadSchema } from './app';
+import { AppChatRequestSchema, AppInfoSchema, SettingsProblemSchema, SettingsReloadSchema } from './app';
 import type { EventName, MethodName } from './contract-names';
 import {
   ApprovalsChangeSchema,
@@ -160,6 +160,7 @@ interface EventSpec {
  */
 export const methods = {
   'app.info': { input: NoInputSchema, output: AppInfoSchema },
+  'settings.problem': { input: NoInputSchema, output: SettingsProblemSchema },
   'chat.create': { input: ChatCreateInputSchema, output: ChatSchema },
   'chat.list': { input: NoInputSchema, output: ChatListOutputSchema },
   'chat.get': { input: ChatRefInputSchema, output: ChatSchema },

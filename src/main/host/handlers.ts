@@ -9,6 +9,10 @@ import type { MethodHandlers } from './dispatcher';
 export function createHandlers(services: Services): MethodHandlers {
   return {
     'app.info': () => services.appInfo(),
+    'settings.problem': () => {
+      const problem = services.settingsWatch.problem();
+      return { problem: problem && { file: problem.file, message: problem.message } };
+    },
     'chat.create': (input) => services.chats.create(input),
     'chat.list': () => ({ chats: services.chats.list() }),
     'chat.get': ({ id }) => services.chats.get(id),
