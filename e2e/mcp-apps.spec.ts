@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { FrameLocator, Page } from '@playwright/test';
-import { chatUi, say, scriptedChat, shoot } from './chat-ui';
+import { chatUi, say, scriptedChat, shoot, shootBoth } from './chat-ui';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 
 test.describe.configure({ timeout: 90_000 });
@@ -269,4 +269,59 @@ test('a hostile view: each thing it may not do is refused, and the host-side ref
     (await workbench.call('audit.query', { kind: 'result' })) as { entries: { toolCallId: string }[] }
   ).entries.filter((entry) => entry.toolCallId.startsWith('app:'));
   expect(results).toEqual([]);
+});
+
+const VERSIONED = path.join(ROOT, 'src/main/mcp/test-fixtures/versioned-app-server.ts');
+
+/** The versioned fixture as "Versioned", its view at `version` (and a declared domain from version 2), ready. */
+async function versionedReady(workbench: Workbench, version: string): Promise<void> {
+  const env =
+    version === '1' ? { VIEW_VERSION: '1' } : { VIEW_VERSION: version, VIEW_CONNECT: 'https://api.example.com' };
+  await workbench.call('mcp.add', { name: 'Versioned', server: { command: process.execPath, args: [VERSIONED], env } });
+  await expect
+    .poll(
+      async () => ((await workbench.call('mcp.tools', { name: 'Versioned' })) as { tools: unknown[] }).tools.length,
+      {
+        timeout: 30_000,
+      },
+    )
+    .toBe(1);
+}
+
+test('a view that changed since it was pinned is held back with what changed until the person shows it', async ({
+  page,
+  workbench,
+}) => {
+  await versionedReady(workbench, '1');
+  const { fake } = await scriptedChat(workbench, 'Versioned');
+  const show = (id: string) => ({
+    kind: 'reply' as const,
+    toolCalls: [{ id, name: 'Versioned__show', argumentChunks: ['{}'] }],
+  });
+  fake.script(show('call_v1'), { kind: 'reply', text: ['Shown.'] });
+  await page.goto(workbench.url);
+  await say(page, 'Show it');
+  await chatUi(page).card('show').getByRole('button', { name: 'Allow once' }).click();
+  await expect(viewOf(page).locator('#version')).toHaveText('version 1', { timeout: 30_000 });
+
+  // The same server (what it runs is unchanged) comes back with another view that also declares a domain.
+  await workbench.call('mcp.remove', { name: 'Versioned' });
+  await versionedReady(workbench, '2');
+  fake.script(show('call_v2'), { kind: 'reply', text: ['Shown again.'] });
+  await say(page, 'Show it again');
+  await chatUi(page).card('show').getByRole('button', { name: 'Allow once' }).click();
+  // Every view of the server shows the notice now (a view is read again as its block mounts); the newest one is taken.
+  const changed = page.getByRole('group', { name: 'Changed view' }).last();
+  await expect(changed).toContainText('The view of Versioned changed', { timeout: 30_000 });
+  await expect(changed).toContainText('api.example.com');
+  await expect(page.getByTestId('app-view')).toHaveCount(0);
+  await shootBoth(page, 'app-view-changed');
+  const notices = await page.getByRole('group', { name: 'Changed view' }).count();
+  await changed.getByRole('button', { name: 'Show the changed view' }).click();
+  await expect(page.getByRole('group', { name: 'Changed view' })).toHaveCount(notices - 1);
+  await expect(
+    page.getByTestId('app-view').last().frameLocator('iframe').frameLocator('iframe').locator('#version'),
+  ).toHaveText('version 2', {
+    timeout: 30_000,
+  });
 });
