@@ -37,6 +37,8 @@ export function pathForms(text: string): readonly string[] {
     value = value[0]?.toUpperCase() + value.slice(1);
     forms.add(value);
   }
+  // As Node's path module spells it (`.//` → `./`), before the collapse below drops a trailing `./` altogether.
+  forms.add(normalise(value));
   // The kernel resolves an alias before the `..` after it: strip aliases before `..` is resolved, and again after.
   value = dealias(collapse(value));
   forms.add(value);

@@ -205,7 +205,8 @@ describe('glob matching of argument values', () => {
         if (value !== '' && normalised !== value && !normalised.startsWith('//'))
           expect(pathForms(value)).toContain(normalised);
       }),
-      { numRuns: 2_000 },
+      // `.//` normalises to `./`, a form the collapse to `.` alone missed.
+      { numRuns: 2_000, examples: [['.//'], ['a/.//']] },
     );
   });
 });
