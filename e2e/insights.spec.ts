@@ -3,8 +3,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
+import { clockReady } from './apps-helpers';
 import { say, scriptedChat } from './chat-ui';
-import { ROOT, expect, test } from './fixtures';
+import { expect, test } from './fixtures';
 import { filesReady, runApprovalCycle, shoot } from './settings-helpers';
 
 /** The brightest drawn pixel of a chart's canvas, 0–255 (gridlines, axes, labels and bars). */
@@ -163,17 +164,7 @@ test('the insights page in light and dark, a bar opening its rows, and a suggest
 test("an MCP App view's calls open in the audit viewer apart from the model's", async ({ page, workbench }) => {
   test.setTimeout(120_000);
   // The published example app server as "Clock" (docs/user/mcp-apps.md); its get-time allowed without asking.
-  const basic = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
-  await workbench.call('mcp.add', { name: 'Clock', server: { command: process.execPath, args: [basic, '--stdio'] } });
-  await expect
-    .poll(
-      async () =>
-        ((await workbench.call('mcp.tools', { name: 'Clock' })) as { tools: { name: string }[] }).tools.some(
-          (tool) => tool.name === 'get-time',
-        ),
-      { timeout: 30_000 },
-    )
-    .toBe(true);
+  await clockReady(workbench);
   await workbench.call('policy.update', { tools: { Clock: { 'get-time': 'auto-approve' } } });
   const { fake } = await scriptedChat(workbench, 'Clock');
   fake.script(

@@ -6,25 +6,10 @@
 import path from 'node:path';
 import type { FrameLocator, Page } from '@playwright/test';
 import { chatUi, say, scriptedChat, shoot, shootBoth } from './chat-ui';
+import { clockReady } from './apps-helpers';
 import { ROOT, expect, test, type Workbench } from './fixtures';
 
 test.describe.configure({ timeout: 90_000 });
-
-const BASIC = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
-
-/** The basic example added as "Clock", its get-time tool allowed without asking for the model, and ready. */
-async function clockReady(workbench: Workbench): Promise<void> {
-  await workbench.call('mcp.add', { name: 'Clock', server: { command: process.execPath, args: [BASIC, '--stdio'] } });
-  await expect
-    .poll(
-      async () =>
-        ((await workbench.call('mcp.tools', { name: 'Clock' })) as { tools: { name: string }[] }).tools.some(
-          (tool) => tool.name === 'get-time',
-        ),
-      { timeout: 30_000 },
-    )
-    .toBe(true);
-}
 
 /** The cards of the tool calls a view asked for: server requests of kind `app-tool-call`. */
 const APP_CARD = '[data-testid="server-request-card"][data-kind="app-tool-call"]';

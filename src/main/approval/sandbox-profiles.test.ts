@@ -97,6 +97,8 @@ describe('a sandbox profile, widened and narrowed', () => {
 });
 
 const suite = needsSandbox('blocks in the audit log (real bubblewrap)');
+// Skipped where no bubblewrap runs, with the sandbox probe's reason in its title (testing/skip-reason.ts); a skip is
+// listed by npm test with that reason and never counted as passed.
 describe.skipIf(suite.skipped)(suite.title, () => {
   it('a row per block, with the server, the path or host, and the call it happened in', async () => {
     const audit = openTempAuditLog();

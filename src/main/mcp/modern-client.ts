@@ -217,8 +217,8 @@ export function modernSession({ client, legs }: Pick<ModernConnection, 'client' 
 }
 
 /**
- * The SDK reports each round of its `input_required` driver as progress ("Fulfilling input required by 'tools/call'
- * (round 1)"): words of the SDK, not of the server, so they are not shown as the server's progress.
+ * The SDK reports each pass of its `input_required` driver as progress ("Fulfilling input required by
+ * 'tools/call' …"): words of the SDK, not of the server, so they are not shown as the server's progress.
  */
 function withoutDriverProgress(options: RequestOptions): RequestOptions {
   const { onprogress } = options;

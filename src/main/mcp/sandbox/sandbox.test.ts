@@ -75,6 +75,8 @@ const call = async (
 };
 
 const suite = needsSandbox('a contained server (real bubblewrap)');
+// Skipped where no bubblewrap runs, with the sandbox probe's reason in its title (testing/skip-reason.ts); a skip is
+// listed by npm test with that reason and never counted as passed.
 describe.skipIf(suite.skipped)(suite.title, () => {
   it('fails every way out, at start and during a call, in the server and in its child, and each is reported as a block', async () => {
     const { test, blocks, targets, ready } = await hostile();
