@@ -17,9 +17,18 @@ export function createServerSignIn({
   oauth: ServerOAuthSessions;
 }): ServerSignIn {
   const signIns = new Map<string, { cancel(): void; done: Promise<void> }>();
+  /** A sign-in talks to the server: not to one whose identity waits to be accepted (docs/user/approvals.md). */
+  const requireAccepted = (name: string): void => {
+    if (fleet.require(name).identityChanged)
+      throw new WorkbenchError(
+        'unavailable',
+        `Accept what "${name}" runs first (Use my settings for what it runs now, or workbench servers accept ${name}): until then it is not contacted, not even to sign in.`,
+        { name },
+      );
+  };
   return {
     async signIn(name) {
-      fleet.require(name);
+      requireAccepted(name);
       fleet.startDeferred();
       let launch: LaunchConfig;
       try {
@@ -90,6 +99,7 @@ export function createServerSignIn({
       }
     },
     async signInAsClient(name) {
+      requireAccepted(name);
       const server = fleet.require(name);
       fleet.startDeferred();
       const session = oauth.forLaunch(config.launchConfig(name));

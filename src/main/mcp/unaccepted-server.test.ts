@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -158,5 +160,32 @@ describe('a server whose identity is not accepted is not started', () => {
     await reaches('Memory', 'needs-acceptance');
     expect(await aliveAfterStop(first)).toBe(false);
     expect(started()).toEqual([first]);
+  });
+
+  it('an HTTP server added by hand is not contacted, not even to sign in, until accepted', async () => {
+    const { services, editByHand, reaches } = setUp();
+    const requests: string[] = [];
+    const server = http.createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      await editByHand((servers) => (servers.Remote = { url, type: 'http' }));
+      await reaches('Remote', 'needs-acceptance');
+      await expect(services.mcp.signIn('Remote')).rejects.toThrow(/^Accept what "Remote" runs first/);
+      await expect(services.mcp.signInAsClient('Remote')).rejects.toThrow(/^Accept what "Remote" runs first/);
+      expect(requests).toEqual([]);
+
+      services.mcpServers.edit({ name: 'Remote', acceptIdentity: true });
+      for (let tries = 0; requests.length === 0 && tries < 250; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(requests.length).toBeGreaterThan(0);
+    } finally {
+      await services.mcp.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
