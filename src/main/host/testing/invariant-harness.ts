@@ -124,6 +124,9 @@ export interface Tally {
   appCallsAsked: number;
   appCallsRan: number;
   appCallDecisions: number;
+  /** Allow once / Deny pressed on a desktop notification and applied, and presses on a decided call's, refused. */
+  notificationDecisions: number;
+  notificationRefused: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -136,6 +139,8 @@ export const emptyTally = (): Tally => ({
   sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
   legs: 0,
+  notificationDecisions: 0,
+  notificationRefused: 0,
   userMessages: 0,
   approvalsApplied: 0,
   approvalsRefused: 0,

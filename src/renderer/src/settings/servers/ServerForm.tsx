@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import {
   BundledServerPackageSchema,
@@ -14,6 +14,9 @@ import { Field, Modal, Notice, Switch } from '../common';
 import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
+import type { PolicyView } from '../../../../shared/approval';
+import { LockNote } from '../approvals/organisation';
+import { trustReason } from '../approvals/organisation-reasons';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -58,6 +61,19 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [roots, setRoots] = useState((server?.roots ?? []).join('\n'));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md); unknown until read.
+  const [policy, setPolicy] = useState<PolicyView | null>(null);
+  useEffect(() => {
+    let live = true;
+    api.policy.get().then(
+      (view) => live && setPolicy(view),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  const trustOverride = trustReason(policy);
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];
@@ -398,7 +414,12 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
           <Switch
             label={TRUST_ANNOTATIONS}
-            description="Read-only hints may then auto-approve tools in the matching global mode."
+            description={
+              <>
+                Read-only hints may then auto-approve tools in the matching global mode.
+                {trustOverride && <LockNote id="lock-trust-annotations" detail={trustOverride} />}
+              </>
+            }
             checked={trusted}
             onChange={setTrusted}
           />
