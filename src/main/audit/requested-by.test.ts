@@ -56,7 +56,13 @@ describe('requested_by on a log written before it', () => {
 
     // Written now: the column says who asked, whatever the call id looks like.
     const call = { chatId: 'chat-2', serverName: 'Clock', toolName: 'get-time', args: {} };
-    s.audit.recordDecision({ ...call, toolCallId: 'c-model', decision: 'auto_allow', actor: 'policy', decidedBy: 'rule' });
+    s.audit.recordDecision({
+      ...call,
+      toolCallId: 'c-model',
+      decision: 'auto_allow',
+      actor: 'policy',
+      decidedBy: 'rule',
+    });
     const byApp = s.audit.recordDecision({
       ...call,
       toolCallId: 'c-app',
