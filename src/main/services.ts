@@ -331,6 +331,7 @@ export function createServices(options: ServicesOptions): Services {
     tools: mcp,
     audit: options.audit ?? audit,
     maxToolRounds: () => chatSettings.get().maxToolRounds,
+    identityOf: (name) => mcpServers.facts().get(name)?.identity.key,
     now: Date.now,
     onError,
   });
@@ -362,6 +363,7 @@ export function createServices(options: ServicesOptions): Services {
     waits: approvals.pending.serverRequests,
     audit: options.audit ?? audit,
     viewCall: (chatId, viewCallId) => findViewCall(messages, chatId, viewCallId),
+    identityOf: (name) => mcpServers.facts().get(name)?.identity.key,
     mcp,
     onError,
   });

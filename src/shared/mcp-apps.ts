@@ -127,6 +127,8 @@ export const McpAppViewSchema = z.object({
    * `same` (the pinned view), or `changed` (not shown until the person accepts it; `changes` says what changed).
    */
   pin: z.object({ status: z.enum(['first', 'same', 'changed']), changes: z.array(z.string()).optional() }).optional(),
+  /** The identity key of the server it was read from; a view of a call made to another is stale. */
+  identity: z.string().optional(),
 });
 export type McpAppView = z.infer<typeof McpAppViewSchema>;
 

@@ -109,6 +109,11 @@ export const ToolCallRecordSchema = ToolCallSchema.extend({
   progress: ToolProgressSchema.optional(),
   /** The tool's MCP Apps view (`_meta.ui.resourceUri`), shown with its result (docs/user/mcp-apps.md). */
   viewUri: z.string().optional(),
+  /**
+   * For a call with a view: the identity key of the server it was made to. The view is bound to it; once the name
+   * means another server its requests are refused (docs/user/mcp-apps.md#a-view-belongs-to-its-server).
+   */
+  viewIdentity: z.string().optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 

@@ -42,6 +42,8 @@ export interface ToolLoopDependencies {
   tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;
   audit: AuditRecorder;
   maxToolRounds(): number;
+  /** What the server by this name runs now (its identity key): a call with a view is bound to it. */
+  identityOf?(serverName: string): string | undefined;
   now(): number;
   onError(error: unknown): void;
 }
@@ -203,6 +205,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     const asks: ToolCallRequest[] = [];
     for (const call of calls) {
       const { record, tool: offered } = recordOf(call, randomUUID(), offer);
+      const identity = record.viewUri && record.serverName ? dependencies.identityOf?.(record.serverName) : undefined;
+      if (identity !== undefined) record.viewIdentity = identity;
       records.push(record);
       if (!offered || record.status !== 'pending') continue;
       const tool = offered.cached ? await liveDefinition(run, record, offered) : offered;

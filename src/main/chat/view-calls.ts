@@ -12,7 +12,12 @@ export function findViewCall(messages: Pick<MessageStore, 'all'>, chatId: string
     for (const turn of message.reply.turns)
       for (const call of turn.toolCalls ?? [])
         if (call.toolCallId === viewCallId && call.viewUri && call.serverName)
-          return { serverName: call.serverName, viewUri: call.viewUri, exchangeId: message.exchangeId };
+          return {
+            serverName: call.serverName,
+            viewUri: call.viewUri,
+            exchangeId: message.exchangeId,
+            ...(call.viewIdentity === undefined ? {} : { identity: call.viewIdentity }),
+          };
   }
   throw new WorkbenchError('not_found', 'No tool call with a view by that id in this chat.', { viewCallId });
 }

@@ -24,6 +24,8 @@ import { sandboxAvailability } from '../mcp/sandbox/bwrap';
 import { COMMANDS, PATHS, ruleDraft, TOOLS, USER_RULES } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import {
+  IdentityChange,
+  identityPlanArb,
   invariantCommands,
   managedPolicyArb,
   newInvariantModel,
@@ -101,7 +103,8 @@ describe('the trust invariant', () => {
             managedPolicyArb,
             invariantCommands(STEPS, [acceptSuggestionArb]),
             sandboxPlanArb,
-            async (managed, commands, sandboxPlan) => {
+            identityPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -126,6 +129,9 @@ describe('the trust invariant', () => {
               world.between = async (state) => {
                 for (const planned of sandboxPlan)
                   if (planned.at === position) await new SandboxChange(planned.step).run(state, world);
+                // What a server runs changed without acceptance, and accepted (identityPlanArb).
+                for (const planned of identityPlan)
+                  if (planned.at === position) await new IdentityChange(planned.change).run(state, world);
                 position += 1;
               };
               try {
@@ -187,6 +193,9 @@ describe('the trust invariant', () => {
       expect(tally.addedOther).toBeGreaterThan(0);
       expect(tally.addedSame).toBeGreaterThan(0);
       expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
+      // A server pointed at another identity without acceptance (held, not started), and accepted.
+      expect(tally.repointed).toBeGreaterThan(0);
+      expect(tally.accepted).toBeGreaterThan(0);
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);

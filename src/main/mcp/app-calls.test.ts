@@ -268,3 +268,57 @@ describe("a view's tool call", () => {
     expect(waiting()).toEqual([]);
   }, 60_000);
 });
+
+describe('a view bound to the server it was shown for', () => {
+  it('refuses and records every request once its name means another server; the view is told it is stale', async () => {
+    const identityOf = (name: string): string | undefined => services.mcpServers.facts().get(name)?.identity.key;
+    const shownFor = identityOf('Clock');
+    expect(shownFor).toBeDefined();
+    const bound = createAppCalls({
+      decide: (chat, call, tool) => services.approvals.gate.decideForApp(chat, call, tool),
+      waits: services.approvals.pending.serverRequests,
+      audit: services.audit,
+      viewCall: () => ({ ...origin, identity: shownFor }),
+      identityOf,
+      mcp: services.mcp,
+    });
+    try {
+      const view = { chatId, viewCallId: 'call_view' };
+      // While "Clock" runs what the view was shown for, its calls are decided as usual.
+      const first = bound.callTool({ ...view, tool: 'get-time', arguments: {} });
+      const waited = await firstWaiting();
+      bound.decide(waited.id, { action: 'deny' });
+      await expect(first).rejects.toMatchObject({ code: 'refused' });
+
+      // The same published example, run from another working folder: another server under the same name.
+      services.mcpServers.remove('Clock');
+      services.mcpServers.add('Clock', { command: process.execPath, args: [BASIC, '--stdio'], cwd: dir });
+      expect(identityOf('Clock')).not.toBe(shownFor);
+      await ready('Clock', 'get-time');
+      const before = appRows().length;
+
+      const stale = { code: 'refused', details: { stale: true } };
+      await expect(bound.callTool({ ...view, tool: 'get-time', arguments: {} })).rejects.toMatchObject(stale);
+      await expect(bound.readResource({ ...view, uri: CLOCK_VIEW })).rejects.toMatchObject(stale);
+      expect(() => bound.openLink({ ...view, url: 'https://example.com/' })).toThrow(/Stale view: "Clock" now runs/);
+      // Nothing waited for the person, nothing ran, and each refusal is a row that says why.
+      expect(waiting()).toEqual([]);
+      const rows = appRows().slice(before);
+      expect(rows.map((row) => [row.toolName, row.decision, row.actor])).toEqual([
+        ['get-time', 'auto_deny', 'system'],
+        ['resources/read', 'auto_deny', 'system'],
+        ['ui/open-link', 'auto_deny', 'system'],
+      ]);
+      for (const row of rows)
+        expect(row.decidedBy).toMatch(/^stale view: "Clock" now runs another server than the one it was shown for/);
+
+      // Removed altogether, the view is still stale.
+      services.mcpServers.remove('Clock');
+      await expect(bound.callTool({ ...view, tool: 'get-time', arguments: {} })).rejects.toThrow(
+        /no server is named "Clock" any more/,
+      );
+    } finally {
+      bound.dispose();
+    }
+  }, 90_000);
+});

@@ -62,6 +62,8 @@ export interface ViewOrigin {
   serverName: string;
   viewUri?: string | undefined;
   exchangeId?: string | undefined;
+  /** The identity key of the server the call was made to: the view is bound to it (`ToolCallRecord.viewIdentity`). */
+  identity?: string | undefined;
 }
 
 export interface AppCallsDependencies {
@@ -75,6 +77,12 @@ export interface AppCallsDependencies {
   audit: AuditRecorder;
   /** The chat's tool call with a view by that id; throws `not_found` when there is none. */
   viewCall(chatId: string, viewCallId: string): ViewOrigin;
+  /**
+   * What the server by this name runs now (its identity key, undefined when there is none by that name). Given, a
+   * view whose call was made to another identity, or recorded none, is stale and every request of it is refused
+   * (docs/user/mcp-apps.md#a-view-belongs-to-its-server).
+   */
+  identityOf?(serverName: string): string | undefined;
   mcp: Pick<McpHost, 'tools' | 'callTool' | 'readResource'>;
   now?: () => number;
   onError?: (error: unknown) => void;
@@ -208,6 +216,27 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
     }
   }
 
+  /** Why a view may no longer ask anything: its server's name means another server now (or none). */
+  const staleWhy = (origin: ViewOrigin): string | undefined => {
+    if (!dependencies.identityOf) return undefined;
+    const current = dependencies.identityOf(origin.serverName);
+    if (origin.identity !== undefined && origin.identity === current) return undefined;
+    const what =
+      current === undefined
+        ? `no server is named "${origin.serverName}" any more`
+        : origin.identity === undefined
+          ? `the server it was shown for is not recorded`
+          : `"${origin.serverName}" now runs another server than the one it was shown for`;
+    return `stale view: ${what}, so the view may not ask anything`;
+  };
+  /** Refuses and records a request of a stale view; returns when the view is current. */
+  const refuseIfStale = (chatId: string, origin: ViewOrigin, what: string, args: Record<string, unknown>): void => {
+    const why = staleWhy(origin);
+    if (why === undefined) return;
+    recordQuietly(appRequestRecord(rowOf(chatId, origin, what), 'auto_deny', 'system', why, args));
+    throw new WorkbenchError('refused', `${why[0]?.toUpperCase()}${why.slice(1)}.`, { stale: true });
+  };
+
   const rowOf = (chatId: string, origin: ViewOrigin, toolName: string): AppRequestRow => ({
     chatId,
     exchangeId: origin.exchangeId,
@@ -227,6 +256,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
           : {};
       const refusedRow = (why: string): void =>
         recordQuietly(appRequestRecord(row, 'auto_deny', 'system', why, plainArgs));
+      refuseIfStale(chatId, origin, toolName, plainArgs);
       return limited(
         `${chatId}\u0000${viewCallId}`,
         () => refusedRow('too many requests at once'),
@@ -320,6 +350,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
     },
     async readResource({ chatId, viewCallId, uri }) {
       const origin = dependencies.viewCall(chatId, viewCallId);
+      refuseIfStale(chatId, origin, 'resources/read', { uri: uri.slice(0, 500) });
       const screening = screenAppRequest({ kind: 'resources/read', serverName: origin.serverName, uri }, mcp.tools());
       if (!screening.ok) {
         recordQuietly(
@@ -333,6 +364,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
     },
     openLink({ chatId, viewCallId, url }) {
       const origin = dependencies.viewCall(chatId, viewCallId);
+      refuseIfStale(chatId, origin, 'ui/open-link', { url: url.slice(0, 500) });
       const screening = screenAppRequest({ kind: 'ui/open-link', serverName: origin.serverName, url }, mcp.tools());
       if (!screening.ok || screening.kind !== 'ui/open-link') {
         const why = screening.ok ? 'not a link' : screening.reason;

@@ -99,7 +99,8 @@ export function createAppViews(dependencies: {
   const { mcp, pins, identityOf, audit } = dependencies;
   return {
     async show(serverName, toolName) {
-      return pins.check(identityOf(serverName), await mcp.appView(serverName, toolName));
+      const identity = identityOf(serverName);
+      return { ...pins.check(identity, await mcp.appView(serverName, toolName)), identity };
     },
     async accept(serverName, toolName, hash) {
       const view = await mcp.appView(serverName, toolName);
@@ -121,7 +122,7 @@ export function createAppViews(dependencies: {
         });
         pins.accept(identity, view);
       }
-      return { ...view, pin: { status: 'same' } };
+      return { ...view, pin: { status: 'same' }, identity };
     },
   };
 }

@@ -17,7 +17,9 @@ import { APP_NAME } from '../../shared/app-name';
 import type { McpSession } from './mcp-session';
 import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
 import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
+import type { ModernConnection } from './modern-client';
 import { ProcessTransport, SpawnError } from './process-transport';
+import { handOver, probeStdio, STDIO_PROBE_TIMEOUT_MS } from './stdio-probe';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
 import {
@@ -75,6 +77,8 @@ export interface ConnectOptions {
   sandbox?: SandboxHost | undefined;
   /** The sandbox refused the server something (reported by the server's reporter: a hint, not a decision). */
   onBlock?(block: SandboxBlock): void;
+  /** How long a stdio server has to answer `server/discover` (docs/dev/protocol-2026.md, "stdio"). */
+  probeTimeoutMs?: number;
 }
 
 /** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
@@ -139,75 +143,101 @@ async function connectStdio(
     // Only the variables a program needs to run (PATH, HOME…), never the app's whole environment.
     env = { ...getDefaultEnvironment(), ...launch.env };
   }
-  let plan: SpawnPlan | undefined;
-  if (options.sandbox) {
-    try {
-      plan = await planSpawn(
-        containedServer(launch),
-        { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
-        options.sandbox,
-        options.runtime.command,
-        (text) => options.log('host', text),
-      );
-    } catch (error) {
-      if (error instanceof ContainmentError) throw new ConnectError(error.message, true);
-      throw new ConnectError(`The server's sandbox could not be set up: ${describeError(error)}`, true);
+  // A function: a server that exits when asked server/discover is started again, with a sandbox of its own.
+  const startProcess = async (): Promise<{ transport: ProcessTransport; containment: Connection['containment'] }> => {
+    let plan: SpawnPlan | undefined;
+    if (options.sandbox) {
+      try {
+        plan = await planSpawn(
+          containedServer(launch),
+          { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
+          options.sandbox,
+          options.runtime.command,
+          (text) => options.log('host', text),
+        );
+      } catch (error) {
+        if (error instanceof ContainmentError) throw new ConnectError(error.message, true);
+        throw new ConnectError(`The server's sandbox could not be set up: ${describeError(error)}`, true);
+      }
     }
-  }
-  const blocked = (block: SandboxBlock): void => {
-    options.log('host', describeBlock(launch.name, block));
-    options.onBlock?.(block);
+    const blocked = (block: SandboxBlock): void => {
+      options.log('host', describeBlock(launch.name, block));
+      options.onBlock?.(block);
+    };
+    plan?.onBlock(blocked);
+    const transport = new ProcessTransport({
+      command: plan?.command ?? command,
+      args: plan?.args ?? args,
+      env: plan?.env ?? env,
+      cwd: plan ? plan.cwd : launch.cwd,
+      maxMessageBytes: options.maxMessageBytes,
+      stopGraceMs: options.stopGraceMs,
+      onStderrLine: (line) => {
+        const block = plan?.parseBlock(line);
+        if (block) blocked(block);
+        else options.log('stderr', line);
+      },
+      onNotice: (text) => options.log('host', text),
+      onExit: () => plan?.close(),
+    });
+    options.onStarting?.({ close: () => transport.close(), killNow: () => transport.killNow() });
+    return {
+      transport,
+      containment: plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained',
+    };
   };
-  plan?.onBlock(blocked);
-  const transport = new ProcessTransport({
-    command: plan?.command ?? command,
-    args: plan?.args ?? args,
-    env: plan?.env ?? env,
-    cwd: plan ? plan.cwd : launch.cwd,
-    maxMessageBytes: options.maxMessageBytes,
-    stopGraceMs: options.stopGraceMs,
-    onStderrLine: (line) => {
-      const block = plan?.parseBlock(line);
-      if (block) blocked(block);
-      else options.log('stderr', line);
-    },
-    onNotice: (text) => options.log('host', text),
-    onExit: () => plan?.close(),
+  let started = await startProcess();
+  const startedAt = Date.now();
+  // 2026-07-28 first, on the process just started (docs/dev/protocol-2026.md, "stdio").
+  const probeTimeoutMs = Math.min(options.probeTimeoutMs ?? STDIO_PROBE_TIMEOUT_MS, options.initializeTimeoutMs);
+  const probed = await probeStdio(started.transport, {
+    clientVersion: options.clientVersion,
+    timeoutMs: options.initializeTimeoutMs,
+    probeTimeoutMs,
+    serverRequests: options.serverRequests,
+    roots: options.roots,
+    onLog: (text, detail) => options.log('server', text, detail),
+    onToolsChanged: () => options.onToolsChanged(),
+    onResourceUpdated: options.onResourceUpdated,
   });
-  const containment = plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained';
+  if (probed.kind === 'modern') return modernStdio(probed.opened, started.transport, started.containment, options);
+  let takeOver: Transport;
+  if (probed.kind === 'failed') {
+    await started.transport.close();
+    return failedStart(probed.error, started.transport, startedAt, options);
+  }
+  if (probed.kind === 'exited') {
+    options.log(
+      'host',
+      `The server ${probed.reason} when it was asked server/discover; starting it again to speak 2025-11-25.`,
+    );
+    started = await startProcess();
+    takeOver = started.transport;
+  } else {
+    options.log('host', `The server does not speak 2026-07-28 (${probed.why}); speaking 2025-11-25 to it.`);
+    takeOver = handOver(started.transport);
+  }
+  const { transport, containment } = started;
   const client = newClient(options);
-  const negotiated = recordProtocolVersion(transport);
+  const negotiated = recordProtocolVersion(takeOver);
   // Only a session that was ready can end unexpectedly; a failed start is reported by the throw below.
   let live = false;
   let closing = false;
   client.onclose = () => {
     if (live && !closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
   };
-  options.onStarting?.({ close: () => transport.close(), killNow: () => transport.killNow() });
-  const startedAt = Date.now();
   try {
-    await client.connect(transport, { timeout: options.initializeTimeoutMs });
+    await client.connect(takeOver, { timeout: options.initializeTimeoutMs });
   } catch (error) {
     closing = true;
     await transport.close();
-    const reason = transport.endReason && transport.endReason !== 'was stopped' ? transport.endReason : undefined;
-    if (error instanceof ConnectError) throw error;
-    if (error instanceof SpawnError) throw new ConnectError(error.message, true);
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      throw new ConnectError(
-        `The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
-        false,
-      );
-    }
-    if (reason)
-      throw new ConnectError(
-        `The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`,
-        false,
-      );
-    throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
+    return failedStart(error, transport, startedAt, options);
   }
   live = true;
-  options.log('host', `Connected to ${describeServer(client)} (pid ${transport.pid}).`);
+  options.log(
+    'host',
+    `Connected to ${describeServer(client)} (pid ${transport.pid}), protocol ${negotiated() ?? 'unknown'}.`,
+  );
   return {
     client,
     protocolVersion: negotiated(),
@@ -221,6 +251,57 @@ async function connectStdio(
     },
     killNow: () => transport.killNow(),
   };
+}
+
+/** A stdio server that answered `server/discover` with 2026-07-28: the v2 client keeps the process it probed. */
+async function modernStdio(
+  opened: ModernConnection,
+  transport: ProcessTransport,
+  containment: Connection['containment'],
+  options: ConnectOptions,
+): Promise<Connection> {
+  const { modernSession } = await import('./modern-client');
+  let closing = false;
+  opened.client.onclose = () => {
+    if (!closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
+  };
+  const info = opened.client.getServerVersion();
+  options.log(
+    'host',
+    `Connected to ${info ? `${info.name} ${info.version}` : 'the server'} (pid ${transport.pid}), protocol ${opened.protocolVersion}.`,
+  );
+  return {
+    client: modernSession(opened),
+    protocolVersion: opened.protocolVersion,
+    transport: 'stdio',
+    containment,
+    pid: transport.pid,
+    endReason: () => transport.endReason,
+    close: async () => {
+      closing = true;
+      await transport.close();
+    },
+    killNow: () => transport.killNow(),
+  };
+}
+
+/** Why a stdio server did not become ready, as one `ConnectError` (thrown). */
+function failedStart(error: unknown, transport: ProcessTransport, startedAt: number, options: ConnectOptions): never {
+  const reason = transport.endReason && transport.endReason !== 'was stopped' ? transport.endReason : undefined;
+  if (error instanceof ConnectError) throw error;
+  if (error instanceof SpawnError) throw new ConnectError(error.message, true);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    throw new ConnectError(
+      `The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
+      false,
+    );
+  }
+  if (reason)
+    throw new ConnectError(
+      `The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`,
+      false,
+    );
+  throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
 }
 
 async function connectHttp(

@@ -42,6 +42,8 @@ export interface ModernConnectOptions {
   roots?: (() => { uri: string; name?: string }[]) | undefined;
   /** Only 2026-07-28: a server that does not offer it fails with `NotModernError`, nothing else is sent to it. */
   pinned?: boolean | undefined;
+  /** How long `server/discover` may take; `timeoutMs` when not given. */
+  probeTimeoutMs?: number | undefined;
   /** OAuth (src/main/mcp/oauth): the provider and the fetch that guards and refreshes, as for the 1.x transport. */
   oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
   /** The server's MCP log messages. */
@@ -77,7 +79,10 @@ export function newModernClient(options: ModernConnectOptions): Client {
   const client = new Client(
     { name: APP_NAME, version: clientVersion },
     {
-      versionNegotiation: { mode: options.pinned ? { pin: '2026-07-28' } : 'auto' },
+      versionNegotiation: {
+        mode: options.pinned ? { pin: '2026-07-28' } : 'auto',
+        ...(options.probeTimeoutMs ? { probe: { timeoutMs: options.probeTimeoutMs } } : {}),
+      },
       capabilities: {
         ...(roots ? { roots: { listChanged: true } } : {}),
         // As registerServerRequests advertises them for a 2025-11-25 server.

@@ -114,6 +114,7 @@ export function createServerFleet({
       state === 'error' ||
       state === 'stopped' ||
       state === 'needs-sign-in' ||
+      state === 'needs-acceptance' ||
       (state === 'ready' && entry.tools === 'listed') ||
       (acceptCached && entry.tools === 'last-launch')
     );
@@ -207,6 +208,8 @@ export function createServerFleet({
         },
         logLevel: () => entry.logLevel,
         roots: () => JSON.parse(entry.roots) as string[],
+        // What the person has not accepted does not run (docs/user/approvals.md, "A server's identity").
+        accepted: () => config.list().find((item) => item.name === name)?.identityChanged === undefined,
         onResourceUpdated: (uri) => events.emit('mcp.onDidUpdateResource', { serverName: name, uri }),
         logs,
         options: {
@@ -224,7 +227,10 @@ export function createServerFleet({
           const { state } = entry.supervisor.status();
           if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';
           // Tools of the last launch are offered only while the server starts; one that failed offers none.
-          if ((state === 'error' || state === 'stopped' || state === 'needs-sign-in') && entry.tools === 'last-launch')
+          if (
+            (state === 'error' || state === 'stopped' || state === 'needs-sign-in' || state === 'needs-acceptance') &&
+            entry.tools === 'last-launch'
+          )
             entry.tools = 'unknown';
           emitServer(name);
           checkSettled();
@@ -303,8 +309,9 @@ export function createServerFleet({
           }
         }
         if (!server.enabled) void entry.supervisor.stop();
-        else if (isNew || entry.supervisor.status().state === 'stopped') {
-          if (isNew) seedFromCache(entry, server.name);
+        else if (isNew || ['stopped', 'needs-acceptance'].includes(entry.supervisor.status().state)) {
+          // A server not accepted offers no tools of an earlier launch: it does not start (the supervisor holds it).
+          if (isNew && !server.identityChanged) seedFromCache(entry, server.name);
           else entry.launchKey = launchKeyOf(server.name);
           // Only local processes wait: an HTTP server's start costs this machine nothing.
           if (isNew && deferring && entry.tools === 'last-launch' && server.kind !== 'http') entry.deferred = true;
@@ -313,6 +320,11 @@ export function createServerFleet({
           entry.launchKey = launchKeyOf(server.name);
           void entry.supervisor.restart();
         }
+      } else if (server.enabled) {
+        // The same launch, accepted or not any more (accepted in the app, or its record edited by hand).
+        const { state } = entry.supervisor.status();
+        if (server.identityChanged && state !== 'stopped' && state !== 'needs-acceptance') void entry.supervisor.hold();
+        else if (!server.identityChanged && state === 'needs-acceptance') entry.supervisor.start();
       }
       emitServer(server.name);
     }

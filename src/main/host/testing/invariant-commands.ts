@@ -66,8 +66,8 @@ export abstract class Step implements Command {
     return true;
   }
   async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
-    // The sandbox steps planned apart from the commands run between them (sandboxPlanArb).
-    if (!(this instanceof SandboxChange)) await world.between?.(model);
+    // The steps planned apart from the commands run between them (sandboxPlanArb, identityPlanArb).
+    if (!(this instanceof SandboxChange) && !(this instanceof IdentityChange)) await world.between?.(model);
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
     if (process.env['INVARIANT_DEBUG'] === '2') process.stderr.write(`step ${this.toString()}\n`);
@@ -704,7 +704,14 @@ export type Lifecycle =
    * The person sets Files' server to auto-approve, then it is removed and another server added under the name it
    * freed: nothing of the first may allow the second.
    */
-  | { kind: 'replace' };
+  | { kind: 'replace' }
+  /**
+   * The server the model calls Files' tools by is pointed at another server (Other) without the person accepting it,
+   * as a hand edit of settings.json would: it must not be started (connected to) until accepted.
+   */
+  | { kind: 'repoint' }
+  /** The person accepts what that server runs now: its settings count for it, and it starts. */
+  | { kind: 'accept' };
 
 class ServerLifecycle extends Step {
   constructor(readonly change: Lifecycle) {
@@ -731,6 +738,33 @@ class ServerLifecycle extends Step {
         harness.roleNames.set('Files', change.to);
         for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
         harness.tally.renames += 1;
+      }
+    } else if (change.kind === 'repoint') {
+      const binding = harness.bindings.get(current);
+      const { url, slot } = harness.urlFor('Other');
+      const envelope = await harness.call('mcp.edit', { name: current, url });
+      expectOutcome(world, `mcp.edit ${current} url → Other`, envelope, binding ? 'ok' : 'refused');
+      if (envelope.ok && binding) {
+        harness.bind(current, { ...binding, label: 'Other', slot });
+        harness.tally.repointed += 1;
+      }
+    } else if (change.kind === 'accept') {
+      const envelope = await harness.call('mcp.edit', { name: current, acceptIdentity: true });
+      expectOutcome(
+        world,
+        `mcp.edit ${current} acceptIdentity`,
+        envelope,
+        harness.bindings.has(current) ? 'ok' : 'refused',
+      );
+      const binding = harness.bindings.get(current);
+      if (envelope.ok && binding) {
+        // "Use my settings for what it runs now": what was made under the name is for what it runs now.
+        harness.madeAllows.splice(
+          0,
+          harness.madeAllows.length,
+          ...harness.madeAllows.map((made) => (made.name === current ? { ...made, label: binding.label } : made)),
+        );
+        harness.tally.accepted += 1;
       }
     } else if (change.kind === 'remove' || change.kind === 'replace') {
       const binding = harness.bindings.get(current);
@@ -778,6 +812,9 @@ class ServerLifecycle extends Step {
     return `server(${JSON.stringify(this.change)})`;
   }
 }
+
+/** A repoint or an acceptance, planned apart from the commands (identityPlanArb). */
+export class IdentityChange extends ServerLifecycle {}
 
 class SetChatMode extends Step {
   constructor(
@@ -1061,6 +1098,21 @@ export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<S
         { maxLength: 4 },
       )
     : fc.constant([]);
+
+/**
+ * What a server runs changed without the person accepting it, and accepted, planned apart from the commands like the
+ * sandbox steps (so adding them left every other step of a seed as it was): each runs before the command at its
+ * position. Checked after every step: no connection is opened to a server whose identity is not accepted.
+ */
+export const identityPlanArb: fc.Arbitrary<
+  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'accept' }> }[]
+> = fc.array(
+  fc.record({
+    at: fc.nat({ max: 13 }),
+    change: fc.constantFrom({ kind: 'repoint' as const }, { kind: 'accept' as const }),
+  }),
+  { maxLength: 3 },
+);
 
 /**
  * The steps above, one at a time, for a sequence written out by hand (a mutant test: trust-invariant-mutants.test.ts).

@@ -6,7 +6,7 @@ import {
   type McpUiHostContext,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { errorText } from '../../../../shared/error-data';
+import { errorText, isWorkbenchErrorData } from '../../../../shared/error-data';
 import type { McpAppView } from '../../../../shared/mcp-apps';
 import type { ToolCallRecord } from '../../../../shared/messages';
 import type { WorkbenchApi } from '../../../../shared/api';
@@ -40,8 +40,12 @@ const textOf = (content: readonly { type: string; text?: unknown }[] | undefined
     .join('\n')
     .slice(0, 20_000);
 
-/** The refusal a view receives, in the host's words. */
-const refusal = (error: unknown): Error => new Error(errorText(error));
+/** Whether the host refused a request because the view's server is not the one it was shown for. */
+const isStale = (error: unknown): boolean =>
+  isWorkbenchErrorData(error) &&
+  typeof error.details === 'object' &&
+  error.details !== null &&
+  (error.details as { stale?: unknown }).stale === true;
 
 const themeNow = (): 'light' | 'dark' => (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 
@@ -81,6 +85,13 @@ export function AppView({
   // A view that differs from the one pinned for the server waits for the person (docs/user/mcp-apps.md#pinned-views).
   const [changed, setChanged] = useState<{ url: string; view: McpAppView } | null>(null);
   const [accepting, setAccepting] = useState(false);
+  // The server's name means another server than the one the call was made to (docs/user/mcp-apps.md#a-view-belongs-to-its-server).
+  const [stale, setStale] = useState(false);
+  /** The refusal a view receives, in the host's words; a stale view is closed. */
+  const refusal = (error: unknown): Error => {
+    if (isStale(error)) setStale(true);
+    return new Error(errorText(error));
+  };
 
   useEffect(() => {
     let live = true;
@@ -88,6 +99,7 @@ export function AppView({
       ([url, view]) => {
         if (!live) return;
         if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
+        else if (view.identity !== undefined && view.identity !== call.viewIdentity) setStale(true);
         else if (view.pin?.status === 'changed') setChanged({ url, view });
         else setSource({ url, view });
       },
@@ -96,7 +108,7 @@ export function AppView({
     return () => {
       live = false;
     };
-  }, [api, call.serverName, call.toolName]);
+  }, [api, call.serverName, call.toolName, call.viewIdentity]);
 
   useEffect(() => {
     const target = frame.current?.contentWindow;
@@ -183,6 +195,13 @@ export function AppView({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [source]);
 
+  if (stale)
+    return (
+      <p className="app-view-problem muted" role="note" data-testid="app-view-stale">
+        This view was shown for the server that “{call.serverName}” ran then. That name now means another server, or
+        none, so the view is closed and may not ask anything. Ask again for a view of the server it runs now.
+      </p>
+    );
   if (problem)
     return (
       <p className="app-view-problem muted" role="note">
