@@ -11,7 +11,8 @@
  * accept row for exactly that content committed before, and never when a deny rule on the server's elicitation was in
  * force; 8. the contained probe server read a file only while the audit log granted it (widened through the engine,
  * by an allow decision of its widening request), and every grant in force was so allowed (testing/invariant-sandbox.ts;
- * only where a sandbox runs).
+ * only where a sandbox runs). Approvals are also pressed on the desktop notification (its Allow once / Deny, Electron's
+ * Notification stood in), and a press on a notification whose call was already decided must be refused by the engine.
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
@@ -166,6 +167,9 @@ describe('the trust invariant', () => {
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);
+      // Answers pressed on the desktop notification went through the engine; late presses on decided calls did not.
+      expect(tally.notificationDecisions).toBeGreaterThan(0);
+      expect(tally.notificationRefused).toBeGreaterThan(0);
       expect(tally.remembered).toBeGreaterThan(0);
       expect(tally.restarts).toBeGreaterThan(0);
       expect(tally.sentWithCachedTools).toBeGreaterThan(0);
@@ -195,6 +199,7 @@ describe('the trust invariant', () => {
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);
+      expect(tally.appCallsStale).toBeGreaterThan(0);
       // Insights suggestions accepted into the policy (invariant-suggestions.ts).
       expect(tally.suggestionsAccepted).toBeGreaterThan(0);
       // …and one refused because a deny rule caught one of the calls it would allow.

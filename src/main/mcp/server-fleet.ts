@@ -18,6 +18,7 @@ import {
   type SupervisorStatus,
 } from './server-supervisor';
 import { createStartSlots } from './start-slots';
+import { createProbeVerdicts } from './probe-verdicts';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type ToolRegistry } from './tool-registry';
 
@@ -95,6 +96,7 @@ export function createServerFleet({
     options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
+  const verdicts = createProbeVerdicts();
   const sandbox: SandboxHost | undefined =
     options.sandbox === false
       ? undefined
@@ -221,6 +223,7 @@ export function createServerFleet({
           stopGraceMs: options.stopGraceMs,
           startSlots,
           sandbox,
+          verdicts,
         },
         onBlock: (block, call) => onBlock?.(name, block, call),
         onStatus: () => {

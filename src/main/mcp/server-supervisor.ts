@@ -18,6 +18,7 @@ import type { SandboxBlockView } from '../../shared/mcp-result';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
+import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import {
@@ -66,6 +67,8 @@ export interface SupervisorOptions {
   startSlots?: StartSlots | undefined;
   /** Where and how stdio servers are contained (docs/user/sandbox.md); none: they run unconfined. */
   sandbox?: SandboxHost | undefined;
+  /** Shared by a host's servers: what each answered `server/discover` at its last start (probe-verdicts.ts). */
+  verdicts?: ProbeVerdicts | undefined;
 }
 
 export interface SupervisorDependencies {
@@ -238,6 +241,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           serverRequests,
           oauth: deps.oauth?.(config),
           sandbox: options.sandbox,
+          verdicts: options.verdicts,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
             // The same block again is counted on its line (docs/user/sandbox.md#blocks); past the cap, only the log has it.

@@ -86,6 +86,31 @@ describe('a stdio server asked server/discover first', () => {
     expect(echo.forModel.text).toBe('late');
   });
 
+  it("the probe's answer is remembered: a restart of a 2026-07-28 server sends no server/discover, a 2025 one none either", async () => {
+    const test = createTestHost({
+      modern: { command: process.execPath, args: [MODERN_STDIO_SERVER] },
+      picky: fixtureServer({ FIXTURE_PROBE: 'exit-on-probe' }),
+    });
+    await test.waitFor('modern', (server) => server.status.toolCount === 2);
+    await test.waitFor('picky', (server) => server.status.toolCount > 0);
+    await test.host.restart('modern');
+    await test.host.restart('picky');
+    const modern = await test.waitFor('modern', (server) => server.status.toolCount === 2);
+    const picky = await test.waitFor('picky', (server) => server.status.toolCount > 0);
+    expect(modern.status.protocolVersion).toBe('2026-07-28');
+    expect(picky.status.protocolVersion).toBe('2025-11-25');
+    // Two processes of each: the modern one was asked once, the picky one exited once and was not asked again.
+    expect(starts(test, 'modern')).toBe(2);
+    expect(logText(test, 'modern').match(/received server\/discover/g)).toHaveLength(1);
+    expect(logText(test, 'modern')).not.toContain('received initialize');
+    expect(starts(test, 'picky')).toBe(3);
+    expect(logText(test, 'picky')).toContain(
+      'The server spoke 2025-11-25 at its last start: it is not asked server/discover again.',
+    );
+    const echo = await test.host.callTool({ serverName: 'modern', toolName: 'echo', args: { text: 'remembered' } });
+    expect(echo.forModel.text).toBe('remembered');
+  });
+
   it('a server that exits at every start fails with how it exited, after one second start at most', async () => {
     const test = createTestHost(
       { broken: fixtureServer({ FIXTURE_EXIT_AT_START: '7' }) },

@@ -11,11 +11,18 @@ import type {
   ChatApprovalMode,
   GlobalApprovalMode,
   ManagedPolicy,
+  PendingApproval,
   RuleEffect,
   ToolApprovalSetting,
   ToolCallApproval,
 } from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
+import {
+  createNotificationDecisions,
+  type NotificationDecisions,
+  type NotificationPlan,
+} from '../../chat/notification-decisions';
+import { StandInNotification } from '../../chat/testing/stand-in-notification';
 import {
   elicitationContent,
   RULES,
@@ -165,6 +172,11 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
   const args: Record<string, unknown> = { [tool.field]: valueFor(tool.field, value), nonce: `app-${++appNonce}` };
   if (tool.name === 'write_file') args['content'] = 'from the app';
   const entry = { done: false };
+  harness.appViewOf.set(String(args['nonce']), view.toolCallId);
+  // The name may mean another server now than the one the view was shown for: asked all the same, as a view would.
+  const shownFor = view.viewIdentity;
+  const current = (await harness.ok('mcp.list')).servers.find((server) => server.name === view.serverName);
+  const stale = shownFor === undefined || current?.identity?.key !== shownFor;
   harness.appCallsOut.push(entry);
   harness.tally.appCallsAsked += 1;
   harness.log.push(`  the view of ${view.serverName} in chat ${chat} asks for ${tool.name} ${JSON.stringify(args)}`);
@@ -176,6 +188,7 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
         `  app call ${tool.name} ${JSON.stringify(args)} → ${envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`}`,
       );
       if (envelope.ok) harness.tally.appCallsRan += 1;
+      if (stale && !envelope.ok && /^Stale view/.test(envelope.error.message)) harness.tally.appCallsStale += 1;
     });
   await appCallsAnswered(world);
 }
@@ -318,6 +331,15 @@ class Approve extends Step {
       )
         made.push({ label, name: request.serverName, what: `${pick.decision} remember=${pick.remember}` });
     }
+    // A lone call answered Allow once or Deny, as it is: pressed on its desktop notification instead of the card
+    // (which carries no reason for a denial).
+    const [only] = answers;
+    if (this.mistake === 'none' && waiting.length === 1 && only && pressable(only)) {
+      pressOnNotification(world, chatId, waiting[0] as PendingApproval, only.decision, expected);
+      return;
+    }
+    // Nothing waits: a notification left on screen from a call decided long ago is pressed, and decides nothing.
+    if (waiting.length === 0) pressStaleNotifications(world);
     if (this.mistake === 'leave-one-out') answers.pop();
     if (this.mistake === 'unknown-id' || answers.length === 0)
       answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
@@ -344,6 +366,100 @@ class Approve extends Step {
       .join(', ');
     return `approve(chat ${this.chat}, [${picks}]${this.mistake === 'none' ? '' : `, ${this.mistake}`})`;
   }
+}
+
+// ── The desktop notification's Allow once / Deny (docs/user/desktop.md#desktop-features) ─────────────
+
+/** The notifications shown in each run, pressed again once their call was decided. */
+const notified = new WeakMap<InvariantWorld['harness'], NotificationPlan[]>();
+
+function pressable(answer: ToolCallApproval): boolean {
+  return (
+    (answer.decision === 'TOOL_CALL_DECISION_ALLOW_ONCE' || answer.decision === 'TOOL_CALL_DECISION_DENY') &&
+    answer.editedArgs === undefined &&
+    answer.remember === undefined
+  );
+}
+
+/** The notifier the desktop shell runs, over the run's services, with Electron's Notification stood in. */
+function notifierOf(world: InvariantWorld): NotificationDecisions {
+  const services = world.harness.services();
+  return createNotificationDecisions({
+    Notification: StandInNotification,
+    waiting: (chatId) => services.approvals.pending.list(chatId),
+    send: (chatId, message, origin) => services.conversations.send(chatId, message, origin),
+    open: () => undefined,
+  });
+}
+
+function pressOnNotification(
+  world: InvariantWorld,
+  chatId: string,
+  approval: PendingApproval,
+  decision: ToolCallApproval['decision'],
+  expected: 'ok' | 'refused' | 'either',
+): void {
+  const { harness } = world;
+  const { request } = approval;
+  const plan = {
+    title: `${request.serverName} wants to run ${request.toolName}`,
+    body: 'Review the call in AI Workbench: it runs only if you allow it.',
+    chatId,
+    toolCallId: request.toolCallId,
+  };
+  const made = StandInNotification.made.length;
+  notifierOf(world).show(plan);
+  const notification = StandInNotification.made[made];
+  if (!notification) throw new Error('no notification was shown');
+  const shownText = JSON.stringify(notification.options);
+  for (const value of Object.values(request.args))
+    if (typeof value === 'string' && value.length > 2 && shownText.includes(value))
+      throw new Error(`the notification shows the arguments: ${shownText}`);
+  notification.press(decision === 'TOOL_CALL_DECISION_DENY' ? 'Deny' : 'Allow once');
+  const applied = !harness
+    .services()
+    .approvals.pending.list(chatId)
+    .some((waiting) => waiting.request.toolCallId === request.toolCallId);
+  harness.log.push(
+    `  pressed ${decision.replace('TOOL_CALL_DECISION_', '')} on the notification of ${request.serverName}.${request.toolName} → ${applied ? 'applied' : 'not applied'}`,
+  );
+  if (expected === 'ok' && !applied) throw new Error(`the notification's ${decision} should have been applied`);
+  if (expected === 'refused' && applied) throw new Error(`the notification's ${decision} should have been refused`);
+  notified.set(harness, [...(notified.get(harness) ?? []), plan]);
+  StandInNotification.made = [];
+  if (!applied) return;
+  harness.tally.notificationDecisions += 1;
+  // Pressed again at once (a second click, a second notification of the same call): already decided, refused.
+  pressLate(world, plan);
+}
+
+/**
+ * A press on the notification of a call that was decided, as if it raced the decision: the notifier is told the call
+ * still waits, so the engine itself must refuse it (nothing applied, no decision row: invariant 3).
+ */
+function pressLate(world: InvariantWorld, plan: NotificationPlan): void {
+  const { harness } = world;
+  const made = StandInNotification.made.length;
+  const racing = createNotificationDecisions({
+    Notification: StandInNotification,
+    waiting: () => [{ request: { toolCallId: plan.toolCallId } } as PendingApproval],
+    send: (chatId, message, origin) => harness.services().conversations.send(chatId, message, origin),
+    open: () => undefined,
+  });
+  racing.show(plan);
+  StandInNotification.made[made]?.press('Allow once');
+  const refused = StandInNotification.made.slice(made).some((shown) => shown.options.title.startsWith('Not decided'));
+  harness.log.push(
+    `  Allow once pressed late on the notification of ${plan.toolCallId} → ${refused ? 'refused' : 'applied'}`,
+  );
+  if (!refused) throw new Error(`a late press on the notification of the decided call ${plan.toolCallId} was applied`);
+  harness.tally.notificationRefused += 1;
+  StandInNotification.made = [];
+}
+
+/** Every notification shown earlier in the run, pressed now that nothing waits (decided, expired, stopped). */
+function pressStaleNotifications(world: InvariantWorld): void {
+  for (const plan of notified.get(world.harness) ?? []) pressLate(world, plan);
 }
 
 /** One answer to a server's sampling request, at either of its stages. */
@@ -697,6 +813,10 @@ class ServerLifecycle extends Step {
     }
     await harness.services().mcp.whenSettled();
     harness.noteView(await harness.ok('policy.get'));
+    // A view shown before the name changed hands asks again: its calls must not reach another server (a stale view,
+    // docs/user/mcp-apps.md#a-view-belongs-to-its-server).
+    if (change.kind !== 'add-same')
+      for (const chat of [0, 1]) await appAsks(world, chat, harness.tally.removals + chat, harness.tally.renames);
   }
   toString(): string {
     return `server(${JSON.stringify(this.change)})`;
