@@ -221,7 +221,7 @@ test('a refused edit of a server or tool setting says why where it was made, and
   await budget.fill('2500');
   await budget.press('Enter');
   await expect(sampling.getByTestId('setting-problem')).toContainText(
-    /Not changed: .*The settings file .*settings.json is not valid JSON/,
+    /Not changed: The settings file .*settings.json is not valid JSON/,
   );
   await expect(budget).toHaveValue('2500');
   await expect(budget).toHaveAttribute('aria-invalid', 'true');
@@ -231,7 +231,7 @@ test('a refused edit of a server or tool setting says why where it was made, and
     .getByRole('row')
     .filter({ has: page.getByRole('combobox', { name: 'Approval for Files list_directory', exact: true }) });
   await expect(row.getByTestId('setting-problem')).toContainText(
-    /Not changed: .*The settings file .*settings.json is not valid JSON/,
+    /Not changed: The settings file .*settings.json is not valid JSON/,
   );
   await expect(listing).toHaveValue('inherit');
   // Nothing else on the page claims the change was made.

@@ -22,6 +22,7 @@ import { mcpDiscover } from './bench/mcp-discover.ts';
 import { mcpStartCpu } from './bench/mcp-start-cpu.ts';
 import { mcpLargeResult } from './bench/mcp-large-result.ts';
 import { mcpStartup } from './bench/mcp-startup.ts';
+import { mcpStartupHttp } from './bench/mcp-startup-http.ts';
 import { oauthRefresh } from './bench/oauth-refresh.ts';
 import { policyDecision } from './bench/policy-decision.ts';
 import { samplingOverhead } from './bench/sampling-overhead.ts';
@@ -41,6 +42,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   policyDecision,
   mcpCallOverhead,
   mcpDiscover,
+  mcpStartupHttp,
   mcpStartCpu,
   mcpStartup,
   sandboxStart,

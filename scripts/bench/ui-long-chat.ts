@@ -24,6 +24,16 @@ const EXCHANGES = 5_000;
 /** One wheel step of 600 px per frame: a fast flick through the whole chat (Playwright delivers about 20 a second here). */
 const WHEEL_STEP_PX = 600;
 const LONG_TITLE = 'Long chat';
+/** Wheel steps per traced segment of the scroll. */
+const SEGMENT_STEPS = 100;
+/** Exchanges in one page the store loads (PAGE_SIZE messages, two per exchange here). */
+const PAGE_EXCHANGES = 50;
+/** The index of the topmost exchange the list shows. */
+const TOP_EXCHANGE = `(() => {
+  const list = document.querySelector('.message-list').getBoundingClientRect();
+  const rows = [...document.querySelectorAll('.message-list [data-exchange-id]')].filter((row) => row.getBoundingClientRect().bottom > list.top);
+  return rows.length ? Number(rows[0].dataset.exchangeId.slice(2)) : -1;
+})()`;
 
 function reply(index: number): string {
   const parts = [
@@ -168,6 +178,10 @@ function longestOf(tasks: readonly TracedTask[]): { wallMs: number; cpuMs: numbe
     cpuMs: Math.max(0, ...tasks.map((task) => task.cpuMs)),
     cpuOfLongMs: tasks.filter((task) => task.wallMs > 50).map((task) => Math.round(task.cpuMs)),
   };
+}
+
+function nearest<T extends { pagesUp: number }>(segments: readonly T[], pagesUp: number): T | undefined {
+  return [...segments].sort((a, b) => Math.abs(a.pagesUp - pagesUp) - Math.abs(b.pagesUp - pagesUp))[0];
 }
 
 /** `steps` wheel steps up over the page's message list, as a person flicks (the app's run and the floor's alike). */
@@ -331,9 +345,26 @@ export const uiLongChat: Benchmark = {
       const started = Date.now();
       let steps = 0;
       const stopProfile = await profileIfAsked(await page.context().newCDPSession(page));
-      const traced = await traceTasks(session.browser, page, async () => {
-        steps = await wheelUp(page, () => first.isVisible(), 20_000, 900_000);
-      });
+      // Traced in segments of wheel steps, each with how far up it ended: the page's CPU per task must not grow
+      // with the pages scrolled past.
+      const traced: TracedTask[] = [];
+      const segments: { steps: number; pagesUp: number; cpuMs: number; wallMs: number }[] = [];
+      while (steps < 20_000 && Date.now() - started < 900_000 && !(await first.isVisible())) {
+        let segmentSteps = 0;
+        const tasks = await traceTasks(session.browser, page, async () => {
+          segmentSteps = await wheelUp(page, () => first.isVisible(), SEGMENT_STEPS, 900_000);
+        });
+        steps += segmentSteps;
+        traced.push(...tasks);
+        const top = (await page.evaluate(TOP_EXCHANGE)) as number;
+        const longestHere = longestOf(tasks);
+        segments.push({
+          steps,
+          pagesUp: Math.round(((EXCHANGES - 1 - top) / PAGE_EXCHANGES) * 10) / 10,
+          cpuMs: Math.round(longestHere.cpuMs * 10) / 10,
+          wallMs: Math.round(longestHere.wallMs),
+        });
+      }
       await stopProfile();
       if (!(await first.isVisible())) throw new Error('Scrolling never reached the first message.');
       const scrollTasks = (await page.evaluate('window.__longTasks.splice(0)')) as number[];
@@ -345,7 +376,7 @@ export const uiLongChat: Benchmark = {
       const floorTraced = longestOf(floor.traced);
       const load = loadAverage();
       console.error(
-        `ui-long-chat: opened in ${openMs.toFixed(0)} ms (floor ${floorBefore.toFixed(0)}, ${floorAfter.toFixed(0)} ms); ${steps} wheel steps in ${((Date.now() - started) / 1000).toFixed(1)} s; long tasks while opening ${JSON.stringify(openTasks.map(Math.round))}, while scrolling ${JSON.stringify(scrollTasks.map(Math.round))} (CPU time of those over 50 ms ${JSON.stringify(app.cpuOfLongMs)}, most CPU in one task ${app.cpuMs.toFixed(1)} ms); floor page scrolled alike: long tasks ${JSON.stringify(floor.longTasks.map(Math.round))}, longest task ${floorTraced.wallMs.toFixed(1)} ms, most CPU in one task ${floorTraced.cpuMs.toFixed(1)} ms; load average ${load}`,
+        `ui-long-chat: opened in ${openMs.toFixed(0)} ms (floor ${floorBefore.toFixed(0)}, ${floorAfter.toFixed(0)} ms); ${steps} wheel steps in ${((Date.now() - started) / 1000).toFixed(1)} s; long tasks while opening ${JSON.stringify(openTasks.map(Math.round))}, while scrolling ${JSON.stringify(scrollTasks.map(Math.round))} (CPU time of those over 50 ms ${JSON.stringify(app.cpuOfLongMs)}, most CPU in one task ${app.cpuMs.toFixed(1)} ms; by segment of ${SEGMENT_STEPS} steps, pages up: most CPU in one task, longest task ${segments.map((segment) => `${segment.pagesUp}: ${segment.cpuMs}/${segment.wallMs}`).join(', ')}); floor page scrolled alike: long tasks ${JSON.stringify(floor.longTasks.map(Math.round))}, longest task ${floorTraced.wallMs.toFixed(1)} ms, most CPU in one task ${floorTraced.cpuMs.toFixed(1)} ms; load average ${load}`,
       );
       return [
         {
@@ -386,6 +417,10 @@ export const uiLongChat: Benchmark = {
             tasks: traced.length,
             floorTasks: floor.traced.length,
             longestTaskWallMs: app.wallMs,
+            // The most CPU in one task in the first segment of the scroll and in the one nearest 20 pages up.
+            firstSegmentCpuMs: segments[0]?.cpuMs ?? 0,
+            twentyPagesUpSegmentCpuMs: nearest(segments, 20)?.cpuMs ?? 0,
+            lastSegmentCpuMs: segments.at(-1)?.cpuMs ?? 0,
             floorLongestTaskWallMs: floorTraced.wallMs,
           },
         },

@@ -1,3 +1,4 @@
+import { identityChangeLines } from './identity-prompt';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,11 +111,9 @@ export async function askAboutCalls(
             : []),
           // A changed launch spec is another server (docs/user/approvals.md, "A server's identity"): what it ran and runs.
           ...(request.decision.identityChanged
-            ? [
-                colors.yellow(
-                  `  ${server} runs something else than when its settings were made: it asks again.\n    was: ${request.decision.identityChanged.previous}\n    now: ${request.decision.identityChanged.current}`,
-                ),
-              ]
+            ? identityChangeLines(request.serverName, request.decision.identityChanged).map((line) =>
+                colors.yellow(line),
+              )
             : []),
           // An explicit ask stands above a chat grant (docs/dev/architecture.md, the decision order): say so before `s` is chosen.
           ...(request.decision.keepsAsking ? [colors.yellow(`  ${request.decision.keepsAsking}`)] : []),

@@ -102,6 +102,15 @@ export const RESOLUTION_WORDS: Record<ResolutionOutcome, string> = {
   cancelled: 'The chat was stopped before anyone decided',
 };
 
+/**
+ * Where a person decided, when not on the card in the app: the desktop notification's Allow once / Deny
+ * (docs/user/desktop.md#desktop-features). Appended to the decision's words in its record and the audit log's `decidedBy`.
+ */
+export const DECISION_ORIGIN_WORDS = {
+  notification: 'on the desktop notification',
+} as const;
+export type DecisionOrigin = keyof typeof DECISION_ORIGIN_WORDS;
+
 /** Why a server's request that waited while the app ended was resolved `cancelled` when it started again. */
 export const RESTART_WORDS =
   "AI Workbench ended while this server request waited: the server's request ended with its connection, so it was not answered";

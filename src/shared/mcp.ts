@@ -174,8 +174,20 @@ export const McpServerRefInputSchema = z.strictObject({ name: McpServerNameSchem
 export const McpSetEnabledInputSchema = z.strictObject({ name: McpServerNameSchema, enabled: z.boolean() });
 export const McpRemoveOutputSchema = z.object({ name: z.string() });
 
-/** `needs-sign-in`: an OAuth server without a usable token; it waits for the person to sign in (never retried by itself). */
-export const McpServerStateSchema = z.enum(['starting', 'ready', 'error', 'stopped', 'restarting', 'needs-sign-in']);
+/**
+ * `needs-sign-in`: an OAuth server without a usable token; it waits for the person to sign in (never retried by itself).
+ * `needs-acceptance`: what the server runs is not accepted (docs/user/approvals.md, "A server's identity"); it is not
+ * started until the person accepts it.
+ */
+export const McpServerStateSchema = z.enum([
+  'starting',
+  'ready',
+  'error',
+  'stopped',
+  'restarting',
+  'needs-sign-in',
+  'needs-acceptance',
+]);
 export type McpServerState = z.infer<typeof McpServerStateSchema>;
 
 export const McpServerStatusSchema = z.object({

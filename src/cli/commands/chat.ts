@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { act, type ProgramOptions } from '../command-kit';
 import type { Approver } from '../exchange';
 import { CliError, EXIT, type ExitCode } from '../exit-codes';
-import { createLineReader, INTERRUPTED } from '../line-reader';
+import { ABANDONED, createLineReader, INTERRUPTED } from '../line-reader';
 import { renderForTerminal } from '../terminal';
 import { renderTranscript } from '../transcript';
 import { chatFor, type ChatFlags } from './conversation-setup';
@@ -29,13 +29,21 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       );
     // The exchange and its prompts load with the command that runs them: `--help` and the other commands start
     // without them (docs/dev/benchmarks.md, `cli-start`).
-    const [{ askAboutCalls }, { createExchangeDriver }, { askAboutServerRequest }, { runPromptCommand }] =
-      await Promise.all([
-        import('../approval-prompt'),
-        import('../exchange'),
-        import('../server-request-prompt'),
-        import('../prompt-command'),
-      ]);
+    const [
+      { askAboutCalls },
+      { createExchangeDriver },
+      { askAboutServerRequest },
+      { runPromptCommand },
+      { askAboutIdentity },
+      { followSettings },
+    ] = await Promise.all([
+      import('../approval-prompt'),
+      import('../exchange'),
+      import('../server-request-prompt'),
+      import('../prompt-command'),
+      import('../identity-prompt'),
+      import('../settings-follow'),
+    ]);
     const session = context.session();
     let chat = await chatFor(context, flags);
     terminal.line(
@@ -48,6 +56,10 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     }
     // The tool loop waits for servers still starting; the prompt need not.
     void session.startServers();
+    // settings.json is followed while the chat runs, as the app does (docs/user/cli.md#settingsjson-while-chat-runs):
+    // a problem is printed once, and a server whose identity is not accepted is asked about at the prompt.
+    let wake = new AbortController();
+    const follower = followSettings(session, () => wake.abort());
 
     let interrupts = 0;
     let resolveExit: ((code: ExitCode) => void) | undefined;
@@ -113,13 +125,44 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       },
     );
 
+    /** What the follower has to say, said at the prompt: settings problems, then the servers waiting to be accepted. */
+    const answerFollower = async (): Promise<'closed' | undefined> => {
+      for (const problem of follower.takeProblems()) terminal.line(colors.yellow(`settings.json: ${problem}`));
+      for (const { server, change } of follower.takeQuestions()) {
+        // Accepted or changed again meanwhile (in the app, or by another command): nothing to ask about this one.
+        const now = session.services.mcpServers.list().find((item) => item.name === server);
+        if (!now?.enabled || now.identityChanged?.current !== change.current) continue;
+        const outcome = await askAboutIdentity(server, change, {
+          reader,
+          write: (text) => void terminal.out.write(text),
+          colors,
+        });
+        if (outcome.kind === 'closed') return 'closed';
+        if (outcome.kind === 'accept') {
+          try {
+            await session.call('mcp.edit', { name: server, acceptIdentity: true });
+            terminal.line(`${server} runs ${change.current} now: it starts, and your settings count for it.`);
+          } catch (error) {
+            terminal.line(colors.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+          }
+        } else {
+          terminal.line(colors.dim(`${server} stays stopped. To start it later: workbench servers accept ${server}`));
+        }
+      }
+      return undefined;
+    };
+
     const converse = async (): Promise<ExitCode> => {
       // Calls may already wait in this chat (asked in the app, or before a restart): answer them first.
       if ((await session.call('chat.messages', { chatId: chat.id, limit: 1 })).activity.status === 'waiting-approval') {
         await driver.send(chat.id, null);
       }
       for (;;) {
-        const line = await reader.ask(renderForTerminal(colors.bold(colors.cyan('› '))));
+        if ((await answerFollower()) === 'closed') return EXIT.ok;
+        wake = new AbortController();
+        const line = await reader.askUnless(renderForTerminal(colors.bold(colors.cyan('› '))), wake.signal);
+        // The follower has something to say (askUnless left the prompt on a fresh row): said at the top of the loop.
+        if (line === ABANDONED) continue;
         if (line === null) return EXIT.ok;
         if (line === INTERRUPTED) {
           interrupts++;
@@ -165,6 +208,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     try {
       return await Promise.race([converse(), exited]);
     } finally {
+      follower.close();
       reader.close();
     }
   });

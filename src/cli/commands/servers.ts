@@ -52,14 +52,14 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
           ]),
         ]),
       );
-      // A changed launch spec: its settings wait for the person (docs/user/approvals.md, "A server's identity").
+      // A changed launch spec: the server waits for the person (docs/user/approvals.md, "A server's identity").
       for (const server of list) {
         if (!server.identityChanged) continue;
         context.terminal.line(
           colors.yellow(
             server.identityChanged.unrecorded
-              ? `${server.name} was added to settings.json outside AI Workbench; nothing given to it counts and its calls ask until you accept what it runs: workbench servers accept ${server.name}`
-              : `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); its calls ask. Keep them for what it runs now: workbench servers accept ${server.name}`,
+              ? `${server.name} was added to settings.json outside AI Workbench; it does not start until you accept what it runs: workbench servers accept ${server.name}`
+              : `${server.name} runs something else than when its settings were made (was: ${server.identityChanged.previous}); it does not start until you accept what it runs now: workbench servers accept ${server.name}`,
           ),
         );
       }

@@ -1,5 +1,12 @@
 import type { ApprovalResolution, PendingApproval, ToolCallApproval, ToolCallRequest } from '../../shared/approval';
-import { AUDIT_DECISION_OF, RESOLUTION_OF, RESOLUTION_WORDS, rememberedDecidedBy } from '../../shared/decisions';
+import {
+  AUDIT_DECISION_OF,
+  DECISION_ORIGIN_WORDS,
+  RESOLUTION_OF,
+  RESOLUTION_WORDS,
+  rememberedDecidedBy,
+  type DecisionOrigin,
+} from '../../shared/decisions';
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -35,9 +42,10 @@ export interface PendingApprovals {
    * Applies seed 000's approval message, all or nothing: throws `invalid_input` naming each problem
    * (unknown, already decided or another chat's call, an id twice, a waiting call unanswered, edited
    * arguments that fail the tool's schema) and changes nothing. ALLOW_SESSION also grants the tool
-   * for this chat, bound to its definition hash.
+   * for this chat, bound to its definition hash. `origin` says where the person decided when not on the card (its
+   * audit row says so); every check is the same wherever they decided.
    */
-  submit(chatId: string, approvals: readonly ToolCallApproval[]): ApprovalResolution[];
+  submit(chatId: string, approvals: readonly ToolCallApproval[], origin?: DecisionOrigin): ApprovalResolution[];
   /** The stop button: resolves the chat's waiting calls (of one exchange, when given) as `cancelled`. */
   cancelAll(chatId: string, exchangeId?: string): ApprovalResolution[];
   /**
@@ -297,7 +305,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     },
     list: (chatId) => store.waiting(chatId),
     allWaiting: () => store.allWaiting(),
-    submit(chatId, approvals) {
+    submit(chatId, approvals, origin) {
       const checked = checkSubmission(chatId, approvals, store, validator, denyCheck, dependencies.remember?.check);
       const resolutions = checked.map(({ approval, request, exchangeId }): ApprovalResolution => ({
         chatId,
@@ -321,10 +329,12 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         definitionHash: request.definitionHash,
         decision: AUDIT_DECISION_OF[RESOLUTION_OF[approval.decision]],
         actor: 'user',
-        decidedBy:
+        decidedBy: withOrigin(
           remembered === undefined || approval.remember === undefined
             ? RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]]
             : rememberedDecidedBy(approval.remember.kind, remembered.words),
+          origin,
+        ),
         reason: approval.reason,
         args: request.args,
         editedArgs: approval.editedArgs,
@@ -369,6 +379,11 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       timers.clear();
     },
   };
+}
+
+/** "You chose 'Allow once' on the desktop notification": the words of a decision made away from the card. */
+function withOrigin(words: string, origin: DecisionOrigin | undefined): string {
+  return origin === undefined ? words : `${words} ${DECISION_ORIGIN_WORDS[origin]}`;
 }
 
 /** "5 minutes", "90 seconds": how long the call waited. */

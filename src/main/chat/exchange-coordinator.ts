@@ -10,6 +10,7 @@ import type {
   UserChatMessage,
 } from '../../shared/messages';
 import type { ServerRequestDecision, McpServerRequestView } from '../../shared/server-request-views';
+import type { DecisionOrigin } from '../../shared/decisions';
 import type { PendingApprovals } from '../approval/pending-approvals';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
@@ -47,7 +48,8 @@ export type ExchangeEvent =
  * - What a provider is sent is the clean conversation: tool calls and results, never approval bookkeeping.
  */
 export interface ExchangeCoordinator extends ServerRequestHandler {
-  send(chatId: string, message: OutgoingMessage): ChatSendOutput;
+  /** `origin`: where the person decided an approval message when not on the card (the desktop notification). */
+  send(chatId: string, message: OutgoingMessage, origin?: DecisionOrigin): ChatSendOutput;
   /** Cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
   stop(chatId: string): { stopped: boolean };
   /** Timeouts, stops and unattended denials enter here. */
@@ -251,7 +253,11 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   };
 
   /** The person's path, top to bottom: check → claim with its audit rows (one transaction) → approval message → apply → resume. */
-  const sendApproval = (chatId: string, toolCallApprovals: readonly ToolCallApproval[]): ChatSendOutput => {
+  const sendApproval = (
+    chatId: string,
+    toolCallApprovals: readonly ToolCallApproval[],
+    origin?: DecisionOrigin,
+  ): ChatSendOutput => {
     chats.get(chatId);
     const current = state(chatId);
     if (current.kind !== 'waiting-approval' || !current.exchangeId) {
@@ -262,7 +268,7 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
     }
     const { exchangeId } = current;
     // Checked (schema, deny rules, every waiting call answered once), claimed and recorded as one; throws, changing nothing.
-    const resolutions = pending.submit(chatId, toolCallApprovals);
+    const resolutions = pending.submit(chatId, toolCallApprovals, origin);
     const message = messages.append(
       { role: 'approval', chatId, exchangeId, toolCallApprovals: [...toolCallApprovals] },
       now(),
@@ -318,10 +324,10 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
   }
 
   return {
-    send: (chatId, message) =>
+    send: (chatId, message, origin) =>
       message.role === 'user'
         ? sendUser(chatId, message.text, message.attachments)
-        : sendApproval(chatId, message.toolCallApprovals),
+        : sendApproval(chatId, message.toolCallApprovals, origin),
     stop,
     handle,
     state(chatId) {

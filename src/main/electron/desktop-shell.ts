@@ -3,6 +3,7 @@ import { AppChatRequestSchema, type AppChatRequest } from '../../shared/app';
 import type { DesktopSettings } from '../../shared/desktop';
 import { EVENT_CHANNEL } from '../../shared/ipc';
 import { createApprovalTracker, type ApprovalTracker, type ApprovalTrackerChange } from '../approval/approval-tracker';
+import { createNotificationDecisions } from '../chat/notification-decisions';
 import type { Services } from '../services';
 import type { SettingsSection } from '../settings/settings-store';
 import type { QuickChatMenuItem } from './app-menu';
@@ -46,8 +47,6 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     initial: () => services.approvals.pending.allWaiting(),
     onError: (error) => console.error(error),
   });
-  // Shown notifications are kept until closed: one that is garbage-collected loses its click handler.
-  const shown = new Set<Notification>();
   let tray: Tray | null = null;
   let quickWindow: BrowserWindow | null = null;
   let registeredShortcut: string | null = null;
@@ -60,6 +59,18 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     if (window.webContents.isLoading()) window.webContents.once('did-finish-load', send);
     else send();
   };
+
+  // Allow once / Deny on the notification go through the card's path (docs/user/desktop.md#desktop-features).
+  const notifications = createNotificationDecisions({
+    Notification,
+    waiting: (chatId) => services.approvals.pending.list(chatId),
+    send: (chatId, message, origin) => services.conversations.send(chatId, message, origin),
+    open: (request) => requestChat(request),
+  });
+  const stopClosing = services.approvals.pending.onDidChange((change) => {
+    if (change.kind === 'resolved')
+      notifications.resolved(change.resolutions.map((resolution) => resolution.toolCallId));
+  });
 
   const serverLabel = (serverName: string): string => {
     try {
@@ -174,12 +185,7 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
       { enabled: desktop.get().notifyApprovals, supported: Notification.isSupported() },
       serverLabel,
     );
-    if (!plan) return;
-    const notification = new Notification({ title: plan.title, body: plan.body });
-    shown.add(notification);
-    notification.on('click', () => requestChat({ chatId: plan.chatId, toolCallId: plan.toolCallId }));
-    notification.on('close', () => shown.delete(notification));
-    notification.show();
+    if (plan) notifications.show(plan);
   };
 
   const settings = desktop.get();
@@ -210,8 +216,8 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
       if (registeredShortcut) globalShortcut.unregister(registeredShortcut);
       tray?.destroy();
       tray = null;
-      for (const notification of shown) notification.close();
-      shown.clear();
+      stopClosing();
+      notifications.dispose();
     },
   };
 }

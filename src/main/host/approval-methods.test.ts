@@ -81,6 +81,14 @@ function grantThroughApproval(chatId: string, tool: typeof readFile, toolCallId:
 }
 
 describe('policy.get and policy.update', () => {
+  it('refuse a change when the settings file was broken by hand, in a sentence that names the file, not the method', async () => {
+    fs.writeFileSync(path.join(dir, 'data', 'settings.json'), '{ "approvals": ', 'utf8');
+    const refused = await failure('policy.update', { mode: 'never-ask' });
+    expect(refused.code).toBe('unavailable');
+    expect(refused.message).toMatch(/^The settings file .*settings\.json is not valid JSON/);
+    expect(refused.message).not.toMatch(/policy\.update/);
+  });
+
   it('answer the defaults, then partial changes, announced as policy.onDidChange', async () => {
     expect(await ok<PolicyView>('policy.get')).toEqual({
       policy: { mode: 'ask', timeoutSeconds: 300, servers: {}, tools: {}, rules: [] },

@@ -104,3 +104,43 @@ describe('the trust invariant catches', () => {
     expect(harness.tally.remembered).toBe(1);
   });
 });
+
+/**
+ * A server started before the person accepted what it runs: the fleet is told every server is accepted (as if
+ * `server-fleet.ts` did not ask the server's `identityChanged` before a start), while the approval engine still knows.
+ */
+function startBeforeAccept(harness: Harness): void {
+  const config = harness.services().mcpServers;
+  const list = config.list.bind(config);
+  config.list = () => list().map(({ identityChanged: _ignored, ...server }) => server);
+}
+
+describe('the trust invariant catches a server started before its identity is accepted', () => {
+  // The server the model calls Files' tools by is pointed at another server (as a hand edit of settings.json would),
+  // then accepted, then the model calls it.
+  const sequence = () => [
+    invariantSteps.server({ kind: 'repoint' }),
+    invariantSteps.server({ kind: 'accept' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 0 }]]),
+  ];
+
+  it('a mutant that starts it at once', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(sequence(), startBeforeAccept);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a server whose identity is not accepted was started: Files \(it is Other, slot s\d+\) was started while \{"previous":".*\/Files","current":".*\/Other"\}$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: it starts once accepted', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.tally.repointed).toBe(1);
+    expect(harness.tally.accepted).toBe(1);
+    expect(harness.unacceptedStarts).toEqual([]);
+  });
+});

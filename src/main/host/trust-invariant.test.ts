@@ -11,7 +11,8 @@
  * accept row for exactly that content committed before, and never when a deny rule on the server's elicitation was in
  * force; 8. the contained probe server read a file only while the audit log granted it (widened through the engine,
  * by an allow decision of its widening request), and every grant in force was so allowed (testing/invariant-sandbox.ts;
- * only where a sandbox runs).
+ * only where a sandbox runs). Approvals are also pressed on the desktop notification (its Allow once / Deny, Electron's
+ * Notification stood in), and a press on a notification whose call was already decided must be refused by the engine.
  * `npm test` runs a fixed seed; INVARIANT_RUNS, INVARIANT_SEED and INVARIANT_STEPS run it longer locally,
  * INVARIANT_SHRINK=1 shrinks a failure to its smallest sequence, INVARIANT_DEBUG=1 prints every sequence's steps
  * (=2 also names each step as it starts, for a run that hangs).
@@ -23,6 +24,8 @@ import { sandboxAvailability } from '../mcp/sandbox/bwrap';
 import { COMMANDS, PATHS, ruleDraft, TOOLS, USER_RULES } from './testing/invariant-catalogue';
 import { checkInvariants, newCheckState } from './testing/invariant-checks';
 import {
+  IdentityChange,
+  identityPlanArb,
   invariantCommands,
   managedPolicyArb,
   newInvariantModel,
@@ -100,7 +103,8 @@ describe('the trust invariant', () => {
             managedPolicyArb,
             invariantCommands(STEPS, [acceptSuggestionArb]),
             sandboxPlanArb,
-            async (managed, commands, sandboxPlan) => {
+            identityPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -125,6 +129,9 @@ describe('the trust invariant', () => {
               world.between = async (state) => {
                 for (const planned of sandboxPlan)
                   if (planned.at === position) await new SandboxChange(planned.step).run(state, world);
+                // What a server runs changed without acceptance, and accepted (identityPlanArb).
+                for (const planned of identityPlan)
+                  if (planned.at === position) await new IdentityChange(planned.change).run(state, world);
                 position += 1;
               };
               try {
@@ -160,6 +167,9 @@ describe('the trust invariant', () => {
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);
+      // Answers pressed on the desktop notification went through the engine; late presses on decided calls did not.
+      expect(tally.notificationDecisions).toBeGreaterThan(0);
+      expect(tally.notificationRefused).toBeGreaterThan(0);
       expect(tally.remembered).toBeGreaterThan(0);
       expect(tally.restarts).toBeGreaterThan(0);
       expect(tally.sentWithCachedTools).toBeGreaterThan(0);
@@ -183,6 +193,9 @@ describe('the trust invariant', () => {
       expect(tally.addedOther).toBeGreaterThan(0);
       expect(tally.addedSame).toBeGreaterThan(0);
       expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
+      // A server pointed at another identity without acceptance (held, not started), and accepted.
+      expect(tally.repointed).toBeGreaterThan(0);
+      expect(tally.accepted).toBeGreaterThan(0);
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);

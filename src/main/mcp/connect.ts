@@ -17,7 +17,12 @@ import { APP_NAME } from '../../shared/app-name';
 import type { McpSession } from './mcp-session';
 import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
 import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
+import type { PriorDiscovery } from '@modelcontextprotocol/client';
+import type { ModernConnection } from './modern-client';
+import type { ProbeVerdicts } from './probe-verdicts';
+import { serverIdentity } from './server-identity';
 import { ProcessTransport, SpawnError } from './process-transport';
+import { handOver, probeStdio, STDIO_PROBE_TIMEOUT_MS } from './stdio-probe';
 import type { LaunchConfig } from './server-config-service';
 import { registerServerRequests, type BoundServerRequests } from './server-request-routing';
 import {
@@ -75,6 +80,10 @@ export interface ConnectOptions {
   sandbox?: SandboxHost | undefined;
   /** The sandbox refused the server something (reported by the server's reporter: a hint, not a decision). */
   onBlock?(block: SandboxBlock): void;
+  /** How long a stdio server has to answer `server/discover` (docs/dev/protocol-2026.md, "stdio"). */
+  probeTimeoutMs?: number;
+  /** What each server answered `server/discover` at its last start, shared by a host's servers (probe-verdicts.ts). */
+  verdicts?: ProbeVerdicts | undefined;
 }
 
 /** The thing a failed start says, in words a person reads. Retrying will not help when `permanent`. */
@@ -92,7 +101,46 @@ export class ConnectError extends Error {
 
 /** Starts (stdio) or reaches (HTTP) a server and completes MCP's initialize handshake. */
 export async function connect(launch: LaunchConfig, options: ConnectOptions): Promise<Connection> {
-  return launch.kind === 'stdio' ? connectStdio(launch, options) : connectHttp(launch, options);
+  const { verdicts } = options;
+  if (!verdicts) return launch.kind === 'stdio' ? connectStdio(launch, options) : connectHttp(launch, options);
+  const identity = serverIdentity(
+    launch.kind === 'http'
+      ? { url: launch.url }
+      : { command: launch.command, package: launch.package, args: launch.args, cwd: launch.cwd },
+  ).key;
+  // A discover result is reused only within one authorization context (the SDK's `prior`): behind OAuth only the
+  // answer "not 2026-07-28" is remembered, which no sign-in changes.
+  const signedIn = launch.kind === 'http' && options.oauth !== undefined;
+  const known = verdicts.get(identity);
+  const memory: VerdictMemory = {
+    known: signedIn && known?.kind === 'modern' ? undefined : known,
+    remember: (verdict) => {
+      if (!signedIn || verdict.kind === 'legacy') verdicts.remember(identity, verdict);
+    },
+  };
+  const forgetting: ConnectOptions = {
+    ...options,
+    onUnexpectedClose: (reason) => {
+      verdicts.forget(identity);
+      options.onUnexpectedClose(reason);
+    },
+  };
+  try {
+    return await (launch.kind === 'stdio'
+      ? connectStdio(launch, forgetting, memory)
+      : connectHttp(launch, forgetting, memory));
+  } catch (error) {
+    verdicts.forget(identity);
+    throw error;
+  }
+}
+
+const LEGACY_LAST_TIME = 'The server spoke 2025-11-25 at its last start: it is not asked server/discover again.';
+
+/** One server's remembered answer to `server/discover` (probe-verdicts.ts). */
+interface VerdictMemory {
+  known: PriorDiscovery | undefined;
+  remember(verdict: PriorDiscovery): void;
 }
 
 function newClient(options: ConnectOptions): Client {
@@ -116,6 +164,7 @@ function newClient(options: ConnectOptions): Client {
 async function connectStdio(
   launch: Extract<LaunchConfig, { kind: 'stdio' }>,
   options: ConnectOptions,
+  memory?: VerdictMemory,
 ): Promise<Connection> {
   let command: string;
   let args: string[];
@@ -139,75 +188,109 @@ async function connectStdio(
     // Only the variables a program needs to run (PATH, HOME…), never the app's whole environment.
     env = { ...getDefaultEnvironment(), ...launch.env };
   }
-  let plan: SpawnPlan | undefined;
-  if (options.sandbox) {
-    try {
-      plan = await planSpawn(
-        containedServer(launch),
-        { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
-        options.sandbox,
-        options.runtime.command,
-        (text) => options.log('host', text),
+  // A function: a server that exits when asked server/discover is started again, with a sandbox of its own.
+  const startProcess = async (): Promise<{ transport: ProcessTransport; containment: Connection['containment'] }> => {
+    let plan: SpawnPlan | undefined;
+    if (options.sandbox) {
+      try {
+        plan = await planSpawn(
+          containedServer(launch),
+          { command, args, env, runtimeEnv: launch.package ? options.runtime.env : {} },
+          options.sandbox,
+          options.runtime.command,
+          (text) => options.log('host', text),
+        );
+      } catch (error) {
+        if (error instanceof ContainmentError) throw new ConnectError(error.message, true);
+        throw new ConnectError(`The server's sandbox could not be set up: ${describeError(error)}`, true);
+      }
+    }
+    const blocked = (block: SandboxBlock): void => {
+      options.log('host', describeBlock(launch.name, block));
+      options.onBlock?.(block);
+    };
+    plan?.onBlock(blocked);
+    const transport = new ProcessTransport({
+      command: plan?.command ?? command,
+      args: plan?.args ?? args,
+      env: plan?.env ?? env,
+      cwd: plan ? plan.cwd : launch.cwd,
+      maxMessageBytes: options.maxMessageBytes,
+      stopGraceMs: options.stopGraceMs,
+      onStderrLine: (line) => {
+        const block = plan?.parseBlock(line);
+        if (block) blocked(block);
+        else options.log('stderr', line);
+      },
+      onNotice: (text) => options.log('host', text),
+      onExit: () => plan?.close(),
+    });
+    options.onStarting?.({ close: () => transport.close(), killNow: () => transport.killNow() });
+    return {
+      transport,
+      containment: plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained',
+    };
+  };
+  let started = await startProcess();
+  const startedAt = Date.now();
+  // 2026-07-28 first, on the process just started (docs/dev/protocol-2026.md, "stdio"), unless it was 2025-11-25 last time.
+  let takeOver: Transport = started.transport;
+  if (memory?.known?.kind === 'legacy') options.log('host', LEGACY_LAST_TIME);
+  else {
+    const probeTimeoutMs = Math.min(options.probeTimeoutMs ?? STDIO_PROBE_TIMEOUT_MS, options.initializeTimeoutMs);
+    const probed = await probeStdio(started.transport, {
+      clientVersion: options.clientVersion,
+      timeoutMs: options.initializeTimeoutMs,
+      probeTimeoutMs,
+      prior: memory?.known,
+      serverRequests: options.serverRequests,
+      roots: options.roots,
+      onLog: (text, detail) => options.log('server', text, detail),
+      onToolsChanged: () => options.onToolsChanged(),
+      onResourceUpdated: options.onResourceUpdated,
+    });
+    if (probed.kind === 'modern') {
+      if (probed.opened.discover) memory?.remember({ kind: 'modern', discover: probed.opened.discover });
+      return modernStdio(probed.opened, started.transport, started.containment, options);
+    }
+    if (probed.kind === 'failed') {
+      await started.transport.close();
+      return failedStart(probed.error, started.transport, startedAt, options);
+    }
+    memory?.remember({ kind: 'legacy' });
+    if (probed.kind === 'exited') {
+      options.log(
+        'host',
+        `The server ${probed.reason} when it was asked server/discover; starting it again to speak 2025-11-25.`,
       );
-    } catch (error) {
-      if (error instanceof ContainmentError) throw new ConnectError(error.message, true);
-      throw new ConnectError(`The server's sandbox could not be set up: ${describeError(error)}`, true);
+      started = await startProcess();
+      takeOver = started.transport;
+    } else {
+      options.log('host', `The server does not speak 2026-07-28 (${probed.why}); speaking 2025-11-25 to it.`);
+      takeOver = handOver(started.transport);
     }
   }
-  const blocked = (block: SandboxBlock): void => {
-    options.log('host', describeBlock(launch.name, block));
-    options.onBlock?.(block);
-  };
-  plan?.onBlock(blocked);
-  const transport = new ProcessTransport({
-    command: plan?.command ?? command,
-    args: plan?.args ?? args,
-    env: plan?.env ?? env,
-    cwd: plan ? plan.cwd : launch.cwd,
-    maxMessageBytes: options.maxMessageBytes,
-    stopGraceMs: options.stopGraceMs,
-    onStderrLine: (line) => {
-      const block = plan?.parseBlock(line);
-      if (block) blocked(block);
-      else options.log('stderr', line);
-    },
-    onNotice: (text) => options.log('host', text),
-    onExit: () => plan?.close(),
-  });
-  const containment = plan === undefined ? 'not-contained' : plan.profile ? 'contained' : 'not-contained';
+  const { transport, containment } = started;
   const client = newClient(options);
-  const negotiated = recordProtocolVersion(transport);
+  const negotiated = recordProtocolVersion(takeOver);
   // Only a session that was ready can end unexpectedly; a failed start is reported by the throw below.
   let live = false;
   let closing = false;
   client.onclose = () => {
     if (live && !closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
   };
-  options.onStarting?.({ close: () => transport.close(), killNow: () => transport.killNow() });
-  const startedAt = Date.now();
   try {
-    await client.connect(transport, { timeout: options.initializeTimeoutMs });
+    await client.connect(takeOver, { timeout: options.initializeTimeoutMs });
   } catch (error) {
     closing = true;
     await transport.close();
-    const reason = transport.endReason && transport.endReason !== 'was stopped' ? transport.endReason : undefined;
-    if (error instanceof ConnectError) throw error;
-    if (error instanceof SpawnError) throw new ConnectError(error.message, true);
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      throw new ConnectError(
-        `The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
-        false,
-      );
-    }
-    if (reason)
-      throw new ConnectError(
-        `The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`,
-        false,
-      );
-    throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
+    return failedStart(error, transport, startedAt, options);
   }
   live = true;
-  options.log('host', `Connected to ${describeServer(client)} (pid ${transport.pid}).`);
+  options.log(
+    'host',
+    `Connected to ${describeServer(client)} (pid ${transport.pid}), protocol ${negotiated() ?? 'unknown'}.`,
+  );
   return {
     client,
     protocolVersion: negotiated(),
@@ -223,9 +306,61 @@ async function connectStdio(
   };
 }
 
+/** A stdio server that answered `server/discover` with 2026-07-28: the v2 client keeps the process it probed. */
+async function modernStdio(
+  opened: ModernConnection,
+  transport: ProcessTransport,
+  containment: Connection['containment'],
+  options: ConnectOptions,
+): Promise<Connection> {
+  const { modernSession } = await import('./modern-client');
+  let closing = false;
+  opened.client.onclose = () => {
+    if (!closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
+  };
+  const info = opened.client.getServerVersion();
+  options.log(
+    'host',
+    `Connected to ${info ? `${info.name} ${info.version}` : 'the server'} (pid ${transport.pid}), protocol ${opened.protocolVersion}.`,
+  );
+  return {
+    client: modernSession(opened),
+    protocolVersion: opened.protocolVersion,
+    transport: 'stdio',
+    containment,
+    pid: transport.pid,
+    endReason: () => transport.endReason,
+    close: async () => {
+      closing = true;
+      await transport.close();
+    },
+    killNow: () => transport.killNow(),
+  };
+}
+
+/** Why a stdio server did not become ready, as one `ConnectError` (thrown). */
+function failedStart(error: unknown, transport: ProcessTransport, startedAt: number, options: ConnectOptions): never {
+  const reason = transport.endReason && transport.endReason !== 'was stopped' ? transport.endReason : undefined;
+  if (error instanceof ConnectError) throw error;
+  if (error instanceof SpawnError) throw new ConnectError(error.message, true);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    throw new ConnectError(
+      `The server did not answer initialize within ${seconds(options.initializeTimeoutMs)}.`,
+      false,
+    );
+  }
+  if (reason)
+    throw new ConnectError(
+      `The server ${reason} before it was ready (${seconds(Date.now() - startedAt)} after it started).`,
+      false,
+    );
+  throw new ConnectError(`The server failed to start: ${describeError(error)}`, false);
+}
+
 async function connectHttp(
   launch: Extract<LaunchConfig, { kind: 'http' }>,
   options: ConnectOptions,
+  memory?: VerdictMemory,
 ): Promise<Connection> {
   let url: URL;
   try {
@@ -308,7 +443,9 @@ async function connectHttp(
   if (launch.type === 'sse') return attempt('sse').catch((error: unknown) => Promise.reject(fail(error)));
   try {
     // 2026-07-28 first (server/discover, nothing else is sent); a server that does not offer it is reached as before.
-    const modern = await attemptModern(url, requestInit, options);
+    const skip = memory?.known?.kind === 'legacy';
+    if (skip) options.log('host', LEGACY_LAST_TIME);
+    const modern = skip ? undefined : await attemptModern(url, requestInit, options, memory);
     if (modern) return modern;
     return await attempt('http');
   } catch (error) {
@@ -327,6 +464,7 @@ async function attemptModern(
   url: URL,
   requestInit: RequestInit,
   options: ConnectOptions,
+  memory: VerdictMemory | undefined,
 ): Promise<Connection | undefined> {
   const { connectModernHttp, modernSession, NotModernError } = await import('./modern-client');
   let live = false;
@@ -341,6 +479,7 @@ async function attemptModern(
       timeoutMs: options.initializeTimeoutMs,
       requestInit,
       pinned: true,
+      prior: memory?.known,
       serverRequests: options.serverRequests,
       roots: options.roots,
       oauth: options.oauth,
@@ -353,10 +492,14 @@ async function attemptModern(
     // A stopped start, a sign-in the probe needs and an outage (the probe timed out) end here; any other failure of
     // the probe (a server that does not speak 2026-07-28, or OAuth metadata only the 1.x client's tested flow reads)
     // is left to the 1.x path, which reports its own errors (docs/dev/protocol-2026.md).
-    if (error instanceof NotModernError) return undefined;
+    if (error instanceof NotModernError) {
+      memory?.remember({ kind: 'legacy' });
+      return undefined;
+    }
     if (stopping.signal.aborted || needsSignIn(error) || isTimeout(error)) throw error;
     return undefined;
   }
+  if (opened.discover) memory?.remember({ kind: 'modern', discover: opened.discover });
   const { client } = opened;
   client.onclose = () => {
     ended ??= 'closed the connection';

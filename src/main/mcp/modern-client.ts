@@ -5,8 +5,10 @@ import {
   SdkErrorCode,
   StreamableHTTPClientTransport,
   UnauthorizedError as UnauthorizedErrorV2,
+  type DiscoverResult,
   type FetchLike as FetchLikeV2,
   type OAuthClientProvider as OAuthClientProviderV2,
+  type PriorDiscovery,
   type RequestOptions,
   type Transport as TransportV2,
 } from '@modelcontextprotocol/client';
@@ -42,6 +44,10 @@ export interface ModernConnectOptions {
   roots?: (() => { uri: string; name?: string }[]) | undefined;
   /** Only 2026-07-28: a server that does not offer it fails with `NotModernError`, nothing else is sent to it. */
   pinned?: boolean | undefined;
+  /** How long `server/discover` may take; `timeoutMs` when not given. */
+  probeTimeoutMs?: number | undefined;
+  /** What the server answered `server/discover` last time (probe-verdicts.ts): a modern one connects with no round trip. */
+  prior?: PriorDiscovery | undefined;
   /** OAuth (src/main/mcp/oauth): the provider and the fetch that guards and refreshes, as for the 1.x transport. */
   oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
   /** The server's MCP log messages. */
@@ -61,6 +67,8 @@ export interface ModernConnection {
   era: 'modern' | 'legacy';
   /** The negotiated protocol revision. */
   protocolVersion: string;
+  /** The server's answer to `server/discover` (2026-07-28 only), for the next start (probe-verdicts.ts). */
+  discover: DiscoverResult | undefined;
   close(): Promise<void>;
 }
 
@@ -77,7 +85,10 @@ export function newModernClient(options: ModernConnectOptions): Client {
   const client = new Client(
     { name: APP_NAME, version: clientVersion },
     {
-      versionNegotiation: { mode: options.pinned ? { pin: '2026-07-28' } : 'auto' },
+      versionNegotiation: {
+        mode: options.pinned ? { pin: '2026-07-28' } : 'auto',
+        ...(options.probeTimeoutMs ? { probe: { timeoutMs: options.probeTimeoutMs } } : {}),
+      },
       capabilities: {
         ...(roots ? { roots: { listChanged: true } } : {}),
         // As registerServerRequests advertises them for a 2025-11-25 server.
@@ -137,6 +148,7 @@ export async function connectModern(transport: TransportV2, options: ModernConne
     await client.connect(transport, {
       timeout: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.prior ? { prior: options.prior } : {}),
     });
   } catch (error) {
     await client.close().catch(() => undefined);
@@ -151,6 +163,7 @@ export async function connectModern(transport: TransportV2, options: ModernConne
     legs,
     era: client.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
     protocolVersion: client.getNegotiatedProtocolVersion() ?? 'unknown',
+    discover: client.getDiscoverResult(),
     close: () => client.close(),
   };
 }

@@ -18,6 +18,7 @@ import {
   type SupervisorStatus,
 } from './server-supervisor';
 import { createStartSlots } from './start-slots';
+import { createProbeVerdicts } from './probe-verdicts';
 import { createToolListCache } from './tool-list-cache';
 import { createToolRegistry, type ToolRegistry } from './tool-registry';
 
@@ -95,6 +96,7 @@ export function createServerFleet({
     options.runtime ?? withCompileCache(detectNodeRuntime(), path.join(dataDir, 'cache', 'node-compile-cache'));
   const restartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
   const startSlots = createStartSlots(options.startSlots);
+  const verdicts = createProbeVerdicts();
   const sandbox: SandboxHost | undefined =
     options.sandbox === false
       ? undefined
@@ -114,6 +116,7 @@ export function createServerFleet({
       state === 'error' ||
       state === 'stopped' ||
       state === 'needs-sign-in' ||
+      state === 'needs-acceptance' ||
       (state === 'ready' && entry.tools === 'listed') ||
       (acceptCached && entry.tools === 'last-launch')
     );
@@ -207,6 +210,8 @@ export function createServerFleet({
         },
         logLevel: () => entry.logLevel,
         roots: () => JSON.parse(entry.roots) as string[],
+        // What the person has not accepted does not run (docs/user/approvals.md, "A server's identity").
+        accepted: () => config.list().find((item) => item.name === name)?.identityChanged === undefined,
         onResourceUpdated: (uri) => events.emit('mcp.onDidUpdateResource', { serverName: name, uri }),
         logs,
         options: {
@@ -218,13 +223,17 @@ export function createServerFleet({
           stopGraceMs: options.stopGraceMs,
           startSlots,
           sandbox,
+          verdicts,
         },
         onBlock: (block, call) => onBlock?.(name, block, call),
         onStatus: () => {
           const { state } = entry.supervisor.status();
           if ((state === 'starting' || state === 'restarting') && entry.tools === 'listed') entry.tools = 'unknown';
           // Tools of the last launch are offered only while the server starts; one that failed offers none.
-          if ((state === 'error' || state === 'stopped' || state === 'needs-sign-in') && entry.tools === 'last-launch')
+          if (
+            (state === 'error' || state === 'stopped' || state === 'needs-sign-in' || state === 'needs-acceptance') &&
+            entry.tools === 'last-launch'
+          )
             entry.tools = 'unknown';
           emitServer(name);
           checkSettled();
@@ -303,8 +312,9 @@ export function createServerFleet({
           }
         }
         if (!server.enabled) void entry.supervisor.stop();
-        else if (isNew || entry.supervisor.status().state === 'stopped') {
-          if (isNew) seedFromCache(entry, server.name);
+        else if (isNew || ['stopped', 'needs-acceptance'].includes(entry.supervisor.status().state)) {
+          // A server not accepted offers no tools of an earlier launch: it does not start (the supervisor holds it).
+          if (isNew && !server.identityChanged) seedFromCache(entry, server.name);
           else entry.launchKey = launchKeyOf(server.name);
           // Only local processes wait: an HTTP server's start costs this machine nothing.
           if (isNew && deferring && entry.tools === 'last-launch' && server.kind !== 'http') entry.deferred = true;
@@ -313,6 +323,11 @@ export function createServerFleet({
           entry.launchKey = launchKeyOf(server.name);
           void entry.supervisor.restart();
         }
+      } else if (server.enabled) {
+        // The same launch, accepted or not any more (accepted in the app, or its record edited by hand).
+        const { state } = entry.supervisor.status();
+        if (server.identityChanged && state !== 'stopped' && state !== 'needs-acceptance') void entry.supervisor.hold();
+        else if (!server.identityChanged && state === 'needs-acceptance') entry.supervisor.start();
       }
       emitServer(server.name);
     }

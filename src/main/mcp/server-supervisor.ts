@@ -18,6 +18,7 @@ import type { SandboxBlockView } from '../../shared/mcp-result';
 import type { SchemaValidator } from './schema-check';
 import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
+import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import {
@@ -66,6 +67,8 @@ export interface SupervisorOptions {
   startSlots?: StartSlots | undefined;
   /** Where and how stdio servers are contained (docs/user/sandbox.md); none: they run unconfined. */
   sandbox?: SandboxHost | undefined;
+  /** Shared by a host's servers: what each answered `server/discover` at its last start (probe-verdicts.ts). */
+  verdicts?: ProbeVerdicts | undefined;
 }
 
 export interface SupervisorDependencies {
@@ -93,6 +96,12 @@ export interface SupervisorDependencies {
   logLevel(): McpLogLevel;
   /** The folders the server is told about (MCP roots), read whenever it asks. */
   roots(): string[];
+  /**
+   * Whether the person accepted what the server runs now (docs/user/approvals.md, "A server's identity"). Asked right
+   * before every spawn or connect, restarts included: until it says yes, nothing starts and the server waits in
+   * `needs-acceptance`. None: always.
+   */
+  accepted?(): boolean;
   /** A subscribed resource changed on the server. */
   onResourceUpdated?(uri: string): void;
   /** The sandbox refused the server something; `call` is the tool call running then, when exactly one was. */
@@ -129,6 +138,8 @@ export interface ServerSupervisor {
   restart(): Promise<void>;
   /** While the server waits for a sign-in: says what the sign-in is doing (waiting for the browser, why it failed). */
   noteSignIn(message: string): void;
+  /** What it runs is no longer accepted: stops what runs, and waits in `needs-acceptance` until `start`. */
+  hold(): Promise<void>;
   stop(): Promise<void>;
   killNow(): void;
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
@@ -141,6 +152,8 @@ export interface ServerSupervisor {
 }
 
 const SIGN_IN_MESSAGE = 'Sign in to use this server.';
+export const ACCEPT_MESSAGE =
+  'Waiting for you to accept what it runs: it does not start until you do (Use my settings for what it runs now, or workbench servers accept).';
 
 const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const MAX_TOOL_PAGES = 100;
@@ -170,7 +183,14 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     deps.onStatus();
   };
 
+  const mayStart = (): boolean => deps.accepted?.() ?? true;
+  const waitForAcceptance = (): void => {
+    if (status.state !== 'needs-acceptance') logs.push('host', 'Not started: what it runs is not accepted yet.');
+    setStatus({ state: 'needs-acceptance', message: ACCEPT_MESSAGE });
+  };
+
   const launch = async (gen: number): Promise<void> => {
+    if (!mayStart()) return waitForAcceptance();
     setStatus({ state: 'starting' });
     let config: LaunchConfig;
     try {
@@ -194,6 +214,11 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         release?.();
         return;
       }
+      // The last moment before a process is spawned or a connection opened: what it runs may have changed meanwhile.
+      if (!mayStart()) {
+        release?.();
+        return waitForAcceptance();
+      }
       opened = await connector
         .connect(config, {
           runtime: options.runtime,
@@ -216,6 +241,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           serverRequests,
           oauth: deps.oauth?.(config),
           sandbox: options.sandbox,
+          verdicts: options.verdicts,
           onBlock: (block) => {
             const call = running.size === 1 ? [...running.values()][0] : undefined;
             // The same block again is counted on its line (docs/user/sandbox.md#blocks); past the cap, only the log has it.
@@ -378,6 +404,13 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     start() {
       if (status.state === 'starting' || status.state === 'ready' || status.state === 'restarting') return;
       void launch(++generation);
+    },
+    async hold() {
+      const wasRunning = status.state !== 'stopped' && status.state !== 'needs-acceptance';
+      const halted = halt();
+      setStatus({ state: 'needs-acceptance', message: ACCEPT_MESSAGE });
+      await halted;
+      if (wasRunning) logs.push('host', 'Stopped: what it runs is not accepted.');
     },
     async restart() {
       crashes = [];

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { canonicalJson } from '../../shared/canonical-json';
 import { readFileIfExists, writeFileAtomic } from './atomic-file';
+import { WorkbenchError } from '../errors';
 import {
   migrateSettingsFile,
   SETTINGS_VERSION,
@@ -12,14 +13,16 @@ import {
 export const SETTINGS_FILE_NAME = 'settings.json';
 
 /** The settings file cannot be read or a section of it is invalid. The file is left as it is. */
-export class SettingsError extends Error {
+export class SettingsError extends WorkbenchError {
   constructor(
     readonly file: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    // A person reads it where their change was refused (docs/user/approvals.md): a sentence, never an RPC name.
+    super('unavailable', message);
     this.name = 'SettingsError';
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 

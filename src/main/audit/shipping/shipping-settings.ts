@@ -73,10 +73,9 @@ export function createShippingSettings({
   });
   const refuseLocked = (id: string): void => {
     if (lockedSinks.some((locked) => locked.config.id === id)) {
-      throw new WorkbenchError(
-        'locked',
-        `The audit sink "${id}" is set by your organisation: it cannot be changed or removed here.`,
-      );
+      const message = `The audit sink "${id}" is set by your organisation: it cannot be changed or removed here.`;
+      // Named as the id's problem, so that a form shows it under its Id field (settings/field-problems.ts).
+      throw new WorkbenchError('locked', message, { issues: [{ path: 'sink.id', message }] });
     }
   };
   const dropHeaders = (sinkId: string): void => {

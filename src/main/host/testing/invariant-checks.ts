@@ -451,11 +451,34 @@ async function chatView(harness: Harness, chatId: string): Promise<ChatView> {
   return { chatId, messages, records };
 }
 
+/**
+ * (9) No process of an unaccepted identity runs (docs/user/approvals.md, "A server's identity"): the recording servers
+ * saw no connection opened while what the server runs was not accepted, and no such server is running now.
+ */
+function checkNothingUnacceptedRuns(harness: Harness): void {
+  if (harness.unacceptedStarts.length > 0)
+    throw new InvariantError(
+      'a server whose identity is not accepted was started',
+      harness.unacceptedStarts.join('; '),
+    );
+  const { mcpServers, mcp } = harness.services();
+  for (const [name, facts] of mcpServers.facts()) {
+    if (facts.identityChanged === undefined) continue;
+    const { state } = mcp.server(name).status;
+    if (state === 'ready' || state === 'starting' || state === 'restarting')
+      throw new InvariantError(
+        'a server whose identity is not accepted is running',
+        `${name} is ${state} while ${JSON.stringify(facts.identityChanged)}`,
+      );
+  }
+}
+
 /** Every invariant, after a step that left every chat settled. */
 export async function checkInvariants(harness: Harness, state: CheckState): Promise<void> {
   if (harness.internalErrors.length > 0) {
     throw new InvariantError('an internal error nobody was told about', harness.internalErrors.map(String).join('; '));
   }
+  checkNothingUnacceptedRuns(harness);
   const rows = await auditRows(harness);
   checkRuns(harness, rows, state);
   checkSampling(harness, rows, state);

@@ -11,11 +11,18 @@ import type {
   ChatApprovalMode,
   GlobalApprovalMode,
   ManagedPolicy,
+  PendingApproval,
   RuleEffect,
   ToolApprovalSetting,
   ToolCallApproval,
 } from '../../../shared/approval';
 import type { Envelope } from '../../../shared/errors';
+import {
+  createNotificationDecisions,
+  type NotificationDecisions,
+  type NotificationPlan,
+} from '../../chat/notification-decisions';
+import { StandInNotification } from '../../chat/testing/stand-in-notification';
 import {
   elicitationContent,
   RULES,
@@ -59,8 +66,8 @@ export abstract class Step implements Command {
     return true;
   }
   async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
-    // The sandbox steps planned apart from the commands run between them (sandboxPlanArb).
-    if (!(this instanceof SandboxChange)) await world.between?.(model);
+    // The steps planned apart from the commands run between them (sandboxPlanArb, identityPlanArb).
+    if (!(this instanceof SandboxChange) && !(this instanceof IdentityChange)) await world.between?.(model);
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
     if (process.env['INVARIANT_DEBUG'] === '2') process.stderr.write(`step ${this.toString()}\n`);
@@ -324,6 +331,15 @@ class Approve extends Step {
       )
         made.push({ label, name: request.serverName, what: `${pick.decision} remember=${pick.remember}` });
     }
+    // A lone call answered Allow once or Deny, as it is: pressed on its desktop notification instead of the card
+    // (which carries no reason for a denial).
+    const [only] = answers;
+    if (this.mistake === 'none' && waiting.length === 1 && only && pressable(only)) {
+      pressOnNotification(world, chatId, waiting[0] as PendingApproval, only.decision, expected);
+      return;
+    }
+    // Nothing waits: a notification left on screen from a call decided long ago is pressed, and decides nothing.
+    if (waiting.length === 0) pressStaleNotifications(world);
     if (this.mistake === 'leave-one-out') answers.pop();
     if (this.mistake === 'unknown-id' || answers.length === 0)
       answers.push({ toolCallId: 'no-such-call', decision: 'TOOL_CALL_DECISION_ALLOW_ONCE' });
@@ -350,6 +366,100 @@ class Approve extends Step {
       .join(', ');
     return `approve(chat ${this.chat}, [${picks}]${this.mistake === 'none' ? '' : `, ${this.mistake}`})`;
   }
+}
+
+// ── The desktop notification's Allow once / Deny (docs/user/desktop.md#desktop-features) ─────────────
+
+/** The notifications shown in each run, pressed again once their call was decided. */
+const notified = new WeakMap<InvariantWorld['harness'], NotificationPlan[]>();
+
+function pressable(answer: ToolCallApproval): boolean {
+  return (
+    (answer.decision === 'TOOL_CALL_DECISION_ALLOW_ONCE' || answer.decision === 'TOOL_CALL_DECISION_DENY') &&
+    answer.editedArgs === undefined &&
+    answer.remember === undefined
+  );
+}
+
+/** The notifier the desktop shell runs, over the run's services, with Electron's Notification stood in. */
+function notifierOf(world: InvariantWorld): NotificationDecisions {
+  const services = world.harness.services();
+  return createNotificationDecisions({
+    Notification: StandInNotification,
+    waiting: (chatId) => services.approvals.pending.list(chatId),
+    send: (chatId, message, origin) => services.conversations.send(chatId, message, origin),
+    open: () => undefined,
+  });
+}
+
+function pressOnNotification(
+  world: InvariantWorld,
+  chatId: string,
+  approval: PendingApproval,
+  decision: ToolCallApproval['decision'],
+  expected: 'ok' | 'refused' | 'either',
+): void {
+  const { harness } = world;
+  const { request } = approval;
+  const plan = {
+    title: `${request.serverName} wants to run ${request.toolName}`,
+    body: 'Review the call in AI Workbench: it runs only if you allow it.',
+    chatId,
+    toolCallId: request.toolCallId,
+  };
+  const made = StandInNotification.made.length;
+  notifierOf(world).show(plan);
+  const notification = StandInNotification.made[made];
+  if (!notification) throw new Error('no notification was shown');
+  const shownText = JSON.stringify(notification.options);
+  for (const value of Object.values(request.args))
+    if (typeof value === 'string' && value.length > 2 && shownText.includes(value))
+      throw new Error(`the notification shows the arguments: ${shownText}`);
+  notification.press(decision === 'TOOL_CALL_DECISION_DENY' ? 'Deny' : 'Allow once');
+  const applied = !harness
+    .services()
+    .approvals.pending.list(chatId)
+    .some((waiting) => waiting.request.toolCallId === request.toolCallId);
+  harness.log.push(
+    `  pressed ${decision.replace('TOOL_CALL_DECISION_', '')} on the notification of ${request.serverName}.${request.toolName} → ${applied ? 'applied' : 'not applied'}`,
+  );
+  if (expected === 'ok' && !applied) throw new Error(`the notification's ${decision} should have been applied`);
+  if (expected === 'refused' && applied) throw new Error(`the notification's ${decision} should have been refused`);
+  notified.set(harness, [...(notified.get(harness) ?? []), plan]);
+  StandInNotification.made = [];
+  if (!applied) return;
+  harness.tally.notificationDecisions += 1;
+  // Pressed again at once (a second click, a second notification of the same call): already decided, refused.
+  pressLate(world, plan);
+}
+
+/**
+ * A press on the notification of a call that was decided, as if it raced the decision: the notifier is told the call
+ * still waits, so the engine itself must refuse it (nothing applied, no decision row: invariant 3).
+ */
+function pressLate(world: InvariantWorld, plan: NotificationPlan): void {
+  const { harness } = world;
+  const made = StandInNotification.made.length;
+  const racing = createNotificationDecisions({
+    Notification: StandInNotification,
+    waiting: () => [{ request: { toolCallId: plan.toolCallId } } as PendingApproval],
+    send: (chatId, message, origin) => harness.services().conversations.send(chatId, message, origin),
+    open: () => undefined,
+  });
+  racing.show(plan);
+  StandInNotification.made[made]?.press('Allow once');
+  const refused = StandInNotification.made.slice(made).some((shown) => shown.options.title.startsWith('Not decided'));
+  harness.log.push(
+    `  Allow once pressed late on the notification of ${plan.toolCallId} → ${refused ? 'refused' : 'applied'}`,
+  );
+  if (!refused) throw new Error(`a late press on the notification of the decided call ${plan.toolCallId} was applied`);
+  harness.tally.notificationRefused += 1;
+  StandInNotification.made = [];
+}
+
+/** Every notification shown earlier in the run, pressed now that nothing waits (decided, expired, stopped). */
+function pressStaleNotifications(world: InvariantWorld): void {
+  for (const plan of notified.get(world.harness) ?? []) pressLate(world, plan);
 }
 
 /** One answer to a server's sampling request, at either of its stages. */
@@ -600,7 +710,14 @@ export type Lifecycle =
    * The person sets Files' server to auto-approve, then it is removed and another server added under the name it
    * freed: nothing of the first may allow the second.
    */
-  | { kind: 'replace' };
+  | { kind: 'replace' }
+  /**
+   * The server the model calls Files' tools by is pointed at another server (Other) without the person accepting it,
+   * as a hand edit of settings.json would: it must not be started (connected to) until accepted.
+   */
+  | { kind: 'repoint' }
+  /** The person accepts what that server runs now: its settings count for it, and it starts. */
+  | { kind: 'accept' };
 
 class ServerLifecycle extends Step {
   constructor(readonly change: Lifecycle) {
@@ -627,6 +744,33 @@ class ServerLifecycle extends Step {
         harness.roleNames.set('Files', change.to);
         for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
         harness.tally.renames += 1;
+      }
+    } else if (change.kind === 'repoint') {
+      const binding = harness.bindings.get(current);
+      const { url, slot } = harness.urlFor('Other');
+      const envelope = await harness.call('mcp.edit', { name: current, url });
+      expectOutcome(world, `mcp.edit ${current} url → Other`, envelope, binding ? 'ok' : 'refused');
+      if (envelope.ok && binding) {
+        harness.bind(current, { ...binding, label: 'Other', slot });
+        harness.tally.repointed += 1;
+      }
+    } else if (change.kind === 'accept') {
+      const envelope = await harness.call('mcp.edit', { name: current, acceptIdentity: true });
+      expectOutcome(
+        world,
+        `mcp.edit ${current} acceptIdentity`,
+        envelope,
+        harness.bindings.has(current) ? 'ok' : 'refused',
+      );
+      const binding = harness.bindings.get(current);
+      if (envelope.ok && binding) {
+        // "Use my settings for what it runs now": what was made under the name is for what it runs now.
+        harness.madeAllows.splice(
+          0,
+          harness.madeAllows.length,
+          ...harness.madeAllows.map((made) => (made.name === current ? { ...made, label: binding.label } : made)),
+        );
+        harness.tally.accepted += 1;
       }
     } else if (change.kind === 'remove' || change.kind === 'replace') {
       const binding = harness.bindings.get(current);
@@ -678,6 +822,9 @@ class ServerLifecycle extends Step {
     return `server(${JSON.stringify(this.change)})`;
   }
 }
+
+/** A repoint or an acceptance, planned apart from the commands (identityPlanArb). */
+export class IdentityChange extends ServerLifecycle {}
 
 class SetChatMode extends Step {
   constructor(
@@ -961,6 +1108,21 @@ export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<S
         { maxLength: 4 },
       )
     : fc.constant([]);
+
+/**
+ * What a server runs changed without the person accepting it, and accepted, planned apart from the commands like the
+ * sandbox steps (so adding them left every other step of a seed as it was): each runs before the command at its
+ * position. Checked after every step: no connection is opened to a server whose identity is not accepted.
+ */
+export const identityPlanArb: fc.Arbitrary<
+  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'accept' }> }[]
+> = fc.array(
+  fc.record({
+    at: fc.nat({ max: 13 }),
+    change: fc.constantFrom({ kind: 'repoint' as const }, { kind: 'accept' as const }),
+  }),
+  { maxLength: 3 },
+);
 
 /**
  * The steps above, one at a time, for a sequence written out by hand (a mutant test: trust-invariant-mutants.test.ts).

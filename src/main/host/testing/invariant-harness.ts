@@ -113,6 +113,9 @@ export interface Tally {
   /** Servers renamed, removed, and added under a freed or a new name (another server, or the same one again). */
   renames: number;
   removals: number;
+  /** Servers pointed at another identity without accepting it (held), and acceptances of what a server runs now. */
+  repointed: number;
+  accepted: number;
   addedOther: number;
   addedSame: number;
   /** Calls run by a server added under a name another server had before it. */
@@ -121,6 +124,9 @@ export interface Tally {
   appCallsAsked: number;
   appCallsRan: number;
   appCallDecisions: number;
+  /** Allow once / Deny pressed on a desktop notification and applied, and presses on a decided call's, refused. */
+  notificationDecisions: number;
+  notificationRefused: number;
   /** Calls a view asked for after its server's name came to mean another server or none (refused as stale). */
   appCallsStale: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
@@ -135,6 +141,8 @@ export const emptyTally = (): Tally => ({
   sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
   legs: 0,
+  notificationDecisions: 0,
+  notificationRefused: 0,
   userMessages: 0,
   approvalsApplied: 0,
   approvalsRefused: 0,
@@ -158,6 +166,8 @@ export const emptyTally = (): Tally => ({
   reconnects: 0,
   renames: 0,
   removals: 0,
+  repointed: 0,
+  accepted: 0,
   addedOther: 0,
   addedSame: 0,
   runsAfterNameReuse: 0,
@@ -251,6 +261,8 @@ export interface Harness {
   restart(managed?: ManagedPolicy | null, waitForServers?: boolean): Promise<void>;
   /** Errors no caller saw (listener failures, internal errors of the dispatcher). */
   readonly internalErrors: unknown[];
+  /** Connections the host opened to a server while what it runs was not accepted (recorded at the server). */
+  readonly unacceptedStarts: string[];
   dispose(): Promise<void>;
   /** Stops the services and answers the data folder, left in place for `HarnessOptions.template`. */
   keepAsTemplate(): Promise<string>;
@@ -285,8 +297,14 @@ let current:
         content: Record<string, unknown> | undefined,
       ): void;
       pageRequired(serverName: string, nonce: string): void;
+      connected(label: string, slot: string): void;
     }
   | undefined;
+
+/** The host opened a connection to a recording server (it started it): `slot` says which add of it. */
+export function recordConnect(label: string, slot: string): void {
+  current?.connected(label, slot);
+}
 
 /** A server refused a call with -32042 before running it (recording-servers.ts). */
 export function recordPageRequired(serverName: string, nonce: string): void {
@@ -339,6 +357,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   // Setting up through the contract takes longer than the rest of a short run: runs start from a copy.
   if (options.template) fs.cpSync(options.template, dataDir, { recursive: true });
   const internalErrors: unknown[] = [];
+  const unacceptedStarts: string[] = [];
   const runs: RecordedRun[] = [];
   const samplings: RecordedSampling[] = [];
   const samplingAnswers: RecordedSamplingAnswer[] = [];
@@ -507,6 +526,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       harness.noteView(await ok('policy.get'));
     },
     internalErrors,
+    unacceptedStarts,
     sandboxProbe: undefined,
     async sandbox() {
       if (harness.sandboxProbe) return harness.sandboxProbe;
@@ -607,6 +627,17 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       samplingAnswers.push({ serverName, text, committedSequence: sequence, step: harness.step });
       options.tally.samplingAnswers += 1;
       log.push(`  ${serverName} got the answer ${JSON.stringify(text)} (${sequence} audit rows committed)`);
+    },
+    connected(label: string, slot: string): void {
+      if (disposing || closed) return;
+      // Which configured server this is, by the add its URL names, and whether what it runs is accepted right now.
+      const name = services.mcpServers
+        .list()
+        .find((server) => server.url !== undefined && new URL(server.url).searchParams.get('slot') === slot)?.name;
+      const change = name === undefined ? undefined : services.mcpServers.facts().get(name)?.identityChanged;
+      if (change === undefined) return;
+      unacceptedStarts.push(`${name} (it is ${label}, slot ${slot}) was started while ${JSON.stringify(change)}`);
+      log.push(`  the host connected to ${name} (${label}), whose identity is not accepted`);
     },
     pageRequired(serverName: string, nonce: string): void {
       pagesRequired.add(nonce);

@@ -6,6 +6,7 @@ import {
   createHarness,
   emptyTally,
   recordCall,
+  recordConnect,
   recordElicitationAnswer,
   recordElicitationRequest,
   recordLeg,
@@ -37,6 +38,7 @@ export async function startInvariantParts(): Promise<InvariantParts> {
     onElicitationAnswer: recordElicitationAnswer,
     onPageRequired: recordPageRequired,
     onLeg: recordLeg,
+    onConnect: recordConnect,
   });
   const fake = await startFakeLlmServer({
     respond: (request) => {

@@ -57,6 +57,8 @@ export interface ServerListeners {
    * `input_required` (recording-servers-2026.ts).
    */
   onLeg?: CallListener;
+  /** The host opens a connection to the server (`initialize`, or 2026-07-28's `server/discover`): it starts it. */
+  onConnect?(serverName: string, slot: string): void;
 }
 
 /** The nonces whose call was refused with -32042 once (nonces are unique across runs: see scripted-model.ts). */
@@ -152,6 +154,8 @@ export async function startRecordingServers(listeners: ServerListeners): Promise
     const slot = url.searchParams.get('slot') ?? serverName;
     if (!(IDENTITY_LABELS as readonly string[]).includes(serverName)) return void response.writeHead(404).end();
     const body = request.method === 'POST' ? await readBody(request) : undefined;
+    const method = (body as { method?: unknown } | undefined)?.method;
+    if (method === 'initialize' || method === 'server/discover') listeners.onConnect?.(serverName, slot);
     if (MODERN_LABELS.includes(serverName)) {
       // A 2026-07-28 server (the SDK v2's server packages), stateless: one handler per server and slot.
       const key = `${serverName}?${slot}`;

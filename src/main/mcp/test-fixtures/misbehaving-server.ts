@@ -13,6 +13,9 @@
  *   FIXTURE_RUG_PULL=1        after the first tools/list, change a tool's description and say so
  *   FIXTURE_LIST_FAILS=1      answer tools/list with an error
  *   FIXTURE_LOG_ENV=NAME      write the value of $NAME to stderr (it is a secret: the host must redact it)
+ *   FIXTURE_PROBE=exit-on-probe  exit with code 4 when asked server/discover (2026-07-28's probe)
+ *   FIXTURE_PROBE=garbage        answer server/discover with a line that is not JSON and a result that is not one
+ *   FIXTURE_PROBE=silent         never answer server/discover
  * Tools (call them to misbehave): echo, exit, hang, garbage, flood, big, structured, mixed, malformed, mutable.
  */
 import { spawn } from 'node:child_process';
@@ -190,5 +193,21 @@ async function serve(): Promise<void> {
         throw new Error(`unknown tool ${request.params.name}`);
     }
   });
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  process.stderr.write(`fixture: serving (pid ${process.pid})\n`);
+  const probe = env.FIXTURE_PROBE;
+  const handle = transport.onmessage;
+  if (probe && handle)
+    transport.onmessage = (message) => {
+      const { id, method } = message as { id?: string | number; method?: string };
+      if (method !== 'server/discover') return handle(message);
+      if (probe === 'exit-on-probe') process.exit(4);
+      if (probe === 'garbage') {
+        process.stdout.write('<html>surprise</html>\n');
+        process.stdout.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id, result: { supportedVersions: 'all of them' } })}\n`,
+        );
+      }
+    };
 }

@@ -290,3 +290,21 @@ describe('trimPage', () => {
     expect(trimPage(messages.slice(0, 2), true).messages).toHaveLength(2);
   });
 });
+
+describe("a waiting card's kept state", () => {
+  it('is kept by the store while its call waits (the card may unmount and mount again), and forgotten after', async () => {
+    const { store, push } = await started([user, waitingReply(['c1', 'c2'])], 'waiting-approval');
+    store.cardStates.set('c1', 'reason', 'not that file');
+    store.cardStates.set('c2', 'editing', true);
+    // Another event of the same exchange: both still wait.
+    push({ kind: 'message', chatId: CHAT, exchangeId: 'x1', message: waitingReply(['c1', 'c2']) });
+    expect(store.cardStates.get('c1', 'reason')).toBe('not that file');
+    expect(store.cardStates.get('c2', 'editing')).toBe(true);
+    // c1 was decided elsewhere: only c2 waits.
+    push({ kind: 'message', chatId: CHAT, exchangeId: 'x1', message: waitingReply(['c2']) });
+    expect(store.cardStates.has('c1', 'reason')).toBe(false);
+    expect(store.cardStates.get('c2', 'editing')).toBe(true);
+    push({ kind: 'message', chatId: CHAT, exchangeId: 'x1', message: { ...waitingReply([]), end: 'stop' } });
+    expect(store.cardStates.size).toBe(0);
+  });
+});

@@ -11,6 +11,7 @@ import type {
 import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/error-data';
 import { refusedCalls } from './approval/refusals';
+import { CardStates } from './approval/card-state';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import {
   applyStreamEvent,
@@ -133,6 +134,8 @@ export class ChatStore {
     actionError: null,
     focusRequest: null,
   };
+  /** What each waiting call's card shows besides its answer, kept across the card's unmounts (card-state.ts). */
+  readonly cardStates = new CardStates();
   private readonly listeners = new Set<() => void>();
   private queued: ChatStreamEvent[] | null = null;
   private oldestSeq: number | null = null;
@@ -469,8 +472,15 @@ export class ChatStore {
 
   /** Answers and edits of calls that no longer wait (decided, timed out, stopped) are dropped. */
   private forgetStaleDrafts(): void {
-    if (this.state.drafts.size === 0 && this.state.edits.size === 0 && this.state.refusals.size === 0) return;
+    if (
+      this.state.drafts.size === 0 &&
+      this.state.edits.size === 0 &&
+      this.state.refusals.size === 0 &&
+      this.cardStates.size === 0
+    )
+      return;
     const waiting = new Set(pendingRequests(this.state.timeline).map((request) => request.toolCallId));
+    this.cardStates.retain(waiting);
     const stale = (map: ReadonlyMap<string, unknown>): boolean => [...map.keys()].some((id) => !waiting.has(id));
     if (!stale(this.state.drafts) && !stale(this.state.edits) && !stale(this.state.refusals)) return;
     this.set({

@@ -9,7 +9,10 @@ export interface FollowEnd {
   follow: () => void;
   /** For Virtuoso's `totalListHeightChanged`: while following, a row that grew (or was measured late) is followed. */
   onHeightChanged: () => void;
-  /** For Virtuoso's `atBottomStateChange`: the person scrolling back down to the end follows again. */
+  /**
+   * For Virtuoso's `atBottomStateChange`: the person scrolling back down to the end follows again (the chat's end,
+   * not the bottom of a window of older rows: list-window.ts).
+   */
   onAtBottom: (atBottom: boolean) => void;
   /** For Virtuoso's `scrollerRef`: the scroller whose wheel, touch, keys and scrollbar say the person scrolled up. */
   scrollerRef: (element: HTMLElement | Window | null) => void;
@@ -25,7 +28,7 @@ export interface FollowEnd {
  * asked to follow, every change of the list's height goes to the end again, until a wheel, touch, key or scrollbar
  * drag moves the list up.
  */
-export function useFollowEnd(list: RefObject<VirtuosoHandle | null>): FollowEnd {
+export function useFollowEnd(list: RefObject<VirtuosoHandle | null>, holdsEnd: () => boolean = () => true): FollowEnd {
   const following = useRef(true);
   const scroller = useRef<HTMLElement | null>(null);
   const detach = useRef<(() => void) | null>(null);
@@ -38,9 +41,12 @@ export function useFollowEnd(list: RefObject<VirtuosoHandle | null>): FollowEnd 
   const onHeightChanged = useCallback(() => {
     if (following.current) toEnd();
   }, [toEnd]);
-  const onAtBottom = useCallback((atBottom: boolean) => {
-    if (atBottom) following.current = true;
-  }, []);
+  const onAtBottom = useCallback(
+    (atBottom: boolean) => {
+      if (atBottom && holdsEnd()) following.current = true;
+    },
+    [holdsEnd],
+  );
 
   const scrollerRef = useCallback((element: HTMLElement | Window | null) => {
     detach.current?.();

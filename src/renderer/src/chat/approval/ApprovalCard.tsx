@@ -14,6 +14,7 @@ import { RememberMenu } from './RememberMenu';
 import { riskBadges } from './risk';
 import { announce } from '../../state/announcer';
 import { useSteadyClicks } from '../steady-clicks';
+import { useCardState } from './card-state';
 
 /** The argument editor loads on demand: a card asks for it as it mounts, so it is there by the time someone edits. */
 const loadArgumentsEditor = () => import('./ArgumentsEditor');
@@ -49,13 +50,16 @@ export function ApprovalCard({
   const argsId = useId();
   const blockedId = useId();
   const editor = useRef<HTMLDivElement>(null);
-  const [unfolded, setUnfolded] = useState(false);
-  const [editing, setEditing] = useState(false);
+  // Kept by the store: the list unmounts the card when it is scrolled out of view (card-state.ts).
+  const id = request.toolCallId;
+  const [unfolded, setUnfolded] = useCardState(id, 'unfolded', false);
+  const [editing, setEditing] = useCardState(id, 'editing', false);
   const edited = edit?.ok ? edit.args : null;
   // While the edit is invalid nothing can allow this call (the store refuses too): the editor stays open with the problem.
   const editError = edit && !edit.ok ? edit.error : null;
-  const [denying, setDenying] = useState(false);
-  const [reason, setReason] = useState('');
+  const [denying, setDenying] = useCardState(id, 'denying', false);
+  const [reason, setReason] = useCardState(id, 'reason', '');
+  const [reasonAsked, setReasonAsked] = useState(false);
   const server = request.serverName;
   const tool = request.toolName;
   useEffect(() => void loadArgumentsEditor(), []);
@@ -196,6 +200,7 @@ export function ApprovalCard({
           <Suspense fallback={<p className="muted">Loading the editor…</p>}>
             <ArgumentsEditor
               schema={request.inputSchema}
+              toolCallId={id}
               original={request.args}
               initial={edited ?? request.args}
               onChange={onEdit}
@@ -246,7 +251,8 @@ export function ApprovalCard({
             id={`${titleId}-reason`}
             type="text"
             maxLength={2000}
-            autoFocus
+            // Only when the person opens it: not when the card mounts again as it is scrolled back into view.
+            autoFocus={reasonAsked}
             placeholder="Why? (optional — the model is told)"
             value={reason}
             onChange={(event) => setReason(event.target.value)}
@@ -316,7 +322,14 @@ export function ApprovalCard({
                 Reset
               </button>
             )}
-            <button type="button" className="chat-link" onClick={() => setDenying(true)}>
+            <button
+              type="button"
+              className="chat-link"
+              onClick={() => {
+                setReasonAsked(true);
+                setDenying(true);
+              }}
+            >
               Deny with reason…
             </button>
             <RememberMenu store={store} request={request} blocked={allowBlocked} />

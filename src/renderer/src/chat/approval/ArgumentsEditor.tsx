@@ -1,4 +1,4 @@
-import { useId, useMemo, useState } from 'react';
+import { useId, useMemo } from 'react';
 import type { ArgsEdit } from '../chat-store';
 import { prettyJson } from '../format';
 import {
@@ -11,8 +11,11 @@ import {
   jsonObject,
   type FormField,
 } from './schema-form';
+import { useCardState } from './card-state';
 
 export interface ArgumentsEditorProps {
+  /** The call edited: what is typed is kept for it across the card's unmounts (card-state.ts). */
+  toolCallId: string;
   schema: Record<string, unknown>;
   /** What the model sent. */
   original: Record<string, unknown>;
@@ -30,16 +33,29 @@ type Mode = 'form' | 'json';
  * arguments reported are always the ones shown; JSON that is no object, or has properties the form has no field for,
  * cannot switch to the form (it would drop them), and the Form tab says why.
  */
-export function ArgumentsEditor({ schema, original, initial, onChange }: ArgumentsEditorProps): React.JSX.Element {
+export function ArgumentsEditor({
+  toolCallId,
+  schema,
+  original,
+  initial,
+  onChange,
+}: ArgumentsEditorProps): React.JSX.Element {
   const fields = useMemo(() => formFields(schema), [schema]);
-  const [mode, setMode] = useState<Mode>(fields ? 'form' : 'json');
+  const [mode, setMode] = useCardState<Mode>(toolCallId, 'editor.mode', fields ? 'form' : 'json');
   // What is on screen as an object, for the other editor; a reason when it cannot be one.
-  const [shown, setShown] = useState<{ ok: true; object: Record<string, unknown> } | { ok: false; error: string }>({
-    ok: true,
-    object: initial,
-  });
+  const [shown, setShown] = useCardState<{ ok: true; object: Record<string, unknown> } | { ok: false; error: string }>(
+    toolCallId,
+    'editor.shown',
+    {
+      ok: true,
+      object: initial,
+    },
+  );
   // Switching mounts the other editor with its problems shown at once (they are the ones just carried over).
-  const [checkOnOpen, setCheckOnOpen] = useState(false);
+  const [checkOnOpen, setCheckOnOpen] = useCardState(toolCallId, 'editor.checkOnOpen', false);
+  // Each switch starts the other editor afresh from what was on screen (what it kept before is stale).
+  const [session, setSession] = useCardState(toolCallId, 'editor.session', 0);
+  const keep = `editor.${session}`;
   const formBlocked = !fields
     ? null
     : !shown.ok
@@ -55,6 +71,7 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
         : argsFromJson(schema, prettyJson(shown.object)),
     );
     setCheckOnOpen(true);
+    setSession((before) => before + 1);
     setMode(next);
   };
 
@@ -91,6 +108,8 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
       )}
       {mode === 'form' && fields ? (
         <FormEditor
+          toolCallId={toolCallId}
+          keep={keep}
           fields={fields}
           initial={shown.ok ? shown.object : initial}
           checkOnOpen={checkOnOpen}
@@ -101,6 +120,8 @@ export function ArgumentsEditor({ schema, original, initial, onChange }: Argumen
         />
       ) : (
         <JsonEditor
+          toolCallId={toolCallId}
+          keep={keep}
           schema={schema}
           initial={shown.ok ? shown.object : initial}
           checkOnOpen={checkOnOpen}
@@ -136,18 +157,22 @@ function fromForm(fields: readonly FormField[], values: Record<string, string>):
 }
 
 function FormEditor({
+  toolCallId,
+  keep,
   fields,
   initial,
   checkOnOpen,
   onChange,
 }: {
+  toolCallId: string;
+  keep: string;
   fields: readonly FormField[];
   initial: Record<string, unknown>;
   checkOnOpen: boolean;
   onChange(result: ArgsEdit, object: Record<string, unknown>): void;
 }): React.JSX.Element {
-  const [values, setValues] = useState(() => formValues(fields, initial));
-  const [errors, setErrors] = useState<Record<string, string>>(() => {
+  const [values, setValues] = useCardState(toolCallId, `${keep}.values`, () => formValues(fields, initial));
+  const [errors, setErrors] = useCardState<Record<string, string>>(toolCallId, `${keep}.errors`, () => {
     if (!checkOnOpen) return {};
     const parsed = argsFromForm(fields, values);
     return parsed.ok ? {} : parsed.errors;
@@ -229,18 +254,22 @@ function FormEditor({
 }
 
 function JsonEditor({
+  toolCallId,
+  keep,
   schema,
   initial,
   checkOnOpen,
   onChange,
 }: {
+  toolCallId: string;
+  keep: string;
   schema: Record<string, unknown>;
   initial: Record<string, unknown>;
   checkOnOpen: boolean;
   onChange(result: ArgsEdit, object: ReturnType<typeof jsonObject>): void;
 }): React.JSX.Element {
-  const [text, setText] = useState(() => prettyJson(initial));
-  const [error, setError] = useState<string | null>(() => {
+  const [text, setText] = useCardState(toolCallId, `${keep}.text`, () => prettyJson(initial));
+  const [error, setError] = useCardState<string | null>(toolCallId, `${keep}.error`, () => {
     if (!checkOnOpen) return null;
     const parsed = argsFromJson(schema, text);
     return parsed.ok ? null : parsed.error;

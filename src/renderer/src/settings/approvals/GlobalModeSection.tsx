@@ -3,22 +3,23 @@ import type { GlobalApprovalMode, PolicyUpdate, PolicyView } from '../../../../s
 import { Modal, Notice, errorText } from '../common';
 import { WarningIcon } from '../../components/icons';
 import { DefaultNote, LockNote, isDefaulted } from './organisation';
+import { MODE_LABELS } from './organisation-reasons';
 
 const MODES: readonly { mode: GlobalApprovalMode; label: string; description: string }[] = [
   {
     mode: 'ask',
-    label: 'Ask before every tool call',
+    label: MODE_LABELS.ask,
     description: 'Unless a rule, a server or a tool setting says otherwise. The safest choice.',
   },
   {
     mode: 'auto-approve-read-only-trusted',
-    label: 'Auto-approve read-only tools of trusted servers',
+    label: MODE_LABELS['auto-approve-read-only-trusted'],
     description:
       'Tools that declare readOnlyHint run without asking, on servers whose annotations you trust. Everything else asks.',
   },
   {
     mode: 'never-ask',
-    label: 'Never ask (approvals off)',
+    label: MODE_LABELS['never-ask'],
     description: 'Every tool runs without asking, as if this feature did not exist. Only deny rules still apply.',
   },
 ];

@@ -8,12 +8,21 @@ import { LockIcon } from '../../components/icons';
 
 export const LOCK_TEXT = 'Set by your organisation';
 
-/** "Set by your organisation", with a lock; `id` is what the disabled control's aria-describedby names. */
-export function LockNote({ id }: { id: string }): React.JSX.Element {
+/**
+ * "Set by your organisation", with a lock; `id` is what the disabled control's aria-describedby names. With `detail`
+ * (organisation-reasons.ts), it says what the organisation's policy does to the control beside it.
+ */
+export function LockNote({ id, detail }: { id: string; detail?: string | null | undefined }): React.JSX.Element {
   return (
-    <span id={id} className="lock-note" data-testid="lock-note">
+    <span id={id} className={detail ? 'lock-note has-detail' : 'lock-note'} data-testid="lock-note">
       <LockIcon size={14} />
-      {LOCK_TEXT}
+      {detail ? (
+        <span>
+          {LOCK_TEXT}: {detail}
+        </span>
+      ) : (
+        LOCK_TEXT
+      )}
     </span>
   );
 }

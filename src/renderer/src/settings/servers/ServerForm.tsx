@@ -14,6 +14,8 @@ import { Field, Modal, Notice, Switch } from '../common';
 import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
+import { LockNote } from '../approvals/organisation';
+import { useTrustReason } from './use-trust-reason';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -58,6 +60,8 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [roots, setRoots] = useState((server?.roots ?? []).join('\n'));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
+  const trustOverride = useTrustReason(api);
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];
@@ -398,7 +402,12 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
           <Switch
             label={TRUST_ANNOTATIONS}
-            description="Read-only hints may then auto-approve tools in the matching global mode."
+            description={
+              <>
+                Read-only hints may then auto-approve tools in the matching global mode.
+                {trustOverride && <LockNote id="lock-trust-annotations" detail={trustOverride} />}
+              </>
+            }
             checked={trusted}
             onChange={setTrusted}
           />

@@ -12,6 +12,8 @@ import { ServerTools } from './ServerTools';
 import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
+import { LockNote } from '../approvals/organisation';
+import { useTrustReason } from './use-trust-reason';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
 export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
@@ -165,6 +167,8 @@ interface ServerDetailProps {
 function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps): React.JSX.Element {
   const status = statusOf(server);
   const [tab, setTab] = useState<'tools' | 'sandbox' | 'logs'>('tools');
+  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
+  const trustOverride = useTrustReason(api);
   const containment = containmentBadge(server);
   return (
     <section className="server-detail" aria-label={`Server ${server.name}`}>
@@ -204,30 +208,45 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         <Notice kind="warning">
           {server.identityChanged.unrecorded ? (
             <p>
-              This server was added to settings.json outside AI Workbench, so nothing given to it (its approval
-              settings, rules, chat grants or trust) allows its calls until you accept what it runs: each one asks. It
-              runs <code>{server.identityChanged.current}</code>.
+              This server was added to settings.json outside AI Workbench. It does not start until you accept what it
+              runs: <code>{server.identityChanged.current}</code>. Until then nothing given to it (its approval
+              settings, rules, chat grants or trust) allows its calls.
             </p>
           ) : (
             <p>
-              This server runs something else than when its approval settings, rules and chat grants were made, so none
-              of them allows its calls: each one asks. It ran <code>{server.identityChanged.previous}</code>; it runs{' '}
-              <code>{server.identityChanged.current}</code>.
+              This server runs something else than when its approval settings, rules and chat grants were made, so it
+              does not start until you accept what it runs now. It ran <code>{server.identityChanged.previous}</code>;
+              it runs <code>{server.identityChanged.current}</code>.
             </p>
           )}
-          <button
-            type="button"
-            className="button"
-            onClick={() => void act(() => api.mcp.edit({ name: server.name, acceptIdentity: true }))}
-          >
-            Use my settings for what it runs now
-          </button>
+          <div className="card-actions">
+            <button
+              type="button"
+              className="button"
+              onClick={() => void act(() => api.mcp.edit({ name: server.name, acceptIdentity: true }))}
+            >
+              Use my settings for what it runs now
+            </button>
+            {server.enabled && (
+              <button
+                type="button"
+                className="button"
+                onClick={() => void act(() => api.mcp.setEnabled({ name: server.name, enabled: false }))}
+              >
+                Keep it off
+              </button>
+            )}
+          </div>
         </Notice>
       )}
       {server.enabled && server.status.state === 'needs-sign-in' && <SignInPanel api={api} server={server} />}
-      {server.enabled && server.status.message && server.status.state !== 'needs-sign-in' && (
-        <Notice kind={server.status.state === 'error' ? 'error' : 'info'}>{server.status.message}</Notice>
-      )}
+      {server.enabled &&
+        server.status.message &&
+        server.status.state !== 'needs-sign-in' &&
+        // The identity notice above says it, with its buttons.
+        server.status.state !== 'needs-acceptance' && (
+          <Notice kind={server.status.state === 'error' ? 'error' : 'info'}>{server.status.message}</Notice>
+        )}
       <dl className="facts">
         {server.name !== server.displayName && server.displayName && (
           <div>
@@ -306,7 +325,13 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         />
         <Switch
           label={TRUST_ANNOTATIONS}
-          description="Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you know."
+          description={
+            <>
+              Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you
+              know.
+              {trustOverride && <LockNote id="lock-trust-server" detail={trustOverride} />}
+            </>
+          }
           checked={server.trusted}
           onChange={(trusted) => void act(() => api.mcp.edit({ name: server.name, trusted }))}
         />

@@ -13,6 +13,7 @@ export function statusOf(server: Pick<McpServerView, 'enabled' | 'status'>): { l
     error: { label: 'Error', tone: 'bad' },
     stopped: { label: 'Stopped', tone: 'off' },
     'needs-sign-in': { label: 'Needs sign-in', tone: 'warn' },
+    'needs-acceptance': { label: 'Waiting for you to accept', tone: 'warn' },
   };
   return labels[server.status.state];
 }

@@ -4,6 +4,7 @@ import type { AuditShippingStatus, AuditSinkStatus, AuditSinkView } from '../../
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Notice, PageHeader, errorText, formatTime } from '../common';
 import { LockNote } from '../approvals/organisation';
+import { sinkOverriddenReason } from '../approvals/organisation-reasons';
 import { CheckpointsSection } from './CheckpointsSection';
 import { SinkForm } from './SinkForm';
 import { describeLag, sinkTarget } from './shipping-text';
@@ -86,6 +87,10 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
           <SinkCard
             key={sink.id}
             sink={sink}
+            overridden={sinkOverriddenReason(
+              sink.id,
+              locked.map((lockedSink) => lockedSink.id),
+            )}
             progress={statusOf(sink.id)}
             onEdit={() => setEditing(sink)}
             onRemove={() => setRemoving(sink)}
@@ -97,6 +102,7 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
         <SinkForm
           api={api}
           sink={editing === 'new' ? null : editing}
+          lockedIds={locked.map((lockedSink) => lockedSink.id)}
           onClose={() => setEditing(null)}
           onSaved={(next) => setSinks(next.sinks)}
         />
@@ -125,11 +131,22 @@ interface SinkCardProps {
   progress: AuditSinkStatus | undefined;
   /** The organisation's (managed policy): shown with a lock, without Edit and Remove. */
   locked?: boolean;
+  /** Why the organisation's policy overrides this sink of the person's (organisation-reasons.ts), if it does. */
+  overridden?: string | null;
   onEdit?: () => void;
   onRemove?: () => void;
 }
 
-function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCardProps): React.JSX.Element {
+function SinkCard({
+  sink,
+  progress: reported,
+  locked = false,
+  overridden = null,
+  onEdit,
+  onRemove,
+}: SinkCardProps): React.JSX.Element {
+  // A sink that gives way to the organisation's sends nothing: the progress of that id is the organisation's sink's.
+  const progress = overridden ? undefined : reported;
   const lag = progress ? describeLag(progress) : null;
   return (
     <li className="card" aria-label={sink.id} data-testid={`sink-${sink.id}`}>
@@ -143,6 +160,7 @@ function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCard
           {lag && sink.enabled && <span className={`badge tone-${lag.tone}`}>{lag.badge}</span>}
           {locked && <LockNote id={`lock-sink-${sink.id}`} />}
         </div>
+        {overridden && <LockNote id={`override-sink-${sink.id}`} detail={overridden} />}
         <dl className="facts">
           <div>
             <dt>Sends to</dt>
@@ -158,7 +176,9 @@ function SinkCard({ sink, progress, locked = false, onEdit, onRemove }: SinkCard
           )}
           <div>
             <dt>Progress</dt>
-            <dd data-testid="sink-lag">{progress ? lag?.text : <span className="muted">…</span>}</dd>
+            <dd data-testid="sink-lag">
+              {progress ? lag?.text : <span className="muted">{overridden ? 'None: it sends nothing' : '…'}</span>}
+            </dd>
           </div>
           {progress?.acknowledgedAt && (
             <div>

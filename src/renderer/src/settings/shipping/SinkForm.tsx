@@ -3,11 +3,15 @@ import type { WorkbenchApi } from '../../../../shared/api';
 import type { AuditShippingSinks, AuditSinkSaveInput, AuditSinkView } from '../../../../shared/audit-shipping';
 import { Field, Modal, Notice, Switch } from '../common';
 import { fieldProblems } from '../field-problems';
+import { LockNote } from '../approvals/organisation';
+import { sinkIdReason } from '../approvals/organisation-reasons';
 
 export interface SinkFormProps {
   api: WorkbenchApi;
   /** Null adds a new sink. */
   sink: AuditSinkView | null;
+  /** The ids of the organisation's locked sinks: none of the person's may have one. */
+  lockedIds: readonly string[];
   onClose(): void;
   onSaved(sinks: AuditShippingSinks): void;
 }
@@ -21,7 +25,7 @@ interface HeaderDraft {
 }
 
 /** Add or edit an audit sink. OTLP header values are write-only: a stored one shows as set, typing replaces it. */
-export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.JSX.Element {
+export function SinkForm({ api, sink, lockedIds, onClose, onSaved }: SinkFormProps): React.JSX.Element {
   const [type, setType] = useState<'syslog' | 'otlp'>(sink?.type ?? 'syslog');
   const [id, setId] = useState(sink?.id ?? '');
   const [enabled, setEnabled] = useState(sink?.enabled ?? true);
@@ -128,7 +132,13 @@ export function SinkForm({ api, sink, onClose, onSaved }: SinkFormProps): React.
         </Field>
         <Field
           label="Id"
-          hint="Names the sink in the status and the cursor table. A new id ships the whole log to it again."
+          hint={
+            sinkIdReason(id, lockedIds) ? (
+              <LockNote id="lock-sink-id" detail={sinkIdReason(id, lockedIds)} />
+            ) : (
+              'Names the sink in the status and the cursor table. A new id ships the whole log to it again.'
+            )
+          }
           problem={problems.id}
         >
           {(props) => (

@@ -1,0 +1,117 @@
+// `workbench chat` follows settings.json while it runs (docs/user/cli.md#settingsjson-while-chat-runs), in a real
+// terminal (tmux), with a real settings file edited during the run and the real memory server from node_modules.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { titleUnless } from '../main/testing/skip-reason';
+import { IDENTITY_CHOICES } from './identity-prompt';
+import { assertBuilt, cliJson, makeHome, runCli, tmuxAvailable } from './testing/cli-process';
+import { withFakeProvider, type FakeWorkbench } from './testing/fake-provider';
+import { startInTmux, type TmuxSession } from './testing/tmux-session';
+
+const MEMORY_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
+const tmux = tmuxAvailable();
+const title = titleUnless(
+  'workbench chat follows settings.json',
+  !tmux,
+  'tmux is not installed here; .ci/run installs it',
+);
+
+let test: FakeWorkbench;
+let terminal: TmuxSession | undefined;
+beforeEach(async () => {
+  if (!tmux) return;
+  assertBuilt();
+  test = await withFakeProvider(makeHome());
+}, 60_000);
+afterEach(async () => {
+  if (!tmux) return;
+  await terminal?.close();
+  terminal = undefined;
+  await test.fake.close();
+  fs.rmSync(test.home, { recursive: true, force: true });
+});
+
+/** Whether a process whose command line holds `tag` runs now (the server, or the sandbox around it). */
+const running = (tag: string): boolean =>
+  spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .some((line) => line.includes(tag));
+/** Waits up to 20 s for `running(tag)` to be `wanted`, and answers what it is then. */
+const becomes = async (tag: string, wanted: boolean): Promise<boolean> => {
+  for (let tries = 0; running(tag) !== wanted && tries < 200; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  return running(tag);
+};
+
+describe.skipIf(!tmux)(title, { timeout: 180_000 }, () => {
+  it('a command changed by hand asks at once; k keeps it stopped, a starts it; a half-written file is said once and changes nothing', async () => {
+    const run = randomUUID().slice(0, 8);
+    const tag = (which: string): string => `aiwb-tag-${run}-${which}`;
+    const settingsFile = path.join(test.home, 'settings.json');
+    await cliJson(['servers', 'remove', 'Files'], { home: test.home });
+    const added = await runCli(['servers', 'add', 'Notes', '--', process.execPath, MEMORY_SERVER, tag('a')], {
+      home: test.home,
+    });
+    expect(added.code).toBe(0);
+    const good = fs.readFileSync(settingsFile, 'utf8');
+    /** Saves settings.json as an editor does: a new file renamed over it. */
+    const save = (text: string): void => {
+      const temporary = `${settingsFile}.${randomUUID()}~`;
+      fs.writeFileSync(temporary, text);
+      fs.renameSync(temporary, settingsFile);
+    };
+    /** The file with Notes' command changed (its record of what it ran when added stays as it is). */
+    const withTag = (which: string): string => {
+      const document = JSON.parse(good) as { mcpServers: Record<string, { args: string[] }> };
+      const notes = document.mcpServers['Notes'];
+      if (!notes) throw new Error(`no Notes in ${good}`);
+      notes.args = notes.args.map((arg) => (arg === tag('a') ? tag(which) : arg));
+      return JSON.stringify(document, null, 2);
+    };
+
+    terminal = startInTmux(['chat', '--provider', 'fake'], test.home);
+    await terminal.waitFor('› ');
+    expect(await becomes(tag('a'), true)).toBe(true);
+
+    // Half-written: said once in clear words, twice saved the same way still once; what runs stays.
+    save(good.slice(0, good.length / 2));
+    await terminal.waitFor('The settings in force are the last good ones.');
+    save(good.slice(0, good.length / 2 - 1) + ' ');
+    save(good.slice(0, good.length / 2));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const problem = terminal.screen();
+    expect(
+      problem.match(/settings\.json: .*is not valid JSON.*The settings in force are the last good ones\./g),
+    ).toEqual([expect.any(String)]);
+    expect(running(tag('a'))).toBe(true);
+
+    // The command changed by hand: asked at once; what ran stops; the new command does not start.
+    save(withTag('b'));
+    const asked = await terminal.waitFor(IDENTITY_CHOICES);
+    expect(asked).toContain('Start Notes?');
+    expect(asked).toContain('Notes runs something else than when its settings were made.');
+    expect(asked).toContain(`now: ${process.execPath} ${MEMORY_SERVER} ${tag('b')}`);
+    expect(await becomes(tag('a'), false)).toBe(false);
+    expect(running(tag('b'))).toBe(false);
+    terminal.type('k');
+    await terminal.waitFor('Notes stays stopped. To start it later: workbench servers accept Notes');
+    await terminal.waitFor('› ', 3);
+    expect(running(tag('b'))).toBe(false);
+
+    // Changed again and accepted: it starts.
+    save(withTag('c'));
+    await terminal.waitFor(IDENTITY_CHOICES, 2);
+    expect(running(tag('c'))).toBe(false);
+    terminal.type('a');
+    await terminal.waitFor('it starts, and your settings count for it.');
+    expect(await becomes(tag('c'), true)).toBe(true);
+    expect(running(tag('b'))).toBe(false);
+    terminal.type('/exit');
+    await terminal.waitFor('EXITED 0');
+    expect(await becomes(tag('c'), false)).toBe(false);
+  });
+});
