@@ -34,13 +34,14 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
-function viewCall(): ToolCallRecord {
+function viewCall(identity: string): ToolCallRecord {
   const text = '2026-01-01T00:00:00.000Z';
   return {
     toolCallId: CALL_ID,
     serverName: 'Clock',
     toolName: 'get-time',
     viewUri: 'ui://get-time/mcp-app.html',
+    viewIdentity: identity,
     args: {},
     modelCall: { id: CALL_ID, name: 'Clock__get-time', arguments: { kind: 'parsed', value: {} } },
     status: 'success',
@@ -59,6 +60,7 @@ function viewCall(): ToolCallRecord {
 async function seed(): Promise<{ home: string; html: string }> {
   let chatId = '';
   let html = '';
+  let identity = '';
   const home = await seededHome(async (services) => {
     services.mcpServers.add('Clock', { command: process.execPath, args: [BASIC, '--stdio'] });
     chatId = services.chats.create({ title: VIEW_CHAT }).id;
@@ -68,7 +70,9 @@ async function seed(): Promise<{ home: string; html: string }> {
       if (services.mcp.tools('Clock').some((tool) => tool.name === 'get-time' && tool.available)) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    html = (await services.appViews.show('Clock', 'get-time')).html;
+    const view = await services.appViews.show('Clock', 'get-time');
+    html = view.html;
+    identity = view.identity ?? '';
     await services.mcp.stop();
   });
   if (!html) throw new Error('The example server gave no view.');
@@ -82,7 +86,10 @@ async function seed(): Promise<{ home: string; html: string }> {
       exchangeId: 'x-1',
       providerId: 'demo',
       model: 'demo',
-      reply: { timestamp: 0, turns: [{ message: '', toolCalls: [viewCall()] }, { message: 'Here is the time.' }] },
+      reply: {
+        timestamp: 0,
+        turns: [{ message: '', toolCalls: [viewCall(identity)] }, { message: 'Here is the time.' }],
+      },
       end: 'stop',
     } as NewMessage,
     1_700_000_000_500,

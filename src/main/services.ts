@@ -31,6 +31,8 @@ import { findViewCall } from './chat/view-calls';
 import { createAppViewPins, createAppViews, type AppViews } from './mcp/app-view-pins';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
+import { createAppViewCache } from './mcp/app-view-cache';
+import type { EventPayload } from '../shared/contract';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
 import type { CallDoor } from './mcp/call-door';
@@ -367,7 +369,23 @@ export function createServices(options: ServicesOptions): Services {
     mcp,
     onError,
   });
+  const appViewCache = createAppViewCache(onError);
+  // What is cached of a server's views goes when it says a resource changed, its tools change or it leaves `ready`.
+  events.subscribe((event, payload) => {
+    if (event === 'mcp.onDidUpdateResource') {
+      const { serverName, uri } = payload as EventPayload<'mcp.onDidUpdateResource'>;
+      appViewCache.drop(serverName, uri);
+    } else if (event === 'mcp.onDidChangeTools')
+      appViewCache.drop((payload as EventPayload<'mcp.onDidChangeTools'>).serverName);
+    else if (event === 'mcp.onDidChangeServer') {
+      const change = payload as EventPayload<'mcp.onDidChangeServer'>;
+      if (change.kind === 'removed') appViewCache.drop(change.name);
+      else if (change.kind === 'updated' && change.server.status.state !== 'ready')
+        appViewCache.drop(change.server.name);
+    }
+  });
   const appViews = createAppViews({
+    cache: appViewCache,
     mcp,
     pins: createAppViewPins(db),
     identityOf: (name) => mcpServers.facts().get(name)?.identity.key ?? `unknown:${name}`,

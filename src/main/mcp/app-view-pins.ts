@@ -3,6 +3,7 @@ import { formatByteSize } from '../../shared/byte-size';
 import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { Database } from '../storage/database';
+import type { AppViewCache } from './app-view-cache';
 import type { McpHost } from './mcp-host';
 
 /**
@@ -89,18 +90,32 @@ export interface AppViews {
 }
 
 export function createAppViews(dependencies: {
-  mcp: Pick<McpHost, 'appView'>;
+  mcp: Pick<McpHost, 'appView' | 'tools'>;
+  /** The views read, per server identity and URI (app-view-cache.ts); without it every showing reads its server. */
+  cache?: AppViewCache;
   pins: AppViewPins;
   /** What the server runs now (its identity key). */
   identityOf(serverName: string): string;
   audit: AuditRecorder;
   actor: PolicyChangeActor;
 }): AppViews {
-  const { mcp, pins, identityOf, audit } = dependencies;
+  const { mcp, pins, identityOf, audit, cache } = dependencies;
+  const read = (serverName: string, toolName: string, identity: string): Promise<McpAppView> =>
+    cache
+      ? cache.read(
+          {
+            serverName,
+            identity,
+            uri: mcp.tools(serverName).find((tool) => tool.name === toolName)?.ui?.resourceUri,
+          },
+          () => mcp.appView(serverName, toolName),
+        )
+      : mcp.appView(serverName, toolName);
   return {
     async show(serverName, toolName) {
       const identity = identityOf(serverName);
-      return { ...pins.check(identity, await mcp.appView(serverName, toolName)), identity };
+      // The pin is checked on every showing, cached or not: a changed view is held back all the same.
+      return { ...pins.check(identity, await read(serverName, toolName, identity)), identity };
     },
     async accept(serverName, toolName, hash) {
       const view = await mcp.appView(serverName, toolName);
@@ -111,6 +126,7 @@ export function createAppViews(dependencies: {
           { server: serverName },
         );
       const identity = identityOf(serverName);
+      cache?.drop(serverName, view.uri);
       const before = pins.check(identity, view);
       if (before.pin?.status === 'changed') {
         audit.recordPolicyChange({
