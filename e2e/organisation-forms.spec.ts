@@ -2,7 +2,7 @@
  * The organisation's policy beside the controls it overrides outside Settings → Approvals
  * (docs/user/organisation-policy.md, "What the person sees"): the server form's trust switch under a locked global
  * mode, an audit sink's id that a locked sink holds (typed, then refused under the Id field) and a sink of the person's
- * that gives way to a locked one; a refused change of a provider says why in a sentence, never an RPC name. Shot in
+ * that gives way to a locked one; a server's sandbox form under a limit on network grants; a refused change of a provider says why in a sentence, never an RPC name. Shot in
  * light and dark, with axe.
  */
 import fs from 'node:fs/promises';
@@ -15,6 +15,7 @@ const TRUST_WORDS =
   'Set by your organisation: the global mode is locked to "Ask before every tool call", so this server\'s read-only tools ask like any other; trust changes only their risk badge.';
 
 useManagedPolicy({
+  sandbox: { allowNetwork: false },
   locked: {
     mode: 'ask',
     // Nothing listens there; the sink only has to exist.
@@ -43,7 +44,13 @@ test("the server form says that a locked global mode overrides trusting a server
 
   // Editing a server: the same words.
   await dialog.getByRole('list', { name: 'Servers' }).getByRole('button', { name: /Files/ }).click();
-  await dialog.getByRole('region', { name: 'Server Files' }).getByRole('button', { name: 'Edit' }).click();
+  const detail = dialog.getByRole('region', { name: 'Server Files' });
+  // The server's own page has the same switch, with the same words.
+  await expect(detail.getByTestId('lock-note')).toHaveText(TRUST_WORDS);
+  await expect(detail.getByRole('switch', { name: "Trust this server's annotations" })).toHaveAccessibleDescription(
+    /Only trust servers you know\. ?Set by your organisation: the global mode is locked/,
+  );
+  await detail.getByRole('button', { name: 'Edit' }).click();
   await expect(form.getByTestId('lock-note')).toHaveText(TRUST_WORDS);
   await form.getByTestId('lock-note').scrollIntoViewIfNeeded();
   for (const scheme of ['light', 'dark'] as const) {
@@ -131,5 +138,36 @@ test('a refused change of a provider says why in a sentence, never an RPC name',
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await shoot(page, `${scheme}-provider-refused`);
+  }
+});
+
+test("a server's sandbox form says that the organisation allows no network, and a refused request says why under it", async ({
+  page,
+  workbench,
+}) => {
+  await filesReady(workbench);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const dialog = await openSettings(page, workbench, 'MCP servers');
+  await dialog.getByRole('list', { name: 'Servers' }).getByRole('button', { name: /Files/ }).click();
+  const detail = dialog.getByRole('region', { name: 'Server Files' });
+  const containment = await detail.getByTestId('server-containment').textContent();
+  test.skip(containment !== 'Contained', `Files runs ${containment ?? 'without a containment badge'} here: no sandbox`);
+  await detail.getByRole('tab', { name: 'Sandbox' }).click();
+  const sandbox = detail.getByTestId('server-sandbox');
+  const widen = sandbox.getByRole('region', { name: 'Widen the sandbox' });
+  await expect(widen.getByTestId('lock-note')).toHaveCount(0);
+  await sandbox.getByLabel('What to allow').selectOption('connect');
+  await expect(widen.getByTestId('lock-note')).toHaveText(
+    'Set by your organisation: it allows no network, so no host:port can be granted.',
+  );
+  await sandbox.getByLabel('Path, host:port or variable').fill('example.org:443');
+  await sandbox.getByRole('button', { name: 'Allow…' }).click();
+  await expect(widen.getByTestId('setting-problem')).toHaveText(
+    'Not asked: Your organisation allows no network access to contained servers.',
+  );
+  await widen.scrollIntoViewIfNeeded();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-organisation-sandbox-network`);
   }
 });

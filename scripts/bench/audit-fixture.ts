@@ -38,6 +38,7 @@ function fixtureRow(index: number): Omit<StoredAuditRow, 'previousHash' | 'hash'
     serverName: index % 4 < 2 ? 'filesystem' : 'github',
     toolName: ['read_file', 'write_file', 'search_code', 'create_issue'][index % 4] as string,
     definitionHash: sha256Hex(`definition ${index % 4}`),
+    requestedBy: 'model' as const,
   };
   if (index % 2 === 0) {
     const args = `{"content":"${'lorem ipsum '.repeat(index % 8)}","path":"/home/ada/project/src/module-${index % 997}.ts"}`;

@@ -80,9 +80,9 @@ describe('workbench audit stats', { timeout: 60_000 }, () => {
     ) as AuditPage;
     expect(modelRows.entries).toHaveLength(16);
     expect(modelRows.entries.some((entry) => entry.toolCallId.startsWith('app:'))).toBe(false);
-    const bad = await runCli(['audit', 'query', '--requested-by', 'server'], { home });
+    const bad = await runCli(['audit', 'query', '--requested-by', 'person'], { home });
     expect(bad.code).not.toBe(EXIT.ok);
-    expect(bad.stderr).toMatch(/--requested-by <who>.*Allowed choices are model, app/s);
+    expect(bad.stderr).toMatch(/--requested-by <who>.*Allowed choices are model, app, server/s);
   });
 
   it('refuses a period it cannot read, saying what it takes', async () => {

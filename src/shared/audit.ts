@@ -61,6 +61,11 @@ export const AuditEntrySchema = z.object({
   durationMs: z.number().nullable(),
   resultBytes: z.number().int().nullable(),
   error: z.string().nullable(),
+  /**
+   * Who asked for what the row records: `model`, `app` (an MCP App's view) or `server` (a server's sampling or
+   * elicitation request); absent on policy and checkpoint rows (docs/user/audit-log.md#requested-by).
+   */
+  requestedBy: z.enum(CALL_REQUESTERS).optional(),
   /** SHA-256 over this row's canonical content and the previous row's hash. */
   hash: z.string(),
   previousHash: z.string(),
@@ -104,8 +109,8 @@ export const AuditQueryInputSchema = z
     /** Rows whose "decided by" text starts with this (the rule or setting an Insights chart names). */
     decidedBy: FilterTextSchema.optional(),
     /**
-     * The decision and result rows of tool calls the model asked for (`model`) or an MCP App's view asked for (`app`,
-     * their call ids start with `app:`, docs/user/mcp-apps.md); other rows are left out.
+     * The rows of what the model asked for (`model`), an MCP App's view asked for (`app`, docs/user/mcp-apps.md) or
+     * a server asked for (`server`: sampling and elicitation); other rows are left out.
      */
     requestedBy: z.enum(CALL_REQUESTERS).optional(),
     cursor: z

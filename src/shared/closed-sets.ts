@@ -12,8 +12,12 @@ export const AUDIT_ACTORS = ['user', 'policy', 'system', 'cli', 'managed'] as co
 export const AUDIT_KINDS = ['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint'] as const;
 /** audit-stats.ts `InsightCallKindSchema`: `app-tool-call` is a tool call an MCP App's view made (docs/user/mcp-apps.md), `tool` the model's. */
 export const INSIGHT_CALL_KINDS = ['tool', 'sampling', 'elicitation', 'app-tool-call'] as const;
-/** audit.ts `AuditQuery.requestedBy`: who asked for a tool call, the model or an MCP App's view (docs/user/audit-log.md). */
-export const CALL_REQUESTERS = ['model', 'app'] as const;
+/**
+ * audit.ts `AuditEntry.requestedBy`, `AuditQuery.requestedBy`: who asked for what a row records — a tool call the model
+ * asked for, one an MCP App's view asked for, or a server's own request of the model or the person (sampling,
+ * elicitation) (docs/user/audit-log.md#requested-by).
+ */
+export const CALL_REQUESTERS = ['model', 'app', 'server'] as const;
 /** approval.ts `GlobalApprovalModeSchema`. */
 export const GLOBAL_APPROVAL_MODES = ['ask', 'auto-approve-read-only-trusted', 'never-ask'] as const;
 /** approval.ts `ToolApprovalSettingSchema`. */

@@ -31,7 +31,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       .addOption(
         new Option(
           '--requested-by <who>',
-          "decision and result rows of the tool calls the model asked for, or those an MCP App's view asked for",
+          "rows of what the model asked for, what an MCP App's view asked for, or a server's own requests (sampling, elicitation)",
         ).choices(CALL_REQUESTERS),
       )
       .option('--limit <n>', 'rows per page (at most 500)', integer('--limit', 1, 500))

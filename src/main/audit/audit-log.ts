@@ -10,6 +10,7 @@ import type {
   AuditQuery,
   AuditVerifyResult,
 } from '../../shared/audit';
+import type { Requester } from './requested-by';
 
 /** Which tool call a row is about: the fields every audit row carries. */
 export interface AuditedCall {
@@ -19,6 +20,11 @@ export interface AuditedCall {
   serverName: string;
   toolName: string;
   definitionHash?: string | undefined;
+  /**
+   * Who asked for the call (docs/user/audit-log.md#requested-by): `app` for an MCP App's view, `server` for a server's
+   * request. Absent: `app` for a call id that starts with `app:`, `server` for a server's request, else `model`.
+   */
+  requestedBy?: Requester | undefined;
 }
 
 /** A decision about one tool call, recorded before the tool runs (or instead of running it). */

@@ -126,7 +126,7 @@ describe('the query input schema', () => {
     [{ decision: [] }, 'decision'],
     [{ actor: 'robot' }, 'actor'],
     [{ kind: 'other' }, 'kind'],
-    [{ requestedBy: 'server' }, 'requestedBy'],
+    [{ requestedBy: 'person' }, 'requestedBy'],
     [{ from: 'yesterday' }, 'from'],
     [{ from: '2026-01-02T00:00:00Z', to: '2026-01-01T00:00:00Z' }, 'from'],
     [{ cursor: '-1' }, 'cursor'],

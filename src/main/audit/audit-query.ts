@@ -1,15 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { AUDIT_QUERY_DEFAULT_LIMIT, type AuditPage, type AuditQuery } from '../../shared/audit';
 import { AUDIT_COLUMNS_SQL, entryOf, storedRowOf } from './audit-row';
-import { APP_CALL_PREFIX } from '../../shared/mcp-apps';
+import { requesterSql } from './requested-by';
 
-/**
- * SQL true for a row of a tool call an MCP App's view asked for: its call id starts with `app:` (docs/user/mcp-apps.md).
- * Compared as bytes (LIKE would ignore case).
- */
-export function appCallSql(column = 'tool_call_id'): string {
-  return `substr(${column}, 1, ${APP_CALL_PREFIX.length}) = '${APP_CALL_PREFIX}'`;
-}
+export { appCallSql } from './requested-by';
 
 /**
  * Pages through the audit log newest first. The cursor is the sequence of the last row of the
@@ -44,8 +38,10 @@ export function createAuditQuery(db: BetterSqlite3.Database): (query?: AuditQuer
       where.push('substr(decided_by, 1, ?) = ?');
       params.push(query.decidedBy.length, query.decidedBy);
     }
-    if (query.requestedBy !== undefined)
-      where.push(`kind IN ('decision', 'result') AND ${query.requestedBy === 'app' ? '' : 'NOT '}${appCallSql()}`);
+    if (query.requestedBy !== undefined) {
+      where.push(`${requesterSql()} = ?`);
+      params.push(query.requestedBy);
+    }
     if (query.decision !== undefined) {
       const decisions = [...new Set(Array.isArray(query.decision) ? query.decision : [query.decision])];
       where.push(`decision IN (${decisions.map(() => '?').join(', ')})`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AuditActorSchema, AuditDecisionSchema } from '../../shared/audit';
+import { CALL_REQUESTERS } from '../../shared/closed-sets';
 import { WorkbenchError } from '../errors';
 import type { DecisionRecord, PolicyChangeRecord, ToolResultRecord } from './audit-log';
 
@@ -15,6 +16,7 @@ const CallSchema = z.object({
   serverName: z.string(),
   toolName: z.string(),
   definitionHash: OptionalText,
+  requestedBy: z.enum(CALL_REQUESTERS).optional(),
 });
 
 /** The records callers hand to the log, checked at run time: a bad record is refused, never stored half-right. */

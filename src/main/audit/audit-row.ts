@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { AuditEntry } from '../../shared/audit';
 import { canonicalJson } from '../../shared/canonical-json';
+import { derivedRequester, type Requester } from './requested-by';
 
 /** What the first row chains to. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -43,9 +44,16 @@ const FIELDS = [
   ['durationMs', 'duration_ms', 'number'],
   ['resultBytes', 'result_bytes', 'number'],
   ['error', 'error', 'text'],
+  ['requestedBy', 'requested_by', 'text'],
   ['previousHash', 'previous_hash', 'text'],
   ['hash', 'hash', 'text'],
 ] as const satisfies readonly (readonly [keyof AuditEntry, string, FieldType])[];
+
+/**
+ * Fields left out of a row's canonical JSON when they are NULL: added after rows were written without them, so those
+ * rows hash (and export) as they were written (docs/user/audit-log.md#requested-by).
+ */
+const OMITTED_WHEN_NULL: ReadonlySet<string> = new Set(['requestedBy']);
 
 export type AuditField = (typeof FIELDS)[number][0];
 
@@ -60,7 +68,13 @@ export const AUDIT_FIELD_COLUMNS: readonly {
 export const AUDIT_FIELDS: readonly AuditField[] = FIELDS.map(([name]) => name);
 
 /** A row as stored: JSON columns still as text. */
-export type StoredAuditRow = { [K in AuditField]: K extends 'args' | 'editedArgs' ? string | null : AuditEntry[K] };
+export type StoredAuditRow = {
+  [K in AuditField]: K extends 'args' | 'editedArgs'
+    ? string | null
+    : K extends 'requestedBy'
+      ? Requester | null
+      : AuditEntry[K];
+};
 
 /** The decision columns, empty: how a result row stores them. */
 export const NO_DECISION = {
@@ -105,6 +119,8 @@ interface Writer {
   /** Where each field sits in a stored row. */
   indexes: number[];
   json: boolean[];
+  /** Left out, key and all, when NULL (`OMITTED_WHEN_NULL`). */
+  omitNull: boolean[];
 }
 
 function writerFor(fields: readonly (readonly [AuditField, string, FieldType])[]): Writer {
@@ -115,6 +131,7 @@ function writerFor(fields: readonly (readonly [AuditField, string, FieldType])[]
     prefixes: sorted.map((field, position) => `${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     indexes: sorted.map((field) => field.index),
     json: sorted.map((field) => field.type === 'json'),
+    omitNull: sorted.map((field) => OMITTED_WHEN_NULL.has(field.name)),
   };
 }
 
@@ -125,10 +142,12 @@ const CONTENT_WRITER = writerFor(FIELDS.filter(([name]) => name !== 'hash'));
 // eslint-disable-next-line no-control-regex -- control characters are exactly what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-function writeCanonical(values: readonly unknown[], { prefixes, indexes, json }: Writer): string {
+function writeCanonical(values: readonly unknown[], { prefixes, indexes, json, omitNull }: Writer): string {
   let text = '';
   for (let position = 0; position < prefixes.length; position++) {
     const value = values[indexes[position] as number];
+    // Never the first key in sorted order, so its prefix (with the comma) goes with it.
+    if ((value === null || value === undefined) && omitNull[position]) continue;
     text += prefixes[position] as string;
     if (value === null || value === undefined) text += 'null';
     else if (json[position]) text += value as string;
@@ -186,7 +205,15 @@ export function storedRowOf(values: readonly unknown[]): StoredAuditRow {
 
 /** The entry a stored row shows as; raises when its JSON columns were altered into something unreadable. */
 export function entryOf(row: StoredAuditRow): AuditEntry {
-  return { ...row, args: parseStoredJson(row, 'args'), editedArgs: parseStoredJson(row, 'editedArgs') };
+  const { requestedBy, ...rest } = row;
+  // A row written before the column has NULL there: its requester is derived from what its hash covers.
+  const requester = requestedBy ?? derivedRequester(row.kind, row.toolCallId);
+  return {
+    ...rest,
+    ...(requester === null ? {} : { requestedBy: requester }),
+    args: parseStoredJson(row, 'args'),
+    editedArgs: parseStoredJson(row, 'editedArgs'),
+  };
 }
 
 function parseStoredJson(row: StoredAuditRow, field: 'args' | 'editedArgs'): unknown {

@@ -138,6 +138,7 @@ export function fillLogFast(db: Pick<Database, 'prepare' | 'transaction'>, rows:
         sequence,
         time: new Date(Date.UTC(2026, 0, 1) + sequence).toISOString(),
         kind: 'result',
+        requestedBy: 'model',
         chatId: `chat-${sequence % 7}`,
         exchangeId: null,
         toolCallId: `call-${sequence}`,

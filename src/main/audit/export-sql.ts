@@ -50,6 +50,13 @@ function jsonlQuery(): ExportLineQuery {
   const after: string[] = [];
   let target = before;
   sorted.forEach((field, position) => {
+    // A field added after rows were written without it is left out, key and all, where it is NULL (audit-row.ts).
+    if (field.name === 'requestedBy') {
+      target.push(
+        `CASE WHEN ${field.column} IS NULL THEN '' ELSE ${literal(`,${JSON.stringify(field.name)}:`)} || json_quote(${field.column}) END`,
+      );
+      return;
+    }
     target.push(literal(`${position === 0 ? '{' : ','}${JSON.stringify(field.name)}:`));
     if (field.name === SPLIT_FIELD) target = after;
     else target.push(jsonValue(field.column, field.type));

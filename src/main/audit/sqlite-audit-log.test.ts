@@ -110,6 +110,7 @@ describe('recordDecision', () => {
       sequence: 1,
       time: new Date(0).toISOString(),
       kind: 'decision',
+      requestedBy: null,
       chatId: 'chat-1',
       exchangeId: null,
       toolCallId: 'call-0',

@@ -18,6 +18,7 @@ import {
   sha256Hex,
   type StoredAuditRow,
 } from './audit-row';
+import { derivedRequester } from './requested-by';
 import { verifyAuditDatabase } from './audit-verify';
 import { redactValue } from './redact';
 import { keyedArgsHash, loadArgsHashKey } from './args-hash';
@@ -130,7 +131,10 @@ export function createSqliteAuditLog({
     };
   };
 
-  const serverRequestRow = ({ kind, ...record }: ServerRequestRecord): RowContent => ({ ...decisionRow(record), kind });
+  const serverRequestRow = ({ kind, ...record }: ServerRequestRecord): RowContent => ({
+    ...decisionRow({ ...record, requestedBy: record.requestedBy ?? 'server' }),
+    kind,
+  });
 
   /** A policy row: who changed what; the values before and after, redacted, in the argument columns (hashed whole). */
   const policyRow = (record: PolicyChangeRecord): RowContent => {
@@ -145,6 +149,7 @@ export function createSqliteAuditLog({
       serverName: wellFormed(record.serverName ?? ''),
       toolName: wellFormed(record.toolName ?? ''),
       definitionHash: record.definitionHash === undefined ? null : wellFormed(record.definitionHash),
+      requestedBy: null,
       decision: null,
       actor: record.actor,
       decidedBy: storedText(record.summary),
@@ -213,6 +218,7 @@ export function createSqliteAuditLog({
           serverName: '',
           toolName: '',
           definitionHash: null,
+          requestedBy: null,
           decision: null,
           actor: null,
           decidedBy: 'signed checkpoint',
@@ -255,8 +261,12 @@ export function createSqliteAuditLog({
 
 function callFields(
   record: DecisionRecord | ToolResultRecord,
-): Pick<RowContent, 'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash'> {
+): Pick<
+  RowContent,
+  'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash' | 'requestedBy'
+> {
   return {
+    requestedBy: record.requestedBy ?? derivedRequester('decision', record.toolCallId),
     chatId: wellFormed(record.chatId),
     exchangeId: record.exchangeId === undefined ? null : wellFormed(record.exchangeId),
     toolCallId: wellFormed(record.toolCallId),

@@ -199,6 +199,7 @@ describe('the trust invariant', () => {
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);
+      expect(tally.appCallsStale).toBeGreaterThan(0);
       // Insights suggestions accepted into the policy (invariant-suggestions.ts).
       expect(tally.suggestionsAccepted).toBeGreaterThan(0);
       // …and one refused because a deny rule caught one of the calls it would allow.

@@ -35,6 +35,7 @@ export function appRequestRecord(
     serverName: row.serverName,
     toolName: row.toolName,
     definitionHash: extra.definitionHash,
+    requestedBy: 'app',
     decision,
     actor,
     decidedBy: `${decidedBy} (${requestedByApp(row.serverName, row.viewUri)})`,

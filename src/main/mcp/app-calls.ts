@@ -175,6 +175,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
             serverName: tool.serverName,
             toolName: tool.name,
             definitionHash: tool.definitionHash,
+            requestedBy: 'app',
             outcome: result && !result.isError ? 'success' : 'error',
             durationMs: performance.now() - started,
             resultBytes: result?.sizeBytes ?? 0,

@@ -223,4 +223,10 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (identity, uri)
   ) STRICT;
   `,
+  /* 11: who asked for a call, its own audit column (docs/user/audit-log.md#requested-by): written with every row from
+     now on and in its hash. Rows written before keep NULL there (the log is append-only and their hash covers what
+     they were written with); their requester is derived from their hashed call id and kind when read
+     (src/main/audit/requested-by.ts). */ `
+  ALTER TABLE audit_log ADD COLUMN requested_by TEXT;
+  `,
 ];

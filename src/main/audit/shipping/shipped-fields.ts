@@ -19,6 +19,7 @@ export const SHIPPED_FIELDS: readonly (readonly [name: string, field: AuditField
   ['decision', 'decision'],
   ['actor', 'actor'],
   ['decided_by', 'decidedBy'],
+  ['requested_by', 'requestedBy'],
   ['reason', 'reason'],
   ['args_hash', 'argsHash'],
   ['edited_args_hash', 'editedArgsHash'],

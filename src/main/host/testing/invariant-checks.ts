@@ -162,6 +162,18 @@ function checkRuns(harness: Harness, rows: readonly AuditEntry[], state: CheckSt
         `${describeRun(run)} is ${run.label}, allowed by row ${allowRow.sequence}: ${allowRow.decidedBy}; nothing that allows was made for ${run.label}`,
       );
     }
+    // A view's call ran on the server the view was shown for: the one its call's name meant when that was made (its
+    // first row; a rename while it waited leaves the last server that had the name).
+    const viewCallId = harness.appViewOf.get(String(run.args['nonce']));
+    const viewRow = viewCallId === undefined ? undefined : rows.find((row) => row.toolCallId === viewCallId);
+    if (viewRow) {
+      const shownFor = harness.labelMeant(viewRow.serverName, viewRow.sequence);
+      if (shownFor !== run.label)
+        throw new InvariantError(
+          'an app call from a stale view ran',
+          `${describeRun(run)} is ${run.label}; its view was shown for ${shownFor ?? 'no server'} (row ${viewRow.sequence})`,
+        );
+    }
     state.spent.add(allowRow.toolCallId);
     state.checkedRuns += 1;
   }

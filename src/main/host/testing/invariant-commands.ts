@@ -172,6 +172,11 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
   const args: Record<string, unknown> = { [tool.field]: valueFor(tool.field, value), nonce: `app-${++appNonce}` };
   if (tool.name === 'write_file') args['content'] = 'from the app';
   const entry = { done: false };
+  harness.appViewOf.set(String(args['nonce']), view.toolCallId);
+  // The name may mean another server now than the one the view was shown for: asked all the same, as a view would.
+  const shownFor = view.viewIdentity;
+  const current = (await harness.ok('mcp.list')).servers.find((server) => server.name === view.serverName);
+  const stale = shownFor === undefined || current?.identity?.key !== shownFor;
   harness.appCallsOut.push(entry);
   harness.tally.appCallsAsked += 1;
   harness.log.push(`  the view of ${view.serverName} in chat ${chat} asks for ${tool.name} ${JSON.stringify(args)}`);
@@ -183,6 +188,7 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
         `  app call ${tool.name} ${JSON.stringify(args)} → ${envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`}`,
       );
       if (envelope.ok) harness.tally.appCallsRan += 1;
+      if (stale && !envelope.ok && /^Stale view/.test(envelope.error.message)) harness.tally.appCallsStale += 1;
     });
   await appCallsAnswered(world);
 }
@@ -807,6 +813,10 @@ class ServerLifecycle extends Step {
     }
     await harness.services().mcp.whenSettled();
     harness.noteView(await harness.ok('policy.get'));
+    // A view shown before the name changed hands asks again: its calls must not reach another server (a stale view,
+    // docs/user/mcp-apps.md#a-view-belongs-to-its-server).
+    if (change.kind !== 'add-same')
+      for (const chat of [0, 1]) await appAsks(world, chat, harness.tally.removals + chat, harness.tally.renames);
   }
   toString(): string {
     return `server(${JSON.stringify(this.change)})`;

@@ -127,6 +127,8 @@ export interface Tally {
   /** Allow once / Deny pressed on a desktop notification and applied, and presses on a decided call's, refused. */
   notificationDecisions: number;
   notificationRefused: number;
+  /** Calls a view asked for after its server's name came to mean another server or none (refused as stale). */
+  appCallsStale: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -172,6 +174,7 @@ export const emptyTally = (): Tally => ({
   appCallsAsked: 0,
   appCallsRan: 0,
   appCallDecisions: 0,
+  appCallsStale: 0,
   suggestionsMade: 0,
   suggestionsAccepted: 0,
   suggestionsRefused: 0,
@@ -237,6 +240,8 @@ export interface Harness {
   readonly appAnswers: Map<string, string>;
   /** The views' tool calls sent and not yet answered by the contract (they may wait for the person). */
   readonly appCallsOut: { done: boolean }[];
+  /** The call whose view asked, by the nonce of the call the view asked for (its tool call id). */
+  readonly appViewOf: Map<string, string>;
   /** The URL the next server of this label is added at: its path is the label, its query a slot naming the add. */
   urlFor(label: string): { url: string; slot: string };
   /** The highest audit sequence committed now. */
@@ -380,6 +385,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const madeAllows: MadeAllow[] = [];
   const appAnswers = new Map<string, string>();
   const appCallsOut: { done: boolean }[] = [];
+  const appViewOf = new Map<string, string>();
 
   const writeManaged = (policy: ManagedPolicy | null): string | null => {
     if (policy === null) return null;
@@ -476,6 +482,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     madeAllows,
     appAnswers,
     appCallsOut,
+    appViewOf,
     urlFor(label) {
       const slot = `s${++slotCount}`;
       return { url: `${options.servers.urls[label] as string}?slot=${slot}`, slot };

@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyView } from '../../../../shared/approval';
 import { fieldProblems } from '../field-problems';
-import { sinkIdReason, sinkOverriddenReason, trustReason } from './organisation-reasons';
+import {
+  sandboxGrantReason,
+  sandboxLockReason,
+  sinkIdReason,
+  sinkOverriddenReason,
+  trustReason,
+} from './organisation-reasons';
+
+const LIMITS = {
+  requireContainment: false,
+  allowUnconfined: false,
+  allowNetwork: true,
+  allowHomeFolder: true,
+  lockProfiles: false,
+};
 
 const view = (locked: Partial<NonNullable<PolicyView['managed']>['locked']>): PolicyView => ({
   policy: { mode: 'ask', timeoutSeconds: 300, servers: {}, tools: {}, rules: [] },
@@ -55,5 +69,19 @@ describe("the organisation's reasons beside a control", () => {
     ).toEqual({
       id: message,
     });
+  });
+
+  it("says what a server's sandbox limits refuse, beside the form that would ask for it", () => {
+    expect(sandboxLockReason({ ...LIMITS, lockProfiles: true })).toBe(
+      "it locks the servers' sandbox profiles, so nothing can be widened or revoked here.",
+    );
+    expect(sandboxLockReason(LIMITS)).toBeNull();
+    const noNetwork = { ...LIMITS, allowNetwork: false };
+    expect(sandboxGrantReason(noNetwork, 'connect')).toBe('it allows no network, so no host:port can be granted.');
+    expect(sandboxGrantReason(noNetwork, 'read')).toBeNull();
+    const noHome = { ...LIMITS, allowHomeFolder: false };
+    expect(sandboxGrantReason(noHome, 'write')).toMatch(/^it allows nothing in your home folder/);
+    expect(sandboxGrantReason(noHome, 'env')).toBeNull();
+    expect(sandboxGrantReason(LIMITS, 'connect')).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
  * what `policy.get` and `audit.shippingSinks` answer; null where the person's setting is theirs and in force.
  */
 import type { GlobalApprovalMode, PolicyView } from '../../../../shared/approval';
+import type { SandboxGrant, SandboxView } from '../../../../shared/sandbox';
 
 /** The global modes as Settings → Approvals names them. */
 export const MODE_LABELS: Record<GlobalApprovalMode, string> = {
@@ -35,4 +36,19 @@ export function sinkIdReason(id: string, lockedIds: readonly string[]): string |
 /** One of the person's sinks whose id a locked sink also has (settings.json edited by hand): it gives way. */
 export function sinkOverriddenReason(id: string, lockedIds: readonly string[]): string | null {
   return lockedIds.includes(id) ? `its sink "${id}" ships in this one's place; this one sends nothing.` : null;
+}
+
+/** A server's Sandbox page under `lockProfiles`: its Widen form is gone and its Revoke buttons are disabled. */
+export function sandboxLockReason(limits: SandboxView['limits']): string | null {
+  return limits.lockProfiles
+    ? "it locks the servers' sandbox profiles, so nothing can be widened or revoked here."
+    : null;
+}
+
+/** What the organisation's limits refuse of a kind of grant before it is asked for (docs/user/sandbox.md). */
+export function sandboxGrantReason(limits: SandboxView['limits'], kind: SandboxGrant['kind']): string | null {
+  if (kind === 'connect' && !limits.allowNetwork) return 'it allows no network, so no host:port can be granted.';
+  if ((kind === 'read' || kind === 'write') && !limits.allowHomeFolder)
+    return 'it allows nothing in your home folder, so no folder there, or one that holds it, can be granted.';
+  return null;
 }

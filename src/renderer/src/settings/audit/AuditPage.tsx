@@ -252,6 +252,7 @@ export function AuditPage({
             { value: '', label: 'Anyone' },
             { value: 'model', label: REQUESTED_BY_LABELS.model },
             { value: 'app', label: REQUESTED_BY_LABELS.app },
+            { value: 'server', label: REQUESTED_BY_LABELS.server },
           ]}
           onChange={(value) => setFilter('requestedBy', value as AuditFilters['requestedBy'])}
         />

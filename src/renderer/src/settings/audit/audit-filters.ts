@@ -55,6 +55,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
 export const REQUESTED_BY_LABELS: Readonly<Record<CallRequester, string>> = {
   model: 'The model',
   app: "An app's view",
+  server: 'A server (sampling, elicitation)',
 };
 
 export const ACTOR_LABELS: Readonly<Record<AuditActor, string>> = {

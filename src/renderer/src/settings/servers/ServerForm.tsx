@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import {
   BundledServerPackageSchema,
@@ -14,9 +14,8 @@ import { Field, Modal, Notice, Switch } from '../common';
 import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
-import type { PolicyView } from '../../../../shared/approval';
 import { LockNote } from '../approvals/organisation';
-import { trustReason } from '../approvals/organisation-reasons';
+import { useTrustReason } from './use-trust-reason';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -61,19 +60,8 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [roots, setRoots] = useState((server?.roots ?? []).join('\n'));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
-  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md); unknown until read.
-  const [policy, setPolicy] = useState<PolicyView | null>(null);
-  useEffect(() => {
-    let live = true;
-    api.policy.get().then(
-      (view) => live && setPolicy(view),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [api]);
-  const trustOverride = trustReason(policy);
+  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
+  const trustOverride = useTrustReason(api);
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];

@@ -8,6 +8,8 @@ import { WideningCard, asWidening } from '../../components/WideningCard';
 import { useWideningsShownHere } from '../../components/widenings-shown';
 import { Notice, errorText, formatTime } from '../common';
 import { ServerUnconfined } from './ServerUnconfined';
+import { LockNote } from '../approvals/organisation';
+import { sandboxGrantReason, sandboxLockReason } from '../approvals/organisation-reasons';
 import { sameBlocksTogether } from './sandbox-blocks';
 
 /** Rows read for "Recent blocks", and the lines shown once the same blocks are put together. */
@@ -56,6 +58,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
   const [error, setError] = useState<string | null>(null);
   const [addKind, setAddKind] = useState<SandboxGrant['kind']>('read');
   const [addValue, setAddValue] = useState('');
+  const [widenError, setWidenError] = useState<string | null>(null);
   const [asked, setAsked] = useState<SandboxWidening | null>(null);
   // Requests whose card is on the line they were asked from (the form, a block): not listed again under "Waiting".
   const [inline, setInline] = useState<ReadonlySet<string>>(new Set());
@@ -180,6 +183,7 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                     type="button"
                     className="button button-small"
                     disabled={locked}
+                    aria-describedby={locked ? 'lock-sandbox-profiles' : undefined}
                     aria-label={`Revoke: ${label} ${entry}`}
                     onClick={() => revoke(field, entry)}
                   >
@@ -201,6 +205,11 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
             ))}
         </section>
       )}
+      {locked && (
+        <p className="sandbox-lock">
+          <LockNote id="lock-sandbox-profiles" detail={sandboxLockReason(view.limits)} />
+        </p>
+      )}
       {!locked && view.kind === 'contained' && (
         <section aria-label="Widen the sandbox">
           <h4 className="small-heading">Widen</h4>
@@ -216,13 +225,15 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
                   : addKind === 'env'
                     ? { kind: 'env', name: value }
                     : { kind: addKind, path: value };
+              setWidenError(null);
               api.serverRequests.requestWidening({ name: server.name, grant }).then(
                 (request) => {
                   showInline(asWidening(request));
                   setAsked(asWidening(request));
                   setAddValue('');
                 },
-                (failure: unknown) => setError(errorText(failure)),
+                // Refused (the organisation's limits, a bad value): said under the form where it was asked.
+                (failure: unknown) => setWidenError(errorText(failure)),
               );
             }}
           >
@@ -248,6 +259,14 @@ export function ServerSandbox({ api, server }: { api: WorkbenchApi; server: McpS
               Allow…
             </button>
           </form>
+          {sandboxGrantReason(view.limits, addKind) && (
+            <LockNote id="lock-sandbox-grant" detail={sandboxGrantReason(view.limits, addKind)} />
+          )}
+          {widenError && (
+            <p className="field-problem" role="alert" data-testid="setting-problem">
+              Not asked: {widenError}
+            </p>
+          )}
           {asked && (
             <WideningCard
               api={api}

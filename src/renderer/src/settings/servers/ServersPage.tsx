@@ -12,6 +12,8 @@ import { ServerTools } from './ServerTools';
 import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
+import { LockNote } from '../approvals/organisation';
+import { useTrustReason } from './use-trust-reason';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
 export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
@@ -165,6 +167,8 @@ interface ServerDetailProps {
 function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps): React.JSX.Element {
   const status = statusOf(server);
   const [tab, setTab] = useState<'tools' | 'sandbox' | 'logs'>('tools');
+  // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
+  const trustOverride = useTrustReason(api);
   const containment = containmentBadge(server);
   return (
     <section className="server-detail" aria-label={`Server ${server.name}`}>
@@ -321,7 +325,13 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
         />
         <Switch
           label={TRUST_ANNOTATIONS}
-          description="Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you know."
+          description={
+            <>
+              Its read-only hints may then auto-approve tools when the global mode allows it. Only trust servers you
+              know.
+              {trustOverride && <LockNote id="lock-trust-server" detail={trustOverride} />}
+            </>
+          }
           checked={server.trusted}
           onChange={(trusted) => void act(() => api.mcp.edit({ name: server.name, trusted }))}
         />
