@@ -112,9 +112,11 @@ export async function connect(launch: LaunchConfig, options: ConnectOptions): Pr
   // answer "not 2026-07-28" is remembered, which no sign-in changes.
   const signedIn = launch.kind === 'http' && options.oauth !== undefined;
   const known = verdicts.get(identity);
+  let found = false;
   const memory: VerdictMemory = {
     known: signedIn && known?.kind === 'modern' ? undefined : known,
     remember: (verdict) => {
+      found = true;
       if (!signedIn || verdict.kind === 'legacy') verdicts.remember(identity, verdict);
     },
   };
@@ -130,7 +132,9 @@ export async function connect(launch: LaunchConfig, options: ConnectOptions): Pr
       ? connectStdio(launch, forgetting, memory)
       : connectHttp(launch, forgetting, memory));
   } catch (error) {
-    verdicts.forget(identity);
+    // A failed start forgets what an earlier start found; what this one found stays (a server that crashes at every
+    // start is then not started twice each time).
+    if (!found) verdicts.forget(identity);
     throw error;
   }
 }
@@ -283,6 +287,9 @@ async function connectStdio(
     await client.connect(takeOver, { timeout: options.initializeTimeoutMs });
   } catch (error) {
     closing = true;
+    // A server that exited by itself did not refuse 2025-11-25: what was known of it stays (probe-verdicts.ts).
+    if (memory?.known?.kind === 'legacy' && transport.endReason !== undefined && transport.endReason !== 'was stopped')
+      memory.remember(memory.known);
     await transport.close();
     return failedStart(error, transport, startedAt, options);
   }
@@ -332,6 +339,7 @@ async function modernStdio(
     endReason: () => transport.endReason,
     close: async () => {
       closing = true;
+      await opened.listener?.close();
       await transport.close();
     },
     killNow: () => transport.killNow(),
@@ -484,6 +492,7 @@ async function attemptModern(
       roots: options.roots,
       oauth: options.oauth,
       onLog: (text, detail) => options.log('server', text, detail),
+      onNotice: (text) => options.log('host', text),
       onToolsChanged: () => options.onToolsChanged(),
       onResourceUpdated: options.onResourceUpdated,
       signal: stopping.signal,
@@ -521,11 +530,11 @@ async function attemptModern(
     close: async () => {
       closing = true;
       ended ??= 'was stopped';
-      await client.close().catch(() => undefined);
+      await opened.close().catch(() => undefined);
     },
     killNow: () => {
       closing = true;
-      void client.close().catch(() => undefined);
+      void opened.close().catch(() => undefined);
     },
   };
 }

@@ -24,6 +24,7 @@ import {
 import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
 import type { CallLegOptions, McpSession } from './mcp-session';
+import { createModernListener, type ModernListener } from './modern-listen';
 import type { BoundServerRequests, ServerRequestOrigin } from './server-request-routing';
 
 /**
@@ -50,6 +51,8 @@ export interface ModernConnectOptions {
   prior?: PriorDiscovery | undefined;
   /** OAuth (src/main/mcp/oauth): the provider and the fetch that guards and refreshes, as for the 1.x transport. */
   oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
+  /** What the host noticed about the session (a listen stream dropped…), for the server's log. */
+  onNotice?: ((text: string) => void) | undefined;
   /** The server's MCP log messages. */
   onLog?: ((text: string, detail: { level: McpLogLevel; logger?: string }) => void) | undefined;
   onToolsChanged?: (() => void) | undefined;
@@ -69,6 +72,8 @@ export interface ModernConnection {
   protocolVersion: string;
   /** The server's answer to `server/discover` (2026-07-28 only), for the next start (probe-verdicts.ts). */
   discover: DiscoverResult | undefined;
+  /** 2026-07-28: the session's `subscriptions/listen` stream (modern-listen.ts). */
+  listener: ModernListener | undefined;
   close(): Promise<void>;
 }
 
@@ -157,14 +162,21 @@ export async function connectModern(transport: TransportV2, options: ModernConne
       throw new NotModernError(error);
     throw mapped;
   }
+  const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+  const listener = era === 'modern' ? createModernListener(client, options.onNotice ?? (() => undefined)) : undefined;
+  void listener?.start();
   return {
     client,
     transport,
     legs,
-    era: client.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
+    era,
     protocolVersion: client.getNegotiatedProtocolVersion() ?? 'unknown',
     discover: client.getDiscoverResult(),
-    close: () => client.close(),
+    listener,
+    close: async () => {
+      await listener?.close();
+      await client.close();
+    },
   };
 }
 
@@ -174,7 +186,11 @@ export async function connectModern(transport: TransportV2, options: ModernConne
  * `UnauthorizedError`; so the supervisor's handling (sign-in, timeouts, URL elicitation, a server's error as a tool
  * result) is the same for both revisions.
  */
-export function modernSession({ client, legs }: Pick<ModernConnection, 'client' | 'legs'>): McpSession {
+export function modernSession({
+  client,
+  legs,
+  listener,
+}: Pick<ModernConnection, 'client' | 'legs'> & Partial<Pick<ModernConnection, 'listener'>>): McpSession {
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -219,12 +235,22 @@ export function modernSession({ client, legs }: Pick<ModernConnection, 'client' 
     listResources: call(client.listResources as Loose),
     listResourceTemplates: call(client.listResourceTemplates as Loose),
     readResource: call(client.readResource as Loose),
-    subscribeResource: call(client.subscribeResource as Loose),
-    unsubscribeResource: call(client.unsubscribeResource as Loose),
+    // 2026-07-28 has no resources/subscribe: the resource joins the session's listen stream (modern-listen.ts).
+    subscribeResource: listener
+      ? (params: { uri: string }, options?: RequestOptions) =>
+          run(() => listener.subscribe(params.uri, options?.timeout)).then(() => ({}))
+      : call(client.subscribeResource as Loose),
+    unsubscribeResource: listener
+      ? (params: { uri: string }, options?: RequestOptions) =>
+          run(() => listener.unsubscribe(params.uri, options?.timeout)).then(() => ({}))
+      : call(client.unsubscribeResource as Loose),
     listPrompts: call(client.listPrompts as Loose),
     getPrompt: call(client.getPrompt as Loose),
     complete: call(client.complete as Loose),
-    close: () => client.close(),
+    close: async () => {
+      await listener?.close();
+      await client.close();
+    },
   };
   return session as unknown as McpSession;
 }

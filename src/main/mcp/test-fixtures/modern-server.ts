@@ -3,7 +3,8 @@
  * (`@modelcontextprotocol/server`'s `createMcpHandler` behind `@modelcontextprotocol/node`'s `toNodeHandler`): it
  * answers `server/discover`, and by default also 2025-era traffic (the SDK's stateless legacy fallback). Its tools
  * ask the client for input the 2026-07-28 way, with an `input_required` result the client answers by retrying:
- * `confirm` (an elicitation), `summarise` (sampling) and `where` (roots).
+ * `confirm` (an elicitation), `summarise` (sampling) and `where` (roots). Resources `note://one` and `note://two`; `notify`
+ * publishes a change to the open `subscriptions/listen` streams.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import {
   inputRequired,
   inputResponse,
   McpServer,
+  type ServerNotifier,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
@@ -22,11 +24,20 @@ export interface ModernFixture {
   url: string;
   /** The JSON-RPC methods of the requests that reached the server, in order. */
   readonly methods: string[];
+  /** Publishes a change to the open `subscriptions/listen` streams (tool list, resource updates). */
+  notify: ServerNotifier;
   close(): Promise<void>;
 }
 
 function newServer(): McpServer {
-  const server = new McpServer({ name: 'modern-fixture', version: '2.0.0' });
+  const server = new McpServer(
+    { name: 'modern-fixture', version: '2.0.0' },
+    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } } },
+  );
+  for (const name of ['one', 'two'])
+    server.registerResource(name, `note://${name}`, { mimeType: 'text/plain' }, async (uri) => ({
+      contents: [{ uri: uri.href, text: `note ${name}` }],
+    }));
   server.registerTool(
     'echo',
     { description: 'Says the text back.', inputSchema: z.object({ text: z.string() }) },
@@ -87,7 +98,8 @@ function newServer(): McpServer {
 
 export async function startModernServer({ legacy = true }: { legacy?: boolean } = {}): Promise<ModernFixture> {
   const methods: string[] = [];
-  const handler = toNodeHandler(createMcpHandler(() => newServer(), legacy ? {} : { legacy: 'reject' }));
+  const mcp = createMcpHandler(() => newServer(), legacy ? {} : { legacy: 'reject' });
+  const handler = toNodeHandler(mcp);
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -109,6 +121,7 @@ export async function startModernServer({ legacy = true }: { legacy?: boolean } 
   return {
     url,
     methods,
+    notify: mcp.notify,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

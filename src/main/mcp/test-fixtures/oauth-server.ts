@@ -26,6 +26,8 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import express from 'express';
 import { z } from 'zod';
 
@@ -57,6 +59,11 @@ export interface OAuthFixtureOptions {
    * found at its URL (the fixture does not fetch: the SDK's client insists on https URLs).
    */
   clientMetadataDocuments?: Record<string, Record<string, unknown>>;
+  /**
+   * `2026-07-28`: /mcp is a 2026-07-28 server built from the SDK v2's server packages (`createMcpHandler`, refusing
+   * 2025-era traffic, so only a client that speaks 2026-07-28 reaches it) behind the same authorization.
+   */
+  protocol?: '2026-07-28';
 }
 
 export interface OAuthFixture {
@@ -93,6 +100,20 @@ interface IssuedToken {
   expiresAt: number;
   resource: string | undefined;
   scopes: string[];
+}
+
+/** The same `whoami` tool, the 2026-07-28 way. */
+function newModernServer(counts: OAuthFixture['counts']): ModernMcpServer {
+  const server = new ModernMcpServer({ name: 'oauth-fixture-2026', version: '2.0.0' });
+  server.registerTool(
+    'whoami',
+    { description: 'Says that a signed-in client called it.', inputSchema: z.object({ note: z.string().optional() }) },
+    async () => {
+      counts.toolCalls++;
+      return { content: [{ type: 'text', text: 'client (2026-07-28)' }] };
+    },
+  );
+  return server;
 }
 
 function newMcpServer(counts: OAuthFixture['counts'], stepUpScope: string | undefined): McpServer {
@@ -360,7 +381,14 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     if (stepUp && body?.method === 'tools/call' && body.params?.name === 'publish') stepUp(request, response, next);
     else next();
   });
+  const modern = options.protocol
+    ? toNodeHandler(createMcpHandler(() => newModernServer(counts), { legacy: 'reject' }))
+    : undefined;
   app.all('/mcp', async (request, response) => {
+    if (modern) {
+      await modern(request, response, request.body);
+      return;
+    }
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
