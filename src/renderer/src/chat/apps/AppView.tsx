@@ -93,22 +93,41 @@ export function AppView({
     return new Error(errorText(error));
   };
 
+  // A view whose server is not ready yet is read again once it is (docs/user/mcp-apps.md#reading-a-view).
+  const [reads, setReads] = useState(0);
   useEffect(() => {
     let live = true;
+    let stopWaiting: (() => void) | undefined;
+    const waitForServer = (error: unknown): void => {
+      setProblem(`${errorText(error)} The view is shown once it is ready.`);
+      stopWaiting = api.mcp.onDidChangeServer((change) => {
+        if (change.kind !== 'updated' || change.server.name !== call.serverName) return;
+        if (change.server.status.state !== 'ready') return;
+        stopWaiting?.();
+        stopWaiting = undefined;
+        if (live) setReads((count) => count + 1);
+      });
+    };
     Promise.all([appFrameUrl(), api.mcp.appView({ name: call.serverName, tool: call.toolName })]).then(
       ([url, view]) => {
         if (!live) return;
+        setProblem(null);
         if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
         else if (view.identity !== undefined && view.identity !== call.viewIdentity) setStale(true);
         else if (view.pin?.status === 'changed') setChanged({ url, view });
         else setSource({ url, view });
       },
-      (error: unknown) => live && setProblem(errorText(error)),
+      (error: unknown) => {
+        if (!live) return;
+        if (isWorkbenchErrorData(error) && error.code === 'unavailable') waitForServer(error);
+        else setProblem(errorText(error));
+      },
     );
     return () => {
       live = false;
+      stopWaiting?.();
     };
-  }, [api, call.serverName, call.toolName, call.viewIdentity]);
+  }, [api, call.serverName, call.toolName, call.viewIdentity, reads]);
 
   useEffect(() => {
     const target = frame.current?.contentWindow;
