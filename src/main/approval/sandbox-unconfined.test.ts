@@ -97,7 +97,7 @@ describe('running one server unconfined', () => {
     profiles.setUnconfined('tool', true);
     const before = test.config.launchConfig('tool');
     if (before.kind !== 'stdio') throw new Error('a stdio server');
-    test.config.edit({ name: 'tool', args: [...before.args, '--another'] });
+    test.config.edit({ name: 'tool', args: [...before.args, '--another'], acceptIdentity: true });
     expect(profiles.view('tool').unconfined).toMatchObject({
       applies: false,
       note: expect.stringContaining('it now runs something else'),

@@ -67,7 +67,7 @@ describe('tool lists of the last launch', () => {
     expect(second.host.tools('a').every((tool) => tool.cached)).toBe(true);
     await second.host.stop();
 
-    second.config.edit({ name: 'a', args: [FIXTURE_SERVER, '--other'] });
+    second.config.edit({ name: 'a', args: [FIXTURE_SERVER, '--other'], acceptIdentity: true });
     const third = secondLaunch(first);
     expect(third.host.tools('a')).toEqual([]);
     await third.host.whenSettled({ acceptCached: true });
