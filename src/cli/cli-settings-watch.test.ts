@@ -47,32 +47,40 @@ const becomes = async (tag: string, wanted: boolean): Promise<boolean> => {
   return running(tag);
 };
 
+/**
+ * Notes (the memory server, its command line tagged so that its process can be found) added through the CLI, and
+ * saves of settings.json as an editor makes them (a new file renamed over it).
+ */
+async function notesServer() {
+  const run = randomUUID().slice(0, 8);
+  const tag = (which: string): string => `aiwb-tag-${run}-${which}`;
+  const settingsFile = path.join(test.home, 'settings.json');
+  await cliJson(['servers', 'remove', 'Files'], { home: test.home });
+  const added = await runCli(['servers', 'add', 'Notes', '--', process.execPath, MEMORY_SERVER, tag('a')], {
+    home: test.home,
+  });
+  expect(added.code).toBe(0);
+  const good = fs.readFileSync(settingsFile, 'utf8');
+  /** Saves settings.json as an editor does: a new file renamed over it. */
+  const save = (text: string): void => {
+    const temporary = `${settingsFile}.${randomUUID()}~`;
+    fs.writeFileSync(temporary, text);
+    fs.renameSync(temporary, settingsFile);
+  };
+  /** The file with Notes' command changed (its record of what it ran when added stays as it is). */
+  const withTag = (which: string): string => {
+    const document = JSON.parse(good) as { mcpServers: Record<string, { args: string[] }> };
+    const notes = document.mcpServers['Notes'];
+    if (!notes) throw new Error(`no Notes in ${good}`);
+    notes.args = notes.args.map((arg) => (arg === tag('a') ? tag(which) : arg));
+    return JSON.stringify(document, null, 2);
+  };
+  return { tag, good, save, withTag };
+}
+
 describe.skipIf(!tmux)(title, { timeout: 180_000 }, () => {
   it('a command changed by hand asks at once; k keeps it stopped, a starts it; a half-written file is said once and changes nothing', async () => {
-    const run = randomUUID().slice(0, 8);
-    const tag = (which: string): string => `aiwb-tag-${run}-${which}`;
-    const settingsFile = path.join(test.home, 'settings.json');
-    await cliJson(['servers', 'remove', 'Files'], { home: test.home });
-    const added = await runCli(['servers', 'add', 'Notes', '--', process.execPath, MEMORY_SERVER, tag('a')], {
-      home: test.home,
-    });
-    expect(added.code).toBe(0);
-    const good = fs.readFileSync(settingsFile, 'utf8');
-    /** Saves settings.json as an editor does: a new file renamed over it. */
-    const save = (text: string): void => {
-      const temporary = `${settingsFile}.${randomUUID()}~`;
-      fs.writeFileSync(temporary, text);
-      fs.renameSync(temporary, settingsFile);
-    };
-    /** The file with Notes' command changed (its record of what it ran when added stays as it is). */
-    const withTag = (which: string): string => {
-      const document = JSON.parse(good) as { mcpServers: Record<string, { args: string[] }> };
-      const notes = document.mcpServers['Notes'];
-      if (!notes) throw new Error(`no Notes in ${good}`);
-      notes.args = notes.args.map((arg) => (arg === tag('a') ? tag(which) : arg));
-      return JSON.stringify(document, null, 2);
-    };
-
+    const { tag, good, save, withTag } = await notesServer();
     terminal = startInTmux(['chat', '--provider', 'fake'], test.home);
     await terminal.waitFor('› ');
     expect(await becomes(tag('a'), true)).toBe(true);
@@ -113,5 +121,55 @@ describe.skipIf(!tmux)(title, { timeout: 180_000 }, () => {
     terminal.type('/exit');
     await terminal.waitFor('EXITED 0');
     expect(await becomes(tag('c'), false)).toBe(false);
+  });
+  it('a command changed while a reply streams is asked about at once, and the call the reply then makes of it is not asked about or run before the answer', async () => {
+    const { tag, save, withTag } = await notesServer();
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    test.fake.script(
+      {
+        kind: 'reply',
+        text: ['Let me look', ' at your notes.'],
+        toolCalls: [{ id: 'call_0', name: 'Notes__read_graph', argumentChunks: ['{}'] }],
+        // The reply stops streaming after "Let me look" until the test lets it go on.
+        pauseAfter: { events: 2, until: released },
+      },
+      { kind: 'reply', text: ['Your notes are empty.'] },
+    );
+    terminal = startInTmux(['chat', '--provider', 'fake'], test.home);
+    await terminal.waitFor('› ');
+    expect(await becomes(tag('a'), true)).toBe(true);
+    terminal.type('what is in my notes?');
+    await terminal.waitFor('Let me look');
+
+    // Saved while the reply streams: asked at once, in the middle of the reply; what ran stops, the new one waits.
+    save(withTag('b'));
+    const asked = await terminal.waitFor(IDENTITY_CHOICES);
+    expect(asked).toContain('Start Notes?');
+    expect(asked).toContain(`now: ${process.execPath} ${MEMORY_SERVER} ${tag('b')}`);
+    expect(asked).not.toContain(' at your notes.');
+    expect(await becomes(tag('a'), false)).toBe(false);
+
+    // The reply goes on and calls Notes while the question is open: neither asked about nor run.
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const meanwhile = terminal.screen();
+    expect(meanwhile).not.toContain('Allow tool call from Notes?');
+    expect(meanwhile).not.toContain(' at your notes.');
+    expect(running(tag('b'))).toBe(false);
+    expect(test.fake.generations()).toHaveLength(1);
+
+    // Accepted: it starts; then the call is asked about, and runs once allowed.
+    terminal.type('a');
+    await terminal.waitFor('it starts, and your settings count for it.');
+    expect(await becomes(tag('b'), true)).toBe(true);
+    const card = await terminal.waitFor('Allow tool call from Notes?');
+    expect(card).toContain(' at your notes.');
+    terminal.type('o');
+    await terminal.waitFor('Your notes are empty.');
+    expect(test.fake.generations()).toHaveLength(2);
+    expect(JSON.stringify(test.fake.generations()[1]?.body)).toContain('entities');
+    terminal.type('/exit');
+    await terminal.waitFor('EXITED 0');
   });
 });

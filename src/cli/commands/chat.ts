@@ -57,9 +57,25 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     // The tool loop waits for servers still starting; the prompt need not.
     void session.startServers();
     // settings.json is followed while the chat runs, as the app does (docs/user/cli.md#settingsjson-while-chat-runs):
-    // a problem is printed once, and a server whose identity is not accepted is asked about at the prompt.
+    // a problem is printed once, and a server whose identity is not accepted is asked about at the prompt, or at once
+    // while a reply streams (before the approval prompt of any call, so none of its calls is decided first).
     let wake = new AbortController();
-    const follower = followSettings(session, () => wake.abort());
+    // Whether a reply streams now (the driver's, once it exists: the follower may speak while it is made).
+    let streaming = (): boolean => false;
+    const follower = followSettings(session, () => {
+      wake.abort();
+      if (streaming()) void exclusive(askWhileStreaming);
+    });
+    // One question at a time on the terminal: the follower's, the calls', the servers' requests'.
+    let prompting: Promise<unknown> = Promise.resolve();
+    const exclusive = <T>(ask: () => Promise<T>): Promise<T> => {
+      const asked = prompting.then(ask);
+      prompting = asked.catch(() => undefined);
+      return asked;
+    };
+    // While a question is asked in the middle of a reply, what the reply shows meanwhile waits below it.
+    let held: (() => void)[] | null = null;
+    const show = (write: () => void): void => void (held ? held.push(write) : write());
 
     let interrupts = 0;
     let resolveExit: ((code: ExitCode) => void) | undefined;
@@ -74,9 +90,12 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     };
     const reader = createLineReader(process.stdin, process.stdout, onInterrupt);
     let atLineStart = true;
-    const approver: Approver = async (requests, waits) => {
+    const approver: Approver = (requests, waits) => exclusive(() => askCalls(requests, waits));
+    const askCalls: Approver = async (requests, waits) => {
       if (!atLineStart) terminal.out.write('\n');
       atLineStart = true;
+      // What a server runs changed and nobody was asked yet: asked first, so no call of it is decided before.
+      if ((await answerFollower()) === 'closed') return { kind: 'stop' };
       const outcome = await askAboutCalls(requests, {
         reader,
         write: (text) => void terminal.out.write(text),
@@ -99,30 +118,33 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
     const driver = createExchangeDriver(
       session,
       {
-        text: (delta) => {
-          terminal.out.write(delta);
-          atLineStart = delta.endsWith('\n');
-        },
-        line: (text) => {
-          if (!atLineStart) terminal.out.write('\n');
-          atLineStart = true;
-          terminal.out.write(`${text}\n`);
-        },
+        text: (delta) =>
+          show(() => {
+            terminal.out.write(delta);
+            atLineStart = delta.endsWith('\n');
+          }),
+        line: (text) =>
+          show(() => {
+            if (!atLineStart) terminal.out.write('\n');
+            atLineStart = true;
+            terminal.out.write(`${text}\n`);
+          }),
       },
       colors,
       approver,
-      async (request) => {
-        if (!atLineStart) terminal.out.write('\n');
-        atLineStart = true;
-        const outcome = await askAboutServerRequest(request, {
-          reader,
-          write: (text) => void terminal.out.write(text),
-          colors,
-        });
-        if (outcome.kind === 'decision') return outcome;
-        if (outcome.kind === 'interrupted') interrupts++;
-        return { kind: 'stop' };
-      },
+      (request) =>
+        exclusive(async () => {
+          if (!atLineStart) terminal.out.write('\n');
+          atLineStart = true;
+          const outcome = await askAboutServerRequest(request, {
+            reader,
+            write: (text) => void terminal.out.write(text),
+            colors,
+          });
+          if (outcome.kind === 'decision') return outcome;
+          if (outcome.kind === 'interrupted') interrupts++;
+          return { kind: 'stop' as const };
+        }),
     );
 
     /** What the follower has to say, said at the prompt: settings problems, then the servers waiting to be accepted. */
@@ -152,13 +174,30 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       return undefined;
     };
 
+    streaming = () => driver.busy;
+
+    /** The follower's questions, asked in the middle of a reply: what streams meanwhile is shown once they are answered. */
+    const askWhileStreaming = async (): Promise<void> => {
+      if (!streaming()) return;
+      held = [];
+      try {
+        if (!atLineStart) terminal.out.write('\n');
+        atLineStart = true;
+        if ((await answerFollower()) === 'closed') resolveExit?.(EXIT.ok);
+      } finally {
+        const waiting = held;
+        held = null;
+        for (const write of waiting) write();
+      }
+    };
+
     const converse = async (): Promise<ExitCode> => {
       // Calls may already wait in this chat (asked in the app, or before a restart): answer them first.
       if ((await session.call('chat.messages', { chatId: chat.id, limit: 1 })).activity.status === 'waiting-approval') {
         await driver.send(chat.id, null);
       }
       for (;;) {
-        if ((await answerFollower()) === 'closed') return EXIT.ok;
+        if ((await exclusive(answerFollower)) === 'closed') return EXIT.ok;
         wake = new AbortController();
         const line = await reader.askUnless(renderForTerminal(colors.bold(colors.cyan('› '))), wake.signal);
         // The follower has something to say (askUnless left the prompt on a fresh row): said at the top of the loop.

@@ -217,6 +217,7 @@ export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Pr
         return;
       }
       if (turn.holdOpenAfter === index) return;
+      if (turn.pauseAfter?.events === index) await turn.pauseAfter.until;
       if (turn.errorAfter?.events === index) {
         response.end(renderer.streamError(turn.errorAfter.error));
         return;

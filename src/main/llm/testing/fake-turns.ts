@@ -29,6 +29,8 @@ export interface FakeReply {
   dropAfter?: number;
   /** Send this many SSE events, then keep the connection open without a word until the client goes. */
   holdOpenAfter?: number;
+  /** Send `events` SSE events, then wait until `until` settles before the rest: a reply still streaming. */
+  pauseAfter?: { events: number; until: Promise<unknown> };
   /** Send the provider's in-stream error event after this many SSE events, then end the stream. */
   errorAfter?: { events: number; error: FakeErrorKind };
 }
