@@ -59,7 +59,7 @@ function viewCall(identity: string): ToolCallRecord {
 }
 
 /** A data folder with the Clock server, a chat whose reply has a call with a view, and the view's HTML. */
-export async function seed(): Promise<{ home: string; html: string; csp: McpAppView['csp'] | undefined }> {
+async function seed(): Promise<{ home: string; html: string; csp: McpAppView['csp'] | undefined }> {
   let chatId = '';
   let html = '';
   let csp: McpAppView['csp'] | undefined;
@@ -108,7 +108,7 @@ export async function seed(): Promise<{ home: string; html: string; csp: McpAppV
  * the app's own proxy page served by a server of its own) and, once it says it is ready, the HTML posted to it.
  * Each notes when it started.
  */
-export async function startFloorServer(html: string): Promise<{ url: string; close(): Promise<void> }> {
+async function startFloorServer(html: string): Promise<{ url: string; close(): Promise<void> }> {
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
 <script>
 const html = ${JSON.stringify(html).replace(/</g, '\\u003c')};
