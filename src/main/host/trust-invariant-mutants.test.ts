@@ -144,3 +144,22 @@ describe('the trust invariant catches a server started before its identity is ac
     expect(harness.unacceptedStarts).toEqual([]);
   });
 });
+
+describe('a server pointed at another by a save of settings.json (the live watch reads it again)', () => {
+  // The server the model calls Files' tools by is pointed at Other by a save of settings.json; the model calls it
+  // (it must wait, not start), then the person accepts it and the model calls it again.
+  const sequence = () => [
+    invariantSteps.server({ kind: 'repoint-file' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 0 }]]),
+    invariantSteps.server({ kind: 'accept' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 1 }]]),
+  ];
+
+  it('on the real engine is held until the person accepts it, and then starts', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.tally.repointedByFile).toBe(1);
+    expect(harness.tally.accepted).toBe(1);
+    expect(harness.unacceptedStarts).toEqual([]);
+    expect(harness.services().mcp.server('Files').status.state).not.toBe('needs-acceptance');
+  });
+});

@@ -195,6 +195,7 @@ describe('the trust invariant', () => {
       expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
       // A server pointed at another identity without acceptance (held, not started), and accepted.
       expect(tally.repointed).toBeGreaterThan(0);
+      expect(tally.repointedByFile).toBeGreaterThan(0);
       expect(tally.accepted).toBeGreaterThan(0);
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);

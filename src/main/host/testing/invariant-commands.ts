@@ -6,6 +6,7 @@
  */
 import { sandboxAvailability } from '../../mcp/sandbox/bwrap';
 import { sandboxStepArb, type SandboxStep } from './invariant-sandbox';
+import { saveServersByHand } from './invariant-settings-file';
 import fc from 'fast-check';
 import type {
   ChatApprovalMode,
@@ -716,6 +717,11 @@ export type Lifecycle =
    * as a hand edit of settings.json would: it must not be started (connected to) until accepted.
    */
   | { kind: 'repoint' }
+  /**
+   * The same by a save of settings.json on disk (an editor's save: a new file renamed over it), which the live watch
+   * reads again (settings/settings-watch.ts): the server's entry now names Other, its record of what was accepted stays.
+   */
+  | { kind: 'repoint-file' }
   /** The person accepts what that server runs now: its settings count for it, and it starts. */
   | { kind: 'accept' };
 
@@ -751,8 +757,31 @@ class ServerLifecycle extends Step {
       const envelope = await harness.call('mcp.edit', { name: current, url });
       expectOutcome(world, `mcp.edit ${current} url → Other`, envelope, binding ? 'ok' : 'refused');
       if (envelope.ok && binding) {
-        harness.bind(current, { ...binding, label: 'Other', slot });
+        harness.bind(current, {
+          ...binding,
+          label: 'Other',
+          slot,
+          acceptedLabel: binding.acceptedLabel ?? binding.label,
+        });
         harness.tally.repointed += 1;
+      }
+    } else if (change.kind === 'repoint-file') {
+      const binding = harness.bindings.get(current);
+      // No entry of that name on disk (it was removed): a save has nothing of it to change.
+      if (binding) {
+        const { url, slot } = harness.urlFor('Other');
+        await saveServersByHand(harness.services(), world.advanceTime, (servers) => {
+          const entry = servers[current];
+          if (!entry) throw new Error(`settings.json has no server named ${current}`);
+          entry['url'] = url;
+        });
+        harness.bind(current, {
+          ...binding,
+          label: 'Other',
+          slot,
+          acceptedLabel: binding.acceptedLabel ?? binding.label,
+        });
+        harness.tally.repointedByFile += 1;
       }
     } else if (change.kind === 'accept') {
       const envelope = await harness.call('mcp.edit', { name: current, acceptIdentity: true });
@@ -770,6 +799,7 @@ class ServerLifecycle extends Step {
           harness.madeAllows.length,
           ...harness.madeAllows.map((made) => (made.name === current ? { ...made, label: binding.label } : made)),
         );
+        harness.bind(current, { ...binding, acceptedLabel: undefined });
         harness.tally.accepted += 1;
       }
     } else if (change.kind === 'remove' || change.kind === 'replace') {
@@ -1115,11 +1145,15 @@ export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<S
  * position. Checked after every step: no connection is opened to a server whose identity is not accepted.
  */
 export const identityPlanArb: fc.Arbitrary<
-  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'accept' }> }[]
+  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'repoint-file' | 'accept' }> }[]
 > = fc.array(
   fc.record({
     at: fc.nat({ max: 13 }),
-    change: fc.constantFrom({ kind: 'repoint' as const }, { kind: 'accept' as const }),
+    change: fc.constantFrom(
+      { kind: 'repoint' as const },
+      { kind: 'repoint-file' as const },
+      { kind: 'accept' as const },
+    ),
   }),
   { maxLength: 3 },
 );
