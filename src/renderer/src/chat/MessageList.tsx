@@ -50,7 +50,7 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   const waiting = pendingRequests(state.timeline);
   const allDecided = waiting.length > 0 && waiting.every((request) => state.drafts.has(request.toolCallId));
   // What the chat's servers ask while its tools run: cards in the running exchange, like its tool calls' cards.
-  const serverRequests = useServerRequests(useChatContext().api, store.chatId);
+  const serverRequests = useServerRequests(useChatContext().api, store.chatId, store.requestCardStates);
   const live = useMemo<LiveExchangeState>(
     () => ({
       activity: state.activity,

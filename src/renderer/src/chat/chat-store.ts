@@ -12,6 +12,7 @@ import { rememberedStore } from '../state/remembered';
 import { errorText } from '../../../shared/error-data';
 import { refusedCalls } from './approval/refusals';
 import { CardStates } from './approval/card-state';
+import { RequestCardStates } from './server-request-cards/request-card-state';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import {
   applyStreamEvent,
@@ -136,6 +137,8 @@ export class ChatStore {
   };
   /** What each waiting call's card shows besides its answer, kept across the card's unmounts (card-state.ts). */
   readonly cardStates = new CardStates();
+  /** What each waiting server request's card holds, kept across its unmounts (request-card-state.ts). */
+  readonly requestCardStates = new RequestCardStates();
   private readonly listeners = new Set<() => void>();
   private queued: ChatStreamEvent[] | null = null;
   private oldestSeq: number | null = null;
