@@ -305,7 +305,8 @@ export function AppView({
   if (!frameShown) return <p className="app-view-loading muted">Loading the view…</p>;
   const limit = larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT;
   // The view it is (for the frame origin's reports of what its policy blocked) and the domains it declared.
-  const params = new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId });
+  // The page it is for (`host`): the browser keeps the proxy page for it (docs/dev/benchmarks.md, "What keeps them fast").
+  const params = new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId, host: location.origin });
   const proxy = (
     <iframe
       key={declared}
