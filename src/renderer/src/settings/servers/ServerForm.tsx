@@ -15,7 +15,7 @@ import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
-import { useTrustReason } from './use-trust-reason';
+import { useContainmentReason, useTrustReason } from './use-trust-reason';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -62,6 +62,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [busy, setBusy] = useState(false);
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
+  const containmentOverride = useContainmentReason(api, server?.name ?? null, launch !== 'url');
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];
@@ -399,7 +400,14 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           </Field>
         </div>
         <div className="span-2 switch-group">
-          <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
+          <Switch
+            label="Enabled"
+            description={
+              containmentOverride ? <LockNote id="lock-containment-form" detail={containmentOverride} /> : undefined
+            }
+            checked={enabled}
+            onChange={setEnabled}
+          />
           <Switch
             label={TRUST_ANNOTATIONS}
             description={
