@@ -16,7 +16,12 @@ import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
 import type { McpSession } from './mcp-session';
 import { bundledServerStartArgs, type NodeRuntime } from './node-runtime';
-import { MoreAccessRequiredError, SignInRequiredError, UnsafeEndpointError } from './oauth/oauth-provider';
+import {
+  IdentityProviderSignInError,
+  MoreAccessRequiredError,
+  SignInRequiredError,
+  UnsafeEndpointError,
+} from './oauth/oauth-provider';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { ModernConnection } from './modern-client';
 import type { ProbeVerdicts } from './probe-verdicts';
@@ -93,6 +98,8 @@ export class ConnectError extends Error {
     readonly permanent: boolean,
     /** The server waits for the person to sign in (docs/user/mcp-oauth.md); retrying will not help. */
     readonly needsSignIn = false,
+    /** The message says more than "sign in" (signInMessage): the status shows it. */
+    readonly signInExplained = false,
   ) {
     super(message);
     this.name = 'ConnectError';
@@ -430,7 +437,12 @@ async function connectHttp(
   };
   const fail = (error: unknown): ConnectError => {
     if (isSignInError(error))
-      return new ConnectError(signInMessage(error) ?? `${url.href} needs you to sign in.`, true, true);
+      return new ConnectError(
+        signInMessage(error) ?? `${url.href} needs you to sign in.`,
+        true,
+        true,
+        !!signInMessage(error),
+      );
     if (error instanceof UnsafeEndpointError) return new ConnectError(error.message, true);
     // The server's protected-resource metadata names another resource (RFC 9728 §3.3): no token is asked for it,
     // and asking again will not change what the server says.
@@ -555,9 +567,14 @@ export function isSignInError(error: unknown): boolean {
   return error instanceof SignInRequiredError || error instanceof UnauthorizedError;
 }
 
-/** What the person reads about a sign-in that a server needs, when it says more than "sign in": more access. */
+/**
+ * What the person reads about a sign-in that a server needs, when it says more than "sign in": more access, or what
+ * the identity provider said (cross-app access).
+ */
 export function signInMessage(error: unknown): string | undefined {
-  return error instanceof MoreAccessRequiredError ? error.message : undefined;
+  return error instanceof MoreAccessRequiredError || error instanceof IdentityProviderSignInError
+    ? error.message
+    : undefined;
 }
 
 function describeServer(client: Client): string {
