@@ -15,7 +15,7 @@ import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
-import { useTrustReason } from './use-trust-reason';
+import { useContainmentReason, useTrustReason } from './use-trust-reason';
 import { useCrossAppAccess } from './CrossAppAccessFields';
 
 type Launch = 'command' | 'package' | 'url';
@@ -64,6 +64,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
   const crossApp = useCrossAppAccess(server);
+  const containmentOverride = useContainmentReason(api, server?.name ?? null, launch !== 'url');
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];
@@ -413,7 +414,14 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           </Field>
         </div>
         <div className="span-2 switch-group">
-          <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
+          <Switch
+            label="Enabled"
+            description={
+              containmentOverride ? <LockNote id="lock-containment-form" detail={containmentOverride} /> : undefined
+            }
+            checked={enabled}
+            onChange={setEnabled}
+          />
           <Switch
             label={TRUST_ANNOTATIONS}
             description={
