@@ -155,3 +155,63 @@ test('a waiting card keeps what the person gave it while the list is scrolled fa
   await card.getByRole('button', { name: 'Deny', exact: true }).click();
   await expect(view.pane.getByText('Not written.')).toBeVisible();
 });
+
+test("a waiting form keeps what the person typed and the refusal's marks while the list is scrolled far away and back", async ({
+  page,
+  workbench,
+}) => {
+  test.setTimeout(240_000);
+  await workbench.call('mcp.add', {
+    name: 'Everything',
+    server: { package: '@modelcontextprotocol/server-everything' },
+  });
+  await workbench.call('policy.update', { tools: { Everything: { 'trigger-elicitation-request': 'auto-approve' } } });
+  const { fake } = await openLongChat(page, workbench);
+  const providerName = async (): Promise<string | undefined> =>
+    (
+      (await workbench.call('mcp.tools', { name: 'Everything' })) as { tools: { name: string; providerName: string }[] }
+    ).tools.find((item) => item.name === 'trigger-elicitation-request')?.providerName;
+  await expect.poll(providerName, { timeout: 60_000 }).toBeTruthy();
+  const tool = (await providerName()) as string;
+  const view = chatUi(page);
+  fake.script(
+    { kind: 'reply', toolCalls: [{ id: 'call_form', name: tool, argumentChunks: ['{}'] }] },
+    { kind: 'reply', text: ['Thanks for the details.'] },
+  );
+  await say(page, 'Ask me for my details.');
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
+  const email = card.getByLabel('String with email format');
+  await expect(email).toBeVisible({ timeout: 30_000 });
+  await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+  await email.fill('not-an-email');
+  await card.getByLabel('Integer', { exact: true }).fill('7');
+  await card.getByLabel('Boolean', { exact: true }).check();
+  await card.getByRole('button', { name: 'Accept' }).click();
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await expect(card.getByRole('alert')).toHaveText('Not sent: one field does not fit the form (marked above).');
+  // A field corrected after the refusal loses its mark; the refusal stays said until Accept checks again.
+  await card.getByLabel('String with default').fill('A bright morning.');
+
+  // Far up: the card's exchange leaves the list; then back down to it.
+  await wheelUntil(page, -2_000, async () => (await oldestShown(page)) <= 150);
+  await expect(card).toHaveCount(0);
+  await wheelUntil(page, 2_000, async () => (await card.count()) > 0 && (await card.isVisible()));
+  await expect(card.getByLabel(/^String( \*)?$/)).toHaveValue('Ada Lovelace');
+  await expect(email).toHaveValue('not-an-email');
+  await expect(email).toHaveAttribute('aria-invalid', 'true');
+  await expect(email).toHaveAccessibleDescription(/String with email format must be an email address/);
+  await expect(card.getByLabel('Integer', { exact: true })).toHaveValue('7');
+  await expect(card.getByLabel('Boolean', { exact: true })).toBeChecked();
+  await expect(card.getByLabel('String with default')).toHaveValue('A bright morning.');
+  await expect(card.getByRole('alert')).toHaveText('Not sent: one field does not fit the form (marked above).');
+  await expect(email).not.toBeFocused();
+  await card.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+  await shootBoth(page, 'long-chat-kept-form');
+
+  await email.fill('ada@example.com');
+  await card.getByRole('button', { name: 'Accept' }).click();
+  await expect(view.pane.getByText('Thanks for the details.')).toBeVisible();
+  const sent = JSON.stringify(fake.generations().at(-1)?.body);
+  expect(sent).toContain('Ada Lovelace');
+  expect(sent).toContain('A bright morning.');
+});

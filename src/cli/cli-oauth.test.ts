@@ -4,14 +4,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startIdentityProvider, type IdentityProviderFixture } from '../main/mcp/test-fixtures/identity-provider';
 import { startOAuthServer, type OAuthFixture } from '../main/mcp/test-fixtures/oauth-server';
 import { assertBuilt, CLI_ENTRY, cliEnv, cliJson, makeHome, ROOT, runCli } from './testing/cli-process';
 
 let fixture: OAuthFixture | undefined;
+let idp: IdentityProviderFixture | undefined;
 let home: string | undefined;
 afterEach(async () => {
   await fixture?.close();
-  fixture = undefined;
+  await idp?.close();
+  fixture = idp = undefined;
   if (home) fs.rmSync(home, { recursive: true, force: true });
   home = undefined;
 });
@@ -162,4 +165,60 @@ describe('workbench servers login', () => {
     expect(fixture.tokenAuthMethods).toEqual(['client_secret_post']);
     expect(await cliJson<{ name: string }[]>(['servers', 'tools', 'remote'], { home, env })).toHaveLength(1);
   }, 60_000);
+
+  it('cross-app access: the ID token from stdin or the environment, never argv; login exchanges it, no browser; a new one replaces it', async () => {
+    assertBuilt();
+    idp = await startIdentityProvider({ mcpClientId: 'wb-xaa' });
+    fixture = await startOAuthServer({
+      registration: false,
+      preRegisteredClient: { clientId: 'wb-xaa', clientSecret: 'xaa-secret', authMethod: 'client_secret_basic' },
+      jwtBearer: { idp },
+    });
+    home = makeHome();
+    const expired = await idp.idToken('ada@example.com', -60);
+    const env = { XAA_SECRET: 'xaa-secret', IDP_SECRET: idp.clientSecret };
+    const add = [
+      'servers',
+      'add',
+      'remote',
+      '--url',
+      fixture.url,
+      '--oauth-client-id',
+      'wb-xaa',
+      '--oauth-client-secret-env',
+      'XAA_SECRET',
+      '--idp-issuer',
+      idp.issuer,
+      '--idp-client-id',
+      idp.clientId,
+      '--idp-client-secret-env',
+      'IDP_SECRET',
+      '--id-token-stdin',
+    ];
+    expect(await runCli(add, { home, env, input: expired })).toMatchObject({ code: 0 });
+    // The ID token expired: the server waits, saying what to do.
+    const waiting = await runCli(['servers', 'list', '--status'], { home });
+    expect(waiting.stdout).toContain('workbench servers login remote --id-token-stdin');
+    expect(fixture.counts.jwtBearer).toBe(0);
+
+    const fresh = await idp.idToken('ada@example.com');
+    const login = await runCli(['servers', 'login', 'remote', '--id-token-env', 'ID_TOKEN'], {
+      home,
+      env: { ID_TOKEN: fresh },
+      input: '',
+    });
+    expect(login).toMatchObject({ code: 0, stdout: 'Signed in to remote through your identity provider.\n' });
+    expect(idp.exchanges.at(-1)).toMatchObject({ subjectToken: fresh, clientSecret: idp.clientSecret });
+    expect(fixture.counts.authorize).toBe(0);
+    const tools = await cliJson<{ name: string }[]>(['servers', 'tools', 'remote'], { home });
+    expect(tools.map((tool) => tool.name)).toEqual(['whoami']);
+    for (const secret of [expired, fresh, idp.clientSecret, 'xaa-secret']) {
+      expect(fs.readFileSync(`${home}/settings.json`, 'utf8')).not.toContain(secret);
+      expect((await runCli(['servers', 'logs', 'remote'], { home })).stdout).not.toContain(secret);
+    }
+    // There is no way to give a token on the command line.
+    const onArgv = await runCli(['servers', 'login', 'remote', '--id-token', fresh], { home, input: '' });
+    expect(onArgv.code).not.toBe(0);
+    expect(onArgv.stderr).toMatch(/unknown option '--id-token'/);
+  }, 90_000);
 });

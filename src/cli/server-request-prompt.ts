@@ -276,6 +276,15 @@ async function askField(
     if (field.initial === '') return undefined;
     return field.kind === 'number' ? Number(field.initial) : field.initial;
   }
+  return fieldValue(field, typed);
+}
+
+/**
+ * A field's value from what was typed (not empty): a number, yes/no, a choice by its number, value or title, a list
+ * of choices separated by commas. What cannot be read as the field's type is kept as typed, for the schema check to name.
+ */
+export function fieldValue(field: ElicitationField, typed: string): unknown {
+  const options = field.kind === 'select' || field.kind === 'multi' ? field.options : [];
   switch (field.kind) {
     case 'number':
       return typed !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed;

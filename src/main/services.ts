@@ -33,6 +33,8 @@ import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createAppViewCache } from './mcp/app-view-cache';
 import type { EventPayload } from '../shared/contract';
+import type { DecisionOrigin } from '../shared/decisions';
+import type { McpServerRequestView, ServerRequestDecision } from '../shared/server-request-views';
 import { createProviderService, type ProviderService } from './llm/provider-service';
 import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/mcp-host';
 import type { CallDoor } from './mcp/call-door';
@@ -103,6 +105,11 @@ export interface Services {
   readonly appCalls: AppCalls;
   /** Tools' views, pinned by hash per server identity (docs/user/mcp-apps.md#pinned-views). */
   readonly appViews: AppViews;
+  /**
+   * A person's answer to a server's request or a view's tool call: applied here when this process holds it, else
+   * relayed to the process that does through the answers inbox (docs/user/approvals.md#one-inbox).
+   */
+  decideServerRequest(id: string, decision: ServerRequestDecision): Promise<{ request: McpServerRequestView | null }>;
   appInfo(): AppInfo;
   close(): void;
 }
@@ -369,6 +376,19 @@ export function createServices(options: ServicesOptions): Services {
     mcp,
     onError,
   });
+  /** An answer applied here through the card's path, with where it was given when not on the card. */
+  const decideHere = (
+    id: string,
+    decision: ServerRequestDecision,
+    origin?: DecisionOrigin,
+  ): { request: McpServerRequestView | null } =>
+    appCalls.holds(id)
+      ? appCalls.decide(id, decision, origin)
+      : conversations.decideServerRequest(id, decision, origin);
+  // Answers given in another process to what waits here (the CLI, another window): the same path as a click.
+  const stopAnswers = approvals.pending.serverRequests.onAnswer((id, decision, origin) => {
+    decideHere(id, decision, origin);
+  });
   const appViewCache = createAppViewCache(onError);
   // What is cached of a server's views goes when it says a resource changed, its tools change or it leaves `ready`.
   events.subscribe((event, payload) => {
@@ -422,6 +442,13 @@ export function createServices(options: ServicesOptions): Services {
     auditInsights,
     appCalls,
     appViews,
+    async decideServerRequest(id, decision) {
+      const waits = approvals.pending.serverRequests;
+      if (appCalls.holds(id) || waits.heldHere(id)) return decideHere(id, decision);
+      // Held by another process (or not answerable any more, which `relay` says by name).
+      await waits.relay(id, decision);
+      return { request: null };
+    },
     appInfo: () => ({
       name: APP_NAME,
       version: options.version,
@@ -433,6 +460,7 @@ export function createServices(options: ServicesOptions): Services {
     close: () => {
       settingsWatch.stop();
       sandboxProfiles.flushBlocks();
+      stopAnswers();
       appCalls.dispose();
       void conversations.dispose();
       void auditDownloads.dispose();

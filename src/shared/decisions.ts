@@ -104,12 +104,20 @@ export const RESOLUTION_WORDS: Record<ResolutionOutcome, string> = {
 
 /**
  * Where a person decided, when not on the card in the app: the desktop notification's Allow once / Deny
- * (docs/user/desktop.md#desktop-features). Appended to the decision's words in its record and the audit log's `decidedBy`.
+ * (docs/user/desktop.md#desktop-features), `workbench approvals allow|deny` and another process of the app answering a
+ * request this one holds (docs/user/approvals.md#one-inbox). Appended to the decision's words in its record and the
+ * audit log's `decidedBy`.
  */
 export const DECISION_ORIGIN_WORDS = {
   notification: 'on the desktop notification',
+  cli: 'from the CLI',
+  elsewhere: 'in another AI Workbench process',
 } as const;
 export type DecisionOrigin = keyof typeof DECISION_ORIGIN_WORDS;
+
+/** A decision's words with where it was given, when not on the card ("You chose 'Allow once' from the CLI"). */
+export const withDecisionOrigin = (words: string, origin: DecisionOrigin | undefined): string =>
+  origin === undefined ? words : `${words} ${DECISION_ORIGIN_WORDS[origin]}`;
 
 /** Why a server's request that waited while the app ended was resolved `cancelled` when it started again. */
 export const RESTART_WORDS =

@@ -81,6 +81,26 @@ export const OAuthPrivateKeySchema = z.strictObject({
 });
 export type OAuthPrivateKey = z.infer<typeof OAuthPrivateKeySchema>;
 
+/**
+ * Cross-app access (enterprise-managed authorization, docs/user/mcp-oauth.md#cross-app-access): the organisation's
+ * identity provider and the client AI Workbench is registered as there. Not secrets; the ID token and that client's
+ * secret are (`idpIdToken`, `idpClientSecret`).
+ */
+export const CrossAppAccessSchema = z.strictObject({
+  idpIssuer: HttpUrlSchema,
+  idpClientId: OAuthClientIdSchema,
+  /** Its token endpoint, when its metadata cannot be discovered from the issuer (RFC 8414 or OpenID discovery). */
+  idpTokenEndpoint: HttpUrlSchema.optional(),
+});
+export type CrossAppAccess = z.infer<typeof CrossAppAccessSchema>;
+/** An OpenID Connect ID token from the identity provider (a JWT): a secret. */
+const IdTokenSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(20_000)
+  .regex(/^[\w-]+\.[\w-]+\.[\w-]*$/, 'must be a JWT (three base64url parts joined by dots)');
+
 /** `auto` tries Streamable HTTP and falls back to the older SSE transport when the server does not speak it. */
 export const McpHttpTransportSchema = z.enum(['auto', 'http', 'sse']);
 export type McpHttpTransport = z.infer<typeof McpHttpTransportSchema>;
@@ -133,6 +153,9 @@ export const McpServerInputSchema = z.union([
     oauthClientId: OAuthClientIdSchema.optional(),
     oauthClientSecret: OAuthClientSecretSchema.optional(),
     oauthPrivateKey: OAuthPrivateKeySchema.optional(),
+    crossAppAccess: CrossAppAccessSchema.optional(),
+    idpClientSecret: OAuthClientSecretSchema.optional(),
+    idpIdToken: IdTokenSchema.optional(),
     ...ServerOptionsShape,
   }),
 ]);
@@ -162,6 +185,10 @@ export const McpEditInputSchema = z.strictObject({
   /** A value sets the secret, null removes it. */
   oauthClientSecret: OAuthClientSecretSchema.nullable().optional(),
   oauthPrivateKey: OAuthPrivateKeySchema.nullable().optional(),
+  /** null: the server signs in the usual way again. Its ID token and IdP client secret: a value sets, null removes. */
+  crossAppAccess: CrossAppAccessSchema.nullable().optional(),
+  idpClientSecret: OAuthClientSecretSchema.nullable().optional(),
+  idpIdToken: IdTokenSchema.nullable().optional(),
   /**
    * The person accepts what the server runs now as the server its settings, grants and rules were made for (after its
    * launch spec changed: docs/user/approvals.md, "A server's identity").
@@ -237,6 +264,8 @@ export const McpServerViewSchema = z.object({
   type: McpHttpTransportSchema.optional(),
   /** The OAuth client id the person entered, when the server does not register clients itself. */
   oauthClientId: z.string().optional(),
+  /** The identity provider it signs in through (cross-app access), when it does. */
+  crossAppAccess: CrossAppAccessSchema.optional(),
   /** Whether OAuth tokens are stored for this server (never the tokens: they stay in the main process). */
   signedIn: z.boolean().optional(),
   /** Names only: the values are secrets and stay in the main process. */

@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
 import type { PendingApproval, ToolCallApproval } from '../../shared/approval';
+import { SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
+import type { ServerRequestView } from '../../shared/server-request-views';
 import { act, leaf, type CommandContext, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
+import type { CliSession } from '../session';
 import { table } from '../terminal';
+import { requestDecision, requestKind, requestWhat, requestWhy, type RequestFlags } from './approvals-requests';
 
 /** What `approvals allow|deny` answers for one chat. */
 interface ChatAnswer {
@@ -12,8 +16,9 @@ interface ChatAnswer {
 
 /**
  * `workbench approvals …`: the inbox at the terminal (docs/user/cli.md, "approvals"). Lists what waits on the person
- * in every chat, and answers tool calls from another terminal through the same `chat.send` approval message as the
- * app; the exchange then continues in this process until it ends or waits again.
+ * in every chat and process, and answers it from another terminal: tool calls through the same `chat.send` approval
+ * message as the app (the exchange then continues in this process until it ends or waits again); a server's request
+ * or a view's call through `serverRequests.decide`, which takes the answer to the process that holds it.
  */
 export function approvalsCommand(program: Command, options: ProgramOptions): void {
   const approvals = program
@@ -22,12 +27,10 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
 
   act(leaf(approvals, 'list', 'every waiting tool call and server request, oldest first'), options, async (context) => {
     const session = context.session();
-    const [{ approvals: calls }, { requests }, { chats }] = await Promise.all([
-      session.call('approvals.pending', {}),
-      session.call('serverRequests.list', {}),
+    const [{ calls: sorted, requests }, { chats }] = await Promise.all([
+      waitingNow(session),
       session.call('chat.list'),
     ]);
-    const sorted = [...calls].sort((a, b) => a.createdAt - b.createdAt);
     if (context.json) return context.terminal.json({ toolCalls: sorted, serverRequests: requests });
     if (sorted.length === 0 && requests.length === 0) return context.terminal.line('Nothing waits for you.');
     const { colors } = context.terminal;
@@ -46,27 +49,15 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
           call.expiresAt === null ? 'no limit' : duration(call.expiresAt - now),
           call.request.decision.reason,
         ]),
-        ...requests.map((request) =>
-          request.kind === 'app-tool-call'
-            ? [
-                request.id,
-                'app tool call',
-                title(request.chatId),
-                `${request.serverName}.${request.toolName}`,
-                duration(now - request.createdAt),
-                request.expiresAt ? duration(request.expiresAt - now) : 'no limit',
-                `requested by the app of ${request.serverName}, not by the model (answer it in the app, below its view)`,
-              ]
-            : [
-                request.id,
-                request.kind,
-                title(request.chatId),
-                request.serverName,
-                duration(now - request.createdAt),
-                '-',
-                'a server asks (answer it where its server runs)',
-              ],
-        ),
+        ...requests.map((request) => [
+          request.id,
+          requestKind(request),
+          title(request.chatId),
+          requestWhat(request),
+          duration(now - request.createdAt),
+          'expiresAt' in request && request.expiresAt ? duration(request.expiresAt - now) : 'no limit',
+          requestWhy(request),
+        ]),
       ]),
     );
     for (const call of sorted)
@@ -80,27 +71,55 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
       approvals,
       `${verb} <ids...>`,
       verb === 'allow'
-        ? 'allow these waiting tool calls once (ids or their first characters, from approvals list)'
-        : 'deny these waiting tool calls',
+        ? 'allow these waiting calls and requests once (ids or their first characters, from approvals list)'
+        : 'deny these waiting calls and requests',
     );
-    if (verb === 'deny') command.option('--reason <text>', 'told to the model with the denial');
-    act(command, options, async (context, ids: string[], flags: { reason?: string }) => {
+    if (verb === 'deny')
+      command
+        .option('--reason <text>', 'told to the model (or the server) with the denial')
+        .option('--cancel', 'a form or a page to open: cancel it rather than decline it');
+    else
+      command.option(
+        '--field <name=value>',
+        "a form's field, for accepting it (repeat for each field)",
+        (value: string, previous: string[] = []) => [...previous, value],
+      );
+    act(command, options, async (context, ids: string[], flags: RequestFlags) => {
       const session = context.session();
-      const [{ approvals: waiting }, { requests }] = await Promise.all([
-        session.call('approvals.pending', {}),
-        session.call('serverRequests.list', {}),
-      ]);
-      // A view's call is held by the app that shows the view: only there can it run once allowed.
+      const { calls: waiting, requests } = await waitingNow(session);
+      // A server's request (or a view's call) is answered in the process that holds it; tool calls run here.
+      const picked = new Map<string, ServerRequestView>();
+      const callIds: string[] = [];
       for (const id of ids) {
-        const app = requests.find((request) => request.kind === 'app-tool-call' && request.id.startsWith(id));
-        if (app && !waiting.some((call) => call.request.toolCallId.startsWith(id)))
-          throw new CliError(
-            `'${app.id}' is a call the app of ${app.serverName} asked for in its view; it runs in the app that shows the view, so answer it there (below the view, or in "Waiting for you").`,
-          );
+        const request = requests.find((item) => item.id === id) ?? uniquePrefix(requests, id);
+        if (request && !waiting.some((call) => call.request.toolCallId.startsWith(id))) picked.set(request.id, request);
+        else if (request || waiting.some((call) => call.request.toolCallId.startsWith(id))) callIds.push(id);
+        else {
+          // Not waiting: say why when it is a request that did (decided, or its process ended).
+          const why = session.services.approvals.pending.serverRequests.whyNotAnswerable(id);
+          if (why && why.code !== 'not_found') throw new CliError(why.message);
+          callIds.push(id);
+        }
       }
-      const answers = answersFor(waiting, ids, verb, flags.reason);
+      const decisions = [...picked.values()].map((request) => ({
+        request,
+        decision: requestDecision(request, verb, flags),
+      }));
+      if ((flags.field?.length ?? 0) > 0 && decisions.filter(({ decision }) => decision.content).length !== 1)
+        throw new CliError('--field answers one form: name exactly one form with it.');
+      const answers = callIds.length > 0 ? answersFor(waiting, callIds, verb, flags.reason) : [];
+      const applied: { id: string; kind: string; what: string; action: string }[] = [];
+      for (const { request, decision } of decisions) {
+        await session.call('serverRequests.decide', { id: request.id, decision });
+        applied.push({
+          id: request.id,
+          kind: requestKind(request),
+          what: requestWhat(request),
+          action: decision.action,
+        });
+      }
       // The tools run here once allowed: their servers must be up.
-      await session.startServers();
+      if (answers.length > 0) await session.startServers();
       const done: { chatId: string; status: string; count: number }[] = [];
       for (const answer of answers) {
         await session.call('chat.send', {
@@ -110,10 +129,38 @@ export function approvalsCommand(program: Command, options: ProgramOptions): voi
         const activity = await session.services.conversations.settled(answer.chatId);
         done.push({ chatId: answer.chatId, status: activity.status, count: answer.approvals.length });
       }
-      if (context.json) return context.terminal.json(done);
+      if (context.json) return context.terminal.json(answers.length > 0 || applied.length === 0 ? done : applied);
+      for (const item of applied)
+        context.terminal.line(
+          `${SERVER_REQUEST_ACTION_WORDS[item.action as keyof typeof SERVER_REQUEST_ACTION_WORDS] ?? item.action}: the ${item.kind} ${item.what} (${item.id.slice(0, 12)}); applied where it waits.`,
+        );
       printDone(context, done, verb);
     });
   }
+}
+
+/** A request named by the first characters of its id; throws when they fit several. */
+function uniquePrefix(requests: readonly ServerRequestView[], id: string): ServerRequestView | undefined {
+  const matches = requests.filter((request) => request.id.startsWith(id));
+  if (matches.length > 1)
+    throw new CliError(`The id '${id}' fits ${matches.length} waiting requests; give more of it.`);
+  return matches[0];
+}
+
+/**
+ * Everything that waits on the person: the tool calls of every chat, and the requests of servers and views held by
+ * any running process (the answers inbox takes an answer to the process that holds one; docs/user/approvals.md#one-inbox).
+ */
+async function waitingNow(session: CliSession): Promise<{ calls: PendingApproval[]; requests: ServerRequestView[] }> {
+  const [{ approvals: calls }, { requests: here }] = await Promise.all([
+    session.call('approvals.pending', {}),
+    session.call('serverRequests.list', {}),
+  ]);
+  const anywhere = session.services.approvals.pending.serverRequests.waitingAnywhere().map(({ request }) => request);
+  const requests = [...here, ...anywhere.filter((request) => !here.some((item) => item.id === request.id))].sort(
+    (a, b) => a.createdAt - b.createdAt,
+  );
+  return { calls: [...calls].sort((a, b) => a.createdAt - b.createdAt), requests };
 }
 
 /**

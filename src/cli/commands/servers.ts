@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isOneOf, MCP_LOG_LEVELS, OAUTH_SIGNING_ALGORITHMS } from '../../shared/closed-sets';
-import type { McpServerChange, McpServerInput, OAuthPrivateKey } from '../../shared/mcp';
+import type { CrossAppAccess, McpServerChange, McpServerInput, OAuthPrivateKey } from '../../shared/mcp';
 import type { SandboxGrant } from '../../shared/sandbox';
 import { act, integer, leaf, type ProgramOptions } from '../command-kit';
 import { CliError } from '../exit-codes';
@@ -93,6 +93,24 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
         "that client's private key for private_key_jwt, a PKCS#8 PEM file (stored as a secret)",
       )
       .option('--oauth-signing-algorithm <alg>', 'the JWS algorithm of that key (ES256, RS256…)', 'ES256')
+      .option(
+        '--idp-issuer <url>',
+        "cross-app access: sign in through your organisation's identity provider (its issuer URL), with the client above",
+      )
+      .option(
+        '--idp-token-endpoint <url>',
+        "cross-app access: the identity provider's token endpoint, when its issuer publishes no metadata",
+      )
+      .option('--idp-client-id <id>', 'cross-app access: the client id AI Workbench has at the identity provider')
+      .option(
+        '--idp-client-secret-env <NAME>',
+        "cross-app access: that client's secret, read from this environment variable (stored as a secret)",
+      )
+      .option(
+        '--id-token-env <NAME>',
+        'cross-app access: your ID token, read from this environment variable (stored as a secret)',
+      )
+      .option('--id-token-stdin', 'cross-app access: your ID token, read from stdin (stored as a secret)')
       .option('--cwd <dir>', 'working directory of a command')
       .option('--trusted', "trust the server's tool annotations (readOnlyHint…)")
       .option('--disabled', 'add it without starting it')
@@ -116,6 +134,12 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
         oauthClientSecretStdin?: boolean;
         oauthPrivateKeyFile?: string;
         oauthSigningAlgorithm?: string;
+        idpIssuer?: string;
+        idpTokenEndpoint?: string;
+        idpClientId?: string;
+        idpClientSecretEnv?: string;
+        idTokenEnv?: string;
+        idTokenStdin?: boolean;
         cwd?: string;
         trusted?: boolean;
         disabled?: boolean;
@@ -141,6 +165,7 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
             ...(flags.header ? { headers: pairs('--header', flags.header) } : {}),
             ...(flags.oauthClientId ? { oauthClientId: flags.oauthClientId } : {}),
             ...(await oauthClientSecrets(flags)),
+            ...(await crossAppAccessFlags(flags)),
             ...common,
           }
         : flags.package
@@ -363,10 +388,34 @@ export function serversCommand(program: Command, options: ProgramOptions): void 
       .option(
         '--client-credentials',
         'sign in as the pre-registered client itself, with its secret or key: no browser (for CI and servers)',
-      ),
+      )
+      .option('--id-token-env <NAME>', 'cross-app access: a new ID token, read from this environment variable')
+      .option('--id-token-stdin', 'cross-app access: a new ID token, read from stdin'),
     options,
-    async (context, name: string, flags: { logout?: boolean; clientCredentials?: boolean }) => {
+    async (
+      context,
+      name: string,
+      flags: { logout?: boolean; clientCredentials?: boolean; idTokenEnv?: string; idTokenStdin?: boolean },
+    ) => {
       const session = context.session();
+      const idToken = await readIdToken(flags);
+      const known = (await session.call('mcp.list')).servers.find(
+        (server) => server.name.toLowerCase() === name.toLowerCase(),
+      );
+      const crossApp = known?.crossAppAccess !== undefined;
+      if (idToken !== undefined && !crossApp)
+        throw new CliError(
+          `${name} does not sign in through an identity provider (cross-app access); it takes no ID token.`,
+        );
+      if (crossApp && !flags.logout) {
+        // docs/user/mcp-oauth.md#cross-app-access: the ID token for the identity provider, the grant, no browser.
+        if (flags.clientCredentials)
+          throw new CliError(`${name} signs in through your identity provider, not as its client.`);
+        if (idToken !== undefined) await session.call('mcp.edit', { name, idpIdToken: idToken });
+        const server = await session.call('mcp.signInAsClient', { name });
+        if (context.json) return context.terminal.json({ name: server.name, signedIn: true });
+        return context.terminal.line(`Signed in to ${server.name} through your identity provider.`);
+      }
       if (flags.clientCredentials) {
         if (flags.logout) throw new CliError('Give --logout or --client-credentials, not both.');
         const server = await session.call('mcp.signInAsClient', { name });
@@ -546,6 +595,61 @@ async function oauthClientSecrets(flags: {
     ...(secret !== undefined ? { oauthClientSecret: secret } : {}),
     ...(privateKey ? { oauthPrivateKey: privateKey } : {}),
   };
+}
+
+/** Cross-app access's settings and secrets, the secrets never from the command line itself. */
+async function crossAppAccessFlags(flags: {
+  idpIssuer?: string;
+  idpTokenEndpoint?: string;
+  idpClientId?: string;
+  idpClientSecretEnv?: string;
+  idTokenEnv?: string;
+  idTokenStdin?: boolean;
+  oauthClientSecretStdin?: boolean;
+}): Promise<{ crossAppAccess?: CrossAppAccess; idpClientSecret?: string; idpIdToken?: string }> {
+  const given =
+    flags.idpTokenEndpoint !== undefined ||
+    flags.idpClientSecretEnv !== undefined ||
+    flags.idTokenEnv !== undefined ||
+    flags.idTokenStdin;
+  if ((flags.idpIssuer === undefined) !== (flags.idpClientId === undefined) || (given && flags.idpIssuer === undefined))
+    throw new CliError(
+      'Cross-app access needs --idp-issuer and --idp-client-id together (with --oauth-client-id and its secret).',
+    );
+  if (flags.idpIssuer === undefined || flags.idpClientId === undefined) return {};
+  if (flags.idTokenStdin && flags.oauthClientSecretStdin)
+    throw new CliError('Only one secret can come on stdin: give the other through an environment variable.');
+  const idpClientSecret =
+    flags.idpClientSecretEnv === undefined ? undefined : fromEnv('--idp-client-secret-env', flags.idpClientSecretEnv);
+  const idpIdToken = await readIdToken(flags);
+  return {
+    crossAppAccess: {
+      idpIssuer: flags.idpIssuer,
+      idpClientId: flags.idpClientId,
+      ...(flags.idpTokenEndpoint !== undefined ? { idpTokenEndpoint: flags.idpTokenEndpoint } : {}),
+    },
+    ...(idpClientSecret !== undefined ? { idpClientSecret } : {}),
+    ...(idpIdToken !== undefined ? { idpIdToken } : {}),
+  };
+}
+
+/** The person's ID token (cross-app access): from an environment variable or stdin, never from the command line. */
+async function readIdToken(flags: { idTokenEnv?: string; idTokenStdin?: boolean }): Promise<string | undefined> {
+  if (flags.idTokenEnv !== undefined && flags.idTokenStdin)
+    throw new CliError('Give the ID token one way: --id-token-env or --id-token-stdin.');
+  if (flags.idTokenEnv !== undefined) return fromEnv('--id-token-env', flags.idTokenEnv);
+  if (!flags.idTokenStdin) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  const token = Buffer.concat(chunks).toString('utf8').trim();
+  if (!token) throw new CliError('--id-token-stdin: nothing came on stdin.');
+  return token;
+}
+
+function fromEnv(flag: string, name: string): string {
+  const value = process.env[name];
+  if (!value) throw new CliError(`${flag} names ${name}, but that environment variable is not set.`);
+  return value;
 }
 
 function importSource(

@@ -209,6 +209,16 @@ async function main(): Promise<number> {
       env.CONFORMANCE_CLIENT_SECRET = context.client_secret;
       add.push('--oauth-client-secret-env', 'CONFORMANCE_CLIENT_SECRET');
     }
+    // Cross-app access: the organisation's identity provider, the client registered there, and the person's ID token
+    // (from the environment, as a person would give it: never on the command line).
+    if (context.idp_issuer !== undefined && context.idp_client_id !== undefined) {
+      add.push('--idp-issuer', context.idp_issuer, '--idp-client-id', context.idp_client_id);
+      if (context.idp_token_endpoint !== undefined) add.push('--idp-token-endpoint', context.idp_token_endpoint);
+      if (context.idp_id_token !== undefined) {
+        env.CONFORMANCE_ID_TOKEN = context.idp_id_token;
+        add.push('--id-token-env', 'CONFORMANCE_ID_TOKEN');
+      }
+    }
     if (context.private_key_pem !== undefined) {
       const keyFile = path.join(home, 'client-key.pem');
       fs.writeFileSync(keyFile, context.private_key_pem, { mode: 0o600 });

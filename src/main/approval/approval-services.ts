@@ -13,6 +13,7 @@ import { denyCheck } from './policy/decision-pipeline';
 import { checkRemember, type RememberContext } from './policy/remember';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
+import { createAnswerInbox } from './answer-inbox';
 import { createPendingStore } from './pending-store';
 import { createPolicyService, openApprovalSettings, type PolicyService, type ServerNameFollow } from './policy-service';
 import { EMPTY_TOOL_CATALOG, type ToolCatalog } from './tool-catalog';
@@ -99,6 +100,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   };
   const pending = createPendingApprovals({
     store: createPendingStore(db),
+    inbox: createAnswerInbox(db, dependencies.now ?? Date.now),
     chatStore: store,
     audit,
     events,

@@ -1,10 +1,10 @@
 import type { ApprovalResolution, PendingApproval, ToolCallApproval, ToolCallRequest } from '../../shared/approval';
 import {
   AUDIT_DECISION_OF,
-  DECISION_ORIGIN_WORDS,
   RESOLUTION_OF,
   RESOLUTION_WORDS,
   rememberedDecidedBy,
+  withDecisionOrigin,
   type DecisionOrigin,
 } from '../../shared/decisions';
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor } from '../audit/audit-log';
@@ -14,6 +14,7 @@ import type { ApprovalsChange, PolicyUpdate } from '../../shared/approval';
 import type { ChatChange } from '../../shared/chat';
 import { createEmitter, type Subscribe } from '../emitter';
 import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberCheck } from './approval-submission';
+import type { AnswerInbox } from './answer-inbox';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore, WaitingDeadline } from './pending-store';
@@ -86,6 +87,8 @@ export interface PendingApprovalsDependencies {
   onDue: (chatId: string) => void;
   /** The chats' typed changes: a deleted chat's timers go with it (its rows go by ON DELETE CASCADE). */
   chatChanges?: Subscribe<ChatChange> | undefined;
+  /** Answers given in another process to the server requests held here, and from here to theirs (./answer-inbox.ts). */
+  inbox?: AnswerInbox | undefined;
 }
 
 export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
@@ -258,6 +261,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     now,
     timeoutSeconds: dependencies.timeoutSeconds,
     onError,
+    inbox: dependencies.inbox,
     timers: {
       arm,
       clear: (view) => clearTimer(view.chatId, view.id, view.kind),
@@ -329,7 +333,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
         definitionHash: request.definitionHash,
         decision: AUDIT_DECISION_OF[RESOLUTION_OF[approval.decision]],
         actor: 'user',
-        decidedBy: withOrigin(
+        decidedBy: withDecisionOrigin(
           remembered === undefined || approval.remember === undefined
             ? RESOLUTION_WORDS[RESOLUTION_OF[approval.decision]]
             : rememberedDecidedBy(approval.remember.kind, remembered.words),
@@ -379,11 +383,6 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
       timers.clear();
     },
   };
-}
-
-/** "You chose 'Allow once' on the desktop notification": the words of a decision made away from the card. */
-function withOrigin(words: string, origin: DecisionOrigin | undefined): string {
-  return origin === undefined ? words : `${words} ${DECISION_ORIGIN_WORDS[origin]}`;
 }
 
 /** "5 minutes", "90 seconds": how long the call waited. */

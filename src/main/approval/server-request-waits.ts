@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatGrant } from '../../shared/approval';
 import { RESTART_WORDS, SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
-import type { HeldRequestView, WaitingServerRequestResolution } from '../../shared/server-request-views';
+import type {
+  HeldRequestView,
+  ServerRequestDecision,
+  WaitingServerRequestResolution,
+} from '../../shared/server-request-views';
 import type { AuditRecorder, DecisionRecord, PolicyChangeActor, ServerRequestRecord } from '../audit/audit-log';
 import { appCallRecord } from '../mcp/app-call-records';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
+import { relayProblem, type AnswerInbox, type RelayOrigin } from './answer-inbox';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore, StoredServerRequest, WaitingDeadline } from './pending-store';
 import { grantChange } from './policy-changes';
@@ -48,8 +53,43 @@ export interface ServerRequestWaits {
   grantedInChat(chatId: string, serverName: string): boolean;
   /** A request's timeout came: the flow that holds it resolves it (a listener ignores ids it does not hold). Returns the removal. */
   onDue(listener: (id: string) => void): () => void;
+  /** Whether the request by this id waits in this process (its answer is applied here). */
+  heldHere(id: string): boolean;
+  /**
+   * The requests that wait in every process still running, of every kind, oldest first, each with whether this
+   * process holds it (`workbench approvals list`).
+   */
+  waitingAnywhere(): { request: HeldRequestView; here: boolean }[];
+  /**
+   * Answers a request another running process holds, through the answers inbox (./answer-inbox.ts): checked here
+   * (it waits, its holder runs, the answer may come from another process), written for the holder, and waited for
+   * until the holder applied it or said why not. Throws `not_found` (nothing by that id), `conflict` (decided, or its
+   * holder ended), `invalid_input` (an answer only the card gives) or the holder's refusal.
+   */
+  relay(id: string, decision: ServerRequestDecision): Promise<void>;
+  /**
+   * Why the request by this id cannot be answered (`not_found`: nothing by that id; `conflict`: decided, or its holder
+   * ended), or undefined while it waits in a running process.
+   */
+  whyNotAnswerable(id: string): WorkbenchError | undefined;
+  /** The one step of `relay` that writes the answer, after its checks; returns the answer's id (for `relayed`). */
+  sendAnswer(id: string, decision: ServerRequestDecision): string;
+  /** How an answer sent with `sendAnswer` ended: undefined while the holder has not applied it yet. */
+  relayed(answerId: string): { applied: true } | { applied: false; why: string } | undefined;
+  /**
+   * The process that holds requests applies the answers addressed to it with `apply` (the card's path, with where it
+   * was given): taken while anything waits here, and on `takeAnswers`. Returns the removal.
+   */
+  onAnswer(apply: (id: string, decision: ServerRequestDecision, origin: RelayOrigin) => void): () => void;
+  /** Takes and applies the answers addressed to this process now; returns how many were taken. */
+  takeAnswers(): number;
   dispose(): void;
 }
+
+/** How often the holder looks for answers while something waits here, and the sender for the holder's word. */
+const ANSWER_POLL_MS = 200;
+/** How long a sender waits for the holder to take its answer before withdrawing it. */
+const ANSWER_TAKE_LIMIT_MS = 30_000;
 
 export interface ServerRequestWaitsDependencies {
   store: PendingStore;
@@ -65,6 +105,8 @@ export interface ServerRequestWaitsDependencies {
     clear(view: HeldRequestView): void;
   };
   onError?: (error: unknown) => void;
+  /** The answers inbox shared by the processes on this data folder; without it, answers are given only here. */
+  inbox?: AnswerInbox | undefined;
 }
 
 /** The engines alive in this process, by owner token (a restart in the same process leaves its old token dead). */
@@ -90,6 +132,10 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   const owner = `${process.pid}:${randomUUID()}`;
   LIVE_OWNERS.add(owner);
   const dueListeners = new Set<(id: string) => void>();
+  const { inbox } = dependencies;
+  const origin: RelayOrigin = dependencies.actor === 'cli' ? 'cli' : 'elsewhere';
+  let applyAnswer: ((id: string, decision: ServerRequestDecision, origin: RelayOrigin) => void) | undefined;
+  let answerPoll: ReturnType<typeof setInterval> | undefined;
 
   const ownWaiting = (id: string): StoredServerRequest | undefined => {
     const stored = store.getServerRequest(id);
@@ -157,7 +203,143 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     }
   }
 
+  /** Why a request cannot be answered from here, by its id: gone, decided, or held by a process that ended. */
+  const notAnswerable = (id: string, stored: StoredServerRequest | undefined): WorkbenchError | undefined => {
+    if (!stored)
+      return new WorkbenchError(
+        'not_found',
+        `No request waits by the id '${id}': it was answered, timed out or cancelled.`,
+        { id },
+      );
+    if (stored.status !== 'pending') {
+      const how = stored.resolution?.action
+        ? SERVER_REQUEST_ACTION_WORDS[stored.resolution.action]
+        : (stored.resolution?.reason ?? stored.status);
+      return new WorkbenchError('conflict', `'${id}' was already decided: ${how}.`, { id, status: stored.status });
+    }
+    if (!ownerAlive(stored.owner))
+      return new WorkbenchError(
+        'conflict',
+        `'${id}' was held by an AI Workbench process that has ended: its server's request ended with it, so it cannot be answered (it is recorded as cancelled at the next start).`,
+        { id },
+      );
+    return undefined;
+  };
+
+  /** Takes the answers addressed here and applies each through the card's path; writes back how each ended. */
+  function takeAnswers(): number {
+    if (!inbox || !applyAnswer) return 0;
+    const taken = inbox.take(owner);
+    for (const answer of taken) {
+      let why: string | undefined;
+      if (!answer.ok) why = answer.why;
+      else {
+        const stored = ownWaiting(answer.requestId);
+        // The holder checks again what the sender checked: a row in the table is data, not a person's click.
+        why = stored
+          ? relayProblem(stored.request, answer.decision)
+          : (notAnswerable(answer.requestId, store.getServerRequest(answer.requestId))?.message ??
+            `'${answer.requestId}' is not held by this process.`);
+        if (why === undefined) {
+          try {
+            applyAnswer(answer.requestId, answer.decision, answer.origin);
+          } catch (error) {
+            why = error instanceof Error ? error.message : String(error);
+          }
+        }
+      }
+      try {
+        inbox.finish(answer.answerId, why === undefined ? 'applied' : 'refused', why ?? null);
+      } catch (error) {
+        onError(error);
+      }
+    }
+    return taken.length;
+  }
+
+  /** Looks for answers while something waits here; stops once nothing does. */
+  const watchAnswers = (): void => {
+    if (!inbox || !applyAnswer || answerPoll) return;
+    answerPoll = setInterval(() => {
+      try {
+        takeAnswers();
+        if (!store.waitingServerRequests().some((stored) => stored.owner === owner)) {
+          clearInterval(answerPoll);
+          answerPoll = undefined;
+        }
+      } catch (error) {
+        onError(error);
+      }
+    }, ANSWER_POLL_MS);
+    answerPoll.unref?.();
+  };
+
+  function sendAnswer(id: string, decision: ServerRequestDecision): string {
+    const stored = store.getServerRequest(id);
+    const problem = notAnswerable(id, stored);
+    if (problem) throw problem;
+    const waiting = stored as StoredServerRequest;
+    if (waiting.owner === owner)
+      throw new WorkbenchError('internal', `'${id}' waits in this process: it is answered here, not relayed.`);
+    const refused = relayProblem(waiting.request, decision);
+    if (refused !== undefined) throw new WorkbenchError('invalid_input', `'${id}' cannot be answered so: ${refused}.`);
+    if (!inbox) throw new WorkbenchError('unavailable', 'Answers to another process are not available here.');
+    return inbox.send({ requestId: waiting.request.id, owner: waiting.owner as string, decision, origin });
+  }
+
+  function relayed(answerId: string): { applied: true } | { applied: false; why: string } | undefined {
+    const answer = inbox?.get(answerId);
+    if (!answer) return { applied: false, why: 'the answer is gone' };
+    if (answer.status === 'applied') return { applied: true };
+    if (answer.status === 'refused') return { applied: false, why: answer.message ?? 'refused' };
+    return undefined;
+  }
+
   return {
+    heldHere: (id) => ownWaiting(id) !== undefined,
+    waitingAnywhere: () =>
+      store
+        .waitingServerRequests()
+        .filter((stored) => ownerAlive(stored.owner))
+        .map((stored) => ({ request: stored.request, here: stored.owner === owner })),
+    whyNotAnswerable: (id) => notAnswerable(id, store.getServerRequest(id)),
+    sendAnswer,
+    relayed,
+    async relay(id, decision) {
+      const answerId = sendAnswer(id, decision);
+      const holder = store.getServerRequest(id)?.owner ?? null;
+      const started = now();
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, ANSWER_POLL_MS));
+        const result = relayed(answerId);
+        if (result?.applied) return;
+        if (result) throw new WorkbenchError('conflict', `Not applied: ${result.why}`, { id });
+        const gone = !ownerAlive(holder);
+        if (gone || now() - started > ANSWER_TAKE_LIMIT_MS) {
+          const why = gone
+            ? 'the AI Workbench process that held it ended before it applied your answer'
+            : 'the AI Workbench process that holds it did not take your answer';
+          if (inbox?.withdraw(answerId, why)) throw new WorkbenchError('unavailable', `Not applied: ${why}.`, { id });
+          // Taken meanwhile: its holder's word comes on the next turn, unless the holder ended while applying it.
+          if (gone && relayed(answerId) === undefined)
+            throw new WorkbenchError(
+              'unavailable',
+              'The AI Workbench process that held it ended while it applied your answer: the audit log says whether it was.',
+              { id },
+            );
+        }
+      }
+    },
+    onAnswer(apply) {
+      applyAnswer = apply;
+      if (store.waitingServerRequests().some((stored) => stored.owner === owner)) watchAnswers();
+      return () => {
+        applyAnswer = undefined;
+        clearInterval(answerPoll);
+        answerPoll = undefined;
+      };
+    },
+    takeAnswers,
     add(asked) {
       const seconds = dependencies.timeoutSeconds();
       const expiresAt = seconds > 0 ? asked.createdAt + seconds * 1000 : null;
@@ -170,6 +352,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
         });
       }
       events.emit('serverRequests.onDidChange', { kind: 'waiting', request });
+      watchAnswers();
     },
     list(chatId) {
       const all = store
@@ -198,6 +381,8 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     dispose() {
       LIVE_OWNERS.delete(owner);
       dueListeners.clear();
+      clearInterval(answerPoll);
+      answerPoll = undefined;
     },
   };
 }

@@ -68,7 +68,11 @@ export interface ExchangeCoordinator extends ServerRequestHandler {
    */
   serverRequests(chatId?: string | null): McpServerRequestView[];
   /** The person's answer; its audit row is committed before it applies. */
-  decideServerRequest(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null };
+  decideServerRequest(
+    id: string,
+    decision: ServerRequestDecision,
+    origin?: DecisionOrigin,
+  ): { request: McpServerRequestView | null };
   /** Stops every running exchange (waiting approvals stay, to be answered after a restart) and waits for them. */
   dispose(): Promise<void>;
 }
@@ -356,10 +360,10 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
       if (chatId) chats.get(chatId);
       return dependencies.serverRequests?.list(chatId) ?? [];
     },
-    decideServerRequest(id, decision) {
+    decideServerRequest(id, decision, origin) {
       if (!dependencies.serverRequests)
         throw new WorkbenchError('not_found', 'No server request waits by that id.', { id });
-      return dependencies.serverRequests.decide(id, decision);
+      return dependencies.serverRequests.decide(id, decision, origin);
     },
     async dispose() {
       unsubscribeChats();

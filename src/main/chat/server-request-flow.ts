@@ -7,7 +7,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatGrant } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
-import { SERVER_REQUEST_RESOLUTION_OF } from '../../shared/decisions';
+import { SERVER_REQUEST_RESOLUTION_OF, withDecisionOrigin, type DecisionOrigin } from '../../shared/decisions';
 import type {
   SamplingRequestView,
   ServerRequestDecision,
@@ -47,7 +47,11 @@ type ElicitParams = Parameters<ServerRequestHandler['elicit']>[1];
 export interface ServerRequests extends ServerRequestHandler {
   list(chatId?: string | null): McpServerRequestView[];
   /** Throws `not_found` (nothing waits by that id) or `invalid_input` (an answer that does not fit the request). */
-  decide(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null };
+  decide(
+    id: string,
+    decision: ServerRequestDecision,
+    origin?: DecisionOrigin,
+  ): { request: McpServerRequestView | null };
   /** The chat was stopped: what waits in it is cancelled. */
   cancelChat(chatId: string): void;
   dispose(): void;
@@ -294,13 +298,26 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
       return { action: 'decline' };
     }
     const decision = await ask(view, signal);
-    if (decision.action === 'accept')
+    if (decision.action === 'accept') {
+      // A deny rule added while it waited still stops it, as one does an allowed tool call when it is about to run.
+      const again = decideElicitation({ serverName, args }, policy());
+      if (again.outcome === 'deny') {
+        record(view, 'auto_deny', 'policy', `${again.decidedBy} (checked when the answer was about to be sent)`, {
+          args,
+        });
+        return { action: 'decline' };
+      }
       return view.mode === 'form' ? { action: 'accept', content: decision.content ?? {} } : { action: 'accept' };
+    }
     return { action: decision.action === 'decline' ? 'decline' : 'cancel' };
   }
 
   /** The person's answer: checked against what waits, claimed with its audit row (and grant) before it applies. */
-  function decide(id: string, decision: ServerRequestDecision): { request: McpServerRequestView | null } {
+  function decide(
+    id: string,
+    decision: ServerRequestDecision,
+    origin?: DecisionOrigin,
+  ): { request: McpServerRequestView | null } {
     const entry = held.get(id);
     if (!entry)
       throw new WorkbenchError(
@@ -317,7 +334,7 @@ export function createServerRequests(dependencies: ServerRequestsDependencies): 
         id,
         action: decision.action,
       });
-    const decidedBy = `the person: ${decision.action}`;
+    const decidedBy = withDecisionOrigin(`the person: ${decision.action}`, origin);
     let records: ServerRequestRecord[];
     let grant: ChatGrant | undefined;
     if (view.kind === 'sampling' && view.stage === 'request') {

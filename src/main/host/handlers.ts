@@ -57,9 +57,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'serverRequests.decide': ({ id, decision }) =>
       services.sandboxWidenings.get(id)
         ? services.sandboxWidenings.answer(id, decision)
-        : services.appCalls.holds(id)
-          ? services.appCalls.decide(id, decision)
-          : services.conversations.decideServerRequest(id, decision),
+        : services.decideServerRequest(id, decision),
     'serverRequests.requestWidening': (input) => wideningView(services.sandboxWidenings.request(input)),
     'mcp.list': () => ({ servers: services.mcp.list() }),
     'mcp.add': ({ name, server }) => services.mcp.server(services.mcpServers.add(name, server).name),

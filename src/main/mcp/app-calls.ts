@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatGrant, PolicyDecision } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
-import { SERVER_REQUEST_RESOLUTION_OF } from '../../shared/decisions';
-import { APP_CALL_PREFIX, appGrantOf, type AppRefusalInput } from '../../shared/mcp-apps';
+import { SERVER_REQUEST_RESOLUTION_OF, withDecisionOrigin, type DecisionOrigin } from '../../shared/decisions';
+import { APP_CALL_PREFIX, appGrantOf, FRAME_REFUSAL_WORDS, type AppRefusalInput } from '../../shared/mcp-apps';
 import type { McpReadResourceOutput, McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type {
@@ -33,8 +33,11 @@ export interface AppCalls {
   callTool(input: { chatId: string; viewCallId: string; tool: string; arguments?: unknown }): Promise<McpToolResult>;
   /** Whether a view's tool call by this id waits here (`serverRequests.decide` routes its answer to `decide`). */
   holds(id: string): boolean;
-  /** The person's answer: `allow-once`, `allow-chat` or `deny`; throws `not_found` when nothing waits by that id. */
-  decide(id: string, decision: ServerRequestDecision): { request: null };
+  /**
+   * The person's answer: `allow-once`, `allow-chat` or `deny`; throws `not_found` when nothing waits by that id.
+   * `origin` names where it was given when not on the card (its audit row says so).
+   */
+  decide(id: string, decision: ServerRequestDecision, origin?: DecisionOrigin): { request: null };
   readResource(input: { chatId: string; viewCallId: string; uri: string }): Promise<McpReadResourceOutput>;
   /** Checks a link a view asks to open; the page opens it only after the person confirms. */
   openLink(input: { chatId: string; viewCallId: string; url: string }): { url: string; host: string };
@@ -305,7 +308,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
       );
     },
     holds: (id) => held.has(id),
-    decide(id, decision) {
+    decide(id, decision, origin) {
       const entry = held.get(id);
       if (!entry) throw new WorkbenchError('not_found', NOTHING_WAITS, { id });
       const { action } = decision;
@@ -335,7 +338,15 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
       waits.resolve(
         id,
         { outcome, actor: 'user', action, reason: decision.reason ?? null },
-        [appCallRecord(view, action === 'deny' ? 'deny' : outcome, 'user', words, decision.reason)],
+        [
+          appCallRecord(
+            view,
+            action === 'deny' ? 'deny' : outcome,
+            'user',
+            withDecisionOrigin(words, origin),
+            decision.reason,
+          ),
+        ],
         grant,
       );
       held.delete(id);
@@ -381,7 +392,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
     recordRefusal({ chatId, viewCallId, what, detail }) {
       const origin = dependencies.viewCall(chatId, viewCallId);
       audit.recordDecision(
-        appRequestRecord(rowOf(chatId, origin, what), 'auto_deny', 'system', "refused in the view's frame", {
+        appRequestRecord(rowOf(chatId, origin, what), 'auto_deny', 'system', FRAME_REFUSAL_WORDS, {
           detail: detail.slice(0, 500),
         }),
       );

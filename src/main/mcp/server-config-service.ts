@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import {
+  type CrossAppAccess,
   MCP_DEFAULT_CALL_TIMEOUT_MS,
   MCP_DEFAULT_LOG_LEVEL,
   type McpEditInput,
@@ -43,7 +44,12 @@ import {
   type ServerSettings,
 } from './server-settings';
 
-const ClientSecretsSchema = z.object({ secret: z.string().optional(), privateKey: OAuthPrivateKeySchema.optional() });
+const ClientSecretsSchema = z.object({
+  secret: z.string().optional(),
+  privateKey: OAuthPrivateKeySchema.optional(),
+  idpClientSecret: z.string().optional(),
+  idToken: z.string().optional(),
+});
 
 /** A server's settings as the UI sees them: no secret values, no status (the host adds that). */
 export type ServerConfigView = Omit<McpServerView, 'status'>;
@@ -70,12 +76,17 @@ export type LaunchConfig =
       type: 'auto' | 'http' | 'sse';
       oauthClientId?: string;
       oauthClient?: OAuthClientSecrets;
+      /** Signs in through the organisation's identity provider (docs/user/mcp-oauth.md#cross-app-access). */
+      crossAppAccess?: CrossAppAccess;
     };
 
 /** A pre-registered OAuth client's secret or private key, as kept in the secret store. */
 export interface OAuthClientSecrets {
   secret?: string;
   privateKey?: OAuthPrivateKey;
+  /** Cross-app access: the secret of the client registered at the identity provider, and the person's ID token. */
+  idpClientSecret?: string;
+  idToken?: string;
 }
 
 /** What can be imported: the contract's sources, and a path for front ends that may name files (the CLI). */
@@ -202,18 +213,25 @@ export function createMcpServerConfigService({
       else secrets.set(secretKey(name, kind, key), value);
     }
   };
-  /** A pre-registered client's secret and key: undefined keeps what is stored, null removes it. */
+  /**
+   * A pre-registered client's secret and key, and cross-app access's IdP client secret and ID token: undefined keeps
+   * what is stored, null removes it.
+   */
   const writeClientSecrets = (
     name: string,
-    change: { secret?: string | null | undefined; privateKey?: OAuthPrivateKey | null | undefined },
+    change: {
+      [K in keyof OAuthClientSecrets]?: OAuthClientSecrets[K] | null | undefined;
+    },
   ): void => {
-    if (change.secret === undefined && change.privateKey === undefined) return;
-    const next: OAuthClientSecrets = { ...readClientSecrets(name) };
-    if (change.secret === null) delete next.secret;
-    else if (change.secret !== undefined) next.secret = change.secret;
-    if (change.privateKey === null) delete next.privateKey;
-    else if (change.privateKey !== undefined) next.privateKey = change.privateKey;
-    if (next.secret === undefined && next.privateKey === undefined) secrets.delete(oauthClientSecretKey(name));
+    const changes = Object.entries(change).filter(([, value]) => value !== undefined);
+    if (changes.length === 0) return;
+    const merged = new Map<string, unknown>(Object.entries(readClientSecrets(name) ?? {}));
+    for (const [key, value] of changes) {
+      if (value === null) merged.delete(key);
+      else merged.set(key, value);
+    }
+    const next = Object.fromEntries(merged);
+    if (merged.size === 0) secrets.delete(oauthClientSecretKey(name));
     else secrets.set(oauthClientSecretKey(name), JSON.stringify(next));
   };
   const readClientSecrets = (name: string): OAuthClientSecrets | undefined => {
@@ -245,12 +263,16 @@ export function createMcpServerConfigService({
       headers,
       oauthClientSecret: _secret,
       oauthPrivateKey: _key,
+      idpClientSecret: _idpSecret,
+      idpIdToken: _idToken,
       ...rest
     } = server as McpServerInput & {
       env?: Record<string, string>;
       headers?: Record<string, string>;
       oauthClientSecret?: string;
       oauthPrivateKey?: OAuthPrivateKey;
+      idpClientSecret?: string;
+      idpIdToken?: string;
     };
     const result: Record<string, unknown> = { ...rest };
     if (placeholders(env)) result.env = placeholders(env);
@@ -272,7 +294,12 @@ export function createMcpServerConfigService({
         writeSecrets(name, 'env', 'env' in server ? server.env : undefined);
         writeSecrets(name, 'headers', 'headers' in server ? server.headers : undefined);
         if ('url' in server)
-          writeClientSecrets(name, { secret: server.oauthClientSecret, privateKey: server.oauthPrivateKey });
+          writeClientSecrets(name, {
+            secret: server.oauthClientSecret,
+            privateKey: server.oauthPrivateKey,
+            idpClientSecret: server.idpClientSecret,
+            idToken: server.idpIdToken,
+          });
       }
       writeSettings();
     } catch (error) {
@@ -310,7 +337,12 @@ export function createMcpServerConfigService({
       }
       writeSecrets(target, 'env', change.env);
       writeSecrets(target, 'headers', change.headers);
-      writeClientSecrets(target, { secret: change.oauthClientSecret, privateKey: change.oauthPrivateKey });
+      writeClientSecrets(target, {
+        secret: change.oauthClientSecret,
+        privateKey: change.oauthPrivateKey,
+        idpClientSecret: change.idpClientSecret,
+        idToken: change.idpIdToken,
+      });
       // Edited as the file holds the server now (the CLI may have changed it since `next` was checked).
       update((servers) =>
         Object.fromEntries(
@@ -387,7 +419,10 @@ export function createMcpServerConfigService({
           headers: read('headers', server.headers),
           type: server.type ?? 'auto',
           ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
-          ...(server.oauthClientId && readClientSecrets(key) ? { oauthClient: readClientSecrets(key) } : {}),
+          ...((server.oauthClientId || server.crossAppAccess) && readClientSecrets(key)
+            ? { oauthClient: readClientSecrets(key) }
+            : {}),
+          ...(server.crossAppAccess ? { crossAppAccess: server.crossAppAccess } : {}),
         };
       }
       return {
@@ -427,7 +462,14 @@ export function createMcpServerConfigService({
     },
     callTimeoutMs: (name) => require(name)[1].callTimeoutMs ?? MCP_DEFAULT_CALL_TIMEOUT_MS,
     secretValues(name) {
-      return secrets.keys(secretPrefix(name)).flatMap((key) => secrets.get(key) ?? []);
+      // A pre-registered client's secrets are one JSON entry: each value in it is a secret on its own.
+      const clientSecrets = readClientSecrets(name);
+      return [
+        ...secrets.keys(secretPrefix(name)).flatMap((key) => secrets.get(key) ?? []),
+        ...[clientSecrets?.secret, clientSecrets?.idpClientSecret, clientSecrets?.idToken].filter(
+          (value): value is string => value !== undefined,
+        ),
+      ];
     },
     adoptPlaintextSecrets() {
       const changed: string[] = [];
@@ -554,9 +596,12 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
     change.type !== undefined ||
     change.oauthClientId !== undefined ||
     change.oauthClientSecret !== undefined ||
-    change.oauthPrivateKey !== undefined
+    change.oauthPrivateKey !== undefined ||
+    change.crossAppAccess !== undefined ||
+    change.idpClientSecret !== undefined ||
+    change.idpIdToken !== undefined
   ) {
-    throw invalid(`"${name}" is a stdio server: it has no url, headers, type or OAuth client id.`);
+    throw invalid(`"${name}" is a stdio server: it has no url, headers, type, OAuth client id or cross-app access.`);
   }
   const set = (key: string, value: unknown): void => {
     if (value === undefined) return;
@@ -573,6 +618,7 @@ function applyEdit(name: string, current: ServerSettings, change: McpEditInput):
   set('url', change.url);
   set('type', change.type);
   set('oauthClientId', change.oauthClientId);
+  set('crossAppAccess', change.crossAppAccess);
   if (change.command !== undefined) {
     next.command = change.command;
     next.package = undefined;
@@ -614,6 +660,7 @@ function toView(name: string, server: ServerSettings): ServerConfigView {
       url: server.url,
       type: server.type ?? 'auto',
       ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
+      ...(server.crossAppAccess ? { crossAppAccess: server.crossAppAccess } : {}),
       envKeys: [],
       headerKeys: Object.keys(server.headers ?? {}),
     };

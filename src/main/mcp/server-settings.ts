@@ -64,6 +64,10 @@ export const HttpServerSettingsSchema = z.looseObject({
   headers: StringMapSchema.optional(),
   /** An OAuth client id the person entered (docs/user/mcp-oauth.md); tokens are never here, they are secrets. */
   oauthClientId: z.string().optional(),
+  /** Cross-app access through the organisation's identity provider (docs/user/mcp-oauth.md#cross-app-access). */
+  crossAppAccess: z
+    .object({ idpIssuer: z.string(), idpClientId: z.string(), idpTokenEndpoint: z.string().optional() })
+    .optional(),
   ...OptionsShape,
 });
 

@@ -108,12 +108,16 @@ export function createServerSignIn({
       try {
         await session.signInAsClient();
       } catch (error) {
-        const message = `Sign-in with client credentials failed: ${describeSignInError(error)}`;
+        const how = session.crossApp ? 'through the identity provider' : 'with client credentials';
+        const message = `Sign-in ${how} failed: ${describeSignInError(error)}`;
         entry?.logs.push('host', message);
         entry?.supervisor.noteSignIn(message);
         throw new WorkbenchError('unauthorized', message, { name });
       }
-      entry?.logs.push('host', 'Signed in with client credentials.');
+      entry?.logs.push(
+        'host',
+        session.crossApp ? 'Signed in through the identity provider.' : 'Signed in with client credentials.',
+      );
       if (fleet.isRunning() && server.enabled) await fleet.entry(name)?.supervisor.restart();
       else fleet.emitServer(name);
       return fleet.viewOf(fleet.require(name));

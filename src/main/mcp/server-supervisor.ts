@@ -266,7 +266,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const message = error instanceof Error ? error.message : String(error);
       if (connector && error instanceof connector.ConnectError && error.needsSignIn) {
         logs.push('host', message);
-        setStatus({ state: 'needs-sign-in', message: /needs more access/.test(message) ? message : SIGN_IN_MESSAGE });
+        setStatus({ state: 'needs-sign-in', message: error.signInExplained ? message : SIGN_IN_MESSAGE });
       } else if (connector && error instanceof connector.ConnectError && error.permanent) {
         logs.push('host', message);
         setStatus({ state: 'error', message });

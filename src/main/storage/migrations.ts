@@ -229,4 +229,18 @@ export const migrations: readonly string[] = [
      (src/main/audit/requested-by.ts). */ `
   ALTER TABLE audit_log ADD COLUMN requested_by TEXT;
   `,
+  /* 12: answers to a server's request (or its view's tool call) given in another process, for the process that holds
+     it to apply (src/main/approval/answer-inbox.ts, docs/user/approvals.md#one-inbox). */ `
+  CREATE TABLE pending_answers (
+    answer_id   TEXT PRIMARY KEY,
+    request_id  TEXT NOT NULL,
+    owner       TEXT NOT NULL,
+    decision    TEXT NOT NULL,
+    origin      TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'taken', 'applied', 'refused')),
+    message     TEXT
+  ) STRICT;
+  CREATE INDEX pending_answers_new ON pending_answers (owner) WHERE status = 'new';
+  `,
 ];

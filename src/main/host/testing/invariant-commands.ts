@@ -4,7 +4,9 @@
  * well-formed approval must be applied, a malformed one refused); every step then lets the chats settle and checks
  * every invariant (invariant-checks.ts).
  */
+import BetterSqlite3 from 'better-sqlite3';
 import { sandboxAvailability } from '../../mcp/sandbox/bwrap';
+import type { ServerRequestView } from '../../../shared/server-request-views';
 import { sandboxStepArb, type SandboxStep } from './invariant-sandbox';
 import { saveServersByHand } from './invariant-settings-file';
 import fc from 'fast-check';
@@ -33,7 +35,7 @@ import {
   ruleDraft,
   toolsOfLabel,
 } from './invariant-catalogue';
-import { checkInvariants, type CheckState } from './invariant-checks';
+import { checkInvariants, InvariantError, type CheckState } from './invariant-checks';
 import type { Harness, MadeAllow } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
 
@@ -181,17 +183,32 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
   harness.appCallsOut.push(entry);
   harness.tally.appCallsAsked += 1;
   harness.log.push(`  the view of ${view.serverName} in chat ${chat} asks for ${tool.name} ${JSON.stringify(args)}`);
+  let outcome: string | undefined;
   void harness
     .call('apps.callTool', { chatId, viewCallId: view.toolCallId, tool: tool.name, arguments: args })
     .then((envelope) => {
       entry.done = true;
-      harness.log.push(
-        `  app call ${tool.name} ${JSON.stringify(args)} → ${envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`}`,
-      );
+      outcome = envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`;
+      harness.log.push(`  app call ${tool.name} ${JSON.stringify(args)} → ${outcome}`);
       if (envelope.ok) harness.tally.appCallsRan += 1;
       if (stale && !envelope.ok && /^Stale view/.test(envelope.error.message)) harness.tally.appCallsStale += 1;
     });
-  await appCallsAnswered(world);
+  if (!stale) return appCallsAnswered(world);
+  // A stale view's call is refused at once, before anything decides it (docs/user/mcp-apps.md#a-view-belongs-to-its-server):
+  // one that waits for the person, runs, hangs or is refused for another reason fails here, not later as a timeout.
+  for (let turn = 0; turn < 1_000 && !entry.done; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (outcome === undefined || !outcome.startsWith('refused: Stale view')) {
+    const waits = harness
+      .services()
+      .approvals.pending.serverRequests.appCalls()
+      .some((request) => request.kind === 'app-tool-call' && request.args['nonce'] === args['nonce']);
+    throw new InvariantError(
+      "a stale view's call was not refused as stale",
+      `the view of ${view.serverName} in chat ${chat} (shown for ${shownFor ?? 'no recorded server'}, the name now runs ${current?.identity?.key ?? 'nothing'}) asked for ${tool.name} ${JSON.stringify(args)}: ${
+        outcome ?? (waits ? 'it waits for the person' : 'no answer yet')
+      }`,
+    );
+  }
 }
 
 // ── The person talks to the model ─────────────────────────────────────────────────────────────
@@ -472,6 +489,84 @@ export interface ServerRequestPick {
   answer: 'send' | 'send-edited' | 'deny';
 }
 
+/**
+ * Another process answers (docs/user/approvals.md#one-inbox): a second connection to the database writes the answer
+ * row itself, addressed to the process that holds the request, as `workbench approvals` would — but unchecked, as a
+ * hostile writer would; the holder then takes it. What the holder says is the envelope. An answer only the card gives
+ * (`relayProblem`) must be refused; any other must come out as the card's answer would.
+ */
+function relayed(
+  world: InvariantWorld,
+  request: ServerRequestView,
+  decision: Record<string, unknown>,
+  cardExpects: 'ok' | 'refused',
+): { envelope: Envelope; expected: 'ok' | 'refused' } {
+  const { harness } = world;
+  const services = harness.services();
+  const writer = new BetterSqlite3(services.databaseFile, { fileMustExist: true });
+  const answerId = `relayed-${++relayNonce}`;
+  try {
+    const held = writer
+      .prepare(
+        "SELECT owner FROM pending_requests WHERE request_id IN (?, ?) AND status = 'pending' ORDER BY rowid DESC LIMIT 1",
+      )
+      .get(request.id, `${request.id}#answer`) as { owner: string | null } | undefined;
+    writer
+      .prepare(
+        "INSERT INTO pending_answers (answer_id, request_id, owner, decision, origin, created_at) VALUES (?, ?, ?, ?, 'cli', 0)",
+      )
+      .run(answerId, request.id, held?.owner ?? 'nobody', JSON.stringify(decision));
+  } finally {
+    writer.close();
+  }
+  services.approvals.pending.serverRequests.takeAnswers();
+  const result = services.approvals.pending.serverRequests.relayed(answerId);
+  const envelope: Envelope =
+    result?.applied === true
+      ? { ok: true, value: { request: null } }
+      : { ok: false, error: { code: 'conflict', message: result?.why ?? 'the holder never took the answer' } };
+  const expected = onlyOnTheCard(request, decision) ? 'refused' : cardExpects;
+  if (envelope.ok) harness.tally.relayedApplied += 1;
+  else harness.tally.relayedRefused += 1;
+  return { envelope, expected };
+}
+let relayNonce = 0;
+
+/**
+ * The answers another process may not give (docs/user/approvals.md#one-inbox), written out here apart from the
+ * engine's own `relayProblem`, so that a mistake there cannot hide itself: "Allow for this chat", an edit, opening a
+ * page.
+ */
+const onlyOnTheCard = (request: ServerRequestView, decision: Record<string, unknown>): boolean =>
+  decision['action'] === 'allow-chat' ||
+  decision['messages'] !== undefined ||
+  decision['systemPrompt'] !== undefined ||
+  decision['text'] !== undefined ||
+  (request.kind === 'elicitation' && request.mode === 'url' && decision['action'] === 'accept');
+
+/** How many server requests of each kind a run answered: every second answer of a kind comes from another process. */
+const answersGiven = new WeakMap<Harness, Map<string, number>>();
+
+/**
+ * Answers a request: on the card (the contract), or — every second answer of a kind in a run — from another process
+ * through the answers inbox. Returns the envelope and what the answer must come to.
+ */
+async function answerRequest(
+  world: InvariantWorld,
+  request: ServerRequestView,
+  decision: Record<string, unknown>,
+  cardExpects: 'ok' | 'refused' = 'ok',
+): Promise<{ envelope: Envelope; expected: 'ok' | 'refused'; how: string }> {
+  const given = answersGiven.get(world.harness) ?? new Map<string, number>();
+  answersGiven.set(world.harness, given);
+  const answered = (given.get(request.kind) ?? 0) + 1;
+  given.set(request.kind, answered);
+  if (answered % 2 === 0 && request.kind !== 'sandbox-widening')
+    return { ...relayed(world, request, decision, cardExpects), how: 'from another process ' };
+  const envelope = await world.harness.call('serverRequests.decide', { id: request.id, decision } as never);
+  return { envelope, expected: cardExpects, how: '' };
+}
+
 class DecideServerRequests extends Step {
   constructor(readonly picks: readonly ServerRequestPick[]) {
     super();
@@ -487,8 +582,8 @@ class DecideServerRequests extends Step {
       if (request.kind === 'app-tool-call') {
         // A view's call: allowed once, for the chat (a grant for this server's app), or denied.
         const decision = { action: pick.action };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide app call ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}app call ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) {
           harness.appAnswers.set(request.id, pick.action);
           harness.tally.appCallDecisions += 1;
@@ -507,8 +602,8 @@ class DecideServerRequests extends Step {
       if (request.kind === 'elicitation' && request.mode === 'url') {
         // A page to open before a call is sent again (-32042): accepted, or declined (the call then ends unsent).
         const decision = { action: pick.action === 'deny' ? 'decline' : 'accept' };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide page ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}page ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) harness.tally.serverRequestDecisions += 1;
         continue;
       }
@@ -519,8 +614,8 @@ class DecideServerRequests extends Step {
           pick.action === 'deny'
             ? { action: pick.answer === 'deny' ? 'cancel' : 'decline' }
             : { action: 'accept', content: elicitationContent(nonce) };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide elicitation ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}elicitation ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) harness.tally.serverRequestDecisions += 1;
         continue;
       }
@@ -550,8 +645,14 @@ class DecideServerRequests extends Step {
                 ...(pick.answer === 'send-edited' ? { text: `${request.answer?.text ?? ''} (edited)` } : {}),
               };
       }
-      const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-      expectOutcome(world, `serverRequests.decide ${request.stage} ${JSON.stringify(decision)}`, envelope, expected);
+      const answered = await answerRequest(world, request, decision, expected);
+      const { envelope } = answered;
+      expectOutcome(
+        world,
+        `serverRequests.decide ${answered.how}${request.stage} ${JSON.stringify(decision)}`,
+        envelope,
+        answered.expected,
+      );
       if (envelope.ok) harness.tally.serverRequestDecisions += 1;
     }
     await appCallsAnswered(world);
@@ -1166,4 +1267,6 @@ export const invariantSteps = {
   send: (chat: number, plan: Plan): Command => new SendMessage(chat, plan, null, false),
   approve: (chat: number, picks: readonly AnswerPick[]): Command => new Approve(chat, picks, 'none'),
   server: (change: Lifecycle): Command => new ServerLifecycle(change),
+  decideServerRequests: (picks: readonly ServerRequestPick[]): Command => new DecideServerRequests(picks),
+  stop: (chat: number): Command => new Stop(chat),
 };

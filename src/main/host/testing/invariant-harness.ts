@@ -131,6 +131,13 @@ export interface Tally {
   notificationRefused: number;
   /** Calls a view asked for after its server's name came to mean another server or none (refused as stale). */
   appCallsStale: number;
+  /**
+   * Answers to a server's request or a view's call written to the answers inbox by another connection, as another
+   * process would (docs/user/approvals.md#one-inbox): applied by the holder, and refused by it (an answer only the
+   * card gives, or one the card would refuse too).
+   */
+  relayedApplied: number;
+  relayedRefused: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -178,6 +185,8 @@ export const emptyTally = (): Tally => ({
   appCallsRan: 0,
   appCallDecisions: 0,
   appCallsStale: 0,
+  relayedApplied: 0,
+  relayedRefused: 0,
   suggestionsMade: 0,
   suggestionsAccepted: 0,
   suggestionsRefused: 0,

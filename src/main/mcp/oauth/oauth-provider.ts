@@ -4,6 +4,7 @@ import type {
   OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { APP_NAME } from '../../../shared/app-name';
 import type { OAuthCredentials } from './oauth-credentials';
 
@@ -29,6 +30,17 @@ export class MoreAccessRequiredError extends SignInRequiredError {
   ) {
     super(`${serverName} needs more access: ${scopes}. Sign in again to grant it.`);
     this.name = 'MoreAccessRequiredError';
+  }
+}
+
+/**
+ * Cross-app access could not get a token: no ID token, or the identity provider refused the one given (expired, most
+ * often). The message says what to do (docs/user/mcp-oauth.md#cross-app-access).
+ */
+export class IdentityProviderSignInError extends SignInRequiredError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IdentityProviderSignInError';
   }
 }
 
@@ -78,6 +90,26 @@ export interface PreRegisteredClient {
   privateKey?: { pem: string; algorithm: string } | undefined;
 }
 
+/**
+ * Cross-app access (enterprise-managed authorization, docs/user/mcp-oauth.md#cross-app-access): the person's ID token
+ * from the organisation's identity provider is exchanged there for an ID-JAG (RFC 8693), which the server's
+ * authorization server takes in a JWT-bearer grant (RFC 7523) from the pre-registered client. No browser, no person.
+ */
+export interface CrossAppSignIn {
+  serverName: string;
+  idpIssuer: string;
+  idpClientId: string;
+  /** The identity provider's token endpoint; else discovered from its issuer. */
+  idpTokenEndpoint?: string | undefined;
+  idpClientSecret?: string | undefined;
+  /** The person's ID token (a secret): sent to the identity provider's token endpoint and nowhere else. */
+  idToken?: string | undefined;
+  /** The guarded network: https or this machine only. */
+  fetch: FetchLike;
+}
+
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
 export interface ProviderOptions {
   credentials: OAuthCredentials;
   /** The pre-registered client the person gave for this server. */
@@ -88,6 +120,8 @@ export interface ProviderOptions {
   clientMetadataUrl?: string | undefined;
   /** The scope to ask for, when the server said which (WWW-Authenticate or a step-up); else the SDK's choice. */
   scope?: (() => string | undefined) | undefined;
+  /** Signs in through the organisation's identity provider, always without a browser. */
+  crossApp?: CrossAppSignIn | undefined;
   mode: ProviderMode;
 }
 
@@ -102,11 +136,14 @@ export function createOAuthProvider({
   organisationClient,
   clientMetadataUrl,
   scope,
+  crossApp,
   mode,
 }: ProviderOptions): OAuthClientProvider {
   let verifier: string | undefined;
   const machine =
-    mode.kind === 'client-credentials' || (mode.kind === 'background' && credentials.grant() === 'client_credentials');
+    crossApp !== undefined ||
+    mode.kind === 'client-credentials' ||
+    (mode.kind === 'background' && credentials.grant() === 'client_credentials');
   const preRegisteredClient = (): PreRegisteredClient | undefined => {
     if (client) return client;
     const issuer = credentials.discovery()?.authorizationServerUrl;
@@ -147,7 +184,7 @@ export function createOAuthProvider({
         return {
           client_name: APP_NAME,
           redirect_uris: [],
-          grant_types: ['client_credentials'],
+          grant_types: [crossApp ? JWT_BEARER_GRANT : 'client_credentials'],
           ...(wanted ? { scope: wanted } : {}),
         };
       }
@@ -172,6 +209,10 @@ export function createOAuthProvider({
           ...(fixed.clientSecret !== undefined ? { client_secret: fixed.clientSecret } : {}),
         };
       }
+      if (crossApp)
+        throw new IdentityProviderSignInError(
+          `Cross-app access to ${crossApp.serverName} needs the client id and secret registered at its authorization server.`,
+        );
       if (mode.kind === 'client-credentials')
         throw new SignInRequiredError(
           'Signing in with client credentials needs a pre-registered client id and its secret or key.',
@@ -221,7 +262,10 @@ export function createOAuthProvider({
       credentials.saveDiscovery(state);
     },
   };
-  if (machine) {
+  if (crossApp) {
+    provider.prepareTokenRequest = (requested) =>
+      crossAppTokenRequest(crossApp, credentials, preRegisteredClient(), requested);
+  } else if (machine) {
     provider.prepareTokenRequest = (requested) => {
       const params = new URLSearchParams({ grant_type: 'client_credentials' });
       if (requested) params.set('scope', requested);
@@ -230,4 +274,72 @@ export function createOAuthProvider({
   }
   if (clientAuthentication) provider.addClientAuthentication = clientAuthentication;
   return provider;
+}
+
+/**
+ * The JWT-bearer grant's parameters, through the SDK v2's CrossAppAccessProvider: its assertion is the ID-JAG the
+ * identity provider gives for this server's authorization server (the audience, by its issuer) and resource (both
+ * from the discovery the SDK's auth() just did and saved).
+ */
+async function crossAppTokenRequest(
+  crossApp: CrossAppSignIn,
+  credentials: OAuthCredentials,
+  client: PreRegisteredClient | undefined,
+  scope: string | undefined,
+): Promise<URLSearchParams> {
+  const { serverName, idToken } = crossApp;
+  const again = `Give a new one: workbench servers login ${serverName} --id-token-stdin (or in the server's settings).`;
+  if (!idToken)
+    throw new IdentityProviderSignInError(
+      `Cross-app access to ${serverName} needs an ID token from your identity provider. ${again}`,
+    );
+  if (client?.clientSecret === undefined)
+    throw new IdentityProviderSignInError(
+      `Cross-app access to ${serverName} needs the client id and secret registered at its authorization server.`,
+    );
+  const discovery = credentials.discovery();
+  const issuer =
+    (discovery?.authorizationServerMetadata as { issuer?: string } | undefined)?.issuer ??
+    discovery?.authorizationServerUrl;
+  const resource = (discovery?.resourceMetadata as { resource?: string } | undefined)?.resource;
+  if (issuer === undefined || resource === undefined)
+    throw new Error(
+      `${serverName} does not publish its protected-resource metadata (RFC 9728), which cross-app access needs to name the server and its authorization server.`,
+    );
+  const { CrossAppAccessProvider, discoverAndRequestJwtAuthGrant, requestJwtAuthorizationGrant } =
+    await import('@modelcontextprotocol/client');
+  const provider = new CrossAppAccessProvider({
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    expectedIssuer: issuer,
+    fetchFn: crossApp.fetch,
+    assertion: async (context) => {
+      const exchange = {
+        audience: context.authorizationServerUrl,
+        resource: context.resourceUrl,
+        idToken,
+        clientId: crossApp.idpClientId,
+        ...(crossApp.idpClientSecret !== undefined ? { clientSecret: crossApp.idpClientSecret } : {}),
+        ...(context.scope ? { scope: context.scope } : {}),
+        fetchFn: context.fetchFn,
+      };
+      const result = crossApp.idpTokenEndpoint
+        ? await requestJwtAuthorizationGrant({ ...exchange, tokenEndpoint: crossApp.idpTokenEndpoint })
+        : await discoverAndRequestJwtAuthGrant({ ...exchange, idpUrl: crossApp.idpIssuer });
+      return result.jwtAuthGrant;
+    },
+  });
+  provider.saveAuthorizationServerUrl(issuer);
+  provider.saveResourceUrl?.(resource);
+  try {
+    return await provider.prepareTokenRequest(scope);
+  } catch (error) {
+    // The identity provider refused the exchange (most often: the ID token expired). Its answer names no secret.
+    const message = error instanceof Error ? error.message : String(error);
+    if (/^Token exchange failed/.test(message))
+      throw new IdentityProviderSignInError(
+        `Your identity provider did not give access to ${serverName} (${message}). The ID token may have expired. ${again}`,
+      );
+    throw error;
+  }
 }

@@ -10,6 +10,7 @@ import {
   MoreAccessRequiredError,
   requireSafeEndpoint,
   SignInRequiredError,
+  type CrossAppSignIn,
   type PreRegisteredClient,
 } from './oauth-provider';
 
@@ -48,11 +49,21 @@ export interface OAuthSession {
   readonly fetch: FetchLike;
   /** Starts a sign-in and returns once its page is known; `open` shows it to the person (false: cannot). */
   signIn(options: { open(url: string): boolean; timeoutMs?: number }): Promise<SignInStart>;
-  /** Gets tokens for the pre-registered client itself (the client-credentials grant): no browser, no person. */
+  /**
+   * Gets tokens without a browser: for the pre-registered client itself (the client-credentials grant), or for a
+   * cross-app server through the identity provider (the person's ID token exchanged, then the JWT-bearer grant).
+   */
   signInAsClient(): Promise<void>;
   /** Forgets the tokens and the client registration. */
   signOut(): void;
   hasTokens(): boolean;
+  /** Whether it signs in through the organisation's identity provider (cross-app access). */
+  readonly crossApp: boolean;
+  /**
+   * Whether a 401 now would only read the server's metadata and ask for a sign-in: no tokens to refresh, no grant
+   * that runs without a person. Then two first requests may go out at once (docs/dev/protocol-2026.md).
+   */
+  onlyAsksForSignIn(): boolean;
 }
 
 export interface OAuthSessionOptions {
@@ -65,6 +76,8 @@ export interface OAuthSessionOptions {
   organisationClient?: ((issuer: string) => PreRegisteredClient | undefined) | undefined;
   /** The client metadata document's URL (a URL-based client id), used where the authorization server supports it. */
   clientMetadataUrl?: string | undefined;
+  /** Cross-app access through the organisation's identity provider (docs/user/mcp-oauth.md#cross-app-access). */
+  crossApp?: Omit<CrossAppSignIn, 'serverName' | 'fetch'> | undefined;
   now?: () => number;
   /** The network; tests and the benchmark may count requests. */
   baseFetch?: FetchLike;
@@ -83,21 +96,28 @@ export function createOAuthSession({
   client,
   organisationClient,
   clientMetadataUrl,
+  crossApp,
   now = Date.now,
   baseFetch = fetch,
 }: OAuthSessionOptions): OAuthSession {
   const credentials: OAuthCredentials = openOAuthCredentials(secrets, serverName, serverUrl, now);
-  const common = { client, organisationClient, clientMetadataUrl, scope: () => credentials.wantedScope() };
-  const provider = createOAuthProvider({ credentials, ...common, mode: { kind: 'background' } });
   const mcpOrigin = new URL(serverUrl).origin;
 
   // Every request the SDK makes for this server: the MCP endpoint itself (the person chose its URL), and the
-  // OAuth requests, which must be https or stay on this machine.
+  // OAuth requests (the identity provider's too), which must be https or stay on this machine.
   const guardedFetch: FetchLike = (url, init) => {
     const target = new URL(url);
     if (target.origin !== mcpOrigin) requireSafeEndpoint('a sign-in request', target);
     return baseFetch(url, init);
   };
+  const common = {
+    client,
+    organisationClient,
+    clientMetadataUrl,
+    scope: () => credentials.wantedScope(),
+    crossApp: crossApp ? { ...crossApp, serverName, fetch: guardedFetch } : undefined,
+  };
+  const provider = createOAuthProvider({ credentials, ...common, mode: { kind: 'background' } });
 
   let refreshing: Promise<void> | undefined;
   const refresh = (): Promise<void> => {
@@ -186,6 +206,10 @@ export function createOAuthSession({
     provider,
     fetch: transportFetch,
     async signIn({ open, timeoutMs = DEFAULT_SIGN_IN_TIMEOUT_MS }) {
+      if (crossApp)
+        throw new Error(
+          `${serverName} signs in through your identity provider, without a browser: workbench servers login ${serverName} (with a new ID token if the old one expired).`,
+        );
       const { auth } = await sdkAuth();
       const state = randomBytes(24).toString('base64url');
       const receiver = await startLoopbackReceiver({ state, timeoutMs });
@@ -248,9 +272,13 @@ export function createOAuthSession({
       });
       const result = await auth(flow, { serverUrl, fetchFn: guardedFetch });
       if (result !== 'AUTHORIZED') throw new Error('The server did not accept the client credentials.');
-      credentials.saveGrant('client_credentials');
+      // A cross-app server gets its tokens without a person every time; nothing to remember.
+      if (!crossApp) credentials.saveGrant('client_credentials');
     },
     signOut: () => credentials.forget('all'),
     hasTokens: () => credentials.tokens() !== undefined,
+    crossApp: crossApp !== undefined,
+    onlyAsksForSignIn: () =>
+      !crossApp && credentials.tokens() === undefined && credentials.grant() !== 'client_credentials',
   };
 }

@@ -1,3 +1,4 @@
+import type { CrossAppAccess } from '../../../shared/mcp';
 import type { SecretStore } from '../../settings/secret-store';
 import type {
   LaunchConfig,
@@ -46,6 +47,7 @@ export function createServerOAuthSessions({
     url: string,
     clientId: string | undefined,
     clientSecrets?: OAuthClientSecrets,
+    crossAppAccess?: CrossAppAccess,
   ): OAuthSession | undefined => {
     if (!secrets) return undefined;
     const policy = oauthPolicy?.() ?? {};
@@ -54,7 +56,12 @@ export function createServerOAuthSessions({
         ? undefined
         : { clientId, clientSecret: clientSecrets?.secret, privateKey: clientSecrets?.privateKey };
     const clientMetadataUrl = policy.clientMetadataUrl ?? DEFAULT_CLIENT_METADATA_URL;
-    const key = JSON.stringify([url, client, clientMetadataUrl, policy.clients]);
+    const crossApp = crossAppAccess && {
+      ...crossAppAccess,
+      idpClientSecret: clientSecrets?.idpClientSecret,
+      idToken: clientSecrets?.idToken,
+    };
+    const key = JSON.stringify([url, client, clientMetadataUrl, policy.clients, crossApp]);
     const known = sessions.get(name);
     if (known?.key === key) return known.session;
     const organisationClient = (issuer: string): PreRegisteredClient | undefined =>
@@ -66,13 +73,14 @@ export function createServerOAuthSessions({
       client,
       organisationClient,
       clientMetadataUrl,
+      crossApp,
     });
     sessions.set(name, { key, session });
     return session;
   };
   const forLaunch = (launch: LaunchConfig): OAuthSession | undefined =>
     launch.kind === 'http' && !hasOwnAuthorization(launch)
-      ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient)
+      ? sessionFor(launch.name, launch.url, launch.oauthClientId, launch.oauthClient, launch.crossAppAccess)
       : undefined;
   return {
     forLaunch,

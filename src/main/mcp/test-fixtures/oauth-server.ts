@@ -29,6 +29,7 @@ import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextproto
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import express from 'express';
+import type { IdentityProviderFixture } from './identity-provider';
 import { z } from 'zod';
 
 export interface OAuthFixtureOptions {
@@ -64,6 +65,11 @@ export interface OAuthFixtureOptions {
    * 2025-era traffic, so only a client that speaks 2026-07-28 reaches it) behind the same authorization.
    */
   protocol?: '2026-07-28';
+  /**
+   * Cross-app access: the authorization server takes the JWT-bearer grant (RFC 7523) from `preRegisteredClient`
+   * (its secret, `client_secret_basic`), with an ID-JAG this identity provider issued for it and for /mcp.
+   */
+  jwtBearer?: { idp: IdentityProviderFixture };
 }
 
 export interface OAuthFixture {
@@ -79,6 +85,7 @@ export interface OAuthFixture {
     toolCalls: number;
     unauthorized: number;
     clientCredentials: number;
+    jwtBearer: number;
   };
   /** How the client authenticated at /token, per request: `client_secret_basic`, `client_secret_post` or `none`. */
   readonly tokenAuthMethods: string[];
@@ -94,6 +101,8 @@ export interface OAuthFixture {
   revokeAll(): void;
   close(): Promise<void>;
 }
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 interface IssuedToken {
   clientId: string;
@@ -152,6 +161,7 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     toolCalls: 0,
     unauthorized: 0,
     clientCredentials: 0,
+    jwtBearer: 0,
   };
   const resources: (string | undefined)[] = [];
   const tokenAuthMethods: string[] = [];
@@ -301,7 +311,12 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
       ...(secretClient
         ? {
             token_endpoint_auth_methods_supported: [secretClient.authMethod],
-            grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+            grant_types_supported: [
+              'authorization_code',
+              'refresh_token',
+              'client_credentials',
+              ...(options.jwtBearer ? [JWT_BEARER] : []),
+            ],
           }
         : {}),
       ...(options.issuerInRedirect ? { authorization_response_iss_parameter_supported: true } : {}),
@@ -328,6 +343,22 @@ export async function startOAuthServer(options: OAuthFixtureOptions = {}): Promi
     const expected = client?.token_endpoint_auth_method;
     if (client?.client_secret !== undefined && expected !== method)
       return fail('invalid_client', `this client authenticates with ${expected}, not ${method}`, 401);
+    if (body.grant_type === JWT_BEARER && options.jwtBearer) {
+      if (!client || client.client_secret === undefined || client.client_secret !== body.client_secret)
+        return fail('invalid_client', 'unknown client or wrong secret', 401);
+      void options.jwtBearer.idp.verifyIdJag(body.assertion ?? '', issuer.href).then(
+        (jag) => {
+          if (jag.client_id !== client.client_id) return fail('invalid_grant', 'the ID-JAG names another client');
+          if (jag.resource !== mcpUrl.href) return fail('invalid_grant', `the ID-JAG is for ${String(jag.resource)}`);
+          counts.jwtBearer++;
+          const scopes = body.scope?.split(' ').filter(Boolean) ?? [];
+          response.setHeader('Cache-Control', 'no-store');
+          response.json(issue(client.client_id, mcpUrl, scopes, { refreshable: false }));
+        },
+        (error: unknown) => fail('invalid_grant', `not a valid ID-JAG: ${(error as Error).message}`),
+      );
+      return;
+    }
     if (body.grant_type !== 'client_credentials') return next();
     if (!client || client.client_secret === undefined || client.client_secret !== body.client_secret)
       return fail('invalid_client', 'unknown client or wrong secret', 401);

@@ -5,6 +5,7 @@ import type { Chat } from '../../../shared/chat';
 import { errorText } from '../../../shared/error-data';
 import { Dialog } from '../components/Dialog';
 import { ServerRequestCard } from '../chat/server-request-cards/ServerRequestCard';
+import { RequestCardStates } from '../chat/server-request-cards/request-card-state';
 import { prettyJson } from '../chat/format';
 import {
   ageWords,
@@ -49,6 +50,7 @@ export function InboxDialog({
   const [decisions, setDecisions] = useState<ReadonlyMap<string, InboxDecision>>(new Map());
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<string | null>(null);
+  const [kept] = useState(() => new RequestCardStates());
   const sending = useRef(new Set<string>());
   const now = useNow();
   const titleOf = (chatId: string | null): string =>
@@ -158,6 +160,7 @@ export function InboxDialog({
             key={item.key}
             item={item}
             api={api}
+            kept={kept}
             focus={item.key === focusKey}
             chatTitle={titleOf(item.kind === 'tool-call' ? item.approval.chatId : item.request.chatId)}
             now={now}
@@ -178,6 +181,8 @@ export function InboxDialog({
 interface RowProps {
   item: InboxItem;
   api: WorkbenchApi;
+  /** What the servers' request cards keep while the inbox is open (request-card-state.ts). */
+  kept: RequestCardStates;
   focus: boolean;
   chatTitle: string;
   now: number;
@@ -212,7 +217,7 @@ function InboxRow(props: RowProps): React.JSX.Element {
     return (
       <li ref={row} tabIndex={-1} className="inbox-item" data-testid="inbox-item" aria-label={requestLabel(item)}>
         {meta}
-        <ServerRequestCard api={props.api} request={item.request} />
+        <ServerRequestCard api={props.api} request={item.request} kept={props.kept} />
       </li>
     );
   }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { AppToolCallView, ServerRequestView } from '../../../../shared/server-request-views';
 import { ServerRequestCard } from '../server-request-cards/ServerRequestCard';
+import { RequestCardStates } from '../server-request-cards/request-card-state';
 
 const isCallOf =
   (chatId: string, viewCallId: string) =>
@@ -23,6 +24,8 @@ export function AppCallCards({
   viewCallId: string;
 }): React.JSX.Element | null {
   const [calls, setCalls] = useState<AppToolCallView[]>([]);
+  // Only an answer's problem to keep, for as long as the view's calls are shown.
+  const [kept] = useState(() => new RequestCardStates());
   useEffect(() => {
     let live = true;
     const mine = isCallOf(chatId, viewCallId);
@@ -52,7 +55,7 @@ export function AppCallCards({
   return (
     <div className="app-call-cards">
       {calls.map((call) => (
-        <ServerRequestCard key={call.id} api={api} request={call} />
+        <ServerRequestCard key={call.id} api={api} request={call} kept={kept} />
       ))}
     </div>
   );

@@ -27,45 +27,49 @@ import {
   type FieldValue,
 } from '../../../../shared/elicitation-fields';
 import { isWebUrl } from '../../../../shared/web-url';
+import { useRequestCardState, type RequestCardStates, type RequestOutcomeState } from './request-card-state';
 
 export interface ServerRequestCardProps {
   api: WorkbenchApi;
   request: ServerRequestView;
+  /** Where the card keeps what the person gave it while it is unmounted (request-card-state.ts). */
+  kept: RequestCardStates;
 }
 
 /**
  * A server's request of the model or the person, decided like a tool call (docs/user/server-requests.md): sampling
  * (the prompt, editable, then the model's answer, editable), a form, or a page to open.
  */
-export function ServerRequestCard({ api, request }: ServerRequestCardProps): React.JSX.Element {
+export function ServerRequestCard({ api, request, kept }: ServerRequestCardProps): React.JSX.Element {
   const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  // A form's answer that does not fit its schema: the words go beside each field (docs/user/server-requests.md).
-  const [fieldProblems, setFieldProblems] = useState<readonly ElicitationProblem[]>([]);
+  // The last answer's problem, and a form's answer that does not fit its schema: the words go beside each field
+  // (docs/user/server-requests.md).
+  const [{ problem, fieldProblems }, setOutcome] = useRequestCardState(kept, request.id, 'outcome', () => NO_OUTCOME);
   const decide = async (decision: ServerRequestDecision): Promise<boolean> => {
     setBusy(true);
-    setProblem(null);
+    setOutcome((previous) => (previous.problem === null ? previous : { ...previous, problem: null }));
     try {
       await api.serverRequests.decide({ id: request.id, decision });
       return true;
     } catch (error) {
       const problems = elicitationProblemsOf(error);
       const marked = problems.filter((item) => item.field !== '').length;
-      setFieldProblems(problems);
-      setProblem(
-        marked === 0
-          ? errorText(error)
-          : [
-              `Not sent: ${marked === 1 ? 'one field does' : `${marked} fields do`} not fit the form (marked above).`,
-              ...problems.filter((item) => item.field === '').map((item) => item.message),
-            ].join(' '),
-      );
+      setOutcome({
+        fieldProblems: problems,
+        problem:
+          marked === 0
+            ? errorText(error)
+            : [
+                `Not sent: ${marked === 1 ? 'one field does' : `${marked} fields do`} not fit the form (marked above).`,
+                ...problems.filter((item) => item.field === '').map((item) => item.message),
+              ].join(' '),
+      });
       return false;
     } finally {
       setBusy(false);
     }
   };
-  const props = { request, busy, problem, decide } as const;
+  const props = { request, kept, busy, problem, decide } as const;
   if (request.kind === 'sandbox-widening') return <SandboxWidening {...props} request={request} />;
   if (request.kind === 'app-tool-call') return <AppToolCall {...props} request={request} />;
   if (request.kind === 'sampling') {
@@ -84,6 +88,7 @@ export function ServerRequestCard({ api, request }: ServerRequestCardProps): Rea
 
 interface PartProps<R extends ServerRequestView> {
   request: R;
+  kept: RequestCardStates;
   busy: boolean;
   problem: string | null;
   decide(decision: ServerRequestDecision): Promise<boolean>;
@@ -156,7 +161,7 @@ function Answers({
   problem,
   decide,
   choices,
-}: Omit<PartProps<ServerRequestView>, 'request'> & { choices: Choice[] }): React.JSX.Element {
+}: Omit<PartProps<ServerRequestView>, 'request' | 'kept'> & { choices: Choice[] }): React.JSX.Element {
   return (
     <>
       <Problem text={problem} />
@@ -203,12 +208,14 @@ function Media({ media }: { media: readonly SamplingMediaView[] }): React.JSX.El
   );
 }
 
-function SamplingPrompt({ request, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
+function SamplingPrompt({ request, kept, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
   const id = useId();
-  const [messages, setMessages] = useState(() => request.messages.map((message) => message.text));
-  const [systemPrompt, setSystemPrompt] = useState(request.systemPrompt ?? '');
+  const [{ messages, systemPrompt }, setPrompt] = useRequestCardState(kept, request.id, 'prompt', () => ({
+    messages: request.messages.map((message) => message.text),
+    systemPrompt: request.systemPrompt ?? '',
+  }));
   const edits = (): Pick<ServerRequestDecision, 'messages' | 'systemPrompt'> => ({
-    ...(messages.some((text, index) => text !== request.messages[index]?.text) ? { messages } : {}),
+    ...(messages.some((text, index) => text !== request.messages[index]?.text) ? { messages: [...messages] } : {}),
     ...(systemPrompt !== (request.systemPrompt ?? '') ? { systemPrompt } : {}),
   });
   const preferences = request.modelPreferences;
@@ -254,7 +261,7 @@ function SamplingPrompt({ request, ...answering }: PartProps<SamplingRequestView
         className="server-request-text"
         rows={2}
         value={systemPrompt}
-        onChange={(event) => setSystemPrompt(event.target.value)}
+        onChange={(event) => setPrompt({ messages, systemPrompt: event.target.value })}
       />
       {request.messages.map((message, index) => (
         <div key={index} className="server-request-message">
@@ -266,7 +273,12 @@ function SamplingPrompt({ request, ...answering }: PartProps<SamplingRequestView
             className="server-request-text"
             rows={Math.min(8, Math.max(2, Math.ceil((messages[index]?.length ?? 0) / 80)))}
             value={messages[index] ?? ''}
-            onChange={(event) => setMessages(messages.map((text, at) => (at === index ? event.target.value : text)))}
+            onChange={(event) =>
+              setPrompt({
+                systemPrompt,
+                messages: messages.map((text, at) => (at === index ? event.target.value : text)),
+              })
+            }
           />
           {message.media && <Media media={message.media} />}
         </div>
@@ -295,9 +307,11 @@ function SamplingPrompt({ request, ...answering }: PartProps<SamplingRequestView
   );
 }
 
-function SamplingAnswer({ request, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
+function SamplingAnswer({ request, kept, ...answering }: PartProps<SamplingRequestView>): React.JSX.Element {
   const id = useId();
-  const [text, setText] = useState(request.answer?.text ?? '');
+  const [{ text }, setAnswer] = useRequestCardState(kept, request.id, 'answer', () => ({
+    text: request.answer?.text ?? '',
+  }));
   return (
     <Card request={request} title={`Send the model's answer to ${request.serverName}?`}>
       <p className="muted server-request-meta">
@@ -312,7 +326,7 @@ function SamplingAnswer({ request, ...answering }: PartProps<SamplingRequestView
         className="server-request-text"
         rows={Math.min(10, Math.max(3, Math.ceil(text.length / 80)))}
         value={text}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => setAnswer({ text: event.target.value })}
       />
       <Answers
         {...answering}
@@ -331,18 +345,18 @@ function SamplingAnswer({ request, ...answering }: PartProps<SamplingRequestView
 
 function ElicitationForm({
   request,
+  kept,
   fieldProblems,
   ...answering
 }: PartProps<ElicitationFormView> & { fieldProblems: readonly ElicitationProblem[] }): React.JSX.Element {
   const { decide } = answering;
   const [fields] = useState(() => elicitationFields(request.requestedSchema));
-  // What the person typed stays as typed through a refusal; only the fields' problems change.
-  const [values, setValues] = useState(() => initialValues(fields));
-  // The fields corrected since the last refusal lose their mark; the schema is checked again on Accept.
-  const [corrected, setCorrected] = useState<{ of: readonly ElicitationProblem[]; names: ReadonlySet<string> }>({
-    of: fieldProblems,
-    names: new Set(),
-  });
+  // What the person typed stays as typed through a refusal; only the fields' problems change. The fields corrected
+  // since the last refusal lose their mark; the schema is checked again on Accept.
+  const [{ values, corrected }, setForm] = useRequestCardState(kept, request.id, 'form', () => ({
+    values: initialValues(fields),
+    corrected: { of: fieldProblems, names: new Set<string>() },
+  }));
   const correctedNow = corrected.of === fieldProblems ? corrected.names : new Set<string>();
   const shown = new Map(
     fieldProblems
@@ -350,12 +364,18 @@ function ElicitationForm({
       .map((item) => [item.field, item.message]),
   );
   const form = useRef<HTMLFormElement>(null);
+  // A refusal takes the keyboard to the first wrong field; the card coming back into view with an older refusal
+  // (kept while it was unmounted) does not.
+  const [mountedWith] = useState(fieldProblems);
   useEffect(() => {
-    if (fieldProblems.length > 0) form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
-  }, [fieldProblems]);
+    if (fieldProblems !== mountedWith && fieldProblems.length > 0)
+      form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [fieldProblems, mountedWith]);
   const set = (name: string, value: FieldValue): void => {
-    setValues({ ...values, [name]: value });
-    if (shown.has(name)) setCorrected({ of: fieldProblems, names: new Set([...correctedNow, name]) });
+    setForm({
+      values: { ...values, [name]: value },
+      corrected: shown.has(name) ? { of: fieldProblems, names: new Set([...correctedNow, name]) } : corrected,
+    });
   };
   return (
     <Card request={request} title={`${request.serverName} asks for information`}>
@@ -591,6 +611,8 @@ function AppToolCall({ request, ...answering }: PartProps<AppToolCallView>): Rea
     </Card>
   );
 }
+
+const NO_OUTCOME: RequestOutcomeState = { problem: null, fieldProblems: [] };
 
 const BADGE: Record<ServerRequestView['kind'], string> = {
   sampling: 'Sampling',

@@ -4,6 +4,7 @@ import type { ServerRequestView } from '../../../../shared/server-request-views'
 import { useChatContext } from '../chat-context';
 import { ServerRequestCard } from './ServerRequestCard';
 import { useServerRequests } from './use-server-request-cards';
+import { RequestCardStates } from './request-card-state';
 import { useWideningsShownElsewhere } from '../../components/widenings-shown';
 import './server-request-cards.css';
 
@@ -12,14 +13,17 @@ import './server-request-cards.css';
  * calls, in the chat's one scroll (docs/user/server-requests.md).
  */
 export function ChatServerRequests({ requests }: { requests: readonly ServerRequestView[] }): React.JSX.Element | null {
-  const { api } = useChatContext();
+  const { api, store } = useChatContext();
   if (requests.length === 0) return null;
   return (
     <div className="server-requests" role="group" aria-label="Requests from MCP servers">
-      <Cards api={api} requests={requests} />
+      <Cards api={api} requests={requests} kept={store.requestCardStates} />
     </div>
   );
 }
+
+/** What the tray's cards keep while it is folded (one tray for the window). */
+const trayCards = new RequestCardStates();
 
 /**
  * "Server requests": what servers ask while no chat (or more than one) runs their tools, where the person finds it
@@ -28,7 +32,7 @@ export function ChatServerRequests({ requests }: { requests: readonly ServerRequ
  */
 export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.Element | null {
   const shownElsewhere = useWideningsShownElsewhere();
-  const requests = useServerRequests(api, null).filter(
+  const requests = useServerRequests(api, null, trayCards).filter(
     (request) => !(request.kind === 'sandbox-widening' && shownElsewhere.has(request.serverName)),
   );
   const [open, setOpen] = useState(true);
@@ -43,7 +47,7 @@ export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.El
           <p className="muted server-request-meta">
             No single chat was running this server&apos;s tools when it asked, so its requests wait here.
           </p>
-          <Cards api={api} requests={requests} />
+          <Cards api={api} requests={requests} kept={trayCards} />
         </div>
       )}
     </aside>
@@ -51,7 +55,15 @@ export function ServerRequestsTray({ api }: { api: WorkbenchApi }): React.JSX.El
 }
 
 /** One card per request; a sampling request's answer stage is a new card (its own state), not the prompt's. */
-function Cards({ api, requests }: { api: WorkbenchApi; requests: readonly ServerRequestView[] }): React.JSX.Element {
+function Cards({
+  api,
+  requests,
+  kept,
+}: {
+  api: WorkbenchApi;
+  requests: readonly ServerRequestView[];
+  kept: RequestCardStates;
+}): React.JSX.Element {
   return (
     <>
       {requests.map((request) => (
@@ -59,6 +71,7 @@ function Cards({ api, requests }: { api: WorkbenchApi; requests: readonly Server
           key={`${request.id}-${request.kind === 'sampling' ? request.stage : request.kind}`}
           api={api}
           request={request}
+          kept={kept}
         />
       ))}
     </>
