@@ -57,6 +57,21 @@ test('no server starts unconfined where the organisation requires containment, w
   const detail = dialog.getByRole('region', { name: 'Server Files' });
   await expect(detail.getByTestId('server-status')).toHaveText('Error');
   await expect(detail).toContainText('Your organisation requires every server to be contained, so it cannot start.');
+  // Its Enabled switch says what the organisation does to it, here and in its form.
+  const containmentWords =
+    'Set by your organisation: it requires every server to be contained, so this one starts only in its sandbox, and not at all where no sandbox can run.';
+  await expect(detail.getByRole('switch', { name: 'Enabled' })).toHaveAccessibleDescription(
+    `A disabled server is stopped and offers no tools. ${containmentWords}`,
+  );
+  await expect(detail.getByRole('switch', { name: 'Enabled' })).toBeEnabled();
+  await detail.getByRole('switch', { name: 'Enabled' }).evaluate((item) => item.scrollIntoView({ block: 'center' }));
+  await shootBoth(page, 'sandbox-41-containment-enabled-switch');
+  await detail.getByRole('button', { name: 'Edit' }).click();
+  const form = page.getByTestId('server-form');
+  await expect(form.getByRole('switch', { name: 'Enabled' })).toHaveAccessibleDescription(containmentWords);
+  await form.getByRole('switch', { name: 'Enabled' }).evaluate((item) => item.scrollIntoView({ block: 'center' }));
+  await shootBoth(page, 'sandbox-42-containment-server-form');
+  await form.getByRole('button', { name: 'Cancel' }).click();
   await detail.getByRole('tab', { name: 'Sandbox' }).click();
   await expect(detail.getByTestId('server-sandbox')).toContainText(
     'Your organisation requires every server to be contained, so it does not start.',

@@ -168,7 +168,12 @@ describe('dispatcher', () => {
     };
     const reported = vi.fn();
     const error = expectError(await createDispatcher(handlers, reported)('chat.list', undefined));
-    expect(error).toEqual({ code: 'internal', message: 'chat.list failed: disk on fire' });
+    // A sentence of what could not be done, never the method's name; the method and the cause stay in the details.
+    expect(error).toEqual({
+      code: 'internal',
+      message: "Could not list the chats: disk on fire. The details are in the app's log.",
+      details: { method: 'chat.list', cause: 'disk on fire' },
+    });
     expect(reported).toHaveBeenCalledExactlyOnceWith(boom, 'chat.list');
   });
 
@@ -182,13 +187,14 @@ describe('dispatcher', () => {
       },
     };
     const failing = createDispatcher(handlers, reported);
-    expect(expectError(await failing('chat.list', undefined))).toEqual({
+    expect(expectError(await failing('chat.list', undefined))).toMatchObject({
       code: 'internal',
-      message: 'chat.list failed: async failure',
+      message: "Could not list the chats: async failure. The details are in the app's log.",
     });
-    expect(expectError(await failing('app.info', undefined))).toEqual({
+    expect(expectError(await failing('app.info', undefined))).toMatchObject({
       code: 'internal',
-      message: 'app.info failed: a string',
+      message: "Could not do that: a string. The details are in the app's log.",
+      details: { method: 'app.info', cause: 'a string' },
     });
     expect(reported).toHaveBeenCalledTimes(2);
   });
@@ -220,7 +226,9 @@ describe('dispatcher', () => {
     );
     expect(error).toEqual({
       code: 'internal',
-      message: 'chat.get produced a result that does not match the contract.',
+      message:
+        "Could not open the chat: the app gave an answer it does not understand. The details are in the app's log.",
+      details: { method: 'chat.get' },
     });
     expect(reported).toHaveBeenCalledOnce();
     expect(reported.mock.calls[0]?.[1]).toBe('chat.get');

@@ -8,6 +8,7 @@ import {
 } from '../../shared/contract';
 import type { Envelope, WorkbenchErrorData } from '../../shared/errors';
 import { WorkbenchError } from '../errors';
+import { internalFailure, internalMismatch } from './failure-words';
 
 /** One handler per contract method; TypeScript rejects a map that misses one or returns the wrong shape. */
 export type MethodHandlers = {
@@ -34,16 +35,13 @@ export function createDispatcher(
       const checked = spec.output.safeParse(value);
       if (!checked.success) {
         onInternalError(checked.error, method);
-        return failure({ code: 'internal', message: `${method} produced a result that does not match the contract.` });
+        return failure(internalMismatch(method, parsed.data));
       }
       return { ok: true, value: checked.data };
     } catch (error) {
       if (error instanceof WorkbenchError) return failure(error.toData());
       onInternalError(error, method);
-      return failure({
-        code: 'internal',
-        message: `${method} failed: ${error instanceof Error ? error.message : String(error)}`,
-      });
+      return failure(internalFailure(method, parsed.data, error));
     }
   };
 }

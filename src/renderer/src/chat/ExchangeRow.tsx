@@ -44,6 +44,18 @@ export interface ExchangeRowProps {
   onRetry: ((text: string) => void) | null;
 }
 
+/**
+ * An exchange whose messages the store dropped, while they load again (docs/dev/chat-list.md, "What the store
+ * holds"): the store loads them before the list reaches them, so this shows only when scrolling outruns it.
+ */
+export function DroppedExchange({ exchangeId }: { exchangeId: string }): React.JSX.Element {
+  return (
+    <article className="exchange exchange-dropped" data-exchange-id={exchangeId} aria-busy="true">
+      <p className="muted">Loading…</p>
+    </article>
+  );
+}
+
 /** One exchange: the person's words, then ONE assistant message for every reply the exchange took (seed 000 "NEXT"). */
 export const ExchangeRowView = memo(function ExchangeRowView({
   row,

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { Virtuoso, type VirtuosoHandle } from 'react-virtuoso';
 import { pendingRequests, phaseOf, type ChatState, type ChatStore } from './chat-store';
 import { useChatContext } from './chat-context';
-import { ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
+import { DroppedExchange, ExchangeRowView, type LiveExchangeState } from './ExchangeRow';
 import { useServerRequests } from './server-request-cards/use-server-request-cards';
 import type { ExchangeRow } from './timeline';
 import { useFollowEnd } from './follow-end';
@@ -41,6 +41,8 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   useLayoutEffect(() => {
     latest.current = { window: range, loaded };
   }, [range, loaded]);
+  // The store keeps the messages of the rows around the window only, and loads dropped ones again ahead of it.
+  useEffect(() => store.keepAround(range), [store, range, rows.length]);
   const holdsEndNow = useCallback(() => holdsEnd(latest.current.window, latest.current.loaded), []);
   const shown = useMemo(
     () => rows.slice(range.start - loaded.first, range.end - loaded.first) as ExchangeRow[],
@@ -134,13 +136,16 @@ export function MessageList({ store, state }: MessageListProps): React.JSX.Eleme
   }, []);
 
   const itemContent = useCallback(
-    (_index: number, row: ExchangeRow) => (
-      <ExchangeRowView
-        row={row}
-        live={row.exchangeId === lastId ? live : null}
-        onRetry={row.exchangeId === lastId && idle ? retry : null}
-      />
-    ),
+    (_index: number, row: ExchangeRow) =>
+      row.dropped ? (
+        <DroppedExchange exchangeId={row.exchangeId} />
+      ) : (
+        <ExchangeRowView
+          row={row}
+          live={row.exchangeId === lastId ? live : null}
+          onRetry={row.exchangeId === lastId && idle ? retry : null}
+        />
+      ),
     [lastId, live, idle, retry],
   );
 

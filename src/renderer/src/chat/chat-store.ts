@@ -16,11 +16,14 @@ import { RequestCardStates } from './server-request-cards/request-card-state';
 import type { ChatActivity, ChatMessage, ChatStreamEvent, ResourceAttachment } from '../../../shared/messages';
 import {
   applyStreamEvent,
+  dropRows,
   EMPTY_TIMELINE,
   prependMessages,
+  restoreRows,
   timelineOf,
   upsertMessage,
   viewOf,
+  type ExchangeRow,
   type Timeline,
 } from './timeline';
 
@@ -89,6 +92,15 @@ export const FIRST_INDEX = 1_000_000;
  */
 export const TEXT_FLUSH_MS = 50;
 export const PAGE_SIZE = 100;
+/**
+ * Rows beyond either edge of the list's window whose messages the store keeps; rows further away are dropped from
+ * memory and loaded again as the window comes within `LOAD_AHEAD_ROWS` of them (docs/dev/chat-list.md, "What the
+ * store holds").
+ */
+export const KEEP_ROWS = 120;
+export const LOAD_AHEAD_ROWS = 40;
+/** The most messages one request for dropped rows asks for (the contract's `limit` allows 10,000). */
+const RELOAD_LIMIT = 1_000;
 
 /** The calls of the chat that wait for a person, in the order the replies asked for them. */
 export function pendingRequests(timeline: Timeline): ToolCallRequest[] {
@@ -146,6 +158,8 @@ export class ChatStore {
   private generation = 0;
   private textBuffer: Extract<ChatStreamEvent, { kind: 'text' }>[] = [];
   private textTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Exchanges whose dropped messages are being loaded again. */
+  private readonly reloading = new Set<string>();
 
   constructor(
     private readonly api: WorkbenchApi,
@@ -232,6 +246,50 @@ export class ChatStore {
       });
     } catch (error) {
       this.set({ loadingOlder: false, actionError: errorText(error) });
+    }
+  }
+
+  /**
+   * The list shows item indices `[start, end)`: rows more than `KEEP_ROWS` beyond it drop their messages from memory
+   * (never the newest exchange: its waiting calls and streaming reply live there), and dropped rows within
+   * `LOAD_AHEAD_ROWS` of it are loaded again, before the list reaches them. What the person gave waiting cards is
+   * not in the rows and stays (docs/dev/chat-list.md, "What the store holds").
+   */
+  keepAround(window: { start: number; end: number }): void {
+    if (this.state.status !== 'ready') return;
+    const rows = this.state.timeline.rows;
+    const from = window.start - this.state.firstItemIndex;
+    const to = window.end - this.state.firstItemIndex;
+    const far: number[] = [];
+    for (let at = 0; at < rows.length - 1; at++) if (at < from - KEEP_ROWS || at >= to + KEEP_ROWS) far.push(at);
+    const timeline = dropRows(this.state.timeline, far);
+    if (timeline !== this.state.timeline) this.set({ timeline });
+    const near: { at: number; row: ExchangeRow }[] = [];
+    for (let at = Math.max(0, from - LOAD_AHEAD_ROWS); at < Math.min(rows.length, to + LOAD_AHEAD_ROWS); at++) {
+      const row = this.state.timeline.rows[at] as ExchangeRow;
+      if (row.dropped && !this.reloading.has(row.exchangeId)) near.push({ at, row });
+    }
+    for (const run of reloadRuns(near)) void this.reload(run);
+  }
+
+  /** Loads dropped rows again: one run of them, oldest first, in one request. */
+  private async reload(run: readonly ExchangeRow[]): Promise<void> {
+    const generation = this.generation;
+    // Every message of the run's span (`seq` counts a chat's messages one by one): another exchange's message in
+    // it comes along and is not used; a row comes back only whole (restoreRows).
+    const first = (run[0] as ExchangeRow).dropped as NonNullable<ExchangeRow['dropped']>;
+    const last = (run.at(-1) as ExchangeRow).dropped as NonNullable<ExchangeRow['dropped']>;
+    const limit = Math.min(10_000, last.lastSeq - first.firstSeq + 1);
+    for (const row of run) this.reloading.add(row.exchangeId);
+    try {
+      const page = await this.api.chat.messages({ chatId: this.chatId, beforeSeq: last.lastSeq + 1, limit });
+      if (generation !== this.generation) return;
+      this.set({ timeline: restoreRows(this.state.timeline, page.messages) });
+    } catch (error) {
+      if (generation === this.generation)
+        this.set({ actionError: `Earlier messages could not be loaded: ${errorText(error)}` });
+    } finally {
+      for (const row of run) this.reloading.delete(row.exchangeId);
     }
   }
 
@@ -497,6 +555,29 @@ export class ChatStore {
     this.state = { ...this.state, ...patch };
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/**
+ * Dropped rows (`near`, with their positions, in row order) in runs of neighbouring rows, each spanning at most
+ * RELOAD_LIMIT messages: a run is loaded with one request, for the messages of its span.
+ */
+export function reloadRuns(near: readonly { at: number; row: ExchangeRow }[]): ExchangeRow[][] {
+  const runs: ExchangeRow[][] = [];
+  let run: ExchangeRow[] = [];
+  let previousAt = -2;
+  for (const { at, row } of near) {
+    const dropped = row.dropped;
+    if (!dropped) continue;
+    const first = run[0]?.dropped;
+    if (first && (at !== previousAt + 1 || dropped.lastSeq - first.firstSeq + 1 > RELOAD_LIMIT)) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(row);
+    previousAt = at;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 /** The stores of the open chats, kept while their tab is open so a tab switch loses nothing. */

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantChatMessage, ChatMessage, ToolCallRecord } from '../../../shared/messages';
-import { applyStreamEvent, prependMessages, timelineOf, upsertMessage, viewOf, type ExchangeRow } from './timeline';
+import {
+  applyStreamEvent,
+  dropRows,
+  prependMessages,
+  restoreRows,
+  timelineOf,
+  upsertMessage,
+  viewOf,
+  type ExchangeRow,
+} from './timeline';
 
 const CHAT = '6f1c2d6e-3b7a-4d4e-9a55-0d3c5b2f9a10';
 let seq = 0;
@@ -118,5 +127,37 @@ describe('timeline', () => {
       },
     });
     expect([...viewOf(timelineOf([user('a', 'go'), waiting]).rows[0] as ExchangeRow).pendingIds]).toEqual(['c1']);
+  });
+});
+
+describe('dropped rows', () => {
+  it('keep which messages they had, ignore messages for them meanwhile, and come back only whole', () => {
+    const x1 = [user('d1', 'first'), reply('d1', 'one')];
+    const x2 = [user('d2', 'second'), reply('d2', 'two')];
+    const timeline = timelineOf([...x1, ...x2]);
+    const dropped = dropRows(timeline, [0]);
+    expect(dropped.rows[0]).toEqual({
+      exchangeId: 'd1',
+      messages: [],
+      dropped: { firstSeq: x1[0]?.seq, lastSeq: x1[1]?.seq, count: 2 },
+    });
+    expect(dropped.rows[1]).toBe(timeline.rows[1]);
+    expect(dropRows(dropped, [0])).toBe(dropped);
+    // A new version of a dropped row's message waits for the row to load again.
+    expect(upsertMessage(dropped, { ...(x1[1] as ChatMessage) })).toBe(dropped);
+    // Part of the row is not the row.
+    expect(restoreRows(dropped, [x1[1] as ChatMessage])).toBe(dropped);
+    const back = restoreRows(dropped, x1);
+    expect(back.rows[0]?.messages).toEqual(x1);
+    expect(back.rows[0]?.dropped).toBeUndefined();
+  });
+
+  it('a dropped first row takes in its older part from a page in front and stays dropped', () => {
+    const older = user('d3', 'start');
+    const newer = reply('d3', 'end');
+    const dropped = dropRows(timelineOf([newer]), [0]);
+    const { timeline } = prependMessages(dropped, [older]);
+    expect(timeline.rows[0]?.dropped).toEqual({ firstSeq: older.seq, lastSeq: newer.seq, count: 2 });
+    expect(restoreRows(timeline, [older, newer]).rows[0]?.messages).toEqual([older, newer]);
   });
 });

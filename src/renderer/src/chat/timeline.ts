@@ -14,8 +14,20 @@ import type {
  */
 export interface ExchangeRow {
   readonly exchangeId: string;
-  /** In `seq` order. */
+  /** In `seq` order; empty while the row is dropped. */
   readonly messages: readonly ChatMessage[];
+  /**
+   * The row's messages were dropped from memory, far from what the list shows (docs/dev/chat-list.md, "What the
+   * store holds"): which ones they were, to load them again as the list comes back to them.
+   */
+  readonly dropped?: DroppedMessages;
+}
+
+/** A dropped row's messages: `count` messages from `firstSeq` to `lastSeq`. */
+export interface DroppedMessages {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly count: number;
 }
 
 export interface Timeline {
@@ -50,11 +62,19 @@ export function prependMessages(
   const last = front.rows.at(-1);
   let rows: ExchangeRow[];
   if (first && last && first.exchangeId === last.exchangeId) {
-    rows = [
-      ...front.rows.slice(0, -1),
-      { exchangeId: first.exchangeId, messages: [...last.messages, ...first.messages] },
-      ...timeline.rows.slice(1),
-    ];
+    // A dropped row stays dropped, and takes in its older part: it is loaded again whole.
+    const joined: ExchangeRow = first.dropped
+      ? {
+          exchangeId: first.exchangeId,
+          messages: [],
+          dropped: {
+            firstSeq: Math.min(first.dropped.firstSeq, ...last.messages.map((message) => message.seq)),
+            lastSeq: first.dropped.lastSeq,
+            count: first.dropped.count + last.messages.length,
+          },
+        }
+      : { exchangeId: first.exchangeId, messages: [...last.messages, ...first.messages] };
+    rows = [...front.rows.slice(0, -1), joined, ...timeline.rows.slice(1)];
   } else rows = [...front.rows, ...timeline.rows];
   return { timeline: { rows, index: indexOf(rows) }, added: rows.length - timeline.rows.length };
 }
@@ -69,6 +89,8 @@ export function upsertMessage(timeline: Timeline, message: ChatMessage): Timelin
     return { rows, index };
   }
   const row = timeline.rows[at] as ExchangeRow;
+  // A dropped row is loaded again whole, with this message, when the list comes back to it.
+  if (row.dropped) return timeline;
   const existing = row.messages.findIndex((candidate) => candidate.id === message.id);
   let messages: ChatMessage[];
   if (existing >= 0) {
@@ -109,6 +131,39 @@ function withCall(calls: readonly ToolCallRecord[], call: ToolCallRecord): ToolC
   const next = [...calls];
   next[at] = call;
   return next;
+}
+
+/**
+ * The rows at `positions` with their messages dropped (docs/dev/chat-list.md, "What the store holds"); rows dropped
+ * already or without messages stay as they are.
+ */
+export function dropRows(timeline: Timeline, positions: Iterable<number>): Timeline {
+  let rows: ExchangeRow[] | null = null;
+  for (const at of positions) {
+    const row = timeline.rows[at];
+    const first = row?.messages[0];
+    if (!row || row.dropped || !first) continue;
+    rows ??= [...timeline.rows];
+    rows[at] = {
+      exchangeId: row.exchangeId,
+      messages: [],
+      dropped: { firstSeq: first.seq, lastSeq: (row.messages.at(-1) as ChatMessage).seq, count: row.messages.length },
+    };
+  }
+  return rows ? { rows, index: timeline.index } : timeline;
+}
+
+/** Dropped rows loaded again: each dropped row whose messages `messages` holds, all of them, takes them. */
+export function restoreRows(timeline: Timeline, messages: readonly ChatMessage[]): Timeline {
+  let rows: ExchangeRow[] | null = null;
+  for (const loaded of timelineOf(messages).rows) {
+    const at = timeline.index.get(loaded.exchangeId);
+    const dropped = at === undefined ? undefined : timeline.rows[at]?.dropped;
+    if (at === undefined || !dropped || loaded.messages.length !== dropped.count) continue;
+    rows ??= [...timeline.rows];
+    rows[at] = loaded;
+  }
+  return rows ? { rows, index: timeline.index } : timeline;
 }
 
 function replaceRow(timeline: Timeline, at: number, row: ExchangeRow): Timeline {

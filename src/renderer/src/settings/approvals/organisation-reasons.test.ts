@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyView } from '../../../../shared/approval';
 import { fieldProblems } from '../field-problems';
 import {
+  containmentReason,
   sandboxGrantReason,
   sandboxLockReason,
   sinkIdReason,
@@ -83,5 +84,15 @@ describe("the organisation's reasons beside a control", () => {
     expect(sandboxGrantReason(noHome, 'write')).toMatch(/^it allows nothing in your home folder/);
     expect(sandboxGrantReason(noHome, 'env')).toBeNull();
     expect(sandboxGrantReason(LIMITS, 'connect')).toBeNull();
+  });
+
+  it("says beside a local server's Enabled switch that it starts only contained, where containment is required", () => {
+    expect(containmentReason({ ...LIMITS, requireContainment: true })).toBe(
+      'it requires every server to be contained, so this one starts only in its sandbox, and not at all where no sandbox can run.',
+    );
+    expect(containmentReason({ ...LIMITS, requireContainment: true, allowUnconfined: true })).toMatch(/^it requires/);
+    expect(containmentReason(LIMITS)).toBeNull();
+    expect(containmentReason({ ...LIMITS, lockProfiles: true })).toBeNull();
+    expect(containmentReason(null)).toBeNull();
   });
 });

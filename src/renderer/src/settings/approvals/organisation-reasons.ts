@@ -52,3 +52,13 @@ export function sandboxGrantReason(limits: SandboxView['limits'], kind: SandboxG
     return 'it allows nothing in your home folder, so no folder there, or one that holds it, can be granted.';
   return null;
 }
+
+/**
+ * A local server's Enabled switch (and its "Run unconfined" choice) under `requireContainment`: enabled, it starts
+ * only in its sandbox, and not at all where no sandbox can run, whatever the person allowed.
+ */
+export function containmentReason(limits: SandboxView['limits'] | null | undefined): string | null {
+  return limits?.requireContainment
+    ? 'it requires every server to be contained, so this one starts only in its sandbox, and not at all where no sandbox can run.'
+    : null;
+}

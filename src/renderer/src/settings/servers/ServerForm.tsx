@@ -15,7 +15,8 @@ import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
-import { useTrustReason } from './use-trust-reason';
+import { useContainmentReason, useTrustReason } from './use-trust-reason';
+import { useCrossAppAccess } from './CrossAppAccessFields';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -62,6 +63,8 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [busy, setBusy] = useState(false);
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
+  const crossApp = useCrossAppAccess(server);
+  const containmentOverride = useContainmentReason(api, server?.name ?? null, launch !== 'url');
 
   const secretField = launch === 'url' ? 'headers' : 'env';
   const existingKeys = server ? (server.kind === 'http' ? server.headerKeys : server.envKeys) : [];
@@ -95,7 +98,13 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           callTimeoutMs,
           ...(rootsChanged ? { roots: rootList } : {}),
           ...(launch === 'url'
-            ? { url: url.trim(), type: transport, headers: changes, oauthClientId: oauthClientId.trim() || null }
+            ? {
+                url: url.trim(),
+                type: transport,
+                headers: changes,
+                oauthClientId: oauthClientId.trim() || null,
+                ...crossApp.edited(),
+              }
             : {
                 args: parseArgumentLines(args),
                 cwd: cwd.trim() ? cwd.trim() : null,
@@ -126,6 +135,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                 type: transport,
                 headers: parsedSecrets.values,
                 ...(oauthClientId.trim() ? { oauthClientId: oauthClientId.trim() } : {}),
+                ...crossApp.added(),
                 ...options,
               }
             : launch === 'package'
@@ -157,6 +167,10 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     'headers',
     'callTimeoutMs',
     'oauthClientId',
+    'oauthClientSecret',
+    'crossAppAccess',
+    'idpClientSecret',
+    'idpIdToken',
     'roots',
   ]);
   const otherProblems = Object.entries(problems).filter(([field]) => !known.has(field.split('.')[0] ?? ''));
@@ -327,6 +341,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                 />
               )}
             </Field>
+            {crossApp.fields(problems)}
           </>
         )}
         <Field
@@ -399,7 +414,14 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           </Field>
         </div>
         <div className="span-2 switch-group">
-          <Switch label="Enabled" checked={enabled} onChange={setEnabled} />
+          <Switch
+            label="Enabled"
+            description={
+              containmentOverride ? <LockNote id="lock-containment-form" detail={containmentOverride} /> : undefined
+            }
+            checked={enabled}
+            onChange={setEnabled}
+          />
           <Switch
             label={TRUST_ANNOTATIONS}
             description={

@@ -13,7 +13,7 @@ import { SignInPanel } from './SignInPanel';
 import { statusOf, summaryOf } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
-import { useTrustReason } from './use-trust-reason';
+import { useContainmentReason, useTrustReason } from './use-trust-reason';
 
 /** MCP servers: the list with live status on the left, the chosen server's controls, tools and log on the right. */
 export function ServersPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
@@ -169,6 +169,8 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
   const [tab, setTab] = useState<'tools' | 'sandbox' | 'logs'>('tools');
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
+  // And to a local server's Enabled switch, where it requires containment.
+  const containmentOverride = useContainmentReason(api, server.name, server.kind !== 'http');
   const containment = containmentBadge(server);
   return (
     <section className="server-detail" aria-label={`Server ${server.name}`}>
@@ -319,7 +321,12 @@ function ServerDetail({ api, server, onEdit, onRemove, act }: ServerDetailProps)
       <div className="switch-group">
         <Switch
           label="Enabled"
-          description="A disabled server is stopped and offers no tools."
+          description={
+            <>
+              A disabled server is stopped and offers no tools.
+              {containmentOverride && <LockNote id="lock-containment-server" detail={containmentOverride} />}
+            </>
+          }
           checked={server.enabled}
           onChange={(enabled) => void act(() => api.mcp.setEnabled({ name: server.name, enabled }))}
         />

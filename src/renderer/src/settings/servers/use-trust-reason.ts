@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { PolicyView } from '../../../../shared/approval';
-import { trustReason } from '../approvals/organisation-reasons';
+import type { SandboxView } from '../../../../shared/sandbox';
+import { containmentReason, trustReason } from '../approvals/organisation-reasons';
 
 /**
  * Why the organisation's policy overrides "Trust this server's annotations" (organisation-reasons.ts `trustReason`),
@@ -24,4 +25,28 @@ export function useTrustReason(api: WorkbenchApi): string | null {
     };
   }, [api]);
   return trustReason(policy);
+}
+
+/**
+ * Why the organisation's policy overrides a local server's Enabled switch (organisation-reasons.ts
+ * `containmentReason`), from its sandbox limits (`mcp.sandbox`); null for a server reached over HTTP (nothing of it
+ * runs here) or not saved yet, until the limits are read, and when containment is not required.
+ */
+export function useContainmentReason(api: WorkbenchApi, name: string | null, local: boolean): string | null {
+  const [limits, setLimits] = useState<SandboxView['limits'] | null>(null);
+  useEffect(() => {
+    if (!local) return;
+    let live = true;
+    const read = name ? api.mcp.sandbox({ name }) : Promise.resolve(null);
+    read.then(
+      (view) => {
+        if (live && view) setLimits(view.limits);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, name, local]);
+  return local ? containmentReason(limits) : null;
 }
