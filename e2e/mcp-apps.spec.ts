@@ -309,4 +309,13 @@ test('a view that changed since it was pinned is held back with what changed unt
   ).toHaveText('version 2', {
     timeout: 30_000,
   });
+  // Each view runs in a proxy frame whose address (hence its page's policy) carries the domains that view declares:
+  // the frame loaded for the changed view while it was read, with the domains of the view shown before, was replaced.
+  const declaredIn = async (index: number): Promise<unknown> => {
+    const src = await page.getByTestId('app-view').nth(index).locator('iframe').getAttribute('src');
+    return (JSON.parse(new URL(src ?? '').searchParams.get('csp') ?? 'null') as { connectDomains?: unknown })
+      ?.connectDomains;
+  };
+  const views = await page.getByTestId('app-view').count();
+  expect(await declaredIn(views - 1)).toEqual(['https://api.example.com']);
 });

@@ -10,11 +10,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
+import type { BrowserContext, Page } from '@playwright/test';
 import type { ToolCallRecord } from '../../src/shared/messages.ts';
 import type { NewMessage } from '../../src/main/chat/message-store.ts';
 import { createMessageStore } from '../../src/main/chat/message-store.ts';
 import { openDatabase } from '../../src/main/storage/database.ts';
+import { APP_FRAME_PATH, startAppFrameServer } from '../../src/main/host/app-frame-server.ts';
+import type { McpAppView } from '../../src/shared/mcp-apps.ts';
 import { ROOT } from '../lib/project.ts';
 import type { Benchmark, BenchMeasurement } from './harness.ts';
 import { loadAverage, openUi, seededHome } from './ui-support.ts';
@@ -57,9 +59,10 @@ function viewCall(identity: string): ToolCallRecord {
 }
 
 /** A data folder with the Clock server, a chat whose reply has a call with a view, and the view's HTML. */
-async function seed(): Promise<{ home: string; html: string }> {
+async function seed(): Promise<{ home: string; html: string; csp: McpAppView['csp'] | undefined }> {
   let chatId = '';
   let html = '';
+  let csp: McpAppView['csp'] | undefined;
   let identity = '';
   const home = await seededHome(async (services) => {
     services.mcpServers.add('Clock', { command: process.execPath, args: [BASIC, '--stdio'] });
@@ -72,6 +75,7 @@ async function seed(): Promise<{ home: string; html: string }> {
     }
     const view = await services.appViews.show('Clock', 'get-time');
     html = view.html;
+    csp = view.csp;
     identity = view.identity ?? '';
     await services.mcp.stop();
   });
@@ -95,18 +99,39 @@ async function seed(): Promise<{ home: string; html: string }> {
     1_700_000_000_500,
   );
   db.close();
-  return { home, html };
+  return { home, html, csp };
 }
 
-/** The floor's page: a button that puts the view's HTML in a plain sandboxed frame, noting when. */
+/**
+ * The floors' page: `showView()` puts the view's HTML in a plain sandboxed frame; `showDouble(url)` does what the
+ * MCP Apps specification's double frame needs and nothing more — a frame of the proxy page `url` (on another origin,
+ * the app's own proxy page served by a server of its own) and, once it says it is ready, the HTML posted to it.
+ * Each notes when it started.
+ */
 async function startFloorServer(html: string): Promise<{ url: string; close(): Promise<void> }> {
   const page = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>
 <script>
+const html = ${JSON.stringify(html).replace(/</g, '\\u003c')};
 window.showView = () => {
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.style.cssText = 'width:800px;height:560px;border:0';
-  frame.srcdoc = ${JSON.stringify(html).replace(/</g, '\\u003c')};
+  frame.srcdoc = html;
+  window.__started = Date.now();
+  document.body.replaceChildren(frame);
+};
+window.showDouble = (url) => {
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+  frame.style.cssText = 'width:800px;height:560px;border:0';
+  const onMessage = (event) => {
+    if (event.source !== frame.contentWindow || !event.data || event.data.method !== 'ui/notifications/sandbox-proxy-ready') return;
+    window.removeEventListener('message', onMessage);
+    const ready = { jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready', params: { html } };
+    frame.contentWindow.postMessage(ready, new URL(url).origin);
+  };
+  window.addEventListener('message', onMessage);
+  frame.src = url;
   window.__started = Date.now();
   document.body.replaceChildren(frame);
 };
@@ -122,6 +147,41 @@ window.showView = () => {
   };
 }
 
+/**
+ * In every frame: a `srcdoc` frame (the view's own document, in the app and in the floor alike) tells the benchmark
+ * when the browser first painted content in it (Paint Timing's `first-contentful-paint`, epoch ms).
+ */
+const WATCH_PAINT = `(() => {
+  if (location.href !== 'about:srcdoc') return;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if (entry.name === 'first-contentful-paint') window.__viewPainted(performance.timeOrigin + entry.startTime);
+  }).observe({ type: 'paint', buffered: true });
+})()`;
+
+/** The first paint of a view's frame since `reset`, as the frames report it. */
+async function watchPaints(context: BrowserContext): Promise<{ reset(): void; painted(): Promise<number> }> {
+  let painted: number | undefined;
+  let wake: (() => void) | undefined;
+  await context.exposeBinding('__viewPainted', (_source, at: number) => {
+    painted ??= at;
+    wake?.();
+  });
+  await context.addInitScript(WATCH_PAINT);
+  return {
+    reset: () => (painted = undefined),
+    painted: async () => {
+      for (let waited = 0; painted === undefined && waited < 100; waited++)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 100);
+        });
+      if (painted === undefined) throw new Error('The view frame reported no first contentful paint.');
+      return painted;
+    },
+  };
+}
+
 /** Notes when the view's tool block first appears, in the page's clock (epoch ms). */
 const WATCH_BLOCK = `(() => {
   window.__started = undefined;
@@ -132,11 +192,12 @@ const WATCH_BLOCK = `(() => {
   observer.observe(document.body, { childList: true, subtree: true });
 })()`;
 
-async function appRound(page: Page): Promise<number> {
+async function appRound(page: Page, paints: Paints): Promise<number> {
   const chats = page.getByRole('navigation', { name: 'Chats' });
   await chats.getByRole('button', { name: OTHER_CHAT, exact: true }).click();
   await page.locator('.chat-title', { hasText: OTHER_CHAT }).waitFor();
   await page.evaluate(WATCH_BLOCK);
+  paints.reset();
   await chats.getByRole('button', { name: VIEW_CHAT, exact: true }).click();
   const button = page
     .locator(`[data-tool-call-id="${CALL_ID}"] [data-testid="app-view"] iframe`)
@@ -144,52 +205,96 @@ async function appRound(page: Page): Promise<number> {
     .locator('iframe')
     .contentFrame()
     .locator(BUTTON);
+  // Playwright looks into the frames only once the paint was reported: its injected scripts would cost the page.
+  const painted = await paints.painted();
   await button.waitFor({ state: 'visible', timeout: 60_000 });
-  const ended = Date.now();
-  return ended - ((await page.evaluate('window.__started')) as number);
+  return painted - ((await page.evaluate('window.__started')) as number);
 }
 
-async function floorRound(page: Page, url: string): Promise<number> {
+async function floorRound(page: Page, url: string, paints: Paints): Promise<number> {
   await page.goto(url);
+  paints.reset();
   await page.evaluate('window.showView()');
+  const painted = await paints.painted();
   await page.locator('iframe').contentFrame().locator(BUTTON).waitFor({ state: 'visible', timeout: 60_000 });
-  const ended = Date.now();
-  return ended - ((await page.evaluate('window.__started')) as number);
+  return painted - ((await page.evaluate('window.__started')) as number);
 }
+
+async function doubleRound(page: Page, url: string, proxyUrl: string, paints: Paints): Promise<number> {
+  await page.goto(url);
+  paints.reset();
+  await page.evaluate(`window.showDouble(${JSON.stringify(proxyUrl)})`);
+  const painted = await paints.painted();
+  await page
+    .locator('iframe')
+    .contentFrame()
+    .locator('iframe')
+    .contentFrame()
+    .locator(BUTTON)
+    .waitFor({ state: 'visible', timeout: 60_000 });
+  return painted - ((await page.evaluate('window.__started')) as number);
+}
+
+type Paints = Awaited<ReturnType<typeof watchPaints>>;
 
 export const appViewFirstRender: Benchmark = {
   name: 'app-view-first-render',
   description:
     "an MCP Apps view from its tool block's appearance to its first content, against the same HTML in a plain frame",
   async run(): Promise<BenchMeasurement> {
-    const { home, html } = await seed();
+    const { home, html, csp } = await seed();
     const floorServer = await startFloorServer(html);
+    const floorOrigin = new URL(floorServer.url).origin;
+    const proxyServer = await startAppFrameServer({ hostOrigins: () => [floorOrigin] });
+    const proxyUrl = `${proxyServer.origin}${APP_FRAME_PATH}?${new URLSearchParams({ csp: JSON.stringify(csp ?? {}) }).toString()}`;
     const session = await openUi(home);
     try {
-      const floorPage = await session.browser.newPage({ viewport: { width: 1200, height: 800 } });
+      const appPaints = await watchPaints(session.page.context());
+      await session.page.reload();
+      const floorContext = await session.browser.newContext({ viewport: { width: 1200, height: 800 } });
+      const floorPaints = await watchPaints(floorContext);
+      const floorPage = await floorContext.newPage();
       const app: number[] = [];
       const floor: number[] = [];
+      const double: number[] = [];
+      const loadBefore = loadAverage();
       // One of each to warm up (the view's chunk, the server's first read), then interleaved rounds.
-      await appRound(session.page);
-      await floorRound(floorPage, floorServer.url);
+      await appRound(session.page, appPaints);
+      await floorRound(floorPage, floorServer.url, floorPaints);
+      await doubleRound(floorPage, floorServer.url, proxyUrl, floorPaints);
       for (let round = 0; round < ROUNDS; round++) {
-        app.push(await appRound(session.page));
-        floor.push(await floorRound(floorPage, floorServer.url));
+        app.push(await appRound(session.page, appPaints));
+        floor.push(await floorRound(floorPage, floorServer.url, floorPaints));
+        double.push(await doubleRound(floorPage, floorServer.url, proxyUrl, floorPaints));
       }
       const appMs = median(app);
       const floorMs = median(floor);
+      const doubleMs = median(double);
+      const list = (rounds: number[]): string => JSON.stringify(rounds.map(Math.round));
       console.error(
-        `app-view-first-render: view ${JSON.stringify(app)} ms, floor ${JSON.stringify(floor)} ms; load average ${loadAverage()}`,
+        `app-view-first-render: view ${list(app)} ms, floor ${list(floor)} ms, bare double frame ${list(double)} ms; ` +
+          `medians ${Math.round(appMs)}, ${Math.round(floorMs)}, ${Math.round(doubleMs)} ms: view ÷ double frame ` +
+          `${(appMs / doubleMs).toFixed(3)}, double frame ÷ floor ${(doubleMs / floorMs).toFixed(3)}; ` +
+          `load average ${loadBefore} → ${loadAverage()}`,
       );
       return {
         value: appMs / floorMs,
         unit: '× floor',
         goal: { op: '<=', value: 1.5 },
-        details: { appMs, floorMs, rounds: ROUNDS, htmlBytes: Buffer.byteLength(html) },
+        details: {
+          appMs,
+          floorMs,
+          doubleFrameMs: doubleMs,
+          vsDoubleFrame: appMs / doubleMs,
+          doubleFrameVsFloor: doubleMs / floorMs,
+          rounds: ROUNDS,
+          htmlBytes: Buffer.byteLength(html),
+        },
       };
     } finally {
       await session.close();
       await floorServer.close();
+      await proxyServer.close();
     }
   },
 };

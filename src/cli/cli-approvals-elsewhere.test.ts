@@ -179,6 +179,24 @@ describe('an answer from another process', () => {
     expect(rowsOf(request.id).map((row) => row.decision)).toEqual(['allow_once', 'auto_deny']);
   }, 60_000);
 
+  it('a deny rule added while a form waited declines it when accepted from there, and says so in the log', async () => {
+    const { chatId, request } = await asks('trigger-elicitation-request');
+    app.approvals.policy.update({
+      rules: { add: [{ id: 'no-forms', effect: 'deny', server: SERVER, tool: 'elicitation' }] },
+    });
+    expect(await decide(request.id, { action: 'accept', content: FORM })).toMatchObject({ ok: true });
+    await app.conversations.settled(chatId);
+    expect(resultText(chatId)).not.toContain('Ada Lovelace');
+    expect(rowsOf(request.id)).toEqual([
+      { decision: 'allow_once', actor: 'user', decidedBy: 'the person: accept from the CLI' },
+      {
+        decision: 'auto_deny',
+        actor: 'policy',
+        decidedBy: 'Denied by your rule #1: Everything elicitation (checked when the answer was about to be sent)',
+      },
+    ]);
+  }, 60_000);
+
   it('a forged answer row gives no more than the card: refused by the holder, and the request still waits', async () => {
     const { chatId, request } = await asks('trigger-elicitation-request');
     const owner = (

@@ -8,6 +8,13 @@ export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 export const MCP_APP_URI_SCHEME = 'ui:';
 /** The prefix of every audit row's call id for a request a view made (docs/user/mcp-apps.md); Insights count them by it. */
 export const APP_CALL_PREFIX = 'app:';
+/**
+ * What a view asks that is not a tool call, by the name its audit rows carry as their tool: names no MCP tool can have
+ * (a tool's name has no `/`). Insights counts a view's tool calls only (docs/user/insights.md#filters).
+ */
+export const APP_REQUESTS_NOT_CALLS = ['resources/read', 'ui/open-link'] as const;
+/** The words of a refusal made in the view's frame (a link not opened, a request its Content-Security-Policy blocked). */
+export const FRAME_REFUSAL_WORDS = "refused in the view's frame";
 
 /**
  * "Allow for this chat" of a view's tool calls, kept as a chat grant like the model's (docs/user/mcp-apps.md#allow-for-this-chat):

@@ -1,4 +1,5 @@
 import type { AuditStatsQuery } from '../../shared/audit-stats';
+import { APP_REQUESTS_NOT_CALLS, FRAME_REFUSAL_WORDS } from '../../shared/mcp-apps';
 import { appCallSql } from './audit-query';
 
 /**
@@ -23,6 +24,11 @@ export const CALL_KIND_ROWS = {
 
 /** A tool call an MCP App's view made is a decision row whose call id starts with `app:`; the model's are the others. */
 const APP_CALL = appCallSql('a.tool_call_id');
+/**
+ * A view's row that is no tool call: another request of the view (a resource read, a link) or a refusal made in its
+ * frame (its Content-Security-Policy) — in the log, not in Insights (docs/user/insights.md#filters).
+ */
+const NOT_A_CALL = `(${APP_CALL} AND (a.tool_name IN (${APP_REQUESTS_NOT_CALLS.map((name) => `'${name}'`).join(', ')}) OR substr(a.decided_by, 1, ${FRAME_REFUSAL_WORDS.length}) = '${FRAME_REFUSAL_WORDS.replaceAll("'", "''")}'))`;
 
 /** A group of the statement, as `.raw()` returns it. */
 export type StatsGroupRow = [
@@ -71,7 +77,7 @@ export function statsStatement(query: AuditStatsQuery, eras: ReadonlyMap<string,
     earlier = `CASE a.server_name ${[...eras].map(() => 'WHEN ? THEN a.time <= ?').join(' ')} ELSE 0 END`;
     for (const [name, since] of eras) params.push(name, since);
   }
-  const where = ['a.time >= ?', 'a.time < ?', `a.tool_name <> '${NOT_A_DECISION_TOOL}'`];
+  const where = ['a.time >= ?', 'a.time < ?', `a.tool_name <> '${NOT_A_DECISION_TOOL}'`, `NOT ${NOT_A_CALL}`];
   params.push(new Date(query.from).toISOString(), new Date(query.to).toISOString());
   if (query.kind === undefined) where.push(`a.kind IN ('decision', 'sampling', 'elicitation')`);
   else {

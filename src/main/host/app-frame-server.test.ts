@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  APP_FRAME_MAX_AGE_SECONDS,
   APP_FRAME_PATH,
   APP_FRAME_REPORT_PATH,
   APP_FRAME_REPORTS_PER_VIEW,
@@ -38,6 +39,23 @@ describe('the app frame origin', () => {
     expect(body).toContain("inner.setAttribute('sandbox', 'allow-scripts')");
     expect(body).not.toContain('allow-same-origin');
     expect(server.origin).not.toBe('http://127.0.0.1:4790');
+  });
+
+  it('lets the browser keep the proxy only for a page origin its address names, with its policy', async () => {
+    const server = await start();
+    const csp = encodeURIComponent(JSON.stringify({ connectDomains: ['https://api.example.com'] }));
+    const address = (host?: string): string =>
+      `${server.origin}${APP_FRAME_PATH}?csp=${csp}${host === undefined ? '' : `&host=${encodeURIComponent(host)}`}`;
+    const kept = await fetch(address('http://localhost:4790'));
+    expect(kept.headers.get('cache-control')).toBe(`private, max-age=${APP_FRAME_MAX_AGE_SECONDS}`);
+    expect(kept.headers.get('content-security-policy')).toContain('connect-src https://api.example.com');
+    expect(kept.headers.get('content-security-policy')).toContain(
+      'frame-ancestors http://127.0.0.1:4790 http://localhost:4790',
+    );
+    // Without a page origin, or with one that may not frame it, nothing is kept.
+    expect((await fetch(address())).headers.get('cache-control')).toBe('no-store');
+    expect((await fetch(address('http://127.0.0.1:4791'))).headers.get('cache-control')).toBe('no-store');
+    expect((await fetch(address('null'))).headers.get('cache-control')).toBe('no-store');
   });
 
   it('gives nothing but the proxy, and only to its own host name', async () => {

@@ -65,6 +65,12 @@ export function frameCspOf(search: string): string {
   return contentSecurityPolicyOf(appDeclarationsOf({ ui: { csp: declared } }).csp);
 }
 
+/**
+ * How long the browser keeps a proxy page it was given for a page origin (docs/dev/benchmarks.md, "What keeps them
+ * fast"); the page, its policy and the origins that may frame it follow from its address alone.
+ */
+export const APP_FRAME_MAX_AGE_SECONDS = 600;
+
 /** Where the frame's browser reports what its Content-Security-Policy blocked (`report-uri`). */
 export const APP_FRAME_REPORT_PATH = '/csp-report';
 /** The most blocked requests of one view that are recorded; a view that keeps trying is not let fill the log. */
@@ -144,6 +150,9 @@ export async function startAppFrameServer(options: {
     const hosts = options.hostOrigins();
     const body = proxyPage(hosts);
     const view = viewOf(url.searchParams);
+    // Kept by the browser only for the page origin its address names (`?host=`, one of `hosts`): the page, its
+    // origins and the policy are then those of the address alone, so a view shown again skips this server.
+    const host = url.searchParams.get('host');
     const report = view
       ? `; report-uri ${APP_FRAME_REPORT_PATH}?${new URLSearchParams({ chat: view.chatId, view: view.viewCallId }).toString()}`
       : '';
@@ -152,7 +161,8 @@ export async function startAppFrameServer(options: {
       'Content-Security-Policy': `${frameCspOf(url.search)}; frame-ancestors ${hosts.join(' ')}${report}`,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
-      'Cache-Control': 'no-store',
+      'Cache-Control':
+        host !== null && hosts.includes(host) ? `private, max-age=${APP_FRAME_MAX_AGE_SECONDS}` : 'no-store',
       'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), clipboard-write=(), usb=(), serial=(), hid=()',
     });
     response.end(request.method === 'HEAD' ? undefined : body);

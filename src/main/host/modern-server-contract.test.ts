@@ -115,9 +115,10 @@ describe('a 2026-07-28 server beside a 2025-11-25 server in one chat', () => {
     const revision = (name: string) => servers.find((server) => server.name === name)?.status.protocolVersion;
     expect(revision(MODERN)).toBe('2026-07-28');
     expect(revision(LEGACY)).toBe('2025-11-25');
-    // The 2026-07-28 server was reached by server/discover alone: no initialize.
+    // The 2026-07-28 server answered server/discover; the 1.x initialize sent beside that first probe (one at most)
+    // opened a session that was ended unused (src/main/mcp/http-probe.test.ts).
     expect(modern.methods).toContain('server/discover');
-    expect(modern.methods).not.toContain('initialize');
+    expect(modern.methods.filter((method) => method === 'initialize').length).toBeLessThanOrEqual(1);
   });
 
   it("the 2026-07-28 server's call waits for approval and runs only once allowed; the 2025 server's call beside it", async () => {

@@ -4,13 +4,38 @@
  * sequence that exercises that place must fail with the invariant's words; the same sequence on the real engine holds.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRule } from '../../shared/approval';
+import type * as AnswerInboxModule from '../approval/answer-inbox';
 import type { PolicyService } from '../approval/policy-service';
+import type * as AppCallsModule from '../mcp/app-calls';
 import { checkInvariants, InvariantError, newCheckState } from './testing/invariant-checks';
 import { invariantSteps, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
+
+/** Mutants made where the engine is built: switched on by a test, off otherwise. */
+const mutants = vi.hoisted(() => ({ staleViewsUnchecked: false }));
+vi.mock('../mcp/app-calls', async (importOriginal) => {
+  const real = await importOriginal<typeof AppCallsModule>();
+  return {
+    ...real,
+    // A view's calls no longer checked against what its server's name runs now (app-calls.ts `staleWhy`).
+    createAppCalls: (dependencies: Parameters<typeof real.createAppCalls>[0]) =>
+      real.createAppCalls(mutants.staleViewsUnchecked ? { ...dependencies, identityOf: undefined } : dependencies),
+  };
+});
+
+/** The answers inbox's holder takes any answer a row holds: it no longer keeps to those another process may give. */
+const relayMutant = vi.hoisted(() => ({ on: false }));
+vi.mock('../approval/answer-inbox', async (importOriginal) => {
+  const real = await importOriginal<typeof AnswerInboxModule>();
+  return {
+    ...real,
+    relayProblem: (...args: Parameters<typeof real.relayProblem>) =>
+      relayMutant.on ? undefined : real.relayProblem(...args),
+  };
+});
 
 let parts: InvariantParts;
 beforeAll(async () => {
@@ -142,5 +167,100 @@ describe('the trust invariant catches a server started before its identity is ac
     expect(harness.tally.repointed).toBe(1);
     expect(harness.tally.accepted).toBe(1);
     expect(harness.unacceptedStarts).toEqual([]);
+  });
+});
+
+describe('a server pointed at another by a save of settings.json (the live watch reads it again)', () => {
+  // The server the model calls Files' tools by is pointed at Other by a save of settings.json; the model calls it
+  // (it must wait, not start), then the person accepts it and the model calls it again.
+  const sequence = () => [
+    invariantSteps.server({ kind: 'repoint-file' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 0 }]]),
+    invariantSteps.server({ kind: 'accept' }),
+    invariantSteps.send(0, [[{ tool: 0, value: 1 }]]),
+  ];
+
+  it('on the real engine is held until the person accepts it, and then starts', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.tally.repointedByFile).toBe(1);
+    expect(harness.tally.accepted).toBe(1);
+    expect(harness.unacceptedStarts).toEqual([]);
+    expect(harness.services().mcp.server('Files').status.state).not.toBe('needs-acceptance');
+  });
+});
+
+describe('the trust invariant catches a stale view whose call is not refused', () => {
+  // Files' read_file (a tool with a view) is allowed once in chat 0; another server (Other, with the same tools) is
+  // put under the name Files, and the view asks at once: refused as stale on the real engine. With the mutant it waits
+  // for the person, and the step that asked fails (nothing has to allow it, and no run has to time out).
+  const sequence = () => [
+    invariantSteps.send(0, [[{ tool: 1, value: 0 }]]),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+    ]),
+    invariantSteps.server({ kind: 'replace' }),
+  ];
+
+  it('a mutant that lets a stale view ask', async () => {
+    mutants.staleViewsUnchecked = true;
+    let caught: unknown;
+    try {
+      await runSequence(sequence());
+    } catch (error) {
+      caught = error;
+    } finally {
+      mutants.staleViewsUnchecked = false;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a stale view's call was not refused as stale: the view of Files in chat 0 \(shown for .*\/Files, the name now runs .*\/Other\) asked for \w+ \{.*"nonce":"app-\d+".*\}: it waits for the person$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the view asked and was refused as stale', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.tally.appCallsAsked).toBeGreaterThan(0);
+    expect(harness.tally.appCallsStale).toBe(harness.tally.appCallsAsked);
+  });
+});
+
+describe('the trust invariant catches an answer from another process that gives more than the card', () => {
+  // Files' read_file (a tool with a view) is allowed once in chat 0; its view asks for a call (after a stop), which is
+  // denied on the card; it asks again, and the second answer comes from another process through the answers inbox:
+  // "Allow for this chat", which only the card gives.
+  const ask = { action: 'deny', edit: 'none', answer: 'send' } as const;
+  const sequence = () => [
+    invariantSteps.send(0, [[{ tool: 1, value: 0 }]]),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+    ]),
+    invariantSteps.stop(1),
+    invariantSteps.decideServerRequests([ask]),
+    invariantSteps.stop(1),
+    invariantSteps.decideServerRequests([{ ...ask, action: 'allow-chat' }]),
+  ];
+
+  it('a mutant whose holder applies "Allow for this chat" written to the inbox', async () => {
+    relayMutant.on = true;
+    let caught: unknown;
+    try {
+      await runSequence(sequence());
+    } catch (error) {
+      caught = error;
+    } finally {
+      relayMutant.on = false;
+    }
+    expect((caught as Error).message).toMatch(
+      /^serverRequests\.decide from another process app call \{"action":"allow-chat"\} should have been refused, but was applied$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the holder refuses it, and the call still waits', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.tally.appCallDecisions).toBe(1);
+    expect(harness.tally.relayedRefused).toBe(1);
+    expect(harness.log.join('\n')).toContain(
+      'serverRequests.decide from another process app call {"action":"allow-chat"} → conflict: "Allow for this chat" is given on the card in the app, not from another process',
+    );
   });
 });

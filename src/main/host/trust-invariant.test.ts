@@ -195,11 +195,15 @@ describe('the trust invariant', () => {
       expect(tally.runsAfterNameReuse).toBeGreaterThan(0);
       // A server pointed at another identity without acceptance (held, not started), and accepted.
       expect(tally.repointed).toBeGreaterThan(0);
+      expect(tally.repointedByFile).toBeGreaterThan(0);
       expect(tally.accepted).toBeGreaterThan(0);
       expect(tally.appCallsAsked).toBeGreaterThan(0);
       expect(tally.appCallsRan).toBeGreaterThan(0);
       expect(tally.appCallDecisions).toBeGreaterThan(0);
       expect(tally.appCallsStale).toBeGreaterThan(0);
+      // Answers written to the answers inbox by another connection: applied by the holder, and refused by it.
+      expect(tally.relayedApplied).toBeGreaterThan(0);
+      expect(tally.relayedRefused).toBeGreaterThan(0);
       // Insights suggestions accepted into the policy (invariant-suggestions.ts).
       expect(tally.suggestionsAccepted).toBeGreaterThan(0);
       // …and one refused because a deny rule caught one of the calls it would allow.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatGrant, PolicyDecision } from '../../shared/approval';
 import type { AuditDecision } from '../../shared/audit';
 import { SERVER_REQUEST_RESOLUTION_OF, withDecisionOrigin, type DecisionOrigin } from '../../shared/decisions';
-import { APP_CALL_PREFIX, appGrantOf, type AppRefusalInput } from '../../shared/mcp-apps';
+import { APP_CALL_PREFIX, appGrantOf, FRAME_REFUSAL_WORDS, type AppRefusalInput } from '../../shared/mcp-apps';
 import type { McpReadResourceOutput, McpTool } from '../../shared/mcp';
 import type { McpToolResult } from '../../shared/mcp-result';
 import type {
@@ -392,7 +392,7 @@ export function createAppCalls(dependencies: AppCallsDependencies): AppCalls {
     recordRefusal({ chatId, viewCallId, what, detail }) {
       const origin = dependencies.viewCall(chatId, viewCallId);
       audit.recordDecision(
-        appRequestRecord(rowOf(chatId, origin, what), 'auto_deny', 'system', "refused in the view's frame", {
+        appRequestRecord(rowOf(chatId, origin, what), 'auto_deny', 'system', FRAME_REFUSAL_WORDS, {
           detail: detail.slice(0, 500),
         }),
       );

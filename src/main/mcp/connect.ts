@@ -80,7 +80,14 @@ export interface ConnectOptions {
   /** Who answers the server's sampling and elicitation requests; without it, neither is advertised. */
   serverRequests?: BoundServerRequests | undefined;
   /** OAuth for an HTTP server (src/main/mcp/oauth): the SDK's provider and the fetch that guards and refreshes. */
-  oauth?: { provider: OAuthClientProvider; fetch: FetchLike } | undefined;
+  oauth?:
+    | {
+        provider: OAuthClientProvider;
+        fetch: FetchLike;
+        /** No tokens to refresh and no grant without a person: a 401 only asks for a sign-in (oauth-session.ts). */
+        onlyAsksForSignIn?(): boolean;
+      }
+    | undefined;
   /** Where and how stdio servers are contained (docs/user/sandbox.md); without it they run unconfined. */
   sandbox?: SandboxHost | undefined;
   /** The sandbox refused the server something (reported by the server's reporter: a hint, not a decision). */
@@ -385,7 +392,14 @@ async function connectHttp(
   }
   const requestInit: RequestInit = { headers: launch.headers };
   const oauth = options.oauth ? { authProvider: options.oauth.provider, fetch: options.oauth.fetch } : {};
-  const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => {
+  /**
+   * One 1.x client on `kind`, its initialize done. It becomes the server's session when adopted (its log line, its
+   * unexpected end reported); one opened beside the probe and not adopted is only closed.
+   */
+  const open = async (
+    kind: 'http' | 'sse',
+    onStarting = options.onStarting,
+  ): Promise<{ connection: Connection; adopt(): Connection }> => {
     const client = newClient(options);
     const transport: Transport =
       kind === 'http'
@@ -399,7 +413,7 @@ async function connectHttp(
       ended ??= 'closed the connection';
       if (live && !closing) options.onUnexpectedClose(`The server ${ended}.`);
     };
-    options.onStarting?.({
+    onStarting?.({
       close: () => client.close().catch(() => undefined),
       killNow: () => void client.close().catch(() => undefined),
     });
@@ -410,12 +424,7 @@ async function connectHttp(
       await client.close().catch(() => undefined);
       throw error;
     }
-    live = true;
-    options.log(
-      'host',
-      `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}, protocol ${negotiated() ?? 'unknown'}.`,
-    );
-    return {
+    const connection: Connection = {
       client,
       protocolVersion: negotiated(),
       transport: kind,
@@ -434,6 +443,54 @@ async function connectHttp(
         void client.close().catch(() => undefined);
       },
     };
+    return {
+      connection,
+      adopt: () => {
+        if (ended !== undefined) throw new Error(`The server ${ended}.`);
+        live = true;
+        options.log(
+          'host',
+          `Connected to ${describeServer(client)} at ${url.href} over ${kind === 'http' ? 'Streamable HTTP' : 'SSE'}, protocol ${negotiated() ?? 'unknown'}.`,
+        );
+        return connection;
+      },
+    };
+  };
+  const attempt = async (kind: 'http' | 'sse'): Promise<Connection> => (await open(kind)).adopt();
+  /**
+   * A first start: the probe and the 1.x client's initialize go out together, so a 2025-11-25 server costs no extra
+   * round trip. A server that offers 2026-07-28 keeps the v2 client, and the 1.x session opened beside it is ended
+   * (DELETE); any other answer to the probe adopts the 1.x session (docs/dev/protocol-2026.md).
+   */
+  const probeBesideInitialize = async (): Promise<Connection> => {
+    const handles: Array<Pick<Connection, 'close' | 'killNow'>> = [];
+    const onStarting = (handle: Pick<Connection, 'close' | 'killNow'>): void => {
+      handles.push(handle);
+      options.onStarting?.({
+        close: async () => void (await Promise.all(handles.map((each) => each.close()))),
+        killNow: () => handles.forEach((each) => each.killNow()),
+      });
+    };
+    const legacy = open('http', onStarting);
+    // Decided below, once the probe has answered; until then its failure is nobody's.
+    legacy.catch(() => undefined);
+    const dropLegacy = (): void =>
+      void legacy.then(
+        ({ connection }) => connection.close(),
+        () => undefined,
+      );
+    let modern: Connection | undefined;
+    try {
+      modern = await attemptModern(url, requestInit, { ...options, onStarting }, memory);
+    } catch (error) {
+      dropLegacy();
+      throw error;
+    }
+    if (modern) {
+      dropLegacy();
+      return modern;
+    }
+    return (await legacy).adopt();
   };
   const fail = (error: unknown): ConnectError => {
     if (isSignInError(error))
@@ -462,10 +519,16 @@ async function connectHttp(
   };
   if (launch.type === 'sse') return attempt('sse').catch((error: unknown) => Promise.reject(fail(error)));
   try {
-    // 2026-07-28 first (server/discover, nothing else is sent); a server that does not offer it is reached as before.
-    const skip = memory?.known?.kind === 'legacy';
-    if (skip) options.log('host', LEGACY_LAST_TIME);
-    const modern = skip ? undefined : await attemptModern(url, requestInit, options, memory);
+    // 2026-07-28 first; a server that does not offer it is reached with the 1.x client (docs/dev/protocol-2026.md).
+    const known = memory?.known;
+    if (known?.kind === 'legacy') {
+      options.log('host', LEGACY_LAST_TIME);
+      return await attempt('http');
+    }
+    // Beside the probe only when a 401 could not start a refresh or a grant twice at once.
+    const together = known === undefined && (options.oauth ? options.oauth.onlyAsksForSignIn?.() === true : true);
+    if (together) return await probeBesideInitialize();
+    const modern = await attemptModern(url, requestInit, options, memory);
     if (modern) return modern;
     return await attempt('http');
   } catch (error) {

@@ -47,7 +47,9 @@ describe("the probe's answer, remembered", () => {
     );
     // An HTTP server without its own Authorization header has the OAuth provider: its discover result is not reused.
     expect(modern.methods.filter((method) => method === 'server/discover')).toHaveLength(2);
-    expect(modern.methods).not.toContain('initialize');
+    // Each start sent the 1.x initialize beside the probe (a first start pays no extra round trip); the 2026-07-28
+    // answer won, and that session was ended (connect.test.ts).
+    expect(modern.methods.filter((method) => method === 'initialize').length).toBeLessThanOrEqual(2);
     expect(logText(test, 'legacy')).toContain(REMEMBERED);
     const echo = await test.host.callTool({ serverName: 'modern', toolName: 'echo', args: { text: 'again' } });
     expect(echo.forModel.text).toBe('again');

@@ -206,7 +206,9 @@ export function createServerFleet({
         secretValues: () => config.secretValues(name),
         oauth: (launch) => {
           const session = oauth.forLaunch(launch);
-          return session ? { provider: session.provider, fetch: session.fetch } : undefined;
+          return session
+            ? { provider: session.provider, fetch: session.fetch, onlyAsksForSignIn: session.onlyAsksForSignIn }
+            : undefined;
         },
         logLevel: () => entry.logLevel,
         roots: () => JSON.parse(entry.roots) as string[],

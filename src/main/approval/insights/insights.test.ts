@@ -180,6 +180,25 @@ it("counts the calls of an MCP App's view as their own kind, apart from the mode
       decidedBy: `${actor === 'user' ? 'Allowed once' : 'Denied by your rule #2'} (requested by the app of Files, not by the model)`,
       args: { path: '.' },
     });
+  // A view's other requests and what its frame refused are rows of the log, not tool calls: Insights leaves them out
+  // (docs/user/insights.md#filters). Written as app-calls.ts writes them.
+  for (const [index, toolName, decidedBy] of [
+    [3, 'csp', "refused in the view's frame"],
+    [4, 'ui/open-link', "refused in the view's frame"],
+    [5, 'ui/open-link', 'only http(s) links may be opened'],
+    [6, 'resources/read', 'the resource is not one of its server'],
+  ] as const)
+    test.services.audit.recordDecision({
+      chatId: test.chatId,
+      toolCallId: `${APP_CALL_PREFIX}view-${index}`,
+      serverName: 'Files',
+      toolName,
+      requestedBy: 'app',
+      decision: 'auto_deny',
+      actor: 'system',
+      decidedBy: `${decidedBy} (requested by the app of Files, not by the model)`,
+      args: { detail: 'x' },
+    });
   expect(test.services.auditInsights.stats({ ...period(), kind: 'app-tool-call' }).totals).toMatchObject({
     total: 2,
     allowedByYou: 1,
@@ -187,6 +206,19 @@ it("counts the calls of an MCP App's view as their own kind, apart from the mode
   });
   expect(test.services.auditInsights.stats({ ...period(), kind: 'tool' }).totals.total).toBe(8);
   expect(test.services.auditInsights.stats(period()).totals.total).toBe(10);
+  // A tool whose name is that of a frame's refusal is still a tool call.
+  test.services.audit.recordDecision({
+    chatId: test.chatId,
+    toolCallId: `${APP_CALL_PREFIX}view-7`,
+    serverName: 'Files',
+    toolName: 'csp',
+    requestedBy: 'app',
+    decision: 'auto_deny',
+    actor: 'policy',
+    decidedBy: 'Denied by your rule #2 (requested by the app of Files, not by the model)',
+    args: {},
+  });
+  expect(test.services.auditInsights.stats({ ...period(), kind: 'app-tool-call' }).totals.total).toBe(3);
 });
 
 it('suggests allowing what the person always allowed, for exactly the calls seen; accepted, it is an audited policy change, and a deny rule still wins', async () => {

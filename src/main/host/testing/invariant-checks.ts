@@ -8,7 +8,7 @@ import { APP_CALL_PREFIX } from '../../../shared/mcp-apps';
 import type { AuditEntry } from '../../../shared/audit';
 import type { ChatMessage, ToolCallRecord } from '../../../shared/messages';
 import { ruleOfId } from './invariant-catalogue';
-import type { Harness, RecordedElicitation, RecordedRun } from './invariant-harness';
+import { unacceptedBinding, type Harness, type RecordedElicitation, type RecordedRun } from './invariant-harness';
 
 const ALLOW_DECISIONS = new Set(['auto_allow', 'session_grant', 'allow_once', 'allow_session']);
 const USER_DECISIONS: Record<ToolCallApproval['decision'], string> = {
@@ -469,6 +469,16 @@ function checkNothingUnacceptedRuns(harness: Harness): void {
       throw new InvariantError(
         'a server whose identity is not accepted is running',
         `${name} is ${state} while ${JSON.stringify(facts.identityChanged)}`,
+      );
+  }
+  // The same by the model's own record of what the person accepted (a save the engine took as accepted).
+  for (const [name, binding] of harness.bindings) {
+    if (!unacceptedBinding(binding)) continue;
+    const { state } = mcp.server(name).status;
+    if (state === 'ready' || state === 'starting' || state === 'restarting')
+      throw new InvariantError(
+        'a server whose identity is not accepted is running',
+        `${name} is ${state} while it runs ${binding.label} and the person accepted only ${binding.acceptedLabel as string}`,
       );
   }
 }

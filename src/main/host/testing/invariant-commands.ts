@@ -4,8 +4,11 @@
  * well-formed approval must be applied, a malformed one refused); every step then lets the chats settle and checks
  * every invariant (invariant-checks.ts).
  */
+import BetterSqlite3 from 'better-sqlite3';
 import { sandboxAvailability } from '../../mcp/sandbox/bwrap';
+import type { ServerRequestView } from '../../../shared/server-request-views';
 import { sandboxStepArb, type SandboxStep } from './invariant-sandbox';
+import { saveServersByHand } from './invariant-settings-file';
 import fc from 'fast-check';
 import type {
   ChatApprovalMode,
@@ -32,7 +35,7 @@ import {
   ruleDraft,
   toolsOfLabel,
 } from './invariant-catalogue';
-import { checkInvariants, type CheckState } from './invariant-checks';
+import { checkInvariants, InvariantError, type CheckState } from './invariant-checks';
 import type { Harness, MadeAllow } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
 
@@ -180,17 +183,32 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
   harness.appCallsOut.push(entry);
   harness.tally.appCallsAsked += 1;
   harness.log.push(`  the view of ${view.serverName} in chat ${chat} asks for ${tool.name} ${JSON.stringify(args)}`);
+  let outcome: string | undefined;
   void harness
     .call('apps.callTool', { chatId, viewCallId: view.toolCallId, tool: tool.name, arguments: args })
     .then((envelope) => {
       entry.done = true;
-      harness.log.push(
-        `  app call ${tool.name} ${JSON.stringify(args)} → ${envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`}`,
-      );
+      outcome = envelope.ok ? 'ran' : `${envelope.error.code}: ${envelope.error.message}`;
+      harness.log.push(`  app call ${tool.name} ${JSON.stringify(args)} → ${outcome}`);
       if (envelope.ok) harness.tally.appCallsRan += 1;
       if (stale && !envelope.ok && /^Stale view/.test(envelope.error.message)) harness.tally.appCallsStale += 1;
     });
-  await appCallsAnswered(world);
+  if (!stale) return appCallsAnswered(world);
+  // A stale view's call is refused at once, before anything decides it (docs/user/mcp-apps.md#a-view-belongs-to-its-server):
+  // one that waits for the person, runs, hangs or is refused for another reason fails here, not later as a timeout.
+  for (let turn = 0; turn < 1_000 && !entry.done; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (outcome === undefined || !outcome.startsWith('refused: Stale view')) {
+    const waits = harness
+      .services()
+      .approvals.pending.serverRequests.appCalls()
+      .some((request) => request.kind === 'app-tool-call' && request.args['nonce'] === args['nonce']);
+    throw new InvariantError(
+      "a stale view's call was not refused as stale",
+      `the view of ${view.serverName} in chat ${chat} (shown for ${shownFor ?? 'no recorded server'}, the name now runs ${current?.identity?.key ?? 'nothing'}) asked for ${tool.name} ${JSON.stringify(args)}: ${
+        outcome ?? (waits ? 'it waits for the person' : 'no answer yet')
+      }`,
+    );
+  }
 }
 
 // ── The person talks to the model ─────────────────────────────────────────────────────────────
@@ -471,6 +489,84 @@ export interface ServerRequestPick {
   answer: 'send' | 'send-edited' | 'deny';
 }
 
+/**
+ * Another process answers (docs/user/approvals.md#one-inbox): a second connection to the database writes the answer
+ * row itself, addressed to the process that holds the request, as `workbench approvals` would — but unchecked, as a
+ * hostile writer would; the holder then takes it. What the holder says is the envelope. An answer only the card gives
+ * (`relayProblem`) must be refused; any other must come out as the card's answer would.
+ */
+function relayed(
+  world: InvariantWorld,
+  request: ServerRequestView,
+  decision: Record<string, unknown>,
+  cardExpects: 'ok' | 'refused',
+): { envelope: Envelope; expected: 'ok' | 'refused' } {
+  const { harness } = world;
+  const services = harness.services();
+  const writer = new BetterSqlite3(services.databaseFile, { fileMustExist: true });
+  const answerId = `relayed-${++relayNonce}`;
+  try {
+    const held = writer
+      .prepare(
+        "SELECT owner FROM pending_requests WHERE request_id IN (?, ?) AND status = 'pending' ORDER BY rowid DESC LIMIT 1",
+      )
+      .get(request.id, `${request.id}#answer`) as { owner: string | null } | undefined;
+    writer
+      .prepare(
+        "INSERT INTO pending_answers (answer_id, request_id, owner, decision, origin, created_at) VALUES (?, ?, ?, ?, 'cli', 0)",
+      )
+      .run(answerId, request.id, held?.owner ?? 'nobody', JSON.stringify(decision));
+  } finally {
+    writer.close();
+  }
+  services.approvals.pending.serverRequests.takeAnswers();
+  const result = services.approvals.pending.serverRequests.relayed(answerId);
+  const envelope: Envelope =
+    result?.applied === true
+      ? { ok: true, value: { request: null } }
+      : { ok: false, error: { code: 'conflict', message: result?.why ?? 'the holder never took the answer' } };
+  const expected = onlyOnTheCard(request, decision) ? 'refused' : cardExpects;
+  if (envelope.ok) harness.tally.relayedApplied += 1;
+  else harness.tally.relayedRefused += 1;
+  return { envelope, expected };
+}
+let relayNonce = 0;
+
+/**
+ * The answers another process may not give (docs/user/approvals.md#one-inbox), written out here apart from the
+ * engine's own `relayProblem`, so that a mistake there cannot hide itself: "Allow for this chat", an edit, opening a
+ * page.
+ */
+const onlyOnTheCard = (request: ServerRequestView, decision: Record<string, unknown>): boolean =>
+  decision['action'] === 'allow-chat' ||
+  decision['messages'] !== undefined ||
+  decision['systemPrompt'] !== undefined ||
+  decision['text'] !== undefined ||
+  (request.kind === 'elicitation' && request.mode === 'url' && decision['action'] === 'accept');
+
+/** How many server requests of each kind a run answered: every second answer of a kind comes from another process. */
+const answersGiven = new WeakMap<Harness, Map<string, number>>();
+
+/**
+ * Answers a request: on the card (the contract), or — every second answer of a kind in a run — from another process
+ * through the answers inbox. Returns the envelope and what the answer must come to.
+ */
+async function answerRequest(
+  world: InvariantWorld,
+  request: ServerRequestView,
+  decision: Record<string, unknown>,
+  cardExpects: 'ok' | 'refused' = 'ok',
+): Promise<{ envelope: Envelope; expected: 'ok' | 'refused'; how: string }> {
+  const given = answersGiven.get(world.harness) ?? new Map<string, number>();
+  answersGiven.set(world.harness, given);
+  const answered = (given.get(request.kind) ?? 0) + 1;
+  given.set(request.kind, answered);
+  if (answered % 2 === 0 && request.kind !== 'sandbox-widening')
+    return { ...relayed(world, request, decision, cardExpects), how: 'from another process ' };
+  const envelope = await world.harness.call('serverRequests.decide', { id: request.id, decision } as never);
+  return { envelope, expected: cardExpects, how: '' };
+}
+
 class DecideServerRequests extends Step {
   constructor(readonly picks: readonly ServerRequestPick[]) {
     super();
@@ -486,8 +582,8 @@ class DecideServerRequests extends Step {
       if (request.kind === 'app-tool-call') {
         // A view's call: allowed once, for the chat (a grant for this server's app), or denied.
         const decision = { action: pick.action };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide app call ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}app call ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) {
           harness.appAnswers.set(request.id, pick.action);
           harness.tally.appCallDecisions += 1;
@@ -506,8 +602,8 @@ class DecideServerRequests extends Step {
       if (request.kind === 'elicitation' && request.mode === 'url') {
         // A page to open before a call is sent again (-32042): accepted, or declined (the call then ends unsent).
         const decision = { action: pick.action === 'deny' ? 'decline' : 'accept' };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide page ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}page ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) harness.tally.serverRequestDecisions += 1;
         continue;
       }
@@ -518,8 +614,8 @@ class DecideServerRequests extends Step {
           pick.action === 'deny'
             ? { action: pick.answer === 'deny' ? 'cancel' : 'decline' }
             : { action: 'accept', content: elicitationContent(nonce) };
-        const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-        expectOutcome(world, `serverRequests.decide elicitation ${JSON.stringify(decision)}`, envelope, 'ok');
+        const { envelope, expected, how } = await answerRequest(world, request, decision);
+        expectOutcome(world, `serverRequests.decide ${how}elicitation ${JSON.stringify(decision)}`, envelope, expected);
         if (envelope.ok) harness.tally.serverRequestDecisions += 1;
         continue;
       }
@@ -549,8 +645,14 @@ class DecideServerRequests extends Step {
                 ...(pick.answer === 'send-edited' ? { text: `${request.answer?.text ?? ''} (edited)` } : {}),
               };
       }
-      const envelope = await harness.call('serverRequests.decide', { id: request.id, decision });
-      expectOutcome(world, `serverRequests.decide ${request.stage} ${JSON.stringify(decision)}`, envelope, expected);
+      const answered = await answerRequest(world, request, decision, expected);
+      const { envelope } = answered;
+      expectOutcome(
+        world,
+        `serverRequests.decide ${answered.how}${request.stage} ${JSON.stringify(decision)}`,
+        envelope,
+        answered.expected,
+      );
       if (envelope.ok) harness.tally.serverRequestDecisions += 1;
     }
     await appCallsAnswered(world);
@@ -716,6 +818,11 @@ export type Lifecycle =
    * as a hand edit of settings.json would: it must not be started (connected to) until accepted.
    */
   | { kind: 'repoint' }
+  /**
+   * The same by a save of settings.json on disk (an editor's save: a new file renamed over it), which the live watch
+   * reads again (settings/settings-watch.ts): the server's entry now names Other, its record of what was accepted stays.
+   */
+  | { kind: 'repoint-file' }
   /** The person accepts what that server runs now: its settings count for it, and it starts. */
   | { kind: 'accept' };
 
@@ -751,8 +858,31 @@ class ServerLifecycle extends Step {
       const envelope = await harness.call('mcp.edit', { name: current, url });
       expectOutcome(world, `mcp.edit ${current} url → Other`, envelope, binding ? 'ok' : 'refused');
       if (envelope.ok && binding) {
-        harness.bind(current, { ...binding, label: 'Other', slot });
+        harness.bind(current, {
+          ...binding,
+          label: 'Other',
+          slot,
+          acceptedLabel: binding.acceptedLabel ?? binding.label,
+        });
         harness.tally.repointed += 1;
+      }
+    } else if (change.kind === 'repoint-file') {
+      const binding = harness.bindings.get(current);
+      // No entry of that name on disk (it was removed): a save has nothing of it to change.
+      if (binding) {
+        const { url, slot } = harness.urlFor('Other');
+        await saveServersByHand(harness.services(), world.advanceTime, (servers) => {
+          const entry = servers[current];
+          if (!entry) throw new Error(`settings.json has no server named ${current}`);
+          entry['url'] = url;
+        });
+        harness.bind(current, {
+          ...binding,
+          label: 'Other',
+          slot,
+          acceptedLabel: binding.acceptedLabel ?? binding.label,
+        });
+        harness.tally.repointedByFile += 1;
       }
     } else if (change.kind === 'accept') {
       const envelope = await harness.call('mcp.edit', { name: current, acceptIdentity: true });
@@ -770,6 +900,7 @@ class ServerLifecycle extends Step {
           harness.madeAllows.length,
           ...harness.madeAllows.map((made) => (made.name === current ? { ...made, label: binding.label } : made)),
         );
+        harness.bind(current, { ...binding, acceptedLabel: undefined });
         harness.tally.accepted += 1;
       }
     } else if (change.kind === 'remove' || change.kind === 'replace') {
@@ -1115,11 +1246,15 @@ export const sandboxPlanArb: fc.Arbitrary<readonly { at: number; step: Exclude<S
  * position. Checked after every step: no connection is opened to a server whose identity is not accepted.
  */
 export const identityPlanArb: fc.Arbitrary<
-  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'accept' }> }[]
+  readonly { at: number; change: Extract<Lifecycle, { kind: 'repoint' | 'repoint-file' | 'accept' }> }[]
 > = fc.array(
   fc.record({
     at: fc.nat({ max: 13 }),
-    change: fc.constantFrom({ kind: 'repoint' as const }, { kind: 'accept' as const }),
+    change: fc.constantFrom(
+      { kind: 'repoint' as const },
+      { kind: 'repoint-file' as const },
+      { kind: 'accept' as const },
+    ),
   }),
   { maxLength: 3 },
 );
@@ -1132,4 +1267,6 @@ export const invariantSteps = {
   send: (chat: number, plan: Plan): Command => new SendMessage(chat, plan, null, false),
   approve: (chat: number, picks: readonly AnswerPick[]): Command => new Approve(chat, picks, 'none'),
   server: (change: Lifecycle): Command => new ServerLifecycle(change),
+  decideServerRequests: (picks: readonly ServerRequestPick[]): Command => new DecideServerRequests(picks),
+  stop: (chat: number): Command => new Stop(chat),
 };

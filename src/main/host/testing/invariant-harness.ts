@@ -115,6 +115,8 @@ export interface Tally {
   removals: number;
   /** Servers pointed at another identity without accepting it (held), and acceptances of what a server runs now. */
   repointed: number;
+  /** Servers pointed at another identity by a save of settings.json, read by the live watch (not accepted either). */
+  repointedByFile: number;
   accepted: number;
   addedOther: number;
   addedSame: number;
@@ -129,6 +131,13 @@ export interface Tally {
   notificationRefused: number;
   /** Calls a view asked for after its server's name came to mean another server or none (refused as stale). */
   appCallsStale: number;
+  /**
+   * Answers to a server's request or a view's call written to the answers inbox by another connection, as another
+   * process would (docs/user/approvals.md#one-inbox): applied by the holder, and refused by it (an answer only the
+   * card gives, or one the card would refuse too).
+   */
+  relayedApplied: number;
+  relayedRefused: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -167,6 +176,7 @@ export const emptyTally = (): Tally => ({
   renames: 0,
   removals: 0,
   repointed: 0,
+  repointedByFile: 0,
   accepted: 0,
   addedOther: 0,
   addedSame: 0,
@@ -175,6 +185,8 @@ export const emptyTally = (): Tally => ({
   appCallsRan: 0,
   appCallDecisions: 0,
   appCallsStale: 0,
+  relayedApplied: 0,
+  relayedRefused: 0,
   suggestionsMade: 0,
   suggestionsAccepted: 0,
   suggestionsRefused: 0,
@@ -188,6 +200,17 @@ export interface Binding {
   formerNames: string[];
   /** Another server had this name before it. */
   reused: boolean;
+  /**
+   * What the person last accepted under this name, when it is not what it runs now (`label`): it was pointed at
+   * another server (through the contract or a save of settings.json) and not accepted since. The model's own record,
+   * not the engine's: check 9 holds the engine to it.
+   */
+  readonly acceptedLabel?: string | undefined;
+}
+
+/** The person has not accepted what the server bound so runs now (the model's view, `Binding.acceptedLabel`). */
+export function unacceptedBinding(binding: Binding): boolean {
+  return binding.acceptedLabel !== undefined && binding.acceptedLabel !== binding.label;
 }
 
 /** Something the test made that allows a server's calls without asking, and the identity it was made for. */
@@ -635,9 +658,19 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
         .list()
         .find((server) => server.url !== undefined && new URL(server.url).searchParams.get('slot') === slot)?.name;
       const change = name === undefined ? undefined : services.mcpServers.facts().get(name)?.identityChanged;
-      if (change === undefined) return;
-      unacceptedStarts.push(`${name} (it is ${label}, slot ${slot}) was started while ${JSON.stringify(change)}`);
-      log.push(`  the host connected to ${name} (${label}), whose identity is not accepted`);
+      if (change !== undefined) {
+        unacceptedStarts.push(`${name} (it is ${label}, slot ${slot}) was started while ${JSON.stringify(change)}`);
+        log.push(`  the host connected to ${name} (${label}), whose identity is not accepted`);
+        return;
+      }
+      // The engine may count it as accepted while the person never accepted it (a save that skipped the question).
+      const bound = [...bindings].find(([, binding]) => binding.slot === slot && unacceptedBinding(binding));
+      if (!bound) return;
+      const [boundName, binding] = bound;
+      unacceptedStarts.push(
+        `${boundName} (it is ${label}, slot ${slot}) was started while the person accepted only ${binding.acceptedLabel as string} under that name`,
+      );
+      log.push(`  the host connected to ${boundName} (${label}), which the person did not accept`);
     },
     pageRequired(serverName: string, nonce: string): void {
       pagesRequired.add(nonce);

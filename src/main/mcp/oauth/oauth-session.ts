@@ -59,6 +59,11 @@ export interface OAuthSession {
   hasTokens(): boolean;
   /** Whether it signs in through the organisation's identity provider (cross-app access). */
   readonly crossApp: boolean;
+  /**
+   * Whether a 401 now would only read the server's metadata and ask for a sign-in: no tokens to refresh, no grant
+   * that runs without a person. Then two first requests may go out at once (docs/dev/protocol-2026.md).
+   */
+  onlyAsksForSignIn(): boolean;
 }
 
 export interface OAuthSessionOptions {
@@ -273,5 +278,7 @@ export function createOAuthSession({
     signOut: () => credentials.forget('all'),
     hasTokens: () => credentials.tokens() !== undefined,
     crossApp: crossApp !== undefined,
+    onlyAsksForSignIn: () =>
+      !crossApp && credentials.tokens() === undefined && credentials.grant() !== 'client_credentials',
   };
 }

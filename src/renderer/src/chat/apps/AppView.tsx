@@ -47,6 +47,16 @@ const isStale = (error: unknown): boolean =>
   error.details !== null &&
   (error.details as { stale?: unknown }).stale === true;
 
+/**
+ * The declared domains each view had when last read in this page, per server, tool and server identity: a view shown
+ * again has its proxy frame loaded while it is read (docs/dev/benchmarks.md, "What keeps them fast"). Only the
+ * frame's address is guessed from it; the view's HTML goes only to a proxy whose policy is the one just read.
+ */
+const lastDeclared = new Map<string, string>();
+const declaredKey = (csp: McpAppView['csp']): string => JSON.stringify(csp ?? {});
+/** What a view that declares no domains has (`appDeclarationsOf`): the guess for a view not read before. */
+const NOTHING_DECLARED = declaredKey({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+
 const themeNow = (): 'light' | 'dark' => (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 
 /** The result as the view receives it: the tool's content and structured content (parts we could not read left out). */
@@ -77,6 +87,14 @@ export function AppView({
 }): React.JSX.Element {
   const frame = useRef<HTMLIFrameElement>(null);
   const [source, setSource] = useState<{ url: string; view: McpAppView } | null>(null);
+  // The frame origin's proxy page, and the declared domains its address carries: loaded while the view is read, with
+  // the domains it declared when last read (`lastDeclared`) or none, and again if the view declares other ones.
+  const viewKey = `${call.serverName}\u0000${call.toolName}\u0000${call.viewIdentity ?? ''}`;
+  const [frameUrl, setFrameUrl] = useState<string | null>(null);
+  const declared = source ? declaredKey(source.view.csp) : (lastDeclared.get(viewKey) ?? NOTHING_DECLARED);
+  // The view read, and how the current frame's bridge sends it once its proxy is ready.
+  const shownView = useRef<McpAppView | null>(null);
+  const sendView = useRef<(() => void) | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [height, setHeight] = useState(VIEW_MIN_HEIGHT * 3);
   const [larger, setLarger] = useState(false);
@@ -87,6 +105,7 @@ export function AppView({
   const [accepting, setAccepting] = useState(false);
   // The server's name means another server than the one the call was made to (docs/user/mcp-apps.md#a-view-belongs-to-its-server).
   const [stale, setStale] = useState(false);
+  const frameShown = frameUrl !== null && !stale && !problem && !(changed && !source);
   /** The refusal a view receives, in the host's words; a stale view is closed. */
   const refusal = (error: unknown): Error => {
     if (isStale(error)) setStale(true);
@@ -108,10 +127,15 @@ export function AppView({
         if (live) setReads((count) => count + 1);
       });
     };
+    void appFrameUrl().then((url) => {
+      if (live) setFrameUrl(url);
+    });
     Promise.all([appFrameUrl(), api.mcp.appView({ name: call.serverName, tool: call.toolName })]).then(
       ([url, view]) => {
         if (!live) return;
         setProblem(null);
+        if (view.identity === call.viewIdentity && view.pin?.status !== 'changed')
+          lastDeclared.set(viewKey, declaredKey(view.csp));
         if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
         else if (view.identity !== undefined && view.identity !== call.viewIdentity) setStale(true);
         else if (view.pin?.status === 'changed') setChanged({ url, view });
@@ -127,11 +151,18 @@ export function AppView({
       live = false;
       stopWaiting?.();
     };
-  }, [api, call.serverName, call.toolName, call.viewIdentity, reads]);
+  }, [api, call.serverName, call.toolName, call.viewIdentity, viewKey, reads]);
+
+  // The view's HTML goes to the proxy once both are ready, and only to a proxy whose address carries the domains the
+  // view declares (its page is served under the policy built from them): a frame loaded with other ones is replaced.
+  useEffect(() => {
+    shownView.current = source?.view ?? null;
+    sendView.current?.();
+  }, [source]);
 
   useEffect(() => {
     const target = frame.current?.contentWindow;
-    if (!source || !target) return;
+    if (!frameShown || !target) return;
     const hostContext: McpUiHostContext = {
       theme: themeNow(),
       displayMode: 'inline',
@@ -141,8 +172,18 @@ export function AppView({
       toolInfo: { tool: { name: call.toolName, inputSchema: { type: 'object' } } },
     };
     const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext });
+    let proxyReady = false;
+    let sent = false;
+    const send = (): void => {
+      const view = shownView.current;
+      if (!proxyReady || sent || !view || declaredKey(view.csp) !== declared) return;
+      sent = true;
+      void bridge.sendSandboxResourceReady({ html: view.html, csp: view.csp });
+    };
+    sendView.current = send;
     bridge.onsandboxready = () => {
-      void bridge.sendSandboxResourceReady({ html: source.view.html, csp: source.view.csp });
+      proxyReady = true;
+      send();
     };
     bridge.oninitialized = () => {
       void bridge.sendToolInput({ arguments: call.args });
@@ -207,12 +248,13 @@ export function AppView({
     scheme.addEventListener('change', onScheme);
     void bridge.connect(new PostMessageTransport(target, target));
     return () => {
+      if (sendView.current === send) sendView.current = null;
       scheme.removeEventListener('change', onScheme);
       void bridge.close();
     };
-    // The view is set up once per source; a newer result of the same call is a new block.
+    // The bridge is set up once per proxy frame (keyed by its address); a newer result of the same call is a new block.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [source]);
+  }, [frameShown, frameUrl, declared]);
 
   if (stale)
     return (
@@ -260,23 +302,31 @@ export function AppView({
       </div>
     );
   }
-  if (!source) return <p className="app-view-loading muted">Loading the view…</p>;
+  if (!frameShown) return <p className="app-view-loading muted">Loading the view…</p>;
   const limit = larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT;
   // The view it is (for the frame origin's reports of what its policy blocked) and the domains it declared.
-  const params = new URLSearchParams({ csp: JSON.stringify(source.view.csp), chat: chatId, view: call.toolCallId });
+  // The page it is for (`host`): the browser keeps the proxy page for it (docs/dev/benchmarks.md, "What keeps them fast").
+  const params = new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId, host: location.origin });
+  const proxy = (
+    <iframe
+      key={declared}
+      ref={frame}
+      className="app-view-frame"
+      title={`View of ${call.serverName} · ${call.toolName}`}
+      src={`${frameUrl}?${params.toString()}`}
+      sandbox="allow-scripts allow-same-origin"
+      allow=""
+      referrerPolicy="no-referrer"
+      hidden={!source}
+      style={{ height: Math.min(height, limit) }}
+    />
+  );
+  // The proxy frame loads, hidden, while the view is read; it stays the first child, so it is never moved (reloaded).
   return (
-    <div className="app-view" data-testid="app-view" data-view-hash={source.view.hash}>
-      <iframe
-        ref={frame}
-        className="app-view-frame"
-        title={`View of ${call.serverName} · ${call.toolName}`}
-        src={`${source.url}?${params.toString()}`}
-        sandbox="allow-scripts allow-same-origin"
-        allow=""
-        referrerPolicy="no-referrer"
-        style={{ height: Math.min(height, limit) }}
-      />
-      <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />
+    <div className="app-view" data-testid={source ? 'app-view' : undefined} data-view-hash={source?.view.hash}>
+      {proxy}
+      {!source && <p className="app-view-loading muted">Loading the view…</p>}
+      {source && <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />}
       {context !== null && (
         <div className="app-view-context" data-testid="app-view-context">
           <p className="small">

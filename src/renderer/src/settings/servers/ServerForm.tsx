@@ -16,6 +16,7 @@ import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
 import { useContainmentReason, useTrustReason } from './use-trust-reason';
+import { useCrossAppAccess } from './CrossAppAccessFields';
 
 type Launch = 'command' | 'package' | 'url';
 
@@ -62,6 +63,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [busy, setBusy] = useState(false);
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
+  const crossApp = useCrossAppAccess(server);
   const containmentOverride = useContainmentReason(api, server?.name ?? null, launch !== 'url');
 
   const secretField = launch === 'url' ? 'headers' : 'env';
@@ -96,7 +98,13 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
           callTimeoutMs,
           ...(rootsChanged ? { roots: rootList } : {}),
           ...(launch === 'url'
-            ? { url: url.trim(), type: transport, headers: changes, oauthClientId: oauthClientId.trim() || null }
+            ? {
+                url: url.trim(),
+                type: transport,
+                headers: changes,
+                oauthClientId: oauthClientId.trim() || null,
+                ...crossApp.edited(),
+              }
             : {
                 args: parseArgumentLines(args),
                 cwd: cwd.trim() ? cwd.trim() : null,
@@ -127,6 +135,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                 type: transport,
                 headers: parsedSecrets.values,
                 ...(oauthClientId.trim() ? { oauthClientId: oauthClientId.trim() } : {}),
+                ...crossApp.added(),
                 ...options,
               }
             : launch === 'package'
@@ -158,6 +167,10 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
     'headers',
     'callTimeoutMs',
     'oauthClientId',
+    'oauthClientSecret',
+    'crossAppAccess',
+    'idpClientSecret',
+    'idpIdToken',
     'roots',
   ]);
   const otherProblems = Object.entries(problems).filter(([field]) => !known.has(field.split('.')[0] ?? ''));
@@ -328,6 +341,7 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
                 />
               )}
             </Field>
+            {crossApp.fields(problems)}
           </>
         )}
         <Field
