@@ -16,6 +16,10 @@ const TRUST_WORDS =
 
 useManagedPolicy({
   sandbox: { allowNetwork: false },
+  // A default sink, in force until the person sets sinks of their own; nothing listens there either.
+  defaults: {
+    auditShipping: { sinks: [{ type: 'syslog', id: 'org-default', host: '127.0.0.1', port: 9, enabled: false }] },
+  },
   locked: {
     mode: 'ask',
     // Nothing listens there; the sink only has to exist.
@@ -65,6 +69,16 @@ test("an audit sink under a locked sink's id says so under its Id field, and a s
 }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   let dialog = await openSettings(page, workbench, 'Audit shipping');
+  // The organisation's default sinks, listed as the person's while they have none of their own, say so.
+  const defaultsNote =
+    'Set by your organisation: this sink is one of its defaults, which ship while you have set no sinks of your own; adding, editing or removing one makes them yours.';
+  await expect(dialog.getByRole('listitem', { name: 'org-default' })).toBeVisible();
+  await expect(dialog.locator('#default-sink-org-default')).toHaveText(defaultsNote);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shoot(page, `${scheme}-organisation-default-sinks`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
   await dialog.getByRole('button', { name: 'Add sink' }).click();
   const form = page.getByTestId('sink-form');
   const id = form.getByLabel('Id');
@@ -108,6 +122,8 @@ test("an audit sink under a locked sink's id says so under its Id field, and a s
   dialog = await openSettings(page, workbench, 'Audit shipping');
   const cards = dialog.getByRole('list', { name: 'Audit sinks' }).getByRole('listitem', { name: 'org-siem' });
   await expect(cards).toHaveCount(2);
+  // The person's own sinks now: the defaults' note is gone.
+  await expect(dialog.locator('#default-sink-org-default')).toHaveCount(0);
   const mine = cards.filter({ hasText: '127.0.0.2:514' });
   await expect(mine.getByTestId('lock-note')).toHaveText(
     'Set by your organisation: its sink "org-siem" ships in this one\'s place; this one sends nothing.',

@@ -114,6 +114,11 @@ export const AuditShippingSinksSchema = z.object({
   sinks: z.array(AuditSinkViewSchema),
   /** The organisation's locked sinks (managed policy): shown, never edited or removed (docs/user/organisation-policy.md). */
   locked: z.array(AuditSinkViewSchema),
+  /**
+   * `sinks` are the organisation's default sinks: settings.json has no audit shipping of its own, and they ship until
+   * the person adds, edits or removes one (docs/user/organisation-policy.md). Absent: false.
+   */
+  defaulted: z.boolean().optional(),
 });
 export type AuditShippingSinks = z.infer<typeof AuditShippingSinksSchema>;
 

@@ -49,11 +49,8 @@ export function createShippingSettings({
   defaults,
   lockedSinks = [],
 }: ShippingSettingsOptions): ShippingSettings {
-  const section = settings.section(
-    AUDIT_SHIPPING_SECTION,
-    AuditShippingSettingsSchema,
-    defaults ?? AuditShippingSettingsSchema.parse({}),
-  );
+  const fallback = defaults ?? AuditShippingSettingsSchema.parse({});
+  const section = settings.section(AUDIT_SHIPPING_SECTION, AuditShippingSettingsSchema, fallback);
   const headerNames = (sinkId: string): string[] =>
     secrets
       .keys(headerPrefix(sinkId))
@@ -70,6 +67,8 @@ export function createShippingSettings({
   const list = (value: AuditShippingSettings = section.get()): AuditShippingSinks => ({
     sinks: value.sinks.map(view),
     locked: lockedViews,
+    // The section stands in with the very defaults object while settings.json has no section of its own.
+    ...(defaults !== undefined && defaults.sinks.length > 0 && value === fallback ? { defaulted: true } : {}),
   });
   const refuseLocked = (id: string): void => {
     if (lockedSinks.some((locked) => locked.config.id === id)) {

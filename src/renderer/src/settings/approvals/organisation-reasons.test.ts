@@ -3,6 +3,7 @@ import type { PolicyView } from '../../../../shared/approval';
 import { fieldProblems } from '../field-problems';
 import {
   containmentReason,
+  defaultSinksReason,
   sandboxGrantReason,
   sandboxLockReason,
   sinkIdReason,
@@ -94,5 +95,13 @@ describe("the organisation's reasons beside a control", () => {
     expect(containmentReason(LIMITS)).toBeNull();
     expect(containmentReason({ ...LIMITS, lockProfiles: true })).toBeNull();
     expect(containmentReason(null)).toBeNull();
+  });
+
+  it("says the sinks listed are the organisation's defaults while they are", () => {
+    expect(defaultSinksReason({ sinks: [{}], defaulted: true })).toBe(
+      'this sink is one of its defaults, which ship while you have set no sinks of your own; adding, editing or removing one makes them yours.',
+    );
+    expect(defaultSinksReason({ sinks: [{}] })).toBeNull();
+    expect(defaultSinksReason({ sinks: [], defaulted: true })).toBeNull();
   });
 });

@@ -62,3 +62,13 @@ export function containmentReason(limits: SandboxView['limits'] | null | undefin
     ? 'it requires every server to be contained, so this one starts only in its sandbox, and not at all where no sandbox can run.'
     : null;
 }
+
+/** Settings → Audit shipping while the sinks listed are the organisation's defaults (`audit.shippingSinks`). */
+export function defaultSinksReason(shipping: {
+  sinks: readonly unknown[];
+  defaulted?: boolean | undefined;
+}): string | null {
+  return shipping.defaulted && shipping.sinks.length > 0
+    ? 'this sink is one of its defaults, which ship while you have set no sinks of your own; adding, editing or removing one makes them yours.'
+    : null;
+}

@@ -4,7 +4,7 @@ import type { AuditShippingStatus, AuditSinkStatus, AuditSinkView } from '../../
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Notice, PageHeader, errorText, formatTime } from '../common';
 import { LockNote } from '../approvals/organisation';
-import { sinkOverriddenReason } from '../approvals/organisation-reasons';
+import { defaultSinksReason, sinkOverriddenReason } from '../approvals/organisation-reasons';
 import { CheckpointsSection } from './CheckpointsSection';
 import { SinkForm } from './SinkForm';
 import { describeLag, sinkTarget } from './shipping-text';
@@ -20,6 +20,8 @@ const STATUS_EVERY_MS = 2000;
 export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
   const [sinks, setSinks] = useState<AuditSinkView[] | null>(null);
   const [locked, setLocked] = useState<AuditSinkView[]>([]);
+  // The sinks are the organisation's defaults (docs/user/organisation-policy.md): said above them.
+  const [defaulted, setDefaulted] = useState(false);
   const [status, setStatus] = useState<AuditShippingStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [editing, setEditing] = useState<AuditSinkView | 'new' | null>(null);
@@ -31,6 +33,7 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
         (result) => {
           setSinks(result.sinks);
           setLocked(result.locked);
+          setDefaulted(result.defaulted === true);
         },
         (failure: unknown) => setError(errorText(failure)),
       ),
@@ -91,6 +94,7 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
               sink.id,
               locked.map((lockedSink) => lockedSink.id),
             )}
+            defaultNote={defaultSinksReason({ sinks, defaulted })}
             progress={statusOf(sink.id)}
             onEdit={() => setEditing(sink)}
             onRemove={() => setRemoving(sink)}
@@ -104,7 +108,10 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
           sink={editing === 'new' ? null : editing}
           lockedIds={locked.map((lockedSink) => lockedSink.id)}
           onClose={() => setEditing(null)}
-          onSaved={(next) => setSinks(next.sinks)}
+          onSaved={(next) => {
+            setSinks(next.sinks);
+            setDefaulted(next.defaulted === true);
+          }}
         />
       )}
       {removing && (
@@ -115,6 +122,7 @@ export function ShippingPage({ api }: { api: WorkbenchApi }): React.JSX.Element 
           onConfirm={async () => {
             const next = await api.audit.removeShippingSink({ id: removing.id });
             setSinks(next.sinks);
+            setDefaulted(next.defaulted === true);
             setRemoving(null);
           }}
         >
@@ -133,6 +141,8 @@ interface SinkCardProps {
   locked?: boolean;
   /** Why the organisation's policy overrides this sink of the person's (organisation-reasons.ts), if it does. */
   overridden?: string | null;
+  /** The sink is one of the organisation's defaults in force (organisation-reasons.ts), said beside it. */
+  defaultNote?: string | null;
   onEdit?: () => void;
   onRemove?: () => void;
 }
@@ -142,6 +152,7 @@ function SinkCard({
   progress: reported,
   locked = false,
   overridden = null,
+  defaultNote = null,
   onEdit,
   onRemove,
 }: SinkCardProps): React.JSX.Element {
@@ -161,6 +172,7 @@ function SinkCard({
           {locked && <LockNote id={`lock-sink-${sink.id}`} />}
         </div>
         {overridden && <LockNote id={`override-sink-${sink.id}`} detail={overridden} />}
+        {defaultNote && <LockNote id={`default-sink-${sink.id}`} detail={defaultNote} />}
         <dl className="facts">
           <div>
             <dt>Sends to</dt>
