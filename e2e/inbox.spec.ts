@@ -98,6 +98,14 @@ test('every waiting call and server request in one place, decided from there', a
     const request = inbox.getByRole('listitem', { name: 'Request for your input from Everything' });
     await expect(request).toBeVisible({ timeout: 30_000 });
     await expect(request).toContainText('Asking');
+    // What the person typed into its form is kept while the inbox is closed, and is there when it opens again.
+    await request.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+    await request.getByLabel('Integer', { exact: true }).fill('7');
+    await page.keyboard.press('Escape');
+    await expect(inbox).toHaveCount(0);
+    await page.keyboard.press('Control+Shift+A');
+    await expect(request.getByLabel(/^String( \*)?$/)).toHaveValue('Ada Lovelace');
+    await expect(request.getByLabel('Integer', { exact: true })).toHaveValue('7');
     await request.getByRole('button', { name: 'Decline' }).click();
     await expect(request).toHaveCount(0);
 

@@ -18,6 +18,9 @@ import {
 import { useAllServerRequests } from './use-all-server-requests';
 import './inbox.css';
 
+/** What the inbox's server-request cards keep while it is closed (one inbox for the window), until they stop waiting. */
+const inboxCards = new RequestCardStates();
+
 /** Longer argument texts are folded, with their length, and open on request. */
 const FOLD_CHARS = 600;
 
@@ -45,12 +48,11 @@ export function InboxDialog({
   openCall,
   onClose,
 }: InboxDialogProps): React.JSX.Element {
-  const requests = useAllServerRequests(api);
+  const requests = useAllServerRequests(api, inboxCards);
   const items = useMemo(() => inboxItems(approvals, requests), [approvals, requests]);
   const [decisions, setDecisions] = useState<ReadonlyMap<string, InboxDecision>>(new Map());
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [error, setError] = useState<string | null>(null);
-  const [kept] = useState(() => new RequestCardStates());
   const sending = useRef(new Set<string>());
   const now = useNow();
   const titleOf = (chatId: string | null): string =>
@@ -160,7 +162,7 @@ export function InboxDialog({
             key={item.key}
             item={item}
             api={api}
-            kept={kept}
+            kept={inboxCards}
             focus={item.key === focusKey}
             chatTitle={titleOf(item.kind === 'tool-call' ? item.approval.chatId : item.request.chatId)}
             now={now}
