@@ -264,3 +264,48 @@ describe('the trust invariant catches an answer from another process that gives 
     );
   });
 });
+
+/**
+ * A call of the 2026-07-28 stdio server (Term, recording-stdio-server.ts) let through without a decision recorded: the
+ * gate answers "allow" for it without writing the allow row first (approval-gate.ts `evaluate`), as a bug in a path
+ * taken only for one kind of session would.
+ */
+function allowStdioUnrecorded(harness: Harness): void {
+  const gate = harness.services().approvals.gate;
+  const evaluate = gate.evaluate.bind(gate);
+  gate.evaluate = (context, call, tool) => {
+    const result = evaluate(context, call, tool);
+    return call.serverName === 'Term' && result.outcome === 'ask'
+      ? { outcome: 'allow', decision: result.decision }
+      : result;
+  };
+}
+
+describe('the trust invariant covers the 2026-07-28 stdio server', () => {
+  // The model calls Term's exec (tool 3): it asks, and the person allows it once.
+  const sequence = () => [
+    invariantSteps.send(0, [[{ tool: 3, value: 0 }]]),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+    ]),
+  ];
+
+  it('and catches a mutant that runs its call without an allow row', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(sequence(), allowStdioUnrecorded);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a call ran without an allow decision for its arguments committed before it: Term\.exec \{"command":"ls","nonce":"n\d+"\} \(during send\(chat 0, \[3:0\]\)\); 0 rows were committed then$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the call waits, is allowed, and runs on the stdio server', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.runs.map((run) => `${run.label}.${run.toolName}`)).toEqual(['Term.exec']);
+    expect(harness.tally.stdioRuns).toBe(1);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The trust invariant (docs/dev/testing.md#the-trust-invariant): random sequences of what people, the organisation, the
- * model and the clock do, driven through the contract against the real services (real SQLite, real MCP over HTTP, the
- * fake LLM server speaking OpenAI's wire format), and after EVERY step the promise is checked: 1. every call a server
+ * model and the clock do, driven through the contract against the real services (real SQLite, real MCP over HTTP and
+ * over stdio, the fake LLM server speaking OpenAI's wire format), and after EVERY step the promise is checked: 1. every call a server
  * ran had an allow decision for exactly its arguments in the audit log, committed before the server received it; 2. no
  * deny rule in force when it ran (the organisation's or the person's) matched its arguments; 3. no decision row exists
  * for a decision that did not apply; 4. `audit verify` is OK; 5. no call waits in a chat that does not show it, and a
@@ -31,6 +31,8 @@ import {
   newInvariantModel,
   sandboxPlanArb,
   SandboxChange,
+  stdioPlanArb,
+  stdioStep,
   type InvariantWorld,
 } from './testing/invariant-commands';
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
@@ -104,7 +106,8 @@ describe('the trust invariant', () => {
             invariantCommands(STEPS, [acceptSuggestionArb]),
             sandboxPlanArb,
             identityPlanArb,
-            async (managed, commands, sandboxPlan, identityPlan) => {
+            stdioPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan, stdioPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -132,6 +135,9 @@ describe('the trust invariant', () => {
                 // What a server runs changed without acceptance, and accepted (identityPlanArb).
                 for (const planned of identityPlan)
                   if (planned.at === position) await new IdentityChange(planned.change).run(state, world);
+                // Calls of the 2026-07-28 stdio server, and its restarts (stdioPlanArb).
+                for (const planned of stdioPlan)
+                  if (planned.at === position) await stdioStep(planned.step).run(state, world);
                 position += 1;
               };
               try {
@@ -164,6 +170,8 @@ describe('the trust invariant', () => {
       expect(tally.runs).toBeGreaterThan(0);
       // Shell speaks 2026-07-28 (recording-servers-2026.ts): its calls that asked for input came again, through the door.
       expect(tally.legs).toBeGreaterThan(0);
+      // Term speaks 2026-07-28 over stdio (recording-stdio-server.ts), started as a command: its calls ran, checked.
+      expect(tally.stdioRuns).toBeGreaterThan(0);
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

@@ -19,8 +19,21 @@ export const TOOLS: readonly CatalogueTool[] = [
   { serverName: 'Files', name: 'write_file', field: 'path', readOnly: false },
   { serverName: 'Files', name: 'read_file', field: 'path', readOnly: true },
   { serverName: 'Shell', name: 'run', field: 'command', readOnly: false },
+  // A 2026-07-28 server the host starts as a command and reaches over stdio (recording-stdio-server.ts).
+  { serverName: 'Term', name: 'exec', field: 'command', readOnly: false },
 ];
-export const SERVER_NAMES = ['Files', 'Shell'] as const;
+/** The catalogue's stdio server: a command, not one of the HTTP recording servers (recording-stdio-server.ts). */
+export const STDIO_LABEL = 'Term';
+/**
+ * The index of Term's tool in TOOLS. The random steps pick a tool (and a server) among those before it; Term's calls
+ * come from a plan of their own (invariant-commands.ts stdioPlanArb), so that adding it left every other step of a
+ * seed as it was.
+ */
+export const STDIO_TOOL = 3;
+/** The HTTP recording servers the random steps pick from. */
+export const HTTP_SERVER_NAMES = ['Files', 'Shell'] as const;
+/** Every server a run starts with, by its key in `mcpServers`. */
+export const SERVER_NAMES = [...HTTP_SERVER_NAMES, STDIO_LABEL] as const;
 /**
  * What each recording server is (docs/user/approvals.md, "A server's identity"): its URL path, which is also the name
  * the catalogue calls it by. `Other` is a different server with Files' tools, added under a name Files freed: what was

@@ -29,7 +29,9 @@ import { StandInNotification } from '../../chat/testing/stand-in-notification';
 import {
   elicitationContent,
   RULES,
-  SERVER_NAMES,
+  HTTP_SERVER_NAMES,
+  STDIO_LABEL,
+  STDIO_TOOL,
   TOOLS,
   USER_RULES,
   ruleDraft,
@@ -65,12 +67,15 @@ export const newInvariantModel = (): InvariantModel => ({ waiting: [0, 0], serve
 export type Command = fc.AsyncCommand<InvariantModel, InvariantWorld>;
 
 export abstract class Step implements Command {
+  /** Run by a plan between the commands (stdioPlanArb): it does not run the planned steps itself. */
+  planned = false;
   check(_model: Readonly<InvariantModel>): boolean {
     return true;
   }
   async run(model: InvariantModel, world: InvariantWorld): Promise<void> {
     // The steps planned apart from the commands run between them (sandboxPlanArb, identityPlanArb).
-    if (!(this instanceof SandboxChange) && !(this instanceof IdentityChange)) await world.between?.(model);
+    if (!this.planned && !(this instanceof SandboxChange) && !(this instanceof IdentityChange))
+      await world.between?.(model);
     world.harness.step = this.toString();
     world.harness.log.push(this.toString());
     if (process.env['INVARIANT_DEBUG'] === '2') process.stderr.write(`step ${this.toString()}\n`);
@@ -1017,7 +1022,7 @@ class Restart extends Step {
 
 const chatArb = fc.nat({ max: 1 });
 const planArb: fc.Arbitrary<Plan> = fc.array(
-  fc.array(fc.record({ tool: fc.nat({ max: TOOLS.length - 1 }), value: fc.nat({ max: 6 }) }), {
+  fc.array(fc.record({ tool: fc.nat({ max: STDIO_TOOL - 1 }), value: fc.nat({ max: 6 }) }), {
     minLength: 1,
     maxLength: 3,
   }),
@@ -1073,7 +1078,7 @@ const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
   {
     arbitrary: fc.record({
       kind: fc.constant('tool' as const),
-      tool: fc.nat({ max: TOOLS.length - 1 }),
+      tool: fc.nat({ max: STDIO_TOOL - 1 }),
       setting: fc.constantFrom<ToolApprovalSetting>('auto-approve', 'always-ask', 'inherit'),
     }),
     weight: 2,
@@ -1081,7 +1086,7 @@ const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
   {
     arbitrary: fc.record({
       kind: fc.constant('server' as const),
-      server: fc.constantFrom(...SERVER_NAMES),
+      server: fc.constantFrom(...HTTP_SERVER_NAMES),
       autoApprove: fc.boolean(),
     }),
     weight: 1,
@@ -1090,7 +1095,7 @@ const policyChangeArb: fc.Arbitrary<PolicyChange> = fc.oneof(
   {
     arbitrary: fc.record({
       kind: fc.constant('trust' as const),
-      server: fc.constantFrom(...SERVER_NAMES),
+      server: fc.constantFrom(...HTTP_SERVER_NAMES),
       trusted: fc.boolean(),
     }),
     weight: 1,
@@ -1210,7 +1215,7 @@ export function invariantCommands(
       fc
         .tuple(chatArb, fc.nat({ max: 6 }))
         .map(([chat, value]) => new SendMessage(chat, [[{ tool: 1, value }]], null, true)),
-      fc.constantFrom(...SERVER_NAMES).map((server) => new Reconnect(server)),
+      fc.constantFrom(...HTTP_SERVER_NAMES).map((server) => new Reconnect(server)),
       lifecycleArb.map((change) => new ServerLifecycle(change)),
       lifecycleArb.map((change) => new ServerLifecycle(change)),
       fc.constant(new TimePasses()),
@@ -1269,4 +1274,42 @@ export const invariantSteps = {
   server: (change: Lifecycle): Command => new ServerLifecycle(change),
   decideServerRequests: (picks: readonly ServerRequestPick[]): Command => new DecideServerRequests(picks),
   stop: (chat: number): Command => new Stop(chat),
+  reconnect: (server: string): Command => new Reconnect(server),
 };
+
+/**
+ * The 2026-07-28 stdio server's steps (Term, recording-stdio-server.ts), planned apart from the commands like the
+ * sandbox steps: a message whose reply calls Term's `exec` (sometimes beside a call of an HTTP server's tool, both
+ * revisions in one reply), or a reconnect of Term (its process started again). Each runs before the command at its
+ * position.
+ */
+export type StdioStep =
+  { kind: 'send'; chat: number; value: number; beside: number | undefined } | { kind: 'reconnect' };
+export const stdioPlanArb: fc.Arbitrary<readonly { at: number; step: StdioStep }[]> = fc.array(
+  fc.record({
+    at: fc.nat({ max: 13 }),
+    step: fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('send' as const),
+          chat: fc.nat({ max: 1 }),
+          value: fc.nat({ max: 6 }),
+          beside: fc.option(fc.nat({ max: STDIO_TOOL - 1 }), { nil: undefined }),
+        }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('reconnect' as const) }) },
+    ),
+  }),
+  { maxLength: 2 },
+);
+
+/** The command a planned stdio step runs. */
+export function stdioStep(step: StdioStep): Command {
+  const calls = [{ tool: STDIO_TOOL, value: step.kind === 'send' ? step.value : 0 }];
+  if (step.kind === 'send' && step.beside !== undefined) calls.push({ tool: step.beside, value: step.value });
+  const command =
+    step.kind === 'reconnect' ? new Reconnect(STDIO_LABEL) : new SendMessage(step.chat, [calls], null, false);
+  command.planned = true;
+  return command;
+}

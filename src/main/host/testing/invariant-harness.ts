@@ -18,8 +18,12 @@ import { keyedArgsHash, loadArgsHashKey } from '../../audit/args-hash';
 import { createServices, type Services } from '../../services';
 import { createDispatcher, type Dispatch } from '../dispatcher';
 import { createHandlers } from '../handlers';
-import { ruleOfId, SERVER_NAMES, type CallArguments } from './invariant-catalogue';
+import { ruleOfId, SERVER_NAMES, STDIO_LABEL, type CallArguments } from './invariant-catalogue';
+import { scratchDir } from '../../mcp/sandbox/profile';
 import { addSandboxProbe, probeFiles, type SandboxProbe, type SandboxTally } from './invariant-sandbox';
+
+/** The stdio server's program: the host starts it as a command with this Node (it strips the types). */
+const STDIO_SERVER = path.resolve(import.meta.dirname, 'recording-stdio-server.ts');
 
 /** Files the contained probe reads, each in a folder of its own. */
 const PROBE_FILES = 2;
@@ -80,6 +84,8 @@ export interface RecordedElicitation {
 /** Counts that show what a run exercised, so a green run that tried nothing shows as such. */
 export interface Tally {
   runs: number;
+  /** Calls run by the 2026-07-28 stdio server (recording-stdio-server.ts), counted in `runs` too. */
+  stdioRuns: number;
   /** Further legs of calls that reached the 2026-07-28 server (the call sent again with the answers it asked for). */
   legs: number;
   userMessages: number;
@@ -149,6 +155,7 @@ export interface Tally {
 export const emptyTally = (): Tally => ({
   sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
+  stdioRuns: 0,
   legs: 0,
   notificationDecisions: 0,
   notificationRefused: 0,
@@ -522,6 +529,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
             .serverRequests()
             .some((request) => request.chatId === chatId || request.chatId === null);
         for (let turn = 0; !settled && !asking(); turn++) {
+          collectStdioRuns();
           options.runDueTimers?.();
           await new Promise<void>((resolve) => setImmediate(resolve));
           if (turn === 200_000) {
@@ -535,6 +543,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
           }
         }
       }
+      collectStdioRuns();
     },
     async restart(next, waitForServers = true) {
       await close();
@@ -601,6 +610,30 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     return (
       reader.prepare('SELECT COALESCE(MAX(sequence), 0) AS sequence FROM audit_log').get() as { sequence: number }
     ).sequence;
+  }
+  /**
+   * The calls the stdio server ran since the last look, from the file it appends to before it answers
+   * (recording-stdio-server.ts): read on every turn of `settle` and after it, so a call is recorded with the audit rows
+   * committed within a turn of when it ran (never fewer than at its start).
+   */
+  let stdioRead = 0;
+  const stdioRecord = path.join(scratchDir(dataDir, STDIO_LABEL), 'invariant-runs.jsonl');
+  function collectStdioRuns(): void {
+    let size: number;
+    try {
+      size = fs.statSync(stdioRecord).size;
+    } catch {
+      return;
+    }
+    if (size <= stdioRead) return;
+    const text = fs.readFileSync(stdioRecord, 'utf8').slice(stdioRead);
+    const complete = text.lastIndexOf('\n') + 1;
+    stdioRead += Buffer.byteLength(text.slice(0, complete));
+    for (const line of text.slice(0, complete).split('\n').filter(Boolean)) {
+      const { toolName, args } = JSON.parse(line) as { toolName: string; args: CallArguments };
+      options.tally.stdioRuns += 1;
+      recorder.record(STDIO_LABEL, STDIO_LABEL, toolName, args);
+    }
   }
   const pagesRequired = new Set<string>();
   const recorder = {
@@ -712,7 +745,13 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
     // A fresh data folder comes with the bundled filesystem server; the test's own servers replace it.
     for (const server of (await ok('mcp.list')).servers) await ok('mcp.remove', { name: server.name });
     for (const name of SERVER_NAMES)
-      await ok('mcp.add', { name, server: { url: options.servers.urls[name] as string, type: 'http' } });
+      await ok('mcp.add', {
+        name,
+        server:
+          name === STDIO_LABEL
+            ? { command: process.execPath, args: [STDIO_SERVER] }
+            : { url: options.servers.urls[name] as string, type: 'http' },
+      });
     await ok('providers.add', {
       kind: 'openai',
       id: 'fake',
