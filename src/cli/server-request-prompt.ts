@@ -3,6 +3,7 @@ import { INTERRUPTED, type LineReader } from './line-reader';
 import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
+import { fieldValue } from './elicitation-answer';
 import { isWebUrl, NOT_A_WEB_URL } from '../shared/web-url';
 import { elicitationFields, type ElicitationField } from '../shared/elicitation-fields';
 import { checkElicitationContent } from '../main/chat/elicitation-form';
@@ -279,42 +280,6 @@ async function askField(
   return fieldValue(field, typed);
 }
 
-/**
- * A field's value from what was typed (not empty): a number, yes/no, a choice by its number, value or title, a list
- * of choices separated by commas. What cannot be read as the field's type is kept as typed, for the schema check to name.
- */
-export function fieldValue(field: ElicitationField, typed: string): unknown {
-  const options = field.kind === 'select' || field.kind === 'multi' ? field.options : [];
-  switch (field.kind) {
-    case 'number':
-      return typed !== '' && Number.isFinite(Number(typed)) ? Number(typed) : typed;
-    case 'boolean':
-      return /^(y|yes|true|1)$/i.test(typed) ? true : /^(n|no|false|0)$/i.test(typed) ? false : typed;
-    case 'select':
-      return choose(options, typed);
-    case 'multi':
-      return typed
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean)
-        .map((item) => choose(options, item));
-    default:
-      return typed;
-  }
-}
-
 function labelOf(options: readonly { value: string; label: string }[], value: string): string {
   return options.find((option) => option.value === value)?.label ?? value;
-}
-
-/** A choice by its number in the list, its value or its title (any case); anything else as typed. */
-function choose(options: readonly { value: string; label: string }[], typed: string): string {
-  const index = /^\d+$/.test(typed) ? Number(typed) - 1 : -1;
-  const lower = typed.toLowerCase();
-  return (
-    options[index]?.value ??
-    options.find((option) => option.value === typed)?.value ??
-    options.find((option) => option.label.toLowerCase() === lower || option.value.toLowerCase() === lower)?.value ??
-    typed
-  );
 }

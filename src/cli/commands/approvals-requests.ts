@@ -2,7 +2,7 @@ import { elicitationFields } from '../../shared/elicitation-fields';
 import type { ServerRequestDecision, ServerRequestView } from '../../shared/server-request-views';
 import { checkElicitationContent } from '../../main/chat/elicitation-form';
 import { CliError } from '../exit-codes';
-import { fieldValue } from '../server-request-prompt';
+import { fieldValue } from '../elicitation-answer';
 
 /**
  * `workbench approvals allow|deny` for what a server (or its MCP Apps view) asks: the answer each kind takes from the
