@@ -5,6 +5,7 @@ import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
+import { organisationIdpLookup } from './approval/organisation-idp';
 import { createSandboxProfileService, type SandboxProfileService } from './approval/sandbox-profiles';
 import { createSandboxWideningService, type SandboxWideningService } from './approval/sandbox-widenings';
 import type { ToolCatalog } from './approval/tool-catalog';
@@ -176,7 +177,13 @@ export function createServices(options: ServicesOptions): Services {
       defaultModelOf: (id) => providers.get(id).defaultModel ?? null,
     },
   });
-  const mcpServers = createMcpServerConfigService({ settings, secrets, dataDir: options.dataDir });
+  const organisationIdps = managed?.policy.oauth?.crossAppAccess;
+  const mcpServers = createMcpServerConfigService({
+    settings,
+    secrets,
+    dataDir: options.dataDir,
+    ...(organisationIdps ? { organisationIdp: organisationIdpLookup(organisationIdps) } : {}),
+  });
   // Built before the coordinator that answers the servers' requests: they reach it through `late`.
   const late: { coordinator?: ExchangeCoordinator; door?: CallDoor; sandboxProfiles?: SandboxProfileService } = {};
   const mcp = createMcpHost({

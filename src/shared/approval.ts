@@ -290,6 +290,28 @@ const IssuerUrlSchema = z.url({ protocol: /^https?$/, error: "must be the author
  * The organisation's OAuth client settings: the URL of its client metadata document (a URL-based client id, used
  * where an authorization server supports it), and clients it registered beforehand, by authorization server issuer.
  */
+/**
+ * The organisation's identity provider for cross-app access (docs/user/organisation-policy.md#oauth), for the HTTP
+ * servers an entry names: by name (`server`, a glob that follows renames as a rule's does) and/or by what they are
+ * reached at (`serverIdentity`). `locked`: it applies whatever the person set, and the person cannot change it;
+ * otherwise it applies to a named server that has no identity provider of its own. `idpClientSecret` is a secret: it
+ * is used for the exchange and shown nowhere.
+ */
+export const ManagedCrossAppAccessSchema = z
+  .strictObject({
+    server: z.string().min(1).max(RULE_LIMITS.globLength).optional(),
+    serverIdentity: ServerIdentityMatcherSchema.optional(),
+    idpIssuer: IssuerUrlSchema,
+    idpClientId: z.string().min(1).max(500),
+    idpTokenEndpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    idpClientSecret: z.string().min(1).max(2000).optional(),
+    locked: z.boolean().default(false),
+  })
+  .refine((entry) => entry.server !== undefined || entry.serverIdentity !== undefined, {
+    message: 'name the servers it is for: server (a name glob), serverIdentity, or both',
+  });
+export type ManagedCrossAppAccess = z.infer<typeof ManagedCrossAppAccessSchema>;
+
 export const ManagedOAuthSchema = z.strictObject({
   clientMetadataUrl: HttpsUrlSchema.optional(),
   clients: z
@@ -298,6 +320,8 @@ export const ManagedOAuthSchema = z.strictObject({
       z.strictObject({ clientId: z.string().min(1).max(500), clientSecret: z.string().min(1).max(2000).optional() }),
     )
     .optional(),
+  /** The identity provider of cross-app access, for the servers each entry names; the first that names one applies. */
+  crossAppAccess: z.array(ManagedCrossAppAccessSchema).max(64).optional(),
 });
 export type ManagedOAuth = z.infer<typeof ManagedOAuthSchema>;
 

@@ -266,6 +266,11 @@ export const McpServerViewSchema = z.object({
   oauthClientId: z.string().optional(),
   /** The identity provider it signs in through (cross-app access), when it does. */
   crossAppAccess: CrossAppAccessSchema.optional(),
+  /**
+   * Set when that identity provider is the organisation's (docs/user/organisation-policy.md#oauth): `locked` when the
+   * person cannot change it, `clientSecret` when the organisation gives its client's secret there (never the value).
+   */
+  crossAppAccessByOrganisation: z.object({ locked: z.boolean(), clientSecret: z.boolean() }).optional(),
   /** Whether OAuth tokens are stored for this server (never the tokens: they stay in the main process). */
   signedIn: z.boolean().optional(),
   /** Names only: the values are secrets and stay in the main process. */

@@ -34,10 +34,24 @@ export function flattenEntries(
   return into;
 }
 
-/** The managed policy as one entry per setting, with the file it came from. */
+/** The policy's OAuth client secrets (docs/user/organisation-policy.md#oauth) are never recorded: only that one is set. */
+const SECRET_KEYS = new Set(['clientSecret', 'idpClientSecret']);
+const SECRET_SET = '[secret set]';
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      SECRET_KEYS.has(key) && typeof item === 'string' ? SECRET_SET : withoutSecrets(item),
+    ]),
+  );
+}
+
+/** The managed policy as one entry per setting, with the file it came from; its OAuth secrets left out. */
 function entriesOf(managed: LoadedManagedPolicy | null): Map<string, unknown> {
   if (!managed) return new Map();
-  const entries = flattenEntries(managed.policy, '');
+  const entries = flattenEntries({ ...managed.policy, oauth: withoutSecrets(managed.policy.oauth) }, '');
   entries.set('file', managed.file);
   entries.set('source', managed.source);
   return entries;

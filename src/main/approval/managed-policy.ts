@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ManagedPolicySchema, type ManagedPolicy } from '../../shared/approval';
-import { ruleProblems } from './policy/rule-compiler';
+import { globProblem, ruleProblems } from './policy/rule-compiler';
 
 /**
  * The environment variable that names the organisation's policy file where the OS location holds none (a
@@ -131,5 +131,15 @@ export function loadManagedPolicy(
     ),
   );
   if (problems.length > 0) throw fail(`has an invalid rule: ${problems.join('; ')}`);
+  const idpProblems = (parsed.data.oauth?.crossAppAccess ?? []).flatMap((entry, index) =>
+    [
+      ['server', entry.server],
+      ...Object.entries(entry.serverIdentity ?? {}).map(([key, glob]) => [`serverIdentity.${key}`, glob] as const),
+    ].flatMap(([where, glob]) => {
+      const problem = glob === undefined ? null : globProblem(glob);
+      return problem === null ? [] : [`oauth.crossAppAccess.${index}.${where}: ${problem}`];
+    }),
+  );
+  if (idpProblems.length > 0) throw fail(`has an invalid value: ${idpProblems.join('; ')}`);
   return { file: resolved, source, policy: parsed.data };
 }

@@ -201,4 +201,38 @@ describe('policy rows in the audit log', () => {
     });
     expect(rows[2]?.editedArgs).toMatchObject({ file: null, 'rules/no-rm': null });
   });
+
+  it("records the organisation's OAuth settings without their secrets", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-policy-audit-'));
+    const file = path.join(dir, 'managed.json');
+    const secrets = ['org-client-secret-value', 'org-idp-secret-value'];
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        oauth: {
+          clients: { 'https://login.example.com': { clientId: 'wb', clientSecret: secrets[0] } },
+          crossAppAccess: [
+            { server: 'crm', idpIssuer: 'https://idp.example.com', idpClientId: 'c', idpClientSecret: secrets[1] },
+          ],
+        },
+      }),
+    );
+    open('browser', file);
+    const rows = await policyRows();
+    expect(rows).toHaveLength(1);
+    expect(Object.keys(rows[0]?.editedArgs ?? {})).toEqual(
+      expect.arrayContaining(['oauth/clients/https:~1~1login.example.com/clientSecret', 'oauth/crossAppAccess']),
+    );
+    // Neither the row nor the snapshot the next start compares with holds a secret.
+    const data = path.join(dir, 'data');
+    const database = fs
+      .readdirSync(data)
+      .filter((name) => name.startsWith('workbench.db'))
+      .map((name) => fs.readFileSync(path.join(data, name)).toString('latin1'))
+      .join('\n');
+    for (const secret of secrets) {
+      expect(JSON.stringify(rows)).not.toContain(secret);
+      expect(database).not.toContain(secret);
+    }
+  });
 });

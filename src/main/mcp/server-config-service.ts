@@ -28,6 +28,7 @@ import {
   type ServerIdentity,
 } from '../../shared/server-identity';
 import { serverIdentity } from './server-identity';
+import { effectiveCrossAppAccess, type OrganisationIdpLookup } from './oauth/organisation-idp';
 import { defaultMcpServers } from '../settings/default-servers';
 import {
   effectiveRoots,
@@ -146,6 +147,8 @@ export interface McpServerConfigDependencies {
   dataDir: string;
   /** Where other apps keep their configurations; tests point it at a temporary home. */
   locations?: LocationEnvironment;
+  /** The organisation's identity providers for cross-app access (docs/user/organisation-policy.md#oauth). */
+  organisationIdp?: OrganisationIdpLookup | undefined;
 }
 
 export function createMcpServerConfigService({
@@ -153,6 +156,7 @@ export function createMcpServerConfigService({
   secrets,
   dataDir,
   locations,
+  organisationIdp,
 }: McpServerConfigDependencies): McpServerConfigService {
   // A fresh install's servers are the app's own: what they run is recorded, as for a server added through the app.
   const defaults = Object.fromEntries(
@@ -308,17 +312,59 @@ export function createMcpServerConfigService({
     }
   };
 
+  /** The identity provider a server signs in through, the organisation's or the person's (effectiveCrossAppAccess). */
+  const crossAppOf = (name: string, server: ServerSettings, facts?: ServerFactsByName) => {
+    if (!isHttpServer(server)) return {};
+    const organisation = organisationIdp?.(name, facts ?? service.facts());
+    return effectiveCrossAppAccess(server.crossAppAccess, organisation);
+  };
+  /** A server's view, with the identity provider in force (docs/user/organisation-policy.md#oauth). */
+  const view = (name: string, server: ServerSettings): ServerConfigView => {
+    const result = toView(name, server);
+    const { crossAppAccess, organisation } = crossAppOf(name, server);
+    if (!isHttpServer(server)) return result;
+    const { crossAppAccess: _own, ...rest } = result;
+    return {
+      ...rest,
+      ...(crossAppAccess ? { crossAppAccess } : {}),
+      ...(organisation
+        ? {
+            crossAppAccessByOrganisation: {
+              locked: organisation.locked,
+              clientSecret: organisation.idpClientSecret !== undefined,
+            },
+          }
+        : {}),
+    };
+  };
+  /** A change of the identity provider of a server whose identity provider the organisation locked is refused. */
+  const refuseLockedIdp = (
+    name: string,
+    server: ServerSettings,
+    change: { crossAppAccess?: unknown; idpClientSecret?: unknown },
+    facts?: ServerFactsByName,
+  ): void => {
+    if (change.crossAppAccess === undefined && change.idpClientSecret === undefined) return;
+    if (!crossAppOf(name, server, facts).organisation?.locked) return;
+    throw new WorkbenchError(
+      'locked',
+      `Set by your organisation: the identity provider "${name}" signs in through (cross-app access) cannot be changed.`,
+      { name },
+    );
+  };
+
   const service: McpServerConfigService = {
-    list: () => Object.entries(section.get()).map(([name, server]) => toView(name, server)),
+    list: () => Object.entries(section.get()).map(([name, server]) => view(name, server)),
     get: (name) => {
       const [key, server] = require(name);
-      return toView(key, server);
+      return view(key, server);
     },
     add(name, server) {
       // Everything is checked before anything is written: a refused add leaves settings and secrets as they were.
       refuseReservedName(name);
       if (find(name)) throw conflict(name);
       const added = withIdentity(checkedSettings(name, toSettings(server)));
+      if ('url' in server) refuseLockedIdp(name, added, server, new Map([...service.facts(), [name, factsOf(added)]]));
       writeAll([{ name, server }], () => update((servers) => ({ ...servers, [name]: added })));
       announce({ kind: 'added', name, identity: serverIdentity(added) });
       return service.get(name);
@@ -328,6 +374,7 @@ export function createMcpServerConfigService({
       const target = change.rename ?? name;
       if (target !== name && find(target) && find(target)?.[0] !== name) throw conflict(target);
       applyEdit(name, current, change); // refuses a bad edit before any secret is written
+      refuseLockedIdp(name, current, change);
       if (target !== name) {
         // Copy every secret to the new name before the settings point at it, then drop the old ones.
         for (const key of secrets.keys(secretPrefix(name))) {
@@ -412,6 +459,12 @@ export function createMcpServerConfigService({
         return result;
       };
       if (isHttpServer(server)) {
+        // The organisation's identity provider comes with its client's secret there (or none): never the person's.
+        const { crossAppAccess, organisation } = crossAppOf(key, server);
+        const stored = server.oauthClientId || crossAppAccess ? readClientSecrets(key) : undefined;
+        const { idpClientSecret: ownIdpSecret, ...client } = stored ?? {};
+        const idpClientSecret = organisation ? organisation.idpClientSecret : ownIdpSecret;
+        const oauthClient = { ...client, ...(idpClientSecret !== undefined ? { idpClientSecret } : {}) };
         return {
           kind: 'http',
           name: key,
@@ -419,10 +472,8 @@ export function createMcpServerConfigService({
           headers: read('headers', server.headers),
           type: server.type ?? 'auto',
           ...(server.oauthClientId ? { oauthClientId: server.oauthClientId } : {}),
-          ...((server.oauthClientId || server.crossAppAccess) && readClientSecrets(key)
-            ? { oauthClient: readClientSecrets(key) }
-            : {}),
-          ...(server.crossAppAccess ? { crossAppAccess: server.crossAppAccess } : {}),
+          ...(Object.keys(oauthClient).length > 0 ? { oauthClient } : {}),
+          ...(crossAppAccess ? { crossAppAccess } : {}),
         };
       }
       return {
@@ -464,9 +515,11 @@ export function createMcpServerConfigService({
     secretValues(name) {
       // A pre-registered client's secrets are one JSON entry: each value in it is a secret on its own.
       const clientSecrets = readClientSecrets(name);
+      const found = find(name);
+      const organisationSecret = found ? crossAppOf(found[0], found[1]).organisation?.idpClientSecret : undefined;
       return [
         ...secrets.keys(secretPrefix(name)).flatMap((key) => secrets.get(key) ?? []),
-        ...[clientSecrets?.secret, clientSecrets?.idpClientSecret, clientSecrets?.idToken].filter(
+        ...[clientSecrets?.secret, clientSecrets?.idpClientSecret, clientSecrets?.idToken, organisationSecret].filter(
           (value): value is string => value !== undefined,
         ),
       ];

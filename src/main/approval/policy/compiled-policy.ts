@@ -219,7 +219,7 @@ export function compilePolicy(
  * The names an organisation's rule by name reaches a server under: its name, the names it had, and those of every
  * configured server that runs the very same thing (and their former names).
  */
-function serverAliases(serverName: string, facts: ServerFactsByName): readonly string[] {
+export function serverAliases(serverName: string, facts: ServerFactsByName): readonly string[] {
   const own = facts.get(serverName);
   if (!own) return [serverName];
   const names = new Set([serverName, ...own.formerNames]);
@@ -232,7 +232,7 @@ function serverAliases(serverName: string, facts: ServerFactsByName): readonly s
 }
 
 /** An organisation's `serverIdentity` matcher: every glob it gives must match. */
-function identityMatcher(matcher: ServerIdentityMatcher): (identity: ServerIdentity) => boolean {
+export function identityMatcher(matcher: ServerIdentityMatcher): (identity: ServerIdentity) => boolean {
   const test = (glob: string | undefined): ((values: readonly (string | undefined)[]) => boolean) => {
     if (glob === undefined) return () => true;
     const { regex } = compileGlob(glob);

@@ -42,7 +42,7 @@ export function argumentsMatch(rule: CompiledRule, args: Record<string, unknown>
 }
 const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
 
-function globProblem(glob: string): string | null {
+export function globProblem(glob: string): string | null {
   if (glob.length === 0) return 'is empty';
   try {
     compileGlob(glob);
@@ -53,7 +53,7 @@ function globProblem(glob: string): string | null {
 }
 
 /** A name matcher; plain names (most servers) compare as strings. */
-function nameMatcher(glob: string): (name: string) => boolean {
+export function nameMatcher(glob: string): (name: string) => boolean {
   if (glob === '*' || glob === '**') return () => true;
   if (!GLOB_SYNTAX.test(glob)) return (name) => name === glob;
   const { regex } = compileGlob(glob);

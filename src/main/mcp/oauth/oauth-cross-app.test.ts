@@ -12,6 +12,8 @@ import { SETTINGS_FILE_NAME } from '../../settings/settings-store';
 import { createTestHost, disposeTestHosts, type TestHost } from '../test-fixtures/harness';
 import { startIdentityProvider, type IdentityProviderFixture } from '../test-fixtures/identity-provider';
 import { startOAuthServer, type OAuthFixture } from '../test-fixtures/oauth-server';
+import { ManagedOAuthSchema } from '../../../shared/approval';
+import { organisationIdpLookup } from '../../approval/organisation-idp';
 
 let fixture: OAuthFixture | undefined;
 let idp: IdentityProviderFixture | undefined;
@@ -138,6 +140,119 @@ describe('cross-app access', () => {
     await ready(test);
     expect(server.tokenAuthMethods.at(-1)).toBe('client_secret_basic');
     expect(server.counts.jwtBearer).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
+  it("the organisation's identity provider (oauth.crossAppAccess) is the one used; locked, the person's is not", async () => {
+    const provider = await startIdentityProvider({ mcpClientId: MCP_CLIENT.clientId });
+    idp = provider;
+    const server = await startOAuthServer({
+      registration: false,
+      preRegisteredClient: { ...MCP_CLIENT, authMethod: 'client_secret_basic' },
+      jwtBearer: { idp: provider },
+    });
+    fixture = server;
+    // The organisation's identity provider, locked and with its client's secret there.
+    const organisation = ManagedOAuthSchema.parse({
+      clients: { [server.origin]: MCP_CLIENT },
+      crossAppAccess: [
+        {
+          server: 'crm',
+          idpIssuer: provider.issuer,
+          idpClientId: provider.clientId,
+          idpClientSecret: provider.clientSecret,
+          locked: true,
+        },
+      ],
+    });
+    const test = createTestHost(
+      {
+        crm: { url: server.url },
+      },
+      {
+        oauthPolicy: () => organisation,
+        organisationIdp: organisationIdpLookup(organisation.crossAppAccess ?? []),
+      },
+    );
+    // A rename does not escape it.
+    test.config.edit({ name: 'crm', rename: 'sales' });
+    expect(test.config.get('sales')).toMatchObject({
+      crossAppAccess: { idpIssuer: provider.issuer, idpClientId: provider.clientId },
+      crossAppAccessByOrganisation: { locked: true, clientSecret: true },
+    });
+    // The person's ID token is theirs to give; the identity provider is not theirs to change.
+    const idToken = await provider.idToken('ada@example.com');
+    test.config.edit({ name: 'sales', idpIdToken: idToken });
+    expect(() =>
+      test.config.edit({ name: 'sales', crossAppAccess: { idpIssuer: 'https://mine.example', idpClientId: 'x' } }),
+    ).toThrow(/Set by your organisation: the identity provider "sales" signs in through/);
+    expect(() => test.config.edit({ name: 'sales', idpClientSecret: 'another' })).toThrow(/Set by your organisation/);
+    expect(() => test.config.edit({ name: 'sales', crossAppAccess: null })).toThrow(/Set by your organisation/);
+    expect(() =>
+      test.config.add('crm', {
+        url: server.url,
+        crossAppAccess: { idpIssuer: 'https://mine.example', idpClientId: 'x' },
+      }),
+    ).toThrow(/Set by your organisation/);
+
+    await test.host.signInAsClient('sales');
+    await test.waitFor('sales', (view) => view.status.state === 'ready' && view.status.toolCount === 1);
+    expect(await test.host.callTool({ serverName: 'sales', toolName: 'whoami', args: {} })).toMatchObject({
+      isError: false,
+      forModel: { text: `client ${MCP_CLIENT.clientId}` },
+    });
+    // The exchange went to the organisation's identity provider, as its client there, with the person's ID token.
+    expect(provider.exchanges.at(-1)).toMatchObject({ subjectToken: idToken, clientId: provider.clientId });
+    expect(server.counts.jwtBearer).toBeGreaterThanOrEqual(1);
+    expect(server.counts.authorize).toBe(0);
+    // The organisation's secret is in no view, no log, and not in the person's files.
+    const settingsText = fs.readFileSync(path.join(test.dir, SETTINGS_FILE_NAME), 'utf8');
+    const secretsText = fs.readFileSync(path.join(test.dir, SECRETS_FILE_NAME), 'utf8');
+    expect(settingsText).not.toContain(provider.clientSecret);
+    expect(secretsText).not.toContain(provider.clientSecret);
+    expect(JSON.stringify(test.host.list())).not.toContain(provider.clientSecret);
+    expect(JSON.stringify(test.host.logs('sales'))).not.toContain(provider.clientSecret);
+    expect(test.config.secretValues('sales')).toContain(provider.clientSecret);
+  }, 60_000);
+
+  it("the organisation's default identity provider applies to a named server without one of its own", async () => {
+    const provider = await startIdentityProvider({ mcpClientId: MCP_CLIENT.clientId });
+    idp = provider;
+    const server = await startOAuthServer({
+      registration: false,
+      preRegisteredClient: { ...MCP_CLIENT, authMethod: 'client_secret_basic' },
+      jwtBearer: { idp: provider },
+    });
+    fixture = server;
+    const organisation = ManagedOAuthSchema.parse({
+      clients: { [server.origin]: MCP_CLIENT },
+      crossAppAccess: [
+        {
+          serverIdentity: { url: `${server.origin}/**` },
+          idpIssuer: provider.issuer,
+          idpClientId: provider.clientId,
+          idpClientSecret: provider.clientSecret,
+        },
+      ],
+    });
+    const idToken = await provider.idToken('ada@example.com');
+    const test = createTestHost(
+      { crm: { url: server.url, idpIdToken: idToken } },
+      {
+        oauthPolicy: () => organisation,
+        organisationIdp: organisationIdpLookup(organisation.crossAppAccess ?? []),
+      },
+    );
+    expect(test.config.get('crm').crossAppAccessByOrganisation).toEqual({ locked: false, clientSecret: true });
+    await test.host.signInAsClient('crm');
+    await test.waitFor('crm', (view) => view.status.state === 'ready' && view.status.toolCount === 1);
+    expect(provider.exchanges.at(-1)).toMatchObject({ subjectToken: idToken, clientId: provider.clientId });
+    // An identity provider of the person's own takes its place, without the organisation's client secret.
+    const own = { idpIssuer: 'https://mine.example', idpClientId: 'mine' };
+    test.config.edit({ name: 'crm', crossAppAccess: own });
+    expect(test.config.get('crm').crossAppAccessByOrganisation).toBeUndefined();
+    const launch = test.config.launchConfig('crm');
+    expect(launch).toMatchObject({ crossAppAccess: own, oauthClient: { idToken } });
+    expect(JSON.stringify(launch)).not.toContain(provider.clientSecret);
   }, 60_000);
 
   it('without a client at the authorization server, or with an identity provider on plain http elsewhere, nothing is sent', async () => {

@@ -1,4 +1,5 @@
 /** Shared set-up for the MCP host's tests: a host over real settings and secret files in a temporary folder. */
+import type { OrganisationIdpLookup } from '../oauth/organisation-idp';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +55,7 @@ export function createTestHost(
     dir: existing,
     onBlock,
     oauthPolicy,
+    organisationIdp,
   }: {
     start?: boolean;
     options?: Partial<McpHostOptions>;
@@ -62,6 +64,8 @@ export function createTestHost(
     onBlock?: McpHostDependencies['onBlock'];
     /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth). */
     oauthPolicy?: McpHostDependencies['oauthPolicy'];
+    /** The organisation's identity providers for cross-app access (docs/user/organisation-policy.md#oauth). */
+    organisationIdp?: OrganisationIdpLookup;
   } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
@@ -72,6 +76,7 @@ export function createTestHost(
     secrets,
     dataDir: dir,
     locations: { env: {}, platform: 'linux', homedir: dir },
+    ...(organisationIdp ? { organisationIdp } : {}),
   });
   if (servers && !existing) {
     config.remove('Files');

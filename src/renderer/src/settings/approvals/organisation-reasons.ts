@@ -72,3 +72,14 @@ export function defaultSinksReason(shipping: {
     ? 'this sink is one of its defaults, which ship while you have set no sinks of your own; adding, editing or removing one makes them yours.'
     : null;
 }
+
+/**
+ * Why a server's identity provider (cross-app access) is the organisation's (docs/user/organisation-policy.md#oauth):
+ * locked, or its default while the server has none of its own.
+ */
+export function organisationIdpReason(by: { locked: boolean; clientSecret: boolean }): string {
+  const secret = by.clientSecret ? ' and the secret of its client there' : '';
+  return by.locked
+    ? `its policy names this server's identity provider${secret}, so they cannot be changed here. Your ID token stays yours to give.`
+    : `its policy names this server's identity provider${secret} while you set none of your own; an identity provider you enter here takes its place.`;
+}

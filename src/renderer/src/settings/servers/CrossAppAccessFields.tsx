@@ -1,6 +1,10 @@
 import { useState } from 'react';
 import type { McpServerView } from '../../../../shared/mcp';
 import { Field } from '../common';
+import { DefaultNote, LockNote } from '../approvals/organisation';
+import { organisationIdpReason } from '../approvals/organisation-reasons';
+
+const LOCK_ID = 'lock-cross-app-access';
 
 type Settings = { idpIssuer: string; idpClientId: string; idpTokenEndpoint?: string };
 /** What the server form sends for cross-app access; secrets only when typed (they are write-only). */
@@ -23,6 +27,9 @@ export function useCrossAppAccess(server: McpServerView | null): {
   edited(): Omit<CrossAppAccessChange, 'crossAppAccess'> & { crossAppAccess?: Settings | null };
 } {
   const current = server?.crossAppAccess;
+  // The organisation's identity provider (docs/user/organisation-policy.md#oauth): locked, or a default in force.
+  const byOrganisation = server?.crossAppAccessByOrganisation;
+  const locked = byOrganisation?.locked === true;
   const [issuer, setIssuer] = useState(current?.idpIssuer ?? '');
   const [clientId, setClientId] = useState(current?.idpClientId ?? '');
   const [tokenEndpoint, setTokenEndpoint] = useState(current?.idpTokenEndpoint ?? '');
@@ -36,11 +43,15 @@ export function useCrossAppAccess(server: McpServerView | null): {
     problem: string | undefined,
     hint?: string,
     secret = false,
+    byTheOrganisation = false,
   ): React.JSX.Element => (
     <Field label={label} problem={problem} {...(hint ? { hint } : {})}>
       {(props) => (
         <input
           {...props}
+          {...(byTheOrganisation
+            ? { disabled: true, 'aria-describedby': [props['aria-describedby'], LOCK_ID].filter(Boolean).join(' ') }
+            : {})}
           className="mono"
           type={secret ? 'password' : 'text'}
           autoComplete="off"
@@ -50,6 +61,11 @@ export function useCrossAppAccess(server: McpServerView | null): {
       )}
     </Field>
   );
+  // A default of the organisation's, left as it is, stays the organisation's: it is not saved as the person's own.
+  const same = (a: Settings | undefined, b: Settings | undefined): boolean =>
+    a?.idpIssuer === b?.idpIssuer &&
+    a?.idpClientId === b?.idpClientId &&
+    (a?.idpTokenEndpoint ?? '') === (b?.idpTokenEndpoint ?? '');
   const keep = server?.crossAppAccess
     ? 'Stored as a secret; leave empty to keep the stored one.'
     : 'Stored as a secret.';
@@ -61,21 +77,47 @@ export function useCrossAppAccess(server: McpServerView | null): {
           Sign in through your organisation&apos;s identity provider, without a browser. Give the OAuth client ID above
           and its secret here, unless your organisation gives them.
         </p>
+        {byOrganisation && (
+          <p className="field-hint" data-testid="organisation-idp">
+            {locked ? (
+              <LockNote id={LOCK_ID} detail={organisationIdpReason(byOrganisation)} />
+            ) : (
+              <>
+                <DefaultNote /> {organisationIdpReason(byOrganisation)}
+              </>
+            )}
+          </p>
+        )}
         {text(
           'Identity provider (issuer URL)',
           issuer,
           setIssuer,
           problems['crossAppAccess.idpIssuer'] ?? problems.crossAppAccess,
+          undefined,
+          false,
+          locked,
         )}
-        {text('Client ID at the identity provider', clientId, setClientId, problems['crossAppAccess.idpClientId'])}
+        {text(
+          'Client ID at the identity provider',
+          clientId,
+          setClientId,
+          problems['crossAppAccess.idpClientId'],
+          undefined,
+          false,
+          locked,
+        )}
         {text(
           'Token endpoint (optional)',
           tokenEndpoint,
           setTokenEndpoint,
           problems['crossAppAccess.idpTokenEndpoint'],
           'Only when the identity provider publishes no metadata at its issuer.',
+          false,
+          locked,
         )}
-        {text('Client secret at the identity provider', idpSecret, setIdpSecret, problems.idpClientSecret, keep, true)}
+        {!locked &&
+          !byOrganisation?.clientSecret &&
+          text('Client secret at the identity provider', idpSecret, setIdpSecret, problems.idpClientSecret, keep, true)}
         {text('Your ID token', idToken, setIdToken, problems.idpIdToken, keep, true)}
         {text(
           "Client secret at the server's authorization server",
@@ -103,6 +145,11 @@ export function useCrossAppAccess(server: McpServerView | null): {
     },
     edited() {
       const change = this.added();
+      if (byOrganisation && (locked || same(change.crossAppAccess, current))) {
+        // The organisation's identity provider is not the person's to save; their ID token and client secret are.
+        const { crossAppAccess: _idp, idpClientSecret: _secret, ...rest } = change;
+        return rest;
+      }
       return change.crossAppAccess === undefined && current ? { crossAppAccess: null } : change;
     },
   };
