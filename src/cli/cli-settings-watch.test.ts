@@ -172,4 +172,78 @@ describe.skipIf(!tmux)(title, { timeout: 180_000 }, () => {
     terminal.type('/exit');
     await terminal.waitFor('EXITED 0');
   });
+
+  it('a call allowed while the question is open waits for the answer: accepted, it runs then; kept stopped, it is refused', async () => {
+    // Approvals off (before the file is read for the saves below): the calls are allowed without a question.
+    expect((await runCli(['policy', 'set', 'mode', 'never-ask'], { home: test.home })).code).toBe(0);
+    const { tag, save, withTag } = await notesServer();
+    const gates = [0, 1].map(() => {
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      return { release, released };
+    });
+    const [first, second] = gates as [(typeof gates)[0], (typeof gates)[0]];
+    test.fake.script(
+      {
+        kind: 'reply',
+        text: ['Let me look', ' at your notes.'],
+        toolCalls: [{ id: 'call_0', name: 'Notes__read_graph', argumentChunks: ['{}'] }],
+        pauseAfter: { events: 2, until: first.released },
+      },
+      { kind: 'reply', text: ['Your notes are empty.'] },
+      {
+        kind: 'reply',
+        text: ['Looking', ' again.'],
+        toolCalls: [{ id: 'call_1', name: 'Notes__read_graph', argumentChunks: ['{}'] }],
+        pauseAfter: { events: 2, until: second.released },
+      },
+      { kind: 'reply', text: ['Notes did not start.'] },
+    );
+    terminal = startInTmux(['chat', '--provider', 'fake'], test.home);
+    await terminal.waitFor('› ');
+    expect(await becomes(tag('a'), true)).toBe(true);
+    terminal.type('what is in my notes?');
+    await terminal.waitFor('Let me look');
+
+    // The command changed while the reply streams: asked at once.
+    save(withTag('b'));
+    await terminal.waitFor(IDENTITY_CHOICES);
+    expect(await becomes(tag('a'), false)).toBe(false);
+
+    // The reply goes on and calls Notes, allowed, while the question is open: it waits, and runs nothing.
+    first.release();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(terminal.screen()).not.toContain('is not ready');
+    expect(running(tag('b'))).toBe(false);
+    expect(test.fake.generations()).toHaveLength(1);
+
+    // Accepted: Notes starts, and the call that waited runs on it.
+    terminal.type('a');
+    await terminal.waitFor('it starts, and your settings count for it.');
+    expect(await becomes(tag('b'), true)).toBe(true);
+    await terminal.waitFor('Your notes are empty.');
+    expect(test.fake.generations()).toHaveLength(2);
+    const ran = JSON.stringify(test.fake.generations()[1]?.body);
+    expect(ran).toContain('entities');
+    expect(ran).not.toContain('not ready');
+
+    // Changed again and kept stopped: the call that waited is refused, saying why, and nothing ran.
+    terminal.type('and now?');
+    await terminal.waitFor('Looking');
+    save(withTag('c'));
+    await terminal.waitFor(IDENTITY_CHOICES, 2);
+    second.release();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(test.fake.generations()).toHaveLength(3);
+    terminal.type('k');
+    await terminal.waitFor('Notes did not start.');
+    expect(running(tag('c'))).toBe(false);
+    // What the model is told of the call: the refusal, not a result.
+    const { messages } = test.fake.generations()[3]?.body as { messages: { role: string; content: unknown }[] };
+    const told = JSON.stringify(messages.at(-1));
+    expect(told).toContain('stopped: what it runs now is not accepted, so Notes.read_graph did not run.');
+    expect(told).not.toContain('entities');
+    terminal.type('/exit');
+    await terminal.waitFor('EXITED 0');
+  });
 });

@@ -154,21 +154,29 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
         // Accepted or changed again meanwhile (in the app, or by another command): nothing to ask about this one.
         const now = session.services.mcpServers.list().find((item) => item.name === server);
         if (!now?.enabled || now.identityChanged?.current !== change.current) continue;
-        const outcome = await askAboutIdentity(server, change, {
-          reader,
-          write: (text) => void terminal.out.write(text),
-          colors,
-        });
-        if (outcome.kind === 'closed') return 'closed';
-        if (outcome.kind === 'accept') {
-          try {
-            await session.call('mcp.edit', { name: server, acceptIdentity: true });
-            terminal.line(`${server} runs ${change.current} now: it starts, and your settings count for it.`);
-          } catch (error) {
-            terminal.line(colors.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+        // While the question is open, a call of the server that was allowed waits for the answer (mcp-host.ts).
+        const question = session.services.mcp.askAcceptance(server);
+        let accepted = false;
+        try {
+          const outcome = await askAboutIdentity(server, change, {
+            reader,
+            write: (text) => void terminal.out.write(text),
+            colors,
+          });
+          if (outcome.kind === 'closed') return 'closed';
+          if (outcome.kind === 'accept') {
+            try {
+              await session.call('mcp.edit', { name: server, acceptIdentity: true });
+              accepted = true;
+              terminal.line(`${server} runs ${change.current} now: it starts, and your settings count for it.`);
+            } catch (error) {
+              terminal.line(colors.red(`error: ${error instanceof Error ? error.message : String(error)}`));
+            }
+          } else {
+            terminal.line(colors.dim(`${server} stays stopped. To start it later: workbench servers accept ${server}`));
           }
-        } else {
-          terminal.line(colors.dim(`${server} stays stopped. To start it later: workbench servers accept ${server}`));
+        } finally {
+          question.answer(accepted);
         }
       }
       return undefined;

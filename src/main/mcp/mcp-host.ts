@@ -8,6 +8,7 @@ import type {
   McpServerView,
   McpTool,
 } from '../../shared/mcp';
+import { createAcceptanceQuestions, type AcceptanceQuestion } from './acceptance-questions';
 import type { ManagedSandbox } from '../../shared/approval';
 import type { McpAppView } from '../../shared/mcp-apps';
 import type { McpToolResult } from '../../shared/mcp-result';
@@ -153,6 +154,12 @@ export interface McpHost {
    */
   whenSettled(options?: WhenSettledOptions): Promise<void>;
   /**
+   * The person is being asked whether to accept what the server runs now (docs/user/cli.md#settingsjson-while-chat-runs):
+   * until the question is answered, a call of it that was allowed waits for the answer (within its timeout) instead
+   * of failing as not ready; accepted, it goes on once the server started; kept stopped, it is refused.
+   */
+  askAcceptance(name: string): AcceptanceQuestion;
+  /**
    * Starts the OAuth sign-in of an HTTP server (docs/user/mcp-oauth.md): returns once the sign-in page is known and
    * shown; the server starts again when the browser comes back. A second sign-in cancels the first.
    * Throws `not_found`, or `invalid_input` for a server that does not use OAuth.
@@ -204,7 +211,8 @@ export interface McpHost {
 export function createMcpHost(dependencies: McpHostDependencies): McpHost {
   const { config, secrets, oauthPolicy } = dependencies;
   const oauth = createServerOAuthSessions({ config, secrets, oauthPolicy });
-  const fleet = createServerFleet({ ...dependencies, oauth });
+  const acceptance = createAcceptanceQuestions();
+  const fleet = createServerFleet({ ...dependencies, oauth, acceptance });
   return {
     start: (options) => fleet.start(options),
     stop: () => fleet.stop(),
@@ -226,6 +234,7 @@ export function createMcpHost(dependencies: McpHostDependencies): McpHost {
       return { name, lines: logs?.lines(limit) ?? [], dropped: logs?.dropped ?? 0 };
     },
     whenSettled: (options) => fleet.whenSettled(options),
+    askAcceptance: (name) => acceptance.ask(name),
     ...createServerToolCalls({ config, fleet }),
     ...createServerFeatures({ config, fleet }),
     ...createServerSignIn({ config, fleet, oauth, openSignInPage: dependencies.openSignInPage }),

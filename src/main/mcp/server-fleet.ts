@@ -11,6 +11,7 @@ import type { ServerOAuthSessions } from './oauth/server-sessions';
 import { appInstallation, type SandboxHost } from './sandbox';
 import { NO_SANDBOX_LIMITS } from './sandbox/limits';
 import type { ServerConfigView } from './server-config-service';
+import { afterAcceptance, type AcceptanceQuestions } from './acceptance-questions';
 import {
   createServerSupervisor,
   DEFAULT_RESTART_POLICY,
@@ -81,8 +82,11 @@ export function createServerFleet({
   door,
   onBlock,
   oauth,
+  acceptance,
 }: Pick<McpHostDependencies, 'config' | 'events' | 'dataDir' | 'options' | 'serverRequests' | 'door' | 'onBlock'> & {
   oauth: ServerOAuthSessions;
+  /** The questions open about accepting what a server runs: its calls wait for the answer. */
+  acceptance?: AcceptanceQuestions | undefined;
 }): ServerFleet {
   const registry = createToolRegistry();
   const entries = new Map<string, FleetEntry>();
@@ -214,6 +218,20 @@ export function createServerFleet({
         roots: () => JSON.parse(entry.roots) as string[],
         // What the person has not accepted does not run (docs/user/approvals.md, "A server's identity").
         accepted: () => config.list().find((item) => item.name === name)?.identityChanged === undefined,
+        afterAcceptance: (toolName, call) => {
+          const answered = acceptance?.pending(name);
+          return answered
+            ? afterAcceptance(answered, {
+                name,
+                toolName,
+                timeoutMs: call.timeoutMs,
+                signal: call.signal,
+                definitionHash: call.definitionHash,
+                whenSettled: (signal) => fleet.whenSettled({ serverName: name, signal }),
+                currentHash: () => registry.get(name, toolName)?.definitionHash,
+              })
+            : undefined;
+        },
         onResourceUpdated: (uri) => events.emit('mcp.onDidUpdateResource', { serverName: name, uri }),
         logs,
         options: {
@@ -345,7 +363,7 @@ export function createServerFleet({
     }
   };
 
-  return {
+  const fleet: ServerFleet = {
     registry,
     start({ deferMs } = {}) {
       if (phase !== 'idle') return;
@@ -420,4 +438,5 @@ export function createServerFleet({
       });
     },
   };
+  return fleet;
 }

@@ -102,6 +102,11 @@ export interface SupervisorDependencies {
    * `needs-acceptance`. None: always.
    */
   accepted?(): boolean;
+  /**
+   * A call made while the server waits in `needs-acceptance` and the person is being asked about it: resolves once
+   * the call may go on, throws why not (acceptance-questions.ts); undefined when no question is open.
+   */
+  afterAcceptance?(toolName: string, options: CallOptions): Promise<void> | undefined;
   /** A subscribed resource changed on the server. */
   onResourceUpdated?(uri: string): void;
   /** The sandbox refused the server something; `call` is the tool call running then, when exactly one was. */
@@ -461,6 +466,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
       if (!current || status.state !== 'ready') {
+        // Asked about what it runs now: the call waits for the answer, then comes back through here (and the door).
+        const waiting = status.state === 'needs-acceptance' ? deps.afterAcceptance?.(toolName, options) : undefined;
+        if (waiting) return waiting.then(() => supervisor.callTool(toolName, args, options));
         throw new WorkbenchError(
           'unavailable',
           `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
