@@ -18,7 +18,15 @@ afterEach(async () => {
 describe('the 1.x client of a 2025-11-25 server', () => {
   it("checks structured content against a tool's output schema when its own listTools and callTool are used", async () => {
     const connection = await connect(
-      { kind: 'stdio', name: 'fixture', command: process.execPath, args: [FIXTURE_SERVER], env: {}, sandbox: {}, roots: [] },
+      {
+        kind: 'stdio',
+        name: 'fixture',
+        command: process.execPath,
+        args: [FIXTURE_SERVER],
+        env: {},
+        sandbox: {},
+        roots: [],
+      },
       {
         runtime: {} as NodeRuntime,
         initializeTimeoutMs: 10_000,
