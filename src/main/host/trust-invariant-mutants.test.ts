@@ -309,3 +309,55 @@ describe('the trust invariant covers the 2026-07-28 stdio server', () => {
     expect(harness.tally.stdioRuns).toBe(1);
   });
 });
+
+describe('the trust invariant follows what the stdio server is through its lifecycle', () => {
+  // Term's exec asks; the person allows it once and remembers a rule for Term that allows it for any command; Term is
+  // removed and TermOther (the same program with another argument: another identity) added under its name; the model
+  // makes the very same call by that name.
+  const sequence = () => [
+    invariantSteps.send(0, [[{ tool: 3, value: 0 }]]),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'wide-rule' },
+    ]),
+    invariantSteps.term({ kind: 'readd', other: true }),
+    invariantSteps.send(0, [[{ tool: 3, value: 0 }]]),
+  ];
+
+  it('and catches a remembered rule made for Term that allows a call of another stdio server under its name', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(sequence(), keepRememberedRulesAcrossIdentities);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a grant or setting made for another server allowed a call: Term\.exec \{"command":"ls".* is TermOther, allowed by row \d+: Auto-approved by your rule #1: Term exec when \/command matches \*\* \(remembered from an approval card\); nothing that allows was made for TermOther$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the rule went with Term, and TermOther is asked', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.runs.map((run) => run.label)).toEqual(['Term']);
+    expect(harness.tally.termLifecycle.readdedOther).toBe(1);
+  });
+
+  it('renamed, pointed at another identity, accepted: each call runs on what the person accepted under that name', async () => {
+    const harness = await runSequence([
+      invariantSteps.term({ kind: 'rename', to: 'Cmd' }),
+      invariantSteps.send(0, [[{ tool: 3, value: 0 }]]),
+      invariantSteps.approve(0, [
+        { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+      ]),
+      invariantSteps.term({ kind: 'repoint' }),
+      invariantSteps.send(0, [[{ tool: 3, value: 1 }]]),
+      invariantSteps.term({ kind: 'accept' }),
+      invariantSteps.send(1, [[{ tool: 3, value: 2 }]]),
+      invariantSteps.approve(1, [
+        { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+      ]),
+    ]);
+    expect(harness.runs.map((run) => `${run.serverName}:${run.label}`)).toEqual(['Cmd:Term', 'Cmd:TermOther']);
+    expect(harness.tally.termLifecycle).toMatchObject({ renames: 1, repointed: 1, accepted: 1 });
+  });
+});

@@ -172,7 +172,12 @@ describe('the trust invariant', () => {
       expect(tally.legs).toBeGreaterThan(0);
       // Term speaks 2026-07-28 over stdio (recording-stdio-server.ts), started as a command: its calls ran, checked.
       // Where no sandbox runs it does not start (docs/user/sandbox.md), and the invariant holds without its calls.
-      if (sandboxAvailability().available) expect(tally.stdioRuns).toBeGreaterThan(0);
+      if (sandboxAvailability().available) {
+        expect(tally.stdioRuns).toBeGreaterThan(0);
+        // Term renamed, removed and added again (itself and another identity), repointed and accepted.
+        const term = tally.termLifecycle;
+        expect([term.renames, term.readded, term.readdedOther, term.repointed, term.accepted]).not.toContain(0);
+      }
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

@@ -50,7 +50,11 @@ export const VIEW_URI = 'ui://invariant/view';
 
 /** The tools a recording server offers, by its identity label. */
 export const toolsOfLabel = (label: string): readonly CatalogueTool[] =>
-  TOOLS.filter((tool) => tool.serverName === (label === 'Other' ? 'Files' : label));
+  TOOLS.filter(
+    (tool) => tool.serverName === (label === 'Other' ? 'Files' : label === STDIO_OTHER_LABEL ? STDIO_LABEL : label),
+  );
+/** Term's program run with another argument: another identity with Term's tools (invariant-commands.ts). */
+export const STDIO_OTHER_LABEL = 'TermOther';
 
 /** Values of `path`: harmless ones, and ones the deny rules below are about. */
 export const PATHS = [

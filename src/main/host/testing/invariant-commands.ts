@@ -31,6 +31,7 @@ import {
   RULES,
   HTTP_SERVER_NAMES,
   STDIO_LABEL,
+  STDIO_OTHER_LABEL,
   STDIO_TOOL,
   TOOLS,
   USER_RULES,
@@ -38,7 +39,7 @@ import {
   toolsOfLabel,
 } from './invariant-catalogue';
 import { checkInvariants, InvariantError, type CheckState } from './invariant-checks';
-import type { Harness, MadeAllow } from './invariant-harness';
+import { STDIO_SERVER, type Harness, type MadeAllow } from './invariant-harness';
 import { valueFor, type Plan, type ScriptedModel } from './scripted-model';
 
 /** What the commands act on: one run's harness, the model, and the test's clock. */
@@ -962,6 +963,98 @@ class ServerLifecycle extends Step {
 /** A repoint or an acceptance, planned apart from the commands (identityPlanArb). */
 export class IdentityChange extends ServerLifecycle {}
 
+/** The names Term's lifecycle steps give it. */
+const TERM_NAME_POOL = ['Term', 'Cmd'] as const;
+
+/**
+ * What happens to the stdio server (Term) as to the HTTP ones: renamed, removed and added again under its name (the
+ * same program, or TermOther: the same program with another argument, so another identity), its command pointed at
+ * TermOther without the person accepting it (as a hand edit would), and accepted. The slot naming each add comes in
+ * its environment, which is no part of what it is.
+ */
+export type TermChange =
+  { kind: 'rename'; to: string } | { kind: 'readd'; other: boolean } | { kind: 'repoint' } | { kind: 'accept' };
+
+const termArgs = (label: string): string[] => (label === STDIO_OTHER_LABEL ? [STDIO_SERVER, 'other'] : [STDIO_SERVER]);
+
+class TermLifecycle extends Step {
+  constructor(readonly change: TermChange) {
+    super();
+  }
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const change = this.change;
+    const current = harness.roleNames.get(STDIO_LABEL) ?? STDIO_LABEL;
+    const binding = harness.bindings.get(current);
+    const taken = (name: string): boolean =>
+      [...harness.bindings.keys()].some((other) => other.toLowerCase() === name.toLowerCase());
+    const tally = harness.tally.termLifecycle;
+    if (change.kind === 'rename') {
+      const possible = binding !== undefined && (change.to === current || !taken(change.to));
+      const envelope = await harness.call('mcp.edit', { name: current, rename: change.to });
+      expectOutcome(world, `mcp.edit rename ${current} → ${change.to}`, envelope, possible ? 'ok' : 'refused');
+      if (envelope.ok && binding && change.to !== current) {
+        harness.bind(current, null);
+        harness.bind(change.to, {
+          ...binding,
+          formerNames: [...binding.formerNames.filter((name) => name !== current && name !== change.to), current],
+        });
+        harness.roleNames.set(STDIO_LABEL, change.to);
+        for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
+        tally.renames += 1;
+      }
+    } else if (change.kind === 'readd') {
+      const removed = await harness.call('mcp.remove', { name: current });
+      expectOutcome(world, `mcp.remove ${current}`, removed, binding ? 'ok' : 'refused');
+      if (removed.ok) {
+        harness.bind(current, null);
+        harness.madeAllows.splice(
+          0,
+          harness.madeAllows.length,
+          ...harness.madeAllows.filter((made) => made.name !== current),
+        );
+      }
+      const label = change.other ? STDIO_OTHER_LABEL : STDIO_LABEL;
+      const slot = `t${tally.readded + tally.readdedOther + 1}`;
+      const added = await harness.call('mcp.add', {
+        name: current,
+        server: { command: process.execPath, args: termArgs(label), env: { INVARIANT_SLOT: slot } },
+      });
+      expectOutcome(world, `mcp.add ${current} (${label})`, added, taken(current) ? 'refused' : 'ok');
+      if (added.ok) {
+        harness.bind(current, { label, slot, formerNames: [], reused: true });
+        if (change.other) tally.readdedOther += 1;
+        else tally.readded += 1;
+      }
+    } else if (change.kind === 'repoint') {
+      const label = binding?.label === STDIO_OTHER_LABEL ? STDIO_LABEL : STDIO_OTHER_LABEL;
+      const envelope = await harness.call('mcp.edit', { name: current, args: termArgs(label) });
+      expectOutcome(world, `mcp.edit ${current} args → ${label}`, envelope, binding ? 'ok' : 'refused');
+      if (envelope.ok && binding) {
+        harness.bind(current, { ...binding, label, acceptedLabel: binding.acceptedLabel ?? binding.label });
+        tally.repointed += 1;
+      }
+    } else {
+      const envelope = await harness.call('mcp.edit', { name: current, acceptIdentity: true });
+      expectOutcome(world, `mcp.edit ${current} acceptIdentity`, envelope, binding ? 'ok' : 'refused');
+      if (envelope.ok && binding) {
+        harness.madeAllows.splice(
+          0,
+          harness.madeAllows.length,
+          ...harness.madeAllows.map((made) => (made.name === current ? { ...made, label: binding.label } : made)),
+        );
+        harness.bind(current, { ...binding, acceptedLabel: undefined });
+        tally.accepted += 1;
+      }
+    }
+    await harness.services().mcp.whenSettled();
+    harness.noteView(await harness.ok('policy.get'));
+  }
+  toString(): string {
+    return `term(${JSON.stringify(this.change)})`;
+  }
+}
+
 class SetChatMode extends Step {
   constructor(
     readonly chat: number,
@@ -1275,6 +1368,7 @@ export const invariantSteps = {
   decideServerRequests: (picks: readonly ServerRequestPick[]): Command => new DecideServerRequests(picks),
   stop: (chat: number): Command => new Stop(chat),
   reconnect: (server: string): Command => new Reconnect(server),
+  term: (change: TermChange): Command => new TermLifecycle(change),
 };
 
 /**
@@ -1284,7 +1378,9 @@ export const invariantSteps = {
  * position.
  */
 export type StdioStep =
-  { kind: 'send'; chat: number; value: number; beside: number | undefined } | { kind: 'reconnect' };
+  | { kind: 'send'; chat: number; value: number; beside: number | undefined }
+  | { kind: 'reconnect' }
+  | { kind: 'lifecycle'; change: TermChange };
 export const stdioPlanArb: fc.Arbitrary<readonly { at: number; step: StdioStep }[]> = fc.array(
   fc.record({
     at: fc.nat({ max: 13 }),
@@ -1299,9 +1395,21 @@ export const stdioPlanArb: fc.Arbitrary<readonly { at: number; step: StdioStep }
         }),
       },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('reconnect' as const) }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('lifecycle' as const),
+          change: fc.oneof(
+            fc.record({ kind: fc.constant('rename' as const), to: fc.constantFrom(...TERM_NAME_POOL) }),
+            fc.record({ kind: fc.constant('readd' as const), other: fc.boolean() }),
+            fc.constant({ kind: 'repoint' as const }),
+            fc.constant({ kind: 'accept' as const }),
+          ),
+        }),
+      },
     ),
   }),
-  { maxLength: 2 },
+  { maxLength: 3 },
 );
 
 /** The command a planned stdio step runs. */
@@ -1309,7 +1417,11 @@ export function stdioStep(step: StdioStep): Command {
   const calls = [{ tool: STDIO_TOOL, value: step.kind === 'send' ? step.value : 0 }];
   if (step.kind === 'send' && step.beside !== undefined) calls.push({ tool: step.beside, value: step.value });
   const command =
-    step.kind === 'reconnect' ? new Reconnect(STDIO_LABEL) : new SendMessage(step.chat, [calls], null, false);
+    step.kind === 'reconnect'
+      ? new Reconnect(STDIO_LABEL)
+      : step.kind === 'lifecycle'
+        ? new TermLifecycle(step.change)
+        : new SendMessage(step.chat, [calls], null, false);
   command.planned = true;
   return command;
 }

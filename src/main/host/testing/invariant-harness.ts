@@ -23,7 +23,7 @@ import { scratchDir } from '../../mcp/sandbox/profile';
 import { addSandboxProbe, probeFiles, type SandboxProbe, type SandboxTally } from './invariant-sandbox';
 
 /** The stdio server's program: the host starts it as a command with this Node (it strips the types). */
-const STDIO_SERVER = path.resolve(import.meta.dirname, 'recording-stdio-server.ts');
+export const STDIO_SERVER = path.resolve(import.meta.dirname, 'recording-stdio-server.ts');
 
 /** Files the contained probe reads, each in a folder of its own. */
 const PROBE_FILES = 2;
@@ -86,6 +86,8 @@ export interface Tally {
   runs: number;
   /** Calls run by the 2026-07-28 stdio server (recording-stdio-server.ts), counted in `runs` too. */
   stdioRuns: number;
+  /** Term renamed, removed and added again (as itself or as TermOther), repointed, and accepted (TermLifecycle). */
+  termLifecycle: { renames: number; readded: number; readdedOther: number; repointed: number; accepted: number };
   /** Further legs of calls that reached the 2026-07-28 server (the call sent again with the answers it asked for). */
   legs: number;
   userMessages: number;
@@ -156,6 +158,7 @@ export const emptyTally = (): Tally => ({
   sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
   runs: 0,
   stdioRuns: 0,
+  termLifecycle: { renames: 0, readded: 0, readdedOther: 0, repointed: 0, accepted: 0 },
   legs: 0,
   notificationDecisions: 0,
   notificationRefused: 0,
@@ -616,23 +619,39 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
    * (recording-stdio-server.ts): read on every turn of `settle` and after it, so a call is recorded with the audit rows
    * committed within a turn of when it ran (never fewer than at its start).
    */
-  let stdioRead = 0;
-  const stdioRecord = path.join(scratchDir(dataDir, STDIO_LABEL), 'invariant-runs.jsonl');
+  // Each name Term had has its own scratch folder (a rename moves it on): every one is read.
+  const stdioRead = new Map<string, number>();
+  const scratchRoot = path.dirname(scratchDir(dataDir, STDIO_LABEL));
   function collectStdioRuns(): void {
-    let size: number;
+    let folders: string[];
     try {
-      size = fs.statSync(stdioRecord).size;
+      folders = fs.readdirSync(scratchRoot);
     } catch {
       return;
     }
-    if (size <= stdioRead) return;
-    const text = fs.readFileSync(stdioRecord, 'utf8').slice(stdioRead);
-    const complete = text.lastIndexOf('\n') + 1;
-    stdioRead += Buffer.byteLength(text.slice(0, complete));
-    for (const line of text.slice(0, complete).split('\n').filter(Boolean)) {
-      const { toolName, args } = JSON.parse(line) as { toolName: string; args: CallArguments };
-      options.tally.stdioRuns += 1;
-      recorder.record(STDIO_LABEL, STDIO_LABEL, toolName, args);
+    for (const folder of folders.sort()) {
+      const stdioRecord = path.join(scratchRoot, folder, 'invariant-runs.jsonl');
+      let size: number;
+      try {
+        size = fs.statSync(stdioRecord).size;
+      } catch {
+        continue;
+      }
+      const read = stdioRead.get(stdioRecord) ?? 0;
+      if (size <= read) continue;
+      const text = fs.readFileSync(stdioRecord).subarray(read).toString('utf8');
+      const complete = text.lastIndexOf('\n') + 1;
+      stdioRead.set(stdioRecord, read + Buffer.byteLength(text.slice(0, complete)));
+      for (const line of text.slice(0, complete).split('\n').filter(Boolean)) {
+        const { toolName, args, label, slot } = JSON.parse(line) as {
+          toolName: string;
+          args: CallArguments;
+          label: string;
+          slot: string;
+        };
+        options.tally.stdioRuns += 1;
+        recorder.record(label, slot, toolName, args);
+      }
     }
   }
   const pagesRequired = new Set<string>();

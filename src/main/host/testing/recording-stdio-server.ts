@@ -12,6 +12,10 @@ import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 const record = path.join(process.env['HOME'] ?? '.', 'invariant-runs.jsonl');
+// What it is and which add it is (invariant-commands.ts TermLifecycle): its argument makes it another identity
+// (`TermOther`); the slot comes in its environment, which is no part of its identity.
+const label = process.argv[2] === 'other' ? 'TermOther' : 'Term';
+const slot = process.env['INVARIANT_SLOT'] ?? 'Term';
 
 function newServer(): Server {
   const server = new Server({ name: 'invariant-Term', version: '2.0.0' }, { capabilities: { tools: {} } });
@@ -33,7 +37,7 @@ function newServer(): Server {
     const { name } = request.params;
     if (name !== 'exec') throw new Error(`unknown tool ${name}`);
     const args = request.params.arguments ?? {};
-    fs.appendFileSync(record, `${JSON.stringify({ toolName: name, args })}\n`);
+    fs.appendFileSync(record, `${JSON.stringify({ toolName: name, args, label, slot })}\n`);
     return { content: [{ type: 'text', text: `ran ${name}` }] };
   });
   return server;
