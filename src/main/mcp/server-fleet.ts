@@ -265,6 +265,8 @@ export function createServerFleet({
   };
 
   const startDeferred = (): void => {
+    // Nothing waits once the deferred servers started: every tool call asks, so it returns at once then.
+    if (!deferring && deferTimer === undefined) return;
     deferring = false;
     clearTimeout(deferTimer);
     deferTimer = undefined;
