@@ -90,7 +90,7 @@ export interface SupervisorDependencies {
    * Asked right before every `tools/call` request is sent, retries included (call-door.ts); a throw keeps the call
    * from the server and is what `callTool` throws.
    */
-  admit(call: Omit<DoorCall, 'serverName'>): void;
+  admit(call: DoorCall): void;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
   /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
@@ -469,7 +469,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         );
       }
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
-      const door = {
+      const door: DoorCall = {
+        serverName: name,
         toolName,
         args,
         chatId: options.chatId,

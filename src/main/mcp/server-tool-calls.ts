@@ -1,16 +1,13 @@
 import type { McpTool } from '../../shared/mcp';
 import { WorkbenchError } from '../errors';
-import type { McpHost, McpHostDependencies } from './mcp-host';
+import type { McpHost } from './mcp-host';
 import type { ServerFleet } from './server-fleet';
 import type { RegisteredTool } from './tool-registry';
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
 export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool'>;
 
-export function createServerToolCalls({
-  config,
-  fleet,
-}: Pick<McpHostDependencies, 'config'> & { fleet: ServerFleet }): ServerToolCalls {
+export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): ServerToolCalls {
   const { registry } = fleet;
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
@@ -72,7 +69,7 @@ export function createServerToolCalls({
       }
       // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
       return entry.supervisor.callTool(toolName, args, {
-        timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName),
+        timeoutMs: timeoutMs ?? entry.callTimeoutMs,
         signal,
         validateOutput: tool.validateOutput,
         chatId,
