@@ -23,7 +23,8 @@ import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import {
-  LenientCallToolResultSchema,
+  UncheckedResultSchema,
+  asCallToolResult,
   normaliseToolResult,
   pageDeclinedResult,
   protocolErrorResult,
@@ -526,10 +527,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
               ...(message !== undefined ? { message } : {}),
             });
           };
-        const raw = await current.client.request(
-          { method: 'tools/call', params: { name: toolName, arguments: args } },
-          LenientCallToolResultSchema,
-          requestOptions,
+        const raw = asCallToolResult(
+          await current.client.request(
+            { method: 'tools/call', params: { name: toolName, arguments: args } },
+            UncheckedResultSchema,
+            requestOptions,
+          ),
         );
         clock.stop();
         if (signal) stop.unfollow(signal);

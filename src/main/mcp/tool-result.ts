@@ -21,6 +21,33 @@ export const LenientCallToolResultSchema = z.looseObject({
 });
 export type LenientCallToolResult = z.infer<typeof LenientCallToolResultSchema>;
 
+/**
+ * What the SDK is asked to check of a `tools/call` answer: nothing. `asCallToolResult` checks it after, by hand, as
+ * `LenientCallToolResultSchema` would: the schema's walk costs more per call than its few checks
+ * (mcp-call-overhead, docs/dev/benchmarks.md).
+ */
+export const UncheckedResultSchema = z.unknown();
+
+/** A `tools/call` answer as a result; throws the schema's `ZodError`, which says what is wrong, when it is not one. */
+export function asCallToolResult(answer: unknown): LenientCallToolResult {
+  if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) {
+    const { content, structuredContent, isError } = answer as Record<string, unknown>;
+    if (
+      (content === undefined || Array.isArray(content)) &&
+      (structuredContent === undefined || isPlainObject(structuredContent)) &&
+      (isError === undefined || typeof isError === 'boolean')
+    )
+      return answer as LenientCallToolResult;
+  }
+  return LenientCallToolResultSchema.parse(answer);
+}
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 export interface NormaliseOptions {
   /** Bytes of UTF-8 text the model is sent at most. */
   modelLimitBytes?: number;
