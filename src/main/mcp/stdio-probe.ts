@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ModernConnection, ModernConnectOptions } from './modern-client';
+import { modernClientModule } from './modern-module';
 import type { ProcessTransport } from './process-transport';
 
 /**
@@ -93,7 +94,7 @@ export async function probeStdio(
   transport: ProcessTransport,
   options: ModernConnectOptions & { probeTimeoutMs: number },
 ): Promise<StdioProbeOutcome> {
-  const { connectModern, NotModernError } = await import('./modern-client');
+  const { connectModern, NotModernError } = await modernClientModule();
   const lease = new TransportLease(transport, { startsProcess: true, holdOnClose: true, dropProbeAnswers: false });
   try {
     const opened = await connectModern(lease as never, { ...options, pinned: true });
