@@ -235,7 +235,7 @@ export function createMcpHost(dependencies: McpHostDependencies): McpHost {
     },
     whenSettled: (options) => fleet.whenSettled(options),
     askAcceptance: (name) => acceptance.ask(name),
-    ...createServerToolCalls({ config, fleet }),
+    ...createServerToolCalls({ fleet }),
     ...createServerFeatures({ config, fleet }),
     ...createServerSignIn({ config, fleet, oauth, openSignInPage: dependencies.openSignInPage }),
   };
