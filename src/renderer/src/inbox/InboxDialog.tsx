@@ -294,9 +294,12 @@ function InboxRow(props: RowProps): React.JSX.Element {
 
 function requestLabel(item: Extract<InboxItem, { kind: 'server-request' }>): string {
   const { request } = item;
+  const held = request.heldElsewhere
+    ? `, held by ${request.heldElsewhere.process} (pid ${request.heldElsewhere.pid})`
+    : '';
   if (request.kind === 'app-tool-call')
-    return `${request.serverName}.${request.toolName}, requested by the app of ${request.serverName}`;
-  return `${request.kind === 'sampling' ? 'Sampling request' : 'Request for your input'} from ${request.serverName}`;
+    return `${request.serverName}.${request.toolName}, requested by the app of ${request.serverName}${held}`;
+  return `${request.kind === 'sampling' ? 'Sampling request' : 'Request for your input'} from ${request.serverName}${held}`;
 }
 
 /** The clock, once a second, for the ages and the time left. */
