@@ -20,7 +20,7 @@ interface AuditRows {
 
 test.skip(!tmuxAvailable(), 'tmux is not installed here; .ci/run installs it');
 
-test("the app's inbox lists a sampling request held by `workbench chat` and answers it, from the app", async ({
+test("the app's inbox lists a sampling request and a form held by `workbench chat` and answers them, from the app", async ({
   page,
   workbench,
 }) => {
@@ -45,7 +45,11 @@ test("the app's inbox lists a sampling request held by `workbench chat` and answ
       defaultModel: 'fake-large',
     });
     await workbench.call('mcp.add', { name: SERVER, server: { package: '@modelcontextprotocol/server-everything' } });
-    await workbench.call('policy.update', { tools: { [SERVER]: { 'trigger-sampling-request': 'auto-approve' } } });
+    await workbench.call('policy.update', {
+      tools: {
+        [SERVER]: { 'trigger-sampling-request': 'auto-approve', 'trigger-elicitation-request': 'auto-approve' },
+      },
+    });
     const tools = async (): Promise<{ name: string; providerName: string }[]> =>
       ((await workbench.call('mcp.tools', { name: SERVER })) as { tools: { name: string; providerName: string }[] })
         .tools;
@@ -111,6 +115,33 @@ test("the app's inbox lists a sampling request held by `workbench chat` and answ
       'the person: allow-once from the app',
       'the person: send from the app',
     ]);
+
+    // A form the same way: filled in the inbox, checked and applied by the process that holds it.
+    const form = (await tools()).find((tool) => tool.name === 'trigger-elicitation-request')?.providerName;
+    turns.push(
+      { kind: 'reply', toolCalls: [{ id: 'call_form', name: form as string, argumentChunks: ['{}'] }] },
+      { kind: 'reply', text: ['Thanks for the details.'] },
+    );
+    await terminal.waitFor('› ', 2);
+    terminal.type('ask me');
+    await terminal.waitFor(`${SERVER} asks for information`);
+    const card = inbox.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
+    await expect(card).toBeVisible({ timeout: 15_000 });
+    await expect(card.getByTestId('held-elsewhere')).toContainText(/^Held by workbench chat \(pid \d+\)/);
+    // Every answer a form takes is offered from here: nothing is withheld.
+    await expect(card.getByTestId('held-elsewhere-withheld')).toHaveCount(0);
+    await card.getByLabel(/^String( \*)?$/).fill('Ada Lovelace');
+    await card.getByLabel('String with email format').fill('not-an-email');
+    await card.getByLabel('Boolean', { exact: true }).check();
+    await card.getByRole('button', { name: 'Accept' }).click();
+    // Refused by the holder's own check, with why; nothing was sent and it still waits.
+    await expect(card.getByRole('alert')).toContainText('Not applied: The answer does not fit the form');
+    await card.getByLabel('String with email format').fill('ada@example.com');
+    await card.getByRole('button', { name: 'Accept' }).click();
+    await terminal.waitFor(`→ ${SERVER}'s request was answered elsewhere meanwhile (Accepted)`);
+    await terminal.waitFor('Thanks for the details.');
+    expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
+    await expect(inbox).toContainText('Nothing waits for you.', { timeout: 15_000 });
   } finally {
     await terminal?.close();
     await fake.close();
