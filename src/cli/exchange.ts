@@ -160,9 +160,13 @@ export function createExchangeDriver(
     };
     const askUntilAnswered = async (request: ServerRequestView, gone: AbortSignal): Promise<void> => {
       for (;;) {
-        // Answered meanwhile (from the app's inbox, or it ended) before it was even asked about.
+        // A server's request answered meanwhile (from the app's inbox, or it ended) before it was even asked about.
         const stage = stageOf(request);
-        if (!session.services.conversations.serverRequests().some((waiting) => stageOf(waiting) === stage)) return;
+        if (
+          (request.kind === 'sampling' || request.kind === 'elicitation') &&
+          !session.services.conversations.serverRequests().some((waiting) => stageOf(waiting) === stage)
+        )
+          return;
         const answer = answerServerRequest
           ? await answerServerRequest(request, gone)
           : { kind: 'unattended' as const, reason: 'no one can be asked here' };
