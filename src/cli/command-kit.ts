@@ -44,7 +44,7 @@ export function act(command: Command, options: ProgramOptions, action: Action): 
     const context: CommandContext = {
       terminal,
       json,
-      session: () => (session ??= openSession({ version: options.version })),
+      session: () => (session ??= openSession({ version: options.version, command: commandPath(command) })),
     };
     try {
       return await (action as (context: CommandContext, ...args: unknown[]) => Promise<unknown>)(context, ...args);
@@ -52,6 +52,13 @@ export function act(command: Command, options: ProgramOptions, action: Action): 
       if (session) await session.close().catch(() => undefined);
     }
   });
+}
+
+/** `chat`, `approvals list`: the command's words after `workbench`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /**

@@ -29,12 +29,18 @@ export type Approver = (
 
 /**
  * What answers a server's request of the model or the person while the exchange's tool calls run
- * (docs/user/server-requests.md), one at a time like tool calls: a decision, "no one can be asked", or "stop".
+ * (docs/user/server-requests.md), one at a time like tool calls: a decision, "no one can be asked", "stop", or — once
+ * `gone` aborted (the request was answered from the app's inbox, timed out or was cancelled meanwhile;
+ * docs/user/approvals.md#one-inbox) — `gone`: nothing to answer any more.
  */
 export type ServerRequestAnswerer = (
   request: ServerRequestView,
+  gone: AbortSignal,
 ) => Promise<
-  { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'unattended'; reason: string } | { kind: 'stop' }
+  | { kind: 'decision'; decision: ServerRequestDecision }
+  | { kind: 'unattended'; reason: string }
+  | { kind: 'stop' }
+  | { kind: 'gone' }
 >;
 
 export interface ExchangeOutcome {
@@ -139,11 +145,40 @@ export function createExchangeDriver(
     });
     // The servers' requests of this chat (and of none) are answered in arrival order, one at a time.
     let answering: Promise<void> = Promise.resolve();
+    /** The requests being asked about, by id and stage: aborted with how each ended when it stops waiting. */
+    const asking = new Map<string, AbortController>();
+    const stageOf = (request: ServerRequestView): string =>
+      request.kind === 'sampling' ? `${request.id}#${request.stage}` : request.id;
     const answerOne = async (request: ServerRequestView): Promise<void> => {
+      const gone = new AbortController();
+      asking.set(stageOf(request), gone);
+      try {
+        await askUntilAnswered(request, gone.signal);
+      } finally {
+        asking.delete(stageOf(request));
+      }
+    };
+    const askUntilAnswered = async (request: ServerRequestView, gone: AbortSignal): Promise<void> => {
       for (;;) {
+        // A server's request answered meanwhile (from the app's inbox, or it ended) before it was even asked about.
+        const stage = stageOf(request);
+        if (
+          (request.kind === 'sampling' || request.kind === 'elicitation') &&
+          !session.services.conversations.serverRequests().some((waiting) => stageOf(waiting) === stage)
+        )
+          return;
         const answer = answerServerRequest
-          ? await answerServerRequest(request)
+          ? await answerServerRequest(request, gone)
           : { kind: 'unattended' as const, reason: 'no one can be asked here' };
+        if (answer.kind === 'gone') {
+          const outcome = typeof gone.reason === 'string' ? gone.reason : 'it no longer waits';
+          view.line(
+            colors.yellow(
+              `→ ${request.serverName}'s request was answered elsewhere meanwhile (${outcome}); nothing to answer here.`,
+            ),
+          );
+          return;
+        }
         let decision: ServerRequestDecision;
         if (answer.kind === 'decision') decision = answer.decision;
         else {
@@ -177,6 +212,7 @@ export function createExchangeDriver(
     const unsubscribeRequests = session.services.events.subscribe((event, payload) => {
       if (event !== 'serverRequests.onDidChange') return;
       const change = payload as ServerRequestsChange;
+      if (change.kind === 'resolved') asking.get(stageOf(change.request))?.abort(change.outcome);
       if (change.kind !== 'waiting' || (change.request.chatId !== chatId && change.request.chatId !== null)) return;
       answering = answering.then(() => answerOne(change.request));
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerRequestView } from '../shared/server-request-views';
 import type { LineReader } from './line-reader';
-import { INTERRUPTED } from './line-reader';
+import { ABANDONED, INTERRUPTED } from './line-reader';
 import {
   askAboutServerRequest,
   SAMPLING_CHAT_LESS_CHOICES,
@@ -237,5 +237,28 @@ describe('the server request prompt (one at a time, like tool calls)', () => {
     expect(await run.outcome).toEqual({ kind: 'decision', decision: { action: 'accept' } });
     expect(run.written()).toContain('https://example.com/a?b=c');
     expect(await prompt(url, ['d']).outcome).toEqual({ kind: 'decision', decision: { action: 'decline' } });
+  });
+});
+
+describe('a request answered elsewhere while it is asked about', () => {
+  it('withdraws the question: gone, and nothing typed later answers it', async () => {
+    const gone = new AbortController();
+    let typed: ((line: string) => void) | undefined;
+    const reader: LineReader = {
+      ask: () => new Promise((resolve) => (typed = resolve)),
+      askUnless: (_prompt, signal) =>
+        new Promise((resolve) => {
+          typed = resolve;
+          signal.addEventListener('abort', () => resolve(ABANDONED), { once: true });
+        }),
+      suspend: (work) => work(),
+      close: () => {},
+    };
+    const outcome = askAboutServerRequest(sampling, { reader, colors, write: () => {}, gone: gone.signal });
+    await Promise.resolve();
+    gone.abort('Allowed once');
+    await expect(outcome).resolves.toEqual({ kind: 'gone' });
+    typed?.('o');
+    await expect(outcome).resolves.toEqual({ kind: 'gone' });
   });
 });

@@ -1,5 +1,5 @@
 import { samplingMediaWords, type ServerRequestDecision, type ServerRequestView } from '../shared/server-request-views';
-import { INTERRUPTED, type LineReader } from './line-reader';
+import { ABANDONED, INTERRUPTED, type LineReader } from './line-reader';
 import { writeRequestFrame } from './request-frame';
 import type { Colors } from './terminal';
 import { sanitizeForTerminal } from './terminal-text';
@@ -16,13 +16,19 @@ export const FORM_CHOICES = '[a] accept  [d] decline  [c] cancel';
 export const WIDENING_CHOICES = '[a] allow  [d] deny';
 export const URL_CHOICES = '[o] I will open it (accept)  [d] decline  [c] cancel';
 
+/** `gone`: the request stopped waiting while it was asked about (answered from the app, timed out, cancelled). */
 export type ServerRequestPromptOutcome =
-  { kind: 'decision'; decision: ServerRequestDecision } | { kind: 'interrupted' } | { kind: 'closed' };
+  | { kind: 'decision'; decision: ServerRequestDecision }
+  | { kind: 'interrupted' }
+  | { kind: 'closed' }
+  | { kind: 'gone' };
 
 export interface ServerRequestPromptDependencies {
   reader: LineReader;
   write(text: string): void;
   colors: Colors;
+  /** Aborts once the request no longer waits: the question is withdrawn (docs/user/approvals.md#one-inbox). */
+  gone?: AbortSignal | undefined;
 }
 
 /**
@@ -32,12 +38,20 @@ export interface ServerRequestPromptDependencies {
  */
 export async function askAboutServerRequest(
   request: ServerRequestView,
-  { reader, write, colors }: ServerRequestPromptDependencies,
+  { reader, write, colors, gone }: ServerRequestPromptDependencies,
 ): Promise<ServerRequestPromptOutcome> {
   const show = (text: string): string => sanitizeForTerminal(text);
-  const ask = async (question: string): Promise<string | null | typeof INTERRUPTED> => reader.ask(question);
-  const stopped = (answer: string | null | typeof INTERRUPTED): ServerRequestPromptOutcome | undefined =>
-    answer === INTERRUPTED ? { kind: 'interrupted' } : answer === null ? { kind: 'closed' } : undefined;
+  type Asked = string | null | typeof INTERRUPTED | typeof ABANDONED;
+  const ask = async (question: string): Promise<Asked> =>
+    gone ? reader.askUnless(question, gone) : reader.ask(question);
+  const stopped = (answer: Asked): ServerRequestPromptOutcome | undefined =>
+    answer === INTERRUPTED
+      ? { kind: 'interrupted' }
+      : answer === ABANDONED
+        ? { kind: 'gone' }
+        : answer === null
+          ? { kind: 'closed' }
+          : undefined;
   const decided = (decision: ServerRequestDecision): ServerRequestPromptOutcome => ({ kind: 'decision', decision });
 
   if (request.kind === 'sampling' && request.stage === 'request') {
@@ -197,7 +211,8 @@ export async function askAboutServerRequest(
     for (;;) {
       for (const field of asking) {
         const typed = await askField(field, { ask, write, show, colors });
-        if (typed === INTERRUPTED || typed === null) return stopped(typed) as ServerRequestPromptOutcome;
+        if (typed === INTERRUPTED || typed === ABANDONED || typed === null)
+          return stopped(typed) as ServerRequestPromptOutcome;
         if (typed === undefined) answers.delete(field.name);
         else answers.set(field.name, typed);
       }
@@ -233,7 +248,7 @@ async function askField(
     show,
     colors,
   }: {
-    ask(question: string): Promise<string | null | typeof INTERRUPTED>;
+    ask(question: string): Promise<string | null | typeof INTERRUPTED | typeof ABANDONED>;
     write(text: string): void;
     show(text: string): string;
     colors: Colors;
@@ -269,7 +284,7 @@ async function askField(
           ? ' (a number)'
           : '';
   const answer = await ask(`  ${show(field.label)}${field.required ? ' *' : ''}${hint}${show(fallback)}: `);
-  if (answer === null || answer === INTERRUPTED) return answer;
+  if (answer === null || answer === INTERRUPTED || answer === ABANDONED) return answer;
   const typed = answer.trim();
   if (typed === '') {
     if (field.kind === 'boolean') return field.initial;

@@ -25,6 +25,8 @@ export interface CliSession {
 
 export interface SessionOptions {
   version: string;
+  /** The command being run (`chat`), named by other processes beside the requests this one holds. */
+  command?: string;
   /** Where the internal errors of the dispatcher go (stderr). */
   onInternalError?: (error: unknown, method: string) => void;
 }
@@ -37,6 +39,7 @@ export function openSession(options: SessionOptions): CliSession {
       dataDir,
       host: 'cli',
       version: options.version,
+      ...(options.command ? { command: options.command } : {}),
       // `workbench servers login` prints the address when this returns false (no desktop here).
       openSignInPage: (url) => openThroughRedirectPage(dataDir, url),
       onListenerError: (error) =>

@@ -3,6 +3,7 @@ import type { AppInfo, HostKind } from '../shared/app';
 import { APP_NAME } from '../shared/app-name';
 import { builtAssets } from './assets';
 import { createApprovalServices, type ApprovalServices } from './approval/approval-services';
+import { holderKind } from './approval/request-holders';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
 import { organisationIdpLookup } from './approval/organisation-idp';
@@ -137,6 +138,8 @@ export interface ServicesOptions {
   mcp?: Partial<McpHostOptions>;
   /** Shows an MCP server's OAuth sign-in page in the person's browser; false (or left out) where it cannot. */
   openSignInPage?: (url: string) => boolean;
+  /** The CLI command this process runs (`chat`): other processes name it beside the requests it holds. */
+  command?: string;
 }
 
 /** Errors that stop the start and that a person can fix (the message names the file): shown as they are. */
@@ -304,6 +307,7 @@ export function createServices(options: ServicesOptions): Services {
       chats,
       managed,
       actor: options.host === 'cli' ? 'cli' : 'user',
+      holder: holderKind(options.host, options.command),
       audit: options.audit ?? audit,
       tools,
       // A server's trust is its `trusted` flag in the MCP settings, and only there.

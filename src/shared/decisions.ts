@@ -104,14 +104,14 @@ export const RESOLUTION_WORDS: Record<ResolutionOutcome, string> = {
 
 /**
  * Where a person decided, when not on the card in the app: the desktop notification's Allow once / Deny
- * (docs/user/desktop.md#desktop-features), `workbench approvals allow|deny` and another process of the app answering a
- * request this one holds (docs/user/approvals.md#one-inbox). Appended to the decision's words in its record and the
+ * (docs/user/desktop.md#desktop-features), `workbench approvals allow|deny`, and the app's inbox answering a request
+ * another process (a `workbench chat`, another instance of the app) holds (docs/user/approvals.md#one-inbox). Appended to the decision's words in its record and the
  * audit log's `decidedBy`.
  */
 export const DECISION_ORIGIN_WORDS = {
   notification: 'on the desktop notification',
   cli: 'from the CLI',
-  elsewhere: 'in another AI Workbench process',
+  app: 'from the app',
 } as const;
 export type DecisionOrigin = keyof typeof DECISION_ORIGIN_WORDS;
 

@@ -73,6 +73,12 @@ const RequestBaseSchema = z.object({
   createdAt: z.number(),
   /** When the request ends as timed out unless someone decides (epoch ms); null or absent: it waits without a limit. */
   expiresAt: z.number().nullable().optional(),
+  /**
+   * Only in a listing, for a request another running process holds (docs/user/approvals.md#one-inbox): its pid and
+   * what it is, in words ("workbench chat"). It is answered through the answers inbox, with the answers another
+   * process may give; never part of a stored request.
+   */
+  heldElsewhere: z.object({ pid: z.number().int().nonnegative(), process: z.string().max(200) }).optional(),
 });
 
 export const SamplingRequestViewSchema = RequestBaseSchema.extend({

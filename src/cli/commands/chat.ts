@@ -132,7 +132,7 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
       },
       colors,
       approver,
-      (request) =>
+      (request, gone) =>
         exclusive(async () => {
           if (!atLineStart) terminal.out.write('\n');
           atLineStart = true;
@@ -140,8 +140,9 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
             reader,
             write: (text) => void terminal.out.write(text),
             colors,
+            gone,
           });
-          if (outcome.kind === 'decision') return outcome;
+          if (outcome.kind === 'decision' || outcome.kind === 'gone') return outcome;
           if (outcome.kind === 'interrupted') interrupts++;
           return { kind: 'stop' as const };
         }),

@@ -100,7 +100,7 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
       },
       terminal.colors,
       approver,
-      async (request) => {
+      async (request, gone) => {
         if (!askable)
           return {
             kind: 'unattended',
@@ -111,8 +111,9 @@ non-interactive mode. The reply text goes to stdout, tool call lines to stderr. 
           reader,
           write: (text) => terminal.err.write(text),
           colors: terminal.colors,
+          gone,
         });
-        if (outcome.kind === 'decision') return outcome;
+        if (outcome.kind === 'decision' || outcome.kind === 'gone') return outcome;
         if (outcome.kind === 'closed') return { kind: 'unattended', reason: NON_INTERACTIVE_REASON };
         return { kind: 'stop' };
       },

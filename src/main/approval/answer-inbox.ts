@@ -32,7 +32,7 @@ export interface AnswerInbox {
 }
 
 /** Where an answer relayed through the inbox was given: the CLI, or another process of the app. */
-export const RELAY_ORIGINS = ['cli', 'elsewhere'] as const satisfies readonly DecisionOrigin[];
+export const RELAY_ORIGINS = ['cli', 'app'] as const satisfies readonly DecisionOrigin[];
 export type RelayOrigin = (typeof RELAY_ORIGINS)[number];
 
 export interface StoredAnswer {

@@ -14,6 +14,7 @@ import { checkRemember, type RememberContext } from './policy/remember';
 import type { LoadedManagedPolicy } from './managed-policy';
 import { createPendingApprovals, type PendingApprovals } from './pending-approvals';
 import { createAnswerInbox } from './answer-inbox';
+import type { HolderKind } from './request-holders';
 import { createPendingStore } from './pending-store';
 import { createPolicyService, openApprovalSettings, type PolicyService, type ServerNameFollow } from './policy-service';
 import { EMPTY_TOOL_CATALOG, type ToolCatalog } from './tool-catalog';
@@ -53,6 +54,8 @@ export interface ApprovalServicesDependencies {
   onApprovalsDue: (chatId: string) => void;
   /** The chats' typed changes (`ChatService.onDidChange`). */
   chatChanges?: Subscribe<ChatChange> | undefined;
+  /** What this process is, shown by other processes beside the requests it holds (./request-holders.ts). */
+  holder?: HolderKind | undefined;
 }
 
 /** Until the audit log is wired: every record is refused, so no decision is applied without one. */
@@ -101,6 +104,7 @@ export function createApprovalServices(dependencies: ApprovalServicesDependencie
   const pending = createPendingApprovals({
     store: createPendingStore(db),
     inbox: createAnswerInbox(db, dependencies.now ?? Date.now),
+    holder: dependencies.holder,
     chatStore: store,
     audit,
     events,

@@ -15,6 +15,7 @@ import type { ChatChange } from '../../shared/chat';
 import { createEmitter, type Subscribe } from '../emitter';
 import { checkSubmission, type CheckedApproval, type DenyCheck, type RememberCheck } from './approval-submission';
 import type { AnswerInbox } from './answer-inbox';
+import type { HolderKind } from './request-holders';
 import type { ArgumentsValidator } from './arguments-validator';
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore, WaitingDeadline } from './pending-store';
@@ -89,6 +90,8 @@ export interface PendingApprovalsDependencies {
   chatChanges?: Subscribe<ChatChange> | undefined;
   /** Answers given in another process to the server requests held here, and from here to theirs (./answer-inbox.ts). */
   inbox?: AnswerInbox | undefined;
+  /** What this process is, for other processes to show beside the requests it holds (./request-holders.ts). */
+  holder?: HolderKind | undefined;
 }
 
 export function createPendingApprovals(dependencies: PendingApprovalsDependencies): PendingApprovals {
@@ -262,6 +265,7 @@ export function createPendingApprovals(dependencies: PendingApprovalsDependencie
     timeoutSeconds: dependencies.timeoutSeconds,
     onError,
     inbox: dependencies.inbox,
+    holder: dependencies.holder,
     timers: {
       arm,
       clear: (view) => clearTimer(view.chatId, view.id, view.kind),

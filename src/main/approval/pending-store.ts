@@ -63,8 +63,14 @@ const toApproval = (row: PendingRow): PendingApproval => ({
   expiresAt: row.expires_at,
 });
 
+/** A stored request never says who holds it: that is its row's `owner`, marked by the lister (server-request-waits.ts). */
+const storedRequest = (json: string): HeldRequestView => {
+  const { heldElsewhere: _listed, ...request } = HeldRequestViewSchema.parse(JSON.parse(json));
+  return request as HeldRequestView;
+};
+
 const toServerRequest = (row: PendingRow): StoredServerRequest => ({
-  request: HeldRequestViewSchema.parse(JSON.parse(row.request)),
+  request: storedRequest(row.request),
   expiresAt: row.expires_at,
   status: row.status,
   resolution: row.resolution === null ? null : WaitingServerRequestResolutionSchema.parse(JSON.parse(row.resolution)),

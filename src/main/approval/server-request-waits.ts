@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ChatGrant } from '../../shared/approval';
 import { RESTART_WORDS, SERVER_REQUEST_ACTION_WORDS } from '../../shared/decisions';
 import type {
@@ -14,6 +13,7 @@ import { relayProblem, type AnswerInbox, type RelayOrigin } from './answer-inbox
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore, StoredServerRequest, WaitingDeadline } from './pending-store';
 import { grantChange } from './policy-changes';
+import { holderWords, newOwnerToken, ownerPid, type HolderKind } from './request-holders';
 import { isSamplingGrant, serverRequestRecord } from './server-request-records';
 
 /**
@@ -61,6 +61,12 @@ export interface ServerRequestWaits {
    */
   waitingAnywhere(): { request: HeldRequestView; here: boolean }[];
   /**
+   * The servers' requests (sampling, forms, pages to open) that other running processes hold, oldest first, each
+   * marked `heldElsewhere` with its holder's pid and what it is: the app's inbox lists them and answers them through
+   * the answers inbox (docs/user/approvals.md#one-inbox). A view's tool call is listed by `appCalls`.
+   */
+  heldElsewhere(chatId?: string | null): HeldRequestView[];
+  /**
    * Answers a request another running process holds, through the answers inbox (./answer-inbox.ts): checked here
    * (it waits, its holder runs, the answer may come from another process), written for the holder, and waited for
    * until the holder applied it or said why not. Throws `not_found` (nothing by that id), `conflict` (decided, or its
@@ -107,6 +113,8 @@ export interface ServerRequestWaitsDependencies {
   onError?: (error: unknown) => void;
   /** The answers inbox shared by the processes on this data folder; without it, answers are given only here. */
   inbox?: AnswerInbox | undefined;
+  /** What this process is, written into its owner token for other processes to show (./request-holders.ts). */
+  holder?: HolderKind | undefined;
 }
 
 /** The engines alive in this process, by owner token (a restart in the same process leaves its old token dead). */
@@ -116,8 +124,8 @@ const LIVE_OWNERS = new Set<string>();
 function ownerAlive(owner: string | null): boolean {
   if (owner === null) return false;
   if (LIVE_OWNERS.has(owner)) return true;
-  const pid = Number(owner.split(':')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  const pid = ownerPid(owner);
+  if (pid === undefined || pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -129,13 +137,21 @@ function ownerAlive(owner: string | null): boolean {
 export function createServerRequestWaits(dependencies: ServerRequestWaitsDependencies): ServerRequestWaits {
   const { store, chatStore, audit, events, now, timers } = dependencies;
   const onError = dependencies.onError ?? (() => {});
-  const owner = `${process.pid}:${randomUUID()}`;
+  const owner = newOwnerToken(dependencies.holder);
   LIVE_OWNERS.add(owner);
   const dueListeners = new Set<(id: string) => void>();
   const { inbox } = dependencies;
-  const origin: RelayOrigin = dependencies.actor === 'cli' ? 'cli' : 'elsewhere';
+  const origin: RelayOrigin = dependencies.actor === 'cli' ? 'cli' : 'app';
   let applyAnswer: ((id: string, decision: ServerRequestDecision, origin: RelayOrigin) => void) | undefined;
   let answerPoll: ReturnType<typeof setInterval> | undefined;
+
+  /** A request held by another running process, as listed here: marked with its holder, never trusted to say so. */
+  const markedElsewhere = (stored: StoredServerRequest): HeldRequestView => ({
+    ...stored.request,
+    heldElsewhere: { pid: ownerPid(stored.owner ?? '') ?? 0, process: holderWords(stored.owner ?? '') },
+  });
+  const heldByOther = (stored: StoredServerRequest): boolean =>
+    stored.owner !== owner && ownerAlive(stored.owner) && ownerPid(stored.owner ?? '') !== undefined;
 
   const ownWaiting = (id: string): StoredServerRequest | undefined => {
     const stored = store.getServerRequest(id);
@@ -302,6 +318,13 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
         .waitingServerRequests()
         .filter((stored) => ownerAlive(stored.owner))
         .map((stored) => ({ request: stored.request, here: stored.owner === owner })),
+    heldElsewhere(chatId) {
+      const all = store
+        .waitingServerRequests()
+        .filter((stored) => stored.request.kind !== 'app-tool-call' && heldByOther(stored))
+        .map(markedElsewhere);
+      return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
+    },
     whyNotAnswerable: (id) => notAnswerable(id, store.getServerRequest(id)),
     sendAnswer,
     relayed,
@@ -365,7 +388,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
       const all = store
         .waitingServerRequests()
         .filter((stored) => stored.request.kind === 'app-tool-call' && ownerAlive(stored.owner))
-        .map((stored) => stored.request);
+        .map((stored) => (stored.owner === owner ? stored.request : markedElsewhere(stored)));
       return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
     },
     get,

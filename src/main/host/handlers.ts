@@ -52,6 +52,7 @@ export function createHandlers(services: Services): MethodHandlers {
         ...services.conversations.serverRequests(input?.chatId),
         ...services.sandboxWidenings.views(input?.chatId),
         ...services.approvals.pending.serverRequests.appCalls(input?.chatId),
+        ...services.approvals.pending.serverRequests.heldElsewhere(input?.chatId),
       ],
     }),
     'serverRequests.decide': ({ id, decision }) =>

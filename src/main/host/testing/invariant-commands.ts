@@ -497,8 +497,8 @@ export interface ServerRequestPick {
 
 /**
  * Another process answers (docs/user/approvals.md#one-inbox): a second connection to the database writes the answer
- * row itself, addressed to the process that holds the request, as `workbench approvals` would — but unchecked, as a
- * hostile writer would; the holder then takes it. What the holder says is the envelope. An answer only the card gives
+ * row itself, addressed to the process that holds the request, as `workbench approvals` or the app's inbox would (the
+ * two sources in turn) — but unchecked, as a hostile writer would; the holder then takes it. What the holder says is the envelope. An answer only the card gives
  * (`relayProblem`) must be refused; any other must come out as the card's answer would.
  */
 function relayed(
@@ -511,6 +511,7 @@ function relayed(
   const services = harness.services();
   const writer = new BetterSqlite3(services.databaseFile, { fileMustExist: true });
   const answerId = `relayed-${++relayNonce}`;
+  const origin = relayNonce % 2 === 0 ? 'app' : 'cli';
   try {
     const held = writer
       .prepare(
@@ -519,9 +520,9 @@ function relayed(
       .get(request.id, `${request.id}#answer`) as { owner: string | null } | undefined;
     writer
       .prepare(
-        "INSERT INTO pending_answers (answer_id, request_id, owner, decision, origin, created_at) VALUES (?, ?, ?, ?, 'cli', 0)",
+        'INSERT INTO pending_answers (answer_id, request_id, owner, decision, origin, created_at) VALUES (?, ?, ?, ?, ?, 0)',
       )
-      .run(answerId, request.id, held?.owner ?? 'nobody', JSON.stringify(decision));
+      .run(answerId, request.id, held?.owner ?? 'nobody', JSON.stringify(decision), origin);
   } finally {
     writer.close();
   }

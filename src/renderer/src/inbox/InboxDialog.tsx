@@ -57,6 +57,11 @@ export function InboxDialog({
   const now = useNow();
   const titleOf = (chatId: string | null): string =>
     chatId === null ? 'No chat' : (chats.find((chat) => chat.id === chatId)?.title ?? 'A chat');
+  // A chat another process runs may be newer than this window's list of chats.
+  const heldTitle = (chatId: string | null, process: string): string =>
+    chatId === null
+      ? `No chat, in ${process}`
+      : (chats.find((chat) => chat.id === chatId)?.title ?? `A chat in ${process}`);
 
   // A decision for a call that no longer waits (answered elsewhere, timed out) is dropped.
   const live = useMemo(() => new Set(approvals.map((approval) => approval.request.toolCallId)), [approvals]);
@@ -164,7 +169,11 @@ export function InboxDialog({
             api={api}
             kept={inboxCards}
             focus={item.key === focusKey}
-            chatTitle={titleOf(item.kind === 'tool-call' ? item.approval.chatId : item.request.chatId)}
+            chatTitle={
+              item.kind === 'server-request' && item.request.heldElsewhere
+                ? heldTitle(item.request.chatId, item.request.heldElsewhere.process)
+                : titleOf(item.kind === 'tool-call' ? item.approval.chatId : item.request.chatId)
+            }
             now={now}
             decision={item.kind === 'tool-call' ? decisions.get(item.approval.request.toolCallId) : undefined}
             othersUndecided={item.kind === 'tool-call' ? (undecided.get(item.approval.chatId) ?? 0) : 0}
@@ -294,9 +303,12 @@ function InboxRow(props: RowProps): React.JSX.Element {
 
 function requestLabel(item: Extract<InboxItem, { kind: 'server-request' }>): string {
   const { request } = item;
+  const held = request.heldElsewhere
+    ? `, held by ${request.heldElsewhere.process} (pid ${request.heldElsewhere.pid})`
+    : '';
   if (request.kind === 'app-tool-call')
-    return `${request.serverName}.${request.toolName}, requested by the app of ${request.serverName}`;
-  return `${request.kind === 'sampling' ? 'Sampling request' : 'Request for your input'} from ${request.serverName}`;
+    return `${request.serverName}.${request.toolName}, requested by the app of ${request.serverName}${held}`;
+  return `${request.kind === 'sampling' ? 'Sampling request' : 'Request for your input'} from ${request.serverName}${held}`;
 }
 
 /** The clock, once a second, for the ages and the time left. */

@@ -28,6 +28,7 @@ import {
 } from '../../../../shared/elicitation-fields';
 import { isWebUrl } from '../../../../shared/web-url';
 import { useRequestCardState, type RequestCardStates, type RequestOutcomeState } from './request-card-state';
+import { HeldElsewhereNote, HolderName } from './HeldElsewhere';
 
 export interface ServerRequestCardProps {
   api: WorkbenchApi;
@@ -42,6 +43,9 @@ export interface ServerRequestCardProps {
  */
 export function ServerRequestCard({ api, request, kept }: ServerRequestCardProps): React.JSX.Element {
   const [busy, setBusy] = useState(false);
+  // A request held by another process: the stage whose answer that process applied (the card waits for the inbox's
+  // next look, which drops it or brings its next stage).
+  const [appliedStage, setAppliedStage] = useState<string | null>(null);
   // The last answer's problem, and a form's answer that does not fit its schema: the words go beside each field
   // (docs/user/server-requests.md).
   const [{ problem, fieldProblems }, setOutcome] = useRequestCardState(kept, request.id, 'outcome', () => NO_OUTCOME);
@@ -50,6 +54,7 @@ export function ServerRequestCard({ api, request, kept }: ServerRequestCardProps
     setOutcome((previous) => (previous.problem === null ? previous : { ...previous, problem: null }));
     try {
       await api.serverRequests.decide({ id: request.id, decision });
+      if (request.heldElsewhere) setAppliedStage(stageOf(request));
       return true;
     } catch (error) {
       const problems = elicitationProblemsOf(error);
@@ -69,6 +74,14 @@ export function ServerRequestCard({ api, request, kept }: ServerRequestCardProps
       setBusy(false);
     }
   };
+  if (request.heldElsewhere && appliedStage === stageOf(request))
+    return (
+      <Card request={request} title={`${BADGE[request.kind]} request of ${request.serverName}`}>
+        <p className="held-elsewhere-applied" role="status">
+          Answered: <HolderName name={request.heldElsewhere.process} /> applied your answer.
+        </p>
+      </Card>
+    );
   const props = { request, kept, busy, problem, decide } as const;
   if (request.kind === 'sandbox-widening') return <SandboxWidening {...props} request={request} />;
   if (request.kind === 'app-tool-call') return <AppToolCall {...props} request={request} />;
@@ -129,6 +142,7 @@ function Card({
       data-kind={kind}
       data-request-id={request.id}
     >
+      <HeldElsewhereNote request={request} />
       {children}
     </CardFrame>
   );
@@ -219,6 +233,7 @@ function SamplingPrompt({ request, kept, ...answering }: PartProps<SamplingReque
     ...(systemPrompt !== (request.systemPrompt ?? '') ? { systemPrompt } : {}),
   });
   const preferences = request.modelPreferences;
+  const elsewhere = request.heldElsewhere !== undefined;
   return (
     <Card request={request} title={`Allow ${request.serverName} to use your model?`}>
       <dl className="server-request-facts">
@@ -260,6 +275,7 @@ function SamplingPrompt({ request, kept, ...answering }: PartProps<SamplingReque
         id={`${id}-system`}
         className="server-request-text"
         rows={2}
+        readOnly={elsewhere}
         value={systemPrompt}
         onChange={(event) => setPrompt({ messages, systemPrompt: event.target.value })}
       />
@@ -272,6 +288,7 @@ function SamplingPrompt({ request, kept, ...answering }: PartProps<SamplingReque
             id={`${id}-m${index}`}
             className="server-request-text"
             rows={Math.min(8, Math.max(2, Math.ceil((messages[index]?.length ?? 0) / 80)))}
+            readOnly={elsewhere}
             value={messages[index] ?? ''}
             onChange={(event) =>
               setPrompt({
@@ -290,7 +307,7 @@ function SamplingPrompt({ request, kept, ...answering }: PartProps<SamplingReque
       <Answers
         {...answering}
         choices={[
-          ...(request.chatId !== null
+          ...(request.chatId !== null && !elsewhere
             ? [
                 {
                   label: 'Allow for this chat',
@@ -312,6 +329,7 @@ function SamplingAnswer({ request, kept, ...answering }: PartProps<SamplingReque
   const [{ text }, setAnswer] = useRequestCardState(kept, request.id, 'answer', () => ({
     text: request.answer?.text ?? '',
   }));
+  const elsewhere = request.heldElsewhere !== undefined;
   return (
     <Card request={request} title={`Send the model's answer to ${request.serverName}?`}>
       <p className="muted server-request-meta">
@@ -325,6 +343,7 @@ function SamplingAnswer({ request, kept, ...answering }: PartProps<SamplingReque
         id={`${id}-answer`}
         className="server-request-text"
         rows={Math.min(10, Math.max(3, Math.ceil(text.length / 80)))}
+        readOnly={elsewhere}
         value={text}
         onChange={(event) => setAnswer({ text: event.target.value })}
       />
@@ -334,7 +353,7 @@ function SamplingAnswer({ request, kept, ...answering }: PartProps<SamplingReque
           {
             label: 'Send answer',
             tone: 'primary',
-            decision: { action: 'send', ...(text !== request.answer?.text ? { text } : {}) },
+            decision: { action: 'send', ...(text !== request.answer?.text && !elsewhere ? { text } : {}) },
           },
           { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
         ]}
@@ -558,13 +577,17 @@ function ElicitationUrl({ request, ...answering }: PartProps<ElicitationUrlView>
       <Answers
         {...answering}
         choices={[
-          {
-            label: 'Open page',
-            tone: 'primary',
-            decision: { action: 'accept' },
-            disabled: !web,
-            onChoose: () => void open(),
-          },
+          ...(request.heldElsewhere
+            ? []
+            : [
+                {
+                  label: 'Open page',
+                  tone: 'primary',
+                  decision: { action: 'accept' },
+                  disabled: !web,
+                  onChoose: () => void open(),
+                } satisfies Choice,
+              ]),
           ...DECLINE_OR_CANCEL,
         ]}
       />
@@ -600,17 +623,25 @@ function AppToolCall({ request, ...answering }: PartProps<AppToolCallView>): Rea
         {...answering}
         choices={[
           { label: 'Allow once', tone: 'primary', decision: { action: 'allow-once' } },
-          {
-            label: 'Allow for this chat',
-            decision: { action: 'allow-chat' },
-            title: `The app of ${request.serverName} may call ${request.toolName} in this chat without asking, until you revoke it`,
-          },
+          ...(request.heldElsewhere
+            ? []
+            : [
+                {
+                  label: 'Allow for this chat',
+                  decision: { action: 'allow-chat' },
+                  title: `The app of ${request.serverName} may call ${request.toolName} in this chat without asking, until you revoke it`,
+                } satisfies Choice,
+              ]),
           { label: 'Deny', tone: 'danger', decision: { action: 'deny' } },
         ]}
       />
     </Card>
   );
 }
+
+/** Which stage of a request an answer was for: a sampling request waits twice under one id. */
+const stageOf = (request: ServerRequestView): string =>
+  request.kind === 'sampling' ? `${request.id}-${request.stage}` : request.id;
 
 const NO_OUTCOME: RequestOutcomeState = { problem: null, fieldProblems: [] };
 

@@ -21,6 +21,7 @@ export function useServerRequests(
     const mine = (request: ServerRequestView): boolean =>
       request.chatId === chatId &&
       request.kind !== 'app-tool-call' &&
+      request.heldElsewhere === undefined &&
       !(request.kind === 'sandbox-widening' && request.toolCallId !== undefined);
     const off = api.serverRequests.onDidChange(({ kind, request }) => {
       if (mine(request)) setRequests((current) => applyRequestChange(current, { kind, request }, kept));
