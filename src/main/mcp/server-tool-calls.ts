@@ -3,15 +3,17 @@ import { WorkbenchError } from '../errors';
 import type { McpHost, McpHostDependencies } from './mcp-host';
 import type { ServerFleet } from './server-fleet';
 import type { RegisteredTool } from './tool-registry';
+import { createRunningTasks, runsAsTask } from './tool-tasks';
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
-export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool'>;
+export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask'>;
 
 export function createServerToolCalls({
   config,
   fleet,
 }: Pick<McpHostDependencies, 'config'> & { fleet: ServerFleet }): ServerToolCalls {
   const { registry } = fleet;
+  const tasks = createRunningTasks();
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
     const entry = fleet.entry(tool.serverName);
@@ -19,6 +21,7 @@ export function createServerToolCalls({
     return { ...rest, available: ready && !tool.problem, ...(entry?.tools === 'last-launch' ? { cached: true } : {}) };
   };
   return {
+    cancelTask: (toolCallId) => tasks.cancel(toolCallId),
     tools(serverName) {
       if (serverName !== undefined) fleet.require(serverName);
       return registry.list(serverName).map(toContract);
@@ -38,6 +41,7 @@ export function createServerToolCalls({
       toolCallId,
       onProgress,
       definitionHash,
+      onTask,
     }) {
       fleet.startDeferred();
       const tool = registry.get(serverName, toolName);
@@ -69,6 +73,22 @@ export function createServerToolCalls({
           `The tool "${toolName}" of "${serverName}" changed after the call was decided (the server now lists another definition), so it did not run.`,
           { server: serverName, tool: toolName },
         );
+      }
+      if (runsAsTask(tool.taskSupport)) {
+        // A task (docs/user/mcp-servers.md#tasks): it passes the same door, then runs until it ends or is cancelled.
+        const running = tasks.add(toolCallId ?? '');
+        return entry.supervisor
+          .callToolTask(toolName, args, {
+            validateOutput: tool.validateOutput,
+            chatId,
+            exchangeId,
+            toolCallId,
+            definitionHash,
+            cancel: running.signal,
+            onState: (state) => onTask?.(state),
+            onProgress,
+          })
+          .finally(running.done);
       }
       // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
       return entry.supervisor.callTool(toolName, args, {

@@ -54,6 +54,8 @@ export function createTestHost(
     dir: existing,
     onBlock,
     oauthPolicy,
+    door,
+    serverRequests,
   }: {
     start?: boolean;
     options?: Partial<McpHostOptions>;
@@ -62,6 +64,10 @@ export function createTestHost(
     onBlock?: McpHostDependencies['onBlock'];
     /** The organisation's OAuth settings (docs/user/organisation-policy.md#oauth). */
     oauthPolicy?: McpHostDependencies['oauthPolicy'];
+    /** The door every call passes (call-door.ts); the open one unless given. */
+    door?: McpHostDependencies['door'];
+    /** Who answers the servers' sampling and elicitation requests; none unless given. */
+    serverRequests?: McpHostDependencies['serverRequests'];
   } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
@@ -95,7 +101,8 @@ export function createTestHost(
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
     secrets,
     // The host alone, without a policy: every call goes in (the door's own tests: src/main/chat/call-door.test.ts).
-    door: OPEN_DOOR,
+    door: door ?? OPEN_DOOR,
+    ...(serverRequests ? { serverRequests } : {}),
     ...(openSignInPage ? { openSignInPage } : {}),
     ...(onBlock ? { onBlock } : {}),
     ...(oauthPolicy ? { oauthPolicy } : {}),
