@@ -270,6 +270,14 @@ export const ChatStopInputSchema = z.strictObject({ chatId: ChatIdSchema });
 /** `stopped` is false when nothing was running or waiting. */
 export const ChatStopOutputSchema = z.object({ stopped: z.boolean() });
 
+/** The person's Cancel of a tool call running as an MCP task (docs/user/mcp-servers.md#tasks). */
+export const ChatCancelTaskInputSchema = z.strictObject({
+  chatId: ChatIdSchema,
+  toolCallId: z.string().min(1).max(200),
+});
+/** `cancelled` is false when the task had just ended: its end is what the block shows. */
+export const ChatCancelTaskOutputSchema = z.object({ cancelled: z.boolean() });
+
 /**
  * How an exchange progresses, pushed as it happens; every event names its chat and exchange.
  * - `text`: deltas of the reply's current turn, batched (about every 30 ms);
