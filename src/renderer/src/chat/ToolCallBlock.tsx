@@ -272,7 +272,12 @@ function Part({ part, server }: { part: McpContent; server: string }): React.JSX
   switch (part.type) {
     case 'text': {
       const pretty = prettyText(part.text);
-      return <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`}>{pretty.text}</pre>;
+      // A long output scrolls inside its box: focusable, so the keyboard can scroll it too (docs/user/accessibility.md#keyboard).
+      return (
+        <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`} tabIndex={0}>
+          {pretty.text}
+        </pre>
+      );
     }
     case 'image':
       return (
