@@ -30,10 +30,13 @@ const MAX_TIMER_MS = 2_147_483_647;
  * One timer for all of a server's clocks, armed for the earliest deadline and left armed when a call ends: calls one
  * after another then cost no timer at all, only a deadline each (mcp-call-overhead, docs/dev/benchmarks.md). When it
  * fires it ends the clocks that are due and arms itself for the next deadline, if any. It does not keep the process
- * alive: a call in progress does, through its connection.
+ * alive: a call in progress does, through its connection. The running clocks are a list through the clocks
+ * themselves: starting and stopping one allocates and hashes nothing more.
  */
 export function createCallClocks(): CallClocks {
-  const running = new Set<Clock>();
+  /** The running clocks, oldest first; `first` and `last` are undefined when none runs. */
+  let first: Clock | undefined;
+  let last: Clock | undefined;
   let holds = 0;
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
@@ -57,18 +60,22 @@ export function createCallClocks(): CallClocks {
     timer = undefined;
     timerAt = Infinity;
     const now = Date.now();
+    const due: Clock[] = [];
     let next = Infinity;
-    for (const clock of running) {
-      if (clock.deadline <= now) {
-        running.delete(clock);
-        clock.onExpired();
-      } else next = Math.min(next, clock.deadline);
+    for (let clock = first; clock; clock = clock.next) {
+      if (clock.deadline <= now) due.push(clock);
+      else next = Math.min(next, clock.deadline);
     }
+    for (const clock of due) clock.stop();
+    for (const clock of due) clock.onExpired();
     if (next !== Infinity) arm(next);
   }
 
   class Clock implements CallClock {
     deadline: number;
+    running = true;
+    prev: Clock | undefined = last;
+    next: Clock | undefined = undefined;
     constructor(
       readonly timeoutMs: number,
       readonly onExpired: () => void,
@@ -79,17 +86,25 @@ export function createCallClocks(): CallClocks {
     restart(): void {
       // A later deadline: the armed timer fires first and arms itself again for this one.
       this.deadline = Date.now() + this.timeoutMs;
-      if (running.has(this)) arm(this.deadline);
+      if (this.running) arm(this.deadline);
     }
     stop(): void {
-      running.delete(this);
+      if (!this.running) return;
+      this.running = false;
+      if (this.prev) this.prev.next = this.next;
+      else first = this.next;
+      if (this.next) this.next.prev = this.prev;
+      else last = this.prev;
+      this.prev = this.next = undefined;
     }
   }
 
   return {
     start(timeoutMs, onExpired, chatId) {
       const clock = new Clock(timeoutMs, onExpired, chatId);
-      running.add(clock);
+      if (last) last.next = clock;
+      else first = clock;
+      last = clock;
       arm(clock.deadline);
       return clock;
     },
@@ -98,12 +113,12 @@ export function createCallClocks(): CallClocks {
       try {
         return await wait();
       } finally {
-        if (--holds === 0) for (const clock of running) clock.restart();
+        if (--holds === 0) for (let clock = first; clock; clock = clock.next) clock.restart();
       }
     },
     chatOf() {
       let chat: string | undefined;
-      for (const clock of running) {
+      for (let clock = first; clock; clock = clock.next) {
         if (clock.chatId === undefined || (chat !== undefined && clock.chatId !== chat)) return null;
         chat = clock.chatId;
       }

@@ -4,6 +4,8 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   ErrorCode,
   ListRootsRequestSchema,
@@ -24,6 +26,7 @@ import {
 } from './oauth/oauth-provider';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { ModernConnection } from './modern-client';
+import { modernClientModule } from './modern-module';
 import type { ProbeVerdicts } from './probe-verdicts';
 import { serverIdentity } from './server-identity';
 import { ProcessTransport, SpawnError } from './process-transport';
@@ -161,10 +164,23 @@ interface VerdictMemory {
   remember(verdict: PriorDiscovery): void;
 }
 
+/**
+ * The 1.x client validates tool output schemas only in its own `listTools` and `callTool`; the host lists and calls
+ * through `request` and checks results itself (schema-check.ts), so the Ajv instance the client would build at every
+ * start (about a millisecond) is built only if one of them is ever used.
+ */
+function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
+
 function newClient(options: ConnectOptions): Client {
   const client = new Client(
     { name: APP_NAME, version: options.clientVersion },
-    { capabilities: options.roots ? { roots: { listChanged: true } } : {} },
+    {
+      capabilities: options.roots ? { roots: { listChanged: true } } : {},
+      jsonSchemaValidator: lazyValidator(),
+    },
   );
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
@@ -334,7 +350,7 @@ async function modernStdio(
   containment: Connection['containment'],
   options: ConnectOptions,
 ): Promise<Connection> {
-  const { modernSession } = await import('./modern-client');
+  const { modernSession } = await modernClientModule();
   let closing = false;
   opened.client.onclose = () => {
     if (!closing) options.onUnexpectedClose(`The server ${transport.endReason ?? 'closed its connection'}.`);
@@ -549,7 +565,7 @@ async function attemptModern(
   options: ConnectOptions,
   memory: VerdictMemory | undefined,
 ): Promise<Connection | undefined> {
-  const { connectModernHttp, modernSession, NotModernError } = await import('./modern-client');
+  const { connectModernHttp, modernSession, NotModernError } = await modernClientModule();
   let live = false;
   let closing = false;
   let ended: string | undefined;

@@ -233,7 +233,7 @@ export function createMcpHost(dependencies: McpHostDependencies): McpHost {
       return { name, lines: logs?.lines(limit) ?? [], dropped: logs?.dropped ?? 0 };
     },
     whenSettled: (options) => fleet.whenSettled(options),
-    ...createServerToolCalls({ config, fleet }),
+    ...createServerToolCalls({ fleet }),
     ...createServerFeatures({ config, fleet }),
     ...createServerSignIn({ config, fleet, oauth, openSignInPage: dependencies.openSignInPage }),
   };

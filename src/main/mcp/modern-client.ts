@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpLogLevel } from '../../shared/mcp';
 import { APP_NAME } from '../../shared/app-name';
+import { CallAbort } from './call-abort';
 import type { CallLegOptions, McpSession } from './mcp-session';
 import { createModernListener, type ModernListener } from './modern-listen';
 import type { BoundServerRequests, ServerRequestOrigin } from './server-request-routing';
@@ -214,7 +215,7 @@ export function modernSession({
       options?: object,
     ) => {
       const { admitLeg, ...given } = (options ?? {}) as CallLegOptions & RequestOptions;
-      const rest = withoutDriverProgress(given);
+      const rest = forV2Client(given);
       if (request.method !== 'tools/call' || !admitLeg)
         return run(() => client.request(request as never, schema as never, rest));
       // A copy of the arguments per call: the SDK's retry legs carry this very object, so the transport finds the door.
@@ -256,18 +257,26 @@ export function modernSession({
 }
 
 /**
- * The SDK reports each pass of its `input_required` driver as progress ("Fulfilling input required by
- * 'tools/call' …"): words of the SDK, not of the server, so they are not shown as the server's progress.
+ * The request options as the v2 client takes them. A real AbortSignal for the supervisor's CallAbort (call-abort.ts:
+ * the 1.x client reads no more of a signal than it has). And the SDK reports each pass of its `input_required`
+ * driver as progress ("Fulfilling input required by 'tools/call' …"): words of the SDK, not of the server, so they
+ * are not shown as the server's progress.
  */
-function withoutDriverProgress(options: RequestOptions): RequestOptions {
-  const { onprogress } = options;
-  if (!onprogress) return options;
+function forV2Client(options: RequestOptions): RequestOptions {
+  const { onprogress, signal } = options;
+  const real = signal instanceof CallAbort ? signal.toAbortSignal() : undefined;
+  if (!onprogress && !real) return options;
   return {
     ...options,
-    onprogress: (progress) => {
-      if (progress.message?.startsWith('Fulfilling input required by ')) return;
-      onprogress(progress);
-    },
+    ...(real ? { signal: real } : {}),
+    ...(onprogress
+      ? {
+          onprogress: (progress: Parameters<typeof onprogress>[0]) => {
+            if (progress.message?.startsWith('Fulfilling input required by ')) return;
+            onprogress(progress);
+          },
+        }
+      : {}),
   };
 }
 

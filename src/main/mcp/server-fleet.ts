@@ -31,6 +31,8 @@ export interface FleetEntry {
   /** What the running server was last told: changes are sent without a restart. */
   logLevel: McpLogLevel;
   roots: string;
+  /** The server's call timeout in the settings as of their last change: read on every call without a look-up. */
+  callTimeoutMs: number;
   /**
    * Where the server's tools come from: `unknown` until it lists them after a start; `last-launch` while it starts
    * with the list of its last launch (docs/user/mcp-servers.md#tool-lists-from-the-last-launch); `listed` once the
@@ -194,6 +196,7 @@ export function createServerFleet({
       trusted: server.trusted,
       logLevel: server.logLevel,
       roots: JSON.stringify(server.roots),
+      callTimeoutMs: server.callTimeoutMs,
       tools: 'unknown',
       launchKey: undefined,
       known: new Set(),
@@ -201,7 +204,7 @@ export function createServerFleet({
       supervisor: createServerSupervisor({
         name,
         serverRequests,
-        admit: (call) => door({ ...call, serverName: name }),
+        admit: door,
         launchConfig: () => config.launchConfig(name),
         secretValues: () => config.secretValues(name),
         oauth: (launch) => {
@@ -265,6 +268,8 @@ export function createServerFleet({
   };
 
   const startDeferred = (): void => {
+    // Nothing waits once the deferred servers started: every tool call asks, so it returns at once then.
+    if (!deferring && deferTimer === undefined) return;
     deferring = false;
     clearTimeout(deferTimer);
     deferTimer = undefined;
@@ -282,6 +287,7 @@ export function createServerFleet({
       const isNew = !entries.has(server.name);
       const entry = entryFor(server);
       const fingerprint = fingerprintOf(server);
+      entry.callTimeoutMs = server.callTimeoutMs;
       if (entry.trusted !== server.trusted) {
         entry.trusted = server.trusted;
         registry.setTrusted(server.name, server.trusted);

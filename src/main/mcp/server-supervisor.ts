@@ -9,6 +9,7 @@ import { WorkbenchError } from '../errors';
 import type * as ConnectModule from './connect';
 import type { Connection, ConnectOptions } from './connect';
 import type { LogRing } from './log-ring';
+import { CallAbort } from './call-abort';
 import type { CallLegOptions, McpSession } from './mcp-session';
 import type { StartSlots } from './start-slots';
 import type { NodeRuntime } from './node-runtime';
@@ -23,7 +24,8 @@ import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import { callToolAsTask, type TaskCallOptions as TaskRunOptions } from './tool-tasks';
 import {
-  LenientCallToolResultSchema,
+  UncheckedResultSchema,
+  asCallToolResult,
   normaliseToolResult,
   pageDeclinedResult,
   protocolErrorResult,
@@ -90,7 +92,7 @@ export interface SupervisorDependencies {
    * Asked right before every `tools/call` request is sent, retries included (call-door.ts); a throw keeps the call
    * from the server and is what `callTool` throws.
    */
-  admit(call: Omit<DoorCall, 'serverName'>): void;
+  admit(call: DoorCall): void;
   /** OAuth for an HTTP server at this launch's URL (src/main/mcp/oauth); none for stdio or a server with its own Authorization header. */
   oauth?(config: LaunchConfig): ConnectOptions['oauth'];
   /** The level the server is asked to log at (`logging/setLevel`), read at every connect. */
@@ -474,7 +476,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       }
       // The same door as every call (call-door.ts), right before `tools/call` creates the task.
       const { chatId, exchangeId, toolCallId, definitionHash } = options;
-      deps.admit({ toolName, args, chatId, exchangeId, toolCallId, definitionHash });
+      deps.admit({ serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash });
       // A clock that never expires: it only says whose chat the task's requests (elicitation) belong to.
       const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, chatId);
       const callId = nextCall++;
@@ -489,7 +491,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
             if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
           },
         });
-        const problem = raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
+        const problem =
+          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
         const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
         return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
       } catch (error) {
@@ -497,7 +500,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         const { McpError } = sdkTypes();
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
-        throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`);
+        throw new WorkbenchError(
+          'unavailable',
+          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
+        );
       } finally {
         clock.stop();
         running.delete(callId);
@@ -514,7 +520,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         );
       }
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
-      const door = {
+      const door: DoorCall = {
+        serverName: name,
         toolName,
         args,
         chatId: options.chatId,
@@ -523,71 +530,69 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         definitionHash: options.definitionHash,
       };
       deps.admit(door);
-      // A 2026-07-28 call that needed input is sent again with the answers: each further leg passes the door too.
       let refusedLeg: { error: unknown } | undefined;
-      const admitLeg = (): void => {
-        try {
-          deps.admit(door);
-        } catch (error) {
-          refusedLeg = { error };
-          throw error;
-        }
-      };
       const gen = generation;
-      // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. The
-      // caller's signal is forwarded by hand: AbortSignal.any costs more per call than the SDK's whole round trip
-      // leaves room for (mcp-call-overhead).
-      const aborter = new AbortController();
+      // The call's own clock, not the SDK's: it stands still while the server's request waits for the person. What
+      // stops the call is a CallAbort, not an AbortController, which follows the caller's signal itself: both cost more
+      // per call than the SDK's whole round trip leaves room for (mcp-call-overhead, docs/dev/benchmarks.md).
+      const stop = new CallAbort();
       let expired = false;
       const clock = clocks.start(
         timeoutMs,
         () => {
           expired = true;
-          aborter.abort();
+          stop.abort();
         },
         options.chatId,
       );
-      const forward = (): void => aborter.abort(signal?.reason);
       const callId = nextCall++;
       const inFlight = { toolName, chatId: options.chatId, blocks: [] as SandboxBlockView[] };
       running.set(callId, inFlight);
-      if (signal?.aborted) forward();
-      else signal?.addEventListener('abort', forward, { once: true });
+      if (signal) stop.follow(signal);
       try {
         // What Client.callTool does, with a result schema that keeps parts of unknown kinds (its own would reject
-        // the whole result). The SDK sends notifications/cancelled when the signal aborts: ours, or the clock's.
+        // the whole result). The SDK sends notifications/cancelled when the signal aborts: ours, or the clock's. A
+        // 1.x session reads of it only what a CallAbort has (call-abort.ts); the v2 one takes a real AbortSignal
+        // from it (modern-client.ts).
         const requestOptions: RequestOptions & CallLegOptions = {
           timeout: NO_SDK_TIMEOUT_MS,
-          signal: aborter.signal,
-          admitLeg,
-          // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
-          ...(onProgress
-            ? {
-                onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) => {
-                  clock.restart();
-                  onProgress({
-                    progress,
-                    ...(total !== undefined ? { total } : {}),
-                    ...(message !== undefined ? { message } : {}),
-                  });
-                },
-              }
-            : {}),
+          signal: stop as unknown as AbortSignal,
+          // A 2026-07-28 call that needed input is sent again with the answers: each further leg passes the door too.
+          admitLeg() {
+            try {
+              deps.admit(door);
+            } catch (error) {
+              refusedLeg = { error };
+              throw error;
+            }
+          },
         };
-        const raw = await current.client.request(
-          { method: 'tools/call', params: { name: toolName, arguments: args } },
-          LenientCallToolResultSchema,
-          requestOptions,
+        // A progress token goes with the call only when someone shows the progress (docs/user/mcp-servers.md#progress).
+        if (onProgress)
+          requestOptions.onprogress = ({ progress, total, message }) => {
+            clock.restart();
+            onProgress({
+              progress,
+              ...(total !== undefined ? { total } : {}),
+              ...(message !== undefined ? { message } : {}),
+            });
+          };
+        const raw = asCallToolResult(
+          await current.client.request(
+            { method: 'tools/call', params: { name: toolName, arguments: args } },
+            UncheckedResultSchema,
+            requestOptions,
+          ),
         );
         clock.stop();
-        signal?.removeEventListener('abort', forward);
+        if (signal) stop.unfollow(signal);
         running.delete(callId);
         const problem = raw.structuredContent && !raw.isError ? validateOutput?.(raw.structuredContent) : undefined;
         const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
         return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
       } catch (error) {
         clock.stop();
-        signal?.removeEventListener('abort', forward);
+        if (signal) stop.unfollow(signal);
         const what = `"${toolName}" on "${name}"`;
         running.delete(callId);
         if (refusedLeg) throw refusedLeg.error;

@@ -1,17 +1,14 @@
 import type { McpTool } from '../../shared/mcp';
 import { WorkbenchError } from '../errors';
-import type { McpHost, McpHostDependencies } from './mcp-host';
-import type { ServerFleet } from './server-fleet';
+import type { McpHost, ToolCallRequest } from './mcp-host';
+import type { FleetEntry, ServerFleet } from './server-fleet';
 import type { RegisteredTool } from './tool-registry';
 import { createRunningTasks, runsAsTask } from './tool-tasks';
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
 export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask'>;
 
-export function createServerToolCalls({
-  config,
-  fleet,
-}: Pick<McpHostDependencies, 'config'> & { fleet: ServerFleet }): ServerToolCalls {
+export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): ServerToolCalls {
   const { registry } = fleet;
   const tasks = createRunningTasks();
   const toContract = (tool: RegisteredTool): McpTool => {
@@ -19,6 +16,46 @@ export function createServerToolCalls({
     const entry = fleet.entry(tool.serverName);
     const ready = entry?.supervisor.status().state === 'ready';
     return { ...rest, available: ready && !tool.problem, ...(entry?.tools === 'last-launch' ? { cached: true } : {}) };
+  };
+  /** The tool a call names and its server's entry, when the call can be sent; throws why not otherwise. */
+  const callable = ({
+    serverName,
+    toolName,
+    definitionHash,
+  }: ToolCallRequest): { entry: FleetEntry; tool: RegisteredTool } => {
+    fleet.startDeferred();
+    const tool = registry.get(serverName, toolName);
+    if (!tool) {
+      fleet.require(serverName);
+      throw new WorkbenchError('not_found', `The MCP server "${serverName}" has no tool named "${toolName}".`, {
+        server: serverName,
+        tool: toolName,
+      });
+    }
+    if (tool.problem)
+      throw new WorkbenchError(
+        'invalid_input',
+        `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`,
+        {
+          server: serverName,
+          tool: toolName,
+        },
+      );
+    const entry = fleet.entry(serverName);
+    if (!entry)
+      throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, { server: serverName });
+    if (entry.tools === 'last-launch')
+      throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, {
+        server: serverName,
+      });
+    if (definitionHash !== undefined && tool.definitionHash !== definitionHash) {
+      throw new WorkbenchError(
+        'conflict',
+        `The tool "${toolName}" of "${serverName}" changed after the call was decided (the server now lists another definition), so it did not run.`,
+        { server: serverName, tool: toolName },
+      );
+    }
+    return { entry, tool };
   };
   return {
     cancelTask: (toolCallId) => tasks.cancel(toolCallId),
@@ -30,76 +67,41 @@ export function createServerToolCalls({
       const tool = registry.resolve(providerName);
       return tool ? toContract(tool) : undefined;
     },
-    async callTool({
-      serverName,
-      toolName,
-      args,
-      signal,
-      timeoutMs,
-      chatId,
-      exchangeId,
-      toolCallId,
-      onProgress,
-      definitionHash,
-      onTask,
-    }) {
-      fleet.startDeferred();
-      const tool = registry.get(serverName, toolName);
-      if (!tool) {
-        fleet.require(serverName);
-        throw new WorkbenchError('not_found', `The MCP server "${serverName}" has no tool named "${toolName}".`, {
-          server: serverName,
-          tool: toolName,
-        });
-      }
-      if (tool.problem)
-        throw new WorkbenchError(
-          'invalid_input',
-          `The tool "${toolName}" of "${serverName}" cannot be used: ${tool.problem}`,
-          { server: serverName, tool: toolName },
-        );
-      const entry = fleet.entry(serverName);
-      if (!entry)
-        throw new WorkbenchError('unavailable', `The MCP server "${serverName}" is not running.`, {
-          server: serverName,
-        });
-      if (entry.tools === 'last-launch')
-        throw new WorkbenchError('unavailable', `The MCP server "${serverName}" has not listed its tools yet.`, {
-          server: serverName,
-        });
-      if (definitionHash !== undefined && tool.definitionHash !== definitionHash) {
-        throw new WorkbenchError(
-          'conflict',
-          `The tool "${toolName}" of "${serverName}" changed after the call was decided (the server now lists another definition), so it did not run.`,
-          { server: serverName, tool: toolName },
-        );
+    callTool(request) {
+      let entry: FleetEntry;
+      let tool: RegisteredTool;
+      try {
+        ({ entry, tool } = callable(request));
+      } catch (error) {
+        return Promise.reject(error as Error);
       }
       if (runsAsTask(tool.taskSupport)) {
         // A task (docs/user/mcp-servers.md#tasks): it passes the same door, then runs until it ends or is cancelled.
-        const running = tasks.add(toolCallId ?? '');
+        const running = tasks.add(request.toolCallId ?? '');
         return entry.supervisor
-          .callToolTask(toolName, args, {
+          .callToolTask(request.toolName, request.args, {
             validateOutput: tool.validateOutput,
-            chatId,
-            exchangeId,
-            toolCallId,
-            definitionHash,
+            chatId: request.chatId,
+            exchangeId: request.exchangeId,
+            toolCallId: request.toolCallId,
+            definitionHash: request.definitionHash,
             cancel: running.signal,
-            onState: (state) => onTask?.(state),
-            onProgress,
+            onState: (state) => request.onTask?.(state),
+            onProgress: request.onProgress,
           })
           .finally(running.done);
       }
-      // Returned, not awaited in a try: an async frame around the call costs more than its bookkeeping (mcp-call-overhead).
-      return entry.supervisor.callTool(toolName, args, {
-        timeoutMs: timeoutMs ?? config.callTimeoutMs(serverName),
-        signal,
+      // The supervisor's promise itself: an async frame around the call costs more than its bookkeeping
+      // (mcp-call-overhead, docs/dev/benchmarks.md).
+      return entry.supervisor.callTool(request.toolName, request.args, {
+        timeoutMs: request.timeoutMs ?? entry.callTimeoutMs,
+        signal: request.signal,
         validateOutput: tool.validateOutput,
-        chatId,
-        exchangeId,
-        toolCallId,
-        definitionHash,
-        onProgress,
+        chatId: request.chatId,
+        exchangeId: request.exchangeId,
+        toolCallId: request.toolCallId,
+        definitionHash: request.definitionHash,
+        onProgress: request.onProgress,
       });
     },
   };

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ModernConnection, ModernConnectOptions } from './modern-client';
+import { modernClientModule } from './modern-module';
 import type { ProcessTransport } from './process-transport';
 
 /**
@@ -57,9 +58,10 @@ export class TransportLease implements Transport {
     if (this.options.startsProcess) await this.inner.start();
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.released) throw new Error('Not connected');
-    await this.inner.send(message);
+  /** Handed straight on, without an async frame of its own: it is on every call's path (mcp-call-overhead). */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.released) return Promise.reject(new Error('Not connected'));
+    return this.inner.send(message);
   }
 
   async close(): Promise<void> {
@@ -92,7 +94,7 @@ export async function probeStdio(
   transport: ProcessTransport,
   options: ModernConnectOptions & { probeTimeoutMs: number },
 ): Promise<StdioProbeOutcome> {
-  const { connectModern, NotModernError } = await import('./modern-client');
+  const { connectModern, NotModernError } = await modernClientModule();
   const lease = new TransportLease(transport, { startsProcess: true, holdOnClose: true, dropProbeAnswers: false });
   try {
     const opened = await connectModern(lease as never, { ...options, pinned: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpToolResultSchema } from '../../shared/mcp-result';
-import { normaliseToolResult, protocolErrorResult } from './tool-result';
+import { z } from 'zod';
+import { LenientCallToolResultSchema, asCallToolResult, normaliseToolResult, protocolErrorResult } from './tool-result';
 
 describe('normaliseToolResult', () => {
   it('renders every part for the model and keeps the parts as they were', () => {
@@ -43,5 +44,42 @@ describe('normaliseToolResult', () => {
       protocolError: { code: -32602, message: 'Unknown tool: x' },
       forModel: { text: 'The tool failed: Unknown tool: x (JSON-RPC error -32602)' },
     });
+  });
+});
+
+describe('asCallToolResult', () => {
+  const answers: unknown[] = [
+    { content: [{ type: 'text', text: 'hi' }] },
+    { content: [], structuredContent: { a: 1 }, isError: false },
+    { toolResult: 42, other: 'kept' },
+    {},
+    { content: 'text' },
+    { content: null },
+    { isError: 'yes' },
+    { structuredContent: [1, 2] },
+    { structuredContent: 'x' },
+    { structuredContent: null },
+    [],
+    null,
+    'answer',
+    7,
+  ];
+
+  it('takes exactly the answers the lenient schema takes, and says what is wrong with the others', () => {
+    for (const answer of answers) {
+      const bySchema = LenientCallToolResultSchema.safeParse(answer);
+      if (bySchema.success) {
+        expect(asCallToolResult(answer), JSON.stringify(answer)).toEqual(bySchema.data);
+        continue;
+      }
+      let thrown: unknown;
+      try {
+        asCallToolResult(answer);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(answer)).toBeInstanceOf(z.core.$ZodError);
+      expect(z.prettifyError(thrown as z.core.$ZodError)).toBe(z.prettifyError(bySchema.error));
+    }
   });
 });

@@ -21,6 +21,33 @@ export const LenientCallToolResultSchema = z.looseObject({
 });
 export type LenientCallToolResult = z.infer<typeof LenientCallToolResultSchema>;
 
+/**
+ * What the SDK is asked to check of a `tools/call` answer: nothing. `asCallToolResult` checks it after, by hand, as
+ * `LenientCallToolResultSchema` would: the schema's walk costs more per call than its few checks
+ * (mcp-call-overhead, docs/dev/benchmarks.md).
+ */
+export const UncheckedResultSchema = z.unknown();
+
+/** A `tools/call` answer as a result; throws the schema's `ZodError`, which says what is wrong, when it is not one. */
+export function asCallToolResult(answer: unknown): LenientCallToolResult {
+  if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) {
+    const { content, structuredContent, isError } = answer as Record<string, unknown>;
+    if (
+      (content === undefined || Array.isArray(content)) &&
+      (structuredContent === undefined || isPlainObject(structuredContent)) &&
+      (isError === undefined || typeof isError === 'boolean')
+    )
+      return answer as LenientCallToolResult;
+  }
+  return LenientCallToolResultSchema.parse(answer);
+}
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 export interface NormaliseOptions {
   /** Bytes of UTF-8 text the model is sent at most. */
   modelLimitBytes?: number;
@@ -28,28 +55,43 @@ export interface NormaliseOptions {
   outputSchemaProblem?: string | undefined;
 }
 
-/** One result type for the tool loop and the UI, from whatever the server answered. */
+/**
+ * One result type for the tool loop and the UI, from whatever the server answered. One pass over the parts, without a
+ * function made per call: it runs on every call (mcp-call-overhead, docs/dev/benchmarks.md).
+ */
 export function normaliseToolResult(raw: LenientCallToolResult, options: NormaliseOptions = {}): McpToolResult {
-  const content: McpContent[] = (raw.content ?? []).map(toContent);
-  if (content.length === 0 && raw.toolResult !== undefined)
-    content.push({ type: 'text', text: JSON.stringify(raw.toolResult) ?? '' });
+  const content: McpContent[] = [];
+  const parts: string[] = [];
+  let sizeBytes = 0;
+  for (const item of raw.content ?? []) {
+    const part = toContent(item);
+    content.push(part);
+    parts.push(describeForModel(part));
+    sizeBytes += partBytes(part);
+  }
+  if (content.length === 0 && raw.toolResult !== undefined) {
+    const part: McpContent = { type: 'text', text: JSON.stringify(raw.toolResult) ?? '' };
+    content.push(part);
+    parts.push(part.text);
+    sizeBytes += partBytes(part);
+  }
+  const { structuredContent } = raw;
+  if (structuredContent) {
+    if (parts.length === 0) parts.push(JSON.stringify(structuredContent));
+    sizeBytes += jsonBytes(structuredContent);
+  }
   let isError = raw.isError === true;
-  const parts = content.map(describeForModel);
-  if (parts.length === 0 && raw.structuredContent) parts.push(JSON.stringify(raw.structuredContent));
   if (options.outputSchemaProblem) {
     isError = true;
     parts.unshift(`The tool's structured result does not match its output schema: ${options.outputSchemaProblem}`);
   }
-  const result: McpToolResult = {
-    isError,
-    content,
-    ...(raw.structuredContent ? { structuredContent: raw.structuredContent } : {}),
-    sizeBytes:
-      content.reduce((total, part) => total + partBytes(part), 0) +
-      (raw.structuredContent ? jsonBytes(raw.structuredContent) : 0),
-    forModel: cutForModel(parts.join('\n\n'), options.modelLimitBytes ?? MODEL_RESULT_LIMIT_BYTES),
-  };
-  return result;
+  const forModel = cutForModel(
+    parts.length === 1 ? (parts[0] as string) : parts.join('\n\n'),
+    options.modelLimitBytes ?? MODEL_RESULT_LIMIT_BYTES,
+  );
+  return structuredContent
+    ? { isError, content, structuredContent, sizeBytes, forModel }
+    : { isError, content, sizeBytes, forModel };
 }
 
 /**
