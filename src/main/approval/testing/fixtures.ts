@@ -8,7 +8,13 @@ import {
 } from '../../../shared/approval';
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
-import type { AuditRecorder, DecisionRecord, PolicyChangeRecord, TaskRecord, ToolResultRecord } from '../../audit/audit-log';
+import type {
+  AuditRecorder,
+  DecisionRecord,
+  PolicyChangeRecord,
+  TaskRecord,
+  ToolResultRecord,
+} from '../../audit/audit-log';
 import { WorkbenchError } from '../../errors';
 import { compilePolicy, type CompiledPolicy } from '../policy/compiled-policy';
 
@@ -148,7 +154,10 @@ export function recordingAuditLog(): RecordingAuditLog {
     },
     recordTask(record) {
       log.tasks.push(record);
-      return { ...entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName), kind: 'task' };
+      return {
+        ...entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName),
+        kind: 'task',
+      };
     },
   };
   return log;
