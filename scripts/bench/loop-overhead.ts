@@ -72,6 +72,7 @@ export const loopOverhead: Benchmark = {
         timed(() => (log.real as AuditRecorder).recordDecisionsWith(records, claim, changes)),
       recordPolicyChange: (record) => timed(() => (log.real as AuditRecorder).recordPolicyChange(record)),
       recordToolResult: (record) => timed(() => (log.real as AuditRecorder).recordToolResult(record)),
+      recordTask: (record) => timed(() => (log.real as AuditRecorder).recordTask(record)),
     };
     const services = createServices({ dataDir, host: 'cli', version: 'bench', managedPolicyFile: null, audit });
     log.real = services.audit;

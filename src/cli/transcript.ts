@@ -61,9 +61,12 @@ export function progressLine(call: ToolCallRecord, colors: Colors): string | und
   const progress = call.progress;
   if (call.status !== 'running' || !progress) return undefined;
   const known = progress.total !== undefined && progress.total > 0;
-  const amount = known
-    ? `${progress.progress} of ${progress.total} (${Math.round((Math.min(progress.progress, progress.total as number) / (progress.total as number)) * 100)}%)`
-    : `${progress.progress} so far`;
+  // A task's progress is its status message (docs/user/mcp-servers.md#tasks): no count to show.
+  const amount = call.task
+    ? `task ${call.task.status.replace('_', ' ')}`
+    : known
+      ? `${progress.progress} of ${progress.total} (${Math.round((Math.min(progress.progress, progress.total as number) / (progress.total as number)) * 100)}%)`
+      : `${progress.progress} so far`;
   const parts = [call.serverName || '?', call.toolName || call.modelCall.name, amount];
   if (progress.message) parts.push(firstLine(progress.message));
   return colors.dim(`    ↳ ${parts.join(' · ')}`);

@@ -9,7 +9,7 @@ export { AUDIT_DECISIONS } from './decisions';
 /** audit.ts `AuditActorSchema`. */
 export const AUDIT_ACTORS = ['user', 'policy', 'system', 'cli', 'managed'] as const;
 /** audit.ts `AuditKindSchema`. */
-export const AUDIT_KINDS = ['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint'] as const;
+export const AUDIT_KINDS = ['decision', 'result', 'sampling', 'elicitation', 'policy', 'checkpoint', 'task'] as const;
 /** audit-stats.ts `InsightCallKindSchema`: `app-tool-call` is a tool call an MCP App's view made (docs/user/mcp-apps.md), `tool` the model's. */
 export const INSIGHT_CALL_KINDS = ['tool', 'sampling', 'elicitation', 'app-tool-call'] as const;
 /**

@@ -16,6 +16,7 @@ export const methodNames = [
   'chat.messages',
   'chat.send',
   'chat.stop',
+  'chat.cancelTask',
   'providers.list',
   'providers.add',
   'providers.update',

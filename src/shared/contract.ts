@@ -131,6 +131,8 @@ import {
   ChatSendOutputSchema,
   ChatStopInputSchema,
   ChatStopOutputSchema,
+  ChatCancelTaskInputSchema,
+  ChatCancelTaskOutputSchema,
   ChatStreamEventSchema,
 } from './messages';
 import {
@@ -174,6 +176,8 @@ export const methods = {
   'chat.send': { input: ChatSendInputSchema, output: ChatSendOutputSchema },
   /** The stop button: cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
   'chat.stop': { input: ChatStopInputSchema, output: ChatStopOutputSchema },
+  /** Sends `tasks/cancel` for a tool call running as an MCP task. */
+  'chat.cancelTask': { input: ChatCancelTaskInputSchema, output: ChatCancelTaskOutputSchema },
   'providers.list': { input: NoInputSchema, output: ProvidersListOutputSchema },
   'providers.add': { input: ProviderAddInputSchema, output: ProviderInfoSchema },
   'providers.update': { input: ProviderUpdateInputSchema, output: ProviderInfoSchema },

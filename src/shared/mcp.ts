@@ -326,6 +326,11 @@ export const McpToolSchema = ToolDefinitionSchema.extend({
    * (docs/user/mcp-servers.md#tool-lists-from-the-last-launch).
    */
   cached: z.literal(true).optional(),
+  /**
+   * The tool's MCP `execution.taskSupport`: `required` runs each call as a task (docs/user/mcp-servers.md#tasks);
+   * `optional` tools are called directly.
+   */
+  taskSupport: z.enum(['optional', 'required']).optional(),
   /** Why the tool cannot be used as declared (an input schema that is not valid JSON Schema…). */
   problem: z.string().optional(),
 });

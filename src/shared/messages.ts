@@ -91,6 +91,14 @@ export const ToolProgressSchema = z.object({
 });
 export type ToolProgress = z.infer<typeof ToolProgressSchema>;
 
+/** A call made as an MCP task (docs/user/mcp-servers.md#tasks): the task's id on its server, its status and status message. */
+export const ToolTaskStateSchema = z.object({
+  taskId: z.string(),
+  status: z.enum(['working', 'input_required', 'completed', 'failed', 'cancelled']),
+  statusMessage: z.string().optional(),
+});
+export type ToolTaskState = z.infer<typeof ToolTaskStateSchema>;
+
 export const ToolCallRecordSchema = ToolCallSchema.extend({
   /** The call exactly as the model made it; sent back to the provider in later requests. */
   modelCall: ModelToolCallSchema,
@@ -107,6 +115,8 @@ export const ToolCallRecordSchema = ToolCallSchema.extend({
   durationMs: z.number().nonnegative().optional(),
   /** The server's latest progress while the call runs (cleared when it ends). */
   progress: ToolProgressSchema.optional(),
+  /** Set when the call runs as an MCP task: it may go on after the reply ended, and its result arrives when it ends. */
+  task: ToolTaskStateSchema.optional(),
   /** The tool's MCP Apps view (`_meta.ui.resourceUri`), shown with its result (docs/user/mcp-apps.md). */
   viewUri: z.string().optional(),
   /**
@@ -259,6 +269,14 @@ export type ChatMessagesOutput = z.infer<typeof ChatMessagesOutputSchema>;
 export const ChatStopInputSchema = z.strictObject({ chatId: ChatIdSchema });
 /** `stopped` is false when nothing was running or waiting. */
 export const ChatStopOutputSchema = z.object({ stopped: z.boolean() });
+
+/** The person's Cancel of a tool call running as an MCP task (docs/user/mcp-servers.md#tasks). */
+export const ChatCancelTaskInputSchema = z.strictObject({
+  chatId: ChatIdSchema,
+  toolCallId: z.string().min(1).max(200),
+});
+/** `cancelled` is false when the task had just ended: its end is what the block shows. */
+export const ChatCancelTaskOutputSchema = z.object({ cancelled: z.boolean() });
 
 /**
  * How an exchange progresses, pushed as it happens; every event names its chat and exchange.

@@ -25,7 +25,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
       .addOption(
         new Option(
           '--kind <kind>',
-          'decision, result, sampling, elicitation or policy rows (policy: changes of the approval policy)',
+          'decision, result, sampling, elicitation, policy or task rows (policy: changes of the approval policy)',
         ).choices(AUDIT_KINDS),
       )
       .addOption(
@@ -47,7 +47,7 @@ export function auditCommand(program: Command, options: ProgramOptions): void {
         tool?: string;
         decision?: string[];
         actor?: 'user';
-        kind?: 'decision' | 'result' | 'policy';
+        kind?: 'decision' | 'result' | 'policy' | 'task';
         requestedBy?: (typeof CALL_REQUESTERS)[number];
         limit?: number;
         cursor?: string;
@@ -305,6 +305,8 @@ function shippingCommand(audit: Command, options: ProgramOptions): void {
 /** The WHAT column: the decision, the result, or for a policy row what changed (its keys). */
 function whatOf(entry: AuditEntry): string {
   if (entry.kind === 'decision') return entry.decision ?? '';
+  // A task row (docs/user/audit-log.md#task-rows): the task's status then.
+  if (entry.kind === 'task') return `task ${(entry.args as { status?: string } | null)?.status ?? ''}`;
   if (entry.kind === 'result')
     return `${entry.outcome ?? ''}${entry.durationMs === null ? '' : ` ${Math.round(entry.durationMs)} ms`}`;
   const keys = entry.editedArgs !== null && typeof entry.editedArgs === 'object' ? Object.keys(entry.editedArgs) : [];

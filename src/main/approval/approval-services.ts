@@ -75,6 +75,9 @@ const UNAVAILABLE_AUDIT_LOG: AuditRecorder = {
   recordToolResult() {
     throw new WorkbenchError('unavailable', 'The audit log is not available, so no tool result can be recorded.');
   },
+  recordTask() {
+    throw new WorkbenchError('unavailable', 'The audit log is not available, so no task can be recorded.');
+  },
   recordPolicyChange() {
     throw new WorkbenchError(
       'unavailable',

@@ -48,6 +48,22 @@ export interface ToolResultRecord extends AuditedCall {
   error?: string | undefined;
 }
 
+/**
+ * What became of a tool call made as an MCP task (docs/user/audit-log.md#task-rows): the task was created, the person
+ * asked it to stop, or it ended (completed, failed or cancelled). The call's decision and result rows are written as
+ * for any call; these rows say what happened between them.
+ */
+export interface TaskRecord extends AuditedCall {
+  event: 'started' | 'cancel-requested' | 'ended';
+  /** The task's id on its server. */
+  taskId: string;
+  /** The task's status when this happened (`working`, `completed`…). */
+  status: string;
+  statusMessage?: string | undefined;
+  /** `user` for a cancel the person asked for; `system` otherwise. */
+  actor: 'user' | 'system';
+}
+
 /** Who changed the policy: a person in the app or browser mode, a person at the CLI, or the organisation's file. */
 export type PolicyChangeActor = 'user' | 'cli' | 'managed';
 
@@ -101,6 +117,8 @@ export interface AuditRecorder {
   recordPolicyChange(record: PolicyChangeRecord): AuditEntry;
   /** Appends a result row and commits it durably before returning. */
   recordToolResult(record: ToolResultRecord): AuditEntry;
+  /** Appends a task row and commits it durably before returning. */
+  recordTask(record: TaskRecord): AuditEntry;
 }
 
 /**

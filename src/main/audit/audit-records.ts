@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AuditActorSchema, AuditDecisionSchema } from '../../shared/audit';
 import { CALL_REQUESTERS } from '../../shared/closed-sets';
 import { WorkbenchError } from '../errors';
-import type { DecisionRecord, PolicyChangeRecord, ToolResultRecord } from './audit-log';
+import type { DecisionRecord, PolicyChangeRecord, TaskRecord, ToolResultRecord } from './audit-log';
 
 const Text = z.string().min(1);
 const OptionalText = z.string().optional();
@@ -39,6 +39,14 @@ const ToolResultRecordSchema = CallSchema.extend({
   path: ['error'],
 }) satisfies z.ZodType<ToolResultRecord>;
 
+const TaskRecordSchema = CallSchema.extend({
+  event: z.enum(['started', 'cancel-requested', 'ended']),
+  taskId: Text,
+  status: Text,
+  statusMessage: OptionalText,
+  actor: z.enum(['user', 'system']),
+}) satisfies z.ZodType<TaskRecord>;
+
 const PolicyChangeRecordSchema = z.object({
   actor: z.enum(['user', 'cli', 'managed']),
   summary: Text,
@@ -56,6 +64,10 @@ const PolicyChangeRecordSchema = z.object({
  */
 export function checkDecisionRecord(record: DecisionRecord): void {
   check(DecisionRecordSchema, record, 'decision');
+}
+
+export function checkTaskRecord(record: TaskRecord): void {
+  check(TaskRecordSchema, record, 'task');
 }
 
 export function checkPolicyChangeRecord(record: PolicyChangeRecord): void {

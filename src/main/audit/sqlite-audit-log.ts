@@ -4,10 +4,24 @@ import { canonicalJson } from '../../shared/canonical-json';
 import type { Database } from '../storage/database';
 import { exportAuditLog } from './audit-export';
 import { guardAuditLog } from './audit-guard';
-import type { AuditLog, DecisionRecord, PolicyChangeRecord, ServerRequestRecord, ToolResultRecord } from './audit-log';
+import type {
+  AuditLog,
+  DecisionRecord,
+  PolicyChangeRecord,
+  ServerRequestRecord,
+  TaskRecord,
+  ToolResultRecord,
+} from './audit-log';
 import { checkCheckpoint, checkpointArgs, signCheckpoint, type CheckpointKey } from './checkpoint';
 import { createAuditQuery } from './audit-query';
-import { checkDecisionRecord, checkPolicyChangeRecord, checkToolResultRecord } from './audit-records';
+import { checkDecisionRecord, checkPolicyChangeRecord, checkTaskRecord, checkToolResultRecord } from './audit-records';
+
+/** A task row's "decided by" words (docs/user/audit-log.md#task-rows). */
+const TASK_EVENT_WORDS: Record<TaskRecord['event'], string> = {
+  started: 'task started on the server',
+  'cancel-requested': 'cancel of the task asked for',
+  ended: 'task ended',
+};
 import {
   AUDIT_INSERT_SQL,
   entryOf,
@@ -192,6 +206,24 @@ export function createSqliteAuditLog({
           .immediate(),
       );
     },
+    recordTask(record: TaskRecord) {
+      checkTaskRecord(record);
+      const { taskId, status, statusMessage } = record;
+      const args = argumentColumns({ taskId, status, ...(statusMessage === undefined ? {} : { statusMessage }) });
+      return commit({
+        ...callFields(record),
+        kind: 'task',
+        decision: null,
+        actor: record.actor,
+        decidedBy: TASK_EVENT_WORDS[record.event],
+        reason: null,
+        args: args.stored,
+        argsHash: args.hash,
+        editedArgs: null,
+        editedArgsHash: null,
+        ...NO_RESULT,
+      });
+    },
     recordToolResult(record: ToolResultRecord) {
       checkToolResultRecord(record);
       return commit({
@@ -260,7 +292,7 @@ export function createSqliteAuditLog({
 }
 
 function callFields(
-  record: DecisionRecord | ToolResultRecord,
+  record: DecisionRecord | ToolResultRecord | TaskRecord,
 ): Pick<
   RowContent,
   'chatId' | 'exchangeId' | 'toolCallId' | 'serverName' | 'toolName' | 'definitionHash' | 'requestedBy'

@@ -52,6 +52,11 @@ export interface ExchangeCoordinator extends ServerRequestHandler {
   send(chatId: string, message: OutgoingMessage, origin?: DecisionOrigin): ChatSendOutput;
   /** Cancels the stream, in-flight tool calls and waiting approvals of the chat's exchange. */
   stop(chatId: string): { stopped: boolean };
+  /**
+   * The person's Cancel of a tool call running as an MCP task (docs/user/mcp-servers.md#tasks), whether or not its
+   * reply still runs: recorded in the audit log, then `tasks/cancel`; the call ends when the server says so.
+   */
+  cancelTask(chatId: string, toolCallId: string): { cancelled: boolean };
   /** Timeouts, stops and unattended denials enter here. */
   handle(event: ExchangeEvent): void;
   state(chatId: string): ExchangeState;
@@ -333,6 +338,10 @@ export function createExchangeCoordinator(dependencies: ExchangeCoordinatorDepen
         ? sendUser(chatId, message.text, message.attachments)
         : sendApproval(chatId, message.toolCallApprovals, origin),
     stop,
+    cancelTask: (chatId, toolCallId) => {
+      chats.get(chatId);
+      return loop.cancelTask(chatId, toolCallId);
+    },
     handle,
     state(chatId) {
       chats.get(chatId);

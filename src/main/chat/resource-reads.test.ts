@@ -7,7 +7,8 @@ import { expect, it } from 'vitest';
  * Attacker view (docs/user/mcp-servers.md#resources, #prompts): reading a resource or fetching a prompt is a request
  * to a server that only a person makes (mcp.readResource, `workbench resources read`, a slash command). The code a model drives — the tool loop and the providers —
  * can call tools only: none of it names the resource methods, and the loop's dependency on the host is typed as
- * `Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>`.
+ * `Pick<McpHost, 'tools' | 'callTool' | 'whenSettled' | 'cancelTask'>` (`cancelTask` is the person's Cancel of a task,
+ * docs/user/mcp-servers.md#tasks).
  */
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 function sources(folder: string): string[] {
@@ -27,6 +28,6 @@ it('nothing the model drives (chat/, llm/, approval/) can read a resource or fet
     );
   expect(offenders).toEqual([]);
   expect(fs.readFileSync(path.join(MAIN, 'chat', 'tool-loop.ts'), 'utf8')).toContain(
-    "tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;",
+    "tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled' | 'cancelTask'>;",
   );
 });

@@ -18,9 +18,11 @@ import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { LlmProvider } from '../llm/provider';
 import type { McpTool } from '../../shared/mcp';
+import type { McpToolResult } from '../../shared/mcp-result';
 import { CallRefused } from '../mcp/call-door';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
+import { cancelTaskCall, taskRows, untilEndOrStop, updateStoredCall } from './task-calls';
 import type { MessageStore, NewMessage } from './message-store';
 import { offerTools, recordOf, type ToolOffer } from './tool-offer';
 import { USER_DENIED_TEXT } from './tool-results';
@@ -39,7 +41,7 @@ export interface ToolLoopDependencies {
   provider(id: string): LlmProvider;
   gate: Pick<ApprovalGate, 'evaluate'>;
   pending: Pick<PendingApprovals, 'add'>;
-  tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled'>;
+  tools: Pick<McpHost, 'tools' | 'callTool' | 'whenSettled' | 'cancelTask'>;
   audit: AuditRecorder;
   maxToolRounds(): number;
   /** What the server by this name runs now (its identity key): a call with a view is bound to it. */
@@ -85,6 +87,8 @@ export interface ToolLoop {
   ): { message: AssistantChatMessage; settled: boolean } | undefined;
   /** Runs the calls people allowed, then goes on generating in the same exchange (a new reply after the approval message). */
   resume(exchange: ExchangeRun, message: AssistantChatMessage): Promise<void>;
+  /** The person's Cancel of a call running as an MCP task (task-calls.ts): recorded, then `tasks/cancel` is sent. */
+  cancelTask(chatId: string, toolCallId: string): { cancelled: boolean };
 }
 
 export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
@@ -131,8 +135,16 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     record.startedAt = now();
     run.report.toolCall(reply, turn, record);
     const started = performance.now();
+    // A call that runs as an MCP task (task-calls.ts): its task rows, and the reply may stop while it goes on.
+    const taskRow = taskRows(
+      audit,
+      { chatId: run.chat.id, exchangeId: run.exchangeId, definitionHash },
+      record,
+      dependencies.onError,
+    );
+    let stopping: ReturnType<typeof untilEndOrStop<McpToolResult>> | undefined;
     try {
-      const result = await tools.callTool({
+      const call = tools.callTool({
         serverName: record.serverName,
         toolName: record.toolName,
         args: record.args,
@@ -148,7 +160,28 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           record.progress = progress;
           run.report.toolCall(reply, turn, record);
         },
+        onTask: (state) => {
+          const first = !record.task;
+          record.task = state;
+          taskRow(state);
+          // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall).
+          if (first) save(reply, run.report);
+          else if (record.status === 'running') run.report.toolCall(reply, turn, record);
+          stopping?.taskSeen();
+        },
       });
+      stopping = untilEndOrStop(call, run.signal, () => record.task !== undefined);
+      const outcome = await stopping.outcome;
+      if (outcome === 'detached') {
+        // The reply stopped; the task goes on, and its end is written into this block when it comes.
+        void call.then(
+          (result) => finishLate(run, reply, record.toolCallId, definitionHash, started, { result }),
+          (error: unknown) => finishLate(run, reply, record.toolCallId, definitionHash, started, { error }),
+        );
+        return;
+      }
+      if ('error' in outcome) throw outcome.error;
+      const result = outcome.value;
       record.result = result;
       record.status = result.isError ? 'error' : 'success';
     } catch (error) {
@@ -164,9 +197,20 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         run.report.toolCall(reply, turn, record);
         return;
       }
-      record.status = run.signal.aborted ? 'cancelled' : 'error';
+      record.status = run.signal.aborted || isCancelled(error) ? 'cancelled' : 'error';
       record.error = error instanceof Error ? error.message : String(error);
     }
+    recordEnd(run, record, definitionHash, started);
+    run.report.toolCall(reply, turn, record);
+  }
+
+  /** A call's end: its result row in the audit log, whatever happened. */
+  function recordEnd(
+    run: ExchangeRun,
+    record: ToolCallRecord,
+    definitionHash: string | undefined,
+    started: number,
+  ): void {
     delete record.progress;
     record.durationMs = performance.now() - started;
     try {
@@ -189,7 +233,33 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       // The tool ran and its decision row is in the log; a lost result row must not lose the result itself.
       dependencies.onError(error);
     }
-    run.report.toolCall(reply, turn, record);
+  }
+
+  /** A task that went on after its reply stopped has ended: its result goes into its block (and to the next request). */
+  function finishLate(
+    run: ExchangeRun,
+    reply: AssistantChatMessage,
+    toolCallId: string,
+    definitionHash: string | undefined,
+    started: number,
+    end: { result: McpToolResult } | { error: unknown },
+  ): void {
+    try {
+      const updated = updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (record) => {
+        if ('result' in end) {
+          record.result = end.result;
+          record.status = end.result.isError ? 'error' : 'success';
+          delete record.error;
+        } else {
+          record.status = isCancelled(end.error) ? 'cancelled' : 'error';
+          record.error = end.error instanceof Error ? end.error.message : String(end.error);
+        }
+        recordEnd(run, record, definitionHash, started);
+      });
+      if (updated) run.report.message(updated);
+    } catch (error) {
+      dependencies.onError(error);
+    }
   }
 
   /** Decides each call of a turn: runs what is allowed, refuses what is denied, and answers the requests that wait. */
@@ -374,6 +444,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
 
   return {
     run: (exchange) => rounds(exchange),
+    cancelTask: (chatId, toolCallId) => cancelTaskCall({ messages, audit, tools }, chatId, toolCallId),
     applyResolutions(chatId, exchangeId, resolutions) {
       const byId = new Map(resolutions.map((resolution) => [resolution.toolCallId, resolution]));
       const message = messages
@@ -475,6 +546,9 @@ function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution)
       return;
   }
 }
+
+/** The call ended because the person (or a stop) cancelled it: its task was cancelled on the server. */
+const isCancelled = (error: unknown): boolean => error instanceof WorkbenchError && error.code === 'cancelled';
 
 function addUsage(total: Usage | undefined, usage: Usage): Usage {
   if (!total) return usage;

@@ -46,10 +46,16 @@ export function toolResultFor(record: ToolCallRecord): ToolResult {
         `The approval request timed out: nobody allowed this tool call in time, so it did not run. ${record.decision?.reason ?? ''}`.trim(),
       );
     case 'cancelled':
+      if (record.task) return text('The user cancelled this task before it completed; the server stopped it.');
       return text('The user stopped the chat before this tool call completed; it did not run to the end.');
     case 'pending':
       return text('This tool call is still waiting for the user to approve it.');
     case 'running':
+      if (record.task)
+        return text(
+          'This tool call runs as a task that has not completed yet; its result will be added to this call when it does.',
+        );
+      return text('The app closed while this tool call was running; its result is unknown.');
     case 'interrupted':
       return text('The app closed while this tool call was running; its result is unknown.');
   }

@@ -38,6 +38,7 @@ describe('the contract', () => {
       | 'chat.messages'
       | 'chat.send'
       | 'chat.stop'
+      | 'chat.cancelTask'
     >();
     expectTypeOf<In<'chat', EventName>>().toEqualTypeOf<'chat.onDidChange' | 'chat.onDidStream'>();
     expectTypeOf<EventPayload<'chat.onDidChange'>>().toEqualTypeOf<ChatChange>();

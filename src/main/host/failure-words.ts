@@ -16,6 +16,7 @@ const ACTIONS: Record<string, string> = {
   'chat.messages': "load the chat's messages",
   'chat.send': 'send the message',
   'chat.stop': 'stop the reply',
+  'chat.cancelTask': 'cancel the task',
   'policy.get': 'read the approval settings',
   'policy.update': 'save the approval settings',
   'policy.explain': 'explain the decision',

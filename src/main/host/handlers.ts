@@ -25,6 +25,7 @@ export function createHandlers(services: Services): MethodHandlers {
     'chat.messages': ({ chatId, beforeSeq, limit }) => services.conversations.messages(chatId, { beforeSeq, limit }),
     'chat.send': ({ chatId, message }) => services.conversations.send(chatId, message),
     'chat.stop': ({ chatId }) => services.conversations.stop(chatId),
+    'chat.cancelTask': ({ chatId, toolCallId }) => services.conversations.cancelTask(chatId, toolCallId),
     'providers.list': () => ({ providers: services.providers.list() }),
     'providers.add': (input) => services.providers.add(input),
     'providers.update': (input) => services.providers.update(input),

@@ -12,7 +12,7 @@ import { createAcceptanceQuestions, type AcceptanceQuestion } from './acceptance
 import type { ManagedSandbox } from '../../shared/approval';
 import type { McpAppView } from '../../shared/mcp-apps';
 import type { McpToolResult } from '../../shared/mcp-result';
-import type { ToolProgress } from '../../shared/messages';
+import type { ToolProgress, ToolTaskState } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { EventHub } from '../event-hub';
 import type { SecretStore } from '../settings/secret-store';
@@ -110,6 +110,11 @@ export interface ToolCallRequest {
   toolCallId?: string | undefined;
   /** The server's progress notifications for this call; each restarts the timeout (docs/user/mcp-servers.md#progress). */
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * A tool that must run as a task (docs/user/mcp-servers.md#tasks) reports its task here: created, each status, its
+   * end. The call then has no timeout and `signal` does not stop it; `cancelTask` with its `toolCallId` does.
+   */
+  onTask?: ((state: ToolTaskState) => void) | undefined;
 }
 
 /**
@@ -146,6 +151,8 @@ export interface McpHost {
    * (server not ready, or it stopped during the call), `timeout` or `cancelled` otherwise.
    */
   callTool(request: ToolCallRequest): Promise<McpToolResult>;
+  /** Sends `tasks/cancel` for the task of the call `toolCallId` (docs/user/mcp-servers.md#tasks); false when none runs here. */
+  cancelTask(toolCallId: string): boolean;
   /**
    * Resolves once no server is still starting: each is ready with its tools listed, failed, or stopped. Resolves
    * at once when the host is not running, and after `timeoutMs` (default: the initialize timeout) or when `signal`

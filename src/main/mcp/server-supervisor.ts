@@ -22,6 +22,7 @@ import type { BoundServerRequests, ServerRequestHandler } from './server-request
 import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
+import { callToolAsTask, type TaskCallOptions as TaskRunOptions } from './tool-tasks';
 import {
   UncheckedResultSchema,
   asCallToolResult,
@@ -117,6 +118,9 @@ export interface SupervisorDependencies {
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
 
+/** A task call: no timeout (it runs until it ends or the person cancels it), its state reported as it changes. */
+export type TaskCallOptions = Omit<CallOptions, 'timeoutMs' | 'signal' | 'afterUrlElicitation'> & TaskRunOptions;
+
 export interface CallOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
@@ -150,6 +154,8 @@ export interface ServerSupervisor {
   stop(): Promise<void>;
   killNow(): void;
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
+  /** The call made as an MCP task, past the same door (tool-tasks.ts; docs/user/mcp-servers.md#tasks). */
+  callToolTask(toolName: string, args: Record<string, unknown>, options: TaskCallOptions): Promise<McpToolResult>;
   /** Asks the running server to log at this level; does nothing when it offers no logging. */
   setLogLevel(level: McpLogLevel): Promise<void>;
   /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
@@ -463,6 +469,50 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         );
       }
       return connection.client;
+    },
+    async callToolTask(toolName, args, options) {
+      const current = connection;
+      if (!current || status.state !== 'ready') {
+        throw new WorkbenchError(
+          'unavailable',
+          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+          { server: name },
+        );
+      }
+      // The same door as every call (call-door.ts), right before `tools/call` creates the task.
+      const { chatId, exchangeId, toolCallId, definitionHash } = options;
+      deps.admit({ serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash });
+      // A clock that never expires: it only says whose chat the task's requests (elicitation) belong to.
+      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, chatId);
+      const callId = nextCall++;
+      const inFlight = { toolName, chatId, blocks: [] as SandboxBlockView[] };
+      running.set(callId, inFlight);
+      let step = 0;
+      try {
+        const raw = await callToolAsTask(current.client, name, toolName, args, {
+          cancel: options.cancel,
+          onState: (state) => {
+            options.onState(state);
+            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
+          },
+        });
+        const problem =
+          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
+        const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
+        return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
+      } catch (error) {
+        if (error instanceof WorkbenchError) throw error;
+        const { McpError } = sdkTypes();
+        if (error instanceof McpError)
+          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
+        throw new WorkbenchError(
+          'unavailable',
+          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
+        );
+      } finally {
+        clock.stop();
+        running.delete(callId);
+      }
     },
     async callTool(toolName, args, options) {
       const { timeoutMs, signal, validateOutput, onProgress } = options;

@@ -3,12 +3,14 @@ import { WorkbenchError } from '../errors';
 import type { McpHost, ToolCallRequest } from './mcp-host';
 import type { FleetEntry, ServerFleet } from './server-fleet';
 import type { RegisteredTool } from './tool-registry';
+import { createRunningTasks, runsAsTask } from './tool-tasks';
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
-export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool'>;
+export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask'>;
 
 export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): ServerToolCalls {
   const { registry } = fleet;
+  const tasks = createRunningTasks();
   const toContract = (tool: RegisteredTool): McpTool => {
     const { validateOutput: _validator, ...rest } = tool;
     const entry = fleet.entry(tool.serverName);
@@ -56,6 +58,7 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
     return { entry, tool };
   };
   return {
+    cancelTask: (toolCallId) => tasks.cancel(toolCallId),
     tools(serverName) {
       if (serverName !== undefined) fleet.require(serverName);
       return registry.list(serverName).map(toContract);
@@ -71,6 +74,22 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
         ({ entry, tool } = callable(request));
       } catch (error) {
         return Promise.reject(error as Error);
+      }
+      if (runsAsTask(tool.taskSupport)) {
+        // A task (docs/user/mcp-servers.md#tasks): it passes the same door, then runs until it ends or is cancelled.
+        const running = tasks.add(request.toolCallId ?? '');
+        return entry.supervisor
+          .callToolTask(request.toolName, request.args, {
+            validateOutput: tool.validateOutput,
+            chatId: request.chatId,
+            exchangeId: request.exchangeId,
+            toolCallId: request.toolCallId,
+            definitionHash: request.definitionHash,
+            cancel: running.signal,
+            onState: (state) => request.onTask?.(state),
+            onProgress: request.onProgress,
+          })
+          .finally(running.done);
       }
       // The supervisor's promise itself: an async frame around the call costs more than its bookkeeping
       // (mcp-call-overhead, docs/dev/benchmarks.md).

@@ -176,9 +176,16 @@ function register(
       : {}),
     providerName: '',
     annotationsTrusted: trusted,
+    ...taskSupportOf(raw.execution),
     ...(problem ? { problem } : {}),
     validateOutput: content.outputSchema && !problem ? outputValidator(content.outputSchema) : undefined,
   };
+}
+
+/** How the tool may be called as a task (MCP `execution.taskSupport`; docs/user/mcp-servers.md#tasks), when it may. */
+function taskSupportOf(execution: unknown): { taskSupport?: 'optional' | 'required' } {
+  const support = isObject(execution) ? execution.taskSupport : undefined;
+  return support === 'optional' || support === 'required' ? { taskSupport: support } : {};
 }
 
 /** What makes a tool unusable: a definition that does not follow MCP, or schemas that are not valid JSON Schema. */

@@ -8,7 +8,13 @@ import {
 } from '../../../shared/approval';
 import { canonicalJson } from '../../../shared/canonical-json';
 import type { ToolAnnotations, ToolDefinition, ToolDefinitionContent } from '../../../shared/tool';
-import type { AuditRecorder, DecisionRecord, PolicyChangeRecord, ToolResultRecord } from '../../audit/audit-log';
+import type {
+  AuditRecorder,
+  DecisionRecord,
+  PolicyChangeRecord,
+  TaskRecord,
+  ToolResultRecord,
+} from '../../audit/audit-log';
 import { WorkbenchError } from '../../errors';
 import { compilePolicy, type CompiledPolicy } from '../policy/compiled-policy';
 
@@ -96,6 +102,7 @@ export interface RecordingAuditLog extends AuditRecorder {
   readonly decisions: DecisionRecord[];
   readonly results: ToolResultRecord[];
   readonly changes: PolicyChangeRecord[];
+  readonly tasks: TaskRecord[];
   failNext: Error | null;
 }
 
@@ -105,6 +112,7 @@ export function recordingAuditLog(): RecordingAuditLog {
     decisions: [],
     results: [],
     changes: [],
+    tasks: [],
     failNext: null,
     recordDecision(record) {
       if (log.failNext) {
@@ -143,6 +151,13 @@ export function recordingAuditLog(): RecordingAuditLog {
     recordToolResult(record) {
       log.results.push(record);
       return entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName);
+    },
+    recordTask(record) {
+      log.tasks.push(record);
+      return {
+        ...entry(++sequence, record.chatId, record.toolCallId, record.serverName, record.toolName),
+        kind: 'task',
+      };
     },
   };
   return log;

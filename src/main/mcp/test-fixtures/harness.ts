@@ -56,6 +56,8 @@ export function createTestHost(
     onBlock,
     oauthPolicy,
     organisationIdp,
+    door,
+    serverRequests,
   }: {
     start?: boolean;
     options?: Partial<McpHostOptions>;
@@ -66,6 +68,10 @@ export function createTestHost(
     oauthPolicy?: McpHostDependencies['oauthPolicy'];
     /** The organisation's identity providers for cross-app access (docs/user/organisation-policy.md#oauth). */
     organisationIdp?: OrganisationIdpLookup;
+    /** The door every call passes (call-door.ts); the open one unless given. */
+    door?: McpHostDependencies['door'];
+    /** Who answers the servers' sampling and elicitation requests; none unless given. */
+    serverRequests?: McpHostDependencies['serverRequests'];
   } = {},
 ): TestHost {
   const dir = existing ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aiwb-mcp-'));
@@ -100,7 +106,8 @@ export function createTestHost(
     // As in the app: HTTP servers without their own Authorization header may sign in with OAuth.
     secrets,
     // The host alone, without a policy: every call goes in (the door's own tests: src/main/chat/call-door.test.ts).
-    door: OPEN_DOOR,
+    door: door ?? OPEN_DOOR,
+    ...(serverRequests ? { serverRequests } : {}),
     ...(openSignInPage ? { openSignInPage } : {}),
     ...(onBlock ? { onBlock } : {}),
     ...(oauthPolicy ? { oauthPolicy } : {}),

@@ -11,6 +11,7 @@ import { asWidening } from '../components/WideningCard';
 import { grantForBlock, type SandboxGrant, type SandboxWidening } from '../../../shared/sandbox';
 import { ChatContext, useChatContext } from './chat-context';
 import { visibleText } from '../../../shared/visible-text';
+import { TaskLine } from './TaskLine';
 
 /** A tool's MCP Apps view: its own chunk, loaded when a result with a view is shown (docs/user/mcp-apps.md). */
 const AppView = lazy(() => import('./apps/AppView').then((module) => ({ default: module.AppView })));
@@ -81,7 +82,11 @@ export const ToolCallBlock = memo(function ToolCallBlock({ call }: { call: ToolC
       {call.decision?.actor === 'policy' && call.decision.outcome === 'allow' && !approvalsOff && (
         <p className="tool-block-why-line">{ranWithoutAsking(call.decision.reason)}</p>
       )}
-      {status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />}
+      {call.task ? (
+        <TaskLine call={call} label={label} />
+      ) : (
+        status === 'running' && call.progress && <ProgressLine progress={call.progress} label={label} />
+      )}
       {call.result?.sandboxBlocks && call.result.sandboxBlocks.length > 0 && <SandboxBlocks call={call} />}
       {(status === 'error' || status === 'denied' || status === 'timeout') &&
         !open &&
@@ -267,7 +272,12 @@ function Part({ part, server }: { part: McpContent; server: string }): React.JSX
   switch (part.type) {
     case 'text': {
       const pretty = prettyText(part.text);
-      return <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`}>{pretty.text}</pre>;
+      // A long output scrolls inside its box: focusable, so the keyboard can scroll it too (docs/user/accessibility.md#keyboard).
+      return (
+        <pre className={`tool-pre${pretty.json ? ' is-json' : ''}`} tabIndex={0}>
+          {pretty.text}
+        </pre>
+      );
     }
     case 'image':
       return (

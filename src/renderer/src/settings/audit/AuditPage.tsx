@@ -242,6 +242,7 @@ export function AuditPage({
             { value: 'sampling', label: 'Sampling requests' },
             { value: 'elicitation', label: 'Elicitation requests' },
             { value: 'policy', label: 'Policy changes' },
+            { value: 'task', label: 'Tasks' },
           ]}
           onChange={(value) => setFilter('kind', value as AuditFilters['kind'])}
         />

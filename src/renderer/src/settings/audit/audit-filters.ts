@@ -50,6 +50,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   elicitation: 'Elicitation',
   policy: 'Policy change',
   checkpoint: 'Signed checkpoint',
+  task: 'Task',
 };
 
 export const REQUESTED_BY_LABELS: Readonly<Record<CallRequester, string>> = {

@@ -1,0 +1,152 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ToolTaskState } from '../../shared/messages';
+import { WorkbenchError } from '../errors';
+import type { McpSession } from './mcp-session';
+import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-result';
+
+/**
+ * Tool calls made as MCP tasks (docs/user/mcp-servers.md#tasks), through the 1.x SDK's experimental tasks client:
+ * `tools/call` with a `task` creates the task on the server, `tasks/get` is polled for its status (its status message
+ * is the call's progress), `tasks/result` brings the result — and, while the task is `input_required`, the requests
+ * the task makes of the person (elicitation), which reach the one approval engine like any server request. The
+ * person's Cancel sends `tasks/cancel`.
+ *
+ * A task call is decided, passes the door and is audited exactly like any other call before the task exists: this
+ * module only runs what the supervisor already admitted.
+ */
+
+/** Whether a tool is called as a task: only when it says it must be (`execution.taskSupport: "required"`). */
+export const runsAsTask = (taskSupport: string | undefined): boolean => taskSupport === 'required';
+
+export interface TaskCallOptions {
+  /** The person's Cancel: sends `tasks/cancel` for the task (at once, or as soon as it exists). */
+  cancel: AbortSignal;
+  /** The task's state, each time it is seen to change: created, each status and status message, its end. */
+  onState(state: ToolTaskState): void;
+}
+
+/** The SDK's request timeout, turned off: a task runs until it ends, fails, is cancelled or its server's TTL lapses. */
+const NO_TIMEOUT_MS = 2_147_483_647;
+
+type TasksClient = Client['experimental']['tasks'];
+
+function tasksOf(session: McpSession, serverName: string): TasksClient {
+  const experimental = (session as Partial<Client>).experimental;
+  if (!experimental?.tasks) {
+    throw new WorkbenchError(
+      'unavailable',
+      `The MCP server "${serverName}" speaks a protocol revision whose tasks this app cannot run yet (docs/user/mcp-servers.md#tasks).`,
+      { server: serverName },
+    );
+  }
+  return experimental.tasks;
+}
+
+/** Runs one admitted tool call as a task, to its end: the raw result when it completed, a `cancelled` error when cancelled. */
+export async function callToolAsTask(
+  session: McpSession,
+  serverName: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  options: TaskCallOptions,
+): Promise<LenientCallToolResult> {
+  const tasks = tasksOf(session, serverName);
+  // Stops the SDK's polling (and its pending tasks/get or tasks/result) once the server said the task is cancelled.
+  const polling = new AbortController();
+  let state: ToolTaskState | undefined;
+  let cancelled: Promise<void> | undefined;
+  const report = (next: ToolTaskState): void => {
+    if (state && state.status === next.status && state.statusMessage === next.statusMessage) return;
+    state = next;
+    options.onState(next);
+  };
+  const cancel = (): void => {
+    if (!state || cancelled) return;
+    const { taskId } = state;
+    cancelled = tasks
+      .cancelTask(taskId, { timeout: 30_000 })
+      .then((task) => report({ taskId, status: task.status, ...message(task.statusMessage) }))
+      .catch((error: unknown) => {
+        // Already ended (a task in a terminal state cannot be cancelled): its end is what the polling sees.
+        report({ ...(state as ToolTaskState), statusMessage: `Cancel was refused: ${String(error)}` });
+      })
+      .finally(() => {
+        if (state?.status === 'cancelled') polling.abort();
+      });
+  };
+  options.cancel.addEventListener('abort', cancel, { once: true });
+  try {
+    // What callToolStream does, with the result schema that keeps parts of unknown kinds (tool-result.ts); the output
+    // schema is checked by the caller, as for any call.
+    const stream = tasks.requestStream(
+      { method: 'tools/call', params: { name: toolName, arguments: args } },
+      LenientCallToolResultSchema,
+      { task: {}, timeout: NO_TIMEOUT_MS, signal: polling.signal },
+    );
+    for await (const item of stream) {
+      if (item.type === 'taskCreated') {
+        report({ taskId: item.task.taskId, status: item.task.status, ...message(item.task.statusMessage) });
+        if (options.cancel.aborted) cancel();
+      } else if (item.type === 'taskStatus') {
+        report({ taskId: item.task.taskId, status: item.task.status, ...message(item.task.statusMessage) });
+      } else if (item.type === 'result') {
+        if (state && state.status !== 'completed') report({ taskId: state.taskId, status: 'completed' });
+        return item.result as LenientCallToolResult;
+      } else {
+        await cancelled;
+        const current = state as ToolTaskState | undefined;
+        if (current?.status === 'cancelled' || (options.cancel.aborted && polling.signal.aborted)) {
+          throw new WorkbenchError(
+            'cancelled',
+            `The task of "${toolName}" on "${serverName}" was cancelled at your request; the server stopped it.`,
+          );
+        }
+        if (current?.status === 'failed') {
+          return {
+            content: [
+              { type: 'text', text: `The task failed${current.statusMessage ? `: ${current.statusMessage}` : '.'}` },
+            ],
+            isError: true,
+          };
+        }
+        throw item.error;
+      }
+    }
+    throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${serverName}" ended without a result.`);
+  } finally {
+    options.cancel.removeEventListener('abort', cancel);
+  }
+}
+
+const message = (text: string | undefined): { statusMessage?: string } =>
+  text === undefined ? {} : { statusMessage: text };
+
+/** The task calls running in one host, by their call id, so that the person's Cancel reaches the right one. */
+export interface RunningTasks {
+  /** A controller whose abort cancels the task of this call; dropped when the call ends (`done`). */
+  add(toolCallId: string): { signal: AbortSignal; done(): void };
+  /** Asks the task of this call to stop; false when no task call of that id runs here. */
+  cancel(toolCallId: string): boolean;
+}
+
+export function createRunningTasks(): RunningTasks {
+  const running = new Map<string, AbortController>();
+  return {
+    add(toolCallId) {
+      const controller = new AbortController();
+      running.set(toolCallId, controller);
+      return {
+        signal: controller.signal,
+        done: () => {
+          if (running.get(toolCallId) === controller) running.delete(toolCallId);
+        },
+      };
+    },
+    cancel(toolCallId) {
+      const controller = running.get(toolCallId);
+      if (!controller) return false;
+      controller.abort();
+      return true;
+    },
+  };
+}
