@@ -90,6 +90,30 @@ export abstract class Step implements Command {
   abstract toString(): string;
 }
 
+/**
+ * Renames the server playing `role` (Files, or the stdio server) to `to` through `mcp.edit`, expecting it refused when
+ * the server is absent or the name is taken; a rename to the name it has changes nothing, and is applied. The model
+ * moves the binding, its former names and the allows made by name. True when the server was renamed.
+ */
+async function renameRole(world: InvariantWorld, role: string, to: string): Promise<boolean> {
+  const { harness } = world;
+  const current = harness.roleNames.get(role) ?? role;
+  const binding = harness.bindings.get(current);
+  const taken = [...harness.bindings.keys()].some((other) => other.toLowerCase() === to.toLowerCase());
+  const possible = binding !== undefined && (to === current || !taken);
+  const envelope = await harness.call('mcp.edit', { name: current, rename: to });
+  expectOutcome(world, `mcp.edit rename ${current} → ${to}`, envelope, possible ? 'ok' : 'refused');
+  if (!envelope.ok || !binding || to === current) return false;
+  harness.bind(current, null);
+  harness.bind(to, {
+    ...binding,
+    formerNames: [...binding.formerNames.filter((name) => name !== current && name !== to), current],
+  });
+  harness.roleNames.set(role, to);
+  for (const made of harness.madeAllows) if (made.name === current) made.name = to;
+  return true;
+}
+
 /** What waits in each chat; the counterexample reads better with it after each step. */
 async function logWaiting(world: InvariantWorld): Promise<number[]> {
   const counts: number[] = [];
@@ -844,21 +868,7 @@ class ServerLifecycle extends Step {
     const taken = (name: string): boolean =>
       [...harness.bindings.keys()].some((other) => other.toLowerCase() === name.toLowerCase());
     if (change.kind === 'rename') {
-      const binding = harness.bindings.get(current);
-      // A rename to the name it has changes nothing, and is applied.
-      const possible = binding !== undefined && (change.to === current || !taken(change.to));
-      const envelope = await harness.call('mcp.edit', { name: current, rename: change.to });
-      expectOutcome(world, `mcp.edit rename ${current} → ${change.to}`, envelope, possible ? 'ok' : 'refused');
-      if (envelope.ok && binding && change.to !== current) {
-        harness.bind(current, null);
-        harness.bind(change.to, {
-          ...binding,
-          formerNames: [...binding.formerNames.filter((name) => name !== current && name !== change.to), current],
-        });
-        harness.roleNames.set('Files', change.to);
-        for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
-        harness.tally.renames += 1;
-      }
+      if (await renameRole(world, 'Files', change.to)) harness.tally.renames += 1;
     } else if (change.kind === 'repoint') {
       const binding = harness.bindings.get(current);
       const { url, slot } = harness.urlFor('Other');
@@ -991,19 +1001,7 @@ class TermLifecycle extends Step {
       [...harness.bindings.keys()].some((other) => other.toLowerCase() === name.toLowerCase());
     const tally = harness.tally.termLifecycle;
     if (change.kind === 'rename') {
-      const possible = binding !== undefined && (change.to === current || !taken(change.to));
-      const envelope = await harness.call('mcp.edit', { name: current, rename: change.to });
-      expectOutcome(world, `mcp.edit rename ${current} → ${change.to}`, envelope, possible ? 'ok' : 'refused');
-      if (envelope.ok && binding && change.to !== current) {
-        harness.bind(current, null);
-        harness.bind(change.to, {
-          ...binding,
-          formerNames: [...binding.formerNames.filter((name) => name !== current && name !== change.to), current],
-        });
-        harness.roleNames.set(STDIO_LABEL, change.to);
-        for (const made of harness.madeAllows) if (made.name === current) made.name = change.to;
-        tally.renames += 1;
-      }
+      if (await renameRole(world, STDIO_LABEL, change.to)) tally.renames += 1;
     } else if (change.kind === 'readd') {
       const removed = await harness.call('mcp.remove', { name: current });
       expectOutcome(world, `mcp.remove ${current}`, removed, binding ? 'ok' : 'refused');
