@@ -6,7 +6,7 @@ import { createApprovalServices, type ApprovalServices } from './approval/approv
 import { holderKind } from './approval/request-holders';
 import { loadManagedPolicy, locateManagedPolicy, ManagedPolicyError } from './approval/managed-policy';
 import { recordManagedPolicySeen } from './approval/managed-policy-audit';
-import { organisationIdpLookup } from './approval/organisation-idp';
+import { organisationIdpLookup } from './approval/organisation-idp-lookup';
 import { createSandboxProfileService, type SandboxProfileService } from './approval/sandbox-profiles';
 import { createSandboxWideningService, type SandboxWideningService } from './approval/sandbox-widenings';
 import type { ToolCatalog } from './approval/tool-catalog';

@@ -13,7 +13,7 @@ import { createTestHost, disposeTestHosts, type TestHost } from '../test-fixture
 import { startIdentityProvider, type IdentityProviderFixture } from '../test-fixtures/identity-provider';
 import { startOAuthServer, type OAuthFixture } from '../test-fixtures/oauth-server';
 import { ManagedOAuthSchema } from '../../../shared/approval';
-import { organisationIdpLookup } from '../../approval/organisation-idp';
+import { organisationIdpLookup } from '../../approval/organisation-idp-lookup';
 
 let fixture: OAuthFixture | undefined;
 let idp: IdentityProviderFixture | undefined;

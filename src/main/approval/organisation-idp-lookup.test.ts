@@ -10,7 +10,7 @@ import type { ServerFacts } from '../../shared/server-identity';
 import { effectiveCrossAppAccess } from '../mcp/oauth/organisation-idp';
 import { httpIdentity, serverIdentity } from '../mcp/server-identity';
 import { loadManagedPolicy } from './managed-policy';
-import { organisationIdpLookup } from './organisation-idp';
+import { organisationIdpLookup } from './organisation-idp-lookup';
 
 const dirs: string[] = [];
 afterEach(() => {
