@@ -97,6 +97,9 @@ test('filters, paging and a row in detail', async ({ page, workbench }) => {
 
   // The denial in detail: who, why, which rule, redacted arguments and the hashes.
   await filter(dialog, 'Decision', 'Denied');
+  // Wait for the filtered list before clicking, so the click lands on the denial and not on a row of the list before.
+  await expect(rows(dialog)).toHaveCount(1);
+  await expect(rows(dialog).first()).toContainText('Careful chat');
   await rows(dialog).first().click();
   const detail = page.getByTestId('audit-detail');
   await expect(detail).toContainText('Denied');
