@@ -84,4 +84,49 @@ describe('workbench and the policy rows of the audit log', { timeout: 300_000 },
     );
     expect(shown.stdout).toContain("[no-acme-writes] deny * write_* on servers running package '@acme/*'");
   });
+
+  it("policy show names the organisation's identity providers for cross-app access, never their secrets", async () => {
+    const system = path.join(home, 'system-policy.json');
+    const secret = 'organisation-idp-secret-value';
+    fs.writeFileSync(
+      system,
+      JSON.stringify({
+        oauth: {
+          crossAppAccess: [
+            {
+              server: 'crm',
+              serverIdentity: { url: 'https://mcp.crm.example/**' },
+              idpIssuer: 'https://login.example.com',
+              idpClientId: 'wb-at-idp',
+              idpClientSecret: secret,
+              locked: true,
+            },
+            {
+              serverIdentity: { url: 'https://*.tools.example/**' },
+              idpIssuer: 'https://idp.example.org',
+              idpClientId: 'wb-tools',
+              idpTokenEndpoint: 'https://idp.example.org/oauth2/token',
+            },
+          ],
+        },
+      }),
+    );
+    const env = { WORKBENCH_MANAGED_POLICY_SYSTEM_FILE: system };
+    const shown = await runCli(['policy', 'show'], { home, env });
+    expect(shown.code).toBe(0);
+    const organisation = shown.stdout.slice(shown.stdout.indexOf("Your organisation's policy"));
+    expect(organisation).toContain(
+      "servers named 'crm' reached at URL 'https://mcp.crm.example/**' sign in through https://login.example.com as client 'wb-at-idp', with the client secret your organisation gives (not shown) (locked)",
+    );
+    expect(organisation).toContain(
+      "servers reached at URL 'https://*.tools.example/**' sign in through https://idp.example.org (token endpoint https://idp.example.org/oauth2/token) as client 'wb-tools' (your organisation's default)",
+    );
+    // The JSON answer says that a secret is given, and never what it is.
+    const view = await cliJson<PolicyView>(['policy', 'show'], { home, env });
+    expect(view.managed?.crossAppAccess).toEqual([
+      expect.objectContaining({ server: 'crm', idpClientId: 'wb-at-idp', clientSecret: true, locked: true }),
+      expect.objectContaining({ idpClientId: 'wb-tools', clientSecret: false, locked: false }),
+    ]);
+    expect(shown.stdout + shown.stderr + JSON.stringify(view)).not.toContain(secret);
+  });
 });

@@ -312,6 +312,21 @@ export const ManagedCrossAppAccessSchema = z
   });
 export type ManagedCrossAppAccess = z.infer<typeof ManagedCrossAppAccessSchema>;
 
+/**
+ * One of the organisation's identity providers as the person sees it (`policy.get`; docs/user/organisation-policy.md#oauth):
+ * the entry without its client's secret, only whether the organisation gives one.
+ */
+export const ManagedCrossAppAccessViewSchema = z.object({
+  server: z.string().optional(),
+  serverIdentity: ServerIdentityMatcherSchema.optional(),
+  idpIssuer: z.string(),
+  idpClientId: z.string(),
+  idpTokenEndpoint: z.string().optional(),
+  clientSecret: z.boolean(),
+  locked: z.boolean(),
+});
+export type ManagedCrossAppAccessView = z.infer<typeof ManagedCrossAppAccessViewSchema>;
+
 export const ManagedOAuthSchema = z.strictObject({
   clientMetadataUrl: HttpsUrlSchema.optional(),
   clients: z
@@ -403,6 +418,8 @@ export const PolicyViewSchema = z.object({
       locked: ManagedSettingsSchema,
       /** The settings where the organisation's default is in force: the person has not changed them. */
       defaulted: z.array(z.enum(MANAGED_SETTING_KEYS)),
+      /** The identity providers HTTP servers sign in through (cross-app access), for the servers each names. */
+      crossAppAccess: z.array(ManagedCrossAppAccessViewSchema).optional(),
     })
     .nullable(),
   warnings: z.array(PolicyWarningSchema),

@@ -67,6 +67,7 @@ export const methodNames = [
   'mcp.sandboxNarrow',
   'mcp.sandboxUnconfined',
   'mcp.signInAsClient',
+  'mcp.organisationIdp',
   'audit.query',
   'audit.export',
   'audit.verify',

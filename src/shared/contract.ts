@@ -118,6 +118,8 @@ import {
   McpResourceUpdatedSchema,
   McpServerChangeSchema,
   McpServerRefInputSchema,
+  McpOrganisationIdpInputSchema,
+  McpOrganisationIdpOutputSchema,
   McpServerViewSchema,
   McpSetEnabledInputSchema,
   McpToolsChangeSchema,
@@ -246,6 +248,8 @@ export const methods = {
   /** Let one server run unconfined (Not contained), or contain it again; audited (docs/user/sandbox.md#unconfined). */
   'mcp.sandboxUnconfined': { input: SandboxUnconfinedInputSchema, output: SandboxViewSchema },
   'mcp.signInAsClient': { input: McpServerRefInputSchema, output: McpServerViewSchema },
+  /** The organisation's identity provider a server added at this URL would sign in through (docs/user/organisation-policy.md#oauth). */
+  'mcp.organisationIdp': { input: McpOrganisationIdpInputSchema, output: McpOrganisationIdpOutputSchema },
   'audit.query': { input: AuditQueryInputSchema, output: AuditPageSchema },
   'audit.export': { input: AuditExportInputSchema, output: AuditExportResultSchema },
   'audit.verify': { input: AuditVerifyInputSchema, output: AuditVerifyResultSchema },

@@ -202,6 +202,26 @@ export const McpSetEnabledInputSchema = z.strictObject({ name: McpServerNameSche
 export const McpRemoveOutputSchema = z.object({ name: z.string() });
 
 /**
+ * The organisation's identity provider (cross-app access) a server would sign in through
+ * (docs/user/organisation-policy.md#oauth), as the person may see it: never its client's secret, only whether the
+ * organisation gives one. `locked`: the person cannot set another.
+ */
+export const OrganisationIdpViewSchema = z.object({
+  idpIssuer: z.string(),
+  idpClientId: z.string(),
+  idpTokenEndpoint: z.string().optional(),
+  locked: z.boolean(),
+  clientSecret: z.boolean(),
+});
+export type OrganisationIdpView = z.infer<typeof OrganisationIdpViewSchema>;
+/** An HTTP server about to be added: its name (may still be empty) and its URL as typed. */
+export const McpOrganisationIdpInputSchema = z.strictObject({
+  name: z.string().max(MCP_SERVER_NAME_MAX_LENGTH),
+  url: z.string().max(4096),
+});
+export const McpOrganisationIdpOutputSchema = z.object({ identityProvider: OrganisationIdpViewSchema.nullable() });
+
+/**
  * `needs-sign-in`: an OAuth server without a usable token; it waits for the person to sign in (never retried by itself).
  * `needs-acceptance`: what the server runs is not accepted (docs/user/approvals.md, "A server's identity"); it is not
  * started until the person accepts it.

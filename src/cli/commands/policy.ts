@@ -23,7 +23,7 @@ import {
   type CommandContext,
   type ProgramOptions,
 } from '../command-kit';
-import { identityLockWords, identityMatcherWords } from '../../shared/identity-lock-words';
+import { identityLockWords, identityMatcherWords, organisationIdpWords } from '../../shared/identity-lock-words';
 import { CliError } from '../exit-codes';
 import { table } from '../terminal';
 
@@ -367,6 +367,11 @@ function printPolicy(context: CommandContext, view: PolicyView): void {
     for (const lock of locked.serversByIdentity ?? []) terminal.line(`  ${identityLockWords(lock)} (locked)`);
     for (const sink of locked.auditShipping?.sinks ?? [])
       terminal.line(`  audit shipping to '${sink.id}' (${sink.type}, locked: always on)`);
+    // Cross-app access (docs/user/organisation-policy.md#oauth): never the client's secret, only that one is given.
+    for (const entry of view.managed.crossAppAccess ?? []) {
+      const { servers, signIn } = organisationIdpWords(entry);
+      terminal.line(`  ${servers} ${signIn} (${entry.locked ? 'locked' : "your organisation's default"})`);
+    }
   }
   terminal.line(colors.bold('\nRules:'));
   if (policy.rules.length === 0) terminal.line('  none');

@@ -1,4 +1,4 @@
-import type { ManagedCrossAppAccess } from '../../shared/approval';
+import type { ManagedCrossAppAccess, ManagedCrossAppAccessView } from '../../shared/approval';
 import type { OrganisationIdpLookup } from '../mcp/oauth/organisation-idp';
 import { identityMatcher, serverAliases } from './policy/compiled-policy';
 import { nameMatcher } from './policy/rule-compiler';
@@ -34,4 +34,9 @@ export function organisationIdpLookup(entries: readonly ManagedCrossAppAccess[])
       locked: found.locked,
     };
   };
+}
+
+/** The organisation's identity providers as the person sees them (`policy.get`): never a client's secret. */
+export function organisationIdpsView(entries: readonly ManagedCrossAppAccess[]): ManagedCrossAppAccessView[] {
+  return entries.map(({ idpClientSecret, ...entry }) => ({ ...entry, clientSecret: idpClientSecret !== undefined }));
 }

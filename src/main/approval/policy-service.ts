@@ -29,6 +29,7 @@ import type { AuditRecorder, PolicyChangeActor } from '../audit/audit-log';
 import { approvalPolicyChange, trustChanges } from './policy-changes';
 import { removedFromPolicy, renamedInPolicy } from './policy/server-bindings';
 import type { ServerFactsByName } from '../../shared/server-identity';
+import { organisationIdpsView } from './organisation-idp-lookup';
 
 export const APPROVALS_SECTION = 'approvals';
 
@@ -107,6 +108,9 @@ export function createPolicyService(
       defaults: managed.policy.defaults,
       locked: managed.policy.locked,
       defaulted: defaultedSettings(stored, organisation),
+      ...(managed.policy.oauth?.crossAppAccess
+        ? { crossAppAccess: organisationIdpsView(managed.policy.oauth.crossAppAccess) }
+        : {}),
     },
     warnings: warningsOf(compiled),
   });

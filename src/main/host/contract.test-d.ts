@@ -104,6 +104,7 @@ describe('the contract', () => {
       | 'mcp.sandboxNarrow'
       | 'mcp.sandboxUnconfined'
       | 'mcp.signInAsClient'
+      | 'mcp.organisationIdp'
     >();
     expectTypeOf<In<'mcp', EventName>>().toEqualTypeOf<
       'mcp.onDidChangeServer' | 'mcp.onDidChangeTools' | 'mcp.onDidUpdateResource'

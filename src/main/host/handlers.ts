@@ -119,6 +119,9 @@ export function createHandlers(services: Services): MethodHandlers {
       return services.sandboxProfiles.view(name);
     },
     'mcp.signInAsClient': ({ name }) => services.mcp.signInAsClient(services.mcpServers.get(name).name),
+    'mcp.organisationIdp': ({ name, url }) => ({
+      identityProvider: services.mcpServers.organisationIdpFor(name, url) ?? null,
+    }),
     'audit.query': (query) => services.audit.query(query),
     // Only into the data folder's exports/ (export-folder.ts); the CLI's --out calls services.audit.export itself.
     'audit.export': (request) =>

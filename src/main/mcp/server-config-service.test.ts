@@ -6,6 +6,7 @@ import { openFileSecretStore, type SecretStore } from '../settings/secret-store'
 import { openSettingsStore } from '../settings/settings-store';
 import { createMcpServerConfigService, type McpServerConfigService } from './server-config-service';
 import { SECRET_PLACEHOLDER, secretKey } from './server-settings';
+import { organisationIdpLookup } from '../approval/organisation-idp-lookup';
 
 let dir: string;
 let settingsFile: string;
@@ -295,5 +296,52 @@ describe('import', () => {
       '{ "servers": { "t": { "type": "stdio", "command": "t" } } }',
     );
     expect(config.previewImport({ app: 'vscode' })).toMatchObject({ format: 'vscode', add: [{ name: 't' }] });
+  });
+});
+
+describe("the organisation's identity provider for a server about to be added", () => {
+  const IDP = { idpIssuer: 'https://login.example.com', idpClientId: 'wb-at-idp' };
+  const withPolicy = (): McpServerConfigService =>
+    createMcpServerConfigService({
+      settings: openSettingsStore(settingsFile),
+      secrets: openFileSecretStore(path.join(dir, 'secrets.json')),
+      dataDir: dir,
+      locations: { env: {}, platform: 'linux', homedir: dir },
+      organisationIdp: organisationIdpLookup([
+        { server: 'crm', ...IDP, idpClientSecret: 'org-secret', locked: true },
+        { serverIdentity: { url: 'https://*.tools.example/**' }, ...IDP, idpClientId: 'wb-tools', locked: false },
+      ]),
+    });
+
+  it('is found by the name and the URL as the add would find it, without the secret', () => {
+    const service = withPolicy();
+    expect(service.organisationIdpFor('crm', 'https://mcp.crm.example/mcp')).toEqual({
+      ...IDP,
+      locked: true,
+      clientSecret: true,
+    });
+    expect(service.organisationIdpFor('notes', 'https://notes.tools.example/mcp')).toEqual({
+      ...IDP,
+      idpClientId: 'wb-tools',
+      locked: false,
+      clientSecret: false,
+    });
+    expect(service.organisationIdpFor('notes', 'https://notes.example.com/mcp')).toBeUndefined();
+    expect(service.organisationIdpFor('', '')).toBeUndefined();
+    expect(service.organisationIdpFor('x', 'not a url')).toBeUndefined();
+    // A server already configured at the same URL lends the new one its names, as rules by name do.
+    service.add('crm', { url: 'https://mcp.crm.example/mcp', enabled: false });
+    expect(service.organisationIdpFor('sales', 'https://mcp.crm.example/mcp')).toMatchObject({ locked: true });
+    // What it says is what the add does: a locked one cannot be replaced by the person's.
+    expect(() =>
+      service.add('sales', {
+        url: 'https://mcp.crm.example/mcp',
+        crossAppAccess: { idpIssuer: 'https://mine.example', idpClientId: 'x' },
+      }),
+    ).toThrow(/Set by your organisation/);
+  });
+
+  it('is never found without an organisation policy', () => {
+    expect(config.organisationIdpFor('crm', 'https://mcp.crm.example/mcp')).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import {
   type McpServerInput,
   type McpServerView,
   type OAuthPrivateKey,
+  type OrganisationIdpView,
   OAuthPrivateKeySchema,
 } from '../../shared/mcp';
 import { parseJsonOrUndefined } from '../../shared/json';
@@ -27,7 +28,7 @@ import {
   type ServerFactsByName,
   type ServerIdentity,
 } from '../../shared/server-identity';
-import { serverIdentity } from './server-identity';
+import { httpIdentity, serverIdentity } from './server-identity';
 import { effectiveCrossAppAccess, type OrganisationIdpLookup } from './oauth/organisation-idp';
 import { defaultMcpServers } from '../settings/default-servers';
 import {
@@ -133,6 +134,12 @@ export interface McpServerConfigService {
    * (docs/user/approvals.md, "A server's identity"). `added` carries the new server's identity.
    */
   onDidChangeServerName(listener: (change: ServerNameChange) => void): () => void;
+  /**
+   * The organisation's identity provider (cross-app access) an HTTP server added as `name` at `url` would sign in
+   * through (docs/user/organisation-policy.md#oauth), without its client's secret; undefined when its policy names
+   * no such server.
+   */
+  organisationIdpFor(name: string, url: string): OrganisationIdpView | undefined;
 }
 
 /** What happened to a server's name; the approval engine moves or drops what is bound to it. */
@@ -560,6 +567,14 @@ export function createMcpServerConfigService({
     onDidChangeServerName(listener) {
       nameListeners.add(listener);
       return () => void nameListeners.delete(listener);
+    },
+    organisationIdpFor(name, url) {
+      if (!organisationIdp || url.trim() === '') return undefined;
+      // As `add` would find it: the new server beside the configured ones (one of them may share its URL).
+      const candidate: ServerFacts = { identity: httpIdentity(url.trim()), formerNames: [] };
+      const found = organisationIdp(name.trim(), new Map([...service.facts(), [name.trim(), candidate]]));
+      if (!found) return undefined;
+      return { ...found.crossAppAccess, locked: found.locked, clientSecret: found.idpClientSecret !== undefined };
     },
   };
   return service;

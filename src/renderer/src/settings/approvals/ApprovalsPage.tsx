@@ -4,13 +4,17 @@ import type { PolicyUpdate, PolicyView } from '../../../../shared/approval';
 import { Notice, PageHeader, errorText } from '../common';
 import { GlobalModeSection } from './GlobalModeSection';
 import { GrantsSection } from './GrantsSection';
+import { OrganisationIdpSection } from './OrganisationIdpSection';
 import { RememberedSection } from './RememberedSection';
 import { RulesSection } from './RulesSection';
 import { RuleTester } from './RuleTester';
 import { ServerToolSettings } from './ServerToolSettings';
 import { TimeoutSection } from './TimeoutSection';
 
-/** Approvals: the global mode, per-server and per-tool settings, rules, chat grants and the timeout. */
+/**
+ * Approvals: the global mode, per-server and per-tool settings, rules, the organisation's identity providers, chat
+ * grants and the timeout.
+ */
 export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element {
   const [view, setView] = useState<PolicyView | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -56,6 +60,7 @@ export function ApprovalsPage({ api }: { api: WorkbenchApi }): React.JSX.Element
           <TimeoutSection view={view} update={update} />
           <ServerToolSettings api={api} view={view} update={update} />
           <RulesSection view={view} update={update} />
+          <OrganisationIdpSection view={view} />
           <RuleTester api={api} />
           <GrantsSection api={api} />
         </>

@@ -75,11 +75,15 @@ export function defaultSinksReason(shipping: {
 
 /**
  * Why a server's identity provider (cross-app access) is the organisation's (docs/user/organisation-policy.md#oauth):
- * locked, or its default while the server has none of its own.
+ * locked, or its default while the server has none of its own; naming it when it is known (`idp`).
  */
-export function organisationIdpReason(by: { locked: boolean; clientSecret: boolean }): string {
-  const secret = by.clientSecret ? ' and the secret of its client there' : '';
+export function organisationIdpReason(
+  by: { locked: boolean; clientSecret: boolean },
+  idp?: { idpIssuer: string; idpClientId: string } | undefined,
+): string {
+  const which = idp ? `, ${idp.idpIssuer} (client ${idp.idpClientId})` : '';
+  const secret = by.clientSecret ? ', and the secret of its client there' : '';
   return by.locked
-    ? `its policy names this server's identity provider${secret}, so they cannot be changed here. Your ID token stays yours to give.`
-    : `its policy names this server's identity provider${secret} while you set none of your own; an identity provider you enter here takes its place.`;
+    ? `its policy names this server's identity provider${which}${secret}, so they cannot be changed here. Your ID token stays yours to give.`
+    : `its policy names this server's identity provider${which}${secret}, while you set none of your own; an identity provider you enter here takes its place.`;
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { McpServerView } from '../../../../shared/mcp';
+import type { McpServerView, OrganisationIdpView } from '../../../../shared/mcp';
 import { Field } from '../common';
 import { DefaultNote, LockNote } from '../approvals/organisation';
 import { organisationIdpReason } from '../approvals/organisation-reasons';
@@ -19,7 +19,11 @@ export interface CrossAppAccessChange {
  * Cross-app access on the server form (docs/user/mcp-oauth.md#cross-app-access): the organisation's identity
  * provider, the client AI Workbench is there, and the person's ID token. Secrets are write-only, like headers.
  */
-export function useCrossAppAccess(server: McpServerView | null): {
+export function useCrossAppAccess(
+  server: McpServerView | null,
+  /** For a new server: the organisation's identity provider for the URL typed (useOrganisationIdp). */
+  organisationForNew: OrganisationIdpView | null = null,
+): {
   fields: (problems: Record<string, string>) => React.JSX.Element;
   /** For a new server. */
   added(): CrossAppAccessChange;
@@ -28,8 +32,10 @@ export function useCrossAppAccess(server: McpServerView | null): {
 } {
   const current = server?.crossAppAccess;
   // The organisation's identity provider (docs/user/organisation-policy.md#oauth): locked, or a default in force.
-  const byOrganisation = server?.crossAppAccessByOrganisation;
+  const forNew = server ? null : organisationForNew;
+  const byOrganisation = server?.crossAppAccessByOrganisation ?? forNew ?? undefined;
   const locked = byOrganisation?.locked === true;
+  const organisationIdp = forNew ?? (byOrganisation ? current : undefined);
   const [issuer, setIssuer] = useState(current?.idpIssuer ?? '');
   const [clientId, setClientId] = useState(current?.idpClientId ?? '');
   const [tokenEndpoint, setTokenEndpoint] = useState(current?.idpTokenEndpoint ?? '');
@@ -66,6 +72,8 @@ export function useCrossAppAccess(server: McpServerView | null): {
     a?.idpIssuer === b?.idpIssuer &&
     a?.idpClientId === b?.idpClientId &&
     (a?.idpTokenEndpoint ?? '') === (b?.idpTokenEndpoint ?? '');
+  // A new server under the organisation's locked identity provider shows it in the fields it disables.
+  const shown = forNew?.locked ? forNew : null;
   const keep = server?.crossAppAccess
     ? 'Stored as a secret; leave empty to keep the stored one.'
     : 'Stored as a secret.';
@@ -80,17 +88,17 @@ export function useCrossAppAccess(server: McpServerView | null): {
         {byOrganisation && (
           <p className="field-hint" data-testid="organisation-idp">
             {locked ? (
-              <LockNote id={LOCK_ID} detail={organisationIdpReason(byOrganisation)} />
+              <LockNote id={LOCK_ID} detail={organisationIdpReason(byOrganisation, organisationIdp)} />
             ) : (
               <>
-                <DefaultNote /> {organisationIdpReason(byOrganisation)}
+                <DefaultNote /> {organisationIdpReason(byOrganisation, organisationIdp)}
               </>
             )}
           </p>
         )}
         {text(
           'Identity provider (issuer URL)',
-          issuer,
+          shown ? shown.idpIssuer : issuer,
           setIssuer,
           problems['crossAppAccess.idpIssuer'] ?? problems.crossAppAccess,
           undefined,
@@ -99,7 +107,7 @@ export function useCrossAppAccess(server: McpServerView | null): {
         )}
         {text(
           'Client ID at the identity provider',
-          clientId,
+          shown ? shown.idpClientId : clientId,
           setClientId,
           problems['crossAppAccess.idpClientId'],
           undefined,
@@ -108,7 +116,7 @@ export function useCrossAppAccess(server: McpServerView | null): {
         )}
         {text(
           'Token endpoint (optional)',
-          tokenEndpoint,
+          shown ? (shown.idpTokenEndpoint ?? '') : tokenEndpoint,
           setTokenEndpoint,
           problems['crossAppAccess.idpTokenEndpoint'],
           'Only when the identity provider publishes no metadata at its issuer.',
@@ -131,6 +139,13 @@ export function useCrossAppAccess(server: McpServerView | null): {
     ),
     added() {
       const configured = issuer.trim() !== '' || clientId.trim() !== '';
+      if (forNew && (forNew.locked || !configured)) {
+        // The organisation's identity provider is not the person's to save; their ID token and client secret are.
+        return {
+          ...(clientSecret ? { oauthClientSecret: clientSecret } : {}),
+          ...(idToken.trim() ? { idpIdToken: idToken.trim() } : {}),
+        };
+      }
       if (!configured) return {};
       return {
         crossAppAccess: {

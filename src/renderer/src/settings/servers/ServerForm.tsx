@@ -15,7 +15,7 @@ import { fieldProblems } from '../field-problems';
 import { parseArgumentLines, parseKeyValueLines } from './server-text';
 import { TRUST_ANNOTATIONS } from '../../../../shared/trust-words';
 import { LockNote } from '../approvals/organisation';
-import { useContainmentReason, useTrustReason } from './use-trust-reason';
+import { useContainmentReason, useOrganisationIdp, useTrustReason } from './use-trust-reason';
 import { useCrossAppAccess } from './CrossAppAccessFields';
 
 type Launch = 'command' | 'package' | 'url';
@@ -63,7 +63,8 @@ export function ServerForm({ api, server, onClose, onSaved }: ServerFormProps): 
   const [busy, setBusy] = useState(false);
   // What the organisation's policy does to the trust switch (docs/user/organisation-policy.md).
   const trustOverride = useTrustReason(api);
-  const crossApp = useCrossAppAccess(server);
+  const organisationIdp = useOrganisationIdp(api, name, url, server === null && launch === 'url');
+  const crossApp = useCrossAppAccess(server, organisationIdp);
   const containmentOverride = useContainmentReason(api, server?.name ?? null, launch !== 'url');
 
   const secretField = launch === 'url' ? 'headers' : 'env';

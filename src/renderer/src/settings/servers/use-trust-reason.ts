@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { WorkbenchApi } from '../../../../shared/api';
 import type { PolicyView } from '../../../../shared/approval';
+import { MCP_SERVER_NAME_MAX_LENGTH, type OrganisationIdpView } from '../../../../shared/mcp';
 import type { SandboxView } from '../../../../shared/sandbox';
 import { containmentReason, trustReason } from '../approvals/organisation-reasons';
 
@@ -49,4 +50,41 @@ export function useContainmentReason(api: WorkbenchApi, name: string | null, loc
     };
   }, [api, name, local]);
   return local ? containmentReason(limits) : null;
+}
+
+/**
+ * The organisation's identity provider (cross-app access) a server about to be added at `url` as `name` would sign
+ * in through (`mcp.organisationIdp`, docs/user/organisation-policy.md#oauth), asked again as the person types; null
+ * for a server that is not reached over HTTP, and while the policy names no such server.
+ */
+export function useOrganisationIdp(
+  api: WorkbenchApi,
+  name: string,
+  url: string,
+  active: boolean,
+): OrganisationIdpView | null {
+  const [found, setFound] = useState<OrganisationIdpView | null>(null);
+  const wanted = active ? url.trim() : '';
+  useEffect(() => {
+    if (wanted === '') return;
+    let live = true;
+    // Asked once typing pauses, not on every key.
+    const timer = setTimeout(() => {
+      api.mcp
+        .organisationIdp({ name: name.trim().slice(0, MCP_SERVER_NAME_MAX_LENGTH), url: wanted.slice(0, 4096) })
+        .then(
+          ({ identityProvider }) => {
+            if (live) setFound(identityProvider);
+          },
+          () => {
+            if (live) setFound(null);
+          },
+        );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [api, name, wanted]);
+  return wanted === '' ? null : found;
 }
