@@ -194,6 +194,11 @@ export const McpEditInputSchema = z.strictObject({
    * launch spec changed: docs/user/approvals.md, "A server's identity").
    */
   acceptIdentity: z.literal(true).optional(),
+  /**
+   * With `acceptIdentity`: what the person was shown it runs (its `identityChanged.current`). The accept is refused
+   * (`conflict`) when it runs something else by then: a person accepts only what they saw.
+   */
+  acceptedIdentity: z.string().max(4096).optional(),
 });
 export type McpEditInput = z.infer<typeof McpEditInputSchema>;
 

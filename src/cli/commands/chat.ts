@@ -167,7 +167,8 @@ export function chatCommand(program: Command, options: ProgramOptions): void {
           if (outcome.kind === 'closed') return 'closed';
           if (outcome.kind === 'accept') {
             try {
-              await session.call('mcp.edit', { name: server, acceptIdentity: true });
+              // Accepted only if it still runs what the person was shown (changed again meanwhile: refused).
+              await session.call('mcp.edit', { name: server, acceptIdentity: true, acceptedIdentity: change.current });
               accepted = true;
               terminal.line(`${server} runs ${change.current} now: it starts, and your settings count for it.`);
             } catch (error) {

@@ -345,3 +345,27 @@ describe("the organisation's identity provider for a server about to be added", 
     expect(config.organisationIdpFor('crm', 'https://mcp.crm.example/mcp')).toBeUndefined();
   });
 });
+
+describe('accepting what a server runs, as the person was shown it', () => {
+  it('is refused when the server was changed again meanwhile, and applied when it runs what was shown', () => {
+    config.add('notes', { url: 'https://a.example/mcp', enabled: false });
+    config.edit({ name: 'notes', url: 'https://b.example/mcp' });
+    const shown = config.get('notes').identityChanged?.current;
+    expect(shown).toBe('https://b.example/mcp');
+    // Changed again while the person was asked: their "accept" accepts nothing.
+    config.edit({ name: 'notes', url: 'https://c.example/mcp' });
+    expect(() => config.edit({ name: 'notes', acceptIdentity: true, acceptedIdentity: shown })).toThrow(
+      /runs https:\/\/c\.example\/mcp now, not https:\/\/b\.example\/mcp as you were shown/,
+    );
+    expect(config.get('notes').identityChanged?.current).toBe('https://c.example/mcp');
+    // Back to what was accepted before: nothing to accept either.
+    config.edit({ name: 'notes', url: 'https://a.example/mcp' });
+    expect(() => config.edit({ name: 'notes', acceptIdentity: true, acceptedIdentity: shown })).toThrow(
+      /nothing to accept/,
+    );
+    // What the person was shown is what it runs: accepted.
+    config.edit({ name: 'notes', url: 'https://b.example/mcp' });
+    config.edit({ name: 'notes', acceptIdentity: true, acceptedIdentity: shown });
+    expect(config.get('notes').identityChanged).toBeUndefined();
+  });
+});

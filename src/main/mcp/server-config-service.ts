@@ -381,6 +381,7 @@ export function createMcpServerConfigService({
       const target = change.rename ?? name;
       if (target !== name && find(target) && find(target)?.[0] !== name) throw conflict(target);
       applyEdit(name, current, change); // refuses a bad edit before any secret is written
+      refuseChangedSinceShown(name, current, change);
       refuseLockedIdp(name, current, change);
       if (target !== name) {
         // Copy every secret to the new name before the settings point at it, then drop the old ones.
@@ -641,6 +642,24 @@ export function factsOf(server: ServerSettings): ServerFacts {
     ...(recorded?.since && recorded.accepted !== false ? { identitySince: recorded.since } : {}),
     formerNames: server.formerNames ?? [],
   };
+}
+
+/**
+ * An accept of what a server runs now, given with what the person was shown it runs (`acceptedIdentity`), is refused
+ * when it runs something else by then: changed again while they were asked, or accepted meanwhile
+ * (docs/user/cli.md#settingsjson-while-chat-runs).
+ */
+function refuseChangedSinceShown(name: string, current: ServerSettings, change: McpEditInput): void {
+  if (!change.acceptIdentity || change.acceptedIdentity === undefined) return;
+  const now = factsOf(current).identityChanged?.current;
+  if (now === change.acceptedIdentity) return;
+  throw new WorkbenchError(
+    'conflict',
+    now === undefined
+      ? `"${name}" runs what was accepted before (${serverIdentity(current).description}), not ${change.acceptedIdentity}: nothing to accept.`
+      : `"${name}" runs ${now} now, not ${change.acceptedIdentity} as you were shown: it was changed again meanwhile, so nothing was accepted.`,
+    { name },
+  );
 }
 
 function applyEdit(name: string, current: ServerSettings, change: McpEditInput): ServerSettings {

@@ -106,7 +106,8 @@ export interface SupervisorDependencies {
    */
   accepted?(): boolean;
   /**
-   * A call made while the server waits in `needs-acceptance` and the person is being asked about it: resolves once
+   * A call made while the server waits in `needs-acceptance` (or starts or restarts on its way there) and the person
+   * is being asked about it: resolves once
    * the call may go on, throws why not (acceptance-questions.ts); undefined when no question is open.
    */
   afterAcceptance?(toolName: string, options: CallOptions): Promise<void> | undefined;
@@ -172,6 +173,9 @@ const ListToolsPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCur
 const MAX_TOOL_PAGES = 100;
 /** Distinct blocks listed on one tool call; more stay in the server's log and the audit log (docs/user/sandbox.md#blocks). */
 const MAX_BLOCKS_PER_CALL = 50;
+
+/** The states a server is in while the person is asked about what it runs now (acceptance-questions.ts). */
+const ASKED_ABOUT_STATES: ReadonlySet<string> = new Set(['needs-acceptance', 'starting', 'restarting']);
 
 export function createServerSupervisor(deps: SupervisorDependencies): ServerSupervisor {
   const { name, logs, options } = deps;
@@ -518,8 +522,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
       if (!current || status.state !== 'ready') {
-        // Asked about what it runs now: the call waits for the answer, then comes back through here (and the door).
-        const waiting = status.state === 'needs-acceptance' ? deps.afterAcceptance?.(toolName, options) : undefined;
+        // Asked about what it runs now (held, or still on its way there from the launch it stops): the call waits for
+        // the answer, then comes back through here (and the door).
+        const waiting = ASKED_ABOUT_STATES.has(status.state) ? deps.afterAcceptance?.(toolName, options) : undefined;
         if (waiting) return waiting.then(() => supervisor.callTool(toolName, args, options));
         throw new WorkbenchError(
           'unavailable',
