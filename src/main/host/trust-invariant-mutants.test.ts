@@ -9,6 +9,8 @@ import type { ApprovalRule } from '../../shared/approval';
 import type * as AnswerInboxModule from '../approval/answer-inbox';
 import type { PolicyService } from '../approval/policy-service';
 import type * as AppCallsModule from '../mcp/app-calls';
+import type * as SupervisorModule from '../mcp/server-supervisor';
+import { AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { checkInvariants, InvariantError, newCheckState } from './testing/invariant-checks';
 import { invariantSteps, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
@@ -34,6 +36,42 @@ vi.mock('../approval/answer-inbox', async (importOriginal) => {
     ...real,
     relayProblem: (...args: Parameters<typeof real.relayProblem>) =>
       relayMutant.on ? undefined : real.relayProblem(...args),
+  };
+});
+
+/**
+ * A call of a server whose acceptance question is open does not wait for the answer (server-supervisor.ts
+ * `callTool`): the server is started for it at once, as if the person had said yes.
+ */
+const skipWaitMutant = vi.hoisted(() => ({ on: false }));
+vi.mock('../mcp/server-supervisor', async (importOriginal) => {
+  const real = await importOriginal<typeof SupervisorModule>();
+  return {
+    ...real,
+    createServerSupervisor: (deps: Parameters<typeof real.createServerSupervisor>[0]) => {
+      if (!skipWaitMutant.on) return real.createServerSupervisor(deps);
+      let goAhead = false;
+      const supervisor: ReturnType<typeof real.createServerSupervisor> = real.createServerSupervisor({
+        ...deps,
+        accepted: () => goAhead || (deps.accepted?.() ?? true),
+        afterAcceptance: (toolName, options) => {
+          const waiting = deps.afterAcceptance?.(toolName, options);
+          if (!waiting) return undefined;
+          waiting.catch(() => undefined);
+          goAhead = true;
+          supervisor.start();
+          return new Promise<void>((resolve, reject) => {
+            const started = (turns: number): void => {
+              if (supervisor.status().state === 'ready') resolve();
+              else if (turns > 10_000) reject(new Error('never started'));
+              else setImmediate(() => started(turns + 1));
+            };
+            started(0);
+          });
+        },
+      });
+      return supervisor;
+    },
   };
 });
 
@@ -362,4 +400,39 @@ describe('the trust invariant follows what the stdio server is through its lifec
     expect(harness.runs.map((run) => `${run.serverName}:${run.label}`)).toEqual(['Cmd:Term', 'Cmd:TermOther']);
     expect(harness.tally.termLifecycle).toMatchObject({ renames: 1, repointed: 1, accepted: 1 });
   });
+});
+
+describe("the trust invariant catches a call that does not wait for the CLI's acceptance question", () => {
+  // A message whose reply calls Files' write_file; while the reply is on its way, Files is pointed at Other and the
+  // chat asks the person whether to start it; approvals are off, so the call is allowed and must wait for the answer.
+  const sequence = (answer: 'yes' | 'no' | 'changed') => [new AcceptanceQuestionStep({ chat: 0, value: 2, answer })];
+
+  it('a mutant that starts the server for the call instead of waiting for the answer', async () => {
+    let caught: unknown;
+    skipWaitMutant.on = true;
+    try {
+      await runSequence(sequence('no'));
+    } catch (error) {
+      caught = error;
+    } finally {
+      skipWaitMutant.on = false;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a call ran on a server while the person was still asked whether to start it: Files ran write_file \{.*\} \(as Other\) \(it runs Other, the person accepted only Files\)$/,
+    );
+  });
+
+  it.each(['yes', 'no', 'changed'] as const)(
+    'and on the real engine the call waits, then runs after a yes and never after a no or a change (%s)',
+    async (answer) => {
+      const harness = await runSequence(sequence(answer));
+      const { acceptance } = harness.tally;
+      expect(acceptance).toMatchObject({ asked: 1, waited: 1 });
+      if (answer === 'yes') expect(acceptance.ranAfterYes).toBe(1);
+      if (answer === 'no') expect(acceptance.refusedAfterNo).toBe(1);
+      if (answer === 'changed') expect(acceptance.refusedChanged).toBe(1);
+      expect(harness.runs.filter((run) => run.label === 'Other').length).toBe(answer === 'yes' ? 1 : 0);
+    },
+  );
 });

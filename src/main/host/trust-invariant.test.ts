@@ -37,6 +37,7 @@ import {
 } from './testing/invariant-commands';
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { acceptSuggestionArb } from './testing/invariant-suggestions';
+import { acceptancePlanArb, AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
@@ -107,7 +108,8 @@ describe('the trust invariant', () => {
             sandboxPlanArb,
             identityPlanArb,
             stdioPlanArb,
-            async (managed, commands, sandboxPlan, identityPlan, stdioPlan) => {
+            acceptancePlanArb,
+            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, acceptancePlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -138,6 +140,9 @@ describe('the trust invariant', () => {
                 // Calls of the 2026-07-28 stdio server, and its restarts (stdioPlanArb).
                 for (const planned of stdioPlan)
                   if (planned.at === position) await stdioStep(planned.step).run(state, world);
+                // A call made while the CLI's acceptance question is open, and the answer (acceptancePlanArb).
+                for (const planned of acceptancePlan)
+                  if (planned.at === position) await new AcceptanceQuestionStep(planned.pick).run(state, world);
                 position += 1;
               };
               try {
@@ -178,6 +183,14 @@ describe('the trust invariant', () => {
         const term = tally.termLifecycle;
         expect([term.renames, term.readded, term.readdedOther, term.repointed, term.accepted]).not.toContain(0);
       }
+      // Calls waited on the CLI's acceptance question: run after a yes, refused after a no or a change meanwhile.
+      const acceptance = tally.acceptance;
+      expect([
+        acceptance.waited,
+        acceptance.ranAfterYes,
+        acceptance.refusedAfterNo,
+        acceptance.refusedChanged,
+      ]).not.toContain(0);
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

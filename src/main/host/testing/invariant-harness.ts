@@ -152,10 +152,16 @@ export interface Tally {
   suggestionsRefused: number;
   /** The contained probe's widenings and narrowings through the engine, and its reads (invariant-sandbox.ts). */
   sandbox: SandboxTally;
+  /**
+   * The CLI's acceptance question (invariant-acceptance.ts): questions opened, calls that waited on one, and how
+   * those ended — run after a yes, refused after a no, refused because the server was changed meanwhile.
+   */
+  acceptance: { asked: number; waited: number; ranAfterYes: number; refusedAfterNo: number; refusedChanged: number };
 }
 
 export const emptyTally = (): Tally => ({
   sandbox: { reads: 0, allowed: 0, denied: 0, refused: 0, narrowed: 0 },
+  acceptance: { asked: 0, waited: 0, ranAfterYes: 0, refusedAfterNo: 0, refusedChanged: 0 },
   runs: 0,
   stdioRuns: 0,
   termLifecycle: { renames: 0, readded: 0, readdedOther: 0, repointed: 0, accepted: 0 },

@@ -33,6 +33,11 @@ export interface ScriptedModel {
   /** Which name the model calls a catalogue server's tools by (a renamed server is called by its new name). */
   callServersAs(nameOf: (catalogueName: string) => string): void;
   respond(request: RecordedRequest): FakeTurn;
+  /**
+   * Runs `hook` once, as the model answers with the tool calls of `plan`: after the client offered it its tools and
+   * before the client reads the calls (what changes in between, a reply that streams meanwhile meets).
+   */
+  beforeCalls(plan: string, hook: () => void): void;
 }
 
 export function valueFor(field: 'path' | 'command', index: number): string {
@@ -72,7 +77,11 @@ export function createScriptedModel(): ScriptedModel {
   const plans = new Map<number, Plan>();
   let calls = 0;
   let nameOf = (catalogueName: string): string => catalogueName;
+  const hooks = new Map<number, () => void>();
   return {
+    beforeCalls(plan, hook) {
+      hooks.set(Number(/plan (\d+)/.exec(plan)?.[1]), hook);
+    },
     callServersAs(next) {
       nameOf = next;
     },
@@ -91,6 +100,9 @@ export function createScriptedModel(): ScriptedModel {
       const round = messages.slice(lastUser + 1).filter((message) => message.role === 'assistant').length;
       const planned = plans.get(id)?.[round];
       if (!planned || planned.length === 0) return { kind: 'reply', text: ['Done.'] };
+      const hook = hooks.get(id);
+      hooks.delete(id);
+      hook?.();
       return {
         kind: 'reply',
         toolCalls: planned.map((call) => {
