@@ -43,6 +43,12 @@ test('a task-only tool of a 2026-07-28 server: approved first, then refused by t
   await say(page, 'build the quarterly report');
   // Decided like any call: the approval card first.
   await expect(view.card('report')).toBeVisible({ timeout: 15_000 });
+  const log = async () =>
+    ((await workbench.call('mcp.logs', { name: 'Reports' })) as { lines: { text: string }[] }).lines
+      .map((line) => line.text)
+      .join('\n');
+  // Nothing was sent while the card waits.
+  expect(await log()).not.toContain('received tools/call');
   await view.card('report').getByRole('button', { name: 'Allow once', exact: true }).click();
   await expect(view.pane.getByText('That tool cannot run here.')).toBeVisible({ timeout: 30_000 });
 
@@ -56,6 +62,10 @@ test('a task-only tool of a 2026-07-28 server: approved first, then refused by t
     '"report" on "Reports" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI Workbench cannot run yet',
   );
   expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('runs only as a task of the MCP tasks extension');
+  // One tools/call, without the extension; no task was created, so nothing followed it.
+  await expect.poll(log).toContain('tools/call report, tasks extension not declared');
+  expect((await log()).match(/received tools\/call/g)).toHaveLength(1);
+  expect(await log()).not.toContain('received tasks/');
   await shootBoth(page, 'task-only-tool-2026', SHOTS);
   await fake.close();
 });
