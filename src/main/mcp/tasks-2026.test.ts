@@ -5,12 +5,17 @@
  * release of `@modelcontextprotocol/client` learns to receive a task handle, it fails, and the host can run these
  * tasks through the SDK.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTestHost, disposeTestHosts, type TestHost } from './test-fixtures/harness';
+import { newTasksServer } from './test-fixtures/modern-tasks-server';
 import { needsTasksExtension, TASKS_EXTENSION } from './tool-tasks';
 
 afterEach(disposeTestHosts);
@@ -108,6 +113,40 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
     expect(log).toContain('tools/call report, tasks extension not declared');
     expect(log).not.toContain('tasks extension declared');
     expect(log).not.toContain('received tasks/');
+  });
+});
+
+describe('the same server over HTTP', () => {
+  it('answers the refusal with HTTP 400; the call ends the same way and the server stays ready, not reconnected', async () => {
+    const calls: string[] = [];
+    const handler = toNodeHandler(createMcpHandler(() => newTasksServer((line) => calls.push(line))));
+    const statuses: number[] = [];
+    const server = http.createServer((request, response) => {
+      response.on('finish', () => statuses.push(response.statusCode));
+      void handler(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const test = createTestHost({ tasks: { url, type: 'http' } });
+      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      expect(ready.status.protocolVersion).toBe('2026-07-28');
+      const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
+      expect(result.protocolError?.code).toBe(-32021);
+      expect(result.forModel.text).toContain(
+        '"report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28)',
+      );
+      expect(calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
+      // The refusal is the one answer that is not a 2xx.
+      expect(statuses.filter((status) => status >= 300)).toEqual([400]);
+      expect(test.host.server('tasks').status.state).toBe('ready');
+      expect(logText(test, 'tasks')).not.toMatch(/reconnect|crash/i);
+      const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'over http' } });
+      expect(echo.forModel.text).toBe('over http');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

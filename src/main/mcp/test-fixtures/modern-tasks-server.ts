@@ -4,8 +4,8 @@
  * (`@modelcontextprotocol/server` 2.4) have no tasks runtime, so the extension's wire format is spoken here through
  * the low-level `Server`'s custom request handlers: `tools/call` of `report` answers a task handle
  * (`resultType: "task"`), and `tasks/get`, `tasks/update` and `tasks/cancel` follow it. Run as a child process (`node
- * modern-tasks-server.ts`; Node strips the types). Each request's method goes to stderr as `modern-tasks-fixture:
- * received METHOD`.
+ * modern-tasks-server.ts`; Node strips the types), or imported for HTTP (`newTasksServer`). Run as a process, each
+ * request's method goes to stderr as `modern-tasks-fixture: received METHOD`.
  *
  * - `report` ({ steps, stepMs }) runs as a task only: to a request that declares the extension in its
  *   `clientCapabilities` it answers a task that moves one step every `stepMs` (its status message says which) and
@@ -17,6 +17,7 @@
  */
 import { MissingRequiredClientCapabilityError, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
@@ -79,7 +80,11 @@ function taskOf(taskId: string): TaskState {
   return task;
 }
 
-function newServer(): Server {
+/**
+ * The server, for a transport of the caller's (over HTTP: `createMcpHandler(() => newTasksServer(log))`); `log` takes
+ * the line each `tools/call` writes.
+ */
+export function newTasksServer(log = (line: string): void => void process.stderr.write(`${line}\n`)): Server {
   const server = new Server(
     { name: 'modern-tasks-fixture', version: '2.0.0' },
     { capabilities: { tools: {}, extensions: { [TASKS]: {} } } },
@@ -110,8 +115,8 @@ function newServer(): Server {
     const envelope = ctx.mcpReq.envelope as
       { 'io.modelcontextprotocol/clientCapabilities'?: { extensions?: Record<string, unknown> } } | undefined;
     const declared = envelope?.['io.modelcontextprotocol/clientCapabilities']?.extensions?.[TASKS];
-    process.stderr.write(
-      `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}\n`,
+    log(
+      `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
     if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
     if (request.params.name !== 'report') throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
@@ -143,18 +148,20 @@ function newServer(): Server {
   return server;
 }
 
-// Each request's method to stderr, so a test sees what the client sent (the SDK's transport reads stdin too).
-let unread = '';
-process.stdin.on('data', (chunk: Buffer) => {
-  const lines = (unread + chunk.toString('utf8')).split('\n');
-  unread = lines.pop() ?? '';
-  for (const line of lines) {
-    try {
-      const { method, id } = JSON.parse(line) as { method?: string; id?: unknown };
-      if (method && id !== undefined) process.stderr.write(`modern-tasks-fixture: received ${method}\n`);
-    } catch {
-      // Not JSON: the SDK's transport reports it.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // Each request's method to stderr, so a test sees what the client sent (the SDK's transport reads stdin too).
+  let unread = '';
+  process.stdin.on('data', (chunk: Buffer) => {
+    const lines = (unread + chunk.toString('utf8')).split('\n');
+    unread = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const { method, id } = JSON.parse(line) as { method?: string; id?: unknown };
+        if (method && id !== undefined) process.stderr.write(`modern-tasks-fixture: received ${method}\n`);
+      } catch {
+        // Not JSON: the SDK's transport reports it.
+      }
     }
-  }
-});
-serveStdio(() => newServer());
+  });
+  serveStdio(() => newTasksServer());
+}
