@@ -243,4 +243,11 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX pending_answers_new ON pending_answers (owner) WHERE status = 'new';
   `,
+  /* 13: when each process that holds a server's request last looked for its answers: the proof that a request's owner
+     is an AI Workbench process answering there (src/main/approval/answer-inbox.ts, docs/user/approvals.md#one-inbox). */ `
+  CREATE TABLE request_holders (
+    owner      TEXT PRIMARY KEY,
+    looked_at  INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];
