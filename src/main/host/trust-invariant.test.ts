@@ -38,6 +38,7 @@ import {
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { acceptSuggestionArb } from './testing/invariant-suggestions';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
+import { taskPlanArb, taskStep } from './testing/invariant-tasks';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
@@ -107,7 +108,8 @@ describe('the trust invariant', () => {
             sandboxPlanArb,
             identityPlanArb,
             stdioPlanArb,
-            async (managed, commands, sandboxPlan, identityPlan, stdioPlan) => {
+            taskPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, taskPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -138,6 +140,9 @@ describe('the trust invariant', () => {
                 // Calls of the 2026-07-28 stdio server, and its restarts (stdioPlanArb).
                 for (const planned of stdioPlan)
                   if (planned.at === position) await stdioStep(planned.step).run(state, world);
+                // Calls of Files' tool that runs as an MCP task (taskPlanArb).
+                for (const planned of taskPlan)
+                  if (planned.at === position) await taskStep(planned.step).run(state, world);
                 position += 1;
               };
               try {
@@ -178,6 +183,10 @@ describe('the trust invariant', () => {
         const term = tally.termLifecycle;
         expect([term.renames, term.readded, term.readdedOther, term.repointed, term.accepted]).not.toContain(0);
       }
+      // Calls run as MCP tasks (invariant-tasks.ts): created only once allowed, cancelled, finished, and let go on a stop.
+      expect([tally.tasks.created, tally.tasks.cancelled, tally.tasks.completed, tally.tasks.detached]).not.toContain(
+        0,
+      );
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);
