@@ -10,6 +10,7 @@ import type {
   ReplyEnd,
   ToolCallDecisionInfo,
   ToolCallRecord,
+  ToolTaskState,
   Turn,
 } from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
@@ -164,9 +165,13 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           const first = !record.task;
           record.task = state;
           taskRow(state);
-          // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall).
+          // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall), and each
+          // status as it comes, so that a reload (or the CLI after a stop) shows where the task is now, not where it began.
           if (first) save(reply, run.report);
-          else if (record.status === 'running') run.report.toolCall(reply, turn, record);
+          else {
+            storeTaskState(run, reply, record.toolCallId, state);
+            if (record.status === 'running') run.report.toolCall(reply, turn, record);
+          }
           stopping?.taskSeen();
         },
       });
@@ -231,6 +236,22 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       });
     } catch (error) {
       // The tool ran and its decision row is in the log; a lost result row must not lose the result itself.
+      dependencies.onError(error);
+    }
+  }
+
+  /** A task's status written into the stored call: the reply may have been saved since the loop let the task go. */
+  function storeTaskState(
+    run: ExchangeRun,
+    reply: AssistantChatMessage,
+    toolCallId: string,
+    state: ToolTaskState,
+  ): void {
+    try {
+      updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (stored) => {
+        stored.task = state;
+      });
+    } catch (error) {
       dependencies.onError(error);
     }
   }
