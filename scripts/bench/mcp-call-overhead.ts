@@ -8,10 +8,14 @@ import type { McpServerInput } from '../../src/shared/mcp';
 import { loadDetails, type Benchmark, type NamedBenchMeasurement } from './harness.ts';
 import { benchHost, median } from './mcp-setup.ts';
 import { ROOT } from '../lib/project.ts';
+import { liveCpuMs, processTree } from './process-measure.ts';
 
 const ROUNDS = 6;
 const WARMUP = 200;
 const SAMPLES_PER_ROUND = 1000;
+/** The CPU line: blocks of calls, one way at a time, alternating (`CPU_BLOCKS` of each per round). */
+const CPU_BLOCKS = 6;
+const CALLS_PER_CPU_BLOCK = 100;
 
 /** One way of calling `echo` once; resolves when the answer is in. */
 type Call = () => Promise<unknown>;
@@ -99,10 +103,12 @@ const MODERN: Revision = {
  * either way. The SDK's transport with the server in the client's session is measured beside it (`vsAttached`), so
  * the two floors can be compared in one run.
  */
-async function measure(revision: Revision): Promise<NamedBenchMeasurement> {
+async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
   const hostTimes: number[] = [];
   const rawTimes: number[] = [];
   const attachedTimes: number[] = [];
+  const hostCpu: number[] = [];
+  const rawCpu: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const bench = benchHost({ bench: revision.server });
     const clients: BareClient[] = [];
@@ -134,6 +140,19 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement> {
         rawTimes.push(times[1] as number);
         attachedTimes.push(times[2] as number);
       }
+      // The CPU of this process and every process under it (the servers, their bubblewrap) over a block of calls
+      // made one way: only that way's server works meanwhile, so a block's CPU is that way's, client and server.
+      const tree = processTree(process.pid);
+      const cpuNow = (): number => tree.reduce((sum, pid) => sum + (liveCpuMs(pid) || 0), 0);
+      for (let block = 0; block < CPU_BLOCKS; block++)
+        for (const [way, into] of [
+          [viaHost, hostCpu],
+          [raw.call, rawCpu],
+        ] as const) {
+          const before = cpuNow();
+          for (let call = 0; call < CALLS_PER_CPU_BLOCK; call++) await way();
+          into.push(((cpuNow() - before) * 1000) / CALLS_PER_CPU_BLOCK);
+        }
     } finally {
       for (const client of clients) await client.close();
       await bench.dispose();
@@ -153,17 +172,35 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement> {
     rounds: ROUNDS,
     ...loadDetails(),
   };
+  const hostCpuMedian = median(hostCpu);
+  const rawCpuMedian = median(rawCpu);
   console.error(
-    `  ${revision.name}: host ${(hostMedian * 1000).toFixed(0)} µs, bare SDK client (floor) ${(rawMedian * 1000).toFixed(0)} µs; load ${details.load1.toFixed(2)}`,
+    `  ${revision.name}: host ${(hostMedian * 1000).toFixed(0)} µs, bare SDK client (floor) ${(rawMedian * 1000).toFixed(0)} µs; ` +
+      `CPU per call (client and server) host ${hostCpuMedian.toFixed(0)} µs, bare ${rawCpuMedian.toFixed(0)} µs; load ${details.load1.toFixed(2)}`,
   );
-  return {
-    name: revision.name,
-    // The median of each pair's ratio: a pair shares the machine's state of the moment.
-    value: median(hostTimes.map((time, index) => time / (rawTimes[index] as number))),
+  const cpu: NamedBenchMeasurement = {
+    name: `${revision.name}-cpu`,
+    value: hostCpuMedian / rawCpuMedian,
     unit: 'x',
     goal: { op: '<=', value: 1.1 },
-    details,
+    details: {
+      hostCpuPerCallUs: hostCpuMedian,
+      rawCpuPerCallUs: rawCpuMedian,
+      blocks: hostCpu.length,
+      ...loadDetails(),
+    },
   };
+  return [
+    {
+      name: revision.name,
+      // The median of each pair's ratio: a pair shares the machine's state of the moment.
+      value: median(hostTimes.map((time, index) => time / (rawTimes[index] as number))),
+      unit: 'x',
+      goal: { op: '<=', value: 1.1 },
+      details,
+    },
+    cpu,
+  ];
 }
 
 export const mcpCallOverhead: Benchmark = {
@@ -171,6 +208,6 @@ export const mcpCallOverhead: Benchmark = {
   description:
     'median over interleaved calls of (host callTool ÷ bare SDK client callTool, its server in a session of its own as the host starts them), echo: server-everything on 2025-11-25 (SDK 1.x floor), an SDK v2 server on 2026-07-28 (SDK v2 floor)',
   async run() {
-    return [await measure(LEGACY), await measure(MODERN)];
+    return [...(await measure(LEGACY)), ...(await measure(MODERN))];
   },
 };

@@ -22,7 +22,13 @@ import type { BoundServerRequests, ServerRequestHandler } from './server-request
 import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
-import { callToolAsTask, followTask, type TaskCallOptions as TaskRunOptions } from './tool-tasks';
+import {
+  callToolAsTask,
+  followTask,
+  needsTasksExtension,
+  tasksExtensionRefusal,
+  type TaskCallOptions as TaskRunOptions,
+} from './tool-tasks';
 import {
   UncheckedResultSchema,
   asCallToolResult,
@@ -680,6 +686,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (pages)
             return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
+        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks).
+        if (error instanceof McpError && needsTasksExtension(error.code, error.data))
+          return protocolErrorResult(error.code, tasksExtensionRefusal(toolName, name));
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {

@@ -18,6 +18,30 @@ import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-
 /** Whether a tool is called as a task: only when it says it must be (`execution.taskSupport: "required"`). */
 export const runsAsTask = (taskSupport: string | undefined): boolean => taskSupport === 'required';
 
+/** The 2026-07-28 revision's tasks extension (docs/dev/protocol-2026.md#tasks-on-2026-07-28). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** JSON-RPC `-32021`, Missing Required Client Capability (2026-07-28). */
+const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+
+/**
+ * Whether a server refused a call because it runs the tool only as a task of the tasks extension: `-32021` naming the
+ * extension among the capabilities it requires. AI Workbench does not declare the extension (the SDK v2 client cannot
+ * receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server must refuse the call
+ * rather than run it.
+ */
+export function needsTasksExtension(code: number, data: unknown): boolean {
+  if (code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return false;
+  const required = (data as { requiredCapabilities?: { extensions?: unknown } } | null | undefined)
+    ?.requiredCapabilities?.extensions;
+  return typeof required === 'object' && required !== null && Object.hasOwn(required, TASKS_EXTENSION);
+}
+
+/** What the person and the model are told when a 2026-07-28 server runs a tool only as a task. */
+export const tasksExtensionRefusal = (toolName: string, serverName: string): string =>
+  `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI ` +
+  'Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run';
+
 export interface TaskCallOptions {
   /** The person's Cancel: sends `tasks/cancel` for the task (at once, or as soon as it exists). */
   cancel: AbortSignal;

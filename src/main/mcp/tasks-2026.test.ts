@@ -1,0 +1,166 @@
+/**
+ * Tasks on 2026-07-28 (docs/dev/protocol-2026.md#tasks-on-2026-07-28): what the SDK v2 client offers for the tasks
+ * extension, measured against a 2026-07-28 server that speaks it (test-fixtures/modern-tasks-server.ts, a child
+ * process), and what the host does with such a server's tools. The first block pins the SDK's behaviour: when a
+ * release of `@modelcontextprotocol/client` learns to receive a task handle, it fails, and the host can run these
+ * tasks through the SDK.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createTestHost, disposeTestHosts, type TestHost } from './test-fixtures/harness';
+import { newTasksServer } from './test-fixtures/modern-tasks-server';
+import { needsTasksExtension, TASKS_EXTENSION } from './tool-tasks';
+
+afterEach(disposeTestHosts);
+
+const TASKS_SERVER = fileURLToPath(new URL('./test-fixtures/modern-tasks-server.ts', import.meta.url));
+
+const TaskSchema = z.looseObject({ taskId: z.string(), status: z.string(), statusMessage: z.string().optional() });
+
+async function sdkClient(): Promise<Client> {
+  const client = new Client(
+    { name: 'tasks-2026-test', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    },
+  );
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [TASKS_SERVER], stderr: 'ignore' }));
+  return client;
+}
+
+function logText(test: TestHost, name: string): string {
+  return test.host
+    .logs(name)
+    .lines.map((line) => line.text)
+    .join('\n');
+}
+
+describe('the SDK v2 client (2.4) and the tasks extension', () => {
+  it('declares the extension and reaches the server, but refuses the task handle its tools/call gets back', async () => {
+    const client = await sdkClient();
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getServerCapabilities()?.extensions).toEqual({ [TASKS_EXTENSION]: {} });
+      // The server answered `resultType: "task"`; the client's 2026-07-28 codec rejects it before any caller sees
+      // the handle, through callTool() and through the generic request() with a schema of the caller's alike.
+      const viaCallTool = await client.callTool({ name: 'report', arguments: { steps: 50 } }).catch((e: unknown) => e);
+      expect(viaCallTool).toBeInstanceOf(SdkError);
+      expect((viaCallTool as SdkError).code).toBe(SdkErrorCode.UnsupportedResultType);
+      expect((viaCallTool as SdkError).data).toEqual({ resultType: 'task', method: 'tools/call' });
+      const viaRequest = await client
+        .request({ method: 'tools/call', params: { name: 'report', arguments: { steps: 50 } } }, z.looseObject({}))
+        .catch((e: unknown) => e);
+      expect((viaRequest as SdkError).code).toBe(SdkErrorCode.UnsupportedResultType);
+      // Nothing of the task reaches the caller: its id is not in the error.
+      expect(JSON.stringify(viaRequest)).not.toContain('report-');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('sends tasks/get and tasks/cancel through the generic request() with a schema (the task ids come from elsewhere)', async () => {
+    const client = await sdkClient();
+    try {
+      // The refused call still created a task on the server (a fresh process each client): its id is known here only
+      // because the fixture numbers its tasks.
+      await client.callTool({ name: 'report', arguments: { steps: 50, stepMs: 100 } }).catch(() => undefined);
+      const task = await client.request({ method: 'tasks/get', params: { taskId: 'report-1' } }, TaskSchema);
+      expect(task).toMatchObject({ taskId: 'report-1', status: 'working' });
+      await client.request({ method: 'tasks/cancel', params: { taskId: 'report-1' } }, z.looseObject({}));
+      const cancelled = await client.request({ method: 'tasks/get', params: { taskId: 'report-1' } }, TaskSchema);
+      expect(cancelled.status).toBe('cancelled');
+      // Without a schema the SDK refuses tasks/get toward a 2026-07-28 server (a 2025-11-25 method there).
+      const bare = await Promise.resolve()
+        .then(() => client.request({ method: 'tasks/get', params: { taskId: 'report-1' } } as never))
+        .catch((e: unknown) => e);
+      expect((bare as SdkError).code).toBe(SdkErrorCode.MethodNotSupportedByProtocolVersion);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the host and a 2026-07-28 server whose tool runs only as a task', () => {
+  it('does not declare the extension, so the server refuses the call, and the refusal says why', async () => {
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
+    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+    expect(server.status.protocolVersion).toBe('2026-07-28');
+
+    const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
+    expect(result.isError).toBe(true);
+    expect(result.protocolError?.code).toBe(-32021);
+    expect(result.forModel.text).toBe(
+      'The tool failed: "report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28), ' +
+        'which AI Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run (JSON-RPC error -32021)',
+    );
+    // The server's other tools are called as usual.
+    const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'still here' } });
+    expect(echo.forModel.text).toBe('still here');
+
+    // The request went out without the extension: a server that follows the extension's specification must not
+    // answer it with a task the client could not follow. (The server's stderr reaches the log after its answers: wait
+    // for the line of the last call, everything before it is there then.)
+    await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension not declared');
+    const log = logText(test, 'tasks');
+    expect(log).toContain('tools/call report, tasks extension not declared');
+    expect(log).not.toContain('tasks extension declared');
+    expect(log).not.toContain('received tasks/');
+  });
+});
+
+describe('the same server over HTTP', () => {
+  it('answers the refusal with HTTP 400; the call ends the same way and the server stays ready, not reconnected', async () => {
+    const calls: string[] = [];
+    const handler = toNodeHandler(createMcpHandler(() => newTasksServer((line) => calls.push(line))));
+    const statuses: number[] = [];
+    const server = http.createServer((request, response) => {
+      response.on('finish', () => statuses.push(response.statusCode));
+      void handler(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const test = createTestHost({ tasks: { url, type: 'http' } });
+      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      expect(ready.status.protocolVersion).toBe('2026-07-28');
+      const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
+      expect(result.protocolError?.code).toBe(-32021);
+      expect(result.forModel.text).toContain(
+        '"report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28)',
+      );
+      expect(calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
+      // The refusal is the one answer that is not a 2xx.
+      expect(statuses.filter((status) => status >= 300)).toEqual([400]);
+      expect(test.host.server('tasks').status.state).toBe('ready');
+      expect(logText(test, 'tasks')).not.toMatch(/reconnect|crash/i);
+      const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'over http' } });
+      expect(echo.forModel.text).toBe('over http');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('needsTasksExtension', () => {
+  it('is a -32021 that names the tasks extension, nothing else', () => {
+    const required = { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } };
+    expect(needsTasksExtension(-32021, required)).toBe(true);
+    expect(needsTasksExtension(-32021, { requiredCapabilities: { extensions: { 'x/other': {} } } })).toBe(false);
+    expect(needsTasksExtension(-32021, { requiredCapabilities: { sampling: {} } })).toBe(false);
+    expect(needsTasksExtension(-32021, undefined)).toBe(false);
+    expect(needsTasksExtension(-32602, required)).toBe(false);
+    // An inherited name is not a declared one.
+    expect(
+      needsTasksExtension(-32021, { requiredCapabilities: { extensions: Object.create({ [TASKS_EXTENSION]: {} }) } }),
+    ).toBe(false);
+  });
+});
