@@ -1,15 +1,16 @@
 /**
  * The app's inbox answers what a `workbench chat` holds (docs/user/approvals.md#one-inbox): a real `workbench chat`
  * runs in a terminal (tmux) on browser mode's data folder, with its own server-everything, whose sampling request it
- * holds; the app's inbox lists it with its holder, offers only what another process may give, and answers it — the
- * request, then the model's answer — through the answers inbox. The terminal withdraws its question and the chat
- * goes on; the audit log says the answers came from the app. Screenshots in light and dark go to
- * test-results/screens/ (inbox-held-elsewhere-*.png), each checked with axe.
+ * holds; the sidebar's count and the window title count it (docs/user/approvals.md "What waits"), the app's inbox
+ * lists it with its holder, offers only what another process may give, and answers it — the request, then the
+ * model's answer — through the answers inbox. The terminal withdraws its question and the chat goes on, and the count
+ * goes back; the audit log says the answers came from the app. Screenshots in light and dark go to
+ * test-results/screens/ (inbox-held-elsewhere-*.png, sidebar-held-elsewhere-count-*.png), each checked with axe.
  */
 import { startFakeLlmServer, type FakeTurn } from '../src/main/llm/testing/fake-llm-server';
 import { tmuxAvailable } from '../src/cli/testing/cli-process';
 import { startInTmux, type TmuxSession } from '../src/cli/testing/tmux-session';
-import { shootBoth } from './chat-ui';
+import { SCREENS, shootBoth } from './chat-ui';
 import { expect, test } from './fixtures';
 
 const SERVER = 'Everything';
@@ -71,8 +72,10 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(workbench.url);
     const inbox = page.getByRole('dialog', { name: 'Waiting for you' });
-    await page.getByRole('button', { name: /Waiting for you/ }).click();
-    await expect(inbox).toContainText('Nothing waits for you.');
+    const count = page.getByTestId('inbox-count');
+    await expect(page.getByRole('button', { name: /Waiting for you/ })).toBeVisible();
+    await expect(count).toHaveCount(0);
+    await expect(page).toHaveTitle('AI Workbench');
 
     // `workbench chat` in a terminal of its own: its model calls the tool, and the server asks it to sample.
     terminal = startInTmux(['chat', '--provider', 'scripted'], workbench.dataDir);
@@ -80,7 +83,20 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     terminal.type('write a haiku');
     await terminal.waitFor(`Allow ${SERVER} to use your model?`);
 
-    // The open inbox finds it (it looks again every second while open), with the process that holds it.
+    // The sidebar's count and the window title count it: the app looks every second, no event comes from there.
+    await expect(count).toContainText('1 request waits for your answer', { timeout: 15_000 });
+    await expect(page).toHaveTitle('(1) AI Workbench');
+    await shootBoth(page, 'sidebar-held-elsewhere-count');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page
+        .locator('.sidebar-footer')
+        .screenshot({ path: `${SCREENS}/sidebar-held-elsewhere-count-footer-${scheme}.png`, animations: 'disabled' });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // The inbox lists it, with the process that holds it.
+    await page.getByRole('button', { name: /Waiting for you/ }).click();
     const item = inbox.getByRole('listitem', {
       name: new RegExp(`^Sampling request from ${SERVER}, held by workbench chat \\(pid \\d+\\)$`),
     });
@@ -107,9 +123,11 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     await shootBoth(page, 'inbox-held-elsewhere-answer');
     await answer.getByRole('button', { name: 'Send answer' }).click();
 
-    // The chat went on in the terminal; the request left the inbox.
+    // The chat went on in the terminal; the request left the inbox, the count and the title.
     await terminal.waitFor('All done.');
     await expect(inbox).toContainText('Nothing waits for you.', { timeout: 15_000 });
+    await expect(count).toHaveCount(0);
+    await expect(page).toHaveTitle('AI Workbench');
     const rows = ((await workbench.call('audit.query', { requestedBy: 'server', actor: 'user' })) as AuditRows).entries;
     expect(rows.map((row) => row.decidedBy).reverse()).toEqual([
       'the person: allow-once from the app',
@@ -127,6 +145,7 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     await terminal.waitFor(`${SERVER} asks for information`);
     const card = inbox.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
     await expect(card).toBeVisible({ timeout: 15_000 });
+    await expect(page).toHaveTitle('(1) AI Workbench');
     await expect(card.getByTestId('held-elsewhere')).toContainText(/^Held by workbench chat \(pid \d+\)/);
     // Every answer a form takes is offered from here: nothing is withheld.
     await expect(card.getByTestId('held-elsewhere-withheld')).toHaveCount(0);
@@ -142,6 +161,7 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     await terminal.waitFor('Thanks for the details.');
     expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
     await expect(inbox).toContainText('Nothing waits for you.', { timeout: 15_000 });
+    await expect(page).toHaveTitle('AI Workbench');
   } finally {
     await terminal?.close();
     await fake.close();

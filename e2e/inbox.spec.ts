@@ -48,7 +48,7 @@ test('every waiting call and server request in one place, decided from there', a
 
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(workbench.url);
-    await expect(page.getByTestId('inbox-count')).toContainText('2 calls wait for your decision');
+    await expect(page.getByTestId('inbox-count')).toContainText('2 requests wait for your answer');
     await page.keyboard.press('Control+Shift+A');
     const inbox = page.getByRole('dialog', { name: 'Waiting for you' });
     await expect(inbox).toBeVisible();

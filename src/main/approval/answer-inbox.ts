@@ -23,8 +23,20 @@ export interface AnswerInbox {
   send(answer: { requestId: string; owner: string; decision: ServerRequestDecision; origin: RelayOrigin }): string;
   /** The answer's state: waiting to be taken, being applied, applied, or refused with why. */
   get(answerId: string): StoredAnswer | undefined;
-  /** Takes the new answers addressed to `owner`, oldest first: each is taken once (a second take gets nothing). */
-  take(owner: string): TakenAnswer[];
+  /**
+   * Takes the new answers addressed to `owner`, oldest first: each is taken once (a second take gets nothing). With
+   * `lookedAt` (when this look began), records in the same transaction that the owner looked then: the proof other
+   * processes ask of a request's holder (`lookedAt`).
+   */
+  take(owner: string, lookedAt?: number): TakenAnswer[];
+  /**
+   * When the process that made the owner token `owner` last looked for its answers (recorded by `take`), or undefined
+   * when it never did: a token is data anyone who can write the database can copy, a look is what only a process
+   * that runs the engine does (docs/user/approvals.md#one-inbox).
+   */
+  lookedAt(owner: string): number | undefined;
+  /** The owner ended: its record of looking goes. */
+  forget(owner: string): void;
   /** How a taken answer ended. */
   finish(answerId: string, status: 'applied' | 'refused', message: string | null): void;
   /** Withdraws an answer nobody took yet (the sender gave up waiting); false when it was taken meanwhile. */
@@ -81,8 +93,14 @@ export function createAnswerInbox(db: Database, now: () => number): AnswerInbox 
   const withdraw = db.prepare<[string, string]>(
     "UPDATE pending_answers SET status = 'refused', message = ? WHERE answer_id = ? AND status = 'new'",
   );
-  const takeAll = db.transaction((owner: string): TakenAnswer[] =>
-    fresh.all(owner).flatMap((row): TakenAnswer[] => {
+  const looked = db.prepare<[string, number]>(
+    'INSERT INTO request_holders (owner, looked_at) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET looked_at = excluded.looked_at',
+  );
+  const lookedAt = db.prepare<[string], { looked_at: number }>('SELECT looked_at FROM request_holders WHERE owner = ?');
+  const forget = db.prepare<[string]>('DELETE FROM request_holders WHERE owner = ?');
+  const takeAll = db.transaction((owner: string, at: number | undefined): TakenAnswer[] => {
+    if (at !== undefined) looked.run(owner, at);
+    return fresh.all(owner).flatMap((row): TakenAnswer[] => {
       if (take.run(row.answer_id).changes === 0) return [];
       const base = { answerId: row.answer_id, requestId: row.request_id };
       let raw: unknown;
@@ -96,8 +114,8 @@ export function createAnswerInbox(db: Database, now: () => number): AnswerInbox 
       if (!decision.success) return [{ ...base, ok: false, why: 'the answer is not one a person can give' }];
       if (!origin.success) return [{ ...base, ok: false, why: `"${row.origin}" is not a place an answer comes from` }];
       return [{ ...base, ok: true, decision: decision.data, origin: origin.data }];
-    }),
-  );
+    });
+  });
   return {
     send({ requestId, owner, decision, origin }) {
       const answerId = randomUUID();
@@ -105,7 +123,11 @@ export function createAnswerInbox(db: Database, now: () => number): AnswerInbox 
       return answerId;
     },
     get: (answerId) => get.get(answerId),
-    take: (owner) => takeAll.immediate(owner),
+    take: (owner, at) => takeAll.immediate(owner, at),
+    lookedAt: (owner) => lookedAt.get(owner)?.looked_at,
+    forget(owner) {
+      forget.run(owner);
+    },
     finish(answerId, status, message) {
       finish.run(status, message, answerId);
     },

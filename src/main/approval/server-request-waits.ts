@@ -13,7 +13,15 @@ import { relayProblem, type AnswerInbox, type RelayOrigin } from './answer-inbox
 import type { ChatApprovalStore } from './chat-approval-store';
 import type { PendingStore, StoredServerRequest, WaitingDeadline } from './pending-store';
 import { grantChange } from './policy-changes';
-import { holderWords, newOwnerToken, ownerPid, type HolderKind } from './request-holders';
+import {
+  HOLDER_LOOK_RECORD_MS,
+  holderWords,
+  lookedLately,
+  lookedPast,
+  newOwnerToken,
+  ownerPid,
+  type HolderKind,
+} from './request-holders';
 import { isSamplingGrant, serverRequestRecord } from './server-request-records';
 
 /**
@@ -68,14 +76,16 @@ export interface ServerRequestWaits {
   heldElsewhere(chatId?: string | null): HeldRequestView[];
   /**
    * Answers a request another running process holds, through the answers inbox (./answer-inbox.ts): checked here
-   * (it waits, its holder runs, the answer may come from another process), written for the holder, and waited for
-   * until the holder applied it or said why not. Throws `not_found` (nothing by that id), `conflict` (decided, or its
-   * holder ended), `invalid_input` (an answer only the card gives) or the holder's refusal.
+   * (it waits, its holder runs and looked for answers lately, the answer may come from another process), written for
+   * the holder, and waited for until the holder applied it or said why not — or looked for answers without taking it,
+   * stopped looking or ended. Throws `not_found` (nothing by that id), `conflict` (decided, its holder ended, or the
+   * process its record names does not answer), `invalid_input` (an answer only the card gives), `unavailable` (the
+   * holder did not take it) or the holder's refusal.
    */
   relay(id: string, decision: ServerRequestDecision): Promise<void>;
   /**
-   * Why the request by this id cannot be answered (`not_found`: nothing by that id; `conflict`: decided, or its holder
-   * ended), or undefined while it waits in a running process.
+   * Why the request by this id cannot be answered (`not_found`: nothing by that id; `conflict`: decided, its holder
+   * ended, or the process its record names does not answer), or undefined while it waits in a process that answers.
    */
   whyNotAnswerable(id: string): WorkbenchError | undefined;
   /** The one step of `relay` that writes the answer, after its checks; returns the answer's id (for `relayed`). */
@@ -120,7 +130,10 @@ export interface ServerRequestWaitsDependencies {
 /** The engines alive in this process, by owner token (a restart in the same process leaves its old token dead). */
 const LIVE_OWNERS = new Set<string>();
 
-/** Whether the process (and, in this process, the engine) that holds a request is still there to answer it. */
+/**
+ * Whether the process (and, in this process, the engine) that a request's record names is still running: what a start
+ * goes by to cancel what waited in a process that is gone. It proves nothing about that process (`answering` does).
+ */
 function ownerAlive(owner: string | null): boolean {
   if (owner === null) return false;
   if (LIVE_OWNERS.has(owner)) return true;
@@ -144,6 +157,21 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
   const origin: RelayOrigin = dependencies.actor === 'cli' ? 'cli' : 'app';
   let applyAnswer: ((id: string, decision: ServerRequestDecision, origin: RelayOrigin) => void) | undefined;
   let answerPoll: ReturnType<typeof setInterval> | undefined;
+  let firstLook: ReturnType<typeof setTimeout> | undefined;
+  /** When this holder last recorded that it looked for answers (the record is throttled). */
+  let lookRecorded = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Whether the holder a record names answers there (./request-holders.ts): an engine of this process, or a process
+   * that runs and looked for its answers lately. A record naming a running process that is no holder (pid 1, this
+   * process) is not believed: it is not listed, and nothing is sent to it.
+   */
+  const answering = (holder: string | null): boolean => {
+    if (holder === null) return false;
+    if (LIVE_OWNERS.has(holder)) return true;
+    if (!inbox || !ownerAlive(holder)) return false;
+    return lookedLately(inbox.lookedAt(holder), now());
+  };
 
   /** A request held by another running process, as listed here: marked with its holder, never trusted to say so. */
   const markedElsewhere = (stored: StoredServerRequest): HeldRequestView => ({
@@ -151,7 +179,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     heldElsewhere: { pid: ownerPid(stored.owner ?? '') ?? 0, process: holderWords(stored.owner ?? '') },
   });
   const heldByOther = (stored: StoredServerRequest): boolean =>
-    stored.owner !== owner && ownerAlive(stored.owner) && ownerPid(stored.owner ?? '') !== undefined;
+    stored.owner !== owner && ownerPid(stored.owner ?? '') !== undefined && answering(stored.owner);
 
   const ownWaiting = (id: string): StoredServerRequest | undefined => {
     const stored = store.getServerRequest(id);
@@ -219,7 +247,10 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     }
   }
 
-  /** Why a request cannot be answered from here, by its id: gone, decided, or held by a process that ended. */
+  /**
+   * Why a request cannot be answered from here, by its id: gone, decided, held by a process that ended, or named as
+   * held by a process that does not answer.
+   */
   const notAnswerable = (id: string, stored: StoredServerRequest | undefined): WorkbenchError | undefined => {
     if (!stored)
       return new WorkbenchError(
@@ -239,13 +270,23 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
         `'${id}' was held by an AI Workbench process that has ended: its server's request ended with it, so it cannot be answered (it is recorded as cancelled at the next start).`,
         { id },
       );
+    if (!answering(stored.owner))
+      return new WorkbenchError(
+        'conflict',
+        `Nothing was sent: '${id}' names pid ${ownerPid(stored.owner ?? '') ?? '?'} as the process that holds it, but that process does not answer as an AI Workbench process holding a request would (it has not looked for answers lately). The record may not have been written by AI Workbench; it is left as it is.`,
+        { id },
+      );
     return undefined;
   };
 
   /** Takes the answers addressed here and applies each through the card's path; writes back how each ended. */
   function takeAnswers(): number {
     if (!inbox || !applyAnswer) return 0;
-    const taken = inbox.take(owner);
+    // Recorded with the look, when it began: what other processes believe this holder by (./request-holders.ts).
+    const at = now();
+    const record = at - lookRecorded >= HOLDER_LOOK_RECORD_MS || at < lookRecorded;
+    const taken = inbox.take(owner, record ? at : undefined);
+    if (record) lookRecorded = at;
     for (const answer of taken) {
       let why: string | undefined;
       if (!answer.ok) why = answer.why;
@@ -273,21 +314,30 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     return taken.length;
   }
 
-  /** Looks for answers while something waits here; stops once nothing does. */
+  /**
+   * Looks for answers while something waits here — at once, so that other processes believe this holder from the
+   * start (`answering`), then every `ANSWER_POLL_MS`; stops once nothing waits.
+   */
   const watchAnswers = (): void => {
     if (!inbox || !applyAnswer || answerPoll) return;
-    answerPoll = setInterval(() => {
+    const look = (): void => {
       try {
         takeAnswers();
-        if (!store.waitingServerRequests().some((stored) => stored.owner === owner)) {
-          clearInterval(answerPoll);
-          answerPoll = undefined;
-        }
+        if (!store.waitingServerRequests().some((stored) => stored.owner === owner)) stopWatching();
       } catch (error) {
         onError(error);
       }
-    }, ANSWER_POLL_MS);
+    };
+    answerPoll = setInterval(look, ANSWER_POLL_MS);
     answerPoll.unref?.();
+    firstLook = setTimeout(look, 0);
+    firstLook.unref?.();
+  };
+  const stopWatching = (): void => {
+    clearInterval(answerPoll);
+    clearTimeout(firstLook);
+    answerPoll = undefined;
+    firstLook = undefined;
   };
 
   function sendAnswer(id: string, decision: ServerRequestDecision): string {
@@ -316,7 +366,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     waitingAnywhere: () =>
       store
         .waitingServerRequests()
-        .filter((stored) => ownerAlive(stored.owner))
+        .filter((stored) => answering(stored.owner))
         .map((stored) => ({ request: stored.request, here: stored.owner === owner })),
     heldElsewhere(chatId) {
       const all = store
@@ -331,6 +381,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     async relay(id, decision) {
       const answerId = sendAnswer(id, decision);
       const holder = store.getServerRequest(id)?.owner ?? null;
+      // Read once the answer is written: a look that began after it saw it (./request-holders.ts, `lookedPast`).
       const started = now();
       for (;;) {
         await new Promise((resolve) => setTimeout(resolve, ANSWER_POLL_MS));
@@ -338,10 +389,21 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
         if (result?.applied) return;
         if (result) throw new WorkbenchError('conflict', `Not applied: ${result.why}`, { id });
         const gone = !ownerAlive(holder);
-        if (gone || now() - started > ANSWER_TAKE_LIMIT_MS) {
+        const passed =
+          !gone &&
+          holder !== null &&
+          inbox?.get(answerId)?.status === 'new' &&
+          lookedPast(inbox.lookedAt(holder), started);
+        const quiet = !gone && !answering(holder);
+        if (gone || passed || quiet || now() - started > ANSWER_TAKE_LIMIT_MS) {
+          const pid = ownerPid(holder ?? '') ?? '?';
           const why = gone
             ? 'the AI Workbench process that held it ended before it applied your answer'
-            : 'the AI Workbench process that holds it did not take your answer';
+            : passed
+              ? `the process named as holding it (pid ${pid}) looked for answers without taking yours, which the AI Workbench process holding it would have done`
+              : quiet
+                ? `the process named as holding it (pid ${pid}) stopped looking for answers`
+                : 'the AI Workbench process that holds it did not take your answer';
           if (inbox?.withdraw(answerId, why)) throw new WorkbenchError('unavailable', `Not applied: ${why}.`, { id });
           // Taken meanwhile: its holder's word comes on the next turn, unless the holder ended while applying it.
           if (gone && relayed(answerId) === undefined)
@@ -358,8 +420,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
       if (store.waitingServerRequests().some((stored) => stored.owner === owner)) watchAnswers();
       return () => {
         applyAnswer = undefined;
-        clearInterval(answerPoll);
-        answerPoll = undefined;
+        stopWatching();
       };
     },
     takeAnswers,
@@ -387,7 +448,7 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     appCalls(chatId) {
       const all = store
         .waitingServerRequests()
-        .filter((stored) => stored.request.kind === 'app-tool-call' && ownerAlive(stored.owner))
+        .filter((stored) => stored.request.kind === 'app-tool-call' && answering(stored.owner))
         .map((stored) => (stored.owner === owner ? stored.request : markedElsewhere(stored)));
       return chatId === undefined ? all : all.filter((view) => view.chatId === chatId);
     },
@@ -404,8 +465,12 @@ export function createServerRequestWaits(dependencies: ServerRequestWaitsDepende
     dispose() {
       LIVE_OWNERS.delete(owner);
       dueListeners.clear();
-      clearInterval(answerPoll);
-      answerPoll = undefined;
+      stopWatching();
+      try {
+        inbox?.forget(owner);
+      } catch (error) {
+        onError(error);
+      }
     },
   };
 }

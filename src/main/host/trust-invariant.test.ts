@@ -227,6 +227,8 @@ describe('the trust invariant', () => {
       // Answers written to the answers inbox by another connection: applied by the holder, and refused by it.
       expect(tally.relayedApplied).toBeGreaterThan(0);
       expect(tally.relayedRefused).toBeGreaterThan(0);
+      // A record naming a running process that is no holder: never listed, its answer refused with nothing sent.
+      expect(tally.forgedHoldersRefused).toBeGreaterThan(0);
       // Insights suggestions accepted into the policy (invariant-suggestions.ts).
       expect(tally.suggestionsAccepted).toBeGreaterThan(0);
       // …and one refused because a deny rule caught one of the calls it would allow.

@@ -243,7 +243,14 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX pending_answers_new ON pending_answers (owner) WHERE status = 'new';
   `,
-  /* 13: tool calls running as MCP tasks, followed again after a restart (src/main/chat/followed-tasks.ts,
+  /* 13: when each process that holds a server's request last looked for its answers: the proof that a request's owner
+     is an AI Workbench process answering there (src/main/approval/answer-inbox.ts, docs/user/approvals.md#one-inbox). */ `
+  CREATE TABLE request_holders (
+    owner      TEXT PRIMARY KEY,
+    looked_at  INTEGER NOT NULL
+  ) STRICT;
+  `,
+  /* 14: tool calls running as MCP tasks, followed again after a restart (src/main/chat/followed-tasks.ts,
      docs/user/mcp-servers.md#tasks): a row from the task's creation until the call's end is written. */ `
   CREATE TABLE followed_tasks (
     tool_call_id     TEXT PRIMARY KEY,

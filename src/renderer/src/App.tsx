@@ -50,7 +50,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
 
   useEffect(() => store.follow(), [store]);
   useEffect(() => waitingStore.follow(), [waitingStore]);
-  // The window's title counts the calls that wait in every chat; a browser tab's favicon and notifications too.
+  // The window's title counts everything that waits (the sidebar's count); a browser tab's favicon too.
   const openCall = useCallback(
     (approval: PendingApproval) => {
       store.select(approval.chatId);
@@ -139,7 +139,8 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
       <main className="pane">
         {connection !== 'open' && <ConnectionBanner state={connection} />}
         <SettingsFileBanner api={api} />
-        {bridge !== undefined && <NotificationOffer waiting={waiting.total} />}
+        {/* The offer is about tool calls: their notifications are what it turns on. */}
+        {bridge !== undefined && <NotificationOffer waiting={waiting.all.length} />}
         <TabBar chats={store} tabs={tabs} selectedId={state.selectedId} waiting={waiting.byChat} />
         {state.status === 'loading' ? (
           <div className="pane-center muted">Loading…</div>
@@ -170,6 +171,7 @@ export function App({ api, bridge }: AppProps): React.JSX.Element {
         <InboxDialog
           api={api}
           approvals={waiting.all}
+          requests={waiting.requests}
           chats={state.chats}
           focusKey={inbox.focusKey ?? undefined}
           openCall={(approval) => {

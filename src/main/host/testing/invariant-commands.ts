@@ -577,6 +577,51 @@ const onlyOnTheCard = (request: ServerRequestView, decision: Record<string, unkn
   decision['text'] !== undefined ||
   (request.kind === 'elicitation' && request.mode === 'url' && decision['action'] === 'accept');
 
+/**
+ * A forger writes a copy of the waiting request whose record names pid 1 — a running process that is no AI Workbench
+ * holder — as its holder (docs/user/approvals.md#one-inbox): the copy must not be listed, and the same answer to it
+ * through the contract must be refused at once as `conflict`, with nothing written to the answers inbox. The copy
+ * goes afterwards, so the world is as it was.
+ */
+async function forgedHolderRefused(
+  world: InvariantWorld,
+  request: ServerRequestView,
+  decision: Record<string, unknown>,
+): Promise<void> {
+  const { harness } = world;
+  const writer = new BetterSqlite3(harness.services().databaseFile, { fileMustExist: true });
+  const id = `f0f0f0f0-0000-4000-8000-${String(++relayNonce).padStart(12, '0')}`;
+  const answers = (): number => (writer.prepare('SELECT count(*) AS n FROM pending_answers').get() as { n: number }).n;
+  try {
+    writer
+      .prepare(
+        'INSERT INTO pending_requests (chat_id, request_id, kind, request, created_at, owner) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        request.chatId,
+        id,
+        request.kind,
+        JSON.stringify({ ...request, id }),
+        request.createdAt,
+        '1:forged:cli chat',
+      );
+    const before = answers();
+    const listed = await harness.call('serverRequests.list', {});
+    if (listed.ok && (listed.value as { requests: ServerRequestView[] }).requests.some((item) => item.id === id))
+      throw new Error('a request whose record names pid 1 as its holder was listed');
+    const envelope = await harness.call('serverRequests.decide', { id, decision } as never);
+    if (envelope.ok || envelope.error.code !== 'conflict')
+      throw new Error(
+        `an answer to a request whose record names pid 1 as its holder was not refused as conflict: ${JSON.stringify(envelope)}`,
+      );
+    if (answers() !== before) throw new Error('an answer was written for a request whose record names pid 1');
+    harness.tally.forgedHoldersRefused += 1;
+  } finally {
+    writer.prepare('DELETE FROM pending_requests WHERE request_id = ?').run(id);
+    writer.close();
+  }
+}
+
 /** How many server requests of each kind a run answered: every second answer of a kind comes from another process. */
 const answersGiven = new WeakMap<Harness, Map<string, number>>();
 
@@ -594,8 +639,10 @@ async function answerRequest(
   answersGiven.set(world.harness, given);
   const answered = (given.get(request.kind) ?? 0) + 1;
   given.set(request.kind, answered);
-  if (answered % 2 === 0 && request.kind !== 'sandbox-widening')
+  if (answered % 2 === 0 && request.kind !== 'sandbox-widening') {
+    await forgedHolderRefused(world, request, decision);
     return { ...relayed(world, request, decision, cardExpects), how: 'from another process ' };
+  }
   const envelope = await world.harness.call('serverRequests.decide', { id: request.id, decision } as never);
   return { envelope, expected: cardExpects, how: '' };
 }

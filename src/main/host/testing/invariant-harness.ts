@@ -151,6 +151,11 @@ export interface Tally {
    */
   relayedApplied: number;
   relayedRefused: number;
+  /**
+   * Answers through the contract to a copy of a waiting request whose record names a running process that is no holder
+   * (pid 1): never listed, refused at once with nothing sent (docs/user/approvals.md#one-inbox).
+   */
+  forgedHoldersRefused: number;
   /** Insights suggestions to stop asking that were made, accepted, and refused when accepted (invariant-suggestions.ts). */
   suggestionsMade: number;
   suggestionsAccepted: number;
@@ -203,6 +208,7 @@ export const emptyTally = (): Tally => ({
   appCallsStale: 0,
   relayedApplied: 0,
   relayedRefused: 0,
+  forgedHoldersRefused: 0,
   suggestionsMade: 0,
   suggestionsAccepted: 0,
   suggestionsRefused: 0,

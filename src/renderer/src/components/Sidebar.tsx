@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
 import { CloseIcon, ChartIcon, GearIcon, InboxIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
-import { waitingLabel } from '../state/waiting-store';
+import { inboxLabel } from '../state/waiting-store';
 
 export interface SidebarProps {
   store: ChatsStore;
@@ -17,7 +17,7 @@ export interface SidebarProps {
   waiting?: ReadonlyMap<string, number>;
   /** Opens the inbox of everything waiting (docs/user/approvals.md, "One inbox"). */
   onOpenInbox?: () => void;
-  /** Calls waiting for a decision in every chat: the inbox button's count. */
+  /** Everything that waits on the person, held here or elsewhere (state/waiting-store.ts): the inbox button's count. */
   waitingTotal?: number;
 }
 
@@ -145,7 +145,7 @@ export function Sidebar({
               {waitingTotal > 0 && (
                 <span className="waiting-badge" data-testid="inbox-count">
                   <span aria-hidden="true">{waitingTotal}</span>
-                  <span className="visually-hidden">{waitingLabel(waitingTotal)}</span>
+                  <span className="visually-hidden">{inboxLabel(waitingTotal)}</span>
                 </span>
               )}
             </button>

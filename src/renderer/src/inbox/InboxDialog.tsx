@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { WorkbenchApi } from '../../../shared/api';
 import type { PendingApproval } from '../../../shared/approval';
 import type { Chat } from '../../../shared/chat';
+import type { ServerRequestView } from '../../../shared/server-request-views';
 import { errorText } from '../../../shared/error-data';
 import { Dialog } from '../components/Dialog';
 import { ServerRequestCard } from '../chat/server-request-cards/ServerRequestCard';
@@ -15,7 +16,6 @@ import {
   type InboxDecision,
   type InboxItem,
 } from './inbox-decisions';
-import { useAllServerRequests } from './use-all-server-requests';
 import './inbox.css';
 
 /** What the inbox's server-request cards keep while it is closed (one inbox for the window), until they stop waiting. */
@@ -28,6 +28,8 @@ export interface InboxDialogProps {
   api: WorkbenchApi;
   /** Every waiting tool call (state/waiting-store.ts). */
   approvals: readonly PendingApproval[];
+  /** Every server request that waits, here or held by another process (state/waiting-store.ts). */
+  requests: readonly ServerRequestView[];
   chats: readonly Chat[];
   /** The item to bring into view and focus when the inbox opens (a notification's, or the oldest). */
   focusKey?: string | undefined;
@@ -43,12 +45,14 @@ export interface InboxDialogProps {
 export function InboxDialog({
   api,
   approvals,
+  requests,
   chats,
   focusKey,
   openCall,
   onClose,
 }: InboxDialogProps): React.JSX.Element {
-  const requests = useAllServerRequests(api, inboxCards);
+  // What a card kept is forgotten once its request no longer waits.
+  useEffect(() => inboxCards.retain(new Set(requests.map((request) => request.id))), [requests]);
   const items = useMemo(() => inboxItems(approvals, requests), [approvals, requests]);
   const [decisions, setDecisions] = useState<ReadonlyMap<string, InboxDecision>>(new Map());
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());

@@ -5,13 +5,14 @@ import type { Chat } from '../../../shared/chat';
 import { createLocalFlag } from './local-flag';
 
 /**
- * A call that waits while the person looks elsewhere (docs/user/approvals.md "What waits"): the window
- * title counts every waiting call; in browser mode the tab's favicon shows the count too, and — once the person
+ * What waits while the person looks elsewhere (docs/user/approvals.md "What waits"): the window title counts
+ * everything that waits (the sidebar's count: tool calls and servers' requests, held here or by another process); in
+ * browser mode the tab's favicon shows the count too, and — once the person
  * turned them on from the app's offer — a notification says which call waits when the page is hidden. (The desktop
  * app's notifications come from its main process: src/main/electron/.)
  */
 
-/** The page's own title (index.html), which the count of waiting calls is put before; read when first needed. */
+/** The page's own title (index.html), which the count of what waits is put before; read when first needed. */
 let appTitle: string | undefined;
 /** The icon's `href` as the page wrote it ("./favicon.svg"), not the resolved URL. */
 let plainIcon: string | undefined;
