@@ -87,3 +87,29 @@ test('Cancel on a running task asks the server to stop it; the block says cancel
   expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('cancelled this task');
   await fake.close();
 });
+
+test('a reload while the task runs shows its latest status, not the first, and Cancel still reaches it', async ({
+  page,
+  workbench,
+}) => {
+  await addEverything(workbench);
+  const { fake } = await scriptedChat(workbench, 'Reload research');
+  fake.script(research({ topic: 'tides', ambiguous: true }), { kind: 'reply', text: ['Understood.'] });
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  await say(page, 'research tides');
+  const task = view.toolCalls.first().getByTestId('tool-task');
+  // The task began working, went through its first stage, and now waits for an answer: a status that stays.
+  const latest = 'Task · Waiting for your answer: Found multiple interpretations';
+  await expect(task).toContainText(latest, { timeout: 30_000 });
+
+  await page.reload();
+  const again = chatUi(page);
+  const block = again.toolCalls.first();
+  // What the window reads after a reload is the stored call: its task's latest status and status message.
+  await expect(block.getByTestId('tool-task')).toContainText(latest, { timeout: 15_000 });
+  await expect(block.getByTestId('tool-task')).not.toContainText('Working');
+  await block.getByRole('button', { name: /^Cancel the task of/ }).click();
+  await expect(block).toContainText('Cancelled', { timeout: 15_000 });
+  await fake.close();
+});

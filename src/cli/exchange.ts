@@ -86,6 +86,8 @@ export function createExchangeDriver(
   let busy = false;
   let stopRequested = false;
   let currentChat: string | null = null;
+  /** An interrupt's work (tasks cancelled, the reply stopped): the exchange ends once it is done. */
+  let stopping: Promise<void> = Promise.resolve();
 
   async function send(chatId: string, text: string | null): Promise<ExchangeOutcome> {
     currentChat = chatId;
@@ -273,6 +275,8 @@ export function createExchangeDriver(
         heldLines.clear();
       }
     } finally {
+      // Ctrl+C's tasks are cancelled on their servers and their ends recorded before the command exits.
+      await stopping;
       busy = false;
       unsubscribeResolved();
       unsubscribeRequests();
@@ -291,9 +295,44 @@ export function createExchangeDriver(
     interrupt() {
       if (currentChat === null || stopRequested) return;
       stopRequested = true;
-      void session.call('chat.stop', { chatId: currentChat }).catch(() => undefined);
+      stopping = cancelTasksAndStop(session, currentChat).catch(() => undefined);
     },
   };
+}
+
+/** How long an interrupt waits for the servers to end the tasks it cancelled (`tasks/cancel` itself may take 30 s). */
+const TASK_CANCEL_WAIT_MS = 35_000;
+
+const runningTaskCalls = (messages: readonly ChatMessage[]): ToolCallRecord[] =>
+  messages.flatMap((message) =>
+    message.role === 'assistant'
+      ? message.reply.turns.flatMap((turn) =>
+          (turn.toolCalls ?? []).filter((call) => call.status === 'running' && call.task !== undefined),
+        )
+      : [],
+  );
+
+/**
+ * Ctrl+C: the chat's calls running as MCP tasks are cancelled on their servers (`chat.cancelTask`: the person's cancel
+ * row, then `tasks/cancel`; docs/user/mcp-servers.md#tasks) rather than left running when the CLI exits, the reply is
+ * stopped, and the interrupt waits (bounded) until those calls have ended, so their ends are in the chat and the audit.
+ */
+async function cancelTasksAndStop(session: CliSession, chatId: string): Promise<void> {
+  const cancelled: string[] = [];
+  for (const call of runningTaskCalls((await session.call('chat.messages', { chatId })).messages)) {
+    const sent = await session
+      .call('chat.cancelTask', { chatId, toolCallId: call.toolCallId })
+      .then(() => true)
+      .catch(() => false);
+    if (sent) cancelled.push(call.toolCallId);
+  }
+  await session.call('chat.stop', { chatId });
+  const deadline = Date.now() + TASK_CANCEL_WAIT_MS;
+  while (cancelled.length > 0 && Date.now() < deadline) {
+    const running = runningTaskCalls((await session.call('chat.messages', { chatId })).messages);
+    if (!running.some((call) => cancelled.includes(call.toolCallId))) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function outcomeOf(

@@ -31,6 +31,7 @@ import { createServerRequests } from './chat/server-request-flow';
 import { createAppCalls, type AppCalls } from './mcp/app-calls';
 import { findViewCall } from './chat/view-calls';
 import { createAppViewPins, createAppViews, type AppViews } from './mcp/app-view-pins';
+import { createFollowedTasks } from './chat/followed-tasks';
 import { createToolLoop } from './chat/tool-loop';
 import { createEventHub, type EventHub } from './event-hub';
 import { createAppViewCache } from './mcp/app-view-cache';
@@ -343,7 +344,30 @@ export function createServices(options: ServicesOptions): Services {
   const messages = createMessageStore(db);
   const chatSettings = openChatSettings(settings);
   const onError = options.onListenerError ?? (() => {});
+  // Calls running as MCP tasks, followed again when their server is back (after a restart of the app or the server).
+  const followedTasks = createFollowedTasks({
+    db,
+    messages,
+    audit: options.audit ?? audit,
+    mcp,
+    identityOf: (name) => mcpServers.facts().get(name)?.identity.key,
+    announce: (message) =>
+      events.emit('chat.onDidStream', {
+        kind: 'message',
+        chatId: message.chatId,
+        exchangeId: message.exchangeId,
+        message: structuredClone(message),
+      }),
+    onError,
+  });
+  events.subscribe((event, payload) => {
+    if (event !== 'mcp.onDidChangeServer') return;
+    const change = payload as EventPayload<'mcp.onDidChangeServer'>;
+    if ((change.kind === 'updated' && change.server.status.state === 'ready') || change.kind === 'removed')
+      followedTasks.resume();
+  });
   const loop = createToolLoop({
+    followed: followedTasks,
     messages,
     provider: (id) => providers.provider(id),
     gate: approvals.gate,
@@ -469,6 +493,7 @@ export function createServices(options: ServicesOptions): Services {
       versions: { node: process.versions.node, sqlite: sqliteVersion, ...options.versions },
     }),
     close: () => {
+      followedTasks.close();
       settingsWatch.stop();
       sandboxProfiles.flushBlocks();
       stopAnswers();

@@ -10,6 +10,7 @@ import type {
   ReplyEnd,
   ToolCallDecisionInfo,
   ToolCallRecord,
+  ToolTaskState,
   Turn,
 } from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
@@ -22,6 +23,7 @@ import type { McpToolResult } from '../../shared/mcp-result';
 import { CallRefused } from '../mcp/call-door';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
+import type { FollowedTasks } from './followed-tasks';
 import { cancelTaskCall, taskRows, untilEndOrStop, updateStoredCall } from './task-calls';
 import type { MessageStore, NewMessage } from './message-store';
 import { offerTools, recordOf, type ToolOffer } from './tool-offer';
@@ -46,6 +48,8 @@ export interface ToolLoopDependencies {
   maxToolRounds(): number;
   /** What the server by this name runs now (its identity key): a call with a view is bound to it. */
   identityOf?(serverName: string): string | undefined;
+  /** Calls running as MCP tasks, recorded so that they are followed again after a restart (followed-tasks.ts). */
+  followed?: Pick<FollowedTasks, 'started' | 'ended' | 'letGo'>;
   now(): number;
   onError(error: unknown): void;
 }
@@ -164,9 +168,26 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           const first = !record.task;
           record.task = state;
           taskRow(state);
-          // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall).
-          if (first) save(reply, run.report);
-          else if (record.status === 'running') run.report.toolCall(reply, turn, record);
+          // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall), and each
+          // status as it comes, so that a reload (or the CLI after a stop) shows where the task is now, not where it began.
+          if (first) {
+            save(reply, run.report);
+            dependencies.followed?.started({
+              toolCallId: record.toolCallId,
+              chatId: run.chat.id,
+              messageId: reply.id,
+              exchangeId: run.exchangeId,
+              serverName: record.serverName,
+              serverIdentity: dependencies.identityOf?.(record.serverName) ?? null,
+              toolName: record.toolName,
+              definitionHash: definitionHash ?? null,
+              taskId: state.taskId,
+              createdAt: now(),
+            });
+          } else {
+            storeTaskState(run, reply, record.toolCallId, state);
+            if (record.status === 'running') run.report.toolCall(reply, turn, record);
+          }
           stopping?.taskSeen();
         },
       });
@@ -178,6 +199,12 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           (result) => finishLate(run, reply, record.toolCallId, definitionHash, started, { result }),
           (error: unknown) => finishLate(run, reply, record.toolCallId, definitionHash, started, { error }),
         );
+        return;
+      }
+      if ('error' in outcome && record.task && serverLeftTask(outcome.error)) {
+        // Its server went away while the task ran (followed-tasks.ts): not its end; followed when the server is back.
+        dependencies.followed?.letGo(record.toolCallId);
+        save(reply, run.report);
         return;
       }
       if ('error' in outcome) throw outcome.error;
@@ -213,6 +240,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
   ): void {
     delete record.progress;
     record.durationMs = performance.now() - started;
+    dependencies.followed?.ended(record.toolCallId);
     try {
       audit.recordToolResult({
         chatId: run.chat.id,
@@ -235,6 +263,22 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     }
   }
 
+  /** A task's status written into the stored call: the reply may have been saved since the loop let the task go. */
+  function storeTaskState(
+    run: ExchangeRun,
+    reply: AssistantChatMessage,
+    toolCallId: string,
+    state: ToolTaskState,
+  ): void {
+    try {
+      updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (stored) => {
+        stored.task = state;
+      });
+    } catch (error) {
+      dependencies.onError(error);
+    }
+  }
+
   /** A task that went on after its reply stopped has ended: its result goes into its block (and to the next request). */
   function finishLate(
     run: ExchangeRun,
@@ -244,6 +288,10 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     started: number,
     end: { result: McpToolResult } | { error: unknown },
   ): void {
+    if ('error' in end && serverLeftTask(end.error)) {
+      dependencies.followed?.letGo(toolCallId);
+      return;
+    }
     try {
       const updated = updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (record) => {
         if ('result' in end) {
@@ -546,6 +594,9 @@ function applyResolution(record: ToolCallRecord, resolution: ApprovalResolution)
       return;
   }
 }
+
+/** A task call whose server went away (tool-tasks.ts): the task may go on, and is followed again (followed-tasks.ts). */
+const serverLeftTask = (error: unknown): boolean => error instanceof WorkbenchError && error.code === 'unavailable';
 
 /** The call ended because the person (or a stop) cancelled it: its task was cancelled on the server. */
 const isCancelled = (error: unknown): boolean => error instanceof WorkbenchError && error.code === 'cancelled';

@@ -15,6 +15,8 @@ import { checkInvariants, InvariantError, newCheckState } from './testing/invari
 import { invariantSteps, newInvariantModel, type InvariantWorld } from './testing/invariant-commands';
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
+import { taskStep } from './testing/invariant-tasks';
+import { TASK_TOOL } from './testing/recording-tasks';
 
 /** Mutants made where the engine is built: switched on by a test, off otherwise. */
 const mutants = vi.hoisted(() => ({ staleViewsUnchecked: false }));
@@ -435,4 +437,95 @@ describe("the trust invariant catches a call that does not wait for the CLI's ac
       expect(harness.runs.filter((run) => run.label === 'Other').length).toBe(answer === 'yes' ? 1 : 0);
     },
   );
+});
+
+/**
+ * A call that its server runs as an MCP task let through the gate without a decision recorded: the gate answers
+ * "allow" for a tool that must run as a task without writing the allow row (approval-gate.ts `evaluate`), as a bug in
+ * a path taken only for task calls would (docs/user/mcp-servers.md#tasks).
+ */
+function allowTaskCallsUnrecorded(harness: Harness): void {
+  const gate = harness.services().approvals.gate;
+  const evaluate = gate.evaluate.bind(gate);
+  gate.evaluate = (context, call, tool) => {
+    const result = evaluate(context, call, tool);
+    return call.toolName === TASK_TOOL && result.outcome === 'ask'
+      ? { outcome: 'allow', decision: result.decision }
+      : result;
+  };
+}
+
+/**
+ * The person's Cancel of a task call that sends the call again (as a retry on cancel would): the task's `tools/call`
+ * reaches the server a second time, with no decision of its own.
+ */
+function resendOnCancel(harness: Harness): void {
+  const mcp = harness.services().mcp;
+  const call = mcp.callTool.bind(mcp);
+  const cancel = mcp.cancelTask.bind(mcp);
+  const requests = new Map<string, Parameters<typeof call>[0]>();
+  mcp.callTool = (request) => {
+    if (request.toolCallId) requests.set(request.toolCallId, request);
+    return call(request);
+  };
+  mcp.cancelTask = (toolCallId) => {
+    const request = requests.get(toolCallId);
+    const cancelled = cancel(toolCallId);
+    if (request) void call({ ...request, toolCallId: `${toolCallId}-again`, onTask: undefined }).catch(() => {});
+    return cancelled;
+  };
+}
+
+describe('the trust invariant covers calls run as MCP tasks', () => {
+  // The model calls Files' write_report (a task) of notes.txt: it asks; the step leaves it waiting, then the person
+  // allows it once, and it is called again and allowed once in the step, its task held and cancelled.
+  const sequence = () => [
+    taskStep({ chat: 0, value: 0, setting: 'as-is', answer: false, then: 'finish' }),
+    invariantSteps.approve(0, [
+      { decision: 'TOOL_CALL_DECISION_ALLOW_ONCE', edit: null, reason: null, remember: 'none' },
+    ]),
+    taskStep({ chat: 0, value: 1, setting: 'as-is', answer: true, then: 'cancel' }),
+    taskStep({ chat: 1, value: 6, setting: 'auto-approve', answer: false, then: 'stop' }),
+    taskStep({ chat: 1, value: 0, setting: 'always-ask', answer: true, then: 'finish' }),
+  ];
+
+  it('and catches a mutant of the gate that creates the task without an allow row', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(sequence(), allowTaskCallsUnrecorded);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a call ran without an allow decision for its arguments committed before it: Files\.write_report \{"path":"notes\.txt","nonce":"t\d+"\} \(during task\(chat 0, write_report:0, then finish\)\); \d+ rows were committed then$/,
+    );
+  });
+
+  it('and catches a mutant whose Cancel sends the call again', async () => {
+    let caught: unknown;
+    try {
+      await runSequence(
+        [taskStep({ chat: 0, value: 1, setting: 'as-is', answer: true, then: 'cancel' })],
+        resendOnCancel,
+      );
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a task's cancel or result ran a tool: Files\.write_report \{"path":"docs\/readme\.md","nonce":"t\d+"\}$/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: each task is created once allowed, cancelled, let go, finished', async () => {
+    const harness = await runSequence(sequence());
+    expect(harness.runs.map((run) => `${run.label}.${run.toolName}`)).toEqual([
+      'Files.write_report',
+      'Files.write_report',
+      'Files.write_report',
+      'Files.write_report',
+    ]);
+    expect(harness.tally.tasks).toEqual({ asked: 4, created: 3, cancelled: 1, completed: 1, detached: 1 });
+  });
 });

@@ -39,6 +39,7 @@ import { createHarness, emptyTally, type Harness } from './testing/invariant-har
 import { acceptSuggestionArb } from './testing/invariant-suggestions';
 import { acceptancePlanArb, AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
+import { taskPlanArb, taskStep } from './testing/invariant-tasks';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
@@ -109,7 +110,8 @@ describe('the trust invariant', () => {
             identityPlanArb,
             stdioPlanArb,
             acceptancePlanArb,
-            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, acceptancePlan) => {
+            taskPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, acceptancePlan, taskPlan) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -143,6 +145,9 @@ describe('the trust invariant', () => {
                 // A call made while the CLI's acceptance question is open, and the answer (acceptancePlanArb).
                 for (const planned of acceptancePlan)
                   if (planned.at === position) await new AcceptanceQuestionStep(planned.pick).run(state, world);
+                // Calls of Files' tool that runs as an MCP task (taskPlanArb).
+                for (const planned of taskPlan)
+                  if (planned.at === position) await taskStep(planned.step).run(state, world);
                 position += 1;
               };
               try {
@@ -191,6 +196,10 @@ describe('the trust invariant', () => {
         acceptance.refusedAfterNo,
         acceptance.refusedChanged,
       ]).not.toContain(0);
+      // Calls run as MCP tasks (invariant-tasks.ts): created only once allowed, cancelled, finished, and let go on a stop.
+      expect([tally.tasks.created, tally.tasks.cancelled, tally.tasks.completed, tally.tasks.detached]).not.toContain(
+        0,
+      );
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

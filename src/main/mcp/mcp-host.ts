@@ -154,6 +154,19 @@ export interface McpHost {
   /** Sends `tasks/cancel` for the task of the call `toolCallId` (docs/user/mcp-servers.md#tasks); false when none runs here. */
   cancelTask(toolCallId: string): boolean;
   /**
+   * Follows the task `taskId` of a call made before the host restarted, to its end (docs/user/mcp-servers.md#tasks):
+   * no `tools/call` is sent. Throws `not_found` when the server no longer knows the task (the reason in words),
+   * `unavailable` when the server is not ready, `cancelled` when it was cancelled; `cancelTask` reaches it.
+   */
+  followTask(request: {
+    serverName: string;
+    toolName: string;
+    taskId: string;
+    toolCallId: string;
+    chatId: string;
+    onTask(state: ToolTaskState): void;
+  }): Promise<McpToolResult>;
+  /**
    * Resolves once no server is still starting: each is ready with its tools listed, failed, or stopped. Resolves
    * at once when the host is not running, and after `timeoutMs` (default: the initialize timeout) or when `signal`
    * aborts at the latest, so a caller never waits on a server that hangs. `serverName` waits for that server only;

@@ -24,6 +24,7 @@ import { createCallClocks, type CallClocks } from './call-clock';
 import type { DoorCall } from './call-door';
 import {
   callToolAsTask,
+  followTask,
   needsTasksExtension,
   tasksExtensionRefusal,
   type TaskCallOptions as TaskRunOptions,
@@ -162,6 +163,11 @@ export interface ServerSupervisor {
   callTool(toolName: string, args: Record<string, unknown>, options: CallOptions): Promise<McpToolResult>;
   /** The call made as an MCP task, past the same door (tool-tasks.ts; docs/user/mcp-servers.md#tasks). */
   callToolTask(toolName: string, args: Record<string, unknown>, options: TaskCallOptions): Promise<McpToolResult>;
+  /**
+   * Follows a task created before the host restarted (`tasks/get`, then `tasks/result`; tool-tasks.ts followTask). No
+   * `tools/call` is sent, so nothing passes the door: the call was decided and admitted when its task was created.
+   */
+  followTask(toolName: string, taskId: string, options: TaskCallOptions): Promise<McpToolResult>;
   /** Asks the running server to log at this level; does nothing when it offers no logging. */
   setLogLevel(level: McpLogLevel): Promise<void>;
   /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
@@ -521,6 +527,38 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       } finally {
         clock.stop();
         running.delete(callId);
+      }
+    },
+    async followTask(toolName, taskId, options) {
+      const current = connection;
+      if (!current || status.state !== 'ready') {
+        throw new WorkbenchError(
+          'unavailable',
+          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+          { server: name },
+        );
+      }
+      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
+      let step = 0;
+      try {
+        const raw = await followTask(current.client, name, toolName, taskId, {
+          cancel: options.cancel,
+          onState: (state) => {
+            options.onState(state);
+            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
+          },
+        });
+        const problem =
+          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
+        return normaliseToolResult(raw, { outputSchemaProblem: problem });
+      } catch (error) {
+        if (error instanceof WorkbenchError) throw error;
+        throw new WorkbenchError(
+          'unavailable',
+          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
+        );
+      } finally {
+        clock.stop();
       }
     },
     async callTool(toolName, args, options) {

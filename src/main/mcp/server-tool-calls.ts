@@ -6,7 +6,7 @@ import type { RegisteredTool } from './tool-registry';
 import { createRunningTasks, runsAsTask } from './tool-tasks';
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
-export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask'>;
+export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask' | 'followTask'>;
 
 export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): ServerToolCalls {
   const { registry } = fleet;
@@ -59,6 +59,25 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
   };
   return {
     cancelTask: (toolCallId) => tasks.cancel(toolCallId),
+    followTask(request) {
+      const entry = fleet.entry(request.serverName);
+      if (!entry)
+        return Promise.reject(
+          new WorkbenchError('unavailable', `The MCP server "${request.serverName}" is not running.`, {
+            server: request.serverName,
+          }),
+        );
+      const tool = registry.get(request.serverName, request.toolName);
+      const running = tasks.add(request.toolCallId);
+      return entry.supervisor
+        .followTask(request.toolName, request.taskId, {
+          validateOutput: tool?.validateOutput,
+          chatId: request.chatId,
+          cancel: running.signal,
+          onState: (state) => request.onTask(state),
+        })
+        .finally(running.done);
+    },
     tools(serverName) {
       if (serverName !== undefined) fleet.require(serverName);
       return registry.list(serverName).map(toContract);

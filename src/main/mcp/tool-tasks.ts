@@ -49,6 +49,9 @@ export interface TaskCallOptions {
   onState(state: ToolTaskState): void;
 }
 
+/** The SDK's `ErrorCode.ConnectionClosed`: the transport closed with the request unanswered. */
+const CONNECTION_CLOSED = -32000;
+
 /** The SDK's request timeout, turned off: a task runs until it ends, fails, is cancelled or its server's TTL lapses. */
 const NO_TIMEOUT_MS = 2_147_483_647;
 
@@ -133,10 +136,92 @@ export async function callToolAsTask(
             isError: true,
           };
         }
+        // The connection closed under the task (the host quits, the server restarted): the task itself may go on.
+        if ((item.error as { code?: unknown }).code === CONNECTION_CLOSED)
+          throw new WorkbenchError(
+            'unavailable',
+            `"${serverName}" went away while the task of "${toolName}" ran; it is followed again when the server is back.`,
+            { server: serverName },
+          );
         throw item.error;
       }
     }
     throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${serverName}" ended without a result.`);
+  } finally {
+    options.cancel.removeEventListener('abort', cancel);
+  }
+}
+
+/** How long to wait between two looks at a followed task when its server gives no poll interval. */
+const DEFAULT_POLL_MS = 1_000;
+
+/**
+ * Follows a task this client created before (the host restarted while it ran; docs/user/mcp-servers.md#tasks):
+ * `tasks/get` until it ends, then `tasks/result`. No `tools/call` is sent: nothing new runs. A server that no longer
+ * knows the task answers `tasks/get` with an error: that is a `not_found` here, with the reason in words.
+ */
+export async function followTask(
+  session: McpSession,
+  serverName: string,
+  toolName: string,
+  taskId: string,
+  options: TaskCallOptions,
+): Promise<LenientCallToolResult> {
+  const tasks = tasksOf(session, serverName);
+  let state: ToolTaskState | undefined;
+  const report = (next: ToolTaskState): void => {
+    if (state && state.status === next.status && state.statusMessage === next.statusMessage) return;
+    state = next;
+    options.onState(next);
+  };
+  let cancelAsked = false;
+  const cancel = (): void => {
+    cancelAsked = true;
+    void tasks.cancelTask(taskId, { timeout: 30_000 }).catch(() => undefined);
+  };
+  options.cancel.addEventListener('abort', cancel, { once: true });
+  try {
+    for (;;) {
+      let task;
+      try {
+        task = await tasks.getTask(taskId, { timeout: 30_000 });
+      } catch (error) {
+        if ((error as { code?: unknown }).code === CONNECTION_CLOSED)
+          throw new WorkbenchError(
+            'unavailable',
+            `"${serverName}" went away while the task of "${toolName}" was followed.`,
+            {
+              server: serverName,
+            },
+          );
+        if (state === undefined)
+          throw new WorkbenchError(
+            'not_found',
+            `The task of "${toolName}" was lost: "${serverName}" no longer knows it (${String(error).replace(/^(?:McpError: )?(?:MCP error -?\d+: )+/, '')}). It may have restarted or dropped the task while the app was closed.`,
+            { server: serverName, taskId },
+          );
+        throw error;
+      }
+      report({ taskId, status: task.status, ...message(task.statusMessage) });
+      // `input_required`: tasks/result delivers what the task asks of the person and waits for its end, as the SDK does.
+      if (task.status === 'completed' || task.status === 'input_required')
+        return (await tasks.getTaskResult(taskId, LenientCallToolResultSchema, {
+          timeout: NO_TIMEOUT_MS,
+        })) as LenientCallToolResult;
+      if (task.status === 'cancelled')
+        throw new WorkbenchError(
+          'cancelled',
+          cancelAsked
+            ? `The task of "${toolName}" on "${serverName}" was cancelled at your request; the server stopped it.`
+            : `The task of "${toolName}" on "${serverName}" was cancelled by the server.`,
+        );
+      if (task.status === 'failed')
+        return {
+          content: [{ type: 'text', text: `The task failed${task.statusMessage ? `: ${task.statusMessage}` : '.'}` }],
+          isError: true,
+        };
+      await new Promise((resolve) => setTimeout(resolve, task.pollInterval ?? DEFAULT_POLL_MS));
+    }
   } finally {
     options.cancel.removeEventListener('abort', cancel);
   }

@@ -250,4 +250,19 @@ export const migrations: readonly string[] = [
     looked_at  INTEGER NOT NULL
   ) STRICT;
   `,
+  /* 14: tool calls running as MCP tasks, followed again after a restart (src/main/chat/followed-tasks.ts,
+     docs/user/mcp-servers.md#tasks): a row from the task's creation until the call's end is written. */ `
+  CREATE TABLE followed_tasks (
+    tool_call_id     TEXT PRIMARY KEY,
+    chat_id          TEXT NOT NULL,
+    message_id       TEXT NOT NULL,
+    exchange_id      TEXT NOT NULL,
+    server_name      TEXT NOT NULL,
+    server_identity  TEXT,
+    tool_name        TEXT NOT NULL,
+    definition_hash  TEXT,
+    task_id          TEXT NOT NULL,
+    created_at       INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];

@@ -21,6 +21,8 @@ export const TOOLS: readonly CatalogueTool[] = [
   { serverName: 'Shell', name: 'run', field: 'command', readOnly: false },
   // A 2026-07-28 server the host starts as a command and reaches over stdio (recording-stdio-server.ts).
   { serverName: 'Term', name: 'exec', field: 'command', readOnly: false },
+  // Runs as an MCP task (recording-tasks.ts): its calls come from a plan of their own (invariant-tasks.ts).
+  { serverName: 'Files', name: 'write_report', field: 'path', readOnly: false },
 ];
 /** The catalogue's stdio server: a command, not one of the HTTP recording servers (recording-stdio-server.ts). */
 export const STDIO_LABEL = 'Term';
@@ -30,6 +32,8 @@ export const STDIO_LABEL = 'Term';
  * seed as it was.
  */
 export const STDIO_TOOL = 3;
+/** The index of Files' task tool in TOOLS (recording-tasks.ts), after Term's: the random steps never pick it. */
+export const TASK_TOOL_INDEX = 4;
 /** The HTTP recording servers the random steps pick from. */
 export const HTTP_SERVER_NAMES = ['Files', 'Shell'] as const;
 /** Every server a run starts with, by its key in `mcpServers`. */

@@ -33,6 +33,7 @@ import {
   STDIO_LABEL,
   STDIO_OTHER_LABEL,
   STDIO_TOOL,
+  TASK_TOOL_INDEX,
   TOOLS,
   USER_RULES,
   ruleDraft,
@@ -199,7 +200,8 @@ async function appAsks(world: InvariantWorld, chat: number, toolIndex: number, v
   const view = views.at(-1);
   if (!view?.serverName) return;
   const label = harness.bindings.get(view.serverName)?.label ?? 'Files';
-  const tools = toolsOfLabel(label);
+  // A view asks for its server's tools that run at once (not Files' task tool, whose calls have a plan of their own).
+  const tools = toolsOfLabel(label).filter((candidate) => TOOLS.indexOf(candidate) !== TASK_TOOL_INDEX);
   const tool = tools[toolIndex % Math.max(1, tools.length)] ?? TOOLS[0];
   if (!tool) return;
   const args: Record<string, unknown> = { [tool.field]: valueFor(tool.field, value), nonce: `app-${++appNonce}` };

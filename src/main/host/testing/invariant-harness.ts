@@ -86,6 +86,11 @@ export interface Tally {
   runs: number;
   /** Calls run by the 2026-07-28 stdio server (recording-stdio-server.ts), counted in `runs` too. */
   stdioRuns: number;
+  /**
+   * Calls of Files' task tool (invariant-tasks.ts): messages that asked for one, tasks the servers created, and how the
+   * held ones ended — cancelled at the person's request, completed with the reply waiting, or completed after a stop.
+   */
+  tasks: { asked: number; created: number; cancelled: number; completed: number; detached: number };
   /** Term renamed, removed and added again (as itself or as TermOther), repointed, and accepted (TermLifecycle). */
   termLifecycle: { renames: number; readded: number; readdedOther: number; repointed: number; accepted: number };
   /** Further legs of calls that reached the 2026-07-28 server (the call sent again with the answers it asked for). */
@@ -169,6 +174,7 @@ export const emptyTally = (): Tally => ({
   acceptance: { asked: 0, waited: 0, ranAfterYes: 0, refusedAfterNo: 0, refusedChanged: 0 },
   runs: 0,
   stdioRuns: 0,
+  tasks: { asked: 0, created: 0, cancelled: 0, completed: 0, detached: 0 },
   termLifecycle: { renames: 0, readded: 0, readdedOther: 0, repointed: 0, accepted: 0 },
   legs: 0,
   notificationDecisions: 0,
@@ -295,6 +301,8 @@ export interface Harness {
   samplingSetting(): string;
   /** Waits until no chat's exchange runs (each is idle or waits for a person, for a call or a server's request). */
   settle(): Promise<void>;
+  /** One turn of the event loop, with the timers due now run (as `settle` runs them) and the stdio server's runs read. */
+  turn(): Promise<void>;
   /** The contained probe server, added to this run's services on its first sandbox step (invariant-sandbox.ts). */
   sandbox(): Promise<SandboxProbe>;
   /** The probe once added: its check runs after every step from then on. */
@@ -533,6 +541,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
       return { url: `${options.servers.urls[label] as string}?slot=${slot}`, slot };
     },
     committed: () => committed(),
+    async turn() {
+      collectStdioRuns();
+      options.runDueTimers?.();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    },
     async settle() {
       // A chat whose tool call waits on the server's sampling request waits for a person, like a call does.
       for (const chatId of harness.chats) {

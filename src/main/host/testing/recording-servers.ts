@@ -14,6 +14,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { modernServerFor, MODERN_LABELS } from './recording-servers-2026';
+import { RecordingTaskStore, TASK_TOOL } from './recording-tasks';
 import {
   ELICITATION_COMMANDS,
   ELICITATION_SCHEMA,
@@ -64,8 +65,17 @@ export interface ServerListeners {
 /** The nonces whose call was refused with -32042 once (nonces are unique across runs: see scripted-model.ts). */
 export const pagesAsked = new Set<string>();
 
+/** The tasks of every 2025-11-25 recording server (recording-tasks.ts): `write_report` runs as one. */
+const taskStore = new RecordingTaskStore();
+
 function mcpServerFor(serverName: string, slot: string, listeners: ServerListeners): Server {
-  const server = new Server({ name: `invariant-${serverName}`, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: `invariant-${serverName}`, version: '1.0.0' },
+    {
+      capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      taskStore,
+    },
+  );
   const tools = toolsOfLabel(serverName);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((tool) => ({
@@ -74,6 +84,7 @@ function mcpServerFor(serverName: string, slot: string, listeners: ServerListene
       inputSchema: inputSchemaOf(tool) as { type: 'object' },
       annotations: { readOnlyHint: tool.readOnly },
       ...(tool.name === VIEW_TOOL ? { _meta: { ui: { resourceUri: VIEW_URI } } } : {}),
+      ...(tool.name === TASK_TOOL ? { execution: { taskSupport: 'required' as const } } : {}),
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -91,7 +102,17 @@ function mcpServerFor(serverName: string, slot: string, listeners: ServerListene
         ],
       });
     }
+    if (request.params.name === TASK_TOOL && !request.params.task)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `${TASK_TOOL} runs as a task only (execution.taskSupport: required).`,
+      );
     listeners.onCall(serverName, slot, request.params.name, structuredClone(args));
+    if (request.params.name === TASK_TOOL && extra.taskStore) {
+      // The task is created here, once the call reached the server; its end comes from the store (recording-tasks.ts).
+      const store = extra.taskStore;
+      return { task: await taskStore.createFor((params) => store.createTask(params), serverName, nonce) };
+    }
     if (
       request.params.name === 'run' &&
       SAMPLING_COMMANDS.includes(String(args['command'])) &&

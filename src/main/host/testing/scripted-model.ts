@@ -13,6 +13,7 @@ import {
   ROUTINE_NONCE,
   samplingAnswer,
   samplingNonce,
+  TASK_TOOL_INDEX,
   TOOLS,
   type CallArguments,
 } from './invariant-catalogue';
@@ -76,6 +77,7 @@ export function lastUserText(request: RecordedRequest): string {
 export function createScriptedModel(): ScriptedModel {
   const plans = new Map<number, Plan>();
   let calls = 0;
+  let taskCalls = 0;
   let nameOf = (catalogueName: string): string => catalogueName;
   const hooks = new Map<number, () => void>();
   return {
@@ -106,13 +108,16 @@ export function createScriptedModel(): ScriptedModel {
       return {
         kind: 'reply',
         toolCalls: planned.map((call) => {
-          calls += 1;
+          // Calls of the task tool count apart (`t1`, `t2`…): their plan was added after the others', and the nonces
+          // of the other calls say which ask for a page or carry a secret, so they stay as they were for a seed.
+          const task = call.tool === TASK_TOOL_INDEX;
+          const id = task ? `t${(taskCalls += 1)}` : `${(calls += 1)}`;
           const { serverName, toolName, args } = argumentsFor(
             call,
-            call.routine === true ? ROUTINE_NONCE : `n${calls}`,
+            call.routine === true ? ROUTINE_NONCE : task ? id : `n${id}`,
           );
           return {
-            id: `call_${calls}`,
+            id: `call_${id}`,
             name: providerToolName(nameOf(serverName), toolName),
             argumentChunks: [JSON.stringify(args)],
           };
