@@ -25,8 +25,10 @@ import type { DoorCall } from './call-door';
 import {
   callToolAsTask,
   followTask,
+  isUnaskedTaskHandle,
   needsTasksExtension,
   tasksExtensionRefusal,
+  unaskedTaskHandle,
   type TaskCallOptions as TaskRunOptions,
 } from './tool-tasks';
 import {
@@ -702,6 +704,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
             `${what} answered with something that is not an MCP tool result: ${z.prettifyError(error)}`,
           );
         }
+        // A task handle the server was not offered (docs/user/mcp-servers.md#tasks): the session itself is sound.
+        if (isUnaskedTaskHandle(error)) throw new WorkbenchError('unavailable', unaskedTaskHandle(toolName, name));
         // No answer over HTTP: the session is gone; reconnect as after a crash.
         if (current.transport !== 'stdio') crashed(gen, `The call to "${toolName}" failed: ${describeError(error)}.`);
         throw new WorkbenchError('unavailable', `The call to ${what} failed: ${describeError(error)}`);

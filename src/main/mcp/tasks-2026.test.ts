@@ -116,19 +116,33 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
   });
 });
 
+async function serveHttp(
+  options: Parameters<typeof newTasksServer>[1] = {},
+): Promise<{ url: string; calls: string[]; statuses: number[]; close(): Promise<void> }> {
+  const calls: string[] = [];
+  const statuses: number[] = [];
+  const handler = toNodeHandler(createMcpHandler(() => newTasksServer((line) => calls.push(line), options)));
+  const server = http.createServer((request, response) => {
+    response.on('finish', () => statuses.push(response.statusCode));
+    void handler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    calls,
+    statuses,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 describe('the same server over HTTP', () => {
   it('answers the refusal with HTTP 400; the call ends the same way and the server stays ready, not reconnected', async () => {
-    const calls: string[] = [];
-    const handler = toNodeHandler(createMcpHandler(() => newTasksServer((line) => calls.push(line))));
-    const statuses: number[] = [];
-    const server = http.createServer((request, response) => {
-      response.on('finish', () => statuses.push(response.statusCode));
-      void handler(request, response);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const served = await serveHttp();
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-      const test = createTestHost({ tasks: { url, type: 'http' } });
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
       const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
       expect(ready.status.protocolVersion).toBe('2026-07-28');
       const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
@@ -136,16 +150,34 @@ describe('the same server over HTTP', () => {
       expect(result.forModel.text).toContain(
         '"report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28)',
       );
-      expect(calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
+      expect(served.calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
       // The refusal is the one answer that is not a 2xx.
-      expect(statuses.filter((status) => status >= 300)).toEqual([400]);
+      expect(served.statuses.filter((status) => status >= 300)).toEqual([400]);
       expect(test.host.server('tasks').status.state).toBe('ready');
       expect(logText(test, 'tasks')).not.toMatch(/reconnect|crash/i);
       const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'over http' } });
       expect(echo.forModel.text).toBe('over http');
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
+    }
+  });
+
+  it('a server that hands out a task it was not offered: the call fails saying so, the session is not dropped', async () => {
+    const served = await serveHttp({ unasked: true });
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      const call = test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
+      await expect(call).rejects.toThrow(
+        '"tasks" answered the call to "report" with a task, although AI Workbench did not offer the MCP tasks extension',
+      );
+      expect(served.calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
+      expect(test.host.server('tasks').status.state).toBe('ready');
+      expect(logText(test, 'tasks')).not.toMatch(/reconnect|crash/i);
+      const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'still here' } });
+      expect(echo.forModel.text).toBe('still here');
+    } finally {
+      await served.close();
     }
   });
 });

@@ -37,10 +37,26 @@ export function needsTasksExtension(code: number, data: unknown): boolean {
   return typeof required === 'object' && required !== null && Object.hasOwn(required, TASKS_EXTENSION);
 }
 
+/**
+ * Whether the SDK v2 client refused a task handle (`resultType: "task"`) the server sent although the host did not
+ * declare the extension: a server that breaks the extension's rule. The SDK keeps the handle to itself, so the task
+ * cannot be followed or cancelled from here.
+ */
+export function isUnaskedTaskHandle(error: unknown): boolean {
+  const { code, data } = (error ?? {}) as { code?: unknown; data?: { resultType?: unknown } };
+  return code === 'UNSUPPORTED_RESULT_TYPE' && data?.resultType === 'task';
+}
+
 /** What the person and the model are told when a 2026-07-28 server runs a tool only as a task. */
 export const tasksExtensionRefusal = (toolName: string, serverName: string): string =>
   `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI ` +
   'Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run';
+
+/** What the person and the model are told when a server answered a call with a task it was not offered. */
+export const unaskedTaskHandle = (toolName: string, serverName: string): string =>
+  `"${serverName}" answered the call to "${toolName}" with a task, although AI Workbench did not offer the MCP ` +
+  'tasks extension (docs/user/mcp-servers.md#tasks): the result cannot be fetched, and the task, which may still ' +
+  'run on the server, cannot be cancelled from here';
 
 export interface TaskCallOptions {
   /** The person's Cancel: sends `tasks/cancel` for the task (at once, or as soon as it exists). */

@@ -82,9 +82,13 @@ function taskOf(taskId: string): TaskState {
 
 /**
  * The server, for a transport of the caller's (over HTTP: `createMcpHandler(() => newTasksServer(log))`); `log` takes
- * the line each `tools/call` writes.
+ * the line each `tools/call` writes. `unasked`: a server that breaks the extension's rule and answers `report` with a
+ * task even to a request that did not declare the extension.
  */
-export function newTasksServer(log = (line: string): void => void process.stderr.write(`${line}\n`)): Server {
+export function newTasksServer(
+  log = (line: string): void => void process.stderr.write(`${line}\n`),
+  { unasked = false }: { unasked?: boolean } = {},
+): Server {
   const server = new Server(
     { name: 'modern-tasks-fixture', version: '2.0.0' },
     { capabilities: { tools: {}, extensions: { [TASKS]: {} } } },
@@ -120,7 +124,7 @@ export function newTasksServer(log = (line: string): void => void process.stderr
     );
     if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
     if (request.params.name !== 'report') throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
-    if (!declared)
+    if (!declared && !unasked)
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: { extensions: { [TASKS]: {} } } },
         `"report" runs only as a task: declare the ${TASKS} extension.`,
