@@ -14,8 +14,8 @@ const ROUNDS = 6;
 const WARMUP = 200;
 const SAMPLES_PER_ROUND = 1000;
 /** The CPU line: blocks of calls, one way at a time, alternating (`CPU_BLOCKS` of each per round). */
-const CPU_BLOCKS = 6;
-const CALLS_PER_CPU_BLOCK = 100;
+const CPU_BLOCKS = 2;
+const CALLS_PER_CPU_BLOCK = 1000;
 
 /** One way of calling `echo` once; resolves when the answer is in. */
 type Call = () => Promise<unknown>;
@@ -140,18 +140,22 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
         rawTimes.push(times[1] as number);
         attachedTimes.push(times[2] as number);
       }
-      // The CPU of this process and every process under it (the servers, their bubblewrap) over a block of calls
-      // made one way: only that way's server works meanwhile, so a block's CPU is that way's, client and server.
-      const tree = processTree(process.pid);
-      const cpuNow = (): number => tree.reduce((sum, pid) => sum + (liveCpuMs(pid) || 0), 0);
+      // The CPU of this process (`process.cpuUsage`, cheap) and of every process under it (the servers, their
+      // bubblewrap; read from /proc outside the calls) over a block of calls made one way: only that way's server
+      // works meanwhile, so a block's CPU is that way's, client and server.
+      const servers = processTree(process.pid).slice(1);
+      const serversCpuMs = (): number => servers.reduce((sum, pid) => sum + (liveCpuMs(pid) || 0), 0);
       for (let block = 0; block < CPU_BLOCKS; block++)
         for (const [way, into] of [
           [viaHost, hostCpu],
           [raw.call, rawCpu],
         ] as const) {
-          const before = cpuNow();
+          const serversBefore = serversCpuMs();
+          const before = process.cpuUsage();
           for (let call = 0; call < CALLS_PER_CPU_BLOCK; call++) await way();
-          into.push(((cpuNow() - before) * 1000) / CALLS_PER_CPU_BLOCK);
+          const own = process.cpuUsage(before);
+          const serversUs = (serversCpuMs() - serversBefore) * 1000;
+          into.push((own.user + own.system + serversUs) / CALLS_PER_CPU_BLOCK);
         }
     } finally {
       for (const client of clients) await client.close();
