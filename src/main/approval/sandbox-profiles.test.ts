@@ -16,8 +16,11 @@ import { NO_SANDBOX_LIMITS } from '../mcp/sandbox/limits';
 import { createSandboxProfileService } from './sandbox-profiles';
 
 const logs: TempAuditLog[] = [];
+const profileServices: ReturnType<typeof createSandboxProfileService>[] = [];
 afterEach(async () => {
   await disposeTestHosts();
+  // As the app does when it closes (services.ts): open bursts of blocks are recorded before the audit log closes.
+  for (const profiles of profileServices.splice(0)) profiles.flushBlocks();
   for (const log of logs.splice(0)) log.close();
 });
 
@@ -128,6 +131,7 @@ describe.skipIf(suite.skipped)(suite.title, () => {
         dataDir: test.dir,
         actor: 'user',
       });
+      profileServices.push(late.profiles);
       await test.waitFor('Hostile', (server) => server.status.toolCount === 1, 30_000);
       await test.host.callTool({ serverName: 'Hostile', toolName: 'escape', args: {}, chatId: 'chat-1' });
       // A burst of blocks is recorded once it has been quiet for a moment (one row with its count): the call's too.

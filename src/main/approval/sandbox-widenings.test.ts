@@ -18,8 +18,12 @@ import { createSandboxProfileService } from './sandbox-profiles';
 import { createSandboxWideningService } from './sandbox-widenings';
 
 const logs: TempAuditLog[] = [];
+const profileServices: ReturnType<typeof createSandboxProfileService>[] = [];
 afterEach(async () => {
   await disposeTestHosts();
+  // As the app does when it closes (services.ts): the open bursts of blocks are recorded, and their timers cleared,
+  // before the audit log closes; else a burst's timer could write to a closed database after the test.
+  for (const profiles of profileServices.splice(0)) profiles.flushBlocks();
   for (const log of logs.splice(0)) log.close();
 });
 
@@ -43,6 +47,7 @@ function setUp(
     actor: 'user',
   });
   late.profiles = profiles;
+  profileServices.push(profiles);
   const widenings = createSandboxWideningService({ db: audit.db, audit: audit.log, profiles });
   return { audit, test, profiles, widenings };
 }
