@@ -58,6 +58,35 @@ export const unaskedTaskHandle = (toolName: string, serverName: string): string 
   'tasks extension (docs/user/mcp-servers.md#tasks): the result cannot be fetched, and the task, which may still ' +
   'run on the server, cannot be cancelled from here';
 
+/** The options of a call run as a task of the 2026-07-28 extension (modern-tasks.ts). */
+export interface ModernTaskOptions extends TaskCallOptions {
+  /** The server's name, as the person knows it. */
+  serverName: string;
+  /** The call's door (call-door.ts): throws `CallRefused` to keep a leg from the server. */
+  admit(): void;
+  /** The chat whose person answers what the task asks (sampling, elicitation). */
+  chatId?: string | undefined;
+}
+
+/**
+ * A 2026-07-28 session's tasks of the extension (modern-tasks.ts), loaded with the v2 client: each leg passes the
+ * call's door, what the task asks goes to the approval engine.
+ */
+export interface ModernTasks {
+  /** Whether the server offered the extension in its `server/discover` answer. */
+  readonly offered: boolean;
+  /** Calls the tool declaring the extension, and runs an answered task to its end. */
+  call(toolName: string, args: Record<string, unknown>, options: ModernTaskOptions): Promise<LenientCallToolResult>;
+  /** Follows a task created before the host restarted: `tasks/get` until it ends. */
+  follow(toolName: string, taskId: string, options: ModernTaskOptions): Promise<LenientCallToolResult>;
+}
+
+/** The tasks of a 2026-07-28 session whose server offers the extension; undefined for any other session. */
+export function modernTasksOf(session: unknown): ModernTasks | undefined {
+  const tasks = (session as { modernTasks?: ModernTasks } | null)?.modernTasks;
+  return tasks?.offered ? tasks : undefined;
+}
+
 export interface TaskCallOptions {
   /** The person's Cancel: sends `tasks/cancel` for the task (at once, or as soon as it exists). */
   cancel: AbortSignal;
