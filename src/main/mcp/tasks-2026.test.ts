@@ -17,6 +17,8 @@ import { createTestHost, disposeTestHosts, type TestHost } from './test-fixtures
 import { newTasksServer } from './test-fixtures/modern-tasks-server';
 import { needsTasksExtension, TASKS_EXTENSION } from './tool-tasks';
 import type { ToolTaskState } from '../../shared/messages';
+import { CallRefused, type CallDoor, type DoorCall } from './call-door';
+import type { ServerRequestHandler, ServerRequestOrigin } from './server-request-routing';
 
 afterEach(disposeTestHosts);
 
@@ -91,7 +93,7 @@ describe('the SDK v2 client (2.4) and the tasks extension', () => {
 describe('the host and a 2026-07-28 server whose tool runs only as a task', () => {
   it('is refused without the extension, then calls again declaring it and follows the task to its result', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
     expect(server.status.protocolVersion).toBe('2026-07-28');
 
     const states: ToolTaskState[] = [];
@@ -118,14 +120,16 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
     // line of the last call, everything before it is there then.)
     await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension not declared');
     const log = logText(test, 'tasks');
-    expect(log).toMatch(/tools\/call report, tasks extension not declared[\s\S]*tools\/call report, tasks extension declared/);
+    expect(log).toMatch(
+      /tools\/call report, tasks extension not declared[\s\S]*tools\/call report, tasks extension declared/,
+    );
     expect(log).toContain('received tasks/get');
     expect(log).not.toContain('received tasks/cancel');
   });
 
   it('Cancel sends tasks/cancel and the call ends cancelled', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
     const call = test.host.callTool({
       serverName: 'tasks',
       toolName: 'report',
@@ -137,6 +141,89 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
     });
     await expect(call).rejects.toThrow('was cancelled at your request');
     await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
+  });
+});
+
+describe('each leg of a 2026-07-28 task at the door', () => {
+  it('a deny rule in force while the task runs stops its next tasks/get: the call ends refused, the task is cancelled', async () => {
+    const legs: string[] = [];
+    let denied = false;
+    const door: CallDoor = (call: DoorCall) => {
+      legs.push(call.toolName);
+      if (denied) throw new CallRefused('Denied by the rule "no reports" (test)');
+    };
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } }, { door });
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const states: ToolTaskState[] = [];
+    const call = test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 500, stepMs: 100 },
+      toolCallId: 'call-deny',
+      onTask: (state) => {
+        states.push(state);
+        denied = true;
+      },
+    });
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallRefused);
+    expect((error as CallRefused).reason).toBe('Denied by the rule "no reports" (test)');
+    // The refused call, the call declaring the extension, then the first tasks/get: refused, never sent.
+    expect(legs.length).toBeGreaterThanOrEqual(3);
+    // Cancel goes out past the rule; the task stops on the server and nothing more is asked of it.
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
+    expect(logText(test, 'tasks')).not.toContain('received tasks/get');
+    expect(states.map((state) => state.status)).toEqual(['working']);
+  });
+
+  it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {
+    const asked: { origin: ServerRequestOrigin; message: string }[] = [];
+    const serverRequests: ServerRequestHandler = {
+      sample: () => Promise.reject(new Error('not asked for here')),
+      elicit: (origin, params) => {
+        asked.push({ origin, message: params.message });
+        return Promise.resolve({ action: 'accept', content: { answer: 'yes, go on' } });
+      },
+    };
+    const admitted: string[] = [];
+    const test = createTestHost(
+      { tasks: { command: process.execPath, args: [TASKS_SERVER] } },
+      { serverRequests, door: (call) => void admitted.push(call.toolName) },
+    );
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const states: ToolTaskState[] = [];
+    const result = await test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'ask',
+      args: { question: 'Publish the report?' },
+      toolCallId: 'call-ask',
+      chatId: 'chat-ask',
+      onTask: (state) => states.push(state),
+    });
+    expect(asked).toEqual([
+      { origin: expect.objectContaining({ chatId: 'chat-ask', serverName: 'tasks' }), message: 'Publish the report?' },
+    ]);
+    expect(result.forModel.text).toBe('the person said accept: yes, go on');
+    expect(states.map((state) => state.status)).toEqual(['working', 'input_required', 'completed']);
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/update');
+    // Every leg passed the door: both calls, the update, each get, and the result before it was handed on.
+    expect(admitted.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(admitted)).toEqual(new Set(['ask']));
+  });
+
+  it('a server that goes away while its task runs ends the call saying so', async () => {
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
+    const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const call = test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 500, stepMs: 100 },
+      toolCallId: 'call-gone',
+      onTask: () => {
+        if (ready.status.pid) process.kill(ready.status.pid, 'SIGKILL');
+      },
+    });
+    await expect(call).rejects.toThrow('"tasks" went away while the task of "report" ran');
   });
 });
 
@@ -167,7 +254,7 @@ describe('the same server over HTTP', () => {
     const served = await serveHttp();
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
       expect(ready.status.protocolVersion).toBe('2026-07-28');
       const states: ToolTaskState[] = [];
       const result = await test.host.callTool({
@@ -198,7 +285,7 @@ describe('the same server over HTTP', () => {
     const served = await serveHttp({ unasked: true });
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      await test.waitFor('tasks', (s) => s.status.toolCount === 3);
       const call = test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
       await expect(call).rejects.toThrow(
         '"tasks" answered the call to "report" with a task, although AI Workbench did not offer the MCP tasks extension',
