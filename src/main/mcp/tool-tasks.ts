@@ -26,9 +26,9 @@ const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
 /**
  * Whether a server refused a call because it runs the tool only as a task of the tasks extension: `-32021` naming the
- * extension among the capabilities it requires. AI Workbench does not declare the extension (the SDK v2 client cannot
- * receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server must refuse the call
- * rather than run it.
+ * extension among the capabilities it requires. AI Workbench's calls through the SDK v2 client do not declare the
+ * extension (the client cannot receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server
+ * refuses the call rather than run it; it is then made again on the host's raw path, declaring it (modern-tasks.ts).
  */
 export function needsTasksExtension(code: number, data: unknown): boolean {
   if (code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return false;
@@ -47,10 +47,13 @@ export function isUnaskedTaskHandle(error: unknown): boolean {
   return code === 'UNSUPPORTED_RESULT_TYPE' && data?.resultType === 'task';
 }
 
-/** What the person and the model are told when a 2026-07-28 server runs a tool only as a task. */
+/**
+ * What the person and the model are told when a 2026-07-28 server runs a tool only as a task but did not offer the
+ * extension in its `server/discover` answer, so the call is not made again declaring it.
+ */
 export const tasksExtensionRefusal = (toolName: string, serverName: string): string =>
-  `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI ` +
-  'Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run';
+  `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which ` +
+  'the server did not offer (docs/user/mcp-servers.md#tasks); the tool did not run';
 
 /** What the person and the model are told when a server answered a call with a task it was not offered. */
 export const unaskedTaskHandle = (toolName: string, serverName: string): string =>

@@ -84,7 +84,7 @@ function startAsk(question: string): TaskState {
     taskId: `ask-${nextTask++}`,
     // Asks from the first look on (a task handle carrying inputRequests is not a tools/call result to the SDK).
     status: 'working',
-    statusMessage: 'Waiting for an answer',
+    statusMessage: `Asked: ${question}`,
     createdAt: now,
     lastUpdatedAt: now,
     inputRequests: {
