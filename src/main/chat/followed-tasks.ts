@@ -77,6 +77,14 @@ const taskOf = (row: Row): FollowedTask => ({
   createdAt: row.created_at,
 });
 
+/**
+ * Whether the task ran on a local (command) server (its identity key, src/main/mcp/server-identity.ts): such a task
+ * lives in the server's process, which stops with the host that started it or when the server restarts.
+ */
+const ranLocally = (task: FollowedTask): boolean =>
+  task.serverIdentity !== null &&
+  (task.serverIdentity.startsWith('stdio:') || task.serverIdentity.startsWith('bundled:'));
+
 export interface FollowedTasksDependencies {
   db: Database;
   messages: Pick<MessageStore, 'get' | 'replace'>;
@@ -283,8 +291,17 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         continue;
       }
       const state = servers.get(task.serverName);
+      const local = ranLocally(task);
       // Followed by another live process, or not to be followed now: left to it, and looked at again.
-      if ((state === undefined || state === 'ready') && !claims.claim(task.toolCallId)) continue;
+      if ((local || state === undefined || state === 'ready') && !claims.claim(task.toolCallId)) continue;
+      if (local) {
+        // No live call follows it, so the process it lived in is gone: nothing to ask the server's next process.
+        lose(
+          task,
+          `The task of "${task.toolName}" ended with its server: "${task.serverName}" is a local (command) server, which stopped when the app quit or the server restarted, and its task stopped with it. Only a server that outlives the app (an HTTP server) can be followed after a restart.`,
+        );
+        continue;
+      }
       if (state === undefined) {
         lose(
           task,

@@ -14,6 +14,8 @@ import { createServices, type Services } from '../services';
 import { startTaskServer, TOOL, type TaskServer } from './testing/reports-task-server';
 
 const SERVER = 'Reports';
+const LOCAL = 'everything';
+const RESEARCH = 'simulate-research-query';
 
 let llm: FakeLlmServer;
 let chatTurns: FakeTurn[];
@@ -143,5 +145,43 @@ describe('a task running when the app quits', () => {
       ['task ended', 'failed'],
     ]);
     expect(next.audit.query({ kind: 'result', limit: 100 }).entries.map((row) => row.outcome)).toEqual(['error']);
+  });
+
+  it('is shown as ended with its server, with the reason, when that server is a local (command) server', async () => {
+    // server-everything over stdio: its task lives in its process, which stops with the app.
+    const first = openServices();
+    services = first;
+    first.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
+    first.providers.update({ id: 'fake', defaultModel: 'fake-large' });
+    first.mcpServers.add(LOCAL, { package: '@modelcontextprotocol/server-everything' });
+    first.approvals.policy.update({ servers: { [LOCAL]: { autoApprove: true } } });
+    await until(() => first.mcp.tools(LOCAL).some((tool) => tool.name === RESEARCH), 'the server lists its tool');
+    const providerName = first.mcp.tools(LOCAL).find((tool) => tool.name === RESEARCH)?.providerName as string;
+    chatTurns.push({
+      kind: 'reply',
+      toolCalls: [{ id: 'call_research', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
+    });
+    const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
+    first.conversations.send(chatId, { role: 'user', text: 'research the tides' });
+    await until(() => callOf(first, chatId)?.task?.status === 'working', 'the task runs');
+    const { toolCallId } = callOf(first, chatId) as ToolCallRecord;
+    await closeServices(first);
+    services = undefined;
+
+    const next = openServices();
+    services = next;
+    await until(() => callOf(next, chatId)?.status === 'error', 'the call is written as ended');
+    const call = callOf(next, chatId) as ToolCallRecord;
+    expect(call.error).toBe(
+      `The task of "${RESEARCH}" ended with its server: "${LOCAL}" is a local (command) server, which stopped when the app quit or the server restarted, and its task stopped with it. Only a server that outlives the app (an HTTP server) can be followed after a restart.`,
+    );
+    expect(call.task?.status).toBe('failed');
+    expect(taskRows(next, toolCallId).map((row) => [row.decidedBy, (row.args as { status: string }).status])).toEqual([
+      ['task started on the server', 'working'],
+      ['task ended', 'failed'],
+    ]);
+    const results = next.audit.query({ kind: 'result', limit: 100 }).entries;
+    expect(results.map((row) => [row.toolCallId, row.outcome, row.error])).toEqual([[toolCallId, 'error', call.error]]);
+    expect((await next.audit.verify()).ok).toBe(true);
   });
 });
