@@ -3,7 +3,7 @@ import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { pathToFileURL } from 'node:url';
 import type { McpLogLevel, McpServerStatus } from '../../shared/mcp';
-import type { ToolProgress } from '../../shared/messages';
+import type { ToolProgress, ToolTaskState } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
 import type * as ConnectModule from './connect';
@@ -21,11 +21,12 @@ import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
-import type { DoorCall } from './call-door';
+import { CallRefused, type DoorCall } from './call-door';
 import {
   callToolAsTask,
   followTask,
   isUnaskedTaskHandle,
+  modernTasksOf,
   needsTasksExtension,
   tasksExtensionRefusal,
   unaskedTaskHandle,
@@ -143,6 +144,11 @@ export interface CallOptions {
   afterUrlElicitation?: boolean | undefined;
   /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
   onProgress?: ((progress: ToolProgress) => void) | undefined;
+  /**
+   * Given for a server that offers the 2026-07-28 tasks extension (`offersTasks`): a call it refuses for want of the
+   * extension (-32021) is made again as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28).
+   */
+  task?: TaskRunOptions | undefined;
 }
 
 /**
@@ -170,6 +176,8 @@ export interface ServerSupervisor {
    * `tools/call` is sent, so nothing passes the door: the call was decided and admitted when its task was created.
    */
   followTask(toolName: string, taskId: string, options: TaskCallOptions): Promise<McpToolResult>;
+  /** Whether the server, ready, speaks 2026-07-28 and offers the tasks extension (docs/dev/protocol-2026.md). */
+  offersTasks(): boolean;
   /** Asks the running server to log at this level; does nothing when it offers no logging. */
   setLogLevel(level: McpLogLevel): Promise<void>;
   /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
@@ -496,9 +504,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           { server: name },
         );
       }
-      // The same door as every call (call-door.ts), right before `tools/call` creates the task.
+      // The same door as every call (call-door.ts), right before `tools/call` creates the task; on 2026-07-28 before
+      // each leg of the task but its cancel (modern-tasks.ts).
       const { chatId, exchangeId, toolCallId, definitionHash } = options;
-      deps.admit({ serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash });
+      const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
+      const modern = modernTasksOf(current.client);
+      if (!modern) deps.admit(door);
       // A clock that never expires: it only says whose chat the task's requests (elicitation) belong to.
       const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, chatId);
       const callId = nextCall++;
@@ -506,19 +517,22 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       running.set(callId, inFlight);
       let step = 0;
       try {
-        const raw = await callToolAsTask(current.client, name, toolName, args, {
+        const run = {
           cancel: options.cancel,
-          onState: (state) => {
+          onState: (state: ToolTaskState) => {
             options.onState(state);
             if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
           },
-        });
+        };
+        const raw = modern
+          ? await modern.call(toolName, args, { ...run, serverName: name, chatId, admit: () => deps.admit(door) })
+          : await callToolAsTask(current.client, name, toolName, args, run);
         const problem =
           raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
         const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
         return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
       } catch (error) {
-        if (error instanceof WorkbenchError) throw error;
+        if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
         const { McpError } = sdkTypes();
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
@@ -543,18 +557,35 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
       let step = 0;
       try {
-        const raw = await followTask(current.client, name, toolName, taskId, {
+        const run = {
           cancel: options.cancel,
-          onState: (state) => {
+          onState: (state: ToolTaskState) => {
             options.onState(state);
             if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
           },
-        });
+        };
+        const modern = modernTasksOf(current.client);
+        // On 2026-07-28 each `tasks/get` passes the door of the tool (its arguments are not kept with the task).
+        const door: DoorCall = {
+          serverName: name,
+          toolName,
+          args: {},
+          chatId: options.chatId,
+          toolCallId: options.toolCallId,
+        };
+        const raw = modern
+          ? await modern.follow(toolName, taskId, {
+              ...run,
+              serverName: name,
+              chatId: options.chatId,
+              admit: () => deps.admit(door),
+            })
+          : await followTask(current.client, name, toolName, taskId, run);
         const problem =
           raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
         return normaliseToolResult(raw, { outputSchemaProblem: problem });
       } catch (error) {
-        if (error instanceof WorkbenchError) throw error;
+        if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
         throw new WorkbenchError(
           'unavailable',
           `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
@@ -563,6 +594,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         clock.stop();
       }
     },
+    offersTasks: () =>
+      status.state === 'ready' && connection !== undefined && modernTasksOf(connection.client) !== undefined,
     async callTool(toolName, args, options) {
       const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
@@ -693,9 +726,15 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (pages)
             return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
-        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks).
-        if (error instanceof McpError && needsTasksExtension(error.code, error.data))
+        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks): nothing ran, and the
+        // call is made again declaring the extension, as a task followed to its end.
+        if (error instanceof McpError && needsTasksExtension(error.code, error.data)) {
+          if (options.task && modernTasksOf(current.client)) {
+            const { timeoutMs: _timeout, signal: _signal, afterUrlElicitation: _after, task, ...rest } = options;
+            return supervisor.callToolTask(toolName, args, { ...rest, ...task });
+          }
           return protocolErrorResult(error.code, tasksExtensionRefusal(toolName, name));
+        }
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {
