@@ -173,7 +173,8 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     // Cancel goes out past the rule; the task stops on the server and nothing more is asked of it.
     await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
     expect(logText(test, 'tasks')).not.toContain('received tasks/get');
-    expect(states.map((state) => state.status)).toEqual(['working']);
+    expect(states.map((state) => state.status)).toEqual(['working', 'cancelled']);
+    expect(states.at(-1)?.statusMessage).toBe('Stopped: a deny rule in force refused it');
   });
 
   it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {
