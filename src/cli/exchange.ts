@@ -316,21 +316,31 @@ const runningTaskCalls = (messages: readonly ChatMessage[]): ToolCallRecord[] =>
  * Ctrl+C: the chat's calls running as MCP tasks are cancelled on their servers (`chat.cancelTask`: the person's cancel
  * row, then `tasks/cancel`; docs/user/mcp-servers.md#tasks) rather than left running when the CLI exits, the reply is
  * stopped, and the interrupt waits (bounded) until those calls have ended, so their ends are in the chat and the audit.
+ * A call whose `tools/call` is still on its way when Ctrl+C comes has no task yet, and a stopped reply would let its
+ * task go on: the cancel is remembered, and sent as soon as the stopped exchange has ended — by then the task of every
+ * such call is stored (the loop lets the reply go only once the task exists) or the call has ended without one.
  */
 async function cancelTasksAndStop(session: CliSession, chatId: string): Promise<void> {
-  const cancelled: string[] = [];
-  for (const call of runningTaskCalls((await session.call('chat.messages', { chatId })).messages)) {
-    const sent = await session
-      .call('chat.cancelTask', { chatId, toolCallId: call.toolCallId })
-      .then(() => true)
-      .catch(() => false);
-    if (sent) cancelled.push(call.toolCallId);
-  }
+  /** The calls whose cancel was asked for: true when it was taken, false when refused (not waited for). */
+  const asked = new Map<string, boolean>();
+  const cancelRunning = async (): Promise<void> => {
+    for (const call of runningTaskCalls((await session.call('chat.messages', { chatId })).messages)) {
+      if (asked.has(call.toolCallId)) continue;
+      const sent = await session
+        .call('chat.cancelTask', { chatId, toolCallId: call.toolCallId })
+        .then(() => true)
+        .catch(() => false);
+      asked.set(call.toolCallId, sent);
+    }
+  };
+  await cancelRunning();
   await session.call('chat.stop', { chatId });
+  await session.services.conversations.settled(chatId);
+  await cancelRunning();
   const deadline = Date.now() + TASK_CANCEL_WAIT_MS;
-  while (cancelled.length > 0 && Date.now() < deadline) {
+  while (Date.now() < deadline) {
     const running = runningTaskCalls((await session.call('chat.messages', { chatId })).messages);
-    if (!running.some((call) => cancelled.includes(call.toolCallId))) return;
+    if (!running.some((call) => asked.get(call.toolCallId) === true)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -359,6 +359,7 @@ export function createServices(options: ServicesOptions): Services {
         message: structuredClone(message),
       }),
     onError,
+    holder: holderKind(options.host, options.command),
   });
   events.subscribe((event, payload) => {
     if (event !== 'mcp.onDidChangeServer') return;

@@ -3,9 +3,11 @@ import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { McpHost } from '../mcp/mcp-host';
 import type { McpToolResult } from '../../shared/mcp-result';
+import type { HolderKind } from '../approval/request-holders';
 import type { Database } from '../storage/database';
 import type { MessageStore } from './message-store';
 import { updateStoredCall } from './task-calls';
+import { createTaskClaims, FOLLOWER_REFRESH_MS } from './task-claims';
 
 const ENDED = new Set<ToolTaskState['status']>(['completed', 'failed', 'cancelled']);
 
@@ -15,7 +17,9 @@ const ENDED = new Set<ToolTaskState['status']>(['completed', 'failed', 'cancelle
  * while its task ran (the app quit, the server restarted) is not ended: when its server is ready again — in this
  * process or after the next start — its task is looked up again (`tasks/get`), followed to its end and its result
  * written into its block, or the call is shown as lost with the reason when the server no longer knows the task or
- * the name now runs another server. Nothing new runs: no `tools/call` is sent, so nothing is decided again.
+ * the name now runs another server. Nothing new runs: no `tools/call` is sent, so nothing is decided again. One live
+ * process follows a task (task-claims.ts): the app and `workbench chat` on one database do not both follow it, and
+ * one takes it over from the other once that one is gone.
  */
 
 export interface FollowedTask {
@@ -73,6 +77,14 @@ const taskOf = (row: Row): FollowedTask => ({
   createdAt: row.created_at,
 });
 
+/**
+ * Whether the task ran on a local (command) server (its identity key, src/main/mcp/server-identity.ts): such a task
+ * lives in the server's process, which stops with the host that started it or when the server restarts.
+ */
+const ranLocally = (task: FollowedTask): boolean =>
+  task.serverIdentity !== null &&
+  (task.serverIdentity.startsWith('stdio:') || task.serverIdentity.startsWith('bundled:'));
+
 export interface FollowedTasksDependencies {
   db: Database;
   messages: Pick<MessageStore, 'get' | 'replace'>;
@@ -83,22 +95,51 @@ export interface FollowedTasksDependencies {
   /** A stored message changed: the chat's windows are told. */
   announce(message: ChatMessage): void;
   onError(error: unknown): void;
+  /** What this process is, written into the rows it follows (src/main/approval/request-holders.ts). */
+  holder?: HolderKind | undefined;
+  now?: (() => number) | undefined;
 }
 
 export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTasks {
   const { db } = deps;
   const insert = db.prepare(
     `INSERT OR REPLACE INTO followed_tasks (tool_call_id, chat_id, message_id, exchange_id, server_name, server_identity,
-       tool_name, definition_hash, task_id, created_at)
+       tool_name, definition_hash, task_id, created_at, follower, followed_at)
      VALUES (@toolCallId, @chatId, @messageId, @exchangeId, @serverName, @serverIdentity, @toolName, @definitionHash,
-       @taskId, @createdAt)`,
+       @taskId, @createdAt, @follower, @followedAt)`,
   );
+  const now = deps.now ?? Date.now;
+  const claims = createTaskClaims(db, deps.holder, now);
+  const any = db.prepare('SELECT 1 FROM followed_tasks LIMIT 1');
   const remove = db.prepare('DELETE FROM followed_tasks WHERE tool_call_id = ?');
   const all = db.prepare('SELECT * FROM followed_tasks ORDER BY created_at');
   const one = db.prepare('SELECT 1 FROM followed_tasks WHERE tool_call_id = ?');
   /** The calls whose task something in this process follows now. */
   const following = new Set<string>();
   let closed = false;
+  /**
+   * While any task is recorded: every second this process says it still follows its own, and looks again at those
+   * it does not follow (one whose follower is gone is taken over; task-claims.ts).
+   */
+  let ticking: ReturnType<typeof setInterval> | undefined;
+  const tick = (): void => {
+    try {
+      claims.refresh();
+      if (any.get() === undefined && following.size === 0) {
+        clearInterval(ticking);
+        ticking = undefined;
+        return;
+      }
+      resume();
+    } catch (error) {
+      deps.onError(error);
+    }
+  };
+  const keepTicking = (): void => {
+    if (ticking || closed) return;
+    ticking = setInterval(tick, FOLLOWER_REFRESH_MS);
+    ticking.unref?.();
+  };
 
   const change = (task: FollowedTask, edit: (record: ToolCallRecord) => void): void => {
     if (closed) return;
@@ -214,8 +255,9 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         (error: unknown) => {
           if (closed) return;
           if (error instanceof WorkbenchError && error.code === 'unavailable') {
-            // Its server went away again while it was followed: followed when it is back.
+            // Its server went away again while it was followed: followed when it is back, here or elsewhere.
             following.delete(task.toolCallId);
+            claims.release(task.toolCallId);
             return;
           }
           if (error instanceof WorkbenchError && error.code === 'not_found') return lose(task, error.message);
@@ -225,10 +267,57 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
       .catch(deps.onError);
   };
 
+  function resume(): void {
+    if (closed) return;
+    const servers = new Map(deps.mcp.list().map((server) => [server.name, server.status.state]));
+    for (const task of (all.all() as Row[]).map(taskOf)) {
+      if (following.has(task.toolCallId)) continue;
+      keepTicking();
+      let message: ChatMessage | undefined;
+      try {
+        message = deps.messages.get(task.chatId, task.messageId);
+      } catch {
+        message = undefined;
+      }
+      const call =
+        message?.role === 'assistant'
+          ? message.reply.turns
+              .flatMap((turn) => turn.toolCalls ?? [])
+              .find((candidate) => candidate.toolCallId === task.toolCallId)
+          : undefined;
+      // The chat or the call is gone, or its end was written: nothing to follow.
+      if (!call || call.status !== 'running') {
+        remove.run(task.toolCallId);
+        continue;
+      }
+      const state = servers.get(task.serverName);
+      const local = ranLocally(task);
+      // Followed by another live process, or not to be followed now: left to it, and looked at again.
+      if ((local || state === undefined || state === 'ready') && !claims.claim(task.toolCallId)) continue;
+      if (local) {
+        // No live call follows it, so the process it lived in is gone: nothing to ask the server's next process.
+        lose(
+          task,
+          `The task of "${task.toolName}" ended with its server: "${task.serverName}" is a local (command) server, which stopped when the app quit or the server restarted, and its task stopped with it. Only a server that outlives the app (an HTTP server) can be followed after a restart.`,
+        );
+        continue;
+      }
+      if (state === undefined) {
+        lose(
+          task,
+          `The task of "${task.toolName}" was lost: no server is named "${task.serverName}" any more, so it cannot be asked about it.`,
+        );
+        continue;
+      }
+      if (state === 'ready') follow(task);
+    }
+  }
+
   return {
     started(task) {
       following.add(task.toolCallId);
-      insert.run(task);
+      insert.run({ ...task, follower: claims.follower, followedAt: now() });
+      keepTicking();
     },
     ended(toolCallId) {
       following.delete(toolCallId);
@@ -236,43 +325,18 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     },
     letGo(toolCallId) {
       following.delete(toolCallId);
+      claims.release(toolCallId);
     },
     has: (toolCallId) => !closed && one.get(toolCallId) !== undefined,
-    resume() {
-      if (closed) return;
-      const servers = new Map(deps.mcp.list().map((server) => [server.name, server.status.state]));
-      for (const task of (all.all() as Row[]).map(taskOf)) {
-        if (following.has(task.toolCallId)) continue;
-        let message: ChatMessage | undefined;
-        try {
-          message = deps.messages.get(task.chatId, task.messageId);
-        } catch {
-          message = undefined;
-        }
-        const call =
-          message?.role === 'assistant'
-            ? message.reply.turns
-                .flatMap((turn) => turn.toolCalls ?? [])
-                .find((candidate) => candidate.toolCallId === task.toolCallId)
-            : undefined;
-        // The chat or the call is gone, or its end was written: nothing to follow.
-        if (!call || call.status !== 'running') {
-          remove.run(task.toolCallId);
-          continue;
-        }
-        const state = servers.get(task.serverName);
-        if (state === undefined) {
-          lose(
-            task,
-            `The task of "${task.toolName}" was lost: no server is named "${task.serverName}" any more, so it cannot be asked about it.`,
-          );
-          continue;
-        }
-        if (state === 'ready') follow(task);
-      }
-    },
+    resume,
     close() {
       closed = true;
+      clearInterval(ticking);
+      try {
+        claims.close();
+      } catch (error) {
+        deps.onError(error);
+      }
     },
   };
 }

@@ -4,137 +4,18 @@
 // looked up again (`tasks/get`) and its result written into its block — or, when the server was restarted meanwhile
 // and no longer knows the task, the call is shown as lost with the reason. No second `tools/call` reaches the server.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type Result,
-  type Task,
-} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit';
 import type { ToolCallRecord } from '../../shared/messages';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../llm/testing/fake-llm-server';
 import { createServices, type Services } from '../services';
+import { startTaskServer, TOOL, type TaskServer } from './testing/reports-task-server';
 
 const SERVER = 'Reports';
-const TOOL = 'slow_report';
-
-/** A task store shared by every session of the server (a new connection after the app's restart looks it up). */
-class SharedTaskStore extends InMemoryTaskStore {
-  override createTask(...args: Parameters<InMemoryTaskStore['createTask']>): Promise<Task> {
-    return super.createTask(args[0], args[1], args[2]);
-  }
-  override getTask(taskId: string): Promise<Task | null> {
-    return super.getTask(taskId);
-  }
-  override storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
-    return super.storeTaskResult(taskId, status, result);
-  }
-  override getTaskResult(taskId: string): Promise<Result> {
-    return super.getTaskResult(taskId);
-  }
-  override updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
-    return super.updateTaskStatus(taskId, status, statusMessage);
-  }
-}
-
-/** The task server: `slow_report` creates a task that works until the test finishes it. Restartable on its port. */
-interface TaskServer {
-  url: string;
-  calls: number;
-  tasks: string[];
-  finish(taskId: string, text: string): Promise<void>;
-  restart(): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startTaskServer(): Promise<TaskServer> {
-  let store = new SharedTaskStore();
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const state = { calls: 0, tasks: [] as string[] };
-  const mcpServer = (): Server => {
-    const server = new Server(
-      { name: 'reports', version: '1.0.0' },
-      {
-        capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
-        taskStore: store,
-      },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [
-        {
-          name: TOOL,
-          description: 'Writes a report, slowly',
-          inputSchema: { type: 'object', properties: { topic: { type: 'string' } } },
-          execution: { taskSupport: 'required' },
-        },
-      ],
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      state.calls += 1;
-      const task = await (extra.taskStore as NonNullable<typeof extra.taskStore>).createTask({
-        ttl: null,
-        pollInterval: 100,
-      });
-      await store.updateTaskStatus(task.taskId, 'working', 'Writing…');
-      state.tasks.push(task.taskId);
-      return { task };
-    });
-    return server;
-  };
-  const handler = async (request: http.IncomingMessage, response: http.ServerResponse): Promise<void> => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString();
-    const body = text ? JSON.parse(text) : undefined;
-    const sessionId = request.headers['mcp-session-id'];
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (!transport) {
-      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      });
-      transport = created;
-      await mcpServer().connect(created);
-    }
-    await transport.handleRequest(request, response, body);
-  };
-  let server = http.createServer((request, response) => void handler(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const close = async (): Promise<void> => {
-    await Promise.all([...sessions.values()].map((transport) => transport.close()));
-    sessions.clear();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    get calls() {
-      return state.calls;
-    },
-    get tasks() {
-      return state.tasks;
-    },
-    finish: (taskId, text) => store.storeTaskResult(taskId, 'completed', { content: [{ type: 'text', text }] }),
-    async restart() {
-      // The server's process starts again: its tasks (kept in memory) are gone.
-      await close();
-      store = new SharedTaskStore();
-      server = http.createServer((request, response) => void handler(request, response));
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    },
-    close,
-  };
-}
+const LOCAL = 'everything';
+const RESEARCH = 'simulate-research-query';
 
 let llm: FakeLlmServer;
 let chatTurns: FakeTurn[];
@@ -264,5 +145,43 @@ describe('a task running when the app quits', () => {
       ['task ended', 'failed'],
     ]);
     expect(next.audit.query({ kind: 'result', limit: 100 }).entries.map((row) => row.outcome)).toEqual(['error']);
+  });
+
+  it('is shown as ended with its server, with the reason, when that server is a local (command) server', async () => {
+    // server-everything over stdio: its task lives in its process, which stops with the app.
+    const first = openServices();
+    services = first;
+    first.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
+    first.providers.update({ id: 'fake', defaultModel: 'fake-large' });
+    first.mcpServers.add(LOCAL, { package: '@modelcontextprotocol/server-everything' });
+    first.approvals.policy.update({ servers: { [LOCAL]: { autoApprove: true } } });
+    await until(() => first.mcp.tools(LOCAL).some((tool) => tool.name === RESEARCH), 'the server lists its tool');
+    const providerName = first.mcp.tools(LOCAL).find((tool) => tool.name === RESEARCH)?.providerName as string;
+    chatTurns.push({
+      kind: 'reply',
+      toolCalls: [{ id: 'call_research', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
+    });
+    const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
+    first.conversations.send(chatId, { role: 'user', text: 'research the tides' });
+    await until(() => callOf(first, chatId)?.task?.status === 'working', 'the task runs');
+    const { toolCallId } = callOf(first, chatId) as ToolCallRecord;
+    await closeServices(first);
+    services = undefined;
+
+    const next = openServices();
+    services = next;
+    await until(() => callOf(next, chatId)?.status === 'error', 'the call is written as ended');
+    const call = callOf(next, chatId) as ToolCallRecord;
+    expect(call.error).toBe(
+      `The task of "${RESEARCH}" ended with its server: "${LOCAL}" is a local (command) server, which stopped when the app quit or the server restarted, and its task stopped with it. Only a server that outlives the app (an HTTP server) can be followed after a restart.`,
+    );
+    expect(call.task?.status).toBe('failed');
+    expect(taskRows(next, toolCallId).map((row) => [row.decidedBy, (row.args as { status: string }).status])).toEqual([
+      ['task started on the server', 'working'],
+      ['task ended', 'failed'],
+    ]);
+    const results = next.audit.query({ kind: 'result', limit: 100 }).entries;
+    expect(results.map((row) => [row.toolCallId, row.outcome, row.error])).toEqual([[toolCallId, 'error', call.error]]);
+    expect((await next.audit.verify()).ok).toBe(true);
   });
 });

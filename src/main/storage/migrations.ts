@@ -265,4 +265,9 @@ export const migrations: readonly string[] = [
     created_at       INTEGER NOT NULL
   ) STRICT;
   `,
+  /* 15: which process follows each of those tasks, and when it last said it still does: one live process follows a
+     task, and another takes it over once that one is gone (src/main/chat/task-claims.ts). */ `
+  ALTER TABLE followed_tasks ADD COLUMN follower TEXT;
+  ALTER TABLE followed_tasks ADD COLUMN followed_at INTEGER;
+  `,
 ];
