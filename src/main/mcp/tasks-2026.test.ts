@@ -282,6 +282,48 @@ describe('the same server over HTTP', () => {
     }
   });
 
+  it('follows a task it created before (a restart): tasks/get until it ends; a task the server no longer knows is lost', async () => {
+    const served = await serveHttp();
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+      let taskId: string | undefined;
+      const first = test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'report',
+        args: { steps: 6, stepMs: 40 },
+        toolCallId: 'made',
+        onTask: (state) => (taskId ??= state.taskId),
+      });
+      await expect.poll(() => taskId).toBeDefined();
+      const states: ToolTaskState[] = [];
+      const followed = await test.host.followTask({
+        serverName: 'tasks',
+        toolName: 'report',
+        taskId: taskId as string,
+        toolCallId: 'followed',
+        chatId: 'chat-f',
+        onTask: (state) => states.push(state),
+      });
+      expect(followed.forModel.text).toBe('report ready after 6 steps');
+      expect(states.at(-1)?.status).toBe('completed');
+      await first;
+      // No tools/call was sent for it: the server saw the refused call and the declared one, nothing more.
+      expect(served.calls).toHaveLength(2);
+      const lost = test.host.followTask({
+        serverName: 'tasks',
+        toolName: 'report',
+        taskId: 'report-999',
+        toolCallId: 'lost',
+        chatId: 'chat-f',
+        onTask: () => undefined,
+      });
+      await expect(lost).rejects.toThrow('The task of "report" was lost: "tasks" no longer knows it');
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a server that hands out a task it was not offered: the call fails saying so, the session is not dropped', async () => {
     const served = await serveHttp({ unasked: true });
     try {
