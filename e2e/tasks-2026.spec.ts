@@ -27,6 +27,19 @@ async function addReports(workbench: { call(method: string, params: unknown): Pr
   return (await tools()).find((tool) => tool.name === 'ask')?.providerName as string;
 }
 
+/** The audit log's rows of kind `task` of one tool (oldest first): what happened, and the task's status then. */
+async function taskRows(
+  workbench: { call(method: string, params: unknown): Promise<unknown> },
+  toolName: string,
+): Promise<{ decidedBy: string; status: unknown }[]> {
+  const page = (await workbench.call('audit.query', { kind: 'task', toolName })) as {
+    entries: { sequence: number; decidedBy: string; args: { status?: unknown } }[];
+  };
+  return [...page.entries]
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((entry) => ({ decidedBy: entry.decidedBy, status: entry.args.status }));
+}
+
 const logOf = (workbench: { call(method: string, params: unknown): Promise<unknown> }) => async () =>
   ((await workbench.call('mcp.logs', { name: 'Reports' })) as { lines: { text: string }[] }).lines
     .map((line) => line.text)
@@ -78,6 +91,9 @@ test('a task of a 2026-07-28 server: approved first, it goes on with its status 
   await expect.poll(log).toContain('received tasks/update');
   const seen = await log();
   expect(seen).toMatch(/tools\/call ask, tasks extension not declared[\s\S]*tools\/call ask, tasks extension declared/);
+  // The task's rows, as on 2025-11-25: started, ended completed.
+  const rows = await taskRows(workbench, 'ask');
+  expect(rows.map((row) => row.status)).toEqual(['working', 'completed']);
   await shootBoth(page, 'task-finished-2026', SHOTS);
   await fake.close();
 });
@@ -143,6 +159,14 @@ test('a deny rule added while a 2026-07-28 task runs stops it: the block reads d
   await expect(block.getByTestId('tool-task')).toHaveCount(0);
   expect(JSON.stringify(fake.generations().at(-1)?.body)).not.toContain('report ready');
   await expect.poll(logOf(workbench)).toContain('received tasks/cancel');
+  // The door's auto_deny row names the rule; the task's last row says it ended cancelled.
+  const denied = (await workbench.call('audit.query', { kind: 'decision', toolName: 'report' })) as {
+    entries: { decision: string }[];
+  };
+  const autoDeny = denied.entries.filter((entry) => entry.decision === 'auto_deny');
+  expect(autoDeny).toHaveLength(1);
+  expect(JSON.stringify(autoDeny[0])).toContain('rule #1');
+  expect((await taskRows(workbench, 'report')).at(-1)?.status).toBe('cancelled');
   await shootBoth(page, 'task-denied-2026', SHOTS);
   await fake.close();
 });
