@@ -23,7 +23,7 @@ async function addReports(workbench: { call(method: string, params: unknown): Pr
         tools: { name: string; providerName: string }[];
       }
     ).tools;
-  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(3);
+  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(4);
   return (await tools()).find((tool) => tool.name === 'ask')?.providerName as string;
 }
 
