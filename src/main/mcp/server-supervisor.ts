@@ -33,6 +33,7 @@ import {
 } from './tool-tasks';
 import {
   UncheckedResultSchema,
+  type LenientCallToolResult,
   asCallToolResult,
   normaliseToolResult,
   pageDeclinedResult,
@@ -426,6 +427,58 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     await Promise.all(open.map((item) => item?.close()));
   };
 
+  /**
+   * What a call made as a task and a task followed after a restart share (tool-tasks.ts): the server ready, the chat's
+   * clock (it never expires; it says whose chat the task's requests belong to), the task's status messages as the
+   * call's progress, and its result normalised and checked like any call's. The `tools/call` that creates a task
+   * passes the door first (`door`, call-door.ts), is the call its sandbox blocks are counted on, and a JSON-RPC error
+   * answering it is its result (`isError`), as for any call; a followed task sent no `tools/call`, so it has none of
+   * these.
+   */
+  async function runTask(
+    toolName: string,
+    options: TaskCallOptions,
+    leg: (client: McpSession, options: TaskRunOptions) => Promise<LenientCallToolResult>,
+    door?: DoorCall,
+  ): Promise<McpToolResult> {
+    const current = connection;
+    if (!current || status.state !== 'ready') {
+      throw new WorkbenchError(
+        'unavailable',
+        `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+        { server: name },
+      );
+    }
+    if (door) deps.admit(door);
+    const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
+    const callId = nextCall++;
+    const inFlight = { toolName, chatId: options.chatId, blocks: [] as SandboxBlockView[] };
+    if (door) running.set(callId, inFlight);
+    let step = 0;
+    try {
+      const raw = await leg(current.client, {
+        cancel: options.cancel,
+        onState: (state) => {
+          options.onState(state);
+          if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
+        },
+      });
+      const problem =
+        raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
+      const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
+      return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
+    } catch (error) {
+      if (error instanceof WorkbenchError) throw error;
+      const { McpError } = sdkTypes();
+      if (door && error instanceof McpError)
+        return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
+      throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`);
+    } finally {
+      clock.stop();
+      running.delete(callId);
+    }
+  }
+
   const supervisor: ServerSupervisor = {
     status: () => status,
     noteSignIn(message) {
@@ -488,80 +541,17 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return connection.client;
     },
     async callToolTask(toolName, args, options) {
-      const current = connection;
-      if (!current || status.state !== 'ready') {
-        throw new WorkbenchError(
-          'unavailable',
-          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
-          { server: name },
-        );
-      }
-      // The same door as every call (call-door.ts), right before `tools/call` creates the task.
       const { chatId, exchangeId, toolCallId, definitionHash } = options;
-      deps.admit({ serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash });
-      // A clock that never expires: it only says whose chat the task's requests (elicitation) belong to.
-      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, chatId);
-      const callId = nextCall++;
-      const inFlight = { toolName, chatId, blocks: [] as SandboxBlockView[] };
-      running.set(callId, inFlight);
-      let step = 0;
-      try {
-        const raw = await callToolAsTask(current.client, name, toolName, args, {
-          cancel: options.cancel,
-          onState: (state) => {
-            options.onState(state);
-            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
-          },
-        });
-        const problem =
-          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
-        const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
-        return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
-      } catch (error) {
-        if (error instanceof WorkbenchError) throw error;
-        const { McpError } = sdkTypes();
-        if (error instanceof McpError)
-          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
-        throw new WorkbenchError(
-          'unavailable',
-          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
-        );
-      } finally {
-        clock.stop();
-        running.delete(callId);
-      }
+      const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
+      return runTask(
+        toolName,
+        options,
+        (client, legOptions) => callToolAsTask(client, name, toolName, args, legOptions),
+        door,
+      );
     },
-    async followTask(toolName, taskId, options) {
-      const current = connection;
-      if (!current || status.state !== 'ready') {
-        throw new WorkbenchError(
-          'unavailable',
-          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
-          { server: name },
-        );
-      }
-      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
-      let step = 0;
-      try {
-        const raw = await followTask(current.client, name, toolName, taskId, {
-          cancel: options.cancel,
-          onState: (state) => {
-            options.onState(state);
-            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
-          },
-        });
-        const problem =
-          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
-        return normaliseToolResult(raw, { outputSchemaProblem: problem });
-      } catch (error) {
-        if (error instanceof WorkbenchError) throw error;
-        throw new WorkbenchError(
-          'unavailable',
-          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
-        );
-      } finally {
-        clock.stop();
-      }
+    followTask(toolName, taskId, options) {
+      return runTask(toolName, options, (client, legOptions) => followTask(client, name, toolName, taskId, legOptions));
     },
     async callTool(toolName, args, options) {
       const { timeoutMs, signal, validateOutput, onProgress } = options;
