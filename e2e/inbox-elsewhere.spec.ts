@@ -4,7 +4,8 @@
  * holds; the sidebar's count and the window title count it (docs/user/approvals.md "What waits"), the app's inbox
  * lists it with its holder, offers only what another process may give, and answers it — the request, then the
  * model's answer — through the answers inbox. The terminal withdraws its question and the chat goes on, and the count
- * goes back; the audit log says the answers came from the app. Screenshots in light and dark go to
+ * goes back; the audit log says the answers came from the app. A tool call the terminal asks about is counted too, as
+ * it comes and goes. Screenshots in light and dark go to
  * test-results/screens/ (inbox-held-elsewhere-*.png, sidebar-held-elsewhere-count-*.png), each checked with axe.
  */
 import { startFakeLlmServer, type FakeTurn } from '../src/main/llm/testing/fake-llm-server';
@@ -161,6 +162,22 @@ test("the app's inbox lists a sampling request and a form held by `workbench cha
     await terminal.waitFor('Thanks for the details.');
     expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('Name: Ada Lovelace');
     await expect(inbox).toContainText('Nothing waits for you.', { timeout: 15_000 });
+    await expect(page).toHaveTitle('AI Workbench');
+
+    // A tool call the terminal asks about is counted here as it comes and goes: no event comes from there either.
+    const echo = (await tools()).find((tool) => tool.name === 'echo')?.providerName;
+    turns.push(
+      { kind: 'reply', toolCalls: [{ id: 'call_echo', name: echo as string, argumentChunks: ['{"message":"hi"}'] }] },
+      { kind: 'reply', text: ['Not run, then.'] },
+    );
+    await terminal.waitFor('› ', 3);
+    terminal.type('say hi');
+    await terminal.waitFor(`Allow tool call from ${SERVER}?`);
+    await expect(count).toContainText('1 request waits for your answer', { timeout: 15_000 });
+    await expect(page).toHaveTitle('(1) AI Workbench');
+    terminal.type('d');
+    await terminal.waitFor('Not run, then.');
+    await expect(count).toHaveCount(0, { timeout: 15_000 });
     await expect(page).toHaveTitle('AI Workbench');
   } finally {
     await terminal?.close();

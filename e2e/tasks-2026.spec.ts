@@ -1,9 +1,9 @@
 /**
  * A 2026-07-28 server's tool that runs only as a task (the tasks extension; docs/user/mcp-servers.md#tasks,
  * docs/dev/protocol-2026.md#tasks-on-2026-07-28), in browser mode, against the fixture server that speaks the
- * extension, run over stdio: the call waits for approval like any call, then the server refuses it because AI
- * Workbench does not offer the extension, and the block and the model are told why. Screenshots light and dark, with
- * axe, in .cache/screenshots/protocol/.
+ * extension, run over stdio: the call waits for approval like any call; the server refuses it without the extension,
+ * and made again declaring it, it runs as a task the block follows — its status, Cancel, what it asks on the card, its
+ * result. Screenshots light and dark, with axe, in .cache/screenshots/protocol/.
  */
 import path from 'node:path';
 import { chatUi, say, scriptedChat, shootBoth } from './chat-ui';
@@ -14,11 +14,7 @@ const TASKS_SERVER = path.join(ROOT, 'src/main/mcp/test-fixtures/modern-tasks-se
 
 test.describe.configure({ timeout: 120_000 });
 
-test('a task-only tool of a 2026-07-28 server: approved first, then refused by the server, and the block says why', async ({
-  page,
-  workbench,
-}) => {
-  await page.setViewportSize({ width: 1200, height: 900 });
+async function addReports(workbench: { call(method: string, params: unknown): Promise<unknown> }): Promise<string> {
   await workbench.call('mcp.add', { name: 'Reports', server: { command: process.execPath, args: [TASKS_SERVER] } });
   const tools = async () =>
     (
@@ -26,46 +22,89 @@ test('a task-only tool of a 2026-07-28 server: approved first, then refused by t
         tools: { name: string; providerName: string }[];
       }
     ).tools;
-  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(2);
-  const report = (await tools()).find((tool) => tool.name === 'report')?.providerName as string;
+  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(3);
+  return (await tools()).find((tool) => tool.name === 'ask')?.providerName as string;
+}
 
-  const { fake } = await scriptedChat(workbench, 'Quarterly report');
+const logOf = (workbench: { call(method: string, params: unknown): Promise<unknown> }) => async () =>
+  ((await workbench.call('mcp.logs', { name: 'Reports' })) as { lines: { text: string }[] }).lines
+    .map((line) => line.text)
+    .join('\n');
+
+test('a task of a 2026-07-28 server: approved first, it goes on with its status and Cancel, asks on the card, and its result arrives in the block', async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1200, height: 1100 });
+  const ask = await addReports(workbench);
+  const { fake } = await scriptedChat(workbench, 'Publishing');
   fake.script(
     {
       kind: 'reply',
-      text: ['Building it.'],
-      toolCalls: [{ id: 'call_report', name: report, argumentChunks: ['{"steps":3}'] }],
+      text: ['Asking you first.'],
+      toolCalls: [{ id: 'call_ask', name: ask, argumentChunks: ['{"question":"Publish the quarterly report?"}'] }],
     },
-    { kind: 'reply', text: ['That tool cannot run here.'] },
+    { kind: 'reply', text: ['You said yes.'] },
   );
   await page.goto(workbench.url);
   const view = chatUi(page);
-  await say(page, 'build the quarterly report');
-  // Decided like any call: the approval card first.
-  await expect(view.card('report')).toBeVisible({ timeout: 15_000 });
-  const log = async () =>
-    ((await workbench.call('mcp.logs', { name: 'Reports' })) as { lines: { text: string }[] }).lines
-      .map((line) => line.text)
-      .join('\n');
-  // Nothing was sent while the card waits.
+  await say(page, 'publish the quarterly report');
+  // Decided like any call: the approval card first, and nothing is sent while it waits.
+  await expect(view.card('ask')).toBeVisible({ timeout: 15_000 });
+  const log = logOf(workbench);
   expect(await log()).not.toContain('received tools/call');
-  await view.card('report').getByRole('button', { name: 'Allow once', exact: true }).click();
-  await expect(view.pane.getByText('That tool cannot run here.')).toBeVisible({ timeout: 30_000 });
+  await view.card('ask').getByRole('button', { name: 'Allow once', exact: true }).click();
 
   const block = view.toolCalls.first();
-  await expect(block.getByTestId('tool-task')).toHaveCount(0);
-  await block
-    .getByRole('button', { name: /report/ })
-    .first()
-    .click();
-  await expect(block).toContainText(
-    '"report" on "Reports" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI Workbench cannot run yet',
+  const task = block.getByTestId('tool-task');
+  // The server refused the call without the extension; made again declaring it, it is a task that waits for the
+  // person: it goes on, its status message shown, with Cancel.
+  await expect(task).toContainText('Waiting for your answer: Asked:', { timeout: 30_000 });
+  await expect(task.getByRole('button', { name: 'Cancel the task of Reports · ask' })).toBeEnabled();
+  const card = view.pane.locator('[data-testid="server-request-card"][data-kind="elicitation-form"]');
+  await expect(card).toBeVisible();
+  await expect(card).toContainText('Publish the quarterly report?');
+  await shootBoth(page, 'task-running-2026', SHOTS);
+
+  await card.getByLabel(/answer/i).fill('yes, publish it');
+  await card.getByRole('button', { name: 'Accept' }).click();
+  await expect(view.pane.getByText('You said yes.')).toBeVisible({ timeout: 30_000 });
+  await expect(block).toContainText('Done');
+  await expect(task).toHaveCount(0);
+  await block.getByRole('button', { name: /ask/ }).first().click();
+  await expect(block).toContainText('the person said accept: yes, publish it');
+  expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('the person said accept: yes, publish it');
+  await expect.poll(log).toContain('received tasks/update');
+  const seen = await log();
+  expect(seen).toMatch(/tools\/call ask, tasks extension not declared[\s\S]*tools\/call ask, tasks extension declared/);
+  await shootBoth(page, 'task-finished-2026', SHOTS);
+  await fake.close();
+});
+
+test('Cancel on a running 2026-07-28 task sends tasks/cancel; the block says cancelled', async ({
+  page,
+  workbench,
+}) => {
+  const ask = await addReports(workbench);
+  const { fake } = await scriptedChat(workbench, 'Cancel publishing');
+  fake.script(
+    {
+      kind: 'reply',
+      text: ['Asking you first.'],
+      toolCalls: [{ id: 'call_ask', name: ask, argumentChunks: ['{"question":"Publish it?"}'] }],
+    },
+    { kind: 'reply', text: ['Understood.'] },
   );
-  expect(JSON.stringify(fake.generations().at(-1)?.body)).toContain('runs only as a task of the MCP tasks extension');
-  // One tools/call, without the extension; no task was created, so nothing followed it.
-  await expect.poll(log).toContain('tools/call report, tasks extension not declared');
-  expect((await log()).match(/received tools\/call/g)).toHaveLength(1);
-  expect(await log()).not.toContain('received tasks/');
-  await shootBoth(page, 'task-only-tool-2026', SHOTS);
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  await say(page, 'publish it');
+  await view.card('ask').getByRole('button', { name: 'Allow once', exact: true }).click();
+  const block = view.toolCalls.first();
+  // It waits for the person's answer, so it is still running when Cancel is clicked, however slow the host.
+  await expect(block.getByTestId('tool-task')).toContainText('Waiting for your answer: Asked:', { timeout: 30_000 });
+  await block.getByRole('button', { name: /^Cancel the task of/ }).click();
+  await expect(block).toContainText('Cancelled', { timeout: 15_000 });
+  await expect(view.pane.getByText('Understood.')).toBeVisible();
+  await expect.poll(logOf(workbench)).toContain('received tasks/cancel');
   await fake.close();
 });

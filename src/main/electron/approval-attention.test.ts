@@ -72,11 +72,11 @@ describe('the badge', () => {
   it('is an overlay on the Windows taskbar button, described for screen readers, and cleared at 0', () => {
     expect(badgePlan(1, 'win32', { added: 1, focused: false })).toEqual({
       kind: 'overlay',
-      description: '1 approval waiting',
+      description: '1 request waits for your answer',
     });
     expect(badgePlan(5, 'win32', { added: 0, focused: false })).toEqual({
       kind: 'overlay',
-      description: '5 approvals waiting',
+      description: '5 requests wait for your answer',
     });
     expect(badgePlan(0, 'win32', { added: 0, focused: false })).toEqual({ kind: 'overlay', description: null });
   });
@@ -93,9 +93,9 @@ describe('the badge', () => {
 
   it('words the count', () => {
     expect([waitingLabel(0), waitingLabel(1), waitingLabel(12)]).toEqual([
-      '0 approvals waiting',
-      '1 approval waiting',
-      '12 approvals waiting',
+      '0 requests wait for your answer',
+      '1 request waits for your answer',
+      '12 requests wait for your answer',
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import type { PendingApproval } from '../../shared/approval';
+import { inboxLabel } from '../../shared/waiting';
 
 /**
  * How the desktop app draws a person's attention to calls waiting for them: which OS notification to
@@ -52,14 +53,15 @@ export function approvalNotification(
   };
 }
 
-/** The words for a count of waiting calls: the tray item, the Windows overlay's description. */
-export function waitingLabel(count: number): string {
-  return count === 1 ? '1 approval waiting' : `${count} approvals waiting`;
-}
+/**
+ * The words for the count of everything that waits (the app's own, `inboxLabel`): the tray item, the tooltip, the
+ * Windows overlay's description.
+ */
+export const waitingLabel = inboxLabel;
 
 /**
- * The badge for `count` waiting calls on this OS: a number on the macOS dock icon and on Linux
- * launchers that show one (Unity, KDE, via app.setBadgeCount); on Windows, an overlay on the taskbar
+ * The badge for `count` things that wait (tool calls and servers' requests, docs/user/approvals.md "What waits") on
+ * this OS: a number on the macOS dock icon and on Linux launchers that show one (Unity, KDE, via app.setBadgeCount); on Windows, an overlay on the taskbar
  * button (setOverlayIcon), cleared at 0. `bounce` asks the macOS dock to bounce once, when new calls
  * started waiting while the app was not in front.
  */

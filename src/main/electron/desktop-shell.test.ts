@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
 import { EVENT_CHANNEL } from '../../shared/ipc';
 import { makeTool, recordingAuditLog, requestFor } from '../approval/testing/fixtures';
+import { waitingTotal } from '../../shared/waiting';
 import { createServices, type Services } from '../services';
+import { whatWaits } from '../what-waits';
 import type { QuickChatMenuItem } from './app-menu';
 import { openDesktopSettings } from './desktop-settings';
 import { startDesktopShell, type DesktopShell } from './desktop-shell';
@@ -219,8 +221,8 @@ describe('the desktop shell', () => {
       'Files wants to run write_file',
     ]);
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1);
-    expect(tray()?.tooltip).toBe('AI Workbench — 1 approval waiting');
-    expect(trayLabels()).toContain('1 approval waiting…');
+    expect(tray()?.tooltip).toBe('AI Workbench — 1 request waits for your answer');
+    expect(trayLabels()).toContain('1 request waits for your answer…');
 
     electron.Notification.shown[0]?.handlers.get('click')?.();
     expect(main.visible).toBe(true);
@@ -242,7 +244,7 @@ describe('the desktop shell', () => {
     const second = services.chats.create().id;
     services.approvals.pending.add(first, 'e', [requestFor(writeFile, 'old')]);
     services.approvals.pending.add(second, 'e', [requestFor(writeFile, 'new')]);
-    expect(trayLabels()).toContain('2 approvals waiting…');
+    expect(trayLabels()).toContain('2 requests wait for your answer…');
     clickTray('approvals');
     expect(main.webContents.sent.at(-1)).toEqual([
       EVENT_CHANNEL,
@@ -251,7 +253,44 @@ describe('the desktop shell', () => {
     services.approvals.pending.cancelAll(first);
     services.approvals.pending.submit(second, [{ toolCallId: 'new', decision: 'TOOL_CALL_DECISION_DENY' }]);
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(0);
-    expect(trayLabels()).not.toContain('1 approval waiting…');
+    expect(trayLabels()).not.toContain('1 request waits for your answer…');
+  });
+
+  it('counts a server\'s request with the tool calls, as the app\'s own count does (docs/user/approvals.md "What waits")', () => {
+    services.approvals.pending.add(services.chats.create().id, 'e', [requestFor(writeFile, 'call')]);
+    const widening = services.sandboxWidenings.request({ name: 'Files', grant: { kind: 'read', path: '/opt/notes' } });
+    expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(2);
+    expect(tray()?.tooltip).toBe('AI Workbench — 2 requests wait for your answer');
+    expect(shell.waiting.count()).toBe(waitingTotal(whatWaits(services)));
+    services.sandboxWidenings.answer(widening.id, { action: 'deny' });
+    expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1);
+  });
+
+  it('counts a tool call another process holds (a `workbench chat`), which sends no event here', async () => {
+    const terminal = createServices({
+      dataDir: dir,
+      host: 'cli',
+      command: 'chat',
+      version: '0',
+      managedPolicyFile: null,
+      audit: recordingAuditLog(),
+    });
+    try {
+      const chat = terminal.chats.create().id;
+      terminal.approvals.pending.add(chat, 'e', [requestFor(writeFile, 'in-the-terminal')]);
+      expect(electron.Notification.shown).toEqual([]);
+      await vi.waitFor(() => expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1), { timeout: 10_000 });
+      expect(trayLabels()).toContain('1 request waits for your answer…');
+      clickTray('approvals');
+      expect(main.webContents.sent.at(-1)).toMatchObject([
+        EVENT_CHANNEL,
+        { event: 'app.onDidRequestChat', payload: { toolCallId: 'in-the-terminal' } },
+      ]);
+      terminal.approvals.pending.cancelAll(chat);
+      await vi.waitFor(() => expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(0), { timeout: 10_000 });
+    } finally {
+      terminal.close();
+    }
   });
 
   it('opens quick chat on #/quick with its window options, hides it when toggled while in front, and on Escape', () => {
@@ -294,7 +333,7 @@ describe('the desktop shell', () => {
     expect(electron.app.setBadgeCount).toHaveBeenLastCalledWith(1);
     desktop.update((current) => ({ ...current, tray: true }));
     expect(electron.Tray.all).toHaveLength(2);
-    expect(electron.Tray.all[1]?.tooltip).toBe('AI Workbench — 1 approval waiting');
+    expect(electron.Tray.all[1]?.tooltip).toBe('AI Workbench — 1 request waits for your answer');
   });
 
   it('says so when another app owns the shortcut, and leaves it out of the menu', () => {

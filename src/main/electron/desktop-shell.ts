@@ -5,6 +5,7 @@ import { EVENT_CHANNEL } from '../../shared/ipc';
 import { createApprovalTracker, type ApprovalTracker, type ApprovalTrackerChange } from '../approval/approval-tracker';
 import { createNotificationDecisions } from '../chat/notification-decisions';
 import type { Services } from '../services';
+import { createWaitingCount, whatWaits, type WaitingCount } from '../what-waits';
 import type { SettingsSection } from '../settings/settings-store';
 import type { QuickChatMenuItem } from './app-menu';
 import { approvalNotification, badgeBitmap, badgePlan } from './approval-attention';
@@ -12,8 +13,8 @@ import { quickChatBounds, quickChatUrl, quickChatWindowOptions } from './quick-c
 import { trayMenuTemplate, trayTooltip } from './tray-menu';
 
 /**
- * The desktop shell around the main window: the approval tracker's count as tray menu, badge and
- * notifications, and quick chat behind its global shortcut. Every decision is made by the plain
+ * The desktop shell around the main window: the count of everything that waits (what-waits.ts, the app's own count)
+ * as tray menu and badge, the approval tracker's new calls as notifications, and quick chat behind its global shortcut. Every decision is made by the plain
  * functions it calls (approval-attention, tray-menu, quick-chat-window); this file only applies them.
  */
 export interface DesktopShellOptions {
@@ -33,6 +34,8 @@ export interface DesktopShellOptions {
 
 export interface DesktopShell {
   readonly tracker: ApprovalTracker;
+  /** Everything that waits, held here or by another process: the tray's and the badge's count. */
+  readonly waiting: WaitingCount;
   /** Focuses the main window and asks its page to open the chat (and the card). */
   requestChat(request: AppChatRequest): void;
   toggleQuickChat(): void;
@@ -45,6 +48,11 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     approvals: services.approvals.pending.onDidChange,
     chats: services.chats.onDidChange,
     initial: () => services.approvals.pending.allWaiting(),
+    onError: (error) => console.error(error),
+  });
+  const waiting = createWaitingCount({
+    list: () => whatWaits(services),
+    events: services.events,
     onError: (error) => console.error(error),
   });
   let tray: Tray | null = null;
@@ -133,16 +141,17 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
 
   const refreshTray = (): void => {
     if (!tray) return;
-    tray.setToolTip(trayTooltip(tracker.count()));
+    tray.setToolTip(trayTooltip(waiting.count()));
     tray.setContextMenu(
       Menu.buildFromTemplate(
         trayMenuTemplate(
-          { waiting: tracker.count(), quickChatAccelerator: registeredShortcut },
+          { waiting: waiting.count(), quickChatAccelerator: registeredShortcut },
           {
             openMain: () => void options.showMainWindow(),
             openQuickChat: toggleQuickChat,
             openFirstWaiting: () => {
-              const first = tracker.first();
+              // The oldest tool call, wherever it is held; the servers' requests are in the app's inbox.
+              const first = whatWaits(services).approvals[0];
               if (first) requestChat({ chatId: first.chatId, toolCallId: first.request.toolCallId });
               else options.showMainWindow();
             },
@@ -165,9 +174,10 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
     }
   };
 
-  const applyBadge = (change: ApprovalTrackerChange): void => {
+  /** The badge shows the count of everything that waits; `added`, the calls that just started waiting here. */
+  const applyBadge = (added: number): void => {
     const focused = BrowserWindow.getFocusedWindow() !== null;
-    const plan = badgePlan(change.count, process.platform, { added: change.added.length, focused });
+    const plan = badgePlan(waiting.count(), process.platform, { added, focused });
     if (plan.kind === 'count') {
       app.setBadgeCount(plan.count);
       if (plan.bounce) app.dock?.bounce('informational');
@@ -192,10 +202,15 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
   applyShortcut(settings.quickChatShortcut);
   refreshAppMenu();
   applyTray(settings.tray);
-  applyBadge({ count: tracker.count(), added: [] });
-  const stopTracking = tracker.onDidChange((change) => {
+  applyBadge(0);
+  const stopCounting = waiting.onDidChange(() => {
     refreshTray();
-    applyBadge(change);
+    applyBadge(0);
+  });
+  const stopTracking = tracker.onDidChange((change) => {
+    // Counted first, so the badge shows the new call when the dock bounces for it.
+    waiting.refresh();
+    if (change.added.length > 0) applyBadge(change.added.length);
     notify(change);
   });
   const stopSettings = desktop.onDidChange((next) => {
@@ -207,10 +222,13 @@ export function startDesktopShell(options: DesktopShellOptions): DesktopShell {
 
   return {
     tracker,
+    waiting,
     requestChat,
     toggleQuickChat,
     dispose() {
       stopTracking();
+      stopCounting();
+      waiting.dispose();
       stopSettings();
       tracker.dispose();
       if (registeredShortcut) globalShortcut.unregister(registeredShortcut);

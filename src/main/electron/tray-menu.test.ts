@@ -23,14 +23,14 @@ describe('the tray menu', () => {
     expect(template[1]).toMatchObject({ accelerator: 'CommandOrControl+Shift+Space', registerAccelerator: false });
   });
 
-  it('adds "N approvals waiting" while calls wait, and each item does what it says', () => {
+  it('adds "N requests wait for your answer" while calls wait, and each item does what it says', () => {
     const act = actions();
     const template = trayMenuTemplate({ waiting: 3, quickChatAccelerator: null }, act);
     expect(template.map((item) => item.type ?? item.label)).toEqual([
       'Open AI Workbench',
       'Quick chat',
       'separator',
-      '3 approvals waiting…',
+      '3 requests wait for your answer…',
       'separator',
       'Quit AI Workbench',
     ]);
@@ -45,11 +45,11 @@ describe('the tray menu', () => {
     );
     expect(
       trayMenuTemplate({ waiting: 1, quickChatAccelerator: null }, act).find((item) => item.id === 'approvals')?.label,
-    ).toBe('1 approval waiting…');
+    ).toBe('1 request waits for your answer…');
   });
 
   it('says in the tooltip how many calls wait', () => {
     expect(trayTooltip(0)).toBe('AI Workbench');
-    expect(trayTooltip(2)).toBe('AI Workbench — 2 approvals waiting');
+    expect(trayTooltip(2)).toBe('AI Workbench — 2 requests wait for your answer');
   });
 });

@@ -11,7 +11,7 @@ export interface TrayActions {
 }
 
 export interface TrayState {
-  /** Calls waiting for a person, across chats. */
+  /** Everything that waits for the person, across chats and processes (what-waits.ts). */
   readonly waiting: number;
   /** The quick-chat shortcut as Electron writes it (`CommandOrControl+Shift+Space`), shown beside the item; null when none is registered. */
   readonly quickChatAccelerator: string | null;
@@ -20,8 +20,8 @@ export interface TrayState {
 export const TRAY_TOOLTIP = 'AI Workbench';
 
 /**
- * The tray menu: Open AI Workbench, Quick chat, "N approvals waiting" (opens the first; shown only
- * while calls wait), Quit. Plain data, rebuilt whenever the count changes.
+ * The tray menu: Open AI Workbench, Quick chat, "N requests wait for your answer" (opens the oldest waiting call, or
+ * the app; shown only while something waits), Quit. Plain data, rebuilt whenever the count changes.
  */
 export function trayMenuTemplate(state: TrayState, actions: TrayActions): MenuItemConstructorOptions[] {
   const items: MenuItemConstructorOptions[] = [
@@ -43,7 +43,7 @@ export function trayMenuTemplate(state: TrayState, actions: TrayActions): MenuIt
   return items;
 }
 
-/** The tray icon's tooltip: the app's name, and how many calls wait. */
+/** The tray icon's tooltip: the app's name, and how much waits. */
 export function trayTooltip(waiting: number): string {
   return waiting > 0 ? `${TRAY_TOOLTIP} — ${waitingLabel(waiting)}` : TRAY_TOOLTIP;
 }

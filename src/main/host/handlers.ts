@@ -3,6 +3,7 @@ import { publicKeyFrom } from '../audit/checkpoint';
 import { wideningView } from '../approval/sandbox-widenings';
 import { WorkbenchError } from '../errors';
 import type { Services } from '../services';
+import { waitingApprovals, waitingRequests } from '../what-waits';
 import type { MethodHandlers } from './dispatcher';
 
 /** The contract's methods, each bound to the service that answers it. Translation only: no logic here. */
@@ -42,20 +43,12 @@ export function createHandlers(services: Services): MethodHandlers {
     'grants.list': (input) => ({ grants: services.approvals.chats.grants(input?.chatId) }),
     'grants.revoke': ({ chatId, server, tool }) => ({ revoked: services.approvals.chats.revoke(chatId, server, tool) }),
     'approvals.pending': ({ chatId }) => ({
-      approvals:
-        chatId === undefined ? services.approvals.pending.allWaiting() : services.approvals.chats.pending(chatId),
+      approvals: chatId === undefined ? waitingApprovals(services) : services.approvals.chats.pending(chatId),
     }),
     'approvals.getChatMode': ({ chatId }) => ({ chatId, mode: services.approvals.chats.mode(chatId) }),
     'approvals.rememberOptions': (input) => services.approvals.chats.rememberOptions(input),
     'approvals.setChatMode': ({ chatId, mode }) => ({ chatId, mode: services.approvals.chats.setMode(chatId, mode) }),
-    'serverRequests.list': (input) => ({
-      requests: [
-        ...services.conversations.serverRequests(input?.chatId),
-        ...services.sandboxWidenings.views(input?.chatId),
-        ...services.approvals.pending.serverRequests.appCalls(input?.chatId),
-        ...services.approvals.pending.serverRequests.heldElsewhere(input?.chatId),
-      ],
-    }),
+    'serverRequests.list': (input) => ({ requests: waitingRequests(services, input?.chatId) }),
     'serverRequests.decide': ({ id, decision }) =>
       services.sandboxWidenings.get(id)
         ? services.sandboxWidenings.answer(id, decision)

@@ -26,6 +26,9 @@ import { APP_NAME } from '../../shared/app-name';
 import { CallAbort } from './call-abort';
 import type { CallLegOptions, McpSession } from './mcp-session';
 import { createModernListener, type ModernListener } from './modern-listen';
+import { createModernTasks } from './modern-tasks';
+import { createRawRequests, type RawRequests } from './raw-requests';
+import { TASKS_EXTENSION, type ModernTasks } from './tool-tasks';
 import type { BoundServerRequests, ServerRequestOrigin } from './server-request-routing';
 
 /**
@@ -75,6 +78,8 @@ export interface ModernConnection {
   discover: DiscoverResult | undefined;
   /** 2026-07-28: the session's `subscriptions/listen` stream (modern-listen.ts). */
   listener: ModernListener | undefined;
+  /** 2026-07-28: the host's own requests on the transport, for the tasks extension (raw-requests.ts, modern-tasks.ts). */
+  tasks: ModernTasks | undefined;
   close(): Promise<void>;
 }
 
@@ -149,7 +154,8 @@ export async function connectModernHttp(url: string, options: ModernConnectOptio
 /** Connects the v2 client on a transport of the caller's (HTTP, or a stdio server's `ProcessTransport`, probed in place). */
 export async function connectModern(transport: TransportV2, options: ModernConnectOptions): Promise<ModernConnection> {
   const client = newModernClient(options);
-  const legs = guardLegs(transport);
+  const raw = createRawRequests(transport.send.bind(transport), options.onNotice ?? (() => undefined));
+  const legs = guardLegs(transport, raw.observe);
   try {
     await client.connect(transport, {
       timeout: options.timeoutMs,
@@ -166,11 +172,13 @@ export async function connectModern(transport: TransportV2, options: ModernConne
   const era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
   const listener = era === 'modern' ? createModernListener(client, options.onNotice ?? (() => undefined)) : undefined;
   void listener?.start();
+  if (era === 'modern') raw.attach(transport);
   return {
     client,
     transport,
     legs,
     era,
+    tasks: era === 'modern' ? modernTasks(client, raw, options) : undefined,
     protocolVersion: client.getNegotiatedProtocolVersion() ?? 'unknown',
     discover: client.getDiscoverResult(),
     listener,
@@ -191,7 +199,8 @@ export function modernSession({
   client,
   legs,
   listener,
-}: Pick<ModernConnection, 'client' | 'legs'> & Partial<Pick<ModernConnection, 'listener'>>): McpSession {
+  tasks,
+}: Pick<ModernConnection, 'client' | 'legs'> & Partial<Pick<ModernConnection, 'listener' | 'tasks'>>): McpSession {
   const run = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -205,6 +214,8 @@ export function modernSession({
     (...args) =>
       run(() => method.apply(client, args));
   const session = {
+    // Tool calls as tasks of the extension (modern-tasks.ts, `modernTasksOf`): outside the McpSession shape.
+    modernTasks: tasks,
     getServerVersion: () => client.getServerVersion(),
     getServerCapabilities: () => client.getServerCapabilities(),
     setLoggingLevel: call(client.setLoggingLevel as Loose),
@@ -284,10 +295,11 @@ function forV2Client(options: RequestOptions): RequestOptions {
  * Each further leg of a multi-round-trip `tools/call` (it carries `inputResponses` or `requestState`) passes the door
  * of its call before it is sent (mcp-session.ts, `CallLegOptions`); a leg whose call is not known is not sent at all.
  */
-function guardLegs(transport: TransportV2): WeakMap<object, () => void> {
+function guardLegs(transport: TransportV2, observe: (message: unknown) => void): WeakMap<object, () => void> {
   const legs = new WeakMap<object, () => void>();
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
+    observe(message);
     const { method, params } = message as { method?: unknown; params?: Record<string, unknown> };
     if (method === 'tools/call' && params && ('inputResponses' in params || 'requestState' in params)) {
       const admit = legs.get(params['arguments'] as object);
@@ -297,6 +309,17 @@ function guardLegs(transport: TransportV2): WeakMap<object, () => void> {
     return send(message, options);
   };
   return legs;
+}
+
+/** What the session brings to run tasks of the extension, when the server offered it (modern-tasks.ts). */
+function modernTasks(client: Client, raw: RawRequests, options: ModernConnectOptions): ModernTasks {
+  const extension = client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION];
+  return createModernTasks({
+    raw,
+    offered: typeof extension === 'object' && extension !== null,
+    serverRequests: options.serverRequests,
+    roots: options.roots,
+  });
 }
 
 /** A v2 SDK error as the 1.x SDK would have thrown it (see `modernSession`). */

@@ -21,11 +21,12 @@ import { loadSdkTypes, sdkTypes } from './sdk-types';
 import type { BoundServerRequests, ServerRequestHandler } from './server-request-routing';
 import type { ProbeVerdicts } from './probe-verdicts';
 import { createCallClocks, type CallClocks } from './call-clock';
-import type { DoorCall } from './call-door';
+import { CallRefused, type DoorCall } from './call-door';
 import {
   callToolAsTask,
   followTask,
   isUnaskedTaskHandle,
+  modernTasksOf,
   needsTasksExtension,
   tasksExtensionRefusal,
   unaskedTaskHandle,
@@ -144,6 +145,11 @@ export interface CallOptions {
   afterUrlElicitation?: boolean | undefined;
   /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
   onProgress?: ((progress: ToolProgress) => void) | undefined;
+  /**
+   * Given for a server that offers the 2026-07-28 tasks extension (`offersTasks`): a call it refuses for want of the
+   * extension (-32021) is made again as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28).
+   */
+  task?: TaskRunOptions | undefined;
 }
 
 /**
@@ -171,6 +177,8 @@ export interface ServerSupervisor {
    * `tools/call` is sent, so nothing passes the door: the call was decided and admitted when its task was created.
    */
   followTask(toolName: string, taskId: string, options: TaskCallOptions): Promise<McpToolResult>;
+  /** Whether the server, ready, speaks 2026-07-28 and offers the tasks extension (docs/dev/protocol-2026.md). */
+  offersTasks(): boolean;
   /** Asks the running server to log at this level; does nothing when it offers no logging. */
   setLogLevel(level: McpLogLevel): Promise<void>;
   /** Tells the running server that its roots changed (`notifications/roots/list_changed`). */
@@ -430,10 +438,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   /**
    * What a call made as a task and a task followed after a restart share (tool-tasks.ts): the server ready, the chat's
    * clock (it never expires; it says whose chat the task's requests belong to), the task's status messages as the
-   * call's progress, and its result normalised and checked like any call's. The `tools/call` that creates a task
-   * passes the door first (`door`, call-door.ts), is the call its sandbox blocks are counted on, and a JSON-RPC error
-   * answering it is its result (`isError`), as for any call; a followed task sent no `tools/call`, so it has none of
-   * these.
+   * call's progress, and its result normalised and checked like any call's. Each leg passes the door itself (`leg`,
+   * call-door.ts). A call's task (`door` given: it sent a `tools/call`) is the call its sandbox blocks are counted on,
+   * and a JSON-RPC error answering it is its result (`isError`), as for any call; a followed task has neither.
    */
   async function runTask(
     toolName: string,
@@ -449,7 +456,6 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         { server: name },
       );
     }
-    if (door) deps.admit(door);
     const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
     const callId = nextCall++;
     const inFlight = { toolName, chatId: options.chatId, blocks: [] as SandboxBlockView[] };
@@ -468,7 +474,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
       return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
     } catch (error) {
-      if (error instanceof WorkbenchError) throw error;
+      if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
       const { McpError } = sdkTypes();
       if (door && error instanceof McpError)
         return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
@@ -541,18 +547,45 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return connection.client;
     },
     async callToolTask(toolName, args, options) {
+      // The same door as every call (call-door.ts), right before `tools/call` creates the task; on 2026-07-28 before
+      // each leg of the task but its cancel (modern-tasks.ts).
       const { chatId, exchangeId, toolCallId, definitionHash } = options;
       const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
       return runTask(
         toolName,
         options,
-        (client, legOptions) => callToolAsTask(client, name, toolName, args, legOptions),
+        (client, run) => {
+          const modern = modernTasksOf(client);
+          if (modern)
+            return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: () => deps.admit(door) });
+          deps.admit(door);
+          return callToolAsTask(client, name, toolName, args, run);
+        },
         door,
       );
     },
     followTask(toolName, taskId, options) {
-      return runTask(toolName, options, (client, legOptions) => followTask(client, name, toolName, taskId, legOptions));
+      return runTask(toolName, options, (client, run) => {
+        const modern = modernTasksOf(client);
+        if (!modern) return followTask(client, name, toolName, taskId, run);
+        // On 2026-07-28 each `tasks/get` passes the door of the tool (its arguments are not kept with the task).
+        const door: DoorCall = {
+          serverName: name,
+          toolName,
+          args: {},
+          chatId: options.chatId,
+          toolCallId: options.toolCallId,
+        };
+        return modern.follow(toolName, taskId, {
+          ...run,
+          serverName: name,
+          chatId: options.chatId,
+          admit: () => deps.admit(door),
+        });
+      });
     },
+    offersTasks: () =>
+      status.state === 'ready' && connection !== undefined && modernTasksOf(connection.client) !== undefined,
     async callTool(toolName, args, options) {
       const { timeoutMs, signal, validateOutput, onProgress } = options;
       const current = connection;
@@ -683,9 +716,15 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (pages)
             return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
-        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks).
-        if (error instanceof McpError && needsTasksExtension(error.code, error.data))
+        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks): nothing ran, and the
+        // call is made again declaring the extension, as a task followed to its end.
+        if (error instanceof McpError && needsTasksExtension(error.code, error.data)) {
+          if (options.task && modernTasksOf(current.client)) {
+            const { timeoutMs: _timeout, signal: _signal, afterUrlElicitation: _after, task, ...rest } = options;
+            return supervisor.callToolTask(toolName, args, { ...rest, ...task });
+          }
           return protocolErrorResult(error.code, tasksExtensionRefusal(toolName, name));
+        }
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {

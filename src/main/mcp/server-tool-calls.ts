@@ -73,6 +73,7 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
         .followTask(request.toolName, request.taskId, {
           validateOutput: tool?.validateOutput,
           chatId: request.chatId,
+          toolCallId: request.toolCallId,
           cancel: running.signal,
           onState: (state) => request.onTask(state),
         })
@@ -107,6 +108,24 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
             cancel: running.signal,
             onState: (state) => request.onTask?.(state),
             onProgress: request.onProgress,
+          })
+          .finally(running.done);
+      }
+      if (entry.supervisor.offersTasks()) {
+        // A 2026-07-28 server that offers the tasks extension: a call it runs only as a task becomes one
+        // (docs/dev/protocol-2026.md#tasks-on-2026-07-28), cancelled like any task.
+        const running = tasks.add(request.toolCallId ?? '');
+        return entry.supervisor
+          .callTool(request.toolName, request.args, {
+            timeoutMs: request.timeoutMs ?? entry.callTimeoutMs,
+            signal: request.signal,
+            validateOutput: tool.validateOutput,
+            chatId: request.chatId,
+            exchangeId: request.exchangeId,
+            toolCallId: request.toolCallId,
+            definitionHash: request.definitionHash,
+            onProgress: request.onProgress,
+            task: { cancel: running.signal, onState: (state) => request.onTask?.(state) },
           })
           .finally(running.done);
       }

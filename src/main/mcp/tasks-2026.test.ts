@@ -1,9 +1,8 @@
 /**
  * Tasks on 2026-07-28 (docs/dev/protocol-2026.md#tasks-on-2026-07-28): what the SDK v2 client offers for the tasks
  * extension, measured against a 2026-07-28 server that speaks it (test-fixtures/modern-tasks-server.ts, a child
- * process), and what the host does with such a server's tools. The first block pins the SDK's behaviour: when a
- * release of `@modelcontextprotocol/client` learns to receive a task handle, it fails, and the host can run these
- * tasks through the SDK.
+ * process), and how the host runs such a server's tasks itself, through its raw request path (raw-requests.ts,
+ * modern-tasks.ts). The first block pins the SDK's refusal of a task handle: it fails on the release that accepts one.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +16,9 @@ import { z } from 'zod';
 import { createTestHost, disposeTestHosts, type TestHost } from './test-fixtures/harness';
 import { newTasksServer } from './test-fixtures/modern-tasks-server';
 import { needsTasksExtension, TASKS_EXTENSION } from './tool-tasks';
+import type { ToolTaskState } from '../../shared/messages';
+import { CallRefused, type CallDoor, type DoorCall } from './call-door';
+import type { ServerRequestHandler, ServerRequestOrigin } from './server-request-routing';
 
 afterEach(disposeTestHosts);
 
@@ -89,30 +91,139 @@ describe('the SDK v2 client (2.4) and the tasks extension', () => {
 });
 
 describe('the host and a 2026-07-28 server whose tool runs only as a task', () => {
-  it('does not declare the extension, so the server refuses the call, and the refusal says why', async () => {
+  it('is refused without the extension, then calls again declaring it and follows the task to its result', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
     expect(server.status.protocolVersion).toBe('2026-07-28');
 
-    const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
-    expect(result.isError).toBe(true);
-    expect(result.protocolError?.code).toBe(-32021);
-    expect(result.forModel.text).toBe(
-      'The tool failed: "report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28), ' +
-        'which AI Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run (JSON-RPC error -32021)',
-    );
-    // The server's other tools are called as usual.
+    const states: ToolTaskState[] = [];
+    const progress: string[] = [];
+    const result = await test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 3, stepMs: 30 },
+      toolCallId: 'call-1',
+      onTask: (state) => states.push(state),
+      onProgress: (p) => progress.push(p.message ?? ''),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.forModel.text).toBe('report ready after 3 steps');
+    expect(states[0]).toMatchObject({ taskId: 'report-1', status: 'working' });
+    expect(states.at(-1)).toMatchObject({ taskId: 'report-1', status: 'completed' });
+    expect(progress).toContain('Step 0 of 3');
+    // The server's other tools are called as usual, without the extension.
     const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'still here' } });
     expect(echo.forModel.text).toBe('still here');
 
-    // The request went out without the extension: a server that follows the extension's specification must not
-    // answer it with a task the client could not follow. (The server's stderr reaches the log after its answers: wait
-    // for the line of the last call, everything before it is there then.)
+    // The first request went out without the extension and was refused; the second declared it, on the raw path;
+    // the task was followed with tasks/get. (The server's stderr reaches the log after its answers: wait for the
+    // line of the last call, everything before it is there then.)
     await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension not declared');
     const log = logText(test, 'tasks');
-    expect(log).toContain('tools/call report, tasks extension not declared');
-    expect(log).not.toContain('tasks extension declared');
-    expect(log).not.toContain('received tasks/');
+    expect(log).toMatch(
+      /tools\/call report, tasks extension not declared[\s\S]*tools\/call report, tasks extension declared/,
+    );
+    expect(log).toContain('received tasks/get');
+    expect(log).not.toContain('received tasks/cancel');
+  });
+
+  it('Cancel sends tasks/cancel and the call ends cancelled', async () => {
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const call = test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 500, stepMs: 100 },
+      toolCallId: 'call-cancel',
+      onTask: (state) => {
+        if (state.status === 'working') test.host.cancelTask('call-cancel');
+      },
+    });
+    await expect(call).rejects.toThrow('was cancelled at your request');
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
+  });
+});
+
+describe('each leg of a 2026-07-28 task at the door', () => {
+  it('a deny rule in force while the task runs stops its next tasks/get: the call ends refused, the task is cancelled', async () => {
+    const legs: string[] = [];
+    let denied = false;
+    const door: CallDoor = (call: DoorCall) => {
+      legs.push(call.toolName);
+      if (denied) throw new CallRefused('Denied by the rule "no reports" (test)');
+    };
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } }, { door });
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const states: ToolTaskState[] = [];
+    const call = test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 500, stepMs: 100 },
+      toolCallId: 'call-deny',
+      onTask: (state) => {
+        states.push(state);
+        denied = true;
+      },
+    });
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallRefused);
+    expect((error as CallRefused).reason).toBe('Denied by the rule "no reports" (test)');
+    // The refused call, the call declaring the extension, then the first tasks/get: refused, never sent.
+    expect(legs.length).toBeGreaterThanOrEqual(3);
+    // Cancel goes out past the rule; the task stops on the server and nothing more is asked of it.
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
+    expect(logText(test, 'tasks')).not.toContain('received tasks/get');
+    expect(states.map((state) => state.status)).toEqual(['working']);
+  });
+
+  it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {
+    const asked: { origin: ServerRequestOrigin; message: string }[] = [];
+    const serverRequests: ServerRequestHandler = {
+      sample: () => Promise.reject(new Error('not asked for here')),
+      elicit: (origin, params) => {
+        asked.push({ origin, message: params.message });
+        return Promise.resolve({ action: 'accept', content: { answer: 'yes, go on' } });
+      },
+    };
+    const admitted: string[] = [];
+    const test = createTestHost(
+      { tasks: { command: process.execPath, args: [TASKS_SERVER] } },
+      { serverRequests, door: (call) => void admitted.push(call.toolName) },
+    );
+    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const states: ToolTaskState[] = [];
+    const result = await test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'ask',
+      args: { question: 'Publish the report?' },
+      toolCallId: 'call-ask',
+      chatId: 'chat-ask',
+      onTask: (state) => states.push(state),
+    });
+    expect(asked).toEqual([
+      { origin: expect.objectContaining({ chatId: 'chat-ask', serverName: 'tasks' }), message: 'Publish the report?' },
+    ]);
+    expect(result.forModel.text).toBe('the person said accept: yes, go on');
+    expect(states.map((state) => state.status)).toEqual(['working', 'input_required', 'completed']);
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/update');
+    // Every leg passed the door: both calls, the update, each get, and the result before it was handed on.
+    expect(admitted.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(admitted)).toEqual(new Set(['ask']));
+  });
+
+  it('a server that goes away while its task runs ends the call saying so', async () => {
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
+    const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const call = test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'report',
+      args: { steps: 500, stepMs: 100 },
+      toolCallId: 'call-gone',
+      onTask: () => {
+        if (ready.status.pid) process.kill(ready.status.pid, 'SIGKILL');
+      },
+    });
+    await expect(call).rejects.toThrow('"tasks" went away while the task of "report" ran');
   });
 });
 
@@ -139,18 +250,26 @@ async function serveHttp(
 }
 
 describe('the same server over HTTP', () => {
-  it('answers the refusal with HTTP 400; the call ends the same way and the server stays ready, not reconnected', async () => {
+  it('runs the task over HTTP: the refusal (HTTP 400) keeps the session, the call declaring the extension follows it', async () => {
     const served = await serveHttp();
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
       expect(ready.status.protocolVersion).toBe('2026-07-28');
-      const result = await test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
-      expect(result.protocolError?.code).toBe(-32021);
-      expect(result.forModel.text).toContain(
-        '"report" on "tasks" runs only as a task of the MCP tasks extension (protocol 2026-07-28)',
-      );
-      expect(served.calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension not declared']);
+      const states: ToolTaskState[] = [];
+      const result = await test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'report',
+        args: { steps: 2, stepMs: 30 },
+        toolCallId: 'http-1',
+        onTask: (state) => states.push(state),
+      });
+      expect(result.forModel.text).toBe('report ready after 2 steps');
+      expect(states.map((state) => state.status)).toEqual(['working', 'completed']);
+      expect(served.calls).toEqual([
+        'modern-tasks-fixture: tools/call report, tasks extension not declared',
+        'modern-tasks-fixture: tools/call report, tasks extension declared',
+      ]);
       // The refusal is the one answer that is not a 2xx.
       expect(served.statuses.filter((status) => status >= 300)).toEqual([400]);
       expect(test.host.server('tasks').status.state).toBe('ready');
@@ -166,7 +285,7 @@ describe('the same server over HTTP', () => {
     const served = await serveHttp({ unasked: true });
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      await test.waitFor('tasks', (s) => s.status.toolCount === 2);
+      await test.waitFor('tasks', (s) => s.status.toolCount === 3);
       const call = test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
       await expect(call).rejects.toThrow(
         '"tasks" answered the call to "report" with a task, although AI Workbench did not offer the MCP tasks extension',

@@ -26,9 +26,9 @@ const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 
 /**
  * Whether a server refused a call because it runs the tool only as a task of the tasks extension: `-32021` naming the
- * extension among the capabilities it requires. AI Workbench does not declare the extension (the SDK v2 client cannot
- * receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server must refuse the call
- * rather than run it.
+ * extension among the capabilities it requires. AI Workbench's calls through the SDK v2 client do not declare the
+ * extension (the client cannot receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server
+ * refuses the call rather than run it; it is then made again on the host's raw path, declaring it (modern-tasks.ts).
  */
 export function needsTasksExtension(code: number, data: unknown): boolean {
   if (code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return false;
@@ -47,16 +47,48 @@ export function isUnaskedTaskHandle(error: unknown): boolean {
   return code === 'UNSUPPORTED_RESULT_TYPE' && data?.resultType === 'task';
 }
 
-/** What the person and the model are told when a 2026-07-28 server runs a tool only as a task. */
+/**
+ * What the person and the model are told when a 2026-07-28 server runs a tool only as a task but did not offer the
+ * extension in its `server/discover` answer, so the call is not made again declaring it.
+ */
 export const tasksExtensionRefusal = (toolName: string, serverName: string): string =>
-  `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which AI ` +
-  'Workbench cannot run yet (docs/user/mcp-servers.md#tasks); the tool did not run';
+  `"${toolName}" on "${serverName}" runs only as a task of the MCP tasks extension (protocol 2026-07-28), which ` +
+  'the server did not offer (docs/user/mcp-servers.md#tasks); the tool did not run';
 
 /** What the person and the model are told when a server answered a call with a task it was not offered. */
 export const unaskedTaskHandle = (toolName: string, serverName: string): string =>
   `"${serverName}" answered the call to "${toolName}" with a task, although AI Workbench did not offer the MCP ` +
   'tasks extension (docs/user/mcp-servers.md#tasks): the result cannot be fetched, and the task, which may still ' +
   'run on the server, cannot be cancelled from here';
+
+/** The options of a call run as a task of the 2026-07-28 extension (modern-tasks.ts). */
+export interface ModernTaskOptions extends TaskCallOptions {
+  /** The server's name, as the person knows it. */
+  serverName: string;
+  /** The call's door (call-door.ts): throws `CallRefused` to keep a leg from the server. */
+  admit(): void;
+  /** The chat whose person answers what the task asks (sampling, elicitation). */
+  chatId?: string | undefined;
+}
+
+/**
+ * A 2026-07-28 session's tasks of the extension (modern-tasks.ts), loaded with the v2 client: each leg passes the
+ * call's door, what the task asks goes to the approval engine.
+ */
+export interface ModernTasks {
+  /** Whether the server offered the extension in its `server/discover` answer. */
+  readonly offered: boolean;
+  /** Calls the tool declaring the extension, and runs an answered task to its end. */
+  call(toolName: string, args: Record<string, unknown>, options: ModernTaskOptions): Promise<LenientCallToolResult>;
+  /** Follows a task created before the host restarted: `tasks/get` until it ends. */
+  follow(toolName: string, taskId: string, options: ModernTaskOptions): Promise<LenientCallToolResult>;
+}
+
+/** The tasks of a 2026-07-28 session whose server offers the extension; undefined for any other session. */
+export function modernTasksOf(session: unknown): ModernTasks | undefined {
+  const tasks = (session as { modernTasks?: ModernTasks } | null)?.modernTasks;
+  return tasks?.offered ? tasks : undefined;
+}
 
 export interface TaskCallOptions {
   /** The person's Cancel: sends `tasks/cancel` for the task (at once, or as soon as it exists). */

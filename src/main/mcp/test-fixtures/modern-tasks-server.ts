@@ -11,6 +11,8 @@
  *   `clientCapabilities` it answers a task that moves one step every `stepMs` (its status message says which) and
  *   completes with "report ready after N steps"; to any other request it answers `-32021` (Missing Required Client
  *   Capability), as the extension's specification requires.
+ * - `ask` ({ question }) runs as a task the same way; its task asks the person (`input_required`, an elicitation in
+ *   `inputRequests`) and completes with the answer once `tasks/update` brings it.
  * - `echo` ({ text }) answers at once, whatever the client declared.
  *
  * Each `tools/call` also writes whether its request declared the extension.
@@ -24,7 +26,8 @@ const TASKS = 'io.modelcontextprotocol/tasks';
 
 interface TaskState {
   taskId: string;
-  status: 'working' | 'completed' | 'cancelled' | 'failed';
+  status: 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
+  inputRequests?: Record<string, unknown>;
   statusMessage: string;
   createdAt: string;
   lastUpdatedAt: string;
@@ -45,6 +48,7 @@ const wire = (task: TaskState): Record<string, unknown> => ({
   ttlMs: 600_000,
   pollIntervalMs: 50,
   ...(task.result ? { result: task.result } : {}),
+  ...(task.status === 'input_required' && task.inputRequests ? { inputRequests: task.inputRequests } : {}),
 });
 
 function startReport(steps: number, stepMs: number): TaskState {
@@ -70,6 +74,30 @@ function startReport(steps: number, stepMs: number): TaskState {
     task.statusMessage = 'Done';
     task.result = { content: [{ type: 'text', text: `report ready after ${steps} steps` }] };
   }, stepMs);
+  tasks.set(task.taskId, task);
+  return task;
+}
+
+function startAsk(question: string): TaskState {
+  const now = new Date().toISOString();
+  const task: TaskState = {
+    taskId: `ask-${nextTask++}`,
+    // Asks from the first look on (a task handle carrying inputRequests is not a tools/call result to the SDK).
+    status: 'working',
+    statusMessage: `Asked: ${question}`,
+    createdAt: now,
+    lastUpdatedAt: now,
+    inputRequests: {
+      confirm: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: question,
+          requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+        },
+      },
+    },
+  };
   tasks.set(task.taskId, task);
   return task;
 }
@@ -107,6 +135,11 @@ export function newTasksServer(
         },
       },
       {
+        name: 'ask',
+        description: 'Asks the person a question; runs as a task (the tasks extension).',
+        inputSchema: { type: 'object', properties: properties({ question: 'string' }), required: ['question'] },
+      },
+      {
         name: 'echo',
         description: 'Says the text back.',
         inputSchema: { type: 'object', properties: properties({ text: 'string' }), required: ['text'] },
@@ -123,25 +156,44 @@ export function newTasksServer(
       `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
     if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
-    if (request.params.name !== 'report') throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
+    if (request.params.name !== 'report' && request.params.name !== 'ask')
+      throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
     if (!declared && !unasked)
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: { extensions: { [TASKS]: {} } } },
-        `"report" runs only as a task: declare the ${TASKS} extension.`,
+        `"${request.params.name}" runs only as a task: declare the ${TASKS} extension.`,
       );
-    const task = startReport(Number(args['steps'] ?? 3), Number(args['stepMs'] ?? 100));
+    const task =
+      request.params.name === 'ask'
+        ? startAsk(String(args['question']))
+        : startReport(Number(args['steps'] ?? 3), Number(args['stepMs'] ?? 100));
     return { resultType: 'task', ...wire(task) } as never;
   });
   const byId = { params: z.object({ taskId: z.string() }) };
-  server.setRequestHandler('tasks/get', byId, async ({ taskId }) => wire(taskOf(taskId)));
-  // The SDK lifts `inputResponses` out of every request's params (ctx.mcpReq.inputResponses); this task asks nothing.
-  server.setRequestHandler('tasks/update', byId, async ({ taskId }) => {
-    taskOf(taskId);
+  server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
+    const task = taskOf(taskId);
+    if (task.inputRequests && task.status === 'working' && !task.result) task.status = 'input_required';
+    return wire(task);
+  });
+  // The SDK lifts `inputResponses` out of every request's params (ctx.mcpReq.inputResponses).
+  server.setRequestHandler('tasks/update', byId, async ({ taskId }, ctx) => {
+    const task = taskOf(taskId);
+    const answer = (
+      ctx.mcpReq.inputResponses as Record<string, { action?: string; content?: { answer?: string } }> | undefined
+    )?.['confirm'];
+    if (task.status === 'input_required' && answer) {
+      task.status = 'completed';
+      task.statusMessage = 'Answered';
+      task.lastUpdatedAt = new Date().toISOString();
+      task.result = {
+        content: [{ type: 'text', text: `the person said ${answer.action}: ${answer.content?.answer ?? '(nothing)'}` }],
+      };
+    }
     return {};
   });
   server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
     const task = taskOf(taskId);
-    if (task.status === 'working') {
+    if (task.status === 'working' || task.status === 'input_required') {
       clearInterval(task.timer);
       task.status = 'cancelled';
       task.statusMessage = 'Cancelled at the client’s request';

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ChatsState, ChatsStore } from '../state/chats-store';
 import { ChatListItem } from './ChatListItem';
 import { CloseIcon, ChartIcon, GearIcon, InboxIcon, PlusIcon, SearchIcon, ShieldIcon } from './icons';
-import { inboxLabel } from '../state/waiting-store';
+import { inboxLabel } from '../../../shared/waiting';
 
 export interface SidebarProps {
   store: ChatsStore;

@@ -8,7 +8,8 @@ import type {
   ServerRequestsChange,
 } from '../../../shared/server-request-views';
 import { afterListing, sameRequests } from './waiting-requests';
-import { REQUESTS_LOOK_MS, WaitingStore, inboxLabel } from './waiting-store';
+import { inboxLabel } from '../../../shared/waiting';
+import { REQUESTS_LOOK_MS, WaitingStore } from './waiting-store';
 
 const CHAT = '00000000-0000-4000-8000-000000000001';
 const HELD = { heldElsewhere: { pid: 4242, process: 'workbench chat' } };
@@ -64,16 +65,31 @@ const call: PendingApproval = {
  */
 function fakeTransport(): {
   transport: WorkbenchTransport;
-  listed: { requests: (ElicitationFormView | SamplingRequestView)[] };
+  listed: {
+    requests: (ElicitationFormView | SamplingRequestView)[];
+    approvals: PendingApproval[];
+    /** When set, the next `approvals.pending` answers only once this is called (a listing on its way). */
+    hold?: Promise<void>;
+  };
   push(event: string, payload: unknown): void;
   lists: { count: number };
 } {
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
-  const listed = { requests: [] as (ElicitationFormView | SamplingRequestView)[] };
+  const listed: {
+    requests: (ElicitationFormView | SamplingRequestView)[];
+    approvals: PendingApproval[];
+    hold?: Promise<void>;
+  } = { requests: [], approvals: [call] };
   const lists = { count: 0 };
   const transport: WorkbenchTransport = {
     async invoke(method): Promise<Envelope> {
-      if (method === 'approvals.pending') return { ok: true, value: { approvals: [call] } };
+      if (method === 'approvals.pending') {
+        const approvals = [...listed.approvals];
+        const hold = listed.hold;
+        listed.hold = undefined;
+        await hold;
+        return { ok: true, value: { approvals } };
+      }
       if (method === 'serverRequests.list') {
         lists.count += 1;
         return { ok: true, value: { requests: [...listed.requests] } };
@@ -125,6 +141,54 @@ describe('the count of what waits', () => {
     const count = lists.count;
     await vi.advanceTimersByTimeAsync(REQUESTS_LOOK_MS * 3);
     expect(lists.count).toBe(count);
+  });
+
+  it('follows the tool calls another process holds (a `workbench chat`) without an event', async () => {
+    const { transport, listed } = fakeTransport();
+    const store = new WaitingStore(buildWorkbenchApi(transport));
+    const stop = store.follow();
+    await store.load();
+    expect(store.getSnapshot().total).toBe(1);
+
+    // The terminal's model asks for a call: it waits there, and the app hears nothing; the next listing brings it.
+    const elsewhere: PendingApproval = {
+      ...call,
+      createdAt: 0,
+      request: { ...call.request, toolCallId: 'call-cli' },
+    };
+    listed.approvals = [call, elsewhere];
+    await vi.advanceTimersByTimeAsync(REQUESTS_LOOK_MS);
+    expect(store.getSnapshot()).toMatchObject({ total: 2, byChat: new Map([[CHAT, 2]]), oldest: elsewhere });
+    const before = store.getSnapshot();
+    await vi.advanceTimersByTimeAsync(REQUESTS_LOOK_MS);
+    expect(store.getSnapshot()).toBe(before);
+
+    // Answered in the terminal: it leaves the count.
+    listed.approvals = [call];
+    await vi.advanceTimersByTimeAsync(REQUESTS_LOOK_MS);
+    expect(store.getSnapshot()).toMatchObject({ total: 1, oldest: call });
+    stop();
+  });
+
+  it('keeps a call resolved here while a listing asked before was on its way', async () => {
+    const { transport, listed, push } = fakeTransport();
+    const store = new WaitingStore(buildWorkbenchApi(transport));
+    store.follow();
+    await store.load();
+    let answer = (): void => {};
+    listed.hold = new Promise<void>((resolve) => (answer = resolve));
+    await vi.advanceTimersByTimeAsync(REQUESTS_LOOK_MS);
+    // Decided here while the listing, which still has it, is on its way.
+    push('approvals.onDidChange', {
+      kind: 'resolved',
+      chatId: CHAT,
+      resolutions: [{ chatId: CHAT, toolCallId: 'call-1', outcome: 'deny', decidedBy: 'user' }],
+    });
+    expect(store.getSnapshot().total).toBe(0);
+    listed.approvals = [];
+    answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getSnapshot().total).toBe(0);
   });
 
   it('counts a request held here from its event at once', async () => {
