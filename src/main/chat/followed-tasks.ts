@@ -1,15 +1,12 @@
-import type { ChatMessage, ToolCallRecord, ToolTaskState } from '../../shared/messages';
+import type { ChatMessage, ToolTaskState } from '../../shared/messages';
 import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { McpHost } from '../mcp/mcp-host';
-import type { McpToolResult } from '../../shared/mcp-result';
 import type { HolderKind } from '../approval/request-holders';
 import type { Database } from '../storage/database';
 import type { MessageStore } from './message-store';
-import { updateStoredCall } from './task-calls';
+import { createTaskCallStatus, type TaskCallEnd } from './task-call-status';
 import { createTaskClaims, FOLLOWER_REFRESH_MS } from './task-claims';
-
-const ENDED = new Set<ToolTaskState['status']>(['completed', 'failed', 'cancelled']);
 
 /**
  * Tool calls running as MCP tasks, followed across a restart (docs/user/mcp-servers.md#tasks): a row in
@@ -141,93 +138,42 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     ticking.unref?.();
   };
 
-  const change = (task: FollowedTask, edit: (record: ToolCallRecord) => void): void => {
-    if (closed) return;
-    const updated = updateStoredCall(deps.messages, task.chatId, task.messageId, task.toolCallId, edit);
-    if (updated) deps.announce(updated);
-  };
-
-  /** The call's end: written into its block, its result row (and task rows) in the audit log; no longer followed. */
-  const finish = (task: FollowedTask, end: { result: McpToolResult } | { error: unknown }, lost?: string): void => {
-    if (closed) return;
-    let durationMs = 0;
-    change(task, (record) => {
-      delete record.progress;
-      if ('result' in end) {
-        record.result = end.result;
-        record.status = end.result.isError ? 'error' : 'success';
-        delete record.error;
-      } else {
-        const cancelled = end.error instanceof WorkbenchError && end.error.code === 'cancelled';
-        record.status = cancelled ? 'cancelled' : 'error';
-        record.error = lost ?? (end.error instanceof Error ? end.error.message : String(end.error));
-      }
-      durationMs = Math.max(0, Date.now() - (record.startedAt ?? task.createdAt));
-      record.durationMs = durationMs;
-    });
-    try {
-      deps.audit.recordToolResult({
-        chatId: task.chatId,
-        exchangeId: task.exchangeId,
-        toolCallId: task.toolCallId,
-        serverName: task.serverName,
-        toolName: task.toolName,
-        definitionHash: task.definitionHash ?? undefined,
-        outcome: 'result' in end && !end.result.isError ? 'success' : 'error',
-        durationMs,
-        resultBytes: 'result' in end ? end.result.sizeBytes : 0,
-        error:
-          'result' in end
-            ? end.result.isError
-              ? end.result.forModel.text.slice(0, 500) || 'the tool reported an error'
-              : undefined
-            : (lost ?? (end.error instanceof Error ? end.error.message : String(end.error))),
-      });
-    } catch (error) {
-      deps.onError(error);
-    }
-    remove.run(task.toolCallId);
-    following.delete(task.toolCallId);
-  };
-
-  /** What a followed task's states write: the stored call's task, and the task's `ended` row once. */
-  const stateWriter = (task: FollowedTask): ((state: ToolTaskState) => void) => {
-    // Its `started` row was written when the task was created: only its end is written from here.
-    let endRow = false;
-    const onState = (state: ToolTaskState): void => {
-      if (closed) return;
-      if (ENDED.has(state.status) && !endRow) {
-        endRow = true;
-        try {
-          deps.audit.recordTask({
-            chatId: task.chatId,
-            exchangeId: task.exchangeId,
-            toolCallId: task.toolCallId,
-            serverName: task.serverName,
-            toolName: task.toolName,
-            definitionHash: task.definitionHash ?? undefined,
-            event: 'ended',
-            taskId: task.taskId,
-            status: state.status,
-            statusMessage: state.statusMessage,
-            actor: 'system',
-          });
-        } catch (error) {
-          deps.onError(error);
-        }
-      }
-      change(task, (stored) => {
-        stored.task = state;
-      });
+  /** What a followed task records as its task changes and when the call ends (task-call-status.ts); nothing once closed. */
+  const statusOf = (task: FollowedTask): { changed(state: ToolTaskState): void; ended(end: TaskCallEnd): void } => {
+    const status = createTaskCallStatus(
+      {
+        messages: deps.messages,
+        audit: deps.audit,
+        followEnded: (toolCallId) => {
+          remove.run(toolCallId);
+          following.delete(toolCallId);
+        },
+        announce: deps.announce,
+        onError: deps.onError,
+      },
+      { ...task, definitionHash: task.definitionHash ?? undefined },
+      {
+        // Its `started` row was written when the task was created: only its end is written from here.
+        startedRowWritten: true,
+        durationMs: (record) => Math.max(0, Date.now() - (record.startedAt ?? task.createdAt)),
+      },
+    );
+    return {
+      changed: (state) => {
+        if (!closed) status.changed(state);
+      },
+      ended: (end) => {
+        if (!closed) status.ended(end);
+      },
     };
-    return onState;
   };
 
   /** The call cannot be followed: its task shown failed with the reason, and the call's end written as lost. */
   const lose = (task: FollowedTask, reason: string): void => {
     following.add(task.toolCallId);
-    stateWriter(task)({ taskId: task.taskId, status: 'failed', statusMessage: reason });
-    finish(task, { error: new Error(reason) }, reason);
+    const status = statusOf(task);
+    status.changed({ taskId: task.taskId, status: 'failed', statusMessage: reason });
+    status.ended({ error: new Error(reason) });
   };
 
   const follow = (task: FollowedTask): void => {
@@ -240,7 +186,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
       );
       return;
     }
-    const onState = stateWriter(task);
+    const status = statusOf(task);
     deps.mcp
       .followTask({
         serverName: task.serverName,
@@ -248,10 +194,10 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         taskId: task.taskId,
         toolCallId: task.toolCallId,
         chatId: task.chatId,
-        onTask: onState,
+        onTask: status.changed,
       })
       .then(
-        (result) => finish(task, { result }),
+        (result) => status.ended({ result }),
         (error: unknown) => {
           if (closed) return;
           if (error instanceof WorkbenchError && error.code === 'unavailable') {
@@ -261,7 +207,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
             return;
           }
           if (error instanceof WorkbenchError && error.code === 'not_found') return lose(task, error.message);
-          finish(task, { error });
+          status.ended({ error });
         },
       )
       .catch(deps.onError);

@@ -10,7 +10,6 @@ import type {
   ReplyEnd,
   ToolCallDecisionInfo,
   ToolCallRecord,
-  ToolTaskState,
   Turn,
 } from '../../shared/messages';
 import type { ApprovalGate } from '../approval/approval-gate';
@@ -24,7 +23,8 @@ import { CallRefused } from '../mcp/call-door';
 import type { McpHost } from '../mcp/mcp-host';
 import { conversationOf } from './history';
 import type { FollowedTasks } from './followed-tasks';
-import { cancelTaskCall, taskRows, untilEndOrStop, updateStoredCall } from './task-calls';
+import { cancelTaskCall, untilEndOrStop } from './task-calls';
+import { createTaskCallStatus } from './task-call-status';
 import type { MessageStore, NewMessage } from './message-store';
 import { offerTools, recordOf, type ToolOffer } from './tool-offer';
 import { USER_DENIED_TEXT } from './tool-results';
@@ -139,12 +139,32 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
     record.startedAt = now();
     run.report.toolCall(reply, turn, record);
     const started = performance.now();
-    // A call that runs as an MCP task (task-calls.ts): its task rows, and the reply may stop while it goes on.
-    const taskRow = taskRows(
-      audit,
-      { chatId: run.chat.id, exchangeId: run.exchangeId, definitionHash },
-      record,
-      dependencies.onError,
+    // A call that runs as an MCP task: what it records as its task changes and, once the reply let it go, its end
+    // (task-call-status.ts); the reply may stop while it goes on (task-calls.ts).
+    const taskStatus = createTaskCallStatus(
+      {
+        messages,
+        audit,
+        followEnded: (toolCallId) => dependencies.followed?.ended(toolCallId),
+        announce: (message) => run.report.message(message),
+        onError: dependencies.onError,
+      },
+      {
+        chatId: run.chat.id,
+        messageId: reply.id,
+        exchangeId: run.exchangeId,
+        toolCallId: record.toolCallId,
+        serverName: record.serverName,
+        toolName: record.toolName,
+        definitionHash,
+      },
+      {
+        startedRowWritten: false,
+        durationMs: () => performance.now() - started,
+        announceState: () => {
+          if (record.status === 'running') run.report.toolCall(reply, turn, record);
+        },
+      },
     );
     let stopping: ReturnType<typeof untilEndOrStop<McpToolResult>> | undefined;
     try {
@@ -167,9 +187,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         onTask: (state) => {
           const first = !record.task;
           record.task = state;
-          taskRow(state);
           // Stored once it exists, so that the person's Cancel finds it (task-calls.ts, cancelTaskCall), and each
           // status as it comes, so that a reload (or the CLI after a stop) shows where the task is now, not where it began.
+          taskStatus.changed(state, { stored: first });
           if (first) {
             save(reply, run.report);
             dependencies.followed?.started({
@@ -184,9 +204,6 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
               taskId: state.taskId,
               createdAt: now(),
             });
-          } else {
-            storeTaskState(run, reply, record.toolCallId, state);
-            if (record.status === 'running') run.report.toolCall(reply, turn, record);
           }
           stopping?.taskSeen();
         },
@@ -196,8 +213,12 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       if (outcome === 'detached') {
         // The reply stopped; the task goes on, and its end is written into this block when it comes.
         void call.then(
-          (result) => finishLate(run, reply, record.toolCallId, definitionHash, started, { result }),
-          (error: unknown) => finishLate(run, reply, record.toolCallId, definitionHash, started, { error }),
+          (result) => taskStatus.ended({ result }),
+          (error: unknown) => {
+            // Its server went away while the task ran (followed-tasks.ts): not its end; followed when the server is back.
+            if (serverLeftTask(error)) dependencies.followed?.letGo(record.toolCallId);
+            else taskStatus.ended({ error });
+          },
         );
         return;
       }
@@ -261,53 +282,6 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       });
     } catch (error) {
       // The tool ran and its decision row is in the log; a lost result row must not lose the result itself.
-      dependencies.onError(error);
-    }
-  }
-
-  /** A task's status written into the stored call: the reply may have been saved since the loop let the task go. */
-  function storeTaskState(
-    run: ExchangeRun,
-    reply: AssistantChatMessage,
-    toolCallId: string,
-    state: ToolTaskState,
-  ): void {
-    try {
-      updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (stored) => {
-        stored.task = state;
-      });
-    } catch (error) {
-      dependencies.onError(error);
-    }
-  }
-
-  /** A task that went on after its reply stopped has ended: its result goes into its block (and to the next request). */
-  function finishLate(
-    run: ExchangeRun,
-    reply: AssistantChatMessage,
-    toolCallId: string,
-    definitionHash: string | undefined,
-    started: number,
-    end: { result: McpToolResult } | { error: unknown },
-  ): void {
-    if ('error' in end && serverLeftTask(end.error)) {
-      dependencies.followed?.letGo(toolCallId);
-      return;
-    }
-    try {
-      const updated = updateStoredCall(messages, run.chat.id, reply.id, toolCallId, (record) => {
-        if ('result' in end) {
-          record.result = end.result;
-          record.status = end.result.isError ? 'error' : 'success';
-          delete record.error;
-        } else {
-          record.status = isCancelled(end.error) ? 'cancelled' : 'error';
-          record.error = end.error instanceof Error ? end.error.message : String(end.error);
-        }
-        recordEnd(run, record, definitionHash, started);
-      });
-      if (updated) run.report.message(updated);
-    } catch (error) {
       dependencies.onError(error);
     }
   }

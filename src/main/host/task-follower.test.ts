@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ToolCallRecord } from '../../shared/messages';
 import { startFakeLlmServer, type FakeLlmServer } from '../llm/testing/fake-llm-server';
 import { providerToolName } from '../llm/tool-names';
 import { createServices, type Services } from '../services';
 import { startTaskServer, TOOL, type TaskServer } from './testing/reports-task-server';
+import { firstCallOf, until } from './testing/task-call-helpers';
 
 const SERVER = 'Reports';
 const HOST = path.join(import.meta.dirname, 'testing', 'task-follower-host.ts');
@@ -54,21 +54,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean, what: string, output = (): string => ''): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting until ${what}\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const callOf = (open: Services, chatId: string): ToolCallRecord | undefined =>
-  open.conversations
-    .messages(chatId)
-    .messages.flatMap((message) =>
-      message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
-    )
-    .at(0);
+const callOf = firstCallOf;
 
 /** When the follower named in the task's row last said it still follows it (read as another process would). */
 function followedAt(toolCallId: string): number | undefined {
@@ -94,6 +80,7 @@ describe('a task two hosts on one database could follow', { timeout: 120_000 }, 
     await until(
       () => output.includes('"toolCallId"'),
       'the first host runs the task',
+      60_000,
       () => output,
     );
     const { chatId, toolCallId } = JSON.parse(output.slice(output.indexOf('{'))) as {

@@ -12,6 +12,7 @@ import type { ToolCallRecord } from '../../shared/messages';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../llm/testing/fake-llm-server';
 import { createServices, type Services } from '../services';
 import { startTaskServer, TOOL, type TaskServer } from './testing/reports-task-server';
+import { firstCallOf, until } from './testing/task-call-helpers';
 
 const SERVER = 'Reports';
 const LOCAL = 'everything';
@@ -52,21 +53,7 @@ async function closeServices(open: Services): Promise<void> {
   open.close();
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`Timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const callOf = (open: Services, chatId: string): ToolCallRecord | undefined =>
-  open.conversations
-    .messages(chatId)
-    .messages.flatMap((message) =>
-      message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
-    )
-    .at(0);
+const callOf = firstCallOf;
 
 const taskRows = (open: Services, toolCallId: string): AuditEntry[] =>
   open.audit
@@ -74,33 +61,41 @@ const taskRows = (open: Services, toolCallId: string): AuditEntry[] =>
     .entries.filter((row) => row.toolCallId === toolCallId)
     .sort((a, b) => a.sequence - b.sequence);
 
-/** The model calls the task tool; the task is created on the server; the app quits while it runs. */
-async function startTaskAndQuit(): Promise<{ chatId: string; toolCallId: string; taskId: string }> {
+/**
+ * The model calls `tool` of the server added as `name`; the task is created on the server; the app quits once `runs`
+ * holds for the call.
+ */
+async function startTaskAndQuit(
+  name = SERVER,
+  config: Parameters<Services['mcpServers']['add']>[1] = { url: reports.url },
+  tool = TOOL,
+  runs: (call: ToolCallRecord | undefined) => boolean = (call) => call?.task?.statusMessage === 'Writing…',
+): Promise<{ chatId: string; toolCallId: string; taskId: string }> {
   const first = openServices();
   services = first;
   first.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
   first.providers.update({ id: 'fake', defaultModel: 'fake-large' });
-  first.mcpServers.add(SERVER, { url: reports.url });
-  first.approvals.policy.update({ servers: { [SERVER]: { autoApprove: true } } });
-  await until(() => first.mcp.tools(SERVER).some((tool) => tool.name === TOOL), 'the server lists its tool');
-  const providerName = first.mcp.tools(SERVER).find((tool) => tool.name === TOOL)?.providerName as string;
+  first.mcpServers.add(name, config);
+  first.approvals.policy.update({ servers: { [name]: { autoApprove: true } } });
+  await until(() => first.mcp.tools(name).some((listed) => listed.name === tool), 'the server lists its tool');
+  const providerName = first.mcp.tools(name).find((listed) => listed.name === tool)?.providerName as string;
   chatTurns.push({
     kind: 'reply',
-    toolCalls: [{ id: 'call_report', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
+    toolCalls: [{ id: 'call_task', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
   });
   const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
-  first.conversations.send(chatId, { role: 'user', text: 'write the report' });
-  await until(() => callOf(first, chatId)?.task?.statusMessage === 'Writing…', 'the task runs with its status');
+  first.conversations.send(chatId, { role: 'user', text: 'do the work' });
+  await until(() => runs(callOf(first, chatId)), 'the task runs');
   const call = callOf(first, chatId) as ToolCallRecord;
   await closeServices(first);
   services = undefined;
-  expect(reports.calls).toBe(1);
   return { chatId, toolCallId: call.toolCallId, taskId: reports.tasks[0] as string };
 }
 
 describe('a task running when the app quits', () => {
   it('is looked up again on the next start, and its result is written into its block when it completes', async () => {
     const { chatId, toolCallId, taskId } = await startTaskAndQuit();
+    expect(reports.calls).toBe(1);
     // While the app was closed, the call is stored as running, with its task.
     const next = openServices();
     services = next;
@@ -149,24 +144,12 @@ describe('a task running when the app quits', () => {
 
   it('is shown as ended with its server, with the reason, when that server is a local (command) server', async () => {
     // server-everything over stdio: its task lives in its process, which stops with the app.
-    const first = openServices();
-    services = first;
-    first.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
-    first.providers.update({ id: 'fake', defaultModel: 'fake-large' });
-    first.mcpServers.add(LOCAL, { package: '@modelcontextprotocol/server-everything' });
-    first.approvals.policy.update({ servers: { [LOCAL]: { autoApprove: true } } });
-    await until(() => first.mcp.tools(LOCAL).some((tool) => tool.name === RESEARCH), 'the server lists its tool');
-    const providerName = first.mcp.tools(LOCAL).find((tool) => tool.name === RESEARCH)?.providerName as string;
-    chatTurns.push({
-      kind: 'reply',
-      toolCalls: [{ id: 'call_research', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
-    });
-    const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
-    first.conversations.send(chatId, { role: 'user', text: 'research the tides' });
-    await until(() => callOf(first, chatId)?.task?.status === 'working', 'the task runs');
-    const { toolCallId } = callOf(first, chatId) as ToolCallRecord;
-    await closeServices(first);
-    services = undefined;
+    const { chatId, toolCallId } = await startTaskAndQuit(
+      LOCAL,
+      { package: '@modelcontextprotocol/server-everything' },
+      RESEARCH,
+      (call) => call?.task?.status === 'working',
+    );
 
     const next = openServices();
     services = next;

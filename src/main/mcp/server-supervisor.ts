@@ -3,7 +3,7 @@ import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { pathToFileURL } from 'node:url';
 import type { McpLogLevel, McpServerStatus } from '../../shared/mcp';
-import type { ToolProgress, ToolTaskState } from '../../shared/messages';
+import type { ToolProgress } from '../../shared/messages';
 import type { McpToolResult } from '../../shared/mcp-result';
 import { WorkbenchError } from '../errors';
 import type * as ConnectModule from './connect';
@@ -34,6 +34,7 @@ import {
 } from './tool-tasks';
 import {
   UncheckedResultSchema,
+  type LenientCallToolResult,
   asCallToolResult,
   normaliseToolResult,
   pageDeclinedResult,
@@ -434,6 +435,56 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     await Promise.all(open.map((item) => item?.close()));
   };
 
+  /**
+   * What a call made as a task and a task followed after a restart share (tool-tasks.ts): the server ready, the chat's
+   * clock (it never expires; it says whose chat the task's requests belong to), the task's status messages as the
+   * call's progress, and its result normalised and checked like any call's. Each leg passes the door itself (`leg`,
+   * call-door.ts). A call's task (`door` given: it sent a `tools/call`) is the call its sandbox blocks are counted on,
+   * and a JSON-RPC error answering it is its result (`isError`), as for any call; a followed task has neither.
+   */
+  async function runTask(
+    toolName: string,
+    options: TaskCallOptions,
+    leg: (client: McpSession, options: TaskRunOptions) => Promise<LenientCallToolResult>,
+    door?: DoorCall,
+  ): Promise<McpToolResult> {
+    const current = connection;
+    if (!current || status.state !== 'ready') {
+      throw new WorkbenchError(
+        'unavailable',
+        `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
+        { server: name },
+      );
+    }
+    const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
+    const callId = nextCall++;
+    const inFlight = { toolName, chatId: options.chatId, blocks: [] as SandboxBlockView[] };
+    if (door) running.set(callId, inFlight);
+    let step = 0;
+    try {
+      const raw = await leg(current.client, {
+        cancel: options.cancel,
+        onState: (state) => {
+          options.onState(state);
+          if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
+        },
+      });
+      const problem =
+        raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
+      const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
+      return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
+    } catch (error) {
+      if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
+      const { McpError } = sdkTypes();
+      if (door && error instanceof McpError)
+        return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
+      throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`);
+    } finally {
+      clock.stop();
+      running.delete(callId);
+    }
+  }
+
   const supervisor: ServerSupervisor = {
     status: () => status,
     noteSignIn(message) {
@@ -496,75 +547,27 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return connection.client;
     },
     async callToolTask(toolName, args, options) {
-      const current = connection;
-      if (!current || status.state !== 'ready') {
-        throw new WorkbenchError(
-          'unavailable',
-          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
-          { server: name },
-        );
-      }
       // The same door as every call (call-door.ts), right before `tools/call` creates the task; on 2026-07-28 before
       // each leg of the task but its cancel (modern-tasks.ts).
       const { chatId, exchangeId, toolCallId, definitionHash } = options;
       const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
-      const modern = modernTasksOf(current.client);
-      if (!modern) deps.admit(door);
-      // A clock that never expires: it only says whose chat the task's requests (elicitation) belong to.
-      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, chatId);
-      const callId = nextCall++;
-      const inFlight = { toolName, chatId, blocks: [] as SandboxBlockView[] };
-      running.set(callId, inFlight);
-      let step = 0;
-      try {
-        const run = {
-          cancel: options.cancel,
-          onState: (state: ToolTaskState) => {
-            options.onState(state);
-            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
-          },
-        };
-        const raw = modern
-          ? await modern.call(toolName, args, { ...run, serverName: name, chatId, admit: () => deps.admit(door) })
-          : await callToolAsTask(current.client, name, toolName, args, run);
-        const problem =
-          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
-        const result = normaliseToolResult(raw, { outputSchemaProblem: problem });
-        return inFlight.blocks.length > 0 ? { ...result, sandboxBlocks: inFlight.blocks } : result;
-      } catch (error) {
-        if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
-        const { McpError } = sdkTypes();
-        if (error instanceof McpError)
-          return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
-        throw new WorkbenchError(
-          'unavailable',
-          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
-        );
-      } finally {
-        clock.stop();
-        running.delete(callId);
-      }
+      return runTask(
+        toolName,
+        options,
+        (client, run) => {
+          const modern = modernTasksOf(client);
+          if (modern)
+            return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: () => deps.admit(door) });
+          deps.admit(door);
+          return callToolAsTask(client, name, toolName, args, run);
+        },
+        door,
+      );
     },
-    async followTask(toolName, taskId, options) {
-      const current = connection;
-      if (!current || status.state !== 'ready') {
-        throw new WorkbenchError(
-          'unavailable',
-          `The MCP server "${name}" is not ready (${status.state}${status.message ? `: ${status.message}` : ''}).`,
-          { server: name },
-        );
-      }
-      const clock = clocks.start(NO_SDK_TIMEOUT_MS, () => {}, options.chatId);
-      let step = 0;
-      try {
-        const run = {
-          cancel: options.cancel,
-          onState: (state: ToolTaskState) => {
-            options.onState(state);
-            if (state.statusMessage) options.onProgress?.({ progress: ++step, message: state.statusMessage });
-          },
-        };
-        const modern = modernTasksOf(current.client);
+    followTask(toolName, taskId, options) {
+      return runTask(toolName, options, (client, run) => {
+        const modern = modernTasksOf(client);
+        if (!modern) return followTask(client, name, toolName, taskId, run);
         // On 2026-07-28 each `tasks/get` passes the door of the tool (its arguments are not kept with the task).
         const door: DoorCall = {
           serverName: name,
@@ -573,26 +576,13 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           chatId: options.chatId,
           toolCallId: options.toolCallId,
         };
-        const raw = modern
-          ? await modern.follow(toolName, taskId, {
-              ...run,
-              serverName: name,
-              chatId: options.chatId,
-              admit: () => deps.admit(door),
-            })
-          : await followTask(current.client, name, toolName, taskId, run);
-        const problem =
-          raw.structuredContent && !raw.isError ? options.validateOutput?.(raw.structuredContent) : undefined;
-        return normaliseToolResult(raw, { outputSchemaProblem: problem });
-      } catch (error) {
-        if (error instanceof WorkbenchError || error instanceof CallRefused) throw error;
-        throw new WorkbenchError(
-          'unavailable',
-          `The task of "${toolName}" on "${name}" failed: ${describeError(error)}`,
-        );
-      } finally {
-        clock.stop();
-      }
+        return modern.follow(toolName, taskId, {
+          ...run,
+          serverName: name,
+          chatId: options.chatId,
+          admit: () => deps.admit(door),
+        });
+      });
     },
     offersTasks: () =>
       status.state === 'ready' && connection !== undefined && modernTasksOf(connection.client) !== undefined,
