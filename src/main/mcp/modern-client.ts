@@ -294,6 +294,8 @@ function forV2Client(options: RequestOptions): RequestOptions {
 /**
  * Each further leg of a multi-round-trip `tools/call` (it carries `inputResponses` or `requestState`) passes the door
  * of its call before it is sent (mcp-session.ts, `CallLegOptions`); a leg whose call is not known is not sent at all.
+ * `observe` sees every message the SDK sends (the raw path learns the SDK's request envelope from it, raw-requests.ts);
+ * the raw path's own requests do not come through here: each passes its call's door where it is made (modern-tasks.ts).
  */
 function guardLegs(transport: TransportV2, observe: (message: unknown) => void): WeakMap<object, () => void> {
   const legs = new WeakMap<object, () => void>();
