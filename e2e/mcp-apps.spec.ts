@@ -79,6 +79,23 @@ test('the view renders in the tool block on another origin and receives the tool
         "refused in the view's frame (requested by the app of Clock (view ui://get-time/mcp-app.html), not by the model)",
       ],
     ]);
+
+  // Another chat opened: the view's frame is dropped, its proxy frame kept blank (docs/dev/benchmarks.md); the chat
+  // opened again: that proxy frame takes the view again, read and checked again, and it works as before.
+  await frame.evaluate((element) => (element.dataset['shownBefore'] = 'yes'));
+  await workbench.call('chat.create', { title: 'Other chat' });
+  const chats = page.getByRole('navigation', { name: 'Chats' });
+  await chats.getByRole('button', { name: 'Other chat', exact: true }).click();
+  await expect(page.getByTestId('app-view')).toHaveCount(0);
+  await expect.poll(() => page.frames().filter((inner) => inner.url() === 'about:srcdoc').length).toBe(0);
+  await expect(page.locator('[data-parked-view-frames] iframe')).toHaveCount(1);
+  await chats.getByRole('button', { name: 'Clock', exact: true }).click();
+  await expect(frame).toHaveAttribute('data-shown-before', 'yes');
+  await expect(page.locator('[data-parked-view-frames] iframe')).toHaveCount(0);
+  await expect(view.locator('#server-time')).not.toHaveText(/Loading|^$/, { timeout: 20_000 });
+  await chat.input.fill('');
+  await view.locator('#send-message-btn').click();
+  await expect(chat.input).toHaveValue('This is message text.');
 });
 
 /** Decision and result rows of the calls a view asked for (their ids start with `app:`). */

@@ -3,7 +3,8 @@
  * docs/dev/protocol-2026.md#tasks-on-2026-07-28), in browser mode, against the fixture server that speaks the
  * extension, run over stdio: the call waits for approval like any call; the server refuses it without the extension,
  * and made again declaring it, it runs as a task the block follows — its status, Cancel, what it asks on the card, its
- * result. Screenshots light and dark, with axe, in .cache/screenshots/protocol/.
+ * result; and a deny rule added while the task runs. Screenshots light and dark, with axe, in
+ * .cache/screenshots/protocol/.
  */
 import path from 'node:path';
 import { chatUi, say, scriptedChat, shootBoth } from './chat-ui';
@@ -22,8 +23,21 @@ async function addReports(workbench: { call(method: string, params: unknown): Pr
         tools: { name: string; providerName: string }[];
       }
     ).tools;
-  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(3);
+  await expect.poll(async () => (await tools()).length, { timeout: 30_000 }).toBe(4);
   return (await tools()).find((tool) => tool.name === 'ask')?.providerName as string;
+}
+
+/** The audit log's rows of kind `task` of one tool (oldest first): what happened, and the task's status then. */
+async function taskRows(
+  workbench: { call(method: string, params: unknown): Promise<unknown> },
+  toolName: string,
+): Promise<{ decidedBy: string; status: unknown }[]> {
+  const page = (await workbench.call('audit.query', { kind: 'task', toolName })) as {
+    entries: { sequence: number; decidedBy: string; args: { status?: unknown } }[];
+  };
+  return [...page.entries]
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((entry) => ({ decidedBy: entry.decidedBy, status: entry.args.status }));
 }
 
 const logOf = (workbench: { call(method: string, params: unknown): Promise<unknown> }) => async () =>
@@ -77,6 +91,9 @@ test('a task of a 2026-07-28 server: approved first, it goes on with its status 
   await expect.poll(log).toContain('received tasks/update');
   const seen = await log();
   expect(seen).toMatch(/tools\/call ask, tasks extension not declared[\s\S]*tools\/call ask, tasks extension declared/);
+  // The task's rows, as on 2025-11-25: started, ended completed.
+  const rows = await taskRows(workbench, 'ask');
+  expect(rows.map((row) => row.status)).toEqual(['working', 'completed']);
   await shootBoth(page, 'task-finished-2026', SHOTS);
   await fake.close();
 });
@@ -106,5 +123,50 @@ test('Cancel on a running 2026-07-28 task sends tasks/cancel; the block says can
   await expect(block).toContainText('Cancelled', { timeout: 15_000 });
   await expect(view.pane.getByText('Understood.')).toBeVisible();
   await expect.poll(logOf(workbench)).toContain('received tasks/cancel');
+  await fake.close();
+});
+
+test('a deny rule added while a 2026-07-28 task runs stops it: the block reads denied, naming the rule, and the model gets no result', async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await addReports(workbench);
+  const report = (
+    (await workbench.call('mcp.tools', { name: 'Reports' })) as { tools: { name: string; providerName: string }[] }
+  ).tools.find((tool) => tool.name === 'report')?.providerName as string;
+  await workbench.call('policy.update', { tools: { Reports: { report: 'auto-approve' } } });
+  const { fake } = await scriptedChat(workbench, 'Long report');
+  fake.script(
+    {
+      kind: 'reply',
+      text: ['Building it.'],
+      // Long enough to be running when the rule comes, however slow the host: it stops at the rule, not at its end.
+      toolCalls: [{ id: 'call_report', name: report, argumentChunks: ['{"steps":2000,"stepMs":100}'] }],
+    },
+    { kind: 'reply', text: ['The rule stopped it.'] },
+  );
+  await page.goto(workbench.url);
+  const view = chatUi(page);
+  await say(page, 'build the long report');
+  const block = view.toolCalls.first();
+  await expect(block.getByTestId('tool-task')).toContainText('Step', { timeout: 30_000 });
+  await workbench.call('policy.update', {
+    rules: { add: [{ id: 'no-reports', server: 'Reports', tool: 'report', effect: 'deny' }] },
+  });
+  await expect(block).toContainText('Denied', { timeout: 15_000 });
+  await expect(view.pane.getByText('The rule stopped it.')).toBeVisible();
+  await expect(block.getByTestId('tool-task')).toHaveCount(0);
+  expect(JSON.stringify(fake.generations().at(-1)?.body)).not.toContain('report ready');
+  await expect.poll(logOf(workbench)).toContain('received tasks/cancel');
+  // The door's auto_deny row names the rule; the task's last row says it ended cancelled.
+  const denied = (await workbench.call('audit.query', { kind: 'decision', toolName: 'report' })) as {
+    entries: { decision: string }[];
+  };
+  const autoDeny = denied.entries.filter((entry) => entry.decision === 'auto_deny');
+  expect(autoDeny).toHaveLength(1);
+  expect(JSON.stringify(autoDeny[0])).toContain('rule #1');
+  expect((await taskRows(workbench, 'report')).at(-1)?.status).toBe('cancelled');
+  await shootBoth(page, 'task-denied-2026', SHOTS);
   await fake.close();
 });

@@ -251,3 +251,9 @@ export const AppRefusalInputSchema = z.strictObject({
   detail: z.string().max(2000),
 });
 export type AppRefusalInput = z.infer<typeof AppRefusalInputSchema>;
+
+/**
+ * What the page tells its proxy frame to drop the view's frame (the proxy page of main/host/app-frame-server.ts), before
+ * it keeps the blank frame for the next showing of the same view (renderer chat/apps/proxy-frames.ts).
+ */
+export const PROXY_DROP_VIEW = 'x-workbench/drop-view';

@@ -236,7 +236,9 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
       if (error instanceof CallRefused) {
         // Whoever allowed it (a rule, a person, a grant), a deny rule in force when the call was sent won: one added
         // while the call waited, one its edited arguments hit, or one added before a retry (src/main/mcp/call-door.ts).
-        // The door recorded the auto_deny row; nothing ran, so there is no result row.
+        // The door recorded the auto_deny row; nothing ran, so there is no result row. A task a rule stopped mid-way
+        // (2026-07-28: each leg passes the door) was cancelled on its server, and is no longer followed.
+        if (record.task) dependencies.followed?.ended(record.toolCallId);
         delete record.progress;
         delete record.startedAt;
         record.status = 'denied';

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appDeclarationsOf, contentSecurityPolicyOf } from '../../shared/mcp-apps';
+import { appDeclarationsOf, contentSecurityPolicyOf, PROXY_DROP_VIEW } from '../../shared/mcp-apps';
 import { parseJsonOrUndefined } from '../../shared/json';
 
 // Through getBuiltinModule, as in browser-server.ts: an ES import of node:http loads Node's fetch at start.
@@ -21,7 +21,8 @@ export interface AppFrameServer {
  * (an opaque origin: no storage, no cookies, no top navigation, no pop-ups, no forms) and relays messages between
  * the page and the view. It takes messages only from its parent on one of `hosts`, and the view's only from the
  * inner frame. The inner frame inherits this page's Content-Security-Policy, which its server sets from the view's
- * declared domains: the view cannot loosen it.
+ * declared domains: the view cannot loosen it. Told `PROXY_DROP_VIEW` by its page, it removes the view's frame, so that
+ * the page can keep it, blank, and give it the next showing of the same view (renderer chat/apps/proxy-frames.ts).
  */
 function proxyPage(hosts: readonly string[]): string {
   const script = `(() => {
@@ -33,6 +34,11 @@ function proxyPage(hosts: readonly string[]): string {
       if (!hosts.includes(event.origin) || (host !== null && host !== event.origin)) return;
       host = event.origin;
       const data = event.data;
+      if (data && data.method === ${JSON.stringify(PROXY_DROP_VIEW)}) {
+        if (inner) inner.remove();
+        inner = null;
+        return;
+      }
       if (data && data.method === 'ui/notifications/sandbox-resource-ready') {
         if (inner) return;
         const params = data.params || {};

@@ -9,6 +9,7 @@ import type { ApprovalRule } from '../../shared/approval';
 import type * as AnswerInboxModule from '../approval/answer-inbox';
 import type { PolicyService } from '../approval/policy-service';
 import type * as AppCallsModule from '../mcp/app-calls';
+import type * as ModernTasksModule from '../mcp/modern-tasks';
 import type * as SupervisorModule from '../mcp/server-supervisor';
 import { AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { checkInvariants, InvariantError, newCheckState } from './testing/invariant-checks';
@@ -16,7 +17,9 @@ import { invariantSteps, newInvariantModel, type InvariantWorld } from './testin
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 import { taskStep } from './testing/invariant-tasks';
+import { modernTaskStep } from './testing/invariant-tasks-2026';
 import { TASK_TOOL } from './testing/recording-tasks';
+import { modernTaskControl } from './testing/recording-tasks-2026';
 
 /** Mutants made where the engine is built: switched on by a test, off otherwise. */
 const mutants = vi.hoisted(() => ({ staleViewsUnchecked: false }));
@@ -73,6 +76,28 @@ vi.mock('../mcp/server-supervisor', async (importOriginal) => {
         },
       });
       return supervisor;
+    },
+  };
+});
+
+/**
+ * The raw request path of a 2026-07-28 task call sends its legs past the door (modern-tasks.ts: the port no longer
+ * asks the call's door before `tools/call`, `tasks/get` or `tasks/update`), as a raw path built beside the SDK's
+ * guarded one would if it forgot the door.
+ */
+const rawDoorMutant = vi.hoisted(() => ({ on: false }));
+vi.mock('../mcp/modern-tasks', async (importOriginal) => {
+  const real = await importOriginal<typeof ModernTasksModule>();
+  return {
+    ...real,
+    createModernTasks: (session: Parameters<typeof real.createModernTasks>[0]) => {
+      const tasks = real.createModernTasks(session);
+      if (!rawDoorMutant.on) return tasks;
+      return {
+        ...tasks,
+        call: (...[toolName, args, options]: Parameters<typeof tasks.call>) =>
+          tasks.call(toolName, args, { ...options, admit: () => undefined }),
+      };
     },
   };
 });
@@ -527,5 +552,41 @@ describe('the trust invariant covers calls run as MCP tasks', () => {
       'Files.write_report',
     ]);
     expect(harness.tally.tasks).toEqual({ asked: 4, created: 3, cancelled: 1, completed: 1, detached: 1 });
+  });
+});
+
+describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
+  // Shell's run of "shutdown" runs only as a task (recording-tasks-2026.ts), allowed by the tool's setting. In chat 0
+  // it runs: refused without the extension, made again declaring it, its task followed with one tasks/get. In chat 1
+  // the server holds its refusal while a deny rule on "shutdown" comes into force, then lets it go.
+  const sequence = () => [modernTaskStep(0, false), modernTaskStep(1, true)];
+
+  it('and catches a mutant whose raw path sends its legs past the door', async () => {
+    rawDoorMutant.on = true;
+    let caught: unknown;
+    try {
+      await runSequence(sequence());
+    } catch (error) {
+      caught = error;
+    } finally {
+      rawDoorMutant.on = false;
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a deny rule in force matched a call that ran: Shell\.run \{"command":"shutdown","nonce":"[^"]+"\}.* matched shutdown/,
+    );
+  });
+
+  it('and the same sequence on the real engine holds: the task runs once allowed, and the door keeps out the call a rule came for', async () => {
+    const { created, everHeld } = modernTaskControl;
+    const harness = await runSequence(sequence());
+    // Both refusals were held (chat 1's while the rule came), and chat 1's call declaring the extension never reached
+    // Shell: one run and its leg, chat 0's.
+    expect(modernTaskControl.everHeld - everHeld).toBe(2);
+    expect(harness.runs.filter((run) => run.label === 'Shell').map((run) => (run.leg ? 'leg' : 'run'))).toEqual([
+      'run',
+      'leg',
+    ]);
+    expect(modernTaskControl.created - created).toBe(1);
   });
 });

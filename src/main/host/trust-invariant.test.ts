@@ -40,6 +40,7 @@ import { acceptSuggestionArb } from './testing/invariant-suggestions';
 import { acceptancePlanArb, AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 import { taskPlanArb, taskStep } from './testing/invariant-tasks';
+import { modernTaskControl } from './testing/recording-tasks-2026';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
@@ -98,6 +99,7 @@ describe('the trust invariant', () => {
     { timeout: Math.max(120_000, RUNS * 3_000) },
     async () => {
       const tally = emptyTally();
+      const modernTasksBefore = modernTaskControl.created;
       let sequences = 0;
       let failingLog: string[] = [];
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -200,6 +202,8 @@ describe('the trust invariant', () => {
       expect([tally.tasks.created, tally.tasks.cancelled, tally.tasks.completed, tally.tasks.detached]).not.toContain(
         0,
       );
+      // Shell's calls of shutdown ran as tasks of the 2026-07-28 extension (recording-tasks-2026.ts), on the raw path.
+      expect(modernTaskControl.created - modernTasksBefore).toBeGreaterThan(0);
       expect(tally.approvalsApplied).toBeGreaterThan(0);
       expect(tally.approvalsRefused).toBeGreaterThan(0);
       expect(tally.editsApplied).toBeGreaterThan(0);

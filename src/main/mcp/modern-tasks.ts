@@ -140,6 +140,8 @@ function wentAway(error: unknown): boolean {
 
 type Execution = ToolExecution<LenientCallToolResult>;
 
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
 /**
  * Drives one execution (a new call's or a followed task's) to its end: states reported, Cancel as `tasks/cancel`,
  * the door asked once more before the result is handed on.
@@ -200,7 +202,11 @@ async function settle(
     }
     if (refusal.error) {
       // A deny rule came into force while the task ran: it is stopped, and what it made is not handed on.
-      if (state) void tasks.raw.request('tasks/cancel', framed(tasks.raw, { taskId: state.taskId })).catch(() => {});
+      if (state && !ENDED.has(state.status)) {
+        const { taskId } = state;
+        void tasks.raw.request('tasks/cancel', framed(tasks.raw, { taskId })).catch(() => {});
+        report({ taskId, status: 'cancelled', statusMessage: 'Stopped: a deny rule in force refused it' });
+      }
       throw refusal.error;
     }
     if (outcome.status === 'completed') {

@@ -93,7 +93,7 @@ describe('the SDK v2 client (2.4) and the tasks extension', () => {
 describe('the host and a 2026-07-28 server whose tool runs only as a task', () => {
   it('is refused without the extension, then calls again declaring it and follows the task to its result', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const server = await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     expect(server.status.protocolVersion).toBe('2026-07-28');
 
     const states: ToolTaskState[] = [];
@@ -129,7 +129,7 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
 
   it('Cancel sends tasks/cancel and the call ends cancelled', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     const call = test.host.callTool({
       serverName: 'tasks',
       toolName: 'report',
@@ -153,7 +153,7 @@ describe('each leg of a 2026-07-28 task at the door', () => {
       if (denied) throw new CallRefused('Denied by the rule "no reports" (test)');
     };
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } }, { door });
-    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     const states: ToolTaskState[] = [];
     const call = test.host.callTool({
       serverName: 'tasks',
@@ -173,7 +173,8 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     // Cancel goes out past the rule; the task stops on the server and nothing more is asked of it.
     await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
     expect(logText(test, 'tasks')).not.toContain('received tasks/get');
-    expect(states.map((state) => state.status)).toEqual(['working']);
+    expect(states.map((state) => state.status)).toEqual(['working', 'cancelled']);
+    expect(states.at(-1)?.statusMessage).toBe('Stopped: a deny rule in force refused it');
   });
 
   it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {
@@ -190,7 +191,7 @@ describe('each leg of a 2026-07-28 task at the door', () => {
       { tasks: { command: process.execPath, args: [TASKS_SERVER] } },
       { serverRequests, door: (call) => void admitted.push(call.toolName) },
     );
-    await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     const states: ToolTaskState[] = [];
     const result = await test.host.callTool({
       serverName: 'tasks',
@@ -211,9 +212,60 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     expect(new Set(admitted)).toEqual(new Set(['ask']));
   });
 
+  it('a call that asks before its task exists is sent again with the answer, through the door; a rule that came meanwhile keeps it out', async () => {
+    let denied = false;
+    const admitted: string[] = [];
+    const door: CallDoor = (call) => {
+      admitted.push(call.toolName);
+      if (denied) throw new CallRefused('Denied by the rule "no confirmed reports" (test)');
+    };
+    const answers: ServerRequestHandler = {
+      sample: () => Promise.reject(new Error('not asked for here')),
+      elicit: (_origin, params) => {
+        expect(params.message).toBe('Build the confirmed report?');
+        return Promise.resolve({ action: 'accept', content: {} });
+      },
+    };
+    const test = createTestHost(
+      { tasks: { command: process.execPath, args: [TASKS_SERVER] } },
+      { door, serverRequests: answers },
+    );
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+    const states: ToolTaskState[] = [];
+    const result = await test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'confirmed_report',
+      args: { steps: 2, stepMs: 20 },
+      toolCallId: 'confirmed-1',
+      onTask: (state) => states.push(state),
+    });
+    expect(result.forModel.text).toBe('report ready after 2 steps');
+    expect(states.at(-1)?.status).toBe('completed');
+    // The refused call, the call declaring the extension, the same call with the answer: three arrivals, three doors.
+    await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/get');
+    expect(logText(test, 'tasks').match(/tools\/call confirmed_report, tasks extension declared/g)).toHaveLength(2);
+
+    // Now a deny rule comes while the person is asked: the call with the answer is not sent, no task is made.
+    answers.elicit = () => {
+      denied = true;
+      return Promise.resolve({ action: 'accept', content: {} });
+    };
+    const before = logText(test, 'tasks').match(/tools\/call confirmed_report/g)?.length ?? 0;
+    const refused = await test.host
+      .callTool({ serverName: 'tasks', toolName: 'confirmed_report', args: { steps: 2 }, toolCallId: 'confirmed-2' })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CallRefused);
+    denied = false;
+    const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'last' } });
+    expect(echo.isError).toBeFalsy();
+    await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo');
+    // Two more arrivals (refused without the extension, then declared and asked), not the third.
+    expect(logText(test, 'tasks').match(/tools\/call confirmed_report/g)).toHaveLength(before + 2);
+  });
+
   it('a server that goes away while its task runs ends the call saying so', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
-    const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+    const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     const call = test.host.callTool({
       serverName: 'tasks',
       toolName: 'report',
@@ -254,7 +306,7 @@ describe('the same server over HTTP', () => {
     const served = await serveHttp();
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+      const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 4);
       expect(ready.status.protocolVersion).toBe('2026-07-28');
       const states: ToolTaskState[] = [];
       const result = await test.host.callTool({
@@ -265,7 +317,8 @@ describe('the same server over HTTP', () => {
         onTask: (state) => states.push(state),
       });
       expect(result.forModel.text).toBe('report ready after 2 steps');
-      expect(states.map((state) => state.status)).toEqual(['working', 'completed']);
+      expect(states[0]?.status).toBe('working');
+      expect(states.at(-1)?.status).toBe('completed');
       expect(served.calls).toEqual([
         'modern-tasks-fixture: tools/call report, tasks extension not declared',
         'modern-tasks-fixture: tools/call report, tasks extension declared',
@@ -281,11 +334,53 @@ describe('the same server over HTTP', () => {
     }
   });
 
+  it('follows a task it created before (a restart): tasks/get until it ends; a task the server no longer knows is lost', async () => {
+    const served = await serveHttp();
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+      let taskId: string | undefined;
+      const first = test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'report',
+        args: { steps: 6, stepMs: 40 },
+        toolCallId: 'made',
+        onTask: (state) => (taskId ??= state.taskId),
+      });
+      await expect.poll(() => taskId).toBeDefined();
+      const states: ToolTaskState[] = [];
+      const followed = await test.host.followTask({
+        serverName: 'tasks',
+        toolName: 'report',
+        taskId: taskId as string,
+        toolCallId: 'followed',
+        chatId: 'chat-f',
+        onTask: (state) => states.push(state),
+      });
+      expect(followed.forModel.text).toBe('report ready after 6 steps');
+      expect(states.at(-1)?.status).toBe('completed');
+      await first;
+      // No tools/call was sent for it: the server saw the refused call and the declared one, nothing more.
+      expect(served.calls).toHaveLength(2);
+      const lost = test.host.followTask({
+        serverName: 'tasks',
+        toolName: 'report',
+        taskId: 'report-999',
+        toolCallId: 'lost',
+        chatId: 'chat-f',
+        onTask: () => undefined,
+      });
+      await expect(lost).rejects.toThrow('The task of "report" was lost: "tasks" no longer knows it');
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a server that hands out a task it was not offered: the call fails saying so, the session is not dropped', async () => {
     const served = await serveHttp({ unasked: true });
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
-      await test.waitFor('tasks', (s) => s.status.toolCount === 3);
+      await test.waitFor('tasks', (s) => s.status.toolCount === 4);
       const call = test.host.callTool({ serverName: 'tasks', toolName: 'report', args: { steps: 2 } });
       await expect(call).rejects.toThrow(
         '"tasks" answered the call to "report" with a task, although AI Workbench did not offer the MCP tasks extension',

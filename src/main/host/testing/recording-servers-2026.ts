@@ -17,12 +17,17 @@ import {
   toolsOfLabel,
 } from './invariant-catalogue';
 import { pagesAsked, type ServerListeners } from './recording-servers';
+import { MODERN_TASK_COMMANDS, runAsTask, serveTasks } from './recording-tasks-2026';
 
 /** The catalogue's servers that speak 2026-07-28. */
 export const MODERN_LABELS: readonly string[] = ['Shell'];
 
 export function modernServerFor(serverName: string, slot: string, listeners: ServerListeners): Server {
-  const server = new Server({ name: `invariant-${serverName}`, version: '2.0.0' }, { capabilities: { tools: {} } });
+  // It offers the tasks extension: some of its calls run only as tasks (recording-tasks-2026.ts).
+  const server = new Server(
+    { name: `invariant-${serverName}`, version: '2.0.0' },
+    { capabilities: { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+  );
   const tools = toolsOfLabel(serverName);
   server.setRequestHandler('tools/list', async () => ({
     tools: tools.map((tool) => ({
@@ -49,6 +54,8 @@ export function modernServerFor(serverName: string, slot: string, listeners: Ser
           'Open the consent page first.',
         );
       }
+      if (name === 'run' && MODERN_TASK_COMMANDS.includes(String(args['command'])))
+        return (await runAsTask(serverName, slot, args, ctx.mcpReq.envelope, listeners)) as never;
       listeners.onCall(serverName, slot, name, structuredClone(args));
     }
     const command = String(args['command']);
@@ -83,5 +90,6 @@ export function modernServerFor(serverName: string, slot: string, listeners: Ser
     }
     return { content: [{ type: 'text', text: `ran ${name}` }] };
   });
+  serveTasks(server, serverName, listeners);
   return server;
 }

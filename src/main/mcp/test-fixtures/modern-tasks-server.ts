@@ -13,11 +13,19 @@
  *   Capability), as the extension's specification requires.
  * - `ask` ({ question }) runs as a task the same way; its task asks the person (`input_required`, an elicitation in
  *   `inputRequests`) and completes with the answer once `tasks/update` brings it.
+ * - `confirmed_report` ({ steps }) runs as a task the same way, but first asks the person (an `input_required` result
+ *   to `tools/call`, answered by sending the call again) and creates the task only once accepted.
  * - `echo` ({ text }) answers at once, whatever the client declared.
  *
  * Each `tools/call` also writes whether its request declared the extension.
  */
-import { MissingRequiredClientCapabilityError, ProtocolError, Server } from '@modelcontextprotocol/server';
+import {
+  inputRequired,
+  inputResponse,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  Server,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -140,6 +148,11 @@ export function newTasksServer(
         inputSchema: { type: 'object', properties: properties({ question: 'string' }), required: ['question'] },
       },
       {
+        name: 'confirmed_report',
+        description: 'Asks first, then builds the report as a task (the tasks extension).',
+        inputSchema: { type: 'object', properties: properties({ steps: 'number' }), required: ['steps'] },
+      },
+      {
         name: 'echo',
         description: 'Says the text back.',
         inputSchema: { type: 'object', properties: properties({ text: 'string' }), required: ['text'] },
@@ -156,13 +169,26 @@ export function newTasksServer(
       `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
     if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
-    if (request.params.name !== 'report' && request.params.name !== 'ask')
+    if (!['report', 'ask', 'confirmed_report'].includes(request.params.name))
       throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
     if (!declared && !unasked)
       throw new MissingRequiredClientCapabilityError(
         { requiredCapabilities: { extensions: { [TASKS]: {} } } },
         `"${request.params.name}" runs only as a task: declare the ${TASKS} extension.`,
       );
+    if (request.params.name === 'confirmed_report') {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'go');
+      if (answer.kind !== 'elicit')
+        return inputRequired({
+          inputRequests: {
+            go: inputRequired.elicit({
+              message: 'Build the confirmed report?',
+              requestedSchema: { type: 'object', properties: {} } as never,
+            }),
+          },
+        });
+      if (answer.action !== 'accept') return { content: [{ type: 'text', text: 'not built' }] };
+    }
     const task =
       request.params.name === 'ask'
         ? startAsk(String(args['question']))

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import {
   AppBridge,
   PostMessageTransport,
@@ -14,6 +14,7 @@ import { appFrameUrl } from './app-frame';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { proposeMessage } from '../proposed-message';
 import { AppCallCards } from './AppCallCards';
+import { parkFrame, takeFrame } from './proxy-frames';
 
 /** A view is as tall as it says it is, within these (docs/user/mcp-apps.md#how-a-view-is-shown). */
 export const VIEW_MIN_HEIGHT = 48;
@@ -85,7 +86,12 @@ export function AppView({
   api: WorkbenchApi;
   chatId: string;
 }): React.JSX.Element {
-  const frame = useRef<HTMLIFrameElement>(null);
+  // Where the proxy frame goes; the frame itself is made and kept by proxy-frames.ts, not by React.
+  const frameSlot = useRef<HTMLDivElement>(null);
+  const frameElement = useRef<HTMLIFrameElement | null>(null);
+  const [frame, setFrame] = useState<{ element: HTMLIFrameElement; ready: boolean } | null>(null);
+  // Whether the current frame's proxy said it is ready (a frame that is not is never parked).
+  const frameReady = useRef(false);
   const [source, setSource] = useState<{ url: string; view: McpAppView } | null>(null);
   // The frame origin's proxy page, and the declared domains its address carries: loaded while the view is read, with
   // the domains it declared when last read (`lastDeclared`) or none, and again if the view declares other ones.
@@ -160,9 +166,50 @@ export function AppView({
     sendView.current?.();
   }, [source]);
 
+  // The proxy frame for this call's address: the one kept from its last showing in this page, or a new one. It is
+  // taken in a layout effect and parked in its cleanup, which runs before React removes the block from the page.
+  // The address names the view (for the frame origin's reports of what its policy blocked), the domains it declared,
+  // and the page it is for (`host`: the browser keeps the proxy page for it; docs/dev/benchmarks.md).
+  const address =
+    frameUrl === null
+      ? null
+      : `${frameUrl}?${new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId, host: location.origin }).toString()}`;
+  useLayoutEffect(() => {
+    const slot = frameSlot.current;
+    if (!frameShown || address === null || !slot) return;
+    const taken = takeFrame(address, slot, () => {
+      const element = document.createElement('iframe');
+      element.className = 'app-view-frame';
+      element.title = `View of ${call.serverName} · ${call.toolName}`;
+      element.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+      element.setAttribute('allow', '');
+      element.referrerPolicy = 'no-referrer';
+      element.hidden = true;
+      element.src = address;
+      return element;
+    });
+    frameReady.current = taken.ready;
+    frameElement.current = taken.frame;
+    setFrame({ element: taken.frame, ready: taken.ready });
+    return () => {
+      frameElement.current = null;
+      setFrame(null);
+      parkFrame(address, taken.frame, frameReady.current);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [frameShown, address]);
+
+  // Hidden while the view is read; as tall as the view says, within the limits.
   useEffect(() => {
-    const target = frame.current?.contentWindow;
-    if (!frameShown || !target) return;
+    const element = frameElement.current;
+    if (!element) return;
+    element.hidden = !source;
+    element.style.height = `${Math.min(height, larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT)}px`;
+  }, [frame, source, height, larger]);
+
+  useEffect(() => {
+    const target = frame?.element.contentWindow;
+    if (!target) return;
     const hostContext: McpUiHostContext = {
       theme: themeNow(),
       displayMode: 'inline',
@@ -172,17 +219,20 @@ export function AppView({
       toolInfo: { tool: { name: call.toolName, inputSchema: { type: 'object' } } },
     };
     const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext });
-    let proxyReady = false;
+    // A frame kept from an earlier showing is ready already: its proxy said so then.
+    let proxyReady = frame.ready;
+    let connected = false;
     let sent = false;
     const send = (): void => {
       const view = shownView.current;
-      if (!proxyReady || sent || !view || declaredKey(view.csp) !== declared) return;
+      if (!connected || !proxyReady || sent || !view || declaredKey(view.csp) !== declared) return;
       sent = true;
       void bridge.sendSandboxResourceReady({ html: view.html, csp: view.csp });
     };
     sendView.current = send;
     bridge.onsandboxready = () => {
       proxyReady = true;
+      frameReady.current = true;
       send();
     };
     bridge.oninitialized = () => {
@@ -246,7 +296,10 @@ export function AppView({
     const scheme = window.matchMedia('(prefers-color-scheme: dark)');
     const onScheme = (): void => void bridge.sendHostContextChange({ theme: themeNow() });
     scheme.addEventListener('change', onScheme);
-    void bridge.connect(new PostMessageTransport(target, target));
+    void bridge.connect(new PostMessageTransport(target, target)).then(() => {
+      connected = true;
+      send();
+    });
     return () => {
       if (sendView.current === send) sendView.current = null;
       scheme.removeEventListener('change', onScheme);
@@ -254,7 +307,7 @@ export function AppView({
     };
     // The bridge is set up once per proxy frame (keyed by its address); a newer result of the same call is a new block.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [frameShown, frameUrl, declared]);
+  }, [frame]);
 
   if (stale)
     return (
@@ -303,28 +356,9 @@ export function AppView({
     );
   }
   if (!frameShown) return <p className="app-view-loading muted">Loading the view…</p>;
-  const limit = larger ? VIEW_LARGER_MAX_HEIGHT : VIEW_MAX_HEIGHT;
-  // The view it is (for the frame origin's reports of what its policy blocked) and the domains it declared.
-  // The page it is for (`host`): the browser keeps the proxy page for it (docs/dev/benchmarks.md, "What keeps them fast").
-  const params = new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId, host: location.origin });
-  const proxy = (
-    <iframe
-      key={declared}
-      ref={frame}
-      className="app-view-frame"
-      title={`View of ${call.serverName} · ${call.toolName}`}
-      src={`${frameUrl}?${params.toString()}`}
-      sandbox="allow-scripts allow-same-origin"
-      allow=""
-      referrerPolicy="no-referrer"
-      hidden={!source}
-      style={{ height: Math.min(height, limit) }}
-    />
-  );
-  // The proxy frame loads, hidden, while the view is read; it stays the first child, so it is never moved (reloaded).
   return (
     <div className="app-view" data-testid={source ? 'app-view' : undefined} data-view-hash={source?.view.hash}>
-      {proxy}
+      <div ref={frameSlot} className="app-view-frame-slot" />
       {!source && <p className="app-view-loading muted">Loading the view…</p>}
       {source && <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />}
       {context !== null && (

@@ -1,0 +1,93 @@
+/**
+ * The tasks of the trust invariant's 2026-07-28 recording server (Shell, recording-servers-2026.ts; docs/dev/testing.md,
+ * "The trust invariant"; docs/dev/protocol-2026.md#tasks-on-2026-07-28): its `run` of a command in
+ * `MODERN_TASK_COMMANDS` runs only as a task of the tasks extension. A call that does not declare the extension is
+ * refused (`-32021`) before anything runs, and nothing is recorded; a call that declares it is recorded as a run and
+ * answered with a task, already completed when created, so that the client follows it with one `tasks/get` and no
+ * timer (the invariant's clock stands still): that `tasks/get` is recorded as a further leg of the call, checked against
+ * the deny rules in force when it arrives. A step may hold the refusal (`modernTaskControl.holdRefusals`) to change the
+ * rules between the refused call and the one that declares the extension.
+ */
+import { MissingRequiredClientCapabilityError, ProtocolError, type Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { CallArguments } from './invariant-catalogue';
+import type { ServerListeners } from './recording-servers';
+
+/** The commands Shell's `run` runs only as a task. */
+export const MODERN_TASK_COMMANDS: readonly string[] = ['shutdown'];
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+
+/** What the harness sees of Shell's tasks, and how a step holds a refusal. */
+export const modernTaskControl = {
+  holdRefusals: false,
+  /** Refusals waiting for `release`. */
+  held: 0,
+  /** Refusals ever held, and tasks ever created, for a test to see what a sequence did. */
+  everHeld: 0,
+  created: 0,
+  waiting: [] as (() => void)[],
+  release(): void {
+    const waiting = this.waiting.splice(0);
+    this.held = 0;
+    for (const go of waiting) go();
+  },
+};
+
+const tasks = new Map<string, { slot: string; args: CallArguments }>();
+let nextTask = 1;
+
+/** Whether the request declared the extension in its envelope (the SDK keys it by the `_meta` key it came from). */
+function declared(envelope: unknown): boolean {
+  const capabilities = (envelope as Record<string, { extensions?: Record<string, unknown> }> | undefined)?.[
+    'io.modelcontextprotocol/clientCapabilities'
+  ];
+  return Boolean(capabilities?.extensions?.[TASKS]);
+}
+
+/** Answers a `run` of a task command: refused without the extension, a task with it. */
+export async function runAsTask(
+  serverName: string,
+  slot: string,
+  args: CallArguments,
+  envelope: unknown,
+  listeners: ServerListeners,
+): Promise<Record<string, unknown>> {
+  if (!declared(envelope)) {
+    if (modernTaskControl.holdRefusals) {
+      modernTaskControl.held += 1;
+      modernTaskControl.everHeld += 1;
+      await new Promise<void>((resolve) => modernTaskControl.waiting.push(resolve));
+    }
+    throw new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+      `"run" of "${String(args['command'])}" runs only as a task: declare the ${TASKS} extension.`,
+    );
+  }
+  listeners.onCall(serverName, slot, 'run', structuredClone(args));
+  const taskId = `shell-task-${nextTask++}`;
+  tasks.set(taskId, { slot, args: structuredClone(args) });
+  modernTaskControl.created += 1;
+  const now = new Date().toISOString();
+  return { resultType: 'task', taskId, status: 'completed', createdAt: now, lastUpdatedAt: now, ttlMs: null };
+}
+
+/** `tasks/get` and `tasks/cancel` of Shell's tasks, on a server of the harness. */
+export function serveTasks(server: Server, serverName: string, listeners: ServerListeners): void {
+  const byId = { params: z.object({ taskId: z.string() }) };
+  server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
+    const task = tasks.get(taskId);
+    if (!task) throw new ProtocolError(-32602, `no task ${taskId}`);
+    listeners.onLeg?.(serverName, task.slot, 'run', structuredClone(task.args));
+    const now = new Date().toISOString();
+    return {
+      taskId,
+      status: 'completed',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: null,
+      result: { content: [{ type: 'text', text: 'ran run' }] },
+    };
+  });
+  server.setRequestHandler('tasks/cancel', byId, async () => ({}));
+}
