@@ -27,8 +27,6 @@ export interface TaskClaims {
   release(toolCallId: string): void;
   /** Records that this process still follows what it claimed. */
   refresh(): void;
-  /** Whether another live process follows the task of this call. */
-  heldElsewhere(toolCallId: string): boolean;
   /** This process stops: what it claimed is let go at once. */
   close(): void;
 }
@@ -85,10 +83,6 @@ export function createTaskClaims(db: Database, holder: HolderKind | undefined, n
     },
     refresh() {
       if (!closed) touch.run(now(), follower);
-    },
-    heldElsewhere(toolCallId) {
-      const row = holderOf(toolCallId);
-      return row !== undefined && row.follower !== follower && follows(row.follower, row.followed_at, now());
     },
     close() {
       if (closed) return;
