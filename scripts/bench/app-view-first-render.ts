@@ -5,7 +5,9 @@
  * pin check), the frame origin's proxy and the ext-apps host bridge — against a floor in the same Chromium: the same
  * HTML in a plain sandboxed frame (`sandbox="allow-scripts"`, `srcdoc`) on a bare page, from the frame's insertion
  * to the same button visible. Both ends are read the same way (the start in the page, the end by Playwright), rounds
- * interleaved; a ratio of medians. Goal ≤ 1.5× (docs/dev/benchmarks.md).
+ * interleaved; a ratio of medians. Each round shows the view of a call the page has not shown before (the first
+ * showing, `app-view-first-render`), then the same one again after another chat (`app-view-shown-again`: its proxy
+ * frame was kept). Goal ≤ 1.5× (docs/dev/benchmarks.md).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,14 +20,15 @@ import { openDatabase } from '../../src/main/storage/database.ts';
 import { APP_FRAME_PATH, startAppFrameServer } from '../../src/main/host/app-frame-server.ts';
 import type { McpAppView } from '../../src/shared/mcp-apps.ts';
 import { ROOT } from '../lib/project.ts';
-import type { Benchmark, BenchMeasurement } from './harness.ts';
+import type { Benchmark, NamedBenchMeasurement } from './harness.ts';
 import { loadAverage, openUi, seededHome } from './ui-support.ts';
 
 const ROUNDS = Number(process.env['APP_VIEW_ROUNDS'] ?? 7);
 const BASIC = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
-const VIEW_CHAT = 'App view';
 const OTHER_CHAT = 'Other chat';
-const CALL_ID = 'call_view';
+/** Round `round`'s chat and its call: each round shows a view its page has not shown before (round -1 warms up). */
+const viewChat = (round: number): string => `App view ${round + 1}`;
+const callId = (round: number): string => `call_view_${round + 1}`;
 const BUTTON = '#get-time-btn';
 
 const median = (values: readonly number[]): number => {
@@ -36,16 +39,16 @@ const median = (values: readonly number[]): number => {
     : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
-function viewCall(identity: string): ToolCallRecord {
+function viewCall(identity: string, id: string): ToolCallRecord {
   const text = '2026-01-01T00:00:00.000Z';
   return {
-    toolCallId: CALL_ID,
+    toolCallId: id,
     serverName: 'Clock',
     toolName: 'get-time',
     viewUri: 'ui://get-time/mcp-app.html',
     viewIdentity: identity,
     args: {},
-    modelCall: { id: CALL_ID, name: 'Clock__get-time', arguments: { kind: 'parsed', value: {} } },
+    modelCall: { id, name: 'Clock__get-time', arguments: { kind: 'parsed', value: {} } },
     status: 'success',
     decision: { outcome: 'allow', actor: 'policy', reason: "Auto-approved: tool setting 'Clock.get-time'" },
     result: {
@@ -58,15 +61,15 @@ function viewCall(identity: string): ToolCallRecord {
   };
 }
 
-/** A data folder with the Clock server, a chat whose reply has a call with a view, and the view's HTML. */
+/** A data folder with the Clock server, a chat a round (and one to warm up) whose reply has a call with a view, and the view's HTML. */
 async function seed(): Promise<{ home: string; html: string; csp: McpAppView['csp'] | undefined }> {
-  let chatId = '';
+  const chatIds: string[] = [];
   let html = '';
   let csp: McpAppView['csp'] | undefined;
   let identity = '';
   const home = await seededHome(async (services) => {
     services.mcpServers.add('Clock', { command: process.execPath, args: [BASIC, '--stdio'] });
-    chatId = services.chats.create({ title: VIEW_CHAT }).id;
+    for (let round = -1; round < ROUNDS; round++) chatIds.push(services.chats.create({ title: viewChat(round) }).id);
     services.chats.create({ title: OTHER_CHAT });
     services.mcp.start();
     for (let attempt = 0; attempt < 600; attempt++) {
@@ -82,22 +85,30 @@ async function seed(): Promise<{ home: string; html: string; csp: McpAppView['cs
   if (!html) throw new Error('The example server gave no view.');
   const db = openDatabase(path.join(home, 'workbench.db'));
   const store = createMessageStore(db);
-  store.append({ role: 'user', chatId, exchangeId: 'x-1', text: 'What time is it?' } as NewMessage, 1_700_000_000_000);
-  store.append(
-    {
-      role: 'assistant',
-      chatId,
-      exchangeId: 'x-1',
-      providerId: 'demo',
-      model: 'demo',
-      reply: {
-        timestamp: 0,
-        turns: [{ message: '', toolCalls: [viewCall(identity)] }, { message: 'Here is the time.' }],
-      },
-      end: 'stop',
-    } as NewMessage,
-    1_700_000_000_500,
-  );
+  chatIds.forEach((chatId, index) => {
+    store.append(
+      { role: 'user', chatId, exchangeId: 'x-1', text: 'What time is it?' } as NewMessage,
+      1_700_000_000_000,
+    );
+    store.append(
+      {
+        role: 'assistant',
+        chatId,
+        exchangeId: 'x-1',
+        providerId: 'demo',
+        model: 'demo',
+        reply: {
+          timestamp: 0,
+          turns: [
+            { message: '', toolCalls: [viewCall(identity, callId(index - 1))] },
+            { message: 'Here is the time.' },
+          ],
+        },
+        end: 'stop',
+      } as NewMessage,
+      1_700_000_000_500,
+    );
+  });
   db.close();
   return { home, html, csp };
 }
@@ -183,24 +194,25 @@ async function watchPaints(context: BrowserContext): Promise<{ reset(): void; pa
 }
 
 /** Notes when the view's tool block first appears, in the page's clock (epoch ms). */
-const WATCH_BLOCK = `(() => {
+const watchBlock = (id: string): string => `(() => {
   window.__started = undefined;
-  const seen = () => document.querySelector('[data-tool-call-id="${CALL_ID}"]');
+  const seen = () => document.querySelector('[data-tool-call-id="${id}"]');
   const observer = new MutationObserver(() => {
     if (window.__started === undefined && seen()) { window.__started = Date.now(); observer.disconnect(); }
   });
   observer.observe(document.body, { childList: true, subtree: true });
 })()`;
 
-async function appRound(page: Page, paints: Paints): Promise<number> {
+/** Round `round`'s view, opened from another chat: shown for the first time in the page, or again. */
+async function appRound(page: Page, paints: Paints, round: number): Promise<number> {
   const chats = page.getByRole('navigation', { name: 'Chats' });
   await chats.getByRole('button', { name: OTHER_CHAT, exact: true }).click();
   await page.locator('.chat-title', { hasText: OTHER_CHAT }).waitFor();
-  await page.evaluate(WATCH_BLOCK);
+  await page.evaluate(watchBlock(callId(round)));
   paints.reset();
-  await chats.getByRole('button', { name: VIEW_CHAT, exact: true }).click();
+  await chats.getByRole('button', { name: viewChat(round), exact: true }).click();
   const button = page
-    .locator(`[data-tool-call-id="${CALL_ID}"] [data-testid="app-view"] iframe`)
+    .locator(`[data-tool-call-id="${callId(round)}"] [data-testid="app-view"] iframe`)
     .contentFrame()
     .locator('iframe')
     .contentFrame()
@@ -240,8 +252,8 @@ type Paints = Awaited<ReturnType<typeof watchPaints>>;
 export const appViewFirstRender: Benchmark = {
   name: 'app-view-first-render',
   description:
-    "an MCP Apps view from its tool block's appearance to its first content, against the same HTML in a plain frame",
-  async run(): Promise<BenchMeasurement> {
+    "an MCP Apps view from its tool block's appearance to its first content (shown for the first time, and again), against the same HTML in a plain frame",
+  async run(): Promise<NamedBenchMeasurement[]> {
     const { home, html, csp } = await seed();
     const floorServer = await startFloorServer(html);
     const floorOrigin = new URL(floorServer.url).origin;
@@ -254,43 +266,56 @@ export const appViewFirstRender: Benchmark = {
       const floorContext = await session.browser.newContext({ viewport: { width: 1200, height: 800 } });
       const floorPaints = await watchPaints(floorContext);
       const floorPage = await floorContext.newPage();
-      const app: number[] = [];
+      const first: number[] = [];
+      const again: number[] = [];
       const floor: number[] = [];
       const double: number[] = [];
       const loadBefore = loadAverage();
-      // One of each to warm up (the view's chunk, the server's first read), then interleaved rounds.
-      await appRound(session.page, appPaints);
+      // One of each to warm up (the view's chunk, the server's first read), then interleaved rounds. Each round shows
+      // a view of a call the page has not shown yet, then (after another chat) the same view again.
+      await appRound(session.page, appPaints, -1);
       await floorRound(floorPage, floorServer.url, floorPaints);
       await doubleRound(floorPage, floorServer.url, proxyUrl, floorPaints);
       for (let round = 0; round < ROUNDS; round++) {
-        app.push(await appRound(session.page, appPaints));
+        first.push(await appRound(session.page, appPaints, round));
         floor.push(await floorRound(floorPage, floorServer.url, floorPaints));
+        again.push(await appRound(session.page, appPaints, round));
         double.push(await doubleRound(floorPage, floorServer.url, proxyUrl, floorPaints));
       }
-      const appMs = median(app);
+      const firstMs = median(first);
+      const againMs = median(again);
       const floorMs = median(floor);
       const doubleMs = median(double);
       const list = (rounds: number[]): string => JSON.stringify(rounds.map(Math.round));
       console.error(
-        `app-view-first-render: view ${list(app)} ms, floor ${list(floor)} ms, bare double frame ${list(double)} ms; ` +
-          `medians ${Math.round(appMs)}, ${Math.round(floorMs)}, ${Math.round(doubleMs)} ms: view ÷ double frame ` +
-          `${(appMs / doubleMs).toFixed(3)}, double frame ÷ floor ${(doubleMs / floorMs).toFixed(3)}; ` +
-          `load average ${loadBefore} → ${loadAverage()}`,
+        `app-view-first-render: view ${list(first)} ms, shown again ${list(again)} ms, floor ${list(floor)} ms, ` +
+          `bare double frame ${list(double)} ms; medians ${Math.round(firstMs)}, ${Math.round(againMs)}, ` +
+          `${Math.round(floorMs)}, ${Math.round(doubleMs)} ms: view ÷ double frame ${(firstMs / doubleMs).toFixed(3)}, ` +
+          `double frame ÷ floor ${(doubleMs / floorMs).toFixed(3)}; load average ${loadBefore} → ${loadAverage()}`,
       );
-      return {
-        value: appMs / floorMs,
-        unit: '× floor',
-        goal: { op: '<=', value: 1.5 },
-        details: {
-          appMs,
-          floorMs,
-          doubleFrameMs: doubleMs,
-          vsDoubleFrame: appMs / doubleMs,
-          doubleFrameVsFloor: doubleMs / floorMs,
-          rounds: ROUNDS,
-          htmlBytes: Buffer.byteLength(html),
-        },
+      const details = {
+        floorMs,
+        doubleFrameMs: doubleMs,
+        doubleFrameVsFloor: doubleMs / floorMs,
+        rounds: ROUNDS,
+        htmlBytes: Buffer.byteLength(html),
       };
+      return [
+        {
+          name: 'app-view-first-render',
+          value: firstMs / floorMs,
+          unit: '× floor',
+          goal: { op: '<=', value: 1.5 },
+          details: { ...details, appMs: firstMs, vsDoubleFrame: firstMs / doubleMs },
+        },
+        {
+          name: 'app-view-shown-again',
+          value: againMs / floorMs,
+          unit: '× floor',
+          goal: { op: '<=', value: 1.5 },
+          details: { ...details, appMs: againMs, vsDoubleFrame: againMs / doubleMs },
+        },
+      ];
     } finally {
       await session.close();
       await floorServer.close();

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,7 +9,7 @@ import type { McpServerInput } from '../../src/shared/mcp';
 import { loadDetails, type Benchmark, type NamedBenchMeasurement } from './harness.ts';
 import { benchHost, median } from './mcp-setup.ts';
 import { ROOT } from '../lib/project.ts';
-import { liveCpuMs, processTree } from './process-measure.ts';
+import { childPids, liveCpuMs, processTree } from './process-measure.ts';
 
 const ROUNDS = 6;
 const WARMUP = 200;
@@ -26,14 +27,24 @@ interface BareClient {
   close(): Promise<void>;
 }
 
+/** How a server process is started: its command line and environment. */
+interface Launch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
 interface Revision {
   name: string;
   server: McpServerInput;
   /** What the host must have negotiated with its server, so that the line measures that revision. */
   protocolVersion: string;
   toolArgs: Record<string, unknown>;
-  /** A bare SDK client on a copy of the server of its own, in the client's session or (`detached`) one of its own. */
-  bare(detached: boolean): Promise<BareClient>;
+  /**
+   * A bare SDK client on a copy of the server of its own: started as `launch` says (the host's own launch of it), or
+   * else unconfined, with this process's environment, in a session of its own (`setsid`).
+   */
+  bare(launch?: Launch): Promise<BareClient>;
 }
 
 const EVERYTHING_ENTRY = path.join(
@@ -43,21 +54,36 @@ const EVERYTHING_ENTRY = path.join(
 const MODERN_ENTRY = path.join(ROOT, 'src/main/mcp/test-fixtures/modern-stdio-server.ts');
 const QUIET = { MODERN_STDIO_QUIET: '1' };
 
+const processEnv = (): Record<string, string> => ({ ...(process.env as Record<string, string>) });
+
+/**
+ * How the host started the one server it runs, read from /proc: its bubblewrap's (or, unconfined, its node's) command
+ * line and environment, exactly as the host spawned it (src/main/mcp/connect.ts).
+ */
+function hostLaunch(before: ReadonlySet<number>): Launch {
+  const started = childPids().filter((pid) => !before.has(pid));
+  if (started.length !== 1) throw new Error(`expected the host to start one server process, found ${started.length}`);
+  const pid = started[0] as number;
+  const [command, ...args] = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  const env = Object.fromEntries(
+    fs
+      .readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  return { command: command as string, args, env };
+}
+
 /** 2025-11-25: server-everything from node_modules; the floor is the 1.x SDK's Client and stdio transport. */
 const LEGACY: Revision = {
   name: 'mcp-call-overhead',
   server: { package: '@modelcontextprotocol/server-everything' },
   protocolVersion: '2025-11-25',
   toolArgs: { message: 'hello from the benchmark' },
-  async bare(detached) {
+  async bare(launch = { command: 'setsid', args: [process.execPath, EVERYTHING_ENTRY], env: processEnv() }) {
     const client = new Client({ name: 'bench-raw', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: detached ? 'setsid' : process.execPath,
-        args: detached ? [process.execPath, EVERYTHING_ENTRY] : [EVERYTHING_ENTRY],
-        stderr: 'ignore',
-      }),
-    );
+    await client.connect(new StdioClientTransport({ ...launch, stderr: 'ignore' }));
     return {
       call: () => client.callTool({ name: 'echo', arguments: LEGACY.toolArgs }),
       close: () => client.close(),
@@ -74,16 +100,11 @@ const MODERN: Revision = {
   server: { command: process.execPath, args: [MODERN_ENTRY], env: QUIET },
   protocolVersion: '2026-07-28',
   toolArgs: { text: 'hello from the benchmark' },
-  async bare(detached) {
+  async bare(
+    launch = { command: 'setsid', args: [process.execPath, MODERN_ENTRY], env: { ...processEnv(), ...QUIET } },
+  ) {
     const client = new ClientV2({ name: 'bench-raw', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(
-      new StdioClientTransportV2({
-        command: detached ? 'setsid' : process.execPath,
-        args: detached ? [process.execPath, MODERN_ENTRY] : [MODERN_ENTRY],
-        env: { ...(process.env as Record<string, string>), ...QUIET },
-        stderr: 'ignore',
-      }),
-    );
+    await client.connect(new StdioClientTransportV2({ ...launch, stderr: 'ignore' }));
     if (client.getProtocolEra() !== 'modern') throw new Error('the bare SDK v2 client did not speak 2026-07-28');
     return {
       call: () => client.callTool({ name: 'echo', arguments: MODERN.toolArgs }),
@@ -94,38 +115,42 @@ const MODERN: Revision = {
 
 /**
  * The same `echo`, called through the host (registry lookup, the door's deny check, timeout and cancellation wiring,
- * its own stdio transport, result normalisation) and through a bare SDK client on its own copy of the server,
- * interleaved so that machine noise hits both alike. Each round spawns fresh servers: on a shared 2-core machine one
+ * its own stdio transport, result normalisation) and through a bare SDK client on a copy of the server started exactly
+ * as the host started its own (the same bubblewrap command line and environment: docs/user/sandbox.md), interleaved
+ * so that machine noise hits both alike. The two then differ only in the client, which is what the line measures; the
+ * cost of containing a server is `sandbox-call`'s. Each round spawns fresh servers: on a shared 2-core machine one
  * process can land better than the other for a whole run, and new ones average that out.
  *
- * The floor's server runs in a session of its own (`setsid`), as the host starts its servers (`detached`: the child
- * calls setsid(), and Linux's autogroup then schedules it as a group of its own); the server does the same work
- * either way. The SDK's transport with the server in the client's session is measured beside it (`vsAttached`), so
- * the two floors can be compared in one run.
+ * A bare client on the server unconfined, with this process's environment, is measured beside it (`vsUnconfined`).
  */
 async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
   const hostTimes: number[] = [];
-  const rawTimes: number[] = [];
-  const attachedTimes: number[] = [];
+  const floorTimes: number[] = [];
+  const unconfinedTimes: number[] = [];
   const hostCpu: number[] = [];
-  const rawCpu: number[] = [];
+  const floorCpu: number[] = [];
+  /** The part of each block's CPU that is this process's: the client's. */
+  const hostClientCpu: number[] = [];
+  const floorClientCpu: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const bench = benchHost({ bench: revision.server });
     const clients: BareClient[] = [];
+    const keep = (client: BareClient): BareClient => (clients.push(client), client);
     try {
-      const [, raw, attached] = await Promise.all([
-        bench.startAndWait(),
-        revision.bare(true).then((client) => (clients.push(client), client)),
-        revision.bare(false).then((client) => (clients.push(client), client)),
-      ]);
+      const before = new Set(childPids());
+      await bench.startAndWait();
       const spoken = bench.host.server('bench').status.protocolVersion;
       if (spoken !== revision.protocolVersion)
         throw new Error(`the host spoke ${String(spoken)} to the server, not ${revision.protocolVersion}`);
+      const [floor, unconfined] = await Promise.all([
+        revision.bare(hostLaunch(before)).then(keep),
+        revision.bare().then(keep),
+      ]);
       const viaHost: Call = async () => {
         const result = await bench.host.callTool({ serverName: 'bench', toolName: 'echo', args: revision.toolArgs });
         if (result.isError) throw new Error('echo through the host failed');
       };
-      const ways: Call[] = [viaHost, raw.call, attached.call];
+      const ways: Call[] = [viaHost, floor.call, unconfined.call];
       for (let index = 0; index < WARMUP + SAMPLES_PER_ROUND; index++) {
         // Rotate which goes first: a call right after another finds the machine warmer.
         const times: number[] = [0, 0, 0];
@@ -137,8 +162,8 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
         }
         if (index < WARMUP) continue;
         hostTimes.push(times[0] as number);
-        rawTimes.push(times[1] as number);
-        attachedTimes.push(times[2] as number);
+        floorTimes.push(times[1] as number);
+        unconfinedTimes.push(times[2] as number);
       }
       // The CPU of this process (`process.cpuUsage`, cheap) and of every process under it (the servers, their
       // bubblewrap; read from /proc outside the calls) over a block of calls made one way: only that way's server
@@ -146,16 +171,17 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
       const servers = processTree(process.pid).slice(1);
       const serversCpuMs = (): number => servers.reduce((sum, pid) => sum + (liveCpuMs(pid) || 0), 0);
       for (let block = 0; block < CPU_BLOCKS; block++)
-        for (const [way, into] of [
-          [viaHost, hostCpu],
-          [raw.call, rawCpu],
+        for (const [way, into, client] of [
+          [viaHost, hostCpu, hostClientCpu],
+          [floor.call, floorCpu, floorClientCpu],
         ] as const) {
           const serversBefore = serversCpuMs();
-          const before = process.cpuUsage();
+          const cpuBefore = process.cpuUsage();
           for (let call = 0; call < CALLS_PER_CPU_BLOCK; call++) await way();
-          const own = process.cpuUsage(before);
+          const own = process.cpuUsage(cpuBefore);
           const serversUs = (serversCpuMs() - serversBefore) * 1000;
           into.push((own.user + own.system + serversUs) / CALLS_PER_CPU_BLOCK);
+          client.push((own.user + own.system) / CALLS_PER_CPU_BLOCK);
         }
     } finally {
       for (const client of clients) await client.close();
@@ -163,33 +189,36 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
     }
   }
   const hostMedian = median(hostTimes);
-  const rawMedian = median(rawTimes);
+  const floorMedian = median(floorTimes);
   const details = {
     hostMedianMs: hostMedian,
-    rawMedianMs: rawMedian,
-    ratioOfMedians: hostMedian / rawMedian,
-    attachedMedianMs: median(attachedTimes),
-    // The same median of ratios against the floor whose server shares the client's session.
-    vsAttached: median(hostTimes.map((time, index) => time / (attachedTimes[index] as number))),
-    detachedVsAttached: median(rawTimes.map((time, index) => time / (attachedTimes[index] as number))),
+    floorMedianMs: floorMedian,
+    ratioOfMedians: hostMedian / floorMedian,
+    unconfinedMedianMs: median(unconfinedTimes),
+    // The same median of ratios against the bare client on the server unconfined, with this process's environment.
+    vsUnconfined: median(hostTimes.map((time, index) => time / (unconfinedTimes[index] as number))),
+    floorVsUnconfined: median(floorTimes.map((time, index) => time / (unconfinedTimes[index] as number))),
     samples: hostTimes.length,
     rounds: ROUNDS,
     ...loadDetails(),
   };
   const hostCpuMedian = median(hostCpu);
-  const rawCpuMedian = median(rawCpu);
+  const floorCpuMedian = median(floorCpu);
   console.error(
-    `  ${revision.name}: host ${(hostMedian * 1000).toFixed(0)} µs, bare SDK client (floor) ${(rawMedian * 1000).toFixed(0)} µs; ` +
-      `CPU per call (client and server) host ${hostCpuMedian.toFixed(0)} µs, bare ${rawCpuMedian.toFixed(0)} µs; load ${details.load1.toFixed(2)}`,
+    `  ${revision.name}: host ${(hostMedian * 1000).toFixed(0)} µs, bare SDK client (floor) ${(floorMedian * 1000).toFixed(0)} µs, ` +
+      `bare client on the server unconfined ${(details.unconfinedMedianMs * 1000).toFixed(0)} µs; ` +
+      `CPU per call (client and server) host ${hostCpuMedian.toFixed(0)} µs, floor ${floorCpuMedian.toFixed(0)} µs; load ${details.load1.toFixed(2)}`,
   );
   const cpu: NamedBenchMeasurement = {
     name: `${revision.name}-cpu`,
-    value: hostCpuMedian / rawCpuMedian,
+    value: hostCpuMedian / floorCpuMedian,
     unit: 'x',
     goal: { op: '<=', value: 1.1 },
     details: {
       hostCpuPerCallUs: hostCpuMedian,
-      rawCpuPerCallUs: rawCpuMedian,
+      floorCpuPerCallUs: floorCpuMedian,
+      hostClientCpuPerCallUs: median(hostClientCpu),
+      floorClientCpuPerCallUs: median(floorClientCpu),
       blocks: hostCpu.length,
       ...loadDetails(),
     },
@@ -198,7 +227,7 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
     {
       name: revision.name,
       // The median of each pair's ratio: a pair shares the machine's state of the moment.
-      value: median(hostTimes.map((time, index) => time / (rawTimes[index] as number))),
+      value: median(hostTimes.map((time, index) => time / (floorTimes[index] as number))),
       unit: 'x',
       goal: { op: '<=', value: 1.1 },
       details,
@@ -210,7 +239,7 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
 export const mcpCallOverhead: Benchmark = {
   name: 'mcp-call-overhead',
   description:
-    'median over interleaved calls of (host callTool ÷ bare SDK client callTool, its server in a session of its own as the host starts them), echo: server-everything on 2025-11-25 (SDK 1.x floor), an SDK v2 server on 2026-07-28 (SDK v2 floor)',
+    'median over interleaved calls of (host callTool ÷ bare SDK client callTool, its server started as the host starts its own), echo: server-everything on 2025-11-25 (SDK 1.x floor), an SDK v2 server on 2026-07-28 (SDK v2 floor)',
   async run() {
     return [...(await measure(LEGACY)), ...(await measure(MODERN))];
   },
