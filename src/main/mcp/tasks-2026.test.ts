@@ -266,13 +266,17 @@ describe('each leg of a 2026-07-28 task at the door', () => {
   it('a server that goes away while its task runs ends the call saying so', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
     const ready = await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+    let killed = false;
     const call = test.host.callTool({
       serverName: 'tasks',
       toolName: 'report',
       args: { steps: 500, stepMs: 100 },
       toolCallId: 'call-gone',
+      // Killed at the task's first state, once: a later state (one read before the kill landed) finds it gone.
       onTask: () => {
-        if (ready.status.pid) process.kill(ready.status.pid, 'SIGKILL');
+        if (killed || !ready.status.pid) return;
+        killed = true;
+        process.kill(ready.status.pid, 'SIGKILL');
       },
     });
     await expect(call).rejects.toThrow('"tasks" went away while the task of "report" ran');
