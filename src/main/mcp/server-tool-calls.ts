@@ -1,9 +1,25 @@
 import type { McpTool } from '../../shared/mcp';
+import type { ToolTaskState } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { McpHost, ToolCallRequest } from './mcp-host';
 import type { FleetEntry, ServerFleet } from './server-fleet';
+import type { CallOptions } from './server-supervisor';
 import type { RegisteredTool } from './tool-registry';
 import { createRunningTasks, runsAsTask } from './tool-tasks';
+
+/** What the supervisor is told of a call that is not a task: its clock, its cancel, its checks and whose it is. */
+function callOptions(request: ToolCallRequest, entry: FleetEntry, tool: RegisteredTool): CallOptions {
+  return {
+    timeoutMs: request.timeoutMs ?? entry.callTimeoutMs,
+    signal: request.signal,
+    validateOutput: tool.validateOutput,
+    chatId: request.chatId,
+    exchangeId: request.exchangeId,
+    toolCallId: request.toolCallId,
+    definitionHash: request.definitionHash,
+    onProgress: request.onProgress,
+  };
+}
 
 /** The servers' tools as the contract shows them, and the calls that run them (docs/user/mcp-servers.md). */
 export type ServerToolCalls = Pick<McpHost, 'tools' | 'findTool' | 'callTool' | 'cancelTask' | 'followTask'>;
@@ -115,32 +131,14 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
         // A 2026-07-28 server that offers the tasks extension: a call it runs only as a task becomes one
         // (docs/dev/protocol-2026.md#tasks-on-2026-07-28), cancelled like any task.
         const running = tasks.add(request.toolCallId ?? '');
+        const task = { cancel: running.signal, onState: (state: ToolTaskState) => request.onTask?.(state) };
         return entry.supervisor
-          .callTool(request.toolName, request.args, {
-            timeoutMs: request.timeoutMs ?? entry.callTimeoutMs,
-            signal: request.signal,
-            validateOutput: tool.validateOutput,
-            chatId: request.chatId,
-            exchangeId: request.exchangeId,
-            toolCallId: request.toolCallId,
-            definitionHash: request.definitionHash,
-            onProgress: request.onProgress,
-            task: { cancel: running.signal, onState: (state) => request.onTask?.(state) },
-          })
+          .callTool(request.toolName, request.args, { ...callOptions(request, entry, tool), task })
           .finally(running.done);
       }
       // The supervisor's promise itself: an async frame around the call costs more than its bookkeeping
       // (mcp-call-overhead, docs/dev/benchmarks.md).
-      return entry.supervisor.callTool(request.toolName, request.args, {
-        timeoutMs: request.timeoutMs ?? entry.callTimeoutMs,
-        signal: request.signal,
-        validateOutput: tool.validateOutput,
-        chatId: request.chatId,
-        exchangeId: request.exchangeId,
-        toolCallId: request.toolCallId,
-        definitionHash: request.definitionHash,
-        onProgress: request.onProgress,
-      });
+      return entry.supervisor.callTool(request.toolName, request.args, callOptions(request, entry, tool));
     },
   };
 }
