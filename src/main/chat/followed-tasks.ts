@@ -176,7 +176,11 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     status.ended({ error: new Error(reason) });
   };
 
-  const follow = (task: FollowedTask): void => {
+  /**
+   * Follows the task. Each leg passes the door with the call's arguments, read from its record in the chat (the one
+   * copy; `undefined` when the record is gone: the host then cancels the task rather than send a leg it cannot check).
+   */
+  const follow = (task: FollowedTask, args: Record<string, unknown> | undefined): void => {
     following.add(task.toolCallId);
     const identity = deps.identityOf(task.serverName);
     if (task.serverIdentity !== null && identity !== task.serverIdentity) {
@@ -194,6 +198,9 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         taskId: task.taskId,
         toolCallId: task.toolCallId,
         chatId: task.chatId,
+        exchangeId: task.exchangeId,
+        definitionHash: task.definitionHash ?? undefined,
+        args,
         onTask: status.changed,
       })
       .then(
@@ -210,6 +217,27 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
           status.ended({ error });
         },
       )
+      .catch(deps.onError);
+  };
+
+  /** A task whose call's record is gone: the host cancels it, refusing to follow it (its reason in the server's log). */
+  const cancelUnread = (task: FollowedTask): void => {
+    following.add(task.toolCallId);
+    deps.mcp
+      .followTask({
+        serverName: task.serverName,
+        toolName: task.toolName,
+        taskId: task.taskId,
+        toolCallId: task.toolCallId,
+        chatId: task.chatId,
+        args: undefined,
+        onTask: () => undefined,
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        following.delete(task.toolCallId);
+        if (!closed) remove.run(task.toolCallId);
+      })
       .catch(deps.onError);
   };
 
@@ -231,13 +259,20 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
               .flatMap((turn) => turn.toolCalls ?? [])
               .find((candidate) => candidate.toolCallId === task.toolCallId)
           : undefined;
-      // The chat or the call is gone, or its end was written: nothing to follow.
-      if (!call || call.status !== 'running') {
+      // Its end was written: nothing to follow.
+      if (call && call.status !== 'running') {
         remove.run(task.toolCallId);
         continue;
       }
       const state = servers.get(task.serverName);
       const local = ranLocally(task);
+      if (!call) {
+        // The chat or the call is gone, and with it the call's arguments: its legs cannot be checked against the
+        // rules, so it is not followed. A task the server may still run is cancelled there once it is ready.
+        if (local || state === undefined) remove.run(task.toolCallId);
+        else if (state === 'ready' && claims.claim(task.toolCallId)) cancelUnread(task);
+        continue;
+      }
       // Followed by another live process, or not to be followed now: left to it, and looked at again.
       if ((local || state === undefined || state === 'ready') && !claims.claim(task.toolCallId)) continue;
       if (local) {
@@ -255,7 +290,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         );
         continue;
       }
-      if (state === 'ready') follow(task);
+      if (state === 'ready') follow(task, call.args);
     }
   }
 

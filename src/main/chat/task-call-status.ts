@@ -2,6 +2,7 @@ import type { AssistantChatMessage, ToolCallRecord, ToolTaskState } from '../../
 import type { McpToolResult } from '../../shared/mcp-result';
 import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
+import { CallRefused } from '../mcp/call-door';
 import type { MessageStore } from './message-store';
 
 /**
@@ -114,9 +115,16 @@ export function createTaskCallStatus(
     },
     ended(end) {
       let written: ToolCallRecord | undefined;
+      // A deny rule in force kept a leg of the task out (call-door.ts): shown denied as a refused call is (tool-loop.ts);
+      // the door wrote the auto_deny row naming the rule, and no result reaches the model, so there is no result row.
+      const refused = 'error' in end && end.error instanceof CallRefused ? end.error : undefined;
       const updated = store((record) => {
         delete record.progress;
-        if ('result' in end) {
+        if (refused) {
+          record.status = 'denied';
+          record.decision = { outcome: 'deny', actor: 'policy', reason: refused.reason };
+          record.error = refused.reason;
+        } else if ('result' in end) {
           record.result = end.result;
           record.status = end.result.isError ? 'error' : 'success';
           delete record.error;
@@ -132,6 +140,10 @@ export function createTaskCallStatus(
         deps.followEnded?.(place.toolCallId);
       } catch (error) {
         deps.onError(error);
+      }
+      if (refused) {
+        if (updated) deps.announce(updated);
+        return;
       }
       try {
         deps.audit.recordToolResult({

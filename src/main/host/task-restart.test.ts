@@ -4,12 +4,17 @@
 // looked up again (`tasks/get`) and its result written into its block — or, when the server was restarted meanwhile
 // and no longer knows the task, the call is shown as lost with the reason. No second `tools/call` reaches the server.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/audit';
 import type { ToolCallRecord } from '../../shared/messages';
 import { startFakeLlmServer, type FakeLlmServer, type FakeTurn } from '../llm/testing/fake-llm-server';
+import { newTasksServer } from '../mcp/test-fixtures/modern-tasks-server';
 import { createServices, type Services } from '../services';
 import { startTaskServer, TOOL, type TaskServer } from './testing/reports-task-server';
 import { firstCallOf, until } from './testing/task-call-helpers';
@@ -17,6 +22,7 @@ import { firstCallOf, until } from './testing/task-call-helpers';
 const SERVER = 'Reports';
 const LOCAL = 'everything';
 const RESEARCH = 'simulate-research-query';
+const MODERN = 'Modern';
 
 let llm: FakeLlmServer;
 let chatTurns: FakeTurn[];
@@ -70,6 +76,7 @@ async function startTaskAndQuit(
   config: Parameters<Services['mcpServers']['add']>[1] = { url: reports.url },
   tool = TOOL,
   runs: (call: ToolCallRecord | undefined) => boolean = (call) => call?.task?.statusMessage === 'Writing…',
+  args: Record<string, unknown> = { topic: 'tides' },
 ): Promise<{ chatId: string; toolCallId: string; taskId: string }> {
   const first = openServices();
   services = first;
@@ -81,7 +88,7 @@ async function startTaskAndQuit(
   const providerName = first.mcp.tools(name).find((listed) => listed.name === tool)?.providerName as string;
   chatTurns.push({
     kind: 'reply',
-    toolCalls: [{ id: 'call_task', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
+    toolCalls: [{ id: 'call_task', name: providerName, argumentChunks: [JSON.stringify(args)] }],
   });
   const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
   first.conversations.send(chatId, { role: 'user', text: 'do the work' });
@@ -89,7 +96,7 @@ async function startTaskAndQuit(
   const call = callOf(first, chatId) as ToolCallRecord;
   await closeServices(first);
   services = undefined;
-  return { chatId, toolCallId: call.toolCallId, taskId: reports.tasks[0] as string };
+  return { chatId, toolCallId: call.toolCallId, taskId: call.task?.taskId ?? '' };
 }
 
 describe('a task running when the app quits', () => {
@@ -168,3 +175,128 @@ describe('a task running when the app quits', () => {
     expect((await next.audit.verify()).ok).toBe(true);
   });
 });
+
+/** A deny rule that matches the call only by its arguments (docs/user/approvals.md). */
+const noTides = (server: string, tool: string) => ({
+  id: 'no-tides',
+  effect: 'deny' as const,
+  server,
+  tool,
+  args: [{ pointer: '/topic', match: 'equals' as const, value: 'tides' }],
+});
+
+/** The next start follows the task; once it has looked, a rule on its arguments comes into force. */
+async function followThenDeny(
+  name: string,
+  tool: string,
+  looks: () => number,
+  chatId: string,
+): Promise<{ next: Services; seen: number }> {
+  const next = openServices();
+  services = next;
+  await until(() => looks() > 0, 'the next start follows the task');
+  next.approvals.policy.update({ rules: { add: [noTides(name, tool)] } });
+  await until(() => callOf(next, chatId)?.status === 'denied', 'the next leg is refused');
+  return { next, seen: looks() };
+}
+
+/** What the refusal leaves: the call denied naming the rule, its task cancelled, the auto_deny row, no result row. */
+function expectDenied(next: Services, chatId: string, toolCallId: string, what: string): void {
+  const rule = `Denied by your rule #1: ${what} when /topic is "tides"`;
+  const call = callOf(next, chatId) as ToolCallRecord;
+  expect(call.decision).toEqual({ outcome: 'deny', actor: 'policy', reason: rule });
+  expect(call.error).toBe(rule);
+  expect(call.task?.status).toBe('cancelled');
+  const denials = next.audit
+    .query({ kind: 'decision', limit: 100 })
+    .entries.filter((row) => row.toolCallId === toolCallId && row.decision === 'auto_deny');
+  expect(denials.map((row) => [row.actor, row.decidedBy])).toEqual([
+    ['policy', `${rule} (checked when the call was about to run)`],
+  ]);
+  expect(next.audit.query({ kind: 'result', limit: 100 }).entries.map((row) => row.toolCallId)).not.toContain(
+    toolCallId,
+  );
+}
+
+describe('a followed task and a rule on its arguments', () => {
+  it('2025-11-25: the next tasks/get is not sent, tasks/cancel is, the audit names the rule', async () => {
+    const { chatId, toolCallId } = await startTaskAndQuit();
+    const before = reports.methods.length;
+    const looks = (): number => reports.methods.slice(before).filter((method) => method === 'tasks/get').length;
+    const { next, seen } = await followThenDeny(SERVER, TOOL, looks, chatId);
+    await until(() => reports.methods.slice(before).includes('tasks/cancel'), 'the task is cancelled');
+    const after = reports.methods.slice(before);
+    // Nothing was asked of the task after the refusal: its cancel is the last word.
+    expect(after.lastIndexOf('tasks/get')).toBeLessThan(after.indexOf('tasks/cancel'));
+    expect(looks()).toBe(seen);
+    expect(reports.calls).toBe(1);
+    expectDenied(next, chatId, toolCallId, `${SERVER} ${TOOL}`);
+  });
+
+  it('2026-07-28: the next tasks/get is not sent, tasks/cancel is, the audit names the rule', async () => {
+    const received: string[] = [];
+    const served = await serveModernTasks((method) => received.push(method));
+    try {
+      const { chatId, toolCallId } = await startTaskAndQuit(
+        MODERN,
+        { url: served.url, type: 'http' },
+        'report',
+        (call) => call?.task?.status === 'working',
+        { steps: 100_000, stepMs: 50, topic: 'tides' },
+      );
+      const before = received.length;
+      const looks = (): number => received.slice(before).filter((method) => method === 'tasks/get').length;
+      const { next, seen } = await followThenDeny(MODERN, 'report', looks, chatId);
+      await until(() => received.slice(before).includes('tasks/cancel'), 'the task is cancelled');
+      const after = received.slice(before);
+      expect(after.lastIndexOf('tasks/get')).toBeLessThan(after.indexOf('tasks/cancel'));
+      expect(looks()).toBe(seen);
+      expect(served.calls.filter((line) => line.includes('declared') && !line.includes('not declared'))).toHaveLength(
+        1,
+      );
+      expectDenied(next, chatId, toolCallId, `${MODERN} report`);
+    } finally {
+      await served.close();
+    }
+  });
+});
+
+describe('a followed task whose call is gone from the chat', () => {
+  it('is not followed without its arguments: tasks/cancel is sent, no tasks/get, and the server log says why', async () => {
+    const { chatId } = await startTaskAndQuit();
+    const before = reports.methods.length;
+    // The next start, the chat deleted before its servers start: the call's record (its arguments) is gone.
+    const next = createServices({ dataDir: dir, host: 'browser', version: '0.0.0', managedPolicyFile: null });
+    services = next;
+    next.chats.delete(chatId);
+    next.mcp.start();
+    await until(() => reports.methods.slice(before).includes('tasks/cancel'), 'the task is cancelled');
+    expect(reports.methods.slice(before)).not.toContain('tasks/get');
+    await until(
+      () => next.mcp.logs(SERVER).lines.some((line) => line.text.includes('was not followed')),
+      'the server log says why',
+    );
+    expect(next.mcp.logs(SERVER).lines.map((line) => line.text)).toContain(
+      `The task of "${TOOL}" was not followed: its call's arguments could not be read from the chat, so its next steps could not be checked against your rules. It was cancelled on "${SERVER}".`,
+    );
+    expect(reports.calls).toBe(1);
+  });
+});
+
+/** The 2026-07-28 tasks fixture over HTTP in this process: it outlives the services (test-fixtures/modern-tasks-server.ts). */
+async function serveModernTasks(
+  received: (method: string) => void,
+): Promise<{ url: string; calls: string[]; close(): Promise<void> }> {
+  const calls: string[] = [];
+  const handler = toNodeHandler(createMcpHandler(() => newTasksServer((line) => calls.push(line), { received })));
+  const server = http.createServer((request, response) => void handler(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    calls,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -156,7 +156,8 @@ export interface McpHost {
   /**
    * Follows the task `taskId` of a call made before the host restarted, to its end (docs/user/mcp-servers.md#tasks):
    * no `tools/call` is sent. Throws `not_found` when the server no longer knows the task (the reason in words),
-   * `unavailable` when the server is not ready, `cancelled` when it was cancelled; `cancelTask` reaches it.
+   * `unavailable` when the server is not ready, `cancelled` when it was cancelled; `cancelTask` reaches it. Each leg
+   * passes the door with `args`; without them the task is cancelled, not followed (`not_found`).
    */
   followTask(request: {
     serverName: string;
@@ -164,6 +165,10 @@ export interface McpHost {
     taskId: string;
     toolCallId: string;
     chatId: string;
+    /** The call's arguments, read from its record in the chat; undefined when the record is gone. */
+    args: Record<string, unknown> | undefined;
+    exchangeId?: string | undefined;
+    definitionHash?: string | undefined;
     onTask(state: ToolTaskState): void;
   }): Promise<McpToolResult>;
   /**

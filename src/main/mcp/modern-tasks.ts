@@ -300,5 +300,8 @@ export function createModernTasks(session: TaskSession & { offered: boolean }): 
     offered: session.offered,
     call: (toolName, args, options) => callToolAsModernTask(session, options.serverName, toolName, args, options),
     follow: (toolName, taskId, options) => followModernTask(session, options.serverName, toolName, taskId, options),
+    cancel: async (taskId) => {
+      await session.raw.request('tasks/cancel', framed(session.raw, { taskId }));
+    },
   };
 }

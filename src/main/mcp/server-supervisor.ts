@@ -24,6 +24,7 @@ import { createCallClocks, type CallClocks } from './call-clock';
 import { CallRefused, type DoorCall } from './call-door';
 import {
   callToolAsTask,
+  cancelTask,
   followTask,
   isUnaskedTaskHandle,
   modernTasksOf,
@@ -174,9 +175,16 @@ export interface ServerSupervisor {
   callToolTask(toolName: string, args: Record<string, unknown>, options: TaskCallOptions): Promise<McpToolResult>;
   /**
    * Follows a task created before the host restarted (`tasks/get`, then `tasks/result`; tool-tasks.ts followTask). No
-   * `tools/call` is sent, so nothing passes the door: the call was decided and admitted when its task was created.
+   * `tools/call` is sent; each leg passes the door with the call's arguments (`args`, as the chat keeps its record).
+   * Without them (`undefined`: the record is gone) nothing could be checked, so the task is cancelled on the server
+   * and the follow refused (`not_found`, the reason in words).
    */
-  followTask(toolName: string, taskId: string, options: TaskCallOptions): Promise<McpToolResult>;
+  followTask(
+    toolName: string,
+    taskId: string,
+    args: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+  ): Promise<McpToolResult>;
   /** Whether the server, ready, speaks 2026-07-28 and offers the tasks extension (docs/dev/protocol-2026.md). */
   offersTasks(): boolean;
   /** Asks the running server to log at this level; does nothing when it offers no logging. */
@@ -564,24 +572,25 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         door,
       );
     },
-    followTask(toolName, taskId, options) {
-      return runTask(toolName, options, (client, run) => {
+    followTask(toolName, taskId, args, options) {
+      return runTask(toolName, options, async (client, run) => {
         const modern = modernTasksOf(client);
-        if (!modern) return followTask(client, name, toolName, taskId, run);
-        // On 2026-07-28 each `tasks/get` passes the door of the tool (its arguments are not kept with the task).
-        const door: DoorCall = {
-          serverName: name,
-          toolName,
-          args: {},
-          chatId: options.chatId,
-          toolCallId: options.toolCallId,
-        };
-        return modern.follow(toolName, taskId, {
-          ...run,
-          serverName: name,
-          chatId: options.chatId,
-          admit: () => deps.admit(door),
-        });
+        if (!args) {
+          // The call's arguments are not known: no leg could be checked against the rules (call-door.ts), so none is
+          // sent; the task is stopped (its cancel always goes out).
+          const reason = `The task of "${toolName}" was not followed: its call's arguments could not be read from the chat, so its next steps could not be checked against your rules. It was cancelled on "${name}".`;
+          logs.push('host', reason);
+          await (modern ? modern.cancel(taskId) : cancelTask(client, name, taskId)).catch((error: unknown) =>
+            logs.push('host', `Could not cancel the task ${taskId}: ${describeError(error)}`),
+          );
+          throw new WorkbenchError('not_found', reason, { server: name, taskId });
+        }
+        // Each leg passes the door of the call as it was made: its tool and its arguments.
+        const { chatId, exchangeId, toolCallId, definitionHash } = options;
+        const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
+        const admit = (): void => deps.admit(door);
+        if (!modern) return followTask(client, name, toolName, taskId, { ...run, admit });
+        return modern.follow(toolName, taskId, { ...run, serverName: name, chatId, admit });
       });
     },
     offersTasks: () =>

@@ -86,10 +86,12 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
       const tool = registry.get(request.serverName, request.toolName);
       const running = tasks.add(request.toolCallId);
       return entry.supervisor
-        .followTask(request.toolName, request.taskId, {
+        .followTask(request.toolName, request.taskId, request.args, {
           validateOutput: tool?.validateOutput,
           chatId: request.chatId,
+          exchangeId: request.exchangeId,
           toolCallId: request.toolCallId,
+          definitionHash: request.definitionHash,
           cancel: running.signal,
           onState: (state) => request.onTask(state),
         })

@@ -358,6 +358,7 @@ describe('the same server over HTTP', () => {
         toolName: 'report',
         taskId: taskId as string,
         toolCallId: 'followed',
+        args: { steps: 6, stepMs: 40 },
         chatId: 'chat-f',
         onTask: (state) => states.push(state),
       });
@@ -371,6 +372,7 @@ describe('the same server over HTTP', () => {
         toolName: 'report',
         taskId: 'report-999',
         toolCallId: 'lost',
+        args: {},
         chatId: 'chat-f',
         onTask: () => undefined,
       });

@@ -82,6 +82,8 @@ export interface ModernTasks {
   call(toolName: string, args: Record<string, unknown>, options: ModernTaskOptions): Promise<LenientCallToolResult>;
   /** Follows a task created before the host restarted: `tasks/get` until it ends. */
   follow(toolName: string, taskId: string, options: ModernTaskOptions): Promise<LenientCallToolResult>;
+  /** Asks the server to stop a task (`tasks/cancel`): never refused. */
+  cancel(taskId: string): Promise<void>;
 }
 
 /** The tasks of a 2026-07-28 session whose server offers the extension; undefined for any other session. */
@@ -203,17 +205,24 @@ export async function callToolAsTask(
 /** How long to wait between two looks at a followed task when its server gives no poll interval. */
 const DEFAULT_POLL_MS = 1_000;
 
+/** Asks the server to stop a task (`tasks/cancel`) of a session that is not 2026-07-28: never refused. */
+export async function cancelTask(session: McpSession, serverName: string, taskId: string): Promise<void> {
+  await tasksOf(session, serverName).cancelTask(taskId, { timeout: 30_000 });
+}
+
 /**
  * Follows a task this client created before (the host restarted while it ran; docs/user/mcp-servers.md#tasks):
  * `tasks/get` until it ends, then `tasks/result`. No `tools/call` is sent: nothing new runs. A server that no longer
- * knows the task answers `tasks/get` with an error: that is a `not_found` here, with the reason in words.
+ * knows the task answers `tasks/get` with an error: that is a `not_found` here, with the reason in words. Each leg
+ * but `tasks/cancel` passes the call's door (`admit`, with the call's arguments) right before it is sent, and once more
+ * before the result is handed on: a leg it refuses is not sent, the task is cancelled and the refusal thrown.
  */
 export async function followTask(
   session: McpSession,
   serverName: string,
   toolName: string,
   taskId: string,
-  options: TaskCallOptions,
+  options: TaskCallOptions & { admit(): void },
 ): Promise<LenientCallToolResult> {
   const tasks = tasksOf(session, serverName);
   let state: ToolTaskState | undefined;
@@ -228,9 +237,21 @@ export async function followTask(
     void tasks.cancelTask(taskId, { timeout: 30_000 }).catch(() => undefined);
   };
   options.cancel.addEventListener('abort', cancel, { once: true });
+  /** The door before a leg: a refusal stops the task on the server (its cancel always goes out). */
+  const admit = (): void => {
+    try {
+      options.admit();
+    } catch (error) {
+      void tasks.cancelTask(taskId, { timeout: 30_000 }).catch(() => undefined);
+      if (state && state.status !== 'cancelled')
+        report({ taskId, status: 'cancelled', statusMessage: 'Stopped: a deny rule in force refused it' });
+      throw error;
+    }
+  };
   try {
     for (;;) {
       let task;
+      admit();
       try {
         task = await tasks.getTask(taskId, { timeout: 30_000 });
       } catch (error) {
@@ -252,10 +273,15 @@ export async function followTask(
       }
       report({ taskId, status: task.status, ...message(task.statusMessage) });
       // `input_required`: tasks/result delivers what the task asks of the person and waits for its end, as the SDK does.
-      if (task.status === 'completed' || task.status === 'input_required')
-        return (await tasks.getTaskResult(taskId, LenientCallToolResultSchema, {
+      if (task.status === 'completed' || task.status === 'input_required') {
+        admit();
+        const result = (await tasks.getTaskResult(taskId, LenientCallToolResultSchema, {
           timeout: NO_TIMEOUT_MS,
         })) as LenientCallToolResult;
+        // The result reaches the model only past the door as it stands now.
+        options.admit();
+        return result;
+      }
       if (task.status === 'cancelled')
         throw new WorkbenchError(
           'cancelled',

@@ -45,6 +45,8 @@ export interface TaskServer {
   /** The session that sent the `tools/call`, and every session that sent `tasks/get`. */
   caller: string | undefined;
   lookers: ReadonlySet<string>;
+  /** The method of every request, in the order they came. */
+  methods: readonly string[];
   finish(taskId: string, text: string): Promise<void>;
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startTaskServer(): Promise<TaskServer> {
     tasks: [] as string[],
     caller: undefined as string | undefined,
     lookers: new Set<string>(),
+    methods: [] as string[],
   };
   const mcpServer = (): Server => {
     const server = new Server(
@@ -96,6 +99,7 @@ export async function startTaskServer(): Promise<TaskServer> {
     const body = text ? JSON.parse(text) : undefined;
     const sessionId = request.headers['mcp-session-id'];
     const method = (body as { method?: unknown } | undefined)?.method;
+    if (typeof method === 'string') state.methods.push(method);
     if (typeof sessionId === 'string' && method === 'tools/call') state.caller = sessionId;
     if (typeof sessionId === 'string' && method === 'tasks/get') state.lookers.add(sessionId);
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
@@ -131,6 +135,9 @@ export async function startTaskServer(): Promise<TaskServer> {
     },
     get lookers() {
       return state.lookers;
+    },
+    get methods() {
+      return state.methods;
     },
     finish: (taskId, text) => store.storeTaskResult(taskId, 'completed', { content: [{ type: 'text', text }] }),
     async restart() {

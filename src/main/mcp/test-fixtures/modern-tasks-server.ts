@@ -119,11 +119,11 @@ function taskOf(taskId: string): TaskState {
 /**
  * The server, for a transport of the caller's (over HTTP: `createMcpHandler(() => newTasksServer(log))`); `log` takes
  * the line each `tools/call` writes. `unasked`: a server that breaks the extension's rule and answers `report` with a
- * task even to a request that did not declare the extension.
+ * task even to a request that did not declare the extension. `received` is told the method of each `tasks/*` request.
  */
 export function newTasksServer(
   log = (line: string): void => void process.stderr.write(`${line}\n`),
-  { unasked = false }: { unasked?: boolean } = {},
+  { unasked = false, received }: { unasked?: boolean; received?: (method: string) => void } = {},
 ): Server {
   const server = new Server(
     { name: 'modern-tasks-fixture', version: '2.0.0' },
@@ -197,12 +197,14 @@ export function newTasksServer(
   });
   const byId = { params: z.object({ taskId: z.string() }) };
   server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
+    received?.('tasks/get');
     const task = taskOf(taskId);
     if (task.inputRequests && task.status === 'working' && !task.result) task.status = 'input_required';
     return wire(task);
   });
   // The SDK lifts `inputResponses` out of every request's params (ctx.mcpReq.inputResponses).
   server.setRequestHandler('tasks/update', byId, async ({ taskId }, ctx) => {
+    received?.('tasks/update');
     const task = taskOf(taskId);
     const answer = (
       ctx.mcpReq.inputResponses as Record<string, { action?: string; content?: { answer?: string } }> | undefined
@@ -218,6 +220,7 @@ export function newTasksServer(
     return {};
   });
   server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
+    received?.('tasks/cancel');
     const task = taskOf(taskId);
     if (task.status === 'working' || task.status === 'input_required') {
       clearInterval(task.timer);
