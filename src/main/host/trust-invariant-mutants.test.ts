@@ -557,9 +557,10 @@ describe('the trust invariant covers calls run as MCP tasks', () => {
 
 describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
   // Shell's run of "shutdown" runs only as a task (recording-tasks-2026.ts), allowed by the tool's setting. In chat 0
-  // it runs: refused without the extension, made again declaring it, its task followed with one tasks/get. In chat 1
-  // the server holds its refusal while a deny rule on "shutdown" comes into force, then lets it go.
-  const sequence = () => [modernTaskStep(0, false), modernTaskStep(1, true)];
+  // it runs: refused without the extension, made again declaring it, its task followed with one tasks/get. Shell is
+  // reconnected, so the host no longer remembers that it runs "run" only as a task; in chat 1 the server holds its
+  // refusal while a deny rule on "shutdown" comes into force, then lets it go.
+  const sequence = () => [modernTaskStep(0, false), invariantSteps.reconnect('Shell'), modernTaskStep(1, true)];
 
   it('and catches a mutant whose raw path sends its legs past the door', async () => {
     rawDoorMutant.on = true;
@@ -588,5 +589,18 @@ describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
       'leg',
     ]);
     expect(modernTaskControl.created - created).toBe(1);
+  });
+
+  it('a second call of the same connection declares the extension at once: no refusal, one run and its leg each', async () => {
+    const { created, everHeld } = modernTaskControl;
+    const harness = await runSequence([modernTaskStep(0, false), modernTaskStep(1, false)]);
+    expect(modernTaskControl.everHeld - everHeld).toBe(1);
+    expect(harness.runs.filter((run) => run.label === 'Shell').map((run) => (run.leg ? 'leg' : 'run'))).toEqual([
+      'run',
+      'leg',
+      'run',
+      'leg',
+    ]);
+    expect(modernTaskControl.created - created).toBe(2);
   });
 });

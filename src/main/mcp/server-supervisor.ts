@@ -223,6 +223,12 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   /** The tool calls in flight, so that a block the sandbox reports can be put with the one call running then. */
   const running = new Map<number, { toolName: string; chatId?: string | undefined; blocks: SandboxBlockView[] }>();
   let nextCall = 0;
+  /**
+   * The tools the running server refused to run other than as a task of the 2026-07-28 extension (-32021): their next
+   * call declares the extension at once (`callAsTask`). Forgotten when the server starts again or lists its tools
+   * again (one connection is one server identity), and for a tool it then answers without a task.
+   */
+  const onlyAsTask = new Set<string>();
   const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, name, clocks);
 
   const setStatus = (next: Omit<SupervisorStatus, 'since' | 'recentCrashes'>): void => {
@@ -328,6 +334,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     }
     starting = undefined;
     connection = opened;
+    onlyAsTask.clear();
     const info = opened.client.getServerVersion();
     const offers = opened.client.getServerCapabilities() ?? {};
     setStatus({
@@ -405,7 +412,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         }
         try {
           const tools = await listTools(current, options.initializeTimeoutMs);
-          if (gen === generation) deps.onTools(tools);
+          if (gen === generation) {
+            onlyAsTask.clear();
+            deps.onTools(tools);
+          }
         } catch (error) {
           if (gen === generation && connection === current && connectModule?.isSignInError(error)) {
             // initialize went through but the tools are refused (401/403): the server waits for a sign-in.
@@ -491,6 +501,28 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       clock.stop();
       running.delete(callId);
     }
+  }
+
+  /** A call made as a 2026-07-28 task, on the raw path (modern-tasks.ts); an answer without a task is a plain result. */
+  async function callAsTask(
+    toolName: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    task: TaskRunOptions,
+  ): Promise<McpToolResult> {
+    const { timeoutMs: _timeout, signal: _signal, afterUrlElicitation: _after, task: _task, ...rest } = options;
+    const gen = generation;
+    let created = false;
+    const result = await supervisor.callToolTask(toolName, args, {
+      ...rest,
+      ...task,
+      onState: (state) => {
+        created = true;
+        task.onState(state);
+      },
+    });
+    if (!created && gen === generation) onlyAsTask.delete(toolName);
+    return result;
   }
 
   const supervisor: ServerSupervisor = {
@@ -609,6 +641,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           { server: name },
         );
       }
+      // A tool this server ran only as a task since it last started and listed its tools: the call goes out declaring
+      // the extension at once, past the same door, without the refused round trip (docs/dev/protocol-2026.md).
+      if (options.task && onlyAsTask.has(toolName) && modernTasksOf(current.client))
+        return callAsTask(toolName, args, options, options.task);
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
       const door: DoorCall = {
         serverName: name,
@@ -729,8 +765,8 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         // call is made again declaring the extension, as a task followed to its end.
         if (error instanceof McpError && needsTasksExtension(error.code, error.data)) {
           if (options.task && modernTasksOf(current.client)) {
-            const { timeoutMs: _timeout, signal: _signal, afterUrlElicitation: _after, task, ...rest } = options;
-            return supervisor.callToolTask(toolName, args, { ...rest, ...task });
+            if (gen === generation) onlyAsTask.add(toolName);
+            return callAsTask(toolName, args, options, options.task);
           }
           return protocolErrorResult(error.code, tasksExtensionRefusal(toolName, name));
         }

@@ -259,8 +259,9 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'last' } });
     expect(echo.isError).toBeFalsy();
     await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo');
-    // Two more arrivals (refused without the extension, then declared and asked), not the third.
-    expect(logText(test, 'tasks').match(/tools\/call confirmed_report/g)).toHaveLength(before + 2);
+    // One more arrival (declared at once: the host remembers the tool runs only as a task; asked), not the second.
+    expect(logText(test, 'tasks').match(/tools\/call confirmed_report/g)).toHaveLength(before + 1);
+    expect(logText(test, 'tasks').match(/tools\/call confirmed_report, tasks extension declared/g)).toHaveLength(3);
   });
 
   it('a server that goes away while its task runs ends the call saying so', async () => {
@@ -377,6 +378,58 @@ describe('the same server over HTTP', () => {
         onTask: () => undefined,
       });
       await expect(lost).rejects.toThrow('The task of "report" was lost: "tasks" no longer knows it');
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a tool the server ran only as a task is called as one at once: one tools/call, not two, until the server restarts', async () => {
+    const plain = { report: false };
+    const served = await serveHttp({ plain });
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+      const call = async (toolCallId: string): Promise<{ text: string; states: ToolTaskState[] }> => {
+        const states: ToolTaskState[] = [];
+        const result = await test.host.callTool({
+          serverName: 'tasks',
+          toolName: 'report',
+          args: { steps: 1, stepMs: 10 },
+          toolCallId,
+          onTask: (state) => states.push(state),
+        });
+        return { text: result.forModel.text, states };
+      };
+      const NOT_DECLARED = 'modern-tasks-fixture: tools/call report, tasks extension not declared';
+      const DECLARED = 'modern-tasks-fixture: tools/call report, tasks extension declared';
+      expect((await call('first')).text).toBe('report ready after 1 steps');
+      expect(served.calls).toEqual([NOT_DECLARED, DECLARED]);
+      // The second call goes out declaring the extension: one request, and its task followed as the first.
+      const second = await call('second');
+      expect(second.text).toBe('report ready after 1 steps');
+      expect(second.states.at(-1)?.status).toBe('completed');
+      expect(served.calls.slice(2)).toEqual([DECLARED]);
+      // The other tools still go through the SDK, without the extension.
+      await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'plain' } });
+      expect(served.calls.at(-1)).toBe('modern-tasks-fixture: tools/call echo, tasks extension not declared');
+
+      // The server now runs it either way: the call declaring the extension gets a plain result, taken as such, and
+      // the next call goes out without the extension again.
+      plain.report = true;
+      const atOnce = await call('third');
+      expect(atOnce).toEqual({ text: 'report ready at once', states: [] });
+      expect((await call('fourth')).text).toBe('report ready at once');
+      expect(served.calls.slice(4)).toEqual([DECLARED, NOT_DECLARED]);
+
+      // Learned again, then forgotten when the server restarts: the refusal comes first again.
+      plain.report = false;
+      await call('fifth');
+      await call('sixth');
+      expect(served.calls.slice(6)).toEqual([NOT_DECLARED, DECLARED, DECLARED]);
+      await test.host.restart('tasks');
+      await test.waitFor('tasks', (s) => s.status.state === 'ready' && s.status.toolCount === 4);
+      await call('seventh');
+      expect(served.calls.slice(9)).toEqual([NOT_DECLARED, DECLARED]);
     } finally {
       await served.close();
     }

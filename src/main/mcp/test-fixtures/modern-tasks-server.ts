@@ -120,10 +120,15 @@ function taskOf(taskId: string): TaskState {
  * The server, for a transport of the caller's (over HTTP: `createMcpHandler(() => newTasksServer(log))`); `log` takes
  * the line each `tools/call` writes. `unasked`: a server that breaks the extension's rule and answers `report` with a
  * task even to a request that did not declare the extension. `received` is told the method of each `tasks/*` request.
+ * While `plain.report` is true, `report` answers its result at once, declared or not (a server that runs it either way).
  */
 export function newTasksServer(
   log = (line: string): void => void process.stderr.write(`${line}\n`),
-  { unasked = false, received }: { unasked?: boolean; received?: (method: string) => void } = {},
+  {
+    unasked = false,
+    received,
+    plain,
+  }: { unasked?: boolean; received?: (method: string) => void; plain?: { report: boolean } } = {},
 ): Server {
   const server = new Server(
     { name: 'modern-tasks-fixture', version: '2.0.0' },
@@ -169,6 +174,8 @@ export function newTasksServer(
       `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
     if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
+    if (request.params.name === 'report' && plain?.report)
+      return { content: [{ type: 'text', text: 'report ready at once' }] };
     if (!['report', 'ask', 'confirmed_report'].includes(request.params.name))
       throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
     if (!declared && !unasked)
