@@ -277,7 +277,7 @@ describe('browser server: the app frame origin', () => {
     const other = await startBrowserServer({
       backend: {
         dispatch: async (method, input) => {
-          calls.push([method, input]);
+          calls.push([String(method), input]);
           return { ok: true, value: {} };
         },
         events: services.events,
