@@ -273,6 +273,79 @@ test('a hostile view: each thing it may not do is refused, and the host-side ref
   expect(results).toEqual([]);
 });
 
+test("a view shown in a pool frame looks as any view, and its frame's reports are recorded for it", async ({
+  page,
+  workbench,
+}) => {
+  await clockReady(workbench);
+  await workbench.call('mcp.add', { name: 'Hostile', server: { command: process.execPath, args: [HOSTILE] } });
+  await expect
+    .poll(async () => ((await workbench.call('mcp.tools', { name: 'Hostile' })) as { tools: unknown[] }).tools.length, {
+      timeout: 30_000,
+    })
+    .toBe(2);
+  await workbench.call('policy.update', {
+    tools: { Clock: { 'get-time': 'auto-approve' }, Hostile: { show: 'auto-approve' } },
+  });
+  const { fake } = await scriptedChat(workbench, 'Pooled');
+  const call = (id: string, name: string) => ({
+    kind: 'reply' as const,
+    toolCalls: [{ id, name, argumentChunks: ['{}'] }],
+  });
+  fake.script(
+    call('call_t1', 'Clock__get-time'),
+    { kind: 'reply', text: ['First.'] },
+    call('call_t2', 'Clock__get-time'),
+    { kind: 'reply', text: ['Second.'] },
+    call('call_h', 'Hostile__show'),
+    { kind: 'reply', text: ['Third.'] },
+  );
+  await page.goto(workbench.url);
+  // The newest view: the one of the call just made (the chat shows what its window holds).
+  const frame = page.getByTestId('app-view').last().locator('iframe').first();
+  const view = page.getByTestId('app-view').last().frameLocator('iframe').frameLocator('iframe');
+  const address = async (): Promise<URLSearchParams> => new URL((await frame.getAttribute('src')) ?? '').searchParams;
+  await say(page, 'What time is it?');
+  await expect(view.locator('#get-time-btn')).toBeVisible({ timeout: 20_000 });
+  const first = await address();
+  // Once views are shown, blank proxy frames wait, loaded, for the next ones (docs/dev/benchmarks.md).
+  const pool = page.locator('[data-view-frame-pool] iframe');
+  await expect(pool).toHaveCount(2);
+
+  await say(page, 'And now?');
+  await expect(chatUi(page).assistantMessages.last()).toContainText('Second.');
+  await expect(view.locator('#server-time')).not.toHaveText(/Loading|^$/, { timeout: 20_000 });
+  await expect(view.locator('#get-time-btn')).toBeVisible();
+  // Its proxy frame came from the pool: its address carries a slot id, not the chat and the call.
+  const pooled = await address();
+  expect(pooled.get('slot')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  expect(pooled.get('chat')).toBeNull();
+  expect(pooled.get('view')).toBeNull();
+  // A frame serves one call's view: the first view's frame, pooled or not, is another.
+  expect(first.get('slot')).not.toBe(pooled.get('slot'));
+  expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-same-origin');
+  await expect(frame).toHaveAttribute('title', 'View of Clock · get-time');
+  await shootBoth(page, 'app-view-pooled');
+
+  // The hostile view, shown in another pool frame: what its frame's policy blocked is recorded for it.
+  await expect(pool).toHaveCount(2);
+  await say(page, 'Show it');
+  await expect(chatUi(page).assistantMessages.last()).toContainText('Third.');
+  await expect(view.locator('#r-csp-connect-src')).toHaveText('csp-connect-src: blocked', { timeout: 30_000 });
+  const hostile = await address();
+  expect(hostile.get('slot')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  expect(hostile.get('slot')).not.toBe(pooled.get('slot'));
+  await expect
+    .poll(async () =>
+      (
+        (await workbench.call('audit.query', { toolName: 'csp', decision: 'auto_deny' })) as {
+          entries: { serverName: string; args: { detail?: string } }[];
+        }
+      ).entries.map((entry) => [entry.serverName, entry.args.detail]),
+    )
+    .toContainEqual(['Hostile', 'connect-src blocked http://127.0.0.1:9/steal']);
+});
+
 const VERSIONED = path.join(ROOT, 'src/main/mcp/test-fixtures/versioned-app-server.ts');
 
 /** The versioned fixture as "Versioned", its view at `version` (and a declared domain from version 2), ready. */

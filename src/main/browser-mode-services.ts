@@ -47,7 +47,7 @@ export function startBrowserModeServices(dataDir: string): BrowserModeServices |
   });
   return {
     lifecycle,
-    backend: { dispatch, events: services.events },
+    backend: { dispatch, events: services.events, frameSlots: services.appFrameSlots },
     startBackground() {
       // The servers start in the background; the app is usable meanwhile and shows their status as it changes.
       // Those whose tools are known from the last launch wait until the first screen is up (or something needs them).

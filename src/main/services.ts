@@ -29,6 +29,7 @@ import { createExchangeCoordinator, type ExchangeCoordinator } from './chat/exch
 import { createMessageStore } from './chat/message-store';
 import { createServerRequests } from './chat/server-request-flow';
 import { createAppCalls, type AppCalls } from './mcp/app-calls';
+import { createAppFrameSlots, type AppFrameSlots } from './mcp/app-frame-slots';
 import { findViewCall } from './chat/view-calls';
 import { createAppViewPins, createAppViews, type AppViews } from './mcp/app-view-pins';
 import { createFollowedTasks } from './chat/followed-tasks';
@@ -106,6 +107,8 @@ export interface Services {
   readonly auditInsights: AuditInsights;
   /** What MCP Apps views ask, decided like the model's calls (docs/user/mcp-apps.md#what-a-view-may-ask). */
   readonly appCalls: AppCalls;
+  /** Which view each pool proxy frame serves, for its frame's CSP reports (docs/user/mcp-apps.md#in-the-audit-log). */
+  readonly appFrameSlots: AppFrameSlots;
   /** Tools' views, pinned by hash per server identity (docs/user/mcp-apps.md#pinned-views). */
   readonly appViews: AppViews;
   /**
@@ -477,6 +480,7 @@ export function createServices(options: ServicesOptions): Services {
     auditExports,
     auditInsights,
     appCalls,
+    appFrameSlots: createAppFrameSlots(),
     appViews,
     async decideServerRequest(id, decision) {
       const waits = approvals.pending.serverRequests;

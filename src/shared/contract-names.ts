@@ -52,6 +52,7 @@ export const methodNames = [
   'apps.readResource',
   'apps.openLink',
   'apps.recordRefusal',
+  'apps.bindFrameSlot',
   'mcp.subscribeResource',
   'mcp.unsubscribeResource',
   'mcp.prompts',

@@ -8,6 +8,7 @@ import {
   AppCallToolInputSchema,
   AppOpenLinkInputSchema,
   AppOpenLinkOutputSchema,
+  AppFrameSlotInputSchema,
   AppRefusalInputSchema,
   AppReadResourceInputSchema,
   McpAppViewInputSchema,
@@ -229,6 +230,8 @@ export const methods = {
   'apps.readResource': { input: AppReadResourceInputSchema, output: McpReadResourceOutputSchema },
   'apps.openLink': { input: AppOpenLinkInputSchema, output: AppOpenLinkOutputSchema },
   'apps.recordRefusal': { input: AppRefusalInputSchema, output: z.object({}) },
+  /** Which view a pool proxy frame now serves, for its frame's reports (docs/user/mcp-apps.md#in-the-audit-log). */
+  'apps.bindFrameSlot': { input: AppFrameSlotInputSchema, output: z.object({}) },
   /** Changes of a resource attached to the next message arrive as mcp.onDidUpdateResource while subscribed. */
   'mcp.subscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },
   'mcp.unsubscribeResource': { input: McpResourceSubscriptionInputSchema, output: McpResourceSubscriptionOutputSchema },

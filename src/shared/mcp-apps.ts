@@ -253,6 +253,19 @@ export const AppRefusalInputSchema = z.strictObject({
 export type AppRefusalInput = z.infer<typeof AppRefusalInputSchema>;
 
 /**
+ * A proxy frame made before its view was known (renderer chat/apps/proxy-frames.ts) carries a slot id in its address
+ * instead of the chat and call (docs/user/mcp-apps.md#in-the-audit-log): 16 random bytes, base64url.
+ */
+export const APP_FRAME_SLOT_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
+
+/** The page says which view the pool frame of `slot` now serves; a slot is bound once. */
+export const AppFrameSlotInputSchema = z.strictObject({
+  ...ViewCallShape,
+  slot: z.string().regex(APP_FRAME_SLOT_PATTERN),
+});
+export type AppFrameSlotInput = z.infer<typeof AppFrameSlotInputSchema>;
+
+/**
  * What the page tells its proxy frame to drop the view's frame (the proxy page of main/host/app-frame-server.ts), before
  * it keeps the blank frame for the next showing of the same view (renderer chat/apps/proxy-frames.ts).
  */

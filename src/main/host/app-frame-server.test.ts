@@ -124,4 +124,43 @@ describe('the app frame origin', () => {
     const bare = await fetch(`${server.origin}${APP_FRAME_PATH}`);
     expect(bare.headers.get('content-security-policy')).not.toContain('report-uri');
   });
+
+  it("records a pool frame's reports for the view its slot was bound to, and drops them for an unbound slot", async () => {
+    const reports: AppFrameReport[] = [];
+    const bound = new Map([['AAAAAAAAAAAAAAAAAAAAAA', { chatId: 'c1', viewCallId: 'call_1' }]]);
+    const server = await startAppFrameServer({
+      hostOrigins: () => ['http://127.0.0.1:4790'],
+      onReport: (report) => reports.push(report),
+      slotView: (slot) => bound.get(slot),
+    });
+    servers.push(server);
+    // The page's address carries the slot alone: the report address is the slot's, whatever else it names.
+    const page = await fetch(`${server.origin}${APP_FRAME_PATH}?csp=%7B%7D&slot=AAAAAAAAAAAAAAAAAAAAAA&chat=c9&view=x`);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain(`report-uri ${APP_FRAME_REPORT_PATH}?slot=AAAAAAAAAAAAAAAAAAAAAA`);
+    expect(policy).not.toContain('chat=');
+    // A slot that is not one gives no report address at all.
+    const odd = await fetch(`${server.origin}${APP_FRAME_PATH}?csp=%7B%7D&slot=short&chat=c9&view=x`);
+    expect(odd.headers.get('content-security-policy')).not.toContain('report-uri');
+    const blocked = {
+      'csp-report': { 'effective-directive': 'connect-src', 'blocked-uri': 'http://127.0.0.1:9/steal' },
+    };
+    const report = (query: string): Promise<Response> =>
+      fetch(`${server.origin}${APP_FRAME_REPORT_PATH}?${query}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/csp-report' },
+        body: JSON.stringify(blocked),
+      });
+    expect((await report('slot=AAAAAAAAAAAAAAAAAAAAAA&chat=c9&view=x')).status).toBe(204);
+    // Unbound, malformed, or a slot beside a view's own address: dropped.
+    expect((await report('slot=BBBBBBBBBBBBBBBBBBBBBB')).status).toBe(204);
+    await report('slot=short&chat=c9&view=x');
+    await report('slot=&chat=c9&view=x');
+    expect(reports).toEqual([
+      { chatId: 'c1', viewCallId: 'call_1', detail: 'connect-src blocked http://127.0.0.1:9/steal' },
+    ]);
+    // Counted against the view, like a view's own frame's reports.
+    for (let index = 0; index < APP_FRAME_REPORTS_PER_VIEW + 5; index++) await report('slot=AAAAAAAAAAAAAAAAAAAAAA');
+    expect(reports).toHaveLength(APP_FRAME_REPORTS_PER_VIEW);
+  });
 });

@@ -1,6 +1,11 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { appDeclarationsOf, contentSecurityPolicyOf, PROXY_DROP_VIEW } from '../../shared/mcp-apps';
+import {
+  APP_FRAME_SLOT_PATTERN,
+  appDeclarationsOf,
+  contentSecurityPolicyOf,
+  PROXY_DROP_VIEW,
+} from '../../shared/mcp-apps';
 import { parseJsonOrUndefined } from '../../shared/json';
 
 // Through getBuiltinModule, as in browser-server.ts: an ES import of node:http loads Node's fetch at start.
@@ -99,6 +104,24 @@ function viewOf(search: URLSearchParams): { chatId: string; viewCallId: string }
   return { chatId, viewCallId };
 }
 
+/** A pool frame's slot id (`?slot=`, made by the page before it knew the view), or undefined. */
+function slotOf(search: URLSearchParams): string | undefined {
+  const slot = search.get('slot');
+  return slot !== null && APP_FRAME_SLOT_PATTERN.test(slot) ? slot : undefined;
+}
+
+/**
+ * Where a proxy page's browser posts its reports: `?slot=` for a pool frame, `?chat=&view=` for a view's own; none
+ * for an address with a slot that is not one.
+ */
+function reportQuery(search: URLSearchParams): string | undefined {
+  const slot = slotOf(search);
+  if (slot !== undefined) return new URLSearchParams({ slot }).toString();
+  if (search.has('slot')) return undefined;
+  const view = viewOf(search);
+  return view && new URLSearchParams({ chat: view.chatId, view: view.viewCallId }).toString();
+}
+
 /** A `application/csp-report` body in words, or undefined when it is not one. */
 export function reportDetail(body: string): string | undefined {
   const parsed = parseJsonOrUndefined(body) as { 'csp-report'?: Record<string, unknown> } | undefined;
@@ -113,11 +136,14 @@ export function reportDetail(body: string): string | undefined {
 /**
  * The second loopback origin of browser mode: it serves only the proxy page, framed only by `hostOrigins` (the
  * page's), under the view's Content-Security-Policy, and takes the browser's reports of what that policy blocked
- * (`onReport`, docs/user/mcp-apps.md#in-the-audit-log). Anything else is 404; a Host header that does not name it, 421.
+ * (`onReport`, docs/user/mcp-apps.md#in-the-audit-log): a pool frame's, for the view its slot was bound to
+ * (`slotView`), or dropped. Anything else is 404; a Host header that does not name it, 421.
  */
 export async function startAppFrameServer(options: {
   hostOrigins: () => readonly string[];
   onReport?: (report: AppFrameReport) => void;
+  /** The view a pool frame's slot was bound to through the contract (main/mcp/app-frame-slots.ts), if any. */
+  slotView?: (slot: string) => { chatId: string; viewCallId: string } | undefined;
   port?: number;
 }): Promise<AppFrameServer> {
   let port = options.port ?? 0;
@@ -130,7 +156,8 @@ export async function startAppFrameServer(options: {
     }
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (request.method === 'POST' && url.pathname === APP_FRAME_REPORT_PATH) {
-      const view = viewOf(url.searchParams);
+      const pooled = url.searchParams.has('slot');
+      const slot = slotOf(url.searchParams);
       const chunks: Buffer[] = [];
       let size = 0;
       request.on('data', (chunk: Buffer) => {
@@ -140,6 +167,8 @@ export async function startAppFrameServer(options: {
       request.on('end', () => {
         response.writeHead(204, text).end();
         const detail = size <= REPORT_MAX_BYTES ? reportDetail(Buffer.concat(chunks).toString('utf8')) : undefined;
+        // A slot's report is for the view it was bound to, or none (never the chat and call its address may add).
+        const view = !pooled ? viewOf(url.searchParams) : slot === undefined ? undefined : options.slotView?.(slot);
         if (!view || detail === undefined || !options.onReport) return;
         const key = `${view.chatId}\u0000${view.viewCallId}`;
         const count = reported.get(key) ?? 0;
@@ -155,13 +184,11 @@ export async function startAppFrameServer(options: {
     }
     const hosts = options.hostOrigins();
     const body = proxyPage(hosts);
-    const view = viewOf(url.searchParams);
+    const query = reportQuery(url.searchParams);
     // Kept by the browser only for the page origin its address names (`?host=`, one of `hosts`): the page, its
     // origins and the policy are then those of the address alone, so a view shown again skips this server.
     const host = url.searchParams.get('host');
-    const report = view
-      ? `; report-uri ${APP_FRAME_REPORT_PATH}?${new URLSearchParams({ chat: view.chatId, view: view.viewCallId }).toString()}`
-      : '';
+    const report = query === undefined ? '' : `; report-uri ${APP_FRAME_REPORT_PATH}?${query}`;
     response.writeHead(200, {
       'Content-Type': 'text/html; charset=utf-8',
       'Content-Security-Policy': `${frameCspOf(url.search)}; frame-ancestors ${hosts.join(' ')}${report}`,

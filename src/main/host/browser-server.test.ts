@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Chat } from '../../shared/chat';
 import { readServerFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
+import { createAppFrameSlots } from '../mcp/app-frame-slots';
 import { createServices, type Services } from '../services';
 import { startBrowserServer, WEBSOCKET_PATH, type BrowserServer } from './browser-server';
 import { contentSecurityPolicy } from './csp';
@@ -266,6 +267,49 @@ describe('browser server: HTTP', () => {
 
   it('does not serve anything at the WebSocket path over plain HTTP', async () => {
     expect((await request({ path: WEBSOCKET_PATH })).status).toBe(404);
+  });
+});
+
+describe('browser server: the app frame origin', () => {
+  it("records a pool frame's CSP report for the view its slot was bound to through the contract, and no other", async () => {
+    const calls: [string, unknown][] = [];
+    const slots = createAppFrameSlots();
+    const other = await startBrowserServer({
+      backend: {
+        dispatch: async (method, input) => {
+          calls.push([String(method), input]);
+          return { ok: true, value: {} };
+        },
+        events: services.events,
+        frameSlots: slots,
+      },
+      rendererDir: dir,
+      port: 0,
+    });
+    try {
+      const info = await fetch(`http://127.0.0.1:${other.port}/app-frame.json`);
+      const frameOrigin = new URL(((await info.json()) as { url: string }).url).origin;
+      const report = (slot: string): Promise<Response> =>
+        fetch(`${frameOrigin}/csp-report?slot=${slot}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/csp-report' },
+          body: JSON.stringify({
+            'csp-report': { 'effective-directive': 'img-src', 'blocked-uri': 'https://x.example' },
+          }),
+        });
+      await report('AAAAAAAAAAAAAAAAAAAAAA');
+      slots.bind({ slot: 'AAAAAAAAAAAAAAAAAAAAAA', chatId: 'c1', viewCallId: 'call_1' });
+      await report('AAAAAAAAAAAAAAAAAAAAAA');
+      await expect.poll(() => calls.length).toBe(1);
+      expect(calls).toEqual([
+        [
+          'apps.recordRefusal',
+          { chatId: 'c1', viewCallId: 'call_1', what: 'csp', detail: 'img-src blocked https://x.example' },
+        ],
+      ]);
+    } finally {
+      await other.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer as WebSocketServerClass } from 'ws';
 import { readCallFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import type { EventHub } from '../event-hub';
+import type { AppFrameSlots } from '../mcp/app-frame-slots';
 import { APP_FRAME_PATH, startAppFrameServer, type AppFrameServer } from './app-frame-server';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
@@ -27,6 +28,8 @@ const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export interface BrowserBackend {
   dispatch: Dispatch;
   events: EventHub;
+  /** The views pool proxy frames were bound to, for their frames' reports (docs/user/mcp-apps.md#in-the-audit-log). */
+  frameSlots?: Pick<AppFrameSlots, 'viewOf'>;
 }
 
 export interface BrowserServerOptions {
@@ -144,8 +147,11 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const backend = Promise.resolve(options.backend);
   let closed = false;
   let unsubscribe = (): void => {};
+  // Bound only through the contract, so none before the services started: a report then is dropped.
+  let frameSlots: BrowserBackend['frameSlots'];
   backend.then(
-    ({ events }) => {
+    ({ events, frameSlots: slots }) => {
+      frameSlots = slots;
       if (closed) return;
       unsubscribe = events.subscribe((event, payload) => {
         const frame = JSON.stringify({ type: 'event', event, payload } satisfies ServerFrame);
@@ -203,6 +209,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
       // What the view's frame blocked is recorded like the host's own refusals (docs/user/mcp-apps.md#in-the-audit-log).
       onReport: ({ chatId, viewCallId, detail }) =>
         void dispatch('apps.recordRefusal', { chatId, viewCallId, what: 'csp', detail }),
+      slotView: (slot) => frameSlots?.viewOf(slot),
     });
   } catch (error) {
     log(`MCP Apps views cannot be shown: their frame origin did not start (${(error as Error).message}).`);

@@ -76,6 +76,10 @@ export function createHandlers(services: Services): MethodHandlers {
       services.appCalls.recordRefusal(input);
       return {};
     },
+    'apps.bindFrameSlot': (input) => {
+      services.appFrameSlots.bind(input);
+      return {};
+    },
     'mcp.subscribeResource': ({ name, uri }) =>
       services.mcp.subscribeResource(services.mcpServers.get(name).name, uri, true),
     'mcp.unsubscribeResource': ({ name, uri }) =>

@@ -10,11 +10,11 @@ import { errorText, isWorkbenchErrorData } from '../../../../shared/error-data';
 import type { McpAppView } from '../../../../shared/mcp-apps';
 import type { ToolCallRecord } from '../../../../shared/messages';
 import type { WorkbenchApi } from '../../../../shared/api';
-import { appFrameUrl } from './app-frame';
+import { appFrameUrl, appFrameUrlNow, declaredKey, NOTHING_DECLARED } from './app-frame';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { proposeMessage } from '../proposed-message';
 import { AppCallCards } from './AppCallCards';
-import { parkFrame, takeFrame } from './proxy-frames';
+import { dropFrame, fillPoolWhenIdle, parkFrame, proxyIsReady, takeFrame } from './proxy-frames';
 
 /** A view is as tall as it says it is, within these (docs/user/mcp-apps.md#how-a-view-is-shown). */
 export const VIEW_MIN_HEIGHT = 48;
@@ -54,9 +54,15 @@ const isStale = (error: unknown): boolean =>
  * frame's address is guessed from it; the view's HTML goes only to a proxy whose policy is the one just read.
  */
 const lastDeclared = new Map<string, string>();
-const declaredKey = (csp: McpAppView['csp']): string => JSON.stringify(csp ?? {});
-/** What a view that declares no domains has (`appDeclarationsOf`): the guess for a view not read before. */
-const NOTHING_DECLARED = declaredKey({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+
+/**
+ * The binding of each pool frame's slot to the view it was taken for (proxy-frames.ts): true once the main process
+ * accepted it; the view's HTML goes to a pool frame only then.
+ */
+const slotBindings = new WeakMap<HTMLIFrameElement, Promise<boolean>>();
+
+// Once views are shown in this page, blank proxy frames are loaded ahead for the next ones (proxy-frames.ts).
+fillPoolWhenIdle();
 
 const themeNow = (): 'light' | 'dark' => (window.matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
 
@@ -87,16 +93,19 @@ export function AppView({
   chatId: string;
 }): React.JSX.Element {
   // Where the proxy frame goes; the frame itself is made and kept by proxy-frames.ts, not by React.
-  const frameSlot = useRef<HTMLDivElement>(null);
+  const framePlace = useRef<HTMLDivElement>(null);
   const frameElement = useRef<HTMLIFrameElement | null>(null);
-  const [frame, setFrame] = useState<{ element: HTMLIFrameElement; ready: boolean } | null>(null);
+  // The frame, whether its proxy is ready, and the declared domains its address (so its page's policy) carries.
+  const [frame, setFrame] = useState<{ element: HTMLIFrameElement; ready: boolean; declared: string } | null>(null);
   // Whether the current frame's proxy said it is ready (a frame that is not is never parked).
   const frameReady = useRef(false);
   const [source, setSource] = useState<{ url: string; view: McpAppView } | null>(null);
   // The frame origin's proxy page, and the declared domains its address carries: loaded while the view is read, with
   // the domains it declared when last read (`lastDeclared`) or none, and again if the view declares other ones.
   const viewKey = `${call.serverName}\u0000${call.toolName}\u0000${call.viewIdentity ?? ''}`;
-  const [frameUrl, setFrameUrl] = useState<string | null>(null);
+  const [frameUrl, setFrameUrl] = useState<string | null>(() => appFrameUrlNow() ?? null);
+  // A pool frame whose slot the main process would not bind is replaced by one of the view's own address.
+  const [poolRefused, setPoolRefused] = useState(false);
   const declared = source ? declaredKey(source.view.csp) : (lastDeclared.get(viewKey) ?? NOTHING_DECLARED);
   // The view read, and how the current frame's bridge sends it once its proxy is ready.
   const shownView = useRef<McpAppView | null>(null);
@@ -166,38 +175,39 @@ export function AppView({
     sendView.current?.();
   }, [source]);
 
-  // The proxy frame for this call's address: the one kept from its last showing in this page, or a new one. It is
-  // taken in a layout effect and parked in its cleanup, which runs before React removes the block from the page.
-  // The address names the view (for the frame origin's reports of what its policy blocked), the domains it declared,
+  // The proxy frame for this call's address: the one kept from its last showing in this page, a pool frame (under the
+  // policy of no declared domains), or a new one. It is taken in a layout effect and parked in its cleanup, which runs
+  // before React removes the block from the page. The address names the view (for the frame origin's reports of what
+  // its policy blocked; a pool frame's carries a slot the page binds to the view instead), the domains it declared,
   // and the page it is for (`host`: the browser keeps the proxy page for it; docs/dev/benchmarks.md).
   const address =
     frameUrl === null
       ? null
       : `${frameUrl}?${new URLSearchParams({ csp: declared, chat: chatId, view: call.toolCallId, host: location.origin }).toString()}`;
   useLayoutEffect(() => {
-    const slot = frameSlot.current;
-    if (!frameShown || address === null || !slot) return;
-    const taken = takeFrame(address, slot, () => {
-      const element = document.createElement('iframe');
-      element.className = 'app-view-frame';
-      element.title = `View of ${call.serverName} · ${call.toolName}`;
-      element.setAttribute('sandbox', 'allow-scripts allow-same-origin');
-      element.setAttribute('allow', '');
-      element.referrerPolicy = 'no-referrer';
-      element.hidden = true;
-      element.src = address;
-      return element;
-    });
+    const place = framePlace.current;
+    if (!frameShown || address === null || !place) return;
+    const taken = takeFrame(address, place, { declared, pooled: !poolRefused });
+    taken.frame.title = `View of ${call.serverName} · ${call.toolName}`;
+    // A pool frame's slot is bound to this call's view before anything of the view goes to it.
+    if (taken.slot !== undefined)
+      slotBindings.set(
+        taken.frame,
+        api.apps.bindFrameSlot({ slot: taken.slot, chatId, viewCallId: call.toolCallId }).then(
+          () => true,
+          () => false,
+        ),
+      );
     frameReady.current = taken.ready;
     frameElement.current = taken.frame;
-    setFrame({ element: taken.frame, ready: taken.ready });
+    setFrame({ element: taken.frame, ready: taken.ready, declared: taken.declared });
     return () => {
       frameElement.current = null;
       setFrame(null);
-      parkFrame(address, taken.frame, frameReady.current);
+      parkFrame(address, taken.frame, frameReady.current || proxyIsReady(taken.frame));
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [frameShown, address]);
+  }, [frameShown, address, poolRefused]);
 
   // Hidden while the view is read; as tall as the view says, within the limits.
   useEffect(() => {
@@ -219,17 +229,31 @@ export function AppView({
       toolInfo: { tool: { name: call.toolName, inputSchema: { type: 'object' } } },
     };
     const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext });
-    // A frame kept from an earlier showing is ready already: its proxy said so then.
-    let proxyReady = frame.ready;
+    // A frame kept from an earlier showing is ready already: its proxy said so then (a pool frame's may have since).
+    let proxyReady = frame.ready || proxyIsReady(frame.element);
     let connected = false;
     let sent = false;
+    // A pool frame serves the view once its slot is bound to it; any other frame's address names the view.
+    const binding = slotBindings.get(frame.element);
+    let bound = binding === undefined;
     const send = (): void => {
       const view = shownView.current;
-      if (!connected || !proxyReady || sent || !view || declaredKey(view.csp) !== declared) return;
+      if (!connected || !proxyReady || !bound || sent || !view || declaredKey(view.csp) !== frame.declared) return;
       sent = true;
       void bridge.sendSandboxResourceReady({ html: view.html, csp: view.csp });
     };
     sendView.current = send;
+    let live = true;
+    void binding?.then((accepted) => {
+      if (!live) return;
+      if (!accepted) {
+        dropFrame(frame.element);
+        setPoolRefused(true);
+        return;
+      }
+      bound = true;
+      send();
+    });
     bridge.onsandboxready = () => {
       proxyReady = true;
       frameReady.current = true;
@@ -301,6 +325,7 @@ export function AppView({
       send();
     });
     return () => {
+      live = false;
       if (sendView.current === send) sendView.current = null;
       scheme.removeEventListener('change', onScheme);
       void bridge.close();
@@ -358,7 +383,7 @@ export function AppView({
   if (!frameShown) return <p className="app-view-loading muted">Loading the view…</p>;
   return (
     <div className="app-view" data-testid={source ? 'app-view' : undefined} data-view-hash={source?.view.hash}>
-      <div ref={frameSlot} className="app-view-frame-slot" />
+      <div ref={framePlace} className="app-view-frame-slot" />
       {!source && <p className="app-view-loading muted">Loading the view…</p>}
       {source && <AppCallCards api={api} chatId={chatId} viewCallId={call.toolCallId} />}
       {context !== null && (
