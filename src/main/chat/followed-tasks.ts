@@ -42,6 +42,11 @@ export interface FollowedTasks {
   letGo(toolCallId: string): void;
   /** Whether the task of this call is recorded as followed (its call may have been let go). */
   has(toolCallId: string): boolean;
+  /**
+   * Whether this process may send the next leg of this call's task (task-claims.ts `keep`): a call whose task is not
+   * recorded yet may; one recorded here whose row now names another process, or is gone, may not.
+   */
+  stillFollows(toolCallId: string): boolean;
   /** Follows every recorded task that no call here follows and whose server is ready now. */
   resume(): void;
   /** Stops following (the services close): nothing more is written. */
@@ -113,6 +118,13 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
   const one = db.prepare('SELECT 1 FROM followed_tasks WHERE tool_call_id = ?');
   /** The calls whose task something in this process follows now. */
   const following = new Set<string>();
+  /** The calls whose task this process recorded or took: their row must name it for a leg to go out. */
+  const held = new Set<string>();
+  const stillFollows = (toolCallId: string): boolean => {
+    if (closed) return true;
+    if (claims.keep(toolCallId)) return true;
+    return !held.has(toolCallId) && one.get(toolCallId) === undefined;
+  };
   let closed = false;
   /**
    * While any task is recorded: every second this process says it still follows its own, and looks again at those
@@ -147,6 +159,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         followEnded: (toolCallId) => {
           remove.run(toolCallId);
           following.delete(toolCallId);
+          held.delete(toolCallId);
         },
         announce: deps.announce,
         onError: deps.onError,
@@ -202,6 +215,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         definitionHash: task.definitionHash ?? undefined,
         args,
         onTask: status.changed,
+        stillFollowed: () => stillFollows(task.toolCallId),
       })
       .then(
         (result) => status.ended({ result }),
@@ -290,18 +304,23 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         );
         continue;
       }
-      if (state === 'ready') follow(task, call.args);
+      if (state === 'ready') {
+        held.add(task.toolCallId);
+        follow(task, call.args);
+      }
     }
   }
 
   return {
     started(task) {
       following.add(task.toolCallId);
+      held.add(task.toolCallId);
       insert.run({ ...task, follower: claims.follower, followedAt: now() });
       keepTicking();
     },
     ended(toolCallId) {
       following.delete(toolCallId);
+      held.delete(toolCallId);
       if (!closed) remove.run(toolCallId);
     },
     letGo(toolCallId) {
@@ -309,6 +328,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
       claims.release(toolCallId);
     },
     has: (toolCallId) => !closed && one.get(toolCallId) !== undefined,
+    stillFollows,
     resume,
     close() {
       closed = true;

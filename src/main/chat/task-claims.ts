@@ -23,6 +23,12 @@ export interface TaskClaims {
   readonly follower: string;
   /** Takes the task of this call for this process: true when it follows it now (free, its own, or its follower is gone). */
   claim(toolCallId: string): boolean;
+  /**
+   * Whether this process still holds the task of this call, and says so: a compare-and-set on its row (its follower
+   * must still be this process's token), asked right before each leg is sent. False once another process took it over
+   * (or it is not recorded): this process then sends nothing more about it.
+   */
+  keep(toolCallId: string): boolean;
   /** No longer follows it here (the call lost its server): any process may take it. */
   release(toolCallId: string): void;
   /** Records that this process still follows what it claimed. */
@@ -65,6 +71,7 @@ export function createTaskClaims(db: Database, holder: HolderKind | undefined, n
   );
   const freeAll = db.prepare('UPDATE followed_tasks SET follower = NULL, followed_at = NULL WHERE follower = ?');
   const touch = db.prepare('UPDATE followed_tasks SET followed_at = ? WHERE follower = ?');
+  const touchOne = db.prepare('UPDATE followed_tasks SET followed_at = ? WHERE tool_call_id = ? AND follower = ?');
   const holderOf = (toolCallId: string): { follower: string | null; followed_at: number | null } | undefined =>
     read.get(toolCallId) as { follower: string | null; followed_at: number | null } | undefined;
   const claimOne = db.transaction((toolCallId: string): boolean => {
@@ -78,6 +85,7 @@ export function createTaskClaims(db: Database, holder: HolderKind | undefined, n
   return {
     follower,
     claim: (toolCallId) => !closed && claimOne.immediate(toolCallId),
+    keep: (toolCallId) => !closed && touchOne.run(now(), toolCallId, follower).changes === 1,
     release(toolCallId) {
       if (!closed) free.run(toolCallId, follower);
     },

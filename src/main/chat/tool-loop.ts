@@ -49,7 +49,7 @@ export interface ToolLoopDependencies {
   /** What the server by this name runs now (its identity key): a call with a view is bound to it. */
   identityOf?(serverName: string): string | undefined;
   /** Calls running as MCP tasks, recorded so that they are followed again after a restart (followed-tasks.ts). */
-  followed?: Pick<FollowedTasks, 'started' | 'ended' | 'letGo'>;
+  followed?: Pick<FollowedTasks, 'started' | 'ended' | 'letGo' | 'stillFollows'>;
   now(): number;
   onError(error: unknown): void;
 }
@@ -207,6 +207,8 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
           }
           stopping?.taskSeen();
         },
+        // Another process may take the task over once this one went quiet (task-claims.ts): then it sends nothing more.
+        stillFollowed: () => dependencies.followed?.stillFollows(record.toolCallId) ?? true,
       });
       stopping = untilEndOrStop(call, run.signal, () => record.task !== undefined);
       const outcome = await stopping.outcome;

@@ -118,3 +118,67 @@ describe('a task two hosts on one database could follow', { timeout: 120_000 }, 
     expect((await second.audit.verify()).ok).toBe(true);
   });
 });
+
+describe('a follower that was only stalled while another took its task over', { timeout: 120_000 }, () => {
+  it('sends nothing more about the task once it wakes: it no longer holds it', async () => {
+    // A first host creates the task and quits; the process in the child follows it after it.
+    const first = createServices({ dataDir: dir, host: 'browser', version: '0.0.0', managedPolicyFile: null });
+    first.mcp.start();
+    first.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
+    first.providers.update({ id: 'fake', defaultModel: 'fake-large' });
+    first.mcpServers.add(SERVER, { url: reports.url });
+    first.approvals.policy.update({ servers: { [SERVER]: { autoApprove: true } } });
+    await until(() => first.mcp.tools(SERVER).some((tool) => tool.name === TOOL), 'the server lists its tool');
+    const chatId = first.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
+    first.conversations.send(chatId, { role: 'user', text: 'write the report' });
+    await until(() => callOf(first, chatId)?.task?.statusMessage === 'Writing…', 'the task runs');
+    const toolCallId = callOf(first, chatId)?.toolCallId as string;
+    await first.conversations.dispose();
+    await first.mcp.stop();
+    first.close();
+    const taskId = reports.tasks[0] as string;
+
+    const follower = spawn(process.execPath, ['--import', 'tsx', HOST, dir, 'follow'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = follower;
+    let output = '';
+    follower.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    follower.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    await until(
+      () => reports.lookers.size === 2,
+      'the child follows the task',
+      60_000,
+      () => output,
+    );
+    const stalled = [...reports.lookers].find((session) => session !== reports.caller) as string;
+
+    // The child stalls (stopped, not gone): quiet for longer than a follower may be, as the database says.
+    follower.kill('SIGSTOP');
+    const db = new Database(path.join(dir, 'workbench.db'));
+    try {
+      db.prepare('UPDATE followed_tasks SET followed_at = 0 WHERE tool_call_id = ?').run(toolCallId);
+    } finally {
+      db.close();
+    }
+    const second = createServices({ dataDir: dir, host: 'browser', version: '0.0.0', managedPolicyFile: null });
+    services = second;
+    second.mcp.start();
+    await until(() => reports.lookers.size === 3, 'the second host takes the task over');
+    const taker = [...reports.lookers].at(-1) as string;
+
+    // The child wakes up: its next leg finds the task taken, and goes no further.
+    const woke = reports.gets.length;
+    follower.kill('SIGCONT');
+    await until(
+      () => reports.gets.slice(woke).filter((session) => session === taker).length >= 20,
+      'the second host goes on following',
+    );
+    expect(reports.gets.slice(woke).filter((session) => session === stalled)).toEqual([]);
+    await reports.finish(taskId, 'The report on tides.');
+    await until(() => callOf(second, chatId)?.status === 'success', 'the second host writes the result');
+    expect(reports.calls).toBe(1);
+    const results = second.audit.query({ kind: 'result', limit: 100 }).entries;
+    expect(results.map((row) => [row.toolCallId, row.outcome])).toEqual([[toolCallId, 'success']]);
+  });
+});

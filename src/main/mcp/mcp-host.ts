@@ -115,6 +115,8 @@ export interface ToolCallRequest {
    * end. The call then has no timeout and `signal` does not stop it; `cancelTask` with its `toolCallId` does.
    */
   onTask?: ((state: ToolTaskState) => void) | undefined;
+  /** Whether this process still follows the call's task, asked before each of its legs (tool-tasks.ts, task-claims.ts). */
+  stillFollowed?: (() => boolean) | undefined;
 }
 
 /**
@@ -167,6 +169,7 @@ export interface McpHost {
     chatId: string;
     /** The call's arguments, read from its record in the chat; undefined when the record is gone. */
     args: Record<string, unknown> | undefined;
+    stillFollowed?: (() => boolean) | undefined;
     exchangeId?: string | undefined;
     definitionHash?: string | undefined;
     onTask(state: ToolTaskState): void;

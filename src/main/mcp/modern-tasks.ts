@@ -21,7 +21,7 @@ import { WorkbenchError } from '../errors';
 import { RawConnectionClosed, type RawRequests, type RawResponse } from './raw-requests';
 import type { BoundServerRequests } from './server-request-routing';
 import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-result';
-import { TASKS_EXTENSION, type ModernTaskOptions, type ModernTasks } from './tool-tasks';
+import { FollowTakenOver, TASKS_EXTENSION, type ModernTaskOptions, type ModernTasks } from './tool-tasks';
 
 /**
  * Tool calls run as tasks of the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`;
@@ -201,8 +201,9 @@ async function settle(
       throw error;
     }
     if (refusal.error) {
-      // A deny rule came into force while the task ran: it is stopped, and what it made is not handed on.
-      if (state && !ENDED.has(state.status)) {
+      // A deny rule came into force while the task ran: it is stopped, and what it made is not handed on. Another
+      // process that took the task over follows it from now on: it is left running.
+      if (state && !ENDED.has(state.status) && !(refusal.error instanceof FollowTakenOver)) {
         const { taskId } = state;
         void tasks.raw.request('tasks/cancel', framed(tasks.raw, { taskId })).catch(() => {});
         report({ taskId, status: 'cancelled', statusMessage: 'Stopped: a deny rule in force refused it' });

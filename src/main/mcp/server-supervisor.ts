@@ -26,6 +26,7 @@ import {
   callToolAsTask,
   cancelTask,
   followTask,
+  FollowTakenOver,
   isUnaskedTaskHandle,
   modernTasksOf,
   needsTasksExtension,
@@ -503,6 +504,15 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     }
   }
 
+  /**
+   * What a task's leg passes right before it is sent: this process must still follow the task (task-claims.ts; else
+   * `FollowTakenOver`, nothing sent), then the door with the call's arguments (call-door.ts).
+   */
+  const legAdmit = (options: TaskCallOptions, door: DoorCall) => (): void => {
+    if (options.stillFollowed && !options.stillFollowed()) throw new FollowTakenOver(door.toolName, name);
+    deps.admit(door);
+  };
+
   /** A call made as a 2026-07-28 task, on the raw path (modern-tasks.ts); an answer without a task is a plain result. */
   async function callAsTask(
     toolName: string,
@@ -597,7 +607,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         (client, run) => {
           const modern = modernTasksOf(client);
           if (modern)
-            return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: () => deps.admit(door) });
+            return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: legAdmit(options, door) });
           deps.admit(door);
           return callToolAsTask(client, name, toolName, args, run);
         },
@@ -620,7 +630,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         // Each leg passes the door of the call as it was made: its tool and its arguments.
         const { chatId, exchangeId, toolCallId, definitionHash } = options;
         const door: DoorCall = { serverName: name, toolName, args, chatId, exchangeId, toolCallId, definitionHash };
-        const admit = (): void => deps.admit(door);
+        const admit = legAdmit(options, door);
         if (!modern) return followTask(client, name, toolName, taskId, { ...run, admit });
         return modern.follow(toolName, taskId, { ...run, serverName: name, chatId, admit });
       });

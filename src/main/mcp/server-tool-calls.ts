@@ -94,6 +94,7 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
           definitionHash: request.definitionHash,
           cancel: running.signal,
           onState: (state) => request.onTask(state),
+          stillFollowed: request.stillFollowed,
         })
         .finally(running.done);
     },
@@ -125,6 +126,7 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
             definitionHash: request.definitionHash,
             cancel: running.signal,
             onState: (state) => request.onTask?.(state),
+            stillFollowed: request.stillFollowed,
             onProgress: request.onProgress,
           })
           .finally(running.done);
@@ -133,7 +135,11 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
         // A 2026-07-28 server that offers the tasks extension: a call it runs only as a task becomes one
         // (docs/dev/protocol-2026.md#tasks-on-2026-07-28), cancelled like any task.
         const running = tasks.add(request.toolCallId ?? '');
-        const task = { cancel: running.signal, onState: (state: ToolTaskState) => request.onTask?.(state) };
+        const task = {
+          cancel: running.signal,
+          onState: (state: ToolTaskState) => request.onTask?.(state),
+          stillFollowed: request.stillFollowed,
+        };
         return entry.supervisor
           .callTool(request.toolName, request.args, { ...callOptions(request, entry, tool), task })
           .finally(running.done);

@@ -435,6 +435,41 @@ describe('the same server over HTTP', () => {
     }
   });
 
+  it('a follower that no longer holds the task sends nothing more about it, not even tasks/cancel', async () => {
+    const received: string[] = [];
+    const served = await serveHttp({ received: (method) => received.push(method) });
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+      let taskId: string | undefined;
+      const made = test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'report',
+        args: { steps: 30, stepMs: 50 },
+        toolCallId: 'made-elsewhere',
+        onTask: (state) => (taskId ??= state.taskId),
+      });
+      await expect.poll(() => taskId).toBeDefined();
+      let holds = 3;
+      const followed = test.host.followTask({
+        serverName: 'tasks',
+        toolName: 'report',
+        taskId: taskId as string,
+        toolCallId: 'taken',
+        chatId: 'chat-t',
+        args: { steps: 30, stepMs: 50 },
+        onTask: () => undefined,
+        stillFollowed: () => holds-- > 0,
+      });
+      await expect(followed).rejects.toThrow('Another process follows the task of "report" on "tasks" now');
+      // The task goes on for its follower, to its end.
+      expect((await made).forModel.text).toBe('report ready after 30 steps');
+      expect(received).not.toContain('tasks/cancel');
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a server that hands out a task it was not offered: the call fails saying so, the session is not dropped', async () => {
     const served = await serveHttp({ unasked: true });
     try {

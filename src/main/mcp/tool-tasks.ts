@@ -97,6 +97,25 @@ export interface TaskCallOptions {
   cancel: AbortSignal;
   /** The task's state, each time it is seen to change: created, each status and status message, its end. */
   onState(state: ToolTaskState): void;
+  /**
+   * Whether this process still follows the task (src/main/chat/task-claims.ts), asked right before each leg: when it
+   * no longer does, no leg is sent and the call stops here with `FollowTakenOver`, the task left to its new follower.
+   */
+  stillFollowed?: (() => boolean) | undefined;
+}
+
+/**
+ * Another process took the following of this task over (src/main/chat/task-claims.ts): it stops here without a word to
+ * the server — the task goes on, its new follower writes its end. `unavailable`, as a task whose server went away.
+ */
+export class FollowTakenOver extends WorkbenchError {
+  constructor(toolName: string, serverName: string) {
+    super(
+      'unavailable',
+      `Another process follows the task of "${toolName}" on "${serverName}" now: it is no longer followed here.`,
+      { server: serverName },
+    );
+  }
 }
 
 /** The SDK's `ErrorCode.ConnectionClosed`: the transport closed with the request unanswered. */
@@ -242,6 +261,7 @@ export async function followTask(
     try {
       options.admit();
     } catch (error) {
+      if (error instanceof FollowTakenOver) throw error;
       void tasks.cancelTask(taskId, { timeout: 30_000 }).catch(() => undefined);
       if (state && state.status !== 'cancelled')
         report({ taskId, status: 'cancelled', statusMessage: 'Stopped: a deny rule in force refused it' });

@@ -47,6 +47,8 @@ export interface TaskServer {
   lookers: ReadonlySet<string>;
   /** The method of every request, in the order they came. */
   methods: readonly string[];
+  /** The session of every `tasks/get`, in the order they came. */
+  gets: readonly string[];
   finish(taskId: string, text: string): Promise<void>;
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startTaskServer(): Promise<TaskServer> {
     caller: undefined as string | undefined,
     lookers: new Set<string>(),
     methods: [] as string[],
+    gets: [] as string[],
   };
   const mcpServer = (): Server => {
     const server = new Server(
@@ -101,7 +104,10 @@ export async function startTaskServer(): Promise<TaskServer> {
     const method = (body as { method?: unknown } | undefined)?.method;
     if (typeof method === 'string') state.methods.push(method);
     if (typeof sessionId === 'string' && method === 'tools/call') state.caller = sessionId;
-    if (typeof sessionId === 'string' && method === 'tasks/get') state.lookers.add(sessionId);
+    if (typeof sessionId === 'string' && method === 'tasks/get') {
+      state.lookers.add(sessionId);
+      state.gets.push(sessionId);
+    }
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (!transport) {
       const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -138,6 +144,9 @@ export async function startTaskServer(): Promise<TaskServer> {
     },
     get methods() {
       return state.methods;
+    },
+    get gets() {
+      return state.gets;
     },
     finish: (taskId, text) => store.storeTaskResult(taskId, 'completed', { content: [{ type: 'text', text }] }),
     async restart() {

@@ -5,6 +5,9 @@
  * chat and the call; then it keeps running, following the task, until it is killed. Run with `tsx`.
  *
  *   task-follower-host.ts DATA_DIR REPORTS_URL LLM_BASE_URL
+ *
+ * With `follow` as its only argument after DATA_DIR, it opens the services on a data folder whose server and task
+ * call are there already, so that it follows the task another host created, and keeps running until it is killed.
  */
 import { createServices } from '../../services';
 
@@ -14,6 +17,10 @@ const TOOL = 'slow_report';
 
 const services = createServices({ dataDir, host: 'cli', command: 'chat', version: '0.0.0', managedPolicyFile: null });
 services.mcp.start();
+if (reportsUrl === 'follow') {
+  setInterval(() => {}, 60_000);
+  await new Promise<never>(() => undefined);
+}
 services.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llmBaseUrl });
 services.providers.update({ id: 'fake', defaultModel: 'fake-large' });
 services.mcpServers.add(SERVER, { url: reportsUrl });
