@@ -17,6 +17,8 @@ export const APP_FRAME_PATH = '/app-frame.html';
 export interface AppFrameServer {
   /** `http://127.0.0.1:PORT`: another origin than the page's, so a view never shares its storage or cookies. */
   readonly origin: string;
+  /** Its port; it answers under both loopback names (`127.0.0.1`, `localhost`). */
+  readonly port: number;
   close(): Promise<void>;
 }
 
@@ -210,6 +212,7 @@ export async function startAppFrameServer(options: {
   port = (server.address() as AddressInfo).port;
   return {
     origin: `http://127.0.0.1:${port}`,
+    port,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

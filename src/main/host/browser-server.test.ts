@@ -186,12 +186,21 @@ describe('browser server: HTTP', () => {
     expect(answer.status).toBe(200);
     expect(answer.body).toBe(INDEX_HTML);
     expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    // The frame origin is named under the other loopback name than the page's: another site, another process.
     const frame = JSON.parse((await request({ path: '/app-frame.json' })).body) as { url: string };
     const frameOrigin = new URL(frame.url).origin;
-    expect(frameOrigin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(frameOrigin).not.toBe(`http://127.0.0.1:${server.port}`);
+    expect(frameOrigin).toMatch(/^http:\/\/localhost:\d+$/);
+    const framePort = new URL(frameOrigin).port;
+    expect(framePort).not.toBe(String(server.port));
+    const viaLocalhost = await request({ path: '/app-frame.json', host: `localhost:${server.port}` });
+    expect(new URL((JSON.parse(viaLocalhost.body) as { url: string }).url).origin).toBe(
+      `http://127.0.0.1:${framePort}`,
+    );
     expect(answer.headers['content-security-policy']).toBe(
-      contentSecurityPolicy([`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`], [frameOrigin]),
+      contentSecurityPolicy(
+        [`ws://127.0.0.1:${server.port}`, `ws://localhost:${server.port}`],
+        [`http://127.0.0.1:${framePort}`, `http://localhost:${framePort}`],
+      ),
     );
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
@@ -288,7 +297,8 @@ describe('browser server: the app frame origin', () => {
     });
     try {
       const info = await fetch(`http://127.0.0.1:${other.port}/app-frame.json`);
-      const frameOrigin = new URL(((await info.json()) as { url: string }).url).origin;
+      const framePort = new URL(((await info.json()) as { url: string }).url).port;
+      const frameOrigin = `http://127.0.0.1:${framePort}`;
       const report = (slot: string): Promise<Response> =>
         fetch(`${frameOrigin}/csp-report?slot=${slot}`, {
           method: 'POST',

@@ -76,7 +76,15 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
 
   let appFrame: AppFrameServer | null = null;
-  const frameSources = (): string[] => (appFrame ? [appFrame.origin] : []);
+  // The frame origin under both loopback names (the page may frame either, and nothing else).
+  const frameSources = (): string[] =>
+    appFrame ? [`http://127.0.0.1:${appFrame.port}`, `http://localhost:${appFrame.port}`] : [];
+  /**
+   * The frame origin a page frames: under the other loopback name than the page's own, so another site, whose frames
+   * the browser runs in a process of their own, off the page's thread (docs/user/mcp-apps.md#how-a-view-is-shown).
+   */
+  const frameOriginFor = (pageHost: string | undefined, frame: AppFrameServer): string =>
+    pageHost?.startsWith('localhost:') ? `http://127.0.0.1:${frame.port}` : `http://localhost:${frame.port}`;
 
   const files = createStaticFiles(options.rendererDir);
   const server = createServer((request, response) => {
@@ -97,7 +105,7 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     }
     const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (urlPath === APP_FRAME_INFO_PATH && appFrame) {
-      const body = JSON.stringify({ url: `${appFrame.origin}${APP_FRAME_PATH}` });
+      const body = JSON.stringify({ url: `${frameOriginFor(request.headers.host, appFrame)}${APP_FRAME_PATH}` });
       response
         .writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
         .end(request.method === 'HEAD' ? undefined : body);

@@ -154,7 +154,12 @@ export function AppView({
         if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
         else if (view.identity !== undefined && view.identity !== call.viewIdentity) setStale(true);
         else if (view.pin?.status === 'changed') setChanged({ url, view });
-        else setSource({ url, view });
+        else {
+          // Sent as soon as read and checked, not a render later: the page is busy with the chat meanwhile.
+          shownView.current = view;
+          sendView.current?.();
+          setSource({ url, view });
+        }
       },
       (error: unknown) => {
         if (!live) return;

@@ -12,7 +12,9 @@ export function appFrameUrl(): Promise<string | null> {
     .then(async (response) => {
       if (!response.ok) return null;
       const body = (await response.json()) as { url?: unknown };
-      return typeof body.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+\//.test(body.url) ? body.url : null;
+      return typeof body.url === 'string' && /^http:\/\/(127\.0\.0\.1|localhost):\d+\//.test(body.url)
+        ? body.url
+        : null;
     })
     .catch(() => null)
     .then((url) => {

@@ -75,10 +75,12 @@ beforeEach(() => {
   });
   vi.stubGlobal('location', { origin: PAGE });
   vi.stubGlobal('requestIdleCallback', (callback: () => void) => idle.push(callback));
+  vi.useFakeTimers({ toFake: ['setTimeout'] });
   vi.stubGlobal('fetch', async () => ({ ok: true, json: async () => ({ url: FRAME_URL }) }));
 });
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.unstubAllGlobals();
 });
 
@@ -121,7 +123,7 @@ describe('the pool of proxy frames', () => {
   });
 
   it('gives a view that declares no domains a pool frame, moved in loaded, with its slot; and fills again at idle', async () => {
-    const { fillPool, takeFrame, proxyIsReady, POOL_SIZE } = await frames();
+    const { fillPool, takeFrame, proxyIsReady, POOL_SIZE, POOL_REFILL_DELAY_MS } = await frames();
     await fillPool();
     const [loading, readyOne] = poolFrames() as [FakeElement, FakeElement];
     proxySaysReady(readyOne);
@@ -146,8 +148,11 @@ describe('the pool of proxy frames', () => {
     expect(proxyIsReady(loading as unknown as HTMLIFrameElement)).toBe(false);
     proxySaysReady(loading);
     expect(proxyIsReady(loading as unknown as HTMLIFrameElement)).toBe(true);
-    // Refilled when the page is idle.
-    expect(idle.length).toBeGreaterThan(0);
+    // Refilled when the page is idle, once the view had time to load.
+    vi.advanceTimersByTime(POOL_REFILL_DELAY_MS - 1);
+    expect(idle).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(idle).toHaveLength(1);
     for (const callback of idle.splice(0)) callback();
     await vi.waitFor(() => expect(poolFrames()).toHaveLength(POOL_SIZE));
   });

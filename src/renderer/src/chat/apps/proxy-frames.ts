@@ -112,9 +112,12 @@ export async function fillPool(): Promise<void> {
   }
 }
 
-/** Fills the pool when the page is idle. */
-export function fillPoolWhenIdle(): void {
-  requestIdleCallback(() => void fillPool(), { timeout: 2000 });
+/** How long after a view took its frame the pool is filled again: not while that view still loads. */
+export const POOL_REFILL_DELAY_MS = 1000;
+
+/** Fills the pool when the page is idle, `delayMs` from now at the earliest. */
+export function fillPoolWhenIdle(delayMs = 0): void {
+  setTimeout(() => requestIdleCallback(() => void fillPool(), { timeout: 2000 }), delayMs);
 }
 
 /** A pool frame for `place`, a ready one first, or null. */
@@ -126,7 +129,7 @@ function fromPool(place: HTMLElement): { frame: HTMLIFrameElement; slot: string 
     return null;
   }
   moveInto(place, entry.frame);
-  fillPoolWhenIdle();
+  fillPoolWhenIdle(POOL_REFILL_DELAY_MS);
   return entry;
 }
 
