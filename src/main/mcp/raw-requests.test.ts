@@ -110,6 +110,33 @@ describe('the raw request path', () => {
     expect(notices).toHaveLength(1);
   });
 
+  it('a session that closes while a request is still being sent fails that request with its own error, and leaves no unhandled rejection', async () => {
+    const { raw, transport } = setUp();
+    let sendFails: (error: Error) => void = () => undefined;
+    // The transport's send still writing when the connection goes: the answer is refused before anything awaits it.
+    const held = createRawRequests(
+      () => new Promise<void>((_resolve, reject) => (sendFails = reject)),
+      () => undefined,
+    );
+    held.attach(transport);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const request = held.request('tasks/get', { taskId: 't-1' });
+      await transport.close();
+      sendFails(new Error('write EPIPE'));
+      await expect(request).rejects.toThrow('write EPIPE');
+      // Two turns of the event loop: Node reports an unhandled rejection after the microtasks of the turn it happened in.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+      expect(raw.closed).toBe(true);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it("learns the envelope from the SDK's first request that carries one", () => {
     const { raw } = setUp();
     expect(raw.envelope()).toBeUndefined();

@@ -122,6 +122,9 @@ export function createRawRequests(
       signal?.throwIfAborted();
       const id = `${RAW_ID_PREFIX}${next++}`;
       const answer = new Promise<RawResponse>((resolve, reject) => pending.set(id, { resolve, reject }));
+      // The answer may be refused (the connection closed, the signal aborted) while the request is still being sent,
+      // before anything awaits it: it is awaited below, or the send's own error is thrown instead.
+      answer.catch(() => undefined);
       const stop = (): void => {
         const waiting = pending.get(id);
         if (!waiting) return;
