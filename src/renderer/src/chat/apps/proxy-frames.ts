@@ -113,7 +113,7 @@ export async function fillPool(): Promise<void> {
 }
 
 /** How long after a view took its frame the pool is filled again: not while that view still loads. */
-export const POOL_REFILL_DELAY_MS = 1000;
+export const POOL_REFILL_DELAY_MS = 3000;
 
 /** Fills the pool when the page is idle, `delayMs` from now at the earliest. */
 export function fillPoolWhenIdle(delayMs = 0): void {
