@@ -122,6 +122,9 @@ export function createRawRequests(
       signal?.throwIfAborted();
       const id = `${RAW_ID_PREFIX}${next++}`;
       const answer = new Promise<RawResponse>((resolve, reject) => pending.set(id, { resolve, reject }));
+      // Given up (or closed) while `send` still waits (an HTTP POST waits for its answer): its rejection is read below,
+      // once `send` returns, so it is not reported as unhandled meanwhile.
+      answer.catch(() => undefined);
       const stop = (): void => {
         const waiting = pending.get(id);
         if (!waiting) return;
