@@ -17,7 +17,7 @@ import { invariantSteps, newInvariantModel, type InvariantWorld } from './testin
 import { createHarness, emptyTally, type Harness } from './testing/invariant-harness';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
 import { taskStep } from './testing/invariant-tasks';
-import { modernTaskStep } from './testing/invariant-tasks-2026';
+import { modernTaskRuleMidway, modernTaskRunning, modernTaskStep } from './testing/invariant-tasks-2026';
 import { TASK_TOOL } from './testing/recording-tasks';
 import { modernTaskControl } from './testing/recording-tasks-2026';
 
@@ -86,12 +86,27 @@ vi.mock('../mcp/server-supervisor', async (importOriginal) => {
  * guarded one would if it forgot the door.
  */
 const rawDoorMutant = vi.hoisted(() => ({ on: false }));
+/** A follower whose legs after the first (`tasks/get`, the result) skip the door: only `tools/call` is checked. */
+const followerLegMutant = vi.hoisted(() => ({ on: false }));
 vi.mock('../mcp/modern-tasks', async (importOriginal) => {
   const real = await importOriginal<typeof ModernTasksModule>();
   return {
     ...real,
     createModernTasks: (session: Parameters<typeof real.createModernTasks>[0]) => {
       const tasks = real.createModernTasks(session);
+      if (followerLegMutant.on)
+        return {
+          ...tasks,
+          call: (...[toolName, args, options]: Parameters<typeof tasks.call>) => {
+            let legs = 0;
+            return tasks.call(toolName, args, {
+              ...options,
+              admit: () => {
+                if (legs++ === 0) options.admit();
+              },
+            });
+          },
+        };
       if (!rawDoorMutant.on) return tasks;
       return {
         ...tasks,
@@ -589,6 +604,39 @@ describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
       'leg',
     ]);
     expect(modernTaskControl.created - created).toBe(1);
+  });
+
+  // A task held running across steps: created and followed in chat 0, the reply stopped; then a deny rule on
+  // "shutdown" comes into force while it runs.
+  const midway = () => [modernTaskRunning(0), modernTaskRuleMidway(0)];
+
+  it('and catches a mutant whose follower sends its legs past the door once the task exists', async () => {
+    followerLegMutant.on = true;
+    let caught: unknown;
+    try {
+      await runSequence(midway());
+    } catch (error) {
+      caught = error;
+    } finally {
+      followerLegMutant.on = false;
+      modernTaskControl.finishRunning();
+    }
+    expect(caught).toBeInstanceOf(InvariantError);
+    expect((caught as Error).message).toMatch(
+      /^a deny rule in force matched a further leg of a call: Shell\.run \{"command":"shutdown","nonce":"[^"]+"\}.* matched shutdown/,
+    );
+  });
+
+  it('and on the real engine a rule that comes while the task runs stops its next leg: cancelled, the call denied', async () => {
+    const { created, cancels } = modernTaskControl;
+    const harness = await runSequence(midway());
+    const shell = harness.runs.filter((run) => run.label === 'Shell');
+    expect(shell[0]?.leg).toBeFalsy();
+    expect(shell.slice(1).length).toBeGreaterThan(0);
+    expect(shell.slice(1).every((run) => run.leg && run.denyHits.length === 0)).toBe(true);
+    expect(modernTaskControl.created - created).toBe(1);
+    expect(modernTaskControl.cancels - cancels).toBe(1);
+    expect(modernTaskControl.lastStatus()).toBe('cancelled');
   });
 
   it('a second call of the same connection declares the extension at once: no refusal, one run and its leg each', async () => {

@@ -137,6 +137,30 @@ describe('the raw request path', () => {
     }
   });
 
+  it('a request given up while it is still being sent (an HTTP POST waiting for its answer) rejects once, handled', async () => {
+    const sending: (() => void)[] = [];
+    const raw = createRawRequests(
+      () => new Promise<void>((resolve) => void sending.push(resolve)),
+      () => undefined,
+    );
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const stop = new AbortController();
+      const waiting = raw.request('tasks/get', { taskId: 't-1' }, stop.signal);
+      stop.abort(new Error('Task was cancelled'));
+      // Past the turn in which Node reports a rejection that has no handler yet.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const sent of sending) sent();
+      await expect(waiting).rejects.toThrow('Task was cancelled');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+  });
+
   it("learns the envelope from the SDK's first request that carries one", () => {
     const { raw } = setUp();
     expect(raw.envelope()).toBeUndefined();

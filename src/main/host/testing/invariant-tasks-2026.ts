@@ -6,8 +6,16 @@
  * refusal and, when `deny`, adds a deny rule on the command before letting it go, so that the call declaring the
  * extension meets a rule that was not in force when the call was first sent: the door must keep it, and every later
  * leg, from the server (checks (1) and (2) hold each run and each leg to the rules in force when it arrived).
+ *
+ * Two more steps hold a task running across steps (on the real clock: the extension's client polls on timers, so they
+ * serve the mutants' sequences, not the random ones whose clock stands still): `modernTaskRunning` makes the call, waits
+ * for its task's first `tasks/get`, and stops the reply (the task goes on, followed); `modernTaskRuleMidway` adds a deny
+ * rule on the command while it runs, then waits until the call ends or another leg reaches Shell: that leg must not
+ * come (check (2)), the task must be cancelled on the server and the call shown denied.
  */
 import { COMMANDS, ruleDraft, TOOLS } from './invariant-catalogue';
+import type { ToolCallRecord } from '../../../shared/messages';
+import { InvariantError } from './invariant-checks';
 import { chatOf, expectOutcome, Step, type Command, type InvariantWorld } from './invariant-commands';
 import { modernTaskControl } from './recording-tasks-2026';
 
@@ -68,3 +76,108 @@ class ModernTaskCall extends Step {
 }
 
 export const modernTaskStep = (chat: number, deny: boolean): Command => new ModernTaskCall(chat, deny);
+
+/** Waits, a turn at a time, until `done` holds (bounded). */
+async function turnsUntil(world: InvariantWorld, done: () => boolean | Promise<boolean>): Promise<boolean> {
+  for (let turn = 0; turn < BOUND; turn++) {
+    if (turn % 10 === 0 && (await done())) return true;
+    await world.harness.turn();
+  }
+  return done();
+}
+
+class ModernTaskRunning extends Step {
+  constructor(readonly chat: number) {
+    super();
+  }
+
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const chatId = chatOf(world, this.chat);
+    const shell = harness.roleNames.get('Shell') ?? 'Shell';
+    harness.noteView(await harness.ok('policy.update', { tools: { [shell]: { run: 'auto-approve' } } }));
+    const label = harness.bindings.get(shell)?.label;
+    if (label !== undefined) harness.madeAllows.push({ label, name: shell, what: 'tool run auto-approve' });
+    modernTaskControl.holdRunning = true;
+    const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
+    const looks = modernTaskControl.looks;
+    const envelope = await harness.call('chat.send', {
+      chatId,
+      message: { role: 'user', text: world.model.messageFor([[{ tool: SHELL_RUN, value: TASK_COMMAND }]]) },
+    });
+    expectOutcome(
+      world,
+      'chat.send (a running 2026-07-28 task)',
+      envelope,
+      before.status === 'idle' ? 'ok' : 'refused',
+    );
+    if (!envelope.ok) {
+      modernTaskControl.finishRunning();
+      return;
+    }
+    harness.tally.userMessages += 1;
+    const followed = await turnsUntil(world, () => modernTaskControl.looks > looks);
+    if (!followed) throw new Error('the 2026-07-28 task was never followed (no tasks/get reached Shell)');
+    harness.log.push(`  ${shell} runs the task of run:shutdown, followed with tasks/get`);
+    // The reply stops; the task goes on, followed, across the next steps.
+    await harness.ok('chat.stop', { chatId });
+    harness.tally.stops += 1;
+  }
+
+  toString(): string {
+    return `modern-task-running(chat ${this.chat}, run:shutdown)`;
+  }
+}
+
+/** The chat's calls of Shell's `run`, as the contract shows them. */
+async function runCallsOf(world: InvariantWorld, chatId: string): Promise<ToolCallRecord[]> {
+  const { messages } = await world.harness.ok('chat.messages', { chatId });
+  return messages
+    .flatMap((message) =>
+      message.role === 'assistant' ? message.reply.turns.flatMap((turn) => turn.toolCalls ?? []) : [],
+    )
+    .filter((call) => call.toolName === 'run');
+}
+
+class ModernTaskRuleMidway extends Step {
+  constructor(readonly chat: number) {
+    super();
+  }
+
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const chatId = chatOf(world, this.chat);
+    try {
+      // Shell holds its answer to the task's next tasks/get: no leg is on its way while the rule comes into force.
+      modernTaskControl.holdLooks = true;
+      if (!(await turnsUntil(world, () => modernTaskControl.heldLooks.length > 0))) return;
+      const rule = ruleDraft('shutdown', 'deny', `shutdown--${world.nextRuleId++}`);
+      harness.noteView(await harness.ok('policy.update', { rules: { add: [rule] } }));
+      harness.log.push('  a deny rule on shutdown came into force while its task ran');
+      const looks = modernTaskControl.looks;
+      const cancels = modernTaskControl.cancels;
+      modernTaskControl.answerLooks();
+      // The next leg is kept out and the task cancelled; a leg that reaches Shell instead is for check (2).
+      await turnsUntil(world, () => modernTaskControl.looks > looks || modernTaskControl.cancels > cancels);
+      if (modernTaskControl.looks > looks) return;
+      // No leg came: the task is cancelled on the server, and its call is shown denied once its end is written.
+      await turnsUntil(world, async () => (await runCallsOf(world, chatId)).at(-1)?.status !== 'running');
+      const call = (await runCallsOf(world, chatId)).at(-1);
+      if (modernTaskControl.lastStatus() !== 'cancelled' || call?.status !== 'denied')
+        throw new InvariantError(
+          'a deny rule that came into force while a task ran did not stop it',
+          `Shell's task of run:shutdown is ${modernTaskControl.lastStatus() ?? 'gone'}, its call ${call?.status ?? 'gone'}`,
+        );
+      harness.log.push('  its next tasks/get was kept out: the task cancelled, the call denied');
+    } finally {
+      modernTaskControl.finishRunning();
+    }
+  }
+
+  toString(): string {
+    return `modern-task-rule-midway(chat ${this.chat}, deny shutdown)`;
+  }
+}
+
+export const modernTaskRunning = (chat: number): Command => new ModernTaskRunning(chat);
+export const modernTaskRuleMidway = (chat: number): Command => new ModernTaskRuleMidway(chat);

@@ -6,7 +6,9 @@
  * answered with a task, already completed when created, so that the client follows it with one `tasks/get` and no
  * timer (the invariant's clock stands still): that `tasks/get` is recorded as a further leg of the call, checked against
  * the deny rules in force when it arrives. A step may hold the refusal (`modernTaskControl.holdRefusals`) to change the
- * rules between the refused call and the one that declares the extension.
+ * rules between the refused call and the one that declares the extension, or keep the tasks it creates running
+ * (`modernTaskControl.holdRunning`: `working`, polled every few milliseconds on the real clock, each `tasks/get` a leg)
+ * until `finishRunning`, so that a rule can come into force while a task runs.
  */
 import { MissingRequiredClientCapabilityError, ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -32,9 +34,34 @@ export const modernTaskControl = {
     this.held = 0;
     for (const go of waiting) go();
   },
+  /** While true, a task created stays `working` until `finishRunning`. */
+  holdRunning: false,
+  /** Every `tasks/get` that reached Shell, and every `tasks/cancel`. */
+  looks: 0,
+  cancels: 0,
+  /** The held tasks still running complete (their next `tasks/get` says so); holding ends. */
+  finishRunning(): void {
+    this.holdRunning = false;
+    this.answerLooks();
+    for (const task of tasks.values()) if (task.status === 'working') task.status = 'completed';
+  },
+  /**
+   * While true, Shell holds its answer to the next `tasks/get` (recorded as a leg on arrival) until `answerLook`: the
+   * client sends no other leg meanwhile, so a rule added then is in force before its next leg, with none in flight.
+   */
+  holdLooks: false,
+  heldLooks: [] as (() => void)[],
+  answerLooks(): void {
+    this.holdLooks = false;
+    for (const go of this.heldLooks.splice(0)) go();
+  },
+  /** The status of the task created last. */
+  lastStatus(): string | undefined {
+    return [...tasks.values()].at(-1)?.status;
+  },
 };
 
-const tasks = new Map<string, { slot: string; args: CallArguments }>();
+const tasks = new Map<string, { slot: string; args: CallArguments; status: 'working' | 'completed' | 'cancelled' }>();
 let nextTask = 1;
 
 /** Whether the request declared the extension in its envelope (the SDK keys it by the `_meta` key it came from). */
@@ -66,11 +93,23 @@ export async function runAsTask(
   }
   listeners.onCall(serverName, slot, 'run', structuredClone(args));
   const taskId = `shell-task-${nextTask++}`;
-  tasks.set(taskId, { slot, args: structuredClone(args) });
+  const status = modernTaskControl.holdRunning ? 'working' : 'completed';
+  tasks.set(taskId, { slot, args: structuredClone(args), status });
   modernTaskControl.created += 1;
   const now = new Date().toISOString();
-  return { resultType: 'task', taskId, status: 'completed', createdAt: now, lastUpdatedAt: now, ttlMs: null };
+  return { resultType: 'task', ...wire(taskId, status, now, false) };
 }
+
+/** A task on the wire: one still working is polled again in a few milliseconds; its result comes with `tasks/get`. */
+const wire = (taskId: string, status: string, now: string, withResult = true): Record<string, unknown> => ({
+  taskId,
+  status,
+  createdAt: now,
+  lastUpdatedAt: now,
+  ttlMs: null,
+  ...(status === 'working' ? { pollIntervalMs: 5 } : {}),
+  ...(status === 'completed' && withResult ? { result: { content: [{ type: 'text', text: 'ran run' }] } } : {}),
+});
 
 /** `tasks/get` and `tasks/cancel` of Shell's tasks, on a server of the harness. */
 export function serveTasks(server: Server, serverName: string, listeners: ServerListeners): void {
@@ -78,16 +117,15 @@ export function serveTasks(server: Server, serverName: string, listeners: Server
   server.setRequestHandler('tasks/get', byId, async ({ taskId }) => {
     const task = tasks.get(taskId);
     if (!task) throw new ProtocolError(-32602, `no task ${taskId}`);
+    modernTaskControl.looks += 1;
     listeners.onLeg?.(serverName, task.slot, 'run', structuredClone(task.args));
-    const now = new Date().toISOString();
-    return {
-      taskId,
-      status: 'completed',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: null,
-      result: { content: [{ type: 'text', text: 'ran run' }] },
-    };
+    if (modernTaskControl.holdLooks) await new Promise<void>((resolve) => modernTaskControl.heldLooks.push(resolve));
+    return wire(taskId, task.status, new Date().toISOString());
   });
-  server.setRequestHandler('tasks/cancel', byId, async () => ({}));
+  server.setRequestHandler('tasks/cancel', byId, async ({ taskId }) => {
+    modernTaskControl.cancels += 1;
+    const task = tasks.get(taskId);
+    if (task?.status === 'working') task.status = 'cancelled';
+    return {};
+  });
 }
