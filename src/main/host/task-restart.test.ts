@@ -233,6 +233,34 @@ describe('a followed task and a rule on its arguments', () => {
     expectDenied(next, chatId, toolCallId, `${SERVER} ${TOOL}`);
   });
 
+  it('2025-11-25, while the call that created it runs: the next tasks/get is not sent, tasks/cancel is, the audit names the rule', async () => {
+    const open = openServices();
+    services = open;
+    open.providers.add({ kind: 'openai', label: 'Fake', apiKey: 'sk-test', baseURL: llm.baseURL('openai') });
+    open.providers.update({ id: 'fake', defaultModel: 'fake-large' });
+    open.mcpServers.add(SERVER, { url: reports.url });
+    open.approvals.policy.update({ servers: { [SERVER]: { autoApprove: true } } });
+    await until(() => open.mcp.tools(SERVER).some((listed) => listed.name === TOOL), 'the server lists its tool');
+    const providerName = open.mcp.tools(SERVER).find((listed) => listed.name === TOOL)?.providerName as string;
+    chatTurns.push({
+      kind: 'reply',
+      toolCalls: [{ id: 'call_task', name: providerName, argumentChunks: [JSON.stringify({ topic: 'tides' })] }],
+    });
+    const chatId = open.chats.create({ providerId: 'fake', model: 'fake-large' }).id;
+    open.conversations.send(chatId, { role: 'user', text: 'do the work' });
+    const looks = (): number => reports.methods.filter((method) => method === 'tasks/get').length;
+    await until(() => callOf(open, chatId)?.task?.statusMessage === 'Writing…' && looks() > 0, 'the task runs');
+    open.approvals.policy.update({ rules: { add: [noTides(SERVER, TOOL)] } });
+    await until(() => callOf(open, chatId)?.status === 'denied', 'the next leg is refused');
+    const seen = looks();
+    await until(() => reports.methods.includes('tasks/cancel'), 'the task is cancelled');
+    const methods = reports.methods;
+    expect(methods.lastIndexOf('tasks/get')).toBeLessThan(methods.indexOf('tasks/cancel'));
+    expect(looks()).toBe(seen);
+    expect(reports.calls).toBe(1);
+    expectDenied(open, chatId, (callOf(open, chatId) as ToolCallRecord).toolCallId, `${SERVER} ${TOOL}`);
+  });
+
   it('2026-07-28: the next tasks/get is not sent, tasks/cancel is, the audit names the rule', async () => {
     const received: string[] = [];
     const served = await serveModernTasks((method) => received.push(method));

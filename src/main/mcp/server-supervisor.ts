@@ -609,7 +609,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (modern)
             return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: legAdmit(options, door) });
           deps.admit(door);
-          return callToolAsTask(client, name, toolName, args, run);
+          return callToolAsTask(client, name, toolName, args, { ...run, admit: legAdmit(options, door) });
         },
         door,
       );

@@ -12,7 +12,8 @@ import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-
  * person's Cancel sends `tasks/cancel`.
  *
  * A task call is decided, passes the door and is audited exactly like any other call before the task exists: this
- * module only runs what the supervisor already admitted.
+ * module only runs what the supervisor already admitted. Once the task exists, each further leg but `tasks/cancel`
+ * passes the call's door again (`followTask`), and the result once more before it is handed on.
  */
 
 /** Whether a tool is called as a task: only when it says it must be (`execution.taskSupport: "required"`). */
@@ -138,87 +139,47 @@ function tasksOf(session: McpSession, serverName: string): TasksClient {
   return experimental.tasks;
 }
 
-/** Runs one admitted tool call as a task, to its end: the raw result when it completed, a `cancelled` error when cancelled. */
+/**
+ * Runs one admitted tool call as a task, to its end: the raw result when it completed, a `cancelled` error when
+ * cancelled. The SDK sends `tools/call` with a `task`; once the server answered with the task, it is followed here
+ * (`followTask`), not by the SDK's own polling, so that each further leg passes the call's door (`admit`) as a
+ * followed task's does: a deny rule that comes into force while it runs stops it before its next `tasks/get`.
+ */
 export async function callToolAsTask(
   session: McpSession,
   serverName: string,
   toolName: string,
   args: Record<string, unknown>,
-  options: TaskCallOptions,
+  options: TaskCallOptions & { admit(): void },
 ): Promise<LenientCallToolResult> {
   const tasks = tasksOf(session, serverName);
-  // Stops the SDK's polling (and its pending tasks/get or tasks/result) once the server said the task is cancelled.
-  const polling = new AbortController();
-  let state: ToolTaskState | undefined;
-  let cancelled: Promise<void> | undefined;
-  const report = (next: ToolTaskState): void => {
-    if (state && state.status === next.status && state.statusMessage === next.statusMessage) return;
-    state = next;
-    options.onState(next);
-  };
-  const cancel = (): void => {
-    if (!state || cancelled) return;
-    const { taskId } = state;
-    cancelled = tasks
-      .cancelTask(taskId, { timeout: 30_000 })
-      .then((task) => report({ taskId, status: task.status, ...message(task.statusMessage) }))
-      .catch((error: unknown) => {
-        // Already ended (a task in a terminal state cannot be cancelled): its end is what the polling sees.
-        report({ ...(state as ToolTaskState), statusMessage: `Cancel was refused: ${String(error)}` });
-      })
-      .finally(() => {
-        if (state?.status === 'cancelled') polling.abort();
-      });
-  };
-  options.cancel.addEventListener('abort', cancel, { once: true });
-  try {
-    // What callToolStream does, with the result schema that keeps parts of unknown kinds (tool-result.ts); the output
-    // schema is checked by the caller, as for any call.
-    const stream = tasks.requestStream(
-      { method: 'tools/call', params: { name: toolName, arguments: args } },
-      LenientCallToolResultSchema,
-      { task: {}, timeout: NO_TIMEOUT_MS, signal: polling.signal },
-    );
-    for await (const item of stream) {
-      if (item.type === 'taskCreated') {
-        report({ taskId: item.task.taskId, status: item.task.status, ...message(item.task.statusMessage) });
-        if (options.cancel.aborted) cancel();
-      } else if (item.type === 'taskStatus') {
-        report({ taskId: item.task.taskId, status: item.task.status, ...message(item.task.statusMessage) });
-      } else if (item.type === 'result') {
-        if (state && state.status !== 'completed') report({ taskId: state.taskId, status: 'completed' });
-        return item.result as LenientCallToolResult;
-      } else {
-        await cancelled;
-        const current = state as ToolTaskState | undefined;
-        if (current?.status === 'cancelled' || (options.cancel.aborted && polling.signal.aborted)) {
-          throw new WorkbenchError(
-            'cancelled',
-            `The task of "${toolName}" on "${serverName}" was cancelled at your request; the server stopped it.`,
-          );
-        }
-        if (current?.status === 'failed') {
-          return {
-            content: [
-              { type: 'text', text: `The task failed${current.statusMessage ? `: ${current.statusMessage}` : '.'}` },
-            ],
-            isError: true,
-          };
-        }
-        // The connection closed under the task (the host quits, the server restarted): the task itself may go on.
-        if ((item.error as { code?: unknown }).code === CONNECTION_CLOSED)
-          throw new WorkbenchError(
-            'unavailable',
-            `"${serverName}" went away while the task of "${toolName}" ran; it is followed again when the server is back.`,
-            { server: serverName },
-          );
-        throw item.error;
-      }
+  // What callToolStream does, with the result schema that keeps parts of unknown kinds (tool-result.ts); the output
+  // schema is checked by the caller, as for any call. The stream is left at its first item: nothing more is sent.
+  const stream = tasks.requestStream(
+    { method: 'tools/call', params: { name: toolName, arguments: args } },
+    LenientCallToolResultSchema,
+    { task: {}, timeout: NO_TIMEOUT_MS },
+  );
+  for await (const item of stream) {
+    if (item.type === 'taskCreated') {
+      const { taskId, status, statusMessage } = item.task;
+      options.onState({ taskId, status, ...message(statusMessage) });
+      return followTask(session, serverName, toolName, taskId, options, { status, ...message(statusMessage) });
     }
-    throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${serverName}" ended without a result.`);
-  } finally {
-    options.cancel.removeEventListener('abort', cancel);
+    // A server may answer a task request with a plain result.
+    if (item.type === 'result') return item.result as LenientCallToolResult;
+    if (item.type === 'error') {
+      // The connection closed before the task existed, as far as this client knows: it may exist and run.
+      if ((item.error as { code?: unknown }).code === CONNECTION_CLOSED)
+        throw new WorkbenchError(
+          'unavailable',
+          `"${serverName}" went away while the task of "${toolName}" was being created; it is followed again when the server is back.`,
+          { server: serverName },
+        );
+      throw item.error;
+    }
   }
+  throw new WorkbenchError('unavailable', `The task of "${toolName}" on "${serverName}" ended without a result.`);
 }
 
 /** How long to wait between two looks at a followed task when its server gives no poll interval. */
@@ -242,20 +203,41 @@ export async function followTask(
   toolName: string,
   taskId: string,
   options: TaskCallOptions & { admit(): void },
+  created?: Omit<ToolTaskState, 'taskId'>,
 ): Promise<LenientCallToolResult> {
   const tasks = tasksOf(session, serverName);
-  let state: ToolTaskState | undefined;
+  // A task this call just created (its state already reported), or one made before a restart, not seen yet.
+  let state: ToolTaskState | undefined = created && { taskId, ...created };
   const report = (next: ToolTaskState): void => {
     if (state && state.status === next.status && state.statusMessage === next.statusMessage) return;
     state = next;
     options.onState(next);
   };
   let cancelAsked = false;
+  let cancelled: Promise<void> | undefined;
   const cancel = (): void => {
     cancelAsked = true;
-    void tasks.cancelTask(taskId, { timeout: 30_000 }).catch(() => undefined);
+    cancelled = tasks.cancelTask(taskId, { timeout: 30_000 }).then(
+      (task) => report({ taskId, status: task.status, ...message(task.statusMessage) }),
+      () => undefined,
+    );
   };
-  options.cancel.addEventListener('abort', cancel, { once: true });
+  const cancelledError = (): WorkbenchError =>
+    new WorkbenchError(
+      'cancelled',
+      cancelAsked
+        ? `The task of "${toolName}" on "${serverName}" was cancelled at your request; the server stopped it.`
+        : `The task of "${toolName}" on "${serverName}" was cancelled by the server.`,
+    );
+  const wentAway = (): WorkbenchError =>
+    new WorkbenchError(
+      'unavailable',
+      `"${serverName}" went away while the task of "${toolName}" ran; it is followed again when the server is back.`,
+      { server: serverName },
+    );
+  // Cancel may have come before the task existed: it is cancelled the moment it does.
+  if (options.cancel.aborted) cancel();
+  else options.cancel.addEventListener('abort', cancel, { once: true });
   /** The door before a leg: a refusal stops the task on the server (its cancel always goes out). */
   const admit = (): void => {
     try {
@@ -275,14 +257,7 @@ export async function followTask(
       try {
         task = await tasks.getTask(taskId, { timeout: 30_000 });
       } catch (error) {
-        if ((error as { code?: unknown }).code === CONNECTION_CLOSED)
-          throw new WorkbenchError(
-            'unavailable',
-            `"${serverName}" went away while the task of "${toolName}" was followed.`,
-            {
-              server: serverName,
-            },
-          );
+        if ((error as { code?: unknown }).code === CONNECTION_CLOSED) throw wentAway();
         if (state === undefined)
           throw new WorkbenchError(
             'not_found',
@@ -295,20 +270,25 @@ export async function followTask(
       // `input_required`: tasks/result delivers what the task asks of the person and waits for its end, as the SDK does.
       if (task.status === 'completed' || task.status === 'input_required') {
         admit();
-        const result = (await tasks.getTaskResult(taskId, LenientCallToolResultSchema, {
-          timeout: NO_TIMEOUT_MS,
-        })) as LenientCallToolResult;
+        let result: LenientCallToolResult;
+        try {
+          result = (await tasks.getTaskResult(taskId, LenientCallToolResultSchema, {
+            timeout: NO_TIMEOUT_MS,
+          })) as LenientCallToolResult;
+        } catch (error) {
+          if ((error as { code?: unknown }).code === CONNECTION_CLOSED) throw wentAway();
+          // Cancelled while it waited (for an answer of the person, or to end): the server ends the wait with an error.
+          if (cancelAsked) {
+            await cancelled;
+            throw cancelledError();
+          }
+          throw error;
+        }
         // The result reaches the model only past the door as it stands now.
         options.admit();
         return result;
       }
-      if (task.status === 'cancelled')
-        throw new WorkbenchError(
-          'cancelled',
-          cancelAsked
-            ? `The task of "${toolName}" on "${serverName}" was cancelled at your request; the server stopped it.`
-            : `The task of "${toolName}" on "${serverName}" was cancelled by the server.`,
-        );
+      if (task.status === 'cancelled') throw cancelledError();
       if (task.status === 'failed')
         return {
           content: [{ type: 'text', text: `The task failed${task.statusMessage ? `: ${task.statusMessage}` : '.'}` }],
