@@ -189,6 +189,15 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     status.ended({ error: new Error(reason) });
   };
 
+  /** Which task of which call the host is asked to follow. */
+  const taskOfCall = ({ serverName, toolName, taskId, toolCallId, chatId }: FollowedTask) => ({
+    serverName,
+    toolName,
+    taskId,
+    toolCallId,
+    chatId,
+  });
+
   /**
    * Follows the task. Each leg passes the door with the call's arguments, read from its record in the chat (the one
    * copy; `undefined` when the record is gone: the host then cancels the task rather than send a leg it cannot check).
@@ -206,11 +215,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     const status = statusOf(task);
     deps.mcp
       .followTask({
-        serverName: task.serverName,
-        toolName: task.toolName,
-        taskId: task.taskId,
-        toolCallId: task.toolCallId,
-        chatId: task.chatId,
+        ...taskOfCall(task),
         exchangeId: task.exchangeId,
         definitionHash: task.definitionHash ?? undefined,
         args,
@@ -239,11 +244,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     following.add(task.toolCallId);
     deps.mcp
       .followTask({
-        serverName: task.serverName,
-        toolName: task.toolName,
-        taskId: task.taskId,
-        toolCallId: task.toolCallId,
-        chatId: task.chatId,
+        ...taskOfCall(task),
         args: undefined,
         onTask: () => undefined,
       })
