@@ -31,98 +31,124 @@ const MAX_TIMER_MS = 2_147_483_647;
  * after another then cost no timer at all, only a deadline each (mcp-call-overhead, docs/dev/benchmarks.md). When it
  * fires it ends the clocks that are due and arms itself for the next deadline, if any. It does not keep the process
  * alive: a call in progress does, through its connection. The running clocks are a list through the clocks
- * themselves: starting and stopping one allocates and hashes nothing more.
+ * themselves: starting and stopping one allocates and hashes nothing more. Both classes are the module's, not made per
+ * server, and set their fields in their constructors only: the call path's code stays one copy, and small.
  */
 export function createCallClocks(): CallClocks {
+  return new Clocks();
+}
+
+class Clocks implements CallClocks {
   /** The running clocks, oldest first; `first` and `last` are undefined when none runs. */
-  let first: Clock | undefined;
-  let last: Clock | undefined;
-  let holds = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let timerAt = Infinity;
+  declare first: Clock | undefined;
+  declare last: Clock | undefined;
+  declare holds: number;
+  declare timer: NodeJS.Timeout | undefined;
+  declare timerAt: number;
+  declare readonly fire: () => void;
 
-  const arm = (deadline: number): void => {
-    if (holds > 0 || (timer && timerAt <= deadline)) return;
-    clearTimeout(timer);
-    timerAt = deadline;
+  constructor() {
+    this.first = undefined;
+    this.last = undefined;
+    this.holds = 0;
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    this.fire = () => this.expireDue();
+  }
+
+  arm(deadline: number): void {
+    if (this.holds > 0 || (this.timer && this.timerAt <= deadline)) return;
+    clearTimeout(this.timer);
+    this.timerAt = deadline;
     // Clamped: Node runs a timer of more than 2^31 - 1 ms after 1 ms.
-    timer = setTimeout(fire, Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
-    timer.unref();
-  };
+    this.timer = setTimeout(this.fire, Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())));
+    this.timer.unref();
+  }
 
-  const disarm = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
-    timerAt = Infinity;
-  };
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
 
-  function fire(): void {
-    timer = undefined;
-    timerAt = Infinity;
+  private expireDue(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
     const now = Date.now();
     const due: Clock[] = [];
     let next = Infinity;
-    for (let clock = first; clock; clock = clock.next) {
+    for (let clock = this.first; clock; clock = clock.next) {
       if (clock.deadline <= now) due.push(clock);
       else next = Math.min(next, clock.deadline);
     }
     for (const clock of due) clock.stop();
     for (const clock of due) clock.onExpired();
-    if (next !== Infinity) arm(next);
+    if (next !== Infinity) this.arm(next);
   }
 
-  class Clock implements CallClock {
-    deadline: number;
-    running = true;
-    prev: Clock | undefined = last;
-    next: Clock | undefined = undefined;
-    constructor(
-      readonly timeoutMs: number,
-      readonly onExpired: () => void,
-      readonly chatId: string | undefined,
-    ) {
-      this.deadline = Date.now() + timeoutMs;
-    }
-    restart(): void {
-      // A later deadline: the armed timer fires first and arms itself again for this one.
-      this.deadline = Date.now() + this.timeoutMs;
-      if (this.running) arm(this.deadline);
-    }
-    stop(): void {
-      if (!this.running) return;
-      this.running = false;
-      if (this.prev) this.prev.next = this.next;
-      else first = this.next;
-      if (this.next) this.next.prev = this.prev;
-      else last = this.prev;
-      this.prev = this.next = undefined;
+  start(timeoutMs: number, onExpired: () => void, chatId?: string): CallClock {
+    const clock = new Clock(this, timeoutMs, onExpired, chatId);
+    if (this.last) this.last.next = clock;
+    else this.first = clock;
+    this.last = clock;
+    this.arm(clock.deadline);
+    return clock;
+  }
+
+  async hold<T>(wait: () => Promise<T>): Promise<T> {
+    if (this.holds++ === 0) this.disarm();
+    try {
+      return await wait();
+    } finally {
+      if (--this.holds === 0) for (let clock = this.first; clock; clock = clock.next) clock.restart();
     }
   }
 
-  return {
-    start(timeoutMs, onExpired, chatId) {
-      const clock = new Clock(timeoutMs, onExpired, chatId);
-      if (last) last.next = clock;
-      else first = clock;
-      last = clock;
-      arm(clock.deadline);
-      return clock;
-    },
-    async hold(wait) {
-      if (holds++ === 0) disarm();
-      try {
-        return await wait();
-      } finally {
-        if (--holds === 0) for (let clock = first; clock; clock = clock.next) clock.restart();
-      }
-    },
-    chatOf() {
-      let chat: string | undefined;
-      for (let clock = first; clock; clock = clock.next) {
-        if (clock.chatId === undefined || (chat !== undefined && clock.chatId !== chat)) return null;
-        chat = clock.chatId;
-      }
-      return chat ?? null;
-    },
-  };
+  chatOf(): string | null {
+    let chat: string | undefined;
+    for (let clock = this.first; clock; clock = clock.next) {
+      if (clock.chatId === undefined || (chat !== undefined && clock.chatId !== chat)) return null;
+      chat = clock.chatId;
+    }
+    return chat ?? null;
+  }
+}
+
+class Clock implements CallClock {
+  declare readonly owner: Clocks;
+  declare readonly timeoutMs: number;
+  declare readonly onExpired: () => void;
+  declare readonly chatId: string | undefined;
+  declare deadline: number;
+  declare running: boolean;
+  declare prev: Clock | undefined;
+  declare next: Clock | undefined;
+
+  constructor(owner: Clocks, timeoutMs: number, onExpired: () => void, chatId: string | undefined) {
+    this.owner = owner;
+    this.timeoutMs = timeoutMs;
+    this.onExpired = onExpired;
+    this.chatId = chatId;
+    this.deadline = Date.now() + timeoutMs;
+    this.running = true;
+    this.prev = owner.last;
+    this.next = undefined;
+  }
+
+  restart(): void {
+    // A later deadline: the armed timer fires first and arms itself again for this one.
+    this.deadline = Date.now() + this.timeoutMs;
+    if (this.running) this.owner.arm(this.deadline);
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    const owner = this.owner;
+    if (this.prev) this.prev.next = this.next;
+    else owner.first = this.next;
+    if (this.next) this.next.prev = this.prev;
+    else owner.last = this.prev;
+    this.prev = this.next = undefined;
+  }
 }
