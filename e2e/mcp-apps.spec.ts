@@ -346,6 +346,43 @@ test("a view shown in a pool frame looks as any view, and its frame's reports ar
     .toContainEqual(['Hostile', 'connect-src blocked http://127.0.0.1:9/steal']);
 });
 
+test('a pool frame whose slot the main process will not bind to the view is dropped, and the view loads a frame of its own', async ({
+  page,
+  workbench,
+}) => {
+  await clockReady(workbench);
+  await workbench.call('policy.update', { tools: { Clock: { 'get-time': 'auto-approve' } } });
+  const { fake } = await scriptedChat(workbench, 'Refused slot');
+  const call = (id: string) => ({
+    kind: 'reply' as const,
+    toolCalls: [{ id, name: 'Clock__get-time', argumentChunks: ['{}'] }],
+  });
+  fake.script(call('call_r1'), { kind: 'reply', text: ['First.'] }, call('call_r2'), {
+    kind: 'reply',
+    text: ['Second.'],
+  });
+  await page.goto(workbench.url);
+  const frame = page.getByTestId('app-view').last().locator('iframe').first();
+  const view = page.getByTestId('app-view').last().frameLocator('iframe').frameLocator('iframe');
+  await say(page, 'What time is it?');
+  await expect(view.locator('#get-time-btn')).toBeVisible({ timeout: 20_000 });
+  const pool = page.locator('[data-view-frame-pool] iframe');
+  await expect(pool).toHaveCount(2);
+  // Every waiting frame's slot is taken first by another view: the page's binding for the next view is refused.
+  for (const src of await pool.evaluateAll((frames) => frames.map((element) => element.getAttribute('src') ?? ''))) {
+    const slot = new URL(src).searchParams.get('slot') as string;
+    await workbench.call('apps.bindFrameSlot', { slot, chatId: 'elsewhere', viewCallId: 'call_elsewhere' });
+  }
+  await say(page, 'And now?');
+  await expect(chatUi(page).assistantMessages.last()).toContainText('Second.');
+  await expect(view.locator('#get-time-btn')).toBeVisible({ timeout: 20_000 });
+  // The view runs in a frame whose address names it, not in the refused pool frame.
+  const address = new URL((await frame.getAttribute('src')) ?? '').searchParams;
+  expect(address.get('slot')).toBeNull();
+  expect(address.get('view')).toBeTruthy();
+  expect(address.get('chat')).toBeTruthy();
+});
+
 const VERSIONED = path.join(ROOT, 'src/main/mcp/test-fixtures/versioned-app-server.ts');
 
 /** The versioned fixture as "Versioned", its view at `version` (and a declared domain from version 2), ready. */
