@@ -9,7 +9,7 @@ import type { McpServerInput } from '../../src/shared/mcp';
 import { loadDetails, type Benchmark, type NamedBenchMeasurement } from './harness.ts';
 import { benchHost, median } from './mcp-setup.ts';
 import { ROOT } from '../lib/project.ts';
-import { childPids, liveCpuMs, processTree } from './process-measure.ts';
+import { childPids, liveCpuMs, placeApart, processTree } from './process-measure.ts';
 
 const ROUNDS = 6;
 const WARMUP = 200;
@@ -118,8 +118,10 @@ const MODERN: Revision = {
  * its own stdio transport, result normalisation) and through a bare SDK client on a copy of the server started exactly
  * as the host started its own (the same bubblewrap command line and environment: docs/user/sandbox.md), interleaved
  * so that machine noise hits both alike. The two then differ only in the client, which is what the line measures; the
- * cost of containing a server is `sandbox-call`'s. Each round spawns fresh servers: on a shared 2-core machine one
- * process can land better than the other for a whole run, and new ones average that out.
+ * cost of containing a server is `sandbox-call`'s. While it measures, this process runs on one CPU and the servers on
+ * another (`placeApart`): each round then measures the same placement, a desktop's, client and server each on a core
+ * of its own, where left to the kernel one process could land better than another for a whole round. Each round
+ * spawns fresh servers.
  *
  * A bare client on the server unconfined, with this process's environment, is measured beside it (`vsUnconfined`).
  */
@@ -132,10 +134,13 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
   /** The part of each block's CPU that is this process's: the client's. */
   const hostClientCpu: number[] = [];
   const floorClientCpu: number[] = [];
+  /** Whether every round ran with the client and the servers on CPUs of their own (placeApart). */
+  let apart = true;
   for (let round = 0; round < ROUNDS; round++) {
     const bench = benchHost({ bench: revision.server });
     const clients: BareClient[] = [];
     const keep = (client: BareClient): BareClient => (clients.push(client), client);
+    let placed: ReturnType<typeof placeApart> | undefined;
     try {
       const before = new Set(childPids());
       await bench.startAndWait();
@@ -150,6 +155,9 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
         const result = await bench.host.callTool({ serverName: 'bench', toolName: 'echo', args: revision.toolArgs });
         if (result.isError) throw new Error('echo through the host failed');
       };
+      // The client here, the servers on another CPU, in every round alike (placeApart).
+      placed = placeApart();
+      apart &&= placed.apart;
       const ways: Call[] = [viaHost, floor.call, unconfined.call];
       for (let index = 0; index < WARMUP + SAMPLES_PER_ROUND; index++) {
         // Rotate which goes first: a call right after another finds the machine warmer.
@@ -184,6 +192,7 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
           client.push((own.user + own.system) / CALLS_PER_CPU_BLOCK);
         }
     } finally {
+      placed?.restore();
       for (const client of clients) await client.close();
       await bench.dispose();
     }
@@ -200,6 +209,7 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
     floorVsUnconfined: median(floorTimes.map((time, index) => time / (unconfinedTimes[index] as number))),
     samples: hostTimes.length,
     rounds: ROUNDS,
+    placedApart: apart ? 1 : 0,
     ...loadDetails(),
   };
   const hostCpuMedian = median(hostCpu);
@@ -207,7 +217,8 @@ async function measure(revision: Revision): Promise<NamedBenchMeasurement[]> {
   console.error(
     `  ${revision.name}: host ${(hostMedian * 1000).toFixed(0)} µs, bare SDK client (floor) ${(floorMedian * 1000).toFixed(0)} µs, ` +
       `bare client on the server unconfined ${(details.unconfinedMedianMs * 1000).toFixed(0)} µs; ` +
-      `CPU per call (client and server) host ${hostCpuMedian.toFixed(0)} µs, floor ${floorCpuMedian.toFixed(0)} µs; load ${details.load1.toFixed(2)}`,
+      `CPU per call (client and server) host ${hostCpuMedian.toFixed(0)} µs, floor ${floorCpuMedian.toFixed(0)} µs; ` +
+      `${apart ? 'client and servers on CPUs of their own' : 'placed by the kernel'}; load ${details.load1.toFixed(2)}`,
   );
   const cpu: NamedBenchMeasurement = {
     name: `${revision.name}-cpu`,

@@ -4,8 +4,9 @@
  * few lines of Python do the spawning and `os.wait4` (µs resolution; `/usr/bin/time` rounds to 10 ms, too coarse
  * for a 30 ms `node -e 0`). Python's own start is outside every figure: the clock starts at the spawn.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { median } from './harness.ts';
 
 const MEASURE_PY = String.raw`
@@ -198,4 +199,19 @@ export function liveCpuMs(pid: number): number {
   if (!fields) return Number.NaN;
   // utime and stime are fields 14 and 15 of stat, 11 and 12 here; USER_HZ is 100 on Linux.
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Puts this process on CPU 0 and every process under it (every thread: `taskset -a`) on CPU 1, a desktop's placement
+ * of a client and its server, each on a core of its own; left to the kernel, a round's ratio swings 0.73–1.47× with
+ * where the processes land (docs/dev/benchmarks.md, "mcp-call-overhead"). Returns whether they were placed so, and a
+ * function that gives this process every CPU back. With one CPU, or without `taskset`, nothing is moved.
+ */
+export function placeApart(): { apart: boolean; restore(): void } {
+  const cpus = os.availableParallelism();
+  const taskset = (cpu: string, pid: number): boolean =>
+    spawnSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' }).status === 0;
+  if (cpus < 2 || !taskset('0', process.pid)) return { apart: false, restore: () => undefined };
+  for (const pid of processTree(process.pid).slice(1)) taskset('1', pid);
+  return { apart: true, restore: () => void taskset(`0-${cpus - 1}`, process.pid) };
 }
