@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APP_FRAME_PATH } from '../host/app-frame-server';
+import { contentSecurityPolicy } from '../host/csp';
 import type { Dispatch } from '../host/dispatcher';
 import { APP_FRAME_URL_CHANNEL } from '../../shared/ipc';
 import {
@@ -28,6 +29,11 @@ describe("the window's view frames", () => {
     expect(frames.url).toBe(`http://127.0.0.1:5000${APP_FRAME_PATH}`);
     expect(frames.frameSources).toEqual(['http://127.0.0.1:5000']);
     expect(frames.viewFrameOrigins).toEqual(['http://127.0.0.1:5000', 'http://localhost:5000']);
+    // The window's page policy, as main.ts serves it: that one origin may be framed, nothing else.
+    const policy = contentSecurityPolicy([], frames.frameSources);
+    expect(policy.split('; ').filter((directive) => directive.startsWith('frame-src'))).toEqual([
+      'frame-src http://127.0.0.1:5000',
+    ]);
   });
 
   it('frame another site than a dev server on 127.0.0.1', () => {
