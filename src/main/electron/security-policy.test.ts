@@ -144,6 +144,7 @@ describe('navigation from the frames of the window', () => {
     ['the proxy page', PROXY],
     ["the view's own frame", 'about:srcdoc'],
     ['another site', 'https://evil.example/'],
+    ['a frame already gone (main.ts gives its URL as empty)', ''],
   ])('refuses the window a navigation %s started, and offers no link: links go through ui/open-link', (_frame, by) => {
     for (const url of [PAGE, 'https://example.com/', 'javascript:alert(1)'])
       expect(frameNavigationVerdict({ url, isMainFrame: true, initiatorUrl: by }, ORIGINS)).toBe('deny');
