@@ -5,7 +5,7 @@ import { ROOT, expect, type Workbench } from './fixtures';
 const BASIC = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 
 /** The basic example added as "Clock", its get-time tool listed. */
-export async function clockReady(workbench: Workbench): Promise<void> {
+export async function clockReady(workbench: Pick<Workbench, 'call'>): Promise<void> {
   await workbench.call('mcp.add', { name: 'Clock', server: { command: process.execPath, args: [BASIC, '--stdio'] } });
   await expect
     .poll(

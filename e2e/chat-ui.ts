@@ -62,7 +62,7 @@ export async function shootBoth(page: Page, name: string, folder = SCREENS): Pro
 
 /** The fake LLM server (OpenAI wire format) as a provider named "Scripted", and a chat that uses it. */
 export async function scriptedChat(
-  workbench: Workbench,
+  workbench: Pick<Workbench, 'call'>,
   title = 'Scripted chat',
 ): Promise<{ fake: FakeLlmServer; chatId: string }> {
   const fake = await startFakeLlmServer();

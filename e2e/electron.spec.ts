@@ -1,42 +1,19 @@
 /**
- * The real Electron app through Playwright's Electron support. Runs only where an Electron binary
- * exists: on these machines it cannot be downloaded (docs/dev/toolchain.md), so the test is reported as skipped.
- *
- * The binary is found the way node_modules/electron/index.js finds it, without requiring that
- * package: requiring it without a binary tries to download one and throws.
+ * The real Electron app through Playwright's Electron support (e2e/electron-app.ts): it runs only where an Electron
+ * binary exists, and is reported as skipped with the reason elsewhere.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { _electron as electron, type ElectronApplication } from '@playwright/test';
+import type { ElectronApplication } from '@playwright/test';
 import { eventNames, methodNames } from '../src/shared/contract';
-import { ROOT, expect, test } from './fixtures';
+import { ELECTRON_PATH, launchElectron, MAIN_ENTRY, NO_ELECTRON } from './electron-app';
+import { expect, test } from './fixtures';
 import { ui } from './ui';
 
-const MAIN_ENTRY = path.join(ROOT, 'out', 'main', 'index.js');
-
-/** The Electron executable, or null when this machine has none. */
-function electronBinary(): string | null {
-  const packageDir = path.join(ROOT, 'node_modules', 'electron');
-  const pathFile = path.join(packageDir, 'path.txt');
-  const relative = existsSync(pathFile) ? readFileSync(pathFile, 'utf8').trim() : '';
-  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-  const candidate = override
-    ? path.join(override, relative || 'electron')
-    : relative
-      ? path.join(packageDir, 'dist', relative)
-      : null;
-  return candidate && existsSync(candidate) ? candidate : null;
-}
-
-const executablePath = electronBinary();
-
 test.describe('the Electron app', () => {
-  test.skip(
-    executablePath === null,
-    'No Electron binary on this machine (node_modules/electron/dist is absent; it cannot be downloaded here) — run where Electron can be installed',
-  );
+  test.skip(ELECTRON_PATH === null, NO_ELECTRON);
 
   let app: ElectronApplication | undefined;
   let home = '';
@@ -52,13 +29,7 @@ test.describe('the Electron app', () => {
     await fs.rm(home, { recursive: true, force: true });
   });
 
-  const launch = async (): Promise<ElectronApplication> =>
-    electron.launch({
-      executablePath: executablePath ?? undefined,
-      args: [MAIN_ENTRY],
-      cwd: ROOT,
-      env: { ...process.env, WORKBENCH_HOME: home },
-    });
+  const launch = (): Promise<ElectronApplication> => launchElectron(home);
 
   test('serves its window from the app scheme, with Node out of reach of the page', async () => {
     app = await launch();

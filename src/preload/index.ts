@@ -1,12 +1,13 @@
 /**
  * The only bridge between a page and the main process: `window.workbench`, one function per
- * contract method and one subscription per event. `ipcRenderer` itself is never exposed.
+ * contract method and one subscription per event, and `window.workbenchHost`, where views run.
+ * `ipcRenderer` itself is never exposed.
  */
 import { contextBridge, ipcRenderer } from 'electron';
 import { buildWorkbenchApi } from '../shared/api';
 import { isEventName, type EventName } from '../shared/contract-names';
 import type { Envelope } from '../shared/errors';
-import { callChannel, EVENT_CHANNEL } from '../shared/ipc';
+import { APP_FRAME_URL_CHANNEL, callChannel, EVENT_CHANNEL, type WorkbenchHost } from '../shared/ipc';
 
 const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
 
@@ -26,3 +27,9 @@ const workbench = buildWorkbenchApi({
 });
 
 contextBridge.exposeInMainWorld('workbench', workbench);
+
+// The app frame origin's address, from the main process that started it (docs/user/mcp-apps.md#how-a-view-is-shown).
+const host: WorkbenchHost = Object.freeze({
+  appFrameUrl: () => ipcRenderer.invoke(APP_FRAME_URL_CHANNEL) as Promise<string | null>,
+});
+contextBridge.exposeInMainWorld('workbenchHost', host);

@@ -12,6 +12,7 @@ import {
   shell,
   type IpcMainInvokeEvent,
   type WebContents,
+  type WebFrameMain,
 } from 'electron';
 import Store from 'electron-store';
 import { EVENT_CHANNEL } from '../../shared/ipc';
@@ -20,7 +21,7 @@ import { version } from '../../../package.json';
 import { builtAssets } from '../assets';
 import { securityHeaders } from '../host/csp';
 import { openThroughRedirectPage } from '../host/open-url';
-import { createDispatcher } from '../host/dispatcher';
+import { createDispatcher, type Dispatch } from '../host/dispatcher';
 import { createHandlers } from '../host/handlers';
 import { registerIpcHandlers } from '../host/ipc-adapter';
 import { createStaticFiles } from '../host/static-files';
@@ -37,7 +38,15 @@ import { aboutPanelOptions, appMenuTemplate } from './app-menu';
 import { openDesktopSettings } from './desktop-settings';
 import { startDesktopShell } from './desktop-shell';
 import { safeStorageCipher } from './safe-storage-cipher';
-import { externalLinkPrompt, isTrustedIpcSender, navigationVerdict, permissionGranted } from './security-policy';
+import {
+  externalLinkPrompt,
+  frameNavigationVerdict,
+  isTrustedIpcSender,
+  navigationVerdict,
+  permissionGranted,
+  type WindowOrigins,
+} from './security-policy';
+import { registerAppFrameUrl, startWindowViewFrames, type WindowViewFrames } from './view-frames';
 import { restorableBounds, type WindowState } from './window-state';
 import { APP_ENTRY_URL, APP_HOST, APP_SCHEME, mainWindowOptions } from './window-options';
 
@@ -55,6 +64,8 @@ let mainWindow: BrowserWindow | null = null;
 let keepRunningInTray = (): boolean => false;
 let showMainWindowOnRequest: (() => void) | null = null;
 let quitting = false;
+/** Where the window's pages and their views' frames come from; the frame origin is added once it started. */
+let windowOrigins: WindowOrigins = { devServerUrl, viewFrameOrigins: [] };
 
 /**
  * An MCP server's sign-in page, at the person's request (Sign in); its address was checked to be https or loopback.
@@ -79,12 +90,23 @@ function guardNavigation(contents: WebContents): void {
     }
     return { action: 'deny' };
   });
-  contents.on('will-navigate', (event, url) => {
-    const verdict = navigationVerdict(url, devServerUrl);
+  contents.on('will-navigate', (event) => {
+    const { url } = event;
+    // Only our own page (or no frame) navigates the window; a view's frames never do (docs/user/mcp-apps.md).
+    const verdict = frameNavigationVerdict(
+      { url, isMainFrame: true, initiatorUrl: frameUrlOf(event.initiator) },
+      windowOrigins,
+    );
     if (verdict === 'allow') return;
     event.preventDefault();
     if (verdict === 'open-externally-after-confirmation')
       void offerExternally(BrowserWindow.fromWebContents(contents), url);
+  });
+  // A frame in the window loads the app frame origin's proxy page or a view's srcdoc, nothing else.
+  contents.on('will-frame-navigate', (event) => {
+    if (event.isMainFrame) return;
+    if (frameNavigationVerdict({ url: event.url, isMainFrame: false }, windowOrigins) !== 'allow')
+      event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   // A crashed renderer loses nothing (all state lives in main): offer to reload it.
@@ -101,6 +123,16 @@ function guardNavigation(contents: WebContents): void {
       })
       .then(({ response }) => (response === 0 ? contents.reload() : owner?.destroy()));
   });
+}
+
+/** The URL of the frame that started a navigation; '' for one already gone (refused like any frame not our page). */
+function frameUrlOf(frame: WebFrameMain | null | undefined): string | undefined {
+  if (!frame) return undefined;
+  try {
+    return frame.url;
+  } catch {
+    return '';
+  }
 }
 
 function createWindow(windowStore: Store<WindowState>): BrowserWindow {
@@ -129,31 +161,40 @@ function createWindow(windowStore: Store<WindowState>): BrowserWindow {
   return window;
 }
 
-function serveRenderer(): void {
+/** Our pages, under a policy that lets them frame the view frames' origin alone (view-frames.ts). */
+function serveRenderer(viewFrames: Promise<WindowViewFrames>): void {
   const files = createStaticFiles(rendererDir);
   protocol.handle(APP_SCHEME, async (request) => {
+    const headers = securityHeaders([], (await viewFrames).frameSources);
     const url = new URL(request.url);
     const file = url.host === APP_HOST ? await files.read(url.pathname) : null;
-    if (!file) return new Response('Not found', { status: 404, headers: securityHeaders() });
-    return new Response(new Uint8Array(file.body), {
-      headers: { ...securityHeaders(), 'Content-Type': file.contentType },
-    });
+    if (!file) return new Response('Not found', { status: 404, headers });
+    return new Response(new Uint8Array(file.body), { headers: { ...headers, 'Content-Type': file.contentType } });
   });
 }
 
+/**
+ * Frames share their window's session, so every permission a frame asks for comes here, judged by the frame that asks
+ * (its URL, whether it is the main frame), never by the window's page: a view's frames get none.
+ */
 function lockDownSession(): void {
-  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
-    callback(permissionGranted(permission, contents.getURL(), devServerUrl)),
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(
+      permissionGranted(permission, { url: details.requestingUrl, isMainFrame: details.isMainFrame }, windowOrigins),
+    ),
   );
-  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin) =>
-    permissionGranted(permission, requestingOrigin, devServerUrl),
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) =>
+    permissionGranted(
+      permission,
+      { url: details.requestingUrl ?? requestingOrigin, isMainFrame: details.isMainFrame },
+      windowOrigins,
+    ),
   );
 }
 
 /** Returns what stops the contract's traffic: the IPC handlers and the event forwarding. */
-function wireContract(services: Services): () => void {
-  const dispatch = createDispatcher(createHandlers(services), (error, method) => console.error(`[${method}]`, error));
-  const removeHandlers = registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, (event) =>
+function wireContract(services: Services, dispatch: Dispatch, viewFrames: Promise<WindowViewFrames>): () => void {
+  const isTrusted = (event: IpcMainInvokeEvent): boolean =>
     isTrustedIpcSender(
       {
         frameUrl: event.senderFrame?.url,
@@ -161,13 +202,15 @@ function wireContract(services: Services): () => void {
         isOwnWindow: BrowserWindow.fromWebContents(event.sender) !== null,
       },
       devServerUrl,
-    ),
-  );
+    );
+  const removeHandlers = registerIpcHandlers<IpcMainInvokeEvent>(ipcMain, dispatch, isTrusted);
+  const removeFrameUrl = registerAppFrameUrl<IpcMainInvokeEvent>(ipcMain, viewFrames, isTrusted);
   const unsubscribe = services.events.subscribe((event, payload) => {
     for (const window of BrowserWindow.getAllWindows()) window.webContents.send(EVENT_CHANNEL, { event, payload });
   });
   return () => {
     removeHandlers();
+    removeFrameUrl();
     unsubscribe();
   };
 }
@@ -249,8 +292,20 @@ function start(): void {
       if (migration.notes.length > 0)
         void dialog.showMessageBox({ type: 'info', message: 'Your settings were updated', detail: lines.join('\n\n') });
     }
-    serveRenderer();
-    lifecycle.addInput('contract over IPC', wireContract(services));
+    const dispatch = createDispatcher(createHandlers(services), (error, method) => console.error(`[${method}]`, error));
+    // MCP Apps views run on the app frame origin, as in browser mode (docs/user/mcp-apps.md#how-a-view-is-shown).
+    const viewFrames = startWindowViewFrames({
+      pageUrl: devServerUrl ?? APP_ENTRY_URL,
+      dispatch,
+      frameSlots: () => services.appFrameSlots,
+      log: (line) => console.error(line),
+    });
+    void viewFrames.then((frames) => {
+      windowOrigins = { devServerUrl, viewFrameOrigins: frames.viewFrameOrigins };
+    });
+    serveRenderer(viewFrames);
+    lifecycle.addInput('contract over IPC', wireContract(services, dispatch, viewFrames));
+    lifecycle.addInput('view frames', async () => (await viewFrames).close());
     const windowStore = new Store<WindowState>({
       name: 'window-state',
       cwd: dataDir,

@@ -7,7 +7,8 @@ import type { WebSocket, WebSocketServer as WebSocketServerClass } from 'ws';
 import { readCallFrame, WIRE_PROTOCOL, WIRE_TOKEN_PREFIX, type ServerFrame } from '../../shared/wire';
 import type { EventHub } from '../event-hub';
 import type { AppFrameSlots } from '../mcp/app-frame-slots';
-import { APP_FRAME_PATH, startAppFrameServer, type AppFrameServer } from './app-frame-server';
+import { appFrameUrlFor, frameOriginsOf, startAppFrameOrigin } from './app-frame-origin';
+import type { AppFrameServer } from './app-frame-server';
 import { securityHeaders } from './csp';
 import type { Dispatch } from './dispatcher';
 import { createStaticFiles } from './static-files';
@@ -76,15 +77,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
   const connectSources = (): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
 
   let appFrame: AppFrameServer | null = null;
-  // The frame origin under both loopback names (the page may frame either, and nothing else).
-  const frameSources = (): string[] =>
-    appFrame ? [`http://127.0.0.1:${appFrame.port}`, `http://localhost:${appFrame.port}`] : [];
-  /**
-   * The frame origin a page frames: under the other loopback name than the page's own, so another site, whose frames
-   * the browser runs in a process of their own, off the page's thread (docs/user/mcp-apps.md#how-a-view-is-shown).
-   */
-  const frameOriginFor = (pageHost: string | undefined, frame: AppFrameServer): string =>
-    pageHost?.startsWith('localhost:') ? `http://127.0.0.1:${frame.port}` : `http://localhost:${frame.port}`;
+  // The frame origin under both loopback names (the page may be open under either, and frames nothing else).
+  const frameSources = (): string[] => (appFrame ? frameOriginsOf(appFrame.port) : []);
 
   const files = createStaticFiles(options.rendererDir);
   const server = createServer((request, response) => {
@@ -105,7 +99,8 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     }
     const urlPath = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (urlPath === APP_FRAME_INFO_PATH && appFrame) {
-      const body = JSON.stringify({ url: `${frameOriginFor(request.headers.host, appFrame)}${APP_FRAME_PATH}` });
+      const pageHostname = (request.headers.host ?? '').replace(/:\d+$/, '');
+      const body = JSON.stringify({ url: appFrameUrlFor(pageHostname, appFrame.port) });
       response
         .writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
         .end(request.method === 'HEAD' ? undefined : body);
@@ -211,17 +206,12 @@ export async function startBrowserServer(options: BrowserServerOptions): Promise
     if (client.readyState === client.OPEN) client.send(JSON.stringify(frame));
   }
 
-  try {
-    appFrame = await startAppFrameServer({
-      hostOrigins: () => [...allowedOrigins()],
-      // What the view's frame blocked is recorded like the host's own refusals (docs/user/mcp-apps.md#in-the-audit-log).
-      onReport: ({ chatId, viewCallId, detail }) =>
-        void dispatch('apps.recordRefusal', { chatId, viewCallId, what: 'csp', detail }),
-      slotView: (slot) => frameSlots?.viewOf(slot),
-    });
-  } catch (error) {
-    log(`MCP Apps views cannot be shown: their frame origin did not start (${(error as Error).message}).`);
-  }
+  appFrame = await startAppFrameOrigin({
+    hostOrigins: () => [...allowedOrigins()],
+    dispatch,
+    frameSlots: () => frameSlots,
+    log,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => {

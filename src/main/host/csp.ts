@@ -19,7 +19,7 @@ export function contentSecurityPolicy(
     'form-action': ["'none'"],
     'frame-ancestors': ["'none'"],
     'object-src': ["'none'"],
-    // Browser mode's app frame origin, where MCP Apps views run (docs/user/mcp-apps.md); nothing else may be framed.
+    // The app frame origin, where MCP Apps views run (docs/user/mcp-apps.md); nothing else may be framed.
     ...(frameSources.length > 0 ? { 'frame-src': [...frameSources] } : {}),
   };
   return Object.entries(directives)

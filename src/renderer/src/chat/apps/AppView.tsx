@@ -151,7 +151,8 @@ export function AppView({
         setProblem(null);
         if (view.identity === call.viewIdentity && view.pin?.status !== 'changed')
           lastDeclared.set(viewKey, declaredKey(view.csp));
-        if (url === null) setProblem('Views are shown in browser mode; this window cannot show them yet.');
+        // Both hosts start the frame origin; null only when it could not (docs/user/mcp-apps.md#how-a-view-is-shown).
+        if (url === null) setProblem('This view cannot be shown: the app could not start the origin views run on.');
         else if (view.identity !== undefined && view.identity !== call.viewIdentity) setStale(true);
         else if (view.pin?.status === 'changed') setChanged({ url, view });
         else {
