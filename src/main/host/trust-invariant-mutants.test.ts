@@ -572,9 +572,9 @@ describe('the trust invariant covers calls run as MCP tasks', () => {
 
 describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
   // Shell's run of "shutdown" runs only as a task (recording-tasks-2026.ts), allowed by the tool's setting. In chat 0
-  // it runs: refused without the extension, made again declaring it, its task followed with one tasks/get. Shell is
-  // reconnected, so the host no longer remembers that it runs "run" only as a task; in chat 1 the server holds its
-  // refusal while a deny rule on "shutdown" comes into force, then lets it go.
+  // it runs: declaring the extension from the first tools/call, its task followed with one tasks/get. Shell is
+  // reconnected; in chat 1 the server holds its answer to the call while a deny rule on "shutdown" comes into force,
+  // then lets it go: the task exists, and its first tasks/get meets the rule.
   const sequence = () => [modernTaskStep(0, false), invariantSteps.reconnect('Shell'), modernTaskStep(1, true)];
 
   it('and catches a mutant whose raw path sends its legs past the door', async () => {
@@ -589,21 +589,23 @@ describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
     }
     expect(caught).toBeInstanceOf(InvariantError);
     expect((caught as Error).message).toMatch(
-      /^a deny rule in force matched a call that ran: Shell\.run \{"command":"shutdown","nonce":"[^"]+"\}.* matched shutdown/,
+      /^a deny rule in force matched a further leg of a call: Shell\.run \{"command":"shutdown","nonce":"[^"]+"\}.* matched shutdown/,
     );
   });
 
-  it('and the same sequence on the real engine holds: the task runs once allowed, and the door keeps out the call a rule came for', async () => {
-    const { created, everHeld } = modernTaskControl;
+  it('and the same sequence on the real engine holds: each task runs once allowed, and the door keeps out the leg a rule came for', async () => {
+    const { created, everHeld, refusals } = modernTaskControl;
     const harness = await runSequence(sequence());
-    // Both refusals were held (chat 1's while the rule came), and chat 1's call declaring the extension never reached
-    // Shell: one run and its leg, chat 0's.
+    // Both answers were held (chat 1's while the rule came); no call was refused for want of the extension; chat 1's
+    // task was never looked at: two runs, one leg (chat 0's).
     expect(modernTaskControl.everHeld - everHeld).toBe(2);
+    expect(modernTaskControl.refusals - refusals).toBe(0);
     expect(harness.runs.filter((run) => run.label === 'Shell').map((run) => (run.leg ? 'leg' : 'run'))).toEqual([
       'run',
       'leg',
+      'run',
     ]);
-    expect(modernTaskControl.created - created).toBe(1);
+    expect(modernTaskControl.created - created).toBe(2);
   });
 
   // A task held running across steps: created and followed in chat 0, the reply stopped; then a deny rule on
@@ -639,10 +641,10 @@ describe('the trust invariant covers tasks of a 2026-07-28 server', () => {
     expect(modernTaskControl.lastStatus()).toBe('cancelled');
   });
 
-  it('a second call of the same connection declares the extension at once: no refusal, one run and its leg each', async () => {
-    const { created, everHeld } = modernTaskControl;
+  it('every call declares the extension from the first: no refusal, one run and its leg each', async () => {
+    const { created, refusals } = modernTaskControl;
     const harness = await runSequence([modernTaskStep(0, false), modernTaskStep(1, false)]);
-    expect(modernTaskControl.everHeld - everHeld).toBe(1);
+    expect(modernTaskControl.refusals - refusals).toBe(0);
     expect(harness.runs.filter((run) => run.label === 'Shell').map((run) => (run.leg ? 'leg' : 'run'))).toEqual([
       'run',
       'leg',

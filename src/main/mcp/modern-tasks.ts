@@ -180,6 +180,13 @@ async function settle(
   };
   if (options.cancel.aborted) cancel();
   else options.cancel.addEventListener('abort', cancel, { once: true });
+  // The call's own stop and timeout, until the server answered with a task or without one.
+  const untilTask = options.untilTask;
+  const stopEarly = (): void => {
+    if (!execution) beforeTask.abort(untilTask?.reason);
+  };
+  if (untilTask?.aborted) stopEarly();
+  else untilTask?.addEventListener('abort', stopEarly, { once: true });
   let outcome: TaskOutcome<LenientCallToolResult>;
   try {
     try {
@@ -195,6 +202,7 @@ async function settle(
     } catch (error) {
       if (refusal.error) throw refusal.error;
       if (cancelAsked && !execution) throw error;
+      if (untilTask?.aborted && !execution) throw untilTask.reason;
       if (wentAway(error)) throw leftWhileRunning(serverName, toolName);
       // The server answered the call with an error: as the SDK's own calls report it (server-supervisor.ts).
       if (error instanceof JsonRpcResponseError) throw new McpError(error.code, error.message, error.data);
@@ -224,6 +232,7 @@ async function settle(
     return { content: [{ type: 'text', text: `The task failed: ${failure.message}` }], isError: true };
   } finally {
     options.cancel.removeEventListener('abort', cancel);
+    untilTask?.removeEventListener('abort', stopEarly);
     await session.close().catch(() => undefined);
   }
 }
@@ -242,7 +251,7 @@ const leftWhileRunning = (serverName: string, toolName: string): WorkbenchError 
 
 /**
  * Calls a tool declaring the tasks extension, and runs what the server answers to its end: an immediate result as
- * is, a task followed until it completes, fails or is cancelled.
+ * is (the server decides whether a call becomes a task), a task followed until it completes, fails or is cancelled.
  */
 export function callToolAsModernTask(
   tasks: TaskSession,

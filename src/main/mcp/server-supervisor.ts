@@ -131,8 +131,12 @@ export interface SupervisorDependencies {
 
 export type SupervisorStatus = Omit<McpServerStatus, 'toolCount'>;
 
-/** A task call: no timeout (it runs until it ends or the person cancels it), its state reported as it changes. */
-export type TaskCallOptions = Omit<CallOptions, 'timeoutMs' | 'signal' | 'afterUrlElicitation'> & TaskRunOptions;
+/**
+ * A task call: no timeout (it runs until it ends or the person cancels it), its state reported as it changes. On
+ * 2026-07-28 `untilTask` stops it while the server has not answered with a task yet (modern-tasks.ts).
+ */
+export type TaskCallOptions = Omit<CallOptions, 'timeoutMs' | 'signal' | 'afterUrlElicitation'> &
+  TaskRunOptions & { untilTask?: AbortSignal | undefined };
 
 export interface CallOptions {
   timeoutMs: number;
@@ -148,8 +152,8 @@ export interface CallOptions {
   /** The server's `notifications/progress` for this call; each one also restarts the call's timeout. */
   onProgress?: ((progress: ToolProgress) => void) | undefined;
   /**
-   * Given for a server that offers the 2026-07-28 tasks extension (`offersTasks`): a call it refuses for want of the
-   * extension (-32021) is made again as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28).
+   * Given for a server that offers the 2026-07-28 tasks extension (`offersTasks`): the call goes out declaring it, and
+   * the server decides whether it runs as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28).
    */
   task?: TaskRunOptions | undefined;
 }
@@ -224,12 +228,6 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
   /** The tool calls in flight, so that a block the sandbox reports can be put with the one call running then. */
   const running = new Map<number, { toolName: string; chatId?: string | undefined; blocks: SandboxBlockView[] }>();
   let nextCall = 0;
-  /**
-   * The tools the running server refused to run other than as a task of the 2026-07-28 extension (-32021): their next
-   * call declares the extension at once (`callAsTask`). Forgotten when the server starts again or lists its tools
-   * again (one connection is one server identity), and for a tool it then answers without a task.
-   */
-  const onlyAsTask = new Set<string>();
   const serverRequests = deps.serverRequests && holdingClocks(deps.serverRequests, name, clocks);
 
   const setStatus = (next: Omit<SupervisorStatus, 'since' | 'recentCrashes'>): void => {
@@ -335,7 +333,6 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     }
     starting = undefined;
     connection = opened;
-    onlyAsTask.clear();
     const info = opened.client.getServerVersion();
     const offers = opened.client.getServerCapabilities() ?? {};
     setStatus({
@@ -413,10 +410,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         }
         try {
           const tools = await listTools(current, options.initializeTimeoutMs);
-          if (gen === generation) {
-            onlyAsTask.clear();
-            deps.onTools(tools);
-          }
+          if (gen === generation) deps.onTools(tools);
         } catch (error) {
           if (gen === generation && connection === current && connectModule?.isSignInError(error)) {
             // initialize went through but the tools are refused (401/403): the server waits for a sign-in.
@@ -513,26 +507,54 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
     deps.admit(door);
   };
 
-  /** A call made as a 2026-07-28 task, on the raw path (modern-tasks.ts); an answer without a task is a plain result. */
+  /**
+   * A call to a server that offered the 2026-07-28 tasks extension: on the raw path, declaring it (modern-tasks.ts), so
+   * the server decides. An answer without a task is the call's result; until a task exists, the call's own stop and
+   * timeout hold (`untilTask`), as for any call; once it exists it runs until it ends or the person cancels it.
+   */
   async function callAsTask(
     toolName: string,
     args: Record<string, unknown>,
     options: CallOptions,
     task: TaskRunOptions,
   ): Promise<McpToolResult> {
-    const { timeoutMs: _timeout, signal: _signal, afterUrlElicitation: _after, task: _task, ...rest } = options;
-    const gen = generation;
-    let created = false;
-    const result = await supervisor.callToolTask(toolName, args, {
-      ...rest,
-      ...task,
-      onState: (state) => {
-        created = true;
-        task.onState(state);
-      },
-    });
-    if (!created && gen === generation) onlyAsTask.delete(toolName);
-    return result;
+    const { timeoutMs, signal, afterUrlElicitation: _after, task: _task, ...rest } = options;
+    const what = `"${toolName}" on "${name}"`;
+    const early = new AbortController();
+    const stopped = (): void =>
+      early.abort(
+        new WorkbenchError('cancelled', `The call to ${what} was cancelled; the server was told to stop it.`),
+      );
+    const clock = clocks.start(
+      timeoutMs,
+      () =>
+        early.abort(
+          new WorkbenchError(
+            'timeout',
+            `${what} did not finish within ${Math.round(timeoutMs / 100) / 10} s; the call was cancelled.`,
+          ),
+        ),
+      options.chatId,
+    );
+    const created = (): void => {
+      clock.stop();
+      signal?.removeEventListener('abort', stopped);
+    };
+    if (signal?.aborted) stopped();
+    else signal?.addEventListener('abort', stopped, { once: true });
+    try {
+      return await supervisor.callToolTask(toolName, args, {
+        ...rest,
+        ...task,
+        untilTask: early.signal,
+        onState: (state) => {
+          created();
+          task.onState(state);
+        },
+      });
+    } finally {
+      created();
+    }
   }
 
   const supervisor: ServerSupervisor = {
@@ -607,7 +629,13 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
         (client, run) => {
           const modern = modernTasksOf(client);
           if (modern)
-            return modern.call(toolName, args, { ...run, serverName: name, chatId, admit: legAdmit(options, door) });
+            return modern.call(toolName, args, {
+              ...run,
+              serverName: name,
+              chatId,
+              admit: legAdmit(options, door),
+              untilTask: options.untilTask,
+            });
           deps.admit(door);
           return callToolAsTask(client, name, toolName, args, { ...run, admit: legAdmit(options, door) });
         },
@@ -651,10 +679,9 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           { server: name },
         );
       }
-      // A tool this server ran only as a task since it last started and listed its tools: the call goes out declaring
-      // the extension at once, past the same door, without the refused round trip (docs/dev/protocol-2026.md).
-      if (options.task && onlyAsTask.has(toolName) && modernTasksOf(current.client))
-        return callAsTask(toolName, args, options, options.task);
+      // A server that offered the 2026-07-28 tasks extension: the call declares it, past the same door on each leg,
+      // and the server decides whether it runs as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28).
+      if (options.task && modernTasksOf(current.client)) return callAsTask(toolName, args, options, options.task);
       // The door (call-door.ts): every attempt, the first and each retry, passes the deny rules in force now.
       const door: DoorCall = {
         serverName: name,
@@ -771,15 +798,10 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
           if (pages)
             return pageDeclinedResult(name, pages, error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         }
-        // A 2026-07-28 server that runs the tool only as a task (docs/user/mcp-servers.md#tasks): nothing ran, and the
-        // call is made again declaring the extension, as a task followed to its end.
-        if (error instanceof McpError && needsTasksExtension(error.code, error.data)) {
-          if (options.task && modernTasksOf(current.client)) {
-            if (gen === generation) onlyAsTask.add(toolName);
-            return callAsTask(toolName, args, options, options.task);
-          }
+        // A 2026-07-28 server that runs the tool only as a task but did not offer the extension, so the call did not
+        // declare it (docs/user/mcp-servers.md#tasks): nothing ran.
+        if (error instanceof McpError && needsTasksExtension(error.code, error.data))
           return protocolErrorResult(error.code, tasksExtensionRefusal(toolName, name));
-        }
         if (error instanceof McpError)
           return protocolErrorResult(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''));
         if (error instanceof z.core.$ZodError) {

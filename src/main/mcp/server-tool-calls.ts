@@ -132,8 +132,8 @@ export function createServerToolCalls({ fleet }: { fleet: ServerFleet }): Server
           .finally(running.done);
       }
       if (entry.supervisor.offersTasks()) {
-        // A 2026-07-28 server that offers the tasks extension: a call it runs only as a task becomes one
-        // (docs/dev/protocol-2026.md#tasks-on-2026-07-28), cancelled like any task.
+        // A 2026-07-28 server that offers the tasks extension: the call declares it and the server decides whether
+        // it runs as a task (docs/dev/protocol-2026.md#tasks-on-2026-07-28), cancelled like any task.
         const running = tasks.add(request.toolCallId ?? '');
         const task = {
           cancel: running.signal,

@@ -91,7 +91,7 @@ describe('the SDK v2 client (2.4) and the tasks extension', () => {
 });
 
 describe('the host and a 2026-07-28 server whose tool runs only as a task', () => {
-  it('is refused without the extension, then calls again declaring it and follows the task to its result', async () => {
+  it('declares the extension on the first call and follows the task to its result', async () => {
     const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
     const server = await test.waitFor('tasks', (s) => s.status.toolCount === 4);
     expect(server.status.protocolVersion).toBe('2026-07-28');
@@ -111,18 +111,17 @@ describe('the host and a 2026-07-28 server whose tool runs only as a task', () =
     expect(states[0]).toMatchObject({ taskId: 'report-1', status: 'working' });
     expect(states.at(-1)).toMatchObject({ taskId: 'report-1', status: 'completed' });
     expect(progress).toContain('Step 0 of 3');
-    // The server's other tools are called as usual, without the extension.
+    // The server's other tools answer at once to a call that declares the extension: a plain result.
     const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'still here' } });
     expect(echo.forModel.text).toBe('still here');
 
-    // The first request went out without the extension and was refused; the second declared it, on the raw path;
-    // the task was followed with tasks/get. (The server's stderr reaches the log after its answers: wait for the
-    // line of the last call, everything before it is there then.)
-    await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension not declared');
+    // The one request declared the extension, on the raw path; the task was followed with tasks/get. (The server's
+    // stderr reaches the log after its answers: wait for the line of the last call, everything before it is there.)
+    await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension declared');
     const log = logText(test, 'tasks');
-    expect(log).toMatch(
-      /tools\/call report, tasks extension not declared[\s\S]*tools\/call report, tasks extension declared/,
-    );
+    expect(log.match(/tools\/call report/g)).toHaveLength(1);
+    expect(log).toContain('tools/call report, tasks extension declared');
+    expect(log).not.toContain('not declared');
     expect(log).toContain('received tasks/get');
     expect(log).not.toContain('received tasks/cancel');
   });
@@ -168,8 +167,8 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CallRefused);
     expect((error as CallRefused).reason).toBe('Denied by the rule "no reports" (test)');
-    // The refused call, the call declaring the extension, then the first tasks/get: refused, never sent.
-    expect(legs.length).toBeGreaterThanOrEqual(3);
+    // The call declaring the extension, then the first tasks/get: refused, never sent.
+    expect(legs).toEqual(['report', 'report']);
     // Cancel goes out past the rule; the task stops on the server and nothing more is asked of it.
     await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/cancel');
     expect(logText(test, 'tasks')).not.toContain('received tasks/get');
@@ -241,9 +240,10 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     });
     expect(result.forModel.text).toBe('report ready after 2 steps');
     expect(states.at(-1)?.status).toBe('completed');
-    // The refused call, the call declaring the extension, the same call with the answer: three arrivals, three doors.
+    // The call declaring the extension, the same call with the answer: two arrivals, each past the door.
     await expect.poll(() => logText(test, 'tasks')).toContain('received tasks/get');
-    expect(logText(test, 'tasks').match(/tools\/call confirmed_report, tasks extension declared/g)).toHaveLength(2);
+    expect(logText(test, 'tasks').match(/tools\/call confirmed_report/g)).toHaveLength(2);
+    expect(logText(test, 'tasks')).not.toContain('not declared');
 
     // Now a deny rule comes while the person is asked: the call with the answer is not sent, no task is made.
     answers.elicit = () => {
@@ -259,7 +259,7 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'last' } });
     expect(echo.isError).toBeFalsy();
     await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo');
-    // One more arrival (declared at once: the host remembers the tool runs only as a task; asked), not the second.
+    // One more arrival (the call that asked), not the second.
     expect(logText(test, 'tasks').match(/tools\/call confirmed_report/g)).toHaveLength(before + 1);
     expect(logText(test, 'tasks').match(/tools\/call confirmed_report, tasks extension declared/g)).toHaveLength(3);
   });
@@ -307,7 +307,7 @@ async function serveHttp(
 }
 
 describe('the same server over HTTP', () => {
-  it('runs the task over HTTP: the refusal (HTTP 400) keeps the session, the call declaring the extension follows it', async () => {
+  it('runs the task over HTTP: one tools/call declaring the extension, its task followed', async () => {
     const served = await serveHttp();
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
@@ -324,12 +324,8 @@ describe('the same server over HTTP', () => {
       expect(result.forModel.text).toBe('report ready after 2 steps');
       expect(states[0]?.status).toBe('working');
       expect(states.at(-1)?.status).toBe('completed');
-      expect(served.calls).toEqual([
-        'modern-tasks-fixture: tools/call report, tasks extension not declared',
-        'modern-tasks-fixture: tools/call report, tasks extension declared',
-      ]);
-      // The refusal is the one answer that is not a 2xx.
-      expect(served.statuses.filter((status) => status >= 300)).toEqual([400]);
+      expect(served.calls).toEqual(['modern-tasks-fixture: tools/call report, tasks extension declared']);
+      expect(served.statuses.filter((status) => status >= 300)).toEqual([]);
       expect(test.host.server('tasks').status.state).toBe('ready');
       expect(logText(test, 'tasks')).not.toMatch(/reconnect|crash/i);
       const echo = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'over http' } });
@@ -366,8 +362,8 @@ describe('the same server over HTTP', () => {
       expect(followed.forModel.text).toBe('report ready after 6 steps');
       expect(states.at(-1)?.status).toBe('completed');
       await first;
-      // No tools/call was sent for it: the server saw the refused call and the declared one, nothing more.
-      expect(served.calls).toHaveLength(2);
+      // No tools/call was sent for it: the server saw the first call's, nothing more.
+      expect(served.calls).toHaveLength(1);
       const lost = test.host.followTask({
         serverName: 'tasks',
         toolName: 'report',
@@ -383,8 +379,8 @@ describe('the same server over HTTP', () => {
     }
   });
 
-  it('a tool the server ran only as a task is called as one at once: one tools/call, not two, until the server restarts', async () => {
-    const plain = { report: false };
+  it('a server that makes a call a task only when the client declares the extension gets a task on the first call', async () => {
+    const plain = { report: false, undeclared: true };
     const served = await serveHttp({ plain });
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
@@ -400,36 +396,56 @@ describe('the same server over HTTP', () => {
         });
         return { text: result.forModel.text, states };
       };
-      const NOT_DECLARED = 'modern-tasks-fixture: tools/call report, tasks extension not declared';
       const DECLARED = 'modern-tasks-fixture: tools/call report, tasks extension declared';
-      expect((await call('first')).text).toBe('report ready after 1 steps');
-      expect(served.calls).toEqual([NOT_DECLARED, DECLARED]);
-      // The second call goes out declaring the extension: one request, and its task followed as the first.
-      const second = await call('second');
-      expect(second.text).toBe('report ready after 1 steps');
-      expect(second.states.at(-1)?.status).toBe('completed');
-      expect(served.calls.slice(2)).toEqual([DECLARED]);
-      // The other tools still go through the SDK, without the extension.
-      await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'plain' } });
-      expect(served.calls.at(-1)).toBe('modern-tasks-fixture: tools/call echo, tasks extension not declared');
+      // One tools/call, declaring the extension: the server made it a task, followed to its end.
+      const first = await call('first');
+      expect(first.text).toBe('report ready after 1 steps');
+      expect(first.states[0]?.status).toBe('working');
+      expect(first.states.at(-1)?.status).toBe('completed');
+      expect(served.calls).toEqual([DECLARED]);
 
-      // The server now runs it either way: the call declaring the extension gets a plain result, taken as such, and
-      // the next call goes out without the extension again.
+      // The server now chooses to answer at once: the plain result is the call's, no task states; the next call
+      // declares the extension again (the server decides each time).
       plain.report = true;
-      const atOnce = await call('third');
-      expect(atOnce).toEqual({ text: 'report ready at once', states: [] });
-      expect((await call('fourth')).text).toBe('report ready at once');
-      expect(served.calls.slice(4)).toEqual([DECLARED, NOT_DECLARED]);
-
-      // Learned again, then forgotten when the server restarts: the refusal comes first again.
+      expect(await call('second')).toEqual({ text: 'report ready at once', states: [] });
       plain.report = false;
-      await call('fifth');
-      await call('sixth');
-      expect(served.calls.slice(6)).toEqual([NOT_DECLARED, DECLARED, DECLARED]);
+      expect((await call('third')).states.at(-1)?.status).toBe('completed');
+      expect(served.calls).toEqual([DECLARED, DECLARED, DECLARED]);
+      // After a restart, the same: no refused round trip to learn again.
       await test.host.restart('tasks');
       await test.waitFor('tasks', (s) => s.status.state === 'ready' && s.status.toolCount === 4);
-      await call('seventh');
-      expect(served.calls.slice(9)).toEqual([NOT_DECLARED, DECLARED]);
+      await call('fourth');
+      expect(served.calls.slice(3)).toEqual([DECLARED]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a plain answer on the raw path keeps the call's own timeout and stop until a task exists", async () => {
+    const served = await serveHttp({ slow: true });
+    try {
+      const test = createTestHost({ tasks: { url: served.url, type: 'http' } });
+      await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+      const timedOut = test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'echo',
+        args: { text: 'slow' },
+        toolCallId: 'slow-1',
+        timeoutMs: 200,
+      });
+      await expect(timedOut).rejects.toThrow('"echo" on "tasks" did not finish within 0.2 s; the call was cancelled.');
+      const stop = new AbortController();
+      const stopped = test.host.callTool({
+        serverName: 'tasks',
+        toolName: 'echo',
+        args: { text: 'slow' },
+        toolCallId: 'slow-2',
+        signal: stop.signal,
+      });
+      setTimeout(() => stop.abort(), 50);
+      await expect(stopped).rejects.toThrow(
+        'The call to "echo" on "tasks" was cancelled; the server was told to stop it.',
+      );
     } finally {
       await served.close();
     }
@@ -470,7 +486,7 @@ describe('the same server over HTTP', () => {
     }
   });
 
-  it('a server that hands out a task it was not offered: the call fails saying so, the session is not dropped', async () => {
+  it('a server that did not offer the extension and hands out a task: the call fails saying so, the session is kept', async () => {
     const served = await serveHttp({ unasked: true });
     try {
       const test = createTestHost({ tasks: { url: served.url, type: 'http' } });

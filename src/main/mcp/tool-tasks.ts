@@ -28,8 +28,9 @@ const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
 /**
  * Whether a server refused a call because it runs the tool only as a task of the tasks extension: `-32021` naming the
  * extension among the capabilities it requires. AI Workbench's calls through the SDK v2 client do not declare the
- * extension (the client cannot receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28), so such a server
- * refuses the call rather than run it; it is then made again on the host's raw path, declaring it (modern-tasks.ts).
+ * extension (the client cannot receive a task handle, docs/dev/protocol-2026.md#tasks-on-2026-07-28): a call to a server
+ * that offered it goes out on the host's raw path declaring it (modern-tasks.ts), so only a server that did not offer
+ * it refuses a call so.
  */
 export function needsTasksExtension(code: number, data: unknown): boolean {
   if (code !== MISSING_REQUIRED_CLIENT_CAPABILITY) return false;
@@ -70,6 +71,11 @@ export interface ModernTaskOptions extends TaskCallOptions {
   admit(): void;
   /** The chat whose person answers what the task asks (sampling, elicitation). */
   chatId?: string | undefined;
+  /**
+   * Stops the call while no task exists yet, with its reason as the call's error: the call's own stop and timeout,
+   * which hold for an answer that is not a task (the server decides, docs/dev/protocol-2026.md#tasks-on-2026-07-28).
+   */
+  untilTask?: AbortSignal | undefined;
 }
 
 /**

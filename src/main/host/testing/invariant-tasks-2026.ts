@@ -1,11 +1,12 @@
 /**
  * A call that a 2026-07-28 server runs as a task of the tasks extension, in the trust invariant (docs/dev/testing.md,
  * "The trust invariant"; docs/dev/protocol-2026.md#tasks-on-2026-07-28): Shell's `run` of a task command
- * (recording-tasks-2026.ts) is refused without the extension, then made again on the host's raw path declaring it,
- * and its task followed with `tasks/get`. The random seeds reach it through Shell's calls; this step holds the server's
- * refusal and, when `deny`, adds a deny rule on the command before letting it go, so that the call declaring the
- * extension meets a rule that was not in force when the call was first sent: the door must keep it, and every later
- * leg, from the server (checks (1) and (2) hold each run and each leg to the rules in force when it arrived).
+ * (recording-tasks-2026.ts) goes out on the host's raw path declaring the extension from the first `tools/call` (Shell
+ * offered it), and its task is followed with `tasks/get`. The random seeds reach it through Shell's calls; this step
+ * holds the server's answer to the call (it ran, allowed when it arrived) and, when `deny`, adds a deny rule on the
+ * command before letting it go, so that the task's first `tasks/get` meets a rule that was not in force when the call
+ * was sent: the door must keep it, and the task's result, from the server and the model (checks (1) and (2) hold each
+ * run and each leg to the rules in force when it arrived).
  *
  * Two more steps hold a task running across steps (on the real clock: the extension's client polls on timers, so they
  * serve the mutants' sequences, not the random ones whose clock stands still): `modernTaskRunning` makes the call, waits
@@ -40,7 +41,7 @@ class ModernTaskCall extends Step {
     harness.noteView(view);
     const label = harness.bindings.get(shell)?.label;
     if (label !== undefined) harness.madeAllows.push({ label, name: shell, what: 'tool run auto-approve' });
-    modernTaskControl.holdRefusals = true;
+    modernTaskControl.holdCalls = true;
     try {
       const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
       const envelope = await harness.call('chat.send', {
@@ -54,14 +55,14 @@ class ModernTaskCall extends Step {
         if (harness.services().conversations.activity(chatId).status === 'idle') return;
         await harness.turn();
       }
-      harness.log.push(`  ${shell} holds its refusal of run (the tasks extension was not declared)`);
+      harness.log.push(`  ${shell} ran run:shutdown as a task and holds its answer`);
       if (this.deny) {
         const rule = ruleDraft('shutdown', 'deny', `shutdown--${world.nextRuleId++}`);
         harness.noteView(await harness.ok('policy.update', { rules: { add: [rule] } }));
-        harness.log.push('  a deny rule on shutdown came into force before the call declaring the extension');
+        harness.log.push('  a deny rule on shutdown came into force before the task was first looked at');
       }
     } finally {
-      modernTaskControl.holdRefusals = false;
+      modernTaskControl.holdCalls = false;
       modernTaskControl.release();
     }
     for (let turn = 0; turn < BOUND; turn++) {
@@ -71,7 +72,7 @@ class ModernTaskCall extends Step {
   }
 
   toString(): string {
-    return `modern-task(chat ${this.chat}, run:shutdown${this.deny ? ', a deny rule while refused' : ''})`;
+    return `modern-task(chat ${this.chat}, run:shutdown${this.deny ? ', a deny rule before its first look' : ''})`;
   }
 }
 

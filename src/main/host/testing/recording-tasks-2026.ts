@@ -2,13 +2,14 @@
  * The tasks of the trust invariant's 2026-07-28 recording server (Shell, recording-servers-2026.ts; docs/dev/testing.md,
  * "The trust invariant"; docs/dev/protocol-2026.md#tasks-on-2026-07-28): its `run` of a command in
  * `MODERN_TASK_COMMANDS` runs only as a task of the tasks extension. A call that does not declare the extension is
- * refused (`-32021`) before anything runs, and nothing is recorded; a call that declares it is recorded as a run and
+ * refused (`-32021`) before anything runs, nothing is recorded, and `refusals` counts it (the host declares the
+ * extension to a server that offered it, so none should come); a call that declares it is recorded as a run and
  * answered with a task, already completed when created, so that the client follows it with one `tasks/get` and no
  * timer (the invariant's clock stands still): that `tasks/get` is recorded as a further leg of the call, checked against
- * the deny rules in force when it arrives. A step may hold the refusal (`modernTaskControl.holdRefusals`) to change the
- * rules between the refused call and the one that declares the extension, or keep the tasks it creates running
- * (`modernTaskControl.holdRunning`: `working`, polled every few milliseconds on the real clock, each `tasks/get` a leg)
- * until `finishRunning`, so that a rule can come into force while a task runs.
+ * the deny rules in force when it arrives. A step may hold Shell's answer to the call (`modernTaskControl.holdCalls`:
+ * the call arrived and ran, its task not yet known to the client) to change the rules before the client's first leg,
+ * or keep the tasks it creates running (`modernTaskControl.holdRunning`: `working`, polled every few milliseconds on
+ * the real clock, each `tasks/get` a leg) until `finishRunning`, so that a rule can come into force while a task runs.
  */
 import { MissingRequiredClientCapabilityError, ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -20,14 +21,15 @@ export const MODERN_TASK_COMMANDS: readonly string[] = ['shutdown'];
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-/** What the harness sees of Shell's tasks, and how a step holds a refusal. */
+/** What the harness sees of Shell's tasks, and how a step holds its answer to a call. */
 export const modernTaskControl = {
-  holdRefusals: false,
-  /** Refusals waiting for `release`. */
+  holdCalls: false,
+  /** Answers to calls waiting for `release`. */
   held: 0,
-  /** Refusals ever held, and tasks ever created, for a test to see what a sequence did. */
+  /** Answers ever held, tasks ever created and calls refused, for a test to see what a sequence did. */
   everHeld: 0,
   created: 0,
+  refusals: 0,
   waiting: [] as (() => void)[],
   release(): void {
     const waiting = this.waiting.splice(0);
@@ -72,7 +74,7 @@ function declared(envelope: unknown): boolean {
   return Boolean(capabilities?.extensions?.[TASKS]);
 }
 
-/** Answers a `run` of a task command: refused without the extension, a task with it. */
+/** Answers a `run` of a task command: refused without the extension, a task with it (its answer held, if asked). */
 export async function runAsTask(
   serverName: string,
   slot: string,
@@ -81,11 +83,7 @@ export async function runAsTask(
   listeners: ServerListeners,
 ): Promise<Record<string, unknown>> {
   if (!declared(envelope)) {
-    if (modernTaskControl.holdRefusals) {
-      modernTaskControl.held += 1;
-      modernTaskControl.everHeld += 1;
-      await new Promise<void>((resolve) => modernTaskControl.waiting.push(resolve));
-    }
+    modernTaskControl.refusals += 1;
     throw new MissingRequiredClientCapabilityError(
       { requiredCapabilities: { extensions: { [TASKS]: {} } } },
       `"run" of "${String(args['command'])}" runs only as a task: declare the ${TASKS} extension.`,
@@ -96,6 +94,11 @@ export async function runAsTask(
   const status = modernTaskControl.holdRunning ? 'working' : 'completed';
   tasks.set(taskId, { slot, args: structuredClone(args), status });
   modernTaskControl.created += 1;
+  if (modernTaskControl.holdCalls) {
+    modernTaskControl.held += 1;
+    modernTaskControl.everHeld += 1;
+    await new Promise<void>((resolve) => modernTaskControl.waiting.push(resolve));
+  }
   const now = new Date().toISOString();
   return { resultType: 'task', ...wire(taskId, status, now, false) };
 }

@@ -118,9 +118,12 @@ function taskOf(taskId: string): TaskState {
 
 /**
  * The server, for a transport of the caller's (over HTTP: `createMcpHandler(() => newTasksServer(log))`); `log` takes
- * the line each `tools/call` writes. `unasked`: a server that breaks the extension's rule and answers `report` with a
- * task even to a request that did not declare the extension. `received` is told the method of each `tasks/*` request.
- * While `plain.report` is true, `report` answers its result at once, declared or not (a server that runs it either way).
+ * the line each `tools/call` writes. `unasked`: a server that does not offer the extension and breaks its rule,
+ * answering `report` with a task to a request that did not declare it. `received` is told the method of each `tasks/*`
+ * request. While `plain.report` is true, `report` answers its result at once, declared or not (a server that chose
+ * not to make it a task); while `plain.undeclared` is true, it answers at once a request that did not declare the
+ * extension and makes a task for one that did (a server that runs it as a task only when the client can follow one).
+ * `slow`: `echo` answers after 2 s.
  */
 export function newTasksServer(
   log = (line: string): void => void process.stderr.write(`${line}\n`),
@@ -128,11 +131,17 @@ export function newTasksServer(
     unasked = false,
     received,
     plain,
-  }: { unasked?: boolean; received?: (method: string) => void; plain?: { report: boolean } } = {},
+    slow = false,
+  }: {
+    unasked?: boolean;
+    slow?: boolean;
+    received?: (method: string) => void;
+    plain?: { report: boolean; undeclared?: boolean };
+  } = {},
 ): Server {
   const server = new Server(
     { name: 'modern-tasks-fixture', version: '2.0.0' },
-    { capabilities: { tools: {}, extensions: { [TASKS]: {} } } },
+    { capabilities: { tools: {}, ...(unasked ? {} : { extensions: { [TASKS]: {} } }) } },
   );
   const properties = (names: Record<string, string>): Record<string, { type: string }> =>
     Object.fromEntries(Object.entries(names).map(([name, type]) => [name, { type }]));
@@ -173,8 +182,11 @@ export function newTasksServer(
     log(
       `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
-    if (request.params.name === 'echo') return { content: [{ type: 'text', text: String(args['text']) }] };
-    if (request.params.name === 'report' && plain?.report)
+    if (request.params.name === 'echo') {
+      if (slow) await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
+      return { content: [{ type: 'text', text: String(args['text']) }] };
+    }
+    if (request.params.name === 'report' && (plain?.report || (plain?.undeclared && !declared)))
       return { content: [{ type: 'text', text: 'report ready at once' }] };
     if (!['report', 'ask', 'confirmed_report'].includes(request.params.name))
       throw new ProtocolError(-32602, `unknown tool ${request.params.name}`);
