@@ -52,6 +52,7 @@ const EVERYTHING_ENTRY = path.join(
   'dist/index.js',
 );
 const MODERN_ENTRY = path.join(ROOT, 'src/main/mcp/test-fixtures/modern-stdio-server.ts');
+const TASKS_ENTRY = path.join(ROOT, 'src/main/mcp/test-fixtures/modern-tasks-server.ts');
 const QUIET = { MODERN_STDIO_QUIET: '1' };
 
 const processEnv = (): Record<string, string> => ({ ...(process.env as Record<string, string>) });
@@ -110,6 +111,22 @@ const MODERN: Revision = {
       call: () => client.callTool({ name: 'echo', arguments: MODERN.toolArgs }),
       close: () => client.close(),
     };
+  },
+};
+
+/**
+ * 2026-07-28 with the tasks extension offered (test-fixtures/modern-tasks-server.ts): the host's calls declare it, on
+ * its raw request path (docs/dev/protocol-2026.md#tasks-on-2026-07-28), and `echo` answers at once; the floor is the
+ * SDK v2's Client, which declares nothing.
+ */
+const MODERN_TASKS: Revision = {
+  ...MODERN,
+  name: 'mcp-call-overhead-2026-tasks',
+  server: { command: process.execPath, args: [TASKS_ENTRY], env: QUIET },
+  async bare(
+    launch = { command: 'setsid', args: [process.execPath, TASKS_ENTRY], env: { ...processEnv(), ...QUIET } },
+  ) {
+    return MODERN.bare(launch);
   },
 };
 
@@ -252,6 +269,6 @@ export const mcpCallOverhead: Benchmark = {
   description:
     'median over interleaved calls of (host callTool ÷ bare SDK client callTool, its server started as the host starts its own), echo: server-everything on 2025-11-25 (SDK 1.x floor), an SDK v2 server on 2026-07-28 (SDK v2 floor)',
   async run() {
-    return [...(await measure(LEGACY)), ...(await measure(MODERN))];
+    return [...(await measure(LEGACY)), ...(await measure(MODERN)), ...(await measure(MODERN_TASKS))];
   },
 };

@@ -20,7 +20,7 @@ import type { ToolTaskState } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import { RawConnectionClosed, type RawRequests, type RawResponse } from './raw-requests';
 import type { BoundServerRequests } from './server-request-routing';
-import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-result';
+import { asCallToolResult, LenientCallToolResultSchema, type LenientCallToolResult } from './tool-result';
 import { FollowTakenOver, TASKS_EXTENSION, type ModernTaskOptions, type ModernTasks } from './tool-tasks';
 
 /**
@@ -67,13 +67,19 @@ function framed(raw: RawRequests, params: Record<string, unknown>): Record<strin
   };
 }
 
-/** One call's port: each leg but `tasks/cancel` passes the call's door first; a refusal is kept in `refusal`. */
+/**
+ * One call's port: each leg but `tasks/cancel` passes the call's door first; a refusal is kept in `refusal`. `answered`
+ * is the answer to the call's first `tools/call`, sent already (past the door) by `callToolAsModernTask`: that leg is
+ * not sent again.
+ */
 function callPort(
   tasks: TaskSession,
   admit: () => void,
   refusal: { error?: unknown },
   serverName: string,
+  answered: RawResponse | undefined,
 ): ConnectedMcpSessionPort {
+  let firstAnswer = answered;
   return {
     endpointId: serverName,
     taskCapabilities: { generation: 'v2', capabilities: {} },
@@ -82,6 +88,11 @@ function callPort(
     },
     async dispatch(request, options) {
       const { method, params } = request as { method: string; params?: Record<string, unknown> };
+      if (firstAnswer && method === 'tools/call') {
+        const answer = firstAnswer;
+        firstAnswer = undefined;
+        return answer as unknown as JsonRpcResponse;
+      }
       if (method !== 'tasks/cancel') {
         if (refusal.error) throw refusal.error;
         try {
@@ -144,7 +155,8 @@ const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
 
 /**
  * Drives one execution (a new call's or a followed task's) to its end: states reported, Cancel as `tasks/cancel`,
- * the door asked once more before the result is handed on.
+ * the door asked once more before the result is handed on. `answered`: the answer to the call's first leg, when it was
+ * sent already (`callPort`).
  */
 async function settle(
   start: (session: TaskEnabledSession, signal: AbortSignal) => Promise<Execution>,
@@ -152,9 +164,10 @@ async function settle(
   serverName: string,
   toolName: string,
   options: ModernTaskOptions,
+  answered?: RawResponse,
 ): Promise<LenientCallToolResult> {
   const refusal: { error?: unknown } = {};
-  const session = withTasks(callPort(tasks, options.admit, refusal, serverName), {
+  const session = withTasks(callPort(tasks, options.admit, refusal, serverName, answered), {
     tools: { currentTool: () => undefined },
     onInputRequest: ((request: ApplicationInputRequest, context: { signal?: AbortSignal }) =>
       answerInput(tasks, serverName, request, options.chatId, context.signal)) as never,
@@ -252,14 +265,23 @@ const leftWhileRunning = (serverName: string, toolName: string): WorkbenchError 
 /**
  * Calls a tool declaring the tasks extension, and runs what the server answers to its end: an immediate result as
  * is (the server decides whether a call becomes a task), a task followed until it completes, fails or is cancelled.
+ * The first `tools/call` goes out here, past the door: most calls are answered at once, and those need none of the
+ * extension's client, which costs more per call than the round trip (mcp-call-overhead-2026-tasks,
+ * docs/dev/benchmarks.md). A task, a request for input or an error is handed to it with that answer.
  */
-export function callToolAsModernTask(
+export async function callToolAsModernTask(
   tasks: TaskSession,
   serverName: string,
   toolName: string,
   args: Record<string, unknown>,
   options: ModernTaskOptions,
 ): Promise<LenientCallToolResult> {
+  const answered = await firstLeg(tasks, serverName, toolName, args, options);
+  if (answered.kind === 'result' && !EXTENSION_RESULTS.has(answered.result['resultType'])) {
+    // The result reaches the model only past the door as it stands now.
+    options.admit();
+    return asCallToolResult(answered.result);
+  }
   return settle(
     (session, signal) =>
       session.callTool<LenientCallToolResult>(toolName, args as Record<string, JsonValue>, {
@@ -270,7 +292,38 @@ export function callToolAsModernTask(
     serverName,
     toolName,
     options,
+    answered,
   );
+}
+
+/** The answers to `tools/call` that only the extension's client follows: a task, a request for input. */
+const EXTENSION_RESULTS: ReadonlySet<unknown> = new Set(['task', 'input_required']);
+
+/**
+ * The call's first `tools/call`, declaring the extension, past the door; until it is answered the person's Cancel and
+ * the call's own stop and timeout (`untilTask`) end it, as they end `settle`'s first leg.
+ */
+async function firstLeg(
+  tasks: TaskSession,
+  serverName: string,
+  toolName: string,
+  args: Record<string, unknown>,
+  options: ModernTaskOptions,
+): Promise<RawResponse> {
+  const { cancel, untilTask } = options;
+  options.admit();
+  try {
+    return await tasks.raw.request(
+      'tools/call',
+      framed(tasks.raw, { name: toolName, arguments: args }),
+      untilTask ? AbortSignal.any([cancel, untilTask]) : cancel,
+    );
+  } catch (error) {
+    if (cancel.aborted) throw new WorkbenchError('cancelled', cancelledText(toolName, serverName, true));
+    if (untilTask?.aborted) throw untilTask.reason;
+    if (wentAway(error)) throw leftWhileRunning(serverName, toolName);
+    throw error;
+  }
 }
 
 /** Follows a task this client created before (docs/user/mcp-servers.md#tasks): `tasks/get` until it ends. */

@@ -176,6 +176,31 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     expect(states.at(-1)?.statusMessage).toBe('Stopped: a deny rule in force refused it');
   });
 
+  it('an answer without a task passes the door once more: a rule in force by then keeps it from the model', async () => {
+    const legs: string[] = [];
+    let refusedFrom = Infinity;
+    const door: CallDoor = (call: DoorCall) => {
+      legs.push(call.toolName);
+      if (legs.length >= refusedFrom) throw new CallRefused('Denied by the rule "no echo" (test)');
+    };
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } }, { door });
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+    const allowed = await test.host.callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'one' } });
+    expect(allowed.forModel.text).toBe('one');
+    // The call declaring the extension, then its answer before it is handed on.
+    expect(legs).toEqual(['echo', 'echo']);
+    await expect.poll(() => logText(test, 'tasks')).toContain('tools/call echo, tasks extension declared');
+
+    // The rule comes into force while the server works on the next call: it ran there, but its answer is withheld.
+    refusedFrom = 4;
+    const error = await test.host
+      .callTool({ serverName: 'tasks', toolName: 'echo', args: { text: 'two' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CallRefused);
+    expect(legs).toEqual(['echo', 'echo', 'echo', 'echo']);
+    await expect.poll(() => logText(test, 'tasks').match(/tools\/call echo/g)?.length).toBe(2);
+  });
+
   it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {
     const asked: { origin: ServerRequestOrigin; message: string }[] = [];
     const serverRequests: ServerRequestHandler = {

@@ -253,19 +253,22 @@ export function newTasksServer(
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  // Each request's method to stderr, so a test sees what the client sent (the SDK's transport reads stdin too).
+  // Each request's method to stderr, so a test sees what the client sent (the SDK's transport reads stdin too);
+  // nothing with MODERN_STDIO_QUIET=1 (the benchmark measures calls, not this log).
+  const quiet = process.env['MODERN_STDIO_QUIET'] === '1';
   let unread = '';
-  process.stdin.on('data', (chunk: Buffer) => {
-    const lines = (unread + chunk.toString('utf8')).split('\n');
-    unread = lines.pop() ?? '';
-    for (const line of lines) {
-      try {
-        const { method, id } = JSON.parse(line) as { method?: string; id?: unknown };
-        if (method && id !== undefined) process.stderr.write(`modern-tasks-fixture: received ${method}\n`);
-      } catch {
-        // Not JSON: the SDK's transport reports it.
+  if (!quiet)
+    process.stdin.on('data', (chunk: Buffer) => {
+      const lines = (unread + chunk.toString('utf8')).split('\n');
+      unread = lines.pop() ?? '';
+      for (const line of lines) {
+        try {
+          const { method, id } = JSON.parse(line) as { method?: string; id?: unknown };
+          if (method && id !== undefined) process.stderr.write(`modern-tasks-fixture: received ${method}\n`);
+        } catch {
+          // Not JSON: the SDK's transport reports it.
+        }
       }
-    }
-  });
-  serveStdio(() => newTasksServer());
+    });
+  serveStdio(() => newTasksServer(quiet ? () => undefined : undefined));
 }
