@@ -39,8 +39,9 @@ import { createHarness, emptyTally, type Harness } from './testing/invariant-har
 import { acceptSuggestionArb } from './testing/invariant-suggestions';
 import { acceptancePlanArb, AcceptanceQuestionStep } from './testing/invariant-acceptance';
 import { startInvariantParts, type InvariantParts } from './testing/invariant-parts';
-import { taskPlanArb, taskStep } from './testing/invariant-tasks';
+import { taskPlanArb, taskStep, watchKeptTasks } from './testing/invariant-tasks';
 import { modernTaskControl } from './testing/recording-tasks-2026';
+import { modernKeptPlanArb, modernTaskKept } from './testing/invariant-tasks-2026';
 
 const RUNS = Number(process.env['INVARIANT_RUNS'] ?? 200);
 const SEED = Number(process.env['INVARIANT_SEED'] ?? 20261123);
@@ -113,7 +114,8 @@ describe('the trust invariant', () => {
             stdioPlanArb,
             acceptancePlanArb,
             taskPlanArb,
-            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, acceptancePlan, taskPlan) => {
+            modernKeptPlanArb,
+            async (managed, commands, sandboxPlan, identityPlan, stdioPlan, acceptancePlan, taskPlan, modernKept) => {
               sequences += 1;
               const harness: Harness = await createHarness({
                 servers: parts.servers,
@@ -136,6 +138,8 @@ describe('the trust invariant', () => {
               // The sandbox steps planned apart, each before the command at its position (sandboxPlanArb).
               let position = 0;
               world.between = async (state) => {
+                // The tasks kept running from earlier steps: a deny rule in force now stops them (invariant-tasks.ts).
+                await watchKeptTasks(world, false);
                 for (const planned of sandboxPlan)
                   if (planned.at === position) await new SandboxChange(planned.step).run(state, world);
                 // What a server runs changed without acceptance, and accepted (identityPlanArb).
@@ -150,11 +154,17 @@ describe('the trust invariant', () => {
                 // Calls of Files' tool that runs as an MCP task (taskPlanArb).
                 for (const planned of taskPlan)
                   if (planned.at === position) await taskStep(planned.step).run(state, world);
+                // Shell's task of the 2026-07-28 extension kept running across the next steps (modernKeptPlanArb).
+                for (const planned of modernKept)
+                  if (planned.at === position) await modernTaskKept(planned.chat, planned.ruleLater).run(state, world);
                 position += 1;
               };
               try {
                 await checkInvariants(harness, world.checks);
                 await fc.asyncModelRun(() => ({ model: newInvariantModel(), real: world }), commands);
+                // The tasks still kept running are let go (or stopped by a deny rule in force), and checked once more.
+                await watchKeptTasks(world, true);
+                await checkInvariants(harness, world.checks);
               } catch (error) {
                 // While shrinking, the last sequence that failed is the smallest counterexample so far.
                 failingLog = harness.log;
@@ -202,6 +212,15 @@ describe('the trust invariant', () => {
       expect([tally.tasks.created, tally.tasks.cancelled, tally.tasks.completed, tally.tasks.detached]).not.toContain(
         0,
       );
+      // Tasks of both revisions kept running across later steps: some stopped by a deny rule that came meanwhile, some
+      // completed (invariant-tasks.ts `watchKeptTasks`).
+      for (const revision of ['2025-11-25', '2026-07-28'] as const) {
+        const kept = tally.keptTasks[revision];
+        expect({ revision, kept: [kept.kept, kept.denied, kept.completed].includes(0) }).toEqual({
+          revision,
+          kept: false,
+        });
+      }
       // Shell's calls of shutdown ran as tasks of the 2026-07-28 extension (recording-tasks-2026.ts), on the raw path.
       expect(modernTaskControl.created - modernTasksBefore).toBeGreaterThan(0);
       expect(tally.approvalsApplied).toBeGreaterThan(0);

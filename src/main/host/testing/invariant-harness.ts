@@ -12,6 +12,8 @@ import type { ApprovalRule, ManagedPolicy } from '../../../shared/approval';
 import type { MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
 import type { Envelope } from '../../../shared/errors';
 import { canonicalJson } from '../../../shared/canonical-json';
+import { taskControl } from './recording-tasks';
+import { modernTaskControl } from './recording-tasks-2026';
 import type { FakeLlmServer } from '../../llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../llm/testing/drive';
 import { keyedArgsHash, loadArgsHashKey } from '../../audit/args-hash';
@@ -90,7 +92,15 @@ export interface Tally {
    * Calls of Files' task tool (invariant-tasks.ts): messages that asked for one, tasks the servers created, and how the
    * held ones ended — cancelled at the person's request, completed with the reply waiting, or completed after a stop.
    */
-  tasks: { asked: number; created: number; cancelled: number; completed: number; detached: number };
+  tasks: {
+    asked: number;
+    created: number;
+    cancelled: number;
+    completed: number;
+    detached: number;
+  };
+  /** Tasks kept running across later steps (invariant-tasks.ts), then stopped by a deny rule, or completed. */
+  keptTasks: Record<'2025-11-25' | '2026-07-28', { kept: number; denied: number; completed: number }>;
   /** Term renamed, removed and added again (as itself or as TermOther), repointed, and accepted (TermLifecycle). */
   termLifecycle: { renames: number; readded: number; readdedOther: number; repointed: number; accepted: number };
   /** Further legs of calls that reached the 2026-07-28 server (the call sent again with the answers it asked for). */
@@ -175,6 +185,10 @@ export const emptyTally = (): Tally => ({
   runs: 0,
   stdioRuns: 0,
   tasks: { asked: 0, created: 0, cancelled: 0, completed: 0, detached: 0 },
+  keptTasks: {
+    '2025-11-25': { kept: 0, denied: 0, completed: 0 },
+    '2026-07-28': { kept: 0, denied: 0, completed: 0 },
+  },
   termLifecycle: { renames: 0, readded: 0, readdedOther: 0, repointed: 0, accepted: 0 },
   legs: 0,
   notificationDecisions: 0,
@@ -251,6 +265,8 @@ export interface MadeAllow {
 
 export interface Harness {
   readonly chats: readonly string[];
+  /** The fake LLM server: what reached the model. */
+  readonly fake: FakeLlmServer;
   readonly runs: readonly RecordedRun[];
   readonly samplings: readonly RecordedSampling[];
   readonly samplingAnswers: readonly RecordedSamplingAnswer[];
@@ -463,6 +479,11 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    // The servers answer the looks at kept tasks they hold (invariant-tasks.ts), and the answers are taken in before
+    // the app closes: a look held across the close is not how a server that answers keeps a task.
+    taskControl.letAllLooksGo();
+    modernTaskControl.letAllLooksGo();
+    for (let tick = 0; tick < 20; tick++) await new Promise<void>((resolve) => setImmediate(resolve));
     await services.conversations.dispose();
     await services.mcp.stop();
     services.close();
@@ -477,6 +498,7 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   };
   const harness: Harness = {
     chats: [],
+    fake: options.fake,
     runs,
     samplings,
     samplingAnswers,

@@ -12,13 +12,18 @@
  * serve the mutants' sequences, not the random ones whose clock stands still): `modernTaskRunning` makes the call, waits
  * for its task's first `tasks/get`, and stops the reply (the task goes on, followed); `modernTaskRuleMidway` adds a deny
  * rule on the command while it runs, then waits until the call ends or another leg reaches Shell: that leg must not
- * come (check (2)), the task must be cancelled on the server and the call shown denied.
+ * come (check (2)), the task must be cancelled on the server and the call shown denied. A third, `modernTaskKept`,
+ * serves the random sequences: under their fake clock it moves the clock on to each poll of the extension's client, and
+ * keeps the task running across the steps after it, watched with the 2025-11-25 tasks (invariant-tasks.ts
+ * `watchKeptTasks`).
  */
+import fc from 'fast-check';
 import { COMMANDS, ruleDraft, TOOLS } from './invariant-catalogue';
 import type { ToolCallRecord } from '../../../shared/messages';
 import { InvariantError } from './invariant-checks';
 import { chatOf, expectOutcome, Step, type Command, type InvariantWorld } from './invariant-commands';
-import { modernTaskControl } from './recording-tasks-2026';
+import { keepTask } from './invariant-tasks';
+import { modernTaskControl, shellTaskResult } from './recording-tasks-2026';
 
 const BOUND = 200_000;
 const SHELL_RUN = TOOLS.findIndex((tool) => tool.serverName === 'Shell' && tool.name === 'run');
@@ -182,3 +187,106 @@ class ModernTaskRuleMidway extends Step {
 
 export const modernTaskRunning = (chat: number): Command => new ModernTaskRunning(chat);
 export const modernTaskRuleMidway = (chat: number): Command => new ModernTaskRuleMidway(chat);
+
+/** The extension's client polls a task at most every 10 ms (`MIN_TASK_POLL_INTERVAL_MS` of ext-tasks). */
+const POLL_MS = 10;
+
+class ModernTaskKept extends Step {
+  constructor(
+    readonly chat: number,
+    readonly ruleLater: number | undefined,
+  ) {
+    super();
+    this.planned = true;
+  }
+
+  protected async act(world: InvariantWorld): Promise<void> {
+    const { harness } = world;
+    const chatId = chatOf(world, this.chat);
+    const shell = harness.roleNames.get('Shell') ?? 'Shell';
+    if (!harness.bindings.has(shell)) return;
+    harness.noteView(await harness.ok('policy.update', { tools: { [shell]: { run: 'auto-approve' } } }));
+    const label = harness.bindings.get(shell)?.label;
+    if (label !== undefined) harness.madeAllows.push({ label, name: shell, what: 'tool run auto-approve' });
+    const before = (await harness.ok('chat.messages', { chatId, limit: 1 })).activity;
+    const created = modernTaskControl.created;
+    modernTaskControl.holdRunning = true;
+    let taskId: string | undefined;
+    try {
+      const envelope = await harness.call('chat.send', {
+        chatId,
+        message: {
+          role: 'user',
+          text: world.model.messageFor([[{ tool: SHELL_RUN, value: TASK_COMMAND, apart: true }]]),
+        },
+      });
+      expectOutcome(world, 'chat.send (a kept 2026-07-28 task)', envelope, before.status === 'idle' ? 'ok' : 'refused');
+      if (!envelope.ok) return;
+      harness.tally.userMessages += 1;
+      // The call is allowed by the tool's setting (a deny rule may catch it): until its task exists on Shell.
+      for (let turn = 0; turn < BOUND && modernTaskControl.created === created; turn++) {
+        if (harness.services().conversations.activity(chatId).status === 'idle') return;
+        await harness.turn();
+      }
+      taskId = modernTaskControl.keepLast();
+    } finally {
+      modernTaskControl.holdRunning = false;
+    }
+    const task = taskId === undefined ? undefined : modernTaskControl.task(taskId);
+    if (taskId === undefined || !task) return;
+    // The client hears of the task and follows it: the clock moves on to its polls.
+    let call: ToolCallRecord | undefined;
+    for (let poke = 0; poke < 200 && !call; poke++) {
+      await world.advanceTime(POLL_MS);
+      await harness.turn();
+      if (poke % 5 === 0)
+        call = (await runCallsOf(world, chatId)).find(
+          (candidate) => candidate.args['nonce'] === task.args['nonce'] && candidate.task !== undefined,
+        );
+    }
+    if (!call) throw new Error(`Shell runs the task ${taskId}, but no call of the chat shows it`);
+    await harness.ok('chat.stop', { chatId });
+    harness.tally.stops += 1;
+    const id = taskId;
+    keepTask(world, {
+      what: `${shell}'s task ${id} of run:shutdown`,
+      revision: '2026-07-28',
+      serverLabel: 'Shell',
+      ruleLater: this.ruleLater,
+      slot: task.slot,
+      toolName: 'run',
+      args: task.args,
+      chatId,
+      toolCallId: call.toolCallId,
+      generations: harness.fake.generations().length,
+      resultText: shellTaskResult(id),
+      status: () => modernTaskControl.task(id)?.status ?? 'gone',
+      looks: () => modernTaskControl.task(id)?.looks ?? 0,
+      release: () => modernTaskControl.releaseKept(id),
+      letGo: () => modernTaskControl.letLookGo(id),
+      waiting: () => modernTaskControl.task(id)?.heldLook !== undefined,
+      poke: async () => {
+        await world.advanceTime(POLL_MS);
+        await harness.turn();
+      },
+    });
+  }
+
+  toString(): string {
+    return `modern-task-kept(chat ${this.chat}, run:shutdown${this.ruleLater === undefined ? '' : `, a deny rule before the ${this.ruleLater}th step after`})`;
+  }
+}
+
+/** A 2026-07-28 task kept running across the steps after it (planned apart, like the 2025-11-25 task steps). */
+export const modernTaskKept = (chat: number, ruleLater?: number): Command => new ModernTaskKept(chat, ruleLater);
+
+/** Up to one kept 2026-07-28 task per sequence, before the command at its position. */
+export const modernKeptPlanArb: fc.Arbitrary<readonly { at: number; chat: number; ruleLater: number | undefined }[]> =
+  fc.array(
+    fc.record({
+      at: fc.nat({ max: 13 }),
+      chat: fc.nat({ max: 1 }),
+      ruleLater: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+    }),
+    { maxLength: 1 },
+  );

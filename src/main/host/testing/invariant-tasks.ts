@@ -5,18 +5,21 @@
  * sets the tool's own setting or leaves it as the other steps made it (rules, modes, trust, grants, remembered rules,
  * the organisation's rules), sends a message whose reply calls it, answers a call that waits Allow once or leaves it
  * waiting for the other steps (answers, timeouts, restarts), and, when the call's task was created in the step, holds
- * it running and then cancels it, stops the reply while it runs, or lets it finish. Checks (1) and (2) hold every
- * task's `tools/call` to its allow row and the deny rules in force: no task is created that was not allowed. The step
- * checks that a cancel reached the server (`tasks/cancel`, the task ends `cancelled`, the call shows cancelled with
- * its task rows) and that none of `tasks/get`, `tasks/result` or `tasks/cancel` ran a tool: the runs counted before
- * and after are the task's one.
+ * it running and then cancels it, stops the reply while it runs, lets it finish, or keeps it running across the
+ * steps after it (`keep`: the reply stopped, the task followed while rules come, servers are renamed, removed or
+ * restarted and the app restarts; `watchKeptTasks` runs before each later step and once after the last). Checks (1)
+ * and (2) hold every task's `tools/call` to its allow row and each of its legs (`tasks/get`, `tasks/result`, recorded
+ * as they arrive) to the deny rules in force then: no task is created that was not allowed, and no leg goes out under
+ * a deny rule. The step checks that a cancel reached the server (`tasks/cancel`, the task ends `cancelled`, the call
+ * shows cancelled with its task rows) and that none of `tasks/get`, `tasks/result` or `tasks/cancel` ran a tool: the
+ * runs counted before and after are the task's one.
  */
 import fc from 'fast-check';
 import type { ToolCallRecord } from '../../../shared/messages';
-import { TASK_TOOL_INDEX } from './invariant-catalogue';
+import { ruleDraft, TASK_TOOL_INDEX, USER_RULES, type CallArguments } from './invariant-catalogue';
 import { InvariantError } from './invariant-checks';
 import { chatOf, expectOutcome, Step, type Command, type InvariantWorld } from './invariant-commands';
-import { taskControl, type RecordedTask } from './recording-tasks';
+import { TASK_TOOL, taskControl, type RecordedTask } from './recording-tasks';
 
 export interface TaskStep {
   chat: number;
@@ -27,8 +30,67 @@ export interface TaskStep {
   /** A call that waits for the person: answered Allow once in the step, or left to the other steps. */
   answer: boolean;
   /** What the person does while its task runs (when it was created in this step). */
-  then: 'cancel' | 'stop' | 'finish';
+  then: 'cancel' | 'stop' | 'finish' | 'keep';
+  /** A kept task: before which later step (1: the next) a deny rule on its arguments comes, if the catalogue has one. */
+  ruleLater?: number | undefined;
 }
+
+/**
+ * A task kept running past its step, of either revision (`keep` here, `modernTaskKept` in invariant-tasks-2026.ts), and
+ * the call that made it.
+ */
+export interface KeptTask {
+  /** Whose task it is, for the log: "Files' task of t3". */
+  readonly what: string;
+  readonly revision: '2025-11-25' | '2026-07-28';
+  /** The catalogue's server the task runs on (Files, Shell): what a catalogue rule names. */
+  readonly serverLabel: string;
+  /** The server's slot, its tool and the call's arguments: what a deny rule in force now is matched against. */
+  readonly slot: string;
+  readonly toolName: string;
+  readonly args: CallArguments;
+  readonly chatId: string;
+  readonly toolCallId: string;
+  /** What had reached the model when it was kept, and the words of its result. */
+  readonly generations: number;
+  readonly resultText: string;
+  /** Its status on the server, and how many `tasks/get` (or `tasks/result`) reached the server for it. */
+  status(): string;
+  looks(): number;
+  /** Lets it complete at its next look (and the look held now go). */
+  release(): void;
+  /** Lets the look at it that its server holds be answered (it arrived before any rule the step added). */
+  letGo(): void;
+  /** Whether its server holds a look at it now: no leg of it is on its way. */
+  waiting(): boolean;
+  /** Gives its follower the chance to send its next leg (a turn; on 2026-07-28 the clock moves on to its next poll). */
+  poke(): Promise<void>;
+  /** Before which later step (1: the next) a deny rule on its arguments comes into force, if any. */
+  readonly ruleLater?: number | undefined;
+}
+
+/** How many times each kept task was watched. */
+const watched = new WeakMap<KeptTask, number>();
+
+/** A deny rule of the catalogue that matches the kept task's call. */
+const ruleFor = (task: KeptTask): string | undefined =>
+  USER_RULES.find(
+    (rule) =>
+      (rule.draft.server === '*' || rule.draft.server === task.serverLabel) &&
+      rule.matches(task.serverLabel, task.toolName, task.args),
+  )?.key;
+
+/** Keeps a task running across the steps after its own, watched by `watchKeptTasks`. */
+export function keepTask(world: InvariantWorld, task: KeptTask): void {
+  const kept = keptTasks.get(world) ?? [];
+  kept.push(task);
+  keptTasks.set(world, kept);
+  world.harness.tally.keptTasks[task.revision].kept += 1;
+  world.harness.log.push(`  ${task.what} is kept running`);
+}
+
+/** The tasks each sequence keeps running, until they end. */
+const keptTasks = new WeakMap<InvariantWorld, KeptTask[]>();
 
 const BOUND = 200_000;
 
@@ -122,6 +184,32 @@ class TaskCall extends Step {
       if (!record) await harness.turn();
     }
     if (!record) throw new Error(`the task of ${task.nonce} runs on the server, but no call of the chat shows it`);
+    if (this.plan.then === 'keep') {
+      // The reply stops; the task runs on, held, followed across the next steps (watchKeptTasks).
+      task.kept = true;
+      await harness.ok('chat.stop', { chatId });
+      harness.tally.stops += 1;
+      keepTask(world, {
+        what: `${task.serverName}'s task of ${task.nonce}`,
+        revision: '2025-11-25',
+        serverLabel: 'Files',
+        ruleLater: this.plan.ruleLater,
+        slot: task.slot,
+        toolName: TASK_TOOL,
+        args: task.args,
+        chatId,
+        toolCallId: record.toolCallId,
+        generations: harness.fake.generations().length,
+        resultText: `ran ${TASK_TOOL} ${task.nonce}`,
+        status: () => task.status,
+        looks: () => task.looks,
+        release: () => taskControl.releaseKept(task),
+        letGo: () => taskControl.letLookGo(task),
+        waiting: () => taskControl.lookHeld(task),
+        poke: () => harness.turn(),
+      });
+      return;
+    }
     if (this.plan.then === 'cancel') {
       const cancelled = await harness.call('chat.cancelTask', { chatId, toolCallId: record.toolCallId });
       expectOutcome(world, 'chat.cancelTask', cancelled, 'ok');
@@ -184,6 +272,89 @@ class TaskCall extends Step {
   }
 }
 
+/** The audit rows of one call. */
+async function rowsOf(world: InvariantWorld, toolCallId: string): Promise<{ decision?: string | null }[]> {
+  const { entries } = await world.harness.ok('audit.query', { limit: 500 });
+  return entries.filter((row) => row.toolCallId === toolCallId);
+}
+
+/**
+ * The tasks kept running (`keep`), before each later step and once after the last (`last`). A kept task whose call a
+ * deny rule in force now matches, while its server is there to follow it: its next leg must not go out (check (2)
+ * catches one that does); it must be cancelled on the server, its call shown denied with an `auto_deny` row, and its
+ * result never given to the model. After the last step the others are let go: each ends on the server, and a result
+ * reaches its call only past the door (check (2) holds its `tasks/get` and `tasks/result` to the rules in force).
+ */
+export async function watchKeptTasks(world: InvariantWorld, last: boolean): Promise<void> {
+  const { harness } = world;
+  const kept = keptTasks.get(world) ?? [];
+  const BOUND_POKES = 100;
+  for (const task of [...kept]) {
+    const name = [...harness.bindings].find(([, binding]) => binding.slot === task.slot)?.[0];
+    // A leg that passed the door before this step arrives now, and is held: none is on its way while rules change.
+    for (let poke = 0; poke < 20 && task.status() === 'working' && !task.waiting(); poke++) await task.poke();
+    const times = (watched.get(task) ?? 0) + 1;
+    watched.set(task, times);
+    if (task.ruleLater !== undefined && (times === task.ruleLater || last) && name !== undefined) {
+      // A deny rule on its arguments comes into force while it runs (once).
+      const key = task.status() === 'working' ? ruleFor(task) : undefined;
+      if (key !== undefined && harness.denyHits(name, task.toolName, task.args).length === 0) {
+        harness.noteView(
+          await harness.ok('policy.update', {
+            rules: { add: [ruleDraft(key, 'deny', `${key}--${world.nextRuleId++}`)] },
+          }),
+        );
+        harness.log.push(`  a deny rule ${key} came into force while ${task.what} ran`);
+      }
+    }
+    const denied = name === undefined ? [] : harness.denyHits(name, task.toolName, task.args);
+    if (task.status() === 'working' && denied.length === 0 && !last) continue;
+    if (task.status() === 'working' && denied.length === 0) task.release();
+    else task.letGo();
+    const callOf = async (): Promise<ToolCallRecord | undefined> =>
+      (await taskCallsOf(world, task.chatId).catch(() => [])).find((call) => call.toolCallId === task.toolCallId);
+    // Until it ends on the server, or its follower has had the time to send a leg and sent none (it is not followed:
+    // its server is gone or not ready, or its call is no longer shown running); then until its end is written.
+    const before = task.looks();
+    for (let poke = 0; poke < BOUND_POKES && task.status() === 'working'; poke++) await task.poke();
+    for (let poke = 0; poke < BOUND_POKES && task.status() !== 'working'; poke++) {
+      if (poke % 10 === 0 && (await callOf())?.status !== 'running') break;
+      await task.poke();
+    }
+    const call = await callOf();
+    if (denied.length > 0 && task.status() !== 'completed') {
+      if (task.status() === 'working' && task.looks() === before) {
+        harness.log.push(`  ${task.what} is not followed now (its call ${call?.status ?? 'gone'})`);
+        if (!last) continue;
+      } else {
+        const rows = await rowsOf(world, task.toolCallId);
+        if (
+          task.status() !== 'cancelled' ||
+          (call && call.status !== 'denied') ||
+          !rows.some((row) => row.decision === 'auto_deny')
+        )
+          throw new InvariantError(
+            'a deny rule that came into force while a task ran did not stop it',
+            `${task.what} is ${task.status()} on the server, its call ${call?.status ?? 'gone'}, its rows ${rows.map((row) => row.decision ?? '-').join(', ')} (denied by ${denied.join(', ')})`,
+          );
+        harness.tally.keptTasks[task.revision].denied += 1;
+        harness.log.push(`  ${task.what} met ${denied.join(', ')}: cancelled, its call denied`);
+      }
+    } else if (task.status() === 'completed' && call?.status === 'success') {
+      harness.tally.keptTasks[task.revision].completed += 1;
+      harness.log.push(`  ${task.what} completed (its call ${call?.status ?? 'gone'})`);
+    }
+    // What it made never reached the model unless it completed past the door.
+    if (
+      task.status() !== 'completed' &&
+      JSON.stringify(harness.fake.generations().slice(task.generations)).includes(task.resultText)
+    )
+      throw new InvariantError('the result of a task that did not complete reached the model', task.resultText);
+    if (last) task.release();
+    kept.splice(kept.indexOf(task), 1);
+  }
+}
+
 /** The command a planned task step runs. */
 export const taskStep = (step: TaskStep): Command => new TaskCall(step);
 
@@ -202,7 +373,8 @@ export const taskPlanArb: fc.Arbitrary<readonly { at: number; step: TaskStep }[]
         'inherit' as const,
       ),
       answer: fc.boolean(),
-      then: fc.constantFrom('cancel' as const, 'stop' as const, 'finish' as const),
+      then: fc.constantFrom('cancel' as const, 'stop' as const, 'finish' as const, 'keep' as const, 'keep' as const),
+      ruleLater: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
     }),
   }),
   { maxLength: 2 },

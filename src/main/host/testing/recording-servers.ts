@@ -14,7 +14,7 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { modernServerFor, MODERN_LABELS } from './recording-servers-2026';
-import { RecordingTaskStore, TASK_TOOL } from './recording-tasks';
+import { RecordingTaskStore, TASK_TOOL, taskControl } from './recording-tasks';
 import {
   ELICITATION_COMMANDS,
   ELICITATION_SCHEMA,
@@ -111,7 +111,7 @@ function mcpServerFor(serverName: string, slot: string, listeners: ServerListene
     if (request.params.name === TASK_TOOL && extra.taskStore) {
       // The task is created here, once the call reached the server; its end comes from the store (recording-tasks.ts).
       const store = extra.taskStore;
-      return { task: await taskStore.createFor((params) => store.createTask(params), serverName, nonce) };
+      return { task: await taskStore.createFor((params) => store.createTask(params), serverName, slot, args) };
     }
     if (
       request.params.name === 'run' &&
@@ -186,6 +186,12 @@ export async function startRecordingServers(listeners: ServerListeners): Promise
         modern.set(key, handler);
       }
       return void (await handler(request, response, body));
+    }
+    if (method === 'tasks/get' || method === 'tasks/result') {
+      // A further leg of a task's call, checked against the deny rules in force as it arrives (recording-tasks.ts).
+      const task = taskStore.legOf((body as { params?: { taskId?: unknown } }).params?.taskId);
+      if (task) listeners.onLeg?.(serverName, task.slot, TASK_TOOL, structuredClone(task.args));
+      if (task?.kept) await taskControl.holdLook(task);
     }
     const sessionId = request.headers['mcp-session-id'];
     let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;

@@ -9,7 +9,9 @@
  * the deny rules in force when it arrives. A step may hold Shell's answer to the call (`modernTaskControl.holdCalls`:
  * the call arrived and ran, its task not yet known to the client) to change the rules before the client's first leg,
  * or keep the tasks it creates running (`modernTaskControl.holdRunning`: `working`, polled every few milliseconds on
- * the real clock, each `tasks/get` a leg) until `finishRunning`, so that a rule can come into force while a task runs.
+ * the real clock, each `tasks/get` a leg) until `finishRunning`, so that a rule can come into force while a task runs;
+ * a task kept (`keep`) stays `working` across `finishRunning` until `releaseKept`, and Shell holds its answer to each
+ * of its `tasks/get` until `letLookGo`.
  */
 import { MissingRequiredClientCapabilityError, ProtocolError, type Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -41,11 +43,39 @@ export const modernTaskControl = {
   /** Every `tasks/get` that reached Shell, and every `tasks/cancel`. */
   looks: 0,
   cancels: 0,
-  /** The held tasks still running complete (their next `tasks/get` says so); holding ends. */
+  /** The held tasks still running complete (their next `tasks/get` says so), but the kept ones; holding ends. */
   finishRunning(): void {
     this.holdRunning = false;
     this.answerLooks();
-    for (const task of tasks.values()) if (task.status === 'working') task.status = 'completed';
+    for (const task of tasks.values()) if (task.status === 'working' && !task.kept) task.status = 'completed';
+  },
+  /** Keeps the task created last running across `finishRunning`; its id. */
+  keepLast(): string | undefined {
+    const [taskId, task] = [...tasks.entries()].at(-1) ?? [];
+    if (task) task.kept = true;
+    return taskId;
+  },
+  /** A kept task completes at its next `tasks/get` (the one held now goes). */
+  releaseKept(taskId: string): void {
+    const task = tasks.get(taskId);
+    if (!task) return;
+    task.kept = false;
+    this.letLookGo(taskId);
+  },
+  /** Shell answers every `tasks/get` of a kept task it holds now (the app is about to close). */
+  letAllLooksGo(): void {
+    for (const taskId of tasks.keys()) this.letLookGo(taskId);
+  },
+  /** Shell answers the `tasks/get` of a kept task that it holds (it holds each until let go). */
+  letLookGo(taskId: string): void {
+    const task = tasks.get(taskId);
+    const go = task?.heldLook;
+    if (task) delete task.heldLook;
+    go?.();
+  },
+  /** A task's status, its arguments and slot, and the `tasks/get` requests that reached Shell for it. */
+  task(taskId: string): Readonly<ShellTask> | undefined {
+    return tasks.get(taskId);
   },
   /**
    * While true, Shell holds its answer to the next `tasks/get` (recorded as a leg on arrival) until `answerLook`: the
@@ -63,7 +93,17 @@ export const modernTaskControl = {
   },
 };
 
-const tasks = new Map<string, { slot: string; args: CallArguments; status: 'working' | 'completed' | 'cancelled' }>();
+interface ShellTask {
+  slot: string;
+  args: CallArguments;
+  status: 'working' | 'completed' | 'cancelled';
+  kept?: boolean;
+  looks: number;
+  /** The answer to a `tasks/get` of a kept task, held until `letLookGo`. */
+  heldLook?: () => void;
+}
+
+const tasks = new Map<string, ShellTask>();
 let nextTask = 1;
 
 /** Whether the request declared the extension in its envelope (the SDK keys it by the `_meta` key it came from). */
@@ -92,7 +132,7 @@ export async function runAsTask(
   listeners.onCall(serverName, slot, 'run', structuredClone(args));
   const taskId = `shell-task-${nextTask++}`;
   const status = modernTaskControl.holdRunning ? 'working' : 'completed';
-  tasks.set(taskId, { slot, args: structuredClone(args), status });
+  tasks.set(taskId, { slot, args: structuredClone(args), status, looks: 0 });
   modernTaskControl.created += 1;
   if (modernTaskControl.holdCalls) {
     modernTaskControl.held += 1;
@@ -103,6 +143,9 @@ export async function runAsTask(
   return { resultType: 'task', ...wire(taskId, status, now, false) };
 }
 
+/** The words of a task's result: its own, so that a check can tell whether it reached the model. */
+export const shellTaskResult = (taskId: string): string => `ran run (task ${taskId})`;
+
 /** A task on the wire: one still working is polled again in a few milliseconds; its result comes with `tasks/get`. */
 const wire = (taskId: string, status: string, now: string, withResult = true): Record<string, unknown> => ({
   taskId,
@@ -111,7 +154,9 @@ const wire = (taskId: string, status: string, now: string, withResult = true): R
   lastUpdatedAt: now,
   ttlMs: null,
   ...(status === 'working' ? { pollIntervalMs: 5 } : {}),
-  ...(status === 'completed' && withResult ? { result: { content: [{ type: 'text', text: 'ran run' }] } } : {}),
+  ...(status === 'completed' && withResult
+    ? { result: { content: [{ type: 'text', text: shellTaskResult(taskId) }] } }
+    : {}),
 });
 
 /** `tasks/get` and `tasks/cancel` of Shell's tasks, on a server of the harness. */
@@ -121,7 +166,12 @@ export function serveTasks(server: Server, serverName: string, listeners: Server
     const task = tasks.get(taskId);
     if (!task) throw new ProtocolError(-32602, `no task ${taskId}`);
     modernTaskControl.looks += 1;
+    task.looks += 1;
     listeners.onLeg?.(serverName, task.slot, 'run', structuredClone(task.args));
+    // A kept task's look is answered once let go (no leg of it on its way while the rules change); one let go
+    // completes when it is next looked at.
+    if (task.kept) await new Promise<void>((resolve) => (task.heldLook = resolve));
+    if (task.kept === false && task.status === 'working') task.status = 'completed';
     if (modernTaskControl.holdLooks) await new Promise<void>((resolve) => modernTaskControl.heldLooks.push(resolve));
     return wire(taskId, task.status, new Date().toISOString());
   });

@@ -5,8 +5,13 @@
  * recorded as a run) when `tools/call` created the task. A task moves on each time it is looked up — `step 1`, then
  * its result — with a poll interval of 0, so the client's polling runs on the timers due now; a task created while
  * the harness holds new tasks stays `working` (its status message still moving) until it is released or cancelled, so
- * that a step can cancel it or stop the reply while it runs.
+ * that a step can cancel it or stop the reply while it runs, or keep it running across the steps after it (`kept`:
+ * `release` leaves it held until `releaseKept`). Each `tasks/get` and `tasks/result` that reaches the server is a
+ * further leg of the call (`legOf`, recorded by recording-servers.ts when the request arrives); the server holds its
+ * answer to a kept task's look (`holdLook`) until `letLookGo`, so that no leg of it is on its way while a step
+ * changes the rules (a leg that passed the door before a rule came could otherwise arrive after it).
  */
+import type { CallArguments } from './invariant-catalogue';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { CallToolResult, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 
@@ -16,9 +21,16 @@ export const TASK_TOOL = 'write_report';
 /** What the harness sees of the servers' tasks and how it holds them. */
 export interface RecordedTask {
   readonly serverName: string;
+  /** The server's slot and the call's arguments, for its legs (invariant-harness.ts `recordLeg`). */
+  readonly slot: string;
+  readonly args: CallArguments;
   readonly nonce: string;
   readonly taskId: string;
   held: boolean;
+  /** Kept running across the steps after its own: `release` leaves it held. */
+  kept?: boolean;
+  /** The `tasks/get` and `tasks/result` requests that reached the server for it. */
+  looks: number;
   /** The task's status on the server, as it is now. */
   status: Task['status'];
 }
@@ -28,17 +40,45 @@ export interface TaskControl {
   readonly tasks: RecordedTask[];
   /** Tasks created while this is true are held (stay `working`) until `release`. */
   holdNew: boolean;
-  /** Lets every held task end: its next look-up completes it. */
+  /** Lets every held task end but the kept ones: its next look-up completes it. */
   release(): void;
+  /** Lets a kept task end too (and its look held now go). */
+  releaseKept(task: RecordedTask): void;
+  /** Holds the server's answer to a look at a kept task until `letLookGo`. */
+  holdLook(task: RecordedTask): Promise<void>;
+  letLookGo(task: RecordedTask): void;
+  /** Whether the server holds a look at this task now. */
+  lookHeld(task: RecordedTask): boolean;
+  /** Answers every look held now (the app is about to close). */
+  letAllLooksGo(): void;
   /** How often the client asked each task method (`tasks/get`, `tasks/result`, `tasks/cancel`). */
   readonly asked: Record<string, number>;
 }
+
+/** The answers to looks at kept tasks that the server holds. */
+const heldLooks = new Map<RecordedTask, () => void>();
 
 export const taskControl: TaskControl = {
   tasks: [],
   holdNew: false,
   release() {
-    for (const task of taskControl.tasks) task.held = false;
+    for (const task of taskControl.tasks) if (!task.kept) task.held = false;
+  },
+  releaseKept(task) {
+    task.kept = false;
+    task.held = false;
+    taskControl.letLookGo(task);
+  },
+  holdLook(task) {
+    return new Promise<void>((resolve) => heldLooks.set(task, resolve));
+  },
+  letLookGo(task) {
+    heldLooks.get(task)?.();
+    heldLooks.delete(task);
+  },
+  lookHeld: (task) => heldLooks.has(task),
+  letAllLooksGo() {
+    for (const task of [...heldLooks.keys()]) taskControl.letLookGo(task);
   },
   asked: {},
 };
@@ -52,18 +92,29 @@ export class RecordingTaskStore extends InMemoryTaskStore {
   async createFor(
     create: (params: { ttl: null; pollInterval: number }) => Promise<Task>,
     serverName: string,
-    nonce: string,
+    slot: string,
+    args: CallArguments,
   ): Promise<Task> {
     const task = await create({ ttl: null, pollInterval: 0 });
     const recorded: RecordedTask = {
       serverName,
-      nonce,
+      slot,
+      args: structuredClone(args),
+      nonce: String(args['nonce']),
       taskId: task.taskId,
       held: taskControl.holdNew,
       status: task.status,
+      looks: 0,
     };
     taskControl.tasks.push(recorded);
     this.byId.set(task.taskId, recorded);
+    return task;
+  }
+
+  /** The task a `tasks/get` or `tasks/result` that arrived names, when it is one of this store's (counted). */
+  legOf(taskId: unknown): RecordedTask | undefined {
+    const task = typeof taskId === 'string' ? this.byId.get(taskId) : undefined;
+    if (task) task.looks += 1;
     return task;
   }
 

@@ -24,6 +24,8 @@ export interface PlannedCall {
   readonly value: number;
   /** The same call again (ROUTINE_NONCE instead of a fresh nonce): what a person answers the same way every time. */
   readonly routine?: boolean;
+  /** A call of a step planned apart (a kept task, `k1`, `k2`…): it leaves the other calls' nonces as they were. */
+  readonly apart?: boolean;
 }
 /** Rounds of tool calls; after the last round the model answers with text. */
 export type Plan = readonly (readonly PlannedCall[])[];
@@ -78,6 +80,7 @@ export function createScriptedModel(): ScriptedModel {
   const plans = new Map<number, Plan>();
   let calls = 0;
   let taskCalls = 0;
+  let apartCalls = 0;
   let nameOf = (catalogueName: string): string => catalogueName;
   const hooks = new Map<number, () => void>();
   return {
@@ -111,10 +114,10 @@ export function createScriptedModel(): ScriptedModel {
           // Calls of the task tool count apart (`t1`, `t2`…): their plan was added after the others', and the nonces
           // of the other calls say which ask for a page or carry a secret, so they stay as they were for a seed.
           const task = call.tool === TASK_TOOL_INDEX;
-          const id = task ? `t${(taskCalls += 1)}` : `${(calls += 1)}`;
+          const id = task ? `t${(taskCalls += 1)}` : call.apart ? `k${(apartCalls += 1)}` : `${(calls += 1)}`;
           const { serverName, toolName, args } = argumentsFor(
             call,
-            call.routine === true ? ROUTINE_NONCE : task ? id : `n${id}`,
+            call.routine === true ? ROUTINE_NONCE : task || call.apart ? id : `n${id}`,
           );
           return {
             id: `call_${id}`,
