@@ -1,11 +1,11 @@
-import type { ChatMessage, ToolTaskState } from '../../shared/messages';
+import type { ChatMessage } from '../../shared/messages';
 import type { AuditRecorder } from '../audit/audit-log';
 import { WorkbenchError } from '../errors';
 import type { McpHost } from '../mcp/mcp-host';
 import type { HolderKind } from '../approval/request-holders';
 import type { Database } from '../storage/database';
 import type { MessageStore } from './message-store';
-import { createTaskCallStatus, type TaskCallEnd } from './task-call-status';
+import { createTaskCallStatus, type TaskCallStatus } from './task-call-status';
 import { createTaskClaims, FOLLOWER_REFRESH_MS } from './task-claims';
 
 /**
@@ -49,6 +49,8 @@ export interface FollowedTasks {
   stillFollows(toolCallId: string): boolean;
   /** Follows every recorded task that no call here follows and whose server is ready now. */
   resume(): void;
+  /** Whether the services still run (`close` not called): a task call's state and end are written only then. */
+  isOpen(): boolean;
   /** Stops following (the services close): nothing more is written. */
   close(): void;
 }
@@ -151,8 +153,8 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
   };
 
   /** What a followed task records as its task changes and when the call ends (task-call-status.ts); nothing once closed. */
-  const statusOf = (task: FollowedTask): { changed(state: ToolTaskState): void; ended(end: TaskCallEnd): void } => {
-    const status = createTaskCallStatus(
+  const statusOf = (task: FollowedTask): TaskCallStatus =>
+    createTaskCallStatus(
       {
         messages: deps.messages,
         audit: deps.audit,
@@ -163,6 +165,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         },
         announce: deps.announce,
         onError: deps.onError,
+        open: () => !closed,
       },
       { ...task, definitionHash: task.definitionHash ?? undefined },
       {
@@ -171,15 +174,6 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
         durationMs: (record) => Math.max(0, Date.now() - (record.startedAt ?? task.createdAt)),
       },
     );
-    return {
-      changed: (state) => {
-        if (!closed) status.changed(state);
-      },
-      ended: (end) => {
-        if (!closed) status.ended(end);
-      },
-    };
-  };
 
   /** The call cannot be followed: its task shown failed with the reason, and the call's end written as lost. */
   const lose = (task: FollowedTask, reason: string): void => {
@@ -331,6 +325,7 @@ export function createFollowedTasks(deps: FollowedTasksDependencies): FollowedTa
     has: (toolCallId) => !closed && one.get(toolCallId) !== undefined,
     stillFollows,
     resume,
+    isOpen: () => !closed,
     close() {
       closed = true;
       clearInterval(ticking);

@@ -37,6 +37,12 @@ export interface TaskCallStatusDependencies {
   /** A stored message changed: the chat's windows (and the CLI) are told. */
   announce(message: AssistantChatMessage): void;
   onError(error: unknown): void;
+  /**
+   * Whether the services still run. Once they close nothing more is written: a state or an end that comes later (a
+   * task's answer still on its way as the app quits) is not its end, and a task still recorded as followed is followed
+   * again at the next start (followed-tasks.ts).
+   */
+  open(): boolean;
 }
 
 export interface TaskCallOptions {
@@ -105,6 +111,7 @@ export function createTaskCallStatus(
   };
   return {
     changed(state, changeOptions) {
+      if (!deps.open()) return;
       rows(state);
       if (changeOptions?.stored) return;
       const updated = store((stored) => {
@@ -114,6 +121,7 @@ export function createTaskCallStatus(
       else if (updated) deps.announce(updated);
     },
     ended(end) {
+      if (!deps.open()) return;
       let written: ToolCallRecord | undefined;
       // A deny rule in force kept a leg of the task out (call-door.ts): shown denied as a refused call is (tool-loop.ts);
       // the door wrote the auto_deny row naming the rule, and no result reaches the model, so there is no result row.

@@ -49,7 +49,7 @@ export interface ToolLoopDependencies {
   /** What the server by this name runs now (its identity key): a call with a view is bound to it. */
   identityOf?(serverName: string): string | undefined;
   /** Calls running as MCP tasks, recorded so that they are followed again after a restart (followed-tasks.ts). */
-  followed?: Pick<FollowedTasks, 'started' | 'ended' | 'letGo' | 'stillFollows'>;
+  followed?: Pick<FollowedTasks, 'started' | 'ended' | 'letGo' | 'stillFollows' | 'isOpen'>;
   now(): number;
   onError(error: unknown): void;
 }
@@ -148,6 +148,7 @@ export function createToolLoop(dependencies: ToolLoopDependencies): ToolLoop {
         followEnded: (toolCallId) => dependencies.followed?.ended(toolCallId),
         announce: (message) => run.report.message(message),
         onError: dependencies.onError,
+        open: () => dependencies.followed?.isOpen() ?? true,
       },
       {
         chatId: run.chat.id,

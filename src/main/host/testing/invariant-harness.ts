@@ -12,8 +12,6 @@ import type { ApprovalRule, ManagedPolicy } from '../../../shared/approval';
 import type { MethodInput, MethodName, MethodOutput } from '../../../shared/contract';
 import type { Envelope } from '../../../shared/errors';
 import { canonicalJson } from '../../../shared/canonical-json';
-import { taskControl } from './recording-tasks';
-import { modernTaskControl } from './recording-tasks-2026';
 import type { FakeLlmServer } from '../../llm/testing/fake-llm-server';
 import { TEST_KEY } from '../../llm/testing/drive';
 import { keyedArgsHash, loadArgsHashKey } from '../../audit/args-hash';
@@ -479,11 +477,6 @@ export async function createHarness(options: HarnessOptions): Promise<Harness> {
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    // The servers answer the looks at kept tasks they hold (invariant-tasks.ts), and the answers are taken in before
-    // the app closes: a look held across the close is not how a server that answers keeps a task.
-    taskControl.letAllLooksGo();
-    modernTaskControl.letAllLooksGo();
-    for (let tick = 0; tick < 20; tick++) await new Promise<void>((resolve) => setImmediate(resolve));
     await services.conversations.dispose();
     await services.mcp.stop();
     services.close();

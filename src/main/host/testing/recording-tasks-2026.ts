@@ -62,10 +62,6 @@ export const modernTaskControl = {
     task.kept = false;
     this.letLookGo(taskId);
   },
-  /** Shell answers every `tasks/get` of a kept task it holds now (the app is about to close). */
-  letAllLooksGo(): void {
-    for (const taskId of tasks.keys()) this.letLookGo(taskId);
-  },
   /** Shell answers the `tasks/get` of a kept task that it holds (it holds each until let go). */
   letLookGo(taskId: string): void {
     const task = tasks.get(taskId);

@@ -49,8 +49,6 @@ export interface TaskControl {
   letLookGo(task: RecordedTask): void;
   /** Whether the server holds a look at this task now. */
   lookHeld(task: RecordedTask): boolean;
-  /** Answers every look held now (the app is about to close). */
-  letAllLooksGo(): void;
   /** How often the client asked each task method (`tasks/get`, `tasks/result`, `tasks/cancel`). */
   readonly asked: Record<string, number>;
 }
@@ -77,9 +75,6 @@ export const taskControl: TaskControl = {
     heldLooks.delete(task);
   },
   lookHeld: (task) => heldLooks.has(task),
-  letAllLooksGo() {
-    for (const task of [...heldLooks.keys()]) taskControl.letLookGo(task);
-  },
   asked: {},
 };
 
