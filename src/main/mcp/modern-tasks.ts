@@ -301,7 +301,8 @@ const EXTENSION_RESULTS: ReadonlySet<unknown> = new Set(['task', 'input_required
 
 /**
  * The call's first `tools/call`, declaring the extension, past the door; until it is answered the person's Cancel and
- * the call's own stop and timeout (`untilTask`) end it, as they end `settle`'s first leg.
+ * the call's own stop and timeout (`untilTask`) end it, as they end `settle`'s first leg. With `onProgress` it carries
+ * a progress token, and the server's progress shows on the call (docs/user/mcp-servers.md#progress).
  */
 async function firstLeg(
   tasks: TaskSession,
@@ -317,6 +318,7 @@ async function firstLeg(
       'tools/call',
       framed(tasks.raw, { name: toolName, arguments: args }),
       untilTask ? AbortSignal.any([cancel, untilTask]) : cancel,
+      options.onProgress,
     );
   } catch (error) {
     if (cancel.aborted) throw new WorkbenchError('cancelled', cancelledText(toolName, serverName, true));

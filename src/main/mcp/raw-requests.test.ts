@@ -45,6 +45,30 @@ const envelope = {
 };
 
 describe('the raw request path', () => {
+  it("carries a progress token only when asked; the server's progress for it comes here, the SDK's goes on", async () => {
+    const { raw, sent, toSdk, answer } = setUp();
+    const steps: unknown[] = [];
+    const call = raw.request('tools/call', { name: 'echo', _meta: envelope }, undefined, (step) => steps.push(step));
+    void raw.request('tasks/get', { taskId: 't-1' });
+    const token = `${RAW_ID_PREFIX}1`;
+    expect((sent[0] as { params: { _meta: unknown } }).params._meta).toEqual({ ...envelope, progressToken: token });
+    expect((sent[1] as { params: Record<string, unknown> }).params).toEqual({ taskId: 't-1' });
+    const progress = (progressToken: unknown, more: object): unknown => ({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken, ...more },
+    });
+    answer(progress(token, { progress: 1, total: 2, message: 'half' }));
+    answer(progress(token, { progress: 'not a number' }));
+    answer(progress(7, { progress: 3 }));
+    answer({ jsonrpc: '2.0', id: token, result: { content: [] } });
+    await call;
+    // Once answered, a late step of progress is passed over.
+    answer(progress(token, { progress: 2, total: 2 }));
+    expect(steps).toEqual([{ progress: 1, total: 2, message: 'half' }]);
+    expect(toSdk).toEqual([progress(7, { progress: 3 })]);
+  });
+
   it('sends with ids of its own that are never numbers, and takes only its answers; the SDK keeps its own', async () => {
     const { raw, sent, toSdk, answer } = setUp();
     const first = raw.request('tasks/get', { taskId: 't-1' });

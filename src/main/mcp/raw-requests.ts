@@ -30,9 +30,24 @@ export interface RequestEnvelope {
   clientCapabilities: Record<string, unknown>;
 }
 
+/** A `notifications/progress` of a raw request, as the server sent it. */
+export interface RawProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
+
 export interface RawRequests {
-  /** Sends one request and waits for its answer; rejects with `RawConnectionClosed` when the session closes first. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<RawResponse>;
+  /**
+   * Sends one request and waits for its answer; rejects with `RawConnectionClosed` when the session closes first. With
+   * `onProgress`, the request carries a progress token (its own id), and the server's progress for it goes there.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    onProgress?: (progress: RawProgress) => void,
+  ): Promise<RawResponse>;
   /** The SDK's envelope, once it sent a request (it always has, by the time a tool is called: `tools/list`). */
   envelope(): RequestEnvelope | undefined;
   /** Whether the session closed; every request then fails at once. */
@@ -57,6 +72,8 @@ export function createRawRequests(
   notice: (text: string) => void,
 ): RawRequests & { observe(message: unknown): void; attach(transport: TransportV2): void } {
   const pending = new Map<string, { resolve(response: RawResponse): void; reject(error: Error): void }>();
+  /** Where the progress of each raw request that asked for it goes, by its token (the request's id). */
+  const progressOf = new Map<string, (progress: RawProgress) => void>();
   let next = 1;
   let closed = false;
   let envelope: RequestEnvelope | undefined;
@@ -66,6 +83,21 @@ export function createRawRequests(
     transport.onmessage = (message, extra) => {
       const id = (message as { id?: unknown }).id;
       const method = (message as { method?: unknown }).method;
+      if (method === 'notifications/progress') {
+        const params = (message as { params?: unknown }).params;
+        const token = isRecord(params) ? params['progressToken'] : undefined;
+        if (typeof token === 'string' && token.startsWith(RAW_ID_PREFIX)) {
+          // Ours: never the SDK's, whose tokens are numbers. A malformed one is passed over.
+          const { progress, total, message: text } = params as Record<string, unknown>;
+          if (typeof progress === 'number')
+            progressOf.get(token)?.({
+              progress,
+              ...(typeof total === 'number' ? { total } : {}),
+              ...(typeof text === 'string' ? { message: text } : {}),
+            });
+          return;
+        }
+      }
       if (typeof id !== 'string' || !id.startsWith(RAW_ID_PREFIX) || method !== undefined) {
         sdkMessage?.(message, extra);
         return;
@@ -117,10 +149,17 @@ export function createRawRequests(
       if (typeof protocolVersion === 'string' && isRecord(clientInfo) && isRecord(clientCapabilities))
         envelope = { protocolVersion, clientInfo, clientCapabilities };
     },
-    async request(method, params, signal) {
+    async request(method, params, signal, onProgress) {
       if (closed) throw new RawConnectionClosed('The connection is closed.');
       signal?.throwIfAborted();
       const id = `${RAW_ID_PREFIX}${next++}`;
+      if (onProgress) {
+        progressOf.set(id, onProgress);
+        params = {
+          ...params,
+          _meta: { ...(params['_meta'] as Record<string, unknown> | undefined), progressToken: id },
+        };
+      }
       const answer = new Promise<RawResponse>((resolve, reject) => pending.set(id, { resolve, reject }));
       // The answer may be refused (the connection closed, the signal aborted) while the request is still being sent,
       // before anything awaits it: it is awaited below, or the send's own error is thrown instead.
@@ -146,6 +185,7 @@ export function createRawRequests(
         throw error;
       } finally {
         signal?.removeEventListener('abort', stop);
+        progressOf.delete(id);
       }
     },
   };

@@ -546,6 +546,13 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
       return await supervisor.callToolTask(toolName, args, {
         ...rest,
         ...task,
+        // The server's progress restarts the call's timeout, as on any call.
+        onProgress:
+          rest.onProgress &&
+          ((progress) => {
+            clock.restart();
+            rest.onProgress?.(progress);
+          }),
         untilTask: early.signal,
         onState: (state) => {
           created();
@@ -635,6 +642,7 @@ export function createServerSupervisor(deps: SupervisorDependencies): ServerSupe
               chatId,
               admit: legAdmit(options, door),
               untilTask: options.untilTask,
+              onProgress: options.onProgress,
             });
           deps.admit(door);
           return callToolAsTask(client, name, toolName, args, { ...run, admit: legAdmit(options, door) });

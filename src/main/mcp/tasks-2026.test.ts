@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { createTestHost, disposeTestHosts, type TestHost } from './test-fixtures/harness';
 import { newTasksServer } from './test-fixtures/modern-tasks-server';
 import { needsTasksExtension, TASKS_EXTENSION } from './tool-tasks';
-import type { ToolTaskState } from '../../shared/messages';
+import type { ToolProgress, ToolTaskState } from '../../shared/messages';
 import { CallRefused, type CallDoor, type DoorCall } from './call-door';
 import type { ServerRequestHandler, ServerRequestOrigin } from './server-request-routing';
 
@@ -199,6 +199,20 @@ describe('each leg of a 2026-07-28 task at the door', () => {
     expect(error).toBeInstanceOf(CallRefused);
     expect(legs).toEqual(['echo', 'echo', 'echo', 'echo']);
     await expect.poll(() => logText(test, 'tasks').match(/tools\/call echo/g)?.length).toBe(2);
+  });
+
+  it("the server's progress on a call it answers without a task shows on the call", async () => {
+    const test = createTestHost({ tasks: { command: process.execPath, args: [TASKS_SERVER] } });
+    await test.waitFor('tasks', (s) => s.status.toolCount === 4);
+    const progress: ToolProgress[] = [];
+    const result = await test.host.callTool({
+      serverName: 'tasks',
+      toolName: 'echo',
+      args: { text: 'with progress' },
+      onProgress: (step) => progress.push(step),
+    });
+    expect(result.forModel.text).toBe('with progress');
+    expect(progress).toEqual([{ progress: 1, total: 1, message: 'Echoing' }]);
   });
 
   it("what the task asks while input_required goes to the approval engine, in the call's chat, answered with tasks/update", async () => {

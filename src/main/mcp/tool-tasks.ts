@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ToolTaskState } from '../../shared/messages';
+import type { ToolProgress, ToolTaskState } from '../../shared/messages';
 import { WorkbenchError } from '../errors';
 import type { McpSession } from './mcp-session';
 import { LenientCallToolResultSchema, type LenientCallToolResult } from './tool-result';
@@ -76,6 +76,8 @@ export interface ModernTaskOptions extends TaskCallOptions {
    * which hold for an answer that is not a task (the server decides, docs/dev/protocol-2026.md#tasks-on-2026-07-28).
    */
   untilTask?: AbortSignal | undefined;
+  /** The server's `notifications/progress` for the call's first `tools/call` (its answer may not be a task). */
+  onProgress?: ((progress: ToolProgress) => void) | undefined;
 }
 
 /**

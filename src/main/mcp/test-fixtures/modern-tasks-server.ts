@@ -15,7 +15,8 @@
  *   `inputRequests`) and completes with the answer once `tasks/update` brings it.
  * - `confirmed_report` ({ steps }) runs as a task the same way, but first asks the person (an `input_required` result
  *   to `tools/call`, answered by sending the call again) and creates the task only once accepted.
- * - `echo` ({ text }) answers at once, whatever the client declared.
+ * - `echo` ({ text }) answers at once, whatever the client declared, after one step of progress to a request that
+ *   carries a progress token.
  *
  * Each `tools/call` also writes whether its request declared the extension.
  */
@@ -183,6 +184,13 @@ export function newTasksServer(
       `modern-tasks-fixture: tools/call ${request.params.name}, tasks extension ${declared ? 'declared' : 'not declared'}`,
     );
     if (request.params.name === 'echo') {
+      // One step of progress, to a call that asked for it with a progress token.
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      if (progressToken !== undefined)
+        await ctx.mcpReq.notify({
+          method: 'notifications/progress',
+          params: { progressToken, progress: 1, total: 1, message: 'Echoing' },
+        });
       if (slow) await new Promise((resolve) => setTimeout(resolve, 2_000).unref());
       return { content: [{ type: 'text', text: String(args['text']) }] };
     }
